@@ -1,0 +1,75 @@
+# eir — build and test. `make` builds build/eir and build/libeir.a;
+# `make test` builds everything (plus an ASan+UBSan build) and runs all tests.
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WARN     = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter -Wno-format-truncation
+CPPFLAGS = -Iinclude -Isrc -D_GNU_SOURCE
+LDLIBS   = -ljansson -lminizip -lz -lm
+PYTHON  ?= python3
+
+SRC = src/base/base.c src/serde/archive.c src/serde/load.c src/ir/program.c src/ir/sym.c \
+      src/ir/print.c src/ops/info.c
+HDR = $(wildcard include/*.h src/*/*.h src/ops/*.inc)
+TESTS = tests/unit/test_base tests/unit/test_sym tests/unit/test_api
+
+B  = build
+BS = build/san
+SANFLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+OBJ  = $(SRC:%.c=$(B)/obj/%.o)
+OBJS = $(SRC:%.c=$(BS)/obj/%.o)
+
+all: $(B)/eir $(B)/libeir.a
+
+$(B)/obj/%.o: %.c $(HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=c11 -c $< -o $@
+
+$(BS)/obj/%.o: %.c $(HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(SANFLAGS) $(WARN) -std=c11 -c $< -o $@
+
+$(B)/libeir.a: $(OBJ)
+	ar rcs $@ $^
+
+$(BS)/libeir.a: $(OBJS)
+	ar rcs $@ $^
+
+$(B)/eir: tools/eir/main.c $(B)/libeir.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=c11 $< $(B)/libeir.a $(LDLIBS) -o $@
+
+$(BS)/eir: tools/eir/main.c $(BS)/libeir.a
+	$(CC) $(CPPFLAGS) $(SANFLAGS) $(WARN) -std=c11 $< $(BS)/libeir.a $(LDLIBS) -o $@
+
+$(B)/tests/%: tests/unit/%.c $(B)/libeir.a tests/unit/check.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=c11 $< $(B)/libeir.a $(LDLIBS) -o $@
+
+$(BS)/tests/%: tests/unit/%.c $(BS)/libeir.a tests/unit/check.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(SANFLAGS) $(WARN) -std=c11 $< $(BS)/libeir.a $(LDLIBS) -o $@
+
+UNIT  = $(TESTS:tests/unit/%=$(B)/tests/%)
+UNITS = $(TESTS:tests/unit/%=$(BS)/tests/%)
+
+# The example: the main job on the bundled model.
+example: $(B)/eir
+	$(B)/eir info examples/mlp.pt2
+	$(B)/eir print examples/mlp.pt2
+
+# C tests (normal and sanitized), the bad-input corpus and the committed
+# fixtures under the sanitizers, then the live torch conformance suite.
+test: $(B)/eir $(BS)/eir $(UNIT) $(UNITS)
+	@set -e; for t in $(UNIT) $(UNITS); do echo "== $$t"; EIR_FIXTURES=tests/e2e/fixtures $$t; done
+	EIR_BIN=$(BS)/eir $(PYTHON) tests/run_corpus.py
+	EIR_BIN=$(BS)/eir $(PYTHON) tests/run_fixtures.py tests/e2e/fixtures
+	EIR_BIN=$(B)/eir $(PYTHON) -m pytest -q python/tests
+
+check-generated:
+	$(PYTHON) scripts/gen_core_ops.py | diff -u src/ops/core_ops.inc -
+
+clean:
+	rm -rf $(B)
+
+.PHONY: all test example clean check-generated
+.SECONDARY:

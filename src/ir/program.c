@@ -1,0 +1,162 @@
+/* program.c — eir_program lifetime, accessors, the expression table and
+ * dtype tables. */
+#include "program.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+eir_status eir_fail(eir_program *p, eir_status st, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->errmsg, sizeof p->errmsg, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+static eir_program *program_new(void) {
+    eir_program *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    eir_arena_init(&p->arena);
+    eir_strmap_init(&p->tensor_by_fqn);
+    eir_strmap_init(&p->expr_by_srepr);
+    return p;
+}
+
+eir_status eir_program_load_buffer(const void *data, size_t size, eir_program **out) {
+    if (!out) return EIR_ERR_ARG;
+    eir_program *p = *out = program_new();
+    if (!p) return EIR_ERR_NOMEM;
+    if (!data && size) return eir_fail(p, EIR_ERR_ARG, "eir_program_load_buffer: NULL data");
+    return eir_serde_load(p, data ? data : (const void *)"", size);
+}
+
+eir_status eir_program_load(const char *path, eir_program **out) {
+    if (!out) return EIR_ERR_ARG;
+    eir_program *p = *out = program_new();
+    if (!p) return EIR_ERR_NOMEM;
+    if (!path) return eir_fail(p, EIR_ERR_ARG, "eir_program_load: NULL path");
+    char err[1024];
+    if (!eir_map_file(path, &p->map, err, sizeof err)) return eir_fail(p, EIR_ERR_IO, "%s", err);
+    eir_status st = eir_serde_load(p, p->map.data, p->map.size);
+    if (st != EIR_OK && st != EIR_ERR_NOMEM) {
+        /* prefix the file name, keep the detail */
+        char msg[sizeof p->errmsg + 1100];
+        snprintf(msg, sizeof msg, "%s: %s", path, p->errmsg);
+        snprintf(p->errmsg, sizeof p->errmsg, "%s", msg);
+    }
+    return st;
+}
+
+void eir_program_free(eir_program *p) {
+    if (!p) return;
+    eir_archive_close(&p->archive);
+    eir_unmap_file(&p->map);
+    free(p->tensors);
+    free(p->exprs);
+    eir_strmap_free(&p->tensor_by_fqn);
+    eir_strmap_free(&p->expr_by_srepr);
+    eir_arena_release(&p->arena);
+    free(p);
+}
+
+const char *eir_errmsg(const eir_program *p) { return p ? p->errmsg : "out of memory"; }
+
+uint32_t eir_program_intern_expr(eir_program *p, const char *srepr, const char *where) {
+    (void)where;
+    uint32_t id;
+    if (eir_strmap_get(&p->expr_by_srepr, srepr, &id)) return id;
+    char err[512];
+    eir_sym_node *tree = eir_sym_parse(&p->arena, srepr, err, sizeof err);
+    if (!tree) {
+        eir_fail(p, EIR_ERR_SCHEMA, "%s", err);
+        return UINT32_MAX;
+    }
+    if (p->num_exprs == p->cap_exprs) {
+        uint32_t cap = p->cap_exprs ? p->cap_exprs * 2 : 16;
+        eir_expr *e = realloc(p->exprs, cap * sizeof *e);
+        if (!e) { eir_fail(p, EIR_ERR_NOMEM, "out of memory"); return UINT32_MAX; }
+        p->exprs = e;
+        p->cap_exprs = cap;
+    }
+    eir_buf b;
+    eir_buf_init(&b);
+    eir_sym_print(&b, tree);
+    const char *str = b.data ? eir_arena_strdup(&p->arena, b.data) : NULL;
+    eir_buf_free(&b);
+    const char *key = eir_arena_strdup(&p->arena, srepr);
+    if (!str || !key || !eir_strmap_put(&p->expr_by_srepr, key, p->num_exprs)) {
+        eir_fail(p, EIR_ERR_NOMEM, "out of memory");
+        return UINT32_MAX;
+    }
+    p->exprs[p->num_exprs] = (eir_expr){key, str, tree};
+    return p->num_exprs++;
+}
+
+const eir_graph *eir_program_graph(const eir_program *p) { return p ? p->graph : NULL; }
+uint32_t eir_program_num_input_specs(const eir_program *p) { return p->num_input_specs; }
+const eir_input_spec *eir_program_input_spec(const eir_program *p, uint32_t i) {
+    return i < p->num_input_specs ? &p->input_specs[i] : NULL;
+}
+uint32_t eir_program_num_output_specs(const eir_program *p) { return p->num_output_specs; }
+const eir_output_spec *eir_program_output_spec(const eir_program *p, uint32_t i) {
+    return i < p->num_output_specs ? &p->output_specs[i] : NULL;
+}
+uint32_t eir_program_num_ranges(const eir_program *p) { return p->num_ranges; }
+const eir_range *eir_program_range(const eir_program *p, uint32_t i) {
+    return i < p->num_ranges ? &p->ranges[i] : NULL;
+}
+uint32_t eir_program_num_module_calls(const eir_program *p) { return p->num_module_calls; }
+const eir_module_call *eir_program_module_call(const eir_program *p, uint32_t i) {
+    return i < p->num_module_calls ? &p->module_calls[i] : NULL;
+}
+uint32_t eir_program_num_tensors(const eir_program *p) { return p->num_tensors; }
+const eir_tensor *eir_program_tensor(const eir_program *p, uint32_t i) {
+    return i < p->num_tensors ? &p->tensors[i] : NULL;
+}
+const eir_tensor *eir_program_find_tensor(const eir_program *p, const char *fqn) {
+    uint32_t i;
+    return eir_strmap_get(&p->tensor_by_fqn, fqn, &i) ? &p->tensors[i] : NULL;
+}
+const char *eir_program_torch_version(const eir_program *p) { return p->torch_version; }
+void eir_program_schema_version(const eir_program *p, int64_t *major, int64_t *minor) {
+    if (major) *major = p->schema_major;
+    if (minor) *minor = p->schema_minor;
+}
+uint32_t eir_program_num_verifiers(const eir_program *p) { return p->num_verifiers; }
+const char *eir_program_verifier(const eir_program *p, uint32_t i) {
+    return i < p->num_verifiers ? p->verifiers[i] : NULL;
+}
+uint32_t eir_program_num_exprs(const eir_program *p) { return p->num_exprs; }
+const char *eir_expr_srepr(const eir_program *p, uint32_t e) { return e < p->num_exprs ? p->exprs[e].srepr : NULL; }
+const char *eir_expr_str(const eir_program *p, uint32_t e) { return e < p->num_exprs ? p->exprs[e].str : NULL; }
+
+void eir_free(void *ptr) { free(ptr); }
+
+static const struct { eir_dtype dt; const char *abbr, *name; size_t size; } DTYPES[] = {
+    {EIR_U8, "u8", "uint8", 1}, {EIR_I8, "i8", "int8", 1}, {EIR_I16, "i16", "int16", 2},
+    {EIR_I32, "i32", "int32", 4}, {EIR_I64, "i64", "int64", 8}, {EIR_F16, "f16", "float16", 2},
+    {EIR_F32, "f32", "float32", 4}, {EIR_F64, "f64", "float64", 8}, {EIR_C32, "c32", "complex32", 4},
+    {EIR_C64, "c64", "complex64", 8}, {EIR_C128, "c128", "complex128", 16}, {EIR_BOOL, "b8", "bool", 1},
+    {EIR_BF16, "bf16", "bfloat16", 2}, {EIR_U16, "u16", "uint16", 2},
+    {EIR_F8E4M3FN, "f8e4m3fn", "float8_e4m3fn", 1}, {EIR_F8E5M2, "f8e5m2", "float8_e5m2", 1},
+    {EIR_F8E4M3FNUZ, "f8e4m3fnuz", "float8_e4m3fnuz", 1}, {EIR_F8E5M2FNUZ, "f8e5m2fnuz", "float8_e5m2fnuz", 1},
+    {EIR_F8E8M0FNU, "f8e8m0fnu", "float8_e8m0fnu", 1}, {EIR_U32, "u32", "uint32", 4},
+    {EIR_U64, "u64", "uint64", 8},
+};
+
+const char *eir_dtype_abbr(eir_dtype dt) {
+    for (size_t i = 0; i < EIR_ARRAY_LEN(DTYPES); i++)
+        if (DTYPES[i].dt == dt) return DTYPES[i].abbr;
+    return NULL;
+}
+const char *eir_dtype_name(eir_dtype dt) {
+    for (size_t i = 0; i < EIR_ARRAY_LEN(DTYPES); i++)
+        if (DTYPES[i].dt == dt) return DTYPES[i].name;
+    return NULL;
+}
+size_t eir_dtype_size(eir_dtype dt) {
+    for (size_t i = 0; i < EIR_ARRAY_LEN(DTYPES); i++)
+        if (DTYPES[i].dt == dt) return DTYPES[i].size;
+    return 0;
+}

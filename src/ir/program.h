@@ -1,0 +1,71 @@
+/* program.h — the in-memory ExportedProgram (internal view of eir.h's
+ * read-only structs) and the helpers serde uses to build it. */
+#ifndef EIR_PROGRAM_H
+#define EIR_PROGRAM_H
+
+#include "eir.h"
+#include "../base/base.h"
+#include "../serde/archive.h"
+#include "sym.h"
+
+typedef struct eir_expr {
+    const char *srepr;           /* as stored, e.g. "Symbol('s77', positive=True, integer=True)" */
+    const char *str;             /* sympy str(), e.g. "s77" */
+    eir_sym_node *tree;          /* parsed form */
+} eir_expr;
+
+struct eir_program {
+    eir_arena arena;
+    char errmsg[2048];
+
+    /* source */
+    eir_mapped map;              /* when loaded from a path */
+    eir_archive archive;
+    const char *model_name;      /* "model" */
+
+    eir_graph *graph;
+
+    uint32_t num_input_specs, num_output_specs;
+    eir_input_spec *input_specs;
+    eir_output_spec *output_specs;
+    uint32_t num_ranges;
+    eir_range *ranges;
+    uint32_t num_module_calls;
+    eir_module_call *module_calls;
+    uint32_t num_gm_metadata;
+    eir_kv *gm_metadata;
+    uint32_t num_namedtuple_fields;
+    struct { const char *type; uint32_t n; const char **fields; } *namedtuple_fields;
+
+    uint32_t num_opset;
+    struct { const char *name; int64_t version; } *opset;
+    int64_t schema_major, schema_minor;
+    uint32_t num_verifiers;
+    const char **verifiers;
+    const char *torch_version;
+    uint32_t num_guards_code;
+    const char **guards_code;
+
+    uint32_t num_tensors;
+    eir_tensor *tensors;
+    eir_strmap tensor_by_fqn;
+
+    uint32_t num_exprs, cap_exprs;
+    eir_expr *exprs;
+    eir_strmap expr_by_srepr;
+
+    /* archive metadata records */
+    const char *archive_format, *archive_version, *byteorder;
+    uint64_t model_json_bytes;
+};
+
+/* Set the program's message; returns st. */
+eir_status eir_fail(eir_program *p, eir_status st, const char *fmt, ...) EIR_PRINTF(3, 4);
+
+/* Intern a srepr expression; returns its id, or UINT32_MAX with p->errmsg set. */
+uint32_t eir_program_intern_expr(eir_program *p, const char *srepr, const char *where);
+
+/* serde entry point (src/serde/load.c) */
+eir_status eir_serde_load(eir_program *p, const uint8_t *data, size_t size);
+
+#endif

@@ -1,0 +1,1415 @@
+/* load.c — decode a PT2 archive into an eir_program.
+ *
+ * Reads archive_format/archive_version, models/model.json (the serialized
+ * ExportedProgram, schema 8.x) and the weights/constants PayloadConfigs, and
+ * builds the program through the IR structs. JSON is parsed with jansson;
+ * every error names the record and the JSON path ($.graph_module.graph.
+ * nodes[3].inputs[1].arg) or the node, and what was expected. */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../ir/program.h"
+
+#define MAX_JSON_BYTES ((uint64_t)1 << 30)   /* 1 GiB of model.json is far beyond any real program */
+
+typedef struct path_seg {
+    const char *key;
+    long idx;
+} path_seg;
+
+typedef struct dec {
+    eir_program *p;
+    const char *record;
+    path_seg path[256];
+    int depth;
+    eir_status st;
+} dec;
+
+static void push_key(dec *d, const char *k) {
+    if (d->depth < (int)EIR_ARRAY_LEN(d->path)) d->path[d->depth] = (path_seg){k, -1};
+    d->depth++;
+}
+static void push_idx(dec *d, size_t i) {
+    if (d->depth < (int)EIR_ARRAY_LEN(d->path)) d->path[d->depth] = (path_seg){NULL, (long)i};
+    d->depth++;
+}
+static void pop(dec *d) { d->depth--; }
+
+static const char *json_type_name(const json_t *v) {
+    if (!v) return "nothing";
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a float";
+    case JSON_TRUE: case JSON_FALSE: return "a bool";
+    case JSON_NULL: return "null";
+    }
+    return "?";
+}
+
+static eir_status fail(dec *d, eir_status st, const char *fmt, ...) EIR_PRINTF(3, 4);
+static eir_status fail(dec *d, eir_status st, const char *fmt, ...) {
+    if (d->st != EIR_OK) return d->st;
+    eir_buf b;
+    eir_buf_init(&b);
+    eir_buf_printf(&b, "%s: $", d->record);
+    int n = d->depth < (int)EIR_ARRAY_LEN(d->path) ? d->depth : (int)EIR_ARRAY_LEN(d->path);
+    for (int i = 0; i < n; i++) {
+        if (d->path[i].key) eir_buf_printf(&b, ".%s", d->path[i].key);
+        else eir_buf_printf(&b, "[%ld]", d->path[i].idx);
+    }
+    eir_buf_puts(&b, ": ");
+    va_list ap;
+    va_start(ap, fmt);
+    eir_buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    snprintf(d->p->errmsg, sizeof d->p->errmsg, "%s", b.data ? b.data : "out of memory");
+    eir_buf_free(&b);
+    d->st = st;
+    return st;
+}
+
+#define TRY(x) do { eir_status _s = (x); if (_s != EIR_OK) return _s; } while (0)
+#define NOMEM(d) fail((d), EIR_ERR_NOMEM, "out of memory")
+
+/* ---- primitive fields ---- */
+
+static eir_status want_type(dec *d, const json_t *v, json_type t, const char *what) {
+    if (!v || json_typeof(v) != t) return fail(d, EIR_ERR_SCHEMA, "expected %s, got %s", what, json_type_name(v));
+    return EIR_OK;
+}
+
+/* Field lookup. required: missing -> error. */
+static eir_status field(dec *d, const json_t *obj, const char *key, bool required, json_t **out) {
+    *out = json_object_get(obj, key);
+    if (!*out && required) return fail(d, EIR_ERR_SCHEMA, "missing field '%s'", key);
+    return EIR_OK;
+}
+
+static eir_status as_str(dec *d, const json_t *v, const char **out) {
+    TRY(want_type(d, v, JSON_STRING, "a string"));
+    size_t n = json_string_length(v);
+    const char *s = json_string_value(v);
+    if (strlen(s) != n) return fail(d, EIR_ERR_SCHEMA, "string contains a NUL character");
+    *out = eir_arena_strndup(&d->p->arena, s, n);
+    return *out ? EIR_OK : NOMEM(d);
+}
+
+static eir_status as_int(dec *d, const json_t *v, int64_t *out) {
+    TRY(want_type(d, v, JSON_INTEGER, "an integer"));
+    *out = (int64_t)json_integer_value(v);
+    return EIR_OK;
+}
+
+static eir_status as_bool(dec *d, const json_t *v, bool *out) {
+    if (!json_is_boolean(v)) return fail(d, EIR_ERR_SCHEMA, "expected a bool, got %s", json_type_name(v));
+    *out = json_is_true(v);
+    return EIR_OK;
+}
+
+/* Floats are numbers, or "Infinity" / "-Infinity" / "NaN" strings. */
+static eir_status as_float(dec *d, const json_t *v, double *out) {
+    if (json_is_number(v)) { *out = json_number_value(v); return EIR_OK; }
+    if (json_is_string(v)) {
+        const char *s = json_string_value(v);
+        if (!strcmp(s, "Infinity")) { *out = INFINITY; return EIR_OK; }
+        if (!strcmp(s, "-Infinity")) { *out = -INFINITY; return EIR_OK; }
+        if (!strcmp(s, "NaN")) { *out = NAN; return EIR_OK; }
+    }
+    return fail(d, EIR_ERR_SCHEMA, "expected a float (number, \"Infinity\", \"-Infinity\" or \"NaN\"), got %s",
+                json_type_name(v));
+}
+
+static eir_status str_field(dec *d, const json_t *obj, const char *key, const char **out) {
+    json_t *v;
+    TRY(field(d, obj, key, true, &v));
+    push_key(d, key);
+    TRY(as_str(d, v, out));
+    pop(d);
+    return EIR_OK;
+}
+
+/* A union: an object with exactly one key naming a member. */
+static eir_status as_union(dec *d, const json_t *v, const char *const *names, int n, int *which, json_t **payload,
+                           const char *uname) {
+    TRY(want_type(d, v, JSON_OBJECT, "an object"));
+    if (json_object_size(v) != 1)
+        return fail(d, EIR_ERR_SCHEMA, "a %s must have exactly one key, got %zu", uname, json_object_size(v));
+    const char *key = json_object_iter_key(json_object_iter((json_t *)v));
+    for (int i = 0; i < n; i++) {
+        if (names[i] && !strcmp(names[i], key)) {
+            *which = i;
+            *payload = json_object_iter_value(json_object_iter((json_t *)v));
+            return EIR_OK;
+        }
+    }
+    return fail(d, EIR_ERR_SCHEMA, "unknown %s member '%s'", uname, key);
+}
+
+/* Arrays: check and iterate. */
+static eir_status as_array(dec *d, const json_t *v, size_t *n) {
+    TRY(want_type(d, v, JSON_ARRAY, "an array"));
+    *n = json_array_size(v);
+    return EIR_OK;
+}
+
+static eir_status str_list(dec *d, const json_t *v, uint32_t *n, const char ***out) {
+    size_t cnt;
+    TRY(as_array(d, v, &cnt));
+    const char **arr = eir_arena_array(&d->p->arena, cnt ? cnt : 1, sizeof *arr);
+    if (!arr) return NOMEM(d);
+    for (size_t i = 0; i < cnt; i++) {
+        push_idx(d, i);
+        TRY(as_str(d, json_array_get(v, i), &arr[i]));
+        pop(d);
+    }
+    *n = (uint32_t)cnt;
+    *out = arr;
+    return EIR_OK;
+}
+
+static eir_status str_dict(dec *d, const json_t *v, uint32_t *n, eir_kv **out) {
+    TRY(want_type(d, v, JSON_OBJECT, "an object"));
+    size_t cnt = json_object_size(v);
+    eir_kv *kv = eir_arena_array(&d->p->arena, cnt ? cnt : 1, sizeof *kv);
+    if (!kv) return NOMEM(d);
+    size_t i = 0;
+    const char *key;
+    json_t *val;
+    json_object_foreach((json_t *)v, key, val) {
+        push_key(d, key);
+        kv[i].key = eir_arena_strdup(&d->p->arena, key);
+        if (!kv[i].key) return NOMEM(d);
+        TRY(as_str(d, val, &kv[i].value));
+        pop(d);
+        i++;
+    }
+    *n = (uint32_t)cnt;
+    *out = kv;
+    return EIR_OK;
+}
+
+/* ---- symbolic ints ---- */
+
+static eir_status dec_symint(dec *d, const json_t *v, eir_symint *out, bool literal_only) {
+    static const char *const names[] = {"as_expr", "as_int"};
+    int w;
+    json_t *pl;
+    TRY(as_union(d, v, names, 2, &w, &pl, "SymInt"));
+    memset(out, 0, sizeof *out);
+    push_key(d, names[w]);
+    if (w == 1) {
+        TRY(as_int(d, pl, &out->value));
+    } else {
+        if (literal_only) return fail(d, EIR_ERR_SCHEMA, "a stored tensor's sizes must be concrete integers");
+        TRY(want_type(d, pl, JSON_OBJECT, "a SymExpr object"));
+        const char *s;
+        TRY(str_field(d, pl, "expr_str", &s));
+        push_key(d, "expr_str");
+        uint32_t id = eir_program_intern_expr(d->p, s, NULL);
+        if (id == UINT32_MAX) {
+            char msg[sizeof d->p->errmsg];
+            snprintf(msg, sizeof msg, "%s", d->p->errmsg);
+            return fail(d, EIR_ERR_SCHEMA, "%s", msg);
+        }
+        pop(d);
+        out->is_expr = true;
+        out->expr = id;
+        json_t *hint = json_object_get(pl, "hint");
+        if (hint && !json_is_null(hint)) {
+            static const char *const hn[] = {"as_int", "as_bool", "as_float"};
+            int hw;
+            json_t *hp;
+            push_key(d, "hint");
+            TRY(as_union(d, hint, hn, 3, &hw, &hp, "SymExprHint"));
+            push_key(d, hn[hw]);
+            if (hw == 0) TRY(as_int(d, hp, &out->value));
+            else if (hw == 1) { bool b = false; TRY(as_bool(d, hp, &b)); out->value = b; }
+            else { double f; TRY(as_float(d, hp, &f)); out->value = (f > -9.2e18 && f < 9.2e18) ? (int64_t)f : 0; }
+            pop(d);
+            pop(d);
+            out->has_hint = true;
+        }
+    }
+    pop(d);
+    return EIR_OK;
+}
+
+static eir_status dec_symint_list(dec *d, const json_t *obj, const char *key, uint32_t *n, eir_symint **out,
+                                  bool literal_only) {
+    json_t *v;
+    TRY(field(d, obj, key, true, &v));
+    push_key(d, key);
+    size_t cnt;
+    TRY(as_array(d, v, &cnt));
+    if (cnt > 64) return fail(d, EIR_ERR_SCHEMA, "rank %zu is over the limit of 64", cnt);
+    eir_symint *arr = eir_arena_array(&d->p->arena, cnt ? cnt : 1, sizeof *arr);
+    if (!arr) return NOMEM(d);
+    for (size_t i = 0; i < cnt; i++) {
+        push_idx(d, i);
+        TRY(dec_symint(d, json_array_get(v, i), &arr[i], literal_only));
+        pop(d);
+    }
+    pop(d);
+    *n = (uint32_t)cnt;
+    *out = arr;
+    return EIR_OK;
+}
+
+static bool dtype_known(int64_t c) {
+    return (c >= 1 && c <= 13) || (c >= 28 && c <= 35);
+}
+
+static eir_status dec_device(dec *d, const json_t *v, eir_device *dev) {
+    TRY(want_type(d, v, JSON_OBJECT, "a Device object"));
+    TRY(str_field(d, v, "type", &dev->type));
+    json_t *idx = json_object_get(v, "index");
+    dev->index = -1;
+    if (idx && !json_is_null(idx)) {
+        push_key(d, "index");
+        TRY(as_int(d, idx, &dev->index));
+        pop(d);
+    }
+    return EIR_OK;
+}
+
+static eir_status dec_tensor_meta(dec *d, const json_t *v, eir_tensor_meta *m, bool literal_only) {
+    TRY(want_type(d, v, JSON_OBJECT, "a TensorMeta object"));
+    json_t *f;
+    int64_t dt, layout;
+    TRY(field(d, v, "dtype", true, &f));
+    push_key(d, "dtype");
+    TRY(as_int(d, f, &dt));
+    if (!dtype_known(dt)) return fail(d, EIR_ERR_SCHEMA, "unknown dtype code %lld", (long long)dt);
+    pop(d);
+    m->dtype = (eir_dtype)dt;
+    uint32_t ns, nst;
+    eir_symint *sizes, *strides;
+    TRY(dec_symint_list(d, v, "sizes", &ns, &sizes, literal_only));
+    TRY(dec_symint_list(d, v, "strides", &nst, &strides, literal_only));
+    if (ns != nst) {
+        push_key(d, "strides");
+        return fail(d, EIR_ERR_SCHEMA, "%u strides for %u sizes", nst, ns);
+    }
+    for (uint32_t i = 0; i < ns; i++)
+        if (!sizes[i].is_expr && sizes[i].value < 0) {
+            push_key(d, "sizes");
+            push_idx(d, i);
+            return fail(d, EIR_ERR_SCHEMA, "negative size %lld", (long long)sizes[i].value);
+        }
+    m->rank = ns;
+    m->sizes = sizes;
+    m->strides = strides;
+    TRY(field(d, v, "requires_grad", true, &f));
+    push_key(d, "requires_grad");
+    TRY(as_bool(d, f, &m->requires_grad));
+    pop(d);
+    TRY(field(d, v, "device", true, &f));
+    push_key(d, "device");
+    TRY(dec_device(d, f, &m->device));
+    pop(d);
+    TRY(field(d, v, "storage_offset", true, &f));
+    push_key(d, "storage_offset");
+    TRY(dec_symint(d, f, &m->storage_offset, literal_only));
+    if (!m->storage_offset.is_expr && m->storage_offset.value < 0)
+        return fail(d, EIR_ERR_SCHEMA, "negative storage offset");
+    pop(d);
+    TRY(field(d, v, "layout", true, &f));
+    push_key(d, "layout");
+    TRY(as_int(d, f, &layout));
+    if (layout < 0 || layout > 7) return fail(d, EIR_ERR_SCHEMA, "unknown layout code %lld", (long long)layout);
+    pop(d);
+    m->layout = (eir_layout)layout;
+    return EIR_OK;
+}
+
+/* ---- graphs ---- */
+
+typedef struct scope {
+    eir_graph *g;
+    eir_value *values;
+    eir_strmap by_name;
+} scope;
+
+static eir_status dec_graph(dec *d, const json_t *v, eir_graph **out);
+
+static const char *const ARG_NAMES[EIR_ARG_KIND_COUNT] = {
+    [EIR_ARG_NONE] = "as_none", [EIR_ARG_TENSOR] = "as_tensor", [EIR_ARG_TENSORS] = "as_tensors",
+    [EIR_ARG_INT] = "as_int", [EIR_ARG_INTS] = "as_ints", [EIR_ARG_FLOAT] = "as_float",
+    [EIR_ARG_FLOATS] = "as_floats", [EIR_ARG_STRING] = "as_string", [EIR_ARG_STRINGS] = "as_strings",
+    [EIR_ARG_SYM_INT] = "as_sym_int", [EIR_ARG_SYM_INTS] = "as_sym_ints",
+    [EIR_ARG_SCALAR_TYPE] = "as_scalar_type", [EIR_ARG_MEMORY_FORMAT] = "as_memory_format",
+    [EIR_ARG_LAYOUT] = "as_layout", [EIR_ARG_DEVICE] = "as_device", [EIR_ARG_BOOL] = "as_bool",
+    [EIR_ARG_BOOLS] = "as_bools", [EIR_ARG_SYM_BOOL] = "as_sym_bool", [EIR_ARG_SYM_BOOLS] = "as_sym_bools",
+    [EIR_ARG_GRAPH] = "as_graph", [EIR_ARG_OPTIONAL_TENSORS] = "as_optional_tensors",
+    [EIR_ARG_CUSTOM_OBJ] = "as_custom_obj", [EIR_ARG_OPERATOR] = "as_operator",
+    [EIR_ARG_SYM_FLOAT] = "as_sym_float", [EIR_ARG_SYM_FLOATS] = "as_sym_floats",
+    [EIR_ARG_OPTIONAL_TENSOR] = "as_optional_tensor", [EIR_ARG_COMPLEX] = "as_complex",
+    [EIR_ARG_NESTED_TENSORS] = "as_nested_tensors", [EIR_ARG_INT_LISTS] = "as_int_lists",
+    [EIR_ARG_STRING_TO_ARG] = "as_string_to_argument", [EIR_ARG_FLOAT_LISTS] = "as_float_lists",
+};
+
+const char *eir_arg_kind_name(eir_arg_kind k) { return k < EIR_ARG_KIND_COUNT ? ARG_NAMES[k] : "?"; }
+
+/* Resolve a reference to a value of the current scope. When use is true the
+ * value must already be defined (inputs and earlier nodes). */
+static eir_status ref_value(dec *d, scope *sc, const char *name, eir_value_kind want, bool use, uint32_t *id) {
+    uint32_t vid;
+    if (!eir_strmap_get(&sc->by_name, name, &vid))
+        return fail(d, EIR_ERR_GRAPH, "'%s' is not a value of this graph (no entry in its %s table)", name,
+                    want == EIR_VALUE_TENSOR ? "tensor_values"
+                    : want == EIR_VALUE_SYM_INT ? "sym_int_values"
+                    : want == EIR_VALUE_SYM_BOOL ? "sym_bool_values"
+                    : want == EIR_VALUE_SYM_FLOAT ? "sym_float_values" : "custom_obj_values");
+    eir_value *val = &sc->values[vid];
+    if (val->kind != want && val->kind != EIR_VALUE_UNTYPED)
+        return fail(d, EIR_ERR_GRAPH, "'%s' is used as a %s but declared as a %s", name,
+                    want == EIR_VALUE_TENSOR ? "tensor" : "symbolic value",
+                    val->kind == EIR_VALUE_TENSOR ? "tensor" : "symbolic value");
+    if (use && val->producer == -2)
+        return fail(d, EIR_ERR_GRAPH, "'%s' is used before it is defined (graph inputs and earlier nodes define "
+                    "values; nodes must be in topological order)", name);
+    *id = vid;
+    return EIR_OK;
+}
+
+static eir_status dec_named_ref(dec *d, scope *sc, const json_t *v, eir_value_kind want, bool use, eir_arg *a) {
+    TRY(want_type(d, v, JSON_OBJECT, "an object with a 'name'"));
+    TRY(str_field(d, v, "name", &a->name));
+    push_key(d, "name");
+    TRY(ref_value(d, sc, a->name, want, use, &a->value));
+    pop(d);
+    return EIR_OK;
+}
+
+/* SymIntArgument / SymFloatArgument / SymBoolArgument */
+static eir_status dec_sym_arg(dec *d, scope *sc, const json_t *v, eir_arg_kind k, bool use, eir_arg *a) {
+    const char *lit = k == EIR_ARG_SYM_INT ? "as_int" : k == EIR_ARG_SYM_FLOAT ? "as_float" : "as_bool";
+    const char *const names[] = {"as_name", lit};
+    int w;
+    json_t *pl;
+    TRY(as_union(d, v, names, 2, &w, &pl,
+                 k == EIR_ARG_SYM_INT ? "SymIntArgument" : k == EIR_ARG_SYM_FLOAT ? "SymFloatArgument"
+                                                                               : "SymBoolArgument"));
+    a->kind = k;
+    push_key(d, names[w]);
+    if (w == 0) {
+        TRY(as_str(d, pl, &a->name));
+        eir_value_kind want = k == EIR_ARG_SYM_INT ? EIR_VALUE_SYM_INT
+                            : k == EIR_ARG_SYM_FLOAT ? EIR_VALUE_SYM_FLOAT : EIR_VALUE_SYM_BOOL;
+        TRY(ref_value(d, sc, a->name, want, use, &a->value));
+    } else {
+        a->literal = true;
+        a->value = EIR_NO_VALUE;
+        if (k == EIR_ARG_SYM_INT) TRY(as_int(d, pl, &a->u.i));
+        else if (k == EIR_ARG_SYM_FLOAT) TRY(as_float(d, pl, &a->u.f));
+        else TRY(as_bool(d, pl, &a->u.b));
+    }
+    pop(d);
+    return EIR_OK;
+}
+
+static eir_status dec_opt_tensor(dec *d, scope *sc, const json_t *v, bool use, eir_arg *a) {
+    static const char *const names[] = {"as_tensor", "as_none"};
+    int w;
+    json_t *pl;
+    TRY(as_union(d, v, names, 2, &w, &pl, "OptionalTensorArgument"));
+    a->kind = EIR_ARG_OPTIONAL_TENSOR;
+    push_key(d, names[w]);
+    if (w == 0) {
+        TRY(dec_named_ref(d, sc, pl, EIR_VALUE_TENSOR, use, a));
+    } else {
+        a->value = EIR_NO_VALUE;
+    }
+    pop(d);
+    return EIR_OK;
+}
+
+static eir_status dec_arg(dec *d, scope *sc, const json_t *v, bool use, eir_arg *a);
+
+/* Lists of any element kind. */
+static eir_status dec_list(dec *d, scope *sc, const json_t *v, eir_arg_kind k, bool use, eir_arg *a) {
+    size_t n;
+    TRY(as_array(d, v, &n));
+    a->kind = k;
+    a->u.list.n = (uint32_t)n;
+    a->u.list.items = eir_arena_array(&d->p->arena, n ? n : 1, sizeof(eir_arg));
+    if (!a->u.list.items) return NOMEM(d);
+    for (size_t i = 0; i < n; i++) {
+        const json_t *e = json_array_get(v, i);
+        eir_arg *it = &a->u.list.items[i];
+        it->value = EIR_NO_VALUE;
+        push_idx(d, i);
+        switch (k) {
+        case EIR_ARG_TENSORS:
+            it->kind = EIR_ARG_TENSOR;
+            TRY(dec_named_ref(d, sc, e, EIR_VALUE_TENSOR, use, it));
+            break;
+        case EIR_ARG_INTS: it->kind = EIR_ARG_INT; TRY(as_int(d, e, &it->u.i)); break;
+        case EIR_ARG_FLOATS: it->kind = EIR_ARG_FLOAT; TRY(as_float(d, e, &it->u.f)); break;
+        case EIR_ARG_BOOLS: it->kind = EIR_ARG_BOOL; TRY(as_bool(d, e, &it->u.b)); break;
+        case EIR_ARG_STRINGS: it->kind = EIR_ARG_STRING; TRY(as_str(d, e, &it->u.s)); break;
+        case EIR_ARG_SYM_INTS: TRY(dec_sym_arg(d, sc, e, EIR_ARG_SYM_INT, use, it)); break;
+        case EIR_ARG_SYM_FLOATS: TRY(dec_sym_arg(d, sc, e, EIR_ARG_SYM_FLOAT, use, it)); break;
+        case EIR_ARG_SYM_BOOLS: TRY(dec_sym_arg(d, sc, e, EIR_ARG_SYM_BOOL, use, it)); break;
+        case EIR_ARG_OPTIONAL_TENSORS: TRY(dec_opt_tensor(d, sc, e, use, it)); break;
+        case EIR_ARG_NESTED_TENSORS: TRY(dec_list(d, sc, e, EIR_ARG_TENSORS, use, it)); break;
+        case EIR_ARG_INT_LISTS: TRY(dec_list(d, sc, e, EIR_ARG_INTS, use, it)); break;
+        case EIR_ARG_FLOAT_LISTS: TRY(dec_list(d, sc, e, EIR_ARG_FLOATS, use, it)); break;
+        default: return fail(d, EIR_ERR_SCHEMA, "internal: not a list kind");
+        }
+        pop(d);
+    }
+    return EIR_OK;
+}
+
+static eir_status dec_arg(dec *d, scope *sc, const json_t *v, bool use, eir_arg *a) {
+    int w;
+    json_t *pl;
+    memset(a, 0, sizeof *a);
+    a->value = EIR_NO_VALUE;
+    TRY(as_union(d, v, ARG_NAMES, EIR_ARG_KIND_COUNT, &w, &pl, "Argument"));
+    a->kind = (eir_arg_kind)w;
+    push_key(d, ARG_NAMES[w]);
+    switch (a->kind) {
+    case EIR_ARG_NONE: break;
+    case EIR_ARG_TENSOR: TRY(dec_named_ref(d, sc, pl, EIR_VALUE_TENSOR, use, a)); break;
+    case EIR_ARG_INT: TRY(as_int(d, pl, &a->u.i)); break;
+    case EIR_ARG_FLOAT: TRY(as_float(d, pl, &a->u.f)); break;
+    case EIR_ARG_STRING: TRY(as_str(d, pl, &a->u.s)); break;
+    case EIR_ARG_BOOL: TRY(as_bool(d, pl, &a->u.b)); break;
+    case EIR_ARG_OPERATOR: TRY(as_str(d, pl, &a->u.s)); break;
+    case EIR_ARG_SCALAR_TYPE:
+        TRY(as_int(d, pl, &a->u.i));
+        if (!dtype_known(a->u.i)) return fail(d, EIR_ERR_SCHEMA, "unknown dtype code %lld", (long long)a->u.i);
+        break;
+    case EIR_ARG_MEMORY_FORMAT:
+        TRY(as_int(d, pl, &a->u.i));
+        if (a->u.i < 0 || a->u.i > 4)
+            return fail(d, EIR_ERR_SCHEMA, "unknown memory format code %lld", (long long)a->u.i);
+        break;
+    case EIR_ARG_LAYOUT:
+        TRY(as_int(d, pl, &a->u.i));
+        if (a->u.i < 0 || a->u.i > 7) return fail(d, EIR_ERR_SCHEMA, "unknown layout code %lld", (long long)a->u.i);
+        break;
+    case EIR_ARG_DEVICE: TRY(dec_device(d, pl, &a->u.device)); break;
+    case EIR_ARG_SYM_INT: case EIR_ARG_SYM_FLOAT: case EIR_ARG_SYM_BOOL:
+        TRY(dec_sym_arg(d, sc, pl, a->kind, use, a));
+        break;
+    case EIR_ARG_OPTIONAL_TENSOR: TRY(dec_opt_tensor(d, sc, pl, use, a)); break;
+    case EIR_ARG_TENSORS: case EIR_ARG_INTS: case EIR_ARG_FLOATS: case EIR_ARG_BOOLS: case EIR_ARG_STRINGS:
+    case EIR_ARG_SYM_INTS: case EIR_ARG_SYM_FLOATS: case EIR_ARG_SYM_BOOLS: case EIR_ARG_OPTIONAL_TENSORS:
+    case EIR_ARG_NESTED_TENSORS: case EIR_ARG_INT_LISTS: case EIR_ARG_FLOAT_LISTS:
+        TRY(dec_list(d, sc, pl, a->kind, use, a));
+        break;
+    case EIR_ARG_COMPLEX: {
+        TRY(want_type(d, pl, JSON_OBJECT, "a ComplexValue object"));
+        json_t *f;
+        TRY(field(d, pl, "real", true, &f));
+        TRY(as_float(d, f, &a->u.c.re));
+        TRY(field(d, pl, "imag", true, &f));
+        TRY(as_float(d, f, &a->u.c.im));
+        break;
+    }
+    case EIR_ARG_CUSTOM_OBJ: {
+        TRY(want_type(d, pl, JSON_OBJECT, "a CustomObjArgument object"));
+        TRY(str_field(d, pl, "name", &a->name));
+        TRY(str_field(d, pl, "class_fqn", &a->u.s));
+        uint32_t vid;
+        if (eir_strmap_get(&sc->by_name, a->name, &vid)) a->value = vid;
+        break;
+    }
+    case EIR_ARG_GRAPH: {
+        TRY(want_type(d, pl, JSON_OBJECT, "a GraphArgument object"));
+        TRY(str_field(d, pl, "name", &a->u.graph.name));
+        json_t *gv;
+        TRY(field(d, pl, "graph", true, &gv));
+        push_key(d, "graph");
+        TRY(dec_graph(d, gv, &a->u.graph.graph));
+        pop(d);
+        break;
+    }
+    case EIR_ARG_STRING_TO_ARG: {
+        TRY(want_type(d, pl, JSON_OBJECT, "an object"));
+        size_t n = json_object_size(pl);
+        a->u.list.n = (uint32_t)n;
+        a->u.list.items = eir_arena_array(&d->p->arena, n ? n : 1, sizeof(eir_arg));
+        a->u.list.keys = eir_arena_array(&d->p->arena, n ? n : 1, sizeof(char *));
+        if (!a->u.list.items || !a->u.list.keys) return NOMEM(d);
+        size_t i = 0;
+        const char *key;
+        json_t *val;
+        json_object_foreach(pl, key, val) {
+            push_key(d, key);
+            a->u.list.keys[i] = eir_arena_strdup(&d->p->arena, key);
+            if (!a->u.list.keys[i]) return NOMEM(d);
+            TRY(dec_arg(d, sc, val, use, &a->u.list.items[i]));
+            pop(d);
+            i++;
+        }
+        break;
+    }
+    case EIR_ARG_KIND_COUNT: break;
+    }
+    pop(d);
+    return EIR_OK;
+}
+
+/* Mark the values named by an output argument as produced by node `producer`. */
+static eir_status define_outputs(dec *d, scope *sc, const eir_arg *a, int32_t producer) {
+    switch (a->kind) {
+    case EIR_ARG_TENSOR: case EIR_ARG_SYM_INT: case EIR_ARG_SYM_FLOAT: case EIR_ARG_SYM_BOOL:
+    case EIR_ARG_CUSTOM_OBJ: case EIR_ARG_OPTIONAL_TENSOR:
+        if (a->value == EIR_NO_VALUE) return EIR_OK;
+        if (sc->values[a->value].producer != -2)
+            return fail(d, EIR_ERR_GRAPH, "value '%s' is defined twice", sc->values[a->value].name);
+        sc->values[a->value].producer = producer;
+        return EIR_OK;
+    case EIR_ARG_TENSORS: case EIR_ARG_SYM_INTS: case EIR_ARG_SYM_FLOATS: case EIR_ARG_SYM_BOOLS:
+    case EIR_ARG_OPTIONAL_TENSORS: case EIR_ARG_NESTED_TENSORS:
+        for (uint32_t i = 0; i < a->u.list.n; i++) {
+            push_idx(d, i);
+            TRY(define_outputs(d, sc, &a->u.list.items[i], producer));
+            pop(d);
+        }
+        return EIR_OK;
+    default:
+        return EIR_OK;
+    }
+}
+
+static eir_status add_values(dec *d, scope *sc, const json_t *tables[5], uint32_t *count) {
+    static const char *const tnames[] = {"tensor_values", "sym_int_values", "sym_bool_values", "sym_float_values",
+                                         "custom_obj_values"};
+    static const eir_value_kind kinds[] = {EIR_VALUE_TENSOR, EIR_VALUE_SYM_INT, EIR_VALUE_SYM_BOOL,
+                                           EIR_VALUE_SYM_FLOAT, EIR_VALUE_CUSTOM_OBJ};
+    uint32_t n = 0;
+    for (int t = 0; t < 5; t++) {
+        if (!tables[t]) continue;
+        const char *key;
+        json_t *val;
+        push_key(d, tnames[t]);
+        json_object_foreach((json_t *)tables[t], key, val) {
+            push_key(d, key);
+            eir_value *v = &sc->values[n];
+            v->name = eir_arena_strdup(&d->p->arena, key);
+            if (!v->name) return NOMEM(d);
+            v->kind = kinds[t];
+            v->producer = -2;
+            uint32_t prev;
+            if (eir_strmap_get(&sc->by_name, v->name, &prev))
+                return fail(d, EIR_ERR_GRAPH, "value '%s' is declared twice", key);
+            if (!eir_strmap_put(&sc->by_name, v->name, n)) return NOMEM(d);
+            switch (kinds[t]) {
+            case EIR_VALUE_TENSOR: TRY(dec_tensor_meta(d, val, &v->meta, false)); break;
+            case EIR_VALUE_SYM_INT: TRY(dec_symint(d, val, &v->sym, false)); break;
+            case EIR_VALUE_SYM_BOOL: case EIR_VALUE_SYM_FLOAT: {
+                static const char *const bn[] = {"as_expr", "as_bool"};
+                static const char *const fnm[] = {"as_expr", "as_float"};
+                int w;
+                json_t *pl;
+                TRY(as_union(d, val, kinds[t] == EIR_VALUE_SYM_BOOL ? bn : fnm, 2, &w, &pl,
+                             kinds[t] == EIR_VALUE_SYM_BOOL ? "SymBool" : "SymFloat"));
+                push_key(d, w == 0 ? "as_expr" : kinds[t] == EIR_VALUE_SYM_BOOL ? "as_bool" : "as_float");
+                if (w == 0) {
+                    TRY(want_type(d, pl, JSON_OBJECT, "a SymExpr object"));
+                    const char *s;
+                    TRY(str_field(d, pl, "expr_str", &s));
+                    uint32_t id = eir_program_intern_expr(d->p, s, NULL);
+                    if (id == UINT32_MAX) {
+                        char msg[sizeof d->p->errmsg];
+                        snprintf(msg, sizeof msg, "%s", d->p->errmsg);
+                        return fail(d, EIR_ERR_SCHEMA, "%s", msg);
+                    }
+                    v->sym.is_expr = true;
+                    v->sym.expr = id;
+                    json_t *hint = json_object_get(pl, "hint");
+                    if (hint && json_is_object(hint) && json_object_size(hint) == 1) {
+                        json_t *hv = json_object_iter_value(json_object_iter(hint));
+                        if (json_is_number(hv)) { v->symf = json_number_value(hv); v->sym.value = (v->symf > -9.2e18 && v->symf < 9.2e18) ? (int64_t)v->symf : 0; v->sym.has_hint = true; }
+                        else if (json_is_boolean(hv)) { v->sym.value = json_is_true(hv); v->sym.has_hint = true; }
+                    }
+                } else if (kinds[t] == EIR_VALUE_SYM_BOOL) {
+                    bool b = false;
+                    TRY(as_bool(d, pl, &b));
+                    v->sym.value = b;
+                } else {
+                    TRY(as_float(d, pl, &v->symf));
+                }
+                pop(d);
+                break;
+            }
+            case EIR_VALUE_CUSTOM_OBJ:
+                TRY(want_type(d, val, JSON_OBJECT, "a CustomObjArgument object"));
+                TRY(str_field(d, val, "class_fqn", &v->class_fqn));
+                break;
+            default: break;
+            }
+            pop(d);
+            n++;
+        }
+        pop(d);
+    }
+    *count = n;
+    return EIR_OK;
+}
+
+static eir_status dec_node(dec *d, scope *sc, const json_t *v, uint32_t idx, eir_node *nd) {
+    TRY(want_type(d, v, JSON_OBJECT, "a Node object"));
+    TRY(str_field(d, v, "target", &nd->target));
+    if (!nd->target[0]) return fail(d, EIR_ERR_SCHEMA, "empty node target");
+    json_t *f;
+    TRY(field(d, v, "name", false, &f));
+    if (f && !json_is_null(f)) {
+        push_key(d, "name");
+        TRY(as_str(d, f, &nd->name));
+        pop(d);
+    }
+    TRY(field(d, v, "inputs", true, &f));
+    push_key(d, "inputs");
+    size_t n;
+    TRY(as_array(d, f, &n));
+    eir_named_arg *ins = eir_arena_array(&d->p->arena, n ? n : 1, sizeof *ins);
+    if (!ins) return NOMEM(d);
+    for (size_t i = 0; i < n; i++) {
+        const json_t *na = json_array_get(f, i);
+        push_idx(d, i);
+        TRY(want_type(d, na, JSON_OBJECT, "a NamedArgument object"));
+        TRY(str_field(d, na, "name", &ins[i].name));
+        json_t *av, *kv;
+        TRY(field(d, na, "arg", true, &av));
+        push_key(d, "arg");
+        TRY(dec_arg(d, sc, av, true, &ins[i].arg));
+        pop(d);
+        TRY(field(d, na, "kind", false, &kv));
+        if (kv && !json_is_null(kv)) {
+            int64_t k;
+            push_key(d, "kind");
+            TRY(as_int(d, kv, &k));
+            if (k < 0 || k > 2) return fail(d, EIR_ERR_SCHEMA, "unknown ArgumentKind %lld", (long long)k);
+            pop(d);
+            ins[i].kind = (int8_t)k;
+        }
+        pop(d);
+    }
+    pop(d);
+    nd->num_inputs = (uint32_t)n;
+    nd->inputs = ins;
+
+    TRY(field(d, v, "outputs", true, &f));
+    push_key(d, "outputs");
+    TRY(as_array(d, f, &n));
+    eir_arg *outs = eir_arena_array(&d->p->arena, n ? n : 1, sizeof *outs);
+    if (!outs) return NOMEM(d);
+    for (size_t i = 0; i < n; i++) {
+        push_idx(d, i);
+        TRY(dec_arg(d, sc, json_array_get(f, i), false, &outs[i]));
+        TRY(define_outputs(d, sc, &outs[i], (int32_t)idx));
+        pop(d);
+    }
+    pop(d);
+    nd->num_outputs = (uint32_t)n;
+    nd->outputs = outs;
+
+    TRY(field(d, v, "metadata", true, &f));
+    push_key(d, "metadata");
+    eir_kv *kvs;
+    TRY(str_dict(d, f, &nd->num_metadata, &kvs));
+    nd->metadata = kvs;
+    pop(d);
+
+    nd->is_hop_single_tensor_return = -1;
+    TRY(field(d, v, "is_hop_single_tensor_return", false, &f));
+    if (f && !json_is_null(f)) {
+        bool b = false;
+        push_key(d, "is_hop_single_tensor_return");
+        TRY(as_bool(d, f, &b));
+        pop(d);
+        nd->is_hop_single_tensor_return = b;
+    }
+    return EIR_OK;
+}
+
+static eir_status dec_graph(dec *d, const json_t *v, eir_graph **out) {
+    TRY(want_type(d, v, JSON_OBJECT, "a Graph object"));
+    eir_graph *g = eir_arena_alloc(&d->p->arena, sizeof *g);
+    if (!g) return NOMEM(d);
+    scope sc = {g, NULL, {0}};
+    eir_strmap_init(&sc.by_name);
+    eir_status st = EIR_OK;
+
+    static const char *const tnames[] = {"tensor_values", "sym_int_values", "sym_bool_values", "sym_float_values",
+                                         "custom_obj_values"};
+    const json_t *tables[5];
+    size_t total = 0;
+    for (int t = 0; t < 5; t++) {
+        json_t *tv;
+        if ((st = field(d, v, tnames[t], t < 3, &tv))) goto out;
+        if (tv && json_is_null(tv) && t >= 3) tv = NULL;
+        if (tv) {
+            push_key(d, tnames[t]);
+            if ((st = want_type(d, tv, JSON_OBJECT, "an object"))) goto out;
+            pop(d);
+            total += json_object_size(tv);
+        }
+        tables[t] = tv;
+    }
+    sc.values = eir_arena_array(&d->p->arena, total ? total : 1, sizeof *sc.values);
+    if (!sc.values) { st = NOMEM(d); goto out; }
+    uint32_t nvals = 0;
+    if ((st = add_values(d, &sc, tables, &nvals))) goto out;
+    g->values = sc.values;
+    g->num_values = nvals;
+
+    /* inputs */
+    json_t *f;
+    size_t n;
+    if ((st = field(d, v, "inputs", true, &f))) goto out;
+    push_key(d, "inputs");
+    if ((st = as_array(d, f, &n))) goto out;
+    eir_arg *ins = eir_arena_array(&d->p->arena, n ? n : 1, sizeof *ins);
+    if (!ins) { st = NOMEM(d); goto out; }
+    for (size_t i = 0; i < n; i++) {
+        push_idx(d, i);
+        if ((st = dec_arg(d, &sc, json_array_get(f, i), false, &ins[i]))) goto out;
+        if ((st = define_outputs(d, &sc, &ins[i], -1))) goto out;
+        pop(d);
+    }
+    pop(d);
+    g->inputs = ins;
+    g->num_inputs = (uint32_t)n;
+
+    /* nodes */
+    if ((st = field(d, v, "nodes", true, &f))) goto out;
+    push_key(d, "nodes");
+    if ((st = as_array(d, f, &n))) goto out;
+    eir_node *nodes = eir_arena_array(&d->p->arena, n ? n : 1, sizeof *nodes);
+    if (!nodes) { st = NOMEM(d); goto out; }
+    for (size_t i = 0; i < n; i++) {
+        push_idx(d, i);
+        if ((st = dec_node(d, &sc, json_array_get(f, i), (uint32_t)i, &nodes[i]))) goto out;
+        pop(d);
+    }
+    pop(d);
+    g->nodes = nodes;
+    g->num_nodes = (uint32_t)n;
+
+    /* outputs */
+    if ((st = field(d, v, "outputs", true, &f))) goto out;
+    push_key(d, "outputs");
+    if ((st = as_array(d, f, &n))) goto out;
+    eir_arg *outs = eir_arena_array(&d->p->arena, n ? n : 1, sizeof *outs);
+    if (!outs) { st = NOMEM(d); goto out; }
+    for (size_t i = 0; i < n; i++) {
+        push_idx(d, i);
+        if ((st = dec_arg(d, &sc, json_array_get(f, i), true, &outs[i]))) goto out;
+        pop(d);
+    }
+    pop(d);
+    g->outputs = outs;
+    g->num_outputs = (uint32_t)n;
+
+    if ((st = field(d, v, "is_single_tensor_return", false, &f))) goto out;
+    if (f) {
+        push_key(d, "is_single_tensor_return");
+        if ((st = as_bool(d, f, &g->is_single_tensor_return))) goto out;
+        pop(d);
+        if (g->is_single_tensor_return && g->num_outputs != 1) {
+            st = fail(d, EIR_ERR_GRAPH, "is_single_tensor_return is true but the graph has %u outputs",
+                      g->num_outputs);
+            goto out;
+        }
+    }
+    *out = g;
+out:
+    eir_strmap_free(&sc.by_name);
+    return st;
+}
+
+/* ---- signature ---- */
+
+static eir_status dec_input_spec(dec *d, scope *sc, const json_t *v, eir_input_spec *s) {
+    static const char *const names[] = {"user_input", "parameter", "buffer", "tensor_constant",
+                                        "custom_obj", "token", "constant_input"};
+    static const eir_input_kind kinds[] = {EIR_IN_USER_INPUT, EIR_IN_PARAMETER, EIR_IN_BUFFER,
+                                           EIR_IN_CONSTANT_TENSOR, EIR_IN_CUSTOM_OBJ, EIR_IN_TOKEN,
+                                           EIR_IN_CONSTANT_INPUT};
+    static const char *const target_key[] = {NULL, "parameter_name", "buffer_name", "tensor_constant_name",
+                                             "custom_obj_name", NULL, NULL};
+    int w;
+    json_t *pl;
+    TRY(as_union(d, v, names, 7, &w, &pl, "InputSpec"));
+    s->kind = kinds[w];
+    s->persistent = -1;
+    push_key(d, names[w]);
+    TRY(want_type(d, pl, JSON_OBJECT, "an object"));
+    json_t *a;
+    if (s->kind == EIR_IN_CONSTANT_INPUT) {
+        TRY(str_field(d, pl, "name", &s->target));
+        TRY(field(d, pl, "value", true, &a));
+        push_key(d, "value");
+        static const char *const cn[] = {"as_none", "as_int", "as_float", "as_string", "as_bool"};
+        static const eir_arg_kind ck[] = {EIR_ARG_NONE, EIR_ARG_INT, EIR_ARG_FLOAT, EIR_ARG_STRING, EIR_ARG_BOOL};
+        int cw;
+        json_t *cp;
+        TRY(as_union(d, a, cn, 5, &cw, &cp, "ConstantValue"));
+        push_key(d, cn[cw]);
+        s->arg.kind = ck[cw];
+        s->arg.value = EIR_NO_VALUE;
+        if (cw == 1) TRY(as_int(d, cp, &s->arg.u.i));
+        else if (cw == 2) TRY(as_float(d, cp, &s->arg.u.f));
+        else if (cw == 3) TRY(as_str(d, cp, &s->arg.u.s));
+        else if (cw == 4) TRY(as_bool(d, cp, &s->arg.u.b));
+        pop(d);
+        pop(d);
+    } else {
+        TRY(field(d, pl, "arg", true, &a));
+        push_key(d, "arg");
+        if (s->kind == EIR_IN_USER_INPUT) {
+            TRY(dec_arg(d, sc, a, false, &s->arg));
+        } else if (s->kind == EIR_IN_CUSTOM_OBJ) {
+            TRY(want_type(d, a, JSON_OBJECT, "a CustomObjArgument object"));
+            s->arg.kind = EIR_ARG_CUSTOM_OBJ;
+            TRY(str_field(d, a, "name", &s->arg.name));
+            TRY(str_field(d, a, "class_fqn", &s->arg.u.s));
+            uint32_t vid;
+            s->arg.value = eir_strmap_get(&sc->by_name, s->arg.name, &vid) ? vid : EIR_NO_VALUE;
+        } else if (s->kind == EIR_IN_TOKEN) {
+            TRY(want_type(d, a, JSON_OBJECT, "a TokenArgument object"));
+            s->arg.kind = EIR_ARG_TENSOR;
+            TRY(str_field(d, a, "name", &s->arg.name));
+            uint32_t vid;
+            s->arg.value = eir_strmap_get(&sc->by_name, s->arg.name, &vid) ? vid : EIR_NO_VALUE;
+        } else {
+            s->arg.kind = EIR_ARG_TENSOR;
+            TRY(dec_named_ref(d, sc, a, EIR_VALUE_TENSOR, false, &s->arg));
+        }
+        pop(d);
+        if (target_key[w]) TRY(str_field(d, pl, target_key[w], &s->target));
+        if (s->kind == EIR_IN_BUFFER) {
+            json_t *pv;
+            bool b = false;
+            TRY(field(d, pl, "persistent", true, &pv));
+            push_key(d, "persistent");
+            TRY(as_bool(d, pv, &b));
+            pop(d);
+            s->persistent = b;
+        }
+    }
+    pop(d);
+    return EIR_OK;
+}
+
+static eir_status dec_output_spec(dec *d, scope *sc, const json_t *v, eir_output_spec *s) {
+    static const char *const names[] = {"user_output", "loss_output", "buffer_mutation", "gradient_to_parameter",
+                                        "gradient_to_user_input", "user_input_mutation", "token",
+                                        "parameter_mutation"};
+    static const char *const target_key[] = {NULL, NULL, "buffer_name", "parameter_name", "user_input_name",
+                                             "user_input_name", NULL, "parameter_name"};
+    int w;
+    json_t *pl;
+    TRY(as_union(d, v, names, 8, &w, &pl, "OutputSpec"));
+    s->kind = (eir_output_kind)w;
+    push_key(d, names[w]);
+    TRY(want_type(d, pl, JSON_OBJECT, "an object"));
+    json_t *a;
+    TRY(field(d, pl, "arg", true, &a));
+    push_key(d, "arg");
+    if (w == 0) {
+        TRY(dec_arg(d, sc, a, true, &s->arg));
+    } else {
+        s->arg.kind = EIR_ARG_TENSOR;
+        TRY(want_type(d, a, JSON_OBJECT, "an object with a 'name'"));
+        TRY(str_field(d, a, "name", &s->arg.name));
+        uint32_t vid;
+        s->arg.value = eir_strmap_get(&sc->by_name, s->arg.name, &vid) ? vid : EIR_NO_VALUE;
+        if (s->arg.value == EIR_NO_VALUE && w != 6)
+            return fail(d, EIR_ERR_GRAPH, "'%s' is not a value of the graph", s->arg.name);
+    }
+    pop(d);
+    if (target_key[w]) TRY(str_field(d, pl, target_key[w], &s->target));
+    pop(d);
+    return EIR_OK;
+}
+
+/* Signature specs refer to the root graph's values by name. */
+static eir_status dec_signature(dec *d, const json_t *v) {
+    eir_program *p = d->p;
+    eir_graph *g = p->graph;
+    scope sc = {g, (eir_value *)g->values, {0}};
+    eir_strmap_init(&sc.by_name);
+    eir_status st = EIR_OK;
+    for (uint32_t i = 0; i < g->num_values; i++)
+        if (!eir_strmap_put(&sc.by_name, g->values[i].name, i)) { st = NOMEM(d); goto out; }
+    if ((st = want_type(d, v, JSON_OBJECT, "a GraphSignature object"))) goto out;
+    json_t *f;
+    size_t n;
+    if ((st = field(d, v, "input_specs", true, &f))) goto out;
+    push_key(d, "input_specs");
+    if ((st = as_array(d, f, &n))) goto out;
+    p->input_specs = eir_arena_array(&p->arena, n ? n : 1, sizeof *p->input_specs);
+    if (!p->input_specs) { st = NOMEM(d); goto out; }
+    for (size_t i = 0; i < n; i++) {
+        push_idx(d, i);
+        if ((st = dec_input_spec(d, &sc, json_array_get(f, i), &p->input_specs[i]))) goto out;
+        pop(d);
+    }
+    p->num_input_specs = (uint32_t)n;
+    if (n != g->num_inputs) {
+        st = fail(d, EIR_ERR_GRAPH, "the signature lists %zu input specs but the graph has %u inputs", n,
+                  g->num_inputs);
+        goto out;
+    }
+    pop(d);
+    if ((st = field(d, v, "output_specs", true, &f))) goto out;
+    push_key(d, "output_specs");
+    if ((st = as_array(d, f, &n))) goto out;
+    p->output_specs = eir_arena_array(&p->arena, n ? n : 1, sizeof *p->output_specs);
+    if (!p->output_specs) { st = NOMEM(d); goto out; }
+    for (size_t i = 0; i < n; i++) {
+        push_idx(d, i);
+        if ((st = dec_output_spec(d, &sc, json_array_get(f, i), &p->output_specs[i]))) goto out;
+        pop(d);
+    }
+    p->num_output_specs = (uint32_t)n;
+    if (n != g->num_outputs) {
+        st = fail(d, EIR_ERR_GRAPH, "the signature lists %zu output specs but the graph has %u outputs", n,
+                  g->num_outputs);
+        goto out;
+    }
+    pop(d);
+out:
+    eir_strmap_free(&sc.by_name);
+    return st;
+}
+
+static eir_status dec_module_calls(dec *d, const json_t *v) {
+    eir_program *p = d->p;
+    size_t n;
+    TRY(as_array(d, v, &n));
+    p->module_calls = eir_arena_array(&p->arena, n ? n : 1, sizeof *p->module_calls);
+    if (!p->module_calls) return NOMEM(d);
+    /* call-graph arguments name root-graph values but need not be defined in
+     * it (they describe a submodule's boundary), so they are kept by name. */
+    eir_graph *g = p->graph;
+    scope sc = {g, (eir_value *)g->values, {0}};
+    eir_strmap_init(&sc.by_name);
+    eir_status st = EIR_OK;
+    for (uint32_t i = 0; i < g->num_values; i++)
+        if (!eir_strmap_put(&sc.by_name, g->values[i].name, i)) { st = NOMEM(d); goto out; }
+    for (size_t i = 0; i < n; i++) {
+        const json_t *e = json_array_get(v, i);
+        eir_module_call *mc = &p->module_calls[i];
+        push_idx(d, i);
+        if ((st = want_type(d, e, JSON_OBJECT, "a ModuleCallEntry object"))) goto out;
+        if ((st = str_field(d, e, "fqn", &mc->fqn))) goto out;
+        json_t *sig = json_object_get(e, "signature");
+        mc->num_forward_arg_names = -1;
+        if (sig && !json_is_null(sig)) {
+            push_key(d, "signature");
+            if ((st = want_type(d, sig, JSON_OBJECT, "a ModuleCallSignature object"))) goto out;
+            mc->has_signature = true;
+            static const char *const lists[] = {"inputs", "outputs"};
+            for (int l = 0; l < 2; l++) {
+                json_t *lv;
+                size_t m;
+                if ((st = field(d, sig, lists[l], true, &lv))) goto out;
+                push_key(d, lists[l]);
+                if ((st = as_array(d, lv, &m))) goto out;
+                eir_arg *args = eir_arena_array(&p->arena, m ? m : 1, sizeof *args);
+                if (!args) { st = NOMEM(d); goto out; }
+                for (size_t k = 0; k < m; k++) {
+                    push_idx(d, k);
+                    if ((st = dec_arg(d, &sc, json_array_get(lv, k), false, &args[k]))) goto out;
+                    pop(d);
+                }
+                pop(d);
+                if (l == 0) { mc->inputs = args; mc->num_inputs = (uint32_t)m; }
+                else { mc->outputs = args; mc->num_outputs = (uint32_t)m; }
+            }
+            if ((st = str_field(d, sig, "in_spec", &mc->in_spec))) goto out;
+            if ((st = str_field(d, sig, "out_spec", &mc->out_spec))) goto out;
+            json_t *fa = json_object_get(sig, "forward_arg_names");
+            if (fa && !json_is_null(fa)) {
+                uint32_t cnt;
+                push_key(d, "forward_arg_names");
+                if ((st = str_list(d, fa, &cnt, &mc->forward_arg_names))) goto out;
+                mc->num_forward_arg_names = (int32_t)cnt;
+                pop(d);
+            }
+            pop(d);
+        }
+        pop(d);
+    }
+    p->num_module_calls = (uint32_t)n;
+out:
+    eir_strmap_free(&sc.by_name);
+    return st;
+}
+
+static eir_status dec_program(dec *d, const json_t *root) {
+    eir_program *p = d->p;
+    TRY(want_type(d, root, JSON_OBJECT, "an ExportedProgram object"));
+    json_t *f, *gm;
+
+    /* version first: an unknown major means the rest cannot be trusted */
+    TRY(field(d, root, "schema_version", true, &f));
+    push_key(d, "schema_version");
+    TRY(want_type(d, f, JSON_OBJECT, "a SchemaVersion object"));
+    json_t *mj, *mn;
+    TRY(field(d, f, "major", true, &mj));
+    TRY(field(d, f, "minor", true, &mn));
+    push_key(d, "major");
+    TRY(as_int(d, mj, &p->schema_major));
+    pop(d);
+    push_key(d, "minor");
+    TRY(as_int(d, mn, &p->schema_minor));
+    pop(d);
+    if (p->schema_major != 8)
+        return fail(d, EIR_ERR_VERSION, "schema version %lld.%lld is not supported (eir reads schema 8.x, "
+                    "written by torch 2.9 and later)", (long long)p->schema_major, (long long)p->schema_minor);
+    pop(d);
+
+    TRY(field(d, root, "graph_module", true, &gm));
+    push_key(d, "graph_module");
+    TRY(want_type(d, gm, JSON_OBJECT, "a GraphModule object"));
+    TRY(field(d, gm, "graph", true, &f));
+    push_key(d, "graph");
+    TRY(dec_graph(d, f, &p->graph));
+    pop(d);
+    TRY(field(d, gm, "signature", true, &f));
+    push_key(d, "signature");
+    TRY(dec_signature(d, f));
+    pop(d);
+    TRY(field(d, gm, "module_call_graph", true, &f));
+    push_key(d, "module_call_graph");
+    TRY(dec_module_calls(d, f));
+    pop(d);
+    TRY(field(d, gm, "metadata", false, &f));
+    if (f) {
+        push_key(d, "metadata");
+        TRY(str_dict(d, f, &p->num_gm_metadata, &p->gm_metadata));
+        pop(d);
+    }
+    TRY(field(d, gm, "treespec_namedtuple_fields", false, &f));
+    if (f) {
+        push_key(d, "treespec_namedtuple_fields");
+        TRY(want_type(d, f, JSON_OBJECT, "an object"));
+        size_t n = json_object_size(f), i = 0;
+        p->namedtuple_fields = eir_arena_array(&p->arena, n ? n : 1, sizeof *p->namedtuple_fields);
+        if (!p->namedtuple_fields) return NOMEM(d);
+        const char *key;
+        json_t *val;
+        json_object_foreach(f, key, val) {
+            push_key(d, key);
+            p->namedtuple_fields[i].type = eir_arena_strdup(&p->arena, key);
+            TRY(want_type(d, val, JSON_OBJECT, "a NamedTupleDef object"));
+            json_t *fn;
+            TRY(field(d, val, "field_names", true, &fn));
+            push_key(d, "field_names");
+            TRY(str_list(d, fn, &p->namedtuple_fields[i].n, &p->namedtuple_fields[i].fields));
+            pop(d);
+            pop(d);
+            i++;
+        }
+        p->num_namedtuple_fields = (uint32_t)n;
+        pop(d);
+    }
+    pop(d);
+
+    TRY(field(d, root, "opset_version", true, &f));
+    push_key(d, "opset_version");
+    TRY(want_type(d, f, JSON_OBJECT, "an object"));
+    {
+        size_t n = json_object_size(f), i = 0;
+        p->opset = eir_arena_array(&p->arena, n ? n : 1, sizeof *p->opset);
+        if (!p->opset) return NOMEM(d);
+        const char *key;
+        json_t *val;
+        json_object_foreach(f, key, val) {
+            push_key(d, key);
+            p->opset[i].name = eir_arena_strdup(&p->arena, key);
+            TRY(as_int(d, val, &p->opset[i].version));
+            pop(d);
+            i++;
+        }
+        p->num_opset = (uint32_t)n;
+    }
+    pop(d);
+
+    TRY(field(d, root, "range_constraints", true, &f));
+    push_key(d, "range_constraints");
+    TRY(want_type(d, f, JSON_OBJECT, "an object"));
+    {
+        size_t n = json_object_size(f), i = 0;
+        p->ranges = eir_arena_array(&p->arena, n ? n : 1, sizeof *p->ranges);
+        if (!p->ranges) return NOMEM(d);
+        const char *key;
+        json_t *val;
+        json_object_foreach(f, key, val) {
+            push_key(d, key);
+            eir_range *r = &p->ranges[i];
+            r->symbol = eir_arena_strdup(&p->arena, key);
+            TRY(want_type(d, val, JSON_OBJECT, "a RangeConstraint object"));
+            json_t *lo, *hi;
+            TRY(field(d, val, "min_val", true, &lo));
+            TRY(field(d, val, "max_val", true, &hi));
+            if (!json_is_null(lo)) { push_key(d, "min_val"); TRY(as_int(d, lo, &r->min)); pop(d); r->has_min = true; }
+            if (!json_is_null(hi)) { push_key(d, "max_val"); TRY(as_int(d, hi, &r->max)); pop(d); r->has_max = true; }
+            if (r->has_min && r->has_max && r->min > r->max)
+                return fail(d, EIR_ERR_SCHEMA, "empty range [%lld, %lld]", (long long)r->min, (long long)r->max);
+            pop(d);
+            i++;
+        }
+        p->num_ranges = (uint32_t)n;
+    }
+    pop(d);
+
+    TRY(field(d, root, "verifiers", false, &f));
+    if (f) { push_key(d, "verifiers"); TRY(str_list(d, f, &p->num_verifiers, &p->verifiers)); pop(d); }
+    TRY(field(d, root, "torch_version", false, &f));
+    p->torch_version = "<=2.4";
+    if (f) { push_key(d, "torch_version"); TRY(as_str(d, f, &p->torch_version)); pop(d); }
+    TRY(field(d, root, "guards_code", false, &f));
+    if (f) { push_key(d, "guards_code"); TRY(str_list(d, f, &p->num_guards_code, &p->guards_code)); pop(d); }
+    return EIR_OK;
+}
+
+/* ---- weights and constants ---- */
+
+static eir_status read_record(eir_program *p, const char *name, uint64_t max, json_t **out, bool required) {
+    *out = NULL;
+    int64_t idx = eir_archive_find(&p->archive, name);
+    if (idx < 0) {
+        if (!required) return EIR_OK;
+        return eir_fail(p, EIR_ERR_ARCHIVE, "archive has no record '%s/%s'", p->archive.root, name);
+    }
+    const uint8_t *data;
+    size_t len;
+    bool owned;
+    char err[512];
+    if (!eir_archive_read(&p->archive, (uint32_t)idx, max, &data, &len, &owned, err, sizeof err))
+        return eir_fail(p, EIR_ERR_ARCHIVE, "%s", err);
+    json_error_t je;
+    *out = json_loadb((const char *)data, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &je);
+    if (owned) free((void *)data);
+    if (!*out)
+        return eir_fail(p, EIR_ERR_JSON, "%s: JSON error at line %d, column %d: %s", name, je.line, je.column,
+                        je.text);
+    return EIR_OK;
+}
+
+static size_t dtype_size_of(eir_dtype dt) { return eir_dtype_size(dt); }
+
+static eir_status dec_payloads(dec *d, const json_t *root, const char *dir, bool constants) {
+    eir_program *p = d->p;
+    TRY(want_type(d, root, JSON_OBJECT, "a PayloadConfig object"));
+    json_t *cfg;
+    TRY(field(d, root, "config", true, &cfg));
+    push_key(d, "config");
+    TRY(want_type(d, cfg, JSON_OBJECT, "an object"));
+    size_t n = json_object_size(cfg);
+    eir_tensor *arr = realloc(p->tensors, (p->num_tensors + n + 1) * sizeof *arr);
+    if (!arr) return NOMEM(d);
+    p->tensors = arr;
+    const char *key;
+    json_t *val;
+    json_object_foreach(cfg, key, val) {
+        push_key(d, key);
+        eir_tensor *t = &p->tensors[p->num_tensors];
+        memset(t, 0, sizeof *t);
+        t->fqn = eir_arena_strdup(&p->arena, key);
+        if (!t->fqn) return NOMEM(d);
+        t->is_constant = constants;
+        TRY(want_type(d, val, JSON_OBJECT, "a PayloadMeta object"));
+        const char *path_name;
+        TRY(str_field(d, val, "path_name", &path_name));
+        json_t *f;
+        TRY(field(d, val, "is_param", true, &f));
+        push_key(d, "is_param");
+        TRY(as_bool(d, f, &t->is_param));
+        pop(d);
+        TRY(field(d, val, "use_pickle", true, &f));
+        push_key(d, "use_pickle");
+        TRY(as_bool(d, f, &t->use_pickle));
+        pop(d);
+        if (strchr(path_name, '/') || !strcmp(path_name, "..") || !path_name[0]) {
+            push_key(d, "path_name");
+            return fail(d, EIR_ERR_SCHEMA, "path_name '%s' must be a plain record name", path_name);
+        }
+        size_t plen = strlen(dir) + strlen(path_name) + 2;
+        char *rec = eir_arena_alloc(&p->arena, plen);
+        if (!rec) return NOMEM(d);
+        snprintf(rec, plen, "%s/%s", dir, path_name);
+        t->record = rec;
+        int64_t ri = eir_archive_find(&p->archive, rec);
+        if (ri < 0) {
+            push_key(d, "path_name");
+            return fail(d, EIR_ERR_ARCHIVE, "payload record '%s/%s' is missing from the archive", p->archive.root,
+                        rec);
+        }
+        const eir_record *r = &p->archive.records[ri];
+        TRY(field(d, val, "tensor_meta", true, &f));
+        if (json_is_null(f)) {
+            t->is_custom_obj = true;
+        } else {
+            push_key(d, "tensor_meta");
+            eir_tensor_meta m = {0};
+            TRY(dec_tensor_meta(d, f, &m, true));
+            t->dtype = m.dtype;
+            t->rank = m.rank;
+            int64_t *sz = eir_arena_array(&p->arena, m.rank ? m.rank : 1, sizeof *sz);
+            int64_t *stv = eir_arena_array(&p->arena, m.rank ? m.rank : 1, sizeof *stv);
+            if (!sz || !stv) return NOMEM(d);
+            for (uint32_t i = 0; i < m.rank; i++) { sz[i] = m.sizes[i].value; stv[i] = m.strides[i].value; }
+            t->sizes = sz;
+            t->strides = stv;
+            t->storage_offset = m.storage_offset.value;
+            pop(d);
+        }
+        if (!t->use_pickle && !t->is_custom_obj) {
+            if (r->method != 0) {
+                /* compressed payloads cannot be mapped in place; inflate a private copy */
+                const uint8_t *data;
+                size_t len;
+                bool owned;
+                char err[512];
+                if (!eir_archive_read(&p->archive, (uint32_t)ri, UINT64_MAX / 2, &data, &len, &owned, err, sizeof err))
+                    return fail(d, EIR_ERR_ARCHIVE, "%s", err);
+                void *copy = eir_arena_alloc(&p->arena, len ? len : 1);
+                if (!copy) { if (owned) free((void *)data); return NOMEM(d); }
+                memcpy(copy, data, len);
+                if (owned) free((void *)data);
+                t->data = copy;
+            } else {
+                t->data = p->archive.data + r->offset;
+            }
+            t->storage_nbytes = r->usize;
+            /* the view must stay inside its storage: max element index < elements */
+            size_t es = dtype_size_of(t->dtype);
+            bool empty = false;
+            unsigned __int128 hi = (unsigned __int128)(uint64_t)t->storage_offset;
+            for (uint32_t i = 0; i < t->rank; i++) {
+                if (t->sizes[i] == 0) empty = true;
+                if (t->strides[i] < 0) {
+                    push_key(d, "tensor_meta");
+                    return fail(d, EIR_ERR_TENSOR, "negative stride %lld in dim %u", (long long)t->strides[i], i);
+                }
+            }
+            if (!empty) {
+                for (uint32_t i = 0; i < t->rank; i++)
+                    hi += (unsigned __int128)(uint64_t)(t->sizes[i] - 1) * (uint64_t)t->strides[i];
+                unsigned __int128 need = (hi + 1) * es;
+                if (need > t->storage_nbytes) {
+                    push_key(d, "tensor_meta");
+                    return fail(d, EIR_ERR_TENSOR,
+                                "%s tensor of sizes/strides/offset needing %llu bytes does not fit its payload "
+                                "'%s' of %llu bytes",
+                                eir_dtype_abbr(t->dtype), (unsigned long long)need, rec,
+                                (unsigned long long)t->storage_nbytes);
+                }
+            }
+        }
+        if (!eir_strmap_put(&p->tensor_by_fqn, t->fqn, p->num_tensors)) return NOMEM(d);
+        p->num_tensors++;
+        pop(d);
+    }
+    pop(d);
+    return EIR_OK;
+}
+
+/* Every lifted parameter/buffer/constant must have a payload, and its graph
+ * metadata must agree with it. */
+static eir_status check_bindings(eir_program *p) {
+    const eir_graph *g = p->graph;
+    for (uint32_t i = 0; i < p->num_input_specs; i++) {
+        const eir_input_spec *s = &p->input_specs[i];
+        if (s->kind != EIR_IN_PARAMETER && s->kind != EIR_IN_BUFFER && s->kind != EIR_IN_CONSTANT_TENSOR) continue;
+        uint32_t ti;
+        const char *kind = s->kind == EIR_IN_PARAMETER ? "parameter" : s->kind == EIR_IN_BUFFER ? "buffer"
+                                                                                                : "constant";
+        if (!eir_strmap_get(&p->tensor_by_fqn, s->target, &ti))
+            return eir_fail(p, EIR_ERR_ARCHIVE, "%s '%s' (graph input %%%s) has no payload in %s", kind, s->target,
+                            s->arg.name,
+                            s->kind == EIR_IN_PARAMETER || (s->kind == EIR_IN_BUFFER && s->persistent == 1)
+                                ? "data/weights/model_weights_config.json"
+                                : "data/constants/model_constants_config.json");
+        const eir_tensor *t = &p->tensors[ti];
+        if (t->use_pickle || t->is_custom_obj || s->arg.value == EIR_NO_VALUE) continue;
+        const eir_tensor_meta *m = &g->values[s->arg.value].meta;
+        bool ok = m->dtype == t->dtype && m->rank == t->rank;
+        for (uint32_t k = 0; ok && k < m->rank; k++)
+            if (!m->sizes[k].is_expr && m->sizes[k].value != t->sizes[k]) ok = false;
+        if (!ok)
+            return eir_fail(p, EIR_ERR_TENSOR, "%s '%s': the graph declares %%%s as %s of rank %u but its payload "
+                            "'%s' is %s of rank %u with different sizes",
+                            kind, s->target, s->arg.name, eir_dtype_abbr(m->dtype), m->rank, t->record,
+                            eir_dtype_abbr(t->dtype), t->rank);
+    }
+    return EIR_OK;
+}
+
+static eir_status read_small_text(eir_program *p, const char *name, const char **out) {
+    int64_t idx = eir_archive_find(&p->archive, name);
+    *out = NULL;
+    if (idx < 0) return EIR_OK;
+    const uint8_t *data;
+    size_t len;
+    bool owned;
+    char err[512];
+    if (!eir_archive_read(&p->archive, (uint32_t)idx, 4096, &data, &len, &owned, err, sizeof err))
+        return eir_fail(p, EIR_ERR_ARCHIVE, "%s", err);
+    *out = eir_arena_strndup(&p->arena, (const char *)data, len);
+    if (owned) free((void *)data);
+    return *out ? EIR_OK : eir_fail(p, EIR_ERR_NOMEM, "out of memory");
+}
+
+eir_status eir_serde_load(eir_program *p, const uint8_t *data, size_t size) {
+    char err[1024];
+    if (!eir_archive_open(&p->archive, data, size, err, sizeof err)) return eir_fail(p, EIR_ERR_ARCHIVE, "%s", err);
+    if (eir_archive_find(&p->archive, "serialized_exported_program.json") >= 0 ||
+        (eir_archive_find(&p->archive, "data/weights/model.pt") >= 0 &&
+         eir_archive_find(&p->archive, "data/weights/model_weights_config.json") < 0))
+        return eir_fail(p, EIR_ERR_VERSION, "this archive uses a pickled weight layout from torch <= 2.8, which "
+                        "eir does not read; re-save it with torch >= 2.9");
+    TRY(read_small_text(p, "archive_format", &p->archive_format));
+    if (!p->archive_format)
+        return eir_fail(p, EIR_ERR_ARCHIVE, "archive has no record '%s/archive_format' (not a PT2 archive)",
+                        p->archive.root);
+    if (strcmp(p->archive_format, "pt2") != 0)
+        return eir_fail(p, EIR_ERR_ARCHIVE, "record 'archive_format' says '%.40s', expected 'pt2'", p->archive_format);
+    TRY(read_small_text(p, "archive_version", &p->archive_version));
+    if (p->archive_version && strcmp(p->archive_version, "0") != 0)
+        return eir_fail(p, EIR_ERR_VERSION, "archive_version '%.40s' is not supported (expected '0')",
+                        p->archive_version);
+    TRY(read_small_text(p, "byteorder", &p->byteorder));
+    if (p->byteorder && strcmp(p->byteorder, "little") != 0)
+        return eir_fail(p, EIR_ERR_ARCHIVE, "byteorder '%.40s' is not supported (expected 'little')", p->byteorder);
+
+    p->model_name = "model";
+    json_t *root;
+    TRY(read_record(p, "models/model.json", MAX_JSON_BYTES, &root, true));
+    dec d = {.p = p, .record = "models/model.json"};
+    eir_status st = dec_program(&d, root);
+    json_decref(root);
+    if (st) return st;
+
+    static const struct { const char *cfg, *dir; bool constants; } payloads[] = {
+        {"data/weights/model_weights_config.json", "data/weights", false},
+        {"data/constants/model_constants_config.json", "data/constants", true},
+    };
+    for (size_t i = 0; i < EIR_ARRAY_LEN(payloads); i++) {
+        json_t *cfg;
+        TRY(read_record(p, payloads[i].cfg, MAX_JSON_BYTES, &cfg, true));
+        dec dp = {.p = p, .record = payloads[i].cfg};
+        st = dec_payloads(&dp, cfg, payloads[i].dir, payloads[i].constants);
+        json_decref(cfg);
+        if (st) return st;
+    }
+    return check_bindings(p);
+}
