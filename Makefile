@@ -73,3 +73,11 @@ clean:
 
 .PHONY: all test example clean check-generated
 .SECONDARY:
+
+$(B)/load_bench: tools/bench/load_bench.c $(B)/libeir.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=c11 $< $(B)/libeir.a $(LDLIBS) -o $@
+
+# Load time of every zoo program: eir vs torch.export.load, one run, medians.
+bench-load: $(B)/load_bench
+	$(PYTHON) python/bench/load_time.py --out docs/BENCHMARKS.md
+.PHONY: bench-load

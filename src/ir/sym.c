@@ -236,28 +236,30 @@ static void print_paren(eir_buf *b, const eir_sym_node *n, int level) {
     }
 }
 
+static bool is_neg_pow(const eir_sym_node *f) {
+    return is_call(f, "Pow") && f->nargs == 2 && f->args[1]->kind == EIR_SYM_INTEGER && f->args[1]->ival < 0;
+}
+
 static void print_mul(eir_buf *b, const eir_sym_node *n) {
-    /* Coefficient first; -1 prints as a sign; x**-k factors go after '/'. */
+    /* Coefficient first (-1 prints as a sign); a rational coefficient's
+     * denominator and x**-k factors go after '/'. */
     uint32_t start = 0;
+    int64_t den = 1;
     const eir_sym_node *c = n->args[0];
-    if (n->nargs > 1 && (c->kind == EIR_SYM_INTEGER || c->kind == EIR_SYM_RATIONAL || c->kind == EIR_SYM_FLOAT)) {
-        if (c->kind == EIR_SYM_INTEGER && c->ival == -1) { eir_buf_putc(b, '-'); start = 1; }
-        else if (c->kind == EIR_SYM_INTEGER && c->ival == 1) start = 1;
+    if (n->nargs > 1 && (c->kind == EIR_SYM_INTEGER || c->kind == EIR_SYM_RATIONAL)) {
+        int64_t num = c->ival;
+        if (c->kind == EIR_SYM_RATIONAL) den = c->den;
+        start = 1;
+        if (num == -1) eir_buf_putc(b, '-');
+        else if (num != 1) eir_buf_printf(b, "%lld*", (long long)num);
     }
     bool first = true;
-    uint32_t ndenom = 0;
+    uint32_t ndenom = den != 1 ? 1 : 0;
     for (uint32_t i = start; i < n->nargs; i++) {
         const eir_sym_node *f = n->args[i];
-        if (is_call(f, "Pow") && f->nargs == 2 && f->args[1]->kind == EIR_SYM_INTEGER && f->args[1]->ival < 0) {
-            ndenom++;
-            continue;
-        }
+        if (is_neg_pow(f)) { ndenom++; continue; }
         if (!first) eir_buf_putc(b, '*');
-        if (f->kind == EIR_SYM_RATIONAL) {
-            eir_buf_printf(b, "(%lld/%lld)", (long long)f->ival, (long long)f->den);
-        } else {
-            print_paren(b, f, PREC_MUL);
-        }
+        print_paren(b, f, PREC_MUL);
         first = false;
     }
     if (first) eir_buf_putc(b, '1');
@@ -265,10 +267,10 @@ static void print_mul(eir_buf *b, const eir_sym_node *n) {
         eir_buf_putc(b, '/');
         if (ndenom > 1) eir_buf_putc(b, '(');
         bool f1 = true;
+        if (den != 1) { eir_buf_printf(b, "%lld", (long long)den); f1 = false; }
         for (uint32_t i = start; i < n->nargs; i++) {
             const eir_sym_node *f = n->args[i];
-            if (!(is_call(f, "Pow") && f->nargs == 2 && f->args[1]->kind == EIR_SYM_INTEGER && f->args[1]->ival < 0))
-                continue;
+            if (!is_neg_pow(f)) continue;
             if (!f1) eir_buf_putc(b, '*');
             print_paren(b, f->args[0], PREC_MUL);
             if (f->args[1]->ival != -1) eir_buf_printf(b, "**%lld", (long long)-f->args[1]->ival);
@@ -370,7 +372,8 @@ void eir_sym_print(eir_buf *b, const eir_sym_node *n) {
         print_paren(b, n->args[0], 100);
         return;
     }
-    eir_buf_puts(b, n->name);
+    /* sympy prints Equality/Unequality by their short names */
+    eir_buf_puts(b, !strcmp(n->name, "Equality") ? "Eq" : !strcmp(n->name, "Unequality") ? "Ne" : n->name);
     eir_buf_putc(b, '(');
     for (uint32_t i = 0; i < n->nargs; i++) {
         if (i) eir_buf_puts(b, ", ");

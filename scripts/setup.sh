@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Install what eir needs on Debian 12 (run as root or with sudo available):
+#   C build:  gcc, make, jansson (JSON), minizip + zlib (ZIP)
+#   tests:    torch 2.13.0 (CPU wheel), numpy, pytest for the live conformance suite
+# Safe to run again: installed packages are skipped.
+set -euo pipefail
+
+DEB_PKGS=(build-essential libjansson-dev libminizip-dev zlib1g-dev)
+missing=()
+for p in "${DEB_PKGS[@]}"; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    SUDO=""
+    [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    echo "setup: installing ${missing[*]}"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+PY=${PYTHON:-python3}
+if [ "${EIR_SKIP_PYTHON:-0}" != 1 ]; then
+    # torch is pinned exactly: a loose requirement would pull a multi-GB CUDA build.
+    if ! $PY -c 'import torch, sys; sys.exit(0 if torch.__version__.startswith("2.13.0") else 1)' 2>/dev/null; then
+        echo "setup: installing torch==2.13.0"
+        $PY -m pip install -q torch==2.13.0
+    fi
+    $PY -c 'import numpy, pytest' 2>/dev/null || $PY -m pip install -q numpy pytest
+fi
+echo "setup: ok"
