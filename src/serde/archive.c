@@ -112,7 +112,7 @@ bool eir_archive_open(eir_archive *a, const uint8_t *data, size_t size, char *er
     int rc = unzGoToFirstFile(uf);
     for (uint64_t i = 0; i < gi.number_entry; i++) {
         if (rc != UNZ_OK) {
-            snprintf(err, errlen, "ZIP central directory entry %llu is corrupt", (unsigned long long)i);
+            snprintf(err, errlen, "ZIP central directory entry %llu is corrupt (truncated or damaged file?)", (unsigned long long)i);
             goto fail;
         }
         unz_file_info64 fi;
@@ -141,6 +141,10 @@ bool eir_archive_open(eir_archive *a, const uint8_t *data, size_t size, char *er
         size_t rl = strlen(a->root);
         if (strncmp(name, a->root, rl) != 0 || name[rl] != '/') {
             snprintf(err, errlen, "ZIP record '%s' is outside the archive root '%s/'", name, a->root);
+            goto fail;
+        }
+        if (strstr(name, "/../") || strstr(name, "/./") || (strlen(name) >= 3 && !strcmp(name + strlen(name) - 3, "/.."))) {
+            snprintf(err, errlen, "ZIP record '%s' has a '.' or '..' path segment", name);
             goto fail;
         }
         if (fi.compression_method != 0 && fi.compression_method != Z_DEFLATED) {

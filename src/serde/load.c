@@ -139,7 +139,7 @@ static eir_status as_union(dec *d, const json_t *v, const char *const *names, in
                            const char *uname) {
     TRY(want_type(d, v, JSON_OBJECT, "an object"));
     if (json_object_size(v) != 1)
-        return fail(d, EIR_ERR_SCHEMA, "a %s must have exactly one key, got %zu", uname, json_object_size(v));
+        return fail(d, EIR_ERR_SCHEMA, "%s union must have exactly one key, got %zu", uname, json_object_size(v));
     const char *key = json_object_iter_key(json_object_iter((json_t *)v));
     for (int i = 0; i < n; i++) {
         if (names[i] && !strcmp(names[i], key)) {
@@ -1305,6 +1305,12 @@ static eir_status dec_payloads(dec *d, const json_t *root, const char *dir, bool
                 for (uint32_t i = 0; i < t->rank; i++)
                     hi += (unsigned __int128)(uint64_t)(t->sizes[i] - 1) * (uint64_t)t->strides[i];
                 unsigned __int128 need = (hi + 1) * es;
+                if (need >> 63) {
+                    push_key(d, "tensor_meta");
+                    return fail(d, EIR_ERR_TENSOR,
+                                "sizes/strides/storage_offset overflow: the view would span more than 2^63 bytes "
+                                "(payload '%s' has %llu bytes)", rec, (unsigned long long)t->storage_nbytes);
+                }
                 if (need > t->storage_nbytes) {
                     push_key(d, "tensor_meta");
                     return fail(d, EIR_ERR_TENSOR,
@@ -1323,6 +1329,18 @@ static eir_status dec_payloads(dec *d, const json_t *root, const char *dir, bool
     return EIR_OK;
 }
 
+static void put_type(eir_buf *b, eir_dtype dt, uint32_t rank, const eir_symint *ss, const int64_t *is,
+                     const eir_program *p) {
+    const char *ab = eir_dtype_abbr(dt);
+    eir_buf_printf(b, "%s[", ab ? ab : "?");
+    for (uint32_t k = 0; k < rank; k++) {
+        if (k) eir_buf_puts(b, ", ");
+        if (ss && ss[k].is_expr) eir_buf_puts(b, p->exprs[ss[k].expr].str);
+        else eir_buf_printf(b, "%lld", (long long)(ss ? ss[k].value : is[k]));
+    }
+    eir_buf_putc(b, ']');
+}
+
 /* Every lifted parameter/buffer/constant must have a payload, and its graph
  * metadata must agree with it. */
 static eir_status check_bindings(eir_program *p) {
@@ -1334,8 +1352,9 @@ static eir_status check_bindings(eir_program *p) {
         const char *kind = s->kind == EIR_IN_PARAMETER ? "parameter" : s->kind == EIR_IN_BUFFER ? "buffer"
                                                                                                 : "constant";
         if (!eir_strmap_get(&p->tensor_by_fqn, s->target, &ti))
-            return eir_fail(p, EIR_ERR_ARCHIVE, "%s '%s' (graph input %%%s) has no payload in %s", kind, s->target,
-                            s->arg.name,
+            return eir_fail(p, EIR_ERR_ARCHIVE,
+                            "models/model.json: $.graph_module.signature.input_specs[%u]: %s '%s' (graph input "
+                            "%%%s) has no payload in %s", i, kind, s->target, s->arg.name,
                             s->kind == EIR_IN_PARAMETER || (s->kind == EIR_IN_BUFFER && s->persistent == 1)
                                 ? "data/weights/model_weights_config.json"
                                 : "data/constants/model_constants_config.json");
@@ -1345,11 +1364,18 @@ static eir_status check_bindings(eir_program *p) {
         bool ok = m->dtype == t->dtype && m->rank == t->rank;
         for (uint32_t k = 0; ok && k < m->rank; k++)
             if (!m->sizes[k].is_expr && m->sizes[k].value != t->sizes[k]) ok = false;
-        if (!ok)
-            return eir_fail(p, EIR_ERR_TENSOR, "%s '%s': the graph declares %%%s as %s of rank %u but its payload "
-                            "'%s' is %s of rank %u with different sizes",
-                            kind, s->target, s->arg.name, eir_dtype_abbr(m->dtype), m->rank, t->record,
-                            eir_dtype_abbr(t->dtype), t->rank);
+        if (!ok) {
+            eir_buf gt, pt;
+            eir_buf_init(&gt);
+            eir_buf_init(&pt);
+            put_type(&gt, m->dtype, m->rank, m->sizes, NULL, p);
+            put_type(&pt, t->dtype, t->rank, NULL, t->sizes, p);
+            eir_fail(p, EIR_ERR_TENSOR, "%s '%s': the graph declares %%%s as %s but its payload '%s' holds %s", kind,
+                     s->target, s->arg.name, gt.data ? gt.data : "?", t->record, pt.data ? pt.data : "?");
+            eir_buf_free(&gt);
+            eir_buf_free(&pt);
+            return EIR_ERR_TENSOR;
+        }
     }
     return EIR_OK;
 }

@@ -1,0 +1,589 @@
+#!/usr/bin/env python3
+"""Write defective .pt2 archives derived from base.pt2 (stdlib only).
+
+Output: tests/bad/corpus/NN_name.pt2 and tests/bad/corpus/expected.json,
+which maps each file name to a substring eir's error message must contain.
+"""
+import copy
+import io
+import json
+import os
+import shutil
+import struct
+import zipfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BASE = os.path.join(HERE, "base.pt2")
+OUT = os.path.join(HERE, "corpus")
+
+
+def load_base():
+    with zipfile.ZipFile(BASE) as z:
+        recs = [(i.filename, z.read(i.filename)) for i in z.infolist()]
+    root = recs[0][0].split("/", 1)[0]
+    return root, recs
+
+
+ROOT, RECORDS = load_base()
+MJ = "models/model.json"
+WCFG = "data/weights/model_weights_config.json"
+CCFG = "data/constants/model_constants_config.json"
+
+
+def rec(name):
+    for n, d in RECORDS:
+        if n == ROOT + "/" + name:
+            return d
+    raise KeyError(name)
+
+
+BASE_MODEL = json.loads(rec(MJ))
+BASE_BYTES = open(BASE, "rb").read()
+
+
+def build(replace=None, drop=(), add=(), raw_names=None):
+    """Zip the base records with some replaced (relative name -> bytes),
+    some dropped, some added (full name, bytes) appended."""
+    replace = replace or {}
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
+        for n, d in RECORDS:
+            rel = n.split("/", 1)[1]
+            if rel in drop:
+                continue
+            z.writestr(zipfile.ZipInfo(n, (1980, 1, 1, 0, 0, 0)), replace.get(rel, d))
+        for n, d in add:
+            z.writestr(zipfile.ZipInfo(n, (1980, 1, 1, 0, 0, 0)), d)
+    return buf.getvalue()
+
+
+def dumps(m):
+    return json.dumps(m).encode()
+
+
+def with_model(fn):
+    m = copy.deepcopy(BASE_MODEL)
+    fn(m)
+    return build({MJ: dumps(m)})
+
+
+def with_model_text(fn):
+    return build({MJ: fn(rec(MJ).decode()).encode()})
+
+
+def with_cfg(which, fn):
+    c = json.loads(rec(which))
+    fn(c)
+    return build({which: dumps(c)})
+
+
+def g(m):
+    return m["graph_module"]["graph"]
+
+
+def node(m, name, graph=None):
+    for n in (graph or g(m))["nodes"]:
+        if n["name"] == name:
+            return n
+    raise KeyError(name)
+
+
+def node_index(m, name):
+    return [n["name"] for n in g(m)["nodes"]].index(name)
+
+
+def cond_branch(m, which):
+    return node(m, "cond")["inputs"][1 if which == "true" else 2]["arg"]["as_graph"]["graph"]
+
+
+# ---- ZIP-level helpers ------------------------------------------------------
+
+def eocd_offset(b):
+    return b.rfind(b"PK\x05\x06")
+
+
+def zip64_eocd_offset(b):
+    o = b.rfind(b"PK\x06\x06")
+    assert o > 0, "base.pt2 has no zip64 end record"
+    return o
+
+
+def cd_offset(b):
+    with zipfile.ZipFile(io.BytesIO(b)) as z:
+        return z.start_dir
+
+
+def local_header_offset(b, rel):
+    with zipfile.ZipFile(io.BytesIO(b)) as z:
+        return z.getinfo(ROOT + "/" + rel).header_offset
+
+
+def data_offset(b, rel):
+    o = local_header_offset(b, rel)
+    nlen, xlen = struct.unpack_from("<HH", b, o + 26)
+    return o + 30 + nlen + xlen
+
+
+def patch(b, off, new):
+    return b[:off] + new + b[off + len(new):]
+
+
+# ---- the corpus ---------------------------------------------------------------
+
+CASES = []  # (name, bytes, expected substring)
+
+
+def case(name, expected):
+    def deco(fn):
+        CASES.append((name, fn(), expected))
+        return fn
+    return deco
+
+
+B = BASE_BYTES
+
+
+@case("empty_file", "not a ZIP archive")
+def _():
+    return b""
+
+
+@case("not_a_zip", "not a ZIP")
+def _():
+    return b"this is plainly not a zip archive, just some text\n" * 4
+
+
+@case("truncated_in_payload", "truncated")
+def _():
+    return B[: data_offset(B, MJ) + 100]
+
+
+@case("truncated_in_central_dir", "central directory")
+def _():
+    return B[: cd_offset(B) + 40]
+
+
+@case("truncated_in_zip64_eocd", "central directory")
+def _():
+    return B[: zip64_eocd_offset(B) + 30]
+
+
+@case("truncated_before_central_dir", "central directory")
+def _():
+    return B[: cd_offset(B)]
+
+
+@case("bad_central_dir_signature", "central directory")
+def _():
+    return patch(B, cd_offset(B), b"PK\x09\x09")
+
+
+@case("central_dir_name_len_huge", "central directory")
+def _():
+    return patch(B, cd_offset(B) + 28, struct.pack("<H", 0xFFFF))
+
+
+@case("eocd_cd_offset_out_of_range", "central directory")
+def _():
+    b = patch(B, eocd_offset(B) + 16, struct.pack("<I", len(B) + 1000))
+    return patch(b, zip64_eocd_offset(b) + 48, struct.pack("<Q", len(B) + 1000))
+
+
+@case("bad_local_header_signature", "'base/models/model.json': local header is corrupt")
+def _():
+    return patch(B, local_header_offset(B, MJ), b"XXXX")
+
+
+@case("local_header_offset_past_end", "'base/models/model.json': local header is corrupt")
+def _():
+    # make the central-directory entry of model.json point past the end
+    with zipfile.ZipFile(io.BytesIO(B)) as z:
+        names = [i.filename for i in z.infolist()]
+    o = cd_offset(B)
+    for n in names:
+        nlen, xlen, clen = struct.unpack_from("<HHH", B, o + 28)
+        if n == ROOT + "/" + MJ:
+            return patch(B, o + 42, struct.pack("<I", len(B) - 10))
+        o += 46 + nlen + xlen + clen
+    raise AssertionError
+
+
+@case("record_size_past_end", "'base/models/model.json': data (2147483632 bytes at offset")
+def _():
+    with zipfile.ZipFile(io.BytesIO(B)) as z:
+        names = [i.filename for i in z.infolist()]
+    o = cd_offset(B)
+    for n in names:
+        nlen, xlen, clen = struct.unpack_from("<HHH", B, o + 28)
+        if n == ROOT + "/" + MJ:
+            big = struct.pack("<II", 0x7FFFFFF0, 0x7FFFFFF0)
+            return patch(B, o + 20, big)
+        o += 46 + nlen + xlen + clen
+    raise AssertionError
+
+
+@case("record_outside_root", "'evil/extra' is outside the archive root")
+def _():
+    return build(add=[("evil/extra", b"x")])
+
+
+@case("missing_archive_format", "no record 'base/archive_format'")
+def _():
+    return build(drop=["archive_format"])
+
+
+@case("wrong_archive_format", "'archive_format' says 'zip', expected 'pt2'")
+def _():
+    return build({"archive_format": b"zip"})
+
+
+@case("wrong_archive_version", "archive_version '7' is not supported")
+def _():
+    return build({"archive_version": b"7"})
+
+
+@case("missing_model_json", "no record 'base/models/model.json'")
+def _():
+    return build(drop=[MJ])
+
+
+@case("model_json_not_json", "models/model.json: JSON error at line 1")
+def _():
+    return build({MJ: b"this is not json {"})
+
+
+@case("json_nested_100000", "maximum parsing depth")
+def _():
+    return build({MJ: b"[" * 100000 + b"]" * 100000})
+
+
+@case("json_nested_100000_objects", "maximum parsing depth")
+def _():
+    return build({MJ: b'{"a":' * 100000 + b"1" + b"}" * 100000})
+
+
+@case("huge_integer", "too big integer")
+def _():
+    return with_model_text(lambda t: t.replace('"as_int": 0}', '"as_int": 123456789012345678901234567890}', 1))
+
+
+@case("wrong_type_graph_inputs", "$.graph_module.graph.inputs: expected an array, got an object")
+def _():
+    return with_model(lambda m: g(m).__setitem__("inputs", {"x": 1}))
+
+
+@case("wrong_type_node_target", "nodes[1].target: expected a string, got an integer")
+def _():
+    return with_model(lambda m: g(m)["nodes"][1].__setitem__("target", 42))
+
+
+@case("wrong_type_tensor_name", "nodes[2].inputs[0].arg.as_tensor.name: expected a string, got an array")
+def _():
+    return with_model(lambda m: g(m)["nodes"][2]["inputs"][0]["arg"]["as_tensor"].__setitem__("name", ["mul"]))
+
+
+@case("wrong_type_sizes", "tensor_values.x.sizes: expected an array, got a string")
+def _():
+    return with_model(lambda m: g(m)["tensor_values"]["x"].__setitem__("sizes", "5,4"))
+
+
+@case("wrong_type_dtype_string", "tensor_values.linear.dtype: expected an integer, got a string")
+def _():
+    return with_model(lambda m: g(m)["tensor_values"]["linear"].__setitem__("dtype", "float32"))
+
+
+@case("wrong_type_metadata_value", "nodes[0].metadata.torch_fn: expected a string, got an integer")
+def _():
+    return with_model(lambda m: g(m)["nodes"][0]["metadata"].__setitem__("torch_fn", 7))
+
+
+@case("wrong_type_schema_major", "schema_version.major: expected an integer, got a string")
+def _():
+    return with_model(lambda m: m["schema_version"].__setitem__("major", "8"))
+
+
+@case("wrong_type_root_array", "expected an ExportedProgram object, got an array")
+def _():
+    return build({MJ: b"[1, 2, 3]"})
+
+
+@case("wrong_type_is_param", "$.config.lin.weight.is_param: expected a bool")
+def _():
+    return with_cfg(WCFG, lambda c: c["config"]["lin.weight"].__setitem__("is_param", "yes"))
+
+
+@case("unknown_union_member", "nodes[1].inputs[0].arg: unknown Argument member 'as_tensorz'")
+def _():
+    def f(m):
+        a = g(m)["nodes"][1]["inputs"][0]["arg"]
+        a["as_tensorz"] = a.pop("as_tensor")
+    return with_model(f)
+
+
+@case("union_two_keys", "nodes[1].inputs[0].arg: Argument union must have exactly one key, got 2")
+def _():
+    return with_model(lambda m: g(m)["nodes"][1]["inputs"][0]["arg"].__setitem__("as_int", 3))
+
+
+@case("union_empty", "outputs[0]: Argument union must have exactly one key, got 0")
+def _():
+    return with_model(lambda m: g(m)["outputs"].__setitem__(0, {}))
+
+
+@case("unknown_input_spec_kind", "input_specs[0]: unknown InputSpec member 'weight'")
+def _():
+    def f(m):
+        s = m["graph_module"]["signature"]["input_specs"][0]
+        s["weight"] = s.pop("parameter")
+    return with_model(f)
+
+
+@case("schema_major_9", "schema version 9.0 is not supported")
+def _():
+    return with_model(lambda m: m["schema_version"].update(major=9, minor=0))
+
+
+@case("dtype_99", "tensor_values.mul.dtype: unknown dtype code 99")
+def _():
+    return with_model(lambda m: g(m)["tensor_values"]["mul"].__setitem__("dtype", 99))
+
+
+@case("weight_dtype_99", "scale.tensor_meta.dtype: unknown dtype code 99")
+def _():
+    return with_cfg(WCFG, lambda c: c["config"]["scale"]["tensor_meta"].__setitem__("dtype", 99))
+
+
+@case("negative_size", "p_lin_weight.sizes[0]: negative size -3")
+def _():
+    return with_model(lambda m: g(m)["tensor_values"]["p_lin_weight"]["sizes"].__setitem__(0, {"as_int": -3}))
+
+
+@case("weight_negative_size", "lin.weight.tensor_meta.sizes[0]: negative size -3")
+def _():
+    return with_cfg(WCFG, lambda c: c["config"]["lin.weight"]["tensor_meta"]["sizes"].__setitem__(0, {"as_int": -3}))
+
+
+@case("weight_sizes_exceed_payload", "does not fit its payload 'data/weights/weight_0'")
+def _():
+    def f(c):
+        tm = c["config"]["lin.weight"]["tensor_meta"]
+        tm["sizes"] = [{"as_int": 30}, {"as_int": 4}]
+    return with_cfg(WCFG, f)
+
+
+@case("weight_strides_exceed_payload", "does not fit its payload 'data/weights/weight_0'")
+def _():
+    def f(c):
+        tm = c["config"]["lin.weight"]["tensor_meta"]
+        tm["strides"] = [{"as_int": 400}, {"as_int": 1}]
+    return with_cfg(WCFG, f)
+
+
+@case("weight_storage_offset_exceeds_payload", "does not fit its payload 'data/weights/weight_1'")
+def _():
+    return with_cfg(WCFG, lambda c: c["config"]["lin.bias"]["tensor_meta"].__setitem__("storage_offset", {"as_int": 2}))
+
+
+@case("weight_storage_offset_overflow", "overflow")
+def _():
+    return with_cfg(WCFG, lambda c: c["config"]["lin.bias"]["tensor_meta"].__setitem__("storage_offset", {"as_int": 2**62}))
+
+
+@case("weight_sizes_overflow_int64", "overflow")
+def _():
+    def f(c):
+        tm = c["config"]["lin.weight"]["tensor_meta"]
+        tm["sizes"] = [{"as_int": 2**40}, {"as_int": 2**40}]
+        tm["strides"] = [{"as_int": 2**40}, {"as_int": 1}]
+    return with_cfg(WCFG, f)
+
+
+@case("payload_too_small", "of 20 bytes")
+def _():
+    return build({"data/weights/weight_0": rec("data/weights/weight_0")[:20]})
+
+
+@case("missing_weight_payload", "payload record 'base/data/weights/weight_1' is missing")
+def _():
+    return build(drop=["data/weights/weight_1"])
+
+
+@case("missing_constant_payload", "payload record 'base/data/constants/tensor_0' is missing")
+def _():
+    return build(drop=["data/constants/tensor_0"])
+
+
+@case("missing_weights_config", "no record 'base/data/weights/model_weights_config.json'")
+def _():
+    return build(drop=[WCFG])
+
+
+@case("weights_config_not_json", "model_weights_config.json")
+def _():
+    return build({WCFG: b'{"config": {'})
+
+
+@case("path_name_slash", "path_name 'sub/weight_0' must be a plain record name")
+def _():
+    return with_cfg(WCFG, lambda c: c["config"]["lin.weight"].__setitem__("path_name", "sub/weight_0"))
+
+
+@case("path_name_dotdot", "path_name '../constants/tensor_0' must be a plain record name")
+def _():
+    return with_cfg(WCFG, lambda c: c["config"]["lin.weight"].__setitem__("path_name", "../constants/tensor_0"))
+
+
+@case("dangling_node_input", "nodes[2].inputs[1].arg.as_tensor.name: 'nosuchvalue' is not a value")
+def _():
+    return with_model(lambda m: g(m)["nodes"][2]["inputs"][1]["arg"]["as_tensor"].__setitem__("name", "nosuchvalue"))
+
+
+@case("dangling_graph_output", "outputs[1].as_tensor.name: 'ghost' is not a value")
+def _():
+    return with_model(lambda m: g(m)["outputs"][1]["as_tensor"].__setitem__("name", "ghost"))
+
+
+@case("dangling_in_subgraph", "nodes[5].inputs[1].arg.as_graph.graph.nodes[0].inputs[0]")
+def _():
+    return with_model(lambda m: cond_branch(m, "true")["nodes"][0]["inputs"][0]["arg"]["as_tensor"].__setitem__("name", "ghost"))
+
+
+@case("use_before_definition", "nodes[1].inputs[0].arg.as_tensor.name: 'mul' is used before it is defined")
+def _():
+    def f(m):
+        ns = g(m)["nodes"]
+        ns[1], ns[2] = ns[2], ns[1]
+    return with_model(f)
+
+
+@case("value_defined_twice", "nodes[3].outputs[0]: value 'mul' is defined twice")
+def _():
+    return with_model(lambda m: g(m)["nodes"][3]["outputs"][0]["as_tensor"].__setitem__("name", "mul"))
+
+
+@case("node_output_shadows_input", "value 'x' is defined twice")
+def _():
+    return with_model(lambda m: g(m)["nodes"][0]["outputs"][0]["as_tensor"].__setitem__("name", "x"))
+
+
+@case("input_specs_count_mismatch", "lists 4 input specs but the graph has 5 inputs")
+def _():
+    return with_model(lambda m: m["graph_module"]["signature"]["input_specs"].pop(2))
+
+
+@case("output_specs_count_mismatch", "lists 1 output specs but the graph has 2 outputs")
+def _():
+    return with_model(lambda m: m["graph_module"]["signature"]["output_specs"].pop())
+
+
+@case("parameter_without_payload", "lin.nothere")
+def _():
+    return with_model(lambda m: m["graph_module"]["signature"]["input_specs"][1]["parameter"].__setitem__("parameter_name", "lin.nothere"))
+
+
+@case("constant_without_payload", "nothere")
+def _():
+    return with_model(lambda m: m["graph_module"]["signature"]["input_specs"][3]["tensor_constant"].__setitem__("tensor_constant_name", "nothere"))
+
+
+@case("meta_dtype_disagrees_payload", "f32[3, 4]")
+def _():
+    return with_model(lambda m: g(m)["tensor_values"]["p_lin_weight"].__setitem__("dtype", 8))
+
+
+@case("meta_shape_disagrees_payload", "f32[3]")
+def _():
+    return with_model(lambda m: g(m)["tensor_values"]["p_lin_bias"].__setitem__("sizes", [{"as_int": 4}]))
+
+
+@case("missing_tensor_meta", "'getitem_2' is not a value of this graph")
+def _():
+    return with_model(lambda m: g(m)["tensor_values"].pop("getitem_2"))
+
+
+@case("sym_expr_unterminated", "x.sizes[0].as_expr.expr_str: bad symbolic expression 'Symbol('s0''")
+def _():
+    return with_model(lambda m: g(m)["tensor_values"]["x"]["sizes"][0]["as_expr"].__setitem__("expr_str", "Symbol('s0'"))
+
+
+@case("sym_expr_garbage", "bad symbolic expression")
+def _():
+    return with_model(lambda m: g(m)["tensor_values"]["linear"]["sizes"][0]["as_expr"].__setitem__("expr_str", "Mul(Integer(2), , )"))
+
+
+@case("sym_expr_deep", "nesting too deep")
+def _():
+    e = "Neg(" * 50000 + "Integer(1)" + ")" * 50000
+    return with_model(lambda m: g(m)["tensor_values"]["linear"]["sizes"][0]["as_expr"].__setitem__("expr_str", e))
+
+
+@case("range_min_gt_max", "range_constraints.s77: empty range")
+def _():
+    def f(m):
+        for k in m["range_constraints"]:
+            m["range_constraints"][k] = {"min_val": 100, "max_val": 3}
+    return with_model(f)
+
+
+@case("nul_in_string_escaped", "nodes[1].target: string contains a NUL")
+def _():
+    return with_model(lambda m: g(m)["nodes"][1].__setitem__("target", "torch.ops.aten.mul\u0000.Tensor"))
+
+
+@case("nul_byte_raw_in_json", "control character 0x0")
+def _():
+    return with_model_text(lambda t: t.replace('"torch.ops.aten.mul.Tensor"', '"torch.ops.aten.mul\x00.Tensor"', 1))
+
+
+@case("invalid_utf8_in_json", "unable to decode byte 0xff")
+def _():
+    t = rec(MJ).replace(b'"torch.ops.aten.mul.Tensor"', b'"torch.ops.aten.mul\xff\xfe.Tensor"', 1)
+    return build({MJ: t})
+
+
+@case("duplicate_json_keys", "duplicate object key")
+def _():
+    return with_model_text(lambda t: t.replace('"schema_version": {"major": 8,', '"schema_version": {"major": 8, "major": 8,', 1))
+
+
+@case("single_tensor_return_two_outputs", "is_single_tensor_return is true but the graph has 2 outputs")
+def _():
+    return with_model(lambda m: g(m).__setitem__("is_single_tensor_return", True))
+
+
+@case("missing_required_field", "nodes[0]: missing field 'target'")
+def _():
+    return with_model(lambda m: g(m)["nodes"][0].pop("target"))
+
+
+@case("float_nan_as_bare_token", "invalid token near 'NaN'")
+def _():
+    return with_model_text(lambda t: t.replace('"as_float": 1.0', '"as_float": NaN', 1))
+
+
+@case("trailing_garbage_json", "end of file expected")
+def _():
+    return build({MJ: rec(MJ) + b" }"})
+
+
+def main():
+    if os.path.isdir(OUT):
+        shutil.rmtree(OUT)
+    os.makedirs(OUT)
+    expected = {}
+    seen = set()
+    for i, (name, data, exp) in enumerate(CASES, 1):
+        assert data not in seen, name
+        seen.add(data)
+        fn = "%02d_%s.pt2" % (i, name)
+        with open(os.path.join(OUT, fn), "wb") as f:
+            f.write(data)
+        expected[fn] = exp
+    with open(os.path.join(OUT, "expected.json"), "w") as f:
+        json.dump(expected, f, indent=1, sort_keys=True)
+        f.write("\n")
+    print("wrote %d archives to %s" % (len(CASES), OUT))
+
+
+if __name__ == "__main__":
+    main()
