@@ -1,0 +1,95 @@
+"""Fixtures for the eir conformance tests.
+
+Environment:
+  EIR_BIN        the eir binary (default: <repo>/build/eir)
+  EIR_ZOO_DIR    reuse this generated zoo directory if it holds .pt2 files
+                 (otherwise python/zoo/gen.py runs into a temp dir, once per session)
+  EIR_ZOO_ONLY   space/comma separated program names to restrict to
+"""
+from __future__ import annotations
+
+import glob
+import os
+import sys
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ZOO_SRC = os.path.join(REPO, "python", "zoo")
+EXPECTED_SUFFIXES = (".graph.txt", ".code.txt", ".program.txt", ".io.json")
+
+
+def eir_bin() -> str:
+    return os.environ.get("EIR_BIN") or os.path.join(REPO, "build", "eir")
+
+
+def _only():
+    s = os.environ.get("EIR_ZOO_ONLY", "").replace(",", " ").split()
+    return s or None
+
+
+def _reuse_dir():
+    d = os.environ.get("EIR_ZOO_DIR")
+    if d and os.path.isdir(d) and glob.glob(os.path.join(d, "*.pt2")):
+        return d
+    return None
+
+
+def variant_names():
+    """Variant names known at collection time (no export needed)."""
+    d = _reuse_dir()
+    only = _only()
+    if d:
+        names = sorted(os.path.basename(p)[:-4] for p in glob.glob(os.path.join(d, "*.pt2")))
+        if only:
+            names = [n for n in names if n.split(".")[0] in only]
+        return names
+    try:
+        if ZOO_SRC not in sys.path:
+            sys.path.insert(0, ZOO_SRC)
+        import zoo  # noqa: F401  (needs torch)
+    except ImportError:
+        return []
+    progs = only or list(zoo.PROGRAMS)
+    return [v for p in progs for v in (p, p + ".decomp")]
+
+
+def pytest_generate_tests(metafunc):
+    if "variant" in metafunc.fixturenames:
+        metafunc.parametrize("variant", variant_names())
+
+
+@pytest.fixture(scope="session")
+def zoo_dir(tmp_path_factory):
+    """(directory, failures) — the generated zoo."""
+    d = _reuse_dir()
+    if d:
+        return d, {}
+    if ZOO_SRC not in sys.path:
+        sys.path.insert(0, ZOO_SRC)
+    import gen
+    out = str(tmp_path_factory.mktemp("zoo"))
+    summary = gen.generate(out, _only())
+    print(f"\n[eir zoo] generated {len(summary['ok'])} variants in {summary['seconds']:.1f}s into {out}")
+    for k, v in summary["failed"].items():
+        print(f"[eir zoo] FAILED {k}: {v.splitlines()[0] if v else ''}")
+    return out, summary["failed"]
+
+
+@pytest.fixture(scope="session")
+def eir():
+    b = eir_bin()
+    if not (os.path.isfile(b) and os.access(b, os.X_OK)):
+        pytest.skip(f"eir binary not found at {b} (build it, or set EIR_BIN)")
+    return b
+
+
+@pytest.fixture
+def pt2(zoo_dir, variant):
+    """Path prefix of one variant's files (DIR/V); skips if its generation failed."""
+    d, failed = zoo_dir
+    base = os.path.join(d, variant)
+    if not os.path.exists(base + ".pt2"):
+        why = failed.get(variant) or failed.get(variant.split(".")[0]) or "no .pt2 generated"
+        pytest.skip(f"{variant}: generation failed: {why.splitlines()[0] if why else ''}")
+    return base

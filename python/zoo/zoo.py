@@ -1,0 +1,497 @@
+"""The eir conformance zoo: small programs exported with torch.export.
+
+Each entry of PROGRAMS maps a name to a builder returning
+``(module, args, kwargs, dynamic_shapes)``.  Weights come from a fixed seed;
+nothing is downloaded.  Importing this module registers the custom op
+``mylib::sin`` and the dataclass used by ``dataclass_input`` so that
+``torch.export.load`` works in the same process.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Dict, Optional
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+SEED = 0
+
+
+def _seed(offset: int = 0) -> None:
+    torch.manual_seed(SEED + offset)
+
+
+# --------------------------------------------------------------------------
+# registrations done at import time
+# --------------------------------------------------------------------------
+
+@torch.library.custom_op("mylib::sin", mutates_args=())
+def mylib_sin(x: torch.Tensor) -> torch.Tensor:
+    return torch.sin(x)
+
+
+@mylib_sin.register_fake
+def _mylib_sin_fake(x: torch.Tensor) -> torch.Tensor:
+    return torch.empty_like(x)
+
+
+@dataclass
+class Pair:
+    x: torch.Tensor
+    y: torch.Tensor
+
+
+torch.export.register_dataclass(Pair, serialized_type_name="eir_zoo.Pair")
+# example inputs are pickled in the archive; let torch.load(weights_only=True)
+# accept Pair so loading does not fall back (and log a noisy warning).
+torch.serialization.add_safe_globals([Pair])
+
+
+# --------------------------------------------------------------------------
+# models
+# --------------------------------------------------------------------------
+
+class MLP(nn.Module):
+    def __init__(self, i=8, h=16, o=4):
+        super().__init__()
+        self.fc1 = nn.Linear(i, h)
+        self.fc2 = nn.Linear(h, h)
+        self.fc3 = nn.Linear(h, o)
+
+    def forward(self, x):
+        x = F.relu(self.fc1(x))
+        x = F.relu(self.fc2(x))
+        return self.fc3(x)
+
+
+class BasicBlock(nn.Module):
+    expansion = 1
+
+    def __init__(self, inp, out, stride=1):
+        super().__init__()
+        self.conv1 = nn.Conv2d(inp, out, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(out)
+        self.conv2 = nn.Conv2d(out, out, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(out)
+        self.relu = nn.ReLU(inplace=True)
+        self.downsample = None
+        if stride != 1 or inp != out:
+            self.downsample = nn.Sequential(
+                nn.Conv2d(inp, out, 1, stride, bias=False), nn.BatchNorm2d(out))
+
+    def forward(self, x):
+        idt = x
+        out = self.relu(self.bn1(self.conv1(x)))
+        out = self.bn2(self.conv2(out))
+        if self.downsample is not None:
+            idt = self.downsample(x)
+        return self.relu(out + idt)
+
+
+class ResNet18(nn.Module):
+    """Real ResNet-18 topology ([2,2,2,2] BasicBlocks), narrow widths."""
+
+    def __init__(self, num_classes=10, width=8):
+        super().__init__()
+        w = width
+        self.conv1 = nn.Conv2d(3, w, 7, 2, 3, bias=False)
+        self.bn1 = nn.BatchNorm2d(w)
+        self.relu = nn.ReLU(inplace=True)
+        self.maxpool = nn.MaxPool2d(3, 2, 1)
+        chans = [w, 2 * w, 4 * w, 8 * w]
+        layers = []
+        inp = w
+        for i, c in enumerate(chans):
+            stride = 1 if i == 0 else 2
+            layers.append(nn.Sequential(BasicBlock(inp, c, stride), BasicBlock(c, c, 1)))
+            inp = c
+        self.layer1, self.layer2, self.layer3, self.layer4 = layers
+        self.avgpool = nn.AdaptiveAvgPool2d((1, 1))
+        self.fc = nn.Linear(inp, num_classes)
+
+    def forward(self, x):
+        x = self.maxpool(self.relu(self.bn1(self.conv1(x))))
+        x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
+        x = torch.flatten(self.avgpool(x), 1)
+        return self.fc(x)
+
+
+class InvertedResidual(nn.Module):
+    def __init__(self, inp, out, stride, expand):
+        super().__init__()
+        hid = inp * expand
+        self.use_res = stride == 1 and inp == out
+        layers = []
+        if expand != 1:
+            layers += [nn.Conv2d(inp, hid, 1, bias=False), nn.BatchNorm2d(hid), nn.ReLU6(inplace=True)]
+        layers += [
+            nn.Conv2d(hid, hid, 3, stride, 1, groups=hid, bias=False),  # depthwise
+            nn.BatchNorm2d(hid), nn.ReLU6(inplace=True),
+            nn.Conv2d(hid, out, 1, bias=False), nn.BatchNorm2d(out),
+        ]
+        self.conv = nn.Sequential(*layers)
+
+    def forward(self, x):
+        if self.use_res:
+            return x + self.conv(x)
+        return self.conv(x)
+
+
+class MobileNetV2(nn.Module):
+    def __init__(self, num_classes=10):
+        super().__init__()
+        self.features = nn.Sequential(
+            nn.Sequential(nn.Conv2d(3, 8, 3, 2, 1, bias=False), nn.BatchNorm2d(8), nn.ReLU6(inplace=True)),
+            InvertedResidual(8, 8, 1, 1),
+            InvertedResidual(8, 12, 2, 6),
+            InvertedResidual(12, 12, 1, 6),
+            InvertedResidual(12, 16, 2, 6),
+            nn.Sequential(nn.Conv2d(16, 32, 1, bias=False), nn.BatchNorm2d(32), nn.ReLU6(inplace=True)),
+        )
+        self.classifier = nn.Sequential(nn.Dropout(0.2), nn.Linear(32, num_classes))
+
+    def forward(self, x):
+        x = self.features(x)
+        x = F.adaptive_avg_pool2d(x, (1, 1)).flatten(1)
+        return self.classifier(x)
+
+
+class TransformerEnc(nn.Module):
+    def __init__(self, d=16, nhead=2, layers=2):
+        super().__init__()
+        layer = nn.TransformerEncoderLayer(d, nhead, dim_feedforward=32, dropout=0.0, batch_first=True)
+        self.enc = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+
+    def forward(self, x):
+        return self.enc(x)
+
+
+class GPTBlock(nn.Module):
+    def __init__(self, d, nhead):
+        super().__init__()
+        self.nhead = nhead
+        self.ln1 = nn.LayerNorm(d)
+        self.qkv = nn.Linear(d, 3 * d)
+        self.proj = nn.Linear(d, d)
+        self.ln2 = nn.LayerNorm(d)
+        self.fc = nn.Linear(d, 4 * d)
+        self.fc_out = nn.Linear(4 * d, d)
+
+    def forward(self, x):
+        B, T, C = x.shape
+        q, k, v = self.qkv(self.ln1(x)).split(C, dim=2)
+        hd = C // self.nhead
+        q = q.view(B, T, self.nhead, hd).transpose(1, 2)
+        k = k.view(B, T, self.nhead, hd).transpose(1, 2)
+        v = v.view(B, T, self.nhead, hd).transpose(1, 2)
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        y = y.transpose(1, 2).contiguous().view(B, T, C)
+        x = x + self.proj(y)
+        x = x + self.fc_out(F.gelu(self.fc(self.ln2(x))))
+        return x
+
+
+class GPT(nn.Module):
+    def __init__(self, vocab=64, block=16, d=16, nhead=2, layers=2):
+        super().__init__()
+        self.wte = nn.Embedding(vocab, d)
+        self.wpe = nn.Embedding(block, d)
+        self.blocks = nn.ModuleList([GPTBlock(d, nhead) for _ in range(layers)])
+        self.ln_f = nn.LayerNorm(d)
+        self.lm_head = nn.Linear(d, vocab, bias=False)
+        self.lm_head.weight = self.wte.weight  # tied
+
+    def forward(self, idx):
+        T = idx.shape[1]
+        pos = torch.arange(0, T, dtype=torch.long, device=idx.device)
+        x = self.wte(idx) + self.wpe(pos)
+        for b in self.blocks:
+            x = b(x)
+        return self.lm_head(self.ln_f(x))
+
+
+class LSTMModel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(8, 16, num_layers=1, batch_first=True)
+        self.head = nn.Linear(16, 4)
+
+    def forward(self, x):
+        out, (h, c) = self.lstm(x)
+        return self.head(out[:, -1]), h, c
+
+
+# ---- torch.export programming-model examples -----------------------------
+
+class StaticValues(nn.Module):
+    def forward(self, x, n: int, scale: float, flag: bool):
+        y = x * scale + n
+        if flag:
+            y = y.relu()
+        return y
+
+
+class OptionalInputs(nn.Module):
+    def forward(self, x, bias: Optional[torch.Tensor] = None, w: Optional[torch.Tensor] = None):
+        y = x * 2
+        if bias is not None:
+            y = y + bias
+        if w is not None:
+            y = y * w
+        return y
+
+
+class CondModel(nn.Module):
+    def forward(self, x):
+        def true_fn(x):
+            return x.sin() + 1.0
+
+        def false_fn(x):
+            return x.cos() * 2.0
+
+        return torch.cond(x.sum() > 0, true_fn, false_fn, (x,))
+
+
+class DynamicShapes(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(8, 8)
+
+    def forward(self, x, y):
+        # x: [B, L, 8], y: [B, L]
+        z = self.lin(x) + y.unsqueeze(-1)
+        return z.sum(dim=1), x.shape[0] * x.shape[1]
+
+
+class NonzeroCheck(nn.Module):
+    def forward(self, x):
+        idx = torch.nonzero(x > 0)
+        n = idx.size(0)
+        torch._check(n >= 1)
+        torch._check(n <= x.numel())
+        return idx.float().sum(0) / n, idx
+
+
+class CustomOp(nn.Module):
+    def forward(self, x):
+        return torch.ops.mylib.sin(x) * 2 + 1
+
+
+class BufferMutation(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("count", torch.zeros((), dtype=torch.int64))
+        self.register_buffer("running", torch.zeros(4))
+
+    def forward(self, x):
+        self.count.add_(1)
+        self.running.mul_(0.9).add_(x.mean(0) * 0.1)
+        return x - self.running, self.count
+
+
+class DataclassInput(nn.Module):
+    def forward(self, p: Pair):
+        return p.x * p.y + p.x
+
+
+class DtypeBF16(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(8, 8).to(torch.bfloat16)
+
+    def forward(self, x):
+        y = F.silu(self.lin(x))
+        return y.float().sum(-1), y
+
+
+class DtypeF16(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(8, 8).half())
+
+    def forward(self, x):
+        y = torch.tanh(x @ self.w) * 0.5
+        return y, y.to(torch.float32).mean()
+
+
+class DtypeInt(nn.Module):
+    def forward(self, a, b):
+        c = a * 3 + b.to(torch.int32)
+        d = torch.div(b, 2, rounding_mode="floor") % 5
+        e = (a.to(torch.int64) << 2) | d
+        return c, d, e, c.sum()
+
+
+class DtypeBool(nn.Module):
+    def forward(self, x, mask):
+        m = torch.logical_and(mask, x > 0)
+        m2 = torch.logical_or(torch.logical_not(mask), x < -1)
+        m3 = torch.logical_xor(m, m2)
+        return torch.where(m3, x, torch.zeros_like(x)), m3.any(), m & ~m2
+
+
+class LiftedConstants(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c = torch.randn(3)
+        self.idx = torch.tensor([2, 0, 1])
+
+    def forward(self, x):
+        return (x + self.c)[..., self.idx] * self.c
+
+
+class TiedWeights(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(6, 6)
+        self.b = nn.Linear(6, 6)
+        self.b.weight = self.a.weight  # same Parameter
+        self.register_buffer("buf", torch.randn(6))
+        self.register_buffer("buf_view", self.buf)  # shares storage
+
+    def forward(self, x):
+        return self.b(F.relu(self.a(x))) + self.buf + self.buf_view
+
+
+# --------------------------------------------------------------------------
+# builders
+# --------------------------------------------------------------------------
+
+def _mlp():
+    _seed(1)
+    return MLP().eval(), (torch.randn(2, 8),), {}, None
+
+
+def _resnet18():
+    _seed(2)
+    m = ResNet18().eval()
+    return m, (torch.randn(1, 3, 32, 32),), {}, None
+
+
+def _mobilenetv2():
+    _seed(3)
+    return MobileNetV2().eval(), (torch.randn(1, 3, 32, 32),), {}, None
+
+
+def _transformer_encoder():
+    _seed(4)
+    return TransformerEnc().eval(), (torch.randn(2, 5, 16),), {}, None
+
+
+def _gpt():
+    _seed(5)
+    m = GPT().eval()
+    idx = torch.randint(0, 64, (2, 8), dtype=torch.int64)
+    return m, (idx,), {}, None
+
+
+def _lstm():
+    _seed(6)
+    return LSTMModel().eval(), (torch.randn(2, 5, 8),), {}, None
+
+
+def _static_values():
+    _seed(7)
+    return StaticValues(), (torch.randn(3, 4), 3, 0.5, True), {}, None
+
+
+def _optional_inputs():
+    _seed(8)
+    return OptionalInputs(), (torch.randn(3, 4),), {"bias": None, "w": torch.randn(3, 4)}, None
+
+
+def _cond():
+    _seed(9)
+    return CondModel(), (torch.randn(4, 3),), {}, None
+
+
+def _dynamic_shapes():
+    _seed(10)
+    batch = torch.export.Dim("batch", min=1, max=64)
+    seq = torch.export.Dim("seq", min=2, max=128)
+    ds = {"x": {0: batch, 1: seq}, "y": {0: batch, 1: seq}}
+    return DynamicShapes(), (torch.randn(4, 6, 8), torch.randn(4, 6)), {}, ds
+
+
+def _nonzero_check():
+    _seed(11)
+    return NonzeroCheck(), (torch.randn(4, 5),), {}, None
+
+
+def _custom_op():
+    _seed(12)
+    return CustomOp(), (torch.randn(3, 3),), {}, None
+
+
+def _buffer_mutation():
+    _seed(13)
+    return BufferMutation(), (torch.randn(2, 4),), {}, None
+
+
+def _dataclass_input():
+    _seed(14)
+    return DataclassInput(), (Pair(torch.randn(2, 3), torch.randn(2, 3)),), {}, None
+
+
+def _dtype_bf16():
+    _seed(15)
+    return DtypeBF16(), (torch.randn(2, 8, dtype=torch.bfloat16),), {}, None
+
+
+def _dtype_f16():
+    _seed(16)
+    return DtypeF16(), (torch.randn(2, 8, dtype=torch.float16),), {}, None
+
+
+def _dtype_int():
+    _seed(17)
+    a = torch.randint(-10, 10, (4,), dtype=torch.int32)
+    b = torch.randint(0, 100, (4,), dtype=torch.int64)
+    return DtypeInt(), (a, b), {}, None
+
+
+def _dtype_bool():
+    _seed(18)
+    x = torch.randn(3, 4)
+    mask = torch.rand(3, 4) > 0.5
+    return DtypeBool(), (x, mask), {}, None
+
+
+def _lifted_constants():
+    _seed(19)
+    return LiftedConstants(), (torch.randn(2, 3),), {}, None
+
+
+def _tied_weights():
+    _seed(20)
+    return TiedWeights(), (torch.randn(2, 6),), {}, None
+
+
+PROGRAMS: Dict[str, Callable] = {
+    "mlp": _mlp,
+    "resnet18": _resnet18,
+    "mobilenetv2": _mobilenetv2,
+    "transformer_encoder": _transformer_encoder,
+    "gpt": _gpt,
+    "lstm": _lstm,
+    "static_values": _static_values,
+    "optional_inputs": _optional_inputs,
+    "cond": _cond,
+    "dynamic_shapes": _dynamic_shapes,
+    "nonzero_check": _nonzero_check,
+    "custom_op": _custom_op,
+    "buffer_mutation": _buffer_mutation,
+    "dataclass_input": _dataclass_input,
+    "dtype_bf16": _dtype_bf16,
+    "dtype_f16": _dtype_f16,
+    "dtype_int": _dtype_int,
+    "dtype_bool": _dtype_bool,
+    "lifted_constants": _lifted_constants,
+    "tied_weights": _tied_weights,
+}
+
+
+def build(name: str):
+    return PROGRAMS[name]()
