@@ -18,6 +18,7 @@ FIXTURE_PROGRAMS = [
     "lifted_constants", "tied_weights", "nonzero_check",
     "static_values", "optional_inputs", "dataclass_input",
     "dtype_f16", "dtype_int", "dtype_bool",
+    "storage", "while_loop", "map", "scan", "nested_cond",
 ]
 MAX_BYTES = 2 * 1024 * 1024
 

@@ -355,6 +355,67 @@ class TiedWeights(nn.Module):
         return self.b(F.relu(self.a(x))) + self.buf + self.buf_view
 
 
+class Storage(nn.Module):
+    """Buffers of every dtype torch can save, views that share one storage
+    (transposed, offset slice), and a zero-size tensor."""
+
+    DTYPES = [("f64", torch.float64), ("f16", torch.float16), ("bf16", torch.bfloat16), ("i8", torch.int8),
+              ("i16", torch.int16), ("i32", torch.int32), ("i64", torch.int64), ("u8", torch.uint8),
+              ("u16", torch.uint16), ("b8", torch.bool), ("c64", torch.complex64), ("c128", torch.complex128)]
+
+    def __init__(self):
+        super().__init__()
+        base = torch.randn(4, 6)
+        self.register_buffer("base", base)
+        self.register_buffer("base_t", base.t())          # non-contiguous view, same storage
+        self.register_buffer("window", base[1:3, 2:5])    # storage_offset 8, strides (6, 1)
+        self.register_buffer("empty", torch.zeros(0, 3))
+        for name, dt in self.DTYPES:
+            self.register_buffer("d_" + name, (torch.arange(5) % 3).to(dt))
+
+    def forward(self, x):
+        y = x + self.base_t.sum() + self.window.sum() + self.empty.sum()
+        for name, dt in self.DTYPES:
+            b = getattr(self, "d_" + name)
+            if dt in (torch.bool, torch.uint16):
+                continue
+            y = y + (b.real if b.is_complex() else b).sum().to(torch.float32)
+        return y
+
+
+class WhileLoop(nn.Module):
+    def forward(self, it, x):
+        from torch._higher_order_ops.while_loop import while_loop
+
+        return while_loop(lambda i, x: i.sum() < 10, lambda i, x: (i + 1, x.sin() + 1), (it, x))
+
+
+class MapBatch(nn.Module):
+    def forward(self, xs, y):
+        from torch._higher_order_ops.map import map as hop_map
+
+        return hop_map(lambda x, y: x * y + 1, xs, y)
+
+
+class ScanCumsum(nn.Module):
+    def forward(self, init, xs):
+        from torch._higher_order_ops.scan import scan
+
+        def step(carry, x):
+            nxt = carry + x
+            return nxt, nxt.clone()
+
+        return scan(step, init, xs)
+
+
+class NestedCond(nn.Module):
+    def forward(self, x):
+        def inner(x):
+            return torch.cond(x.sum() > 1, lambda y: y.cos(), lambda y: y.sin(), (x,))
+
+        return torch.cond(x.sum() > 0, inner, lambda x: x - 1, (x,))
+
+
 # --------------------------------------------------------------------------
 # builders
 # --------------------------------------------------------------------------
@@ -469,6 +530,31 @@ def _tied_weights():
     return TiedWeights(), (torch.randn(2, 6),), {}, None
 
 
+def _storage():
+    _seed(21)
+    return Storage(), (torch.randn(3),), {}, None
+
+
+def _while_loop():
+    _seed(22)
+    return WhileLoop(), (torch.tensor(0), torch.randn(3)), {}, None
+
+
+def _map():
+    _seed(23)
+    return MapBatch(), (torch.randn(4, 3), torch.randn(3)), {}, None
+
+
+def _scan():
+    _seed(24)
+    return ScanCumsum(), (torch.zeros(3), torch.randn(5, 3)), {}, None
+
+
+def _nested_cond():
+    _seed(25)
+    return NestedCond(), (torch.randn(3),), {}, None
+
+
 PROGRAMS: Dict[str, Callable] = {
     "mlp": _mlp,
     "resnet18": _resnet18,
@@ -490,6 +576,11 @@ PROGRAMS: Dict[str, Callable] = {
     "dtype_bool": _dtype_bool,
     "lifted_constants": _lifted_constants,
     "tied_weights": _tied_weights,
+    "storage": _storage,
+    "while_loop": _while_loop,
+    "map": _map,
+    "scan": _scan,
+    "nested_cond": _nested_cond,
 }
 
 

@@ -91,6 +91,60 @@ static void test_shared_storage(void) {
     eir_program_free(p);
 }
 
+/* Buffers of every dtype, views sharing one storage, a zero-size tensor:
+ * metadata as torch wrote it, values read through strides and offsets. */
+static void test_storage(void) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/storage.pt2", dir);
+    eir_program *p = NULL;
+    CHECK(eir_program_load(path, &p) == EIR_OK);
+    const eir_tensor *base = eir_program_find_tensor(p, "base"), *bt = eir_program_find_tensor(p, "base_t"),
+                     *win = eir_program_find_tensor(p, "window"), *empty = eir_program_find_tensor(p, "empty");
+    CHECK(base && bt && win && empty);
+    if (!(base && bt && win && empty)) { eir_program_free(p); return; }
+    CHECK(base->data == bt->data && base->data == win->data);
+    CHECK(bt->rank == 2 && bt->sizes[0] == 6 && bt->strides[0] == 1 && bt->strides[1] == 6);
+    CHECK(win->storage_offset == 8 && win->strides[0] == 6 && win->sizes[1] == 3);
+    const float *f = base->data;
+    /* base_t[j][i] == base[i][j]; window[r][c] == base[1 + r][2 + c] */
+    const float *tf = (const float *)bt->data + bt->storage_offset;
+    CHECK(tf[5 * bt->strides[0] + 3 * bt->strides[1]] == f[3 * 6 + 5]);
+    const float *wf = (const float *)win->data + win->storage_offset;
+    CHECK(wf[1 * win->strides[0] + 2 * win->strides[1]] == f[2 * 6 + 4]);
+    CHECK(empty->sizes[0] == 0 && empty->storage_nbytes == 0);
+    static const struct { const char *fqn; eir_dtype dt; } dts[] = {
+        {"d_f64", EIR_F64}, {"d_f16", EIR_F16}, {"d_bf16", EIR_BF16}, {"d_i8", EIR_I8}, {"d_i16", EIR_I16},
+        {"d_i32", EIR_I32}, {"d_i64", EIR_I64}, {"d_u8", EIR_U8}, {"d_u16", EIR_U16}, {"d_b8", EIR_BOOL},
+        {"d_c64", EIR_C64}, {"d_c128", EIR_C128}};
+    for (size_t i = 0; i < sizeof dts / sizeof dts[0]; i++) {
+        const eir_tensor *t = eir_program_find_tensor(p, dts[i].fqn);
+        CHECK(t && t->dtype == dts[i].dt && t->rank == 1 && t->sizes[0] == 5);
+        if (!t) continue;
+        CHECK(t->storage_nbytes == 5 * eir_dtype_size(t->dtype));
+        /* values are arange(5) % 3 = 0 1 2 0 1; check element 2 per dtype */
+        const unsigned char *b = t->data;
+        double v = -1;
+        switch (t->dtype) {
+        case EIR_F64: v = ((const double *)b)[2]; break;
+        case EIR_I8: v = ((const int8_t *)b)[2]; break;
+        case EIR_I16: v = ((const int16_t *)b)[2]; break;
+        case EIR_I32: v = ((const int32_t *)b)[2]; break;
+        case EIR_I64: v = (double)((const int64_t *)b)[2]; break;
+        case EIR_U8: v = b[2]; break;
+        case EIR_U16: v = ((const uint16_t *)b)[2]; break;
+        case EIR_BOOL: v = b[2] ? 2 : 0; break;          /* bool(2) is True */
+        case EIR_C64: v = ((const float *)b)[4]; break;   /* real part of element 2 */
+        case EIR_C128: v = ((const double *)b)[4]; break;
+        case EIR_F16: v = ((const uint16_t *)b)[2] == 0x4000 ? 2 : -1; break;  /* 2.0 in binary16 */
+        case EIR_BF16: v = ((const uint16_t *)b)[2] == 0x4000 ? 2 : -1; break; /* 2.0 in bfloat16 */
+        default: break;
+        }
+        CHECK(v == 2);
+        if (v != 2) fprintf(stderr, "  %s: element 2 read as %g\n", dts[i].fqn, v);
+    }
+    eir_program_free(p);
+}
+
 static void test_symbolic(void) {
     char path[1024];
     snprintf(path, sizeof path, "%s/dynamic_shapes.pt2", dir);
@@ -167,6 +221,7 @@ int main(void) {
     if (!dir) dir = "tests/e2e/fixtures";
     test_mlp();
     test_shared_storage();
+    test_storage();
     test_symbolic();
     test_nested_graph();
     test_errors();
