@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Install what eir needs on Debian 12 (run as root or with sudo available):
-#   C build:  gcc, make, jansson (JSON), minizip + zlib (ZIP)
+#   C build:  gcc, make, jsmn (JSON tokenizer), minizip + zlib (ZIP)
 #   tests:    torch 2.13.0 (CPU wheel), numpy, pytest for the live conformance suite
 # Safe to run again: installed packages are skipped.
 set -euo pipefail
 
-DEB_PKGS=(build-essential libjansson-dev libminizip-dev zlib1g-dev)
+DEB_PKGS=(build-essential libjsmn-dev libminizip-dev zlib1g-dev)
 missing=()
 for p in "${DEB_PKGS[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

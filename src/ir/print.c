@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "program.h"
+#include "../base/jdoc.h"
 
 /* ---- the FX view ---- */
 
@@ -674,60 +675,63 @@ static bool stack_summary(eir_buf *out, const char *st) {
 
 /* meta["custom"] = json.loads(text); printed as a Python dict whose long
  * values are cut to 40 characters. */
-#include <jansson.h>
-static void put_pyrepr_json(eir_buf *b, const json_t *v, bool as_str) {
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: {
+static void put_pyrepr_json(eir_buf *b, const jdoc *d, jv v, bool as_str, eir_arena *ar) {
+    switch (jdoc_type(d, v)) {
+    case JT_OBJECT:
         eir_buf_putc(b, '{');
-        const char *k;
-        json_t *x;
-        bool first = true;
-        json_object_foreach((json_t *)v, k, x) {
-            if (!first) eir_buf_puts(b, ", ");
-            first = false;
-            eir_buf_put_pyrepr_str(b, k);
+        for (uint32_t i = 0; i < jdoc_size(d, v); i++) {
+            if (i) eir_buf_puts(b, ", ");
+            const char *k = jdoc_str(d, jdoc_key(d, v, i), ar, NULL, NULL);
+            eir_buf_put_pyrepr_str(b, k ? k : "");
             eir_buf_puts(b, ": ");
-            put_pyrepr_json(b, x, false);
+            put_pyrepr_json(b, d, jdoc_val(d, v, i), false, ar);
         }
         eir_buf_putc(b, '}');
         break;
-    }
-    case JSON_ARRAY:
+    case JT_ARRAY:
         eir_buf_putc(b, '[');
-        for (size_t i = 0; i < json_array_size(v); i++) {
+        for (uint32_t i = 0; i < jdoc_size(d, v); i++) {
             if (i) eir_buf_puts(b, ", ");
-            put_pyrepr_json(b, json_array_get(v, i), false);
+            put_pyrepr_json(b, d, jdoc_at(d, v, i), false, ar);
         }
         eir_buf_putc(b, ']');
         break;
-    case JSON_STRING:
-        if (as_str) eir_buf_puts(b, json_string_value(v));
-        else eir_buf_put_pyrepr_str(b, json_string_value(v));
+    case JT_STRING: {
+        const char *s = jdoc_str(d, v, ar, NULL, NULL);
+        if (as_str) eir_buf_puts(b, s ? s : "");
+        else eir_buf_put_pyrepr_str(b, s ? s : "");
         break;
-    case JSON_INTEGER: eir_buf_printf(b, "%lld", (long long)json_integer_value(v)); break;
-    case JSON_REAL: eir_buf_put_pyfloat(b, json_real_value(v)); break;
-    case JSON_TRUE: eir_buf_puts(b, "True"); break;
-    case JSON_FALSE: eir_buf_puts(b, "False"); break;
-    case JSON_NULL: eir_buf_puts(b, "None"); break;
+    }
+    case JT_INTEGER: {
+        int64_t x;
+        if (jdoc_int(d, v, &x)) eir_buf_printf(b, "%lld", (long long)x);
+        else eir_buf_put_pyfloat(b, jdoc_num(d, v));
+        break;
+    }
+    case JT_REAL: eir_buf_put_pyfloat(b, jdoc_num(d, v)); break;
+    case JT_TRUE: eir_buf_puts(b, "True"); break;
+    case JT_FALSE: eir_buf_puts(b, "False"); break;
+    default: eir_buf_puts(b, "None"); break;
     }
 }
 
 static void put_custom_annotation(eir_buf *b, const char *custom) {
-    json_t *v = json_loads(custom, JSON_DECODE_ANY, NULL);
-    if (!v) return;
-    if (json_is_object(v) && json_object_size(v) > 0) {
+    jdoc d;
+    char err[256];
+    if (!jdoc_parse(&d, custom, strlen(custom), 64, err, sizeof err)) return;
+    eir_arena ar;
+    eir_arena_init(&ar);
+    if (jdoc_type(&d, 0) == JT_OBJECT && jdoc_size(&d, 0) > 0) {
         eir_buf_puts(b, " Annotation: {");
-        const char *k;
-        json_t *x;
-        bool first = true;
-        json_object_foreach(v, k, x) {
-            if (!first) eir_buf_puts(b, ", ");
-            first = false;
-            eir_buf_put_pyrepr_str(b, k);
+        for (uint32_t i = 0; i < jdoc_size(&d, 0); i++) {
+            if (i) eir_buf_puts(b, ", ");
+            const char *k = jdoc_str(&d, jdoc_key(&d, 0, i), &ar, NULL, NULL);
+            eir_buf_put_pyrepr_str(b, k ? k : "");
             eir_buf_puts(b, ": ");
+            jv x = jdoc_val(&d, 0, i);
             eir_buf s;
             eir_buf_init(&s);
-            put_pyrepr_json(&s, x, true);
+            put_pyrepr_json(&s, &d, x, true, &ar);
             const char *sv = s.data ? s.data : "";
             if (strlen(sv) > 40) {
                 /* str(value)[:40] + "..." is a str, shown with repr */
@@ -736,13 +740,14 @@ static void put_custom_annotation(eir_buf *b, const char *custom) {
                 strcpy(cut + 40, "...");
                 eir_buf_put_pyrepr_str(b, cut);
             } else {
-                put_pyrepr_json(b, x, false);
+                put_pyrepr_json(b, &d, x, false, &ar);
             }
             eir_buf_free(&s);
         }
         eir_buf_putc(b, '}');
     }
-    json_decref(v);
+    eir_arena_release(&ar);
+    jdoc_free(&d);
 }
 
 typedef struct strlist {

@@ -2,16 +2,16 @@
  *
  * Reads archive_format/archive_version, models/model.json (the serialized
  * ExportedProgram, schema 8.x) and the weights/constants PayloadConfigs, and
- * builds the program through the IR structs. JSON is parsed with jansson;
+ * builds the program through the IR structs. JSON is read through jdoc (jsmn);
  * every error names the record and the JSON path ($.graph_module.graph.
  * nodes[3].inputs[1].arg) or the node, and what was expected. */
-#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../ir/program.h"
+#include "../base/jdoc.h"
 
 #define MAX_JSON_BYTES ((uint64_t)1 << 30)   /* 1 GiB of model.json is far beyond any real program */
 
@@ -22,6 +22,7 @@ typedef struct path_seg {
 
 typedef struct dec {
     eir_program *p;
+    const jdoc *doc;
     const char *record;
     path_seg path[256];
     int depth;
@@ -38,19 +39,6 @@ static void push_idx(dec *d, size_t i) {
 }
 static void pop(dec *d) { d->depth--; }
 
-static const char *json_type_name(const json_t *v) {
-    if (!v) return "nothing";
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a float";
-    case JSON_TRUE: case JSON_FALSE: return "a bool";
-    case JSON_NULL: return "null";
-    }
-    return "?";
-}
 
 static eir_status fail(dec *d, eir_status st, const char *fmt, ...) EIR_PRINTF(3, 4);
 static eir_status fail(dec *d, eir_status st, const char *fmt, ...) {
@@ -74,59 +62,57 @@ static eir_status fail(dec *d, eir_status st, const char *fmt, ...) {
     return st;
 }
 
+#define PRESENT(d, x) ((x) != JV_NONE && jdoc_type((d)->doc, (x)) != JT_NULL)
 #define TRY(x) do { eir_status _s = (x); if (_s != EIR_OK) return _s; } while (0)
 #define NOMEM(d) fail((d), EIR_ERR_NOMEM, "out of memory")
 
 /* ---- primitive fields ---- */
 
-static eir_status want_type(dec *d, const json_t *v, json_type t, const char *what) {
-    if (!v || json_typeof(v) != t) return fail(d, EIR_ERR_SCHEMA, "expected %s, got %s", what, json_type_name(v));
+static eir_status want_type(dec *d, jv v, jtype t, const char *what) {
+    if (jdoc_type(d->doc, v) != t) return fail(d, EIR_ERR_SCHEMA, "expected %s, got %s", what, jdoc_type_name(d->doc, v));
     return EIR_OK;
 }
 
 /* Field lookup. required: missing -> error. */
-static eir_status field(dec *d, const json_t *obj, const char *key, bool required, json_t **out) {
-    *out = json_object_get(obj, key);
-    if (!*out && required) return fail(d, EIR_ERR_SCHEMA, "missing field '%s'", key);
+static eir_status field(dec *d, jv obj, const char *key, bool required, jv *out) {
+    *out = jdoc_get(d->doc, obj, key);
+    if (*out == JV_NONE && required) return fail(d, EIR_ERR_SCHEMA, "missing field '%s'", key);
     return EIR_OK;
 }
 
-static eir_status as_str(dec *d, const json_t *v, const char **out) {
-    TRY(want_type(d, v, JSON_STRING, "a string"));
-    size_t n = json_string_length(v);
-    const char *s = json_string_value(v);
-    if (strlen(s) != n) return fail(d, EIR_ERR_SCHEMA, "string contains a NUL character");
-    *out = eir_arena_strndup(&d->p->arena, s, n);
-    return *out ? EIR_OK : NOMEM(d);
-}
-
-static eir_status as_int(dec *d, const json_t *v, int64_t *out) {
-    TRY(want_type(d, v, JSON_INTEGER, "an integer"));
-    *out = (int64_t)json_integer_value(v);
+static eir_status as_str(dec *d, jv v, const char **out) {
+    TRY(want_type(d, v, JT_STRING, "a string"));
+    bool has_nul;
+    *out = jdoc_str(d->doc, v, &d->p->arena, NULL, &has_nul);
+    if (!*out) return NOMEM(d);
+    if (has_nul) return fail(d, EIR_ERR_SCHEMA, "string contains a NUL character");
     return EIR_OK;
 }
 
-static eir_status as_bool(dec *d, const json_t *v, bool *out) {
-    if (!json_is_boolean(v)) return fail(d, EIR_ERR_SCHEMA, "expected a bool, got %s", json_type_name(v));
-    *out = json_is_true(v);
+static eir_status as_int(dec *d, jv v, int64_t *out) {
+    TRY(want_type(d, v, JT_INTEGER, "an integer"));
+    if (!jdoc_int(d->doc, v, out)) return fail(d, EIR_ERR_SCHEMA, "integer out of the int64 range");
+    return EIR_OK;
+}
+
+static eir_status as_bool(dec *d, jv v, bool *out) {
+    if (!(jdoc_type(d->doc, v) == JT_TRUE || jdoc_type(d->doc, v) == JT_FALSE)) return fail(d, EIR_ERR_SCHEMA, "expected a bool, got %s", jdoc_type_name(d->doc, v));
+    *out = (jdoc_type(d->doc, v) == JT_TRUE);
     return EIR_OK;
 }
 
 /* Floats are numbers, or "Infinity" / "-Infinity" / "NaN" strings. */
-static eir_status as_float(dec *d, const json_t *v, double *out) {
-    if (json_is_number(v)) { *out = json_number_value(v); return EIR_OK; }
-    if (json_is_string(v)) {
-        const char *s = json_string_value(v);
-        if (!strcmp(s, "Infinity")) { *out = INFINITY; return EIR_OK; }
-        if (!strcmp(s, "-Infinity")) { *out = -INFINITY; return EIR_OK; }
-        if (!strcmp(s, "NaN")) { *out = NAN; return EIR_OK; }
-    }
+static eir_status as_float(dec *d, jv v, double *out) {
+    if ((jdoc_type(d->doc, v) == JT_INTEGER || jdoc_type(d->doc, v) == JT_REAL)) { *out = jdoc_num(d->doc, v); return EIR_OK; }
+    if (jdoc_str_eq(d->doc, v, "Infinity")) { *out = INFINITY; return EIR_OK; }
+    if (jdoc_str_eq(d->doc, v, "-Infinity")) { *out = -INFINITY; return EIR_OK; }
+    if (jdoc_str_eq(d->doc, v, "NaN")) { *out = NAN; return EIR_OK; }
     return fail(d, EIR_ERR_SCHEMA, "expected a float (number, \"Infinity\", \"-Infinity\" or \"NaN\"), got %s",
-                json_type_name(v));
+                jdoc_type_name(d->doc, v));
 }
 
-static eir_status str_field(dec *d, const json_t *obj, const char *key, const char **out) {
-    json_t *v;
+static eir_status str_field(dec *d, jv obj, const char *key, const char **out) {
+    jv v;
     TRY(field(d, obj, key, true, &v));
     push_key(d, key);
     TRY(as_str(d, v, out));
@@ -135,37 +121,38 @@ static eir_status str_field(dec *d, const json_t *obj, const char *key, const ch
 }
 
 /* A union: an object with exactly one key naming a member. */
-static eir_status as_union(dec *d, const json_t *v, const char *const *names, int n, int *which, json_t **payload,
+static eir_status as_union(dec *d, jv v, const char *const *names, int n, int *which, jv *payload,
                            const char *uname) {
-    TRY(want_type(d, v, JSON_OBJECT, "an object"));
-    if (json_object_size(v) != 1)
-        return fail(d, EIR_ERR_SCHEMA, "%s union must have exactly one key, got %zu", uname, json_object_size(v));
-    const char *key = json_object_iter_key(json_object_iter((json_t *)v));
+    TRY(want_type(d, v, JT_OBJECT, "an object"));
+    if (jdoc_size(d->doc, v) != 1)
+        return fail(d, EIR_ERR_SCHEMA, "%s union must have exactly one key, got %u", uname, jdoc_size(d->doc, v));
+    jv kt = jdoc_key(d->doc, v, 0);
     for (int i = 0; i < n; i++) {
-        if (names[i] && !strcmp(names[i], key)) {
+        if (names[i] && jdoc_str_eq(d->doc, kt, names[i])) {
             *which = i;
-            *payload = json_object_iter_value(json_object_iter((json_t *)v));
+            *payload = kt + 1;
             return EIR_OK;
         }
     }
-    return fail(d, EIR_ERR_SCHEMA, "unknown %s member '%s'", uname, key);
+    const char *key = jdoc_str(d->doc, kt, &d->p->arena, NULL, NULL);
+    return fail(d, EIR_ERR_SCHEMA, "unknown %s member '%s'", uname, key ? key : "?");
 }
 
 /* Arrays: check and iterate. */
-static eir_status as_array(dec *d, const json_t *v, size_t *n) {
-    TRY(want_type(d, v, JSON_ARRAY, "an array"));
-    *n = json_array_size(v);
+static eir_status as_array(dec *d, jv v, size_t *n) {
+    TRY(want_type(d, v, JT_ARRAY, "an array"));
+    *n = jdoc_size(d->doc, v);
     return EIR_OK;
 }
 
-static eir_status str_list(dec *d, const json_t *v, uint32_t *n, const char ***out) {
+static eir_status str_list(dec *d, jv v, uint32_t *n, const char ***out) {
     size_t cnt;
     TRY(as_array(d, v, &cnt));
     const char **arr = eir_arena_array(&d->p->arena, cnt ? cnt : 1, sizeof *arr);
     if (!arr) return NOMEM(d);
     for (size_t i = 0; i < cnt; i++) {
         push_idx(d, i);
-        TRY(as_str(d, json_array_get(v, i), &arr[i]));
+        TRY(as_str(d, jdoc_at(d->doc, v, i), &arr[i]));
         pop(d);
     }
     *n = (uint32_t)cnt;
@@ -173,15 +160,16 @@ static eir_status str_list(dec *d, const json_t *v, uint32_t *n, const char ***o
     return EIR_OK;
 }
 
-static eir_status str_dict(dec *d, const json_t *v, uint32_t *n, eir_kv **out) {
-    TRY(want_type(d, v, JSON_OBJECT, "an object"));
-    size_t cnt = json_object_size(v);
+static eir_status str_dict(dec *d, jv v, uint32_t *n, eir_kv **out) {
+    TRY(want_type(d, v, JT_OBJECT, "an object"));
+    size_t cnt = jdoc_size(d->doc, v);
     eir_kv *kv = eir_arena_array(&d->p->arena, cnt ? cnt : 1, sizeof *kv);
     if (!kv) return NOMEM(d);
     size_t i = 0;
-    const char *key;
-    json_t *val;
-    json_object_foreach((json_t *)v, key, val) {
+    for (uint32_t it_ = 0; it_ < jdoc_size(d->doc, v); it_++) {
+            jv val = jdoc_val(d->doc, v, it_);
+            const char *key = jdoc_str(d->doc, jdoc_key(d->doc, v, it_), &d->p->arena, NULL, NULL);
+            if (!key) return NOMEM(d);
         push_key(d, key);
         kv[i].key = eir_arena_strdup(&d->p->arena, key);
         if (!kv[i].key) return NOMEM(d);
@@ -196,10 +184,10 @@ static eir_status str_dict(dec *d, const json_t *v, uint32_t *n, eir_kv **out) {
 
 /* ---- symbolic ints ---- */
 
-static eir_status dec_symint(dec *d, const json_t *v, eir_symint *out, bool literal_only) {
+static eir_status dec_symint(dec *d, jv v, eir_symint *out, bool literal_only) {
     static const char *const names[] = {"as_expr", "as_int"};
     int w;
-    json_t *pl;
+    jv pl;
     TRY(as_union(d, v, names, 2, &w, &pl, "SymInt"));
     memset(out, 0, sizeof *out);
     push_key(d, names[w]);
@@ -207,7 +195,7 @@ static eir_status dec_symint(dec *d, const json_t *v, eir_symint *out, bool lite
         TRY(as_int(d, pl, &out->value));
     } else {
         if (literal_only) return fail(d, EIR_ERR_SCHEMA, "a stored tensor's sizes must be concrete integers");
-        TRY(want_type(d, pl, JSON_OBJECT, "a SymExpr object"));
+        TRY(want_type(d, pl, JT_OBJECT, "a SymExpr object"));
         const char *s;
         TRY(str_field(d, pl, "expr_str", &s));
         push_key(d, "expr_str");
@@ -220,11 +208,11 @@ static eir_status dec_symint(dec *d, const json_t *v, eir_symint *out, bool lite
         pop(d);
         out->is_expr = true;
         out->expr = id;
-        json_t *hint = json_object_get(pl, "hint");
-        if (hint && !json_is_null(hint)) {
+        jv hint = jdoc_get(d->doc, pl, "hint");
+        if (PRESENT(d, hint)) {
             static const char *const hn[] = {"as_int", "as_bool", "as_float"};
             int hw;
-            json_t *hp;
+            jv hp;
             push_key(d, "hint");
             TRY(as_union(d, hint, hn, 3, &hw, &hp, "SymExprHint"));
             push_key(d, hn[hw]);
@@ -240,9 +228,9 @@ static eir_status dec_symint(dec *d, const json_t *v, eir_symint *out, bool lite
     return EIR_OK;
 }
 
-static eir_status dec_symint_list(dec *d, const json_t *obj, const char *key, uint32_t *n, eir_symint **out,
+static eir_status dec_symint_list(dec *d, jv obj, const char *key, uint32_t *n, eir_symint **out,
                                   bool literal_only) {
-    json_t *v;
+    jv v;
     TRY(field(d, obj, key, true, &v));
     push_key(d, key);
     size_t cnt;
@@ -252,7 +240,7 @@ static eir_status dec_symint_list(dec *d, const json_t *obj, const char *key, ui
     if (!arr) return NOMEM(d);
     for (size_t i = 0; i < cnt; i++) {
         push_idx(d, i);
-        TRY(dec_symint(d, json_array_get(v, i), &arr[i], literal_only));
+        TRY(dec_symint(d, jdoc_at(d->doc, v, i), &arr[i], literal_only));
         pop(d);
     }
     pop(d);
@@ -265,12 +253,12 @@ static bool dtype_known(int64_t c) {
     return (c >= 1 && c <= 13) || (c >= 28 && c <= 35);
 }
 
-static eir_status dec_device(dec *d, const json_t *v, eir_device *dev) {
-    TRY(want_type(d, v, JSON_OBJECT, "a Device object"));
+static eir_status dec_device(dec *d, jv v, eir_device *dev) {
+    TRY(want_type(d, v, JT_OBJECT, "a Device object"));
     TRY(str_field(d, v, "type", &dev->type));
-    json_t *idx = json_object_get(v, "index");
+    jv idx = jdoc_get(d->doc, v, "index");
     dev->index = -1;
-    if (idx && !json_is_null(idx)) {
+    if (PRESENT(d, idx)) {
         push_key(d, "index");
         TRY(as_int(d, idx, &dev->index));
         pop(d);
@@ -278,9 +266,9 @@ static eir_status dec_device(dec *d, const json_t *v, eir_device *dev) {
     return EIR_OK;
 }
 
-static eir_status dec_tensor_meta(dec *d, const json_t *v, eir_tensor_meta *m, bool literal_only) {
-    TRY(want_type(d, v, JSON_OBJECT, "a TensorMeta object"));
-    json_t *f;
+static eir_status dec_tensor_meta(dec *d, jv v, eir_tensor_meta *m, bool literal_only) {
+    TRY(want_type(d, v, JT_OBJECT, "a TensorMeta object"));
+    jv f;
     int64_t dt, layout;
     TRY(field(d, v, "dtype", true, &f));
     push_key(d, "dtype");
@@ -336,7 +324,7 @@ typedef struct scope {
     eir_strmap by_name;
 } scope;
 
-static eir_status dec_graph(dec *d, const json_t *v, eir_graph **out);
+static eir_status dec_graph(dec *d, jv v, eir_graph **out);
 
 static const char *const ARG_NAMES[EIR_ARG_KIND_COUNT] = {
     [EIR_ARG_NONE] = "as_none", [EIR_ARG_TENSOR] = "as_tensor", [EIR_ARG_TENSORS] = "as_tensors",
@@ -378,8 +366,8 @@ static eir_status ref_value(dec *d, scope *sc, const char *name, eir_value_kind 
     return EIR_OK;
 }
 
-static eir_status dec_named_ref(dec *d, scope *sc, const json_t *v, eir_value_kind want, bool use, eir_arg *a) {
-    TRY(want_type(d, v, JSON_OBJECT, "an object with a 'name'"));
+static eir_status dec_named_ref(dec *d, scope *sc, jv v, eir_value_kind want, bool use, eir_arg *a) {
+    TRY(want_type(d, v, JT_OBJECT, "an object with a 'name'"));
     TRY(str_field(d, v, "name", &a->name));
     push_key(d, "name");
     TRY(ref_value(d, sc, a->name, want, use, &a->value));
@@ -388,11 +376,11 @@ static eir_status dec_named_ref(dec *d, scope *sc, const json_t *v, eir_value_ki
 }
 
 /* SymIntArgument / SymFloatArgument / SymBoolArgument */
-static eir_status dec_sym_arg(dec *d, scope *sc, const json_t *v, eir_arg_kind k, bool use, eir_arg *a) {
+static eir_status dec_sym_arg(dec *d, scope *sc, jv v, eir_arg_kind k, bool use, eir_arg *a) {
     const char *lit = k == EIR_ARG_SYM_INT ? "as_int" : k == EIR_ARG_SYM_FLOAT ? "as_float" : "as_bool";
     const char *const names[] = {"as_name", lit};
     int w;
-    json_t *pl;
+    jv pl;
     TRY(as_union(d, v, names, 2, &w, &pl,
                  k == EIR_ARG_SYM_INT ? "SymIntArgument" : k == EIR_ARG_SYM_FLOAT ? "SymFloatArgument"
                                                                                : "SymBoolArgument"));
@@ -414,10 +402,10 @@ static eir_status dec_sym_arg(dec *d, scope *sc, const json_t *v, eir_arg_kind k
     return EIR_OK;
 }
 
-static eir_status dec_opt_tensor(dec *d, scope *sc, const json_t *v, bool use, eir_arg *a) {
+static eir_status dec_opt_tensor(dec *d, scope *sc, jv v, bool use, eir_arg *a) {
     static const char *const names[] = {"as_tensor", "as_none"};
     int w;
-    json_t *pl;
+    jv pl;
     TRY(as_union(d, v, names, 2, &w, &pl, "OptionalTensorArgument"));
     a->kind = EIR_ARG_OPTIONAL_TENSOR;
     push_key(d, names[w]);
@@ -430,10 +418,10 @@ static eir_status dec_opt_tensor(dec *d, scope *sc, const json_t *v, bool use, e
     return EIR_OK;
 }
 
-static eir_status dec_arg(dec *d, scope *sc, const json_t *v, bool use, eir_arg *a);
+static eir_status dec_arg(dec *d, scope *sc, jv v, bool use, eir_arg *a);
 
 /* Lists of any element kind. */
-static eir_status dec_list(dec *d, scope *sc, const json_t *v, eir_arg_kind k, bool use, eir_arg *a) {
+static eir_status dec_list(dec *d, scope *sc, jv v, eir_arg_kind k, bool use, eir_arg *a) {
     size_t n;
     TRY(as_array(d, v, &n));
     a->kind = k;
@@ -441,7 +429,7 @@ static eir_status dec_list(dec *d, scope *sc, const json_t *v, eir_arg_kind k, b
     a->u.list.items = eir_arena_array(&d->p->arena, n ? n : 1, sizeof(eir_arg));
     if (!a->u.list.items) return NOMEM(d);
     for (size_t i = 0; i < n; i++) {
-        const json_t *e = json_array_get(v, i);
+        jv e = jdoc_at(d->doc, v, i);
         eir_arg *it = &a->u.list.items[i];
         it->value = EIR_NO_VALUE;
         push_idx(d, i);
@@ -468,9 +456,9 @@ static eir_status dec_list(dec *d, scope *sc, const json_t *v, eir_arg_kind k, b
     return EIR_OK;
 }
 
-static eir_status dec_arg(dec *d, scope *sc, const json_t *v, bool use, eir_arg *a) {
+static eir_status dec_arg(dec *d, scope *sc, jv v, bool use, eir_arg *a) {
     int w;
-    json_t *pl;
+    jv pl;
     memset(a, 0, sizeof *a);
     a->value = EIR_NO_VALUE;
     TRY(as_union(d, v, ARG_NAMES, EIR_ARG_KIND_COUNT, &w, &pl, "Argument"));
@@ -508,8 +496,8 @@ static eir_status dec_arg(dec *d, scope *sc, const json_t *v, bool use, eir_arg 
         TRY(dec_list(d, sc, pl, a->kind, use, a));
         break;
     case EIR_ARG_COMPLEX: {
-        TRY(want_type(d, pl, JSON_OBJECT, "a ComplexValue object"));
-        json_t *f;
+        TRY(want_type(d, pl, JT_OBJECT, "a ComplexValue object"));
+        jv f;
         TRY(field(d, pl, "real", true, &f));
         TRY(as_float(d, f, &a->u.c.re));
         TRY(field(d, pl, "imag", true, &f));
@@ -517,7 +505,7 @@ static eir_status dec_arg(dec *d, scope *sc, const json_t *v, bool use, eir_arg 
         break;
     }
     case EIR_ARG_CUSTOM_OBJ: {
-        TRY(want_type(d, pl, JSON_OBJECT, "a CustomObjArgument object"));
+        TRY(want_type(d, pl, JT_OBJECT, "a CustomObjArgument object"));
         TRY(str_field(d, pl, "name", &a->name));
         TRY(str_field(d, pl, "class_fqn", &a->u.s));
         uint32_t vid;
@@ -525,9 +513,9 @@ static eir_status dec_arg(dec *d, scope *sc, const json_t *v, bool use, eir_arg 
         break;
     }
     case EIR_ARG_GRAPH: {
-        TRY(want_type(d, pl, JSON_OBJECT, "a GraphArgument object"));
+        TRY(want_type(d, pl, JT_OBJECT, "a GraphArgument object"));
         TRY(str_field(d, pl, "name", &a->u.graph.name));
-        json_t *gv;
+        jv gv;
         TRY(field(d, pl, "graph", true, &gv));
         push_key(d, "graph");
         TRY(dec_graph(d, gv, &a->u.graph.graph));
@@ -535,16 +523,17 @@ static eir_status dec_arg(dec *d, scope *sc, const json_t *v, bool use, eir_arg 
         break;
     }
     case EIR_ARG_STRING_TO_ARG: {
-        TRY(want_type(d, pl, JSON_OBJECT, "an object"));
-        size_t n = json_object_size(pl);
+        TRY(want_type(d, pl, JT_OBJECT, "an object"));
+        size_t n = jdoc_size(d->doc, pl);
         a->u.list.n = (uint32_t)n;
         a->u.list.items = eir_arena_array(&d->p->arena, n ? n : 1, sizeof(eir_arg));
         a->u.list.keys = eir_arena_array(&d->p->arena, n ? n : 1, sizeof(char *));
         if (!a->u.list.items || !a->u.list.keys) return NOMEM(d);
         size_t i = 0;
-        const char *key;
-        json_t *val;
-        json_object_foreach(pl, key, val) {
+        for (uint32_t it_ = 0; it_ < jdoc_size(d->doc, pl); it_++) {
+            jv val = jdoc_val(d->doc, pl, it_);
+            const char *key = jdoc_str(d->doc, jdoc_key(d->doc, pl, it_), &d->p->arena, NULL, NULL);
+            if (!key) return NOMEM(d);
             push_key(d, key);
             a->u.list.keys[i] = eir_arena_strdup(&d->p->arena, key);
             if (!a->u.list.keys[i]) return NOMEM(d);
@@ -583,18 +572,19 @@ static eir_status define_outputs(dec *d, scope *sc, const eir_arg *a, int32_t pr
     }
 }
 
-static eir_status add_values(dec *d, scope *sc, const json_t *tables[5], uint32_t *count) {
+static eir_status add_values(dec *d, scope *sc, jv tables[5], uint32_t *count) {
     static const char *const tnames[] = {"tensor_values", "sym_int_values", "sym_bool_values", "sym_float_values",
                                          "custom_obj_values"};
     static const eir_value_kind kinds[] = {EIR_VALUE_TENSOR, EIR_VALUE_SYM_INT, EIR_VALUE_SYM_BOOL,
                                            EIR_VALUE_SYM_FLOAT, EIR_VALUE_CUSTOM_OBJ};
     uint32_t n = 0;
     for (int t = 0; t < 5; t++) {
-        if (!tables[t]) continue;
-        const char *key;
-        json_t *val;
+        if (tables[t] == JV_NONE) continue;
         push_key(d, tnames[t]);
-        json_object_foreach((json_t *)tables[t], key, val) {
+        for (uint32_t it_ = 0; it_ < jdoc_size(d->doc, tables[t]); it_++) {
+            jv val = jdoc_val(d->doc, tables[t], it_);
+            const char *key = jdoc_str(d->doc, jdoc_key(d->doc, tables[t], it_), &d->p->arena, NULL, NULL);
+            if (!key) return NOMEM(d);
             push_key(d, key);
             eir_value *v = &sc->values[n];
             v->name = eir_arena_strdup(&d->p->arena, key);
@@ -612,12 +602,12 @@ static eir_status add_values(dec *d, scope *sc, const json_t *tables[5], uint32_
                 static const char *const bn[] = {"as_expr", "as_bool"};
                 static const char *const fnm[] = {"as_expr", "as_float"};
                 int w;
-                json_t *pl;
+                jv pl;
                 TRY(as_union(d, val, kinds[t] == EIR_VALUE_SYM_BOOL ? bn : fnm, 2, &w, &pl,
                              kinds[t] == EIR_VALUE_SYM_BOOL ? "SymBool" : "SymFloat"));
                 push_key(d, w == 0 ? "as_expr" : kinds[t] == EIR_VALUE_SYM_BOOL ? "as_bool" : "as_float");
                 if (w == 0) {
-                    TRY(want_type(d, pl, JSON_OBJECT, "a SymExpr object"));
+                    TRY(want_type(d, pl, JT_OBJECT, "a SymExpr object"));
                     const char *s;
                     TRY(str_field(d, pl, "expr_str", &s));
                     uint32_t id = eir_program_intern_expr(d->p, s, NULL);
@@ -628,11 +618,11 @@ static eir_status add_values(dec *d, scope *sc, const json_t *tables[5], uint32_
                     }
                     v->sym.is_expr = true;
                     v->sym.expr = id;
-                    json_t *hint = json_object_get(pl, "hint");
-                    if (hint && json_is_object(hint) && json_object_size(hint) == 1) {
-                        json_t *hv = json_object_iter_value(json_object_iter(hint));
-                        if (json_is_number(hv)) { v->symf = json_number_value(hv); v->sym.value = (v->symf > -9.2e18 && v->symf < 9.2e18) ? (int64_t)v->symf : 0; v->sym.has_hint = true; }
-                        else if (json_is_boolean(hv)) { v->sym.value = json_is_true(hv); v->sym.has_hint = true; }
+                    jv hint = jdoc_get(d->doc, pl, "hint");
+                    if ((jdoc_type(d->doc, hint) == JT_OBJECT) && jdoc_size(d->doc, hint) == 1) {
+                        jv hv = jdoc_val(d->doc, hint, 0);
+                        if ((jdoc_type(d->doc, hv) == JT_INTEGER || jdoc_type(d->doc, hv) == JT_REAL)) { v->symf = jdoc_num(d->doc, hv); v->sym.value = (v->symf > -9.2e18 && v->symf < 9.2e18) ? (int64_t)v->symf : 0; v->sym.has_hint = true; }
+                        else if ((jdoc_type(d->doc, hv) == JT_TRUE || jdoc_type(d->doc, hv) == JT_FALSE)) { v->sym.value = (jdoc_type(d->doc, hv) == JT_TRUE); v->sym.has_hint = true; }
                     }
                 } else if (kinds[t] == EIR_VALUE_SYM_BOOL) {
                     bool b = false;
@@ -645,7 +635,7 @@ static eir_status add_values(dec *d, scope *sc, const json_t *tables[5], uint32_
                 break;
             }
             case EIR_VALUE_CUSTOM_OBJ:
-                TRY(want_type(d, val, JSON_OBJECT, "a CustomObjArgument object"));
+                TRY(want_type(d, val, JT_OBJECT, "a CustomObjArgument object"));
                 TRY(str_field(d, val, "class_fqn", &v->class_fqn));
                 break;
             default: break;
@@ -659,13 +649,13 @@ static eir_status add_values(dec *d, scope *sc, const json_t *tables[5], uint32_
     return EIR_OK;
 }
 
-static eir_status dec_node(dec *d, scope *sc, const json_t *v, uint32_t idx, eir_node *nd) {
-    TRY(want_type(d, v, JSON_OBJECT, "a Node object"));
+static eir_status dec_node(dec *d, scope *sc, jv v, uint32_t idx, eir_node *nd) {
+    TRY(want_type(d, v, JT_OBJECT, "a Node object"));
     TRY(str_field(d, v, "target", &nd->target));
     if (!nd->target[0]) return fail(d, EIR_ERR_SCHEMA, "empty node target");
-    json_t *f;
+    jv f;
     TRY(field(d, v, "name", false, &f));
-    if (f && !json_is_null(f)) {
+    if (PRESENT(d, f)) {
         push_key(d, "name");
         TRY(as_str(d, f, &nd->name));
         pop(d);
@@ -677,17 +667,17 @@ static eir_status dec_node(dec *d, scope *sc, const json_t *v, uint32_t idx, eir
     eir_named_arg *ins = eir_arena_array(&d->p->arena, n ? n : 1, sizeof *ins);
     if (!ins) return NOMEM(d);
     for (size_t i = 0; i < n; i++) {
-        const json_t *na = json_array_get(f, i);
+        jv na = jdoc_at(d->doc, f, i);
         push_idx(d, i);
-        TRY(want_type(d, na, JSON_OBJECT, "a NamedArgument object"));
+        TRY(want_type(d, na, JT_OBJECT, "a NamedArgument object"));
         TRY(str_field(d, na, "name", &ins[i].name));
-        json_t *av, *kv;
+        jv av, kv;
         TRY(field(d, na, "arg", true, &av));
         push_key(d, "arg");
         TRY(dec_arg(d, sc, av, true, &ins[i].arg));
         pop(d);
         TRY(field(d, na, "kind", false, &kv));
-        if (kv && !json_is_null(kv)) {
+        if (PRESENT(d, kv)) {
             int64_t k;
             push_key(d, "kind");
             TRY(as_int(d, kv, &k));
@@ -708,7 +698,7 @@ static eir_status dec_node(dec *d, scope *sc, const json_t *v, uint32_t idx, eir
     if (!outs) return NOMEM(d);
     for (size_t i = 0; i < n; i++) {
         push_idx(d, i);
-        TRY(dec_arg(d, sc, json_array_get(f, i), false, &outs[i]));
+        TRY(dec_arg(d, sc, jdoc_at(d->doc, f, i), false, &outs[i]));
         TRY(define_outputs(d, sc, &outs[i], (int32_t)idx));
         pop(d);
     }
@@ -725,7 +715,7 @@ static eir_status dec_node(dec *d, scope *sc, const json_t *v, uint32_t idx, eir
 
     nd->is_hop_single_tensor_return = -1;
     TRY(field(d, v, "is_hop_single_tensor_return", false, &f));
-    if (f && !json_is_null(f)) {
+    if (PRESENT(d, f)) {
         bool b = false;
         push_key(d, "is_hop_single_tensor_return");
         TRY(as_bool(d, f, &b));
@@ -735,8 +725,8 @@ static eir_status dec_node(dec *d, scope *sc, const json_t *v, uint32_t idx, eir
     return EIR_OK;
 }
 
-static eir_status dec_graph(dec *d, const json_t *v, eir_graph **out) {
-    TRY(want_type(d, v, JSON_OBJECT, "a Graph object"));
+static eir_status dec_graph(dec *d, jv v, eir_graph **out) {
+    TRY(want_type(d, v, JT_OBJECT, "a Graph object"));
     eir_graph *g = eir_arena_alloc(&d->p->arena, sizeof *g);
     if (!g) return NOMEM(d);
     scope sc = {g, NULL, {0}};
@@ -745,17 +735,17 @@ static eir_status dec_graph(dec *d, const json_t *v, eir_graph **out) {
 
     static const char *const tnames[] = {"tensor_values", "sym_int_values", "sym_bool_values", "sym_float_values",
                                          "custom_obj_values"};
-    const json_t *tables[5];
+    jv tables[5];
     size_t total = 0;
     for (int t = 0; t < 5; t++) {
-        json_t *tv;
+        jv tv;
         if ((st = field(d, v, tnames[t], t < 3, &tv))) goto out;
-        if (tv && json_is_null(tv) && t >= 3) tv = NULL;
-        if (tv) {
+        if (tv != JV_NONE && (jdoc_type(d->doc, tv) == JT_NULL) && t >= 3) tv = JV_NONE;
+        if (tv != JV_NONE) {
             push_key(d, tnames[t]);
-            if ((st = want_type(d, tv, JSON_OBJECT, "an object"))) goto out;
+            if ((st = want_type(d, tv, JT_OBJECT, "an object"))) goto out;
             pop(d);
-            total += json_object_size(tv);
+            total += jdoc_size(d->doc, tv);
         }
         tables[t] = tv;
     }
@@ -767,7 +757,7 @@ static eir_status dec_graph(dec *d, const json_t *v, eir_graph **out) {
     g->num_values = nvals;
 
     /* inputs */
-    json_t *f;
+    jv f;
     size_t n;
     if ((st = field(d, v, "inputs", true, &f))) goto out;
     push_key(d, "inputs");
@@ -776,7 +766,7 @@ static eir_status dec_graph(dec *d, const json_t *v, eir_graph **out) {
     if (!ins) { st = NOMEM(d); goto out; }
     for (size_t i = 0; i < n; i++) {
         push_idx(d, i);
-        if ((st = dec_arg(d, &sc, json_array_get(f, i), false, &ins[i]))) goto out;
+        if ((st = dec_arg(d, &sc, jdoc_at(d->doc, f, i), false, &ins[i]))) goto out;
         if ((st = define_outputs(d, &sc, &ins[i], -1))) goto out;
         pop(d);
     }
@@ -792,7 +782,7 @@ static eir_status dec_graph(dec *d, const json_t *v, eir_graph **out) {
     if (!nodes) { st = NOMEM(d); goto out; }
     for (size_t i = 0; i < n; i++) {
         push_idx(d, i);
-        if ((st = dec_node(d, &sc, json_array_get(f, i), (uint32_t)i, &nodes[i]))) goto out;
+        if ((st = dec_node(d, &sc, jdoc_at(d->doc, f, i), (uint32_t)i, &nodes[i]))) goto out;
         pop(d);
     }
     pop(d);
@@ -807,7 +797,7 @@ static eir_status dec_graph(dec *d, const json_t *v, eir_graph **out) {
     if (!outs) { st = NOMEM(d); goto out; }
     for (size_t i = 0; i < n; i++) {
         push_idx(d, i);
-        if ((st = dec_arg(d, &sc, json_array_get(f, i), true, &outs[i]))) goto out;
+        if ((st = dec_arg(d, &sc, jdoc_at(d->doc, f, i), true, &outs[i]))) goto out;
         pop(d);
     }
     pop(d);
@@ -815,7 +805,7 @@ static eir_status dec_graph(dec *d, const json_t *v, eir_graph **out) {
     g->num_outputs = (uint32_t)n;
 
     if ((st = field(d, v, "is_single_tensor_return", false, &f))) goto out;
-    if (f) {
+    if (f != JV_NONE) {
         push_key(d, "is_single_tensor_return");
         if ((st = as_bool(d, f, &g->is_single_tensor_return))) goto out;
         pop(d);
@@ -833,7 +823,7 @@ out:
 
 /* ---- signature ---- */
 
-static eir_status dec_input_spec(dec *d, scope *sc, const json_t *v, eir_input_spec *s) {
+static eir_status dec_input_spec(dec *d, scope *sc, jv v, eir_input_spec *s) {
     static const char *const names[] = {"user_input", "parameter", "buffer", "tensor_constant",
                                         "custom_obj", "token", "constant_input"};
     static const eir_input_kind kinds[] = {EIR_IN_USER_INPUT, EIR_IN_PARAMETER, EIR_IN_BUFFER,
@@ -842,13 +832,13 @@ static eir_status dec_input_spec(dec *d, scope *sc, const json_t *v, eir_input_s
     static const char *const target_key[] = {NULL, "parameter_name", "buffer_name", "tensor_constant_name",
                                              "custom_obj_name", NULL, NULL};
     int w;
-    json_t *pl;
+    jv pl;
     TRY(as_union(d, v, names, 7, &w, &pl, "InputSpec"));
     s->kind = kinds[w];
     s->persistent = -1;
     push_key(d, names[w]);
-    TRY(want_type(d, pl, JSON_OBJECT, "an object"));
-    json_t *a;
+    TRY(want_type(d, pl, JT_OBJECT, "an object"));
+    jv a;
     if (s->kind == EIR_IN_CONSTANT_INPUT) {
         TRY(str_field(d, pl, "name", &s->target));
         TRY(field(d, pl, "value", true, &a));
@@ -856,7 +846,7 @@ static eir_status dec_input_spec(dec *d, scope *sc, const json_t *v, eir_input_s
         static const char *const cn[] = {"as_none", "as_int", "as_float", "as_string", "as_bool"};
         static const eir_arg_kind ck[] = {EIR_ARG_NONE, EIR_ARG_INT, EIR_ARG_FLOAT, EIR_ARG_STRING, EIR_ARG_BOOL};
         int cw;
-        json_t *cp;
+        jv cp;
         TRY(as_union(d, a, cn, 5, &cw, &cp, "ConstantValue"));
         push_key(d, cn[cw]);
         s->arg.kind = ck[cw];
@@ -873,14 +863,14 @@ static eir_status dec_input_spec(dec *d, scope *sc, const json_t *v, eir_input_s
         if (s->kind == EIR_IN_USER_INPUT) {
             TRY(dec_arg(d, sc, a, false, &s->arg));
         } else if (s->kind == EIR_IN_CUSTOM_OBJ) {
-            TRY(want_type(d, a, JSON_OBJECT, "a CustomObjArgument object"));
+            TRY(want_type(d, a, JT_OBJECT, "a CustomObjArgument object"));
             s->arg.kind = EIR_ARG_CUSTOM_OBJ;
             TRY(str_field(d, a, "name", &s->arg.name));
             TRY(str_field(d, a, "class_fqn", &s->arg.u.s));
             uint32_t vid;
             s->arg.value = eir_strmap_get(&sc->by_name, s->arg.name, &vid) ? vid : EIR_NO_VALUE;
         } else if (s->kind == EIR_IN_TOKEN) {
-            TRY(want_type(d, a, JSON_OBJECT, "a TokenArgument object"));
+            TRY(want_type(d, a, JT_OBJECT, "a TokenArgument object"));
             s->arg.kind = EIR_ARG_TENSOR;
             TRY(str_field(d, a, "name", &s->arg.name));
             uint32_t vid;
@@ -892,7 +882,7 @@ static eir_status dec_input_spec(dec *d, scope *sc, const json_t *v, eir_input_s
         pop(d);
         if (target_key[w]) TRY(str_field(d, pl, target_key[w], &s->target));
         if (s->kind == EIR_IN_BUFFER) {
-            json_t *pv;
+            jv pv;
             bool b = false;
             TRY(field(d, pl, "persistent", true, &pv));
             push_key(d, "persistent");
@@ -905,26 +895,26 @@ static eir_status dec_input_spec(dec *d, scope *sc, const json_t *v, eir_input_s
     return EIR_OK;
 }
 
-static eir_status dec_output_spec(dec *d, scope *sc, const json_t *v, eir_output_spec *s) {
+static eir_status dec_output_spec(dec *d, scope *sc, jv v, eir_output_spec *s) {
     static const char *const names[] = {"user_output", "loss_output", "buffer_mutation", "gradient_to_parameter",
                                         "gradient_to_user_input", "user_input_mutation", "token",
                                         "parameter_mutation"};
     static const char *const target_key[] = {NULL, NULL, "buffer_name", "parameter_name", "user_input_name",
                                              "user_input_name", NULL, "parameter_name"};
     int w;
-    json_t *pl;
+    jv pl;
     TRY(as_union(d, v, names, 8, &w, &pl, "OutputSpec"));
     s->kind = (eir_output_kind)w;
     push_key(d, names[w]);
-    TRY(want_type(d, pl, JSON_OBJECT, "an object"));
-    json_t *a;
+    TRY(want_type(d, pl, JT_OBJECT, "an object"));
+    jv a;
     TRY(field(d, pl, "arg", true, &a));
     push_key(d, "arg");
     if (w == 0) {
         TRY(dec_arg(d, sc, a, true, &s->arg));
     } else {
         s->arg.kind = EIR_ARG_TENSOR;
-        TRY(want_type(d, a, JSON_OBJECT, "an object with a 'name'"));
+        TRY(want_type(d, a, JT_OBJECT, "an object with a 'name'"));
         TRY(str_field(d, a, "name", &s->arg.name));
         uint32_t vid;
         s->arg.value = eir_strmap_get(&sc->by_name, s->arg.name, &vid) ? vid : EIR_NO_VALUE;
@@ -938,7 +928,7 @@ static eir_status dec_output_spec(dec *d, scope *sc, const json_t *v, eir_output
 }
 
 /* Signature specs refer to the root graph's values by name. */
-static eir_status dec_signature(dec *d, const json_t *v) {
+static eir_status dec_signature(dec *d, jv v) {
     eir_program *p = d->p;
     eir_graph *g = p->graph;
     scope sc = {g, (eir_value *)g->values, {0}};
@@ -946,8 +936,8 @@ static eir_status dec_signature(dec *d, const json_t *v) {
     eir_status st = EIR_OK;
     for (uint32_t i = 0; i < g->num_values; i++)
         if (!eir_strmap_put(&sc.by_name, g->values[i].name, i)) { st = NOMEM(d); goto out; }
-    if ((st = want_type(d, v, JSON_OBJECT, "a GraphSignature object"))) goto out;
-    json_t *f;
+    if ((st = want_type(d, v, JT_OBJECT, "a GraphSignature object"))) goto out;
+    jv f;
     size_t n;
     if ((st = field(d, v, "input_specs", true, &f))) goto out;
     push_key(d, "input_specs");
@@ -956,7 +946,7 @@ static eir_status dec_signature(dec *d, const json_t *v) {
     if (!p->input_specs) { st = NOMEM(d); goto out; }
     for (size_t i = 0; i < n; i++) {
         push_idx(d, i);
-        if ((st = dec_input_spec(d, &sc, json_array_get(f, i), &p->input_specs[i]))) goto out;
+        if ((st = dec_input_spec(d, &sc, jdoc_at(d->doc, f, i), &p->input_specs[i]))) goto out;
         pop(d);
     }
     p->num_input_specs = (uint32_t)n;
@@ -973,7 +963,7 @@ static eir_status dec_signature(dec *d, const json_t *v) {
     if (!p->output_specs) { st = NOMEM(d); goto out; }
     for (size_t i = 0; i < n; i++) {
         push_idx(d, i);
-        if ((st = dec_output_spec(d, &sc, json_array_get(f, i), &p->output_specs[i]))) goto out;
+        if ((st = dec_output_spec(d, &sc, jdoc_at(d->doc, f, i), &p->output_specs[i]))) goto out;
         pop(d);
     }
     p->num_output_specs = (uint32_t)n;
@@ -988,7 +978,7 @@ out:
     return st;
 }
 
-static eir_status dec_module_calls(dec *d, const json_t *v) {
+static eir_status dec_module_calls(dec *d, jv v) {
     eir_program *p = d->p;
     size_t n;
     TRY(as_array(d, v, &n));
@@ -1003,20 +993,20 @@ static eir_status dec_module_calls(dec *d, const json_t *v) {
     for (uint32_t i = 0; i < g->num_values; i++)
         if (!eir_strmap_put(&sc.by_name, g->values[i].name, i)) { st = NOMEM(d); goto out; }
     for (size_t i = 0; i < n; i++) {
-        const json_t *e = json_array_get(v, i);
+        jv e = jdoc_at(d->doc, v, i);
         eir_module_call *mc = &p->module_calls[i];
         push_idx(d, i);
-        if ((st = want_type(d, e, JSON_OBJECT, "a ModuleCallEntry object"))) goto out;
+        if ((st = want_type(d, e, JT_OBJECT, "a ModuleCallEntry object"))) goto out;
         if ((st = str_field(d, e, "fqn", &mc->fqn))) goto out;
-        json_t *sig = json_object_get(e, "signature");
+        jv sig = jdoc_get(d->doc, e, "signature");
         mc->num_forward_arg_names = -1;
-        if (sig && !json_is_null(sig)) {
+        if (PRESENT(d, sig)) {
             push_key(d, "signature");
-            if ((st = want_type(d, sig, JSON_OBJECT, "a ModuleCallSignature object"))) goto out;
+            if ((st = want_type(d, sig, JT_OBJECT, "a ModuleCallSignature object"))) goto out;
             mc->has_signature = true;
             static const char *const lists[] = {"inputs", "outputs"};
             for (int l = 0; l < 2; l++) {
-                json_t *lv;
+                jv lv;
                 size_t m;
                 if ((st = field(d, sig, lists[l], true, &lv))) goto out;
                 push_key(d, lists[l]);
@@ -1025,7 +1015,7 @@ static eir_status dec_module_calls(dec *d, const json_t *v) {
                 if (!args) { st = NOMEM(d); goto out; }
                 for (size_t k = 0; k < m; k++) {
                     push_idx(d, k);
-                    if ((st = dec_arg(d, &sc, json_array_get(lv, k), false, &args[k]))) goto out;
+                    if ((st = dec_arg(d, &sc, jdoc_at(d->doc, lv, k), false, &args[k]))) goto out;
                     pop(d);
                 }
                 pop(d);
@@ -1034,8 +1024,8 @@ static eir_status dec_module_calls(dec *d, const json_t *v) {
             }
             if ((st = str_field(d, sig, "in_spec", &mc->in_spec))) goto out;
             if ((st = str_field(d, sig, "out_spec", &mc->out_spec))) goto out;
-            json_t *fa = json_object_get(sig, "forward_arg_names");
-            if (fa && !json_is_null(fa)) {
+            jv fa = jdoc_get(d->doc, sig, "forward_arg_names");
+            if (PRESENT(d, fa)) {
                 uint32_t cnt;
                 push_key(d, "forward_arg_names");
                 if ((st = str_list(d, fa, &cnt, &mc->forward_arg_names))) goto out;
@@ -1052,16 +1042,16 @@ out:
     return st;
 }
 
-static eir_status dec_program(dec *d, const json_t *root) {
+static eir_status dec_program(dec *d, jv root) {
     eir_program *p = d->p;
-    TRY(want_type(d, root, JSON_OBJECT, "an ExportedProgram object"));
-    json_t *f, *gm;
+    TRY(want_type(d, root, JT_OBJECT, "an ExportedProgram object"));
+    jv f, gm;
 
     /* version first: an unknown major means the rest cannot be trusted */
     TRY(field(d, root, "schema_version", true, &f));
     push_key(d, "schema_version");
-    TRY(want_type(d, f, JSON_OBJECT, "a SchemaVersion object"));
-    json_t *mj, *mn;
+    TRY(want_type(d, f, JT_OBJECT, "a SchemaVersion object"));
+    jv mj, mn;
     TRY(field(d, f, "major", true, &mj));
     TRY(field(d, f, "minor", true, &mn));
     push_key(d, "major");
@@ -1077,7 +1067,7 @@ static eir_status dec_program(dec *d, const json_t *root) {
 
     TRY(field(d, root, "graph_module", true, &gm));
     push_key(d, "graph_module");
-    TRY(want_type(d, gm, JSON_OBJECT, "a GraphModule object"));
+    TRY(want_type(d, gm, JT_OBJECT, "a GraphModule object"));
     TRY(field(d, gm, "graph", true, &f));
     push_key(d, "graph");
     TRY(dec_graph(d, f, &p->graph));
@@ -1091,25 +1081,26 @@ static eir_status dec_program(dec *d, const json_t *root) {
     TRY(dec_module_calls(d, f));
     pop(d);
     TRY(field(d, gm, "metadata", false, &f));
-    if (f) {
+    if (f != JV_NONE) {
         push_key(d, "metadata");
         TRY(str_dict(d, f, &p->num_gm_metadata, &p->gm_metadata));
         pop(d);
     }
     TRY(field(d, gm, "treespec_namedtuple_fields", false, &f));
-    if (f) {
+    if (f != JV_NONE) {
         push_key(d, "treespec_namedtuple_fields");
-        TRY(want_type(d, f, JSON_OBJECT, "an object"));
-        size_t n = json_object_size(f), i = 0;
+        TRY(want_type(d, f, JT_OBJECT, "an object"));
+        size_t n = jdoc_size(d->doc, f), i = 0;
         p->namedtuple_fields = eir_arena_array(&p->arena, n ? n : 1, sizeof *p->namedtuple_fields);
         if (!p->namedtuple_fields) return NOMEM(d);
-        const char *key;
-        json_t *val;
-        json_object_foreach(f, key, val) {
+        for (uint32_t it_ = 0; it_ < jdoc_size(d->doc, f); it_++) {
+            jv val = jdoc_val(d->doc, f, it_);
+            const char *key = jdoc_str(d->doc, jdoc_key(d->doc, f, it_), &d->p->arena, NULL, NULL);
+            if (!key) return NOMEM(d);
             push_key(d, key);
             p->namedtuple_fields[i].type = eir_arena_strdup(&p->arena, key);
-            TRY(want_type(d, val, JSON_OBJECT, "a NamedTupleDef object"));
-            json_t *fn;
+            TRY(want_type(d, val, JT_OBJECT, "a NamedTupleDef object"));
+            jv fn;
             TRY(field(d, val, "field_names", true, &fn));
             push_key(d, "field_names");
             TRY(str_list(d, fn, &p->namedtuple_fields[i].n, &p->namedtuple_fields[i].fields));
@@ -1124,14 +1115,15 @@ static eir_status dec_program(dec *d, const json_t *root) {
 
     TRY(field(d, root, "opset_version", true, &f));
     push_key(d, "opset_version");
-    TRY(want_type(d, f, JSON_OBJECT, "an object"));
+    TRY(want_type(d, f, JT_OBJECT, "an object"));
     {
-        size_t n = json_object_size(f), i = 0;
+        size_t n = jdoc_size(d->doc, f), i = 0;
         p->opset = eir_arena_array(&p->arena, n ? n : 1, sizeof *p->opset);
         if (!p->opset) return NOMEM(d);
-        const char *key;
-        json_t *val;
-        json_object_foreach(f, key, val) {
+        for (uint32_t it_ = 0; it_ < jdoc_size(d->doc, f); it_++) {
+            jv val = jdoc_val(d->doc, f, it_);
+            const char *key = jdoc_str(d->doc, jdoc_key(d->doc, f, it_), &d->p->arena, NULL, NULL);
+            if (!key) return NOMEM(d);
             push_key(d, key);
             p->opset[i].name = eir_arena_strdup(&p->arena, key);
             TRY(as_int(d, val, &p->opset[i].version));
@@ -1144,23 +1136,24 @@ static eir_status dec_program(dec *d, const json_t *root) {
 
     TRY(field(d, root, "range_constraints", true, &f));
     push_key(d, "range_constraints");
-    TRY(want_type(d, f, JSON_OBJECT, "an object"));
+    TRY(want_type(d, f, JT_OBJECT, "an object"));
     {
-        size_t n = json_object_size(f), i = 0;
+        size_t n = jdoc_size(d->doc, f), i = 0;
         p->ranges = eir_arena_array(&p->arena, n ? n : 1, sizeof *p->ranges);
         if (!p->ranges) return NOMEM(d);
-        const char *key;
-        json_t *val;
-        json_object_foreach(f, key, val) {
+        for (uint32_t it_ = 0; it_ < jdoc_size(d->doc, f); it_++) {
+            jv val = jdoc_val(d->doc, f, it_);
+            const char *key = jdoc_str(d->doc, jdoc_key(d->doc, f, it_), &d->p->arena, NULL, NULL);
+            if (!key) return NOMEM(d);
             push_key(d, key);
             eir_range *r = &p->ranges[i];
             r->symbol = eir_arena_strdup(&p->arena, key);
-            TRY(want_type(d, val, JSON_OBJECT, "a RangeConstraint object"));
-            json_t *lo, *hi;
+            TRY(want_type(d, val, JT_OBJECT, "a RangeConstraint object"));
+            jv lo, hi;
             TRY(field(d, val, "min_val", true, &lo));
             TRY(field(d, val, "max_val", true, &hi));
-            if (!json_is_null(lo)) { push_key(d, "min_val"); TRY(as_int(d, lo, &r->min)); pop(d); r->has_min = true; }
-            if (!json_is_null(hi)) { push_key(d, "max_val"); TRY(as_int(d, hi, &r->max)); pop(d); r->has_max = true; }
+            if (!(jdoc_type(d->doc, lo) == JT_NULL)) { push_key(d, "min_val"); TRY(as_int(d, lo, &r->min)); pop(d); r->has_min = true; }
+            if (!(jdoc_type(d->doc, hi) == JT_NULL)) { push_key(d, "max_val"); TRY(as_int(d, hi, &r->max)); pop(d); r->has_max = true; }
             if (r->has_min && r->has_max && r->min > r->max)
                 return fail(d, EIR_ERR_SCHEMA, "empty range [%lld, %lld]", (long long)r->min, (long long)r->max);
             pop(d);
@@ -1171,65 +1164,78 @@ static eir_status dec_program(dec *d, const json_t *root) {
     pop(d);
 
     TRY(field(d, root, "verifiers", false, &f));
-    if (f) { push_key(d, "verifiers"); TRY(str_list(d, f, &p->num_verifiers, &p->verifiers)); pop(d); }
+    if (f != JV_NONE) { push_key(d, "verifiers"); TRY(str_list(d, f, &p->num_verifiers, &p->verifiers)); pop(d); }
     TRY(field(d, root, "torch_version", false, &f));
     p->torch_version = "<=2.4";
-    if (f) { push_key(d, "torch_version"); TRY(as_str(d, f, &p->torch_version)); pop(d); }
+    if (f != JV_NONE) { push_key(d, "torch_version"); TRY(as_str(d, f, &p->torch_version)); pop(d); }
     TRY(field(d, root, "guards_code", false, &f));
-    if (f) { push_key(d, "guards_code"); TRY(str_list(d, f, &p->num_guards_code, &p->guards_code)); pop(d); }
+    if (f != JV_NONE) { push_key(d, "guards_code"); TRY(str_list(d, f, &p->num_guards_code, &p->guards_code)); pop(d); }
     return EIR_OK;
 }
 
 /* ---- weights and constants ---- */
 
-static eir_status read_record(eir_program *p, const char *name, uint64_t max, json_t **out, bool required) {
-    *out = NULL;
-    int64_t idx = eir_archive_find(&p->archive, name);
-    if (idx < 0) {
-        if (!required) return EIR_OK;
-        return eir_fail(p, EIR_ERR_ARCHIVE, "archive has no record '%s/%s'", p->archive.root, name);
-    }
+/* A parsed JSON record; the text stays alive (mapping or owned copy) while
+ * the document is read. */
+typedef struct json_record {
+    jdoc doc;
     const uint8_t *data;
-    size_t len;
     bool owned;
+} json_record;
+
+static void record_free(json_record *r) {
+    jdoc_free(&r->doc);
+    if (r->owned) free((void *)r->data);
+    memset(r, 0, sizeof *r);
+}
+
+/* Generous for any real program, small enough that a hostile file cannot
+ * make the parser exhaust the stack of a recursive consumer. */
+#define MAX_JSON_DEPTH 512
+
+static eir_status read_record(eir_program *p, const char *name, uint64_t max, json_record *out) {
+    memset(out, 0, sizeof *out);
+    int64_t idx = eir_archive_find(&p->archive, name);
+    if (idx < 0) return eir_fail(p, EIR_ERR_ARCHIVE, "archive has no record '%s/%s'", p->archive.root, name);
+    size_t len;
     char err[512];
-    if (!eir_archive_read(&p->archive, (uint32_t)idx, max, &data, &len, &owned, err, sizeof err))
+    if (!eir_archive_read(&p->archive, (uint32_t)idx, max, &out->data, &len, &out->owned, err, sizeof err))
         return eir_fail(p, EIR_ERR_ARCHIVE, "%s", err);
-    json_error_t je;
-    *out = json_loadb((const char *)data, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &je);
-    if (owned) free((void *)data);
-    if (!*out)
-        return eir_fail(p, EIR_ERR_JSON, "%s: JSON error at line %d, column %d: %s", name, je.line, je.column,
-                        je.text);
+    if (!jdoc_parse(&out->doc, (const char *)out->data, len, MAX_JSON_DEPTH, err, sizeof err)) {
+        if (out->owned) free((void *)out->data);
+        memset(out, 0, sizeof *out);
+        return eir_fail(p, EIR_ERR_JSON, "%s: %s", name, err);
+    }
     return EIR_OK;
 }
 
 static size_t dtype_size_of(eir_dtype dt) { return eir_dtype_size(dt); }
 
-static eir_status dec_payloads(dec *d, const json_t *root, const char *dir, bool constants) {
+static eir_status dec_payloads(dec *d, jv root, const char *dir, bool constants) {
     eir_program *p = d->p;
-    TRY(want_type(d, root, JSON_OBJECT, "a PayloadConfig object"));
-    json_t *cfg;
+    TRY(want_type(d, root, JT_OBJECT, "a PayloadConfig object"));
+    jv cfg;
     TRY(field(d, root, "config", true, &cfg));
     push_key(d, "config");
-    TRY(want_type(d, cfg, JSON_OBJECT, "an object"));
-    size_t n = json_object_size(cfg);
+    TRY(want_type(d, cfg, JT_OBJECT, "an object"));
+    size_t n = jdoc_size(d->doc, cfg);
     eir_tensor *arr = realloc(p->tensors, (p->num_tensors + n + 1) * sizeof *arr);
     if (!arr) return NOMEM(d);
     p->tensors = arr;
-    const char *key;
-    json_t *val;
-    json_object_foreach(cfg, key, val) {
+    for (uint32_t it_ = 0; it_ < jdoc_size(d->doc, cfg); it_++) {
+            jv val = jdoc_val(d->doc, cfg, it_);
+            const char *key = jdoc_str(d->doc, jdoc_key(d->doc, cfg, it_), &d->p->arena, NULL, NULL);
+            if (!key) return NOMEM(d);
         push_key(d, key);
         eir_tensor *t = &p->tensors[p->num_tensors];
         memset(t, 0, sizeof *t);
         t->fqn = eir_arena_strdup(&p->arena, key);
         if (!t->fqn) return NOMEM(d);
         t->is_constant = constants;
-        TRY(want_type(d, val, JSON_OBJECT, "a PayloadMeta object"));
+        TRY(want_type(d, val, JT_OBJECT, "a PayloadMeta object"));
         const char *path_name;
         TRY(str_field(d, val, "path_name", &path_name));
-        json_t *f;
+        jv f;
         TRY(field(d, val, "is_param", true, &f));
         push_key(d, "is_param");
         TRY(as_bool(d, f, &t->is_param));
@@ -1255,7 +1261,7 @@ static eir_status dec_payloads(dec *d, const json_t *root, const char *dir, bool
         }
         const eir_record *r = &p->archive.records[ri];
         TRY(field(d, val, "tensor_meta", true, &f));
-        if (json_is_null(f)) {
+        if ((jdoc_type(d->doc, f) == JT_NULL)) {
             t->is_custom_obj = true;
         } else {
             push_key(d, "tensor_meta");
@@ -1418,11 +1424,11 @@ eir_status eir_serde_load(eir_program *p, const uint8_t *data, size_t size) {
         return eir_fail(p, EIR_ERR_ARCHIVE, "byteorder '%.40s' is not supported (expected 'little')", p->byteorder);
 
     p->model_name = "model";
-    json_t *root;
-    TRY(read_record(p, "models/model.json", MAX_JSON_BYTES, &root, true));
-    dec d = {.p = p, .record = "models/model.json"};
-    eir_status st = dec_program(&d, root);
-    json_decref(root);
+    json_record root;
+    TRY(read_record(p, "models/model.json", MAX_JSON_BYTES, &root));
+    dec d = {.p = p, .doc = &root.doc, .record = "models/model.json"};
+    eir_status st = dec_program(&d, 0);
+    record_free(&root);
     if (st) return st;
 
     static const struct { const char *cfg, *dir; bool constants; } payloads[] = {
@@ -1430,11 +1436,11 @@ eir_status eir_serde_load(eir_program *p, const uint8_t *data, size_t size) {
         {"data/constants/model_constants_config.json", "data/constants", true},
     };
     for (size_t i = 0; i < EIR_ARRAY_LEN(payloads); i++) {
-        json_t *cfg;
-        TRY(read_record(p, payloads[i].cfg, MAX_JSON_BYTES, &cfg, true));
-        dec dp = {.p = p, .record = payloads[i].cfg};
-        st = dec_payloads(&dp, cfg, payloads[i].dir, payloads[i].constants);
-        json_decref(cfg);
+        json_record cfg;
+        TRY(read_record(p, payloads[i].cfg, MAX_JSON_BYTES, &cfg));
+        dec dp = {.p = p, .doc = &cfg.doc, .record = payloads[i].cfg};
+        st = dec_payloads(&dp, 0, payloads[i].dir, payloads[i].constants);
+        record_free(&cfg);
         if (st) return st;
     }
     return check_bindings(p);
