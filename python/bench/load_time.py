@@ -29,8 +29,8 @@ def torch_load_median(path, repeat):
     return statistics.median(times) * 1e6
 
 
-def eir_load_median(path, repeat):
-    exe = os.path.join(ROOT, "build", "load_bench")
+def eir_load_median(path, repeat, exe=None):
+    exe = exe or os.path.join(ROOT, "build", "load_bench")
     out = subprocess.run([exe, path, str(repeat)], check=True, capture_output=True, text=True).stdout.split()
     return float(out[1])
 
@@ -41,6 +41,9 @@ def main():
     ap.add_argument("--out", help="write a markdown report here")
     ap.add_argument("--torch-repeat", type=int, default=7)
     ap.add_argument("--eir-repeat", type=int, default=51)
+    ap.add_argument("--compare", metavar="LOAD_BENCH",
+                    help="another build's load_bench (e.g. an older commit), timed side by side")
+    ap.add_argument("--compare-label", default="baseline")
     args = ap.parse_args()
 
     import torch
@@ -62,9 +65,11 @@ def main():
         torch_load_median(path, 1)  # warm-up: imports, op registration
         t = torch_load_median(path, args.torch_repeat)
         e = eir_load_median(path, args.eir_repeat)
-        rows.append((f[:-4], os.path.getsize(path), t, e, t / e))
+        c = eir_load_median(path, args.eir_repeat, args.compare) if args.compare else None
+        rows.append((f[:-4], os.path.getsize(path), t, e, t / e, c))
+        extra = f"  {args.compare_label} {c / 1000:8.3f} ms" if c else ""
         print(f"{f[:-4]:32s} {os.path.getsize(path) / 1024:9.0f} KiB  torch {t / 1000:9.2f} ms  "
-              f"eir {e / 1000:8.3f} ms  x{t / e:7.0f}", flush=True)
+              f"eir {e / 1000:8.3f} ms  x{t / e:7.0f}{extra}", flush=True)
     ratios = [r[4] for r in rows]
     summary = (f"median ratio {statistics.median(ratios):.0f}x, minimum {min(ratios):.0f}x "
                f"over {len(rows)} programs")
@@ -79,9 +84,14 @@ def main():
                      f"(`eir_program_load` + `eir_program_free`: map the file, read the ZIP directory, parse "
                      f"model.json and the payload configs, build the IR, bind weights in place). Target: at "
                      f"least 50x faster than torch.\n\n")
-            fh.write("| program | file | torch.export.load | eir | torch / eir |\n|---|---:|---:|---:|---:|\n")
-            for name, size, t, e, r in rows:
-                fh.write(f"| {name} | {size / 1024:.0f} KiB | {t / 1000:.2f} ms | {e / 1000:.3f} ms | {r:.0f}x |\n")
+            if args.compare:
+                fh.write(f"| program | file | torch.export.load | eir | torch / eir | {args.compare_label} | "
+                         f"{args.compare_label} / eir |\n|---|---:|---:|---:|---:|---:|---:|\n")
+            else:
+                fh.write("| program | file | torch.export.load | eir | torch / eir |\n|---|---:|---:|---:|---:|\n")
+            for name, size, t, e, r, c in rows:
+                fh.write(f"| {name} | {size / 1024:.0f} KiB | {t / 1000:.2f} ms | {e / 1000:.3f} ms | {r:.0f}x |")
+                fh.write(f" {c / 1000:.3f} ms | {c / e:.1f}x |\n" if c else "\n")
             fh.write(f"\n{summary}.\n")
 
 
