@@ -24,6 +24,7 @@ typedef struct dec {
     eir_program *p;
     const jdoc *doc;
     const char *record;
+    const char *node_name, *node_target;   /* the node being decoded, for messages */
     path_seg path[256];
     int depth;
     eir_status st;
@@ -45,7 +46,13 @@ static eir_status fail(dec *d, eir_status st, const char *fmt, ...) {
     if (d->st != EIR_OK) return d->st;
     eir_buf b;
     eir_buf_init(&b);
-    eir_buf_printf(&b, "%s: $", d->record);
+    eir_buf_printf(&b, "%s: ", d->record);
+    if (d->node_target) {
+        const char *t = d->node_target;
+        if (!strncmp(t, "torch.ops.", 10)) t += 10;
+        eir_buf_printf(&b, "node %%%s (%s), ", d->node_name ? d->node_name : "?", t);
+    }
+    eir_buf_putc(&b, '$');
     int n = d->depth < (int)EIR_ARRAY_LEN(d->path) ? d->depth : (int)EIR_ARRAY_LEN(d->path);
     for (int i = 0; i < n; i++) {
         if (d->path[i].key) eir_buf_printf(&b, ".%s", d->path[i].key);
@@ -649,6 +656,8 @@ static eir_status add_values(dec *d, scope *sc, jv tables[5], uint32_t *count) {
     return EIR_OK;
 }
 
+static eir_status dec_node_body(dec *d, scope *sc, jv v, uint32_t idx, eir_node *nd);
+
 static eir_status dec_node(dec *d, scope *sc, jv v, uint32_t idx, eir_node *nd) {
     TRY(want_type(d, v, JT_OBJECT, "a Node object"));
     TRY(str_field(d, v, "target", &nd->target));
@@ -660,6 +669,17 @@ static eir_status dec_node(dec *d, scope *sc, jv v, uint32_t idx, eir_node *nd) 
         TRY(as_str(d, f, &nd->name));
         pop(d);
     }
+    const char *outer_name = d->node_name, *outer_target = d->node_target;
+    d->node_name = nd->name;
+    d->node_target = nd->target;
+    eir_status st = dec_node_body(d, sc, v, idx, nd);
+    d->node_name = outer_name;
+    d->node_target = outer_target;
+    return st;
+}
+
+static eir_status dec_node_body(dec *d, scope *sc, jv v, uint32_t idx, eir_node *nd) {
+    jv f;
     TRY(field(d, v, "inputs", true, &f));
     push_key(d, "inputs");
     size_t n;

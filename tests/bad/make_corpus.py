@@ -433,7 +433,7 @@ def _():
     return with_cfg(WCFG, lambda c: c["config"]["lin.weight"].__setitem__("path_name", "../constants/tensor_0"))
 
 
-@case("dangling_node_input", "nodes[2].inputs[1].arg.as_tensor.name: 'nosuchvalue' is not a value")
+@case("dangling_node_input", "node %add (aten.add.Tensor), $.graph_module.graph.nodes[2].inputs[1].arg.as_tensor.name: 'nosuchvalue' is not a value")
 def _():
     return with_model(lambda m: g(m)["nodes"][2]["inputs"][1]["arg"]["as_tensor"].__setitem__("name", "nosuchvalue"))
 
