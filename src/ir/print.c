@@ -619,60 +619,6 @@ static const char *node_meta(const eir_node *nd, const char *key) {
     return NULL;
 }
 
-static bool is_pyspace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
-
-/* fx.graph._parse_stack_trace: the innermost 'File "...", line N, in f' frame
- * and the code line after it. Writes the summary or returns false. */
-static bool stack_summary(eir_buf *out, const char *st) {
-    /* split stripped text into lines */
-    const char *s = st, *e = st + strlen(st);
-    while (s < e && is_pyspace(*s)) s++;
-    while (e > s && is_pyspace(e[-1])) e--;
-    if (s >= e) return false;
-    size_t nl = 1;
-    for (const char *q = s; q < e; q++) if (*q == '\n') nl++;
-    const char **ls = malloc(nl * sizeof *ls), **le = malloc(nl * sizeof *le);
-    if (!ls || !le) { free(ls); free(le); return false; }
-    size_t k = 0;
-    ls[0] = s;
-    for (const char *q = s; q < e; q++)
-        if (*q == '\n') { le[k] = q; ls[++k] = q + 1; }
-    le[k] = e;
-    bool found = false;
-    for (long idx = (long)nl - 2; idx >= 0 && !found; idx--) {
-        const char *a = ls[idx], *z = le[idx];
-        while (a < z && is_pyspace(*a)) a++;
-        while (z > a && is_pyspace(z[-1])) z--;
-        size_t len = (size_t)(z - a);
-        if (len < 6 || strncmp(a, "File \"", 6) != 0) continue;
-        /* greedy file name: the last '", line <digits>, in <name>' split that matches */
-        for (const char *q = z - 1; q > a + 6 && !found; q--) {
-            if (*q != '"' || (size_t)(z - q) < 9 || strncmp(q, "\", line ", 8) != 0) continue;
-            const char *dg = q + 8, *dz = dg;
-            while (dz < z && *dz >= '0' && *dz <= '9') dz++;
-            if (dz == dg || (size_t)(z - dz) < 6 || strncmp(dz, ", in ", 5) != 0) continue;
-            const char *fn = dz + 5;
-            if (fn >= z) continue;
-            if (memchr(fn, '\n', (size_t)(z - fn))) continue;
-            const char *c = ls[idx + 1], *cz = le[idx + 1];
-            while (c < cz && is_pyspace(*c)) c++;
-            while (cz > c && is_pyspace(cz[-1])) cz--;
-            eir_buf_puts(out, "File: ");
-            eir_buf_putn(out, a + 6, (size_t)(q - (a + 6)));
-            eir_buf_putc(out, ':');
-            eir_buf_putn(out, dg, (size_t)(dz - dg));
-            eir_buf_puts(out, " in ");
-            eir_buf_putn(out, fn, (size_t)(z - fn));
-            eir_buf_puts(out, ", code: ");
-            eir_buf_putn(out, c, (size_t)(cz - c));
-            found = true;
-        }
-    }
-    free(ls);
-    free(le);
-    return found;
-}
-
 /* meta["custom"] = json.loads(text); printed as a Python dict whose long
  * values are cut to 40 characters. */
 static void put_pyrepr_json(eir_buf *b, const jdoc *d, jv v, bool as_str, eir_arena *ar) {
@@ -847,7 +793,7 @@ static char *gen_code(const fxgraph *fg, bool verbose) {
             if (custom) put_custom_annotation(&sum, custom);
             eir_buf_putc(&sum, ' ');
             const char *st = node_meta(x->meta_from, "stack_trace");
-            if (!(st && st[0] && stack_summary(&sum, st)))
+            if (!(st && st[0] && eir_stack_summary(&sum, st)))
                 eir_buf_puts(&sum, "No stacktrace found for following nodes");
             eir_buf_putc(&sum, '\n');
             const char *ss = sum.data ? sum.data : "";
@@ -985,7 +931,7 @@ static void addindent(eir_buf *out, const char *s, int spaces) {
         size_t len = end ? (size_t)(end - line) : strlen(line);
         bool blank = true;
         for (size_t i = 0; i < len; i++)
-            if (!is_pyspace(line[i])) { blank = false; break; }
+            if (!eir_is_pyspace(line[i])) { blank = false; break; }
         if (!blank) {
             for (int i = 0; i < spaces; i++) eir_buf_putc(out, ' ');
             eir_buf_putn(out, line, len);

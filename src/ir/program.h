@@ -65,6 +65,14 @@ eir_status eir_fail(eir_program *p, eir_status st, const char *fmt, ...) EIR_PRI
 /* Intern a srepr expression; returns its id, or UINT32_MAX with p->errmsg set. */
 uint32_t eir_program_intern_expr(eir_program *p, const char *srepr, const char *where);
 
+/* Python's str.isspace() for ASCII. */
+bool eir_is_pyspace(char c);
+
+/* The innermost 'File "...", line N, in f' frame of a stack_trace and the
+ * code line after it, as "File: f.py:N in f, code: ..." (fx.graph's
+ * _parse_stack_trace). false if there is none. */
+bool eir_stack_summary(eir_buf *out, const char *stack_trace);
+
 /* serde entry point (src/serde/load.c) */
 eir_status eir_serde_load(eir_program *p, const uint8_t *data, size_t size);
 

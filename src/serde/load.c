@@ -25,6 +25,7 @@ typedef struct dec {
     const jdoc *doc;
     const char *record;
     const char *node_name, *node_target;   /* the node being decoded, for messages */
+    jv node_json;                          /* its JSON, to find the user's source line */
     path_seg path[256];
     int depth;
     eir_status st;
@@ -63,6 +64,21 @@ static eir_status fail(dec *d, eir_status st, const char *fmt, ...) {
     va_start(ap, fmt);
     eir_buf_vprintf(&b, fmt, ap);
     va_end(ap);
+    if (d->node_target) {
+        /* point at the user's source line when the node carries a stack trace */
+        jv meta = jdoc_get(d->doc, d->node_json, "metadata");
+        jv trace = jdoc_get(d->doc, meta, "stack_trace");
+        if (jdoc_type(d->doc, trace) == JT_STRING) {
+            eir_arena tmp;
+            eir_arena_init(&tmp);
+            const char *text = jdoc_str(d->doc, trace, &tmp, NULL, NULL);
+            eir_buf sum;
+            eir_buf_init(&sum);
+            if (text && eir_stack_summary(&sum, text)) eir_buf_printf(&b, " [%s]", sum.data);
+            eir_buf_free(&sum);
+            eir_arena_release(&tmp);
+        }
+    }
     snprintf(d->p->errmsg, sizeof d->p->errmsg, "%s", b.data ? b.data : "out of memory");
     eir_buf_free(&b);
     d->st = st;
@@ -670,11 +686,14 @@ static eir_status dec_node(dec *d, scope *sc, jv v, uint32_t idx, eir_node *nd) 
         pop(d);
     }
     const char *outer_name = d->node_name, *outer_target = d->node_target;
+    jv outer_json = d->node_json;
     d->node_name = nd->name;
     d->node_target = nd->target;
+    d->node_json = v;
     eir_status st = dec_node_body(d, sc, v, idx, nd);
     d->node_name = outer_name;
     d->node_target = outer_target;
+    d->node_json = outer_json;
     return st;
 }
 
