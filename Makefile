@@ -81,3 +81,20 @@ $(B)/load_bench: tools/bench/load_bench.c $(B)/libeir.a
 bench-load: $(B)/load_bench
 	$(PYTHON) python/bench/load_time.py --out docs/BENCHMARKS.md
 .PHONY: bench-load
+
+# libFuzzer targets (clang): `make fuzz FUZZ_SECONDS=60` builds them, seeds
+# them from the corpus and fixtures, and runs each for FUZZ_SECONDS.
+FUZZ_SECONDS ?= 30
+FUZZ_CC ?= clang
+FUZZFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+$(B)/fuzz/%: tests/fuzz/%.c $(SRC) $(HDR)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZFLAGS) -std=c11 $< $(SRC) $(LDLIBS) -o $@
+
+fuzz: $(B)/fuzz/fuzz_load $(B)/fuzz/fuzz_model_json
+	@mkdir -p $(B)/fuzz/seeds_load $(B)/fuzz/seeds_json $(B)/fuzz/out_load $(B)/fuzz/out_json
+	cp tests/bad/corpus/*.pt2 tests/e2e/fixtures/*.pt2 $(B)/fuzz/seeds_load/
+	$(PYTHON) -c 'import sys, zipfile, glob, os; [open(os.path.join(sys.argv[1], os.path.basename(f) + ".json"), "wb").write(zipfile.ZipFile(f).read(n)) for f in glob.glob("tests/e2e/fixtures/*.pt2") for n in zipfile.ZipFile(f).namelist() if n.endswith("models/model.json")]' $(B)/fuzz/seeds_json
+	$(B)/fuzz/fuzz_load -max_total_time=$(FUZZ_SECONDS) -max_len=200000 -timeout=10 $(B)/fuzz/out_load $(B)/fuzz/seeds_load
+	$(B)/fuzz/fuzz_model_json -max_total_time=$(FUZZ_SECONDS) -max_len=200000 -timeout=10 $(B)/fuzz/out_json $(B)/fuzz/seeds_json
+.PHONY: fuzz

@@ -92,6 +92,8 @@ typedef struct eir_symint {
     uint32_t expr;       /* expression id when is_expr */
     bool is_expr;
     bool has_hint;
+    uint8_t hint_kind;   /* how the file states the hint: 0 as_int, 1 as_bool, 2 as_float */
+    double hint_float;   /* the hint when hint_kind == 2 */
 } eir_symint;
 
 typedef struct eir_device {

@@ -14,7 +14,7 @@ eir_status eir_fail(eir_program *p, eir_status st, const char *fmt, ...) {
     return st;
 }
 
-static eir_program *program_new(void) {
+eir_program *eir_program_new_empty(void) {
     eir_program *p = calloc(1, sizeof *p);
     if (!p) return NULL;
     eir_arena_init(&p->arena);
@@ -25,7 +25,7 @@ static eir_program *program_new(void) {
 
 eir_status eir_program_load_buffer(const void *data, size_t size, eir_program **out) {
     if (!out) return EIR_ERR_ARG;
-    eir_program *p = *out = program_new();
+    eir_program *p = *out = eir_program_new_empty();
     if (!p) return EIR_ERR_NOMEM;
     if (!data && size) return eir_fail(p, EIR_ERR_ARG, "eir_program_load_buffer: NULL data");
     return eir_serde_load(p, data ? data : (const void *)"", size);
@@ -33,7 +33,7 @@ eir_status eir_program_load_buffer(const void *data, size_t size, eir_program **
 
 eir_status eir_program_load(const char *path, eir_program **out) {
     if (!out) return EIR_ERR_ARG;
-    eir_program *p = *out = program_new();
+    eir_program *p = *out = eir_program_new_empty();
     if (!p) return EIR_ERR_NOMEM;
     if (!path) return eir_fail(p, EIR_ERR_ARG, "eir_program_load: NULL path");
     char err[1024];

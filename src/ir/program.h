@@ -73,7 +73,12 @@ bool eir_is_pyspace(char c);
  * _parse_stack_trace). false if there is none. */
 bool eir_stack_summary(eir_buf *out, const char *stack_trace);
 
-/* serde entry point (src/serde/load.c) */
+/* serde entry points (src/serde/load.c): a whole archive; or only the text
+ * of models/model.json (no payloads; for tests and fuzzing). */
 eir_status eir_serde_load(eir_program *p, const uint8_t *data, size_t size);
+eir_status eir_serde_decode_model_json(eir_program *p, const char *text, size_t len);
+
+/* An empty program to decode into (internal; public code uses the loaders). */
+eir_program *eir_program_new_empty(void);
 
 #endif

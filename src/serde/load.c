@@ -239,9 +239,14 @@ static eir_status dec_symint(dec *d, jv v, eir_symint *out, bool literal_only) {
             push_key(d, "hint");
             TRY(as_union(d, hint, hn, 3, &hw, &hp, "SymExprHint"));
             push_key(d, hn[hw]);
+            out->hint_kind = (uint8_t)hw;
             if (hw == 0) TRY(as_int(d, hp, &out->value));
             else if (hw == 1) { bool b = false; TRY(as_bool(d, hp, &b)); out->value = b; }
-            else { double f; TRY(as_float(d, hp, &f)); out->value = (f > -9.2e18 && f < 9.2e18) ? (int64_t)f : 0; }
+            else {
+                TRY(as_float(d, hp, &out->hint_float));
+                double f = out->hint_float;
+                out->value = (f > -9.2e18 && f < 9.2e18) ? (int64_t)f : 0;
+            }
             pop(d);
             pop(d);
             out->has_hint = true;
@@ -644,6 +649,9 @@ static eir_status add_values(dec *d, scope *sc, jv tables[5], uint32_t *count) {
                     jv hint = jdoc_get(d->doc, pl, "hint");
                     if ((jdoc_type(d->doc, hint) == JT_OBJECT) && jdoc_size(d->doc, hint) == 1) {
                         jv hv = jdoc_val(d->doc, hint, 0);
+                        jv hk = jdoc_key(d->doc, hint, 0);
+                        v->sym.hint_kind = jdoc_str_eq(d->doc, hk, "as_bool") ? 1 : jdoc_str_eq(d->doc, hk, "as_float") ? 2 : 0;
+                        if (v->sym.hint_kind == 2) v->sym.hint_float = jdoc_num(d->doc, hv);
                         if ((jdoc_type(d->doc, hv) == JT_INTEGER || jdoc_type(d->doc, hv) == JT_REAL)) { v->symf = jdoc_num(d->doc, hv); v->sym.value = (v->symf > -9.2e18 && v->symf < 9.2e18) ? (int64_t)v->symf : 0; v->sym.has_hint = true; }
                         else if ((jdoc_type(d->doc, hv) == JT_TRUE || jdoc_type(d->doc, hv) == JT_FALSE)) { v->sym.value = (jdoc_type(d->doc, hv) == JT_TRUE); v->sym.has_hint = true; }
                     }
@@ -1438,6 +1446,17 @@ static eir_status read_small_text(eir_program *p, const char *name, const char *
     *out = eir_arena_strndup(&p->arena, (const char *)data, len);
     if (owned) free((void *)data);
     return *out ? EIR_OK : eir_fail(p, EIR_ERR_NOMEM, "out of memory");
+}
+
+eir_status eir_serde_decode_model_json(eir_program *p, const char *text, size_t len) {
+    jdoc doc;
+    char err[512];
+    if (!jdoc_parse(&doc, text, len, MAX_JSON_DEPTH, err, sizeof err))
+        return eir_fail(p, EIR_ERR_JSON, "models/model.json: %s", err);
+    dec d = {.p = p, .doc = &doc, .record = "models/model.json"};
+    eir_status st = dec_program(&d, 0);
+    jdoc_free(&doc);
+    return st;
 }
 
 eir_status eir_serde_load(eir_program *p, const uint8_t *data, size_t size) {

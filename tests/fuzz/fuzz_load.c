@@ -1,0 +1,23 @@
+/* fuzz_load.c — libFuzzer target: whole .pt2 archives from memory, then
+ * every printer and info on what loads. Seeds: tests/bad/corpus and the
+ * fixtures. Build and run with `make fuzz` (needs clang). */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "eir.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    eir_program *p = NULL;
+    if (eir_program_load_buffer(data, size, &p) == EIR_OK) {
+        for (int f = EIR_PRINT_GRAPH; f <= EIR_PRINT_PROGRAM; f++) {
+            char *t = NULL;
+            if (eir_program_print(p, (eir_print_form)f, &t) == EIR_OK) eir_free(t);
+        }
+        char *t = NULL;
+        if (eir_program_info(p, true, &t) == EIR_OK) eir_free(t);
+    }
+    eir_program_free(p);
+    return 0;
+}
