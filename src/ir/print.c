@@ -212,47 +212,34 @@ static void set_val(fxgraph *fg, uint32_t fx, const eir_arg *a) {
 
 static void gen_getitems(fxgraph *fg, uint32_t parent, const eir_arg *items, uint32_t n, const eir_node *nd);
 
+/* operator.getitem(parent, idx) named `name`, carrying nd's metadata */
+static uint32_t add_getitem(fxgraph *fg, uint32_t parent, uint32_t idx, const char *name, const eir_node *nd) {
+    uint32_t id = fx_add(fg, FX_CALL, name, "_operator.getitem");
+    fxarg *it = fg->oom ? NULL : alloc_items(fg, 2);
+    if (!it) return UINT32_MAX;
+    it[0] = (fxarg){FA_NODE, 0, {.node = parent}, NULL, NULL};
+    it[1] = (fxarg){FA_INT, 0, {.i = idx}, NULL, NULL};
+    fg->nodes[id].args.n = 2;
+    fg->nodes[id].args.items = it;
+    fg->nodes[id].meta_from = nd;
+    return id;
+}
+
 static void gen_getitem_for(fxgraph *fg, uint32_t parent, const eir_arg *a, uint32_t idx, const eir_node *nd) {
-    fxarg pa = {FA_NODE, 0, {.node = parent}, NULL, NULL};
-    fxarg ia = {FA_INT, 0, {.i = idx}, NULL, NULL};
     switch (a->kind) {
     case EIR_ARG_TENSOR: case EIR_ARG_SYM_INT: case EIR_ARG_SYM_FLOAT: {
-        uint32_t id = fx_add(fg, FX_CALL, a->name, "_operator.getitem");
-        if (fg->oom) return;
-        fxarg *it = alloc_items(fg, 2);
-        if (!it) return;
-        it[0] = pa;
-        it[1] = ia;
-        fg->nodes[id].args.n = 2;
-        fg->nodes[id].args.items = it;
-        fg->nodes[id].meta_from = nd;
-        set_val(fg, id, a);
+        uint32_t id = add_getitem(fg, parent, idx, a->name, nd);
+        if (id != UINT32_MAX) set_val(fg, id, a);
         break;
     }
-    case EIR_ARG_NONE: {
-        uint32_t id = fx_add(fg, FX_CALL, fx_fresh_name(fg, "as_none"), "_operator.getitem");
-        if (fg->oom) return;
-        fxarg *it = alloc_items(fg, 2);
-        if (!it) return;
-        it[0] = pa;
-        it[1] = ia;
-        fg->nodes[id].args.n = 2;
-        fg->nodes[id].args.items = it;
-        fg->nodes[id].meta_from = nd;
+    case EIR_ARG_NONE:
+        add_getitem(fg, parent, idx, fx_fresh_name(fg, "as_none"), nd);
         break;
-    }
     default: {
         /* a list element: an unnamed getitem, then getitems of it */
-        uint32_t id = fx_add(fg, FX_CALL, fx_fresh_name(fg, "getitem"), "_operator.getitem");
-        if (fg->oom) return;
-        fxarg *it = alloc_items(fg, 2);
-        if (!it) return;
-        it[0] = pa;
-        it[1] = ia;
-        fg->nodes[id].args.n = 2;
-        fg->nodes[id].args.items = it;
-        fg->nodes[id].meta_from = nd;
-        if (a->kind == EIR_ARG_TENSORS || a->kind == EIR_ARG_SYM_INTS || a->kind == EIR_ARG_SYM_FLOATS)
+        uint32_t id = add_getitem(fg, parent, idx, fx_fresh_name(fg, "getitem"), nd);
+        if (id != UINT32_MAX &&
+            (a->kind == EIR_ARG_TENSORS || a->kind == EIR_ARG_SYM_INTS || a->kind == EIR_ARG_SYM_FLOATS))
             gen_getitems(fg, id, a->u.list.items, a->u.list.n, nd);
         break;
     }

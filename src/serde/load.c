@@ -974,53 +974,57 @@ static eir_status dec_output_spec(dec *d, scope *sc, jv v, eir_output_spec *s) {
     return EIR_OK;
 }
 
-/* Signature specs refer to the root graph's values by name. */
-static eir_status dec_signature(dec *d, jv v) {
-    eir_program *p = d->p;
-    eir_graph *g = p->graph;
-    scope sc = {g, (eir_value *)g->values, {0}};
-    eir_strmap_init(&sc.by_name);
-    eir_status st = EIR_OK;
+/* A scope over the root graph's values: signature specs and the module call
+ * graph refer to them by name. */
+static eir_status root_scope(dec *d, scope *sc) {
+    eir_graph *g = d->p->graph;
+    *sc = (scope){g, (eir_value *)g->values, {0}};
+    eir_strmap_init(&sc->by_name);
     for (uint32_t i = 0; i < g->num_values; i++)
-        if (!eir_strmap_put(&sc.by_name, g->values[i].name, i)) { st = NOMEM(d); goto out; }
-    if ((st = want_type(d, v, JT_OBJECT, "a GraphSignature object"))) goto out;
+        if (!eir_strmap_put(&sc->by_name, g->values[i].name, i)) return NOMEM(d);
+    return EIR_OK;
+}
+
+typedef eir_status (*spec_fn)(dec *d, scope *sc, jv v, void *out);
+
+static eir_status dec_input_spec_v(dec *d, scope *sc, jv v, void *out) { return dec_input_spec(d, sc, v, out); }
+static eir_status dec_output_spec_v(dec *d, scope *sc, jv v, void *out) { return dec_output_spec(d, sc, v, out); }
+
+/* signature.<key>: one spec per graph input/output, in the same order */
+static eir_status dec_specs(dec *d, scope *sc, jv sig, const char *key, size_t elem, spec_fn fn, void **arr,
+                            uint32_t *count, uint32_t want, const char *what) {
     jv f;
     size_t n;
-    if ((st = field(d, v, "input_specs", true, &f))) goto out;
-    push_key(d, "input_specs");
-    if ((st = as_array(d, f, &n))) goto out;
-    p->input_specs = eir_arena_array(&p->arena, n ? n : 1, sizeof *p->input_specs);
-    if (!p->input_specs) { st = NOMEM(d); goto out; }
+    TRY(field(d, sig, key, true, &f));
+    push_key(d, key);
+    TRY(as_array(d, f, &n));
+    char *items = eir_arena_array(&d->p->arena, n ? n : 1, elem);
+    if (!items) return NOMEM(d);
     for (size_t i = 0; i < n; i++) {
         push_idx(d, i);
-        if ((st = dec_input_spec(d, &sc, jdoc_at(d->doc, f, i), &p->input_specs[i]))) goto out;
+        TRY(fn(d, sc, jdoc_at(d->doc, f, i), items + i * elem));
         pop(d);
     }
-    p->num_input_specs = (uint32_t)n;
-    if (n != g->num_inputs) {
-        st = fail(d, EIR_ERR_GRAPH, "the signature lists %zu input specs but the graph has %u inputs", n,
-                  g->num_inputs);
-        goto out;
-    }
+    if (n != want)
+        return fail(d, EIR_ERR_GRAPH, "the signature lists %zu %s specs but the graph has %u %ss", n, what, want,
+                    what);
     pop(d);
-    if ((st = field(d, v, "output_specs", true, &f))) goto out;
-    push_key(d, "output_specs");
-    if ((st = as_array(d, f, &n))) goto out;
-    p->output_specs = eir_arena_array(&p->arena, n ? n : 1, sizeof *p->output_specs);
-    if (!p->output_specs) { st = NOMEM(d); goto out; }
-    for (size_t i = 0; i < n; i++) {
-        push_idx(d, i);
-        if ((st = dec_output_spec(d, &sc, jdoc_at(d->doc, f, i), &p->output_specs[i]))) goto out;
-        pop(d);
-    }
-    p->num_output_specs = (uint32_t)n;
-    if (n != g->num_outputs) {
-        st = fail(d, EIR_ERR_GRAPH, "the signature lists %zu output specs but the graph has %u outputs", n,
-                  g->num_outputs);
-        goto out;
-    }
-    pop(d);
-out:
+    *arr = items;
+    *count = (uint32_t)n;
+    return EIR_OK;
+}
+
+static eir_status dec_signature(dec *d, jv v) {
+    eir_program *p = d->p;
+    scope sc;
+    eir_status st = root_scope(d, &sc);
+    if (!st) st = want_type(d, v, JT_OBJECT, "a GraphSignature object");
+    if (!st)
+        st = dec_specs(d, &sc, v, "input_specs", sizeof *p->input_specs, dec_input_spec_v,
+                       (void **)&p->input_specs, &p->num_input_specs, p->graph->num_inputs, "input");
+    if (!st)
+        st = dec_specs(d, &sc, v, "output_specs", sizeof *p->output_specs, dec_output_spec_v,
+                       (void **)&p->output_specs, &p->num_output_specs, p->graph->num_outputs, "output");
     eir_strmap_free(&sc.by_name);
     return st;
 }
@@ -1033,12 +1037,9 @@ static eir_status dec_module_calls(dec *d, jv v) {
     if (!p->module_calls) return NOMEM(d);
     /* call-graph arguments name root-graph values but need not be defined in
      * it (they describe a submodule's boundary), so they are kept by name. */
-    eir_graph *g = p->graph;
-    scope sc = {g, (eir_value *)g->values, {0}};
-    eir_strmap_init(&sc.by_name);
-    eir_status st = EIR_OK;
-    for (uint32_t i = 0; i < g->num_values; i++)
-        if (!eir_strmap_put(&sc.by_name, g->values[i].name, i)) { st = NOMEM(d); goto out; }
+    scope sc;
+    eir_status st = root_scope(d, &sc);
+    if (st) goto out;
     for (size_t i = 0; i < n; i++) {
         jv e = jdoc_at(d->doc, v, i);
         eir_module_call *mc = &p->module_calls[i];
