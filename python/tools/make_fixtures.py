@@ -23,12 +23,47 @@ FIXTURE_PROGRAMS = [
 MAX_BYTES = 2 * 1024 * 1024
 
 
+def write_custom_meta(out):
+    """custom_meta.pt2: mlp.pt2 rewritten by Python's zipfile (no 64-byte
+    alignment, no zip64 records) with node metadata torch prints specially:
+    meta["custom"] annotations (values cut at 40 characters) and a node without
+    a stack trace. Expected texts come from torch loading the rewritten file."""
+    import json
+    import zipfile
+
+    import torch
+
+    src = zipfile.ZipFile(os.path.join(out, "mlp.pt2"))
+    dst_path = os.path.join(out, "custom_meta.pt2")
+    custom = json.dumps({"pp_stage": 0, "note": "an annotation value longer than forty characters",
+                         "tags": [1, 2.5, None, True]})
+    with zipfile.ZipFile(dst_path, "w", zipfile.ZIP_STORED) as dst:
+        for info in src.infolist():
+            data = src.read(info.filename)
+            name = "custom_meta/" + info.filename.split("/", 1)[1]
+            if name.endswith("models/model.json"):
+                m = json.loads(data)
+                nodes = m["graph_module"]["graph"]["nodes"]
+                for n in nodes[1:3]:
+                    n["metadata"]["custom"] = custom
+                nodes[3]["metadata"].pop("stack_trace", None)
+                data = json.dumps(m).encode()
+            dst.writestr(zipfile.ZipInfo(name), data)
+    ep = torch.export.load(dst_path)
+    for form, text in gen.texts(ep).items():
+        with open(os.path.join(out, f"custom_meta.{form}.txt"), "w") as fh:
+            fh.write(text)
+    with open(os.path.join(out, "custom_meta.io.json"), "w") as fh:
+        json.dump(gen.io_desc(ep), fh, indent=1)
+
+
 def main(argv):
     if len(argv) != 1 or argv[0].startswith("-"):
         print(__doc__, file=sys.stderr)
         return 2
     out = argv[0]
     s = gen.generate(out, FIXTURE_PROGRAMS)
+    write_custom_meta(out)
     total = sum(os.path.getsize(os.path.join(out, f)) for f in os.listdir(out)
                 if f.endswith(gen.SUFFIXES))
     print(f"wrote {len(s['ok'])} variants to {out} ({total / 1024:.0f} KiB) in {s['seconds']:.1f}s")
