@@ -4,7 +4,8 @@ For every zoo variant V (see python/zoo/gen.py):
   eir print V.pt2            == V.graph.txt    (str(ep.graph))
   eir print --code V.pt2     == V.code.txt     (ep.graph_module.code)
   eir print --program V.pt2  == V.program.txt  (str(ep))
-  eir info --json V.pt2      inputs/outputs match V.io.json
+  eir info --json V.pt2      inputs/outputs, state counts/bytes, control flow,
+                             custom ops and range constraints match V.io.json
   eir info V.pt2             exits 0 and mentions every user input name
 """
 from __future__ import annotations
@@ -97,6 +98,9 @@ def test_info_json(eir, pt2, variant):
             problems.append(f"missing key {k!r}")
             continue
         problems += _cmp_io(k, got[k], exp[k], variant)
+    for k, v in exp.get("summary", {}).items():
+        if got.get(k) != v:
+            problems.append(f"{k}: expected {v!r} (from torch), got {got.get(k)!r}")
     if problems:
         pytest.fail(f"eir info --json {variant}.pt2:\n  " + "\n  ".join(problems)
                     + f"\nexpected: {json.dumps(exp)}\ngot:      {json.dumps({k: got.get(k) for k in ('inputs', 'outputs')})}",

@@ -124,7 +124,49 @@ def io_desc(ep) -> dict:
             if val is None and nm in nodes:
                 val = nodes[nm].meta.get("val")
             outputs.append(_describe(spec.arg, val))
-    return {"inputs": inputs, "outputs": outputs}
+    return {"inputs": inputs, "outputs": outputs, "summary": summary(ep)}
+
+
+def summary(ep) -> dict:
+    """What `eir info --json` reports besides inputs/outputs, computed by torch:
+    state counts and bytes, control flow, custom-op nodes, range constraints."""
+    def nbytes(t):
+        return t.numel() * t.element_size() if isinstance(t, torch.Tensor) else 0
+
+    state = {"parameters": [0, 0], "buffers": [0, 0], "constants": [0, 0]}
+    for spec in ep.graph_signature.input_specs:
+        if spec.kind == InputKind.PARAMETER:
+            key, t = "parameters", ep.state_dict[spec.target]
+        elif spec.kind == InputKind.BUFFER:
+            key = "buffers"
+            t = ep.state_dict[spec.target] if spec.persistent else ep.constants[spec.target]
+        elif spec.kind in (InputKind.CONSTANT_TENSOR, InputKind.CUSTOM_OBJ):
+            key, t = "constants", ep.constants.get(spec.target)
+        else:
+            continue
+        state[key][0] += 1
+        state[key][1] += nbytes(t)
+    hops = custom = 0
+    for gm in ep.graph_module.modules():
+        if not isinstance(gm, torch.fx.GraphModule):
+            continue
+        for n in gm.graph.nodes:
+            if n.op != "call_function":
+                continue
+            if isinstance(n.target, torch._ops.HigherOrderOperator):
+                hops += 1
+            elif isinstance(n.target, torch._ops.OpOverload) and n.target.namespace not in ("aten", "prims"):
+                custom += 1
+    ranges = {}
+    for sym, vr in ep.range_constraints.items():
+        lo, hi = vr.lower, vr.upper
+        ranges[str(sym)] = [int(lo) if lo.is_finite else None, int(hi) if hi.is_finite else None]
+    return {
+        **{k: {"count": c, "bytes": b} for k, (c, b) in state.items()},
+        "control_flow": hops > 0,
+        "custom_ops": custom,
+        "range_constraints": ranges,
+    }
 
 
 def text_diff(orig: Dict[str, str], loaded: Dict[str, str]) -> str:
