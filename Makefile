@@ -4,13 +4,13 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN     = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter -Wno-format-truncation
 CPPFLAGS = -Iinclude -Isrc -D_GNU_SOURCE
-LDLIBS   = -lminizip -lz -lm
+LDLIBS   = -lminizip -lz -lopenblas -lpthread -lm
 PYTHON  ?= python3
 
-SRC = src/base/base.c src/serde/archive.c src/base/jdoc.c src/serde/load.c src/ir/program.c src/ir/sym.c \
-      src/ir/print.c src/ops/info.c
+SRC = src/base/base.c src/base/dtype.c src/serde/archive.c src/base/jdoc.c src/serde/load.c src/ir/program.c src/ir/sym.c \
+      src/ir/print.c src/ops/info.c $(wildcard src/kernels/*.c)
 HDR = $(wildcard include/*.h src/*/*.h src/ops/*.inc)
-TESTS = tests/unit/test_base tests/unit/test_jdoc tests/unit/test_sym tests/unit/test_api
+TESTS = $(basename $(wildcard tests/unit/test_*.c))
 
 B  = build
 BS = build/san

@@ -5,7 +5,7 @@
 # Safe to run again: installed packages are skipped.
 set -euo pipefail
 
-DEB_PKGS=(build-essential libjsmn-dev libminizip-dev zlib1g-dev)
+DEB_PKGS=(build-essential libjsmn-dev libminizip-dev zlib1g-dev libopenblas-dev)
 missing=()
 for p in "${DEB_PKGS[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -1,0 +1,100 @@
+/* kutil.h — helpers every kernel family shares: element loads and stores in
+ * any dtype, f16/bf16 conversion, an N-d strided iterator with
+ * broadcasting, and torch's type promotion. */
+#ifndef EIR_KUTIL_H
+#define EIR_KUTIL_H
+
+#include <math.h>
+#include <string.h>
+
+#include "kernel.h"
+
+/* ---- f16 / bf16 (round to nearest even, NaN preserved) ---- */
+float eir_f16_to_f32(uint16_t h);
+uint16_t eir_f32_to_f16(float f);
+static inline float eir_bf16_to_f32(uint16_t h) {
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+static inline uint16_t eir_f32_to_bf16(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40); /* quiet NaN */
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (uint16_t)(u >> 16);
+}
+
+/* ---- dtype classes ---- */
+static inline bool eir_is_floating(eir_dtype d) {
+    return d == EIR_F16 || d == EIR_F32 || d == EIR_F64 || d == EIR_BF16 || (d >= EIR_F8E4M3FN && d <= EIR_F8E8M0FNU);
+}
+static inline bool eir_is_complex(eir_dtype d) { return d == EIR_C32 || d == EIR_C64 || d == EIR_C128; }
+static inline bool eir_is_integral(eir_dtype d, bool include_bool) {
+    return d == EIR_U8 || d == EIR_I8 || d == EIR_I16 || d == EIR_I32 || d == EIR_I64 || d == EIR_U16 ||
+           d == EIR_U32 || d == EIR_U64 || (include_bool && d == EIR_BOOL);
+}
+
+/* ---- generic element access (slow path; specialize hot loops) ---- */
+/* Value as double (complex: real part). */
+double eir_load_f64(const void *p, eir_dtype d);
+/* Value as int64 (floats truncate toward zero like a C cast; bool 0/1). */
+int64_t eir_load_i64(const void *p, eir_dtype d);
+/* Complex value (real dtypes: imaginary 0). */
+void eir_load_c128(const void *p, eir_dtype d, double *re, double *im);
+/* Store with torch's conversion rules: to bool is != 0; float to int truncates. */
+void eir_store_f64(void *p, eir_dtype d, double v);
+void eir_store_i64(void *p, eir_dtype d, int64_t v);
+void eir_store_c128(void *p, eir_dtype d, double re, double im);
+
+/* ---- views ---- */
+int64_t eir_tview_numel(const eir_tview *t);
+bool eir_tview_is_contiguous(const eir_tview *t);
+/* A view of t broadcast to (rank, sizes): dims aligned right, size-1 dims get
+ * stride 0. false if the shapes do not broadcast. */
+bool eir_tview_broadcast(const eir_tview *t, int32_t rank, const int64_t *sizes, eir_tview *out);
+static inline size_t eir_elsize(eir_dtype d) { return eir_dtype_size(d); }
+/* Address of the element at index idx[0..rank). */
+static inline void *eir_tview_at(const eir_tview *t, const int64_t *idx) {
+    int64_t off = 0;
+    for (int32_t i = 0; i < t->rank; i++) off += idx[i] * t->strides[i];
+    return (char *)t->data + off * (int64_t)eir_elsize(t->dtype);
+}
+
+/* ---- N-d iteration over up to 8 operands sharing one shape ----
+ *
+ *     eir_iter it;
+ *     eir_iter_init(&it, out->rank, out->sizes, n, views);   // views already broadcast to out's shape
+ *     char *p[8];
+ *     int64_t len;
+ *     while (eir_iter_next(&it, p, &len))                     // one innermost run at a time
+ *         for (int64_t k = 0; k < len; k++) { ... p[j] + k * it.inner_stride[j] ... }
+ *
+ * inner_stride is in bytes. Zero-size shapes yield nothing; rank 0 yields one
+ * run of length 1. */
+#define EIR_ITER_MAX_OPS 8
+typedef struct eir_iter {
+    int32_t rank, nops;
+    int64_t sizes[EIR_MAX_RANK];
+    int64_t bstrides[EIR_ITER_MAX_OPS][EIR_MAX_RANK]; /* bytes */
+    char *base[EIR_ITER_MAX_OPS];
+    int64_t idx[EIR_MAX_RANK];
+    int64_t inner_stride[EIR_ITER_MAX_OPS];
+    bool done;
+} eir_iter;
+void eir_iter_init(eir_iter *it, int32_t rank, const int64_t *sizes, int32_t nops, const eir_tview *const *ops);
+bool eir_iter_next(eir_iter *it, char **ptrs, int64_t *len);
+
+/* ---- type promotion (torch.result_type) ---- */
+eir_dtype eir_promote_types(eir_dtype a, eir_dtype b);
+/* result_type over tensor / scalar arguments (EIR_KA_TENSOR, EIR_KA_SCALAR,
+ * EIR_KA_INT, EIR_KA_FLOAT, EIR_KA_BOOL); 0-dim tensors and scalars take part
+ * only when they are of a higher category, as in torch. */
+eir_dtype eir_result_type(const eir_karg *const *args, int n);
+
+/* Normalize a possibly negative dim for rank (rank 0 accepts -1 and 0);
+ * returns -1 if out of range. */
+int32_t eir_wrap_dim(int64_t dim, int32_t rank);
+
+#endif

@@ -1,0 +1,13 @@
+/* tables.h — the kernel tables of each family; the runtime looks ops up in
+ * all of them (src/runtime/optable.c). Each table ends with {NULL, NULL}. */
+#ifndef EIR_KERNEL_TABLES_H
+#define EIR_KERNEL_TABLES_H
+
+#include "kernel.h"
+
+extern const eir_kernel_entry eir_kernels_pointwise[];  /* pointwise.c: unary, binary, comparisons, casts, fills */
+extern const eir_kernel_entry eir_kernels_reduce[];     /* reduce.c: reductions, softmax, normalization */
+extern const eir_kernel_entry eir_kernels_nn[];         /* nn.c: matmul, conv, pooling, embedding, attention, rnn */
+extern const eir_kernel_entry eir_kernels_data[];       /* data.c: cat, index, gather/scatter, pad, copies */
+
+#endif
