@@ -8,7 +8,8 @@ LDLIBS   = -lminizip -lz -lopenblas -lpthread -lm
 PYTHON  ?= python3
 
 SRC = src/base/base.c src/base/dtype.c src/serde/archive.c src/base/jdoc.c src/serde/load.c src/ir/program.c src/ir/sym.c \
-      src/ir/print.c src/ops/info.c $(wildcard src/kernels/*.c)
+      src/ir/print.c src/ops/optable.c src/ops/info.c $(wildcard src/kernels/*.c) \
+      $(wildcard src/runtime/*.c)
 HDR = $(wildcard include/*.h src/*/*.h src/ops/*.inc)
 TESTS = $(basename $(wildcard tests/unit/test_*.c))
 
@@ -35,11 +36,12 @@ $(B)/libeir.a: $(OBJ)
 $(BS)/libeir.a: $(OBJS)
 	ar rcs $@ $^
 
-$(B)/eir: tools/eir/main.c $(B)/libeir.a
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=c11 $< $(B)/libeir.a $(LDLIBS) -o $@
+CLI = tools/eir/main.c tools/eir/npy.c
+$(B)/eir: $(CLI) tools/eir/npy.h $(B)/libeir.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=c11 $(CLI) $(B)/libeir.a $(LDLIBS) -o $@
 
-$(BS)/eir: tools/eir/main.c $(BS)/libeir.a
-	$(CC) $(CPPFLAGS) $(SANFLAGS) $(WARN) -std=c11 $< $(BS)/libeir.a $(LDLIBS) -o $@
+$(BS)/eir: $(CLI) tools/eir/npy.h $(BS)/libeir.a
+	$(CC) $(CPPFLAGS) $(SANFLAGS) $(WARN) -std=c11 $(CLI) $(BS)/libeir.a $(LDLIBS) -o $@
 
 $(B)/tests/%: tests/unit/%.c $(B)/libeir.a tests/unit/check.h
 	@mkdir -p $(dir $@)
@@ -66,7 +68,7 @@ test: $(B)/eir $(BS)/eir $(UNIT) $(UNITS)
 	EIR_BIN=$(B)/eir $(PYTHON) -m pytest -q python/tests
 
 check-generated:
-	$(PYTHON) scripts/gen_core_ops.py | diff -u src/ops/core_ops.inc -
+	$(PYTHON) scripts/gen_ops.py | diff -q src/ops/schemas.inc - >/dev/null || { echo "src/ops/schemas.inc is stale: run $(PYTHON) scripts/gen_ops.py > src/ops/schemas.inc"; exit 1; }
 
 clean:
 	rm -rf $(B)

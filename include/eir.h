@@ -333,6 +333,65 @@ size_t eir_dtype_size(eir_dtype dt);
 
 void eir_free(void *ptr);
 
+/* ---- running -------------------------------------------------------------
+ *
+ *     eir_runtime *rt;
+ *     if (eir_runtime_create(p, &rt) != EIR_OK) { puts(eir_runtime_errmsg(rt)); ... }
+ *     eir_tensor_view x = {data, EIR_F32, 2, sizes, NULL};   // NULL strides: contiguous
+ *     eir_runtime_set_input(rt, 0, &x);                       // borrowed until the run returns
+ *     eir_runtime_run(rt);
+ *     eir_tensor_view y;
+ *     eir_runtime_output(rt, 0, &y);                          // borrowed until the next run or free
+ *
+ * A runtime binds every node once (missing operators are all reported by
+ * eir_runtime_create), plans activation memory into one arena from value
+ * lifetimes, and runs a flat loop that does not allocate while input shapes
+ * stay the same. Parameters, buffers and constants come from the archive,
+ * used in place; a buffer the program mutates gets one private copy. The
+ * program must outlive the runtime. */
+
+typedef struct eir_runtime eir_runtime;
+
+typedef struct eir_tensor_view {
+    void *data;
+    eir_dtype dtype;
+    uint32_t rank;
+    const int64_t *sizes;
+    const int64_t *strides;      /* in elements; NULL means contiguous */
+} eir_tensor_view;
+
+/* On failure *out still holds a handle with the message (free it), unless
+ * memory ran out (*out NULL). */
+eir_status eir_runtime_create(eir_program *p, eir_runtime **out);
+void eir_runtime_free(eir_runtime *rt);
+const char *eir_runtime_errmsg(const eir_runtime *rt);
+
+/* The program's flattened user inputs, in signature order. Constant inputs
+ * (burned-in Python values) are listed with is_constant and take no data. */
+typedef struct eir_io_info {
+    const char *name;
+    bool is_tensor, is_constant, is_symbolic_int;
+    eir_dtype dtype;
+    uint32_t rank;
+    const int64_t *sizes;        /* -1 for a symbolic dim */
+} eir_io_info;
+uint32_t eir_runtime_num_inputs(const eir_runtime *rt);
+eir_status eir_runtime_input_info(const eir_runtime *rt, uint32_t i, eir_io_info *info);
+uint32_t eir_runtime_num_outputs(const eir_runtime *rt);
+eir_status eir_runtime_output_info(const eir_runtime *rt, uint32_t i, eir_io_info *info);
+
+/* Set user input i (a tensor, or a 0-d int64 for a symbolic int input).
+ * Checked against the program (dtype, rank, static dims, ranges) before
+ * anything runs; a mismatch names the input and what was expected. */
+eir_status eir_runtime_set_input(eir_runtime *rt, uint32_t i, const eir_tensor_view *v);
+eir_status eir_runtime_run(eir_runtime *rt);
+/* User output i of the last run. Scalar outputs come back as 0-d tensors. */
+eir_status eir_runtime_output(eir_runtime *rt, uint32_t i, eir_tensor_view *out);
+
+/* Bytes of the activation arena, and the sum of all intermediate tensors it
+ * holds (what a one-buffer-per-value runtime would allocate). Valid after a run. */
+void eir_runtime_memory(const eir_runtime *rt, uint64_t *arena_bytes, uint64_t *sum_of_intermediates);
+
 #ifdef __cplusplus
 }
 #endif

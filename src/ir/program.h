@@ -65,6 +65,9 @@ eir_status eir_fail(eir_program *p, eir_status st, const char *fmt, ...) EIR_PRI
 /* Intern a srepr expression; returns its id, or UINT32_MAX with p->errmsg set. */
 uint32_t eir_program_intern_expr(eir_program *p, const char *srepr, const char *where);
 
+/* The schema name of an argument kind ("as_tensor"). */
+const char *eir_arg_kind_name(eir_arg_kind k);
+
 /* Python's str.isspace() for ASCII. */
 bool eir_is_pyspace(char c);
 

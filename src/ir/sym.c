@@ -381,3 +381,86 @@ void eir_sym_print(eir_buf *b, const eir_sym_node *n) {
     }
     eir_buf_putc(b, ')');
 }
+
+/* ---- evaluation ---- */
+
+static int64_t floordiv64(int64_t a, int64_t b) {
+    int64_t q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
+    return q;
+}
+
+static int64_t pymod64(int64_t a, int64_t b) {
+    int64_t r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+}
+
+bool eir_sym_eval(const eir_sym_node *n, eir_sym_lookup lookup, void *ctx, int64_t *out, char *err, size_t errlen) {
+    switch (n->kind) {
+    case EIR_SYM_INTEGER: *out = n->ival; return true;
+    case EIR_SYM_TRUE: *out = 1; return true;
+    case EIR_SYM_FALSE: *out = 0; return true;
+    case EIR_SYM_SYMBOL:
+        if (lookup && lookup(ctx, n->name, out)) return true;
+        snprintf(err, errlen, "symbol %s has no value", n->name);
+        return false;
+    case EIR_SYM_RATIONAL:
+        if (n->den == 1) { *out = n->ival; return true; }
+        snprintf(err, errlen, "rational %lld/%lld is not an integer", (long long)n->ival, (long long)n->den);
+        return false;
+    case EIR_SYM_CALL: break;
+    default:
+        snprintf(err, errlen, "cannot evaluate a non-integer expression");
+        return false;
+    }
+    int64_t v[8];
+    if (n->nargs > 8) { snprintf(err, errlen, "%s with %u arguments", n->name, n->nargs); return false; }
+    for (uint32_t i = 0; i < n->nargs; i++)
+        if (!eir_sym_eval(n->args[i], lookup, ctx, &v[i], err, errlen)) return false;
+    const char *f = n->name;
+    uint32_t k = n->nargs;
+    if (!strcmp(f, "Add")) { int64_t s = 0; for (uint32_t i = 0; i < k; i++) s += v[i]; *out = s; return true; }
+    if (!strcmp(f, "Mul")) { int64_t s = 1; for (uint32_t i = 0; i < k; i++) s *= v[i]; *out = s; return true; }
+    if (!strcmp(f, "Max") && k) { int64_t s = v[0]; for (uint32_t i = 1; i < k; i++) if (v[i] > s) s = v[i]; *out = s; return true; }
+    if (!strcmp(f, "Min") && k) { int64_t s = v[0]; for (uint32_t i = 1; i < k; i++) if (v[i] < s) s = v[i]; *out = s; return true; }
+    if (!strcmp(f, "And")) { int64_t s = 1; for (uint32_t i = 0; i < k; i++) s = s && v[i]; *out = s; return true; }
+    if (!strcmp(f, "Or")) { int64_t s = 0; for (uint32_t i = 0; i < k; i++) s = s || v[i]; *out = s; return true; }
+    if (k == 1) {
+        if (!strcmp(f, "Not")) { *out = !v[0]; return true; }
+        if (!strcmp(f, "Abs")) { *out = v[0] < 0 ? -v[0] : v[0]; return true; }
+        if (!strcmp(f, "Identity") || !strcmp(f, "TruncToInt") || !strcmp(f, "FloorToInt") ||
+            !strcmp(f, "CeilToInt") || !strcmp(f, "RoundToInt")) { *out = v[0]; return true; }
+    }
+    if (k == 2) {
+        int64_t a = v[0], b = v[1];
+        if (!strcmp(f, "Pow") || !strcmp(f, "PowByNatural")) {
+            if (b < 0) { snprintf(err, errlen, "negative exponent in %s", f); return false; }
+            int64_t r = 1;
+            for (int64_t i = 0; i < b && i < 64; i++) r *= a;
+            *out = r;
+            return true;
+        }
+        if (!strcmp(f, "Equality")) { *out = a == b; return true; }
+        if (!strcmp(f, "Unequality")) { *out = a != b; return true; }
+        if (!strcmp(f, "StrictLessThan")) { *out = a < b; return true; }
+        if (!strcmp(f, "LessThan")) { *out = a <= b; return true; }
+        if (!strcmp(f, "StrictGreaterThan")) { *out = a > b; return true; }
+        if (!strcmp(f, "GreaterThan")) { *out = a >= b; return true; }
+        if (!strcmp(f, "FloorDiv") || !strcmp(f, "CleanDiv") || !strcmp(f, "CeilDiv") || !strcmp(f, "Mod") ||
+            !strcmp(f, "PythonMod")) {
+            if (b == 0) { snprintf(err, errlen, "division by zero in %s", f); return false; }
+            if (!strcmp(f, "CeilDiv")) *out = -floordiv64(-a, b);
+            else if (f[0] == 'M' || f[0] == 'P') *out = pymod64(a, b);
+            else *out = floordiv64(a, b);
+            return true;
+        }
+    }
+    if (k == 3 && !strcmp(f, "ModularIndexing")) {
+        if (v[1] == 0 || v[2] == 0) { snprintf(err, errlen, "division by zero in ModularIndexing"); return false; }
+        *out = pymod64(floordiv64(v[0], v[1]), v[2]);
+        return true;
+    }
+    snprintf(err, errlen, "cannot evaluate %s with %u arguments", f, k);
+    return false;
+}

@@ -34,3 +34,11 @@ eir_sym_node *eir_sym_parse(eir_arena *arena, const char *text, char *err, size_
 void eir_sym_print(eir_buf *b, const eir_sym_node *n);
 
 #endif
+
+/* Evaluate an integer/boolean expression. lookup(ctx, name, &v) gives a
+ * symbol's value and returns false if it is unknown. Supports integers,
+ * booleans, Add, Mul, Pow (integer exponent >= 0), FloorDiv, Mod, PythonMod,
+ * CleanDiv, CeilDiv, ModularIndexing, Max, Min, Abs, Identity, relations,
+ * And, Or, Not. false with a message in err otherwise. */
+typedef bool (*eir_sym_lookup)(void *ctx, const char *name, int64_t *value);
+bool eir_sym_eval(const eir_sym_node *n, eir_sym_lookup lookup, void *ctx, int64_t *out, char *err, size_t errlen);

@@ -8,17 +8,12 @@
 #include <string.h>
 
 #include "../ir/program.h"
-
-static const char *const CORE_OPS[] = {
-#include "core_ops.inc"
-};
-
-static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+#include "optable.h"
 
 /* "aten.add.Tensor" is Core ATen in the installed torch's op table */
 bool eir_op_is_core(const char *op) {
-    const char *key = op;
-    return bsearch(&key, CORE_OPS, EIR_ARRAY_LEN(CORE_OPS), sizeof CORE_OPS[0], cmp_str) != NULL;
+    const eir_op_schema *s = eir_op_find(op);
+    return s && (s->flags & EIR_OPF_CORE);
 }
 
 typedef struct hist {

@@ -1,9 +1,15 @@
-/* main.c — the `eir` command line: info and print for now. */
+/* main.c — the `eir` command line: info, print, run. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "eir.h"
+#include "npy.h"
+#include "../../src/kernels/kutil.h"
 
 static const char USAGE[] =
     "usage: eir <command> [options] MODEL.pt2\n"
@@ -18,13 +24,21 @@ static const char USAGE[] =
     "      (default)               like print(ep.graph)\n"
     "      --code                  like print(ep.graph_module.code)\n"
     "      --program               like print(ep), nested graphs included\n"
+    "  run MODEL.pt2 [IN.npy ...]  run the program on NumPy inputs given in the order of\n"
+    "                              its flattened user inputs (a symbolic int input as a\n"
+    "                              0-d integer .npy); with no inputs, on deterministic\n"
+    "                              random inputs of the declared shapes\n"
+    "      --out DIR               write outputs as DIR/output_0.npy, output_1.npy, ...\n"
+    "                              (otherwise print each output's shape and first values)\n"
+    "      --repeat N              run N times and report the median time per run\n"
+    "      --seed S                seed of the random inputs (default 0)\n"
     "\n"
     "options:\n"
     "  -h, --help                  show this help\n"
     "  --version                   show the eir version\n"
     "\n"
-    "exit status: 0 on success, 1 when the model cannot be read (the message names\n"
-    "the record, JSON path or node at fault), 2 on a usage error.\n";
+    "exit status: 0 on success, 1 when the model cannot be read or run (the message\n"
+    "names the record, JSON path, node or input at fault), 2 on a usage error.\n";
 
 static int usage_error(const char *fmt, const char *arg) {
     fprintf(stderr, "eir: ");
@@ -57,6 +71,213 @@ static int emit(eir_program *p, eir_status st, char *text) {
     return 0;
 }
 
+
+/* ---- run ---- */
+
+static uint64_t rng_state;
+static uint64_t rng_next(void) {
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+static double now_sec(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* a graph value's recorded sizes, using hints for symbolic dims */
+static const eir_value *find_value(const eir_program *p, const char *name) {
+    const eir_graph *g = eir_program_graph(p);
+    for (uint32_t i = 0; i < g->num_values; i++)
+        if (!strcmp(g->values[i].name, name)) return &g->values[i];
+    return NULL;
+}
+
+static void print_output(const char *name, uint32_t idx, const eir_tensor_view *v) {
+    printf("output %u '%s': %s[", idx, name, eir_dtype_abbr(v->dtype));
+    int64_t n = 1;
+    for (uint32_t d = 0; d < v->rank; d++) {
+        printf(d ? ", %lld" : "%lld", (long long)v->sizes[d]);
+        n *= v->sizes[d];
+    }
+    printf("] =");
+    int64_t idx_[8] = {0};
+    for (int64_t k = 0; k < n && k < 6; k++) {
+        int64_t off = 0;
+        for (uint32_t d = 0; d < v->rank; d++) {
+            int64_t st = 1;
+            if (v->strides) st = v->strides[d];
+            else for (uint32_t q = d + 1; q < v->rank; q++) st *= v->sizes[q];
+            off += idx_[d] * st;
+        }
+        const char *p = (const char *)v->data + off * (int64_t)eir_dtype_size(v->dtype);
+        if (eir_is_floating(v->dtype) || eir_is_complex(v->dtype)) printf(" %.6g", eir_load_f64(p, v->dtype));
+        else printf(" %lld", (long long)eir_load_i64(p, v->dtype));
+        for (int32_t d = (int32_t)v->rank - 1; d >= 0; d--) { if (++idx_[d] < v->sizes[d]) break; idx_[d] = 0; }
+    }
+    printf(n > 6 ? " ...\n" : "\n");
+}
+
+static int cmd_run(const char *path, const char **in_paths, int nin, const char *out_dir, int repeat, uint64_t seed) {
+    eir_program *p;
+    if (load(path, &p)) return 1;
+    eir_runtime *rt = NULL;
+    int rc = 1;
+    npy_array *arrays = calloc((size_t)nin + 64, sizeof *arrays);
+    void **randbufs = calloc(256, sizeof *randbufs);
+    int64_t (*randsizes)[8] = calloc(256, sizeof *randsizes);
+    if (!arrays || !randbufs || !randsizes) { fprintf(stderr, "eir: out of memory\n"); goto out; }
+    if (eir_runtime_create(p, &rt) != EIR_OK) {
+        fprintf(stderr, "eir: %s: %s\n", path, eir_runtime_errmsg(rt));
+        goto out;
+    }
+    uint32_t ni = eir_runtime_num_inputs(rt), need = 0;
+    for (uint32_t i = 0; i < ni; i++) {
+        eir_io_info info;
+        eir_runtime_input_info(rt, i, &info);
+        if (!info.is_constant) need++;
+    }
+    if (nin && (uint32_t)nin != need) {
+        fprintf(stderr, "eir: %s takes %u input%s, got %d:", path, need, need == 1 ? "" : "s", nin);
+        for (uint32_t i = 0; i < ni; i++) {
+            eir_io_info info;
+            eir_runtime_input_info(rt, i, &info);
+            if (info.is_constant) continue;
+            fprintf(stderr, "\n  %s: %s[", info.name, info.is_tensor ? eir_dtype_name(info.dtype) : "int64 (0-d)");
+            for (uint32_t d = 0; d < info.rank; d++) {
+                if (info.sizes[d] < 0) fprintf(stderr, d ? ", ?" : "?");
+                else fprintf(stderr, d ? ", %lld" : "%lld", (long long)info.sizes[d]);
+            }
+            fprintf(stderr, "]");
+        }
+        fprintf(stderr, "\n");
+        goto out;
+    }
+    rng_state = seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < ni; i++) {
+        eir_io_info info;
+        eir_runtime_input_info(rt, i, &info);
+        if (info.is_constant) continue;
+        eir_tensor_view v = {0};
+        char err[512];
+        if (nin) {
+            npy_array *a = &arrays[k];
+            if (!npy_read(in_paths[k], a, err, sizeof err)) { fprintf(stderr, "eir: %s\n", err); goto out; }
+            v.data = a->data;
+            v.rank = a->rank;
+            v.sizes = a->sizes;
+            v.strides = a->strides;
+            v.dtype = a->dtype;
+            if (info.dtype == EIR_BF16 && (a->raw16 || a->dtype == EIR_F32)) {
+                if (a->dtype == EIR_F32) { /* round float32 to bfloat16 in place */
+                    int64_t n = 1;
+                    for (uint32_t d = 0; d < a->rank; d++) n *= a->sizes[d];
+                    for (int64_t q = 0; q < n; q++) ((uint16_t *)a->data)[q] = eir_f32_to_bf16(((float *)a->data)[q]);
+                }
+                v.dtype = EIR_BF16;
+            } else if (a->dtype == EIR_DTYPE_UNKNOWN) {
+                fprintf(stderr, "eir: %s: raw 2-byte data is only accepted for a bfloat16 input\n", in_paths[k]);
+                goto out;
+            }
+            if (info.is_symbolic_int && a->rank == 0) v.dtype = a->dtype;
+        } else {
+            /* deterministic random input of the recorded shape (hints for symbolic dims) */
+            const eir_value *gv = find_value(p, info.name);
+            int64_t n = 1;
+            v.rank = info.rank;
+            for (uint32_t d = 0; d < info.rank; d++) {
+                int64_t s = info.sizes[d];
+                if (s < 0) s = gv && gv->meta.sizes[d].has_hint ? gv->meta.sizes[d].value : 2;
+                randsizes[k][d] = s;
+                n *= s;
+            }
+            v.sizes = randsizes[k];
+            v.dtype = info.is_tensor ? info.dtype : EIR_I64;
+            size_t es = eir_dtype_size(v.dtype);
+            randbufs[k] = malloc((size_t)n * es + 16);
+            if (!randbufs[k]) { fprintf(stderr, "eir: out of memory\n"); goto out; }
+            v.data = randbufs[k];
+            for (int64_t q = 0; q < n; q++) {
+                char *e = (char *)v.data + q * (int64_t)es;
+                uint64_t r = rng_next();
+                if (eir_is_floating(v.dtype) || eir_is_complex(v.dtype))
+                    eir_store_f64(e, v.dtype, (double)(r >> 11) / 9007199254740992.0 * 2 - 1);
+                else if (v.dtype == EIR_BOOL) *(uint8_t *)e = r & 1;
+                else eir_store_i64(e, v.dtype, (int64_t)(r % 10));
+            }
+            if (!info.is_tensor) *(int64_t *)v.data = gv && gv->sym.has_hint ? gv->sym.value : 2;
+        }
+        if (eir_runtime_set_input(rt, i, &v) != EIR_OK) {
+            fprintf(stderr, "eir: %s\n", eir_runtime_errmsg(rt));
+            goto out;
+        }
+        k++;
+    }
+    double *times = calloc((size_t)(repeat > 0 ? repeat : 1), sizeof *times);
+    if (!times) goto out;
+    for (int r = 0; r < (repeat > 0 ? repeat : 1); r++) {
+        double t0 = now_sec();
+        if (eir_runtime_run(rt) != EIR_OK) {
+            fprintf(stderr, "eir: %s\n", eir_runtime_errmsg(rt));
+            free(times);
+            goto out;
+        }
+        times[r] = now_sec() - t0;
+    }
+    uint32_t no = eir_runtime_num_outputs(rt);
+    if (out_dir && mkdir(out_dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "eir: cannot create %s: %s\n", out_dir, strerror(errno));
+        free(times);
+        goto out;
+    }
+    for (uint32_t i = 0; i < no; i++) {
+        eir_tensor_view v;
+        eir_io_info info;
+        eir_runtime_output_info(rt, i, &info);
+        if (eir_runtime_output(rt, i, &v) != EIR_OK) {
+            fprintf(stderr, "eir: %s\n", eir_runtime_errmsg(rt));
+            free(times);
+            goto out;
+        }
+        if (out_dir) {
+            char fn[4096], err[512];
+            snprintf(fn, sizeof fn, "%s/output_%u.npy", out_dir, i);
+            if (!npy_write(fn, &v, err, sizeof err)) { fprintf(stderr, "eir: %s\n", err); free(times); goto out; }
+        } else {
+            print_output(info.name, i, &v);
+        }
+    }
+    if (repeat > 1) {
+        qsort(times, (size_t)repeat, sizeof *times, cmp_double);
+        printf("median %.3f ms per run over %d runs (min %.3f ms)\n", times[repeat / 2] * 1e3, repeat, times[0] * 1e3);
+    }
+    uint64_t arena, sum;
+    eir_runtime_memory(rt, &arena, &sum);
+    if (!out_dir)
+        printf("activation arena: %llu bytes for %llu bytes of intermediates\n", (unsigned long long)arena,
+               (unsigned long long)sum);
+    free(times);
+    rc = 0;
+out:
+    for (int i = 0; i < nin + 64 && arrays; i++) free(arrays[i].data);
+    for (int i = 0; i < 256 && randbufs; i++) free(randbufs[i]);
+    free(arrays);
+    free(randbufs);
+    free(randsizes);
+    eir_runtime_free(rt);
+    eir_program_free(p);
+    return rc;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         fputs(USAGE, stderr);
@@ -75,6 +296,42 @@ int main(int argc, char **argv) {
     bool json = false;
     eir_print_form form = EIR_PRINT_GRAPH;
     bool is_info = !strcmp(cmd, "info"), is_print = !strcmp(cmd, "print");
+    if (!strcmp(cmd, "run")) {
+        const char *model = NULL, *out_dir = NULL;
+        const char **ins = calloc((size_t)argc, sizeof *ins);
+        int nin = 0, repeat = 1;
+        uint64_t seed = 0;
+        if (!ins) return 1;
+        for (int i = 2; i < argc; i++) {
+            const char *a = argv[i];
+            if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(USAGE, stdout); free(ins); return 0; }
+            if (!strcmp(a, "--out") || !strcmp(a, "--repeat") || !strcmp(a, "--seed")) {
+                if (i + 1 >= argc) { free(ins); return usage_error("%s needs a value", a); }
+                const char *val = argv[++i];
+                if (!strcmp(a, "--out")) out_dir = val;
+                else {
+                    char *end;
+                    errno = 0;
+                    long long x = strtoll(val, &end, 10);
+                    if (*end || errno || x < (a[2] == 'r' ? 1 : 0) || (a[2] == 'r' && x > 1000000)) {
+                        free(ins);
+                        return usage_error(a[2] == 'r' ? "--repeat needs a count from 1 to 1000000, got '%s'"
+                                                       : "--seed needs a non-negative integer, got '%s'", val);
+                    }
+                    if (a[2] == 'r') repeat = (int)x;
+                    else seed = (uint64_t)x;
+                }
+            } else if (a[0] == '-' && a[1]) {
+                free(ins);
+                return usage_error("unknown option '%s'", a);
+            } else if (!model) model = a;
+            else ins[nin++] = a;
+        }
+        if (!model) { free(ins); return usage_error("%s: no model given", cmd); }
+        int rc = cmd_run(model, ins, nin, out_dir, repeat, seed);
+        free(ins);
+        return rc;
+    }
     if (!is_info && !is_print) return usage_error("unknown command '%s'", cmd);
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];

@@ -1,0 +1,48 @@
+/* optable.h — ATen operator schemas (generated from the installed torch by
+ * scripts/gen_ops.py): argument names, types, defaults and flags per
+ * overload. The runtime decodes node arguments against them; eir info uses
+ * the Core ATen flag. */
+#ifndef EIR_OPTABLE_H
+#define EIR_OPTABLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum eir_schema_type {
+    EIR_ST_TENSOR, EIR_ST_OPT_TENSOR, EIR_ST_TENSORS, EIR_ST_OPT_TENSORS,
+    EIR_ST_INT, EIR_ST_OPT_INT, EIR_ST_INTS, EIR_ST_OPT_INTS,
+    EIR_ST_FLOAT, EIR_ST_OPT_FLOAT, EIR_ST_FLOATS, EIR_ST_OPT_FLOATS,
+    EIR_ST_BOOL, EIR_ST_OPT_BOOL, EIR_ST_BOOLS,
+    EIR_ST_SCALAR, EIR_ST_OPT_SCALAR, EIR_ST_STR, EIR_ST_OPT_STR, EIR_ST_STRS,
+    EIR_ST_DTYPE, EIR_ST_LAYOUT, EIR_ST_MEMFMT, EIR_ST_DEVICE, EIR_ST_OPT_DEVICE,
+    EIR_ST_GENERATOR, EIR_ST_OTHER,
+} eir_schema_type;
+
+typedef struct eir_schema_arg {
+    const char *name;
+    eir_schema_type type;
+    bool kwarg_only;
+    const char *def;             /* default as torch prints it ("None", "1", "[]", "contiguous_format"), or NULL */
+} eir_schema_arg;
+
+enum {
+    EIR_OPF_CORE = 1,            /* torch.Tag.core */
+    EIR_OPF_VIEW = 2,            /* returns an alias of an input (may be a copy for to/reshape/contiguous) */
+    EIR_OPF_INPLACE = 4,         /* writes its first argument and returns it */
+    EIR_OPF_OUT = 8,             /* an out= variant */
+    EIR_OPF_RANDOM = 16,         /* nondeterministic_seeded */
+};
+
+typedef struct eir_op_schema {
+    const char *name;            /* "aten.add.Tensor" */
+    const eir_schema_arg *args;
+    uint32_t nargs, nreturns;
+    uint32_t flags;
+} eir_op_schema;
+
+/* The schema of an overload by name, with or without "torch.ops.", or NULL. */
+const eir_op_schema *eir_op_find(const char *name);
+/* Number of overloads in the table. */
+uint32_t eir_op_count(void);
+
+#endif
