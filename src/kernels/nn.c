@@ -1,4 +1,1104 @@
-/* nn.c — kernel family (placeholder until its kernels land). */
+/* nn.c — kernel family: matrix products (mm, bmm, addmm, addmv, mv, dot,
+ * matmul, linear, baddbmm), convolution (1-3 d, groups, transposed),
+ * pooling, embedding, attention and recurrent layers.
+ *
+ * Floating dtypes compute in a "compute type": f64 in f64, f32/f16/bf16 in
+ * f32 (operands converted into f32 scratch, result rounded once). Products go
+ * to OpenBLAS (sgemm/dgemm) when an operand's strides fit a leading dimension
+ * and a transpose flag, else through a contiguous scratch copy. Integer
+ * dtypes use exact loops with wrap-around (as torch's int mm). */
+#include <cblas.h>
+#include <limits.h>
+#include <stdlib.h>
+
+#include "kutil.h"
 #include "tables.h"
 
-const eir_kernel_entry eir_kernels_nn[] = {{NULL, NULL}};
+/* ======================================================================
+ * helpers
+ * ====================================================================== */
+
+static eir_dtype ctype_of(eir_dtype d) {
+    if (d == EIR_F64) return EIR_F64;
+    if (d == EIR_F32 || d == EIR_F16 || d == EIR_BF16) return EIR_F32;
+    if (eir_is_integral(d, false)) return EIR_I64;
+    return EIR_DTYPE_UNKNOWN;
+}
+
+static const char *dname(eir_dtype d) {
+    switch (d) {
+    case EIR_F32: return "Float"; case EIR_F64: return "Double"; case EIR_F16: return "Half";
+    case EIR_BF16: return "BFloat16"; case EIR_I64: return "Long"; case EIR_I32: return "Int";
+    case EIR_I16: return "Short"; case EIR_I8: return "Char"; case EIR_U8: return "Byte";
+    case EIR_BOOL: return "Bool"; case EIR_C64: return "ComplexFloat"; case EIR_C128: return "ComplexDouble";
+    default: return "this dtype";
+    }
+}
+
+/* Convert a run of n elements (byte strides ds / ss). */
+static void run_convert(char *d, eir_dtype dd, int64_t ds, const char *s, eir_dtype sd, int64_t ss, int64_t n) {
+    if (dd == sd) {
+        size_t es = eir_elsize(dd);
+        if (ds == (int64_t)es && ss == (int64_t)es) { memcpy(d, s, (size_t)n * es); return; }
+        for (int64_t k = 0; k < n; k++) memcpy(d + k * ds, s + k * ss, es);
+        return;
+    }
+    if (dd == EIR_F32) {
+        if (sd == EIR_F16) { for (int64_t k = 0; k < n; k++) *(float *)(d + k * ds) = eir_f16_to_f32(*(const uint16_t *)(s + k * ss)); return; }
+        if (sd == EIR_BF16) { for (int64_t k = 0; k < n; k++) *(float *)(d + k * ds) = eir_bf16_to_f32(*(const uint16_t *)(s + k * ss)); return; }
+        if (sd == EIR_F64) { for (int64_t k = 0; k < n; k++) *(float *)(d + k * ds) = (float)*(const double *)(s + k * ss); return; }
+    }
+    if (sd == EIR_F32) {
+        if (dd == EIR_F16) { for (int64_t k = 0; k < n; k++) *(uint16_t *)(d + k * ds) = eir_f32_to_f16(*(const float *)(s + k * ss)); return; }
+        if (dd == EIR_BF16) { for (int64_t k = 0; k < n; k++) *(uint16_t *)(d + k * ds) = eir_f32_to_bf16(*(const float *)(s + k * ss)); return; }
+        if (dd == EIR_F64) { for (int64_t k = 0; k < n; k++) *(double *)(d + k * ds) = *(const float *)(s + k * ss); return; }
+    }
+    if (eir_is_integral(dd, true) && eir_is_integral(sd, true)) {
+        for (int64_t k = 0; k < n; k++) eir_store_i64(d + k * ds, dd, eir_load_i64(s + k * ss, sd));
+        return;
+    }
+    for (int64_t k = 0; k < n; k++) eir_store_f64(d + k * ds, dd, eir_load_f64(s + k * ss, sd));
+}
+
+/* dst[...] = src[...] (same sizes; src may be a broadcast view). */
+static void copy_view(const eir_tview *dst, const eir_tview *src) {
+    eir_iter it;
+    const eir_tview *ops[2] = {dst, src};
+    eir_iter_init(&it, dst->rank, dst->sizes, 2, ops);
+    char *p[2];
+    int64_t len;
+    while (eir_iter_next(&it, p, &len)) run_convert(p[0], dst->dtype, it.inner_stride[0], p[1], src->dtype, it.inner_stride[1], len);
+}
+
+static eir_tview contig_view(void *buf, eir_dtype dt, int32_t rank, const int64_t *sizes) {
+    eir_tview v;
+    memset(&v, 0, sizeof v);
+    v.data = buf;
+    v.dtype = dt;
+    v.rank = rank;
+    int64_t st = 1;
+    for (int32_t i = rank - 1; i >= 0; i--) { v.sizes[i] = sizes[i]; v.strides[i] = st; st *= sizes[i]; }
+    return v;
+}
+
+/* Contiguous copy of t in dtype dt (or t's own data when already so: *owned = NULL). */
+static void *as_contig(const eir_tview *t, eir_dtype dt, void **owned) {
+    *owned = NULL;
+    if (t->dtype == dt && eir_tview_is_contiguous(t)) return t->data;
+    int64_t n = eir_tview_numel(t);
+    void *buf = malloc((size_t)(n > 0 ? n : 1) * eir_elsize(dt));
+    if (!buf) return NULL;
+    eir_tview v = contig_view(buf, dt, t->rank, t->sizes);
+    if (n > 0) copy_view(&v, t);
+    *owned = buf;
+    return buf;
+}
+
+static eir_tview slice0(const eir_tview *t, int64_t i) { /* t[i] */
+    eir_tview v = *t;
+    v.data = (char *)t->data + i * t->strides[0] * (int64_t)eir_elsize(t->dtype);
+    v.rank = t->rank - 1;
+    for (int32_t d = 0; d < v.rank; d++) { v.sizes[d] = t->sizes[d + 1]; v.strides[d] = t->strides[d + 1]; }
+    return v;
+}
+
+static eir_tview transpose_last2(const eir_tview *t) {
+    eir_tview v = *t;
+    int32_t r = t->rank;
+    v.sizes[r - 1] = t->sizes[r - 2]; v.sizes[r - 2] = t->sizes[r - 1];
+    v.strides[r - 1] = t->strides[r - 2]; v.strides[r - 2] = t->strides[r - 1];
+    return v;
+}
+
+/* Insert a size-1 dim at position dim. */
+static eir_tview unsqueeze(const eir_tview *t, int32_t dim) {
+    eir_tview v = *t;
+    v.rank = t->rank + 1;
+    for (int32_t d = 0, s = 0; d < v.rank; d++) {
+        if (d == dim) { v.sizes[d] = 1; v.strides[d] = 1; continue; }
+        v.sizes[d] = t->sizes[s]; v.strides[d] = t->strides[s]; s++;
+    }
+    return v;
+}
+
+static double scalar_f(const eir_karg *a) { return a->kind == EIR_KA_FLOAT ? a->f : a->s.kind == EIR_SC_FLOAT ? a->s.f : (double)a->s.i; }
+static int64_t scalar_i(const eir_karg *a) { return a->kind == EIR_KA_FLOAT ? (int64_t)a->f : a->s.kind == EIR_SC_FLOAT ? (int64_t)a->s.f : a->s.i; }
+
+/* ======================================================================
+ * GEMM core
+ * ====================================================================== */
+
+/* Can a rows x cols matrix with element strides (rs, cs) go to BLAS as a
+ * row-major operand? *tr: transposed (column-major) storage. */
+static bool blas_lay(int64_t rows, int64_t cols, int64_t rs, int64_t cs, bool *tr, int64_t *ld) {
+    int64_t mc = cols > 1 ? cols : 1, mr = rows > 1 ? rows : 1;
+    if ((cols <= 1 || cs == 1) && (rows <= 1 || rs >= mc)) {
+        *tr = false; *ld = rows <= 1 ? mc : rs;
+    } else if ((rows <= 1 || rs == 1) && (cols <= 1 || cs >= mr)) {
+        *tr = true; *ld = cols <= 1 ? mr : cs;
+    } else return false;
+    return *ld <= INT_MAX;
+}
+
+/* C (M x N, row-major ldc, or column-major when ccol) = alpha A B + beta C, f32 / f64. */
+static void blas_gemm(eir_dtype ct, bool ccol, bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha,
+                      const void *A, int64_t lda, const void *B, int64_t ldb, double beta, void *C, int64_t ldc) {
+    if (M <= 0 || N <= 0) return;
+    CBLAS_ORDER ord = ccol ? CblasColMajor : CblasRowMajor;
+    if (ccol) { ta = !ta; tb = !tb; }
+    CBLAS_TRANSPOSE TA = ta ? CblasTrans : CblasNoTrans, TB = tb ? CblasTrans : CblasNoTrans;
+    if (K <= 0) { /* C = beta C */
+        for (int64_t i = 0; i < M; i++)
+            for (int64_t j = 0; j < N; j++) {
+                int64_t o = ccol ? i + j * ldc : i * ldc + j;
+                if (ct == EIR_F32) ((float *)C)[o] = beta == 0 ? 0.f : (float)(beta * ((float *)C)[o]);
+                else ((double *)C)[o] = beta == 0 ? 0. : beta * ((double *)C)[o];
+            }
+        return;
+    }
+    if (ct == EIR_F32)
+        cblas_sgemm(ord, TA, TB, (int)M, (int)N, (int)K, (float)alpha, (const float *)A, (int)lda, (const float *)B, (int)ldb,
+                    (float)beta, (float *)C, (int)ldc);
+    else
+        cblas_dgemm(ord, TA, TB, (int)M, (int)N, (int)K, alpha, (const double *)A, (int)lda, (const double *)B, (int)ldb,
+                    beta, (double *)C, (int)ldc);
+}
+
+/* Merge dims [0, r-1) of t (the batch dims and the row dim) into one row dim. */
+static bool merge_rows(const eir_tview *t, int64_t *stride) {
+    int32_t r = t->rank;
+    int64_t cs = t->strides[r - 2], cz = t->sizes[r - 2];
+    for (int32_t d = r - 3; d >= 0; d--) {
+        if (t->sizes[d] == 1) continue;
+        if (cz == 1) { cs = t->strides[d]; cz = t->sizes[d]; continue; }
+        if (t->strides[d] != cs * cz) return false;
+        cz *= t->sizes[d];
+    }
+    *stride = cs;
+    return true;
+}
+
+static eir_tview as_rank2(const eir_tview *t, int64_t rs) {
+    eir_tview v = *t;
+    int32_t r = t->rank;
+    int64_t rows = 1;
+    for (int32_t d = 0; d < r - 1; d++) rows *= t->sizes[d];
+    v.rank = 2;
+    v.sizes[0] = rows; v.sizes[1] = t->sizes[r - 1];
+    v.strides[0] = rs; v.strides[1] = t->strides[r - 1];
+    return v;
+}
+
+static eir_tview mat_at(const eir_tview *t, const int64_t *bidx) { /* the 2-d matrix at batch index */
+    eir_tview v = *t;
+    int32_t r = t->rank;
+    int64_t off = 0;
+    for (int32_t d = 0; d < r - 2; d++) off += bidx[d] * t->strides[d];
+    v.data = (char *)t->data + off * (int64_t)eir_elsize(t->dtype);
+    v.rank = 2;
+    v.sizes[0] = t->sizes[r - 2]; v.sizes[1] = t->sizes[r - 1];
+    v.strides[0] = t->strides[r - 2]; v.strides[1] = t->strides[r - 1];
+    return v;
+}
+
+/* C = alpha A B + beta bias over batch dims. A (.., M, K), B (.., K, N),
+ * bias (NULL or broadcast to C's shape) and C all have C's rank, batch dims
+ * already broadcast to C's. beta == 0 ignores bias (as torch). */
+static int gemm_views(eir_kctx *ctx, const eir_tview *A0, const eir_tview *B0, const eir_tview *bias0, const eir_tview *C0,
+                      double alpha, double beta, int64_t ialpha, int64_t ibeta) {
+    eir_dtype dt = C0->dtype, ct = ctype_of(dt);
+    if (A0->dtype != B0->dtype)
+        return eir_kerr(ctx, "expected m1 and m2 to have the same dtype, but got: %s != %s", dname(A0->dtype), dname(B0->dtype));
+    if (ct == EIR_DTYPE_UNKNOWN || A0->dtype != dt)
+        return eir_kerr(ctx, "\"addmm_impl_cpu_\" not implemented for '%s'", dname(A0->dtype));
+    if (beta == 0 && ibeta == 0) bias0 = NULL;
+    eir_tview A = *A0, B = *B0, C = *C0, bias;
+    if (bias0) bias = *bias0;
+    int32_t r = C.rank;
+    if (r > 2) { /* fold batch into rows when B is shared across the batch */
+        bool bshared = true;
+        for (int32_t d = 0; d < r - 2; d++)
+            if (B.sizes[d] != 1 && B.strides[d] != 0) bshared = false;
+        int64_t sa, sc, sb = 0;
+        if (bshared && merge_rows(&A, &sa) && merge_rows(&C, &sc) && (!bias0 || merge_rows(&bias, &sb))) {
+            A = as_rank2(&A, sa); C = as_rank2(&C, sc);
+            if (bias0) bias = as_rank2(&bias, sb);
+            eir_tview b2 = B;
+            b2.rank = 2;
+            b2.sizes[0] = B.sizes[r - 2]; b2.sizes[1] = B.sizes[r - 1];
+            b2.strides[0] = B.strides[r - 2]; b2.strides[1] = B.strides[r - 1];
+            B = b2;
+            r = 2;
+        }
+    }
+    int64_t M = C.sizes[r - 2], N = C.sizes[r - 1], K = A.sizes[r - 1];
+    int64_t nb = 1;
+    for (int32_t d = 0; d < r - 2; d++) nb *= C.sizes[d];
+    if (nb == 0 || M == 0 || N == 0) return 0;
+    size_t es = eir_elsize(ct);
+    void *sa = NULL, *sb = NULL, *sc = NULL;
+    int rc = 0;
+    int64_t bidx[EIR_MAX_RANK] = {0};
+    for (int64_t b = 0; b < nb; b++) {
+        eir_tview a = mat_at(&A, bidx), bm = mat_at(&B, bidx), c = mat_at(&C, bidx), bi;
+        if (bias0) bi = mat_at(&bias, bidx);
+        if (ct == EIR_I64) {
+            for (int64_t i = 0; i < M; i++)
+                for (int64_t j = 0; j < N; j++) {
+                    uint64_t acc = 0;
+                    for (int64_t k = 0; k < K; k++) {
+                        int64_t x = eir_load_i64((char *)a.data + (i * a.strides[0] + k * a.strides[1]) * (int64_t)eir_elsize(dt), dt);
+                        int64_t y = eir_load_i64((char *)bm.data + (k * bm.strides[0] + j * bm.strides[1]) * (int64_t)eir_elsize(dt), dt);
+                        acc += (uint64_t)x * (uint64_t)y;
+                    }
+                    acc *= (uint64_t)ialpha;
+                    if (bias0) acc += (uint64_t)ibeta * (uint64_t)eir_load_i64((char *)bi.data + (i * bi.strides[0] + j * bi.strides[1]) * (int64_t)eir_elsize(bi.dtype), bi.dtype);
+                    eir_store_i64((char *)c.data + (i * c.strides[0] + j * c.strides[1]) * (int64_t)eir_elsize(dt), dt, (int64_t)acc);
+                }
+        } else {
+            bool ta, tb, tc;
+            int64_t lda, ldb, ldc;
+            const void *pa = a.data, *pb = bm.data;
+            void *pc = c.data;
+            if (dt != ct || !blas_lay(M, K, a.strides[0], a.strides[1], &ta, &lda)) {
+                if (!sa && !(sa = malloc((size_t)(M * K > 0 ? M * K : 1) * es))) { rc = eir_kerr(ctx, "out of memory"); break; }
+                eir_tview v = contig_view(sa, ct, 2, a.sizes);
+                if (K > 0) copy_view(&v, &a);
+                pa = sa; ta = false; lda = K > 1 ? K : 1;
+            }
+            if (dt != ct || !blas_lay(K, N, bm.strides[0], bm.strides[1], &tb, &ldb)) {
+                if (!sb && !(sb = malloc((size_t)(K * N > 0 ? K * N : 1) * es))) { rc = eir_kerr(ctx, "out of memory"); break; }
+                eir_tview v = contig_view(sb, ct, 2, bm.sizes);
+                if (K > 0) copy_view(&v, &bm);
+                pb = sb; tb = false; ldb = N;
+            }
+            bool direct = dt == ct && blas_lay(M, N, c.strides[0], c.strides[1], &tc, &ldc);
+            eir_tview cv = c;
+            if (!direct) {
+                if (!sc && !(sc = malloc((size_t)(M * N) * es))) { rc = eir_kerr(ctx, "out of memory"); break; }
+                cv = contig_view(sc, ct, 2, c.sizes);
+                pc = sc; tc = false; ldc = N;
+            }
+            double bb = 0;
+            if (bias0) {
+                copy_view(&cv, &bi);
+                bb = beta;
+            }
+            blas_gemm(ct, tc, ta, tb, M, N, K, alpha, pa, lda, pb, ldb, bb, pc, ldc);
+            if (!direct) copy_view(&c, &cv);
+        }
+        for (int32_t d = r - 3; d >= 0; d--) {
+            if (++bidx[d] < C.sizes[d]) break;
+            bidx[d] = 0;
+        }
+    }
+    free(sa); free(sb); free(sc);
+    return rc;
+}
+
+/* ======================================================================
+ * matrix-product ops
+ * ====================================================================== */
+
+static int k_mm(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    return gemm_views(ctx, a[0].t, a[1].t, NULL, &out[0], 1, 0, 1, 0);
+}
+
+static int k_bmm(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    return gemm_views(ctx, a[0].t, a[1].t, NULL, &out[0], 1, 0, 1, 0);
+}
+
+static int with_bias(eir_kctx *ctx, const eir_tview *self, const eir_tview *m1, const eir_tview *m2, const eir_tview *C,
+                     const eir_karg *beta, const eir_karg *alpha) {
+    eir_tview bias;
+    if (!eir_tview_broadcast(self, C->rank, C->sizes, &bias)) return eir_kerr(ctx, "bias does not broadcast to the output");
+    if (self->dtype != m1->dtype)
+        return eir_kerr(ctx, "self and mat2 must have the same dtype, but got %s and %s", dname(self->dtype), dname(m2->dtype));
+    return gemm_views(ctx, m1, m2, &bias, C, scalar_f(alpha), scalar_f(beta), scalar_i(alpha), scalar_i(beta));
+}
+
+static int k_addmm(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    return with_bias(ctx, a[0].t, a[1].t, a[2].t, &out[0], &a[3], &a[4]);
+}
+
+static int k_baddbmm(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    return with_bias(ctx, a[0].t, a[1].t, a[2].t, &out[0], &a[3], &a[4]);
+}
+
+static int k_addmv(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    eir_tview v = unsqueeze(a[2].t, 1), c = unsqueeze(&out[0], 1), self = *a[0].t;
+    if (self.rank == 1) self = unsqueeze(&self, 1);
+    return with_bias(ctx, &self, a[1].t, &v, &c, &a[3], &a[4]);
+}
+
+/* torch.matmul: 1-d operands get a dim that is dropped from the result;
+ * batch dims broadcast. bias (linear) is broadcast to out. */
+static int matmul_views(eir_kctx *ctx, const eir_tview *x, const eir_tview *y, const eir_tview *bias0, eir_tview *out) {
+    if (x->rank < 1 || y->rank < 1)
+        return eir_kerr(ctx, "both arguments to matmul need to be at least 1D, but they are %dD and %dD", x->rank, y->rank);
+    eir_tview X = x->rank == 1 ? unsqueeze(x, 0) : *x, Y = y->rank == 1 ? unsqueeze(y, 1) : *y;
+    int32_t bx = X.rank - 2, by = Y.rank - 2, br = bx > by ? bx : by;
+    if (br + 2 > EIR_MAX_RANK) return eir_kerr(ctx, "matmul: rank too large");
+    int64_t sizes[EIR_MAX_RANK];
+    for (int32_t d = 0; d < br; d++) {
+        int64_t sx = d - (br - bx) >= 0 ? X.sizes[d - (br - bx)] : 1, sy = d - (br - by) >= 0 ? Y.sizes[d - (br - by)] : 1;
+        if (sx != sy && sx != 1 && sy != 1) return eir_kerr(ctx, "matmul: batch dims do not broadcast");
+        sizes[d] = sx == 1 ? sy : sx;
+    }
+    int64_t M = X.sizes[X.rank - 2], K = X.sizes[X.rank - 1], N = Y.sizes[Y.rank - 1];
+    if (Y.sizes[Y.rank - 2] != K)
+        return eir_kerr(ctx, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)", (long long)M, (long long)K,
+                        (long long)Y.sizes[Y.rank - 2], (long long)N);
+    eir_tview A, B, C = *out;
+    sizes[br] = M; sizes[br + 1] = K;
+    if (!eir_tview_broadcast(&X, br + 2, sizes, &A)) return eir_kerr(ctx, "matmul: bad shapes");
+    sizes[br] = K; sizes[br + 1] = N;
+    if (!eir_tview_broadcast(&Y, br + 2, sizes, &B)) return eir_kerr(ctx, "matmul: bad shapes");
+    eir_tview bias;
+    if (bias0 && !eir_tview_broadcast(bias0, out->rank, out->sizes, &bias)) return eir_kerr(ctx, "bias does not broadcast");
+    if (x->rank == 1) { C = unsqueeze(&C, C.rank - (y->rank == 1 ? 0 : 1)); if (bias0) bias = unsqueeze(&bias, bias.rank - (y->rank == 1 ? 0 : 1)); }
+    if (y->rank == 1) { C = unsqueeze(&C, C.rank); if (bias0) bias = unsqueeze(&bias, bias.rank); }
+    if (C.rank != br + 2) return eir_kerr(ctx, "matmul: output rank mismatch");
+    return gemm_views(ctx, &A, &B, bias0 ? &bias : NULL, &C, 1, 1, 1, 1);
+}
+
+static int k_matmul(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    return matmul_views(ctx, a[0].t, a[1].t, NULL, &out[0]);
+}
+
+static int k_dot(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    if (a[0].t->rank != 1 || a[1].t->rank != 1)
+        return eir_kerr(ctx, "1D tensors expected, but got %dD and %dD tensors", a[0].t->rank, a[1].t->rank);
+    if (a[0].t->sizes[0] != a[1].t->sizes[0])
+        return eir_kerr(ctx, "inconsistent tensor size, expected tensor [%lld] and src [%lld] to have the same number of elements, but got %lld and %lld elements respectively",
+                        (long long)a[0].t->sizes[0], (long long)a[1].t->sizes[0], (long long)a[0].t->sizes[0], (long long)a[1].t->sizes[0]);
+    if (a[0].t->dtype != a[1].t->dtype)
+        return eir_kerr(ctx, "dot : expected both vectors to have same dtype, but found %s and %s", dname(a[0].t->dtype), dname(a[1].t->dtype));
+    return matmul_views(ctx, a[0].t, a[1].t, NULL, &out[0]);
+}
+
+static int k_mv(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    return matmul_views(ctx, a[0].t, a[1].t, NULL, &out[0]);
+}
+
+static int k_linear(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    const eir_tview *w = a[1].t;
+    eir_tview wt = w->rank == 2 ? transpose_last2(w) : *w;
+    const eir_tview *bias = na > 2 && a[2].kind == EIR_KA_TENSOR ? a[2].t : NULL;
+    return matmul_views(ctx, a[0].t, &wt, bias, &out[0]);
+}
+
+/* ======================================================================
+ * convolution (1-3 spatial dims) via im2col / col2im and GEMM
+ * ====================================================================== */
+
+typedef struct conv_geo {
+    int64_t C, K[3], S[3], P[3], D[3], Ii[3], Oo[3]; /* channels of one group, kernel, stride, pad, dilation, in, out */
+} conv_geo;
+
+/* col (C*K0*K1*K2, O0*O1*O2) from x (C, I0, I1, I2). */
+#define DEF_IM2COL(T)                                                                                            \
+    static void im2col_##T(const T *x, T *col, const conv_geo *g) {                                             \
+        int64_t ncol = g->Oo[0] * g->Oo[1] * g->Oo[2], plane = g->Ii[0] * g->Ii[1] * g->Ii[2];                        \
+        T *q = col;                                                                                              \
+        for (int64_t c = 0; c < g->C; c++)                                                                       \
+            for (int64_t k0 = 0; k0 < g->K[0]; k0++)                                                             \
+                for (int64_t k1 = 0; k1 < g->K[1]; k1++)                                                         \
+                    for (int64_t k2 = 0; k2 < g->K[2]; k2++) {                                                   \
+                        for (int64_t o0 = 0; o0 < g->Oo[0]; o0++) {                                               \
+                            int64_t i0 = o0 * g->S[0] - g->P[0] + k0 * g->D[0];                                  \
+                            for (int64_t o1 = 0; o1 < g->Oo[1]; o1++) {                                           \
+                                int64_t i1 = o1 * g->S[1] - g->P[1] + k1 * g->D[1];                              \
+                                bool ok01 = i0 >= 0 && i0 < g->Ii[0] && i1 >= 0 && i1 < g->Ii[1];                  \
+                                const T *row = x + c * plane + (i0 * g->Ii[1] + i1) * g->Ii[2];                    \
+                                for (int64_t o2 = 0; o2 < g->Oo[2]; o2++) {                                       \
+                                    int64_t i2 = o2 * g->S[2] - g->P[2] + k2 * g->D[2];                          \
+                                    *q++ = ok01 && i2 >= 0 && i2 < g->Ii[2] ? row[i2] : (T)0;                     \
+                                }                                                                                \
+                            }                                                                                    \
+                        }                                                                                        \
+                    }                                                                                            \
+        (void)ncol;                                                                                              \
+    }                                                                                                            \
+    /* y (C, O0, O1, O2) += col (C*K, I0*I1*I2): the adjoint, for transposed convolution (I/O swapped) */       \
+    static void col2im_##T(const T *col, T *y, const conv_geo *g) {                                             \
+        int64_t plane = g->Oo[0] * g->Oo[1] * g->Oo[2];                                                             \
+        const T *q = col;                                                                                        \
+        for (int64_t c = 0; c < g->C; c++)                                                                       \
+            for (int64_t k0 = 0; k0 < g->K[0]; k0++)                                                             \
+                for (int64_t k1 = 0; k1 < g->K[1]; k1++)                                                         \
+                    for (int64_t k2 = 0; k2 < g->K[2]; k2++)                                                     \
+                        for (int64_t i0 = 0; i0 < g->Ii[0]; i0++) {                                               \
+                            int64_t o0 = i0 * g->S[0] - g->P[0] + k0 * g->D[0];                                  \
+                            for (int64_t i1 = 0; i1 < g->Ii[1]; i1++) {                                           \
+                                int64_t o1 = i1 * g->S[1] - g->P[1] + k1 * g->D[1];                              \
+                                bool ok01 = o0 >= 0 && o0 < g->Oo[0] && o1 >= 0 && o1 < g->Oo[1];                  \
+                                T *row = y + c * plane + (o0 * g->Oo[1] + o1) * g->Oo[2];                          \
+                                for (int64_t i2 = 0; i2 < g->Ii[2]; i2++, q++) {                                  \
+                                    int64_t o2 = i2 * g->S[2] - g->P[2] + k2 * g->D[2];                          \
+                                    if (ok01 && o2 >= 0 && o2 < g->Oo[2]) row[o2] += *q;                          \
+                                }                                                                                \
+                            }                                                                                    \
+                        }                                                                                        \
+    }
+DEF_IM2COL(float)
+DEF_IM2COL(double)
+DEF_IM2COL(int64_t)
+
+/* C (M x N) = op(A) (M x K) op(B) (K x N) [+ C when acc]; contiguous row-major. */
+static void cgemm(eir_dtype ct, bool ta, bool tb, int64_t M, int64_t N, int64_t K, const void *A, const void *B, bool acc, void *C) {
+    if (ct != EIR_I64) {
+        blas_gemm(ct, false, ta, tb, M, N, K, 1.0, A, ta ? (M > 1 ? M : 1) : (K > 1 ? K : 1), B, tb ? (K > 1 ? K : 1) : (N > 1 ? N : 1),
+                  acc ? 1.0 : 0.0, C, N > 1 ? N : 1);
+        return;
+    }
+    const int64_t *a = A, *b = B;
+    int64_t *c = C;
+    for (int64_t i = 0; i < M; i++)
+        for (int64_t j = 0; j < N; j++) {
+            uint64_t s = acc ? (uint64_t)c[i * N + j] : 0;
+            for (int64_t k = 0; k < K; k++)
+                s += (uint64_t)(ta ? a[k * M + i] : a[i * K + k]) * (uint64_t)(tb ? b[j * K + k] : b[k * N + j]);
+            c[i * N + j] = (int64_t)s;
+        }
+}
+
+static void im2col_any(eir_dtype ct, const void *x, void *col, const conv_geo *g) {
+    if (ct == EIR_F32) im2col_float(x, col, g);
+    else if (ct == EIR_F64) im2col_double(x, col, g);
+    else im2col_int64_t(x, col, g);
+}
+static void col2im_any(eir_dtype ct, const void *col, void *y, const conv_geo *g) {
+    if (ct == EIR_F32) col2im_float(col, y, g);
+    else if (ct == EIR_F64) col2im_double(col, y, g);
+    else col2im_int64_t(col, y, g);
+}
+
+static int get_ints(const eir_karg *a, int nsp, int64_t *dst, int64_t dflt) {
+    for (int i = 0; i < nsp; i++) dst[i] = dflt;
+    if (a->kind != EIR_KA_INTS || a->n == 0) return 0;
+    for (int i = 0; i < nsp; i++) dst[i] = a->ints[a->n == 1 ? 0 : (i < (int)a->n ? i : (int)a->n - 1)];
+    return 0;
+}
+
+/* pad < 0 entries: "same" padding (left = total / 2). */
+static int conv_impl(eir_kctx *ctx, const eir_tview *x0, const eir_tview *w, const eir_tview *bias, const int64_t *stride,
+                     const int64_t *pad, const int64_t *dil, bool transposed, int64_t groups, eir_tview *out0) {
+    int32_t nsp = w->rank - 2;
+    if (nsp < 1 || nsp > 3) return eir_kerr(ctx, "convolution: %d spatial dims are not supported", nsp);
+    eir_dtype dt = out0->dtype, ct = ctype_of(dt);
+    if (ct == EIR_DTYPE_UNKNOWN) return eir_kerr(ctx, "\"slow_conv2d_cpu\" not implemented for '%s'", dname(dt));
+    if (x0->dtype != w->dtype)
+        return eir_kerr(ctx, "Input type (%s) and weight type (%s) should be the same", dname(x0->dtype), dname(w->dtype));
+    eir_tview x = *x0, out = *out0;
+    if (x.rank == nsp + 1) { x = unsqueeze(&x, 0); out = unsqueeze(&out, 0); }
+    if (x.rank != nsp + 2 || out.rank != nsp + 2) return eir_kerr(ctx, "convolution: bad input rank %d", x0->rank);
+    if (groups < 1) return eir_kerr(ctx, "non-positive groups is not supported");
+    int64_t Nb = x.sizes[0], Cin = x.sizes[1], Cout = out.sizes[1];
+    if (Cin % groups || Cout % groups) return eir_kerr(ctx, "convolution: channels not divisible by groups");
+    int64_t Cig = Cin / groups, Cog = Cout / groups;
+    if (transposed ? (w->sizes[0] != Cin || w->sizes[1] != Cog) : (w->sizes[0] != Cout || w->sizes[1] != Cig))
+        return eir_kerr(ctx, "convolution: weight of size [%lld, %lld, ...] does not fit input with %lld channels",
+                        (long long)w->sizes[0], (long long)w->sizes[1], (long long)Cin);
+    conv_geo g;
+    int64_t Kp = 1, Pin = 1, Pout = 1;
+    for (int i = 0; i < 3; i++) {
+        int s = i - (3 - nsp);
+        if (s < 0) { g.K[i] = g.S[i] = g.D[i] = g.Ii[i] = g.Oo[i] = 1; g.P[i] = 0; continue; }
+        g.K[i] = w->sizes[2 + s]; g.S[i] = stride[s]; g.D[i] = dil[s];
+        g.Ii[i] = x.sizes[2 + s]; g.Oo[i] = out.sizes[2 + s];
+        g.P[i] = pad[s] >= 0 ? pad[s] : (dil[s] * (g.K[i] - 1)) / 2;
+        Kp *= g.K[i]; Pin *= g.Ii[i]; Pout *= g.Oo[i];
+    }
+    if (eir_tview_numel(&out) == 0) return 0;
+    size_t es = eir_elsize(ct);
+    void *xo = NULL, *wo = NULL, *col = NULL, *yb = NULL;
+    int rc = 0;
+    const char *X = as_contig(&x, ct, &xo);
+    const char *W = as_contig(w, ct, &wo);
+    bool ydirect = dt == ct && eir_tview_is_contiguous(&out);
+    char *Y = ydirect ? out.data : (yb = malloc((size_t)eir_tview_numel(&out) * es));
+    bool trivial = !transposed && Kp == 1 && g.S[0] == 1 && g.S[1] == 1 && g.S[2] == 1 && g.P[0] == 0 && g.P[1] == 0 &&
+                   g.P[2] == 0 && Pin == Pout;
+    int64_t colsz = transposed ? Cog * Kp * Pin : Cig * Kp * Pout;
+    if (!trivial) col = malloc((size_t)(colsz > 0 ? colsz : 1) * es);
+    if (!X || !W || !Y || (!trivial && !col)) { rc = eir_kerr(ctx, "out of memory"); goto done; }
+    if (transposed) memset(Y, 0, (size_t)eir_tview_numel(&out) * es);
+    for (int64_t n = 0; n < Nb; n++)
+        for (int64_t gi = 0; gi < groups; gi++) {
+            const char *xg = X + (size_t)((n * Cin + gi * Cig) * Pin) * es;
+            char *yg = Y + (size_t)((n * Cout + gi * Cog) * Pout) * es;
+            if (!transposed) {
+                const char *wg = W + (size_t)(gi * Cog * Cig * Kp) * es;
+                g.C = Cig;
+                const void *cm = xg;
+                if (!trivial) { im2col_any(ct, xg, col, &g); cm = col; }
+                cgemm(ct, false, false, Cog, Pout, Cig * Kp, wg, cm, false, yg);
+            } else {
+                const char *wg = W + (size_t)(gi * Cig * Cog * Kp) * es; /* (Cig, Cog*Kp) */
+                cgemm(ct, true, false, Cog * Kp, Pin, Cig, wg, xg, false, col);
+                conv_geo gt = g; /* col2im with in/out roles: I = input spatial, O = output spatial */
+                gt.C = Cog;
+                col2im_any(ct, col, yg, &gt);
+            }
+        }
+    if (bias) {
+        void *bo = NULL;
+        const char *Bv = as_contig(bias, ct, &bo);
+        if (!Bv) { rc = eir_kerr(ctx, "out of memory"); goto done; }
+        for (int64_t n = 0; n < Nb; n++)
+            for (int64_t c = 0; c < Cout; c++) {
+                char *p = Y + (size_t)((n * Cout + c) * Pout) * es;
+                if (ct == EIR_F32) { float b = ((const float *)Bv)[c]; for (int64_t i = 0; i < Pout; i++) ((float *)p)[i] += b; }
+                else if (ct == EIR_F64) { double b = ((const double *)Bv)[c]; for (int64_t i = 0; i < Pout; i++) ((double *)p)[i] += b; }
+                else { int64_t b = ((const int64_t *)Bv)[c]; for (int64_t i = 0; i < Pout; i++) ((int64_t *)p)[i] = (int64_t)((uint64_t)((int64_t *)p)[i] + (uint64_t)b); }
+            }
+        free(bo);
+    }
+    if (!ydirect) {
+        eir_tview yv = contig_view(Y, ct, out.rank, out.sizes);
+        copy_view(&out, &yv);
+    }
+done:
+    free(xo); free(wo); free(col); free(yb);
+    return rc;
+}
+
+static int k_convolution(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    int nsp = a[1].t->rank - 2;
+    if (nsp < 1 || nsp > 3) return eir_kerr(ctx, "convolution: %d spatial dims are not supported", nsp);
+    int64_t st[3], pd[3], dl[3], op[3];
+    get_ints(&a[3], nsp, st, 1); get_ints(&a[4], nsp, pd, 0); get_ints(&a[5], nsp, dl, 1); get_ints(&a[7], nsp, op, 0);
+    bool transposed = a[6].i != 0;
+    const eir_tview *bias = a[2].kind == EIR_KA_TENSOR ? a[2].t : NULL;
+    return conv_impl(ctx, a[0].t, a[1].t, bias, st, pd, dl, transposed, a[8].i, &out[0]);
+}
+
+/* conv1d / conv2d / conv3d (.default and .padding with "valid" / "same"). */
+static int k_convNd(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    int nsp = a[1].t->rank - 2;
+    if (nsp < 1 || nsp > 3) return eir_kerr(ctx, "convolution: %d spatial dims are not supported", nsp);
+    int64_t st[3], pd[3], dl[3];
+    get_ints(&a[3], nsp, st, 1); get_ints(&a[5], nsp, dl, 1);
+    if (a[4].kind == EIR_KA_STRING) {
+        bool same = strcmp(a[4].str, "same") == 0;
+        if (!same && strcmp(a[4].str, "valid") != 0)
+            return eir_kerr(ctx, "Invalid padding string: '%s'", a[4].str);
+        for (int i = 0; i < nsp; i++) pd[i] = same ? -1 : 0;
+    } else get_ints(&a[4], nsp, pd, 0);
+    const eir_tview *bias = a[2].kind == EIR_KA_TENSOR ? a[2].t : NULL;
+    return conv_impl(ctx, a[0].t, a[1].t, bias, st, pd, dl, false, a[6].i, &out[0]);
+}
+
+/* conv_transpose{1,2,3}d.input(input, weight, bias, stride, padding, output_padding, groups, dilation) */
+static int k_conv_transpose(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    int nsp = a[1].t->rank - 2;
+    if (nsp < 1 || nsp > 3) return eir_kerr(ctx, "convolution: %d spatial dims are not supported", nsp);
+    int64_t st[3], pd[3], dl[3];
+    get_ints(&a[3], nsp, st, 1); get_ints(&a[4], nsp, pd, 0); get_ints(&a[7], nsp, dl, 1);
+    const eir_tview *bias = a[2].kind == EIR_KA_TENSOR ? a[2].t : NULL;
+    return conv_impl(ctx, a[0].t, a[1].t, bias, st, pd, dl, true, a[6].i, &out[0]);
+}
+
+/* ======================================================================
+ * pooling (2-d; input (N, C, H, W) or (C, H, W), output sizes from out)
+ * ====================================================================== */
+
+typedef struct pool_in {
+    eir_tview x, y, ind;    /* rank 4 */
+    bool has_ind;
+} pool_in;
+
+static int pool_views(eir_kctx *ctx, const eir_tview *x, eir_tview *y, eir_tview *ind, pool_in *p) {
+    if (x->rank != 3 && x->rank != 4) return eir_kerr(ctx, "pooling: expected 3D or 4D input, got %dD", x->rank);
+    p->x = x->rank == 3 ? unsqueeze(x, 0) : *x;
+    p->y = y->rank == 3 ? unsqueeze(y, 0) : *y;
+    p->has_ind = ind != NULL;
+    if (ind) p->ind = ind->rank == 3 ? unsqueeze(ind, 0) : *ind;
+    if (p->y.rank != 4 || p->y.sizes[0] != p->x.sizes[0] || p->y.sizes[1] != p->x.sizes[1])
+        return eir_kerr(ctx, "pooling: output shape does not fit the input");
+    return 0;
+}
+
+static inline char *at4(const eir_tview *t, int64_t n, int64_t c, int64_t h, int64_t w) {
+    return (char *)t->data + (n * t->strides[0] + c * t->strides[1] + h * t->strides[2] + w * t->strides[3]) * (int64_t)eir_elsize(t->dtype);
+}
+
+static int k_max_pool2d_common(const eir_karg *a, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    int64_t ks[2], st[2], pd[2], dl[2];
+    get_ints(&a[1], 2, ks, 1);
+    if (a[2].kind == EIR_KA_INTS && a[2].n > 0) get_ints(&a[2], 2, st, 1);
+    else { st[0] = ks[0]; st[1] = ks[1]; }
+    get_ints(&a[3], 2, pd, 0); get_ints(&a[4], 2, dl, 1);
+    pool_in p;
+    if (pool_views(ctx, a[0].t, &out[0], no > 1 ? &out[1] : NULL, &p)) return -1;
+    eir_dtype dt = p.x.dtype;
+    bool isint = eir_is_integral(dt, true);
+    if (!isint && !eir_is_floating(dt)) return eir_kerr(ctx, "\"max_pool2d\" not implemented for '%s'", dname(dt));
+    int64_t H = p.x.sizes[2], W = p.x.sizes[3], OH = p.y.sizes[2], OW = p.y.sizes[3];
+    for (int64_t n = 0; n < p.x.sizes[0]; n++)
+        for (int64_t c = 0; c < p.x.sizes[1]; c++)
+            for (int64_t oh = 0; oh < OH; oh++)
+                for (int64_t ow = 0; ow < OW; ow++) {
+                    int64_t hs = oh * st[0] - pd[0], ws = ow * st[1] - pd[1];
+                    int64_t he = hs + (ks[0] - 1) * dl[0] + 1, we = ws + (ks[1] - 1) * dl[1] + 1;
+                    if (he > H) he = H;
+                    if (we > W) we = W;
+                    while (hs < 0) hs += dl[0];
+                    while (ws < 0) ws += dl[1];
+                    int64_t mi = hs * W + ws;
+                    double mv = -INFINITY;
+                    int64_t miv = INT64_MIN;
+                    bool first = true;
+                    for (int64_t h = hs; h < he; h += dl[0])
+                        for (int64_t w = ws; w < we; w += dl[1]) {
+                            const char *q = at4(&p.x, n, c, h, w);
+                            if (isint) {
+                                int64_t v = eir_load_i64(q, dt);
+                                if (first || v > miv) { miv = v; mi = h * W + w; }
+                            } else {
+                                double v = eir_load_f64(q, dt);
+                                if (v > mv || isnan(v)) { mv = v; mi = h * W + w; }
+                                if (isnan(v)) { h = he; break; }
+                            }
+                            first = false;
+                        }
+                    if (isint) eir_store_i64(at4(&p.y, n, c, oh, ow), p.y.dtype, miv);
+                    else eir_store_f64(at4(&p.y, n, c, oh, ow), p.y.dtype, mv);
+                    if (p.has_ind) *(int64_t *)at4(&p.ind, n, c, oh, ow) = mi;
+                }
+    return 0;
+}
+
+static int k_max_pool2d(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    return k_max_pool2d_common(a, out, 1, ctx);
+}
+static int k_max_pool2d_with_indices(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    if (no < 2 || out[1].dtype != EIR_I64) return eir_kerr(ctx, "max_pool2d_with_indices: expected an int64 indices output");
+    return k_max_pool2d_common(a, out, 2, ctx);
+}
+
+static int k_avg_pool2d(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    int64_t ks[2], st[2], pd[2];
+    get_ints(&a[1], 2, ks, 1);
+    if (a[2].kind == EIR_KA_INTS && a[2].n > 0) get_ints(&a[2], 2, st, 1);
+    else { st[0] = ks[0]; st[1] = ks[1]; }
+    get_ints(&a[3], 2, pd, 0);
+    bool cip = a[5].i != 0;
+    int64_t divov = na > 6 && a[6].kind == EIR_KA_INT ? a[6].i : 0;
+    if (na > 6 && a[6].kind == EIR_KA_INT && divov == 0) return eir_kerr(ctx, "divisor must be not zero");
+    pool_in p;
+    if (pool_views(ctx, a[0].t, &out[0], NULL, &p)) return -1;
+    eir_dtype dt = p.x.dtype;
+    bool isint = eir_is_integral(dt, false);
+    if (!isint && !eir_is_floating(dt)) return eir_kerr(ctx, "\"avg_pool2d\" not implemented for '%s'", dname(dt));
+    int64_t H = p.x.sizes[2], W = p.x.sizes[3], OH = p.y.sizes[2], OW = p.y.sizes[3];
+    for (int64_t n = 0; n < p.x.sizes[0]; n++)
+        for (int64_t c = 0; c < p.x.sizes[1]; c++)
+            for (int64_t oh = 0; oh < OH; oh++)
+                for (int64_t ow = 0; ow < OW; ow++) {
+                    int64_t hs = oh * st[0] - pd[0], ws = ow * st[1] - pd[1];
+                    int64_t he = hs + ks[0], we = ws + ks[1];
+                    if (he > H + pd[0]) he = H + pd[0];
+                    if (we > W + pd[1]) we = W + pd[1];
+                    int64_t pool = (he - hs) * (we - ws);
+                    if (hs < 0) hs = 0;
+                    if (ws < 0) ws = 0;
+                    if (he > H) he = H;
+                    if (we > W) we = W;
+                    char *yp = at4(&p.y, n, c, oh, ow);
+                    if (hs >= he || ws >= we) { eir_store_f64(yp, p.y.dtype, 0); continue; }
+                    int64_t div = divov ? divov : cip ? pool : (he - hs) * (we - ws);
+                    if (isint) {
+                        int64_t s = 0;
+                        for (int64_t h = hs; h < he; h++)
+                            for (int64_t w = ws; w < we; w++) s += eir_load_i64(at4(&p.x, n, c, h, w), dt);
+                        eir_store_i64(yp, p.y.dtype, s / div);
+                    } else {
+                        double s = 0;
+                        for (int64_t h = hs; h < he; h++)
+                            for (int64_t w = ws; w < we; w++) s += eir_load_f64(at4(&p.x, n, c, h, w), dt);
+                        eir_store_f64(yp, p.y.dtype, s / (double)div);
+                    }
+                }
+    return 0;
+}
+
+static int adaptive_common(const eir_karg *a, eir_tview *out, uint32_t no, eir_kctx *ctx, bool is_max) {
+    pool_in p;
+    if (pool_views(ctx, a[0].t, &out[0], no > 1 ? &out[1] : NULL, &p)) return -1;
+    eir_dtype dt = p.x.dtype;
+    if (!eir_is_floating(dt))
+        return eir_kerr(ctx, "\"%s\" not implemented for '%s'", is_max ? "adaptive_max_pool2d" : "adaptive_avg_pool2d", dname(dt));
+    int64_t H = p.x.sizes[2], W = p.x.sizes[3], OH = p.y.sizes[2], OW = p.y.sizes[3];
+    for (int64_t n = 0; n < p.x.sizes[0]; n++)
+        for (int64_t c = 0; c < p.x.sizes[1]; c++)
+            for (int64_t oh = 0; oh < OH; oh++) {
+                int64_t hs = (oh * H) / OH, he = ((oh + 1) * H + OH - 1) / OH;
+                for (int64_t ow = 0; ow < OW; ow++) {
+                    int64_t ws = (ow * W) / OW, we = ((ow + 1) * W + OW - 1) / OW;
+                    char *yp = at4(&p.y, n, c, oh, ow);
+                    if (is_max) {
+                        double mv = -INFINITY;
+                        int64_t mi = hs * W + ws;
+                        for (int64_t h = hs; h < he; h++)
+                            for (int64_t w = ws; w < we; w++) {
+                                double v = eir_load_f64(at4(&p.x, n, c, h, w), dt);
+                                if (v > mv || isnan(v)) { mv = v; mi = h * W + w; if (isnan(v)) { h = he; break; } }
+                            }
+                        eir_store_f64(yp, p.y.dtype, mv);
+                        if (p.has_ind) *(int64_t *)at4(&p.ind, n, c, oh, ow) = mi;
+                    } else {
+                        double s = 0;
+                        for (int64_t h = hs; h < he; h++)
+                            for (int64_t w = ws; w < we; w++) s += eir_load_f64(at4(&p.x, n, c, h, w), dt);
+                        eir_store_f64(yp, p.y.dtype, s / (double)((he - hs) * (we - ws)));
+                    }
+                }
+            }
+    return 0;
+}
+
+static int k_adaptive_avg_pool2d(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    return adaptive_common(a, out, 1, ctx, false);
+}
+static int k_adaptive_max_pool2d(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    if (no < 2 || out[1].dtype != EIR_I64) return eir_kerr(ctx, "adaptive_max_pool2d: expected an int64 indices output");
+    return adaptive_common(a, out, 2, ctx, true);
+}
+
+/* ======================================================================
+ * embedding
+ * ====================================================================== */
+
+static int k_embedding(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    const eir_tview *w = a[0].t, *ix = a[1].t;
+    if (w->rank != 2) return eir_kerr(ctx, "'weight' must be 2-D");
+    if (ix->dtype != EIR_I64 && ix->dtype != EIR_I32)
+        return eir_kerr(ctx, "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got %s instead", dname(ix->dtype));
+    int64_t V = w->sizes[0], D = w->sizes[1], n = eir_tview_numel(ix);
+    if (out->rank != ix->rank + 1) return eir_kerr(ctx, "embedding: output rank mismatch");
+    int64_t idx[EIR_MAX_RANK] = {0};
+    size_t es = eir_elsize(w->dtype), eo = eir_elsize(out->dtype);
+    for (int64_t k = 0; k < n; k++) {
+        int64_t io = 0, oo = 0;
+        for (int32_t d = 0; d < ix->rank; d++) { io += idx[d] * ix->strides[d]; oo += idx[d] * out->strides[d]; }
+        int64_t i = ix->dtype == EIR_I64 ? ((const int64_t *)ix->data)[io] : ((const int32_t *)ix->data)[io];
+        if (i < 0 || i >= V) return eir_kerr(ctx, "index out of range in self");
+        run_convert((char *)out->data + oo * (int64_t)eo, out->dtype, out->strides[ix->rank] * (int64_t)eo,
+                    (const char *)w->data + i * w->strides[0] * (int64_t)es, w->dtype, w->strides[1] * (int64_t)es, D);
+        for (int32_t d = ix->rank - 1; d >= 0; d--) {
+            if (++idx[d] < ix->sizes[d]) break;
+            idx[d] = 0;
+        }
+    }
+    return 0;
+}
+
+/* ======================================================================
+ * attention (math: softmax(q k^T * scale + mask) v, rows fully masked give 0)
+ * ====================================================================== */
+
+static int sdpa_impl(eir_kctx *ctx, const eir_tview *q, const eir_tview *k, const eir_tview *v, const eir_karg *maskarg,
+                     double dropout, bool causal, const eir_karg *scalearg, bool gqa, eir_tview *out, eir_tview *lse) {
+    if (dropout != 0) return eir_kerr(ctx, "scaled_dot_product_attention: dropout_p > 0 is not supported (inference only)");
+    int32_t r = q->rank;
+    if (r < 2 || k->rank != r || v->rank != r || out->rank != r) return eir_kerr(ctx, "scaled_dot_product_attention: query, key and value must have the same rank >= 2");
+    eir_dtype dt = q->dtype, ct = ctype_of(dt);
+    if (ct != EIR_F32 && ct != EIR_F64) return eir_kerr(ctx, "scaled_dot_product_attention: unsupported dtype %s", dname(dt));
+    if (k->dtype != dt || v->dtype != dt)
+        return eir_kerr(ctx, "Expected query, key, and value to have the same dtype, but got query.dtype: %s key.dtype: %s and value.dtype: %s instead.",
+                        dname(dt), dname(k->dtype), dname(v->dtype));
+    int64_t L = q->sizes[r - 2], E = q->sizes[r - 1], S = k->sizes[r - 2], Ev = v->sizes[r - 1];
+    double scale = scalearg && scalearg->kind == EIR_KA_FLOAT ? scalearg->f : 1.0 / sqrt((double)E);
+    /* batch index maps: q/out use out's batch dims; k/v broadcast, with GQA head grouping on dim r-3 */
+    int64_t nb = 1;
+    for (int32_t d = 0; d < r - 2; d++) nb *= out->sizes[d];
+    eir_tview mask;
+    bool has_mask = maskarg && maskarg->kind == EIR_KA_TENSOR;
+    if (has_mask) {
+        int64_t ms[EIR_MAX_RANK];
+        for (int32_t d = 0; d < r - 2; d++) ms[d] = out->sizes[d];
+        ms[r - 2] = L; ms[r - 1] = S;
+        if (!eir_tview_broadcast(maskarg->t, r, ms, &mask)) return eir_kerr(ctx, "scaled_dot_product_attention: attn_mask does not broadcast");
+    }
+    if (nb == 0 || L == 0) return 0;
+    size_t es = eir_elsize(ct);
+    void *Q = malloc((size_t)(L * E + 1) * es), *Kb = malloc((size_t)(S * E + 1) * es), *Vb = malloc((size_t)(S * Ev + 1) * es);
+    void *P = malloc((size_t)(L * S + 1) * es), *O = malloc((size_t)(L * Ev + 1) * es);
+    double *row = malloc((size_t)(S + 1) * sizeof(double));
+    int rc = 0;
+    if (!Q || !Kb || !Vb || !P || !O || !row) { rc = eir_kerr(ctx, "out of memory"); goto done; }
+    int64_t bidx[EIR_MAX_RANK] = {0};
+    for (int64_t b = 0; b < nb; b++) {
+        int64_t kidx[EIR_MAX_RANK];
+        for (int32_t d = 0; d < r - 2; d++) {
+            kidx[d] = bidx[d];
+            if (k->sizes[d] == 1) kidx[d] = 0;
+            else if (k->sizes[d] != out->sizes[d]) {
+                if (!(gqa && d == r - 3 && k->sizes[d] > 0 && out->sizes[d] % k->sizes[d] == 0))
+                    { rc = eir_kerr(ctx, "scaled_dot_product_attention: key batch dims do not match query"); goto done; }
+                kidx[d] = bidx[d] / (out->sizes[d] / k->sizes[d]);
+            }
+        }
+        int64_t qidx[EIR_MAX_RANK];
+        for (int32_t d = 0; d < r - 2; d++) qidx[d] = q->sizes[d] == 1 ? 0 : bidx[d];
+        eir_tview qa = mat_at(q, qidx), ka = mat_at(k, kidx), va = mat_at(v, kidx), oa = mat_at(out, bidx);
+        eir_tview qv = contig_view(Q, ct, 2, qa.sizes), kv = contig_view(Kb, ct, 2, ka.sizes), vv = contig_view(Vb, ct, 2, va.sizes);
+        if (E > 0) { copy_view(&qv, &qa); copy_view(&kv, &ka); }
+        if (Ev > 0 && S > 0) copy_view(&vv, &va);
+        blas_gemm(ct, false, false, true, L, S, E, scale, Q, E > 1 ? E : 1, Kb, E > 1 ? E : 1, 0, P, S > 1 ? S : 1);
+        eir_tview ma;
+        if (has_mask) ma = mat_at(&mask, bidx);
+        for (int64_t i = 0; i < L; i++) {
+            double mx = -INFINITY;
+            for (int64_t j = 0; j < S; j++) {
+                double s = ct == EIR_F32 ? ((float *)P)[i * S + j] : ((double *)P)[i * S + j];
+                if (causal && j > i) s = -INFINITY;
+                if (has_mask) {
+                    const char *mp = (const char *)ma.data + (i * ma.strides[0] + j * ma.strides[1]) * (int64_t)eir_elsize(ma.dtype);
+                    if (ma.dtype == EIR_BOOL) { if (!*(const uint8_t *)mp) s = -INFINITY; }
+                    else s += eir_load_f64(mp, ma.dtype);
+                }
+                row[j] = s;
+                if (s > mx) mx = s;
+            }
+            double sum = 0;
+            if (mx == -INFINITY) {
+                for (int64_t j = 0; j < S; j++) row[j] = 0;
+            } else {
+                for (int64_t j = 0; j < S; j++) { row[j] = exp(row[j] - mx); sum += row[j]; }
+                for (int64_t j = 0; j < S; j++) row[j] /= sum;
+            }
+            if (lse) {
+                int64_t li[EIR_MAX_RANK];
+                for (int32_t d = 0; d < r - 2; d++) li[d] = bidx[d];
+                li[r - 2] = i;
+                eir_store_f64(eir_tview_at(lse, li), lse->dtype, mx == -INFINITY ? 0.0 : mx + log(sum));
+            }
+            for (int64_t j = 0; j < S; j++) {
+                if (ct == EIR_F32) ((float *)P)[i * S + j] = (float)row[j];
+                else ((double *)P)[i * S + j] = row[j];
+            }
+        }
+        blas_gemm(ct, false, false, false, L, Ev, S, 1.0, P, S > 1 ? S : 1, Vb, Ev > 1 ? Ev : 1, 0, O, Ev > 1 ? Ev : 1);
+        eir_tview ov = contig_view(O, ct, 2, oa.sizes);
+        if (Ev > 0) copy_view(&oa, &ov);
+        for (int32_t d = r - 3; d >= 0; d--) {
+            if (++bidx[d] < out->sizes[d]) break;
+            bidx[d] = 0;
+        }
+    }
+done:
+    free(Q); free(Kb); free(Vb); free(P); free(O); free(row);
+    return rc;
+}
+
+/* scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal, *, scale, enable_gqa) */
+static int k_sdpa(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    bool gqa = na > 7 && a[7].i != 0;
+    return sdpa_impl(ctx, a[0].t, a[1].t, a[2].t, &a[3], a[4].f, a[5].i != 0, na > 6 ? &a[6] : NULL, gqa, &out[0], NULL);
+}
+
+/* _scaled_dot_product_flash_attention_for_cpu(q, k, v, dropout_p, is_causal, *, attn_mask, scale) -> (output, logsumexp) */
+static int k_sdpa_flash_cpu(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    return sdpa_impl(ctx, a[0].t, a[1].t, a[2].t, na > 5 ? &a[5] : NULL, a[3].f, a[4].i != 0, na > 6 ? &a[6] : NULL, false, &out[0],
+                     no > 1 ? &out[1] : NULL);
+}
+
+/* ======================================================================
+ * recurrent layers (lstm.input, gru.input); inference semantics
+ * ====================================================================== */
+
+static inline double sigm(double x) { return 1.0 / (1.0 + exp(-x)); }
+
+typedef struct rnn_cfg {
+    bool lstm, has_biases, bidir, batch_first;
+    int64_t layers, T, B, In, H, Hout, per;   /* per: params per (layer, direction) */
+} rnn_cfg;
+
+/* One layer and direction. X (T, B, In) contiguous ct; Y (T, B, D*Hout) gets columns [dcol, dcol+Hout). */
+static int rnn_dir(eir_kctx *ctx, const rnn_cfg *c, eir_dtype ct, const eir_tview *const *prm, const void *X, int64_t In,
+                   void *Y, int64_t ycols, int64_t dcol, bool reverse, const eir_tview *h0, const eir_tview *c0,
+                   const eir_tview *hn, const eir_tview *cn) {
+    int64_t G = (c->lstm ? 4 : 3) * c->H, T = c->T, B = c->B, H = c->H, Hout = c->Hout;
+    size_t es = eir_elsize(ct);
+    void *owi = NULL, *owh = NULL, *obi = NULL, *obh = NULL, *owr = NULL;
+    const void *Wi = as_contig(prm[0], ct, &owi), *Wh = as_contig(prm[1], ct, &owh);
+    const void *bi = c->has_biases ? as_contig(prm[2], ct, &obi) : NULL, *bh = c->has_biases ? as_contig(prm[3], ct, &obh) : NULL;
+    const void *Wr = c->per == (c->has_biases ? 5 : 3) ? as_contig(prm[c->per - 1], ct, &owr) : NULL;
+    double *gx = malloc((size_t)(T * B * G + 1) * sizeof(double));
+    void *gxc = malloc((size_t)(T * B * G + 1) * es), *gh = malloc((size_t)(B * G + 1) * es);
+    void *h = malloc((size_t)(B * Hout + 1) * es), *hfull = malloc((size_t)(B * H + 1) * es);
+    double *cc = malloc((size_t)(B * H + 1) * sizeof(double));
+    int rc = 0;
+    if (!Wi || !Wh || (c->has_biases && (!bi || !bh)) || !gx || !gxc || !gh || !h || !hfull || !cc) { rc = eir_kerr(ctx, "out of memory"); goto done; }
+#define LD(p, i) (ct == EIR_F32 ? (double)((const float *)(p))[i] : ((const double *)(p))[i])
+#define ST(p, i, v) do { if (ct == EIR_F32) ((float *)(p))[i] = (float)(v); else ((double *)(p))[i] = (v); } while (0)
+    /* input projection for every step: (T*B, In) @ Wi^T */
+    cgemm(ct, false, true, T * B, G, In, X, Wi, false, gxc);
+    for (int64_t i = 0; i < T * B; i++)
+        for (int64_t j = 0; j < G; j++) gx[i * G + j] = LD(gxc, i * G + j) + (bi ? LD(bi, j) : 0) + (bh && c->lstm ? LD(bh, j) : 0);
+    {
+        eir_tview hv = contig_view(h, ct, 2, (int64_t[]){B, Hout});
+        copy_view(&hv, h0);
+        if (c->lstm) {
+            for (int64_t b = 0; b < B; b++)
+                for (int64_t j = 0; j < H; j++) {
+                    int64_t idx[2] = {b, j};
+                    cc[b * H + j] = eir_load_f64(eir_tview_at(c0, idx), c0->dtype);
+                }
+        }
+    }
+    for (int64_t s = 0; s < T; s++) {
+        int64_t t = reverse ? T - 1 - s : s;
+        cgemm(ct, false, true, B, G, Hout, h, Wh, false, gh);
+        for (int64_t b = 0; b < B; b++) {
+            const double *g = gx + (t * B + b) * G;
+            for (int64_t j = 0; j < H; j++) {
+                if (c->lstm) {
+                    double gi = sigm(g[j] + LD(gh, b * G + j)), gf = sigm(g[H + j] + LD(gh, b * G + H + j));
+                    double gg = tanh(g[2 * H + j] + LD(gh, b * G + 2 * H + j)), go = sigm(g[3 * H + j] + LD(gh, b * G + 3 * H + j));
+                    double cv = gf * cc[b * H + j] + gi * gg;
+                    cc[b * H + j] = cv;
+                    ST(hfull, b * H + j, go * tanh(cv));
+                } else {
+                    double bhr = bh ? LD(bh, j) : 0, bhz = bh ? LD(bh, H + j) : 0, bhn = bh ? LD(bh, 2 * H + j) : 0;
+                    double rr = sigm(g[j] + LD(gh, b * G + j) + bhr), zz = sigm(g[H + j] + LD(gh, b * G + H + j) + bhz);
+                    double nn = tanh(g[2 * H + j] + rr * (LD(gh, b * G + 2 * H + j) + bhn));
+                    ST(hfull, b * H + j, (1 - zz) * nn + zz * LD(h, b * H + j));
+                }
+            }
+        }
+        if (Wr) cgemm(ct, false, true, B, Hout, H, hfull, Wr, false, h);
+        else memcpy(h, hfull, (size_t)(B * H) * es);
+        for (int64_t b = 0; b < B; b++)
+            memcpy((char *)Y + (size_t)((t * B + b) * ycols + dcol) * es, (char *)h + (size_t)(b * Hout) * es, (size_t)Hout * es);
+    }
+    {
+        eir_tview hv = contig_view(h, ct, 2, (int64_t[]){B, Hout});
+        copy_view(hn, &hv);
+        if (c->lstm)
+            for (int64_t b = 0; b < B; b++)
+                for (int64_t j = 0; j < H; j++) {
+                    int64_t idx[2] = {b, j};
+                    eir_store_f64(eir_tview_at(cn, idx), cn->dtype, cc[b * H + j]);
+                }
+    }
+#undef LD
+#undef ST
+done:
+    free(owi); free(owh); free(obi); free(obh); free(owr);
+    free(gx); free(gxc); free(gh); free(h); free(hfull); free(cc);
+    return rc;
+}
+
+/* args from `first`: params, has_biases, num_layers, dropout, train, bidirectional, batch_first */
+static int rnn_common(eir_kctx *ctx, bool lstm, const eir_tview *input, const eir_tview *h0all, const eir_tview *c0all,
+                      const eir_karg *a, eir_tview *out, uint32_t no) {
+    rnn_cfg c;
+    c.lstm = lstm;
+    const eir_karg *params = &a[0];
+    c.has_biases = a[1].i != 0;
+    c.layers = a[2].i;
+    c.bidir = a[5].i != 0;
+    c.batch_first = a[6].i != 0;
+    if (a[4].i && a[3].f != 0) return eir_kerr(ctx, "%s: dropout in training mode is not supported", lstm ? "lstm" : "gru");
+    int64_t D = c.bidir ? 2 : 1;
+    if (params->kind != EIR_KA_TENSORS || c.layers < 1 || params->n % (uint32_t)(c.layers * D))
+        return eir_kerr(ctx, "%s: bad parameter list", lstm ? "lstm" : "gru");
+    c.per = params->n / (c.layers * D);
+    if (c.per != (c.has_biases ? 4 : 2) && !(lstm && c.per == (c.has_biases ? 5 : 3)))
+        return eir_kerr(ctx, "%s: bad parameter list", lstm ? "lstm" : "gru");
+    eir_tview x = *input, y = out[0], hn = out[1], cn, h0v = *h0all, c0v;
+    if (lstm) { cn = out[2]; c0v = *c0all; }
+    bool unbatched = x.rank == 2;
+    if (unbatched) {
+        x = unsqueeze(&x, 1); y = unsqueeze(&y, 1); hn = unsqueeze(&hn, 1); h0v = unsqueeze(&h0v, 1);
+        if (lstm) { cn = unsqueeze(&cn, 1); c0v = unsqueeze(&c0v, 1); }
+    } else if (c.batch_first) {
+        eir_tview t = x; x.sizes[0] = t.sizes[1]; x.sizes[1] = t.sizes[0]; x.strides[0] = t.strides[1]; x.strides[1] = t.strides[0];
+        t = y; y.sizes[0] = t.sizes[1]; y.sizes[1] = t.sizes[0]; y.strides[0] = t.strides[1]; y.strides[1] = t.strides[0];
+    }
+    if (x.rank != 3) return eir_kerr(ctx, "%s: input must have 2 or 3 dimensions, got %d", lstm ? "lstm" : "gru", input->rank);
+    c.T = x.sizes[0]; c.B = x.sizes[1]; c.In = x.sizes[2];
+    c.Hout = hn.sizes[2];
+    c.H = lstm ? cn.sizes[2] : hn.sizes[2];
+    eir_dtype ct = ctype_of(x.dtype);
+    if (ct != EIR_F32 && ct != EIR_F64) return eir_kerr(ctx, "%s: unsupported dtype %s", lstm ? "lstm" : "gru", dname(x.dtype));
+    size_t es = eir_elsize(ct);
+    int64_t F = D * c.Hout;
+    void *xo = NULL;
+    const void *X = as_contig(&x, ct, &xo);
+    void *Ya = malloc((size_t)(c.T * c.B * F + 1) * es), *Yb = malloc((size_t)(c.T * c.B * F + 1) * es);
+    int rc = 0;
+    if (!X || !Ya || !Yb) { rc = eir_kerr(ctx, "out of memory"); goto done; }
+    const void *Lin = X;
+    int64_t In = c.In;
+    void *Yl = Ya;
+    for (int64_t l = 0; l < c.layers; l++) {
+        for (int64_t d = 0; d < D; d++) {
+            int64_t li = l * D + d;
+            eir_tview h0 = slice0(&h0v, li), hnl = slice0(&hn, li), c0, cnl;
+            if (lstm) { c0 = slice0(&c0v, li); cnl = slice0(&cn, li); }
+            if (rnn_dir(ctx, &c, ct, params->ts + li * c.per, Lin, In, Yl, F, d * c.Hout, d == 1, &h0, lstm ? &c0 : NULL, &hnl,
+                        lstm ? &cnl : NULL)) { rc = -1; goto done; }
+        }
+        Lin = Yl;
+        In = F;
+        Yl = Yl == Ya ? Yb : Ya;
+    }
+    {
+        eir_tview yv = contig_view((void *)Lin, ct, 3, (int64_t[]){c.T, c.B, F});
+        if (c.T * c.B * F > 0) copy_view(&y, &yv);
+    }
+done:
+    free(xo); free(Ya); free(Yb);
+    return rc;
+}
+
+/* lstm.input(input, hx[h0, c0], params, has_biases, num_layers, dropout, train, bidirectional, batch_first) */
+static int k_lstm(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    if (a[1].kind != EIR_KA_TENSORS || a[1].n != 2 || no < 3) return eir_kerr(ctx, "lstm: expected hx = [h0, c0]");
+    return rnn_common(ctx, true, a[0].t, a[1].ts[0], a[1].ts[1], &a[2], out, no);
+}
+
+/* gru.input(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first) */
+static int k_gru(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    if (no < 2) return eir_kerr(ctx, "gru: expected two outputs");
+    return rnn_common(ctx, false, a[0].t, a[1].t, NULL, &a[2], out, no);
+}
+
+const eir_kernel_entry eir_kernels_nn[] = {
+    {"aten.mm.default", k_mm},
+    {"aten.bmm.default", k_bmm},
+    {"aten.addmm.default", k_addmm},
+    {"aten.addmv.default", k_addmv},
+    {"aten.mv.default", k_mv},
+    {"aten.dot.default", k_dot},
+    {"aten.matmul.default", k_matmul},
+    {"aten.linear.default", k_linear},
+    {"aten.baddbmm.default", k_baddbmm},
+    {"aten.convolution.default", k_convolution},
+    {"aten.conv1d.default", k_convNd},
+    {"aten.conv2d.default", k_convNd},
+    {"aten.conv3d.default", k_convNd},
+    {"aten.conv1d.padding", k_convNd},
+    {"aten.conv2d.padding", k_convNd},
+    {"aten.conv3d.padding", k_convNd},
+    {"aten.conv_transpose1d.default", k_conv_transpose},
+    {"aten.conv_transpose2d.input", k_conv_transpose},
+    {"aten.conv_transpose3d.input", k_conv_transpose},
+    {"aten.max_pool2d.default", k_max_pool2d},
+    {"aten.max_pool2d_with_indices.default", k_max_pool2d_with_indices},
+    {"aten.avg_pool2d.default", k_avg_pool2d},
+    {"aten.adaptive_avg_pool2d.default", k_adaptive_avg_pool2d},
+    {"aten._adaptive_avg_pool2d.default", k_adaptive_avg_pool2d},
+    {"aten.adaptive_max_pool2d.default", k_adaptive_max_pool2d},
+    {"aten.embedding.default", k_embedding},
+    {"aten.scaled_dot_product_attention.default", k_sdpa},
+    {"aten._scaled_dot_product_flash_attention_for_cpu.default", k_sdpa_flash_cpu},
+    {"aten.lstm.input", k_lstm},
+    {"aten.gru.input", k_gru},
+    {NULL, NULL},
+};

@@ -1,4 +1,1222 @@
-/* reduce.c — kernel family (placeholder until its kernels land). */
+/* reduce.c — kernel family for reductions (sum, mean, prod, max/min and
+ * their arg/value forms, any/all, var/std, logsumexp, norms), scans (cumsum,
+ * cumprod), softmax / log_softmax, normalization (layer, batch eval, group)
+ * and ordering (sort, argsort, topk).
+ *
+ * Numerics: floating results are accumulated in double (torch accumulates
+ * f16/bf16/f32 in float with cascade sums, and in double for f32 scans and
+ * var); integer sums and products wrap in 64 bits as torch's int64
+ * accumulation does. With an explicit `dtype=` the input is first converted
+ * to that dtype element by element, as torch does. Values that a reduction
+ * selects (max, min, sort, topk) are copied bit for bit.
+ *
+ * Shape plumbing: every reduction is described by a plan that splits the
+ * input's dims into kept dims (iterated, mapped onto the output's dims with
+ * or without keepdim) and reduced dims (whose element offsets are listed
+ * once per call, in row-major order, so "first occurrence" means what it
+ * means in torch). Temporary buffers live only for the call. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "kutil.h"
 #include "tables.h"
 
-const eir_kernel_entry eir_kernels_reduce[] = {{NULL, NULL}};
+/* ---- small helpers ---------------------------------------------------- */
+
+/* torch's ScalarType names, as they appear in its error messages. */
+static const char *tname(eir_dtype d) {
+    switch (d) {
+    case EIR_U8: return "Byte"; case EIR_I8: return "Char"; case EIR_I16: return "Short";
+    case EIR_I32: return "Int"; case EIR_I64: return "Long"; case EIR_F16: return "Half";
+    case EIR_F32: return "Float"; case EIR_F64: return "Double"; case EIR_C32: return "ComplexHalf";
+    case EIR_C64: return "ComplexFloat"; case EIR_C128: return "ComplexDouble"; case EIR_BOOL: return "Bool";
+    case EIR_BF16: return "BFloat16"; case EIR_U16: return "UInt16"; case EIR_U32: return "UInt32";
+    case EIR_U64: return "UInt64";
+    default: return "Undefined";
+    }
+}
+
+static inline double ld(const char *p, eir_dtype d) {
+    if (d == EIR_F32) return *(const float *)p;
+    if (d == EIR_F64) return *(const double *)p;
+    return eir_load_f64(p, d);
+}
+
+/* Round v to dtype `to` and back (torch's element-wise cast before a
+ * reduction with dtype=). */
+static inline double cast_f(double v, eir_dtype to) {
+    switch (to) {
+    case EIR_F64: return v;
+    case EIR_F32: return (float)v;
+    default: {
+        unsigned char tmp[16];
+        eir_store_f64(tmp, to, v);
+        return eir_load_f64(tmp, to);
+    }
+    }
+}
+static inline int64_t cast_i(int64_t v, eir_dtype to) {
+    unsigned char tmp[16];
+    eir_store_i64(tmp, to, v);
+    return eir_load_i64(tmp, to);
+}
+
+static const char *dim_range_err(eir_kctx *ctx, int64_t dim, int32_t rank) {
+    int64_t r = rank > 0 ? rank : 1;
+    eir_kerr(ctx, "Dimension out of range (expected to be in range of [%lld, %lld], but got %lld)",
+             (long long)-r, (long long)(r - 1), (long long)dim);
+    return NULL;
+}
+
+static const eir_tview *targ(const eir_karg *args, uint32_t nargs, uint32_t i) {
+    return i < nargs && args[i].kind == EIR_KA_TENSOR ? args[i].t : NULL;
+}
+static bool barg(const eir_karg *args, uint32_t nargs, uint32_t i, bool dflt) {
+    if (i >= nargs || args[i].kind == EIR_KA_NONE) return dflt;
+    return args[i].i != 0;
+}
+static int64_t iarg(const eir_karg *args, uint32_t nargs, uint32_t i, int64_t dflt) {
+    if (i >= nargs || args[i].kind == EIR_KA_NONE) return dflt;
+    return args[i].i;
+}
+static double farg(const eir_karg *args, uint32_t nargs, uint32_t i, double dflt) {
+    if (i >= nargs || args[i].kind == EIR_KA_NONE) return dflt;
+    if (args[i].kind == EIR_KA_FLOAT) return args[i].f;
+    if (args[i].kind == EIR_KA_INT || args[i].kind == EIR_KA_BOOL) return (double)args[i].i;
+    return args[i].s.f;
+}
+/* dtype= argument: the dtype, or UNKNOWN for None. */
+static eir_dtype darg(const eir_karg *args, uint32_t nargs, uint32_t i) {
+    if (i >= nargs || args[i].kind != EIR_KA_DTYPE) return EIR_DTYPE_UNKNOWN;
+    return (eir_dtype)args[i].i;
+}
+
+static int need_args(const char *op, uint32_t nargs, uint32_t want, uint32_t nout, uint32_t want_out,
+                     const eir_karg *args, eir_kctx *ctx) {
+    if (nargs < want || nout < want_out) return eir_kerr(ctx, "%s: expected %u arguments and %u outputs", op, want, want_out);
+    if (args[0].kind != EIR_KA_TENSOR || !args[0].t) return eir_kerr(ctx, "%s: argument 'self' must be a tensor", op);
+    return 0;
+}
+
+/* Decode a dim list argument into a mask over rank dims. INTS with entries,
+ * INT, or NONE / empty list (all dims when empty_all, else none). */
+static int parse_dims(const eir_karg *a, int32_t rank, bool empty_all, bool *mask, eir_kctx *ctx) {
+    for (int32_t d = 0; d < EIR_MAX_RANK; d++) mask[d] = false;
+    const int64_t *list = NULL;
+    uint32_t n = 0;
+    int64_t one;
+    if (a && a->kind == EIR_KA_INT) { one = a->i; list = &one; n = 1; }
+    else if (a && a->kind == EIR_KA_INTS) { list = a->ints; n = a->n; }
+    if (n == 0) {
+        if (empty_all)
+            for (int32_t d = 0; d < rank; d++) mask[d] = true;
+        return 0;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        int32_t d = eir_wrap_dim(list[k], rank);
+        if (d < 0) { dim_range_err(ctx, list[k], rank); return -1; }
+        if (rank == 0) continue;
+        if (mask[d]) return eir_kerr(ctx, "dim %d appears multiple times in the list of dims", d);
+        mask[d] = true;
+    }
+    return 0;
+}
+
+/* ---- reduction plan ----------------------------------------------------- */
+
+typedef struct rplan {
+    int32_t orank;                 /* kept dims */
+    int64_t osz[EIR_MAX_RANK];
+    int64_t ist[EIR_MAX_RANK];     /* input strides of kept dims (elements) */
+    int64_t ost[EIR_MAX_RANK];     /* output strides of kept dims, per output */
+    int64_t ost2[EIR_MAX_RANK];
+    int64_t nout, nred;
+    int64_t *roff;                 /* nred input offsets of the reduced elements */
+} rplan;
+
+/* Offsets (elements) of all elements of the dims selected by mask in
+ * row-major order; n = their count. Caller frees. NULL on allocation
+ * failure (with n > 0). */
+static int64_t *list_offsets(const eir_tview *t, const bool *mask, int64_t *n) {
+    int64_t cnt = 1;
+    int32_t r = 0;
+    int64_t sz[EIR_MAX_RANK], st[EIR_MAX_RANK];
+    for (int32_t d = 0; d < t->rank; d++)
+        if (mask[d]) { sz[r] = t->sizes[d]; st[r] = t->strides[d]; cnt *= sz[r]; r++; }
+    *n = cnt;
+    int64_t *off = malloc((size_t)(cnt > 0 ? cnt : 1) * sizeof *off);
+    if (!off) return NULL;
+    if (cnt == 0) return off;
+    int64_t idx[EIR_MAX_RANK] = {0}, o = 0;
+    for (int64_t k = 0; k < cnt; k++) {
+        off[k] = o;
+        for (int32_t d = r - 1; d >= 0; d--) {
+            o += st[d];
+            if (++idx[d] < sz[d]) break;
+            o -= st[d] * sz[d];
+            idx[d] = 0;
+        }
+    }
+    return off;
+}
+
+/* Map kept input dims onto out's dims: with keepdim out has x's rank
+ * (reduced dims of size 1), else only the kept dims in order. */
+static int map_out(const eir_tview *x, const bool *mask, bool keepdim, const eir_tview *o, int64_t *ost,
+                   const char *op, eir_kctx *ctx) {
+    int32_t j = 0, kept = 0;
+    for (int32_t d = 0; d < x->rank; d++) kept += !mask[d];
+    int32_t want = keepdim ? x->rank : kept;
+    int64_t numel = 1;
+    for (int32_t d = 0; d < x->rank; d++) if (!mask[d]) numel *= x->sizes[d];
+    if (o->rank != want || eir_tview_numel(o) != numel)
+        return eir_kerr(ctx, "%s: output has rank %d and %lld elements, expected rank %d and %lld elements", op,
+                        o->rank, (long long)eir_tview_numel(o), want, (long long)numel);
+    for (int32_t d = 0; d < x->rank; d++) {
+        if (keepdim) { if (!mask[d]) ost[j++] = o->strides[d]; }
+        else if (!mask[d]) { ost[j] = o->strides[j]; j++; }
+    }
+    return 0;
+}
+
+static int plan_init(rplan *p, const eir_tview *x, const bool *mask, bool keepdim, const eir_tview *o1,
+                     const eir_tview *o2, const char *op, eir_kctx *ctx) {
+    memset(p, 0, sizeof *p);
+    p->nout = 1;
+    for (int32_t d = 0; d < x->rank; d++) {
+        if (mask[d]) continue;
+        p->osz[p->orank] = x->sizes[d];
+        p->ist[p->orank] = x->strides[d];
+        p->nout *= x->sizes[d];
+        p->orank++;
+    }
+    if (o1 && map_out(x, mask, keepdim, o1, p->ost, op, ctx)) return -1;
+    if (o2 && map_out(x, mask, keepdim, o2, p->ost2, op, ctx)) return -1;
+    p->roff = list_offsets(x, mask, &p->nred);
+    if (!p->roff) return eir_kerr(ctx, "%s: out of memory", op);
+    return 0;
+}
+
+/* Offsets of the o-th kept position in the input and the outputs. */
+static inline void plan_pos(const rplan *p, int64_t o, int64_t *xi, int64_t *oi, int64_t *oi2) {
+    int64_t a = 0, b = 0, c = 0;
+    for (int32_t d = p->orank - 1; d >= 0; d--) {
+        int64_t i = o % p->osz[d];
+        o /= p->osz[d];
+        a += i * p->ist[d];
+        b += i * p->ost[d];
+        c += i * p->ost2[d];
+    }
+    *xi = a; *oi = b; *oi2 = c;
+}
+
+/* ---- value reductions (double / int64 accumulation) ----------------------- */
+
+enum rkind { R_SUM, R_MEAN, R_PROD, R_ANY, R_ALL, R_VAR, R_STD, R_VARMEAN, R_LSE, R_NORM };
+
+static double pairwise_sum(const double *v, int64_t n) {
+    if (n <= 16) {
+        double s = 0;
+        for (int64_t k = 0; k < n; k++) s += v[k];
+        return s;
+    }
+    int64_t h = n / 2;
+    return pairwise_sum(v, h) + pairwise_sum(v + h, n - h);
+}
+
+/* Reduce one gathered row v[0..n) of doubles. */
+static double reduce_row_f(enum rkind k, const double *v, int64_t n, double param, double *second) {
+    switch (k) {
+    case R_SUM: return pairwise_sum(v, n);
+    case R_MEAN: return n ? pairwise_sum(v, n) / (double)n : NAN;
+    case R_PROD: {
+        double r = 1;
+        for (int64_t i = 0; i < n; i++) r *= v[i];
+        return r;
+    }
+    case R_VAR: case R_STD: case R_VARMEAN: {
+        double mean = n ? pairwise_sum(v, n) / (double)n : NAN;
+        double m2 = 0;
+        for (int64_t i = 0; i < n; i++) m2 += (v[i] - mean) * (v[i] - mean);
+        if (n == 0) m2 = NAN;
+        double div = (double)n - param;
+        if (div < 0) div = 0;
+        double var = m2 / div;
+        if (second) *second = mean;
+        return k == R_STD ? sqrt(var) : var;
+    }
+    case R_LSE: {
+        double m = -INFINITY;
+        for (int64_t i = 0; i < n; i++) {
+            if (isnan(v[i])) return NAN;
+            if (v[i] > m) m = v[i];
+        }
+        if (isinf(m)) m = 0;
+        double s = 0;
+        for (int64_t i = 0; i < n; i++) s += exp(v[i] - m);
+        return log(s) + m;
+    }
+    case R_NORM: {
+        double p = param;
+        if (p == INFINITY || p == -INFINITY) {
+            double r = p > 0 ? 0 : INFINITY;
+            for (int64_t i = 0; i < n; i++) {
+                double a = fabs(v[i]);
+                if (isnan(a)) return NAN;
+                if (p > 0 ? a > r : a < r) r = a;
+            }
+            return r;
+        }
+        if (p == 0) {
+            double c = 0;
+            for (int64_t i = 0; i < n; i++) c += v[i] != 0;
+            return c;
+        }
+        double s = 0;
+        if (p == 1) for (int64_t i = 0; i < n; i++) s += fabs(v[i]);
+        else if (p == 2) { for (int64_t i = 0; i < n; i++) s += v[i] * v[i]; return sqrt(s); }
+        else for (int64_t i = 0; i < n; i++) s += pow(fabs(v[i]), p);
+        return p == 1 ? s : pow(s, 1.0 / p);
+    }
+    case R_ANY: case R_ALL: break;
+    }
+    return NAN;
+}
+
+/* Sum of n contiguous floats in double: 8 independent lanes so the loop
+ * vectorizes, combined pairwise. */
+static double sum_f32(const char *p, int64_t n) {
+    const float *f = (const float *)p;
+    double acc[8] = {0};
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int j = 0; j < 8; j++) acc[j] += f[i + j];
+    for (; i < n; i++) acc[0] += f[i];
+    return ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7]));
+}
+
+/* Sum (or mean) when the kept dims are innermost in memory (e.g. a sum over
+ * dim 0 of a row-major matrix): walk the reduced elements in the outer
+ * loop and accumulate whole runs of outputs in double. false when the
+ * layout does not fit (the caller takes the generic path). */
+static bool sum_columns(const rplan *p, const eir_tview *x, eir_tview *o, bool mean) {
+    if (p->orank == 0 || p->nout < 8 || p->nred < 2 || p->ist[p->orank - 1] != 1) return false;
+    int64_t *xo = malloc((size_t)p->nout * sizeof *xo), *oo = malloc((size_t)p->nout * sizeof *oo);
+    double *acc = calloc((size_t)p->nout, sizeof *acc);
+    if (!xo || !oo || !acc) { free(xo); free(oo); free(acc); return false; }
+    for (int64_t j = 0, dummy; j < p->nout; j++) plan_pos(p, j, &xo[j], &oo[j], &dummy);
+    size_t oes = eir_elsize(o->dtype);
+    for (int64_t i = 0; i < p->nred; i++) {
+        int64_t r = p->roff[i];
+        if (x->dtype == EIR_F32) {
+            const float *f = (const float *)x->data + r;
+            for (int64_t j = 0; j < p->nout; j++) acc[j] += f[xo[j]];
+        } else {
+            const double *f = (const double *)x->data + r;
+            for (int64_t j = 0; j < p->nout; j++) acc[j] += f[xo[j]];
+        }
+    }
+    for (int64_t j = 0; j < p->nout; j++)
+        eir_store_f64((char *)o->data + oo[j] * (int64_t)oes, o->dtype, mean ? acc[j] / (double)p->nred : acc[j]);
+    free(xo); free(oo); free(acc);
+    return true;
+}
+
+/* The generic value reduction: x reduced over mask into out[0] (and out[1]
+ * for var_mean). cast: convert each element to this dtype first (UNKNOWN:
+ * none). Integral outputs accumulate in wrapping int64 (sum, prod); any/all
+ * write 0/1. */
+static int reduce_values(const char *op, enum rkind k, const eir_tview *x, const bool *mask, bool keepdim,
+                         eir_tview *out, uint32_t nout, double param, eir_dtype cast, eir_kctx *ctx) {
+    eir_tview *o2 = k == R_VARMEAN ? &out[1] : NULL;
+    if (k == R_VARMEAN && nout < 2) return eir_kerr(ctx, "%s: expected 2 outputs", op);
+    rplan p;
+    if (plan_init(&p, x, mask, keepdim, &out[0], o2, op, ctx)) return -1;
+    int rc = 0;
+    eir_dtype od = out[0].dtype, xd = x->dtype;
+    size_t xes = eir_elsize(xd), oes = eir_elsize(od), o2es = o2 ? eir_elsize(o2->dtype) : 0;
+    if (cast == xd) cast = EIR_DTYPE_UNKNOWN;
+    bool intpath = (k == R_SUM || k == R_PROD) && eir_is_integral(od, true);
+    double *buf = NULL;
+    if (k != R_ANY && k != R_ALL && !intpath) {
+        buf = malloc((size_t)(p.nred > 0 ? p.nred : 1) * sizeof *buf);
+        if (!buf) { rc = eir_kerr(ctx, "%s: out of memory", op); goto done; }
+    }
+    if ((k == R_SUM || k == R_MEAN) && !intpath && !cast && (xd == EIR_F32 || xd == EIR_F64) &&
+        sum_columns(&p, x, &out[0], k == R_MEAN)) goto done;
+    bool contig = p.nred > 0 && p.roff[p.nred - 1] == p.nred - 1;
+    for (int64_t o = 0; o < p.nout; o++) {
+        int64_t xi, oi, oi2;
+        plan_pos(&p, o, &xi, &oi, &oi2);
+        const char *xb = (const char *)x->data + xi * (int64_t)xes;
+        char *ob = (char *)out[0].data + oi * (int64_t)oes;
+        if ((k == R_SUM || k == R_MEAN) && contig && xd == EIR_F32 && !cast) {
+            double r = sum_f32(xb, p.nred);
+            eir_store_f64(ob, od, k == R_MEAN ? r / (double)p.nred : r);
+            continue;
+        }
+        if (k == R_ANY || k == R_ALL) {
+            bool r = k == R_ALL;
+            for (int64_t i = 0; i < p.nred; i++) {
+                const char *e = xb + p.roff[i] * (int64_t)xes;
+                double re, im;
+                eir_load_c128(e, xd, &re, &im);
+                bool nz = re != 0 || im != 0;
+                if (k == R_ANY && nz) { r = true; break; }
+                if (k == R_ALL && !nz) { r = false; break; }
+            }
+            eir_store_i64(ob, od, r);
+            continue;
+        }
+        if (intpath) {
+            uint64_t acc = k == R_SUM ? 0 : 1;
+            for (int64_t i = 0; i < p.nred; i++) {
+                int64_t v = eir_load_i64(xb + p.roff[i] * (int64_t)xes, xd);
+                if (cast) v = cast_i(v, cast);
+                if (k == R_SUM) acc += (uint64_t)v;
+                else acc *= (uint64_t)v;
+            }
+            eir_store_i64(ob, od, (int64_t)acc);
+            continue;
+        }
+        if (xd == EIR_F32 && !cast)
+            for (int64_t i = 0; i < p.nred; i++) buf[i] = ((const float *)xb)[p.roff[i]];
+        else if (xd == EIR_F64 && !cast)
+            for (int64_t i = 0; i < p.nred; i++) buf[i] = ((const double *)xb)[p.roff[i]];
+        else
+            for (int64_t i = 0; i < p.nred; i++) {
+                double v = ld(xb + p.roff[i] * (int64_t)xes, xd);
+                buf[i] = cast ? cast_f(v, cast) : v;
+            }
+        double second = 0;
+        double r = reduce_row_f(k, buf, p.nred, param, o2 ? &second : NULL);
+        eir_store_f64(ob, od, r);
+        if (o2) eir_store_f64((char *)o2->data + oi2 * (int64_t)o2es, o2->dtype, second);
+    }
+done:
+    free(buf);
+    free(p.roff);
+    return rc;
+}
+
+static bool is_real_float(eir_dtype d) { return eir_is_floating(d); }
+
+/* sum.default(self, *, dtype) / sum.dim_IntList(self, dim, keepdim, *, dtype) */
+static int k_sum_default(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    if (need_args("sum", na, 1, no, 1, a, ctx)) return -1;
+    bool mask[EIR_MAX_RANK];
+    parse_dims(NULL, a[0].t->rank, true, mask, ctx);
+    return reduce_values("sum", R_SUM, a[0].t, mask, false, out, no, 0, darg(a, na, 1), ctx);
+}
+static int k_sum_dim(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    if (need_args("sum", na, 2, no, 1, a, ctx)) return -1;
+    bool mask[EIR_MAX_RANK];
+    if (parse_dims(&a[1], a[0].t->rank, true, mask, ctx)) return -1;
+    return reduce_values("sum", R_SUM, a[0].t, mask, barg(a, na, 2, false), out, no, 0, darg(a, na, 3), ctx);
+}
+
+static int mean_check(const eir_tview *x, eir_dtype dt, eir_tview *out, eir_kctx *ctx) {
+    eir_dtype d = dt ? dt : x->dtype;
+    if (!is_real_float(d) || !is_real_float(out[0].dtype))
+        return eir_kerr(ctx, "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: %s", tname(d));
+    return 0;
+}
+static int k_mean_default(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    if (need_args("mean", na, 1, no, 1, a, ctx)) return -1;
+    eir_dtype dt = darg(a, na, 1);
+    if (mean_check(a[0].t, dt, out, ctx)) return -1;
+    bool mask[EIR_MAX_RANK];
+    parse_dims(NULL, a[0].t->rank, true, mask, ctx);
+    return reduce_values("mean", R_MEAN, a[0].t, mask, false, out, no, 0, dt, ctx);
+}
+static int k_mean_dim(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    if (need_args("mean", na, 2, no, 1, a, ctx)) return -1;
+    eir_dtype dt = darg(a, na, 3);
+    if (mean_check(a[0].t, dt, out, ctx)) return -1;
+    bool mask[EIR_MAX_RANK];
+    if (parse_dims(&a[1], a[0].t->rank, true, mask, ctx)) return -1;
+    return reduce_values("mean", R_MEAN, a[0].t, mask, barg(a, na, 2, false), out, no, 0, dt, ctx);
+}
+
+static int k_prod_default(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    if (need_args("prod", na, 1, no, 1, a, ctx)) return -1;
+    bool mask[EIR_MAX_RANK];
+    parse_dims(NULL, a[0].t->rank, true, mask, ctx);
+    return reduce_values("prod", R_PROD, a[0].t, mask, false, out, no, 0, darg(a, na, 1), ctx);
+}
+static int k_prod_dim(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    if (need_args("prod", na, 2, no, 1, a, ctx)) return -1;
+    bool mask[EIR_MAX_RANK];
+    if (parse_dims(&a[1], a[0].t->rank, true, mask, ctx)) return -1;
+    return reduce_values("prod", R_PROD, a[0].t, mask, barg(a, na, 2, false), out, no, 0, darg(a, na, 3), ctx);
+}
+
+/* any / all: .default (all dims), .dim (one int), .dims (None: all dims; []: none) */
+static int anyall(const char *op, enum rkind k, const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no,
+                  int form, eir_kctx *ctx) {
+    if (need_args(op, na, form ? 2 : 1, no, 1, a, ctx)) return -1;
+    bool mask[EIR_MAX_RANK];
+    const eir_karg *d = form ? &a[1] : NULL;
+    if (form == 2 && d->kind == EIR_KA_INTS && d->n == 0) {
+        if (parse_dims(d, a[0].t->rank, false, mask, ctx)) return -1;
+    } else if (parse_dims(d, a[0].t->rank, true, mask, ctx)) return -1;
+    return reduce_values(op, k, a[0].t, mask, form ? barg(a, na, 2, false) : false, out, no, 0, 0, ctx);
+}
+static int k_any_default(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return anyall("any", R_ANY, a, na, o, no, 0, c); }
+static int k_any_dim(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return anyall("any", R_ANY, a, na, o, no, 1, c); }
+static int k_any_dims(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return anyall("any", R_ANY, a, na, o, no, 2, c); }
+static int k_all_default(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return anyall("all", R_ALL, a, na, o, no, 0, c); }
+static int k_all_dim(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return anyall("all", R_ALL, a, na, o, no, 1, c); }
+static int k_all_dims(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return anyall("all", R_ALL, a, na, o, no, 2, c); }
+
+/* var/std: .correction(self, dim?, *, correction?, keepdim), .dim(self, dim?, unbiased, keepdim) */
+static int varstd(const char *op, enum rkind k, const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no,
+                  bool corr_form, eir_kctx *ctx) {
+    if (need_args(op, na, 1, no, k == R_VARMEAN ? 2 : 1, a, ctx)) return -1;
+    const eir_tview *x = a[0].t;
+    if (!is_real_float(x->dtype))
+        return eir_kerr(ctx, eir_is_complex(x->dtype) ? "%s: complex inputs are not supported yet"
+                                                      : "std and var only support floating point and complex dtypes", op);
+    bool mask[EIR_MAX_RANK];
+    if (parse_dims(na > 1 ? &a[1] : NULL, x->rank, true, mask, ctx)) return -1;
+    double corr;
+    if (corr_form) corr = farg(a, na, 2, 1.0);
+    else corr = barg(a, na, 2, true) ? 1.0 : 0.0;
+    return reduce_values(op, k, x, mask, barg(a, na, 3, false), out, no, corr, 0, ctx);
+}
+static int k_var_corr(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return varstd("var", R_VAR, a, na, o, no, true, c); }
+static int k_var_dim(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return varstd("var", R_VAR, a, na, o, no, false, c); }
+static int k_std_corr(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return varstd("std", R_STD, a, na, o, no, true, c); }
+static int k_std_dim(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return varstd("std", R_STD, a, na, o, no, false, c); }
+static int k_var_mean_corr(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return varstd("var_mean", R_VARMEAN, a, na, o, no, true, c); }
+
+/* logsumexp(self, int[1] dim, keepdim) */
+static int k_logsumexp(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    if (need_args("logsumexp", na, 2, no, 1, a, ctx)) return -1;
+    bool mask[EIR_MAX_RANK];
+    if (parse_dims(&a[1], a[0].t->rank, true, mask, ctx)) return -1;
+    if (!is_real_float(out[0].dtype)) return eir_kerr(ctx, "logsumexp(): output dtype %s is not supported", tname(out[0].dtype));
+    return reduce_values("logsumexp", R_LSE, a[0].t, mask, barg(a, na, 2, false), out, no, 0, 0, ctx);
+}
+
+/* Shared by norm.ScalarOpt_dim and linalg_vector_norm. */
+static int vnorm(const char *op, const eir_tview *x, double p, const eir_karg *dims, bool keepdim, eir_dtype cast,
+                 eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    if (!is_real_float(x->dtype)) {
+        if (eir_is_complex(x->dtype)) return eir_kerr(ctx, "%s: complex inputs are not supported yet", op);
+        if (strcmp(op, "norm") == 0)
+            return eir_kerr(ctx, "norm(): input dtype should be either floating point or complex. Got %s instead.", tname(x->dtype));
+        return eir_kerr(ctx, "linalg.vector_norm: Expected a floating point or complex tensor as input. Got %s", tname(x->dtype));
+    }
+    bool mask[EIR_MAX_RANK];
+    if (parse_dims(dims, x->rank, true, mask, ctx)) return -1;
+    /* torch refuses inf and negative norms over empty dims (no identity) */
+    if ((isinf(p) || p < 0) && eir_tview_numel(x) == 0) {
+        bool listed = dims && ((dims->kind == EIR_KA_INTS && dims->n > 0) || dims->kind == EIR_KA_INT);
+        if (!listed)
+            return eir_kerr(ctx, "linalg.vector_norm cannot compute the %g norm on an empty tensor because the operation does not have an identity", p);
+        for (int32_t d = 0; d < x->rank; d++)
+            if (mask[d] && x->sizes[d] == 0)
+                return eir_kerr(ctx, "linalg.vector_norm cannot compute the %g norm on the dimension %d"
+                                     "because this dimension is empty and the operation does not have an identity", p, d);
+    }
+    return reduce_values(op, R_NORM, x, mask, keepdim, out, no, p, cast, ctx);
+}
+/* norm.ScalarOpt_dim(self, Scalar? p, int[1] dim, keepdim) */
+static int k_norm_dim(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    if (need_args("norm", na, 3, no, 1, a, ctx)) return -1;
+    return vnorm("norm", a[0].t, farg(a, na, 1, 2.0), &a[2], barg(a, na, 3, false), 0, out, no, ctx);
+}
+/* norm.Scalar(self, Scalar p=2) */
+static int k_norm_scalar(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    if (need_args("norm", na, 1, no, 1, a, ctx)) return -1;
+    return vnorm("norm", a[0].t, farg(a, na, 1, 2.0), NULL, false, 0, out, no, ctx);
+}
+/* linalg_vector_norm(self, Scalar ord=2, int[1]? dim=None, keepdim, *, dtype?) */
+static int k_vector_norm(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    if (need_args("linalg_vector_norm", na, 1, no, 1, a, ctx)) return -1;
+    return vnorm("linalg.vector_norm", a[0].t, farg(a, na, 1, 2.0), na > 2 ? &a[2] : NULL, barg(a, na, 3, false),
+                 darg(a, na, 4), out, no, ctx);
+}
+
+/* ---- selections: max/min/amax/amin/argmax/argmin ------------------------ */
+
+/* Index (into roff) of the max (want_max) or min; the first occurrence wins
+ * and a NaN beats everything, as in torch. n >= 1. */
+static int64_t select_idx(const char *xb, const int64_t *roff, int64_t n, eir_dtype d, bool want_max) {
+    size_t es = eir_elsize(d);
+    int64_t best = 0;
+    if (eir_is_floating(d)) {
+        double b = ld(xb + roff[0] * (int64_t)es, d);
+        if (isnan(b)) return 0;
+        for (int64_t i = 1; i < n; i++) {
+            double v = ld(xb + roff[i] * (int64_t)es, d);
+            if (isnan(v)) return i;
+            if (want_max ? v > b : v < b) { b = v; best = i; }
+        }
+    } else if (d == EIR_U64) {
+        uint64_t b = ((const uint64_t *)xb)[roff[0]];
+        for (int64_t i = 1; i < n; i++) {
+            uint64_t v = ((const uint64_t *)xb)[roff[i]];
+            if (want_max ? v > b : v < b) { b = v; best = i; }
+        }
+    } else {
+        int64_t b = eir_load_i64(xb + roff[0] * (int64_t)es, d);
+        for (int64_t i = 1; i < n; i++) {
+            int64_t v = eir_load_i64(xb + roff[i] * (int64_t)es, d);
+            if (want_max ? v > b : v < b) { b = v; best = i; }
+        }
+    }
+    return best;
+}
+
+static void copy_elem(char *dst, eir_dtype dd, const char *src, eir_dtype sd) {
+    if (dd == sd) memcpy(dst, src, eir_elsize(sd));
+    else if (eir_is_floating(sd) || eir_is_floating(dd)) eir_store_f64(dst, dd, eir_load_f64(src, sd));
+    else eir_store_i64(dst, dd, eir_load_i64(src, sd));
+}
+
+/* vals / idxs may be NULL. full: no dim was given (torch's other message). */
+static int select_reduce(const char *op, const eir_tview *x, const bool *mask, bool keepdim, bool full,
+                         eir_tview *vals, eir_tview *idxs, bool want_max, eir_kctx *ctx) {
+    if (eir_is_complex(x->dtype)) return eir_kerr(ctx, "%s(): does not support complex input", op);
+    if (full && eir_tview_numel(x) == 0) {
+        if (strcmp(op, "argmax") == 0 || strcmp(op, "argmin") == 0)
+            return eir_kerr(ctx, "%s(): Expected reduction dim to be specified for input.numel() == 0.", op);
+        return eir_kerr(ctx, "%s(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.", op);
+    }
+    for (int32_t d = 0; d < x->rank; d++)
+        if (mask[d] && x->sizes[d] == 0)
+            return eir_kerr(ctx, "%s(): Expected reduction dim %d to have non-zero size.", op, d);
+    rplan p;
+    if (plan_init(&p, x, mask, keepdim, vals ? vals : idxs, vals ? idxs : NULL, op, ctx)) return -1;
+    size_t xes = eir_elsize(x->dtype);
+    for (int64_t o = 0; o < p.nout; o++) {
+        int64_t xi, oi, oi2;
+        plan_pos(&p, o, &xi, &oi, &oi2);
+        const char *xb = (const char *)x->data + xi * (int64_t)xes;
+        int64_t k = p.nred ? select_idx(xb, p.roff, p.nred, x->dtype, want_max) : 0;
+        if (vals) {
+            copy_elem((char *)vals->data + oi * (int64_t)eir_elsize(vals->dtype), vals->dtype,
+                      xb + p.roff[k] * (int64_t)xes, x->dtype);
+            if (idxs) eir_store_i64((char *)idxs->data + oi2 * (int64_t)eir_elsize(idxs->dtype), idxs->dtype, k);
+        } else {
+            eir_store_i64((char *)idxs->data + oi * (int64_t)eir_elsize(idxs->dtype), idxs->dtype, k);
+        }
+    }
+    free(p.roff);
+    return 0;
+}
+
+static int amaxmin(const char *op, bool want_max, const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    if (need_args(op, na, 1, no, 1, a, ctx)) return -1;
+    bool mask[EIR_MAX_RANK];
+    const eir_karg *d = na > 1 ? &a[1] : NULL;
+    if (parse_dims(d, a[0].t->rank, true, mask, ctx)) return -1;
+    bool full = !d || d->kind == EIR_KA_NONE || (d->kind == EIR_KA_INTS && d->n == 0);
+    return select_reduce(op, a[0].t, mask, barg(a, na, 2, false), full, &out[0], NULL, want_max, ctx);
+}
+static int k_amax(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return amaxmin("amax", true, a, na, o, no, c); }
+static int k_amin(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return amaxmin("amin", false, a, na, o, no, c); }
+static int k_max_default(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) {
+    if (need_args("max", na, 1, no, 1, a, c)) return -1;
+    bool mask[EIR_MAX_RANK];
+    parse_dims(NULL, a[0].t->rank, true, mask, c);
+    return select_reduce("max", a[0].t, mask, false, true, &o[0], NULL, true, c);
+}
+static int k_min_default(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) {
+    if (need_args("min", na, 1, no, 1, a, c)) return -1;
+    bool mask[EIR_MAX_RANK];
+    parse_dims(NULL, a[0].t->rank, true, mask, c);
+    return select_reduce("min", a[0].t, mask, false, true, &o[0], NULL, false, c);
+}
+static int maxmin_dim(const char *op, bool want_max, const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) {
+    if (need_args(op, na, 2, no, 2, a, c)) return -1;
+    bool mask[EIR_MAX_RANK];
+    if (parse_dims(&a[1], a[0].t->rank, true, mask, c)) return -1;
+    return select_reduce(op, a[0].t, mask, barg(a, na, 2, false), false, &o[0], &o[1], want_max, c);
+}
+static int k_max_dim(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return maxmin_dim("max", true, a, na, o, no, c); }
+static int k_min_dim(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return maxmin_dim("min", false, a, na, o, no, c); }
+static int argmaxmin(const char *op, bool want_max, const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) {
+    if (need_args(op, na, 1, no, 1, a, c)) return -1;
+    if (a[0].t->dtype == EIR_BOOL) return eir_kerr(c, "%s(): does not support bool input", op);
+    bool mask[EIR_MAX_RANK];
+    const eir_karg *d = na > 1 ? &a[1] : NULL;
+    bool full = !d || d->kind == EIR_KA_NONE;
+    if (parse_dims(full ? NULL : d, a[0].t->rank, true, mask, c)) return -1;
+    /* dim=None flattens: the result is a 0-d index, or all-ones dims with keepdim */
+    return select_reduce(op, a[0].t, mask, barg(a, na, 2, false), full, NULL, &o[0], want_max, c);
+}
+static int k_argmax(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return argmaxmin("argmax", true, a, na, o, no, c); }
+static int k_argmin(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return argmaxmin("argmin", false, a, na, o, no, c); }
+
+/* ---- per-line operations (scans, softmax, sort) -------------------------- */
+
+/* Iterate the lines of x along dim: line l starts at element offset
+ * lo[v] in view v, for up to 3 views of the same shape. */
+typedef struct lines {
+    int32_t r;
+    int64_t sz[EIR_MAX_RANK], st[3][EIR_MAX_RANK];
+    int64_t n, len, lst[3];
+} lines;
+
+static void lines_init(lines *L, const eir_tview *const *v, int nv, int32_t dim) {
+    memset(L, 0, sizeof *L);
+    const eir_tview *x = v[0];
+    L->n = 1;
+    L->len = x->rank ? x->sizes[dim] : 1;
+    for (int k = 0; k < nv; k++) L->lst[k] = x->rank ? v[k]->strides[dim] : 0;
+    for (int32_t d = 0; d < x->rank; d++) {
+        if (d == dim) continue;
+        L->sz[L->r] = x->sizes[d];
+        for (int k = 0; k < nv; k++) L->st[k][L->r] = v[k]->strides[d];
+        L->n *= x->sizes[d];
+        L->r++;
+    }
+    if (L->len == 0) L->n = 0;
+}
+static void lines_pos(const lines *L, int64_t l, int64_t *off) {
+    off[0] = off[1] = off[2] = 0;
+    for (int32_t d = L->r - 1; d >= 0; d--) {
+        int64_t i = l % L->sz[d];
+        l /= L->sz[d];
+        for (int k = 0; k < 3; k++) off[k] += i * L->st[k][d];
+    }
+}
+
+static bool same_shape(const eir_tview *a, const eir_tview *b) {
+    if (a->rank != b->rank) return false;
+    for (int32_t d = 0; d < a->rank; d++) if (a->sizes[d] != b->sizes[d]) return false;
+    return true;
+}
+
+static int cumop(const char *op, bool prod, const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    if (need_args(op, na, 2, no, 1, a, ctx)) return -1;
+    const eir_tview *x = a[0].t;
+    int32_t dim = eir_wrap_dim(a[1].i, x->rank);
+    if (dim < 0) { dim_range_err(ctx, a[1].i, x->rank); return -1; }
+    if (!same_shape(x, &out[0])) return eir_kerr(ctx, "%s: output shape does not match the input", op);
+    eir_dtype cast = darg(a, na, 2), od = out[0].dtype, xd = x->dtype;
+    if (cast == xd) cast = EIR_DTYPE_UNKNOWN;
+    if (eir_is_complex(xd) || eir_is_complex(od)) return eir_kerr(ctx, "%s: complex inputs are not supported yet", op);
+    const eir_tview *vs[2] = {x, &out[0]};
+    lines L;
+    lines_init(&L, vs, 2, dim);
+    size_t xes = eir_elsize(xd), oes = eir_elsize(od);
+    bool intpath = eir_is_integral(od, true);
+    for (int64_t l = 0; l < L.n; l++) {
+        int64_t off[3];
+        lines_pos(&L, l, off);
+        const char *xb = (const char *)x->data + off[0] * (int64_t)xes;
+        char *ob = (char *)out[0].data + off[1] * (int64_t)oes;
+        if (intpath) {
+            uint64_t acc = prod ? 1 : 0;
+            for (int64_t i = 0; i < L.len; i++) {
+                int64_t v = eir_load_i64(xb + i * L.lst[0] * (int64_t)xes, xd);
+                if (cast) v = cast_i(v, cast);
+                acc = prod ? acc * (uint64_t)v : acc + (uint64_t)v;
+                eir_store_i64(ob + i * L.lst[1] * (int64_t)oes, od, (int64_t)acc);
+            }
+        } else {
+            double acc = prod ? 1 : 0;
+            for (int64_t i = 0; i < L.len; i++) {
+                double v = ld(xb + i * L.lst[0] * (int64_t)xes, xd);
+                if (cast) v = cast_f(v, cast);
+                acc = prod ? acc * v : acc + v;
+                eir_store_f64(ob + i * L.lst[1] * (int64_t)oes, od, acc);
+            }
+        }
+    }
+    return 0;
+}
+static int k_cumsum(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return cumop("cumsum", false, a, na, o, no, c); }
+static int k_cumprod(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return cumop("cumprod", true, a, na, o, no, c); }
+
+/* Contiguous float32 line: float exponentials as torch does, the sum in
+ * double. */
+static void softmax_f32(const float *x, float *y, int64_t n, bool lg) {
+    float m = -INFINITY;
+    for (int64_t i = 0; i < n; i++) m = x[i] > m ? x[i] : m;
+    for (int64_t i = 0; i < n; i++) if (isnan(x[i])) m = NAN;
+    double s = 0;
+    if (lg) {
+        for (int64_t i = 0; i < n; i++) s += expf(x[i] - m);
+        float ls = (float)log(s);
+        for (int64_t i = 0; i < n; i++) y[i] = x[i] - m - ls;
+    } else {
+        for (int64_t i = 0; i < n; i++) { y[i] = expf(x[i] - m); s += y[i]; }
+        float inv = (float)(1.0 / s);
+        for (int64_t i = 0; i < n; i++) y[i] *= inv;
+    }
+}
+
+/* softmax / log_softmax over dim; cast: the dtype= conversion (or UNKNOWN). */
+static int softmax_impl(bool lg, const eir_tview *x, int64_t dim64, eir_dtype cast, eir_tview *out, eir_kctx *ctx) {
+    const char *kname = lg ? "log_softmax_lastdim_kernel_impl" : "softmax_lastdim_kernel_impl";
+    eir_dtype cd = cast ? cast : x->dtype;
+    if (!is_real_float(cd) || !is_real_float(out->dtype)) return eir_kerr(ctx, "\"%s\" not implemented for '%s'", kname, tname(cd));
+    int32_t dim = eir_wrap_dim(dim64, x->rank);
+    if (dim < 0) { dim_range_err(ctx, dim64, x->rank); return -1; }
+    if (!same_shape(x, out)) return eir_kerr(ctx, "%s: output shape does not match the input", lg ? "log_softmax" : "softmax");
+    if (cast == x->dtype) cast = EIR_DTYPE_UNKNOWN;
+    const eir_tview *vs[2] = {x, out};
+    lines L;
+    lines_init(&L, vs, 2, dim);
+    size_t xes = eir_elsize(x->dtype), oes = eir_elsize(out->dtype);
+    double *buf = malloc((size_t)(L.len > 0 ? L.len : 1) * sizeof *buf);
+    if (!buf) return eir_kerr(ctx, "softmax: out of memory");
+    for (int64_t l = 0; l < L.n; l++) {
+        int64_t off[3];
+        lines_pos(&L, l, off);
+        const char *xb = (const char *)x->data + off[0] * (int64_t)xes;
+        char *ob = (char *)out->data + off[1] * (int64_t)oes;
+        if (x->dtype == EIR_F32 && out->dtype == EIR_F32 && !cast && L.lst[0] == 1 && L.lst[1] == 1) {
+            softmax_f32((const float *)xb, (float *)ob, L.len, lg);
+            continue;
+        }
+        double m = -INFINITY;
+        for (int64_t i = 0; i < L.len; i++) {
+            double v = ld(xb + i * L.lst[0] * (int64_t)xes, x->dtype);
+            if (cast) v = cast_f(v, cast);
+            buf[i] = v;
+            if (v > m) m = v;
+        }
+        double s = 0;
+        if (lg) {
+            for (int64_t i = 0; i < L.len; i++) s += exp(buf[i] - m);
+            double ls = log(s);
+            for (int64_t i = 0; i < L.len; i++) eir_store_f64(ob + i * L.lst[1] * (int64_t)oes, out->dtype, buf[i] - m - ls);
+        } else {
+            for (int64_t i = 0; i < L.len; i++) s += buf[i] = exp(buf[i] - m);
+            double inv = 1.0 / s;
+            for (int64_t i = 0; i < L.len; i++) eir_store_f64(ob + i * L.lst[1] * (int64_t)oes, out->dtype, buf[i] * inv);
+        }
+    }
+    free(buf);
+    return 0;
+}
+/* _softmax(self, dim, half_to_float) */
+static int k__softmax_common(bool lg, const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) {
+    if (need_args(lg ? "_log_softmax" : "_softmax", na, 2, no, 1, a, c)) return -1;
+    if (barg(a, na, 2, false)) {
+        if (a[0].t->dtype == EIR_F16 || a[0].t->dtype == EIR_BF16)
+            return eir_kerr(c, "softmax with half to float conversion is not supported on CPU");
+        return eir_kerr(c, "conversion is supported for Half type only");
+    }
+    return softmax_impl(lg, a[0].t, a[1].i, 0, &o[0], c);
+}
+static int k__softmax(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return k__softmax_common(false, a, na, o, no, c); }
+static int k__log_softmax(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return k__softmax_common(true, a, na, o, no, c); }
+/* softmax.int(self, dim, dtype?) */
+static int k_softmax_int(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) {
+    if (need_args("softmax", na, 2, no, 1, a, c)) return -1;
+    return softmax_impl(false, a[0].t, a[1].i, darg(a, na, 2), &o[0], c);
+}
+static int k_log_softmax_int(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) {
+    if (need_args("log_softmax", na, 2, no, 1, a, c)) return -1;
+    return softmax_impl(true, a[0].t, a[1].i, darg(a, na, 2), &o[0], c);
+}
+
+/* ---- sort / argsort / topk ----------------------------------------------- */
+
+typedef struct skey {
+    union { double f; int64_t i; uint64_t u; } k;
+    int64_t idx;
+} skey;
+
+/* Ascending with NaN largest; ties by index (stable). */
+static int cmp_f_asc(const void *pa, const void *pb) {
+    const skey *a = pa, *b = pb;
+    bool na = isnan(a->k.f), nb = isnan(b->k.f);
+    if (na != nb) return na ? 1 : -1;
+    if (!na && a->k.f != b->k.f) return a->k.f < b->k.f ? -1 : 1;
+    return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+static int cmp_f_desc(const void *pa, const void *pb) {
+    const skey *a = pa, *b = pb;
+    bool na = isnan(a->k.f), nb = isnan(b->k.f);
+    if (na != nb) return na ? -1 : 1;
+    if (!na && a->k.f != b->k.f) return a->k.f > b->k.f ? -1 : 1;
+    return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+static int cmp_i_asc(const void *pa, const void *pb) {
+    const skey *a = pa, *b = pb;
+    if (a->k.i != b->k.i) return a->k.i < b->k.i ? -1 : 1;
+    return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+static int cmp_i_desc(const void *pa, const void *pb) {
+    const skey *a = pa, *b = pb;
+    if (a->k.i != b->k.i) return a->k.i > b->k.i ? -1 : 1;
+    return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+/* Sort every line of x along dim; write the first k of each line (k = -1:
+ * all) to vals / idxs (either may be NULL). */
+static int sort_lines(const char *op, const eir_tview *x, int64_t dim64, bool desc, int64_t k, eir_tview *vals,
+                      eir_tview *idxs, eir_kctx *ctx) {
+    if (eir_is_complex(x->dtype)) return eir_kerr(ctx, "%s: complex inputs are not supported", op);
+    int32_t dim = eir_wrap_dim(dim64, x->rank);
+    if (dim < 0) { dim_range_err(ctx, dim64, x->rank); return -1; }
+    int64_t len = x->rank ? x->sizes[dim] : 1;
+    if (k < 0) k = len;
+    else if (k > len) return eir_kerr(ctx, "selected index k out of range");
+    const eir_tview *ref = vals ? vals : idxs;
+    if (ref->rank != x->rank) return eir_kerr(ctx, "%s: output rank does not match the input", op);
+    for (int32_t d = 0; d < x->rank; d++)
+        if ((vals && vals->sizes[d] != (d == dim ? k : x->sizes[d])) || (idxs && idxs->sizes[d] != (d == dim ? k : x->sizes[d])))
+            return eir_kerr(ctx, "%s: output shape does not match the input", op);
+    eir_tview vdummy = *x, idummy = *x;
+    const eir_tview *vs[3] = {x, vals ? vals : &vdummy, idxs ? idxs : &idummy};
+    lines L;
+    lines_init(&L, vs, 3, dim);
+    if (k == 0) return 0;
+    skey *keys = malloc((size_t)(len > 0 ? len : 1) * sizeof *keys);
+    if (!keys) return eir_kerr(ctx, "%s: out of memory", op);
+    eir_dtype xd = x->dtype;
+    size_t xes = eir_elsize(xd);
+    bool fl = eir_is_floating(xd);
+    int (*cmp)(const void *, const void *) = fl ? (desc ? cmp_f_desc : cmp_f_asc) : (desc ? cmp_i_desc : cmp_i_asc);
+    for (int64_t l = 0; l < L.n; l++) {
+        int64_t off[3];
+        lines_pos(&L, l, off);
+        const char *xb = (const char *)x->data + off[0] * (int64_t)xes;
+        for (int64_t i = 0; i < len; i++) {
+            const char *e = xb + i * L.lst[0] * (int64_t)xes;
+            keys[i].idx = i;
+            if (fl) keys[i].k.f = ld(e, xd);
+            else if (xd == EIR_U64) keys[i].k.i = (int64_t)(*(const uint64_t *)e ^ 0x8000000000000000ull);
+            else keys[i].k.i = eir_load_i64(e, xd);
+        }
+        qsort(keys, (size_t)len, sizeof *keys, cmp);
+        for (int64_t i = 0; i < k; i++) {
+            if (vals) {
+                size_t ves = eir_elsize(vals->dtype);
+                copy_elem((char *)vals->data + (off[1] + i * L.lst[1]) * (int64_t)ves, vals->dtype,
+                          xb + keys[i].idx * L.lst[0] * (int64_t)xes, xd);
+            }
+            if (idxs)
+                eir_store_i64((char *)idxs->data + (off[2] + i * L.lst[2]) * (int64_t)eir_elsize(idxs->dtype),
+                              idxs->dtype, keys[i].idx);
+        }
+    }
+    free(keys);
+    return 0;
+}
+/* sort.default(self, dim=-1, descending=False) */
+static int k_sort(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) {
+    if (need_args("sort", na, 1, no, 2, a, c)) return -1;
+    return sort_lines("sort", a[0].t, iarg(a, na, 1, -1), barg(a, na, 2, false), -1, &o[0], &o[1], c);
+}
+/* sort.stable(self, *, stable?, dim=-1, descending=False) */
+static int k_sort_stable(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) {
+    if (need_args("sort", na, 1, no, 2, a, c)) return -1;
+    return sort_lines("sort", a[0].t, iarg(a, na, 2, -1), barg(a, na, 3, false), -1, &o[0], &o[1], c);
+}
+/* argsort.default(self, dim=-1, descending=False) */
+static int k_argsort(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) {
+    if (need_args("argsort", na, 1, no, 1, a, c)) return -1;
+    return sort_lines("argsort", a[0].t, iarg(a, na, 1, -1), barg(a, na, 2, false), -1, NULL, &o[0], c);
+}
+/* argsort.stable(self, *, stable, dim=-1, descending=False) */
+static int k_argsort_stable(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) {
+    if (need_args("argsort", na, 1, no, 1, a, c)) return -1;
+    return sort_lines("argsort", a[0].t, iarg(a, na, 2, -1), barg(a, na, 3, false), -1, NULL, &o[0], c);
+}
+/* topk(self, k, dim=-1, largest=True, sorted=True): always sorted; ties
+ * keep the lower index. */
+static int k_topk(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) {
+    if (need_args("topk", na, 2, no, 2, a, c)) return -1;
+    int64_t k = a[1].i;
+    if (k < 0) return eir_kerr(c, "selected index k out of range");
+    return sort_lines("topk", a[0].t, iarg(a, na, 2, -1), barg(a, na, 3, true), k, &o[0], &o[1], c);
+}
+
+/* ---- normalization ------------------------------------------------------- */
+
+/* Optional per-element parameter (weight / bias) of a normalization. */
+static inline double opt_at(const eir_tview *t, const int64_t *off, int64_t i, double dflt) {
+    if (!t) return dflt;
+    return ld((const char *)t->data + off[i] * (int64_t)eir_elsize(t->dtype), t->dtype);
+}
+
+/* 1/sqrt(var + eps) in torch's opmath type: float unless the input is
+ * double (eps is cast to it too, which decides the last bit). */
+static double rstd_of(double var, double eps, eir_dtype xd) {
+    if (var < 0) var = 0;
+    if (xd == EIR_F64) return 1.0 / sqrt(var + eps);
+    return 1.0f / sqrtf((float)var + (float)eps);
+}
+
+static void mean_var(const double *v, int64_t n, double *mean, double *var) {
+    if (n == 0) { *mean = 0; *var = NAN; return; }
+    double m = pairwise_sum(v, n) / (double)n, s = 0;
+    for (int64_t i = 0; i < n; i++) s += (v[i] - m) * (v[i] - m);
+    *mean = m;
+    *var = s / (double)n;
+}
+
+/* native_layer_norm(input, normalized_shape, weight?, bias?, eps) -> (y, mean, rstd); nout 1: layer_norm */
+static int layer_norm_impl(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, double eps, eir_kctx *ctx) {
+    const eir_tview *x = a[0].t;
+    if (a[1].kind != EIR_KA_INTS && a[1].kind != EIR_KA_INT) return eir_kerr(ctx, "layer_norm: normalized_shape must be a list of ints");
+    uint32_t nn = a[1].kind == EIR_KA_INT ? 1 : a[1].n;
+    const int64_t *ns = a[1].kind == EIR_KA_INT ? &a[1].i : a[1].ints;
+    int32_t axis = x->rank - (int32_t)nn;
+    bool bad = axis < 0;
+    for (uint32_t k = 0; !bad && k < nn; k++) bad = x->sizes[axis + (int32_t)k] != ns[k];
+    if (bad) {
+        char buf[160], *p = buf;
+        size_t left = sizeof buf;
+        for (uint32_t k = 0; k < nn && left > 24; k++) {
+            int nw = snprintf(p, left, "%s%lld", k ? ", " : "", (long long)ns[k]);
+            p += nw; left -= (size_t)nw;
+        }
+        return eir_kerr(ctx, "Given normalized_shape=[%s], expected input with shape [*, %s], but got input of a different size", buf, buf);
+    }
+    const eir_tview *w = targ(a, na, 2), *b = targ(a, na, 3);
+    if (!same_shape(x, &out[0])) return eir_kerr(ctx, "layer_norm: output shape does not match the input");
+    bool mask[EIR_MAX_RANK] = {false}, wmask[EIR_MAX_RANK];
+    for (int32_t d = axis; d < x->rank; d++) mask[d] = true;
+    for (int32_t d = 0; d < EIR_MAX_RANK; d++) wmask[d] = true;
+    rplan p;
+    eir_tview *mo = no >= 3 ? &out[1] : NULL, *ro = no >= 3 ? &out[2] : NULL;
+    /* plan over x; y uses the same kept/reduced split with its own offsets */
+    if (plan_init(&p, x, mask, true, mo, ro, "native_layer_norm", ctx)) return -1;
+    int64_t ny, nw = 0, nb = 0, *yoff = list_offsets(&out[0], mask, &ny);
+    int64_t *woff = w ? list_offsets(w, wmask, &nw) : NULL, *boff = b ? list_offsets(b, wmask, &nb) : NULL;
+    double *buf = malloc((size_t)(p.nred > 0 ? p.nred : 1) * sizeof *buf);
+    int rc = 0;
+    if (!yoff || (w && !woff) || (b && !boff) || !buf) { rc = eir_kerr(ctx, "layer_norm: out of memory"); goto done; }
+    if ((w && nw != p.nred) || (b && nb != p.nred)) { rc = eir_kerr(ctx, "layer_norm: weight and bias must have the normalized shape"); goto done; }
+    /* kept-dim strides of y (same shape as x) */
+    int64_t yst[EIR_MAX_RANK];
+    for (int32_t d = 0, j = 0; d < x->rank; d++) if (!mask[d]) yst[j++] = out[0].strides[d];
+    size_t xes = eir_elsize(x->dtype), yes = eir_elsize(out[0].dtype);
+    for (int64_t o = 0; o < p.nout; o++) {
+        int64_t xi, mi, ri, yi = 0, t = o;
+        plan_pos(&p, o, &xi, &mi, &ri);
+        for (int32_t d = p.orank - 1; d >= 0; d--) { yi += (t % p.osz[d]) * yst[d]; t /= p.osz[d]; }
+        const char *xb = (const char *)x->data + xi * (int64_t)xes;
+        char *yb = (char *)out[0].data + yi * (int64_t)yes;
+        for (int64_t i = 0; i < p.nred; i++) buf[i] = ld(xb + p.roff[i] * (int64_t)xes, x->dtype);
+        double mean, var;
+        mean_var(buf, p.nred, &mean, &var);
+        double rstd = rstd_of(var, eps, x->dtype);
+        for (int64_t i = 0; i < p.nred; i++) {
+            double y = (buf[i] - mean) * rstd * opt_at(w, woff, i, 1.0) + opt_at(b, boff, i, 0.0);
+            eir_store_f64(yb + yoff[i] * (int64_t)yes, out[0].dtype, y);
+        }
+        if (mo) eir_store_f64((char *)mo->data + mi * (int64_t)eir_elsize(mo->dtype), mo->dtype, mean);
+        if (ro) eir_store_f64((char *)ro->data + ri * (int64_t)eir_elsize(ro->dtype), ro->dtype, rstd);
+    }
+done:
+    free(buf); free(yoff); free(woff); free(boff); free(p.roff);
+    return rc;
+}
+static int k_native_layer_norm(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) {
+    if (need_args("native_layer_norm", na, 5, no, 3, a, c)) return -1;
+    return layer_norm_impl(a, na, o, 3, farg(a, na, 4, 1e-5), c);
+}
+/* layer_norm(input, normalized_shape, weight?, bias?, eps=1e-5, cudnn_enable) */
+static int k_layer_norm(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) {
+    if (need_args("layer_norm", na, 2, no, 1, a, c)) return -1;
+    return layer_norm_impl(a, na, o, 1, farg(a, na, 4, 1e-5), c);
+}
+
+/* Eval-mode batch norm over channel dim 1 with running statistics; save_mean
+ * and save_invstd (when given and non-empty) get the running mean and
+ * 1/sqrt(var + eps). */
+static int batch_norm_eval(const char *op, const eir_tview *x, const eir_tview *w, const eir_tview *b,
+                           const eir_tview *rm, const eir_tview *rv, double eps, eir_tview *out, uint32_t no,
+                           eir_kctx *ctx) {
+    if (!rm || !rv) return eir_kerr(ctx, "%s: running_mean and running_var must be defined in evaluation mode", op);
+    if (x->rank < 2) return eir_kerr(ctx, "%s: expected an input with at least 2 dims, got %d", op, x->rank);
+    if (!same_shape(x, &out[0])) return eir_kerr(ctx, "%s: output shape does not match the input", op);
+    int64_t C = x->sizes[1];
+    const eir_tview *per[4] = {w, b, rm, rv};
+    for (int k = 0; k < 4; k++)
+        if (per[k] && (per[k]->rank != 1 || per[k]->sizes[0] != C))
+            return eir_kerr(ctx, "%s: per-channel tensors must have shape [%lld]", op, (long long)C);
+    size_t xes = eir_elsize(x->dtype), yes = eir_elsize(out[0].dtype);
+    for (int64_t c = 0; c < C; c++) {
+        double mean = ld((const char *)rm->data + c * rm->strides[0] * (int64_t)eir_elsize(rm->dtype), rm->dtype);
+        double var = ld((const char *)rv->data + c * rv->strides[0] * (int64_t)eir_elsize(rv->dtype), rv->dtype);
+        double invstd = rstd_of(var, eps, x->dtype);
+        double ww = w ? ld((const char *)w->data + c * w->strides[0] * (int64_t)eir_elsize(w->dtype), w->dtype) : 1.0;
+        double bb = b ? ld((const char *)b->data + c * b->strides[0] * (int64_t)eir_elsize(b->dtype), b->dtype) : 0.0;
+        double alpha = invstd * ww, beta = bb - mean * alpha;
+        /* the channel slice: every dim except 1 */
+        eir_tview xs = *x, ys = out[0];
+        xs.data = (char *)x->data + c * x->strides[1] * (int64_t)xes;
+        ys.data = (char *)out[0].data + c * out[0].strides[1] * (int64_t)yes;
+        xs.sizes[1] = ys.sizes[1] = 1;
+        const eir_tview *ops[2] = {&ys, &xs};
+        eir_iter it;
+        eir_iter_init(&it, xs.rank, xs.sizes, 2, ops);
+        char *pp[EIR_ITER_MAX_OPS];
+        int64_t n;
+        while (eir_iter_next(&it, pp, &n))
+            for (int64_t i = 0; i < n; i++) {
+                double v = ld(pp[1] + i * it.inner_stride[1], x->dtype);
+                eir_store_f64(pp[0] + i * it.inner_stride[0], out[0].dtype, v * alpha + beta);
+            }
+        for (uint32_t j = 1; j < no && j < 3; j++)
+            if (eir_tview_numel(&out[j]) == C && out[j].rank == 1)
+                eir_store_f64((char *)out[j].data + c * out[j].strides[0] * (int64_t)eir_elsize(out[j].dtype),
+                              out[j].dtype, j == 1 ? mean : invstd);
+    }
+    return 0;
+}
+/* _native_batch_norm_legit_no_training(input, weight?, bias?, running_mean, running_var, momentum, eps) */
+static int k_bn_no_training(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) {
+    if (need_args("_native_batch_norm_legit_no_training", na, 7, no, 1, a, c)) return -1;
+    return batch_norm_eval("_native_batch_norm_legit_no_training", a[0].t, targ(a, na, 1), targ(a, na, 2),
+                           targ(a, na, 3), targ(a, na, 4), farg(a, na, 6, 1e-5), o, no, c);
+}
+/* native_batch_norm(input, weight?, bias?, running_mean?, running_var?, training, momentum, eps) */
+static int k_native_batch_norm(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) {
+    if (need_args("native_batch_norm", na, 8, no, 1, a, c)) return -1;
+    if (barg(a, na, 5, false)) return eir_kerr(c, "batch_norm in training mode is not supported yet");
+    return batch_norm_eval("native_batch_norm", a[0].t, targ(a, na, 1), targ(a, na, 2), targ(a, na, 3),
+                           targ(a, na, 4), farg(a, na, 7, 1e-5), o, no, c);
+}
+/* batch_norm(input, weight?, bias?, running_mean?, running_var?, training, momentum, eps, cudnn_enabled) */
+static int k_batch_norm(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) {
+    if (need_args("batch_norm", na, 8, no, 1, a, c)) return -1;
+    if (barg(a, na, 5, false)) return eir_kerr(c, "batch_norm in training mode is not supported yet");
+    return batch_norm_eval("batch_norm", a[0].t, targ(a, na, 1), targ(a, na, 2), targ(a, na, 3), targ(a, na, 4),
+                           farg(a, na, 7, 1e-5), o, 1, c);
+}
+
+/* Group norm over x = [N, C, *]: G groups of C/G channels; mean / rstd are
+ * [N, G] when given. */
+static int group_norm_impl(const char *op, const eir_tview *x, const eir_tview *w, const eir_tview *b, int64_t G,
+                           double eps, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    if (x->rank < 2) return eir_kerr(ctx, "%s: expected an input with at least 2 dims, got %d", op, x->rank);
+    int64_t N = x->sizes[0], C = x->sizes[1];
+    if (G <= 0 || C % G) {
+        char shp[160], *p = shp;
+        size_t left = sizeof shp;
+        for (int32_t d = 0; d < x->rank && left > 24; d++) {
+            int n = snprintf(p, left, "%s%lld", d ? ", " : "", (long long)x->sizes[d]);
+            p += n; left -= (size_t)n;
+        }
+        return eir_kerr(ctx, "Expected number of channels in input to be divisible by num_groups, but got input of shape [%s] and num_groups=%lld",
+                        shp, (long long)G);
+    }
+    if (!same_shape(x, &out[0])) return eir_kerr(ctx, "%s: output shape does not match the input", op);
+    if ((w && eir_tview_numel(w) != C) || (b && eir_tview_numel(b) != C))
+        return eir_kerr(ctx, "%s: weight and bias must have %lld elements", op, (long long)C);
+    bool mask[EIR_MAX_RANK] = {false};
+    for (int32_t d = 1; d < x->rank; d++) mask[d] = true;
+    int64_t nx, ny;
+    int64_t *xoff = list_offsets(x, mask, &nx), *yoff = list_offsets(&out[0], mask, &ny);
+    int64_t HW = C ? nx / C : 0, gsz = (C / G) * HW;
+    double *buf = malloc((size_t)(gsz > 0 ? gsz : 1) * sizeof *buf);
+    int rc = 0;
+    if (!xoff || !yoff || !buf) { rc = eir_kerr(ctx, "%s: out of memory", op); goto done; }
+    size_t xes = eir_elsize(x->dtype), yes = eir_elsize(out[0].dtype);
+    eir_tview *mo = no >= 3 ? &out[1] : NULL, *ro = no >= 3 ? &out[2] : NULL;
+    if (mo && (eir_tview_numel(mo) != N * G || eir_tview_numel(ro) != N * G)) {
+        rc = eir_kerr(ctx, "%s: mean and rstd must have %lld elements", op, (long long)(N * G));
+        goto done;
+    }
+    for (int64_t n = 0; n < N; n++) {
+        const char *xb = (const char *)x->data + n * x->strides[0] * (int64_t)xes;
+        char *yb = (char *)out[0].data + n * out[0].strides[0] * (int64_t)yes;
+        for (int64_t g = 0; g < G; g++) {
+            const int64_t *xo = xoff + g * gsz, *yo = yoff + g * gsz;
+            for (int64_t i = 0; i < gsz; i++) buf[i] = ld(xb + xo[i] * (int64_t)xes, x->dtype);
+            double mean, var;
+            mean_var(buf, gsz, &mean, &var);
+            double rstd = rstd_of(var, eps, x->dtype);
+            for (int64_t i = 0; i < gsz; i++) {
+                int64_t c = g * (C / G) + i / HW;
+                double ww = w ? ld((const char *)w->data + c * w->strides[0] * (int64_t)eir_elsize(w->dtype), w->dtype) : 1.0;
+                double bb = b ? ld((const char *)b->data + c * b->strides[0] * (int64_t)eir_elsize(b->dtype), b->dtype) : 0.0;
+                eir_store_f64(yb + yo[i] * (int64_t)yes, out[0].dtype, (buf[i] - mean) * rstd * ww + bb);
+            }
+            if (mo) {
+                int64_t li[2] = {n, g}, off_m = 0, off_r = 0;
+                /* mean / rstd: [N, G] (any strides) */
+                if (mo->rank == 2) { off_m = li[0] * mo->strides[0] + li[1] * mo->strides[1]; }
+                else off_m = n * G + g;
+                if (ro->rank == 2) { off_r = li[0] * ro->strides[0] + li[1] * ro->strides[1]; }
+                else off_r = n * G + g;
+                eir_store_f64((char *)mo->data + off_m * (int64_t)eir_elsize(mo->dtype), mo->dtype, mean);
+                eir_store_f64((char *)ro->data + off_r * (int64_t)eir_elsize(ro->dtype), ro->dtype, rstd);
+            }
+        }
+    }
+done:
+    free(xoff); free(yoff); free(buf);
+    return rc;
+}
+/* native_group_norm(input, weight?, bias?, N, C, HxW, group, eps) -> (y, mean, rstd) */
+static int k_native_group_norm(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) {
+    if (need_args("native_group_norm", na, 8, no, 3, a, c)) return -1;
+    const eir_tview *x = a[0].t;
+    int64_t N = a[3].i, C = a[4].i, HW = a[5].i;
+    if (x->rank < 2 || x->sizes[0] != N || x->sizes[1] != C || eir_tview_numel(x) != N * C * HW)
+        return eir_kerr(c, "native_group_norm: input does not match N=%lld, C=%lld, HxW=%lld", (long long)N, (long long)C, (long long)HW);
+    return group_norm_impl("native_group_norm", x, targ(a, na, 1), targ(a, na, 2), a[6].i, farg(a, na, 7, 1e-5), o, 3, c);
+}
+/* group_norm(input, num_groups, weight?, bias?, eps=1e-5, cudnn_enabled) */
+static int k_group_norm(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) {
+    if (need_args("group_norm", na, 2, no, 1, a, c)) return -1;
+    return group_norm_impl("group_norm", a[0].t, targ(a, na, 2), targ(a, na, 3), a[1].i, farg(a, na, 4, 1e-5), o, 1, c);
+}
+
+/* ---- table ---------------------------------------------------------------- */
+
+const eir_kernel_entry eir_kernels_reduce[] = {
+    {"aten.sum.default", k_sum_default},
+    {"aten.sum.dim_IntList", k_sum_dim},
+    {"aten.mean.default", k_mean_default},
+    {"aten.mean.dim", k_mean_dim},
+    {"aten.prod.default", k_prod_default},
+    {"aten.prod.dim_int", k_prod_dim},
+    {"aten.amax.default", k_amax},
+    {"aten.amin.default", k_amin},
+    {"aten.max.default", k_max_default},
+    {"aten.min.default", k_min_default},
+    {"aten.max.dim", k_max_dim},
+    {"aten.min.dim", k_min_dim},
+    {"aten.argmax.default", k_argmax},
+    {"aten.argmin.default", k_argmin},
+    {"aten.any.default", k_any_default},
+    {"aten.any.dim", k_any_dim},
+    {"aten.any.dims", k_any_dims},
+    {"aten.all.default", k_all_default},
+    {"aten.all.dim", k_all_dim},
+    {"aten.all.dims", k_all_dims},
+    {"aten.var.correction", k_var_corr},
+    {"aten.var.dim", k_var_dim},
+    {"aten.std.correction", k_std_corr},
+    {"aten.std.dim", k_std_dim},
+    {"aten.var_mean.correction", k_var_mean_corr},
+    {"aten.logsumexp.default", k_logsumexp},
+    {"aten.norm.ScalarOpt_dim", k_norm_dim},
+    {"aten.norm.Scalar", k_norm_scalar},
+    {"aten.linalg_vector_norm.default", k_vector_norm},
+    {"aten.cumsum.default", k_cumsum},
+    {"aten.cumprod.default", k_cumprod},
+    {"aten._softmax.default", k__softmax},
+    {"aten._log_softmax.default", k__log_softmax},
+    {"aten.softmax.int", k_softmax_int},
+    {"aten.log_softmax.int", k_log_softmax_int},
+    {"aten.native_layer_norm.default", k_native_layer_norm},
+    {"aten.layer_norm.default", k_layer_norm},
+    {"aten._native_batch_norm_legit_no_training.default", k_bn_no_training},
+    {"aten.native_batch_norm.default", k_native_batch_norm},
+    {"aten.batch_norm.default", k_batch_norm},
+    {"aten.native_group_norm.default", k_native_group_norm},
+    {"aten.group_norm.default", k_group_norm},
+    {"aten.topk.default", k_topk},
+    {"aten.sort.default", k_sort},
+    {"aten.sort.stable", k_sort_stable},
+    {"aten.argsort.default", k_argsort},
+    {"aten.argsort.stable", k_argsort_stable},
+    {NULL, NULL},
+};
