@@ -58,6 +58,7 @@ UNITS = $(TESTS:tests/unit/%=$(BS)/tests/%)
 example: $(B)/eir
 	$(B)/eir info examples/mlp.pt2
 	$(B)/eir print examples/mlp.pt2
+	$(B)/eir run examples/mlp.pt2
 
 # C tests (normal and sanitized), the bad-input corpus and the committed
 # fixtures under the sanitizers, then the live torch conformance suite.

@@ -388,8 +388,13 @@ eir_status eir_runtime_run(eir_runtime *rt);
 /* User output i of the last run. Scalar outputs come back as 0-d tensors. */
 eir_status eir_runtime_output(eir_runtime *rt, uint32_t i, eir_tensor_view *out);
 
+/* Plan memory for the input shapes the program was exported with (symbolic
+ * dims take their recorded hints), without running: what `eir info` reports. */
+eir_status eir_runtime_plan_example(eir_runtime *rt);
+
 /* Bytes of the activation arena, and the sum of all intermediate tensors it
- * holds (what a one-buffer-per-value runtime would allocate). Valid after a run. */
+ * holds (what a one-buffer-per-value runtime would allocate). Valid after a
+ * run or eir_runtime_plan_example. */
 void eir_runtime_memory(const eir_runtime *rt, uint64_t *arena_bytes, uint64_t *sum_of_intermediates);
 
 #ifdef __cplusplus

@@ -2,14 +2,86 @@
 
 For every fixture V.pt2 in the given directory (made by
 python/tools/make_fixtures.py), compares `eir print` in its three forms with
-V.graph.txt, V.code.txt and V.program.txt byte for byte, and `eir info --json`
-user inputs/outputs with V.io.json. Needs only the standard library.
+V.graph.txt, V.code.txt and V.program.txt byte for byte, `eir info --json`
+user inputs/outputs with V.io.json, and — when V.in_*.npy / V.out_*.npy are
+there and eir can run the program — `eir run` on those inputs with torch's
+outputs. Needs only the standard library.
 Ends with 'N passed, M failed'; exits non-zero on any failure."""
+import ast
 import difflib
+import glob
 import json
+import math
 import os
+import struct
 import subprocess
 import sys
+import tempfile
+
+# (rtol, atol) per stored dtype, as in python/tests/test_run.py (bfloat16 is stored as <f4)
+TOLERANCES = {"<f8": (1e-7, 1e-9), "<f4": (2e-2, 1e-2), "<f2": (1e-2, 1e-3), "<c8": (1e-4, 1e-5), "<c16": (1e-7, 1e-9)}
+FORMATS = {"<f8": "d", "<f4": "f", "<f2": "e", "<i8": "q", "<i4": "i", "<i2": "h", "|i1": "b", "|u1": "B",
+           "<u2": "H", "|b1": "?", "<c8": "ff", "<c16": "dd"}
+
+
+def read_npy(path):
+    """(descr, shape, flat values) of a C-order .npy; complex as (re, im) pairs."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:6] != b"\x93NUMPY":
+        raise ValueError(f"{path}: not a .npy file")
+    if data[6] == 1:
+        hlen, off = struct.unpack("<H", data[8:10])[0], 10
+    else:
+        hlen, off = struct.unpack("<I", data[8:12])[0], 12
+    hdr = ast.literal_eval(data[off:off + hlen].decode("latin1"))
+    if hdr["fortran_order"]:
+        raise ValueError(f"{path}: Fortran order not expected in fixtures")
+    fmt = FORMATS[hdr["descr"]]
+    n = math.prod(hdr["shape"])
+    vals = list(struct.iter_unpack("<" + fmt, data[off + hlen:off + hlen + n * struct.calcsize("<" + fmt)]))
+    return hdr["descr"], tuple(hdr["shape"]), [v if len(v) > 1 else v[0] for v in vals]
+
+
+def close(a, b, rtol, atol):
+    if isinstance(a, tuple):
+        return all(close(x, y, rtol, atol) for x, y in zip(a, b))
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    if math.isinf(a) or math.isinf(b):
+        return a == b
+    return abs(a - b) <= atol + rtol * abs(b)
+
+
+def check_run(pt2, v, d):
+    """None if the variant has no run data or eir cannot run it; else a list of problems."""
+    ins = sorted(glob.glob(os.path.join(d, f"{v}.in_*.npy")), key=lambda p: int(p.rsplit("_", 1)[1][:-4]))
+    outs = sorted(glob.glob(os.path.join(d, f"{v}.out_*.npy")), key=lambda p: int(p.rsplit("_", 1)[1][:-4]))
+    if not outs:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        rc, _, err = run(["run", pt2, *ins, "--out", tmp])
+        if rc != 0 and ("cannot run yet" in err or "not supported yet" in err):
+            return None
+        if rc != 0:
+            return [f"eir run failed: {err.strip()[:500]}"]
+        problems = []
+        for i, want_path in enumerate(outs):
+            wd, ws, wv = read_npy(want_path)
+            got_path = os.path.join(tmp, f"output_{i}.npy")
+            if not os.path.exists(got_path):
+                problems.append(f"output {i}: missing")
+                continue
+            gd, gs, gv = read_npy(got_path)
+            if gs != ws:
+                problems.append(f"output {i}: shape {gs}, torch {ws}")
+                continue
+            rtol, atol = TOLERANCES.get(wd, (0, 0))
+            bad = [k for k, (a, b) in enumerate(zip(gv, wv)) if not close(a, b, rtol, atol)]
+            if bad:
+                k = bad[0]
+                problems.append(f"output {i}: {len(bad)} of {len(wv)} elements differ, first at {k}: {gv[k]} vs {wv[k]}")
+        return problems
 
 EIR = os.environ.get("EIR_BIN", "build/eir")
 SANITIZER_MARKS = ("AddressSanitizer", "runtime error:", "LeakSanitizer")
@@ -62,6 +134,13 @@ def main():
             if not ok:
                 failed += 1
                 print(f"FAIL {v} info --json: rc={rc} {err.strip()[:300]}\n  want {want}\n  got  {out[:800]}")
+            else:
+                passed += 1
+        problems = check_run(pt2, v, d)
+        if problems is not None:
+            if problems:
+                failed += 1
+                print(f"FAIL {v} run: " + "; ".join(problems))
             else:
                 passed += 1
     print(f"{passed} passed, {failed} failed")

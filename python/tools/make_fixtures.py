@@ -57,6 +57,33 @@ def write_custom_meta(out):
         json.dump(gen.io_desc(ep), fh, indent=1)
 
 
+def write_run_data(out, variants):
+    """V.in_<i>.npy (the example inputs, flattened user inputs without burned-in
+    constants) and V.out_<i>.npy (ep.module() on them), so the torch-free checks
+    can run the fixtures too. bfloat16 is stored as float32 (exact)."""
+    import numpy as np
+    import torch
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests"))
+    from test_run import _flat_inputs, _to_numpy  # the run test's own conventions
+
+    import zoo
+
+    for v in variants:
+        path = os.path.join(out, v + ".pt2")
+        if not os.path.exists(path):
+            continue
+        _, args, kwargs, _ = zoo.build(v.split(".")[0])
+        ep = torch.export.load(path)
+        for i, x in enumerate(_flat_inputs(ep, args, kwargs or {})):
+            np.save(os.path.join(out, f"{v}.in_{i}.npy"),
+                    _to_numpy(x) if isinstance(x, torch.Tensor) else np.array(x, dtype=np.int64))
+        outs = torch.utils._pytree.tree_leaves(ep.module()(*args, **(kwargs or {})))
+        for i, y in enumerate(outs):
+            np.save(os.path.join(out, f"{v}.out_{i}.npy"),
+                    _to_numpy(y) if isinstance(y, torch.Tensor) else np.array(y))
+
+
 def main(argv):
     if len(argv) != 1 or argv[0].startswith("-"):
         print(__doc__, file=sys.stderr)
@@ -64,6 +91,7 @@ def main(argv):
     out = argv[0]
     s = gen.generate(out, FIXTURE_PROGRAMS)
     write_custom_meta(out)
+    write_run_data(out, [v for p in FIXTURE_PROGRAMS for v in (p, p + ".decomp")])
     total = sum(os.path.getsize(os.path.join(out, f)) for f in os.listdir(out)
                 if f.endswith(gen.SUFFIXES))
     print(f"wrote {len(s['ok'])} variants to {out} ({total / 1024:.0f} KiB) in {s['seconds']:.1f}s")

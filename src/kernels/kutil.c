@@ -118,8 +118,21 @@ static int64_t f2i(double v) {
     return (int64_t)v;
 }
 
+/* float -> int32 as x86 cvttsd2si does (what torch's casts produce):
+ * NaN and out-of-range give INT32_MIN */
+static int32_t f2i32(double v) {
+    if (!(v > -2147483649.0 && v < 2147483648.0)) return INT32_MIN;
+    return (int32_t)v;
+}
+
 void eir_store_f64(void *p, eir_dtype d, double v) {
     switch (d) {
+    /* narrow integers go through int32 and truncate, as torch's casts do */
+    case EIR_I32: *(int32_t *)p = f2i32(v); return;
+    case EIR_I16: *(int16_t *)p = (int16_t)f2i32(v); return;
+    case EIR_I8: *(int8_t *)p = (int8_t)f2i32(v); return;
+    case EIR_U8: *(uint8_t *)p = (uint8_t)f2i32(v); return;
+    case EIR_U16: *(uint16_t *)p = (uint16_t)f2i32(v); return;
     case EIR_F32: *(float *)p = (float)v; return;
     case EIR_F64: *(double *)p = v; return;
     case EIR_F16: *(uint16_t *)p = eir_f32_to_f16((float)v); return;

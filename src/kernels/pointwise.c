@@ -1,4 +1,1368 @@
-/* pointwise.c — kernel family (placeholder until its kernels land). */
+/* pointwise.c — elementwise kernels: unary and binary arithmetic,
+ * comparisons, activations, clamp/where/masked_fill, casts and fills.
+ *
+ * One engine (pw_run) drives every op: the inputs are broadcast to the
+ * output's shape and walked with eir_iter; each element is loaded into the
+ * op's computation domain, computed, and stored into the output's dtype.
+ * The domain follows the computation dtype `ct` as torch's opmath does:
+ *   F: float32, float16, bfloat16 (computed in float, rounded on store)
+ *   D: float64
+ *   I: integers and bool (exact int64 arithmetic, wrapped on store)
+ *   C: complex64/complex128 (computed in double complex)
+ * An op is a set of per-domain element functions (NULL where torch does not
+ * support that domain). Typed fast loops cover the common case where every
+ * operand already has dtype ct (f32, f64, i64, i32). */
+#include <complex.h>
+#include <float.h>
+#include <stdio.h>
+
+#include "kutil.h"
 #include "tables.h"
 
-const eir_kernel_entry eir_kernels_pointwise[] = {{NULL, NULL}};
+typedef double _Complex cplx;
+
+/* ---- per-call parameters ---- */
+
+typedef struct pw_params {
+    eir_dtype ct;           /* computation dtype */
+    int bits;               /* I domain: width of ct */
+    bool is_signed;         /* I domain: signedness of ct */
+    int mode;               /* rounding mode (0 none, 1 trunc, 2 floor), gelu approximate, ... */
+    bool has_lo, has_hi;    /* clamp */
+    double a, b, c;         /* scalar parameters (alpha, slope, ...), as double */
+    float af, bf, cf;       /* the same, as float (rounded to ct where torch does) */
+    int64_t ai, bi, ci;     /* the same, as integers */
+} pw_params;
+
+typedef float (*pw_ffn)(const float *x, const pw_params *p);
+typedef double (*pw_dfn)(const double *x, const pw_params *p);
+typedef int64_t (*pw_ifn)(const int64_t *x, const pw_params *p, int *err);
+typedef cplx (*pw_cfn)(const cplx *x, const pw_params *p);
+
+typedef struct pw_op {
+    const char *name;       /* torch's kernel name for "not implemented for" errors */
+    int nin;
+    pw_ffn f;
+    pw_dfn d;
+    pw_ifn i;
+    pw_cfn c;
+    unsigned keep_opmath;   /* bit k: a one-element input k is not rounded to a reduced-float ct */
+} pw_op;
+
+enum { DOM_F, DOM_D, DOM_I, DOM_C, DOM_NONE };
+
+static int domain_of(eir_dtype d) {
+    switch (d) {
+    case EIR_F32: case EIR_F16: case EIR_BF16: return DOM_F;
+    case EIR_F64: return DOM_D;
+    case EIR_C64: case EIR_C128: return DOM_C;
+    default: return eir_is_integral(d, true) ? DOM_I : DOM_NONE;
+    }
+}
+
+/* c10's ScalarType names, as torch prints them in errors. */
+static const char *c10_name(eir_dtype d) {
+    switch (d) {
+    case EIR_U8: return "Byte"; case EIR_I8: return "Char"; case EIR_I16: return "Short";
+    case EIR_I32: return "Int"; case EIR_I64: return "Long"; case EIR_F16: return "Half";
+    case EIR_F32: return "Float"; case EIR_F64: return "Double"; case EIR_C32: return "ComplexHalf";
+    case EIR_C64: return "ComplexFloat"; case EIR_C128: return "ComplexDouble"; case EIR_BOOL: return "Bool";
+    case EIR_BF16: return "BFloat16"; case EIR_U16: return "UInt16"; case EIR_U32: return "UInt32";
+    case EIR_U64: return "UInt64"; case EIR_F8E4M3FN: return "Float8_e4m3fn"; case EIR_F8E5M2: return "Float8_e5m2";
+    case EIR_F8E4M3FNUZ: return "Float8_e4m3fnuz"; case EIR_F8E5M2FNUZ: return "Float8_e5m2fnuz";
+    case EIR_F8E8M0FNU: return "Float8_e8m0fnu";
+    default: return "Undefined";
+    }
+}
+
+/* ---- element conversion ---- */
+
+static inline float round_to(float v, eir_dtype ct) {
+    if (ct == EIR_F16) return eir_f16_to_f32(eir_f32_to_f16(v));
+    if (ct == EIR_BF16) return eir_bf16_to_f32(eir_f32_to_bf16(v));
+    return v;
+}
+
+/* float -> integer as torch does on x86: int64 directly; narrower types
+ * through int32 (out of range and NaN give INT_MIN, then truncate). */
+static inline int64_t float_to_int(double v, eir_dtype d) {
+    if (d == EIR_I64 || d == EIR_U64 || d == EIR_U32) {
+        if (!(v > -9223372036854775808.0 && v < 9223372036854775808.0)) return INT64_MIN;
+        return (int64_t)v;
+    }
+    if (!(v > -2147483649.0 && v < 2147483648.0)) return INT32_MIN;
+    return (int64_t)v;
+}
+
+static inline void store_f64(void *p, eir_dtype d, double v) {
+    switch (d) {
+    case EIR_F64: *(double *)p = v; return;
+    case EIR_F32: *(float *)p = (float)v; return;
+    case EIR_BOOL: *(uint8_t *)p = v != 0; return;
+    default:
+        if (eir_is_integral(d, false)) eir_store_i64(p, d, float_to_int(v, d));
+        else eir_store_f64(p, d, v);
+        return;
+    }
+}
+
+static inline float ld_f(const char *p, eir_dtype d) {
+    switch (d) {
+    case EIR_F32: return *(const float *)p;
+    case EIR_F16: return eir_f16_to_f32(*(const uint16_t *)p);
+    case EIR_BF16: return eir_bf16_to_f32(*(const uint16_t *)p);
+    case EIR_F64: return (float)*(const double *)p;
+    case EIR_I64: return (float)*(const int64_t *)p;
+    case EIR_I32: return (float)*(const int32_t *)p;
+    case EIR_BOOL: return *(const uint8_t *)p ? 1.0f : 0.0f;
+    default: return (float)eir_load_f64(p, d);
+    }
+}
+
+static inline void st_f(char *p, eir_dtype d, float v) {
+    switch (d) {
+    case EIR_F32: *(float *)p = v; return;
+    case EIR_F16: *(uint16_t *)p = eir_f32_to_f16(v); return;
+    case EIR_BF16: *(uint16_t *)p = eir_f32_to_bf16(v); return;
+    case EIR_BOOL: *(uint8_t *)p = v != 0; return;
+    default: store_f64(p, d, v); return;
+    }
+}
+
+static inline double ld_d(const char *p, eir_dtype d) {
+    return d == EIR_F64 ? *(const double *)p : eir_load_f64(p, d);
+}
+
+static inline int64_t ld_i(const char *p, eir_dtype d) {
+    switch (d) {
+    case EIR_I64: return *(const int64_t *)p;
+    case EIR_I32: return *(const int32_t *)p;
+    case EIR_BOOL: return *(const uint8_t *)p != 0;
+    default:
+        if (eir_is_integral(d, false)) return eir_load_i64(p, d);
+        return float_to_int(eir_load_f64(p, d), EIR_I64);
+    }
+}
+
+static inline void st_i(char *p, eir_dtype d, int64_t v) {
+    switch (d) {
+    case EIR_I64: *(int64_t *)p = v; return;
+    case EIR_I32: *(int32_t *)p = (int32_t)(uint32_t)(uint64_t)v; return;
+    case EIR_BOOL: *(uint8_t *)p = v != 0; return;
+    default: eir_store_i64(p, d, v); return;
+    }
+}
+
+static inline cplx ld_c(const char *p, eir_dtype d) {
+    double re, im;
+    eir_load_c128(p, d, &re, &im);
+    return CMPLX(re, im);
+}
+
+static inline void st_c(char *p, eir_dtype d, cplx v) {
+    if (eir_is_complex(d) || eir_is_floating(d) || d == EIR_BOOL) eir_store_c128(p, d, creal(v), cimag(v));
+    else st_i(p, d, float_to_int(creal(v), d));
+}
+
+/* ---- scalars as 0-d views ---- */
+
+typedef struct scalar_buf {
+    double v[2];
+    eir_tview t;
+} scalar_buf;
+
+static const eir_tview *scalar_view(const eir_scalar *s, scalar_buf *b) {
+    memset(b, 0, sizeof *b);
+    b->t.data = b->v;
+    b->t.rank = 0;
+    switch (s->kind) {
+    case EIR_SC_INT: b->t.dtype = EIR_I64; memcpy(b->v, &s->i, 8); break;
+    case EIR_SC_BOOL: b->t.dtype = EIR_BOOL; *(uint8_t *)b->v = s->i != 0; break;
+    case EIR_SC_FLOAT: b->t.dtype = EIR_F64; b->v[0] = s->f; break;
+    case EIR_SC_COMPLEX: b->t.dtype = EIR_C128; b->v[0] = s->f; b->v[1] = s->im; break;
+    }
+    return &b->t;
+}
+
+static bool is_scalar_arg(const eir_karg *a) {
+    return a->kind == EIR_KA_SCALAR || a->kind == EIR_KA_INT || a->kind == EIR_KA_FLOAT || a->kind == EIR_KA_BOOL;
+}
+
+/* A tensor argument, or a scalar argument as a 0-d view in b. NULL if neither. */
+static const eir_tview *arg_view(const eir_karg *a, scalar_buf *b) {
+    if (a->kind == EIR_KA_TENSOR) return a->t;
+    if (is_scalar_arg(a)) return scalar_view(&a->s, b);
+    return NULL;
+}
+
+static double scalar_f(const eir_karg *a) {
+    if (a->kind == EIR_KA_FLOAT) return a->f;
+    if (a->kind == EIR_KA_INT || a->kind == EIR_KA_BOOL) return (double)a->i;
+    if (a->s.kind == EIR_SC_INT || a->s.kind == EIR_SC_BOOL) return (double)a->s.i;
+    return a->s.f;
+}
+
+static int64_t scalar_i(const eir_karg *a) {
+    if (a->kind == EIR_KA_INT || a->kind == EIR_KA_BOOL) return a->i;
+    if (a->kind == EIR_KA_FLOAT) return float_to_int(a->f, EIR_I64);
+    if (a->s.kind == EIR_SC_INT || a->s.kind == EIR_SC_BOOL) return a->s.i;
+    return float_to_int(a->s.f, EIR_I64);
+}
+
+/* ---- the engine ---- */
+
+static inline bool reduced(eir_dtype d) { return d == EIR_F16 || d == EIR_BF16; }
+
+static void set_int_info(pw_params *p, eir_dtype ct) {
+    p->ct = ct;
+    p->bits = ct == EIR_BOOL ? 1 : (int)eir_elsize(ct) * 8;
+    p->is_signed = !(ct == EIR_U8 || ct == EIR_U16 || ct == EIR_U32 || ct == EIR_U64 || ct == EIR_BOOL);
+}
+
+static int pw_run(const pw_op *op, pw_params *p, eir_dtype ct, const eir_tview *const *ins, eir_tview *out,
+                  eir_kctx *ctx) {
+    int nin = op->nin;
+    eir_tview bv[4];
+    const eir_tview *ops[5];
+    ops[0] = out;
+    for (int k = 0; k < nin; k++) {
+        if (!eir_tview_broadcast(ins[k], out->rank, out->sizes, &bv[k]))
+            return eir_kerr(ctx, "%s: input %d of rank %d does not broadcast to the output shape", op->name, k,
+                            (int)ins[k]->rank);
+        ops[k + 1] = &bv[k];
+    }
+    set_int_info(p, ct);
+    int dom = domain_of(ct);
+    if ((dom == DOM_F && !op->f) || (dom == DOM_D && !op->d) || (dom == DOM_I && !op->i) ||
+        (dom == DOM_C && !op->c) || dom == DOM_NONE)
+        return eir_kerr(ctx, "\"%s\" not implemented for '%s'", op->name, c10_name(ct));
+    eir_dtype od = out->dtype, dt[4];
+    bool rnd[4];
+    for (int k = 0; k < nin; k++) {
+        dt[k] = ins[k]->dtype;
+        rnd[k] = dt[k] != ct && ((dom == DOM_F && reduced(ct)) || (dom == DOM_C && ct == EIR_C64)) &&
+                 !(((op->keep_opmath >> k) & 1) && eir_tview_numel(ins[k]) == 1);
+    }
+    eir_iter it;
+    eir_iter_init(&it, out->rank, out->sizes, nin + 1, ops);
+    char *ptr[5];
+    int64_t len;
+    int err = 0;
+    bool same = od == ct;
+    for (int k = 0; k < nin; k++) same = same && dt[k] == ct;
+    const int64_t *is = it.inner_stride;
+    switch (dom) {
+    case DOM_F:
+        if (same && ct == EIR_F32) {
+            while (eir_iter_next(&it, ptr, &len))
+                for (int64_t j = 0; j < len; j++) {
+                    float x[4] = {0};
+                    for (int k = 0; k < nin; k++) x[k] = *(const float *)(ptr[k + 1] + j * is[k + 1]);
+                    *(float *)(ptr[0] + j * is[0]) = op->f(x, p);
+                }
+            break;
+        }
+        while (eir_iter_next(&it, ptr, &len))
+            for (int64_t j = 0; j < len; j++) {
+                float x[4] = {0};
+                for (int k = 0; k < nin; k++) {
+                    x[k] = ld_f(ptr[k + 1] + j * is[k + 1], dt[k]);
+                    if (rnd[k]) x[k] = round_to(x[k], ct);
+                }
+                st_f(ptr[0] + j * is[0], od, op->f(x, p));
+            }
+        break;
+    case DOM_D:
+        if (same) {
+            while (eir_iter_next(&it, ptr, &len))
+                for (int64_t j = 0; j < len; j++) {
+                    double x[4] = {0};
+                    for (int k = 0; k < nin; k++) x[k] = *(const double *)(ptr[k + 1] + j * is[k + 1]);
+                    *(double *)(ptr[0] + j * is[0]) = op->d(x, p);
+                }
+            break;
+        }
+        while (eir_iter_next(&it, ptr, &len))
+            for (int64_t j = 0; j < len; j++) {
+                double x[4] = {0};
+                for (int k = 0; k < nin; k++) x[k] = ld_d(ptr[k + 1] + j * is[k + 1], dt[k]);
+                store_f64(ptr[0] + j * is[0], od, op->d(x, p));
+            }
+        break;
+    case DOM_I:
+        if (same && ct == EIR_I64) {
+            while (eir_iter_next(&it, ptr, &len))
+                for (int64_t j = 0; j < len; j++) {
+                    int64_t x[4] = {0};
+                    for (int k = 0; k < nin; k++) x[k] = *(const int64_t *)(ptr[k + 1] + j * is[k + 1]);
+                    *(int64_t *)(ptr[0] + j * is[0]) = op->i(x, p, &err);
+                }
+            break;
+        }
+        if (same && ct == EIR_I32) {
+            while (eir_iter_next(&it, ptr, &len))
+                for (int64_t j = 0; j < len; j++) {
+                    int64_t x[4] = {0};
+                    for (int k = 0; k < nin; k++) x[k] = *(const int32_t *)(ptr[k + 1] + j * is[k + 1]);
+                    *(int32_t *)(ptr[0] + j * is[0]) = (int32_t)(uint32_t)(uint64_t)op->i(x, p, &err);
+                }
+            break;
+        }
+        while (eir_iter_next(&it, ptr, &len))
+            for (int64_t j = 0; j < len; j++) {
+                int64_t x[4] = {0};
+                for (int k = 0; k < nin; k++) x[k] = ld_i(ptr[k + 1] + j * is[k + 1], dt[k]);
+                st_i(ptr[0] + j * is[0], od, op->i(x, p, &err));
+            }
+        break;
+    case DOM_C:
+        while (eir_iter_next(&it, ptr, &len))
+            for (int64_t j = 0; j < len; j++) {
+                cplx x[4] = {0};
+                for (int k = 0; k < nin; k++) {
+                    x[k] = ld_c(ptr[k + 1] + j * is[k + 1], dt[k]);
+                    if (rnd[k]) x[k] = CMPLX((float)creal(x[k]), (float)cimag(x[k]));
+                }
+                st_c(ptr[0] + j * is[0], od, op->c(x, p));
+            }
+        break;
+    }
+    if (err) return eir_kerr(ctx, "ZeroDivisionError");
+    return 0;
+}
+
+/* ---- integer helpers (wrapping) ---- */
+
+static inline int64_t wadd(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
+static inline int64_t wsub(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
+static inline int64_t wmul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+static inline int64_t wneg(int64_t a) { return (int64_t)(0 - (uint64_t)a); }
+static inline int64_t idiv_trunc(int64_t a, int64_t b) { return b == -1 ? wneg(a) : a / b; }
+static inline int64_t imod_trunc(int64_t a, int64_t b) { return b == -1 ? 0 : a % b; }
+
+/* ---- float helpers: torch's semantics ---- */
+
+static inline float maxf_(float a, float b) { return a != a ? a : b != b ? b : (a < b ? b : a); }
+static inline float minf_(float a, float b) { return a != a ? a : b != b ? b : (b < a ? b : a); }
+static inline double maxd_(double a, double b) { return a != a ? a : b != b ? b : (a < b ? b : a); }
+static inline double mind_(double a, double b) { return a != a ? a : b != b ? b : (b < a ? b : a); }
+
+#define DEF_FLOORDIV(NAME, T, FMOD, FLOOR, COPYSIGN)              \
+    static inline T NAME(T a, T b) {                              \
+        if (b == 0) return a / b;                                 \
+        T mod = FMOD(a, b);                                       \
+        T div = (a - mod) / b;                                    \
+        if (mod != 0 && (b < 0) != (mod < 0)) div -= (T)1;        \
+        T fd;                                                     \
+        if (div != 0) {                                           \
+            fd = FLOOR(div);                                      \
+            if (div - fd > (T)0.5) fd += (T)1;                    \
+        } else fd = COPYSIGN((T)0, a / b);                        \
+        return fd;                                                \
+    }
+DEF_FLOORDIV(floordiv_f, float, fmodf, floorf, copysignf)
+DEF_FLOORDIV(floordiv_d, double, fmod, floor, copysign)
+
+static inline float remf_(float a, float b) {
+    float m = fmodf(a, b);
+    if (m != 0 && ((b < 0) != (m < 0))) m += b;
+    return m;
+}
+static inline double remd_(double a, double b) {
+    double m = fmod(a, b);
+    if (m != 0 && ((b < 0) != (m < 0))) m += b;
+    return m;
+}
+
+/* ---- op definitions ----
+ * Element functions see x[0..nin) and the params; `a`, `b`, `c` name x[0..2]. */
+
+#define FN_F(name) static float name##_f(const float *x, const pw_params *p)
+#define FN_D(name) static double name##_d(const double *x, const pw_params *p)
+#define FN_I(name) static int64_t name##_i(const int64_t *x, const pw_params *p, int *err)
+#define FN_C(name) static cplx name##_c(const cplx *x, const pw_params *p)
+
+/* float + double versions from one expression in a, b, c (T is the type) */
+#define FD(name, expr_f, expr_d)                                                               \
+    FN_F(name) { float a = x[0], b = x[1], c = x[2]; (void)a; (void)b; (void)c; (void)p; return expr_f; } \
+    FN_D(name) { double a = x[0], b = x[1], c = x[2]; (void)a; (void)b; (void)c; (void)p; return expr_d; }
+#define FI(name, expr)                                                                          \
+    FN_I(name) { int64_t a = x[0], b = x[1], c = x[2]; (void)a; (void)b; (void)c; (void)p; (void)err; return expr; }
+#define FC(name, expr)                                                                          \
+    FN_C(name) { cplx a = x[0], b = x[1], c = x[2]; (void)a; (void)b; (void)c; (void)p; return expr; }
+
+/* x[] always has 4 slots so reading x[1], x[2] of a unary op reads
+ * unused (uninitialized but never used) slots: give them values. */
+
+/* arithmetic */
+FD(add, fmaf(b, p->af, a), fma(b, p->a, a))
+FI(add, wadd(a, wmul(b, p->ai)))
+FC(add, a + b * p->a)
+FD(mul, a * b, a * b)
+FI(mul, wmul(a, b))
+FC(mul, a * b)
+FD(div, a / b, a / b)
+FC(div, a / b)
+FD(divtrunc, truncf(a / b), trunc(a / b))
+FD(divfloor, floordiv_f(a, b), floordiv_d(a, b))
+FN_I(divtrunc) {
+    (void)p;
+    if (x[1] == 0) { *err = 1; return 0; }
+    return idiv_trunc(x[0], x[1]);
+}
+FN_I(divfloor) {
+    (void)p;
+    int64_t a = x[0], b = x[1];
+    if (b == 0) { *err = 1; return 0; }
+    if ((a < 0) != (b < 0)) {
+        int64_t q = idiv_trunc(a, b), r = imod_trunc(a, b);
+        return r ? q - 1 : q;
+    }
+    return idiv_trunc(a, b);
+}
+FD(rem, remf_(a, b), remd_(a, b))
+FN_I(rem) {
+    (void)p;
+    int64_t a = x[0], b = x[1];
+    if (b == 0) { *err = 1; return 0; }
+    int64_t r = imod_trunc(a, b);
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+}
+FD(fmod, fmodf(a, b), fmod(a, b))
+FN_I(fmod) {
+    (void)p;
+    if (x[1] == 0) { *err = 1; return 0; }
+    return imod_trunc(x[0], x[1]);
+}
+static int64_t ipow(int64_t a, int64_t b) {
+    if (b < 0) {
+        if (a == 1) return 1;
+        if (a == -1) return (b & 1) ? -1 : 1;
+        return 0;
+    }
+    int64_t r = 1;
+    while (b) {
+        if (b & 1) r = wmul(r, a);
+        b >>= 1;
+        a = wmul(a, a);
+    }
+    return r;
+}
+FD(pow, powf(a, b), pow(a, b))
+FI(pow, ipow(a, b))
+FC(pow, cpow(a, b))
+/* pow with a scalar exponent (p->a / p->af): torch's special cases */
+FN_F(pows) {
+    float a = x[0], e = p->af;
+    if (p->ct == EIR_BF16) { /* bf16 special cases run in bf16 arithmetic */
+        if (e == 2) return a * a;
+        if (e == 3) return round_to(round_to(a * a, EIR_BF16) * a, EIR_BF16);
+        if (e == -2) return 1.0f / round_to(a * a, EIR_BF16);
+    }
+    if (e == 2) return a * a;
+    if (e == 3) return a * a * a;
+    if (e == 0.5f) return sqrtf(a);
+    if (e == -0.5f) return 1.0f / sqrtf(a);
+    if (e == -1) return 1.0f / a;
+    if (e == -2) return 1.0f / (a * a);
+    return powf(a, e);
+}
+FN_D(pows) {
+    double a = x[0], e = p->a;
+    if (e == 2) return a * a;
+    if (e == 3) return a * a * a;
+    if (e == 0.5) return sqrt(a);
+    if (e == -0.5) return 1.0 / sqrt(a);
+    if (e == -1) return 1.0 / a;
+    if (e == -2) return 1.0 / (a * a);
+    return pow(a, e);
+}
+FD(max, maxf_(a, b), maxd_(a, b))
+FI(max, a < b ? b : a)
+FD(min, minf_(a, b), mind_(a, b))
+FI(min, b < a ? b : a)
+FD(atan2, atan2f(a, b), atan2(a, b))
+static int64_t ishl(int64_t a, int64_t b, const pw_params *p) {
+    if (b < 0 || b >= p->bits) return 0;
+    return (int64_t)((uint64_t)a << b);
+}
+static int64_t ishr(int64_t a, int64_t b, const pw_params *p) {
+    int maxs = p->bits - (p->is_signed ? 1 : 0);
+    if (b < 0 || b >= maxs) b = maxs;
+    if (b >= 64) return a < 0 ? -1 : 0;
+    return a >> b; /* arithmetic on gcc/clang */
+}
+FI(shl, ishl(a, b, p))
+FI(shr, ishr(a, b, p))
+FI(band, a & b)
+FI(bor, a | b)
+FI(bxor, a ^ b)
+/* logical (inputs are truthiness; results 0/1 stored to bool) */
+FD(land, (a != 0 && b != 0), (a != 0 && b != 0))
+FI(land, (a != 0 && b != 0))
+FC(land, (a != 0 && b != 0))
+FD(lor, (a != 0 || b != 0), (a != 0 || b != 0))
+FI(lor, (a != 0 || b != 0))
+FC(lor, (a != 0 || b != 0))
+FD(lxor, ((a != 0) != (b != 0)), ((a != 0) != (b != 0)))
+FI(lxor, ((a != 0) != (b != 0)))
+FC(lxor, ((a != 0) != (b != 0)))
+FD(lnot, a == 0, a == 0)
+FI(lnot, a == 0)
+FC(lnot, a == 0)
+/* comparisons */
+FD(eq, a == b, a == b)
+FI(eq, a == b)
+FC(eq, a == b)
+FD(ne, a != b, a != b)
+FI(ne, a != b)
+FC(ne, a != b)
+FD(lt, a < b, a < b)
+FI(lt, a < b)
+FD(le, a <= b, a <= b)
+FI(le, a <= b)
+FD(gt, a > b, a > b)
+FI(gt, a > b)
+FD(ge, a >= b, a >= b)
+FI(ge, a >= b)
+
+/* unary math */
+FD(neg, -a, -a)
+FI(neg, wneg(a))
+FC(neg, -a)
+FD(abs, fabsf(a), fabs(a))
+FI(abs, a < 0 ? wneg(a) : a)
+FC(abs, cabs(a))
+FD(sign, (float)((0 < a) - (a < 0)), (double)((0 < a) - (a < 0)))
+FI(sign, (0 < a) - (a < 0))
+FD(exp, expf(a), exp(a))
+FC(exp, cexp(a))
+FD(exp2, exp2f(a), exp2(a))
+FD(expm1, expm1f(a), expm1(a))
+FD(log, logf(a), log(a))
+FC(log, clog(a))
+FD(log2, log2f(a), log2(a))
+FD(log10, log10f(a), log10(a))
+FD(log1p, log1pf(a), log1p(a))
+FD(sqrt, sqrtf(a), sqrt(a))
+FC(sqrt, csqrt(a))
+FD(rsqrt, 1.0f / sqrtf(a), 1.0 / sqrt(a))
+FD(recip, 1.0f / a, 1.0 / a)
+FC(recip, 1.0 / a)
+FD(sin, sinf(a), sin(a))
+FC(sin, csin(a))
+FD(cos, cosf(a), cos(a))
+FC(cos, ccos(a))
+FD(tan, tanf(a), tan(a))
+FD(asin, asinf(a), asin(a))
+FD(acos, acosf(a), acos(a))
+FD(atan, atanf(a), atan(a))
+FD(sinh, sinhf(a), sinh(a))
+FD(cosh, coshf(a), cosh(a))
+FD(tanh, tanhf(a), tanh(a))
+FC(tanh, ctanh(a))
+FD(asinh, asinhf(a), asinh(a))
+FD(acosh, acoshf(a), acosh(a))
+FD(atanh, atanhf(a), atanh(a))
+FD(sigmoid, 1.0f / (1.0f + expf(-a)), 1.0 / (1.0 + exp(-a)))
+FC(sigmoid, 1.0 / (1.0 + cexp(-a)))
+FD(erf, erff(a), erf(a))
+FD(erfc, erfcf(a), erfc(a))
+FD(floor, floorf(a), floor(a))
+FD(ceil, ceilf(a), ceil(a))
+FD(round, nearbyintf(a), nearbyint(a))
+FD(trunc, truncf(a), trunc(a))
+FD(frac, a - truncf(a), a - trunc(a))
+FI(ident, a)
+
+
+/* round.decimals: p->mode = decimals */
+FN_F(roundd) {
+    int d = p->mode;
+    bool neg = d < 0;
+    float ten = (float)pow(10.0, neg ? -d : d);
+    return neg ? nearbyintf(x[0] / ten) * ten : nearbyintf(x[0] * ten) / ten;
+}
+FN_D(roundd) {
+    int d = p->mode;
+    bool neg = d < 0;
+    double ten = pow(10.0, neg ? -d : d);
+    return neg ? nearbyint(x[0] / ten) * ten : nearbyint(x[0] * ten) / ten;
+}
+FD(relu, maxf_(a, 0.0f), maxd_(a, 0.0))
+FI(relu, a < 0 ? 0 : a)
+/* clamp: x = (self, lo, hi) with flags */
+FN_F(clamp) {
+    float r = x[0];
+    if (p->has_lo) r = maxf_(r, x[1]);
+    if (p->has_hi) r = minf_(r, x[2]);
+    return r;
+}
+FN_D(clamp) {
+    double r = x[0];
+    if (p->has_lo) r = maxd_(r, x[1]);
+    if (p->has_hi) r = mind_(r, x[2]);
+    return r;
+}
+FN_I(clamp) {
+    (void)err;
+    int64_t r = x[0];
+    if (p->has_lo && r < x[1]) r = x[1];
+    if (p->has_hi && r > x[2]) r = x[2];
+    return r;
+}
+/* gelu: p->mode 0 none, 1 tanh */
+FN_F(gelu) {
+    float a = x[0];
+    if (p->mode == 1) {
+        const float k = (float)(M_SQRT2 * M_2_SQRTPI * 0.5), c = 0.044715f;
+        float inner = k * (a + c * a * a * a);
+        return 0.5f * a * (1.0f + tanhf(inner));
+    }
+    return a * 0.5f * (1.0f + erff(a * (float)M_SQRT1_2));
+}
+FN_D(gelu) {
+    double a = x[0];
+    if (p->mode == 1) {
+        const double k = M_SQRT2 * M_2_SQRTPI * 0.5, c = 0.044715;
+        double inner = k * (a + c * a * a * a);
+        return 0.5 * a * (1.0 + tanh(inner));
+    }
+    return a * 0.5 * (1.0 + erf(a * M_SQRT1_2));
+}
+FD(silu, a / (1.0f + expf(-a)), a / (1.0 + exp(-a)))
+FD(mish, a * tanhf(log1pf(expf(a))), a * tanh(log1p(exp(a))))
+FD(hardswish, a * fminf(fmaxf(a + 3.0f, 0.0f), 6.0f) / 6.0f, a * fmin(fmax(a + 3.0, 0.0), 6.0) / 6.0)
+FD(hardsigmoid, fminf(fmaxf(a + 3.0f, 0.0f), 6.0f) / 6.0f, fmin(fmax(a + 3.0, 0.0), 6.0) / 6.0)
+/* elu: a = alpha, b = scale, c = input_scale */
+FD(elu, a <= 0 ? expm1f(a * p->cf) * (p->af * p->bf) : a * p->bf,
+   a <= 0 ? expm1(a * p->c) * (p->a * p->b) : a * p->b)
+FD(leaky, a > 0 ? a : a * p->af, a > 0 ? a : a * p->a)
+/* softplus: a = beta, b = threshold */
+FD(softplus, a * p->af > p->bf ? a : log1pf(expf(a * p->af)) / p->af,
+   a * p->a > p->b ? a : log1p(exp(a * p->a)) / p->a)
+FD(isnan, a != a, a != a)
+FI(zero, 0)
+FC(isnan, creal(a) != creal(a) || cimag(a) != cimag(a))
+FD(isinf, isinf(a) != 0, isinf(a) != 0)
+FC(isinf, isinf(creal(a)) || isinf(cimag(a)))
+FD(isfinite, isfinite(a) != 0, isfinite(a) != 0)
+FI(one, 1)
+FC(isfinite, isfinite(creal(a)) && isfinite(cimag(a)))
+FI(bnot, p->ct == EIR_BOOL ? !a : ~a)
+/* nan_to_num: a = nan, b = posinf, c = neginf */
+FD(nan2num, a != a ? p->af : a == INFINITY ? p->bf : a == -INFINITY ? p->cf : a,
+   a != a ? p->a : a == INFINITY ? p->b : a == -INFINITY ? p->c : a)
+/* where(cond, a, b) / masked_fill(self, mask, value): x = (cond, a, b) */
+FD(where, a != 0 ? b : c, a != 0 ? b : c)
+FI(where, a != 0 ? b : c)
+FC(where, a != 0 ? b : c)
+/* lerp(self, end, weight): torch's lerp formula */
+FN_F(lerp) {
+    float s = x[0], e = x[1], w = x[2];
+    return fabsf(w) < 0.5f ? s + w * (e - s) : e - (e - s) * (1.0f - w);
+}
+FN_D(lerp) {
+    double s = x[0], e = x[1], w = x[2];
+    return fabs(w) < 0.5 ? s + w * (e - s) : e - (e - s) * (1.0 - w);
+}
+
+#define OP(var, nm, n, fF, fD, fI, fC, keep) static const pw_op var = {nm, n, fF, fD, fI, fC, keep};
+#define OPFD(var, nm, n, base, fI, fC) OP(var, nm, n, base##_f, base##_d, fI, fC, 0)
+
+OP(op_add, "add", 2, add_f, add_d, add_i, add_c, 0)
+OP(op_mul, "mul", 2, mul_f, mul_d, mul_i, mul_c, 2)
+OP(op_div, "div_true", 2, div_f, div_d, NULL, div_c, 2)
+OPFD(op_divtrunc, "div_trunc", 2, divtrunc, divtrunc_i, NULL)
+OPFD(op_divfloor, "div_floor", 2, divfloor, divfloor_i, NULL)
+OPFD(op_rem, "remainder", 2, rem, rem_i, NULL)
+OPFD(op_fmod, "fmod", 2, fmod, fmod_i, NULL)
+OPFD(op_pow, "pow", 2, pow, pow_i, pow_c)
+OPFD(op_pows, "pow", 1, pows, NULL, NULL)
+OPFD(op_max, "maximum", 2, max, max_i, NULL)
+OPFD(op_min, "minimum", 2, min, min_i, NULL)
+OPFD(op_atan2, "atan2", 2, atan2, NULL, NULL)
+OP(op_shl, "lshift", 2, NULL, NULL, shl_i, NULL, 0)
+OP(op_shr, "rshift", 2, NULL, NULL, shr_i, NULL, 0)
+OP(op_band, "bitwise_and_cpu", 2, NULL, NULL, band_i, NULL, 0)
+OP(op_bor, "bitwise_or_cpu", 2, NULL, NULL, bor_i, NULL, 0)
+OP(op_bxor, "bitwise_xor_cpu", 2, NULL, NULL, bxor_i, NULL, 0)
+OPFD(op_land, "logical_and", 2, land, land_i, land_c)
+OPFD(op_lor, "logical_or", 2, lor, lor_i, lor_c)
+OPFD(op_lxor, "logical_xor", 2, lxor, lxor_i, lxor_c)
+OPFD(op_lnot, "logical_not", 1, lnot, lnot_i, lnot_c)
+OPFD(op_eq, "eq", 2, eq, eq_i, eq_c)
+OPFD(op_ne, "ne", 2, ne, ne_i, ne_c)
+OPFD(op_lt, "lt", 2, lt, lt_i, NULL)
+OPFD(op_le, "le", 2, le, le_i, NULL)
+OPFD(op_gt, "gt", 2, gt, gt_i, NULL)
+OPFD(op_ge, "ge", 2, ge, ge_i, NULL)
+OPFD(op_neg, "neg", 1, neg, neg_i, neg_c)
+OPFD(op_abs, "abs", 1, abs, abs_i, abs_c)
+OPFD(op_sign, "sign", 1, sign, sign_i, NULL)
+OPFD(op_exp, "exp", 1, exp, NULL, exp_c)
+OPFD(op_exp2, "exp2", 1, exp2, NULL, NULL)
+OPFD(op_expm1, "expm1", 1, expm1, NULL, NULL)
+OPFD(op_log, "log", 1, log, NULL, log_c)
+OPFD(op_log2, "log2", 1, log2, NULL, NULL)
+OPFD(op_log10, "log10", 1, log10, NULL, NULL)
+OPFD(op_log1p, "log1p", 1, log1p, NULL, NULL)
+OPFD(op_sqrt, "sqrt", 1, sqrt, NULL, sqrt_c)
+OPFD(op_rsqrt, "rsqrt", 1, rsqrt, NULL, NULL)
+OPFD(op_recip, "reciprocal", 1, recip, NULL, recip_c)
+OPFD(op_sin, "sin", 1, sin, NULL, sin_c)
+OPFD(op_cos, "cos", 1, cos, NULL, cos_c)
+OPFD(op_tan, "tan", 1, tan, NULL, NULL)
+OPFD(op_asin, "asin", 1, asin, NULL, NULL)
+OPFD(op_acos, "acos", 1, acos, NULL, NULL)
+OPFD(op_atan, "atan", 1, atan, NULL, NULL)
+OPFD(op_sinh, "sinh", 1, sinh, NULL, NULL)
+OPFD(op_cosh, "cosh", 1, cosh, NULL, NULL)
+OPFD(op_tanh, "tanh", 1, tanh, NULL, tanh_c)
+OPFD(op_asinh, "asinh", 1, asinh, NULL, NULL)
+OPFD(op_acosh, "acosh", 1, acosh, NULL, NULL)
+OPFD(op_atanh, "atanh", 1, atanh, NULL, NULL)
+OPFD(op_sigmoid, "sigmoid", 1, sigmoid, NULL, sigmoid_c)
+OPFD(op_erf, "erf", 1, erf, NULL, NULL)
+OPFD(op_erfc, "erfc", 1, erfc, NULL, NULL)
+OPFD(op_floor, "floor", 1, floor, ident_i, NULL)
+OPFD(op_ceil, "ceil", 1, ceil, ident_i, NULL)
+OPFD(op_round, "round", 1, round, ident_i, NULL)
+OPFD(op_roundd, "round", 1, roundd, NULL, NULL)
+OPFD(op_trunc, "trunc", 1, trunc, ident_i, NULL)
+OPFD(op_frac, "frac", 1, frac, NULL, NULL)
+OPFD(op_relu, "clamp_min", 1, relu, relu_i, NULL)
+OPFD(op_clamp, "clamp", 3, clamp, clamp_i, NULL)
+OPFD(op_gelu, "GeluKernelImpl", 1, gelu, NULL, NULL)
+OPFD(op_silu, "silu", 1, silu, NULL, NULL)
+OPFD(op_mish, "mish", 1, mish, NULL, NULL)
+OPFD(op_hardswish, "hardswish", 1, hardswish, NULL, NULL)
+OPFD(op_hardsigmoid, "hardsigmoid", 1, hardsigmoid, NULL, NULL)
+OPFD(op_elu, "elu", 1, elu, NULL, NULL)
+OPFD(op_leaky, "leaky_relu", 1, leaky, NULL, NULL)
+OPFD(op_softplus, "softplus", 1, softplus, NULL, NULL)
+OPFD(op_isnan, "isnan", 1, isnan, zero_i, isnan_c)
+OPFD(op_isinf, "isinf", 1, isinf, zero_i, isinf_c)
+OPFD(op_isfinite, "isfinite", 1, isfinite, one_i, isfinite_c)
+OP(op_bnot, "bitwise_not_cpu", 1, NULL, NULL, bnot_i, NULL, 0)
+OPFD(op_nan2num, "nan_to_num", 1, nan2num, ident_i, NULL)
+OPFD(op_where, "where_cpu", 3, where, where_i, where_c)
+OPFD(op_lerp, "lerp_kernel_scalar", 3, lerp, NULL, NULL)
+
+/* ---- dtype helpers for kernels ---- */
+
+static eir_dtype rtype2(const eir_karg *a, const eir_karg *b) {
+    const eir_karg *v[2] = {a, b};
+    return eir_result_type(v, b ? 2 : 1);
+}
+
+/* ints/bool promote to the default float (the output's dtype when floating) */
+static eir_dtype to_float_ct(eir_dtype ct, const eir_tview *out) {
+    if (eir_is_floating(ct) || eir_is_complex(ct)) return ct;
+    return eir_is_floating(out->dtype) ? out->dtype : EIR_F32;
+}
+
+/* ---- generic kernels ---- */
+
+static int run2(const pw_op *op, pw_params *p, eir_dtype ct, const eir_karg *a, const eir_karg *b, eir_tview *out,
+                eir_kctx *ctx) {
+    scalar_buf sa, sb;
+    const eir_tview *in[2] = {arg_view(a, &sa), arg_view(b, &sb)};
+    if (!in[0] || !in[1]) return eir_kerr(ctx, "%s: expected tensor or scalar arguments", op->name);
+    return pw_run(op, p, ct, in, out, ctx);
+}
+
+static int run1(const pw_op *op, pw_params *p, eir_dtype ct, const eir_karg *a, eir_tview *out, eir_kctx *ctx) {
+    scalar_buf sa;
+    const eir_tview *in[1] = {arg_view(a, &sa)};
+    if (!in[0]) return eir_kerr(ctx, "%s: expected a tensor argument", op->name);
+    return pw_run(op, p, ct, in, out, ctx);
+}
+
+#define NEED(n)                                                                         \
+    do {                                                                                \
+        if (nargs < (n) || nout < 1) return eir_kerr(ctx, "%s: expected %d arguments", __func__, (n)); \
+    } while (0)
+
+/* params from a Scalar argument at ct: af rounded to a reduced ct (torch's
+ * scalar.to<scalar_t>() then opmath) */
+static void param_a(pw_params *p, const eir_karg *s, eir_dtype ct) {
+    p->a = scalar_f(s);
+    p->af = round_to((float)p->a, ct);
+    p->ai = scalar_i(s);
+}
+
+/* add/sub: self + alpha * other (sign -1 for sub, rsub swaps) */
+static int addsub(const eir_karg *self, const eir_karg *other, const eir_karg *alpha, double sign, eir_tview *out,
+                  eir_kctx *ctx) {
+    pw_params p = {0};
+    eir_dtype ct = rtype2(self, other);
+    if (ct == EIR_BOOL && sign < 0)
+        return eir_kerr(ctx, "Subtraction, the `-` operator, with two bool tensors is not supported. "
+                             "Use the `^` or `logical_xor()` operator instead.");
+    if (alpha && alpha->kind != EIR_KA_NONE) param_a(&p, alpha, ct);
+    else { p.a = 1; p.af = 1; p.ai = 1; }
+    p.a *= sign;
+    p.af *= (float)sign;
+    p.ai = sign < 0 ? wneg(p.ai) : p.ai;
+    return run2(&op_add, &p, ct, self, other, out, ctx);
+}
+
+static int k_add(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(2);
+    return addsub(&args[0], &args[1], nargs > 2 ? &args[2] : NULL, 1, out, ctx);
+}
+static int k_sub(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(2);
+    return addsub(&args[0], &args[1], nargs > 2 ? &args[2] : NULL, -1, out, ctx);
+}
+static int k_rsub(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(2);
+    return addsub(&args[1], &args[0], nargs > 2 ? &args[2] : NULL, -1, out, ctx);
+}
+
+#define BINK(kname, opvar, ctexpr)                                                                      \
+    static int kname(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) { \
+        NEED(2);                                                                                        \
+        pw_params p = {0};                                                                              \
+        eir_dtype ct = rtype2(&args[0], &args[1]);                                                      \
+        ct = (ctexpr);                                                                                  \
+        return run2(&opvar, &p, ct, &args[0], &args[1], out, ctx);                                      \
+    }
+
+BINK(k_mul, op_mul, ct)
+BINK(k_div, op_div, to_float_ct(ct, out))
+BINK(k_floordiv, op_divfloor, ct)
+BINK(k_rem, op_rem, ct)
+BINK(k_fmod, op_fmod, ct)
+BINK(k_pow, op_pow, ct)
+BINK(k_max, op_max, ct)
+BINK(k_min, op_min, ct)
+BINK(k_atan2, op_atan2, to_float_ct(ct, out))
+BINK(k_shl, op_shl, ct)
+BINK(k_shr, op_shr, ct)
+BINK(k_band, op_band, ct)
+BINK(k_bor, op_bor, ct)
+BINK(k_bxor, op_bxor, ct)
+BINK(k_land, op_land, ct)
+BINK(k_lor, op_lor, ct)
+BINK(k_lxor, op_lxor, ct)
+BINK(k_eq, op_eq, ct)
+BINK(k_ne, op_ne, ct)
+BINK(k_lt, op_lt, ct)
+BINK(k_le, op_le, ct)
+BINK(k_gt, op_gt, ct)
+BINK(k_ge, op_ge, ct)
+
+static int k_div_mode(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(2);
+    const char *mode = nargs > 2 && args[2].kind == EIR_KA_STRING ? args[2].str : NULL;
+    pw_params p = {0};
+    eir_dtype ct = rtype2(&args[0], &args[1]);
+    if (!mode) return run2(&op_div, &p, to_float_ct(ct, out), &args[0], &args[1], out, ctx);
+    if (!strcmp(mode, "trunc")) return run2(&op_divtrunc, &p, ct, &args[0], &args[1], out, ctx);
+    if (!strcmp(mode, "floor")) return run2(&op_divfloor, &p, ct, &args[0], &args[1], out, ctx);
+    return eir_kerr(ctx, "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '%s'", mode);
+}
+
+static int k_pow_scalar_exp(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(2);
+    eir_dtype ct = rtype2(&args[0], &args[1]);
+    pw_params p = {0};
+    if (domain_of(ct) == DOM_F || domain_of(ct) == DOM_D) {
+        /* torch reads the exponent in opmath directly (no rounding to ct) */
+        p.a = scalar_f(&args[1]);
+        p.af = (float)p.a;
+        return run1(&op_pows, &p, ct, &args[0], out, ctx);
+    }
+    if (domain_of(ct) == DOM_I && scalar_i(&args[1]) < 0 && args[1].s.kind != EIR_SC_FLOAT)
+        return eir_kerr(ctx, "Integers to negative integer powers are not allowed.");
+    return run2(&op_pow, &p, ct, &args[0], &args[1], out, ctx);
+}
+
+/* ---- unary ---- */
+
+#define UNK(kname, opvar, ctexpr)                                                                       \
+    static int kname(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) { \
+        NEED(1);                                                                                        \
+        pw_params p = {0};                                                                              \
+        eir_dtype ct = args[0].kind == EIR_KA_TENSOR ? args[0].t->dtype : out->dtype;                   \
+        ct = (ctexpr);                                                                                  \
+        return run1(&opvar, &p, ct, &args[0], out, ctx);                                                \
+    }
+/* float ops: integer inputs compute in the output's float dtype */
+#define UNKF(kname, opvar) UNK(kname, opvar, to_float_ct(ct, out))
+/* same-dtype ops */
+#define UNKS(kname, opvar) UNK(kname, opvar, ct)
+
+UNKS(k_neg, op_neg)
+UNKS(k_abs, op_abs)
+UNKS(k_sign, op_sign)
+UNKF(k_exp, op_exp)
+UNKF(k_exp2, op_exp2)
+UNKF(k_expm1, op_expm1)
+UNKF(k_log, op_log)
+UNKF(k_log2, op_log2)
+UNKF(k_log10, op_log10)
+UNKF(k_log1p, op_log1p)
+UNKF(k_sqrt, op_sqrt)
+UNKF(k_rsqrt, op_rsqrt)
+UNKF(k_recip, op_recip)
+UNKF(k_sin, op_sin)
+UNKF(k_cos, op_cos)
+UNKF(k_tan, op_tan)
+UNKF(k_asin, op_asin)
+UNKF(k_acos, op_acos)
+UNKF(k_atan, op_atan)
+UNKF(k_sinh, op_sinh)
+UNKF(k_cosh, op_cosh)
+UNKF(k_tanh, op_tanh)
+UNKF(k_asinh, op_asinh)
+UNKF(k_acosh, op_acosh)
+UNKF(k_atanh, op_atanh)
+UNKF(k_sigmoid, op_sigmoid)
+UNKF(k_erf, op_erf)
+UNKF(k_erfc, op_erfc)
+UNKS(k_floor, op_floor)
+UNKS(k_ceil, op_ceil)
+UNKS(k_round, op_round)
+UNKS(k_trunc, op_trunc)
+UNKS(k_frac, op_frac)
+UNKS(k_relu, op_relu)
+UNKS(k_silu, op_silu)
+UNKS(k_mish, op_mish)
+UNKS(k_hardswish, op_hardswish)
+UNKS(k_hardsigmoid, op_hardsigmoid)
+UNKS(k_lnot, op_lnot)
+UNKS(k_bnot, op_bnot)
+UNKS(k_isnan, op_isnan)
+UNKS(k_isinf, op_isinf)
+UNKS(k_isfinite, op_isfinite)
+
+static int k_round_dec(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(2);
+    pw_params p = {0};
+    p.mode = (int)args[1].i;
+    return run1(&op_roundd, &p, args[0].t->dtype, &args[0], out, ctx);
+}
+
+static int k_gelu(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(1);
+    pw_params p = {0};
+    if (nargs > 1 && args[1].kind == EIR_KA_STRING && args[1].str) {
+        if (!strcmp(args[1].str, "tanh")) p.mode = 1;
+        else if (strcmp(args[1].str, "none")) return eir_kerr(ctx, "approximate argument must be either none or tanh.");
+    }
+    return run1(&op_gelu, &p, out->dtype, &args[0], out, ctx);
+}
+
+/* clamp(self, min?, max?) with Scalars or Tensors */
+static int clamp3(const eir_karg *self, const eir_karg *lo, const eir_karg *hi, eir_dtype ct, eir_tview *out,
+                  eir_kctx *ctx) {
+    pw_params p = {0};
+    scalar_buf s0, s1, s2;
+    static const eir_scalar zero = {EIR_SC_INT, 0, 0, 0};
+    const eir_tview *in[3];
+    in[0] = arg_view(self, &s0);
+    p.has_lo = lo && lo->kind != EIR_KA_NONE;
+    p.has_hi = hi && hi->kind != EIR_KA_NONE;
+    in[1] = p.has_lo ? arg_view(lo, &s1) : scalar_view(&zero, &s1);
+    in[2] = p.has_hi ? arg_view(hi, &s2) : scalar_view(&zero, &s2);
+    if (!in[0] || !in[1] || !in[2]) return eir_kerr(ctx, "clamp: bad arguments");
+    if (!p.has_lo && !p.has_hi) return eir_kerr(ctx, "torch.clamp: At least one of 'min' or 'max' must not be None");
+    return pw_run(&op_clamp, &p, ct, in, out, ctx);
+}
+
+static int k_clamp(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(1);
+    return clamp3(&args[0], nargs > 1 ? &args[1] : NULL, nargs > 2 ? &args[2] : NULL, out->dtype, out, ctx);
+}
+static int k_clamp_min(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(2);
+    return clamp3(&args[0], &args[1], NULL, out->dtype, out, ctx);
+}
+static int k_clamp_max(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(2);
+    return clamp3(&args[0], NULL, &args[1], out->dtype, out, ctx);
+}
+static int k_hardtanh(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(1);
+    eir_karg lo = {0}, hi = {0};
+    lo.kind = hi.kind = EIR_KA_SCALAR;
+    lo.s.kind = hi.s.kind = EIR_SC_INT;
+    lo.s.i = -1; lo.s.f = -1;
+    hi.s.i = 1; hi.s.f = 1;
+    return clamp3(&args[0], nargs > 1 ? &args[1] : &lo, nargs > 2 ? &args[2] : &hi, out->dtype, out, ctx);
+}
+
+static int k_elu(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(4);
+    pw_params p = {0};
+    eir_dtype ct = out->dtype;
+    p.a = scalar_f(&args[1]); p.b = scalar_f(&args[2]); p.c = scalar_f(&args[3]);
+    p.af = (float)p.a; p.bf = (float)p.b; p.cf = (float)p.c;
+    return run1(&op_elu, &p, ct, &args[0], out, ctx);
+}
+static int k_leaky(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(1);
+    pw_params p = {0};
+    p.a = nargs > 1 ? scalar_f(&args[1]) : 0.01;
+    p.af = (float)p.a;
+    return run1(&op_leaky, &p, out->dtype, &args[0], out, ctx);
+}
+static int k_softplus(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(1);
+    pw_params p = {0};
+    p.a = nargs > 1 ? scalar_f(&args[1]) : 1;
+    p.b = nargs > 2 ? scalar_f(&args[2]) : 20;
+    p.af = (float)p.a; p.bf = (float)p.b;
+    return run1(&op_softplus, &p, out->dtype, &args[0], out, ctx);
+}
+
+static int k_nan2num(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(1);
+    pw_params p = {0};
+    eir_dtype ct = out->dtype;
+    double big = ct == EIR_F16 ? 65504.0 : ct == EIR_BF16 ? 3.3895313892515355e+38 : ct == EIR_F32 ? FLT_MAX : DBL_MAX;
+    p.a = nargs > 1 && args[1].kind == EIR_KA_FLOAT ? args[1].f : 0.0;
+    p.b = nargs > 2 && args[2].kind == EIR_KA_FLOAT ? args[2].f : big;
+    p.c = nargs > 3 && args[3].kind == EIR_KA_FLOAT ? args[3].f : -big;
+    p.af = (float)p.a; p.bf = (float)p.b; p.cf = (float)p.c;
+    return run1(&op_nan2num, &p, ct, &args[0], out, ctx);
+}
+
+/* where(cond, self, other): Tensor or Scalar self/other */
+static int k_where(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(3);
+    pw_params p = {0};
+    scalar_buf s1, s2;
+    const eir_tview *in[3] = {args[0].t, arg_view(&args[1], &s1), arg_view(&args[2], &s2)};
+    if (args[0].kind != EIR_KA_TENSOR || !in[1] || !in[2]) return eir_kerr(ctx, "where: bad arguments");
+    return pw_run(&op_where, &p, out->dtype, in, out, ctx);
+}
+
+/* masked_fill(self, mask, value) = where(mask, value, self) */
+static int k_masked_fill(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(3);
+    pw_params p = {0};
+    scalar_buf sv;
+    const eir_tview *v = arg_view(&args[2], &sv);
+    if (args[0].kind != EIR_KA_TENSOR || args[1].kind != EIR_KA_TENSOR || !v)
+        return eir_kerr(ctx, "masked_fill: bad arguments");
+    if (args[2].kind == EIR_KA_TENSOR && v->rank != 0)
+        return eir_kerr(ctx, "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with %d "
+                             "dimension(s).", (int)v->rank);
+    const eir_tview *in[3] = {args[1].t, v, args[0].t};
+    return pw_run(&op_where, &p, out->dtype, in, out, ctx);
+}
+
+static int k_lerp(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(3);
+    pw_params p = {0};
+    scalar_buf s0, s1, s2;
+    const eir_tview *in[3] = {arg_view(&args[0], &s0), arg_view(&args[1], &s1), arg_view(&args[2], &s2)};
+    if (!in[0] || !in[1] || !in[2]) return eir_kerr(ctx, "lerp: bad arguments");
+    return pw_run(&op_lerp, &p, out->dtype, in, out, ctx);
+}
+
+/* ---- casts, copies, fills ---- */
+
+/* out = src converted to out's dtype, broadcast to out's shape. */
+static int copy_into(const eir_tview *src, eir_tview *out, eir_kctx *ctx) {
+    eir_tview b;
+    if (!eir_tview_broadcast(src, out->rank, out->sizes, &b))
+        return eir_kerr(ctx, "copy: source of rank %d does not broadcast to the destination", (int)src->rank);
+    const eir_tview *ops[2] = {out, &b};
+    eir_iter it;
+    eir_iter_init(&it, out->rank, out->sizes, 2, ops);
+    char *p[2];
+    int64_t len;
+    eir_dtype sd = src->dtype, od = out->dtype;
+    const int64_t *is = it.inner_stride;
+    if (sd == od) {
+        size_t es = eir_elsize(od);
+        while (eir_iter_next(&it, p, &len)) {
+            if (is[0] == (int64_t)es && is[1] == (int64_t)es) memcpy(p[0], p[1], (size_t)len * es);
+            else
+                for (int64_t j = 0; j < len; j++) memcpy(p[0] + j * is[0], p[1] + j * is[1], es);
+        }
+        return 0;
+    }
+    bool sc = eir_is_complex(sd), oc = eir_is_complex(od);
+    bool sf = eir_is_floating(sd), si = eir_is_integral(sd, true);
+    if (!(sc || sf || si) || !(oc || eir_is_floating(od) || eir_is_integral(od, true)))
+        return eir_kerr(ctx, "copy_ not implemented for '%s' -> '%s'", c10_name(sd), c10_name(od));
+    while (eir_iter_next(&it, p, &len))
+        for (int64_t j = 0; j < len; j++) {
+            const char *s = p[1] + j * is[1];
+            char *d = p[0] + j * is[0];
+            if (oc || sc) {
+                double re, im;
+                eir_load_c128(s, sd, &re, &im);
+                if (oc) eir_store_c128(d, od, re, im);
+                else if (od == EIR_BOOL) *(uint8_t *)d = re != 0 || im != 0;
+                else store_f64(d, od, re);
+            } else if (si && eir_is_integral(od, true)) {
+                st_i(d, od, ld_i(s, sd));
+            } else if (sd == EIR_F32 && reduced(od)) {
+                st_f(d, od, *(const float *)s);
+            } else if (si && (od == EIR_F32 || reduced(od)) && sd == EIR_I64) {
+                st_f(d, od, (float)*(const int64_t *)s);
+            } else {
+                store_f64(d, od, eir_load_f64(s, sd));
+            }
+        }
+    return 0;
+}
+
+static int k_copy_self(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(1);
+    if (args[0].kind != EIR_KA_TENSOR) return eir_kerr(ctx, "expected a tensor argument");
+    return copy_into(args[0].t, out, ctx);
+}
+
+/* aten.copy(self, src): src broadcast into self's shape and dtype */
+static int k_copy(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(2);
+    if (args[1].kind != EIR_KA_TENSOR) return eir_kerr(ctx, "copy: expected a tensor src");
+    return copy_into(args[1].t, out, ctx);
+}
+
+static int k_dropout(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(3);
+    double prob = args[1].kind == EIR_KA_FLOAT ? args[1].f : scalar_f(&args[1]);
+    if (args[2].i && prob != 0) return eir_kerr(ctx, "dropout in training mode is not supported yet");
+    return copy_into(args[0].t, out, ctx);
+}
+
+static int fill_scalar(const eir_scalar *s, eir_tview *out, eir_kctx *ctx) {
+    scalar_buf b;
+    return copy_into(scalar_view(s, &b), out, ctx);
+}
+
+static int k_fill_arg(const eir_karg *a, eir_tview *out, eir_kctx *ctx) {
+    if (a->kind == EIR_KA_TENSOR) {
+        if (a->t->rank != 0)
+            return eir_kerr(ctx, "fill_ only supports 0-dimension value tensor but got tensor with %d dimensions.",
+                            (int)a->t->rank);
+        return copy_into(a->t, out, ctx);
+    }
+    if (!is_scalar_arg(a)) return eir_kerr(ctx, "fill: expected a scalar value");
+    return fill_scalar(&a->s, out, ctx);
+}
+
+/* fill.Scalar / fill.Tensor / full_like: value is args[1]; full: args[1] too (size is args[0]) */
+static int k_fill1(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(2);
+    return k_fill_arg(&args[1], out, ctx);
+}
+static int k_scalar_tensor(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(1);
+    return k_fill_arg(&args[0], out, ctx);
+}
+static int k_zeros(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    (void)args; (void)nargs;
+    if (nout < 1) return eir_kerr(ctx, "zeros: no output");
+    eir_scalar z = {EIR_SC_INT, 0, 0, 0};
+    return fill_scalar(&z, out, ctx);
+}
+static int k_ones(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    (void)args; (void)nargs;
+    if (nout < 1) return eir_kerr(ctx, "ones: no output");
+    eir_scalar o = {EIR_SC_INT, 1, 1, 0};
+    return fill_scalar(&o, out, ctx);
+}
+
+/* arange: value i = start + i * step in the accumulate type of out's dtype
+ * (double for float32/float64, float for f16/bf16, int64 for integers). */
+static int arange3(const eir_karg *start, const eir_karg *end, const eir_karg *step, eir_tview *out, eir_kctx *ctx) {
+    if (out->rank != 1) return eir_kerr(ctx, "arange: expected a 1-d output");
+    eir_dtype od = out->dtype;
+    double fs = start ? scalar_f(start) : 0, fe = scalar_f(end), fst = step ? scalar_f(step) : 1;
+    if (fst == 0) return eir_kerr(ctx, "step must be nonzero");
+    if (!(isfinite(fs) && isfinite(fe))) return eir_kerr(ctx, "unsupported range: %g -> %g", fs, fe);
+    if ((fst > 0 && fe < fs) || (fst < 0 && fe > fs))
+        return eir_kerr(ctx, "upper bound and larger bound inconsistent with step sign");
+    int64_t n = out->sizes[0];
+    char *d = out->data;
+    int64_t st = out->strides[0] * (int64_t)eir_elsize(od);
+    if (eir_is_integral(od, true)) {
+        int64_t s0 = start ? scalar_i(start) : 0, s1 = step ? scalar_i(step) : 1;
+        for (int64_t i = 0; i < n; i++) st_i(d + i * st, od, wadd(s0, wmul(s1, i)));
+    } else if (reduced(od)) {
+        float s0 = (float)fs, s1 = (float)fst;
+        for (int64_t i = 0; i < n; i++) st_f(d + i * st, od, s0 + s1 * (float)i);
+    } else if (od == EIR_F32 || od == EIR_F64) {
+        for (int64_t i = 0; i < n; i++) store_f64(d + i * st, od, fs + fst * (double)i);
+    } else {
+        return eir_kerr(ctx, "\"arange_cpu\" not implemented for '%s'", c10_name(od));
+    }
+    return 0;
+}
+static int k_arange(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(1);
+    return arange3(NULL, &args[0], NULL, out, ctx);
+}
+static int k_arange_start(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(2);
+    return arange3(&args[0], &args[1], NULL, out, ctx);
+}
+static int k_arange_step(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(3);
+    return arange3(&args[0], &args[1], &args[2], out, ctx);
+}
+
+const eir_kernel_entry eir_kernels_pointwise[] = {
+    /* binary arithmetic */
+    {"aten.add.Tensor", k_add},
+    {"aten.add.Scalar", k_add},
+    {"aten.add_.Tensor", k_add},
+    {"aten.sub.Tensor", k_sub},
+    {"aten.sub.Scalar", k_sub},
+    {"aten.sub_.Tensor", k_sub},
+    {"aten.rsub.Scalar", k_rsub},
+    {"aten.rsub.Tensor", k_rsub},
+    {"aten.mul.Tensor", k_mul},
+    {"aten.mul.Scalar", k_mul},
+    {"aten.mul_.Tensor", k_mul},
+    {"aten.div.Tensor", k_div},
+    {"aten.div.Scalar", k_div},
+    {"aten.div_.Tensor", k_div},
+    {"aten.div.Tensor_mode", k_div_mode},
+    {"aten.div.Scalar_mode", k_div_mode},
+    {"aten.floor_divide.default", k_floordiv},
+    {"aten.remainder.Tensor", k_rem},
+    {"aten.remainder.Scalar", k_rem},
+    {"aten.fmod.Tensor", k_fmod},
+    {"aten.fmod.Scalar", k_fmod},
+    {"aten.pow.Tensor_Tensor", k_pow},
+    {"aten.pow.Tensor_Scalar", k_pow_scalar_exp},
+    {"aten.pow.Scalar", k_pow},
+    {"aten.maximum.default", k_max},
+    {"aten.minimum.default", k_min},
+    {"aten.atan2.default", k_atan2},
+    {"aten.__lshift__.Scalar", k_shl},
+    {"aten.__lshift__.Tensor", k_shl},
+    {"aten.__rshift__.Scalar", k_shr},
+    {"aten.__rshift__.Tensor", k_shr},
+    {"aten.bitwise_left_shift.Tensor", k_shl},
+    {"aten.bitwise_right_shift.Tensor", k_shr},
+    {"aten.bitwise_and.Tensor", k_band},
+    {"aten.bitwise_or.Tensor", k_bor},
+    {"aten.bitwise_xor.Tensor", k_bxor},
+    {"aten.bitwise_and.Scalar", k_band},
+    {"aten.bitwise_or.Scalar", k_bor},
+    {"aten.bitwise_xor.Scalar", k_bxor},
+    {"aten.__and__.Tensor", k_band},
+    {"aten.__or__.Tensor", k_bor},
+    {"aten.__xor__.Tensor", k_bxor},
+    {"aten.logical_and.default", k_land},
+    {"aten.logical_or.default", k_lor},
+    {"aten.logical_xor.default", k_lxor},
+    /* comparisons */
+    {"aten.eq.Tensor", k_eq},
+    {"aten.eq.Scalar", k_eq},
+    {"aten.ne.Tensor", k_ne},
+    {"aten.ne.Scalar", k_ne},
+    {"aten.lt.Tensor", k_lt},
+    {"aten.lt.Scalar", k_lt},
+    {"aten.le.Tensor", k_le},
+    {"aten.le.Scalar", k_le},
+    {"aten.gt.Tensor", k_gt},
+    {"aten.gt.Scalar", k_gt},
+    {"aten.ge.Tensor", k_ge},
+    {"aten.ge.Scalar", k_ge},
+    /* unary */
+    {"aten.neg.default", k_neg},
+    {"aten.abs.default", k_abs},
+    {"aten.sign.default", k_sign},
+    {"aten.exp.default", k_exp},
+    {"aten.exp2.default", k_exp2},
+    {"aten.expm1.default", k_expm1},
+    {"aten.log.default", k_log},
+    {"aten.log2.default", k_log2},
+    {"aten.log10.default", k_log10},
+    {"aten.log1p.default", k_log1p},
+    {"aten.sqrt.default", k_sqrt},
+    {"aten.rsqrt.default", k_rsqrt},
+    {"aten.reciprocal.default", k_recip},
+    {"aten.sin.default", k_sin},
+    {"aten.cos.default", k_cos},
+    {"aten.tan.default", k_tan},
+    {"aten.asin.default", k_asin},
+    {"aten.acos.default", k_acos},
+    {"aten.atan.default", k_atan},
+    {"aten.sinh.default", k_sinh},
+    {"aten.cosh.default", k_cosh},
+    {"aten.tanh.default", k_tanh},
+    {"aten.asinh.default", k_asinh},
+    {"aten.acosh.default", k_acosh},
+    {"aten.atanh.default", k_atanh},
+    {"aten.sigmoid.default", k_sigmoid},
+    {"aten.erf.default", k_erf},
+    {"aten.erfc.default", k_erfc},
+    {"aten.floor.default", k_floor},
+    {"aten.ceil.default", k_ceil},
+    {"aten.round.default", k_round},
+    {"aten.round.decimals", k_round_dec},
+    {"aten.trunc.default", k_trunc},
+    {"aten.frac.default", k_frac},
+    {"aten.relu.default", k_relu},
+    {"aten.relu_.default", k_relu},
+    {"aten.gelu.default", k_gelu},
+    {"aten.silu.default", k_silu},
+    {"aten.mish.default", k_mish},
+    {"aten.hardtanh.default", k_hardtanh},
+    {"aten.hardtanh_.default", k_hardtanh},
+    {"aten.hardswish.default", k_hardswish},
+    {"aten.hardsigmoid.default", k_hardsigmoid},
+    {"aten.elu.default", k_elu},
+    {"aten.leaky_relu.default", k_leaky},
+    {"aten.softplus.default", k_softplus},
+    {"aten.logical_not.default", k_lnot},
+    {"aten.bitwise_not.default", k_bnot},
+    {"aten.isnan.default", k_isnan},
+    {"aten.isinf.default", k_isinf},
+    {"aten.isfinite.default", k_isfinite},
+    {"aten.nan_to_num.default", k_nan2num},
+    {"aten.clamp.default", k_clamp},
+    {"aten.clamp.Tensor", k_clamp},
+    {"aten.clamp_min.default", k_clamp_min},
+    {"aten.clamp_max.default", k_clamp_max},
+    {"aten.clamp_min.Tensor", k_clamp_min},
+    {"aten.clamp_max.Tensor", k_clamp_max},
+    {"aten.where.self", k_where},
+    {"aten.where.ScalarSelf", k_where},
+    {"aten.where.ScalarOther", k_where},
+    {"aten.where.Scalar", k_where},
+    {"aten.masked_fill.Scalar", k_masked_fill},
+    {"aten.masked_fill.Tensor", k_masked_fill},
+    {"aten.lerp.Scalar", k_lerp},
+    {"aten.lerp.Tensor", k_lerp},
+    /* casts and copies */
+    {"aten._to_copy.default", k_copy_self},
+    {"aten.to.dtype", k_copy_self},
+    {"aten.to.dtype_layout", k_copy_self},
+    {"aten.clone.default", k_copy_self},
+    {"aten.contiguous.default", k_copy_self},
+    {"aten.lift_fresh_copy.default", k_copy_self},
+    {"aten.copy.default", k_copy},
+    {"aten.dropout.default", k_dropout},
+    /* fills */
+    {"aten.fill.Scalar", k_fill1},
+    {"aten.fill.Tensor", k_fill1},
+    {"aten.full.default", k_fill1},
+    {"aten.full_like.default", k_fill1},
+    {"aten.zeros.default", k_zeros},
+    {"aten.zeros_like.default", k_zeros},
+    {"aten.ones.default", k_ones},
+    {"aten.ones_like.default", k_ones},
+    {"aten.scalar_tensor.default", k_scalar_tensor},
+    {"aten.empty.memory_format", k_zeros},
+    {"aten.empty_like.default", k_zeros},
+    {"aten.arange.default", k_arange},
+    {"aten.arange.start", k_arange_start},
+    {"aten.arange.start_step", k_arange_step},
+    {NULL, NULL},
+};

@@ -1161,6 +1161,30 @@ eir_status eir_runtime_output(eir_runtime *rt, uint32_t i, eir_tensor_view *out)
     return EIR_OK;
 }
 
+eir_status eir_runtime_plan_example(eir_runtime *rt) {
+    if (!rt || !rt->steps) return EIR_ERR_ARG;
+    memset(rt->sym_bound, 0, (rt->nsyms + 1) * sizeof *rt->sym_bound);
+    const eir_program *p = rt->p;
+    /* every symbol with a recorded hint takes it */
+    for (uint32_t i = 0; i < rt->g->num_values; i++) {
+        const eir_value *v = &rt->g->values[i];
+        if (v->kind != EIR_VALUE_TENSOR) continue;
+        for (uint32_t d = 0; d < v->meta.rank; d++) {
+            const eir_symint *si = &v->meta.sizes[d];
+            if (!si->is_expr || !si->has_hint || p->exprs[si->expr].tree->kind != EIR_SYM_SYMBOL) continue;
+            uint32_t s;
+            if (eir_strmap_get(&rt->sym_index, p->exprs[si->expr].tree->name, &s)) {
+                rt->symvals[s] = si->value;
+                rt->sym_bound[s] = true;
+            }
+        }
+    }
+    eir_status st = eval_geometry(rt);
+    if (!st) st = plan_memory(rt);
+    rt->planned = false; /* a real run plans for its own inputs */
+    return st;
+}
+
 void eir_runtime_memory(const eir_runtime *rt, uint64_t *arena_bytes, uint64_t *sum) {
     if (arena_bytes) *arena_bytes = rt->planned_bytes;
     if (sum) *sum = rt->sum_bytes;

@@ -349,6 +349,38 @@ int main(int argc, char **argv) {
     if (load(path, &p)) return 1;
     char *text = NULL;
     eir_status st = is_info ? eir_program_info(p, json, &text) : eir_program_print(p, form, &text);
+    if (is_info && st == EIR_OK && text) {
+        /* the runtime's view: can it run, and how much activation memory */
+        eir_runtime *rt = NULL;
+        char extra[2048];
+        if (eir_runtime_create(p, &rt) == EIR_OK && eir_runtime_plan_example(rt) == EIR_OK) {
+            uint64_t arena, sum;
+            eir_runtime_memory(rt, &arena, &sum);
+            if (json)
+                snprintf(extra, sizeof extra, ", \"runnable\": true, \"arena_bytes\": %llu, \"intermediate_bytes\": %llu}\n",
+                         (unsigned long long)arena, (unsigned long long)sum);
+            else
+                snprintf(extra, sizeof extra, "runnable: yes; activation arena %llu bytes for %llu bytes of "
+                         "intermediates (%.0f%%) at the exported shapes\n", (unsigned long long)arena,
+                         (unsigned long long)sum, sum ? 100.0 * (double)arena / (double)sum : 100.0);
+        } else if (json) {
+            snprintf(extra, sizeof extra, ", \"runnable\": false}\n");
+        } else {
+            const char *m = eir_runtime_errmsg(rt);
+            const char *nl = strchr(m, '\n');
+            snprintf(extra, sizeof extra, "runnable: no (%.*s)\n", nl ? (int)(nl - m) : (int)strlen(m), m);
+        }
+        eir_runtime_free(rt);
+        size_t tl = strlen(text);
+        if (json && tl >= 2 && text[tl - 2] == '}') text[tl - 2] = 0;  /* splice into the JSON object */
+        char *joined = malloc(strlen(text) + strlen(extra) + 1);
+        if (joined) {
+            strcpy(joined, text);
+            strcat(joined, extra);
+            eir_free(text);
+            text = joined;
+        }
+    }
     int rc = emit(p, st, text);
     eir_program_free(p);
     return rc;
