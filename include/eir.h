@@ -338,7 +338,7 @@ void eir_free(void *ptr);
  *     eir_runtime *rt;
  *     if (eir_runtime_create(p, &rt) != EIR_OK) { puts(eir_runtime_errmsg(rt)); ... }
  *     eir_tensor_view x = {data, EIR_F32, 2, sizes, NULL};   // NULL strides: contiguous
- *     eir_runtime_set_input(rt, 0, &x);                       // borrowed until the run returns
+ *     eir_runtime_set_input(rt, 0, &x);                       // data borrowed until the run returns
  *     eir_runtime_run(rt);
  *     eir_tensor_view y;
  *     eir_runtime_output(rt, 0, &y);                          // borrowed until the next run or free
@@ -381,8 +381,10 @@ uint32_t eir_runtime_num_outputs(const eir_runtime *rt);
 eir_status eir_runtime_output_info(const eir_runtime *rt, uint32_t i, eir_io_info *info);
 
 /* Set user input i (a tensor, or a 0-d int64 for a symbolic int input).
- * Checked against the program (dtype, rank, static dims, ranges) before
- * anything runs; a mismatch names the input and what was expected. */
+ * The data is borrowed until the run returns; sizes and strides are copied.
+ * Checked against the program (dtype, rank, static dims) here and against
+ * its ranges when the run starts; a mismatch names the input and what was
+ * expected, before anything runs. */
 eir_status eir_runtime_set_input(eir_runtime *rt, uint32_t i, const eir_tensor_view *v);
 eir_status eir_runtime_run(eir_runtime *rt);
 /* User output i of the last run. Scalar outputs come back as 0-d tensors. */

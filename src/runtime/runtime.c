@@ -24,7 +24,8 @@
 #include "../kernels/tables.h"
 #include "../ops/optable.h"
 
-enum { STEP_KERNEL, STEP_VIEW, STEP_COPY, STEP_SYM, STEP_ASSERT, STEP_NOOP };
+enum { STEP_KERNEL, STEP_VIEW, STEP_COPY, STEP_SYM, STEP_ASSERT, STEP_NOOP, STEP_HOP };
+enum { HOP_COND, HOP_WHILE, HOP_MAP, HOP_SCAN };
 
 typedef struct rt_value {
     eir_tview view;            /* geometry + data pointer (after planning) */
@@ -63,6 +64,12 @@ typedef struct rt_step {
     rt_patch *patches;
     uint32_t npatches;
     uint32_t src;              /* VIEW/COPY: source value */
+    /* STEP_HOP: the subgraphs' runtimes and the operand lists, in argument order */
+    int hop;
+    struct eir_runtime *sub[2];
+    const eir_arg *lists[4];
+    uint32_t nlists;
+    uint32_t pred;             /* cond: predicate value */
 } rt_step;
 
 typedef struct rt_io {
@@ -70,7 +77,8 @@ typedef struct rt_io {
     uint32_t value;            /* EIR_NO_VALUE for constants */
     const eir_arg *arg;        /* the constant's argument */
     int64_t *sizes;            /* recorded sizes, -1 for symbolic */
-    eir_tensor_view given;
+    eir_tensor_view given;     /* sizes/strides point at the copies below */
+    int64_t given_sizes[EIR_MAX_RANK], given_strides[EIR_MAX_RANK];
     bool set;
     void *copy;                /* normalized copy of a non-conforming input */
     eir_tview scalar_view;     /* constant / symbolic outputs as 0-d tensors */
@@ -80,6 +88,7 @@ typedef struct rt_io {
 struct eir_runtime {
     eir_program *p;
     const eir_graph *g;
+    bool root;                 /* the program's graph (signature applies), not a subgraph */
     char errmsg[2048];
     eir_arena arena;
     rt_value *values;
@@ -403,6 +412,59 @@ static void list_outputs(const eir_node *n, uint32_t *ids) {
     }
 }
 
+static eir_status runtime_create_graph(eir_program *p, const eir_graph *g, bool root, eir_runtime **out);
+
+/* cond / while_loop / map_impl / scan: subgraphs become runtimes of their own */
+static eir_status bind_hop(eir_runtime *rt, rt_step *st, eir_buf *missing, uint32_t *nmissing) {
+    const eir_node *n = st->node;
+    const char *t = n->target + strlen("torch.ops.higher_order.");
+    st->kind = STEP_HOP;
+    if (!strcmp(t, "cond")) st->hop = HOP_COND;
+    else if (!strcmp(t, "while_loop")) st->hop = HOP_WHILE;
+    else if (!strcmp(t, "map_impl")) st->hop = HOP_MAP;
+    else if (!strcmp(t, "scan")) st->hop = HOP_SCAN;
+    else {
+        if (*nmissing < 40) eir_buf_printf(missing, "\n  higher_order.%s (node %%%s)", t, n->name ? n->name : "?");
+        (*nmissing)++;
+        return EIR_OK;
+    }
+    uint32_t ng = 0;
+    st->pred = EIR_NO_VALUE;
+    for (uint32_t i = 0; i < n->num_inputs; i++) {
+        const eir_arg *a = &n->inputs[i].arg;
+        if (n->inputs[i].kind == 2) continue; /* keyword options */
+        if (a->kind == EIR_ARG_GRAPH) {
+            if (ng == 2) return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s: more than two subgraphs", n->name);
+            eir_runtime *sub = NULL;
+            eir_status s = runtime_create_graph(rt->p, a->u.graph.graph, false, &sub);
+            if (s) {
+                if (!sub) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
+                if (s == EIR_ERR_GRAPH && strstr(sub->errmsg, "cannot run yet")) {
+                    const char *list = strchr(sub->errmsg, '\n');
+                    if (list) eir_buf_puts(missing, list);
+                    (*nmissing)++;
+                    eir_runtime_free(sub);
+                    return EIR_OK;
+                }
+                rt_fail(rt, s, "node %%%s, subgraph %s: %s", n->name, a->u.graph.name, sub->errmsg);
+                eir_runtime_free(sub);
+                return s;
+            }
+            st->sub[ng++] = sub;
+        } else if (a->kind == EIR_ARG_TENSORS || a->kind == EIR_ARG_SYM_INTS) {
+            if (st->nlists == 4) return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s: too many operand lists", n->name);
+            st->lists[st->nlists++] = a;
+        } else if ((a->kind == EIR_ARG_TENSOR || a->kind == EIR_ARG_SYM_BOOL || a->kind == EIR_ARG_BOOL) && st->hop == HOP_COND) {
+            st->pred = a->value;
+            if (a->kind == EIR_ARG_BOOL) st->pred = a->u.b ? UINT32_MAX - 1 : UINT32_MAX - 2;
+        }
+    }
+    int want_graphs = st->hop == HOP_MAP || st->hop == HOP_SCAN ? 1 : 2;
+    if (ng != (uint32_t)want_graphs || st->nlists < (st->hop == HOP_COND ? 1u : 2u))
+        return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (higher_order.%s): unexpected arguments", n->name, t);
+    return EIR_OK;
+}
+
 static eir_status bind_step(eir_runtime *rt, uint32_t si, eir_buf *missing, uint32_t *nmissing) {
     rt_step *st = &rt->steps[si];
     const eir_node *n = st->node;
@@ -415,6 +477,7 @@ static eir_status bind_step(eir_runtime *rt, uint32_t si, eir_buf *missing, uint
 
     if (is_sym_target(t)) { st->kind = STEP_SYM; return EIR_OK; }
     if (is_assert(t)) { st->kind = STEP_ASSERT; return EIR_OK; }
+    if (!strncmp(t, "torch.ops.higher_order.", 23)) return bind_hop(rt, st, missing, nmissing);
     const char *op = short_target(t);
     const eir_op_schema *sc = eir_op_find(op);
     bool view = sc && (sc->flags & EIR_OPF_VIEW) && !is_copy_like(op);
@@ -461,6 +524,38 @@ static eir_status bind_step(eir_runtime *rt, uint32_t si, eir_buf *missing, uint
     }
     st->kind = STEP_KERNEL;
     st->fn = fn;
+    return EIR_OK;
+}
+
+/* a subgraph's inputs and outputs are all "user" ones, by position */
+static eir_status setup_io_sub(eir_runtime *rt) {
+    const eir_graph *g = rt->g;
+    rt->inputs = eir_arena_array(&rt->arena, g->num_inputs + 1, sizeof *rt->inputs);
+    rt->outputs = eir_arena_array(&rt->arena, g->num_outputs + 1, sizeof *rt->outputs);
+    if (!rt->inputs || !rt->outputs) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
+    for (uint32_t i = 0; i < g->num_inputs; i++) {
+        const eir_arg *a = &g->inputs[i];
+        rt_io *io = &rt->inputs[rt->ninputs++];
+        io->name = a->name ? a->name : "";
+        io->value = (a->kind == EIR_ARG_TENSOR || a->kind == EIR_ARG_SYM_INT) ? a->value : EIR_NO_VALUE;
+        io->arg = a;
+        if (io->value != EIR_NO_VALUE && rt->values[io->value].is_tensor) {
+            int32_t sid = new_storage(rt);
+            if (sid < 0) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
+            rt->values[io->value].storage = sid;
+            rt->storages[sid].external = rt->storages[sid].pinned = true;
+            const eir_tensor_meta *m = &g->values[io->value].meta;
+            io->sizes = eir_arena_array(&rt->arena, m->rank ? m->rank : 1, sizeof *io->sizes);
+            if (!io->sizes) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
+            for (uint32_t d = 0; d < m->rank; d++) io->sizes[d] = m->sizes[d].is_expr ? -1 : m->sizes[d].value;
+        }
+    }
+    for (uint32_t i = 0; i < g->num_outputs; i++) {
+        rt_io *io = &rt->outputs[rt->noutputs++];
+        io->name = g->outputs[i].name ? g->outputs[i].name : "";
+        io->value = g->outputs[i].value;
+        io->arg = &g->outputs[i];
+    }
     return EIR_OK;
 }
 
@@ -529,11 +624,20 @@ static eir_status setup_io(eir_runtime *rt) {
 
 eir_status eir_runtime_create(eir_program *p, eir_runtime **out) {
     if (!out) return EIR_ERR_ARG;
+    if (!p || !p->graph) {
+        *out = calloc(1, sizeof **out);
+        if (!*out) return EIR_ERR_NOMEM;
+        return rt_fail(*out, EIR_ERR_ARG, "eir_runtime_create: no loaded program");
+    }
+    return runtime_create_graph(p, p->graph, true, out);
+}
+
+static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, bool root, eir_runtime **out) {
     eir_runtime *rt = *out = calloc(1, sizeof *rt);
     if (!rt) return EIR_ERR_NOMEM;
-    if (!p || !p->graph) return rt_fail(rt, EIR_ERR_ARG, "eir_runtime_create: no loaded program");
     rt->p = p;
-    rt->g = p->graph;
+    rt->g = graph;
+    rt->root = root;
     eir_arena_init(&rt->arena);
     eir_strmap_init(&rt->sym_index);
     const eir_graph *g = rt->g;
@@ -563,7 +667,7 @@ eir_status eir_runtime_create(eir_program *p, eir_runtime **out) {
     rt->sym_bound = calloc(rt->nsyms + 1, sizeof *rt->sym_bound);
     if (!rt->symvals || !rt->sym_bound) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
 
-    eir_status st = setup_io(rt);
+    eir_status st = root ? setup_io(rt) : setup_io_sub(rt);
     if (st) return st;
 
     /* steps */
@@ -643,6 +747,10 @@ eir_status eir_runtime_create(eir_program *p, eir_runtime **out) {
 
 void eir_runtime_free(eir_runtime *rt) {
     if (!rt) return;
+    for (uint32_t i = 0; rt->steps && i < rt->nsteps; i++) {
+        eir_runtime_free(rt->steps[i].sub[0]);
+        eir_runtime_free(rt->steps[i].sub[1]);
+    }
     for (uint32_t i = 0; i < rt->nstorages; i++) free(rt->storages[i].owned);
     for (uint32_t i = 0; i < rt->ninputs; i++) free(rt->inputs[i].copy);
     free(rt->storages);
@@ -728,7 +836,15 @@ eir_status eir_runtime_set_input(eir_runtime *rt, uint32_t i, const eir_tensor_v
                                i, io->name, d, (long long)m->sizes[d].value, (long long)v->sizes[d]);
         }
     }
+    if (v->rank > EIR_MAX_RANK) return rt_fail(rt, EIR_ERR_ARG, "input %u '%s': rank %u is over %d", i, io->name, v->rank, EIR_MAX_RANK);
+    /* the data is borrowed; the shape is copied so callers may pass temporaries */
     io->given = *v;
+    for (uint32_t d = 0; d < v->rank; d++) {
+        io->given_sizes[d] = v->sizes[d];
+        if (v->strides) io->given_strides[d] = v->strides[d];
+    }
+    io->given.sizes = io->given_sizes;
+    io->given.strides = v->strides ? io->given_strides : NULL;
     io->set = true;
     return EIR_OK;
 }
@@ -1083,6 +1199,173 @@ static eir_status run_assert(eir_runtime *rt, const rt_step *st) {
     return EIR_OK;
 }
 
+/* ---- higher-order ops ---- */
+
+static void to_public_view(const eir_tview *t, eir_tensor_view *v) {
+    v->data = t->data;
+    v->dtype = t->dtype;
+    v->rank = (uint32_t)t->rank;
+    v->sizes = t->sizes;
+    v->strides = t->strides;
+}
+
+static eir_tview from_public_view(const eir_tensor_view *v) {
+    eir_tview t = {v->data, v->dtype, (int32_t)v->rank, {0}, {0}};
+    for (uint32_t d = 0; d < v->rank && d < EIR_MAX_RANK; d++) {
+        t.sizes[d] = v->sizes[d];
+        int64_t st = 1;
+        for (uint32_t q = d + 1; q < v->rank; q++) st *= v->sizes[q];
+        t.strides[d] = v->strides ? v->strides[d] : st;
+    }
+    return t;
+}
+
+/* a subgraph input from a parent value, or from an explicit view */
+static eir_status sub_input(eir_runtime *rt, eir_runtime *sub, uint32_t i, uint32_t value, const eir_tview *view,
+                            int64_t *scalar_slot) {
+    eir_tensor_view v;
+    if (view) {
+        to_public_view(view, &v);
+    } else if (value != EIR_NO_VALUE && rt->values[value].is_tensor) {
+        to_public_view(&rt->values[value].view, &v);
+    } else {
+        *scalar_slot = value != EIR_NO_VALUE ? rt->values[value].symval : 0;
+        v = (eir_tensor_view){scalar_slot, EIR_I64, 0, NULL, NULL};
+    }
+    if (eir_runtime_set_input(sub, i, &v) != EIR_OK)
+        return rt_fail(rt, EIR_ERR_ARG, "subgraph input %u: %s", i, sub->errmsg);
+    return EIR_OK;
+}
+
+/* subgraph output j into a parent value (or into an explicit destination view) */
+static eir_status sub_output(eir_runtime *rt, eir_runtime *sub, uint32_t j, uint32_t value, const eir_tview *dst) {
+    eir_tensor_view o;
+    if (eir_runtime_output(sub, j, &o) != EIR_OK)
+        return rt_fail(rt, EIR_ERR_ARG, "subgraph output %u: %s", j, sub->errmsg);
+    eir_tview src = from_public_view(&o);
+    if (dst) { copy_logical(dst, &src); return EIR_OK; }
+    if (value == EIR_NO_VALUE) return EIR_OK;
+    rt_value *v = &rt->values[value];
+    if (v->is_tensor) copy_logical(&v->view, &src);
+    else { v->symval = eir_load_i64(o.data, o.dtype); v->sym_set = true; }
+    return EIR_OK;
+}
+
+static bool truth(eir_runtime *rt, uint32_t value) {
+    if (value == UINT32_MAX - 1) return true;
+    if (value == UINT32_MAX - 2) return false;
+    rt_value *v = &rt->values[value];
+    if (v->is_tensor) return eir_load_f64(v->view.data, v->view.dtype) != 0;
+    return v->symval != 0;
+}
+
+/* view of x[i] along dim 0 */
+static eir_tview select0(const eir_tview *x, int64_t i) {
+    eir_tview r = *x;
+    r.data = (char *)x->data + i * x->strides[0] * (int64_t)eir_dtype_size(x->dtype);
+    r.rank = x->rank - 1;
+    for (int32_t d = 0; d < r.rank; d++) { r.sizes[d] = x->sizes[d + 1]; r.strides[d] = x->strides[d + 1]; }
+    return r;
+}
+
+static eir_status run_sub(eir_runtime *rt, eir_runtime *sub, const eir_node *n) {
+    if (eir_runtime_run(sub) != EIR_OK)
+        return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): %s", n->name ? n->name : "?", short_target(n->target), sub->errmsg);
+    return EIR_OK;
+}
+
+static eir_status run_hop(eir_runtime *rt, rt_step *st) {
+    const eir_node *n = st->node;
+    eir_status e;
+    int64_t slots[64];
+    if (st->hop == HOP_COND) {
+        eir_runtime *sub = truth(rt, st->pred) ? st->sub[0] : st->sub[1];
+        const eir_arg *ops = st->lists[0];
+        for (uint32_t i = 0; i < ops->u.list.n && i < 64; i++)
+            if ((e = sub_input(rt, sub, i, ops->u.list.items[i].value, NULL, &slots[i]))) return e;
+        if ((e = run_sub(rt, sub, n))) return e;
+        for (uint32_t j = 0; j < st->nout; j++)
+            if ((e = sub_output(rt, sub, j, st->outs[j], NULL))) return e;
+        return EIR_OK;
+    }
+    if (st->hop == HOP_WHILE) {
+        const eir_arg *carried = st->lists[0], *extra = st->lists[1];
+        uint32_t nc = carried->u.list.n, ne = extra->u.list.n;
+        if (nc != st->nout || nc + ne > 64) return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s: bad while_loop operands", n->name);
+        /* the outputs hold the carried values between iterations */
+        for (uint32_t i = 0; i < nc; i++) {
+            uint32_t src = carried->u.list.items[i].value, dst = st->outs[i];
+            if (rt->values[dst].is_tensor) copy_logical(&rt->values[dst].view, &rt->values[src].view);
+            else { rt->values[dst].symval = rt->values[src].symval; rt->values[dst].sym_set = true; }
+        }
+        for (uint64_t iter = 0;; iter++) {
+            for (uint32_t i = 0; i < nc; i++)
+                if ((e = sub_input(rt, st->sub[0], i, st->outs[i], NULL, &slots[i]))) return e;
+            for (uint32_t i = 0; i < ne; i++)
+                if ((e = sub_input(rt, st->sub[0], nc + i, extra->u.list.items[i].value, NULL, &slots[nc + i]))) return e;
+            if ((e = run_sub(rt, st->sub[0], n))) return e;
+            eir_tensor_view c;
+            if (eir_runtime_output(st->sub[0], 0, &c) != EIR_OK) return rt_fail(rt, EIR_ERR_ARG, "%s", st->sub[0]->errmsg);
+            if (eir_load_f64(c.data, c.dtype) == 0) break;
+            for (uint32_t i = 0; i < nc; i++)
+                if ((e = sub_input(rt, st->sub[1], i, st->outs[i], NULL, &slots[i]))) return e;
+            for (uint32_t i = 0; i < ne; i++)
+                if ((e = sub_input(rt, st->sub[1], nc + i, extra->u.list.items[i].value, NULL, &slots[nc + i]))) return e;
+            if ((e = run_sub(rt, st->sub[1], n))) return e;
+            for (uint32_t j = 0; j < nc; j++)
+                if ((e = sub_output(rt, st->sub[1], j, st->outs[j], NULL))) return e;
+        }
+        return EIR_OK;
+    }
+    if (st->hop == HOP_MAP) {
+        const eir_arg *xs = st->lists[0], *pos = st->lists[1];
+        uint32_t nx = xs->u.list.n, np = pos->u.list.n;
+        if (nx == 0 || nx + np > 64) return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s: bad map operands", n->name);
+        const eir_tview *x0 = &rt->values[xs->u.list.items[0].value].view;
+        int64_t len = x0->rank ? x0->sizes[0] : 0;
+        for (int64_t i = 0; i < len; i++) {
+            for (uint32_t k = 0; k < nx; k++) {
+                eir_tview xi = select0(&rt->values[xs->u.list.items[k].value].view, i);
+                if ((e = sub_input(rt, st->sub[0], k, EIR_NO_VALUE, &xi, &slots[k]))) return e;
+            }
+            for (uint32_t k = 0; k < np; k++)
+                if ((e = sub_input(rt, st->sub[0], nx + k, pos->u.list.items[k].value, NULL, &slots[nx + k]))) return e;
+            if ((e = run_sub(rt, st->sub[0], n))) return e;
+            for (uint32_t j = 0; j < st->nout; j++) {
+                eir_tview dst = select0(&rt->values[st->outs[j]].view, i);
+                if ((e = sub_output(rt, st->sub[0], j, EIR_NO_VALUE, &dst))) return e;
+            }
+        }
+        return EIR_OK;
+    }
+    /* scan(combine, init, xs, additional): carry through, ys stacked on dim 0 */
+    const eir_arg *init = st->lists[0], *xs = st->lists[1], *extra = st->nlists > 2 ? st->lists[2] : NULL;
+    uint32_t nc = init->u.list.n, nx = xs->u.list.n, ne = extra ? extra->u.list.n : 0;
+    if (nc > st->nout || nc + nx + ne > 64) return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s: bad scan operands", n->name);
+    for (uint32_t i = 0; i < nc; i++)
+        copy_logical(&rt->values[st->outs[i]].view, &rt->values[init->u.list.items[i].value].view);
+    int64_t len = nx && rt->values[xs->u.list.items[0].value].view.rank ? rt->values[xs->u.list.items[0].value].view.sizes[0] : 0;
+    for (int64_t i = 0; i < len; i++) {
+        for (uint32_t k = 0; k < nc; k++)
+            if ((e = sub_input(rt, st->sub[0], k, st->outs[k], NULL, &slots[k]))) return e;
+        for (uint32_t k = 0; k < nx; k++) {
+            eir_tview xi = select0(&rt->values[xs->u.list.items[k].value].view, i);
+            if ((e = sub_input(rt, st->sub[0], nc + k, EIR_NO_VALUE, &xi, &slots[nc + k]))) return e;
+        }
+        for (uint32_t k = 0; k < ne; k++)
+            if ((e = sub_input(rt, st->sub[0], nc + nx + k, extra->u.list.items[k].value, NULL, &slots[nc + nx + k]))) return e;
+        if ((e = run_sub(rt, st->sub[0], n))) return e;
+        for (uint32_t j = 0; j < st->nout; j++) {
+            if (j < nc) { if ((e = sub_output(rt, st->sub[0], j, st->outs[j], NULL))) return e; }
+            else {
+                eir_tview dst = select0(&rt->values[st->outs[j]].view, i);
+                if ((e = sub_output(rt, st->sub[0], j, EIR_NO_VALUE, &dst))) return e;
+            }
+        }
+    }
+    return EIR_OK;
+}
+
 eir_status eir_runtime_run(eir_runtime *rt) {
     if (!rt || !rt->steps) return EIR_ERR_ARG;
     eir_status st;
@@ -1107,6 +1390,9 @@ eir_status eir_runtime_run(eir_runtime *rt) {
             break;
         case STEP_VIEW:
             break;  /* geometry and pointer were set by planning */
+        case STEP_HOP:
+            if ((st = run_hop(rt, s))) return st;
+            break;
         case STEP_COPY:
             copy_logical(&rt->values[s->outs[0]].view, &rt->values[s->src].view);
             break;
