@@ -24,7 +24,7 @@
 #include "../kernels/tables.h"
 #include "../ops/optable.h"
 
-enum { STEP_KERNEL, STEP_VIEW, STEP_COPY, STEP_SYM, STEP_ASSERT, STEP_NOOP, STEP_HOP };
+enum { STEP_KERNEL, STEP_VIEW, STEP_COPY, STEP_SYM, STEP_ASSERT, STEP_NOOP, STEP_HOP, STEP_NONZERO, STEP_ITEM };
 enum { HOP_COND, HOP_WHILE, HOP_MAP, HOP_SCAN };
 
 typedef struct rt_value {
@@ -34,6 +34,8 @@ typedef struct rt_value {
     bool is_tensor;
     int64_t symval;            /* SYM_INT / SYM_BOOL values */
     bool sym_set;
+    bool deferred;             /* shape depends on data (unbacked symbols): resolved during the run */
+    bool resolved;
 } rt_value;
 
 typedef struct rt_storage {
@@ -43,6 +45,9 @@ typedef struct rt_storage {
     int64_t arena_off;         /* planned offset, or -1 */
     int32_t first, last;       /* lifetime in steps */
     bool external, pinned;
+    bool deferred;             /* sized during the run; lives in dyn */
+    void *dyn;
+    uint64_t dyn_bytes;
 } rt_storage;
 
 typedef struct rt_patch {
@@ -110,6 +115,7 @@ struct eir_runtime {
     bool planned;
     int64_t *last_shapes;      /* input sizes of the last plan */
     uint32_t nlast_shapes;
+    uint32_t ndeferred;        /* values whose shapes depend on data */
     char kerr[1024];
 };
 
@@ -478,6 +484,17 @@ static eir_status bind_step(eir_runtime *rt, uint32_t si, eir_buf *missing, uint
     if (is_sym_target(t)) { st->kind = STEP_SYM; return EIR_OK; }
     if (is_assert(t)) { st->kind = STEP_ASSERT; return EIR_OK; }
     if (!strncmp(t, "torch.ops.higher_order.", 23)) return bind_hop(rt, st, missing, nmissing);
+    if (!strcmp(t, "torch.ops.aten.nonzero.default") || !strcmp(t, "torch.ops.aten.item.default") ||
+        !strcmp(t, "torch.ops.aten._local_scalar_dense.default")) {
+        /* data-dependent: the count / the value binds an unbacked symbol */
+        st->kind = !strcmp(t, "torch.ops.aten.nonzero.default") ? STEP_NONZERO : STEP_ITEM;
+        st->src = EIR_NO_VALUE;
+        for (uint32_t i = 0; i < n->num_inputs; i++)
+            if (n->inputs[i].arg.kind == EIR_ARG_TENSOR) { st->src = n->inputs[i].arg.value; break; }
+        if (st->src == EIR_NO_VALUE || st->nout != 1 || st->outs[0] == EIR_NO_VALUE)
+            return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): expected one tensor input and one output", n->name, short_target(t));
+        return EIR_OK;
+    }
     const char *op = short_target(t);
     const eir_op_schema *sc = eir_op_find(op);
     bool view = sc && (sc->flags & EIR_OPF_VIEW) && !is_copy_like(op);
@@ -751,7 +768,7 @@ void eir_runtime_free(eir_runtime *rt) {
         eir_runtime_free(rt->steps[i].sub[0]);
         eir_runtime_free(rt->steps[i].sub[1]);
     }
-    for (uint32_t i = 0; i < rt->nstorages; i++) free(rt->storages[i].owned);
+    for (uint32_t i = 0; i < rt->nstorages; i++) { free(rt->storages[i].owned); free(rt->storages[i].dyn); }
     for (uint32_t i = 0; i < rt->ninputs; i++) free(rt->inputs[i].copy);
     free(rt->storages);
     free(rt->symvals);
@@ -906,24 +923,38 @@ static eir_status eval_geometry(eir_runtime *rt) {
     rt->sum_bytes = 0;
     for (uint32_t i = 0; i < rt->nstorages; i++)
         if (!rt->storages[i].external) rt->storages[i].nbytes = 0;
+    rt->ndeferred = 0;
     for (uint32_t i = 0; i < g->num_values; i++) {
         rt_value *v = &rt->values[i];
         if (!v->is_tensor) continue;
         const eir_tensor_meta *m = &g->values[i].meta;
         v->view.dtype = m->dtype;
         v->view.rank = (int32_t)m->rank;
+        v->deferred = false;
         int64_t extent = 0;
         bool empty = false;
-        for (uint32_t d = 0; d < m->rank; d++) {
+        bool unknown = false;
+        for (uint32_t d = 0; d < m->rank && !unknown; d++) {
             if (!eval_symint(rt, &m->sizes[d], &v->view.sizes[d], err, sizeof err) ||
-                !eval_symint(rt, &m->strides[d], &v->view.strides[d], err, sizeof err))
-                return rt_fail(rt, EIR_ERR_GRAPH, "value %s: cannot compute its shape: %s (data-dependent shapes are "
-                               "not supported yet)", g->values[i].name, err);
+                !eval_symint(rt, &m->strides[d], &v->view.strides[d], err, sizeof err)) {
+                if (!strstr(err, "has no value"))
+                    return rt_fail(rt, EIR_ERR_GRAPH, "value %s: cannot compute its shape: %s", g->values[i].name, err);
+                unknown = true;  /* an unbacked symbol: known only once the producing op has run */
+                break;
+            }
             if (v->view.sizes[d] == 0) empty = true;
             else extent += (v->view.sizes[d] - 1) * (v->view.strides[d] < 0 ? 0 : v->view.strides[d]);
         }
-        if (!eval_symint(rt, &m->storage_offset, &v->offset, err, sizeof err))
-            return rt_fail(rt, EIR_ERR_GRAPH, "value %s: %s", g->values[i].name, err);
+        if (!unknown && !eval_symint(rt, &m->storage_offset, &v->offset, err, sizeof err)) {
+            if (!strstr(err, "has no value")) return rt_fail(rt, EIR_ERR_GRAPH, "value %s: %s", g->values[i].name, err);
+            unknown = true;
+        }
+        if (unknown) {
+            v->deferred = true;
+            rt->ndeferred++;
+            if (v->storage >= 0 && !rt->storages[v->storage].external) rt->storages[v->storage].deferred = true;
+            continue;
+        }
         uint64_t need = empty ? 0 : (uint64_t)(v->offset + extent + 1) * eir_dtype_size(m->dtype);
         if (v->storage >= 0 && !rt->storages[v->storage].external) {
             rt_storage *s = &rt->storages[v->storage];
@@ -949,7 +980,7 @@ static eir_status plan_memory(eir_runtime *rt) {
     placed *pl = malloc((rt->nstorages + 1) * sizeof *pl);
     if (!order || !pl) { free(order); free(pl); return rt_fail(rt, EIR_ERR_NOMEM, "out of memory"); }
     for (uint32_t i = 0; i < rt->nstorages; i++)
-        if (!rt->storages[i].external) order[n++] = i;
+        if (!rt->storages[i].external && !rt->storages[i].deferred) order[n++] = i;
     qsort_r(order, n, sizeof *order, cmp_by_size, rt->storages);
     uint64_t total = 0;
     uint32_t np = 0;
@@ -986,6 +1017,7 @@ static eir_status plan_memory(eir_runtime *rt) {
 static void *storage_base(eir_runtime *rt, int32_t sid) {
     rt_storage *s = &rt->storages[sid];
     if (s->external) return s->ext;
+    if (s->deferred) return s->dyn;
     return (char *)rt->mem + s->arena_off;
 }
 
@@ -1110,6 +1142,8 @@ static void refresh_pointers(eir_runtime *rt) {
     for (uint32_t i = 0; i < rt->nvalues; i++) {
         rt_value *v = &rt->values[i];
         if (!v->is_tensor || v->storage < 0) continue;
+        v->resolved = false;
+        if (v->deferred) { v->view.data = NULL; continue; }
         char *base = storage_base(rt, v->storage);
         v->view.data = base ? base + v->offset * (int64_t)eir_dtype_size(v->view.dtype) : NULL;
     }
@@ -1197,6 +1231,100 @@ static eir_status run_assert(eir_runtime *rt, const rt_step *st) {
         }
     }
     return EIR_OK;
+}
+
+/* ---- data-dependent shapes ---- */
+
+static void bind_unbacked(eir_runtime *rt, const eir_symint *si, int64_t value) {
+    if (!si->is_expr) return;
+    const eir_sym_node *t = rt->p->exprs[si->expr].tree;
+    if (t->kind != EIR_SYM_SYMBOL) return;
+    uint32_t s;
+    if (eir_strmap_get(&rt->sym_index, t->name, &s)) {
+        rt->symvals[s] = value;
+        rt->sym_bound[s] = true;
+    }
+}
+
+/* give every deferred value whose symbols are now known its geometry and memory */
+static eir_status resolve_deferred(eir_runtime *rt) {
+    if (!rt->ndeferred) return EIR_OK;
+    char err[256];
+    for (uint32_t i = 0; i < rt->nvalues; i++) {
+        rt_value *v = &rt->values[i];
+        if (!v->deferred || v->resolved) continue;
+        const eir_tensor_meta *m = &rt->g->values[i].meta;
+        bool ok = true, empty = false;
+        int64_t extent = 0;
+        for (uint32_t d = 0; d < m->rank && ok; d++) {
+            ok = eval_symint(rt, &m->sizes[d], &v->view.sizes[d], err, sizeof err) &&
+                 eval_symint(rt, &m->strides[d], &v->view.strides[d], err, sizeof err);
+            if (!ok) break;
+            if (v->view.sizes[d] < 0) return rt_fail(rt, EIR_ERR_ARG, "value %s: negative size", rt->g->values[i].name);
+            if (v->view.sizes[d] == 0) empty = true;
+            else extent += (v->view.sizes[d] - 1) * (v->view.strides[d] < 0 ? 0 : v->view.strides[d]);
+        }
+        if (!ok || !eval_symint(rt, &m->storage_offset, &v->offset, err, sizeof err)) continue;
+        uint64_t need = empty ? 0 : (uint64_t)(v->offset + extent + 1) * eir_dtype_size(m->dtype);
+        rt_storage *s = &rt->storages[v->storage];
+        if (s->deferred && s->dyn_bytes < need) {
+            void *d = realloc(s->dyn, need);
+            if (!d) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory for %s", rt->g->values[i].name);
+            s->dyn = d;
+            s->dyn_bytes = need;
+        }
+        char *base = storage_base(rt, v->storage);
+        if (!base && need) base = s->dyn;
+        v->view.data = base ? base + v->offset * (int64_t)eir_dtype_size(m->dtype) : (void *)s;
+        v->resolved = true;
+    }
+    return EIR_OK;
+}
+
+/* nonzero: count, bind the output's unbacked size, then write the indices */
+static eir_status run_nonzero(eir_runtime *rt, const rt_step *st) {
+    const eir_tview *x = &rt->values[st->src].view;
+    rt_value *out = &rt->values[st->outs[0]];
+    int64_t n = eir_tview_numel(x), count = 0;
+    int64_t idx[EIR_MAX_RANK] = {0};
+    for (int64_t k = 0; k < n; k++) {
+        if (eir_load_f64(eir_tview_at(x, idx), x->dtype) != 0) count++;
+        for (int32_t d = x->rank - 1; d >= 0; d--) { if (++idx[d] < x->sizes[d]) break; idx[d] = 0; }
+    }
+    bind_unbacked(rt, &rt->g->values[st->outs[0]].meta.sizes[0], count);
+    eir_status e = resolve_deferred(rt);
+    if (e) return e;
+    if (!out->resolved && out->deferred)
+        return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s: cannot size the output of nonzero", st->node->name);
+    memset(idx, 0, sizeof idx);
+    int64_t row = 0;
+    for (int64_t k = 0; k < n && row < out->view.sizes[0]; k++) {
+        if (eir_load_f64(eir_tview_at(x, idx), x->dtype) != 0) {
+            for (int32_t d = 0; d < x->rank; d++) {
+                int64_t at[2] = {row, d};
+                eir_store_i64(eir_tview_at(&out->view, at), out->view.dtype, idx[d]);
+            }
+            row++;
+        }
+        for (int32_t d = x->rank - 1; d >= 0; d--) { if (++idx[d] < x->sizes[d]) break; idx[d] = 0; }
+    }
+    return EIR_OK;
+}
+
+/* item / _local_scalar_dense: a tensor's single element as a symbolic value */
+static eir_status run_item(eir_runtime *rt, const rt_step *st) {
+    const eir_tview *x = &rt->values[st->src].view;
+    if (eir_tview_numel(x) != 1)
+        return rt_fail(rt, EIR_ERR_ARG, "node %%%s: a Tensor with %lld elements cannot be converted to Scalar",
+                       st->node->name, (long long)eir_tview_numel(x));
+    rt_value *out = &rt->values[st->outs[0]];
+    const eir_value *gv = &rt->g->values[st->outs[0]];
+    if (gv->kind == EIR_VALUE_SYM_FLOAT)
+        return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s: float item() values are not supported yet", st->node->name);
+    out->symval = eir_load_i64(x->data, x->dtype);
+    out->sym_set = true;
+    bind_unbacked(rt, &gv->sym, out->symval);
+    return resolve_deferred(rt);
 }
 
 /* ---- higher-order ops ---- */
@@ -1384,6 +1512,7 @@ eir_status eir_runtime_run(eir_runtime *rt) {
         switch (s->kind) {
         case STEP_SYM:
             if ((st = run_sym(rt, s))) return st;
+            if ((st = resolve_deferred(rt))) return st;
             break;
         case STEP_ASSERT:
             if ((st = run_assert(rt, s))) return st;
@@ -1392,6 +1521,12 @@ eir_status eir_runtime_run(eir_runtime *rt) {
             break;  /* geometry and pointer were set by planning */
         case STEP_HOP:
             if ((st = run_hop(rt, s))) return st;
+            break;
+        case STEP_NONZERO:
+            if ((st = run_nonzero(rt, s))) return st;
+            break;
+        case STEP_ITEM:
+            if ((st = run_item(rt, s))) return st;
             break;
         case STEP_COPY:
             copy_logical(&rt->values[s->outs[0]].view, &rt->values[s->src].view);

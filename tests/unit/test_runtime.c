@@ -174,6 +174,39 @@ static void test_cond(void) {
     eir_program_free(p);
 }
 
+/* nonzero sizes its output from the data; the program's _check()s hold */
+static void test_nonzero(void) {
+    eir_program *p = load_fixture("nonzero_check");
+    if (!p) { CHECK(false); return; }
+    eir_runtime *rt = NULL;
+    CHECK(eir_runtime_create(p, &rt) == EIR_OK);
+    npy_array x, want;
+    if (!load_npy("nonzero_check.in_0", &x) || !load_npy("nonzero_check.out_1", &want)) { CHECK(false); return; }
+    eir_tensor_view xv = view_of(&x);
+    CHECK(eir_runtime_set_input(rt, 0, &xv) == EIR_OK);
+    CHECK(eir_runtime_run(rt) == EIR_OK);
+    eir_tensor_view idx;
+    CHECK(eir_runtime_output(rt, 1, &idx) == EIR_OK);
+    CHECK(idx.rank == 2 && idx.sizes[0] == want.sizes[0] && idx.sizes[1] == 2);
+    bool same = idx.sizes[0] == want.sizes[0];
+    /* torch's nonzero result is column-major (strides (1, n)); read through the strides */
+    for (int64_t r = 0; same && r < want.sizes[0]; r++)
+        for (int64_t c = 0; c < 2; c++)
+            same = same && ((int64_t *)idx.data)[r * idx.strides[0] + c * idx.strides[1]] == ((int64_t *)want.data)[r * 2 + c];
+    CHECK(same);
+    /* no positive element: u0 = 0 violates torch._check(n >= 1) */
+    float neg[20];
+    for (int i = 0; i < 20; i++) neg[i] = -1.0f;
+    eir_tensor_view nv = {neg, EIR_F32, 2, x.sizes, NULL};
+    CHECK(eir_runtime_set_input(rt, 0, &nv) == EIR_OK);
+    CHECK(eir_runtime_run(rt) == EIR_ERR_ARG);
+    CHECK(strstr(eir_runtime_errmsg(rt), "Runtime assertion failed for expression u0 >= 1") != NULL);
+    eir_runtime_free(rt);
+    free(x.data);
+    free(want.data);
+    eir_program_free(p);
+}
+
 int main(void) {
     dir = getenv("EIR_FIXTURES");
     if (!dir) dir = "tests/e2e/fixtures";
@@ -181,5 +214,6 @@ int main(void) {
     test_missing_op();
     test_dynamic();
     test_cond();
+    test_nonzero();
     return check_summary("test_runtime");
 }
