@@ -390,6 +390,23 @@ eir_status eir_runtime_run(eir_runtime *rt);
 /* User output i of the last run. Scalar outputs come back as 0-d tensors. */
 eir_status eir_runtime_output(eir_runtime *rt, uint32_t i, eir_tensor_view *out);
 
+/* Custom operators. A program may call operators of its own namespace
+ * (`torch.ops.mylib.sin.default`, defined with torch.library). It loads,
+ * prints and verifies without them; to run it, register a kernel first:
+ *
+ *     static int my_sin(const eir_tensor_view *in, uint32_t nin, const eir_tensor_view *out,
+ *                       uint32_t nout, void *user, char *err, size_t errlen) { ... return 0; }
+ *     eir_register_op("mylib::sin", my_sin, NULL);
+ *
+ * The kernel gets the node's tensor arguments in order and its outputs already
+ * allocated with the shapes and dtypes the program recorded; it returns 0, or
+ * non-zero after writing a message into err. `name` is "ns::op" (every
+ * overload) or "ns::op.overload". Registration is process-wide and not
+ * thread-safe; do it before creating runtimes. */
+typedef int (*eir_custom_kernel)(const eir_tensor_view *inputs, uint32_t ninputs, const eir_tensor_view *outputs,
+                                 uint32_t noutputs, void *user, char *err, size_t errlen);
+eir_status eir_register_op(const char *name, eir_custom_kernel fn, void *user);
+
 /* Plan memory for the input shapes the program was exported with (symbolic
  * dims take their recorded hints), without running: what `eir info` reports. */
 eir_status eir_runtime_plan_example(eir_runtime *rt);

@@ -24,7 +24,7 @@
 #include "../kernels/tables.h"
 #include "../ops/optable.h"
 
-enum { STEP_KERNEL, STEP_VIEW, STEP_COPY, STEP_SYM, STEP_ASSERT, STEP_NOOP, STEP_HOP, STEP_NONZERO, STEP_ITEM };
+enum { STEP_KERNEL, STEP_VIEW, STEP_COPY, STEP_SYM, STEP_ASSERT, STEP_NOOP, STEP_HOP, STEP_NONZERO, STEP_ITEM, STEP_CUSTOM };
 enum { HOP_COND, HOP_WHILE, HOP_MAP, HOP_SCAN };
 
 typedef struct rt_value {
@@ -75,6 +75,12 @@ typedef struct rt_step {
     const eir_arg *lists[4];
     uint32_t nlists;
     uint32_t pred;             /* cond: predicate value */
+    /* STEP_CUSTOM */
+    eir_custom_kernel custom;
+    void *custom_user;
+    uint32_t *tin;             /* tensor input values */
+    uint32_t ntin;
+    eir_tensor_view *cviews;   /* ntin inputs then nout outputs */
 } rt_step;
 
 typedef struct rt_io {
@@ -420,6 +426,41 @@ static void list_outputs(const eir_node *n, uint32_t *ids) {
 
 static eir_status runtime_create_graph(eir_program *p, const eir_graph *g, bool root, eir_runtime **out);
 
+/* ---- custom operators (process-wide registry) ---- */
+
+typedef struct custom_op { char *name; eir_custom_kernel fn; void *user; } custom_op;
+static custom_op *g_custom;
+static uint32_t g_ncustom;
+
+eir_status eir_register_op(const char *name, eir_custom_kernel fn, void *user) {
+    if (!name || !fn || !strstr(name, "::")) return EIR_ERR_ARG;
+    /* "mylib::sin" -> "mylib.sin" ; "mylib::sin.default" -> "mylib.sin.default" */
+    size_t n = strlen(name);
+    char *key = malloc(n);
+    if (!key) return EIR_ERR_NOMEM;
+    const char *sep = strstr(name, "::");
+    memcpy(key, name, (size_t)(sep - name));
+    key[sep - name] = '.';
+    strcpy(key + (sep - name) + 1, sep + 2);
+    for (uint32_t i = 0; i < g_ncustom; i++)
+        if (!strcmp(g_custom[i].name, key)) { g_custom[i].fn = fn; g_custom[i].user = user; free(key); return EIR_OK; }
+    custom_op *c = realloc(g_custom, (g_ncustom + 1) * sizeof *c);
+    if (!c) { free(key); return EIR_ERR_NOMEM; }
+    g_custom = c;
+    g_custom[g_ncustom++] = (custom_op){key, fn, user};
+    return EIR_OK;
+}
+
+/* "mylib.sin.default" matches a registration of "mylib.sin.default" or "mylib.sin" */
+static const custom_op *find_custom(const char *op) {
+    for (uint32_t i = 0; i < g_ncustom; i++) {
+        size_t n = strlen(g_custom[i].name);
+        if (!strncmp(op, g_custom[i].name, n) && (op[n] == 0 || (op[n] == '.' && !strchr(op + n + 1, '.'))))
+            return &g_custom[i];
+    }
+    return NULL;
+}
+
 /* cond / while_loop / map_impl / scan: subgraphs become runtimes of their own */
 static eir_status bind_hop(eir_runtime *rt, rt_step *st, eir_buf *missing, uint32_t *nmissing) {
     const eir_node *n = st->node;
@@ -496,6 +537,24 @@ static eir_status bind_step(eir_runtime *rt, uint32_t si, eir_buf *missing, uint
         return EIR_OK;
     }
     const char *op = short_target(t);
+    if (strncmp(op, "aten.", 5) != 0) {
+        const custom_op *c = find_custom(op);
+        if (c) {
+            st->kind = STEP_CUSTOM;
+            st->custom = c->fn;
+            st->custom_user = c->user;
+            st->tin = eir_arena_array(&rt->arena, n->num_inputs + 1, sizeof *st->tin);
+            st->cviews = eir_arena_array(&rt->arena, n->num_inputs + st->nout + 1, sizeof *st->cviews);
+            if (!st->tin || !st->cviews) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
+            for (uint32_t i = 0; i < n->num_inputs; i++)
+                if (n->inputs[i].arg.kind == EIR_ARG_TENSOR) st->tin[st->ntin++] = n->inputs[i].arg.value;
+                else if (n->inputs[i].arg.kind != EIR_ARG_NONE)
+                    return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): custom operators take tensor arguments only, "
+                                   "argument '%s' is %s", n->name, op, n->inputs[i].name,
+                                   eir_arg_kind_name(n->inputs[i].arg.kind));
+            return EIR_OK;
+        }
+    }
     const eir_op_schema *sc = eir_op_find(op);
     bool view = sc && (sc->flags & EIR_OPF_VIEW) && !is_copy_like(op);
     eir_kernel_fn fn = NULL;
@@ -1525,6 +1584,18 @@ eir_status eir_runtime_run(eir_runtime *rt) {
         case STEP_NONZERO:
             if ((st = run_nonzero(rt, s))) return st;
             break;
+        case STEP_CUSTOM: {
+            for (uint32_t k = 0; k < s->ntin; k++) to_public_view(&rt->values[s->tin[k]].view, &s->cviews[k]);
+            for (uint32_t k = 0; k < s->nout; k++) {
+                if (s->outs[k] == EIR_NO_VALUE) memset(&s->cviews[s->ntin + k], 0, sizeof s->cviews[0]);
+                else to_public_view(&rt->values[s->outs[k]].view, &s->cviews[s->ntin + k]);
+            }
+            rt->kerr[0] = 0;
+            if (s->custom(s->cviews, s->ntin, s->cviews + s->ntin, s->nout, s->custom_user, rt->kerr, sizeof rt->kerr))
+                return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): %s", s->node->name ? s->node->name : "?",
+                               short_target(s->node->target), rt->kerr[0] ? rt->kerr : "custom kernel failed");
+            break;
+        }
         case STEP_ITEM:
             if ((st = run_item(rt, s))) return st;
             break;

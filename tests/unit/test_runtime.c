@@ -174,6 +174,39 @@ static void test_cond(void) {
     eir_program_free(p);
 }
 
+static int my_sin(const eir_tensor_view *in, uint32_t nin, const eir_tensor_view *out, uint32_t nout, void *user,
+                  char *err, size_t errlen) {
+    (*(int *)user)++;
+    if (nin != 1 || nout != 1 || in[0].dtype != EIR_F32) { snprintf(err, errlen, "mylib::sin wants one float32 tensor"); return 1; }
+    int64_t n = 1;
+    for (uint32_t d = 0; d < in[0].rank; d++) n *= in[0].sizes[d];
+    for (int64_t k = 0; k < n; k++) ((float *)out[0].data)[k] = sinf(((const float *)in[0].data)[k]);
+    return 0;
+}
+
+/* a custom operator runs once a kernel is registered for it */
+static void test_custom_op(void) {
+    eir_program *p = load_fixture("custom_op");
+    if (!p) { CHECK(false); return; }
+    int calls = 0;
+    CHECK(eir_register_op("nonsense", my_sin, &calls) == EIR_ERR_ARG);
+    CHECK(eir_register_op("mylib::sin", my_sin, &calls) == EIR_OK);
+    eir_runtime *rt = NULL;
+    CHECK(eir_runtime_create(p, &rt) == EIR_OK);
+    npy_array x, want;
+    if (!load_npy("custom_op.in_0", &x) || !load_npy("custom_op.out_0", &want)) { CHECK(false); return; }
+    eir_tensor_view xv = view_of(&x);
+    CHECK(eir_runtime_set_input(rt, 0, &xv) == EIR_OK);
+    CHECK(eir_runtime_run(rt) == EIR_OK);
+    CHECK(calls == 1);
+    eir_tensor_view y;
+    CHECK(eir_runtime_output(rt, 0, &y) == EIR_OK && max_err(&y, &want) < 1e-5);
+    eir_runtime_free(rt);
+    free(x.data);
+    free(want.data);
+    eir_program_free(p);
+}
+
 /* nonzero sizes its output from the data; the program's _check()s hold */
 static void test_nonzero(void) {
     eir_program *p = load_fixture("nonzero_check");
@@ -212,6 +245,7 @@ int main(void) {
     if (!dir) dir = "tests/e2e/fixtures";
     test_mlp();
     test_missing_op();
+    test_custom_op();
     test_dynamic();
     test_cond();
     test_nonzero();
