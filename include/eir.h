@@ -390,6 +390,12 @@ eir_status eir_runtime_run(eir_runtime *rt);
 /* User output i of the last run. Scalar outputs come back as 0-d tensors. */
 eir_status eir_runtime_output(eir_runtime *rt, uint32_t i, eir_tensor_view *out);
 
+/* The current value of a parameter, buffer or constant by its FQN ("count").
+ * Buffers the program mutates (in place, or through BUFFER_MUTATION outputs)
+ * are written back after every run, so this shows the state the next run
+ * will see. Borrowed until the next run or free. */
+eir_status eir_runtime_state(eir_runtime *rt, const char *fqn, eir_tensor_view *out);
+
 /* Custom operators. A program may call operators of its own namespace
  * (`torch.ops.mylib.sin.default`, defined with torch.library). It loads,
  * prints and verifies without them; to run it, register a kernel first:

@@ -122,6 +122,9 @@ struct eir_runtime {
     int64_t *last_shapes;      /* input sizes of the last plan */
     uint32_t nlast_shapes;
     uint32_t ndeferred;        /* values whose shapes depend on data */
+    /* state written back after each run: buffer mutations and user-input mutations */
+    uint32_t nwrites;
+    struct { uint32_t src, dst; int32_t input; } *writes;
     char kerr[1024];
 };
 
@@ -698,6 +701,47 @@ static eir_status setup_io(eir_runtime *rt) {
     return EIR_OK;
 }
 
+/* Functional programs return new values for the buffers (and user inputs)
+ * they mutate; after each run those are written back, so the next run sees
+ * them. Buffers get a private copy of their payload for this. */
+static eir_status setup_writes(eir_runtime *rt) {
+    eir_program *p = rt->p;
+    rt->writes = eir_arena_array(&rt->arena, p->num_output_specs + 1, sizeof *rt->writes);
+    if (!rt->writes) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
+    for (uint32_t i = 0; i < p->num_output_specs; i++) {
+        const eir_output_spec *o = &p->output_specs[i];
+        if (o->kind != EIR_OUT_BUFFER_MUTATION && o->kind != EIR_OUT_USER_INPUT_MUTATION) continue;
+        uint32_t dst = EIR_NO_VALUE;
+        int32_t input = -1;
+        for (uint32_t k = 0; k < p->num_input_specs; k++) {
+            const eir_input_spec *in = &p->input_specs[k];
+            if (o->kind == EIR_OUT_BUFFER_MUTATION && in->kind == EIR_IN_BUFFER && !strcmp(in->target, o->target))
+                dst = in->arg.value;
+            if (o->kind == EIR_OUT_USER_INPUT_MUTATION && in->kind == EIR_IN_USER_INPUT && in->arg.name &&
+                !strcmp(in->arg.name, o->target))
+                dst = in->arg.value;
+        }
+        if (dst == EIR_NO_VALUE || o->arg.value == EIR_NO_VALUE)
+            return rt_fail(rt, EIR_ERR_GRAPH, "output %s mutates '%s', which is not an input of the program",
+                           o->arg.name ? o->arg.name : "?", o->target ? o->target : "?");
+        if (o->kind == EIR_OUT_USER_INPUT_MUTATION)
+            for (uint32_t k = 0; k < rt->ninputs; k++)
+                if (rt->inputs[k].value == dst) input = (int32_t)k;
+        rt_storage *s = rt->values[dst].storage >= 0 ? &rt->storages[rt->values[dst].storage] : NULL;
+        if (s && o->kind == EIR_OUT_BUFFER_MUTATION && s->ext && !s->owned) {
+            void *copy = malloc(s->nbytes ? s->nbytes : 1);
+            if (!copy) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
+            memcpy(copy, s->ext, s->nbytes);
+            s->owned = s->ext = copy;
+        }
+        rt->writes[rt->nwrites].src = o->arg.value;
+        rt->writes[rt->nwrites].dst = dst;
+        rt->writes[rt->nwrites].input = input;
+        rt->nwrites++;
+    }
+    return EIR_OK;
+}
+
 eir_status eir_runtime_create(eir_program *p, eir_runtime **out) {
     if (!out) return EIR_ERR_ARG;
     if (!p || !p->graph) {
@@ -818,7 +862,7 @@ static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, b
             if (sid >= 0) rt->storages[sid].pinned = true;
         }
     }
-    return EIR_OK;
+    return root ? setup_writes(rt) : EIR_OK;
 }
 
 void eir_runtime_free(eir_runtime *rt) {
@@ -1623,7 +1667,47 @@ eir_status eir_runtime_run(eir_runtime *rt) {
         default: break;
         }
     }
+    /* write mutated state back (outputs are pinned, so they are still intact) */
+    for (uint32_t k = 0; k < rt->nwrites; k++) {
+        rt_value *src = &rt->values[rt->writes[k].src], *dst = &rt->values[rt->writes[k].dst];
+        if (src->view.data == dst->view.data) continue;
+        copy_logical(&dst->view, &src->view);
+        int32_t in = rt->writes[k].input;
+        if (in >= 0 && rt->inputs[in].copy) {
+            /* the input was normalized into a private copy: update the caller's tensor too */
+            eir_tview caller = from_public_view(&rt->inputs[in].given);
+            copy_logical(&caller, &dst->view);
+        }
+    }
     return EIR_OK;
+}
+
+/* The current value of a parameter, buffer or constant by its FQN ("count"):
+ * after runs that mutate it, the mutated value. */
+eir_status eir_runtime_state(eir_runtime *rt, const char *fqn, eir_tensor_view *out) {
+    if (!rt || !fqn || !out) return EIR_ERR_ARG;
+    const eir_program *p = rt->p;
+    for (uint32_t i = 0; i < p->num_input_specs; i++) {
+        const eir_input_spec *s = &p->input_specs[i];
+        if ((s->kind != EIR_IN_PARAMETER && s->kind != EIR_IN_BUFFER && s->kind != EIR_IN_CONSTANT_TENSOR) ||
+            strcmp(s->target, fqn) != 0)
+            continue;
+        rt_value *v = &rt->values[s->arg.value];
+        if (!rt->planned || !v->view.data) {
+            /* before the first run: the stored value */
+            const eir_tensor *t = eir_program_find_tensor(p, fqn);
+            rt_storage *st = &rt->storages[v->storage];
+            out->data = (char *)st->ext + (t ? t->storage_offset : 0) * (int64_t)eir_dtype_size(v->view.dtype);
+            out->dtype = t ? t->dtype : v->view.dtype;
+            out->rank = t ? t->rank : 0;
+            out->sizes = t ? t->sizes : NULL;
+            out->strides = t ? t->strides : NULL;
+            return EIR_OK;
+        }
+        to_public_view(&v->view, out);
+        return EIR_OK;
+    }
+    return rt_fail(rt, EIR_ERR_ARG, "no parameter, buffer or constant named '%s'", fqn);
 }
 
 eir_status eir_runtime_output(eir_runtime *rt, uint32_t i, eir_tensor_view *out) {

@@ -207,6 +207,49 @@ static void test_custom_op(void) {
     eir_program_free(p);
 }
 
+/* buffers mutated in place (TRAINING IR) or through BUFFER_MUTATION outputs
+ * (after run_decompositions) keep their state across runs, as the module does:
+ * count += 1; running = 0.9 * running + 0.1 * x.mean(0); returns x - running, count */
+static void test_buffer_mutation(const char *fixture) {
+    eir_program *p = load_fixture(fixture);
+    if (!p) { CHECK(false); return; }
+    eir_runtime *rt = NULL;
+    CHECK(eir_runtime_create(p, &rt) == EIR_OK);
+    float x[2][4];
+    double mean[4] = {0}, running[4] = {0};
+    for (int r = 0; r < 2; r++)
+        for (int c = 0; c < 4; c++) { x[r][c] = (float)(r * 4 + c) * 0.25f - 1.0f; mean[c] += x[r][c] / 2.0; }
+    int64_t sz[2] = {2, 4};
+    eir_tensor_view xv = {x, EIR_F32, 2, sz, NULL};
+    CHECK(eir_runtime_set_input(rt, 0, &xv) == EIR_OK);
+    for (int run = 1; run <= 3; run++) {
+        eir_status rs = eir_runtime_run(rt);
+        CHECK(rs == EIR_OK);
+        if (rs != EIR_OK) { fprintf(stderr, "  %s\n", eir_runtime_errmsg(rt)); break; }
+        for (int c = 0; c < 4; c++) running[c] = 0.9 * running[c] + 0.1 * mean[c];
+        eir_tensor_view out, cnt, st;
+        CHECK(eir_runtime_output(rt, 0, &out) == EIR_OK && eir_runtime_output(rt, 1, &cnt) == EIR_OK);
+        CHECK(cnt.dtype == EIR_I64 && *(int64_t *)cnt.data == run);
+        double m = 0;
+        for (int r = 0; r < 2; r++)
+            for (int c = 0; c < 4; c++) {
+                double e = fabs(((float *)out.data)[r * 4 + c] - (x[r][c] - running[c]));
+                if (e > m) m = e;
+            }
+        CHECK(m < 1e-5);
+        CHECK(eir_runtime_state(rt, "count", &st) == EIR_OK && *(int64_t *)st.data == run);
+        CHECK(eir_runtime_state(rt, "running", &st) == EIR_OK && fabs(((float *)st.data)[1] - running[1]) < 1e-6);
+    }
+    CHECK(eir_runtime_state(rt, "nope", NULL) == EIR_ERR_ARG);
+    eir_runtime_free(rt);
+    /* the archive itself is untouched: a new runtime starts from zero */
+    CHECK(eir_runtime_create(p, &rt) == EIR_OK);
+    eir_tensor_view st;
+    CHECK(eir_runtime_state(rt, "count", &st) == EIR_OK && *(int64_t *)st.data == 0);
+    eir_runtime_free(rt);
+    eir_program_free(p);
+}
+
 /* nonzero sizes its output from the data; the program's _check()s hold */
 static void test_nonzero(void) {
     eir_program *p = load_fixture("nonzero_check");
@@ -249,5 +292,7 @@ int main(void) {
     test_dynamic();
     test_cond();
     test_nonzero();
+    test_buffer_mutation("buffer_mutation");
+    test_buffer_mutation("buffer_mutation.decomp");
     return check_summary("test_runtime");
 }
