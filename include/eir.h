@@ -390,6 +390,11 @@ eir_status eir_runtime_run(eir_runtime *rt);
 /* User output i of the last run. Scalar outputs come back as 0-d tensors. */
 eir_status eir_runtime_output(eir_runtime *rt, uint32_t i, eir_tensor_view *out);
 
+/* Seed the generator of random ops (rand, randn, randint, randperm, bernoulli,
+ * native_dropout in training mode). Runtimes start from a fixed seed, so runs
+ * are reproducible; values differ from torch's generator. */
+void eir_runtime_seed(eir_runtime *rt, uint64_t seed);
+
 /* The current value of a parameter, buffer or constant by its FQN ("count").
  * Buffers the program mutates (in place, or through BUFFER_MUTATION outputs)
  * are written back after every run, so this shows the state the next run

@@ -74,6 +74,7 @@ typedef struct eir_kctx {
     char *err;
     size_t errlen;
     int nthreads;                   /* threads the kernel may use (>= 1) */
+    uint64_t *rng;                  /* random ops: the runtime's generator state (see random.c) */
 } eir_kctx;
 
 typedef int (*eir_kernel_fn)(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx);

@@ -9,5 +9,6 @@ extern const eir_kernel_entry eir_kernels_pointwise[];  /* pointwise.c: unary, b
 extern const eir_kernel_entry eir_kernels_reduce[];     /* reduce.c: reductions, softmax, normalization */
 extern const eir_kernel_entry eir_kernels_nn[];         /* nn.c: matmul, conv, pooling, embedding, attention, rnn */
 extern const eir_kernel_entry eir_kernels_data[];       /* data.c: cat, index, gather/scatter, pad, copies */
+extern const eir_kernel_entry eir_kernels_random[];     /* random.c: rand/randn/randint/randperm, bernoulli, dropout */
 
 #endif

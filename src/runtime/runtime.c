@@ -122,6 +122,7 @@ struct eir_runtime {
     int64_t *last_shapes;      /* input sizes of the last plan */
     uint32_t nlast_shapes;
     uint32_t ndeferred;        /* values whose shapes depend on data */
+    uint64_t rng;              /* random ops' generator state */
     /* state written back after each run: buffer mutations and user-input mutations */
     uint32_t nwrites;
     struct { uint32_t src, dst; int32_t input; } *writes;
@@ -264,8 +265,15 @@ static bool decode_default(eir_runtime *rt, const eir_schema_arg *sa, eir_karg *
         return true;
     case EIR_ST_MEMFMT:
         k->kind = EIR_KA_OTHER;
-        k->i = memfmt_code(d);
+        k->i = (d[0] >= '0' && d[0] <= '9') ? strtoll(d, NULL, 10) + 1 : memfmt_code(d); /* c10 0 = contiguous */
         return true;
+    case EIR_ST_DTYPE: {
+        /* schema defaults use c10's ScalarType numbering (4 = Long); eir uses the export schema's */
+        int64_t c = strtoll(d, NULL, 10);
+        k->kind = EIR_KA_DTYPE;
+        k->i = c >= 0 && c <= 11 ? c + 1 : c == 15 ? EIR_BF16 : 0;
+        return true;
+    }
     default:
         k->kind = EIR_KA_OTHER;
         return true;
@@ -401,7 +409,7 @@ static bool is_assert(const char *t) {
 
 static eir_kernel_fn find_kernel(const char *op) {
     static const eir_kernel_entry *const tables[] = {eir_kernels_pointwise, eir_kernels_reduce, eir_kernels_nn,
-                                                    eir_kernels_data};
+                                                    eir_kernels_data, eir_kernels_random};
     for (size_t t = 0; t < EIR_ARRAY_LEN(tables); t++)
         for (const eir_kernel_entry *e = tables[t]; e->op; e++)
             if (!strcmp(e->op, op)) return e->fn;
@@ -742,6 +750,14 @@ static eir_status setup_writes(eir_runtime *rt) {
     return EIR_OK;
 }
 
+void eir_runtime_seed(eir_runtime *rt, uint64_t seed) {
+    if (!rt) return;
+    rt->rng = seed * 0x9E3779B97F4A7C15ull + 0x853c49e6748fea9bull;
+    for (uint32_t i = 0; rt->steps && i < rt->nsteps; i++)
+        for (int k = 0; k < 2; k++)
+            if (rt->steps[i].sub[k]) eir_runtime_seed(rt->steps[i].sub[k], seed + 1 + i * 2 + (uint64_t)k);
+}
+
 eir_status eir_runtime_create(eir_program *p, eir_runtime **out) {
     if (!out) return EIR_ERR_ARG;
     if (!p || !p->graph) {
@@ -758,6 +774,7 @@ static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, b
     rt->p = p;
     rt->g = graph;
     rt->root = root;
+    rt->rng = 0x853c49e6748fea9bull;
     eir_arena_init(&rt->arena);
     eir_strmap_init(&rt->sym_index);
     const eir_graph *g = rt->g;
@@ -1609,7 +1626,7 @@ eir_status eir_runtime_run(eir_runtime *rt) {
     }
     if ((st = prepare_inputs(rt))) return st;
     refresh_pointers(rt);
-    eir_kctx ctx = {rt->kerr, sizeof rt->kerr, 1};
+    eir_kctx ctx = {rt->kerr, sizeof rt->kerr, 1, &rt->rng};
     for (uint32_t i = 0; i < rt->nsteps; i++) {
         rt_step *s = &rt->steps[i];
         switch (s->kind) {
