@@ -31,7 +31,7 @@ static const char USAGE[] =
     "      --out DIR               write outputs as DIR/output_0.npy, output_1.npy, ...\n"
     "                              (otherwise print each output's shape and first values)\n"
     "      --repeat N              run N times and report the median time per run\n"
-    "      --seed S                seed of the random inputs (default 0)\n"
+    "      --seed S                seed of the random inputs and of random ops (default 0)\n"
     "\n"
     "options:\n"
     "  -h, --help                  show this help\n"
@@ -162,6 +162,7 @@ static int cmd_run(const char *path, const char **in_paths, int nin, const char 
         goto out;
     }
     rng_state = seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull;
+    eir_runtime_seed(rt, seed);
     uint32_t k = 0;
     for (uint32_t i = 0; i < ni; i++) {
         eir_io_info info;
