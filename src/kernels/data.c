@@ -20,17 +20,7 @@ typedef eir_tview tv;
 /* ------------------------------------------------------------------ */
 /* small helpers                                                        */
 
-static const char *dtype_name(eir_dtype d) {
-    switch (d) {
-    case EIR_U8: return "Byte"; case EIR_I8: return "Char"; case EIR_I16: return "Short";
-    case EIR_I32: return "Int"; case EIR_I64: return "Long"; case EIR_F16: return "Half";
-    case EIR_F32: return "Float"; case EIR_F64: return "Double"; case EIR_C32: return "ComplexHalf";
-    case EIR_C64: return "ComplexFloat"; case EIR_C128: return "ComplexDouble"; case EIR_BOOL: return "Bool";
-    case EIR_BF16: return "BFloat16"; case EIR_U16: return "UInt16"; case EIR_U32: return "UInt32";
-    case EIR_U64: return "UInt64";
-    default: return "Unknown";
-    }
-}
+static const char *dtype_name(eir_dtype d) { return eir_torch_dtype_name(d); }
 
 /* "[2, 3]" into buf */
 static const char *fmt_sizes(char *buf, size_t n, int32_t rank, const int64_t *sizes) {

@@ -15,6 +15,21 @@ int eir_kerr(eir_kctx *ctx, const char *fmt, ...) {
     return -1;
 }
 
+const char *eir_torch_dtype_name(eir_dtype d) {
+    switch (d) {
+    case EIR_U8: return "Byte"; case EIR_I8: return "Char"; case EIR_I16: return "Short";
+    case EIR_I32: return "Int"; case EIR_I64: return "Long"; case EIR_F16: return "Half";
+    case EIR_F32: return "Float"; case EIR_F64: return "Double"; case EIR_C32: return "ComplexHalf";
+    case EIR_C64: return "ComplexFloat"; case EIR_C128: return "ComplexDouble"; case EIR_BOOL: return "Bool";
+    case EIR_BF16: return "BFloat16"; case EIR_U16: return "UInt16"; case EIR_U32: return "UInt32";
+    case EIR_U64: return "UInt64";
+    case EIR_F8E4M3FN: return "Float8_e4m3fn"; case EIR_F8E5M2: return "Float8_e5m2";
+    case EIR_F8E4M3FNUZ: return "Float8_e4m3fnuz"; case EIR_F8E5M2FNUZ: return "Float8_e5m2fnuz";
+    case EIR_F8E8M0FNU: return "Float8_e8m0fnu";
+    default: return "Undefined";
+    }
+}
+
 /* ---- half precision ---- */
 
 float eir_f16_to_f32(uint16_t h) {

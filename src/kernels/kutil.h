@@ -26,6 +26,9 @@ static inline uint16_t eir_f32_to_bf16(float f) {
     return (uint16_t)(u >> 16);
 }
 
+/* torch's C++ ScalarType names as its error messages print them ("Float", "Long"). */
+const char *eir_torch_dtype_name(eir_dtype d);
+
 /* ---- dtype classes ---- */
 static inline bool eir_is_floating(eir_dtype d) {
     return d == EIR_F16 || d == EIR_F32 || d == EIR_F64 || d == EIR_BF16 || (d >= EIR_F8E4M3FN && d <= EIR_F8E8M0FNU);

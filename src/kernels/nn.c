@@ -25,15 +25,7 @@ static eir_dtype ctype_of(eir_dtype d) {
     return EIR_DTYPE_UNKNOWN;
 }
 
-static const char *dname(eir_dtype d) {
-    switch (d) {
-    case EIR_F32: return "Float"; case EIR_F64: return "Double"; case EIR_F16: return "Half";
-    case EIR_BF16: return "BFloat16"; case EIR_I64: return "Long"; case EIR_I32: return "Int";
-    case EIR_I16: return "Short"; case EIR_I8: return "Char"; case EIR_U8: return "Byte";
-    case EIR_BOOL: return "Bool"; case EIR_C64: return "ComplexFloat"; case EIR_C128: return "ComplexDouble";
-    default: return "this dtype";
-    }
-}
+static const char *dname(eir_dtype d) { return eir_torch_dtype_name(d); }
 
 /* Convert a run of n elements (byte strides ds / ss). */
 static void run_convert(char *d, eir_dtype dd, int64_t ds, const char *s, eir_dtype sd, int64_t ss, int64_t n) {
