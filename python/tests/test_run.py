@@ -100,3 +100,29 @@ def test_run_matches_torch(eir, pt2, variant, program, tmp_path):
             np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=f"output {i} of {variant}")
         else:
             np.testing.assert_array_equal(got, want, err_msg=f"output {i} of {variant}")
+
+
+def test_run_constant_inputs(eir, tmp_path):
+    """Burned-in Python values may be passed too: they must equal the program's."""
+    import zoo
+
+    module, args, kwargs, _ = zoo.build("static_values")
+    ep = torch.export.export(module, args)
+    path = str(tmp_path / "sv.pt2")
+    torch.export.save(ep, path)
+    leaves = torch.utils._pytree.tree_leaves((args, kwargs or {}))
+    files = []
+    for i, x in enumerate(leaves):
+        f = tmp_path / f"in_{i}.npy"
+        np.save(f, _to_numpy(x) if isinstance(x, torch.Tensor) else np.array(x))
+        files.append(str(f))
+    r = subprocess.run([eir, "run", path, *files, "--out", str(tmp_path / "out")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    want = _to_numpy(ep.module()(*args))
+    np.testing.assert_allclose(np.load(tmp_path / "out" / "output_0.npy"), want, rtol=1e-5, atol=1e-6)
+    # a different value for a burned-in int is refused, naming the input
+    ints = [i for i, x in enumerate(leaves) if isinstance(x, int) and not isinstance(x, bool)]
+    assert ints, "static_values has an int input"
+    np.save(files[ints[0]], np.array(leaves[ints[0]] + 1))
+    r = subprocess.run([eir, "run", path, *files], capture_output=True, text=True)
+    assert r.returncode == 1 and "burned into the program" in r.stderr, r.stderr

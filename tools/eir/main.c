@@ -1,6 +1,7 @@
 /* main.c — the `eir` command line: info, print, run. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,8 +27,10 @@ static const char USAGE[] =
     "      --program               like print(ep), nested graphs included\n"
     "  run MODEL.pt2 [IN.npy ...]  run the program on NumPy inputs given in the order of\n"
     "                              its flattened user inputs (a symbolic int input as a\n"
-    "                              0-d integer .npy); with no inputs, on deterministic\n"
-    "                              random inputs of the declared shapes\n"
+    "                              0-d integer .npy; Python values burned into the program\n"
+    "                              may be given as 0-d .npy, and must then match, or be\n"
+    "                              left out); with no inputs, on deterministic random\n"
+    "                              inputs of the declared shapes\n"
     "      --out DIR               write outputs as DIR/output_0.npy, output_1.npy, ...\n"
     "                              (otherwise print each output's shape and first values)\n"
     "      --repeat N              run N times and report the median time per run\n"
@@ -145,7 +148,10 @@ static int cmd_run(const char *path, const char **in_paths, int nin, const char 
         eir_runtime_input_info(rt, i, &info);
         if (!info.is_constant) need++;
     }
-    if (nin && (uint32_t)nin != need) {
+    /* all flattened user inputs may be given, constants included (checked
+     * against the values burned into the program), or only the non-constant ones */
+    bool with_constants = nin && (uint32_t)nin == ni && ni != need;
+    if (nin && (uint32_t)nin != need && !with_constants) {
         fprintf(stderr, "eir: %s takes %u input%s, got %d:", path, need, need == 1 ? "" : "s", nin);
         for (uint32_t i = 0; i < ni; i++) {
             eir_io_info info;
@@ -167,6 +173,27 @@ static int cmd_run(const char *path, const char **in_paths, int nin, const char 
     for (uint32_t i = 0; i < ni; i++) {
         eir_io_info info;
         eir_runtime_input_info(rt, i, &info);
+        if (info.is_constant && with_constants) {
+            const eir_input_spec *cs = NULL;
+            for (uint32_t q = 0; q < eir_program_num_input_specs(p); q++) {
+                const eir_input_spec *sp = eir_program_input_spec(p, q);
+                if (sp->kind == EIR_IN_CONSTANT_INPUT && !strcmp(sp->target, info.name)) cs = sp;
+            }
+            npy_array a;
+            char err[512];
+            if (!npy_read(in_paths[k], &a, err, sizeof err)) { fprintf(stderr, "eir: %s\n", err); goto out; }
+            double given = a.rank == 0 && a.dtype != EIR_DTYPE_UNKNOWN ? eir_load_f64(a.data, a.dtype) : NAN;
+            free(a.data);
+            double want = !cs ? NAN : cs->arg.kind == EIR_ARG_INT ? (double)cs->arg.u.i
+                        : cs->arg.kind == EIR_ARG_FLOAT ? cs->arg.u.f : cs->arg.kind == EIR_ARG_BOOL ? cs->arg.u.b : NAN;
+            if (cs && !isnan(want) && given != want) {
+                fprintf(stderr, "eir: input %u '%s' is a constant burned into the program (%g); %s gives %g\n", i,
+                        info.name, want, in_paths[k], given);
+                goto out;
+            }
+            k++;
+            continue;
+        }
         if (info.is_constant) continue;
         eir_tensor_view v = {0};
         char err[512];
