@@ -8,7 +8,7 @@ LDLIBS   = -lminizip -lz -lopenblas -lpthread -lm
 PYTHON  ?= python3
 
 SRC = src/base/base.c src/base/dtype.c src/serde/archive.c src/base/jdoc.c src/serde/load.c src/ir/program.c src/ir/sym.c \
-      src/ir/print.c src/ops/optable.c src/ops/info.c $(wildcard src/kernels/*.c) \
+      src/ir/print.c src/ops/optable.c src/ops/schema.c src/ops/info.c $(wildcard src/kernels/*.c) \
       $(wildcard src/runtime/*.c)
 HDR = $(wildcard include/*.h src/*/*.h src/ops/*.inc)
 TESTS = $(basename $(wildcard tests/unit/test_*.c))
@@ -20,7 +20,7 @@ SANFLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sani
 OBJ  = $(SRC:%.c=$(B)/obj/%.o)
 OBJS = $(SRC:%.c=$(BS)/obj/%.o)
 
-all: $(B)/eir $(B)/libeir.a
+all: $(B)/eir $(B)/libeir.a $(B)/libeir_example_ops.so
 
 $(B)/obj/%.o: %.c $(HDR)
 	@mkdir -p $(dir $@)
@@ -36,18 +36,28 @@ $(B)/libeir.a: $(OBJ)
 $(BS)/libeir.a: $(OBJS)
 	ar rcs $@ $^
 
+# The CLI exports its symbols (-rdynamic) so that libraries of custom
+# operators loaded with --ops can call eir_library_define.
 CLI = tools/eir/main.c tools/eir/npy.c
 $(B)/eir: $(CLI) tools/eir/npy.h $(B)/libeir.a
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=c11 $(CLI) $(B)/libeir.a $(LDLIBS) -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=c11 -rdynamic $(CLI) $(B)/libeir.a $(LDLIBS) -ldl -o $@
 
 $(BS)/eir: $(CLI) tools/eir/npy.h $(BS)/libeir.a
-	$(CC) $(CPPFLAGS) $(SANFLAGS) $(WARN) -std=c11 $(CLI) $(BS)/libeir.a $(LDLIBS) -o $@
+	$(CC) $(CPPFLAGS) $(SANFLAGS) $(WARN) -std=c11 -rdynamic $(CLI) $(BS)/libeir.a $(LDLIBS) -ldl -o $@
 
-$(B)/tests/%: tests/unit/%.c $(B)/libeir.a tests/unit/check.h
+# The example library of custom-operator kernels (the zoo's mylib ops), for --ops.
+$(B)/libeir_example_ops.so: examples/custom_ops.c include/eir.h
+	$(CC) -Iinclude $(CFLAGS) $(WARN) -std=c11 -fPIC -shared $< -lm -o $@
+
+$(BS)/libeir_example_ops.so: examples/custom_ops.c include/eir.h
+	$(CC) -Iinclude $(SANFLAGS) $(WARN) -std=c11 -fPIC -shared $< -lm -o $@
+
+UNIT_DEPS = tests/unit/check.h tests/unit/fixture.h examples/custom_ops.c tools/eir/npy.c
+$(B)/tests/%: tests/unit/%.c $(B)/libeir.a $(UNIT_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=c11 $< $(B)/libeir.a $(LDLIBS) -o $@
 
-$(BS)/tests/%: tests/unit/%.c $(BS)/libeir.a tests/unit/check.h
+$(BS)/tests/%: tests/unit/%.c $(BS)/libeir.a $(UNIT_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(SANFLAGS) $(WARN) -std=c11 $< $(BS)/libeir.a $(LDLIBS) -o $@
 
@@ -62,11 +72,11 @@ example: $(B)/eir
 
 # C tests (normal and sanitized), the bad-input corpus and the committed
 # fixtures under the sanitizers, then the live torch conformance suite.
-test: $(B)/eir $(BS)/eir $(UNIT) $(UNITS)
+test: $(B)/eir $(BS)/eir $(UNIT) $(UNITS) $(B)/libeir_example_ops.so $(BS)/libeir_example_ops.so
 	@set -e; for t in $(UNIT) $(UNITS); do echo "== $$t"; EIR_FIXTURES=tests/e2e/fixtures $$t; done
 	EIR_BIN=$(BS)/eir $(PYTHON) tests/run_corpus.py
-	EIR_BIN=$(BS)/eir $(PYTHON) tests/run_fixtures.py tests/e2e/fixtures
-	EIR_BIN=$(B)/eir $(PYTHON) -m pytest -q python/tests
+	EIR_BIN=$(BS)/eir EIR_OPS=$(BS)/libeir_example_ops.so $(PYTHON) tests/run_fixtures.py tests/e2e/fixtures
+	EIR_BIN=$(B)/eir EIR_OPS=$(B)/libeir_example_ops.so $(PYTHON) -m pytest -q python/tests
 
 check-generated:
 	$(PYTHON) scripts/gen_ops.py | diff -q src/ops/schemas.inc - >/dev/null || { echo "src/ops/schemas.inc is stale: run $(PYTHON) scripts/gen_ops.py > src/ops/schemas.inc"; exit 1; }
@@ -94,10 +104,12 @@ $(B)/fuzz/%: tests/fuzz/%.c $(SRC) $(HDR)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZFLAGS) -std=c11 $< $(SRC) $(LDLIBS) -o $@
 
-fuzz: $(B)/fuzz/fuzz_load $(B)/fuzz/fuzz_model_json
-	@mkdir -p $(B)/fuzz/seeds_load $(B)/fuzz/seeds_json $(B)/fuzz/out_load $(B)/fuzz/out_json
+fuzz: $(B)/fuzz/fuzz_load $(B)/fuzz/fuzz_model_json $(B)/fuzz/fuzz_schema
+	@mkdir -p $(B)/fuzz/seeds_load $(B)/fuzz/seeds_json $(B)/fuzz/out_load $(B)/fuzz/out_json $(B)/fuzz/seeds_schema $(B)/fuzz/out_schema
+	$(PYTHON) -c 'import sys, os; [open(os.path.join(sys.argv[1], "s%d" % i), "w").write(l.rstrip("\n")) for i, l in enumerate(open("tests/fuzz/schemas.txt"))]' $(B)/fuzz/seeds_schema
 	cp tests/bad/corpus/*.pt2 tests/e2e/fixtures/*.pt2 $(B)/fuzz/seeds_load/
 	$(PYTHON) -c 'import sys, zipfile, glob, os; [open(os.path.join(sys.argv[1], os.path.basename(f) + ".json"), "wb").write(zipfile.ZipFile(f).read(n)) for f in glob.glob("tests/e2e/fixtures/*.pt2") for n in zipfile.ZipFile(f).namelist() if n.endswith("models/model.json")]' $(B)/fuzz/seeds_json
 	$(B)/fuzz/fuzz_load -max_total_time=$(FUZZ_SECONDS) -max_len=200000 -timeout=10 $(B)/fuzz/out_load $(B)/fuzz/seeds_load
 	$(B)/fuzz/fuzz_model_json -max_total_time=$(FUZZ_SECONDS) -max_len=200000 -timeout=10 $(B)/fuzz/out_json $(B)/fuzz/seeds_json
+	$(B)/fuzz/fuzz_schema -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 $(B)/fuzz/out_schema $(B)/fuzz/seeds_schema
 .PHONY: fuzz

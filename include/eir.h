@@ -45,6 +45,9 @@ extern "C" {
 
 #define EIR_VERSION "0.1.0"
 
+/* Tensors have at most this many dimensions at run time. */
+#define EIR_MAX_RANK 8
+
 typedef enum eir_status {
     EIR_OK = 0,
     EIR_ERR_IO = 1,        /* file could not be opened, read or mapped */
@@ -361,7 +364,8 @@ typedef struct eir_tensor_view {
 } eir_tensor_view;
 
 /* On failure *out still holds a handle with the message (free it), unless
- * memory ran out (*out NULL). */
+ * memory ran out (*out NULL). A program that calls custom operators needs
+ * eir_runtime_create_with (below); here they are listed as missing. */
 eir_status eir_runtime_create(eir_program *p, eir_runtime **out);
 void eir_runtime_free(eir_runtime *rt);
 const char *eir_runtime_errmsg(const eir_runtime *rt);
@@ -374,6 +378,9 @@ typedef struct eir_io_info {
     eir_dtype dtype;
     uint32_t rank;
     const int64_t *sizes;        /* -1 for a symbolic dim */
+    bool mutated;                /* inputs: the program writes into it (an in-place op, a custom
+                                  * op's Tensor(a!) argument, a USER_INPUT_MUTATION output); after
+                                  * each run the caller's tensor holds the new value, as in torch */
 } eir_io_info;
 uint32_t eir_runtime_num_inputs(const eir_runtime *rt);
 eir_status eir_runtime_input_info(const eir_runtime *rt, uint32_t i, eir_io_info *info);
@@ -401,22 +408,10 @@ void eir_runtime_seed(eir_runtime *rt, uint64_t seed);
  * will see. Borrowed until the next run or free. */
 eir_status eir_runtime_state(eir_runtime *rt, const char *fqn, eir_tensor_view *out);
 
-/* Custom operators. A program may call operators of its own namespace
- * (`torch.ops.mylib.sin.default`, defined with torch.library). It loads,
- * prints and verifies without them; to run it, register a kernel first:
- *
- *     static int my_sin(const eir_tensor_view *in, uint32_t nin, const eir_tensor_view *out,
- *                       uint32_t nout, void *user, char *err, size_t errlen) { ... return 0; }
- *     eir_register_op("mylib::sin", my_sin, NULL);
- *
- * The kernel gets the node's tensor arguments in order and its outputs already
- * allocated with the shapes and dtypes the program recorded; it returns 0, or
- * non-zero after writing a message into err. `name` is "ns::op" (every
- * overload) or "ns::op.overload". Registration is process-wide and not
- * thread-safe; do it before creating runtimes. */
-typedef int (*eir_custom_kernel)(const eir_tensor_view *inputs, uint32_t ninputs, const eir_tensor_view *outputs,
-                                 uint32_t noutputs, void *user, char *err, size_t errlen);
-eir_status eir_register_op(const char *name, eir_custom_kernel fn, void *user);
+/* The parameters and buffers the program writes (in place, or through
+ * BUFFER_MUTATION outputs), by FQN: i = 0, 1, ... until NULL. Borrowed from
+ * the program. */
+const char *eir_runtime_mutated_state(const eir_runtime *rt, uint32_t i);
 
 /* Plan memory for the input shapes the program was exported with (symbolic
  * dims take their recorded hints), without running: what `eir info` reports. */
@@ -426,6 +421,172 @@ eir_status eir_runtime_plan_example(eir_runtime *rt);
  * holds (what a one-buffer-per-value runtime would allocate). Valid after a
  * run or eir_runtime_plan_example. */
 void eir_runtime_memory(const eir_runtime *rt, uint64_t *arena_bytes, uint64_t *sum_of_intermediates);
+
+/* ---- custom operators ------------------------------------------------------
+ *
+ * A program may call operators of its own namespace, defined in Python with
+ * torch.library (`torch.ops.mylib.sin.default`). It loads, prints and
+ * verifies without them; eir_runtime_create lists them as missing. To run
+ * it, define each operator in a library — its qualified name, its schema in
+ * torch's syntax, an optional shape function and a kernel — and create the
+ * runtime with the library:
+ *
+ *     // mylib::sin(Tensor x) -> Tensor
+ *     static int sin_kernel(const eir_op_call *c) {
+ *         const eir_tensor_view *x = c->args[0].tensor, *y = &c->outputs[0];
+ *         if (x->dtype != EIR_F32 || !eir_tensor_is_contiguous(x) || !eir_tensor_is_contiguous(y))
+ *             return snprintf(c->err, c->errlen, "mylib::sin: expected a contiguous float32 tensor"), 1;
+ *         for (int64_t i = 0, n = eir_tensor_numel(x); i < n; i++)
+ *             ((float *)y->data)[i] = sinf(((const float *)x->data)[i]);
+ *         return 0;
+ *     }
+ *
+ *     // mylib::custom_nonzero(Tensor x) -> Tensor: its row count depends on the data
+ *     static int nonzero_shape(const eir_op_call *c, eir_op_shape *out) {
+ *         out[0].sizes[0] = count_nonzero(c->args[0].tensor);     // reads the input's data
+ *         return 0;
+ *     }
+ *
+ *     eir_library *lib;
+ *     eir_library_create(&lib);
+ *     if (eir_library_define(lib, "mylib::sin", "(Tensor x) -> Tensor", NULL, sin_kernel, NULL) != EIR_OK ||
+ *         eir_library_define(lib, "mylib::custom_nonzero", "(Tensor x) -> Tensor", nonzero_shape,
+ *                            nonzero_kernel, NULL) != EIR_OK)
+ *         fprintf(stderr, "%s\n", eir_library_errmsg(lib));
+ *     eir_runtime *rt;
+ *     eir_runtime_create_with(p, lib, &rt);     // checks every call against the schema
+ *     ...
+ *     eir_runtime_free(rt);
+ *     eir_library_free(lib);                     // after the runtimes that use it
+ *
+ * Calls. The kernel gets the node's arguments decoded in schema order, with
+ * defaults applied (eir_op_arg), and its outputs already allocated with the
+ * dtypes, sizes and strides the program recorded (torch's fake/meta results).
+ * A Tensor(a!) argument is written in place: its view is the real storage
+ * (a buffer gets a private copy first; a caller's input is written back).
+ *
+ * Shapes. Without a shape function the recorded shapes are used; they must
+ * be computable from the inputs (static or backed symbolic sizes). When an
+ * output's size is data-dependent — an unbacked symbol such as u0, which the
+ * fake implementation made with ctx.new_dynamic_size() — define a shape
+ * function: before each call it receives the arguments (input data readable)
+ * and the outputs' recorded dtypes, ranks and sizes (-1 where unknown), and
+ * fills in the sizes. The runtime binds the unbacked symbols from them, sizes
+ * and allocates the outputs, runs the kernel, and then the program's own
+ * checks on the symbols (torch._check) run as usual. A size that contradicts
+ * a known one is an error naming the node, output and dimension.
+ *
+ * Effects. Programs after run_decompositions() wrap effectful operators in
+ * with_effects and thread effect tokens through the graph; eir runs the
+ * wrapped operator in graph order (tokens are empty tensors). Custom
+ * operators that mutate inputs appear there as auto_functionalized_v2 and
+ * run with the same kernel. */
+
+typedef struct eir_library eir_library;
+
+/* One decoded argument. Scalar types (Scalar) arrive as INT, FLOAT or BOOL
+ * by the value the program holds. */
+typedef enum eir_op_arg_kind {
+    EIR_OP_NONE,                 /* an optional argument that is None */
+    EIR_OP_TENSOR,               /* tensor */
+    EIR_OP_TENSORS,              /* tensors[0..n); NULL entries are None (Tensor?[]) */
+    EIR_OP_INT,                  /* i: int, SymInt, or a Scalar holding an integer */
+    EIR_OP_INTS,                 /* ints[0..n): int[], SymInt[] */
+    EIR_OP_FLOAT,                /* f: float, or a Scalar holding a float */
+    EIR_OP_FLOATS,               /* floats[0..n) */
+    EIR_OP_BOOL,                 /* b: bool, or a Scalar holding a bool */
+    EIR_OP_BOOLS,                /* bools[0..n) */
+    EIR_OP_STRING,               /* s */
+    EIR_OP_DTYPE,                /* dtype: ScalarType */
+} eir_op_arg_kind;
+
+typedef struct eir_op_arg {
+    eir_op_arg_kind kind;
+    uint32_t n;                  /* list length */
+    int64_t i;
+    double f;
+    bool b;
+    eir_dtype dtype;
+    const char *s;
+    const eir_tensor_view *tensor;           /* strides always set */
+    const eir_tensor_view *const *tensors;
+    const int64_t *ints;
+    const double *floats;
+    const bool *bools;
+} eir_op_arg;
+
+/* What a shape function or kernel gets; everything is borrowed for the call. */
+typedef struct eir_op_call {
+    const char *op;              /* the qualified name as defined: "mylib::sin" */
+    const char *node;            /* the graph node being run, for messages */
+    uint32_t num_args;
+    const eir_op_arg *args;      /* the schema's arguments, in order */
+    uint32_t num_outputs;        /* the schema's returns (a Tensor[] return: as many as the node has) */
+    const eir_tensor_view *outputs; /* kernel: allocated, strides set; shape function: NULL */
+    void *user;                  /* as given to eir_library_define */
+    char *err;                   /* on failure, write a message here and return non-zero */
+    size_t errlen;
+} eir_op_call;
+
+/* An output's shape, for the shape function to complete. */
+typedef struct eir_op_shape {
+    eir_dtype dtype;             /* as recorded (read only) */
+    uint32_t rank;               /* as recorded (read only) */
+    int64_t sizes[EIR_MAX_RANK]; /* recorded sizes where known, -1 where they depend on data */
+} eir_op_shape;
+
+typedef int (*eir_op_kernel)(const eir_op_call *call);
+typedef int (*eir_op_shape_fn)(const eir_op_call *call, eir_op_shape *outputs);
+
+eir_status eir_library_create(eir_library **out);
+/* Free a library; runtimes created with it must be freed first. */
+void eir_library_free(eir_library *lib);
+/* The message of the last failure on lib ("" if none). Borrowed from lib. */
+const char *eir_library_errmsg(const eir_library *lib);
+
+/* Define a custom operator. `qualname` is "namespace::name" (the default
+ * overload, as torch.library.custom_op makes) or "namespace::name.overload";
+ * `schema` is its signature in torch's syntax, as torch.library.define takes
+ * it: "(Tensor x, Tensor? bias=None, int[] dims=[], *, float alpha=1.0,
+ * ScalarType? dtype=None) -> (Tensor, Tensor)", "(Tensor(a!) x) -> ()". The
+ * schema may also carry the name ("mylib::sin(Tensor x) -> Tensor") with
+ * qualname NULL. Arguments may be Tensor, Tensor?, Tensor[], Tensor?[], int,
+ * SymInt, float, bool (and lists of these), str, Scalar, ScalarType, each
+ * optional; returns are Tensors. `shape` may be NULL (recorded shapes);
+ * `user` is passed to both functions. Strings are copied. A malformed schema,
+ * an unsupported type or a name defined twice is EIR_ERR_ARG with a message
+ * naming the place. */
+eir_status eir_library_define(eir_library *lib, const char *qualname, const char *schema, eir_op_shape_fn shape,
+                              eir_op_kernel kernel, void *user);
+
+/* Like eir_runtime_create, with the custom operators of lib (borrowed: it
+ * must outlive the runtime; NULL for none). Every custom-op node is checked
+ * against its schema here: a missing or extra argument, an argument of the
+ * wrong type, or a different number of outputs is an error naming the node,
+ * the argument, and what the schema expects. */
+eir_status eir_runtime_create_with(eir_program *p, const eir_library *lib, eir_runtime **out);
+
+/* Shared libraries of custom operators, as `eir run --ops LIB.so` loads them,
+ * export this function (see examples/custom_ops.c); it defines the library's
+ * operators in lib and returns EIR_OK. */
+#define EIR_OPS_INIT_SYMBOL "eir_ops_init"
+typedef eir_status (*eir_ops_init_fn)(eir_library *lib);
+
+/* Element count, and whether the strides are the contiguous ones (NULL
+ * strides are). */
+static inline int64_t eir_tensor_numel(const eir_tensor_view *t) {
+    int64_t n = 1;
+    for (uint32_t d = 0; d < t->rank; d++) n *= t->sizes[d];
+    return n;
+}
+static inline bool eir_tensor_is_contiguous(const eir_tensor_view *t) {
+    int64_t expect = 1;
+    for (uint32_t d = t->rank; t->strides && d-- > 0;) {
+        if (t->sizes[d] != 1 && t->strides[d] != expect) return false;
+        expect *= t->sizes[d];
+    }
+    return true;
+}
 
 #ifdef __cplusplus
 }

@@ -5,7 +5,10 @@ python/tools/make_fixtures.py), compares `eir print` in its three forms with
 V.graph.txt, V.code.txt and V.program.txt byte for byte, `eir info --json`
 user inputs/outputs with V.io.json, and — when V.in_*.npy / V.out_*.npy are
 there and eir can run the program — `eir run` on those inputs with torch's
-outputs. Needs only the standard library.
+outputs; and when V.run_<r>.* files are there (stateful programs), `eir run
+--runs N` with the torch module's outputs, mutated inputs and mutated buffers
+after each run. Custom operators run with the library in EIR_OPS
+(build/libeir_example_ops.so). Needs only the standard library.
 Ends with 'N passed, M failed'; exits non-zero on any failure."""
 import ast
 import difflib
@@ -53,6 +56,48 @@ def close(a, b, rtol, atol):
     return abs(a - b) <= atol + rtol * abs(b)
 
 
+def compare(got_path, want_path, what):
+    """a problem string, or None"""
+    if not os.path.exists(got_path):
+        return f"{what}: missing"
+    wd, ws, wv = read_npy(want_path)
+    gd, gs, gv = read_npy(got_path)
+    if gs != ws:
+        return f"{what}: shape {gs}, torch {ws}"
+    rtol, atol = TOLERANCES.get(wd, (0, 0))
+    bad = [k for k, (a, b) in enumerate(zip(gv, wv)) if not close(a, b, rtol, atol)]
+    if bad:
+        k = bad[0]
+        return f"{what}: {len(bad)} of {len(wv)} elements differ, first at {k}: {gv[k]} vs {wv[k]}"
+    return None
+
+
+def check_runs(pt2, v, d, ins):
+    """The stateful sequence: V.run_<r>.{out_<i>,input_<i>,state.<fqn>}.npy against `eir run --runs N`."""
+    want = {}
+    for f in os.listdir(d):
+        if f.startswith(v + ".run_") and f.endswith(".npy"):
+            r, rest = f[len(v) + 5:].split(".", 1)
+            want.setdefault(int(r), set()).add(rest)
+    if not want:
+        return []
+    with tempfile.TemporaryDirectory() as tmp:
+        rc, _, err = run(["run", pt2, *ins, "--runs", str(len(want)), "--out", tmp, *OPS])
+        if rc != 0:
+            return [f"eir run --runs failed: {err.strip()[:500]}"]
+        problems = []
+        for r, files in sorted(want.items()):
+            got = {f.replace("output_", "out_") for f in os.listdir(os.path.join(tmp, f"run_{r}"))}
+            if got != files:
+                problems.append(f"run {r}: eir wrote {sorted(got)}, torch has {sorted(files)}")
+            for f in sorted(files):
+                p = compare(os.path.join(tmp, f"run_{r}", f.replace("out_", "output_")),
+                            os.path.join(d, f"{v}.run_{r}.{f}"), f"run {r} {f[:-4]}")
+                if p:
+                    problems.append(p)
+        return problems
+
+
 def check_run(pt2, v, d):
     """None if the variant has no run data or eir cannot run it; else a list of problems."""
     ins = sorted(glob.glob(os.path.join(d, f"{v}.in_*.npy")), key=lambda p: int(p.rsplit("_", 1)[1][:-4]))
@@ -60,30 +105,20 @@ def check_run(pt2, v, d):
     if not outs:
         return None
     with tempfile.TemporaryDirectory() as tmp:
-        rc, _, err = run(["run", pt2, *ins, "--out", tmp])
+        rc, _, err = run(["run", pt2, *ins, "--out", tmp, *OPS])
         if rc != 0 and ("cannot run yet" in err or "not supported yet" in err):
             return None
         if rc != 0:
             return [f"eir run failed: {err.strip()[:500]}"]
         problems = []
         for i, want_path in enumerate(outs):
-            wd, ws, wv = read_npy(want_path)
-            got_path = os.path.join(tmp, f"output_{i}.npy")
-            if not os.path.exists(got_path):
-                problems.append(f"output {i}: missing")
-                continue
-            gd, gs, gv = read_npy(got_path)
-            if gs != ws:
-                problems.append(f"output {i}: shape {gs}, torch {ws}")
-                continue
-            rtol, atol = TOLERANCES.get(wd, (0, 0))
-            bad = [k for k, (a, b) in enumerate(zip(gv, wv)) if not close(a, b, rtol, atol)]
-            if bad:
-                k = bad[0]
-                problems.append(f"output {i}: {len(bad)} of {len(wv)} elements differ, first at {k}: {gv[k]} vs {wv[k]}")
-        return problems
+            p = compare(os.path.join(tmp, f"output_{i}.npy"), want_path, f"output {i}")
+            if p:
+                problems.append(p)
+    return problems + check_runs(pt2, v, d, ins)
 
 EIR = os.environ.get("EIR_BIN", "build/eir")
+OPS = ["--ops", os.environ["EIR_OPS"]] if os.environ.get("EIR_OPS") else []
 SANITIZER_MARKS = ("AddressSanitizer", "runtime error:", "LeakSanitizer")
 
 

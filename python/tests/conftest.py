@@ -2,6 +2,8 @@
 
 Environment:
   EIR_BIN        the eir binary (default: <repo>/build/eir)
+  EIR_OPS        the library of custom-operator kernels for `eir run --ops`
+                 (default: <repo>/build/libeir_example_ops.so, from examples/custom_ops.c)
   EIR_ZOO_DIR    reuse this generated zoo directory if it holds .pt2 files
                  (otherwise python/zoo/gen.py runs into a temp dir, once per session)
   EIR_ZOO_ONLY   space/comma separated program names to restrict to
@@ -82,6 +84,20 @@ def eir():
     if not (os.path.isfile(b) and os.access(b, os.X_OK)):
         pytest.skip(f"eir binary not found at {b} (build it, or set EIR_BIN)")
     return b
+
+
+def ops_lib():
+    """The example library of custom-operator kernels, or None if it is not built."""
+    p = os.environ.get("EIR_OPS") or os.path.join(REPO, "build", "libeir_example_ops.so")
+    return os.path.abspath(p) if os.path.isfile(p) else None
+
+
+@pytest.fixture(scope="session")
+def example_ops():
+    p = ops_lib()
+    if not p:
+        pytest.skip("build/libeir_example_ops.so not built (make), or set EIR_OPS")
+    return p
 
 
 @pytest.fixture

@@ -4,9 +4,10 @@ For each variant V, the program's example inputs (the ones it was exported
 with) are written as .npy files in the order of its flattened user inputs,
 `eir run V.pt2 in_0.npy ... --out DIR` runs it, and every user output is
 compared with `ep.module()(*args, **kwargs)` within the tolerance of its
-dtype (one table, TOLERANCES). A variant that uses an operator eir cannot
-run yet is skipped with eir's own list of missing operators, so the report
-shows exactly what is left.
+dtype (one table, TOLERANCES). Custom operators (mylib::*) run with the
+kernels of examples/custom_ops.c (`--ops`). A variant that uses an operator
+eir cannot run yet is skipped with eir's own list of missing operators, so
+the report shows exactly what is left.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ import pytest
 torch = pytest.importorskip("torch")
 np = pytest.importorskip("numpy")
 
-from conftest import ZOO_SRC  # noqa: E402
+from conftest import ZOO_SRC, ops_lib  # noqa: E402
 
 if ZOO_SRC not in sys.path:
     sys.path.insert(0, ZOO_SRC)
@@ -80,7 +81,8 @@ def test_run_matches_torch(eir, pt2, variant, program, tmp_path):
             np.save(p, np.array(x, dtype=np.int64))
         paths.append(str(p))
     out_dir = tmp_path / "out"
-    r = subprocess.run([eir, "run", pt2 + ".pt2", *paths, "--out", str(out_dir)],
+    ops = ["--ops", ops_lib()] if ops_lib() else []
+    r = subprocess.run([eir, "run", pt2 + ".pt2", *paths, "--out", str(out_dir), *ops],
                        capture_output=True, text=True, timeout=300)
     if r.returncode != 0 and "operators eir cannot run yet" in r.stderr:
         pytest.skip(r.stderr.strip().split(": ", 1)[-1][:400])

@@ -19,6 +19,7 @@ FIXTURE_PROGRAMS = [
     "static_values", "optional_inputs", "dataclass_input",
     "dtype_f16", "dtype_int", "dtype_bool",
     "storage", "while_loop", "map", "scan", "nested_cond",
+    "custom_nonzero", "custom_args", "custom_mutation", "effects", "buffer_reassign", "input_mutation",
 ]
 MAX_BYTES = 2 * 1024 * 1024
 
@@ -60,12 +61,18 @@ def write_custom_meta(out):
 def write_run_data(out, variants):
     """V.in_<i>.npy (the example inputs, flattened user inputs without burned-in
     constants) and V.out_<i>.npy (ep.module() on them), so the torch-free checks
-    can run the fixtures too. bfloat16 is stored as float32 (exact)."""
+    can run the fixtures too. bfloat16 is stored as float32 (exact).
+
+    Stateful programs (zoo.STATEFUL) also get the torch module's results over
+    three runs in a row: V.run_<r>.out_<i>.npy, V.run_<r>.input_<i>.npy (the
+    inputs it mutates, after run r) and V.run_<r>.state.<fqn>.npy (the buffers
+    it mutates)."""
     import numpy as np
     import torch
 
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests"))
     from test_run import _flat_inputs, _to_numpy  # the run test's own conventions
+    from test_state import torch_runs
 
     import zoo
 
@@ -82,6 +89,15 @@ def write_run_data(out, variants):
         for i, y in enumerate(outs):
             np.save(os.path.join(out, f"{v}.out_{i}.npy"),
                     _to_numpy(y) if isinstance(y, torch.Tensor) else np.array(y))
+        if v.split(".")[0] in zoo.STATEFUL:
+            _, runs = torch_runs(v.split(".")[0], ep)
+            for r, res in enumerate(runs, 1):
+                for i, y in enumerate(res["outputs"]):
+                    np.save(os.path.join(out, f"{v}.run_{r}.out_{i}.npy"), y)
+                for i, y in res["inputs"].items():
+                    np.save(os.path.join(out, f"{v}.run_{r}.input_{i}.npy"), y)
+                for q, y in res["state"].items():
+                    np.save(os.path.join(out, f"{v}.run_{r}.state.{q}.npy"), y)
 
 
 def main(argv):

@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Dict, Optional
 
+import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -35,6 +36,22 @@ def mylib_sin(x: torch.Tensor) -> torch.Tensor:
 @mylib_sin.register_fake
 def _mylib_sin_fake(x: torch.Tensor) -> torch.Tensor:
     return torch.empty_like(x)
+
+
+# the data-dependent custom op of torch.export's programming model: its row
+# count is an unbacked symbol (u0) made by the fake impl
+@torch.library.custom_op("mylib::custom_nonzero", mutates_args={})
+def custom_nonzero(x: torch.Tensor) -> torch.Tensor:
+    x_np = x.numpy(force=True)
+    res = np.stack(np.nonzero(x_np), axis=1)
+    return torch.tensor(res, device=x.device)
+
+
+@custom_nonzero.register_fake
+def _custom_nonzero_fake(x):
+    nnz = torch.library.get_ctx().new_dynamic_size()
+    shape = [nnz, x.dim()]
+    return x.new_empty(shape, dtype=torch.int64)
 
 
 @dataclass
@@ -586,3 +603,156 @@ PROGRAMS: Dict[str, Callable] = {
 
 def build(name: str):
     return PROGRAMS[name]()
+
+
+# --------------------------------------------------------------------------
+# custom operators and module state
+#
+# Kernels for these ops, for eir, are in examples/custom_ops.c.
+# --------------------------------------------------------------------------
+
+torch.library.define(
+    "mylib::combine",
+    "(Tensor x, Tensor[] others, Tensor? bias, int[] dims, float alpha=1.0, *, bool relu=False, "
+    "str mode=\"sum\", ScalarType? dtype=None, Scalar offset=0) -> (Tensor, Tensor)")
+
+
+@torch.library.impl("mylib::combine", "cpu")
+def _combine(x, others, bias, dims, alpha=1.0, *, relu=False, mode="sum", dtype=None, offset=0):
+    y = x.clone()
+    for o in others:
+        y = y + o
+    y = y * alpha
+    if bias is not None:
+        y = y + bias
+    if relu:
+        y = torch.relu(y)
+    r = (y.sum(dims) if mode == "sum" else y.mean(dims)) + offset
+    return y, (r.to(dtype) if dtype is not None else r)
+
+
+@torch.library.register_fake("mylib::combine")
+def _combine_fake(x, others, bias, dims, alpha=1.0, *, relu=False, mode="sum", dtype=None, offset=0):
+    keep = [s for d, s in enumerate(x.shape) if d not in [dd % x.dim() for dd in dims]]
+    return torch.empty_like(x), x.new_empty(keep, dtype=dtype if dtype is not None else x.dtype)
+
+
+@torch.library.custom_op("mylib::scale_", mutates_args=("x",))
+def scale_(x: torch.Tensor, f: float) -> None:
+    x.mul_(f)
+
+
+@scale_.register_fake
+def _scale_fake(x, f):
+    return None
+
+
+# an op with a side effect: torch threads an effect token through it
+@torch.library.custom_op("mylib::log_sum", mutates_args=())
+def log_sum(x: torch.Tensor) -> torch.Tensor:
+    return x.sum()
+
+
+@log_sum.register_fake
+def _log_sum_fake(x):
+    return x.new_empty(())
+
+
+log_sum.register_effect(torch._library.effects.EffectType.ORDERED)
+
+
+class CustomNonzero(nn.Module):
+    def forward(self, x):
+        idx = torch.ops.mylib.custom_nonzero(x)
+        return idx, idx.sum(1) * 2
+
+
+class CustomArgs(nn.Module):
+    def forward(self, x, b):
+        y1, r1 = torch.ops.mylib.combine(x, [b, b], None, [1])
+        y2, r2 = torch.ops.mylib.combine(x, [], b, [0, -1], 0.5, relu=True, mode="mean", dtype=torch.bfloat16, offset=2)
+        return y1, r1, y2, r2
+
+
+class CustomMutation(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("acc", torch.arange(4, dtype=torch.float32))
+
+    def forward(self, x):
+        torch.ops.mylib.scale_(x, 2.0)              # the caller's tensor doubles
+        torch.ops.mylib.scale_(self.acc[1:], 0.5)   # a view of a buffer
+        self.acc.add_(x.mean())
+        return x + self.acc
+
+
+class Effects(nn.Module):
+    def forward(self, x):
+        torch.ops.aten._print("eir zoo: effects")
+        s = torch.ops.mylib.log_sum(x)
+        return x * s
+
+
+class BufferReassign(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("total", torch.zeros(4))
+        self.register_buffer("scale", torch.full((4,), 0.5), persistent=False)
+        self.register_buffer("calls", torch.zeros((), dtype=torch.int64), persistent=False)
+        self.register_buffer("last", torch.zeros(4))
+
+    def forward(self, x):
+        self.total = self.total + x.sum(0)     # reassignment
+        self.calls += 1                        # a non-persistent buffer, in place
+        self.last.copy_(x[0])
+        return self.total * self.scale, self.calls, self.last * 2
+
+
+class InputMutation(nn.Module):
+    def forward(self, x, y):
+        x.add_(1.0)                            # the caller's tensor, in place
+        y[:, 0].mul_(2.0)                      # through a view
+        return x * y
+
+
+def _custom_nonzero():
+    _seed(26)
+    return CustomNonzero(), (torch.randn(4, 5),), {}, None
+
+
+def _custom_args():
+    _seed(27)
+    return CustomArgs(), (torch.randn(3, 4), torch.randn(3, 4)), {}, None
+
+
+def _custom_mutation():
+    _seed(28)
+    return CustomMutation(), (torch.randn(4),), {}, None
+
+
+def _effects():
+    _seed(29)
+    return Effects(), (torch.randn(3),), {}, None
+
+
+def _buffer_reassign():
+    _seed(30)
+    return BufferReassign(), (torch.randn(2, 4),), {}, None
+
+
+def _input_mutation():
+    _seed(31)
+    return InputMutation(), (torch.randn(2, 3), torch.randn(2, 3)), {}, None
+
+
+PROGRAMS.update({
+    "custom_nonzero": _custom_nonzero,
+    "custom_args": _custom_args,
+    "custom_mutation": _custom_mutation,
+    "effects": _effects,
+    "buffer_reassign": _buffer_reassign,
+    "input_mutation": _input_mutation,
+})
+
+# programs whose module state (buffers, mutated inputs) changes from run to run
+STATEFUL = ["buffer_mutation", "buffer_reassign", "input_mutation", "custom_mutation"]

@@ -1537,7 +1537,19 @@ PADK(k_replication_pad3d, 3, false)
 
 /* ------------------------------------------------------------------ */
 
+/* aten._print(str s): torch writes the string and a newline to stdout (an
+ * effectful op: after run_decompositions it runs inside with_effects) */
+static int k_print(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    (void)out;
+    (void)no;
+    if (na < 1 || a[0].kind != EIR_KA_STRING || !a[0].str) return eir_kerr(ctx, "_print: expected a string argument");
+    fputs(a[0].str, stdout);
+    fputc('\n', stdout);
+    return 0;
+}
+
 const eir_kernel_entry eir_kernels_data[] = {
+    {"aten._print.default", k_print},
     {"aten.cat.default", k_cat},
     {"aten.stack.default", k_stack},
     {"aten.index.Tensor", k_index},

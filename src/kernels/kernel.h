@@ -21,9 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "eir.h"
-
-#define EIR_MAX_RANK 8
+#include "eir.h"  /* EIR_MAX_RANK, eir_dtype */
 
 typedef struct eir_tview {
     void *data;                     /* address of element [0, ..., 0] */

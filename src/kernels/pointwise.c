@@ -1336,6 +1336,7 @@ const eir_kernel_entry eir_kernels_pointwise[] = {
     {"aten.contiguous.default", k_copy_self},
     {"aten.lift_fresh_copy.default", k_copy_self},
     {"aten.copy.default", k_copy},
+    {"aten.copy_.default", k_copy},  /* in place: the runtime gives out[0] self's storage */
     {"aten.dropout.default", k_dropout},
     /* fills */
     {"aten.fill.Scalar", k_fill1},

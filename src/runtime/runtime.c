@@ -23,6 +23,7 @@
 #include "../kernels/kutil.h"
 #include "../kernels/tables.h"
 #include "../ops/optable.h"
+#include "library.h"
 
 enum { STEP_KERNEL, STEP_VIEW, STEP_COPY, STEP_SYM, STEP_ASSERT, STEP_NOOP, STEP_HOP, STEP_NONZERO, STEP_ITEM, STEP_CUSTOM };
 enum { HOP_COND, HOP_WHILE, HOP_MAP, HOP_SCAN };
@@ -46,6 +47,7 @@ typedef struct rt_storage {
     int32_t first, last;       /* lifetime in steps */
     bool external, pinned;
     bool deferred;             /* sized during the run; lives in dyn */
+    bool written;              /* the program writes it (in place, or as a mutation output) */
     void *dyn;
     uint64_t dyn_bytes;
 } rt_storage;
@@ -75,13 +77,34 @@ typedef struct rt_step {
     const eir_arg *lists[4];
     uint32_t nlists;
     uint32_t pred;             /* cond: predicate value */
-    /* STEP_CUSTOM */
-    eir_custom_kernel custom;
-    void *custom_user;
-    uint32_t *tin;             /* tensor input values */
-    uint32_t ntin;
-    eir_tensor_view *cviews;   /* ntin inputs then nout outputs */
+    /* STEP_CUSTOM: a custom operator's call, refreshed before each run */
+    const eir_custom_op *custom;
+    eir_op_arg *oargs;         /* the public arguments, one per schema argument */
+    eir_tensor_view *tviews;   /* views of the tensor arguments (ntviews) */
+    const eir_tensor_view **tlist; /* entries of Tensor[] arguments */
+    bool *bools;               /* bool[] arguments */
+    uint32_t ntviews;
+    eir_tensor_view *cviews;   /* the kernel's outputs (the schema's returns) */
+    eir_op_shape *shapes;      /* for the shape function */
+    uint8_t *defines;          /* per output: bit d set when this call defines the size of dim d (unbacked) */
+    uint32_t ncout;            /* outputs the kernel writes; with auto_functionalized_v2 the */
+    struct rt_mutarg *mut;     /* cloned bases follow them in outs (v2: one per mutated argument) */
+    uint32_t nmut;
+    const eir_arg *bases;      /* v2: _all_bases */
 } rt_step;
+
+/* auto_functionalized_v2: a mutated argument is a view of one of the bases */
+typedef struct rt_mutarg {
+    uint32_t arg;              /* schema argument index */
+    uint32_t value;            /* a direct call: the tensor written in place */
+    int32_t base;              /* v2: index into _all_bases; -1: None */
+    int kind;                  /* 0 the base itself (or an alias), 1 as_strided, 2 slice */
+    int64_t sizes[EIR_MAX_RANK], strides[EIR_MAX_RANK], offset;
+    uint32_t rank;
+    int64_t dim, start, end;
+    eir_tensor_view view;
+    eir_tview tv;
+} rt_mutarg;
 
 typedef struct rt_io {
     const char *name;
@@ -125,7 +148,10 @@ struct eir_runtime {
     uint64_t rng;              /* random ops' generator state */
     /* state written back after each run: buffer mutations and user-input mutations */
     uint32_t nwrites;
-    struct { uint32_t src, dst; int32_t input; } *writes;
+    struct { uint32_t src, dst; } *writes;
+    const char **mutated;      /* FQNs of the parameters and buffers the program writes */
+    uint32_t nmutated;
+    const eir_library *lib;    /* custom operators (borrowed) */
     char kerr[1024];
 };
 
@@ -435,41 +461,380 @@ static void list_outputs(const eir_node *n, uint32_t *ids) {
     }
 }
 
-static eir_status runtime_create_graph(eir_program *p, const eir_graph *g, bool root, eir_runtime **out);
+static eir_status runtime_create_graph(eir_program *p, const eir_graph *g, bool root, const eir_library *lib,
+                                       eir_runtime **out);
 
-/* ---- custom operators (process-wide registry) ---- */
+/* ---- custom operators: binding ---- */
 
-typedef struct custom_op { char *name; eir_custom_kernel fn; void *user; } custom_op;
-static custom_op *g_custom;
-static uint32_t g_ncustom;
+static eir_status bind_step(eir_runtime *rt, uint32_t si, eir_buf *missing, uint32_t *nmissing);
 
-eir_status eir_register_op(const char *name, eir_custom_kernel fn, void *user) {
-    if (!name || !fn || !strstr(name, "::")) return EIR_ERR_ARG;
-    /* "mylib::sin" -> "mylib.sin" ; "mylib::sin.default" -> "mylib.sin.default" */
-    size_t n = strlen(name);
-    char *key = malloc(n);
-    if (!key) return EIR_ERR_NOMEM;
-    const char *sep = strstr(name, "::");
-    memcpy(key, name, (size_t)(sep - name));
-    key[sep - name] = '.';
-    strcpy(key + (sep - name) + 1, sep + 2);
-    for (uint32_t i = 0; i < g_ncustom; i++)
-        if (!strcmp(g_custom[i].name, key)) { g_custom[i].fn = fn; g_custom[i].user = user; free(key); return EIR_OK; }
-    custom_op *c = realloc(g_custom, (g_ncustom + 1) * sizeof *c);
-    if (!c) { free(key); return EIR_ERR_NOMEM; }
-    g_custom = c;
-    g_custom[g_ncustom++] = (custom_op){key, fn, user};
+/* "a float", "None": what a node argument holds, for messages */
+static const char *arg_desc(const eir_arg *a) {
+    switch (a->kind) {
+    case EIR_ARG_NONE: return "None";
+    case EIR_ARG_TENSOR: return "a Tensor";
+    case EIR_ARG_OPTIONAL_TENSOR: return a->value == EIR_NO_VALUE ? "None" : "a Tensor";
+    case EIR_ARG_TENSORS: return "a Tensor[]";
+    case EIR_ARG_OPTIONAL_TENSORS: return "a Tensor?[]";
+    case EIR_ARG_INT: return "an int";
+    case EIR_ARG_SYM_INT: return "a SymInt";
+    case EIR_ARG_INTS: return "an int[]";
+    case EIR_ARG_SYM_INTS: return "a SymInt[]";
+    case EIR_ARG_FLOAT: return "a float";
+    case EIR_ARG_SYM_FLOAT: return "a SymFloat";
+    case EIR_ARG_FLOATS: return "a float[]";
+    case EIR_ARG_BOOL: return "a bool";
+    case EIR_ARG_SYM_BOOL: return "a SymBool";
+    case EIR_ARG_BOOLS: return "a bool[]";
+    case EIR_ARG_STRING: return "a str";
+    case EIR_ARG_STRINGS: return "a str[]";
+    case EIR_ARG_SCALAR_TYPE: return "a ScalarType";
+    case EIR_ARG_COMPLEX: return "a complex";
+    default: return eir_arg_kind_name(a->kind);
+    }
+}
+
+/* does node argument a fit schema argument pa? */
+static bool custom_arg_fits(const eir_parsed_arg *pa, const eir_arg *a) {
+    if (a->kind == EIR_ARG_NONE || (a->kind == EIR_ARG_OPTIONAL_TENSOR && a->value == EIR_NO_VALUE)) return pa->optional;
+    if (pa->list) {
+        switch (pa->base) {
+        case EIR_AB_TENSOR:
+            if (a->kind == EIR_ARG_TENSORS) return true;
+            if (a->kind != EIR_ARG_OPTIONAL_TENSORS) return false;
+            for (uint32_t i = 0; !pa->elem_optional && i < a->u.list.n; i++)
+                if (a->u.list.items[i].value == EIR_NO_VALUE) return false;
+            return true;
+        case EIR_AB_INT: case EIR_AB_SYMINT: return a->kind == EIR_ARG_INTS || a->kind == EIR_ARG_SYM_INTS;
+        case EIR_AB_FLOAT: return a->kind == EIR_ARG_FLOATS;
+        case EIR_AB_BOOL: return a->kind == EIR_ARG_BOOLS;
+        default: return false;
+        }
+    }
+    bool lit_float = a->kind == EIR_ARG_SYM_FLOAT && a->literal;
+    switch (pa->base) {
+    case EIR_AB_TENSOR: return a->kind == EIR_ARG_TENSOR || a->kind == EIR_ARG_OPTIONAL_TENSOR;
+    case EIR_AB_INT: case EIR_AB_SYMINT: return a->kind == EIR_ARG_INT || a->kind == EIR_ARG_SYM_INT;
+    case EIR_AB_FLOAT: return a->kind == EIR_ARG_FLOAT || a->kind == EIR_ARG_INT || lit_float;
+    case EIR_AB_BOOL: return a->kind == EIR_ARG_BOOL || a->kind == EIR_ARG_SYM_BOOL;
+    case EIR_AB_STR: return a->kind == EIR_ARG_STRING;
+    case EIR_AB_SCALAR:
+        return a->kind == EIR_ARG_INT || a->kind == EIR_ARG_SYM_INT || a->kind == EIR_ARG_FLOAT || lit_float ||
+               a->kind == EIR_ARG_BOOL || a->kind == EIR_ARG_SYM_BOOL;
+    case EIR_AB_DTYPE: return a->kind == EIR_ARG_SCALAR_TYPE;
+    }
+    return false;
+}
+
+static bool sym_mentions(const eir_sym_node *n, const char *name) {
+    if (n->kind == EIR_SYM_SYMBOL) return !strcmp(n->name, name);
+    for (uint32_t i = 0; i < n->nargs; i++)
+        if (sym_mentions(n->args[i], name)) return true;
+    return false;
+}
+
+static bool value_mentions(eir_runtime *rt, uint32_t v, const char *name) {
+    if (v == EIR_NO_VALUE) return false;
+    const eir_value *gv = &rt->g->values[v];
+    const eir_program *p = rt->p;
+    if (gv->kind == EIR_VALUE_SYM_INT || gv->kind == EIR_VALUE_SYM_BOOL)
+        return gv->sym.is_expr && sym_mentions(p->exprs[gv->sym.expr].tree, name);
+    if (gv->kind != EIR_VALUE_TENSOR) return false;
+    const eir_tensor_meta *m = &gv->meta;
+    for (uint32_t d = 0; d < m->rank; d++)
+        if ((m->sizes[d].is_expr && sym_mentions(p->exprs[m->sizes[d].expr].tree, name)) ||
+            (m->strides[d].is_expr && sym_mentions(p->exprs[m->strides[d].expr].tree, name)))
+            return true;
+    return m->storage_offset.is_expr && sym_mentions(p->exprs[m->storage_offset.expr].tree, name);
+}
+
+/* Is the symbol known before step si runs (bound by the inputs or by an
+ * earlier step)? If not, step si introduces it: an unbacked size. */
+static bool symbol_known_before(eir_runtime *rt, uint32_t si, const char *name) {
+    for (uint32_t i = 0; i < rt->g->num_inputs; i++)
+        if (value_mentions(rt, rt->g->inputs[i].value, name)) return true;
+    for (uint32_t j = 0; j < si; j++)
+        for (uint32_t k = 0; k < rt->steps[j].nout; k++)
+            if (value_mentions(rt, rt->steps[j].outs[k], name)) return true;
+    return false;
+}
+
+/* Make a storage writable by the program: a payload mapped from the archive
+ * gets a private copy once; the runtime remembers that it is written. */
+static eir_status write_storage(eir_runtime *rt, int32_t sid) {
+    if (sid < 0) return EIR_OK;
+    rt_storage *s = &rt->storages[sid];
+    s->written = true;
+    if (s->external && s->ext && !s->owned) {
+        void *copy = malloc(s->nbytes ? s->nbytes : 1);
+        if (!copy) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
+        memcpy(copy, s->ext, s->nbytes);
+        s->owned = s->ext = copy;
+    }
     return EIR_OK;
 }
 
-/* "mylib.sin.default" matches a registration of "mylib.sin.default" or "mylib.sin" */
-static const custom_op *find_custom(const char *op) {
-    for (uint32_t i = 0; i < g_ncustom; i++) {
-        size_t n = strlen(g_custom[i].name);
-        if (!strncmp(op, g_custom[i].name, n) && (op[n] == 0 || (op[n] == '.' && !strchr(op + n + 1, '.'))))
-            return &g_custom[i];
+/* auto_functionalized_v2's record of how mutated argument `name` views a
+ * base: _<name>_base_index, then _alias, or _size/_stride/_storage_offset
+ * (as_strided), or _slice_dim/_start/_end */
+static eir_status bind_mutarg(eir_runtime *rt, rt_step *st, uint32_t ai, const char *name, uint32_t nbases, rt_mutarg *m) {
+    const eir_node *n = st->node;
+    char key[256];
+    const eir_arg *idx = NULL, *size = NULL, *stride = NULL, *off = NULL, *sdim = NULL, *sstart = NULL, *send = NULL;
+    struct { const char *suffix; const eir_arg **slot; } fields[] = {
+        {"base_index", &idx}, {"size", &size}, {"stride", &stride}, {"storage_offset", &off},
+        {"slice_dim", &sdim}, {"slice_start", &sstart}, {"slice_end", &send}};
+    for (size_t f = 0; f < EIR_ARRAY_LEN(fields); f++) {
+        snprintf(key, sizeof key, "_%s_%s", name, fields[f].suffix);
+        const eir_named_arg *na = find_input(n, key, 0, true);
+        *fields[f].slot = na ? &na->arg : NULL;
     }
-    return NULL;
+    memset(m, 0, sizeof *m);
+    m->arg = ai;
+    m->value = EIR_NO_VALUE;
+    if (!idx) {
+        snprintf(key, sizeof key, "_%s_length", name);
+        return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (higher_order.auto_functionalized_v2): %s", n->name,
+                       find_input(n, key, 0, true) ? "mutated Tensor[] arguments are not supported yet"
+                                                   : "no _<argument>_base_index for a mutated argument");
+    }
+    if (idx->kind == EIR_ARG_NONE) { m->base = -1; return EIR_OK; }
+    if (idx->kind != EIR_ARG_INT || idx->u.i < 0 || (uint64_t)idx->u.i >= nbases)
+        return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (higher_order.auto_functionalized_v2): _%s_base_index is not an "
+                       "index into _all_bases (%u bases)", n->name, name, nbases);
+    m->base = (int32_t)idx->u.i;
+    bool ok = true;
+    if (off) {
+        m->kind = 1;
+        ok = size && stride && (size->kind == EIR_ARG_INTS || size->kind == EIR_ARG_SYM_INTS) &&
+             (stride->kind == EIR_ARG_INTS || stride->kind == EIR_ARG_SYM_INTS) && size->u.list.n == stride->u.list.n &&
+             size->u.list.n <= EIR_MAX_RANK && (off->kind == EIR_ARG_INT || (off->kind == EIR_ARG_SYM_INT && off->literal));
+        for (uint32_t d = 0; ok && d < size->u.list.n; d++) {
+            const eir_arg *a = &size->u.list.items[d], *b = &stride->u.list.items[d];
+            ok = (a->kind == EIR_ARG_INT || a->literal) && (b->kind == EIR_ARG_INT || b->literal);
+            m->sizes[d] = a->u.i;
+            m->strides[d] = b->u.i;
+        }
+        if (ok) { m->rank = size->u.list.n; m->offset = off->u.i; }
+    } else if (sdim) {
+        m->kind = 2;
+        ok = sdim->kind == EIR_ARG_INT && sstart && send && (sstart->kind == EIR_ARG_INT || sstart->kind == EIR_ARG_NONE) &&
+             (send->kind == EIR_ARG_INT || send->kind == EIR_ARG_NONE);
+        if (ok) {
+            m->dim = sdim->u.i;
+            m->start = sstart->kind == EIR_ARG_INT ? sstart->u.i : 0;
+            m->end = send->kind == EIR_ARG_INT ? send->u.i : INT64_MAX;
+        }
+    }
+    if (!ok)
+        return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (higher_order.auto_functionalized_v2): the view of mutated "
+                       "argument '%s' has symbolic or malformed geometry, which eir does not support yet", n->name, name);
+    return EIR_OK;
+}
+
+/* A call of custom operator c: check the node against the schema, decode the
+ * arguments once. v2: the node is auto_functionalized_v2(op, **kwargs). */
+static eir_status bind_custom(eir_runtime *rt, uint32_t si, const eir_custom_op *c, bool v2) {
+    rt_step *st = &rt->steps[si];
+    const eir_node *n = st->node;
+    const eir_parsed_schema *ps = &c->schema;
+    const char *where = n->name ? n->name : "?";
+    const char *op = short_target(n->target);
+    st->kind = STEP_CUSTOM;
+    st->custom = c;
+    /* every named input is a schema argument (v2 bookkeeping starts with '_'); unnamed ones are positional */
+    uint32_t npos = 0;
+    for (uint32_t i = v2 ? 1 : 0; i < n->num_inputs; i++) {
+        const char *nm = n->inputs[i].name;
+        if (!nm[0]) { npos++; continue; }
+        if (v2 && nm[0] == '_') continue;
+        bool known = false;
+        for (uint32_t k = 0; k < ps->nargs && !known; k++) known = !strcmp(ps->args[k].sa.name, nm);
+        if (!known)
+            return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): argument '%s' is not in the schema %s", where, op, nm, ps->text);
+    }
+    if (npos > ps->nargs)
+        return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): %u positional arguments, the schema %s takes %u", where, op,
+                       npos, ps->text, ps->nargs);
+    const eir_arg *bases = NULL;
+    if (v2) {
+        const eir_named_arg *b = find_input(n, "_all_bases", 0, true);
+        if (!b || b->arg.kind != EIR_ARG_TENSORS)
+            return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (higher_order.auto_functionalized_v2): no _all_bases tensor list", where);
+        bases = st->bases = &b->arg;
+    }
+    st->nargs = ps->nargs;
+    st->args = eir_arena_array(&rt->arena, ps->nargs + 1, sizeof *st->args);
+    st->oargs = eir_arena_array(&rt->arena, ps->nargs + 1, sizeof *st->oargs);
+    st->mut = eir_arena_array(&rt->arena, ps->nargs + 1, sizeof *st->mut);
+    rt_patch *patches = eir_arena_array(&rt->arena, 64, sizeof *patches);
+    if (!st->args || !st->oargs || !st->mut || !patches) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
+    uint32_t np = 0, pos = 0, nlist = 0, nbools = 0;
+    for (uint32_t i = 0; i < ps->nargs; i++) {
+        const eir_parsed_arg *pa = &ps->args[i];
+        if (v2 && pa->mutates) {
+            if (pa->list)
+                return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (higher_order.auto_functionalized_v2): mutated Tensor[] "
+                               "argument '%s' is not supported yet", where, pa->sa.name);
+            eir_status e = bind_mutarg(rt, st, i, pa->sa.name, bases->u.list.n, &st->mut[st->nmut++]);
+            if (e) return e;
+            st->args[i].kind = EIR_KA_NONE;
+            continue;
+        }
+        const eir_named_arg *na = find_input(n, pa->sa.name, i, pa->sa.kwarg_only);
+        if (!na && !pa->sa.kwarg_only) {
+            /* the pos-th unnamed input */
+            uint32_t seen = 0;
+            for (uint32_t k = v2 ? 1 : 0; k < n->num_inputs && !na; k++)
+                if (!n->inputs[k].name[0] && seen++ == pos) na = &n->inputs[k];
+            if (na) pos++;
+        }
+        if (na) {
+            if (!custom_arg_fits(pa, &na->arg))
+                return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): argument '%s' is %s, the schema %s expects %s", where,
+                               op, pa->sa.name, arg_desc(&na->arg), ps->text, pa->type_text);
+            if (np > 48) return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s: too many symbolic arguments", where);
+            eir_status e = decode_arg(rt, st, i, &pa->sa, &na->arg, patches, &np);
+            if (e) return e;
+            if (st->args[i].kind == EIR_KA_SCALAR && st->args[i].s.kind == EIR_SC_COMPLEX)
+                return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): argument '%s' is a complex Scalar, which eir's custom "
+                               "operators do not take", where, op, pa->sa.name);
+            if (pa->mutates && !v2) {
+                /* written in place: remember the values (their storages are marked when storages are assigned) */
+                if (na->arg.kind == EIR_ARG_TENSOR) {
+                    st->mut[st->nmut] = (rt_mutarg){.arg = i, .base = -1, .value = na->arg.value};
+                    st->nmut++;
+                } else if (na->arg.kind == EIR_ARG_TENSORS || na->arg.kind == EIR_ARG_OPTIONAL_TENSORS) {
+                    /* one entry per element: grow the array */
+                    uint32_t ne = na->arg.u.list.n;
+                    rt_mutarg *m = eir_arena_array(&rt->arena, st->nmut + ne + ps->nargs + 1, sizeof *m);
+                    if (!m) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
+                    memcpy(m, st->mut, st->nmut * sizeof *m);
+                    st->mut = m;
+                    for (uint32_t k = 0; k < ne; k++)
+                        st->mut[st->nmut++] = (rt_mutarg){.arg = i, .base = -1, .value = na->arg.u.list.items[k].value};
+                }
+            }
+        } else if (pa->sa.def) {
+            if (!decode_default(rt, &pa->sa, &st->args[i])) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
+        } else {
+            return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): required argument '%s' (%s) is missing; the schema is %s",
+                           where, op, pa->sa.name, pa->type_text, ps->text);
+        }
+        if (st->args[i].kind == EIR_KA_TENSORS) nlist += st->args[i].n;
+        if (st->args[i].kind == EIR_KA_BOOLS) nbools += st->args[i].n;
+    }
+    st->patches = patches;
+    st->npatches = np;
+    st->ntviews = nlist + ps->nargs;
+    st->tviews = eir_arena_array(&rt->arena, st->ntviews + 1, sizeof *st->tviews);
+    st->tlist = eir_arena_array(&rt->arena, nlist + 1, sizeof *st->tlist);
+    st->bools = eir_arena_array(&rt->arena, nbools + 1, sizeof *st->bools);
+    if (!st->tviews || !st->tlist || !st->bools) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
+
+    /* outputs: the returns (a Tensor[] return is one list), then v2's new bases */
+    uint32_t want = ps->nrets, raw = n->num_outputs;
+    bool list_ret = ps->nrets == 1 && ps->rets[0].list;
+    uint32_t nret_raw = v2 ? (want ? want : 1) : want;
+    if (!v2 && want == 0) {
+        for (uint32_t k = 0; k < raw; k++)
+            if (n->outputs[k].kind != EIR_ARG_NONE)
+                return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): the schema %s returns nothing, the node has outputs",
+                               where, op, ps->text);
+        raw = 0;
+    }
+    if (raw != nret_raw + (v2 ? bases->u.list.n : 0))
+        return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): %u outputs, the schema %s returns %u", where, op,
+                       raw - (v2 ? bases->u.list.n : 0), ps->text, want);
+    st->ncout = 0;
+    for (uint32_t k = 0; k < want; k++) {
+        const eir_arg *o = &n->outputs[k];
+        if (list_ret ? o->kind != EIR_ARG_TENSORS : o->kind != EIR_ARG_TENSOR)
+            return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): output %u is %s, the schema %s returns %s", where, op, k,
+                           arg_desc(o), ps->text, ps->rets[k].type_text);
+        uint32_t cnt = list_ret ? o->u.list.n : 1;
+        for (uint32_t q = 0; q < cnt; q++)
+            if (st->outs[st->ncout + q] == EIR_NO_VALUE || !rt->values[st->outs[st->ncout + q]].is_tensor)
+                return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): output %u is not a recorded tensor", where, op, st->ncout + q);
+        st->ncout += cnt;
+    }
+    if (v2) {
+        uint32_t first = count_outputs(n) - bases->u.list.n;
+        for (uint32_t b = 0; b < bases->u.list.n; b++) {
+            uint32_t v = st->outs[first + b], src = bases->u.list.items[b].value;
+            if (v == EIR_NO_VALUE || src == EIR_NO_VALUE || !rt->values[v].is_tensor)
+                return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (higher_order.auto_functionalized_v2): base %u is not a "
+                               "recorded tensor", where, b);
+        }
+    }
+    st->cviews = eir_arena_array(&rt->arena, st->ncout + 1, sizeof *st->cviews);
+    st->shapes = eir_arena_array(&rt->arena, st->ncout + 1, sizeof *st->shapes);
+    st->defines = eir_arena_array(&rt->arena, st->ncout + 1, sizeof *st->defines);
+    if (!st->cviews || !st->shapes || !st->defines) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
+    /* sizes this call introduces (unbacked symbols, e.g. u0 of new_dynamic_size()) need a shape function */
+    for (uint32_t k = 0; k < st->ncout; k++) {
+        const eir_tensor_meta *m = &rt->g->values[st->outs[k]].meta;
+        if (m->rank > EIR_MAX_RANK) return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s: output %u has rank %u", where, k, m->rank);
+        for (uint32_t d = 0; d < m->rank; d++) {
+            if (!m->sizes[d].is_expr) continue;
+            const eir_sym_node *t = rt->p->exprs[m->sizes[d].expr].tree;
+            if (t->kind != EIR_SYM_SYMBOL || symbol_known_before(rt, si, t->name)) continue;
+            st->defines[k] |= (uint8_t)(1u << d);
+            if (!c->shape)
+                return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): output %u has the data-dependent size %s in dim %u, "
+                               "so %s needs a shape function (eir_library_define's shape argument)", where, op, k,
+                               t->name, d, ps->qualname);
+        }
+    }
+    return EIR_OK;
+}
+
+/* with_effects(token, op, *args): the token orders effectful ops, which eir
+ * runs in graph order anyway; the wrapped op becomes the step */
+static eir_status bind_effects(eir_runtime *rt, uint32_t si, eir_buf *missing, uint32_t *nmissing) {
+    rt_step *st = &rt->steps[si];
+    const eir_node *n = st->node;
+    if (n->num_inputs < 2 || n->inputs[0].arg.kind != EIR_ARG_TENSOR || n->inputs[1].arg.kind != EIR_ARG_OPERATOR ||
+        n->num_outputs < 1 || n->outputs[0].kind != EIR_ARG_TENSOR)
+        return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (higher_order.with_effects): expected (token, operator, args...) "
+                       "and a token output", n->name ? n->name : "?");
+    const char *inner = n->inputs[1].arg.u.s;
+    if (strncmp(inner, "torch.ops.", 10) != 0 || !strncmp(inner, "torch.ops.higher_order.", 23)) {
+        if (*nmissing < 40)
+            eir_buf_printf(missing, "\n  %s inside higher_order.with_effects (node %%%s)", short_target(inner), n->name);
+        (*nmissing)++;
+        return EIR_OK;
+    }
+    eir_node *in = eir_arena_alloc(&rt->arena, sizeof *in);
+    if (!in) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
+    *in = *n;
+    in->target = inner;
+    in->inputs = n->inputs + 2;
+    in->num_inputs = n->num_inputs - 2;
+    in->outputs = n->outputs + 1;
+    in->num_outputs = n->num_outputs - 1;
+    st->node = in;
+    return bind_step(rt, si, missing, nmissing);
+}
+
+/* auto_functionalized_v2(op, **kwargs): a custom op that mutates its
+ * arguments, made functional: the bases are cloned into the node's last
+ * outputs and the op writes the clones */
+static eir_status bind_autofunc(eir_runtime *rt, uint32_t si, eir_buf *missing, uint32_t *nmissing) {
+    rt_step *st = &rt->steps[si];
+    const eir_node *n = st->node;
+    if (n->num_inputs < 1 || n->inputs[0].arg.kind != EIR_ARG_OPERATOR)
+        return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (higher_order.auto_functionalized_v2): no operator argument", n->name);
+    const char *inner = n->inputs[0].arg.u.s;
+    const eir_custom_op *c = eir_library_find(rt->lib, inner);
+    if (!c) {
+        if (*nmissing < 40)
+            eir_buf_printf(missing, "\n  %s (node %%%s, in auto_functionalized_v2)%s", short_target(inner), n->name,
+                           strncmp(short_target(inner), "aten.", 5) ? ", a custom operator" : "");
+        (*nmissing)++;
+        return EIR_OK;
+    }
+    return bind_custom(rt, si, c, true);
 }
 
 /* cond / while_loop / map_impl / scan: subgraphs become runtimes of their own */
@@ -494,7 +859,7 @@ static eir_status bind_hop(eir_runtime *rt, rt_step *st, eir_buf *missing, uint3
         if (a->kind == EIR_ARG_GRAPH) {
             if (ng == 2) return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s: more than two subgraphs", n->name);
             eir_runtime *sub = NULL;
-            eir_status s = runtime_create_graph(rt->p, a->u.graph.graph, false, &sub);
+            eir_status s = runtime_create_graph(rt->p, a->u.graph.graph, false, rt->lib, &sub);
             if (s) {
                 if (!sub) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
                 if (s == EIR_ERR_GRAPH && strstr(sub->errmsg, "cannot run yet")) {
@@ -535,6 +900,8 @@ static eir_status bind_step(eir_runtime *rt, uint32_t si, eir_buf *missing, uint
 
     if (is_sym_target(t)) { st->kind = STEP_SYM; return EIR_OK; }
     if (is_assert(t)) { st->kind = STEP_ASSERT; return EIR_OK; }
+    if (!strcmp(t, "torch.ops.higher_order.with_effects")) return bind_effects(rt, si, missing, nmissing);
+    if (!strcmp(t, "torch.ops.higher_order.auto_functionalized_v2")) return bind_autofunc(rt, si, missing, nmissing);
     if (!strncmp(t, "torch.ops.higher_order.", 23)) return bind_hop(rt, st, missing, nmissing);
     if (!strcmp(t, "torch.ops.aten.nonzero.default") || !strcmp(t, "torch.ops.aten.item.default") ||
         !strcmp(t, "torch.ops.aten._local_scalar_dense.default")) {
@@ -548,31 +915,16 @@ static eir_status bind_step(eir_runtime *rt, uint32_t si, eir_buf *missing, uint
         return EIR_OK;
     }
     const char *op = short_target(t);
-    if (strncmp(op, "aten.", 5) != 0) {
-        const custom_op *c = find_custom(op);
-        if (c) {
-            st->kind = STEP_CUSTOM;
-            st->custom = c->fn;
-            st->custom_user = c->user;
-            st->tin = eir_arena_array(&rt->arena, n->num_inputs + 1, sizeof *st->tin);
-            st->cviews = eir_arena_array(&rt->arena, n->num_inputs + st->nout + 1, sizeof *st->cviews);
-            if (!st->tin || !st->cviews) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
-            for (uint32_t i = 0; i < n->num_inputs; i++)
-                if (n->inputs[i].arg.kind == EIR_ARG_TENSOR) st->tin[st->ntin++] = n->inputs[i].arg.value;
-                else if (n->inputs[i].arg.kind != EIR_ARG_NONE)
-                    return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): custom operators take tensor arguments only, "
-                                   "argument '%s' is %s", n->name, op, n->inputs[i].name,
-                                   eir_arg_kind_name(n->inputs[i].arg.kind));
-            return EIR_OK;
-        }
-    }
+    const eir_custom_op *custom = eir_library_find(rt->lib, t);
+    if (custom) return bind_custom(rt, si, custom, false);
     const eir_op_schema *sc = eir_op_find(op);
     bool view = sc && (sc->flags & EIR_OPF_VIEW) && !is_copy_like(op);
     eir_kernel_fn fn = NULL;
     if (sc && !view && !is_copy_like(op)) fn = find_kernel(op);
     if (!sc || (!view && !fn && !is_copy_like(op))) {
         if (*nmissing < 40)
-            eir_buf_printf(missing, "\n  %s (node %%%s)", op, n->name ? n->name : "?");
+            eir_buf_printf(missing, "\n  %s (node %%%s)%s", op, n->name ? n->name : "?",
+                           strncmp(op, "aten.", 5) && strncmp(op, "prims.", 6) ? ", a custom operator" : "");
         (*nmissing)++;
         return EIR_OK;
     }
@@ -674,10 +1026,20 @@ static eir_status setup_io(eir_runtime *rt) {
             }
             continue;
         }
+        if (s->kind == EIR_IN_TOKEN && a->kind == EIR_ARG_TENSOR && a->value != EIR_NO_VALUE) {
+            /* an effect token: an empty tensor that only orders effectful ops */
+            static uint64_t token_payload;
+            int32_t sid = new_storage(rt);
+            if (sid < 0) { eir_strmap_free(&recs); return rt_fail(rt, EIR_ERR_NOMEM, "out of memory"); }
+            rt->values[a->value].storage = sid;
+            rt->storages[sid].external = rt->storages[sid].pinned = true;
+            rt->storages[sid].ext = &token_payload;
+            continue;
+        }
         if (s->kind == EIR_IN_TOKEN || s->kind == EIR_IN_CUSTOM_OBJ) {
             eir_strmap_free(&recs);
             return rt_fail(rt, EIR_ERR_GRAPH, "input %s: %s inputs are not supported yet", a->name ? a->name : "?",
-                           s->kind == EIR_IN_TOKEN ? "effect token" : "custom object");
+                           s->kind == EIR_IN_TOKEN ? "malformed effect token" : "custom object (torchbind)");
         }
         const eir_tensor *t = eir_program_find_tensor(p, s->target);
         if (!t || !t->data) {
@@ -718,36 +1080,45 @@ static eir_status setup_writes(eir_runtime *rt) {
     if (!rt->writes) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
     for (uint32_t i = 0; i < p->num_output_specs; i++) {
         const eir_output_spec *o = &p->output_specs[i];
-        if (o->kind != EIR_OUT_BUFFER_MUTATION && o->kind != EIR_OUT_USER_INPUT_MUTATION) continue;
+        if (o->kind != EIR_OUT_BUFFER_MUTATION && o->kind != EIR_OUT_USER_INPUT_MUTATION &&
+            o->kind != EIR_OUT_PARAMETER_MUTATION)
+            continue;
         uint32_t dst = EIR_NO_VALUE;
-        int32_t input = -1;
         for (uint32_t k = 0; k < p->num_input_specs; k++) {
             const eir_input_spec *in = &p->input_specs[k];
             if (o->kind == EIR_OUT_BUFFER_MUTATION && in->kind == EIR_IN_BUFFER && !strcmp(in->target, o->target))
+                dst = in->arg.value;
+            if (o->kind == EIR_OUT_PARAMETER_MUTATION && in->kind == EIR_IN_PARAMETER && !strcmp(in->target, o->target))
                 dst = in->arg.value;
             if (o->kind == EIR_OUT_USER_INPUT_MUTATION && in->kind == EIR_IN_USER_INPUT && in->arg.name &&
                 !strcmp(in->arg.name, o->target))
                 dst = in->arg.value;
         }
-        if (dst == EIR_NO_VALUE || o->arg.value == EIR_NO_VALUE)
+        if (dst == EIR_NO_VALUE || o->arg.value == EIR_NO_VALUE || !rt->values[dst].is_tensor)
             return rt_fail(rt, EIR_ERR_GRAPH, "output %s mutates '%s', which is not an input of the program",
                            o->arg.name ? o->arg.name : "?", o->target ? o->target : "?");
-        if (o->kind == EIR_OUT_USER_INPUT_MUTATION)
-            for (uint32_t k = 0; k < rt->ninputs; k++)
-                if (rt->inputs[k].value == dst) input = (int32_t)k;
-        rt_storage *s = rt->values[dst].storage >= 0 ? &rt->storages[rt->values[dst].storage] : NULL;
-        if (s && o->kind == EIR_OUT_BUFFER_MUTATION && s->ext && !s->owned) {
-            void *copy = malloc(s->nbytes ? s->nbytes : 1);
-            if (!copy) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
-            memcpy(copy, s->ext, s->nbytes);
-            s->owned = s->ext = copy;
-        }
+        eir_status e = write_storage(rt, rt->values[dst].storage);
+        if (e) return e;
         rt->writes[rt->nwrites].src = o->arg.value;
         rt->writes[rt->nwrites].dst = dst;
-        rt->writes[rt->nwrites].input = input;
         rt->nwrites++;
     }
+    /* the state the program writes, by FQN */
+    rt->mutated = eir_arena_array(&rt->arena, p->num_input_specs + 1, sizeof *rt->mutated);
+    if (!rt->mutated) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
+    for (uint32_t k = 0; k < p->num_input_specs; k++) {
+        const eir_input_spec *in = &p->input_specs[k];
+        if ((in->kind != EIR_IN_PARAMETER && in->kind != EIR_IN_BUFFER && in->kind != EIR_IN_CONSTANT_TENSOR) ||
+            in->arg.value == EIR_NO_VALUE)
+            continue;
+        int32_t sid = rt->values[in->arg.value].storage;
+        if (sid >= 0 && rt->storages[sid].written) rt->mutated[rt->nmutated++] = in->target;
+    }
     return EIR_OK;
+}
+
+const char *eir_runtime_mutated_state(const eir_runtime *rt, uint32_t i) {
+    return rt && i < rt->nmutated ? rt->mutated[i] : NULL;
 }
 
 void eir_runtime_seed(eir_runtime *rt, uint64_t seed) {
@@ -758,20 +1129,24 @@ void eir_runtime_seed(eir_runtime *rt, uint64_t seed) {
             if (rt->steps[i].sub[k]) eir_runtime_seed(rt->steps[i].sub[k], seed + 1 + i * 2 + (uint64_t)k);
 }
 
-eir_status eir_runtime_create(eir_program *p, eir_runtime **out) {
+eir_status eir_runtime_create_with(eir_program *p, const eir_library *lib, eir_runtime **out) {
     if (!out) return EIR_ERR_ARG;
     if (!p || !p->graph) {
         *out = calloc(1, sizeof **out);
         if (!*out) return EIR_ERR_NOMEM;
         return rt_fail(*out, EIR_ERR_ARG, "eir_runtime_create: no loaded program");
     }
-    return runtime_create_graph(p, p->graph, true, out);
+    return runtime_create_graph(p, p->graph, true, lib, out);
 }
 
-static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, bool root, eir_runtime **out) {
+eir_status eir_runtime_create(eir_program *p, eir_runtime **out) { return eir_runtime_create_with(p, NULL, out); }
+
+static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, bool root, const eir_library *lib,
+                                       eir_runtime **out) {
     eir_runtime *rt = *out = calloc(1, sizeof *rt);
     if (!rt) return EIR_ERR_NOMEM;
     rt->p = p;
+    rt->lib = lib;
     rt->g = graph;
     rt->root = root;
     rt->rng = 0x853c49e6748fea9bull;
@@ -820,8 +1195,8 @@ static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, b
         if (st) { eir_buf_free(&missing); return st; }
     }
     if (nmissing) {
-        rt_fail(rt, EIR_ERR_GRAPH, "%u node%s use operators eir cannot run yet:%s%s", nmissing,
-                nmissing == 1 ? "" : "s", missing.data ? missing.data : "", nmissing > 40 ? "\n  ..." : "");
+        rt_fail(rt, EIR_ERR_GRAPH, "%u node%s operators eir cannot run yet:%s%s", nmissing,
+                nmissing == 1 ? " uses" : "s use", missing.data ? missing.data : "", nmissing > 40 ? "\n  ..." : "");
         eir_buf_free(&missing);
         return EIR_ERR_GRAPH;
     }
@@ -842,13 +1217,7 @@ static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, b
                     if (s->node->inputs[q].arg.kind == EIR_ARG_TENSOR) { src = s->node->inputs[q].arg.value; break; }
                 int32_t sid = src == EIR_NO_VALUE ? -1 : rt->values[src].storage;
                 rt->values[v].storage = sid;
-                /* writing into an archive payload: take a private copy once */
-                if (sid >= 0 && rt->storages[sid].external && rt->storages[sid].ext && !rt->storages[sid].owned) {
-                    void *copy = malloc(rt->storages[sid].nbytes ? rt->storages[sid].nbytes : 1);
-                    if (!copy) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
-                    memcpy(copy, rt->storages[sid].ext, rt->storages[sid].nbytes);
-                    rt->storages[sid].owned = rt->storages[sid].ext = copy;
-                }
+                if ((st = write_storage(rt, sid))) return st;
             } else {
                 int32_t sid = new_storage(rt);
                 if (sid < 0) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
@@ -857,6 +1226,12 @@ static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, b
                 rt->storages[sid].last = (int32_t)i;
             }
         }
+    }
+    /* a custom op's Tensor(a!) arguments are written in place */
+    for (uint32_t i = 0; i < rt->nsteps; i++) {
+        rt_step *s = &rt->steps[i];
+        for (uint32_t k = 0; s->kind == STEP_CUSTOM && !s->bases && k < s->nmut; k++)
+            if (s->mut[k].value != EIR_NO_VALUE && (st = write_storage(rt, rt->values[s->mut[k].value].storage))) return st;
     }
     /* lifetimes: every tensor argument keeps its storage alive to that step */
     for (uint32_t i = 0; i < rt->nsteps; i++) {
@@ -871,6 +1246,11 @@ static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, b
         }
         for (uint32_t k = 0; k < rt->steps[i].nout; k++)
             if (rt->steps[i].outs[k] != EIR_NO_VALUE) use_storage(rt, rt->steps[i].outs[k], (int32_t)i);
+        /* a with_effects step reads its token too */
+        if (rt->steps[i].node != &g->nodes[i])
+            for (uint32_t k = 0; k < g->nodes[i].num_inputs; k++)
+                if (g->nodes[i].inputs[k].arg.kind == EIR_ARG_TENSOR && g->nodes[i].inputs[k].arg.value != EIR_NO_VALUE)
+                    use_storage(rt, g->nodes[i].inputs[k].arg.value, (int32_t)i);
     }
     for (uint32_t i = 0; i < g->num_outputs; i++) {
         const eir_arg *a = &g->outputs[i];
@@ -917,6 +1297,8 @@ static void fill_info(const eir_runtime *rt, const rt_io *io, eir_io_info *info)
         info->dtype = v->meta.dtype;
         info->rank = v->meta.rank;
         info->sizes = io->sizes;
+        int32_t sid = rt->values[io->value].storage;
+        info->mutated = sid >= 0 && rt->storages[sid].written;
     } else {
         info->is_symbolic_int = true;
         info->dtype = EIR_I64;
@@ -1366,6 +1748,13 @@ static void bind_unbacked(eir_runtime *rt, const eir_symint *si, int64_t value) 
     }
 }
 
+static void unbind_symbol(eir_runtime *rt, const eir_symint *si) {
+    uint32_t s;
+    if (si->is_expr && rt->p->exprs[si->expr].tree->kind == EIR_SYM_SYMBOL &&
+        eir_strmap_get(&rt->sym_index, rt->p->exprs[si->expr].tree->name, &s))
+        rt->sym_bound[s] = false;
+}
+
 /* give every deferred value whose symbols are now known its geometry and memory */
 static eir_status resolve_deferred(eir_runtime *rt) {
     if (!rt->ndeferred) return EIR_OK;
@@ -1614,6 +2003,183 @@ static eir_status run_hop(eir_runtime *rt, rt_step *st) {
     return EIR_OK;
 }
 
+/* ---- custom operators: running ---- */
+
+static void apply_patches(eir_runtime *rt, rt_step *s) {
+    for (uint32_t k = 0; k < s->npatches; k++) {
+        const rt_patch *pt = &s->patches[k];
+        int64_t v = rt->values[pt->value].symval;
+        eir_karg *a = &s->args[pt->arg];
+        if (pt->elem < 0) { a->i = v; a->s = scalar_int(v); }
+        else ((int64_t *)a->ints)[pt->elem] = v;
+    }
+}
+
+/* the public arguments from the decoded ones (tensor data and symbolic ints change between runs) */
+static void fill_custom_args(rt_step *s) {
+    uint32_t tv = 0, tl = 0, nb = 0;
+    for (uint32_t i = 0; i < s->nargs; i++) {
+        const eir_karg *k = &s->args[i];
+        eir_op_arg *o = &s->oargs[i];
+        memset(o, 0, sizeof *o);
+        switch (k->kind) {
+        case EIR_KA_TENSOR:
+            to_public_view(k->t, &s->tviews[tv]);
+            o->kind = EIR_OP_TENSOR;
+            o->tensor = &s->tviews[tv++];
+            break;
+        case EIR_KA_TENSORS:
+            o->kind = EIR_OP_TENSORS;
+            o->n = k->n;
+            o->tensors = &s->tlist[tl];
+            for (uint32_t j = 0; j < k->n; j++) {
+                if (!k->ts[j]) { s->tlist[tl++] = NULL; continue; }
+                to_public_view(k->ts[j], &s->tviews[tv]);
+                s->tlist[tl++] = &s->tviews[tv++];
+            }
+            break;
+        case EIR_KA_INT: o->kind = EIR_OP_INT; o->i = k->i; break;
+        case EIR_KA_BOOL: o->kind = EIR_OP_BOOL; o->b = k->i != 0; break;
+        case EIR_KA_FLOAT: o->kind = EIR_OP_FLOAT; o->f = k->f; break;
+        case EIR_KA_SCALAR:
+            if (k->s.kind == EIR_SC_FLOAT) { o->kind = EIR_OP_FLOAT; o->f = k->s.f; }
+            else if (k->s.kind == EIR_SC_BOOL) { o->kind = EIR_OP_BOOL; o->b = k->s.i != 0; }
+            else { o->kind = EIR_OP_INT; o->i = k->s.i; }
+            break;
+        case EIR_KA_INTS: o->kind = EIR_OP_INTS; o->n = k->n; o->ints = k->ints; break;
+        case EIR_KA_BOOLS:
+            o->kind = EIR_OP_BOOLS;
+            o->n = k->n;
+            o->bools = &s->bools[nb];
+            for (uint32_t j = 0; j < k->n; j++) s->bools[nb++] = k->ints[j] != 0;
+            break;
+        case EIR_KA_FLOATS: o->kind = EIR_OP_FLOATS; o->n = k->n; o->floats = k->floats; break;
+        case EIR_KA_STRING: o->kind = EIR_OP_STRING; o->s = k->str; break;
+        case EIR_KA_DTYPE: o->kind = EIR_OP_DTYPE; o->dtype = (eir_dtype)k->i; break;
+        default: o->kind = EIR_OP_NONE; break;
+        }
+    }
+}
+
+/* auto_functionalized_v2: clone the bases into the node's last outputs and
+ * point the mutated arguments at (views of) the clones */
+static eir_status prepare_autofunc(eir_runtime *rt, rt_step *s) {
+    uint32_t nb = s->bases->u.list.n, first = s->nout - nb;
+    for (uint32_t b = 0; b < nb; b++)
+        copy_logical(&rt->values[s->outs[first + b]].view, &rt->values[s->bases->u.list.items[b].value].view);
+    for (uint32_t k = 0; k < s->nmut; k++) {
+        rt_mutarg *m = &s->mut[k];
+        eir_op_arg *o = &s->oargs[m->arg];
+        if (m->base < 0) { memset(o, 0, sizeof *o); continue; }
+        const rt_value *bv = &rt->values[s->outs[first + (uint32_t)m->base]];
+        m->tv = bv->view;
+        size_t es = eir_dtype_size(bv->view.dtype);
+        if (m->kind == 1) {
+            /* as_strided on the clone, which keeps the base's storage offset */
+            m->tv.rank = (int32_t)m->rank;
+            int64_t extent = 0;
+            for (uint32_t d = 0; d < m->rank; d++) {
+                m->tv.sizes[d] = m->sizes[d];
+                m->tv.strides[d] = m->strides[d];
+                if (m->sizes[d] == 0) { extent = -1; break; }
+                extent += (m->sizes[d] - 1) * m->strides[d];
+            }
+            int64_t room = eir_tview_numel(&bv->view) ? bv->offset + (int64_t)(rt->storages[bv->storage].nbytes / es) : 0;
+            if (m->offset < 0 || (extent >= 0 && m->offset + extent >= room && room > 0))
+                return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s: the as_strided view of mutated argument '%s' leaves its base",
+                               s->node->name, s->custom->schema.args[m->arg].sa.name);
+            m->tv.data = (char *)bv->view.data + (m->offset - bv->offset) * (int64_t)es;
+        } else if (m->kind == 2) {
+            int32_t d = eir_wrap_dim(m->dim, bv->view.rank);
+            if (d < 0) return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s: slice dim %lld out of range", s->node->name, (long long)m->dim);
+            int64_t size = bv->view.sizes[d], start = m->start < 0 ? m->start + size : m->start;
+            int64_t end = m->end < 0 ? m->end + size : m->end;
+            if (start < 0) start = 0;
+            if (start > size) start = size;
+            if (end > size) end = size;
+            if (end < start) end = start;
+            m->tv.sizes[d] = end - start;
+            m->tv.data = (char *)bv->view.data + start * bv->view.strides[d] * (int64_t)es;
+        }
+        to_public_view(&m->tv, &m->view);
+        o->kind = EIR_OP_TENSOR;
+        o->n = 0;
+        o->tensor = &m->view;
+    }
+    return EIR_OK;
+}
+
+static eir_status run_custom(eir_runtime *rt, rt_step *s) {
+    const eir_custom_op *c = s->custom;
+    const char *where = s->node->name ? s->node->name : "?", *op = short_target(s->node->target);
+    apply_patches(rt, s);
+    fill_custom_args(s);
+    eir_status e;
+    if (s->bases && (e = prepare_autofunc(rt, s))) return e;
+    eir_op_call call = {c->schema.qualname, where, c->schema.nargs, s->oargs, s->ncout, NULL, c->user,
+                        rt->kerr, sizeof rt->kerr};
+    rt->kerr[0] = 0;
+    if (c->shape && s->ncout) {
+        char err[256];
+        for (uint32_t k = 0; k < s->ncout; k++) {
+            const eir_tensor_meta *m = &rt->g->values[s->outs[k]].meta;
+            eir_op_shape *sh = &s->shapes[k];
+            sh->dtype = m->dtype;
+            sh->rank = m->rank;
+            for (uint32_t d = 0; d < m->rank; d++)
+                if ((s->defines[k] >> d & 1) || !eval_symint(rt, &m->sizes[d], &sh->sizes[d], err, sizeof err))
+                    sh->sizes[d] = -1;
+        }
+        if (c->shape(&call, s->shapes) != 0)
+            return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): shape function: %s", where, op,
+                           rt->kerr[0] ? rt->kerr : "failed");
+        /* the symbols this call defines are unbound until their first size below (a later one must agree) */
+        for (uint32_t k = 0; k < s->ncout; k++)
+            for (uint32_t d = 0; d < s->shapes[k].rank; d++)
+                if (s->defines[k] >> d & 1) unbind_symbol(rt, &rt->g->values[s->outs[k]].meta.sizes[d]);
+        eir_status bad = EIR_OK;
+        for (uint32_t k = 0; k < s->ncout && !bad; k++) {
+            const eir_value *gv = &rt->g->values[s->outs[k]];
+            eir_op_shape *sh = &s->shapes[k];
+            if (sh->rank != gv->meta.rank || sh->dtype != gv->meta.dtype) {
+                bad = rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): the shape function changed output %u's dtype or rank "
+                              "(they are the program's: %s, rank %u)", where, op, k, eir_dtype_name(gv->meta.dtype),
+                              gv->meta.rank);
+                break;
+            }
+            for (uint32_t d = 0; d < sh->rank && !bad; d++) {
+                const eir_symint *si = &gv->meta.sizes[d];
+                int64_t known;
+                if (sh->sizes[d] < 0)
+                    bad = rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): the shape function left output %u's size in dim %u "
+                                  "unset (%lld)", where, op, k, d, (long long)sh->sizes[d]);
+                else if ((s->defines[k] >> d & 1) && !eval_symint(rt, si, &known, err, sizeof err))
+                    bind_unbacked(rt, si, sh->sizes[d]);
+                else if (!eval_symint(rt, si, &known, err, sizeof err))
+                    bad = rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): output %u's size in dim %u is %s, which is not known "
+                                  "when the call runs", where, op, k, d, si->is_expr ? rt->p->exprs[si->expr].str : "?");
+                else if (known != sh->sizes[d])
+                    bad = rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): the shape function gives output %u size %lld in dim "
+                                  "%u, the program has %lld", where, op, k, (long long)sh->sizes[d], d, (long long)known);
+            }
+        }
+        if (bad) return bad;
+        if ((e = resolve_deferred(rt))) return e;
+    }
+    for (uint32_t k = 0; k < s->ncout; k++) {
+        const rt_value *v = &rt->values[s->outs[k]];
+        if (v->deferred && !v->resolved)
+            return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): output %u's shape depends on sizes that are not known "
+                           "when the call runs", where, op, k);
+        to_public_view(&v->view, &s->cviews[k]);
+    }
+    call.outputs = s->cviews;
+    rt->kerr[0] = 0;
+    if (c->kernel(&call) != 0)
+        return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): %s", where, op, rt->kerr[0] ? rt->kerr : "the kernel failed");
+    return EIR_OK;
+}
+
 eir_status eir_runtime_run(eir_runtime *rt) {
     if (!rt || !rt->steps) return EIR_ERR_ARG;
     eir_status st;
@@ -1645,18 +2211,9 @@ eir_status eir_runtime_run(eir_runtime *rt) {
         case STEP_NONZERO:
             if ((st = run_nonzero(rt, s))) return st;
             break;
-        case STEP_CUSTOM: {
-            for (uint32_t k = 0; k < s->ntin; k++) to_public_view(&rt->values[s->tin[k]].view, &s->cviews[k]);
-            for (uint32_t k = 0; k < s->nout; k++) {
-                if (s->outs[k] == EIR_NO_VALUE) memset(&s->cviews[s->ntin + k], 0, sizeof s->cviews[0]);
-                else to_public_view(&rt->values[s->outs[k]].view, &s->cviews[s->ntin + k]);
-            }
-            rt->kerr[0] = 0;
-            if (s->custom(s->cviews, s->ntin, s->cviews + s->ntin, s->nout, s->custom_user, rt->kerr, sizeof rt->kerr))
-                return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): %s", s->node->name ? s->node->name : "?",
-                               short_target(s->node->target), rt->kerr[0] ? rt->kerr : "custom kernel failed");
+        case STEP_CUSTOM:
+            if ((st = run_custom(rt, s))) return st;
             break;
-        }
         case STEP_ITEM:
             if ((st = run_item(rt, s))) return st;
             break;
@@ -1664,13 +2221,7 @@ eir_status eir_runtime_run(eir_runtime *rt) {
             copy_logical(&rt->values[s->outs[0]].view, &rt->values[s->src].view);
             break;
         case STEP_KERNEL: {
-            for (uint32_t k = 0; k < s->npatches; k++) {
-                const rt_patch *pt = &s->patches[k];
-                int64_t v = rt->values[pt->value].symval;
-                eir_karg *a = &s->args[pt->arg];
-                if (pt->elem < 0) { a->i = v; a->s = scalar_int(v); }
-                else ((int64_t *)a->ints)[pt->elem] = v;
-            }
+            apply_patches(rt, s);
             for (uint32_t k = 0; k < s->nout; k++) {
                 if (s->outs[k] == EIR_NO_VALUE) memset(&s->outv[k], 0, sizeof s->outv[k]);
                 else s->outv[k] = rt->values[s->outs[k]].view;
@@ -1689,12 +2240,15 @@ eir_status eir_runtime_run(eir_runtime *rt) {
         rt_value *src = &rt->values[rt->writes[k].src], *dst = &rt->values[rt->writes[k].dst];
         if (src->view.data == dst->view.data) continue;
         copy_logical(&dst->view, &src->view);
-        int32_t in = rt->writes[k].input;
-        if (in >= 0 && rt->inputs[in].copy) {
-            /* the input was normalized into a private copy: update the caller's tensor too */
-            eir_tview caller = from_public_view(&rt->inputs[in].given);
-            copy_logical(&caller, &dst->view);
-        }
+    }
+    /* inputs written in place that were normalized into a private copy: update the caller's tensor */
+    for (uint32_t i = 0; i < rt->ninputs; i++) {
+        rt_io *io = &rt->inputs[i];
+        if (!io->copy || io->value == EIR_NO_VALUE || !rt->values[io->value].is_tensor) continue;
+        rt_value *v = &rt->values[io->value];
+        if (v->storage < 0 || !rt->storages[v->storage].written) continue;
+        eir_tview caller = from_public_view(&io->given);
+        copy_logical(&caller, &v->view);
     }
     return EIR_OK;
 }

@@ -1,40 +1,10 @@
 /* test_runtime.c — the runtime API on committed fixtures: outputs equal
  * torch's recorded ones, inputs are validated before anything runs, missing
  * operators are listed at creation, symbolic shapes re-plan, control flow
- * takes the branch the data chooses, and repeated runs agree. */
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
+ * takes the branch the data chooses, and repeated runs agree. Custom
+ * operators: test_custom.c; state across runs: test_state.c. */
 #include "check.h"
-#include "eir.h"
-#include "../../tools/eir/npy.c"
-
-static const char *dir;
-
-static eir_program *load_fixture(const char *name) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s.pt2", dir, name);
-    eir_program *p = NULL;
-    if (eir_program_load(path, &p) != EIR_OK) {
-        fprintf(stderr, "cannot load %s: %s\n", path, eir_errmsg(p));
-        eir_program_free(p);
-        return NULL;
-    }
-    return p;
-}
-
-static bool load_npy(const char *name, npy_array *a) {
-    char path[1024], err[512];
-    snprintf(path, sizeof path, "%s/%s.npy", dir, name);
-    if (!npy_read(path, a, err, sizeof err)) { fprintf(stderr, "%s\n", err); return false; }
-    return true;
-}
-
-static eir_tensor_view view_of(const npy_array *a) {
-    return (eir_tensor_view){a->data, a->dtype, a->rank, a->sizes, a->strides};
-}
+#include "fixture.h"
 
 /* max |got - want| over a float32 output vs an .npy */
 static double max_err(const eir_tensor_view *got, const npy_array *want) {
@@ -100,7 +70,7 @@ static void test_missing_op(void) {
     if (!p) { CHECK(false); return; }
     eir_runtime *rt = NULL;
     CHECK(eir_runtime_create(p, &rt) == EIR_ERR_GRAPH);
-    CHECK(strstr(eir_runtime_errmsg(rt), "mylib.sin.default (node %sin)") != NULL);
+    CHECK(strstr(eir_runtime_errmsg(rt), "mylib.sin.default (node %sin), a custom operator") != NULL);
     eir_runtime_free(rt);
     eir_program_free(p);
 }
@@ -171,39 +141,6 @@ static void test_cond(void) {
         CHECK(m < 1e-5);
     }
     eir_runtime_free(rt);
-    eir_program_free(p);
-}
-
-static int my_sin(const eir_tensor_view *in, uint32_t nin, const eir_tensor_view *out, uint32_t nout, void *user,
-                  char *err, size_t errlen) {
-    (*(int *)user)++;
-    if (nin != 1 || nout != 1 || in[0].dtype != EIR_F32) { snprintf(err, errlen, "mylib::sin wants one float32 tensor"); return 1; }
-    int64_t n = 1;
-    for (uint32_t d = 0; d < in[0].rank; d++) n *= in[0].sizes[d];
-    for (int64_t k = 0; k < n; k++) ((float *)out[0].data)[k] = sinf(((const float *)in[0].data)[k]);
-    return 0;
-}
-
-/* a custom operator runs once a kernel is registered for it */
-static void test_custom_op(void) {
-    eir_program *p = load_fixture("custom_op");
-    if (!p) { CHECK(false); return; }
-    int calls = 0;
-    CHECK(eir_register_op("nonsense", my_sin, &calls) == EIR_ERR_ARG);
-    CHECK(eir_register_op("mylib::sin", my_sin, &calls) == EIR_OK);
-    eir_runtime *rt = NULL;
-    CHECK(eir_runtime_create(p, &rt) == EIR_OK);
-    npy_array x, want;
-    if (!load_npy("custom_op.in_0", &x) || !load_npy("custom_op.out_0", &want)) { CHECK(false); return; }
-    eir_tensor_view xv = view_of(&x);
-    CHECK(eir_runtime_set_input(rt, 0, &xv) == EIR_OK);
-    CHECK(eir_runtime_run(rt) == EIR_OK);
-    CHECK(calls == 1);
-    eir_tensor_view y;
-    CHECK(eir_runtime_output(rt, 0, &y) == EIR_OK && max_err(&y, &want) < 1e-5);
-    eir_runtime_free(rt);
-    free(x.data);
-    free(want.data);
     eir_program_free(p);
 }
 
@@ -284,11 +221,9 @@ static void test_nonzero(void) {
 }
 
 int main(void) {
-    dir = getenv("EIR_FIXTURES");
-    if (!dir) dir = "tests/e2e/fixtures";
+    if (getenv("EIR_FIXTURES")) fixture_dir = getenv("EIR_FIXTURES");
     test_mlp();
     test_missing_op();
-    test_custom_op();
     test_dynamic();
     test_cond();
     test_nonzero();

@@ -1,5 +1,6 @@
 /* main.c — the `eir` command line: info, print, run. */
 #define _POSIX_C_SOURCE 200809L
+#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -20,7 +21,8 @@ static const char USAGE[] =
     "commands:\n"
     "  info [--json] MODEL.pt2     summary: versions, user inputs/outputs with symbolic\n"
     "                              dims and ranges, stored state, op histogram, dialect,\n"
-    "                              control flow, custom ops, runtime assertions\n"
+    "                              control flow, custom ops, runtime assertions, and\n"
+    "                              whether eir can run it (with --ops LIB.so, see run)\n"
     "  print [FORM] MODEL.pt2      print the program exactly as torch 2.13 does:\n"
     "      (default)               like print(ep.graph)\n"
     "      --code                  like print(ep.graph_module.code)\n"
@@ -31,10 +33,19 @@ static const char USAGE[] =
     "                              may be given as 0-d .npy, and must then match, or be\n"
     "                              left out); with no inputs, on deterministic random\n"
     "                              inputs of the declared shapes\n"
-    "      --out DIR               write outputs as DIR/output_0.npy, output_1.npy, ...\n"
-    "                              (otherwise print each output's shape and first values)\n"
-    "      --repeat N              run N times and report the median time per run\n"
+    "      --out DIR               write outputs as DIR/output_0.npy, output_1.npy, ...,\n"
+    "                              and the new value of each input and buffer the program\n"
+    "                              mutates as DIR/input_<i>.npy and DIR/state.<fqn>.npy\n"
+    "                              (otherwise print their shapes and first values)\n"
+    "      --runs N                run N times in a row; state the program mutates (buffers,\n"
+    "                              inputs) carries over, as with the torch module; each run's\n"
+    "                              results are printed, or written to DIR/run_<r>/ (r = 1..N)\n"
+    "      --repeat N              run N times and report the median time per run (state\n"
+    "                              advances N times; the results shown are the last run's)\n"
     "      --seed S                seed of the random inputs and of random ops (default 0)\n"
+    "      --ops LIB.so            custom operators: a shared library whose function\n"
+    "                              eir_ops_init(eir_library *) defines their kernels\n"
+    "                              (include/eir.h; example: examples/custom_ops.c)\n"
     "\n"
     "options:\n"
     "  -h, --help                  show this help\n"
@@ -104,8 +115,8 @@ static const eir_value *find_value(const eir_program *p, const char *name) {
     return NULL;
 }
 
-static void print_output(const char *name, uint32_t idx, const eir_tensor_view *v) {
-    printf("output %u '%s': %s[", idx, name, eir_dtype_abbr(v->dtype));
+static void print_output(const char *what, const char *name, uint32_t idx, const eir_tensor_view *v) {
+    printf("%s %u '%s': %s[", what, idx, name, eir_dtype_abbr(v->dtype));
     int64_t n = 1;
     for (uint32_t d = 0; d < v->rank; d++) {
         printf(d ? ", %lld" : "%lld", (long long)v->sizes[d]);
@@ -129,20 +140,146 @@ static void print_output(const char *name, uint32_t idx, const eir_tensor_view *
     printf(n > 6 ? " ...\n" : "\n");
 }
 
-static int cmd_run(const char *path, const char **in_paths, int nin, const char *out_dir, int repeat, uint64_t seed) {
+/* ---- custom operators from a shared library (--ops) ---- */
+
+typedef struct ops_lib {
+    void *handle;
+    eir_library *lib;
+} ops_lib;
+
+/* dlopen LIB.so and let its eir_ops_init define its operators */
+static int ops_load(const char *path, ops_lib *o) {
+    memset(o, 0, sizeof *o);
+    if (!path) return 0;
+    /* a bare file name would make dlopen search the library path, not the current directory */
+    char buf[4096];
+    if (!strchr(path, '/')) {
+        snprintf(buf, sizeof buf, "./%s", path);
+        path = buf;
+    }
+    o->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!o->handle) {
+        fprintf(stderr, "eir: --ops %s: %s\n", path, dlerror());
+        return 1;
+    }
+    eir_ops_init_fn init;
+    void *sym = dlsym(o->handle, EIR_OPS_INIT_SYMBOL);
+    memcpy(&init, &sym, sizeof init);
+    if (!sym) {
+        fprintf(stderr, "eir: --ops %s: no function %s (a library of custom operators defines them there; "
+                "see include/eir.h)\n", path, EIR_OPS_INIT_SYMBOL);
+        return 1;
+    }
+    if (eir_library_create(&o->lib) != EIR_OK) {
+        fprintf(stderr, "eir: out of memory\n");
+        return 1;
+    }
+    eir_status st = init(o->lib);
+    if (st != EIR_OK) {
+        const char *m = eir_library_errmsg(o->lib);
+        fprintf(stderr, "eir: --ops %s: %s failed: %s\n", path, EIR_OPS_INIT_SYMBOL, m[0] ? m : "(no message)");
+        return 1;
+    }
+    return 0;
+}
+
+static void ops_unload(ops_lib *o) {
+    eir_library_free(o->lib);
+    if (o->handle) dlclose(o->handle);
+    memset(o, 0, sizeof *o);
+}
+
+/* runtime creation failed: the message, and a hint when custom operators are missing */
+static void report_create_error(const char *path, const eir_runtime *rt, const ops_lib *o) {
+    const char *m = eir_runtime_errmsg(rt);
+    fprintf(stderr, "eir: %s: %s\n", path, m);
+    if (!o->lib && strstr(m, ", a custom operator"))
+        fprintf(stderr, "(custom operators run with --ops LIB.so, a library of their kernels: see eir --help)\n");
+}
+
+/* ---- run ---- */
+
+/* one result: written as dir/FILE.npy, or printed as `what idx 'name': ...` */
+static int emit_view(const char *dir, const char *file, const char *what, const char *name, uint32_t idx,
+                     const eir_tensor_view *v) {
+    char fn[4096], err[512];
+    if (!dir) {
+        print_output(what, name, idx, v);
+        return 0;
+    }
+    snprintf(fn, sizeof fn, "%s/%s.npy", dir, file);
+    if (!npy_write(fn, v, err, sizeof err)) {
+        fprintf(stderr, "eir: %s\n", err);
+        return 1;
+    }
+    return 0;
+}
+
+/* After a run: the user outputs, then the inputs and the state the program
+ * mutated; printed, or written into dir. */
+static int report_run(eir_runtime *rt, const eir_tensor_view *given, const char *dir) {
+    char file[1024];
+    if (dir && mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "eir: cannot create %s: %s\n", dir, strerror(errno));
+        return 1;
+    }
+    for (uint32_t i = 0; i < eir_runtime_num_outputs(rt); i++) {
+        eir_tensor_view v;
+        eir_io_info info;
+        eir_runtime_output_info(rt, i, &info);
+        if (eir_runtime_output(rt, i, &v) != EIR_OK) {
+            fprintf(stderr, "eir: %s\n", eir_runtime_errmsg(rt));
+            return 1;
+        }
+        snprintf(file, sizeof file, "output_%u", i);
+        if (emit_view(dir, file, "output", info.name, i, &v)) return 1;
+    }
+    for (uint32_t i = 0; i < eir_runtime_num_inputs(rt); i++) {
+        eir_io_info info;
+        eir_runtime_input_info(rt, i, &info);
+        if (!info.mutated || !given[i].data) continue;
+        snprintf(file, sizeof file, "input_%u", i);
+        if (emit_view(dir, file, "input (mutated)", info.name, i, &given[i])) return 1;
+    }
+    const char *fqn;
+    for (uint32_t k = 0; (fqn = eir_runtime_mutated_state(rt, k)); k++) {
+        eir_tensor_view v;
+        if (eir_runtime_state(rt, fqn, &v) != EIR_OK) {
+            fprintf(stderr, "eir: %s\n", eir_runtime_errmsg(rt));
+            return 1;
+        }
+        snprintf(file, sizeof file, "state.%s", fqn);
+        if (emit_view(dir, file, "state", fqn, k, &v)) return 1;
+    }
+    return 0;
+}
+
+typedef struct run_opts {
+    const char *out_dir, *ops;
+    int repeat, runs;
+    uint64_t seed;
+} run_opts;
+
+static int cmd_run(const char *path, const char **in_paths, int nin, const run_opts *o) {
     eir_program *p;
     if (load(path, &p)) return 1;
     eir_runtime *rt = NULL;
+    ops_lib lib = {0};
     int rc = 1;
     npy_array *arrays = calloc((size_t)nin + 64, sizeof *arrays);
     void **randbufs = calloc(256, sizeof *randbufs);
     int64_t (*randsizes)[8] = calloc(256, sizeof *randsizes);
+    eir_tensor_view *given = NULL;
+    double *times = NULL;
     if (!arrays || !randbufs || !randsizes) { fprintf(stderr, "eir: out of memory\n"); goto out; }
-    if (eir_runtime_create(p, &rt) != EIR_OK) {
-        fprintf(stderr, "eir: %s: %s\n", path, eir_runtime_errmsg(rt));
+    if (ops_load(o->ops, &lib)) goto out;
+    if (eir_runtime_create_with(p, lib.lib, &rt) != EIR_OK) {
+        report_create_error(path, rt, &lib);
         goto out;
     }
     uint32_t ni = eir_runtime_num_inputs(rt), need = 0;
+    given = calloc((size_t)ni + 1, sizeof *given);
+    if (!given) { fprintf(stderr, "eir: out of memory\n"); goto out; }
     for (uint32_t i = 0; i < ni; i++) {
         eir_io_info info;
         eir_runtime_input_info(rt, i, &info);
@@ -167,8 +304,8 @@ static int cmd_run(const char *path, const char **in_paths, int nin, const char 
         fprintf(stderr, "\n");
         goto out;
     }
-    rng_state = seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull;
-    eir_runtime_seed(rt, seed);
+    rng_state = o->seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull;
+    eir_runtime_seed(rt, o->seed);
     uint32_t k = 0;
     for (uint32_t i = 0; i < ni; i++) {
         eir_io_info info;
@@ -182,13 +319,13 @@ static int cmd_run(const char *path, const char **in_paths, int nin, const char 
             npy_array a;
             char err[512];
             if (!npy_read(in_paths[k], &a, err, sizeof err)) { fprintf(stderr, "eir: %s\n", err); goto out; }
-            double given = a.rank == 0 && a.dtype != EIR_DTYPE_UNKNOWN ? eir_load_f64(a.data, a.dtype) : NAN;
+            double gv = a.rank == 0 && a.dtype != EIR_DTYPE_UNKNOWN ? eir_load_f64(a.data, a.dtype) : NAN;
             free(a.data);
             double want = !cs ? NAN : cs->arg.kind == EIR_ARG_INT ? (double)cs->arg.u.i
                         : cs->arg.kind == EIR_ARG_FLOAT ? cs->arg.u.f : cs->arg.kind == EIR_ARG_BOOL ? cs->arg.u.b : NAN;
-            if (cs && !isnan(want) && given != want) {
+            if (cs && !isnan(want) && gv != want) {
                 fprintf(stderr, "eir: input %u '%s' is a constant burned into the program (%g); %s gives %g\n", i,
-                        info.name, want, in_paths[k], given);
+                        info.name, want, in_paths[k], gv);
                 goto out;
             }
             k++;
@@ -248,52 +385,47 @@ static int cmd_run(const char *path, const char **in_paths, int nin, const char 
             fprintf(stderr, "eir: %s\n", eir_runtime_errmsg(rt));
             goto out;
         }
+        given[i] = v;
         k++;
     }
-    double *times = calloc((size_t)(repeat > 0 ? repeat : 1), sizeof *times);
+    int nrep = o->repeat > 0 ? o->repeat : 1;
+    times = calloc((size_t)nrep, sizeof *times);
     if (!times) goto out;
-    for (int r = 0; r < (repeat > 0 ? repeat : 1); r++) {
-        double t0 = now_sec();
-        if (eir_runtime_run(rt) != EIR_OK) {
-            fprintf(stderr, "eir: %s\n", eir_runtime_errmsg(rt));
-            free(times);
-            goto out;
+    for (int run = 1; run <= o->runs; run++) {
+        for (int r = 0; r < nrep; r++) {
+            double t0 = now_sec();
+            if (eir_runtime_run(rt) != EIR_OK) {
+                fprintf(stderr, "eir: %s\n", eir_runtime_errmsg(rt));
+                goto out;
+            }
+            times[r] = now_sec() - t0;
         }
-        times[r] = now_sec() - t0;
-    }
-    uint32_t no = eir_runtime_num_outputs(rt);
-    if (out_dir && mkdir(out_dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "eir: cannot create %s: %s\n", out_dir, strerror(errno));
-        free(times);
-        goto out;
-    }
-    for (uint32_t i = 0; i < no; i++) {
-        eir_tensor_view v;
-        eir_io_info info;
-        eir_runtime_output_info(rt, i, &info);
-        if (eir_runtime_output(rt, i, &v) != EIR_OK) {
-            fprintf(stderr, "eir: %s\n", eir_runtime_errmsg(rt));
-            free(times);
-            goto out;
+        char dir[4096];
+        const char *where = o->out_dir;
+        if (o->runs > 1 && o->out_dir) {
+            if (mkdir(o->out_dir, 0777) != 0 && errno != EEXIST) {
+                fprintf(stderr, "eir: cannot create %s: %s\n", o->out_dir, strerror(errno));
+                goto out;
+            }
+            snprintf(dir, sizeof dir, "%s/run_%d", o->out_dir, run);
+            where = dir;
+        } else if (o->runs > 1) {
+            printf("run %d:\n", run);
         }
-        if (out_dir) {
-            char fn[4096], err[512];
-            snprintf(fn, sizeof fn, "%s/output_%u.npy", out_dir, i);
-            if (!npy_write(fn, &v, err, sizeof err)) { fprintf(stderr, "eir: %s\n", err); free(times); goto out; }
-        } else {
-            print_output(info.name, i, &v);
-        }
+        if (report_run(rt, given, where)) goto out;
     }
-    if (repeat > 1) {
-        qsort(times, (size_t)repeat, sizeof *times, cmp_double);
-        printf("median %.3f ms per run over %d runs (min %.3f ms)\n", times[repeat / 2] * 1e3, repeat, times[0] * 1e3);
+    if (nrep > 1) {
+        qsort(times, (size_t)nrep, sizeof *times, cmp_double);
+        printf("median %.3f ms per run over %d runs (min %.3f ms)\n", times[nrep / 2] * 1e3, nrep, times[0] * 1e3);
+        if (eir_runtime_mutated_state(rt, 0))
+            printf("note: the program mutates its state ('%s'), so each of the %d runs saw the state the one before "
+                   "left; the results shown are the last run's\n", eir_runtime_mutated_state(rt, 0), nrep);
     }
     uint64_t arena, sum;
     eir_runtime_memory(rt, &arena, &sum);
-    if (!out_dir)
+    if (!o->out_dir)
         printf("activation arena: %llu bytes for %llu bytes of intermediates\n", (unsigned long long)arena,
                (unsigned long long)sum);
-    free(times);
     rc = 0;
 out:
     for (int i = 0; i < nin + 64 && arrays; i++) free(arrays[i].data);
@@ -301,9 +433,20 @@ out:
     free(arrays);
     free(randbufs);
     free(randsizes);
+    free(given);
+    free(times);
     eir_runtime_free(rt);
+    ops_unload(&lib);
     eir_program_free(p);
     return rc;
+}
+
+/* a non-negative count option */
+static bool parse_count(const char *val, long long lo, long long hi, long long *x) {
+    char *end;
+    errno = 0;
+    *x = strtoll(val, &end, 10);
+    return *val && !*end && !errno && *x >= lo && *x <= hi;
 }
 
 int main(int argc, char **argv) {
@@ -320,35 +463,35 @@ int main(int argc, char **argv) {
         printf("eir %s\n", EIR_VERSION);
         return 0;
     }
-    const char *path = NULL;
+    const char *path = NULL, *ops = NULL;
     bool json = false;
     eir_print_form form = EIR_PRINT_GRAPH;
     bool is_info = !strcmp(cmd, "info"), is_print = !strcmp(cmd, "print");
     if (!strcmp(cmd, "run")) {
-        const char *model = NULL, *out_dir = NULL;
+        const char *model = NULL;
         const char **ins = calloc((size_t)argc, sizeof *ins);
-        int nin = 0, repeat = 1;
-        uint64_t seed = 0;
+        int nin = 0;
+        run_opts o = {NULL, NULL, 1, 1, 0};
         if (!ins) return 1;
         for (int i = 2; i < argc; i++) {
             const char *a = argv[i];
             if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(USAGE, stdout); free(ins); return 0; }
-            if (!strcmp(a, "--out") || !strcmp(a, "--repeat") || !strcmp(a, "--seed")) {
+            if (!strcmp(a, "--out") || !strcmp(a, "--repeat") || !strcmp(a, "--seed") || !strcmp(a, "--runs") ||
+                !strcmp(a, "--ops")) {
                 if (i + 1 >= argc) { free(ins); return usage_error("%s needs a value", a); }
                 const char *val = argv[++i];
-                if (!strcmp(a, "--out")) out_dir = val;
-                else {
-                    char *end;
-                    errno = 0;
-                    long long x = strtoll(val, &end, 10);
-                    if (*end || errno || x < (a[2] == 'r' ? 1 : 0) || (a[2] == 'r' && x > 1000000)) {
-                        free(ins);
-                        return usage_error(a[2] == 'r' ? "--repeat needs a count from 1 to 1000000, got '%s'"
-                                                       : "--seed needs a non-negative integer, got '%s'", val);
-                    }
-                    if (a[2] == 'r') repeat = (int)x;
-                    else seed = (uint64_t)x;
-                }
+                long long x;
+                if (!strcmp(a, "--out")) o.out_dir = val;
+                else if (!strcmp(a, "--ops")) o.ops = val;
+                else if (!strcmp(a, "--seed")) {
+                    if (!parse_count(val, 0, INT64_MAX, &x)) { free(ins); return usage_error("--seed needs a non-negative integer, got '%s'", val); }
+                    o.seed = (uint64_t)x;
+                } else if (!parse_count(val, 1, 1000000, &x)) {
+                    free(ins);
+                    return usage_error(a[2] == 'r' && a[3] == 'e' ? "--repeat needs a count from 1 to 1000000, got '%s'"
+                                                                   : "--runs needs a count from 1 to 1000000, got '%s'", val);
+                } else if (a[3] == 'e') o.repeat = (int)x;
+                else o.runs = (int)x;
             } else if (a[0] == '-' && a[1]) {
                 free(ins);
                 return usage_error("unknown option '%s'", a);
@@ -356,7 +499,7 @@ int main(int argc, char **argv) {
             else ins[nin++] = a;
         }
         if (!model) { free(ins); return usage_error("%s: no model given", cmd); }
-        int rc = cmd_run(model, ins, nin, out_dir, repeat, seed);
+        int rc = cmd_run(model, ins, nin, &o);
         free(ins);
         return rc;
     }
@@ -365,7 +508,10 @@ int main(int argc, char **argv) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(USAGE, stdout); return 0; }
         if (is_info && !strcmp(a, "--json")) json = true;
-        else if (is_print && !strcmp(a, "--code")) form = EIR_PRINT_CODE;
+        else if (is_info && !strcmp(a, "--ops")) {
+            if (i + 1 >= argc) return usage_error("%s needs a value", a);
+            ops = argv[++i];
+        } else if (is_print && !strcmp(a, "--code")) form = EIR_PRINT_CODE;
         else if (is_print && !strcmp(a, "--program")) form = EIR_PRINT_PROGRAM;
         else if (is_print && !strcmp(a, "--graph")) form = EIR_PRINT_GRAPH;
         else if (a[0] == '-' && a[1]) return usage_error("unknown option '%s'", a);
@@ -375,13 +521,18 @@ int main(int argc, char **argv) {
     if (!path) return usage_error("%s: no model given", cmd);
     eir_program *p;
     if (load(path, &p)) return 1;
+    ops_lib lib = {0};
+    if (ops_load(ops, &lib)) {
+        eir_program_free(p);
+        return 1;
+    }
     char *text = NULL;
     eir_status st = is_info ? eir_program_info(p, json, &text) : eir_program_print(p, form, &text);
     if (is_info && st == EIR_OK && text) {
         /* the runtime's view: can it run, and how much activation memory */
         eir_runtime *rt = NULL;
         char extra[2048];
-        if (eir_runtime_create(p, &rt) == EIR_OK && eir_runtime_plan_example(rt) == EIR_OK) {
+        if (eir_runtime_create_with(p, lib.lib, &rt) == EIR_OK && eir_runtime_plan_example(rt) == EIR_OK) {
             uint64_t arena, sum;
             eir_runtime_memory(rt, &arena, &sum);
             if (json)
@@ -396,7 +547,8 @@ int main(int argc, char **argv) {
         } else {
             const char *m = eir_runtime_errmsg(rt);
             const char *nl = strchr(m, '\n');
-            snprintf(extra, sizeof extra, "runnable: no (%.*s)\n", nl ? (int)(nl - m) : (int)strlen(m), m);
+            snprintf(extra, sizeof extra, "runnable: no (%.*s)%s\n", nl ? (int)(nl - m) : (int)strlen(m), m,
+                     !lib.lib && strstr(m, ", a custom operator") ? "; custom operators run with --ops LIB.so" : "");
         }
         eir_runtime_free(rt);
         size_t tl = strlen(text);
@@ -410,6 +562,7 @@ int main(int argc, char **argv) {
         }
     }
     int rc = emit(p, st, text);
+    ops_unload(&lib);
     eir_program_free(p);
     return rc;
 }
