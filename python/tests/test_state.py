@@ -6,7 +6,8 @@ a view, a custom op writing its Tensor(a!) argument) and both variants (as
 exported, and after run_decompositions, where the mutations become
 BUFFER_MUTATION / USER_INPUT_MUTATION outputs and auto_functionalized_v2),
 `eir run --runs 3` runs the program three times on the same input files and a
-fresh torch module runs three times on the same tensors. After every run:
+fresh torch module runs three times on the same tensors (the example inputs,
+and random ones). After every run:
 
   * eir's user outputs match the module's;
   * eir writes input_<i>.npy for exactly the inputs torch mutated, with the
@@ -40,12 +41,16 @@ import zoo  # noqa: E402
 RUNS = 3
 
 
-def torch_runs(name, ep, runs=RUNS):
-    """Run a fresh zoo module `runs` times on its example inputs. Returns
-    (inputs before the first run, [per run: {"outputs": [...], "inputs": {i: array},
-    "state": {fqn: array}}]) where inputs/state hold only what the module mutates."""
+def torch_runs(name, ep, runs=RUNS, seed=None):
+    """Run a fresh zoo module `runs` times on its example inputs (or, with a
+    seed, random tensors of their shapes). Returns (inputs before the first run,
+    [per run: {"outputs": [...], "inputs": {i: array}, "state": {fqn: array}}])
+    where inputs/state hold only what the module mutates."""
     module, args, kwargs, _ = zoo.build(name)
     kwargs = kwargs or {}
+    if seed is not None:
+        g = torch.Generator().manual_seed(seed)
+        args = tuple(torch.randn(a.shape, generator=g).to(a.dtype) for a in args)
     flat = _flat_inputs(ep, args, kwargs)
     # copies: the module writes into the tensors it mutates
     before = [_to_numpy(x).copy() if isinstance(x, torch.Tensor) else np.array(x, dtype=np.int64) for x in flat]
@@ -78,16 +83,17 @@ def _close(got, want, what):
         np.testing.assert_array_equal(got, want, err_msg=what)
 
 
+@pytest.mark.parametrize("seed", [None, 5], ids=["example", "random"])
 @pytest.mark.parametrize("decomp", [False, True], ids=["exported", "decomp"])
 @pytest.mark.parametrize("name", zoo.STATEFUL)
-def test_state_sequence(eir, zoo_dir, example_ops, name, decomp, tmp_path):
+def test_state_sequence(eir, zoo_dir, example_ops, name, decomp, seed, tmp_path):
     d, _ = zoo_dir
     variant = name + (".decomp" if decomp else "")
     pt2 = os.path.join(d, variant + ".pt2")
     if not os.path.exists(pt2):
         pytest.skip(f"{variant} was not generated")
     ep = torch.export.load(pt2)
-    before, expected = torch_runs(name, ep)
+    before, expected = torch_runs(name, ep, seed=seed)
     paths = []
     for i, a in enumerate(before):
         p = tmp_path / f"in_{i}.npy"
