@@ -31,6 +31,10 @@
  *
  * Errors: every fallible call returns eir_status; the message is kept on the
  * program handle and read with eir_errmsg() (in the manner of sqlite3_errmsg).
+ *
+ * Further down: running a program (eir_runtime, with module state carried
+ * across runs), and custom operators (eir_library: a worked example with
+ * mylib::sin and the data-dependent mylib::custom_nonzero).
  */
 #ifndef EIR_H
 #define EIR_H
@@ -441,9 +445,24 @@ void eir_runtime_memory(const eir_runtime *rt, uint64_t *arena_bytes, uint64_t *
  *         return 0;
  *     }
  *
- *     // mylib::custom_nonzero(Tensor x) -> Tensor: its row count depends on the data
+ *     // mylib::custom_nonzero(Tensor x) -> Tensor: int64 [n, 2] for a 2-d x, and n
+ *     // depends on the data (torch's fake impl says u0 = ctx.new_dynamic_size())
  *     static int nonzero_shape(const eir_op_call *c, eir_op_shape *out) {
- *         out[0].sizes[0] = count_nonzero(c->args[0].tensor);     // reads the input's data
+ *         const eir_tensor_view *x = c->args[0].tensor;            // contiguous float32 here
+ *         int64_t n = 0;
+ *         for (int64_t i = 0; i < eir_tensor_numel(x); i++) n += ((const float *)x->data)[i] != 0;
+ *         out[0].sizes[0] = n;                                      // binds u0; sizes[1] is 2
+ *         return 0;
+ *     }
+ *     static int nonzero_kernel(const eir_op_call *c) {            // y: allocated as [n, 2]
+ *         const eir_tensor_view *x = c->args[0].tensor, *y = &c->outputs[0];
+ *         int64_t *idx = y->data, row = 0;
+ *         for (int64_t i = 0; i < eir_tensor_numel(x); i++) {
+ *             if (((const float *)x->data)[i] == 0) continue;
+ *             idx[row * y->strides[0]] = i / x->sizes[1];
+ *             idx[row * y->strides[0] + y->strides[1]] = i % x->sizes[1];
+ *             row++;
+ *         }
  *         return 0;
  *     }
  *

@@ -743,9 +743,13 @@ static eir_status bind_custom(eir_runtime *rt, uint32_t si, const eir_custom_op 
                                where, op, ps->text);
         raw = 0;
     }
-    if (raw != nret_raw + (v2 ? bases->u.list.n : 0))
-        return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): %u outputs, the schema %s returns %u", where, op,
-                       raw - (v2 ? bases->u.list.n : 0), ps->text, want);
+    if (raw != nret_raw + (v2 ? bases->u.list.n : 0)) {
+        if (v2)
+            return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (higher_order.auto_functionalized_v2): %u outputs, expected %u "
+                           "for %s and %u bases", where, raw, nret_raw + bases->u.list.n, ps->text, bases->u.list.n);
+        return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): %u outputs, the schema %s returns %u", where, op, raw,
+                       ps->text, want);
+    }
     st->ncout = 0;
     for (uint32_t k = 0; k < want; k++) {
         const eir_arg *o = &n->outputs[k];
@@ -2084,8 +2088,8 @@ static eir_status prepare_autofunc(eir_runtime *rt, rt_step *s) {
                 if (m->sizes[d] == 0) { extent = -1; break; }
                 extent += (m->sizes[d] - 1) * m->strides[d];
             }
-            int64_t room = eir_tview_numel(&bv->view) ? bv->offset + (int64_t)(rt->storages[bv->storage].nbytes / es) : 0;
-            if (m->offset < 0 || (extent >= 0 && m->offset + extent >= room && room > 0))
+            int64_t cap = (int64_t)(rt->storages[bv->storage].nbytes / es); /* elements of the clone's storage */
+            if (m->offset < 0 || (extent >= 0 && m->offset + extent >= cap))
                 return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s: the as_strided view of mutated argument '%s' leaves its base",
                                s->node->name, s->custom->schema.args[m->arg].sa.name);
             m->tv.data = (char *)bv->view.data + (m->offset - bv->offset) * (int64_t)es;
