@@ -574,7 +574,9 @@ const char *eir_library_errmsg(const eir_library *lib);
  * optional; returns are Tensors. `shape` may be NULL (recorded shapes);
  * `user` is passed to both functions. Strings are copied. A malformed schema,
  * an unsupported type or a name defined twice is EIR_ERR_ARG with a message
- * naming the place. */
+ * naming the place. Define operators before creating runtimes with the
+ * library; runtimes only read it, so several (on several threads) may share
+ * one, provided the kernels are thread-safe. */
 eir_status eir_library_define(eir_library *lib, const char *qualname, const char *schema, eir_op_shape_fn shape,
                               eir_op_kernel kernel, void *user);
 
