@@ -1752,13 +1752,6 @@ static void bind_unbacked(eir_runtime *rt, const eir_symint *si, int64_t value) 
     }
 }
 
-static void unbind_symbol(eir_runtime *rt, const eir_symint *si) {
-    uint32_t s;
-    if (si->is_expr && rt->p->exprs[si->expr].tree->kind == EIR_SYM_SYMBOL &&
-        eir_strmap_get(&rt->sym_index, rt->p->exprs[si->expr].tree->name, &s))
-        rt->sym_bound[s] = false;
-}
-
 /* give every deferred value whose symbols are now known its geometry and memory */
 static eir_status resolve_deferred(eir_runtime *rt) {
     if (!rt->ndeferred) return EIR_OK;
@@ -2111,6 +2104,14 @@ static eir_status prepare_autofunc(eir_runtime *rt, rt_step *s) {
         o->tensor = &m->view;
     }
     return EIR_OK;
+}
+
+/* a custom op defines this unbacked symbol again on each call */
+static void unbind_symbol(eir_runtime *rt, const eir_symint *si) {
+    uint32_t s;
+    if (si->is_expr && rt->p->exprs[si->expr].tree->kind == EIR_SYM_SYMBOL &&
+        eir_strmap_get(&rt->sym_index, rt->p->exprs[si->expr].tree->name, &s))
+        rt->sym_bound[s] = false;
 }
 
 static eir_status run_custom(eir_runtime *rt, rt_step *s) {
