@@ -571,6 +571,8 @@ static eir_status bind_step(eir_runtime *rt, uint32_t si, eir_buf *missing, uint
     bool view = sc && (sc->flags & EIR_OPF_VIEW) && !is_copy_like(op);
     eir_kernel_fn fn = NULL;
     if (sc && !view && !is_copy_like(op)) fn = find_kernel(op);
+    /* an out= overload runs its functional overload's kernel; the outputs share the out arguments' storage */
+    if (!fn && sc && (sc->flags & EIR_OPF_OUT) && eir_op_functional(sc, NULL)) fn = find_kernel(eir_op_functional(sc, NULL)->name);
     if (!sc || (!view && !fn && !is_copy_like(op))) {
         if (*nmissing < 40)
             eir_buf_printf(missing, "\n  %s (node %%%s)", op, n->name ? n->name : "?");
@@ -751,6 +753,36 @@ static eir_status setup_writes(eir_runtime *rt) {
     return EIR_OK;
 }
 
+/* A storage the program writes into: an archive payload gets a private copy, once. 0 or -1 (no memory). */
+static int own_storage(eir_runtime *rt, int32_t sid) {
+    if (sid < 0 || !rt->storages[sid].external || !rt->storages[sid].ext || rt->storages[sid].owned) return 0;
+    void *copy = malloc(rt->storages[sid].nbytes ? rt->storages[sid].nbytes : 1);
+    if (!copy) return -1;
+    memcpy(copy, rt->storages[sid].ext, rt->storages[sid].nbytes);
+    rt->storages[sid].owned = rt->storages[sid].ext = copy;
+    return 0;
+}
+
+static bool same_symint(const eir_symint *a, const eir_symint *b) {
+    return a->is_expr == b->is_expr && (a->is_expr ? a->expr == b->expr : a->value == b->value);
+}
+
+/* For output k of an out= step: the value of its out argument when that has exactly the output's
+ * recorded geometry (torch writes the result into it); else EIR_NO_VALUE, and the result gets
+ * storage of its own (torch would have resized the argument). */
+static uint32_t out_arg_value(eir_runtime *rt, const rt_step *s, uint32_t k) {
+    uint32_t nouts = 0;
+    if (!(s->schema->flags & EIR_OPF_OUT) || !eir_op_functional(s->schema, &nouts) || k >= nouts) return EIR_NO_VALUE;
+    const eir_schema_arg *sa = &s->schema->args[s->schema->nargs - nouts + k];
+    const eir_named_arg *na = find_input(s->node, sa->name, s->schema->nargs - nouts + k, true);
+    if (!na || na->arg.kind != EIR_ARG_TENSOR || na->arg.value == EIR_NO_VALUE || s->outs[k] == EIR_NO_VALUE) return EIR_NO_VALUE;
+    const eir_tensor_meta *a = &rt->g->values[na->arg.value].meta, *b = &rt->g->values[s->outs[k]].meta;
+    if (a->dtype != b->dtype || a->rank != b->rank || !same_symint(&a->storage_offset, &b->storage_offset)) return EIR_NO_VALUE;
+    for (uint32_t d = 0; d < a->rank; d++)
+        if (!same_symint(&a->sizes[d], &b->sizes[d]) || !same_symint(&a->strides[d], &b->strides[d])) return EIR_NO_VALUE;
+    return na->arg.value;
+}
+
 void eir_runtime_seed(eir_runtime *rt, uint64_t seed) {
     if (!rt) return;
     rt->rng = seed * 0x9E3779B97F4A7C15ull + 0x853c49e6748fea9bull;
@@ -843,13 +875,11 @@ static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, b
                     if (s->node->inputs[q].arg.kind == EIR_ARG_TENSOR) { src = s->node->inputs[q].arg.value; break; }
                 int32_t sid = src == EIR_NO_VALUE ? -1 : rt->values[src].storage;
                 rt->values[v].storage = sid;
-                /* writing into an archive payload: take a private copy once */
-                if (sid >= 0 && rt->storages[sid].external && rt->storages[sid].ext && !rt->storages[sid].owned) {
-                    void *copy = malloc(rt->storages[sid].nbytes ? rt->storages[sid].nbytes : 1);
-                    if (!copy) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
-                    memcpy(copy, rt->storages[sid].ext, rt->storages[sid].nbytes);
-                    rt->storages[sid].owned = rt->storages[sid].ext = copy;
-                }
+                if (own_storage(rt, sid)) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
+            } else if (s->kind == STEP_KERNEL && out_arg_value(rt, s, k) != EIR_NO_VALUE) {
+                int32_t sid = rt->values[out_arg_value(rt, s, k)].storage;
+                rt->values[v].storage = sid;
+                if (own_storage(rt, sid)) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
             } else {
                 int32_t sid = new_storage(rt);
                 if (sid < 0) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
@@ -857,6 +887,15 @@ static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, b
                 rt->storages[sid].first = (int32_t)i;
                 rt->storages[sid].last = (int32_t)i;
             }
+        }
+        /* arguments the op writes in place besides self (batch norm's running stats) */
+        uint64_t mut = s->kind == STEP_KERNEL ? eir_op_mutates_args(s->schema) : 0;
+        for (uint32_t q = 0; mut && q < s->schema->nargs && q < 64; q++) {
+            if (!(mut >> q & 1)) continue;
+            const eir_named_arg *na = find_input(s->node, s->schema->args[q].name, q, false);
+            if (na && na->arg.kind == EIR_ARG_TENSOR && na->arg.value != EIR_NO_VALUE &&
+                own_storage(rt, rt->values[na->arg.value].storage))
+                return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
         }
     }
     /* lifetimes: every tensor argument keeps its storage alive to that step */
