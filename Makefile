@@ -52,7 +52,7 @@ $(B)/libeir_example_ops.so: examples/custom_ops.c include/eir.h
 $(BS)/libeir_example_ops.so: examples/custom_ops.c include/eir.h
 	$(CC) -Iinclude $(SANFLAGS) $(WARN) -std=c11 -fPIC -shared $< -lm -o $@
 
-UNIT_DEPS = tests/unit/check.h tests/unit/fixture.h examples/custom_ops.c tools/eir/npy.c
+UNIT_DEPS = $(wildcard tests/unit/*.h) examples/custom_ops.c tools/eir/npy.c
 $(B)/tests/%: tests/unit/%.c $(B)/libeir.a $(UNIT_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=c11 $< $(B)/libeir.a $(LDLIBS) -o $@

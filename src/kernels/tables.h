@@ -10,5 +10,8 @@ extern const eir_kernel_entry eir_kernels_reduce[];     /* reduce.c: reductions,
 extern const eir_kernel_entry eir_kernels_nn[];         /* nn.c: matmul, conv, pooling, embedding, attention, rnn */
 extern const eir_kernel_entry eir_kernels_data[];       /* data.c: cat, index, gather/scatter, pad, copies */
 extern const eir_kernel_entry eir_kernels_random[];     /* random.c: rand/randn/randint/randperm, bernoulli, dropout */
+extern const eir_kernel_entry eir_kernels_spatial[];    /* spatial.c: 1-d/3-d pooling, upsampling, grid_sampler, col2im/im2col */
+extern const eir_kernel_entry eir_kernels_fft[];        /* fft.c: _fft_r2c/_fft_c2r/_fft_c2c and torch.fft.* */
+extern const eir_kernel_entry eir_kernels_misc[];       /* misc.c: cdist/pdist, embedding_bag, masked_scatter, empty_strided, batch-norm training */
 
 #endif

@@ -40,8 +40,19 @@ typedef struct eir_op_schema {
     uint32_t flags;
 } eir_op_schema;
 
+typedef struct eir_op_mutates { const char *name; uint64_t args; } eir_op_mutates;
+
 /* The schema of an overload by name, with or without "torch.ops.", or NULL. */
 const eir_op_schema *eir_op_find(const char *name);
+/* Bit i set: the op writes argument i in place (Tensor(a!) in its schema),
+ * for arguments other than self and out= (batch norm's running stats). */
+uint64_t eir_op_mutates_args(const eir_op_schema *op);
+/* For an out= overload (EIR_OPF_OUT) whose trailing kwarg-only Tensor
+ * arguments are its outputs: the functional overload taking exactly the
+ * other arguments (aten.atan2.out -> aten.atan2.default), and the number of
+ * out arguments in *nouts. NULL when there is none (factories with extra
+ * dtype/device arguments, list outputs). */
+const eir_op_schema *eir_op_functional(const eir_op_schema *out_op, uint32_t *nouts);
 /* Number of overloads in the table. */
 uint32_t eir_op_count(void);
 

@@ -435,7 +435,8 @@ static bool is_assert(const char *t) {
 
 static eir_kernel_fn find_kernel(const char *op) {
     static const eir_kernel_entry *const tables[] = {eir_kernels_pointwise, eir_kernels_reduce, eir_kernels_nn,
-                                                    eir_kernels_data, eir_kernels_random};
+                                                    eir_kernels_data, eir_kernels_random, eir_kernels_spatial,
+                                                    eir_kernels_fft, eir_kernels_misc};
     for (size_t t = 0; t < EIR_ARRAY_LEN(tables); t++)
         for (const eir_kernel_entry *e = tables[t]; e->op; e++)
             if (!strcmp(e->op, op)) return e->fn;
@@ -925,6 +926,8 @@ static eir_status bind_step(eir_runtime *rt, uint32_t si, eir_buf *missing, uint
     bool view = sc && (sc->flags & EIR_OPF_VIEW) && !is_copy_like(op);
     eir_kernel_fn fn = NULL;
     if (sc && !view && !is_copy_like(op)) fn = find_kernel(op);
+    /* an out= overload runs its functional overload's kernel; the outputs share the out arguments' storage */
+    if (!fn && sc && (sc->flags & EIR_OPF_OUT) && eir_op_functional(sc, NULL)) fn = find_kernel(eir_op_functional(sc, NULL)->name);
     if (!sc || (!view && !fn && !is_copy_like(op))) {
         if (*nmissing < 40)
             eir_buf_printf(missing, "\n  %s (node %%%s)%s", op, n->name ? n->name : "?",
@@ -1125,6 +1128,26 @@ const char *eir_runtime_mutated_state(const eir_runtime *rt, uint32_t i) {
     return rt && i < rt->nmutated ? rt->mutated[i] : NULL;
 }
 
+static bool same_symint(const eir_symint *a, const eir_symint *b) {
+    return a->is_expr == b->is_expr && (a->is_expr ? a->expr == b->expr : a->value == b->value);
+}
+
+/* For output k of an out= step: the value of its out argument when that has exactly the output's
+ * recorded geometry (torch writes the result into it); else EIR_NO_VALUE, and the result gets
+ * storage of its own (torch would have resized the argument). */
+static uint32_t out_arg_value(eir_runtime *rt, const rt_step *s, uint32_t k) {
+    uint32_t nouts = 0;
+    if (!(s->schema->flags & EIR_OPF_OUT) || !eir_op_functional(s->schema, &nouts) || k >= nouts) return EIR_NO_VALUE;
+    const eir_schema_arg *sa = &s->schema->args[s->schema->nargs - nouts + k];
+    const eir_named_arg *na = find_input(s->node, sa->name, s->schema->nargs - nouts + k, true);
+    if (!na || na->arg.kind != EIR_ARG_TENSOR || na->arg.value == EIR_NO_VALUE || s->outs[k] == EIR_NO_VALUE) return EIR_NO_VALUE;
+    const eir_tensor_meta *a = &rt->g->values[na->arg.value].meta, *b = &rt->g->values[s->outs[k]].meta;
+    if (a->dtype != b->dtype || a->rank != b->rank || !same_symint(&a->storage_offset, &b->storage_offset)) return EIR_NO_VALUE;
+    for (uint32_t d = 0; d < a->rank; d++)
+        if (!same_symint(&a->sizes[d], &b->sizes[d]) || !same_symint(&a->strides[d], &b->strides[d])) return EIR_NO_VALUE;
+    return na->arg.value;
+}
+
 void eir_runtime_seed(eir_runtime *rt, uint64_t seed) {
     if (!rt) return;
     rt->rng = seed * 0x9E3779B97F4A7C15ull + 0x853c49e6748fea9bull;
@@ -1222,6 +1245,10 @@ static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, b
                 int32_t sid = src == EIR_NO_VALUE ? -1 : rt->values[src].storage;
                 rt->values[v].storage = sid;
                 if ((st = write_storage(rt, sid))) return st;
+            } else if (s->kind == STEP_KERNEL && out_arg_value(rt, s, k) != EIR_NO_VALUE) {
+                int32_t sid = rt->values[out_arg_value(rt, s, k)].storage;
+                rt->values[v].storage = sid;
+                if ((st = write_storage(rt, sid))) return st;
             } else {
                 int32_t sid = new_storage(rt);
                 if (sid < 0) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
@@ -1229,6 +1256,15 @@ static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, b
                 rt->storages[sid].first = (int32_t)i;
                 rt->storages[sid].last = (int32_t)i;
             }
+        }
+        /* arguments the op writes in place besides self (batch norm's running stats) */
+        uint64_t mut = s->kind == STEP_KERNEL ? eir_op_mutates_args(s->schema) : 0;
+        for (uint32_t q = 0; mut && q < s->schema->nargs && q < 64; q++) {
+            if (!(mut >> q & 1)) continue;
+            const eir_named_arg *na = find_input(s->node, s->schema->args[q].name, q, false);
+            if (na && na->arg.kind == EIR_ARG_TENSOR && na->arg.value != EIR_NO_VALUE &&
+                (st = write_storage(rt, rt->values[na->arg.value].storage)))
+                return st;
         }
     }
     /* a custom op's Tensor(a!) arguments are written in place */
