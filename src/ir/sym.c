@@ -1,13 +1,20 @@
-/* sym.c — parse sympy srepr text and print it as sympy's str() does.
+/* sym.c — parse sympy srepr text, print it as sympy's str() does, and
+ * evaluate it with Python's numerics.
  *
  * The grammar is the one srepr produces: Name(args, key=value), bare names
- * (oo, true, int_oo), integers, floats and quoted strings. Printing covers
- * what torch.export programs carry (symbols, integer arithmetic, FloorDiv,
- * Max/Min, relations); other functions print as Name(arg, ...). */
+ * (oo, true, int_oo), integers, floats and quoted strings. Only the functions
+ * torch.export programs can carry are accepted (sympy's arithmetic,
+ * relations and logic, and torch/utils/_sympy/functions.py), each with its
+ * arity: an unknown name is a load error rather than a guess at its meaning.
+ * Printing covers what torch prints specially (symbols, arithmetic,
+ * FloorDiv, relations, And/Or, Piecewise); other functions print as
+ * Name(arg, ...). */
 #include "sym.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +103,62 @@ static bool parse_args(parser *ps, eir_sym_node *n) {
     return true;
 }
 
+/* The functions a torch.export program can carry, with their arity
+ * (max -1: any number from min). */
+static const struct fn_info { const char *name; int min, max; } known_fns[] = {
+    {"Add", 1, -1}, {"Mul", 1, -1}, {"Pow", 2, 2}, {"PowByNatural", 2, 2}, {"FloatPow", 2, 2},
+    {"FloorDiv", 2, 2}, {"CleanDiv", 2, 2}, {"CeilDiv", 2, 2}, {"Mod", 2, 2}, {"PythonMod", 2, 2},
+    {"ModularIndexing", 3, 3}, {"Where", 3, 3}, {"IntTrueDiv", 2, 2}, {"FloatTrueDiv", 2, 2},
+    {"ToFloat", 1, 1}, {"TruncToFloat", 1, 1}, {"TruncToInt", 1, 1}, {"FloorToInt", 1, 1},
+    {"CeilToInt", 1, 1}, {"RoundToInt", 1, 1}, {"RoundDecimal", 2, 2}, {"floor", 1, 1}, {"ceiling", 1, 1},
+    {"Max", 1, -1}, {"Min", 1, -1}, {"Abs", 1, 1}, {"Identity", 1, 1}, {"LShift", 2, 2}, {"RShift", 2, 2},
+    {"BitwiseFn_bitwise_and", 2, 2}, {"BitwiseFn_bitwise_or", 2, 2}, {"BitwiseFn_bitwise_xor", 2, 2},
+    {"OpaqueUnaryFn_sqrt", 1, 1}, {"OpaqueUnaryFn_cos", 1, 1}, {"OpaqueUnaryFn_cosh", 1, 1},
+    {"OpaqueUnaryFn_sin", 1, 1}, {"OpaqueUnaryFn_sinh", 1, 1}, {"OpaqueUnaryFn_tan", 1, 1},
+    {"OpaqueUnaryFn_tanh", 1, 1}, {"OpaqueUnaryFn_asin", 1, 1}, {"OpaqueUnaryFn_acos", 1, 1},
+    {"OpaqueUnaryFn_atan", 1, 1}, {"OpaqueUnaryFn_exp", 1, 1}, {"OpaqueUnaryFn_log", 1, 1},
+    {"OpaqueUnaryFn_asinh", 1, 1}, {"OpaqueUnaryFn_log2", 1, 1},
+    {"Equality", 2, 2}, {"Unequality", 2, 2}, {"StrictLessThan", 2, 2}, {"LessThan", 2, 2},
+    {"StrictGreaterThan", 2, 2}, {"GreaterThan", 2, 2}, {"And", 1, -1}, {"Or", 1, -1}, {"Not", 1, 1},
+    {"Piecewise", 1, -1}, {"ExprCondPair", 2, 2}, {"IsNonOverlappingAndDenseIndicator", 2, -1},
+};
+
+static bool check_call(parser *ps, const char *name, const eir_sym_node *call) {
+    for (size_t i = 0; i < EIR_ARRAY_LEN(known_fns); i++) {
+        const struct fn_info *f = &known_fns[i];
+        if (strcmp(f->name, name)) continue;
+        int k = (int)call->nargs;
+        if (k < f->min || (f->max >= 0 && k > f->max)) {
+            char m[160];
+            if (f->max < 0) snprintf(m, sizeof m, "%s takes at least %d argument%s, got %d", name, f->min, f->min == 1 ? "" : "s", k);
+            else snprintf(m, sizeof m, "%s takes %d argument%s, got %d", name, f->min, f->min == 1 ? "" : "s", k);
+            perr(ps, m);
+            return false;
+        }
+        if (!strcmp(name, "IsNonOverlappingAndDenseIndicator") && k % 2) {
+            perr(ps, "IsNonOverlappingAndDenseIndicator takes sizes and strides (an even number of arguments)");
+            return false;
+        }
+        if (!strcmp(name, "Piecewise"))
+            for (uint32_t a = 0; a < call->nargs; a++)
+                if (call->args[a]->kind != EIR_SYM_CALL || strcmp(call->args[a]->name, "ExprCondPair")) {
+                    perr(ps, "Piecewise takes ExprCondPair arguments");
+                    return false;
+                }
+        /* the bare strings of Symbol('s0') / Float('1.5') are not operands */
+        for (uint32_t a = 0; a < call->nargs; a++)
+            if (call->args[a]->kind == EIR_SYM_SYMBOL && call->args[a]->quoted) {
+                perr(ps, "a quoted string is not an operand (expected Symbol('...'))");
+                return false;
+            }
+        return true;
+    }
+    char m[200];
+    snprintf(m, sizeof m, "unknown function '%.100s'", name);
+    perr(ps, m);
+    return false;
+}
+
 static eir_sym_node *parse_expr(parser *ps) {
     if (++ps->depth > 200) return perr(ps, "nesting too deep");
     skip_ws(ps);
@@ -106,10 +169,18 @@ static eir_sym_node *parse_expr(parser *ps) {
         const char *s = parse_string(ps);
         if (!s) return NULL;
         res = new_node(ps, EIR_SYM_SYMBOL);
-        if (res) res->name = s;
+        if (res) { res->name = s; res->quoted = true; }
+    } else if (*p == '-' && (!strncmp(p + 1, "oo", 2) || !strncmp(p + 1, "int_oo", 6)) &&
+               !isalnum((unsigned char)p[p[1] == 'o' ? 3 : 7]) && p[p[1] == 'o' ? 3 : 7] != '_') {
+        /* -oo, -int_oo: the bounds of unbounded ranges */
+        bool is_int = p[1] == 'i';
+        ps->p = p + (is_int ? 7 : 3);
+        res = new_node(ps, EIR_SYM_NEG_INFINITY);
+        if (res) res->name = is_int ? "-int_oo" : "-oo";
     } else if (*p == '-' || isdigit((unsigned char)*p)) {
         const char *s = p;
         if (*p == '-') p++;
+        if (!isdigit((unsigned char)*p)) return perr(ps, "expected a number after '-'");
         while (isdigit((unsigned char)*p)) p++;
         if (*p == '.' || *p == 'e' || *p == 'E') {
             char *end;
@@ -135,8 +206,12 @@ static eir_sym_node *parse_expr(parser *ps) {
                 return new_node(ps, EIR_SYM_TRUE);
             if ((n == 5 && !memcmp(s, "false", 5)) || (n == 5 && !memcmp(s, "False", 5)))
                 return new_node(ps, EIR_SYM_FALSE);
-            if ((n == 2 && !memcmp(s, "oo", 2)) || (n == 6 && !memcmp(s, "int_oo", 6)))
-                return new_node(ps, EIR_SYM_INFINITY);
+            if ((n == 2 && !memcmp(s, "oo", 2)) || (n == 6 && !memcmp(s, "int_oo", 6))) {
+                res = new_node(ps, EIR_SYM_INFINITY);
+                if (res) res->name = n == 2 ? "oo" : "int_oo";
+                ps->depth--;
+                return res;
+            }
             return perr(ps, "unknown name");
         }
         ps->p++;
@@ -145,8 +220,11 @@ static eir_sym_node *parse_expr(parser *ps) {
         eir_sym_node tmp = {0};
         if (!parse_args(ps, &tmp)) return NULL;
         if (!strcmp(name, "Symbol")) {
-            if (tmp.nargs != 1 || tmp.args[0]->kind != EIR_SYM_SYMBOL) return perr(ps, "Symbol needs a name");
+            if (tmp.nargs != 1 || tmp.args[0]->kind != EIR_SYM_SYMBOL || !tmp.args[0]->quoted)
+                return perr(ps, "Symbol needs a name");
+            if (!tmp.args[0]->name[0]) return perr(ps, "empty symbol name");
             res = tmp.args[0];
+            res->quoted = false;
         } else if (!strcmp(name, "Integer")) {
             if (tmp.nargs != 1 || tmp.args[0]->kind != EIR_SYM_INTEGER) return perr(ps, "Integer needs an integer");
             res = tmp.args[0];
@@ -170,6 +248,7 @@ static eir_sym_node *parse_expr(parser *ps) {
         } else if (!strcmp(name, "BooleanFalse")) {
             res = new_node(ps, EIR_SYM_FALSE);
         } else {
+            if (!check_call(ps, name, &tmp)) return NULL;
             res = new_node(ps, EIR_SYM_CALL);
             if (res) { res->name = name; res->nargs = tmp.nargs; res->args = tmp.args; }
         }
@@ -187,7 +266,7 @@ eir_sym_node *eir_sym_parse(eir_arena *arena, const char *text, char *err, size_
     if (!n) return NULL;
     skip_ws(&ps);
     if (*ps.p) return perr(&ps, "trailing text");
-    if (n->kind == EIR_SYM_SYMBOL && (!n->name[0])) return perr(&ps, "empty symbol name");
+    if (n->kind == EIR_SYM_SYMBOL && n->quoted) return perr(&ps, "a quoted string is not an expression (expected Symbol('...'))");
     return n;
 }
 
@@ -326,8 +405,8 @@ void eir_sym_print(eir_buf *b, const eir_sym_node *n) {
         return;
     case EIR_SYM_TRUE: eir_buf_puts(b, "True"); return;
     case EIR_SYM_FALSE: eir_buf_puts(b, "False"); return;
-    case EIR_SYM_INFINITY: eir_buf_puts(b, "oo"); return;
-    case EIR_SYM_NEG_INFINITY: eir_buf_puts(b, "-oo"); return;
+    case EIR_SYM_INFINITY: eir_buf_puts(b, n->name ? n->name : "oo"); return;
+    case EIR_SYM_NEG_INFINITY: eir_buf_puts(b, n->name ? n->name : "-oo"); return;
     case EIR_SYM_CALL: break;
     }
     if (is_call(n, "Add") && n->nargs) { print_add(b, n); return; }
@@ -360,11 +439,30 @@ void eir_sym_print(eir_buf *b, const eir_sym_node *n) {
         return;
     }
     if ((is_call(n, "And") || is_call(n, "Or")) && n->nargs) {
-        int pr = prec_of(n);
+        /* sympy joins them at its BitwiseAnd / BitwiseOr precedence (38 / 36),
+         * so relations are parenthesized: (s0 > 2) & (s1 < 4) */
+        int pr = is_call(n, "And") ? 38 : 36;
         for (uint32_t i = 0; i < n->nargs; i++) {
             if (i) eir_buf_puts(b, is_call(n, "And") ? " & " : " | ");
-            print_paren(b, n->args[i], pr + 1);
+            print_paren(b, n->args[i], pr);
         }
+        return;
+    }
+    if (is_call(n, "Piecewise") && n->nargs) {
+        eir_buf_puts(b, "Piecewise(");
+        for (uint32_t i = 0; i < n->nargs; i++) {
+            if (i) eir_buf_puts(b, ", ");
+            eir_sym_print(b, n->args[i]);
+        }
+        eir_buf_putc(b, ')');
+        return;
+    }
+    if (is_call(n, "ExprCondPair") && n->nargs == 2) {
+        eir_buf_putc(b, '(');
+        eir_sym_print(b, n->args[0]);
+        eir_buf_puts(b, ", ");
+        eir_sym_print(b, n->args[1]);
+        eir_buf_putc(b, ')');
         return;
     }
     if (is_call(n, "Not") && n->nargs == 1) {
@@ -382,7 +480,34 @@ void eir_sym_print(eir_buf *b, const eir_sym_node *n) {
     eir_buf_putc(b, ')');
 }
 
-/* ---- evaluation ---- */
+/* ---- evaluation ----
+ *
+ * Values are Python numbers: an int (int64 here; overflow is an error where
+ * Python would grow) or a float. Each function follows the definition in
+ * torch/utils/_sympy/functions.py (FloorDiv is Python's //, Mod and
+ * PythonMod are Python's %, IntTrueDiv is int / int -> float, CeilToInt is
+ * math.ceil, RoundToInt is round(): halves to even, ...). Booleans are the
+ * ints 0 and 1. */
+
+typedef struct ev {
+    eir_sym_lookup lookup;
+    void *ctx;
+    char *err;
+    size_t errlen;
+} ev;
+
+static bool ev_fail(ev *e, const char *fmt, ...) EIR_PRINTF(2, 3);
+static bool ev_fail(ev *e, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->err, e->errlen, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+static eir_sym_value vint(int64_t i) { return (eir_sym_value){false, i, (double)i}; }
+static eir_sym_value vflt(double f) { return (eir_sym_value){true, 0, f}; }
+static double fv(eir_sym_value v) { return v.is_float ? v.f : (double)v.i; }
 
 static int64_t floordiv64(int64_t a, int64_t b) {
     int64_t q = a / b;
@@ -396,71 +521,277 @@ static int64_t pymod64(int64_t a, int64_t b) {
     return r;
 }
 
-bool eir_sym_eval(const eir_sym_node *n, eir_sym_lookup lookup, void *ctx, int64_t *out, char *err, size_t errlen) {
-    switch (n->kind) {
-    case EIR_SYM_INTEGER: *out = n->ival; return true;
-    case EIR_SYM_TRUE: *out = 1; return true;
-    case EIR_SYM_FALSE: *out = 0; return true;
-    case EIR_SYM_SYMBOL:
-        if (lookup && lookup(ctx, n->name, out)) return true;
-        snprintf(err, errlen, "symbol %s has no value", n->name);
-        return false;
-    case EIR_SYM_RATIONAL:
-        if (n->den == 1) { *out = n->ival; return true; }
-        snprintf(err, errlen, "rational %lld/%lld is not an integer", (long long)n->ival, (long long)n->den);
-        return false;
-    case EIR_SYM_CALL: break;
-    default:
-        snprintf(err, errlen, "cannot evaluate a non-integer expression");
-        return false;
+/* a float that must become an int (math.ceil, int(), ...) */
+static bool to_int(ev *e, double x, const char *f, eir_sym_value *out) {
+    if (isnan(x) || isinf(x)) return ev_fail(e, "%s of %s is not an integer", f, isnan(x) ? "nan" : "inf");
+    if (x >= 9223372036854775808.0 || x < -9223372036854775808.0) return ev_fail(e, "integer overflow in %s", f);
+    *out = vint((int64_t)x);
+    return true;
+}
+
+static bool eval_node(ev *e, const eir_sym_node *n, eir_sym_value *out);
+
+static bool eval_arg(ev *e, const eir_sym_node *n, uint32_t i, eir_sym_value *out) {
+    return eval_node(e, n->args[i], out);
+}
+
+static bool truthy(eir_sym_value v) { return v.is_float ? v.f != 0 : v.i != 0; }
+
+static bool cmp_values(const char *f, eir_sym_value a, eir_sym_value b, bool *r) {
+    int c;
+    if (!a.is_float && !b.is_float) c = (a.i > b.i) - (a.i < b.i);
+    else {
+        double x = fv(a), y = fv(b);
+        if (isnan(x) || isnan(y)) { *r = !strcmp(f, "Unequality"); return true; }
+        c = (x > y) - (x < y);
     }
-    int64_t v[8];
-    if (n->nargs > 8) { snprintf(err, errlen, "%s with %u arguments", n->name, n->nargs); return false; }
-    for (uint32_t i = 0; i < n->nargs; i++)
-        if (!eir_sym_eval(n->args[i], lookup, ctx, &v[i], err, errlen)) return false;
-    const char *f = n->name;
-    uint32_t k = n->nargs;
-    if (!strcmp(f, "Add")) { int64_t s = 0; for (uint32_t i = 0; i < k; i++) s += v[i]; *out = s; return true; }
-    if (!strcmp(f, "Mul")) { int64_t s = 1; for (uint32_t i = 0; i < k; i++) s *= v[i]; *out = s; return true; }
-    if (!strcmp(f, "Max") && k) { int64_t s = v[0]; for (uint32_t i = 1; i < k; i++) if (v[i] > s) s = v[i]; *out = s; return true; }
-    if (!strcmp(f, "Min") && k) { int64_t s = v[0]; for (uint32_t i = 1; i < k; i++) if (v[i] < s) s = v[i]; *out = s; return true; }
-    if (!strcmp(f, "And")) { int64_t s = 1; for (uint32_t i = 0; i < k; i++) s = s && v[i]; *out = s; return true; }
-    if (!strcmp(f, "Or")) { int64_t s = 0; for (uint32_t i = 0; i < k; i++) s = s || v[i]; *out = s; return true; }
-    if (k == 1) {
-        if (!strcmp(f, "Not")) { *out = !v[0]; return true; }
-        if (!strcmp(f, "Abs")) { *out = v[0] < 0 ? -v[0] : v[0]; return true; }
-        if (!strcmp(f, "Identity") || !strcmp(f, "TruncToInt") || !strcmp(f, "FloorToInt") ||
-            !strcmp(f, "CeilToInt") || !strcmp(f, "RoundToInt")) { *out = v[0]; return true; }
-    }
-    if (k == 2) {
-        int64_t a = v[0], b = v[1];
-        if (!strcmp(f, "Pow") || !strcmp(f, "PowByNatural")) {
-            if (b < 0) { snprintf(err, errlen, "negative exponent in %s", f); return false; }
-            int64_t r = 1;
-            for (int64_t i = 0; i < b && i < 64; i++) r *= a;
-            *out = r;
-            return true;
-        }
-        if (!strcmp(f, "Equality")) { *out = a == b; return true; }
-        if (!strcmp(f, "Unequality")) { *out = a != b; return true; }
-        if (!strcmp(f, "StrictLessThan")) { *out = a < b; return true; }
-        if (!strcmp(f, "LessThan")) { *out = a <= b; return true; }
-        if (!strcmp(f, "StrictGreaterThan")) { *out = a > b; return true; }
-        if (!strcmp(f, "GreaterThan")) { *out = a >= b; return true; }
-        if (!strcmp(f, "FloorDiv") || !strcmp(f, "CleanDiv") || !strcmp(f, "CeilDiv") || !strcmp(f, "Mod") ||
-            !strcmp(f, "PythonMod")) {
-            if (b == 0) { snprintf(err, errlen, "division by zero in %s", f); return false; }
-            if (!strcmp(f, "CeilDiv")) *out = -floordiv64(-a, b);
-            else if (f[0] == 'M' || f[0] == 'P') *out = pymod64(a, b);
-            else *out = floordiv64(a, b);
-            return true;
-        }
-    }
-    if (k == 3 && !strcmp(f, "ModularIndexing")) {
-        if (v[1] == 0 || v[2] == 0) { snprintf(err, errlen, "division by zero in ModularIndexing"); return false; }
-        *out = pymod64(floordiv64(v[0], v[1]), v[2]);
+    if (!strcmp(f, "Equality")) *r = c == 0;
+    else if (!strcmp(f, "Unequality")) *r = c != 0;
+    else if (!strcmp(f, "StrictLessThan")) *r = c < 0;
+    else if (!strcmp(f, "LessThan")) *r = c <= 0;
+    else if (!strcmp(f, "StrictGreaterThan")) *r = c > 0;
+    else if (!strcmp(f, "GreaterThan")) *r = c >= 0;
+    else return false;
+    return true;
+}
+
+static bool eval_div_like(ev *e, const char *f, eir_sym_value a, eir_sym_value b, eir_sym_value *out) {
+    bool is_mod = !strcmp(f, "Mod") || !strcmp(f, "PythonMod");
+    if (fv(b) == 0) return ev_fail(e, "division by zero in %s", f);
+    if (!a.is_float && !b.is_float) {
+        if (a.i == INT64_MIN && b.i == -1) return ev_fail(e, "integer overflow in %s", f);
+        if (is_mod) *out = vint(pymod64(a.i, b.i));
+        else if (!strcmp(f, "CeilDiv")) *out = vint(-floordiv64(-a.i, b.i));
+        else *out = vint(floordiv64(a.i, b.i));
         return true;
     }
-    snprintf(err, errlen, "cannot evaluate %s with %u arguments", f, k);
+    double x = fv(a), y = fv(b);
+    if (is_mod) {
+        double r = fmod(x, y);
+        if (r != 0 && ((r < 0) != (y < 0))) r += y;
+        *out = vflt(r);
+    } else if (!strcmp(f, "CeilDiv")) {
+        *out = vflt(ceil(x / y));
+    } else {
+        *out = vflt(floor(x / y));
+    }
+    return true;
+}
+
+static bool eval_unary_float(const char *name, double x, double *r) {
+    static const struct { const char *n; double (*fn)(double); } t[] = {
+        {"sqrt", sqrt}, {"cos", cos}, {"cosh", cosh}, {"sin", sin}, {"sinh", sinh}, {"tan", tan}, {"tanh", tanh},
+        {"asin", asin}, {"acos", acos}, {"atan", atan}, {"exp", exp}, {"log", log}, {"asinh", asinh}, {"log2", log2}};
+    for (size_t i = 0; i < EIR_ARRAY_LEN(t); i++)
+        if (!strcmp(name, t[i].n)) { *r = t[i].fn(x); return true; }
     return false;
+}
+
+/* torch.fx.experimental.symbolic_shapes.eval_is_non_overlapping_and_dense */
+static bool eval_dense(ev *e, const eir_sym_node *n, eir_sym_value *out) {
+    uint32_t dim = n->nargs / 2;
+    int64_t sz[64], st[64];
+    if (dim > 64) return ev_fail(e, "IsNonOverlappingAndDenseIndicator with %u dims", dim);
+    for (uint32_t i = 0; i < 2 * dim; i++) {
+        eir_sym_value v;
+        if (!eval_arg(e, n, i, &v)) return false;
+        if (v.is_float) return ev_fail(e, "IsNonOverlappingAndDenseIndicator of a float");
+        (i < dim ? sz : st)[i % dim] = v.i;
+    }
+    if (dim == 1) { *out = vint(st[0] == 1 || sz[0] < 2); return true; }
+    /* insertion sort by stride (stable, as Python's sorted) */
+    for (uint32_t i = 1; i < dim; i++)
+        for (uint32_t j = i; j > 0 && st[j - 1] > st[j]; j--) {
+            int64_t t = st[j]; st[j] = st[j - 1]; st[j - 1] = t;
+            t = sz[j]; sz[j] = sz[j - 1]; sz[j - 1] = t;
+        }
+    int64_t expected = 1;
+    for (uint32_t i = 0; i < dim; i++) {
+        if (sz[i] == 1) continue;
+        if (st[i] != expected) { *out = vint(0); return true; }
+        if (__builtin_mul_overflow(expected, sz[i], &expected)) return ev_fail(e, "integer overflow");
+    }
+    *out = vint(1);
+    return true;
+}
+
+static bool eval_call(ev *e, const eir_sym_node *n, eir_sym_value *out) {
+    const char *f = n->name;
+    uint32_t k = n->nargs;
+    eir_sym_value a, b, c;
+    if (!strcmp(f, "Add") || !strcmp(f, "Mul")) {
+        bool add = f[0] == 'A';
+        eir_sym_value acc = vint(add ? 0 : 1);
+        for (uint32_t i = 0; i < k; i++) {
+            if (!eval_arg(e, n, i, &a)) return false;
+            if (!acc.is_float && !a.is_float) {
+                int64_t r;
+                if (add ? __builtin_add_overflow(acc.i, a.i, &r) : __builtin_mul_overflow(acc.i, a.i, &r))
+                    return ev_fail(e, "integer overflow in %s", f);
+                acc = vint(r);
+            } else {
+                acc = vflt(add ? fv(acc) + fv(a) : fv(acc) * fv(a));
+            }
+        }
+        /* a rational coefficient (s0/2) gives an int when the product is whole */
+        *out = acc;
+        return true;
+    }
+    if (!strcmp(f, "Max") || !strcmp(f, "Min")) {
+        bool mx = f[1] == 'a';
+        for (uint32_t i = 0; i < k; i++) {
+            if (!eval_arg(e, n, i, &a)) return false;
+            if (i == 0) { *out = a; continue; }
+            bool gt;
+            cmp_values("StrictGreaterThan", a, *out, &gt);
+            bool lt;
+            cmp_values("StrictLessThan", a, *out, &lt);
+            if (mx ? gt : lt) *out = a;
+        }
+        return true;
+    }
+    if (!strcmp(f, "And") || !strcmp(f, "Or")) {
+        bool and_ = f[0] == 'A';
+        for (uint32_t i = 0; i < k; i++) {
+            if (!eval_arg(e, n, i, &a)) return false;
+            if (truthy(a) != and_) { *out = vint(!and_); return true; }
+        }
+        *out = vint(and_);
+        return true;
+    }
+    if (!strcmp(f, "Piecewise")) {
+        for (uint32_t i = 0; i < k; i++) {
+            const eir_sym_node *pair = n->args[i];
+            if (!eval_arg(e, pair, 1, &c)) return false;
+            if (truthy(c)) return eval_arg(e, pair, 0, out);
+        }
+        return ev_fail(e, "Piecewise has no true condition");
+    }
+    if (!strcmp(f, "Where")) {
+        if (!eval_arg(e, n, 0, &c)) return false;
+        return eval_arg(e, n, truthy(c) ? 1 : 2, out);
+    }
+    if (!strcmp(f, "IsNonOverlappingAndDenseIndicator")) return eval_dense(e, n, out);
+    if (!strcmp(f, "ModularIndexing")) {
+        eir_sym_value m;
+        if (!eval_arg(e, n, 0, &a) || !eval_arg(e, n, 1, &b) || !eval_arg(e, n, 2, &m)) return false;
+        eir_sym_value q;
+        return eval_div_like(e, "FloorDiv", a, b, &q) && eval_div_like(e, "PythonMod", q, m, out);
+    }
+    if (k == 1) {
+        if (!eval_arg(e, n, 0, &a)) return false;
+        if (!strcmp(f, "Not")) { *out = vint(!truthy(a)); return true; }
+        if (!strcmp(f, "Identity")) { *out = a; return true; }
+        if (!strcmp(f, "Abs")) {
+            if (a.is_float) *out = vflt(fabs(a.f));
+            else if (a.i == INT64_MIN) return ev_fail(e, "integer overflow in Abs");
+            else *out = vint(a.i < 0 ? -a.i : a.i);
+            return true;
+        }
+        if (!strcmp(f, "ToFloat")) { *out = vflt(fv(a)); return true; }
+        if (!a.is_float && (!strcmp(f, "TruncToInt") || !strcmp(f, "FloorToInt") || !strcmp(f, "CeilToInt") ||
+                            !strcmp(f, "RoundToInt") || !strcmp(f, "floor") || !strcmp(f, "ceiling"))) {
+            *out = a;
+            return true;
+        }
+        if (!strcmp(f, "TruncToInt")) return to_int(e, trunc(a.f), f, out);
+        if (!strcmp(f, "FloorToInt") || !strcmp(f, "floor")) return to_int(e, floor(a.f), f, out);
+        if (!strcmp(f, "CeilToInt") || !strcmp(f, "ceiling")) return to_int(e, ceil(a.f), f, out);
+        if (!strcmp(f, "RoundToInt")) return to_int(e, nearbyint(a.f), f, out); /* halves to even */
+        if (!strcmp(f, "TruncToFloat")) { *out = vflt(trunc(fv(a))); return true; }
+        if (!strncmp(f, "OpaqueUnaryFn_", 14)) {
+            double r;
+            if (eval_unary_float(f + 14, fv(a), &r)) { *out = vflt(r); return true; }
+        }
+        return ev_fail(e, "cannot evaluate %s", f);
+    }
+    if (k != 2) return ev_fail(e, "cannot evaluate %s with %u arguments", f, k);
+    if (!eval_arg(e, n, 0, &a) || !eval_arg(e, n, 1, &b)) return false;
+    bool r;
+    if (cmp_values(f, a, b, &r)) { *out = vint(r); return true; }
+    if (!strcmp(f, "FloorDiv") || !strcmp(f, "CleanDiv") || !strcmp(f, "CeilDiv") || !strcmp(f, "Mod") ||
+        !strcmp(f, "PythonMod"))
+        return eval_div_like(e, f, a, b, out);
+    if (!strcmp(f, "IntTrueDiv") || !strcmp(f, "FloatTrueDiv")) {
+        if (fv(b) == 0) return ev_fail(e, "division by zero in %s", f);
+        *out = vflt(fv(a) / fv(b));
+        return true;
+    }
+    if (!strcmp(f, "Pow") || !strcmp(f, "PowByNatural") || !strcmp(f, "FloatPow")) {
+        if (!a.is_float && !b.is_float && b.i >= 0 && strcmp(f, "FloatPow") != 0) {
+            int64_t acc = 1;
+            for (int64_t i = 0; i < b.i; i++) {
+                if (__builtin_mul_overflow(acc, a.i, &acc)) return ev_fail(e, "integer overflow in %s", f);
+                if (acc == 0 || acc == 1) break;       /* 0**k, 1**k */
+                if (acc == -1 && a.i == -1) { acc = (b.i % 2) ? -1 : 1; break; }
+            }
+            *out = vint(acc);
+            return true;
+        }
+        if (!strcmp(f, "PowByNatural")) return ev_fail(e, "PowByNatural needs a natural exponent");
+        if (fv(a) == 0 && fv(b) < 0) return ev_fail(e, "division by zero in %s", f);
+        *out = vflt(pow(fv(a), fv(b)));
+        return true;
+    }
+    if (!strcmp(f, "RoundDecimal")) {
+        if (b.is_float) return ev_fail(e, "RoundDecimal needs an integer number of digits");
+        double scale = pow(10.0, (double)b.i);
+        *out = vflt(nearbyint(fv(a) * scale) / scale);
+        return true;
+    }
+    if (a.is_float || b.is_float) return ev_fail(e, "%s of a float", f);
+    if (!strcmp(f, "LShift") || !strcmp(f, "RShift")) {
+        if (b.i < 0) return ev_fail(e, "negative shift count in %s", f);
+        if (f[0] == 'R') { *out = vint(b.i >= 63 ? (a.i < 0 ? -1 : 0) : floordiv64(a.i, (int64_t)1 << b.i)); return true; }
+        int64_t sh = 0;
+        if (b.i >= 63 ? a.i != 0 : __builtin_mul_overflow(a.i, (int64_t)1 << b.i, &sh)) return ev_fail(e, "integer overflow in LShift");
+        *out = vint(sh);
+        return true;
+    }
+    if (!strcmp(f, "BitwiseFn_bitwise_and")) { *out = vint(a.i & b.i); return true; }
+    if (!strcmp(f, "BitwiseFn_bitwise_or")) { *out = vint(a.i | b.i); return true; }
+    if (!strcmp(f, "BitwiseFn_bitwise_xor")) { *out = vint(a.i ^ b.i); return true; }
+    return ev_fail(e, "cannot evaluate %s", f);
+}
+
+static bool eval_node(ev *e, const eir_sym_node *n, eir_sym_value *out) {
+    switch (n->kind) {
+    case EIR_SYM_INTEGER: *out = vint(n->ival); return true;
+    case EIR_SYM_TRUE: *out = vint(1); return true;
+    case EIR_SYM_FALSE: *out = vint(0); return true;
+    case EIR_SYM_RATIONAL:
+        *out = n->den == 1 ? vint(n->ival) : vflt((double)n->ival / (double)n->den);
+        return true;
+    case EIR_SYM_FLOAT: *out = vflt(n->fval); return true;
+    case EIR_SYM_INFINITY: *out = vflt(INFINITY); return true;
+    case EIR_SYM_NEG_INFINITY: *out = vflt(-INFINITY); return true;
+    case EIR_SYM_SYMBOL:
+        if (e->lookup && e->lookup(e->ctx, n->name, out)) return true;
+        return ev_fail(e, "symbol %s has no value", n->name);
+    case EIR_SYM_CALL: return eval_call(e, n, out);
+    }
+    return ev_fail(e, "cannot evaluate this expression");
+}
+
+bool eir_sym_eval_value(const eir_sym_node *n, eir_sym_lookup lookup, void *ctx, eir_sym_value *out, char *err,
+                        size_t errlen) {
+    ev e = {lookup, ctx, err, errlen};
+    err[0] = 0;
+    return eval_node(&e, n, out);
+}
+
+bool eir_sym_eval(const eir_sym_node *n, eir_sym_lookup lookup, void *ctx, int64_t *out, char *err, size_t errlen) {
+    eir_sym_value v;
+    if (!eir_sym_eval_value(n, lookup, ctx, &v, err, errlen)) return false;
+    if (v.is_float) {
+        /* a size computed through a rational coefficient (s0/2 with even s0) is whole */
+        if (v.f != floor(v.f) || fabs(v.f) > 9007199254740992.0) {
+            snprintf(err, errlen, "value %.17g is not an integer", v.f);
+            return false;
+        }
+        *out = (int64_t)v.f;
+        return true;
+    }
+    *out = v.i;
+    return true;
 }

@@ -4,6 +4,7 @@
 #ifndef EIR_SYM_H
 #define EIR_SYM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "../base/base.h"
 
@@ -19,6 +20,7 @@ typedef enum eir_sym_kind {
 
 typedef struct eir_sym_node {
     eir_sym_kind kind;
+    bool quoted;      /* a bare 'string' (only valid as Symbol's / Float's argument) */
     const char *name;
     int64_t ival, den;
     double fval;
@@ -33,12 +35,24 @@ eir_sym_node *eir_sym_parse(eir_arena *arena, const char *text, char *err, size_
 /* Print as sympy's str() would. */
 void eir_sym_print(eir_buf *b, const eir_sym_node *n);
 
-#endif
+/* A Python number: an int or a float. */
+typedef struct eir_sym_value {
+    bool is_float;
+    int64_t i;
+    double f;
+} eir_sym_value;
 
-/* Evaluate an integer/boolean expression. lookup(ctx, name, &v) gives a
- * symbol's value and returns false if it is unknown. Supports integers,
- * booleans, Add, Mul, Pow (integer exponent >= 0), FloorDiv, Mod, PythonMod,
- * CleanDiv, CeilDiv, ModularIndexing, Max, Min, Abs, Identity, relations,
- * And, Or, Not. false with a message in err otherwise. */
-typedef bool (*eir_sym_lookup)(void *ctx, const char *name, int64_t *value);
+/* lookup(ctx, name, &v) gives a symbol's value; false if it is unknown. */
+typedef bool (*eir_sym_lookup)(void *ctx, const char *name, eir_sym_value *value);
+
+/* Evaluate with Python's semantics (// and % floor, / gives a float, int64
+ * overflow is an error). false with a message in err when a symbol has no
+ * value ("symbol u0 has no value"), on division by zero, or on overflow. */
+bool eir_sym_eval_value(const eir_sym_node *n, eir_sym_lookup lookup, void *ctx, eir_sym_value *out, char *err,
+                        size_t errlen);
+
+/* The same for a size, stride or count: the value must be an integer (a
+ * float result is accepted only when it is whole, as for s0/2 with s0 even). */
 bool eir_sym_eval(const eir_sym_node *n, eir_sym_lookup lookup, void *ctx, int64_t *out, char *err, size_t errlen);
+
+#endif

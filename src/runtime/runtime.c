@@ -142,11 +142,11 @@ static const char *short_target(const char *t) { return strncmp(t, "torch.ops.",
 
 /* ---- symbols ---- */
 
-static bool sym_lookup(void *ctx, const char *name, int64_t *v) {
+static bool sym_lookup(void *ctx, const char *name, eir_sym_value *v) {
     eir_runtime *rt = ctx;
     uint32_t i;
     if (!eir_strmap_get(&rt->sym_index, name, &i) || !rt->sym_bound[i]) return false;
-    *v = rt->symvals[i];
+    *v = (eir_sym_value){false, rt->symvals[i], (double)rt->symvals[i]};
     return true;
 }
 
