@@ -418,6 +418,18 @@ typedef int (*eir_custom_kernel)(const eir_tensor_view *inputs, uint32_t ninputs
                                  uint32_t noutputs, void *user, char *err, size_t errlen);
 eir_status eir_register_op(const char *name, eir_custom_kernel fn, void *user);
 
+/* What the runtime has done so far, subgraph runtimes included: runs,
+ * memory plans (the first run and every run whose input shapes or symbolic
+ * int values differ from the previous run's), and heap allocations made
+ * while running (plans, arena growth, memory for data-dependent shapes,
+ * normalized copies of inputs). A run with the same shapes as the one
+ * before adds no plan and no allocation. (Kernels' own scratch memory, such
+ * as im2col buffers, is not counted.) */
+typedef struct eir_run_stats {
+    uint64_t runs, plans, allocations;
+} eir_run_stats;
+void eir_runtime_stats(const eir_runtime *rt, eir_run_stats *out);
+
 /* Plan memory for the input shapes the program was exported with (symbolic
  * dims take their recorded hints), without running: what `eir info` reports. */
 eir_status eir_runtime_plan_example(eir_runtime *rt);

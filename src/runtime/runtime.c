@@ -21,6 +21,7 @@
 
 #include "../ir/program.h"
 #include "../kernels/kutil.h"
+#include "guards.h"
 #include "../kernels/tables.h"
 #include "../ops/optable.h"
 
@@ -92,6 +93,7 @@ typedef struct rt_io {
     int64_t given_sizes[EIR_MAX_RANK], given_strides[EIR_MAX_RANK];
     bool set;
     void *copy;                /* normalized copy of a non-conforming input */
+    size_t copy_bytes;
     eir_tview scalar_view;     /* constant / symbolic outputs as 0-d tensors */
     union { int64_t i; double f; uint8_t b; } scalar;
 } rt_io;
@@ -123,6 +125,9 @@ struct eir_runtime {
     uint32_t nlast_shapes;
     uint32_t ndeferred;        /* values whose shapes depend on data */
     uint64_t rng;              /* random ops' generator state */
+    uint64_t nplans, nallocs, nruns; /* eir_runtime_stats */
+    eir_guards *guards;        /* root: torch's input guards */
+    eir_guard_input *guard_in; /* one per input, refreshed before each check */
     /* state written back after each run: buffer mutations and user-input mutations */
     uint32_t nwrites;
     struct { uint32_t src, dst; int32_t input; } *writes;
@@ -791,6 +796,7 @@ static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, b
         if (!rt->values[i].is_tensor) {
             if (g->values[i].kind == EIR_VALUE_SYM_INT || g->values[i].kind == EIR_VALUE_SYM_BOOL) {
                 if (!g->values[i].sym.is_expr) { rt->values[i].symval = g->values[i].sym.value; rt->values[i].sym_set = true; }
+                else collect_symbols(rt, p->exprs[g->values[i].sym.expr].tree);
             }
             continue;
         }
@@ -806,6 +812,13 @@ static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, b
 
     eir_status st = root ? setup_io(rt) : setup_io_sub(rt);
     if (st) return st;
+    if (root) {
+        char gerr[1024];
+        rt->guards = eir_guards_build(p, gerr, sizeof gerr);
+        if (!rt->guards) return rt_fail(rt, EIR_ERR_GRAPH, "input guards: %s", gerr);
+        rt->guard_in = eir_arena_array(&rt->arena, rt->ninputs + 1, sizeof *rt->guard_in);
+        if (!rt->guard_in) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
+    }
 
     /* steps */
     rt->nsteps = g->num_nodes;
@@ -895,6 +908,7 @@ void eir_runtime_free(eir_runtime *rt) {
     free(rt->sym_bound);
     free(rt->mem);
     free(rt->last_shapes);
+    eir_guards_free(rt->guards);
     eir_strmap_free(&rt->sym_index);
     eir_arena_release(&rt->arena);
     free(rt);
@@ -943,37 +957,44 @@ eir_status eir_runtime_output_info(const eir_runtime *rt, uint32_t i, eir_io_inf
     return EIR_OK;
 }
 
+static const char *input_label(eir_runtime *rt, uint32_t i, char *buf, size_t n);
+
 eir_status eir_runtime_set_input(eir_runtime *rt, uint32_t i, const eir_tensor_view *v) {
     if (i >= rt->ninputs) return rt_fail(rt, EIR_ERR_ARG, "input index %u out of range (the program has %u inputs)", i, rt->ninputs);
     rt_io *io = &rt->inputs[i];
+    char lab[512];
+    input_label(rt, i, lab, sizeof lab);
     if (io->value == EIR_NO_VALUE) {
-        rt_fail(rt, EIR_ERR_ARG, "input %u '%s' is a constant burned into the program; it takes no data", i, io->name);
+        rt_fail(rt, EIR_ERR_ARG, "%s is a constant burned into the program; it takes no data", lab);
         return EIR_ERR_ARG;
     }
     if (!v || (!v->data && v->rank > 0 && v->sizes)) {
         int64_t n = 1;
         for (uint32_t d = 0; v && d < v->rank; d++) n *= v->sizes[d];
-        if (!v || n) return rt_fail(rt, EIR_ERR_ARG, "input %u '%s': no data", i, io->name);
+        if (!v || n) return rt_fail(rt, EIR_ERR_ARG, "%s: no data", lab);
     }
     const eir_value *gv = &rt->g->values[io->value];
     if (gv->kind != EIR_VALUE_TENSOR) {
         if (v->rank != 0 || !eir_is_integral(v->dtype, false))
-            return rt_fail(rt, EIR_ERR_ARG, "input %u '%s' is a symbolic int: expected a 0-d integer tensor", i, io->name);
+            return rt_fail(rt, EIR_ERR_ARG, "%s is a symbolic int: expected a 0-d integer tensor", lab);
     } else {
         const eir_tensor_meta *m = &gv->meta;
         if (v->dtype != m->dtype)
-            return rt_fail(rt, EIR_ERR_ARG, "input %u '%s': expected dtype %s, got %s", i, io->name,
+            return rt_fail(rt, EIR_ERR_ARG, "%s: expected dtype %s, got %s", lab,
                            eir_dtype_name(m->dtype), eir_dtype_name(v->dtype) ? eir_dtype_name(v->dtype) : "unknown");
         if (v->rank != m->rank)
-            return rt_fail(rt, EIR_ERR_ARG, "input %u '%s': expected rank %u, got %u", i, io->name, m->rank, v->rank);
+            return rt_fail(rt, EIR_ERR_ARG, "%s: expected %u dims, got %u", lab, m->rank, v->rank);
         for (uint32_t d = 0; d < m->rank; d++) {
-            if (v->sizes[d] < 0) return rt_fail(rt, EIR_ERR_ARG, "input %u '%s': negative size in dim %u", i, io->name, d);
-            if (!m->sizes[d].is_expr && v->sizes[d] != m->sizes[d].value)
-                return rt_fail(rt, EIR_ERR_ARG, "input %u '%s': dim %u must be %lld (static in the program), got %lld",
-                               i, io->name, d, (long long)m->sizes[d].value, (long long)v->sizes[d]);
+            if (v->sizes[d] < 0) return rt_fail(rt, EIR_ERR_ARG, "%s: negative size in dim %u", lab, d);
+            if (!m->sizes[d].is_expr && v->sizes[d] != m->sizes[d].value) {
+                /* the guard torch's ep.module() runs for a static dim */
+                const char *path = rt->guards ? eir_guards_path(rt->guards, i) : io->name;
+                return rt_fail(rt, EIR_ERR_ARG, "%s: Guard failed: %s.size()[%u] == %lld (%s.size()[%u] = %lld; dim %u is static in the program)",
+                               lab, path, d, (long long)m->sizes[d].value, path, d, (long long)v->sizes[d], d);
+            }
         }
     }
-    if (v->rank > EIR_MAX_RANK) return rt_fail(rt, EIR_ERR_ARG, "input %u '%s': rank %u is over %d", i, io->name, v->rank, EIR_MAX_RANK);
+    if (v->rank > EIR_MAX_RANK) return rt_fail(rt, EIR_ERR_ARG, "%s: rank %u is over %d", lab, v->rank, EIR_MAX_RANK);
     /* the data is borrowed; the shape is copied so callers may pass temporaries */
     io->given = *v;
     for (uint32_t d = 0; d < v->rank; d++) {
@@ -988,51 +1009,156 @@ eir_status eir_runtime_set_input(eir_runtime *rt, uint32_t i, const eir_tensor_v
 
 /* ---- geometry and planning ---- */
 
+/* "input 1 'p_y' (p.y)": the index, the graph's name and torch's path */
+static const char *input_label(eir_runtime *rt, uint32_t i, char *buf, size_t n) {
+    const char *path = rt->guards ? eir_guards_path(rt->guards, i) : NULL;
+    if (path && strcmp(path, rt->inputs[i].name)) snprintf(buf, n, "input %u '%s' (%s)", i, rt->inputs[i].name, path);
+    else snprintf(buf, n, "input %u '%s'", i, rt->inputs[i].name);
+    return buf;
+}
+
+/* The symbolic slots of the inputs: each tensor dim and each symbolic int,
+ * with the program's expression and the actual value. */
+typedef struct in_slot { uint32_t input; int32_t dim; const eir_sym_node *expr; const char *expr_str; int64_t actual; } in_slot;
+
+static uint32_t input_slots(eir_runtime *rt, in_slot *out, uint32_t cap) {
+    const eir_program *p = rt->p;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < rt->ninputs; i++) {
+        rt_io *io = &rt->inputs[i];
+        if (io->value == EIR_NO_VALUE || !io->set) continue;
+        const eir_value *gv = &rt->g->values[io->value];
+        if (gv->kind != EIR_VALUE_TENSOR) {
+            if (gv->sym.is_expr && n < cap)
+                out[n++] = (in_slot){i, -1, p->exprs[gv->sym.expr].tree, p->exprs[gv->sym.expr].str,
+                                     eir_load_i64(io->given.data, io->given.dtype)};
+            continue;
+        }
+        for (uint32_t d = 0; d < gv->meta.rank && d < io->given.rank; d++)
+            if (gv->meta.sizes[d].is_expr && n < cap)
+                out[n++] = (in_slot){i, (int32_t)d, p->exprs[gv->meta.sizes[d].expr].tree, p->exprs[gv->meta.sizes[d].expr].str,
+                                     io->given.sizes[d]};
+    }
+    return n;
+}
+
+static const char *slot_what(const in_slot *sl, char *buf, size_t n) {
+    if (sl->dim < 0) snprintf(buf, n, "its value");
+    else snprintf(buf, n, "dim %d", sl->dim);
+    return buf;
+}
+
+/* a*s + b with integer a != 0 and b, in the symbol s */
+static bool linear_in(const eir_sym_node *n, const char **sym, int64_t *a, int64_t *b) {
+    *a = 0;
+    *b = 0;
+    *sym = NULL;
+    const eir_sym_node *terms[2] = {n, NULL};
+    uint32_t nt = 1;
+    if (n->kind == EIR_SYM_CALL && !strcmp(n->name, "Add") && n->nargs == 2) { terms[0] = n->args[0]; terms[1] = n->args[1]; nt = 2; }
+    for (uint32_t i = 0; i < nt; i++) {
+        const eir_sym_node *t = terms[i], *x = NULL;
+        int64_t c = 1;
+        if (t->kind == EIR_SYM_INTEGER) { *b += t->ival; continue; }
+        if (t->kind == EIR_SYM_SYMBOL) x = t;
+        else if (t->kind == EIR_SYM_CALL && !strcmp(t->name, "Mul") && t->nargs == 2 && t->args[0]->kind == EIR_SYM_INTEGER &&
+                 t->args[1]->kind == EIR_SYM_SYMBOL) { c = t->args[0]->ival; x = t->args[1]; }
+        if (!x || (*sym && strcmp(*sym, x->name))) return false;
+        *sym = x->name;
+        *a += c;
+    }
+    return *sym && *a != 0;
+}
+
+/* Bind every backed symbol from the inputs: plain dims first (x.shape[0] is
+ * s0), then derived dims whose symbol appears nowhere plain (2*s0 + 1 gives
+ * s0), then check that every dim equals what the program computes for it.
+ * Torch's guards ran before this, so a failure here is a relation torch
+ * does not check but the traced graph relies on. */
 static eir_status bind_symbols(eir_runtime *rt) {
     memset(rt->sym_bound, 0, (rt->nsyms + 1) * sizeof *rt->sym_bound);
-    const eir_program *p = rt->p;
+    char lab[512], what[32], err[256];
     for (uint32_t i = 0; i < rt->ninputs; i++) {
         rt_io *io = &rt->inputs[i];
         if (io->value == EIR_NO_VALUE) continue;
-        if (!io->set) return rt_fail(rt, EIR_ERR_ARG, "input %u '%s' was not set", i, io->name);
-        const eir_value *gv = &rt->g->values[io->value];
-        if (gv->kind != EIR_VALUE_TENSOR) {
-            int64_t x = eir_load_i64(io->given.data, io->given.dtype);
-            rt->values[io->value].symval = x;
+        if (!io->set) return rt_fail(rt, EIR_ERR_ARG, "%s was not set", input_label(rt, i, lab, sizeof lab));
+        if (!rt->values[io->value].is_tensor) {
+            rt->values[io->value].symval = eir_load_i64(io->given.data, io->given.dtype);
             rt->values[io->value].sym_set = true;
-            if (gv->sym.is_expr && p->exprs[gv->sym.expr].tree->kind == EIR_SYM_SYMBOL) {
-                uint32_t s;
-                if (eir_strmap_get(&rt->sym_index, p->exprs[gv->sym.expr].tree->name, &s)) {
-                    rt->symvals[s] = x;
-                    rt->sym_bound[s] = true;
-                }
-            }
-            continue;
-        }
-        const eir_tensor_meta *m = &gv->meta;
-        for (uint32_t d = 0; d < m->rank; d++) {
-            if (!m->sizes[d].is_expr) continue;
-            const eir_sym_node *tn = p->exprs[m->sizes[d].expr].tree;
-            if (tn->kind != EIR_SYM_SYMBOL) continue;
-            uint32_t s;
-            if (!eir_strmap_get(&rt->sym_index, tn->name, &s)) continue;
-            int64_t x = io->given.sizes[d];
-            if (rt->sym_bound[s] && rt->symvals[s] != x)
-                return rt_fail(rt, EIR_ERR_ARG, "input %u '%s': dim %u is %lld but %s is already %lld from another input",
-                               i, io->name, d, (long long)x, tn->name, (long long)rt->symvals[s]);
-            for (uint32_t r = 0; r < p->num_ranges; r++) {
-                const eir_range *rg = &p->ranges[r];
-                if (strcmp(rg->symbol, tn->name)) continue;
-                if ((rg->has_min && x < rg->min) || (rg->has_max && x > rg->max))
-                    return rt_fail(rt, EIR_ERR_ARG, "input %u '%s': dim %u is %lld, outside the range of %s [%s%lld, %s%lld]",
-                                   i, io->name, d, (long long)x, tn->name, rg->has_min ? "" : "-inf ",
-                                   (long long)(rg->has_min ? rg->min : 0), rg->has_max ? "" : "inf ",
-                                   (long long)(rg->has_max ? rg->max : 0));
-            }
-            rt->symvals[s] = x;
-            rt->sym_bound[s] = true;
         }
     }
+    in_slot slots[256];
+    uint32_t ns = input_slots(rt, slots, EIR_ARRAY_LEN(slots));
+    for (uint32_t k = 0; k < ns; k++) {
+        const in_slot *sl = &slots[k];
+        if (sl->expr->kind != EIR_SYM_SYMBOL) continue;
+        uint32_t s;
+        if (!eir_strmap_get(&rt->sym_index, sl->expr->name, &s)) continue;
+        if (rt->sym_bound[s] && rt->symvals[s] != sl->actual) {
+            /* the first slot that bound it */
+            const in_slot *first = sl;
+            for (uint32_t q = 0; q < k; q++)
+                if (slots[q].expr->kind == EIR_SYM_SYMBOL && !strcmp(slots[q].expr->name, sl->expr->name)) { first = &slots[q]; break; }
+            char lab2[512], what2[32];
+            return rt_fail(rt, EIR_ERR_ARG, "%s: %s is %lld, but it must equal %s of %s, which is %lld (both are %s)",
+                           input_label(rt, sl->input, lab, sizeof lab), slot_what(sl, what, sizeof what), (long long)sl->actual,
+                           slot_what(first, what2, sizeof what2), input_label(rt, first->input, lab2, sizeof lab2),
+                           (long long)rt->symvals[s], sl->expr->name);
+        }
+        rt->symvals[s] = sl->actual;
+        rt->sym_bound[s] = true;
+    }
+    for (uint32_t k = 0; k < ns; k++) {
+        const in_slot *sl = &slots[k];
+        const char *sym;
+        int64_t a, b;
+        uint32_t s;
+        if (sl->expr->kind == EIR_SYM_SYMBOL || !linear_in(sl->expr, &sym, &a, &b)) continue;
+        if (!eir_strmap_get(&rt->sym_index, sym, &s) || rt->sym_bound[s]) continue;
+        int64_t num = sl->actual - b;
+        if (num % a != 0)
+            return rt_fail(rt, EIR_ERR_ARG, "%s: %s is %lld, but the program needs it to be %s for an integer %s",
+                           input_label(rt, sl->input, lab, sizeof lab), slot_what(sl, what, sizeof what),
+                           (long long)sl->actual, sl->expr_str, sym);
+        rt->symvals[s] = num / a;
+        rt->sym_bound[s] = true;
+    }
+    for (uint32_t k = 0; k < ns; k++) {
+        const in_slot *sl = &slots[k];
+        int64_t want;
+        if (!eir_sym_eval(sl->expr, sym_lookup, rt, &want, err, sizeof err)) {
+            if (strstr(err, "has no value")) continue;  /* a symbol only the graph defines */
+            return rt_fail(rt, EIR_ERR_ARG, "%s: cannot compute %s = %s: %s", input_label(rt, sl->input, lab, sizeof lab),
+                           slot_what(sl, what, sizeof what), sl->expr_str, err);
+        }
+        if (want != sl->actual)
+            return rt_fail(rt, EIR_ERR_ARG, "%s: %s is %lld, but the program needs %s = %lld from the other inputs",
+                           input_label(rt, sl->input, lab, sizeof lab), slot_what(sl, what, sizeof what),
+                           (long long)sl->actual, sl->expr_str, (long long)want);
+    }
+    return EIR_OK;
+}
+
+/* torch's input guards (root program only), in torch's order */
+static eir_status check_guards(eir_runtime *rt) {
+    if (!rt->guards) return EIR_OK;
+    for (uint32_t i = 0; i < rt->ninputs; i++) {
+        rt_io *io = &rt->inputs[i];
+        eir_guard_input *gi = &rt->guard_in[i];
+        memset(gi, 0, sizeof *gi);
+        if (io->value == EIR_NO_VALUE || !io->set) continue;
+        gi->is_set = true;
+        gi->is_tensor = rt->values[io->value].is_tensor;
+        if (gi->is_tensor) {
+            gi->rank = io->given.rank;
+            gi->sizes = io->given.sizes;
+            gi->strides = io->given.strides;
+        } else {
+            gi->value = eir_load_i64(io->given.data, io->given.dtype);
+        }
+    }
+    char err[1536];
+    if (!eir_guards_check(rt->guards, rt->guard_in, err, sizeof err)) return rt_fail(rt, EIR_ERR_ARG, "%s", err);
     return EIR_OK;
 }
 
@@ -1098,6 +1224,8 @@ static eir_status plan_memory(eir_runtime *rt) {
     uint32_t n = 0;
     uint32_t *order = malloc((rt->nstorages + 1) * sizeof *order);
     placed *pl = malloc((rt->nstorages + 1) * sizeof *pl);
+    rt->nplans++;
+    rt->nallocs += 2;
     if (!order || !pl) { free(order); free(pl); return rt_fail(rt, EIR_ERR_NOMEM, "out of memory"); }
     for (uint32_t i = 0; i < rt->nstorages; i++)
         if (!rt->storages[i].external && !rt->storages[i].deferred) order[n++] = i;
@@ -1126,7 +1254,8 @@ static eir_status plan_memory(eir_runtime *rt) {
     free(pl);
     if (total > rt->mem_bytes) {
         free(rt->mem);
-        rt->mem = aligned_alloc(64, total ? total : 64);
+        rt->mem = aligned_alloc(64, (total + 63) & ~(uint64_t)63);
+        rt->nallocs++;
         if (!rt->mem) { rt->mem_bytes = 0; return rt_fail(rt, EIR_ERR_NOMEM, "out of memory for a %llu-byte arena", (unsigned long long)total); }
         rt->mem_bytes = total;
     }
@@ -1221,9 +1350,15 @@ static eir_status prepare_inputs(eir_runtime *rt) {
             else extent += (v->view.sizes[d] - 1) * v->view.strides[d];
         }
         need = empty ? 0 : (size_t)(v->offset + extent + 1) * eir_dtype_size(v->view.dtype);
-        free(io->copy);
-        io->copy = malloc(need ? need : 1);
-        if (!io->copy) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
+        if (need > io->copy_bytes || !io->copy) {
+            /* kept across runs: same shapes, no allocation */
+            free(io->copy);
+            io->copy_bytes = 0;
+            io->copy = malloc(need ? need : 1);
+            rt->nallocs++;
+            if (!io->copy) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
+            io->copy_bytes = need;
+        }
         s->ext = io->copy;
         eir_tview dst = v->view;
         dst.data = (char *)io->copy + v->offset * (int64_t)eir_dtype_size(v->view.dtype);
@@ -1232,24 +1367,31 @@ static eir_status prepare_inputs(eir_runtime *rt) {
     return EIR_OK;
 }
 
+/* The plan depends on the input shapes and on the values of symbolic int
+ * inputs (a size may be computed from them): one key of both. */
 static bool shapes_changed(eir_runtime *rt) {
     uint32_t n = 0;
     for (uint32_t i = 0; i < rt->ninputs; i++)
-        if (rt->inputs[i].value != EIR_NO_VALUE) n += rt->inputs[i].given.rank + 1;
-    bool changed = !rt->planned || n != rt->nlast_shapes;
-    if (n != rt->nlast_shapes) {
+        if (rt->inputs[i].value != EIR_NO_VALUE) n += rt->inputs[i].given.rank + 2;
+    bool changed = !rt->planned;
+    if (n != rt->nlast_shapes || !rt->last_shapes) {
         free(rt->last_shapes);
         rt->last_shapes = calloc(n + 1, sizeof *rt->last_shapes);
-        rt->nlast_shapes = n;
+        rt->nlast_shapes = rt->last_shapes ? n : 0;
         changed = true;
+        rt->nallocs++;
     }
     if (!rt->last_shapes) return true;
     uint32_t k = 0;
     for (uint32_t i = 0; i < rt->ninputs; i++) {
         const rt_io *io = &rt->inputs[i];
         if (io->value == EIR_NO_VALUE) continue;
-        if (rt->last_shapes[k] != io->given.rank) changed = true;
-        rt->last_shapes[k++] = io->given.rank;
+        int64_t key[2] = {io->given.rank, 0};
+        if (!rt->values[io->value].is_tensor && io->set) key[1] = eir_load_i64(io->given.data, io->given.dtype);
+        for (int q = 0; q < 2; q++) {
+            if (rt->last_shapes[k] != key[q]) changed = true;
+            rt->last_shapes[k++] = key[q];
+        }
         for (uint32_t d = 0; d < io->given.rank; d++) {
             if (rt->last_shapes[k] != io->given.sizes[d]) changed = true;
             rt->last_shapes[k++] = io->given.sizes[d];
@@ -1389,6 +1531,7 @@ static eir_status resolve_deferred(eir_runtime *rt) {
         rt_storage *s = &rt->storages[v->storage];
         if (s->deferred && s->dyn_bytes < need) {
             void *d = realloc(s->dyn, need);
+            rt->nallocs++;
             if (!d) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory for %s", rt->g->values[i].name);
             s->dyn = d;
             s->dyn_bytes = need;
@@ -1614,12 +1757,35 @@ static eir_status run_hop(eir_runtime *rt, rt_step *st) {
     return EIR_OK;
 }
 
+void eir_runtime_stats(const eir_runtime *rt, eir_run_stats *out) {
+    memset(out, 0, sizeof *out);
+    if (!rt) return;
+    out->runs = rt->nruns;
+    out->plans = rt->nplans;
+    out->allocations = rt->nallocs;
+    for (uint32_t i = 0; rt->steps && i < rt->nsteps; i++)
+        for (int k = 0; k < 2; k++)
+            if (rt->steps[i].sub[k]) {
+                eir_run_stats sub;
+                eir_runtime_stats(rt->steps[i].sub[k], &sub);
+                out->plans += sub.plans;
+                out->allocations += sub.allocations;
+            }
+}
+
 eir_status eir_runtime_run(eir_runtime *rt) {
     if (!rt || !rt->steps) return EIR_ERR_ARG;
     eir_status st;
+    rt->nruns++;
     bool replan = shapes_changed(rt);
     if (replan) {
-        if ((st = bind_symbols(rt))) return st;
+        for (uint32_t i = 0; i < rt->ninputs; i++)
+            if (rt->inputs[i].value != EIR_NO_VALUE && !rt->inputs[i].set) {
+                char lab[512];
+                return rt_fail(rt, EIR_ERR_ARG, "%s was not set", input_label(rt, i, lab, sizeof lab));
+            }
+        if ((st = check_guards(rt))) { rt->planned = false; return st; }
+        if ((st = bind_symbols(rt))) { rt->planned = false; return st; }
         if ((st = eval_geometry(rt))) return st;
         if ((st = plan_memory(rt))) return st;
         rt->planned = true;
