@@ -157,10 +157,15 @@ def summary(ep) -> dict:
                 hops += 1
             elif isinstance(n.target, torch._ops.OpOverload) and n.target.namespace not in ("aten", "prims"):
                 custom += 1
+    from torch.utils._sympy.numbers import int_oo
+
+    def bound(v):
+        # int_oo says is_finite (it is an int), yet it is the unbounded end
+        return None if v in (int_oo, -int_oo) or not v.is_finite else int(v)
+
     ranges = {}
     for sym, vr in ep.range_constraints.items():
-        lo, hi = vr.lower, vr.upper
-        ranges[str(sym)] = [int(lo) if lo.is_finite else None, int(hi) if hi.is_finite else None]
+        ranges[str(sym)] = [bound(vr.lower), bound(vr.upper)]
     return {
         **{k: {"count": c, "bytes": b} for k, (c, b) in state.items()},
         "control_flow": hops > 0,

@@ -814,3 +814,53 @@ bool eir_py_resolve(eir_arena *arena, eir_py_node **root, eir_py_resolve_fn fn, 
     err[0] = 0;
     return resolve(arena, root, fn, ctx, err, errlen, false);
 }
+
+/* ---- Python operators on numbers, for symbolic ops of the graph ---- */
+
+bool eir_py_binop(eir_py_op op, eir_sym_value a, eir_sym_value b, eir_sym_value *out, char *err, size_t errlen) {
+    pev e = {NULL, NULL, err, errlen};
+    err[0] = 0;
+    if (op >= EIR_PYOP_EQ && op <= EIR_PYOP_GE) { *out = pint(compare(op, a, b)); return true; }
+    if (op == EIR_PYOP_AND || op == EIR_PYOP_OR) {
+        bool r = op == EIR_PYOP_AND ? truthy(a) && truthy(b) : truthy(a) || truthy(b);
+        *out = pint(r);
+        return true;
+    }
+    return binop(&e, op, a, b, out);
+}
+
+bool eir_py_call(const char *name, const eir_sym_value *args, uint32_t nargs, eir_sym_value *out, char *err,
+                 size_t errlen) {
+    pev e = {NULL, NULL, err, errlen};
+    err[0] = 0;
+    if (nargs > 8) return efail(&e, "%s with %u arguments", name, nargs);
+    /* a call node over constants, so the evaluator's table serves both */
+    eir_py_node fn = {0}, mod = {0}, argn[8], *kids[9], *modk[1] = {&mod};
+    char modname[32];
+    const char *dot = strchr(name, '.');
+    fn.kind = EIR_PY_NAME;
+    fn.s = name;
+    if (dot && (size_t)(dot - name) < sizeof modname) {
+        memcpy(modname, name, (size_t)(dot - name));
+        modname[dot - name] = 0;
+        mod.kind = EIR_PY_NAME;
+        mod.s = modname;
+        fn.kind = EIR_PY_ATTR;
+        fn.s = dot + 1;
+        fn.n = 1;
+        fn.kids = modk;
+    }
+    memset(argn, 0, sizeof argn);
+    kids[0] = &fn;
+    for (uint32_t i = 0; i < nargs; i++) {
+        argn[i].kind = args[i].is_float ? EIR_PY_FLOAT : EIR_PY_INT;
+        argn[i].i = args[i].i;
+        argn[i].f = args[i].f;
+        kids[i + 1] = &argn[i];
+    }
+    eir_py_node c = {0};
+    c.kind = EIR_PY_CALL;
+    c.n = nargs + 1;
+    c.kids = kids;
+    return call(&e, &c, out);
+}

@@ -76,4 +76,11 @@ typedef bool (*eir_py_source_fn)(void *ctx, const eir_py_node *n, eir_sym_value 
 bool eir_py_eval(const eir_py_node *n, eir_py_source_fn source, void *ctx, eir_sym_value *out, char *err,
                  size_t errlen);
 
+/* Python's binary operators and comparisons on numbers (and/or give a
+ * bool), and its functions by name ("math.ceil", "max", "torch.sym_float"):
+ * the arithmetic of the graph's symbolic ops (operator.floordiv, ...). */
+bool eir_py_binop(eir_py_op op, eir_sym_value a, eir_sym_value b, eir_sym_value *out, char *err, size_t errlen);
+bool eir_py_call(const char *name, const eir_sym_value *args, uint32_t nargs, eir_sym_value *out, char *err,
+                 size_t errlen);
+
 #endif

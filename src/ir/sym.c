@@ -299,9 +299,29 @@ static int prec_of(const eir_sym_node *n) {
         if (is_call(n, "StrictLessThan") || is_call(n, "LessThan") || is_call(n, "StrictGreaterThan") ||
             is_call(n, "GreaterThan"))
             return PREC_REL;
-        if (is_call(n, "FloorDiv") || is_call(n, "Identity")) return PREC_ATOM;
+        /* the precedence attributes of torch's sympy functions */
+        if (is_call(n, "FloorDiv") || is_call(n, "CleanDiv") || is_call(n, "ModularIndexing") || is_call(n, "Where") ||
+            is_call(n, "PythonMod") || is_call(n, "Mod") || is_call(n, "FloatTrueDiv") || is_call(n, "IntTrueDiv"))
+            return 35;
+        if (is_call(n, "PowByNatural")) return PREC_MUL;
+        if (is_call(n, "FloatPow")) return PREC_POW;
+        if (is_call(n, "Identity")) return 10;
+        if (is_call(n, "BitwiseFn_bitwise_and")) return 38;
+        if (is_call(n, "BitwiseFn_bitwise_xor")) return 37;
+        if (is_call(n, "BitwiseFn_bitwise_or")) return 36;
         return PREC_FUNC;
     default: return PREC_ATOM;
+    }
+}
+
+/* sympy's parenthesize: strict wraps only lower precedence, non-strict also equal */
+static void print_paren_x(eir_buf *b, const eir_sym_node *n, int level, bool strict) {
+    if (prec_of(n) < level || (!strict && prec_of(n) == level)) {
+        eir_buf_putc(b, '(');
+        eir_sym_print(b, n);
+        eir_buf_putc(b, ')');
+    } else {
+        eir_sym_print(b, n);
     }
 }
 
@@ -338,7 +358,7 @@ static void print_mul(eir_buf *b, const eir_sym_node *n) {
         const eir_sym_node *f = n->args[i];
         if (is_neg_pow(f)) { ndenom++; continue; }
         if (!first) eir_buf_putc(b, '*');
-        print_paren(b, f, PREC_MUL);
+        print_paren_x(b, f, PREC_MUL, false);
         first = false;
     }
     if (first) eir_buf_putc(b, '1');
@@ -411,13 +431,18 @@ void eir_sym_print(eir_buf *b, const eir_sym_node *n) {
     }
     if (is_call(n, "Add") && n->nargs) { print_add(b, n); return; }
     if (is_call(n, "Mul") && n->nargs) { print_mul(b, n); return; }
-    if (is_call(n, "Pow") && n->nargs == 2) {
-        print_paren(b, n->args[0], PREC_POW + 1);
-        eir_buf_puts(b, "**");
-        print_paren(b, n->args[1], PREC_POW);
+    if (is_call(n, "Pow") && n->nargs == 2 && n->args[1]->kind == EIR_SYM_INTEGER && n->args[1]->ival == -1) {
+        eir_buf_puts(b, "1/");
+        print_paren_x(b, n->args[0], PREC_POW, false);
         return;
     }
-    if (is_call(n, "FloorDiv") && n->nargs == 2) {
+    if (is_call(n, "Pow") && n->nargs == 2) {
+        print_paren_x(b, n->args[0], PREC_POW, false);
+        eir_buf_puts(b, "**");
+        print_paren_x(b, n->args[1], PREC_POW, false);
+        return;
+    }
+    if ((is_call(n, "FloorDiv") || is_call(n, "CleanDiv")) && n->nargs == 2) {
         eir_buf_putc(b, '(');
         print_paren(b, n->args[0], PREC_ATOM);
         eir_buf_puts(b, "//");

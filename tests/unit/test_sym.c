@@ -10,6 +10,7 @@
 #include "check.h"
 #include "ir/sym.h"
 #include "sym_cases.inc"
+#include "sym_print_cases.inc"
 
 static eir_arena arena;
 
@@ -176,6 +177,8 @@ int main(void) {
     roundtrip("Max(-int_oo, " S0 ")", "Max(-int_oo, s0)");
     roundtrip("int_oo", "int_oo");
     roundtrip("-oo", "-oo");
+
+    for (size_t i = 0; i < EIR_ARRAY_LEN(print_cases); i++) roundtrip(print_cases[i].srepr, print_cases[i].str);
 
     /* evaluation, against sympy's own values */
     for (size_t i = 0; i < EIR_ARRAY_LEN(int_cases); i++) eval_int(int_cases[i].srepr, int_cases[i].want);
