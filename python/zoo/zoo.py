@@ -600,6 +600,15 @@ class OptionalDyn(nn.Module):
         return y
 
 
+class UniqueDyn(nn.Module):
+    """torch.unique with inverse indices and counts: the number of distinct
+    values is data-dependent."""
+
+    def forward(self, x):
+        vals, inv, counts = torch.unique(x, return_inverse=True, return_counts=True)
+        return vals * 10, inv, counts, vals.shape[0]
+
+
 class GradAutocast(nn.Module):
     """torch.no_grad() and torch.autocast() regions: training IR keeps them as
     wrap_with_set_grad_enabled / wrap_with_autocast subgraphs."""
@@ -845,6 +854,12 @@ def _optional_dyn():
     return OptionalDyn(), (torch.randn(4, 3),), {"bias": None, "w": torch.randn(20, 3)}, ds
 
 
+def _unique_dyn():
+    _seed(42)
+    x = torch.tensor([3, 1, 4, 1, 5, 9, 2, 6, 5, 3], dtype=torch.int64)
+    return UniqueDyn(), (x,), {}, {"x": {0: torch.export.Dim("n", min=2, max=256)}}
+
+
 def _grad_autocast():
     _seed(41)
     return GradAutocast().eval(), (torch.randn(3, 6),), {}, {"x": {0: torch.export.Dim("b", min=2, max=16)}}
@@ -890,6 +905,7 @@ PROGRAMS: Dict[str, Callable] = {
     "scan_dyn": _scan_dyn,
     "dataclass_dyn": _dataclass_dyn,
     "optional_dyn": _optional_dyn,
+    "unique_dyn": _unique_dyn,
     "grad_autocast": _grad_autocast,
 }
 

@@ -585,13 +585,17 @@ static void list_values(eir_buf *b, const eir_py_node *n, const check_ctx *c, co
     for (uint32_t i = 0; i < n->n; i++) list_values(b, n->kids[i], c, seen, nseen);
 }
 
-static const eir_py_node *first_source(const eir_py_node *n) {
-    if (n->kind == EIR_PY_SOURCE) return n;
-    for (uint32_t i = 0; i < n->n; i++) {
-        const eir_py_node *s = first_source(n->kids[i]);
-        if (s) return s;
+/* The input a failed guard is about: the last one it reads. torch checks
+ * inputs in order, so a relation fails on the later input
+ * ("y.size()[0] == x.size()[0]" is about y, "-2 + 2 * w.size()[0] ==
+ * z.size()[0]" about z). */
+static const eir_py_node *last_source(const eir_py_node *n) {
+    const eir_py_node *best = n->kind == EIR_PY_SOURCE ? n : NULL;
+    for (uint32_t i = 0; n->kind != EIR_PY_SOURCE && i < n->n; i++) {
+        const eir_py_node *s = last_source(n->kids[i]);
+        if (s && (!best || s->ref > best->ref)) best = s;
     }
-    return NULL;
+    return best;
 }
 
 bool eir_guards_check(const eir_guards *g, const eir_guard_input *inputs, char *err, size_t errlen) {
@@ -602,7 +606,7 @@ bool eir_guards_check(const eir_guards *g, const eir_guard_input *inputs, char *
         char why[256];
         bool ok = eir_py_eval(gd->tree, read_source, &c, &v, why, sizeof why);
         if (ok && (v.is_float ? v.f != 0 : v.i != 0)) continue;
-        const eir_py_node *s = first_source(gd->tree);
+        const eir_py_node *s = last_source(gd->tree);
         uint32_t who = s ? s->ref : 0;
         const char *name = who < g->ninputs && g->inputs[who].name ? g->inputs[who].name : "?";
         const char *shown = who < g->ninputs ? g->inputs[who].shown : "?";
