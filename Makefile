@@ -43,11 +43,11 @@ $(B)/eir: $(CLI) tools/eir/npy.h $(B)/libeir.a
 $(BS)/eir: $(CLI) tools/eir/npy.h $(BS)/libeir.a
 	$(CC) $(CPPFLAGS) $(SANFLAGS) $(WARN) -std=c11 $(CLI) $(BS)/libeir.a $(LDLIBS) -o $@
 
-$(B)/tests/%: tests/unit/%.c $(B)/libeir.a tests/unit/check.h
+$(B)/tests/%: tests/unit/%.c $(B)/libeir.a tests/unit/check.h tests/unit/fixture.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=c11 $< $(B)/libeir.a $(LDLIBS) -o $@
 
-$(BS)/tests/%: tests/unit/%.c $(BS)/libeir.a tests/unit/check.h
+$(BS)/tests/%: tests/unit/%.c $(BS)/libeir.a tests/unit/check.h tests/unit/fixture.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(SANFLAGS) $(WARN) -std=c11 $< $(BS)/libeir.a $(LDLIBS) -o $@
 

@@ -520,93 +520,27 @@ static eir_sym_value pflt(double f) { return (eir_sym_value){true, 0, f}; }
 static double as_f(eir_sym_value v) { return v.is_float ? v.f : (double)v.i; }
 static bool truthy(eir_sym_value v) { return v.is_float ? v.f != 0 : v.i != 0; }
 
-static int64_t py_fdiv(int64_t a, int64_t b) { int64_t q = a / b; if ((a % b) && ((a < 0) != (b < 0))) q--; return q; }
-
 static bool peval(pev *e, const eir_py_node *n, eir_sym_value *out);
 
 static bool binop(pev *e, eir_py_op op, eir_sym_value a, eir_sym_value b, eir_sym_value *out) {
-    bool ints = !a.is_float && !b.is_float;
-    int64_t r;
-    switch (op) {
-    case EIR_PYOP_ADD: case EIR_PYOP_SUB: case EIR_PYOP_MUL:
-        if (ints) {
-            bool ovf = op == EIR_PYOP_ADD ? __builtin_add_overflow(a.i, b.i, &r)
-                     : op == EIR_PYOP_SUB ? __builtin_sub_overflow(a.i, b.i, &r) : __builtin_mul_overflow(a.i, b.i, &r);
-            if (ovf) return efail(e, "integer overflow");
-            *out = pint(r);
-        } else {
-            double x = as_f(a), y = as_f(b);
-            *out = pflt(op == EIR_PYOP_ADD ? x + y : op == EIR_PYOP_SUB ? x - y : x * y);
-        }
-        return true;
-    case EIR_PYOP_DIV:
-        if (as_f(b) == 0) return efail(e, "division by zero");
-        *out = pflt(as_f(a) / as_f(b));
-        return true;
-    case EIR_PYOP_FLOORDIV: case EIR_PYOP_MOD:
-        if (as_f(b) == 0) return efail(e, "%s by zero", op == EIR_PYOP_MOD ? "modulo" : "division");
-        if (ints) {
-            if (a.i == INT64_MIN && b.i == -1) return efail(e, "integer overflow");
-            int64_t q = py_fdiv(a.i, b.i);
-            *out = pint(op == EIR_PYOP_FLOORDIV ? q : a.i - q * b.i);
-        } else {
-            double x = as_f(a), y = as_f(b);
-            if (op == EIR_PYOP_FLOORDIV) *out = pflt(floor(x / y));
-            else {
-                double m = fmod(x, y);
-                if (m != 0 && ((m < 0) != (y < 0))) m += y;
-                *out = pflt(m);
-            }
-        }
-        return true;
-    case EIR_PYOP_POW:
-        if (ints && b.i >= 0) {
-            int64_t acc = 1;
-            for (int64_t i = 0; i < b.i; i++) {
-                if (__builtin_mul_overflow(acc, a.i, &acc)) return efail(e, "integer overflow");
-                if (acc == 0 || acc == 1) break;
-            }
-            *out = pint(acc);
-            return true;
-        }
-        if (as_f(a) == 0 && as_f(b) < 0) return efail(e, "division by zero");
-        *out = pflt(pow(as_f(a), as_f(b)));
-        return true;
-    default: break;
-    }
-    if (!ints) return efail(e, "'%s' of a float", op_text(op));
-    switch (op) {
-    case EIR_PYOP_LSHIFT:
-        if (b.i < 0) return efail(e, "negative shift count");
-        if (b.i >= 63 ? a.i != 0 : __builtin_mul_overflow(a.i, (int64_t)1 << b.i, &r)) return efail(e, "integer overflow");
-        *out = pint(b.i >= 63 ? 0 : r);
-        return true;
-    case EIR_PYOP_RSHIFT:
-        if (b.i < 0) return efail(e, "negative shift count");
-        *out = pint(b.i >= 63 ? (a.i < 0 ? -1 : 0) : py_fdiv(a.i, (int64_t)1 << b.i));
-        return true;
-    case EIR_PYOP_BITAND: *out = pint(a.i & b.i); return true;
-    case EIR_PYOP_BITOR: *out = pint(a.i | b.i); return true;
-    case EIR_PYOP_BITXOR: *out = pint(a.i ^ b.i); return true;
-    default: return efail(e, "bad operator");
-    }
+    static const eir_num_op map[] = {
+        [EIR_PYOP_ADD] = EIR_NUM_ADD, [EIR_PYOP_SUB] = EIR_NUM_SUB, [EIR_PYOP_MUL] = EIR_NUM_MUL,
+        [EIR_PYOP_DIV] = EIR_NUM_TRUEDIV, [EIR_PYOP_FLOORDIV] = EIR_NUM_FLOORDIV, [EIR_PYOP_MOD] = EIR_NUM_MOD,
+        [EIR_PYOP_POW] = EIR_NUM_POW, [EIR_PYOP_LSHIFT] = EIR_NUM_LSHIFT, [EIR_PYOP_RSHIFT] = EIR_NUM_RSHIFT,
+        [EIR_PYOP_BITAND] = EIR_NUM_AND, [EIR_PYOP_BITOR] = EIR_NUM_OR, [EIR_PYOP_BITXOR] = EIR_NUM_XOR};
+    if (op > EIR_PYOP_BITXOR) return efail(e, "bad operator");
+    return eir_num_binop(map[op], a, b, out, e->err, e->errlen);
 }
 
 static bool compare(eir_py_op op, eir_sym_value a, eir_sym_value b) {
-    int c;
-    if (!a.is_float && !b.is_float) c = (a.i > b.i) - (a.i < b.i);
-    else {
-        double x = as_f(a), y = as_f(b);
-        if (isnan(x) || isnan(y)) return op == EIR_PYOP_NE;
-        c = (x > y) - (x < y);
-    }
+    int c = eir_num_cmp(a, b);
     switch (op) {
     case EIR_PYOP_EQ: return c == 0;
     case EIR_PYOP_NE: return c != 0;
-    case EIR_PYOP_LT: return c < 0;
-    case EIR_PYOP_LE: return c <= 0;
-    case EIR_PYOP_GT: return c > 0;
-    default: return c >= 0;
+    case EIR_PYOP_LT: return c == -1;
+    case EIR_PYOP_LE: return c == -1 || c == 0;
+    case EIR_PYOP_GT: return c == 1;
+    default: return c == 1 || c == 0;
     }
 }
 
@@ -618,12 +552,7 @@ static bool func_name(const eir_py_node *f, char *buf, size_t len) {
     return false;
 }
 
-static bool to_int(pev *e, double x, eir_sym_value *out) {
-    if (isnan(x) || isinf(x)) return efail(e, "cannot convert %s to an integer", isnan(x) ? "nan" : "inf");
-    if (x >= 9223372036854775808.0 || x < -9223372036854775808.0) return efail(e, "integer overflow");
-    *out = pint((int64_t)x);
-    return true;
-}
+static bool to_int(pev *e, double x, eir_sym_value *out) { return eir_num_to_int(x, out, e->err, e->errlen); }
 
 static bool call(pev *e, const eir_py_node *n, eir_sym_value *out) {
     char name[64];

@@ -534,25 +534,105 @@ static eir_sym_value vint(int64_t i) { return (eir_sym_value){false, i, (double)
 static eir_sym_value vflt(double f) { return (eir_sym_value){true, 0, f}; }
 static double fv(eir_sym_value v) { return v.is_float ? v.f : (double)v.i; }
 
+/* ---- Python's arithmetic on numbers ---- */
+
 static int64_t floordiv64(int64_t a, int64_t b) {
     int64_t q = a / b;
     if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
     return q;
 }
 
-static int64_t pymod64(int64_t a, int64_t b) {
-    int64_t r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0))) r += b;
-    return r;
+static bool num_fail(char *err, size_t errlen, const char *msg) {
+    snprintf(err, errlen, "%s", msg);
+    return false;
 }
 
-/* a float that must become an int (math.ceil, int(), ...) */
-static bool to_int(ev *e, double x, const char *f, eir_sym_value *out) {
-    if (isnan(x) || isinf(x)) return ev_fail(e, "%s of %s is not an integer", f, isnan(x) ? "nan" : "inf");
-    if (x >= 9223372036854775808.0 || x < -9223372036854775808.0) return ev_fail(e, "integer overflow in %s", f);
+bool eir_num_to_int(double x, eir_sym_value *out, char *err, size_t errlen) {
+    if (isnan(x)) return num_fail(err, errlen, "cannot convert nan to an integer");
+    if (isinf(x)) return num_fail(err, errlen, "cannot convert inf to an integer");
+    if (x >= 9223372036854775808.0 || x < -9223372036854775808.0) return num_fail(err, errlen, "integer overflow");
     *out = vint((int64_t)x);
     return true;
 }
+
+int eir_num_cmp(eir_sym_value a, eir_sym_value b) {
+    if (!a.is_float && !b.is_float) return (a.i > b.i) - (a.i < b.i);
+    double x = fv(a), y = fv(b);
+    if (isnan(x) || isnan(y)) return 2;
+    return (x > y) - (x < y);
+}
+
+bool eir_num_binop(eir_num_op op, eir_sym_value a, eir_sym_value b, eir_sym_value *out, char *err, size_t errlen) {
+    bool ints = !a.is_float && !b.is_float;
+    int64_t r;
+    switch (op) {
+    case EIR_NUM_ADD: case EIR_NUM_SUB: case EIR_NUM_MUL:
+        if (ints) {
+            bool ovf = op == EIR_NUM_ADD ? __builtin_add_overflow(a.i, b.i, &r)
+                     : op == EIR_NUM_SUB ? __builtin_sub_overflow(a.i, b.i, &r) : __builtin_mul_overflow(a.i, b.i, &r);
+            if (ovf) return num_fail(err, errlen, "integer overflow");
+            *out = vint(r);
+        } else {
+            double x = fv(a), y = fv(b);
+            *out = vflt(op == EIR_NUM_ADD ? x + y : op == EIR_NUM_SUB ? x - y : x * y);
+        }
+        return true;
+    case EIR_NUM_TRUEDIV:
+        if (fv(b) == 0) return num_fail(err, errlen, "division by zero");
+        *out = vflt(fv(a) / fv(b));
+        return true;
+    case EIR_NUM_FLOORDIV: case EIR_NUM_CEILDIV: case EIR_NUM_MOD:
+        if (fv(b) == 0) return num_fail(err, errlen, op == EIR_NUM_MOD ? "modulo by zero" : "division by zero");
+        if (ints) {
+            if (a.i == INT64_MIN && b.i == -1) return num_fail(err, errlen, "integer overflow");
+            int64_t q = op == EIR_NUM_CEILDIV ? -floordiv64(-a.i, b.i) : floordiv64(a.i, b.i);
+            *out = vint(op == EIR_NUM_MOD ? a.i - q * b.i : q);
+        } else {
+            double x = fv(a), y = fv(b);
+            if (op == EIR_NUM_MOD) {
+                double m = fmod(x, y);
+                if (m != 0 && ((m < 0) != (y < 0))) m += y;
+                *out = vflt(m);
+            } else {
+                *out = vflt(op == EIR_NUM_CEILDIV ? ceil(x / y) : floor(x / y));
+            }
+        }
+        return true;
+    case EIR_NUM_POW:
+        if (ints && b.i >= 0) {
+            int64_t acc = 1;
+            for (int64_t i = 0; i < b.i; i++) {
+                if (__builtin_mul_overflow(acc, a.i, &acc)) return num_fail(err, errlen, "integer overflow");
+                if (acc == 0 || acc == 1) break;       /* 0**k, 1**k */
+                if (acc == -1 && a.i == -1) { acc = (b.i % 2) ? -1 : 1; break; }
+            }
+            *out = vint(acc);
+            return true;
+        }
+        if (fv(a) == 0 && fv(b) < 0) return num_fail(err, errlen, "division by zero");
+        *out = vflt(pow(fv(a), fv(b)));
+        return true;
+    default: break;
+    }
+    if (!ints) return num_fail(err, errlen, "bitwise operation on a float");
+    switch (op) {
+    case EIR_NUM_LSHIFT:
+        if (b.i < 0) return num_fail(err, errlen, "negative shift count");
+        if (b.i >= 63 ? a.i != 0 : __builtin_mul_overflow(a.i, (int64_t)1 << b.i, &r)) return num_fail(err, errlen, "integer overflow");
+        *out = vint(b.i >= 63 ? 0 : r);
+        return true;
+    case EIR_NUM_RSHIFT:
+        if (b.i < 0) return num_fail(err, errlen, "negative shift count");
+        *out = vint(b.i >= 63 ? (a.i < 0 ? -1 : 0) : floordiv64(a.i, (int64_t)1 << b.i));
+        return true;
+    case EIR_NUM_AND: *out = vint(a.i & b.i); return true;
+    case EIR_NUM_OR: *out = vint(a.i | b.i); return true;
+    case EIR_NUM_XOR: *out = vint(a.i ^ b.i); return true;
+    default: return num_fail(err, errlen, "bad operator");
+    }
+}
+
+/* ---- evaluating expressions ---- */
 
 static bool eval_node(ev *e, const eir_sym_node *n, eir_sym_value *out);
 
@@ -562,45 +642,30 @@ static bool eval_arg(ev *e, const eir_sym_node *n, uint32_t i, eir_sym_value *ou
 
 static bool truthy(eir_sym_value v) { return v.is_float ? v.f != 0 : v.i != 0; }
 
+/* relations by their sympy names; false if f is not one */
 static bool cmp_values(const char *f, eir_sym_value a, eir_sym_value b, bool *r) {
-    int c;
-    if (!a.is_float && !b.is_float) c = (a.i > b.i) - (a.i < b.i);
-    else {
-        double x = fv(a), y = fv(b);
-        if (isnan(x) || isnan(y)) { *r = !strcmp(f, "Unequality"); return true; }
-        c = (x > y) - (x < y);
-    }
+    int c = eir_num_cmp(a, b);
     if (!strcmp(f, "Equality")) *r = c == 0;
     else if (!strcmp(f, "Unequality")) *r = c != 0;
-    else if (!strcmp(f, "StrictLessThan")) *r = c < 0;
-    else if (!strcmp(f, "LessThan")) *r = c <= 0;
-    else if (!strcmp(f, "StrictGreaterThan")) *r = c > 0;
-    else if (!strcmp(f, "GreaterThan")) *r = c >= 0;
+    else if (!strcmp(f, "StrictLessThan")) *r = c == -1;
+    else if (!strcmp(f, "LessThan")) *r = c == -1 || c == 0;
+    else if (!strcmp(f, "StrictGreaterThan")) *r = c == 1;
+    else if (!strcmp(f, "GreaterThan")) *r = c == 1 || c == 0;
     else return false;
     return true;
 }
 
-static bool eval_div_like(ev *e, const char *f, eir_sym_value a, eir_sym_value b, eir_sym_value *out) {
-    bool is_mod = !strcmp(f, "Mod") || !strcmp(f, "PythonMod");
-    if (fv(b) == 0) return ev_fail(e, "division by zero in %s", f);
-    if (!a.is_float && !b.is_float) {
-        if (a.i == INT64_MIN && b.i == -1) return ev_fail(e, "integer overflow in %s", f);
-        if (is_mod) *out = vint(pymod64(a.i, b.i));
-        else if (!strcmp(f, "CeilDiv")) *out = vint(-floordiv64(-a.i, b.i));
-        else *out = vint(floordiv64(a.i, b.i));
-        return true;
-    }
-    double x = fv(a), y = fv(b);
-    if (is_mod) {
-        double r = fmod(x, y);
-        if (r != 0 && ((r < 0) != (y < 0))) r += y;
-        *out = vflt(r);
-    } else if (!strcmp(f, "CeilDiv")) {
-        *out = vflt(ceil(x / y));
-    } else {
-        *out = vflt(floor(x / y));
-    }
-    return true;
+/* an arithmetic step of function f, its error message naming f */
+static bool num_op(ev *e, const char *f, eir_num_op op, eir_sym_value a, eir_sym_value b, eir_sym_value *out) {
+    char why[96];
+    if (eir_num_binop(op, a, b, out, why, sizeof why)) return true;
+    return ev_fail(e, "%s in %s", why, f);
+}
+
+static bool to_int(ev *e, double x, const char *f, eir_sym_value *out) {
+    char why[96];
+    if (eir_num_to_int(x, out, why, sizeof why)) return true;
+    return ev_fail(e, "%s of %s is not an integer (%s)", f, isnan(x) ? "nan" : isinf(x) ? "inf" : "a huge value", why);
 }
 
 static bool eval_unary_float(const char *name, double x, double *r) {
@@ -647,18 +712,8 @@ static bool eval_call(ev *e, const eir_sym_node *n, eir_sym_value *out) {
     if (!strcmp(f, "Add") || !strcmp(f, "Mul")) {
         bool add = f[0] == 'A';
         eir_sym_value acc = vint(add ? 0 : 1);
-        for (uint32_t i = 0; i < k; i++) {
-            if (!eval_arg(e, n, i, &a)) return false;
-            if (!acc.is_float && !a.is_float) {
-                int64_t r;
-                if (add ? __builtin_add_overflow(acc.i, a.i, &r) : __builtin_mul_overflow(acc.i, a.i, &r))
-                    return ev_fail(e, "integer overflow in %s", f);
-                acc = vint(r);
-            } else {
-                acc = vflt(add ? fv(acc) + fv(a) : fv(acc) * fv(a));
-            }
-        }
-        /* a rational coefficient (s0/2) gives an int when the product is whole */
+        for (uint32_t i = 0; i < k; i++)
+            if (!eval_arg(e, n, i, &a) || !num_op(e, f, add ? EIR_NUM_ADD : EIR_NUM_MUL, acc, a, &acc)) return false;
         *out = acc;
         return true;
     }
@@ -667,11 +722,7 @@ static bool eval_call(ev *e, const eir_sym_node *n, eir_sym_value *out) {
         for (uint32_t i = 0; i < k; i++) {
             if (!eval_arg(e, n, i, &a)) return false;
             if (i == 0) { *out = a; continue; }
-            bool gt;
-            cmp_values("StrictGreaterThan", a, *out, &gt);
-            bool lt;
-            cmp_values("StrictLessThan", a, *out, &lt);
-            if (mx ? gt : lt) *out = a;
+            if (eir_num_cmp(a, *out) == (mx ? 1 : -1)) *out = a;
         }
         return true;
     }
@@ -701,7 +752,7 @@ static bool eval_call(ev *e, const eir_sym_node *n, eir_sym_value *out) {
         eir_sym_value m;
         if (!eval_arg(e, n, 0, &a) || !eval_arg(e, n, 1, &b) || !eval_arg(e, n, 2, &m)) return false;
         eir_sym_value q;
-        return eval_div_like(e, "FloorDiv", a, b, &q) && eval_div_like(e, "PythonMod", q, m, out);
+        return num_op(e, f, EIR_NUM_FLOORDIV, a, b, &q) && num_op(e, f, EIR_NUM_MOD, q, m, out);
     }
     if (k == 1) {
         if (!eval_arg(e, n, 0, &a)) return false;
@@ -734,30 +785,14 @@ static bool eval_call(ev *e, const eir_sym_node *n, eir_sym_value *out) {
     if (!eval_arg(e, n, 0, &a) || !eval_arg(e, n, 1, &b)) return false;
     bool r;
     if (cmp_values(f, a, b, &r)) { *out = vint(r); return true; }
-    if (!strcmp(f, "FloorDiv") || !strcmp(f, "CleanDiv") || !strcmp(f, "CeilDiv") || !strcmp(f, "Mod") ||
-        !strcmp(f, "PythonMod"))
-        return eval_div_like(e, f, a, b, out);
-    if (!strcmp(f, "IntTrueDiv") || !strcmp(f, "FloatTrueDiv")) {
-        if (fv(b) == 0) return ev_fail(e, "division by zero in %s", f);
-        *out = vflt(fv(a) / fv(b));
-        return true;
-    }
-    if (!strcmp(f, "Pow") || !strcmp(f, "PowByNatural") || !strcmp(f, "FloatPow")) {
-        if (!a.is_float && !b.is_float && b.i >= 0 && strcmp(f, "FloatPow") != 0) {
-            int64_t acc = 1;
-            for (int64_t i = 0; i < b.i; i++) {
-                if (__builtin_mul_overflow(acc, a.i, &acc)) return ev_fail(e, "integer overflow in %s", f);
-                if (acc == 0 || acc == 1) break;       /* 0**k, 1**k */
-                if (acc == -1 && a.i == -1) { acc = (b.i % 2) ? -1 : 1; break; }
-            }
-            *out = vint(acc);
-            return true;
-        }
-        if (!strcmp(f, "PowByNatural")) return ev_fail(e, "PowByNatural needs a natural exponent");
-        if (fv(a) == 0 && fv(b) < 0) return ev_fail(e, "division by zero in %s", f);
-        *out = vflt(pow(fv(a), fv(b)));
-        return true;
-    }
+    if (!strcmp(f, "FloorDiv") || !strcmp(f, "CleanDiv")) return num_op(e, f, EIR_NUM_FLOORDIV, a, b, out);
+    if (!strcmp(f, "CeilDiv")) return num_op(e, f, EIR_NUM_CEILDIV, a, b, out);
+    if (!strcmp(f, "Mod") || !strcmp(f, "PythonMod")) return num_op(e, f, EIR_NUM_MOD, a, b, out);
+    if (!strcmp(f, "IntTrueDiv") || !strcmp(f, "FloatTrueDiv")) return num_op(e, f, EIR_NUM_TRUEDIV, a, b, out);
+    if (!strcmp(f, "PowByNatural") && (a.is_float || b.is_float || b.i < 0))
+        return ev_fail(e, "PowByNatural needs a natural exponent");
+    if (!strcmp(f, "FloatPow")) return num_op(e, f, EIR_NUM_POW, vflt(fv(a)), b, out);
+    if (!strcmp(f, "Pow") || !strcmp(f, "PowByNatural")) return num_op(e, f, EIR_NUM_POW, a, b, out);
     if (!strcmp(f, "RoundDecimal")) {
         if (b.is_float) return ev_fail(e, "RoundDecimal needs an integer number of digits");
         double scale = pow(10.0, (double)b.i);
@@ -765,17 +800,11 @@ static bool eval_call(ev *e, const eir_sym_node *n, eir_sym_value *out) {
         return true;
     }
     if (a.is_float || b.is_float) return ev_fail(e, "%s of a float", f);
-    if (!strcmp(f, "LShift") || !strcmp(f, "RShift")) {
-        if (b.i < 0) return ev_fail(e, "negative shift count in %s", f);
-        if (f[0] == 'R') { *out = vint(b.i >= 63 ? (a.i < 0 ? -1 : 0) : floordiv64(a.i, (int64_t)1 << b.i)); return true; }
-        int64_t sh = 0;
-        if (b.i >= 63 ? a.i != 0 : __builtin_mul_overflow(a.i, (int64_t)1 << b.i, &sh)) return ev_fail(e, "integer overflow in LShift");
-        *out = vint(sh);
-        return true;
-    }
-    if (!strcmp(f, "BitwiseFn_bitwise_and")) { *out = vint(a.i & b.i); return true; }
-    if (!strcmp(f, "BitwiseFn_bitwise_or")) { *out = vint(a.i | b.i); return true; }
-    if (!strcmp(f, "BitwiseFn_bitwise_xor")) { *out = vint(a.i ^ b.i); return true; }
+    if (!strcmp(f, "LShift")) return num_op(e, f, EIR_NUM_LSHIFT, a, b, out);
+    if (!strcmp(f, "RShift")) return num_op(e, f, EIR_NUM_RSHIFT, a, b, out);
+    if (!strcmp(f, "BitwiseFn_bitwise_and")) return num_op(e, f, EIR_NUM_AND, a, b, out);
+    if (!strcmp(f, "BitwiseFn_bitwise_or")) return num_op(e, f, EIR_NUM_OR, a, b, out);
+    if (!strcmp(f, "BitwiseFn_bitwise_xor")) return num_op(e, f, EIR_NUM_XOR, a, b, out);
     return ev_fail(e, "cannot evaluate %s", f);
 }
 

@@ -42,6 +42,22 @@ typedef struct eir_sym_value {
     double f;
 } eir_sym_value;
 
+/* Python's binary operators on numbers: int op int stays an int (int64;
+ * overflow is an error where Python would grow), / gives a float, // and %
+ * floor, ** with a negative or float exponent gives a float; shifts and
+ * bitwise ops take ints. The evaluators of sympy text and of guard text
+ * both use these. false with a message ("division by zero") in err. */
+typedef enum eir_num_op {
+    EIR_NUM_ADD, EIR_NUM_SUB, EIR_NUM_MUL, EIR_NUM_TRUEDIV, EIR_NUM_FLOORDIV, EIR_NUM_CEILDIV, EIR_NUM_MOD,
+    EIR_NUM_POW, EIR_NUM_LSHIFT, EIR_NUM_RSHIFT, EIR_NUM_AND, EIR_NUM_OR, EIR_NUM_XOR,
+} eir_num_op;
+bool eir_num_binop(eir_num_op op, eir_sym_value a, eir_sym_value b, eir_sym_value *out, char *err, size_t errlen);
+/* -1, 0 or 1 as a <, ==, > b; 2 when either is nan (every comparison false but !=) */
+int eir_num_cmp(eir_sym_value a, eir_sym_value b);
+/* A float that must become an int (after floor/ceil/trunc/round): refuses
+ * nan, inf and values beyond int64. */
+bool eir_num_to_int(double x, eir_sym_value *out, char *err, size_t errlen);
+
 /* lookup(ctx, name, &v) gives a symbol's value; false if it is unknown. */
 typedef bool (*eir_sym_lookup)(void *ctx, const char *name, eir_sym_value *value);
 

@@ -9,32 +9,7 @@
 
 #include "check.h"
 #include "eir.h"
-#include "../../tools/eir/npy.c"
-
-static const char *dir;
-
-static eir_program *load_fixture(const char *name) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s.pt2", dir, name);
-    eir_program *p = NULL;
-    if (eir_program_load(path, &p) != EIR_OK) {
-        fprintf(stderr, "cannot load %s: %s\n", path, eir_errmsg(p));
-        eir_program_free(p);
-        return NULL;
-    }
-    return p;
-}
-
-static bool load_npy(const char *name, npy_array *a) {
-    char path[1024], err[512];
-    snprintf(path, sizeof path, "%s/%s.npy", dir, name);
-    if (!npy_read(path, a, err, sizeof err)) { fprintf(stderr, "%s\n", err); return false; }
-    return true;
-}
-
-static eir_tensor_view view_of(const npy_array *a) {
-    return (eir_tensor_view){a->data, a->dtype, a->rank, a->sizes, a->strides};
-}
+#include "fixture.h"
 
 /* max |got - want| over a float32 output vs an .npy */
 static double max_err(const eir_tensor_view *got, const npy_array *want) {
@@ -286,8 +261,7 @@ static void test_nonzero(void) {
 }
 
 int main(void) {
-    dir = getenv("EIR_FIXTURES");
-    if (!dir) dir = "tests/e2e/fixtures";
+    if (getenv("EIR_FIXTURES")) fixture_dir = getenv("EIR_FIXTURES");
     test_mlp();
     test_missing_op();
     test_custom_op();

@@ -187,7 +187,7 @@ int main(void) {
     eval_int("Max(Integer(3), Float('2.5', precision=53))", 3);
     eval_error("Mul(Rational(1, 3), " S0 ")", "not an integer");
     eval_error("FloorDiv(" S0 ", Add(" S0 ", Integer(-10)))", "division by zero");
-    eval_error("PythonMod(" S0 ", Integer(0))", "division by zero");
+    eval_error("PythonMod(" S0 ", Integer(0))", "modulo by zero in PythonMod");
     eval_error("Mul(Integer(4611686018427387904), " S0 ")", "overflow");
     eval_error("PowByNatural(Integer(2), Integer(64))", "overflow");
     eval_error("Add(Symbol('u7', integer=True), Integer(1))", "symbol u7 has no value");
