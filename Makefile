@@ -94,10 +94,12 @@ $(B)/fuzz/%: tests/fuzz/%.c $(SRC) $(HDR)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZFLAGS) -std=c11 $< $(SRC) $(LDLIBS) -o $@
 
-fuzz: $(B)/fuzz/fuzz_load $(B)/fuzz/fuzz_model_json
-	@mkdir -p $(B)/fuzz/seeds_load $(B)/fuzz/seeds_json $(B)/fuzz/out_load $(B)/fuzz/out_json
+fuzz: $(B)/fuzz/fuzz_load $(B)/fuzz/fuzz_model_json $(B)/fuzz/fuzz_exprs
+	@mkdir -p $(B)/fuzz/seeds_load $(B)/fuzz/seeds_json $(B)/fuzz/out_load $(B)/fuzz/out_json $(B)/fuzz/seeds_exprs $(B)/fuzz/out_exprs
 	cp tests/bad/corpus/*.pt2 tests/e2e/fixtures/*.pt2 $(B)/fuzz/seeds_load/
 	$(PYTHON) -c 'import sys, zipfile, glob, os; [open(os.path.join(sys.argv[1], os.path.basename(f) + ".json"), "wb").write(zipfile.ZipFile(f).read(n)) for f in glob.glob("tests/e2e/fixtures/*.pt2") for n in zipfile.ZipFile(f).namelist() if n.endswith("models/model.json")]' $(B)/fuzz/seeds_json
 	$(B)/fuzz/fuzz_load -max_total_time=$(FUZZ_SECONDS) -max_len=200000 -timeout=10 $(B)/fuzz/out_load $(B)/fuzz/seeds_load
 	$(B)/fuzz/fuzz_model_json -max_total_time=$(FUZZ_SECONDS) -max_len=200000 -timeout=10 $(B)/fuzz/out_json $(B)/fuzz/seeds_json
+	$(PYTHON) -c 'import sys, zipfile, glob, os, json, re; [open(os.path.join(sys.argv[1], "e%d" % i), "w").write(t) for i, t in enumerate(sorted({t for f in glob.glob("tests/e2e/fixtures/*.pt2") for m in zipfile.ZipFile(f).namelist() if m.endswith("models/model.json") for t in re.findall(r"\"expr_str\": \"((?:[^\"\\\\]|\\\\.)*)\"", zipfile.ZipFile(f).read(m).decode()) + json.loads(zipfile.ZipFile(f).read(m)).get("guards_code", [])}))]' $(B)/fuzz/seeds_exprs
+	$(B)/fuzz/fuzz_exprs -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 $(B)/fuzz/out_exprs $(B)/fuzz/seeds_exprs
 .PHONY: fuzz

@@ -303,3 +303,38 @@ def test_refuses_like_torch(eir, dyn_pt2, dyn_variant, tmp_path):
         d = tmp_path / f"strict{k}"
         d.mkdir()
         _check_refusal(eir, dyn_pt2, ep, args, kwargs, want, _torch_refusal(mod, args, kwargs), d, what)
+
+
+def _with_guards(src, dst, guards):
+    """src.pt2 rewritten with another guards_code list"""
+    import json
+    import zipfile
+
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_STORED) as zout:
+        for info in zin.infolist():
+            data = zin.read(info.filename)
+            if info.filename.endswith("models/model.json"):
+                m = json.loads(data)
+                m["guards_code"] = guards
+                data = json.dumps(m).encode()
+            zout.writestr(info, data)
+
+
+@pytest.mark.parametrize("guard, want", [
+    ("L['w'].size()[0] ==", "bad guard expression 'L['w'].size()[0] ==': unexpected end at offset 19"),
+    ("L['nope'].size()[0] == 1", "L['nope'] is not an input of the program"),
+    ("L['w'] == 1", "L['w'] is a tensor"),
+])
+def test_unreadable_guard_is_refused(eir, tmp_path, guard, want):
+    """A guard eir cannot read or resolve stops the run with a clear message;
+    eir never skips a guard it does not understand."""
+    src = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                       "tests", "e2e", "fixtures", "derived_only.pt2")
+    dst = str(tmp_path / "g.pt2")
+    _with_guards(src, dst, [guard])
+    r = subprocess.run([eir, "run", dst], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1 and "input guards: " in r.stderr and want in r.stderr, r.stderr
+    ok = str(tmp_path / "ok.pt2")
+    _with_guards(src, ok, ["L['w'].size()[0] != 7"])
+    r = subprocess.run([eir, "run", ok], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr

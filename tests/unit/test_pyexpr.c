@@ -106,6 +106,51 @@ static void eval_error(const char *text, const char *want_in_err) {
     if (ok || !strstr(err, want_in_err)) fprintf(stderr, "  %s: error was '%s'\n", text, ok ? "(none)" : err);
 }
 
+/* Parser robustness: every prefix and random byte mutations of real guard
+ * texts parse or fail with a message, and what parses evaluates or fails
+ * cleanly; never a crash (run under ASan too). */
+static void fuzz_parse(void) {
+    static const char *seeds[] = {
+        "1 + (L['x'].size()[0] + ((-1)*L['y'].size()[0]) if L['y'].size()[0] < L['x'].size()[0] else L['y'].size()[0] + ((-1)*L['x'].size()[0])) >= 2",
+        "(((-1) + L['v'].size()[0]) % 3) == 0",
+        "L['xs'][1]['a'].size()[0] == (2*L['p'].y.size()[0])",
+        "not (math.ceil(L['n'] / 3) != 2) and max(L['n'], 4) ** 2 >> 1 <= 100",
+    };
+    uint32_t rng = 4321;
+    char buf[512];
+    int parsed = 0, refused = 0;
+    for (size_t si = 0; si < EIR_ARRAY_LEN(seeds); si++) {
+        size_t len = strlen(seeds[si]);
+        for (size_t cut = 0; cut <= len; cut++) {
+            memcpy(buf, seeds[si], cut);
+            buf[cut] = 0;
+            char err[256];
+            if (eir_py_parse(&arena, buf, err, sizeof err)) parsed++;
+            else { refused++; CHECK(err[0] != 0); }
+        }
+        for (int k = 0; k < 2000; k++) {
+            memcpy(buf, seeds[si], len + 1);
+            for (int m = 0; m < 3; m++) {
+                rng = rng * 1103515245u + 12345u;
+                size_t at = (rng >> 8) % len;
+                rng = rng * 1103515245u + 12345u;
+                buf[at] = "()[]'.,=<>!+-*/%&|^~ 019aLnxz"[(rng >> 8) % 29];
+            }
+            char err[256];
+            eir_py_node *n = eir_py_parse(&arena, buf, err, sizeof err);
+            if (!n) { refused++; CHECK(err[0] != 0); continue; }
+            parsed++;
+            eir_buf b;
+            eir_buf_init(&b);
+            eir_py_unparse(&b, n, true);
+            eir_buf_free(&b);
+            eir_sym_value v;
+            if (eir_py_resolve(&arena, &n, resolve, NULL, err, sizeof err)) (void)eir_py_eval(n, source, NULL, &v, err, sizeof err);
+        }
+    }
+    CHECK(parsed > 0 && refused > 0);
+}
+
 int main(void) {
     eir_arena_init(&arena);
     for (size_t i = 0; i < EIR_ARRAY_LEN(unparse_cases); i++)
@@ -139,6 +184,7 @@ int main(void) {
     eval_error("frob(L['n'])", "unsupported function frob");
     eval_error("math.ceil(math.inf)", "cannot convert inf");
     eval_error("q.r.s", "unknown input");
+    fuzz_parse();
     eir_arena_release(&arena);
     return check_summary("test_pyexpr");
 }
