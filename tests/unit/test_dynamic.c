@@ -4,6 +4,7 @@
  * runtime, and by interposing malloc in the non-sanitized build); derived
  * and shared dims bind and refuse with torch's guard texts; data-dependent
  * sizes grow their memory only when they grow. */
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,6 +225,79 @@ static void test_derived(void) {
     eir_program_free(p);
 }
 
+/* Every runnable fixture, on its recorded inputs: the second run with the
+ * same inputs makes no plan, no runtime allocation and no heap call. */
+static void test_rerun_all_fixtures(void) {
+    DIR *d = opendir(fixture_dir);
+    if (!d) { CHECK(false); return; }
+    struct dirent *e;
+    int checked = 0;
+    while ((e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (n < 5 || strcmp(e->d_name + n - 4, ".pt2")) continue;
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)(n - 4), e->d_name);
+        char first[300];
+        snprintf(first, sizeof first, "%s/%s.in_0.npy", fixture_dir, name);
+        FILE *f = fopen(first, "rb");
+        if (!f) continue;
+        fclose(f);
+        eir_program *p = load_fixture(name);
+        if (!p) { CHECK(false); continue; }
+        eir_runtime *rt = NULL;
+        if (eir_runtime_create(p, &rt) != EIR_OK) {  /* needs a custom kernel */
+            eir_runtime_free(rt);
+            eir_program_free(p);
+            continue;
+        }
+        npy_array in[8];
+        uint32_t ni = 0;
+        bool ok = true;
+        for (uint32_t i = 0; ok && i < eir_runtime_num_inputs(rt) && ni < 8; i++) {
+            eir_io_info info;
+            eir_runtime_input_info(rt, i, &info);
+            if (info.is_constant) continue;
+            char nm[300];
+            snprintf(nm, sizeof nm, "%s.in_%u", name, ni);
+            if (!load_npy(nm, &in[ni])) { ok = false; break; }
+            eir_tensor_view v = view_of(&in[ni]);
+            if (info.dtype == EIR_BF16 && v.dtype == EIR_F32) {
+                /* bfloat16 inputs are stored as float32: round them, as eir run does */
+                int64_t cnt = 1;
+                for (uint32_t q = 0; q < v.rank; q++) cnt *= v.sizes[q];
+                for (int64_t q = 0; q < cnt; q++) {
+                    float x = ((float *)v.data)[q];
+                    uint32_t u;
+                    memcpy(&u, &x, 4);
+                    u += 0x7fffu + ((u >> 16) & 1u);
+                    ((uint16_t *)v.data)[q] = (uint16_t)(u >> 16);
+                }
+                v.dtype = EIR_BF16;
+            }
+            ni++;
+            ok = eir_runtime_set_input(rt, i, &v) == EIR_OK;
+        }
+        if (ok && eir_runtime_run(rt) == EIR_OK) {
+            delta dl = run_counted(rt);
+            CHECK(dl.st == EIR_OK && dl.plans == 0 && dl.allocs == 0 && (!COUNT_MALLOC || dl.heap == 0));
+            if (dl.st != EIR_OK || dl.plans || dl.allocs || (COUNT_MALLOC && dl.heap))
+                fprintf(stderr, "  %s: rerun: %s, %llu plans, %llu allocations, %ld heap calls\n", name,
+                        dl.st ? eir_runtime_errmsg(rt) : "ok", (unsigned long long)dl.plans,
+                        (unsigned long long)dl.allocs, dl.heap);
+            checked++;
+        } else {
+            CHECK(false);
+            fprintf(stderr, "  %s: %s\n", name, eir_runtime_errmsg(rt));
+        }
+        for (uint32_t i = 0; i < ni; i++) free(in[i].data);
+        eir_runtime_free(rt);
+        eir_program_free(p);
+    }
+    closedir(d);
+    CHECK(checked >= 40);
+    if (checked < 40) fprintf(stderr, "  only %d fixtures ran\n", checked);
+}
+
 int main(void) {
     if (getenv("EIR_FIXTURES")) fixture_dir = getenv("EIR_FIXTURES");
     test_replan();
@@ -234,5 +308,6 @@ int main(void) {
     test_replan_control_flow("nested_cond");
     test_data_dependent_memory();
     test_derived();
+    test_rerun_all_fixtures();
     return check_summary("test_dynamic");
 }
