@@ -127,6 +127,12 @@ def cases():
         # torch runs a float input through the int64 program; eir's program is typed
         "stricter": [((torch.arange(4).float(),), {}, ["input 0 'x'", "expected dtype int64, got float32"])],
     }
+    c["mask_repeat"] = {  # x [n], r [n] int64 repeats, n in [2, 64]
+        "ok": [((_r(5), torch.tensor([1, 0, 2, 3, 1])), {}), ((_r(2), torch.tensor([0, 0])), {}),
+               ((_r(64), torch.arange(64) % 4), {}), ((-_r(9, lo=0.1), torch.full((9,), 2)), {})],
+        "refuse": [((_r(5), torch.tensor([1, 0, 2, 3])), {}, ["input 1 'r'", "r.size()[0] = 4", "x.size()[0] = 5"]),
+                   ((_r(65), torch.ones(65, dtype=torch.int64)), {}, ["input 0 'x'"])],
+    }
     c["cond_shapes"] = {  # x [b, 6], b in [2, 32]; the branch depends on the data
         "ok": [((_r(4, 6, lo=0.1),), {}), ((-_r(4, 6, lo=0.1),), {}), ((_r(32, 6, lo=0.1),), {}),
                ((-_r(2, 6, lo=0.1),), {}), ((_r(13, 6),), {})],

@@ -609,6 +609,16 @@ class UniqueDyn(nn.Module):
         return vals * 10, inv, counts, vals.shape[0]
 
 
+class MaskRepeat(nn.Module):
+    """Indexing with a boolean mask and repeat_interleave by a tensor: ops
+    whose output size they decide from the data."""
+
+    def forward(self, x, r):
+        sel = x[x > 0]
+        rep = torch.repeat_interleave(x, r)
+        return sel * 2, rep + 1, torch.repeat_interleave(r)
+
+
 class GradAutocast(nn.Module):
     """torch.no_grad() and torch.autocast() regions: training IR keeps them as
     wrap_with_set_grad_enabled / wrap_with_autocast subgraphs."""
@@ -860,6 +870,12 @@ def _unique_dyn():
     return UniqueDyn(), (x,), {}, {"x": {0: torch.export.Dim("n", min=2, max=256)}}
 
 
+def _mask_repeat():
+    _seed(43)
+    n = torch.export.Dim("n", min=2, max=64)
+    return MaskRepeat(), (torch.randn(5), torch.tensor([1, 0, 2, 3, 1])), {}, {"x": {0: n}, "r": {0: n}}
+
+
 def _grad_autocast():
     _seed(41)
     return GradAutocast().eval(), (torch.randn(3, 6),), {}, {"x": {0: torch.export.Dim("b", min=2, max=16)}}
@@ -906,6 +922,7 @@ PROGRAMS: Dict[str, Callable] = {
     "dataclass_dyn": _dataclass_dyn,
     "optional_dyn": _optional_dyn,
     "unique_dyn": _unique_dyn,
+    "mask_repeat": _mask_repeat,
     "grad_autocast": _grad_autocast,
 }
 

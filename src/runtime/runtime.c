@@ -27,7 +27,7 @@
 #include "../ops/optable.h"
 
 enum { STEP_KERNEL, STEP_VIEW, STEP_COPY, STEP_SYM, STEP_ASSERT, STEP_NOOP, STEP_HOP, STEP_NONZERO, STEP_ITEM, STEP_CUSTOM,
-       STEP_MASKED_SELECT, STEP_UNIQUE };
+       STEP_MASKED_SELECT, STEP_UNIQUE, STEP_REPEAT_INTERLEAVE };
 /* HOP_CALL: one subgraph run once on the operands — wrap_with_set_grad_enabled
  * (eir computes no gradients), wrap_with_autocast (casts as autocast does),
  * hints_wrapper, strict_mode */
@@ -658,6 +658,20 @@ static eir_status bind_step(eir_runtime *rt, uint32_t si, eir_buf *missing, uint
         st->kind = STEP_MASKED_SELECT;
         st->src = x->value;
         st->src2 = m->value;
+        return EIR_OK;
+    }
+    if (!strcmp(t, "torch.ops.aten.repeat_interleave.Tensor") || !strcmp(t, "torch.ops.aten.repeat_interleave.self_Tensor")) {
+        /* data-dependent: the sum of the repeats binds the output's unbacked size */
+        bool self_form = strstr(t, "self_Tensor") != NULL;
+        const eir_arg *x = self_form ? node_arg(n, "self", 0) : NULL, *r = node_arg(n, "repeats", self_form ? 1 : 0);
+        if ((self_form && (!x || x->kind != EIR_ARG_TENSOR)) || !r || r->kind != EIR_ARG_TENSOR || st->nout != 1)
+            return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): expected tensor arguments and one output", n->name, short_target(t));
+        const eir_arg *dim = self_form ? node_arg(n, "dim", 2) : NULL;
+        st->kind = STEP_REPEAT_INTERLEAVE;
+        st->src = self_form ? x->value : EIR_NO_VALUE;
+        st->src2 = r->value;
+        st->flags[0] = dim && dim->kind == EIR_ARG_INT;     /* a dim is given */
+        st->pred = st->flags[0] ? (uint32_t)(int32_t)dim->u.i : 0;
         return EIR_OK;
     }
     if (!strcmp(t, "torch.ops.aten._unique2.default")) {
@@ -1957,6 +1971,142 @@ static eir_status run_unique(eir_runtime *rt, rt_step *st) {
     return EIR_OK;
 }
 
+/* repeat_interleave: element i of self (along dim, or of the flattened self)
+ * repeated repeats[i] times; without self, the indices 0.. repeated. The
+ * sum of the repeats binds the output's unbacked size. */
+static eir_status run_repeat_interleave(eir_runtime *rt, const rt_step *st) {
+    const char *t = short_target(st->node->target);
+    const eir_tview *r = &rt->values[st->src2].view;
+    const eir_tview *x = st->src != EIR_NO_VALUE ? &rt->values[st->src].view : NULL;
+    if (r->rank > 1) return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): repeats must be 0-dim or 1-dim tensor", st->node->name, t);
+    int32_t dim = 0;
+    int64_t len = r->rank ? r->sizes[0] : 1;
+    eir_tview flat;
+    if (x && !st->flags[0]) {
+        /* no dim: self flattened (row-major order) */
+        flat = *x;
+        flat.rank = 1;
+        flat.sizes[0] = eir_tview_numel(x);
+        flat.strides[0] = 1;
+        if (!eir_tview_is_contiguous(x)) return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): a non-contiguous input without dim", st->node->name, t);
+        x = &flat;
+    } else if (x) {
+        dim = eir_wrap_dim((int64_t)(int32_t)st->pred, x->rank);
+        if (dim < 0) return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): dim out of range", st->node->name, t);
+    }
+    int64_t n = x ? x->sizes[dim] : len;
+    if (r->rank == 1 && len != n)
+        return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): repeats must have the same size as input along dim, but got "
+                       "repeats.size(0) = %lld and input.size(%d) = %lld", st->node->name, t, (long long)len, dim, (long long)n);
+    int64_t total = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t at[1] = {r->rank ? i : 0};
+        int64_t k = eir_load_i64(r->rank ? eir_tview_at(r, at) : r->data, r->dtype);
+        if (k < 0) return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): repeats can not be negative", st->node->name, t);
+        total += k;
+    }
+    int64_t sizes[EIR_MAX_RANK] = {0};
+    int32_t rank = x ? x->rank : 1;
+    for (int32_t d = 0; x && d < rank; d++) sizes[d] = x->sizes[d];
+    sizes[dim] = total;
+    eir_status e = settle_output(rt, st->outs[0], sizes, rank, "the repeated elements");
+    if (e) return e;
+    rt_value *out = &rt->values[st->outs[0]];
+    int64_t row = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t at[1] = {r->rank ? i : 0};
+        int64_t k = eir_load_i64(r->rank ? eir_tview_at(r, at) : r->data, r->dtype);
+        for (int64_t q = 0; q < k; q++, row++) {
+            if (!x) {
+                int64_t o[1] = {row};
+                eir_store_i64(eir_tview_at(&out->view, o), out->view.dtype, i);
+                continue;
+            }
+            /* copy slice i of x along dim into slice row of out */
+            eir_tview src = *x, dst = out->view;
+            src.data = (char *)x->data + i * x->strides[dim] * (int64_t)eir_dtype_size(x->dtype);
+            dst.data = (char *)dst.data + row * dst.strides[dim] * (int64_t)eir_dtype_size(dst.dtype);
+            src.sizes[dim] = dst.sizes[dim] = 1;
+            copy_logical(&dst, &src);
+        }
+    }
+    return EIR_OK;
+}
+
+/* A kernel whose output has an unbacked size the op itself decides — indexing
+ * with a boolean mask (x[x > 0]) — is sized from its arguments before the
+ * kernel runs: each boolean index stands for the indices of its true
+ * elements (one dim of that count in place of the dims it covers); the
+ * index tensors broadcast together, and their result takes the place of the
+ * first indexed dim when they are adjacent, else it comes first. */
+static eir_status presize_outputs(eir_runtime *rt, rt_step *s) {
+    for (uint32_t k = 0; k < s->nout; k++) {
+        uint32_t v = s->outs[k];
+        if (v == EIR_NO_VALUE || !rt->values[v].deferred || rt->values[v].resolved) continue;
+        const char *op = short_target(s->node->target);
+        if (strcmp(op, "aten.index.Tensor") || s->nargs < 2 || s->args[0].kind != EIR_KA_TENSOR || s->args[1].kind != EIR_KA_TENSORS)
+            return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): output %s has a size known only once the op has run, and eir "
+                           "cannot compute it for this op", s->node->name, op, rt->g->values[v].name);
+        const eir_tview *x = s->args[0].t;
+        const eir_karg *ixs = &s->args[1];
+        int64_t bshape[EIR_MAX_RANK];
+        int32_t brank = 0, xd = 0, first = -1, after = 0;
+        bool adjacent = true, gap = false;
+        for (uint32_t i = 0; i < ixs->n; i++) {
+            const eir_tview *ix = ixs->ts[i];
+            if (!ix) { xd++; gap = first >= 0; continue; }
+            if (gap) adjacent = false;
+            bool mask = ix->dtype == EIR_BOOL || ix->dtype == EIR_U8;
+            int64_t shp[EIR_MAX_RANK];
+            int32_t rk = mask ? 1 : ix->rank;
+            if (mask) {
+                int64_t cnt = 0, n = eir_tview_numel(ix), idx[EIR_MAX_RANK] = {0};
+                for (int64_t q = 0; q < n; q++, next_index(idx, ix->sizes, ix->rank))
+                    if (eir_load_i64(eir_tview_at(ix, idx), ix->dtype)) cnt++;
+                shp[0] = cnt;
+            } else {
+                for (int32_t d = 0; d < rk; d++) shp[d] = ix->sizes[d];
+            }
+            if (first < 0) first = xd;
+            xd += mask ? ix->rank : 1;
+            after = xd;
+            /* broadcast into bshape */
+            int32_t nr = rk > brank ? rk : brank;
+            int64_t merged[EIR_MAX_RANK];
+            for (int32_t d = 0; d < nr; d++) {
+                int32_t a = d - (nr - brank), b = d - (nr - rk);
+                int64_t sa = a >= 0 ? bshape[a] : 1, sb = b >= 0 ? shp[b] : 1;
+                if (sa != sb && sa != 1 && sb != 1)
+                    return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): shape mismatch: indexing tensors could not be broadcast together",
+                                   s->node->name, op);
+                merged[d] = sa == 1 ? sb : sa;
+            }
+            memcpy(bshape, merged, sizeof merged);
+            brank = nr;
+        }
+        /* x's dims: those before the first index, the broadcast result, those after */
+        int64_t sizes[EIR_MAX_RANK];
+        int32_t rank = 0;
+        if (adjacent) {
+            for (int32_t d = 0; d < first; d++) sizes[rank++] = x->sizes[d];
+            for (int32_t d = 0; d < brank; d++) sizes[rank++] = bshape[d];
+            for (int32_t d = after; d < x->rank; d++) sizes[rank++] = x->sizes[d];
+        } else {
+            for (int32_t d = 0; d < brank; d++) sizes[rank++] = bshape[d];
+            xd = 0;
+            for (uint32_t i = 0; i < ixs->n; i++) {
+                const eir_tview *ix = ixs->ts[i];
+                if (!ix) sizes[rank++] = x->sizes[xd++];
+                else xd += (ix->dtype == EIR_BOOL || ix->dtype == EIR_U8) ? ix->rank : 1;
+            }
+            for (int32_t d = xd; d < x->rank; d++) sizes[rank++] = x->sizes[d];
+        }
+        eir_status e = settle_output(rt, v, sizes, rank, "the indexed elements");
+        if (e) return e;
+    }
+    return EIR_OK;
+}
+
 /* ---- higher-order ops ---- */
 
 static void to_public_view(const eir_tview *t, eir_tensor_view *v) {
@@ -2310,6 +2460,9 @@ eir_status eir_runtime_run(eir_runtime *rt) {
         case STEP_UNIQUE:
             if ((st = run_unique(rt, s))) return st;
             break;
+        case STEP_REPEAT_INTERLEAVE:
+            if ((st = run_repeat_interleave(rt, s))) return st;
+            break;
         case STEP_CUSTOM: {
             for (uint32_t k = 0; k < s->ntin; k++) to_public_view(&rt->values[s->tin[k]].view, &s->cviews[k]);
             for (uint32_t k = 0; k < s->nout; k++) {
@@ -2329,6 +2482,7 @@ eir_status eir_runtime_run(eir_runtime *rt) {
             copy_logical(&rt->values[s->outs[0]].view, &rt->values[s->src].view);
             break;
         case STEP_KERNEL: {
+            if (rt->ndeferred && (st = presize_outputs(rt, s))) return st;
             for (uint32_t k = 0; k < s->npatches; k++) {
                 const rt_patch *pt = &s->patches[k];
                 eir_sym_value v = value_num(&rt->values[pt->value]);
