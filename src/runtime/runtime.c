@@ -1132,8 +1132,11 @@ eir_status eir_runtime_set_input(eir_runtime *rt, uint32_t i, const eir_tensor_v
         for (uint32_t d = 0; d < m->rank; d++) {
             if (v->sizes[d] < 0) return rt_fail(rt, EIR_ERR_ARG, "%s: negative size in dim %u", lab, d);
             if (!m->sizes[d].is_expr && v->sizes[d] != m->sizes[d].value) {
+                if (!rt->guards)  /* a subgraph's input */
+                    return rt_fail(rt, EIR_ERR_ARG, "%s: dim %u must be %lld (static in the program), got %lld", lab, d,
+                                   (long long)m->sizes[d].value, (long long)v->sizes[d]);
                 /* the guard torch's ep.module() runs for a static dim */
-                const char *path = rt->guards ? eir_guards_path(rt->guards, i) : io->name;
+                const char *path = eir_guards_path(rt->guards, i);
                 return rt_fail(rt, EIR_ERR_ARG, "%s: Guard failed: %s.size()[%u] == %lld (%s.size()[%u] = %lld; dim %u is static in the program)",
                                lab, path, d, (long long)m->sizes[d].value, path, d, (long long)v->sizes[d], d);
             }
