@@ -2053,7 +2053,7 @@ static eir_status presize_outputs(eir_runtime *rt, rt_step *s) {
         const eir_tview *x = s->args[0].t;
         const eir_karg *ixs = &s->args[1];
         int64_t bshape[EIR_MAX_RANK];
-        int32_t brank = 0, xd = 0, first = -1, after = 0;
+        int32_t brank = 0, xd = 0, first = -1, after = 0, idims = 0;
         bool adjacent = true, gap = false;
         for (uint32_t i = 0; i < ixs->n; i++) {
             const eir_tview *ix = ixs->ts[i];
@@ -2072,6 +2072,7 @@ static eir_status presize_outputs(eir_runtime *rt, rt_step *s) {
             }
             if (first < 0) first = xd;
             xd += mask ? ix->rank : 1;
+            idims += mask ? ix->rank : 1;
             after = xd;
             /* broadcast into bshape */
             int32_t nr = rk > brank ? rk : brank;
@@ -2087,6 +2088,11 @@ static eir_status presize_outputs(eir_runtime *rt, rt_step *s) {
             memcpy(bshape, merged, sizeof merged);
             brank = nr;
         }
+        if (xd > x->rank)
+            return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): too many indices for tensor of dimension %d", s->node->name, op, x->rank);
+        if (first < 0) first = 0;
+        if (x->rank - idims + brank > EIR_MAX_RANK)
+            return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): the result would have more than %d dims", s->node->name, op, EIR_MAX_RANK);
         /* x's dims: those before the first index, the broadcast result, those after */
         int64_t sizes[EIR_MAX_RANK];
         int32_t rank = 0;
