@@ -7,7 +7,7 @@ CPPFLAGS = -Iinclude -Isrc -D_GNU_SOURCE
 LDLIBS   = -lminizip -lz -lopenblas -lpthread -lm
 PYTHON  ?= python3
 
-SRC = src/base/base.c src/base/dtype.c src/serde/archive.c src/base/jdoc.c src/serde/load.c src/ir/program.c src/ir/sym.c \
+SRC = src/base/base.c src/base/dtype.c src/serde/archive.c src/base/jdoc.c src/serde/load.c src/ir/program.c src/ir/sym.c src/ir/pyexpr.c \
       src/ir/print.c src/ops/optable.c src/ops/schema.c src/ops/info.c $(wildcard src/kernels/*.c) \
       $(wildcard src/runtime/*.c)
 HDR = $(wildcard include/*.h src/*/*.h src/ops/*.inc)
@@ -104,12 +104,14 @@ $(B)/fuzz/%: tests/fuzz/%.c $(SRC) $(HDR)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZFLAGS) -std=c11 $< $(SRC) $(LDLIBS) -o $@
 
-fuzz: $(B)/fuzz/fuzz_load $(B)/fuzz/fuzz_model_json $(B)/fuzz/fuzz_schema
-	@mkdir -p $(B)/fuzz/seeds_load $(B)/fuzz/seeds_json $(B)/fuzz/out_load $(B)/fuzz/out_json $(B)/fuzz/seeds_schema $(B)/fuzz/out_schema
+fuzz: $(B)/fuzz/fuzz_load $(B)/fuzz/fuzz_model_json $(B)/fuzz/fuzz_schema $(B)/fuzz/fuzz_exprs
+	@mkdir -p $(B)/fuzz/seeds_load $(B)/fuzz/seeds_json $(B)/fuzz/out_load $(B)/fuzz/out_json $(B)/fuzz/seeds_schema $(B)/fuzz/out_schema $(B)/fuzz/seeds_exprs $(B)/fuzz/out_exprs
 	$(PYTHON) -c 'import sys, os; [open(os.path.join(sys.argv[1], "s%d" % i), "w").write(l.rstrip("\n")) for i, l in enumerate(open("tests/fuzz/schemas.txt"))]' $(B)/fuzz/seeds_schema
 	cp tests/bad/corpus/*.pt2 tests/e2e/fixtures/*.pt2 $(B)/fuzz/seeds_load/
 	$(PYTHON) -c 'import sys, zipfile, glob, os; [open(os.path.join(sys.argv[1], os.path.basename(f) + ".json"), "wb").write(zipfile.ZipFile(f).read(n)) for f in glob.glob("tests/e2e/fixtures/*.pt2") for n in zipfile.ZipFile(f).namelist() if n.endswith("models/model.json")]' $(B)/fuzz/seeds_json
 	$(B)/fuzz/fuzz_load -max_total_time=$(FUZZ_SECONDS) -max_len=200000 -timeout=10 $(B)/fuzz/out_load $(B)/fuzz/seeds_load
 	$(B)/fuzz/fuzz_model_json -max_total_time=$(FUZZ_SECONDS) -max_len=200000 -timeout=10 $(B)/fuzz/out_json $(B)/fuzz/seeds_json
 	$(B)/fuzz/fuzz_schema -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 $(B)/fuzz/out_schema $(B)/fuzz/seeds_schema
+	$(PYTHON) -c 'import sys, zipfile, glob, os, json, re; [open(os.path.join(sys.argv[1], "e%d" % i), "w").write(t) for i, t in enumerate(sorted({t for f in glob.glob("tests/e2e/fixtures/*.pt2") for m in zipfile.ZipFile(f).namelist() if m.endswith("models/model.json") for t in re.findall(r"\"expr_str\": \"((?:[^\"\\\\]|\\\\.)*)\"", zipfile.ZipFile(f).read(m).decode()) + json.loads(zipfile.ZipFile(f).read(m)).get("guards_code", [])}))]' $(B)/fuzz/seeds_exprs
+	$(B)/fuzz/fuzz_exprs -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 $(B)/fuzz/out_exprs $(B)/fuzz/seeds_exprs
 .PHONY: fuzz

@@ -391,12 +391,20 @@ eir_status eir_runtime_input_info(const eir_runtime *rt, uint32_t i, eir_io_info
 uint32_t eir_runtime_num_outputs(const eir_runtime *rt);
 eir_status eir_runtime_output_info(const eir_runtime *rt, uint32_t i, eir_io_info *info);
 
-/* Set user input i (a tensor, or a 0-d int64 for a symbolic int input).
+/* Set user input i (a tensor, or a 0-d integer for a symbolic int input).
  * The data is borrowed until the run returns; sizes and strides are copied.
- * Checked against the program (dtype, rank, static dims) here and against
- * its ranges when the run starts; a mismatch names the input and what was
- * expected, before anything runs. */
+ * Checked here against the program's dtype, rank and static dims. */
 eir_status eir_runtime_set_input(eir_runtime *rt, uint32_t i, const eir_tensor_view *v);
+
+/* Run. When the input shapes (or symbolic int values) differ from the last
+ * run's, the inputs first go through the guards torch's ep.module() runs —
+ * dim ranges, dims two inputs share, derived dims (2*s0), the program's
+ * guards_code — and a violation is refused before anything runs, with
+ * torch's own text: "input 1 'y': Guard failed: y.size()[0] == x.size()[0]
+ * (y.size()[0] = 5, x.size()[0] = 4)". Then symbols bind and memory is
+ * planned. During the run, the program's runtime assertions fail with the
+ * messages torch wrote into the graph ("Runtime assertion failed for
+ * expression u0 >= 2 on node 'ge_1'"). */
 eir_status eir_runtime_run(eir_runtime *rt);
 /* User output i of the last run. Scalar outputs come back as 0-d tensors. */
 eir_status eir_runtime_output(eir_runtime *rt, uint32_t i, eir_tensor_view *out);
@@ -416,6 +424,18 @@ eir_status eir_runtime_state(eir_runtime *rt, const char *fqn, eir_tensor_view *
  * BUFFER_MUTATION outputs), by FQN: i = 0, 1, ... until NULL. Borrowed from
  * the program. */
 const char *eir_runtime_mutated_state(const eir_runtime *rt, uint32_t i);
+
+/* What the runtime has done so far, subgraph runtimes included: runs,
+ * memory plans (the first run and every run whose input shapes or symbolic
+ * int values differ from the previous run's), and heap allocations made
+ * while running (plans, arena growth, memory for data-dependent shapes,
+ * normalized copies of inputs). A run with the same shapes as the one
+ * before adds no plan and no allocation. (Kernels' own scratch memory, such
+ * as im2col buffers, is not counted.) */
+typedef struct eir_run_stats {
+    uint64_t runs, plans, allocations;
+} eir_run_stats;
+void eir_runtime_stats(const eir_runtime *rt, eir_run_stats *out);
 
 /* Plan memory for the input shapes the program was exported with (symbolic
  * dims take their recorded hints), without running: what `eir info` reports. */

@@ -8,7 +8,10 @@ there and eir can run the program — `eir run` on those inputs with torch's
 outputs; and when V.run_<r>.* files are there (stateful programs), `eir run
 --runs N` with the torch module's outputs, mutated inputs and mutated buffers
 after each run. Custom operators run with the library in EIR_OPS
-(build/libeir_example_ops.so). Needs only the standard library.
+(build/libeir_example_ops.so); and when V.cases.zip is there (dynamic programs),
+`eir run` on each of its accepted shapes against torch's outputs, and on each
+input torch refused: eir must exit 1 with torch's guard or assertion text in
+its message. Needs only the standard library.
 Ends with 'N passed, M failed'; exits non-zero on any failure."""
 import ast
 import difflib
@@ -117,6 +120,43 @@ def check_run(pt2, v, d):
                 problems.append(p)
     return problems + check_runs(pt2, v, d, ins)
 
+def check_cases(pt2, v, d):
+    """None without V.cases.zip; else (checked, problems) over its shapes and refusals."""
+    import zipfile
+
+    path = os.path.join(d, v + ".cases.zip")
+    if not os.path.exists(path):
+        return None
+    problems, checked = [], 0
+    with zipfile.ZipFile(path) as z, tempfile.TemporaryDirectory() as tmp:
+        z.extractall(tmp)
+        cases = sorted({n.split("/")[0] for n in z.namelist()})
+        for c in cases:
+            cdir = os.path.join(tmp, c)
+            ins = sorted(glob.glob(os.path.join(cdir, "in_*.npy")), key=lambda p: int(p.rsplit("_", 1)[1][:-4]))
+            if c.startswith("shape"):
+                out = os.path.join(cdir, "out")
+                rc, _, err = run(["run", pt2, *ins, "--out", out])
+                checked += 1
+                if rc != 0 or any(m in err for m in SANITIZER_MARKS):
+                    problems.append(f"{c}: eir run failed: {err.strip()[:300]}")
+                    continue
+                for want_path in sorted(glob.glob(os.path.join(cdir, "out_*.npy"))):
+                    i = int(want_path.rsplit("_", 1)[1][:-4])
+                    p = compare(os.path.join(out, f"output_{i}.npy"), want_path, f"{c}: output {i}")
+                    if p:
+                        problems.append(p)
+            else:
+                torch_msg = open(os.path.join(cdir, "torch.txt"), encoding="utf-8").read().strip()
+                rc, _, err = run(["run", pt2, *ins])
+                checked += 1
+                text = next((torch_msg[torch_msg.index(m):] for m in ("Guard failed: ", "Runtime assertion failed")
+                             if m in torch_msg), None)
+                if rc != 1 or any(m in err for m in SANITIZER_MARKS) or (text and text not in err):
+                    problems.append(f"{c}: torch said {torch_msg!r}; eir (exit {rc}) said {err.strip()[:300]!r}")
+    return checked, problems
+
+
 EIR = os.environ.get("EIR_BIN", "build/eir")
 OPS = ["--ops", os.environ["EIR_OPS"]] if os.environ.get("EIR_OPS") else []
 SANITIZER_MARKS = ("AddressSanitizer", "runtime error:", "LeakSanitizer")
@@ -169,6 +209,14 @@ def main():
             if not ok:
                 failed += 1
                 print(f"FAIL {v} info --json: rc={rc} {err.strip()[:300]}\n  want {want}\n  got  {out[:800]}")
+            else:
+                passed += 1
+        cases = check_cases(pt2, v, d)
+        if cases is not None:
+            checked, problems = cases
+            if problems:
+                failed += 1
+                print(f"FAIL {v} cases ({checked} checked): " + "; ".join(problems))
             else:
                 passed += 1
         problems = check_run(pt2, v, d)

@@ -1,11 +1,18 @@
 #!/usr/bin/env python3
 """Write a few small zoo variants (plus their expected texts) as C-test fixtures.
 
-    python3 python/tools/make_fixtures.py tests/e2e/fixtures
+    python3 python/tools/make_fixtures.py tests/e2e/fixtures [NAME ...]
 
 Same files as python/zoo/gen.py (V.pt2, V.graph.txt, V.code.txt,
 V.program.txt, V.io.json, V.notes.txt); the large networks are left out so
-the total stays well under ~2 MB.
+the total stays well under ~2 MB. With NAMEs, only those programs are
+written (the others stay as committed).
+
+Dynamic programs (those python/tests/test_dynamic.py covers) also get the
+shapes and refusals of their cases in V.cases.zip: shape<k>/in_<i>.npy with
+torch's shape<k>/out_<i>.npy for each input torch accepts, and
+refuse<k>/in_<i>.npy with refuse<k>/torch.txt (torch's message) for each it
+refuses, so tests/run_fixtures.py proves them without torch.
 """
 import os
 import sys
@@ -20,6 +27,7 @@ FIXTURE_PROGRAMS = [
     "dtype_f16", "dtype_int", "dtype_bool",
     "storage", "while_loop", "map", "scan", "nested_cond",
     "custom_nonzero", "custom_args", "custom_mutation", "effects", "buffer_reassign", "input_mutation",
+    "derived_dims", "derived_only", "sym_exprs", "nonzero_dyn", "cond_unbacked", "while_count", "dataclass_dyn",
 ]
 MAX_BYTES = 2 * 1024 * 1024
 
@@ -100,14 +108,69 @@ def write_run_data(out, variants):
                     np.save(os.path.join(out, f"{v}.run_{r}.state.{q}.npy"), y)
 
 
+def write_case_data(out, variants):
+    """The accepted shapes and the refusals of test_dynamic's cases, one zip per variant."""
+    import io
+    import zipfile
+
+    import numpy as np
+    import torch
+
+    from test_dynamic import CASES, _torch_refusal
+    from test_run import _flat_inputs, _to_numpy
+
+    def npy(x):
+        b = io.BytesIO()
+        np.save(b, _to_numpy(x) if isinstance(x, torch.Tensor) else np.array(x, dtype=np.int64))
+        return b.getvalue()
+
+    for v in variants:
+        name = v.split(".")[0]
+        path = os.path.join(out, v + ".pt2")
+        if name not in CASES or not os.path.exists(path):
+            continue
+        ep = torch.export.load(path)
+        mod = ep.module()
+        with zipfile.ZipFile(os.path.join(out, v + ".cases.zip"), "w", zipfile.ZIP_DEFLATED) as z:
+            def put(name_, data):
+                info = zipfile.ZipInfo(name_, date_time=(2000, 1, 1, 0, 0, 0))  # reproducible bytes
+                info.compress_type = zipfile.ZIP_DEFLATED
+                z.writestr(info, data)
+
+            k = 0
+            for args, kwargs in CASES[name]["ok"]:
+                if _torch_refusal(mod, args, kwargs) is not None:
+                    continue
+                for i, x in enumerate(_flat_inputs(ep, args, kwargs)):
+                    put(f"shape{k}/in_{i}.npy", npy(x))
+                for i, y in enumerate(torch.utils._pytree.tree_leaves(mod(*args, **kwargs))):
+                    put(f"shape{k}/out_{i}.npy", npy(y))
+                k += 1
+            for k, (args, kwargs, _) in enumerate(CASES[name]["refuse"]):
+                msg = _torch_refusal(mod, args, kwargs)
+                assert msg is not None, f"{v}: torch accepts refusal case {k}"
+                for i, x in enumerate(_flat_inputs(ep, args, kwargs)):
+                    put(f"refuse{k}/in_{i}.npy", npy(x))
+                put(f"refuse{k}/torch.txt", msg.splitlines()[0] + "\n")
+
+
 def main(argv):
-    if len(argv) != 1 or argv[0].startswith("-"):
+    if not argv or argv[0].startswith("-"):
         print(__doc__, file=sys.stderr)
         return 2
     out = argv[0]
-    s = gen.generate(out, FIXTURE_PROGRAMS)
-    write_custom_meta(out)
-    write_run_data(out, [v for p in FIXTURE_PROGRAMS for v in (p, p + ".decomp")])
+    names = argv[1:] or FIXTURE_PROGRAMS
+    unknown = [n for n in names if n not in FIXTURE_PROGRAMS]
+    if unknown:
+        print(f"not fixture programs: {', '.join(unknown)}", file=sys.stderr)
+        return 2
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests"))
+    s = gen.generate(out, names)
+    if "mlp" in names:
+        write_custom_meta(out)
+    variants = [v for p in names for v in (p, p + ".decomp")]
+    write_run_data(out, variants)
+    write_case_data(out, variants)
     total = sum(os.path.getsize(os.path.join(out, f)) for f in os.listdir(out)
                 if f.endswith(gen.SUFFIXES))
     print(f"wrote {len(s['ok'])} variants to {out} ({total / 1024:.0f} KiB) in {s['seconds']:.1f}s")

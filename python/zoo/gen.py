@@ -157,11 +157,11 @@ def summary(ep) -> dict:
                 hops += 1
             elif isinstance(n.target, torch._ops.OpOverload) and n.target.namespace not in ("aten", "prims"):
                 custom += 1
-    from torch.utils._sympy.numbers import IntInfinity, NegativeIntInfinity
+    from torch.utils._sympy.numbers import int_oo
 
-    def bound(b):
-        # int_oo says is_finite but does not convert
-        return None if isinstance(b, (IntInfinity, NegativeIntInfinity)) or not b.is_finite else int(b)
+    def bound(v):
+        # int_oo says is_finite (it is an int), yet it is the unbounded end
+        return None if v in (int_oo, -int_oo) or not v.is_finite else int(v)
 
     ranges = {}
     for sym, vr in ep.range_constraints.items():

@@ -433,6 +433,225 @@ class NestedCond(nn.Module):
         return torch.cond(x.sum() > 0, inner, lambda x: x - 1, (x,))
 
 
+
+# ---- the programming model with dynamic shapes ----------------------------
+# Each of these exports with torch.export.Dim ranges; python/tests/
+# test_dynamic.py runs them on inputs of several shapes and on the inputs
+# torch refuses.
+
+class DerivedDims(nn.Module):
+    """A batch dim B shared by x and y, derived dims 2*B and B + 1, a
+    sequence dim with a lower bound above 2 (which torch does check)."""
+
+    def forward(self, x, y, z, w):
+        # x: [B, T, 4], y: [B, 4], z: [2*B, 4], w: [B + 1]
+        h = x.sum(1) + y
+        hh = torch.cat([h, h], 0) * z
+        return hh, w[1:] + h.sum(1), x.shape[0] * x.shape[1]
+
+
+class DerivedOnly(nn.Module):
+    """The base symbol appears only through derived dims (w is B + 1, z is
+    2*B, v is 3*B + 1): the first input defines B for the others."""
+
+    def forward(self, w, z, v):
+        return w[1:] * 2, z.view(-1, 2).sum(1) + w[1:], v[1:].view(-1, 3).mean(1)
+
+
+class SymExprs(nn.Module):
+    """Sizes computed with //, %, max, min, true division, ceil through
+    torch.sym_ite, and a symbolic int input: what sympy writes for them."""
+
+    def forward(self, x, y, n: int):
+        a, b = x.shape[0], y.shape[0]
+        half = x[: a // 2]
+        tail = y[a % 3:]
+        big = x.new_ones(max(a, b)) * 2
+        small = x.new_zeros(min(a, b))
+        scaled = x * (a / 4)
+        pad = x.new_full((n * 2 - 1,), 1.5)
+        k = torch.sym_ite(a > b, a - b, b - a)
+        return half, tail, big, small, scaled, pad, x.new_ones(k + 1), a * b - n
+
+
+class NonzeroDyn(nn.Module):
+    """nonzero on a dynamic-length input, torch._check on the unbacked count."""
+
+    def forward(self, x):
+        idx = torch.nonzero(x > 0)
+        n = idx.shape[0]
+        torch._check(n >= 2)
+        torch._check(n <= x.shape[0] - 1)
+        return idx.squeeze(1) * 2, x[idx.squeeze(1)].sum(), n
+
+
+class ItemSize(nn.Module):
+    """item() used as a size, bounded by torch._check."""
+
+    def forward(self, x, k):
+        n = k.item()
+        torch._check(n >= 1)
+        torch._check(n <= x.shape[0])
+        return x[:n] * 2, torch.zeros(n, 3) + x[:n, None], x.new_ones(n).sum()
+
+
+class MaskedSelect(nn.Module):
+    def forward(self, x, t):
+        sel = torch.masked_select(x, x > t)
+        return sel * 2, sel.shape[0]
+
+
+class CondShapes(nn.Module):
+    """cond on a data-dependent predicate whose branches build intermediates of
+    different shapes, in a program with a dynamic batch."""
+
+    def forward(self, x):
+        def wide(x):
+            y = torch.cat([x, x, x], 1)       # [B, 3*D]
+            return y.view(x.shape[0], 3, -1).sum(1)
+
+        def narrow(x):
+            return x[:, :1].expand(-1, x.shape[1]) - 1
+
+        return torch.cond(x.sum() > 0, wide, narrow, (x,))
+
+
+class CondUnbacked(nn.Module):
+    """cond whose branches return different lengths: the output has an
+    unbacked size, checked by the program's own assertions."""
+
+    def forward(self, x):
+        def first_half(x):
+            return x[: x.shape[0] // 2] * 2
+
+        def doubled(x):
+            return torch.cat([x, x]) + 1
+
+        out = torch.cond(x.mean() > 0, first_half, doubled, (x,))
+        return out, out.shape[0]
+
+
+class CondSym(nn.Module):
+    """cond on a symbolic predicate (a size), not on data."""
+
+    def forward(self, x):
+        return torch.cond(x.shape[0] > 4, lambda x: x.cos() * 2, lambda x: x.sin() + 1, (x,))
+
+
+class MapDyn(nn.Module):
+    """map over a dynamic batch, with a cond inside the body."""
+
+    def forward(self, xs, w):
+        from torch._higher_order_ops.map import map as hop_map
+
+        def body(x, w):
+            return torch.cond(x.sum() > 0, lambda x, w: x @ w, lambda x, w: (x * 2) @ w, (x, w))
+
+        return hop_map(body, xs, w)
+
+
+class WhileCount(nn.Module):
+    """while_loop counting to a data-dependent bound (an item() in the
+    condition), carrying a dynamic-length tensor."""
+
+    def forward(self, x, bound):
+        from torch._higher_order_ops.while_loop import while_loop
+
+        def cond_fn(i, acc):
+            return i < bound.item()
+
+        def body_fn(i, acc):
+            return i + 1, acc * 0.5 + i
+
+        return while_loop(cond_fn, body_fn, (torch.zeros((), dtype=torch.int64), x))
+
+
+class WhileNested(nn.Module):
+    """while_loop whose body runs a cond and a scan."""
+
+    def forward(self, x, n):
+        from torch._higher_order_ops.scan import scan
+        from torch._higher_order_ops.while_loop import while_loop
+
+        def cond_fn(i, acc):
+            return i < n
+
+        def body_fn(i, acc):
+            acc = torch.cond(i % 2 == 0, lambda a: a + 1, lambda a: a * 2, (acc,))
+            _, ys = scan(lambda c, v: (c + v, c + v), torch.zeros_like(acc[0]), acc)
+            return i + 1, ys * 0.5
+
+        return while_loop(cond_fn, body_fn, (torch.zeros((), dtype=torch.int64), x))
+
+
+class ScanDyn(nn.Module):
+    """scan as a cumulative op over a dynamic length: a running sum and max."""
+
+    def forward(self, xs):
+        from torch._higher_order_ops.scan import scan
+
+        def step(carry, x):
+            s, m = carry
+            s = s + x
+            m = torch.maximum(m, x)
+            return (s, m), s * m
+
+        (s, m), ys = scan(step, (torch.zeros_like(xs[0]), xs[0].clone()), xs)
+        return s, m, ys
+
+
+class DataclassDyn(nn.Module):
+    """A registered dataclass input with dynamic fields sharing a dim."""
+
+    def forward(self, p: Pair, scale: torch.Tensor):
+        return p.x * scale + p.y.sum(1, keepdim=True), p.x.shape[0]
+
+
+class OptionalDyn(nn.Module):
+    def forward(self, x, bias: Optional[torch.Tensor] = None, w: Optional[torch.Tensor] = None):
+        y = x * 2
+        if bias is not None:
+            y = y + bias
+        if w is not None:
+            y = y * w[: x.shape[0]]
+        return y
+
+
+class UniqueDyn(nn.Module):
+    """torch.unique with inverse indices and counts: the number of distinct
+    values is data-dependent."""
+
+    def forward(self, x):
+        vals, inv, counts = torch.unique(x, return_inverse=True, return_counts=True)
+        return vals * 10, inv, counts, vals.shape[0]
+
+
+class MaskRepeat(nn.Module):
+    """Indexing with a boolean mask and repeat_interleave by a tensor: ops
+    whose output size they decide from the data."""
+
+    def forward(self, x, r):
+        sel = x[x > 0]
+        rep = torch.repeat_interleave(x, r)
+        return sel * 2, rep + 1, torch.repeat_interleave(r)
+
+
+class GradAutocast(nn.Module):
+    """torch.no_grad() and torch.autocast() regions: training IR keeps them as
+    wrap_with_set_grad_enabled / wrap_with_autocast subgraphs."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(6, 6)
+
+    def forward(self, x):
+        with torch.no_grad():
+            a = self.lin(x).relu()
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            b = self.lin(x)
+            c = b + a
+        return a, b.float(), c
+
 # --------------------------------------------------------------------------
 # builders
 # --------------------------------------------------------------------------
@@ -572,6 +791,112 @@ def _nested_cond():
     return NestedCond(), (torch.randn(3),), {}, None
 
 
+
+def _derived_dims():
+    _seed(26)
+    B = torch.export.Dim("B", min=2, max=32)
+    T = torch.export.Dim("T", min=3, max=16)
+    ds = {"x": {0: B, 1: T}, "y": {0: B}, "z": {0: 2 * B}, "w": {0: B + 1}}
+    return DerivedDims(), (torch.randn(3, 5, 4), torch.randn(3, 4), torch.randn(6, 4), torch.randn(4)), {}, ds
+
+
+def _derived_only():
+    _seed(27)
+    B = torch.export.Dim("B", min=3, max=10)
+    ds = {"w": {0: B + 1}, "z": {0: 2 * B}, "v": {0: 3 * B + 1}}
+    return DerivedOnly(), (torch.randn(5), torch.randn(8), torch.randn(13)), {}, ds
+
+
+def _sym_exprs():
+    _seed(28)
+    # Dim.AUTO: torch keeps what it learns while tracing as guards (guards_code)
+    # rather than refusing the Dim ranges it cannot prove
+    ds = {"x": {0: torch.export.Dim.AUTO(min=4, max=40)}, "y": {0: torch.export.Dim.AUTO(min=3, max=30)},
+          "n": torch.export.Dim.DYNAMIC}
+    return SymExprs(), (torch.randn(10), torch.randn(7), 3), {}, ds
+
+
+def _nonzero_dyn():
+    _seed(29)
+    return NonzeroDyn(), (torch.tensor([1.0, -2.0, 3.0, 0.5, -1.0, 2.0]),), {}, {"x": {0: torch.export.Dim("n", min=3, max=64)}}
+
+
+def _item_size():
+    _seed(30)
+    ds = {"x": {0: torch.export.Dim("n", min=2, max=32)}, "k": None}
+    return ItemSize(), (torch.randn(8), torch.tensor(3)), {}, ds
+
+
+def _masked_select():
+    _seed(31)
+    return MaskedSelect(), (torch.randn(4, 5), torch.tensor(0.0)), {}, {"x": {0: torch.export.Dim("r", max=16)}, "t": None}
+
+
+def _cond_shapes():
+    _seed(32)
+    return CondShapes(), (torch.randn(4, 6),), {}, {"x": {0: torch.export.Dim("b", min=2, max=32)}}
+
+
+def _cond_unbacked():
+    _seed(33)
+    return CondUnbacked(), (torch.randn(6),), {}, {"x": {0: torch.export.Dim.AUTO(min=2, max=64)}}
+
+
+def _cond_sym():
+    _seed(34)
+    return CondSym(), (torch.randn(6, 2),), {}, {"x": {0: torch.export.Dim("n", min=2, max=64)}}
+
+
+def _map_dyn():
+    _seed(35)
+    return MapDyn(), (torch.randn(5, 3), torch.randn(3, 2)), {}, {"xs": {0: torch.export.Dim("b", min=2, max=32)}, "w": None}
+
+
+def _while_count():
+    _seed(36)
+    return WhileCount(), (torch.randn(4), torch.tensor(5)), {}, {"x": {0: torch.export.Dim("n", min=2, max=64)}, "bound": None}
+
+
+def _while_nested():
+    _seed(37)
+    return WhileNested(), (torch.randn(4, 3), torch.tensor(3)), {}, {"x": {0: torch.export.Dim("n", min=2, max=16)}, "n": None}
+
+
+def _scan_dyn():
+    _seed(38)
+    return ScanDyn(), (torch.randn(6, 3),), {}, {"xs": {0: torch.export.Dim("t", min=2, max=64)}}
+
+
+def _dataclass_dyn():
+    _seed(39)
+    B = torch.export.Dim("B", min=3, max=20)
+    ds = {"p": [{0: B}, {0: B}], "scale": None}
+    return DataclassDyn(), (Pair(torch.randn(4, 3), torch.randn(4, 5)), torch.randn(3)), {}, ds
+
+
+def _optional_dyn():
+    _seed(40)
+    B = torch.export.Dim("B", min=2, max=16)
+    ds = {"x": {0: B}, "bias": None, "w": {0: torch.export.Dim("W", min=16, max=64)}}
+    return OptionalDyn(), (torch.randn(4, 3),), {"bias": None, "w": torch.randn(20, 3)}, ds
+
+
+def _unique_dyn():
+    _seed(42)
+    x = torch.tensor([3, 1, 4, 1, 5, 9, 2, 6, 5, 3], dtype=torch.int64)
+    return UniqueDyn(), (x,), {}, {"x": {0: torch.export.Dim("n", min=2, max=256)}}
+
+
+def _mask_repeat():
+    _seed(43)
+    n = torch.export.Dim("n", min=2, max=64)
+    return MaskRepeat(), (torch.randn(5), torch.tensor([1, 0, 2, 3, 1])), {}, {"x": {0: n}, "r": {0: n}}
+
+
+def _grad_autocast():
+    _seed(41)
+    return GradAutocast().eval(), (torch.randn(3, 6),), {}, {"x": {0: torch.export.Dim("b", min=2, max=16)}}
+
 PROGRAMS: Dict[str, Callable] = {
     "mlp": _mlp,
     "resnet18": _resnet18,
@@ -598,6 +923,24 @@ PROGRAMS: Dict[str, Callable] = {
     "map": _map,
     "scan": _scan,
     "nested_cond": _nested_cond,
+    "derived_dims": _derived_dims,
+    "derived_only": _derived_only,
+    "sym_exprs": _sym_exprs,
+    "nonzero_dyn": _nonzero_dyn,
+    "item_size": _item_size,
+    "masked_select": _masked_select,
+    "cond_shapes": _cond_shapes,
+    "cond_unbacked": _cond_unbacked,
+    "cond_sym": _cond_sym,
+    "map_dyn": _map_dyn,
+    "while_count": _while_count,
+    "while_nested": _while_nested,
+    "scan_dyn": _scan_dyn,
+    "dataclass_dyn": _dataclass_dyn,
+    "optional_dyn": _optional_dyn,
+    "unique_dyn": _unique_dyn,
+    "mask_repeat": _mask_repeat,
+    "grad_autocast": _grad_autocast,
 }
 
 

@@ -1009,9 +1009,12 @@ static void print_signature(eir_buf *b, const eir_program *p) {
 
 static void print_ranges(eir_buf *b, const eir_program *p) {
     eir_buf_putc(b, '{');
+    bool first = true;
     for (uint32_t i = 0; i < p->num_ranges; i++) {
         const eir_range *r = &p->ranges[i];
-        if (i) eir_buf_puts(b, ", ");
+        if (!eir_program_range_in_graph(p, i)) continue;
+        if (!first) eir_buf_puts(b, ", ");
+        first = false;
         eir_buf_printf(b, "%s: VR[", r->symbol);
         if (r->has_min) eir_buf_printf(b, "%lld", (long long)r->min);
         else eir_buf_puts(b, "-int_oo");

@@ -93,6 +93,31 @@ uint32_t eir_program_intern_expr(eir_program *p, const char *srepr, const char *
     return p->num_exprs++;
 }
 
+static bool subexpr_named(const eir_sym_node *n, const char *want) {
+    if (n->kind == EIR_SYM_INTEGER || n->kind == EIR_SYM_RATIONAL || n->kind == EIR_SYM_FLOAT || n->kind == EIR_SYM_TRUE ||
+        n->kind == EIR_SYM_FALSE)
+        return false;
+    if (n->kind == EIR_SYM_SYMBOL) return !strcmp(n->name, want);
+    for (uint32_t i = 0; i < n->nargs; i++)
+        if (subexpr_named(n->args[i], want)) return true;
+    eir_buf b;
+    eir_buf_init(&b);
+    eir_sym_print(&b, n);
+    bool hit = b.data && !strcmp(b.data, want);
+    eir_buf_free(&b);
+    return hit;
+}
+
+bool eir_program_range_in_graph(const eir_program *p, uint32_t i) {
+    if (i >= p->num_ranges) return false;
+    const char *key = p->ranges[i].symbol;
+    for (uint32_t e = 0; e < p->num_exprs; e++) {
+        if (!strcmp(p->exprs[e].str, key)) return true;
+        if (subexpr_named(p->exprs[e].tree, key)) return true;
+    }
+    return false;
+}
+
 const eir_graph *eir_program_graph(const eir_program *p) { return p ? p->graph : NULL; }
 uint32_t eir_program_num_input_specs(const eir_program *p) { return p->num_input_specs; }
 const eir_input_spec *eir_program_input_spec(const eir_program *p, uint32_t i) {

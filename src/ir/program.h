@@ -65,6 +65,12 @@ eir_status eir_fail(eir_program *p, eir_status st, const char *fmt, ...) EIR_PRI
 /* Intern a srepr expression; returns its id, or UINT32_MAX with p->errmsg set. */
 uint32_t eir_program_intern_expr(eir_program *p, const char *srepr, const char *where);
 
+/* Whether range constraint i names a symbol or expression that some
+ * expression of the program contains. torch's deserializer keeps only
+ * those (it warns "Symbol u0 did not appear in the graph that was
+ * deserialized" for the rest), so printing and `eir info` show the same. */
+bool eir_program_range_in_graph(const eir_program *p, uint32_t i);
+
 /* The schema name of an argument kind ("as_tensor"). */
 const char *eir_arg_kind_name(eir_arg_kind k);
 

@@ -1,13 +1,20 @@
-/* sym.c — parse sympy srepr text and print it as sympy's str() does.
+/* sym.c — parse sympy srepr text, print it as sympy's str() does, and
+ * evaluate it with Python's numerics.
  *
  * The grammar is the one srepr produces: Name(args, key=value), bare names
- * (oo, true, int_oo), integers, floats and quoted strings. Printing covers
- * what torch.export programs carry (symbols, integer arithmetic, FloorDiv,
- * Max/Min, relations); other functions print as Name(arg, ...). */
+ * (oo, true, int_oo), integers, floats and quoted strings. Only the functions
+ * torch.export programs can carry are accepted (sympy's arithmetic,
+ * relations and logic, and torch/utils/_sympy/functions.py), each with its
+ * arity: an unknown name is a load error rather than a guess at its meaning.
+ * Printing covers what torch prints specially (symbols, arithmetic,
+ * FloorDiv, relations, And/Or, Piecewise); other functions print as
+ * Name(arg, ...). */
 #include "sym.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +103,62 @@ static bool parse_args(parser *ps, eir_sym_node *n) {
     return true;
 }
 
+/* The functions a torch.export program can carry, with their arity
+ * (max -1: any number from min). */
+static const struct fn_info { const char *name; int min, max; } known_fns[] = {
+    {"Add", 1, -1}, {"Mul", 1, -1}, {"Pow", 2, 2}, {"PowByNatural", 2, 2}, {"FloatPow", 2, 2},
+    {"FloorDiv", 2, 2}, {"CleanDiv", 2, 2}, {"CeilDiv", 2, 2}, {"Mod", 2, 2}, {"PythonMod", 2, 2},
+    {"ModularIndexing", 3, 3}, {"Where", 3, 3}, {"IntTrueDiv", 2, 2}, {"FloatTrueDiv", 2, 2},
+    {"ToFloat", 1, 1}, {"TruncToFloat", 1, 1}, {"TruncToInt", 1, 1}, {"FloorToInt", 1, 1},
+    {"CeilToInt", 1, 1}, {"RoundToInt", 1, 1}, {"RoundDecimal", 2, 2}, {"floor", 1, 1}, {"ceiling", 1, 1},
+    {"Max", 1, -1}, {"Min", 1, -1}, {"Abs", 1, 1}, {"Identity", 1, 1}, {"LShift", 2, 2}, {"RShift", 2, 2},
+    {"BitwiseFn_bitwise_and", 2, 2}, {"BitwiseFn_bitwise_or", 2, 2}, {"BitwiseFn_bitwise_xor", 2, 2},
+    {"OpaqueUnaryFn_sqrt", 1, 1}, {"OpaqueUnaryFn_cos", 1, 1}, {"OpaqueUnaryFn_cosh", 1, 1},
+    {"OpaqueUnaryFn_sin", 1, 1}, {"OpaqueUnaryFn_sinh", 1, 1}, {"OpaqueUnaryFn_tan", 1, 1},
+    {"OpaqueUnaryFn_tanh", 1, 1}, {"OpaqueUnaryFn_asin", 1, 1}, {"OpaqueUnaryFn_acos", 1, 1},
+    {"OpaqueUnaryFn_atan", 1, 1}, {"OpaqueUnaryFn_exp", 1, 1}, {"OpaqueUnaryFn_log", 1, 1},
+    {"OpaqueUnaryFn_asinh", 1, 1}, {"OpaqueUnaryFn_log2", 1, 1},
+    {"Equality", 2, 2}, {"Unequality", 2, 2}, {"StrictLessThan", 2, 2}, {"LessThan", 2, 2},
+    {"StrictGreaterThan", 2, 2}, {"GreaterThan", 2, 2}, {"And", 1, -1}, {"Or", 1, -1}, {"Not", 1, 1},
+    {"Piecewise", 1, -1}, {"ExprCondPair", 2, 2}, {"IsNonOverlappingAndDenseIndicator", 2, -1},
+};
+
+static bool check_call(parser *ps, const char *name, const eir_sym_node *call) {
+    for (size_t i = 0; i < EIR_ARRAY_LEN(known_fns); i++) {
+        const struct fn_info *f = &known_fns[i];
+        if (strcmp(f->name, name)) continue;
+        int k = (int)call->nargs;
+        if (k < f->min || (f->max >= 0 && k > f->max)) {
+            char m[160];
+            if (f->max < 0) snprintf(m, sizeof m, "%s takes at least %d argument%s, got %d", name, f->min, f->min == 1 ? "" : "s", k);
+            else snprintf(m, sizeof m, "%s takes %d argument%s, got %d", name, f->min, f->min == 1 ? "" : "s", k);
+            perr(ps, m);
+            return false;
+        }
+        if (!strcmp(name, "IsNonOverlappingAndDenseIndicator") && k % 2) {
+            perr(ps, "IsNonOverlappingAndDenseIndicator takes sizes and strides (an even number of arguments)");
+            return false;
+        }
+        if (!strcmp(name, "Piecewise"))
+            for (uint32_t a = 0; a < call->nargs; a++)
+                if (call->args[a]->kind != EIR_SYM_CALL || strcmp(call->args[a]->name, "ExprCondPair")) {
+                    perr(ps, "Piecewise takes ExprCondPair arguments");
+                    return false;
+                }
+        /* the bare strings of Symbol('s0') / Float('1.5') are not operands */
+        for (uint32_t a = 0; a < call->nargs; a++)
+            if (call->args[a]->kind == EIR_SYM_SYMBOL && call->args[a]->quoted) {
+                perr(ps, "a quoted string is not an operand (expected Symbol('...'))");
+                return false;
+            }
+        return true;
+    }
+    char m[200];
+    snprintf(m, sizeof m, "unknown function '%.100s'", name);
+    perr(ps, m);
+    return false;
+}
+
 static eir_sym_node *parse_expr(parser *ps) {
     if (++ps->depth > 200) return perr(ps, "nesting too deep");
     skip_ws(ps);
@@ -106,10 +169,18 @@ static eir_sym_node *parse_expr(parser *ps) {
         const char *s = parse_string(ps);
         if (!s) return NULL;
         res = new_node(ps, EIR_SYM_SYMBOL);
-        if (res) res->name = s;
+        if (res) { res->name = s; res->quoted = true; }
+    } else if (*p == '-' && (!strncmp(p + 1, "oo", 2) || !strncmp(p + 1, "int_oo", 6)) &&
+               !isalnum((unsigned char)p[p[1] == 'o' ? 3 : 7]) && p[p[1] == 'o' ? 3 : 7] != '_') {
+        /* -oo, -int_oo: the bounds of unbounded ranges */
+        bool is_int = p[1] == 'i';
+        ps->p = p + (is_int ? 7 : 3);
+        res = new_node(ps, EIR_SYM_NEG_INFINITY);
+        if (res) res->name = is_int ? "-int_oo" : "-oo";
     } else if (*p == '-' || isdigit((unsigned char)*p)) {
         const char *s = p;
         if (*p == '-') p++;
+        if (!isdigit((unsigned char)*p)) return perr(ps, "expected a number after '-'");
         while (isdigit((unsigned char)*p)) p++;
         if (*p == '.' || *p == 'e' || *p == 'E') {
             char *end;
@@ -135,8 +206,12 @@ static eir_sym_node *parse_expr(parser *ps) {
                 return new_node(ps, EIR_SYM_TRUE);
             if ((n == 5 && !memcmp(s, "false", 5)) || (n == 5 && !memcmp(s, "False", 5)))
                 return new_node(ps, EIR_SYM_FALSE);
-            if ((n == 2 && !memcmp(s, "oo", 2)) || (n == 6 && !memcmp(s, "int_oo", 6)))
-                return new_node(ps, EIR_SYM_INFINITY);
+            if ((n == 2 && !memcmp(s, "oo", 2)) || (n == 6 && !memcmp(s, "int_oo", 6))) {
+                res = new_node(ps, EIR_SYM_INFINITY);
+                if (res) res->name = n == 2 ? "oo" : "int_oo";
+                ps->depth--;
+                return res;
+            }
             return perr(ps, "unknown name");
         }
         ps->p++;
@@ -145,8 +220,11 @@ static eir_sym_node *parse_expr(parser *ps) {
         eir_sym_node tmp = {0};
         if (!parse_args(ps, &tmp)) return NULL;
         if (!strcmp(name, "Symbol")) {
-            if (tmp.nargs != 1 || tmp.args[0]->kind != EIR_SYM_SYMBOL) return perr(ps, "Symbol needs a name");
+            if (tmp.nargs != 1 || tmp.args[0]->kind != EIR_SYM_SYMBOL || !tmp.args[0]->quoted)
+                return perr(ps, "Symbol needs a name");
+            if (!tmp.args[0]->name[0]) return perr(ps, "empty symbol name");
             res = tmp.args[0];
+            res->quoted = false;
         } else if (!strcmp(name, "Integer")) {
             if (tmp.nargs != 1 || tmp.args[0]->kind != EIR_SYM_INTEGER) return perr(ps, "Integer needs an integer");
             res = tmp.args[0];
@@ -170,6 +248,7 @@ static eir_sym_node *parse_expr(parser *ps) {
         } else if (!strcmp(name, "BooleanFalse")) {
             res = new_node(ps, EIR_SYM_FALSE);
         } else {
+            if (!check_call(ps, name, &tmp)) return NULL;
             res = new_node(ps, EIR_SYM_CALL);
             if (res) { res->name = name; res->nargs = tmp.nargs; res->args = tmp.args; }
         }
@@ -187,7 +266,7 @@ eir_sym_node *eir_sym_parse(eir_arena *arena, const char *text, char *err, size_
     if (!n) return NULL;
     skip_ws(&ps);
     if (*ps.p) return perr(&ps, "trailing text");
-    if (n->kind == EIR_SYM_SYMBOL && (!n->name[0])) return perr(&ps, "empty symbol name");
+    if (n->kind == EIR_SYM_SYMBOL && n->quoted) return perr(&ps, "a quoted string is not an expression (expected Symbol('...'))");
     return n;
 }
 
@@ -220,9 +299,29 @@ static int prec_of(const eir_sym_node *n) {
         if (is_call(n, "StrictLessThan") || is_call(n, "LessThan") || is_call(n, "StrictGreaterThan") ||
             is_call(n, "GreaterThan"))
             return PREC_REL;
-        if (is_call(n, "FloorDiv") || is_call(n, "Identity")) return PREC_ATOM;
+        /* the precedence attributes of torch's sympy functions */
+        if (is_call(n, "FloorDiv") || is_call(n, "CleanDiv") || is_call(n, "ModularIndexing") || is_call(n, "Where") ||
+            is_call(n, "PythonMod") || is_call(n, "Mod") || is_call(n, "FloatTrueDiv") || is_call(n, "IntTrueDiv"))
+            return 35;
+        if (is_call(n, "PowByNatural")) return PREC_MUL;
+        if (is_call(n, "FloatPow")) return PREC_POW;
+        if (is_call(n, "Identity")) return 10;
+        if (is_call(n, "BitwiseFn_bitwise_and")) return 38;
+        if (is_call(n, "BitwiseFn_bitwise_xor")) return 37;
+        if (is_call(n, "BitwiseFn_bitwise_or")) return 36;
         return PREC_FUNC;
     default: return PREC_ATOM;
+    }
+}
+
+/* sympy's parenthesize: strict wraps only lower precedence, non-strict also equal */
+static void print_paren_x(eir_buf *b, const eir_sym_node *n, int level, bool strict) {
+    if (prec_of(n) < level || (!strict && prec_of(n) == level)) {
+        eir_buf_putc(b, '(');
+        eir_sym_print(b, n);
+        eir_buf_putc(b, ')');
+    } else {
+        eir_sym_print(b, n);
     }
 }
 
@@ -259,7 +358,7 @@ static void print_mul(eir_buf *b, const eir_sym_node *n) {
         const eir_sym_node *f = n->args[i];
         if (is_neg_pow(f)) { ndenom++; continue; }
         if (!first) eir_buf_putc(b, '*');
-        print_paren(b, f, PREC_MUL);
+        print_paren_x(b, f, PREC_MUL, false);
         first = false;
     }
     if (first) eir_buf_putc(b, '1');
@@ -326,19 +425,24 @@ void eir_sym_print(eir_buf *b, const eir_sym_node *n) {
         return;
     case EIR_SYM_TRUE: eir_buf_puts(b, "True"); return;
     case EIR_SYM_FALSE: eir_buf_puts(b, "False"); return;
-    case EIR_SYM_INFINITY: eir_buf_puts(b, "oo"); return;
-    case EIR_SYM_NEG_INFINITY: eir_buf_puts(b, "-oo"); return;
+    case EIR_SYM_INFINITY: eir_buf_puts(b, n->name ? n->name : "oo"); return;
+    case EIR_SYM_NEG_INFINITY: eir_buf_puts(b, n->name ? n->name : "-oo"); return;
     case EIR_SYM_CALL: break;
     }
     if (is_call(n, "Add") && n->nargs) { print_add(b, n); return; }
     if (is_call(n, "Mul") && n->nargs) { print_mul(b, n); return; }
-    if (is_call(n, "Pow") && n->nargs == 2) {
-        print_paren(b, n->args[0], PREC_POW + 1);
-        eir_buf_puts(b, "**");
-        print_paren(b, n->args[1], PREC_POW);
+    if (is_call(n, "Pow") && n->nargs == 2 && n->args[1]->kind == EIR_SYM_INTEGER && n->args[1]->ival == -1) {
+        eir_buf_puts(b, "1/");
+        print_paren_x(b, n->args[0], PREC_POW, false);
         return;
     }
-    if (is_call(n, "FloorDiv") && n->nargs == 2) {
+    if (is_call(n, "Pow") && n->nargs == 2) {
+        print_paren_x(b, n->args[0], PREC_POW, false);
+        eir_buf_puts(b, "**");
+        print_paren_x(b, n->args[1], PREC_POW, false);
+        return;
+    }
+    if ((is_call(n, "FloorDiv") || is_call(n, "CleanDiv")) && n->nargs == 2) {
         eir_buf_putc(b, '(');
         print_paren(b, n->args[0], PREC_ATOM);
         eir_buf_puts(b, "//");
@@ -360,11 +464,30 @@ void eir_sym_print(eir_buf *b, const eir_sym_node *n) {
         return;
     }
     if ((is_call(n, "And") || is_call(n, "Or")) && n->nargs) {
-        int pr = prec_of(n);
+        /* sympy joins them at its BitwiseAnd / BitwiseOr precedence (38 / 36),
+         * so relations are parenthesized: (s0 > 2) & (s1 < 4) */
+        int pr = is_call(n, "And") ? 38 : 36;
         for (uint32_t i = 0; i < n->nargs; i++) {
             if (i) eir_buf_puts(b, is_call(n, "And") ? " & " : " | ");
-            print_paren(b, n->args[i], pr + 1);
+            print_paren(b, n->args[i], pr);
         }
+        return;
+    }
+    if (is_call(n, "Piecewise") && n->nargs) {
+        eir_buf_puts(b, "Piecewise(");
+        for (uint32_t i = 0; i < n->nargs; i++) {
+            if (i) eir_buf_puts(b, ", ");
+            eir_sym_print(b, n->args[i]);
+        }
+        eir_buf_putc(b, ')');
+        return;
+    }
+    if (is_call(n, "ExprCondPair") && n->nargs == 2) {
+        eir_buf_putc(b, '(');
+        eir_sym_print(b, n->args[0]);
+        eir_buf_puts(b, ", ");
+        eir_sym_print(b, n->args[1]);
+        eir_buf_putc(b, ')');
         return;
     }
     if (is_call(n, "Not") && n->nargs == 1) {
@@ -382,7 +505,36 @@ void eir_sym_print(eir_buf *b, const eir_sym_node *n) {
     eir_buf_putc(b, ')');
 }
 
-/* ---- evaluation ---- */
+/* ---- evaluation ----
+ *
+ * Values are Python numbers: an int (int64 here; overflow is an error where
+ * Python would grow) or a float. Each function follows the definition in
+ * torch/utils/_sympy/functions.py (FloorDiv is Python's //, Mod and
+ * PythonMod are Python's %, IntTrueDiv is int / int -> float, CeilToInt is
+ * math.ceil, RoundToInt is round(): halves to even, ...). Booleans are the
+ * ints 0 and 1. */
+
+typedef struct ev {
+    eir_sym_lookup lookup;
+    void *ctx;
+    char *err;
+    size_t errlen;
+} ev;
+
+static bool ev_fail(ev *e, const char *fmt, ...) EIR_PRINTF(2, 3);
+static bool ev_fail(ev *e, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->err, e->errlen, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+static eir_sym_value vint(int64_t i) { return (eir_sym_value){false, i, (double)i}; }
+static eir_sym_value vflt(double f) { return (eir_sym_value){true, 0, f}; }
+static double fv(eir_sym_value v) { return v.is_float ? v.f : (double)v.i; }
+
+/* ---- Python's arithmetic on numbers ---- */
 
 static int64_t floordiv64(int64_t a, int64_t b) {
     int64_t q = a / b;
@@ -390,77 +542,310 @@ static int64_t floordiv64(int64_t a, int64_t b) {
     return q;
 }
 
-static int64_t pymod64(int64_t a, int64_t b) {
-    int64_t r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0))) r += b;
-    return r;
+static bool num_fail(char *err, size_t errlen, const char *msg) {
+    snprintf(err, errlen, "%s", msg);
+    return false;
+}
+
+bool eir_num_to_int(double x, eir_sym_value *out, char *err, size_t errlen) {
+    if (isnan(x)) return num_fail(err, errlen, "cannot convert nan to an integer");
+    if (isinf(x)) return num_fail(err, errlen, "cannot convert inf to an integer");
+    if (x >= 9223372036854775808.0 || x < -9223372036854775808.0) return num_fail(err, errlen, "integer overflow");
+    *out = vint((int64_t)x);
+    return true;
+}
+
+int eir_num_cmp(eir_sym_value a, eir_sym_value b) {
+    if (!a.is_float && !b.is_float) return (a.i > b.i) - (a.i < b.i);
+    double x = fv(a), y = fv(b);
+    if (isnan(x) || isnan(y)) return 2;
+    return (x > y) - (x < y);
+}
+
+bool eir_num_binop(eir_num_op op, eir_sym_value a, eir_sym_value b, eir_sym_value *out, char *err, size_t errlen) {
+    bool ints = !a.is_float && !b.is_float;
+    int64_t r;
+    switch (op) {
+    case EIR_NUM_ADD: case EIR_NUM_SUB: case EIR_NUM_MUL:
+        if (ints) {
+            bool ovf = op == EIR_NUM_ADD ? __builtin_add_overflow(a.i, b.i, &r)
+                     : op == EIR_NUM_SUB ? __builtin_sub_overflow(a.i, b.i, &r) : __builtin_mul_overflow(a.i, b.i, &r);
+            if (ovf) return num_fail(err, errlen, "integer overflow");
+            *out = vint(r);
+        } else {
+            double x = fv(a), y = fv(b);
+            *out = vflt(op == EIR_NUM_ADD ? x + y : op == EIR_NUM_SUB ? x - y : x * y);
+        }
+        return true;
+    case EIR_NUM_TRUEDIV:
+        if (fv(b) == 0) return num_fail(err, errlen, "division by zero");
+        *out = vflt(fv(a) / fv(b));
+        return true;
+    case EIR_NUM_FLOORDIV: case EIR_NUM_CEILDIV: case EIR_NUM_MOD:
+        if (fv(b) == 0) return num_fail(err, errlen, op == EIR_NUM_MOD ? "modulo by zero" : "division by zero");
+        if (ints) {
+            if (a.i == INT64_MIN && b.i == -1) return num_fail(err, errlen, "integer overflow");
+            int64_t q = op == EIR_NUM_CEILDIV ? -floordiv64(-a.i, b.i) : floordiv64(a.i, b.i);
+            *out = vint(op == EIR_NUM_MOD ? a.i - q * b.i : q);
+        } else {
+            double x = fv(a), y = fv(b);
+            if (op == EIR_NUM_MOD) {
+                double m = fmod(x, y);
+                if (m != 0 && ((m < 0) != (y < 0))) m += y;
+                *out = vflt(m);
+            } else {
+                *out = vflt(op == EIR_NUM_CEILDIV ? ceil(x / y) : floor(x / y));
+            }
+        }
+        return true;
+    case EIR_NUM_POW:
+        if (ints && b.i >= 0) {
+            int64_t acc = 1;
+            for (int64_t i = 0; i < b.i; i++) {
+                if (__builtin_mul_overflow(acc, a.i, &acc)) return num_fail(err, errlen, "integer overflow");
+                if (acc == 0 || acc == 1) break;       /* 0**k, 1**k */
+                if (acc == -1 && a.i == -1) { acc = (b.i % 2) ? -1 : 1; break; }
+            }
+            *out = vint(acc);
+            return true;
+        }
+        if (fv(a) == 0 && fv(b) < 0) return num_fail(err, errlen, "division by zero");
+        *out = vflt(pow(fv(a), fv(b)));
+        return true;
+    default: break;
+    }
+    if (!ints) return num_fail(err, errlen, "bitwise operation on a float");
+    switch (op) {
+    case EIR_NUM_LSHIFT:
+        if (b.i < 0) return num_fail(err, errlen, "negative shift count");
+        if (b.i >= 63 ? a.i != 0 : __builtin_mul_overflow(a.i, (int64_t)1 << b.i, &r)) return num_fail(err, errlen, "integer overflow");
+        *out = vint(b.i >= 63 ? 0 : r);
+        return true;
+    case EIR_NUM_RSHIFT:
+        if (b.i < 0) return num_fail(err, errlen, "negative shift count");
+        *out = vint(b.i >= 63 ? (a.i < 0 ? -1 : 0) : floordiv64(a.i, (int64_t)1 << b.i));
+        return true;
+    case EIR_NUM_AND: *out = vint(a.i & b.i); return true;
+    case EIR_NUM_OR: *out = vint(a.i | b.i); return true;
+    case EIR_NUM_XOR: *out = vint(a.i ^ b.i); return true;
+    default: return num_fail(err, errlen, "bad operator");
+    }
+}
+
+/* ---- evaluating expressions ---- */
+
+static bool eval_node(ev *e, const eir_sym_node *n, eir_sym_value *out);
+
+static bool eval_arg(ev *e, const eir_sym_node *n, uint32_t i, eir_sym_value *out) {
+    return eval_node(e, n->args[i], out);
+}
+
+static bool truthy(eir_sym_value v) { return v.is_float ? v.f != 0 : v.i != 0; }
+
+/* relations by their sympy names; false if f is not one */
+static bool cmp_values(const char *f, eir_sym_value a, eir_sym_value b, bool *r) {
+    int c = eir_num_cmp(a, b);
+    if (!strcmp(f, "Equality")) *r = c == 0;
+    else if (!strcmp(f, "Unequality")) *r = c != 0;
+    else if (!strcmp(f, "StrictLessThan")) *r = c == -1;
+    else if (!strcmp(f, "LessThan")) *r = c == -1 || c == 0;
+    else if (!strcmp(f, "StrictGreaterThan")) *r = c == 1;
+    else if (!strcmp(f, "GreaterThan")) *r = c == 1 || c == 0;
+    else return false;
+    return true;
+}
+
+/* an arithmetic step of function f, its error message naming f */
+static bool num_op(ev *e, const char *f, eir_num_op op, eir_sym_value a, eir_sym_value b, eir_sym_value *out) {
+    char why[96];
+    if (eir_num_binop(op, a, b, out, why, sizeof why)) return true;
+    return ev_fail(e, "%s in %s", why, f);
+}
+
+static bool to_int(ev *e, double x, const char *f, eir_sym_value *out) {
+    char why[96];
+    if (eir_num_to_int(x, out, why, sizeof why)) return true;
+    return ev_fail(e, "%s of %s is not an integer (%s)", f, isnan(x) ? "nan" : isinf(x) ? "inf" : "a huge value", why);
+}
+
+static bool eval_unary_float(const char *name, double x, double *r) {
+    static const struct { const char *n; double (*fn)(double); } t[] = {
+        {"sqrt", sqrt}, {"cos", cos}, {"cosh", cosh}, {"sin", sin}, {"sinh", sinh}, {"tan", tan}, {"tanh", tanh},
+        {"asin", asin}, {"acos", acos}, {"atan", atan}, {"exp", exp}, {"log", log}, {"asinh", asinh}, {"log2", log2}};
+    for (size_t i = 0; i < EIR_ARRAY_LEN(t); i++)
+        if (!strcmp(name, t[i].n)) { *r = t[i].fn(x); return true; }
+    return false;
+}
+
+/* torch.fx.experimental.symbolic_shapes.eval_is_non_overlapping_and_dense */
+static bool eval_dense(ev *e, const eir_sym_node *n, eir_sym_value *out) {
+    uint32_t dim = n->nargs / 2;
+    int64_t sz[64], st[64];
+    if (dim > 64) return ev_fail(e, "IsNonOverlappingAndDenseIndicator with %u dims", dim);
+    for (uint32_t i = 0; i < 2 * dim; i++) {
+        eir_sym_value v;
+        if (!eval_arg(e, n, i, &v)) return false;
+        if (v.is_float) return ev_fail(e, "IsNonOverlappingAndDenseIndicator of a float");
+        (i < dim ? sz : st)[i % dim] = v.i;
+    }
+    if (dim == 1) { *out = vint(st[0] == 1 || sz[0] < 2); return true; }
+    /* insertion sort by stride (stable, as Python's sorted) */
+    for (uint32_t i = 1; i < dim; i++)
+        for (uint32_t j = i; j > 0 && st[j - 1] > st[j]; j--) {
+            int64_t t = st[j]; st[j] = st[j - 1]; st[j - 1] = t;
+            t = sz[j]; sz[j] = sz[j - 1]; sz[j - 1] = t;
+        }
+    int64_t expected = 1;
+    for (uint32_t i = 0; i < dim; i++) {
+        if (sz[i] == 1) continue;
+        if (st[i] != expected) { *out = vint(0); return true; }
+        if (__builtin_mul_overflow(expected, sz[i], &expected)) return ev_fail(e, "integer overflow");
+    }
+    *out = vint(1);
+    return true;
+}
+
+static bool eval_call(ev *e, const eir_sym_node *n, eir_sym_value *out) {
+    const char *f = n->name;
+    uint32_t k = n->nargs;
+    eir_sym_value a, b, c;
+    if (!strcmp(f, "Add") || !strcmp(f, "Mul")) {
+        bool add = f[0] == 'A';
+        eir_sym_value acc = vint(add ? 0 : 1);
+        for (uint32_t i = 0; i < k; i++)
+            if (!eval_arg(e, n, i, &a) || !num_op(e, f, add ? EIR_NUM_ADD : EIR_NUM_MUL, acc, a, &acc)) return false;
+        *out = acc;
+        return true;
+    }
+    if (!strcmp(f, "Max") || !strcmp(f, "Min")) {
+        bool mx = f[1] == 'a';
+        for (uint32_t i = 0; i < k; i++) {
+            if (!eval_arg(e, n, i, &a)) return false;
+            if (i == 0) { *out = a; continue; }
+            if (eir_num_cmp(a, *out) == (mx ? 1 : -1)) *out = a;
+        }
+        return true;
+    }
+    if (!strcmp(f, "And") || !strcmp(f, "Or")) {
+        bool and_ = f[0] == 'A';
+        for (uint32_t i = 0; i < k; i++) {
+            if (!eval_arg(e, n, i, &a)) return false;
+            if (truthy(a) != and_) { *out = vint(!and_); return true; }
+        }
+        *out = vint(and_);
+        return true;
+    }
+    if (!strcmp(f, "Piecewise")) {
+        for (uint32_t i = 0; i < k; i++) {
+            const eir_sym_node *pair = n->args[i];
+            if (!eval_arg(e, pair, 1, &c)) return false;
+            if (truthy(c)) return eval_arg(e, pair, 0, out);
+        }
+        return ev_fail(e, "Piecewise has no true condition");
+    }
+    if (!strcmp(f, "Where")) {
+        if (!eval_arg(e, n, 0, &c)) return false;
+        return eval_arg(e, n, truthy(c) ? 1 : 2, out);
+    }
+    if (!strcmp(f, "IsNonOverlappingAndDenseIndicator")) return eval_dense(e, n, out);
+    if (!strcmp(f, "ModularIndexing")) {
+        eir_sym_value m;
+        if (!eval_arg(e, n, 0, &a) || !eval_arg(e, n, 1, &b) || !eval_arg(e, n, 2, &m)) return false;
+        eir_sym_value q;
+        return num_op(e, f, EIR_NUM_FLOORDIV, a, b, &q) && num_op(e, f, EIR_NUM_MOD, q, m, out);
+    }
+    if (k == 1) {
+        if (!eval_arg(e, n, 0, &a)) return false;
+        if (!strcmp(f, "Not")) { *out = vint(!truthy(a)); return true; }
+        if (!strcmp(f, "Identity")) { *out = a; return true; }
+        if (!strcmp(f, "Abs")) {
+            if (a.is_float) *out = vflt(fabs(a.f));
+            else if (a.i == INT64_MIN) return ev_fail(e, "integer overflow in Abs");
+            else *out = vint(a.i < 0 ? -a.i : a.i);
+            return true;
+        }
+        if (!strcmp(f, "ToFloat")) { *out = vflt(fv(a)); return true; }
+        if (!a.is_float && (!strcmp(f, "TruncToInt") || !strcmp(f, "FloorToInt") || !strcmp(f, "CeilToInt") ||
+                            !strcmp(f, "RoundToInt") || !strcmp(f, "floor") || !strcmp(f, "ceiling"))) {
+            *out = a;
+            return true;
+        }
+        if (!strcmp(f, "TruncToInt")) return to_int(e, trunc(a.f), f, out);
+        if (!strcmp(f, "FloorToInt") || !strcmp(f, "floor")) return to_int(e, floor(a.f), f, out);
+        if (!strcmp(f, "CeilToInt") || !strcmp(f, "ceiling")) return to_int(e, ceil(a.f), f, out);
+        if (!strcmp(f, "RoundToInt")) return to_int(e, nearbyint(a.f), f, out); /* halves to even */
+        if (!strcmp(f, "TruncToFloat")) { *out = vflt(trunc(fv(a))); return true; }
+        if (!strncmp(f, "OpaqueUnaryFn_", 14)) {
+            double r;
+            if (eval_unary_float(f + 14, fv(a), &r)) { *out = vflt(r); return true; }
+        }
+        return ev_fail(e, "cannot evaluate %s", f);
+    }
+    if (k != 2) return ev_fail(e, "cannot evaluate %s with %u arguments", f, k);
+    if (!eval_arg(e, n, 0, &a) || !eval_arg(e, n, 1, &b)) return false;
+    bool r;
+    if (cmp_values(f, a, b, &r)) { *out = vint(r); return true; }
+    if (!strcmp(f, "FloorDiv") || !strcmp(f, "CleanDiv")) return num_op(e, f, EIR_NUM_FLOORDIV, a, b, out);
+    if (!strcmp(f, "CeilDiv")) return num_op(e, f, EIR_NUM_CEILDIV, a, b, out);
+    if (!strcmp(f, "Mod") || !strcmp(f, "PythonMod")) return num_op(e, f, EIR_NUM_MOD, a, b, out);
+    if (!strcmp(f, "IntTrueDiv") || !strcmp(f, "FloatTrueDiv")) return num_op(e, f, EIR_NUM_TRUEDIV, a, b, out);
+    if (!strcmp(f, "PowByNatural") && (a.is_float || b.is_float || b.i < 0))
+        return ev_fail(e, "PowByNatural needs a natural exponent");
+    if (!strcmp(f, "FloatPow")) return num_op(e, f, EIR_NUM_POW, vflt(fv(a)), b, out);
+    if (!strcmp(f, "Pow") || !strcmp(f, "PowByNatural")) return num_op(e, f, EIR_NUM_POW, a, b, out);
+    if (!strcmp(f, "RoundDecimal")) {
+        if (b.is_float) return ev_fail(e, "RoundDecimal needs an integer number of digits");
+        double scale = pow(10.0, (double)b.i);
+        *out = vflt(nearbyint(fv(a) * scale) / scale);
+        return true;
+    }
+    if (a.is_float || b.is_float) return ev_fail(e, "%s of a float", f);
+    if (!strcmp(f, "LShift")) return num_op(e, f, EIR_NUM_LSHIFT, a, b, out);
+    if (!strcmp(f, "RShift")) return num_op(e, f, EIR_NUM_RSHIFT, a, b, out);
+    if (!strcmp(f, "BitwiseFn_bitwise_and")) return num_op(e, f, EIR_NUM_AND, a, b, out);
+    if (!strcmp(f, "BitwiseFn_bitwise_or")) return num_op(e, f, EIR_NUM_OR, a, b, out);
+    if (!strcmp(f, "BitwiseFn_bitwise_xor")) return num_op(e, f, EIR_NUM_XOR, a, b, out);
+    return ev_fail(e, "cannot evaluate %s", f);
+}
+
+static bool eval_node(ev *e, const eir_sym_node *n, eir_sym_value *out) {
+    switch (n->kind) {
+    case EIR_SYM_INTEGER: *out = vint(n->ival); return true;
+    case EIR_SYM_TRUE: *out = vint(1); return true;
+    case EIR_SYM_FALSE: *out = vint(0); return true;
+    case EIR_SYM_RATIONAL:
+        *out = n->den == 1 ? vint(n->ival) : vflt((double)n->ival / (double)n->den);
+        return true;
+    case EIR_SYM_FLOAT: *out = vflt(n->fval); return true;
+    case EIR_SYM_INFINITY: *out = vflt(INFINITY); return true;
+    case EIR_SYM_NEG_INFINITY: *out = vflt(-INFINITY); return true;
+    case EIR_SYM_SYMBOL:
+        if (e->lookup && e->lookup(e->ctx, n->name, out)) return true;
+        return ev_fail(e, "symbol %s has no value", n->name);
+    case EIR_SYM_CALL: return eval_call(e, n, out);
+    }
+    return ev_fail(e, "cannot evaluate this expression");
+}
+
+bool eir_sym_eval_value(const eir_sym_node *n, eir_sym_lookup lookup, void *ctx, eir_sym_value *out, char *err,
+                        size_t errlen) {
+    ev e = {lookup, ctx, err, errlen};
+    err[0] = 0;
+    return eval_node(&e, n, out);
 }
 
 bool eir_sym_eval(const eir_sym_node *n, eir_sym_lookup lookup, void *ctx, int64_t *out, char *err, size_t errlen) {
-    switch (n->kind) {
-    case EIR_SYM_INTEGER: *out = n->ival; return true;
-    case EIR_SYM_TRUE: *out = 1; return true;
-    case EIR_SYM_FALSE: *out = 0; return true;
-    case EIR_SYM_SYMBOL:
-        if (lookup && lookup(ctx, n->name, out)) return true;
-        snprintf(err, errlen, "symbol %s has no value", n->name);
-        return false;
-    case EIR_SYM_RATIONAL:
-        if (n->den == 1) { *out = n->ival; return true; }
-        snprintf(err, errlen, "rational %lld/%lld is not an integer", (long long)n->ival, (long long)n->den);
-        return false;
-    case EIR_SYM_CALL: break;
-    default:
-        snprintf(err, errlen, "cannot evaluate a non-integer expression");
-        return false;
-    }
-    int64_t v[8];
-    if (n->nargs > 8) { snprintf(err, errlen, "%s with %u arguments", n->name, n->nargs); return false; }
-    for (uint32_t i = 0; i < n->nargs; i++)
-        if (!eir_sym_eval(n->args[i], lookup, ctx, &v[i], err, errlen)) return false;
-    const char *f = n->name;
-    uint32_t k = n->nargs;
-    if (!strcmp(f, "Add")) { int64_t s = 0; for (uint32_t i = 0; i < k; i++) s += v[i]; *out = s; return true; }
-    if (!strcmp(f, "Mul")) { int64_t s = 1; for (uint32_t i = 0; i < k; i++) s *= v[i]; *out = s; return true; }
-    if (!strcmp(f, "Max") && k) { int64_t s = v[0]; for (uint32_t i = 1; i < k; i++) if (v[i] > s) s = v[i]; *out = s; return true; }
-    if (!strcmp(f, "Min") && k) { int64_t s = v[0]; for (uint32_t i = 1; i < k; i++) if (v[i] < s) s = v[i]; *out = s; return true; }
-    if (!strcmp(f, "And")) { int64_t s = 1; for (uint32_t i = 0; i < k; i++) s = s && v[i]; *out = s; return true; }
-    if (!strcmp(f, "Or")) { int64_t s = 0; for (uint32_t i = 0; i < k; i++) s = s || v[i]; *out = s; return true; }
-    if (k == 1) {
-        if (!strcmp(f, "Not")) { *out = !v[0]; return true; }
-        if (!strcmp(f, "Abs")) { *out = v[0] < 0 ? -v[0] : v[0]; return true; }
-        if (!strcmp(f, "Identity") || !strcmp(f, "TruncToInt") || !strcmp(f, "FloorToInt") ||
-            !strcmp(f, "CeilToInt") || !strcmp(f, "RoundToInt")) { *out = v[0]; return true; }
-    }
-    if (k == 2) {
-        int64_t a = v[0], b = v[1];
-        if (!strcmp(f, "Pow") || !strcmp(f, "PowByNatural")) {
-            if (b < 0) { snprintf(err, errlen, "negative exponent in %s", f); return false; }
-            int64_t r = 1;
-            for (int64_t i = 0; i < b && i < 64; i++) r *= a;
-            *out = r;
-            return true;
+    eir_sym_value v;
+    if (!eir_sym_eval_value(n, lookup, ctx, &v, err, errlen)) return false;
+    if (v.is_float) {
+        /* a size computed through a rational coefficient (s0/2 with even s0) is whole */
+        if (v.f != floor(v.f) || fabs(v.f) > 9007199254740992.0) {
+            snprintf(err, errlen, "value %.17g is not an integer", v.f);
+            return false;
         }
-        if (!strcmp(f, "Equality")) { *out = a == b; return true; }
-        if (!strcmp(f, "Unequality")) { *out = a != b; return true; }
-        if (!strcmp(f, "StrictLessThan")) { *out = a < b; return true; }
-        if (!strcmp(f, "LessThan")) { *out = a <= b; return true; }
-        if (!strcmp(f, "StrictGreaterThan")) { *out = a > b; return true; }
-        if (!strcmp(f, "GreaterThan")) { *out = a >= b; return true; }
-        if (!strcmp(f, "FloorDiv") || !strcmp(f, "CleanDiv") || !strcmp(f, "CeilDiv") || !strcmp(f, "Mod") ||
-            !strcmp(f, "PythonMod")) {
-            if (b == 0) { snprintf(err, errlen, "division by zero in %s", f); return false; }
-            if (!strcmp(f, "CeilDiv")) *out = -floordiv64(-a, b);
-            else if (f[0] == 'M' || f[0] == 'P') *out = pymod64(a, b);
-            else *out = floordiv64(a, b);
-            return true;
-        }
-    }
-    if (k == 3 && !strcmp(f, "ModularIndexing")) {
-        if (v[1] == 0 || v[2] == 0) { snprintf(err, errlen, "division by zero in ModularIndexing"); return false; }
-        *out = pymod64(floordiv64(v[0], v[1]), v[2]);
+        *out = (int64_t)v.f;
         return true;
     }
-    snprintf(err, errlen, "cannot evaluate %s with %u arguments", f, k);
-    return false;
+    *out = v.i;
+    return true;
 }

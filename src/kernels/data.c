@@ -908,7 +908,7 @@ static int scatter_impl(eir_kctx *ctx, const char *op, const eir_karg *args, eir
     bool need_cnt = red == SC_MEAN || (!include_self && red != SC_SET);
     if (need_cnt) {
         int64_t n = eir_tview_numel(&ov);
-        cnt = calloc((size_t)(n ? n : 1), sizeof *cnt);
+        cnt = eir_kcalloc((size_t)(n ? n : 1), sizeof *cnt);
         if (!cnt) return eir_kerr(ctx, "%s: out of memory", op);
         cv = ov;
         cv.dtype = EIR_I64;
@@ -968,7 +968,7 @@ static int scatter_impl(eir_kctx *ctx, const char *op, const eir_karg *args, eir
                 }
             }
     }
-    free(cnt);
+    eir_kfree(cnt);
     return 0;
 }
 
@@ -1045,7 +1045,7 @@ typedef struct adv_plan {
 } adv_plan;
 
 static void adv_free(adv_plan *pl) {
-    for (int32_t i = 0; i < pl->ntmp; i++) free(pl->tmp[i]);
+    for (int32_t i = 0; i < pl->ntmp; i++) eir_kfree(pl->tmp[i]);
     pl->ntmp = 0;
 }
 
@@ -1073,7 +1073,7 @@ static int adv_build(eir_kctx *ctx, adv_plan *pl, const tv *t, const eir_karg *a
             int64_t cnt = 0, idx[EIR_MAX_RANK] = {0}, n = eir_tview_numel(x);
             for (int64_t q = 0; q < n; q++, odo_next(idx, x->sizes, k))
                 cnt += *(const uint8_t *)eir_tview_at(x, idx) != 0;
-            int64_t *buf = malloc((size_t)(cnt * k > 0 ? cnt * k : 1) * sizeof *buf);
+            int64_t *buf = eir_kalloc((size_t)(cnt * k > 0 ? cnt * k : 1) * sizeof *buf);
             if (!buf) return eir_kerr(ctx, "index: out of memory");
             pl->tmp[pl->ntmp++] = buf;
             memset(idx, 0, sizeof idx);
@@ -1153,7 +1153,7 @@ static int adv_run(eir_kctx *ctx, const adv_plan *pl, const tv *t, const tv *r, 
     for (int32_t i = 0; i < pl->nq; i++)
         if (t->sizes[pl->qd[i]] == 0) np = 0;
     if (nb == 0 || np == 0) return 0;
-    int64_t *off = malloc((size_t)nb * sizeof *off);
+    int64_t *off = eir_kalloc((size_t)nb * sizeof *off);
     if (!off) return eir_kerr(ctx, "index: out of memory");
     int64_t bi[EIR_MAX_RANK] = {0};
     for (int64_t b = 0; b < nb; b++, odo_next(bi, pl->bs, pl->rb)) {
@@ -1161,7 +1161,7 @@ static int adv_run(eir_kctx *ctx, const adv_plan *pl, const tv *t, const tv *r, 
         for (int32_t j = 0; j < pl->nidx; j++) {
             int64_t v = ld_idx(eir_tview_at(&pl->iv[j], bi), pl->iv[j].dtype), n = t->sizes[pl->dims[j]];
             if (v < -n || v >= n) {
-                free(off);
+                eir_kfree(off);
                 return eir_kerr(ctx, "index %" PRId64 " is out of bounds for dimension %d with size %" PRId64, v, j, n);
             }
             if (v < 0) v += n;
@@ -1198,7 +1198,7 @@ static int adv_run(eir_kctx *ctx, const adv_plan *pl, const tv *t, const tv *r, 
         if (!put) copy_view(&tq, &rq);
         else view_op(&tq, &rq, op, 1, 1);
     }
-    free(off);
+    eir_kfree(off);
     return 0;
 }
 

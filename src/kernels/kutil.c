@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 int eir_kerr(eir_kctx *ctx, const char *fmt, ...) {
     if (ctx && ctx->err && ctx->errlen) {
@@ -360,4 +361,62 @@ int32_t eir_wrap_dim(int64_t dim, int32_t rank) {
     int64_t r = rank > 0 ? rank : 1;
     if (dim < -r || dim >= r) return -1;
     return (int32_t)(dim < 0 ? dim + r : dim);
+}
+
+/* ---- kernel scratch: a per-thread cache of freed blocks ---- */
+
+/* Each block carries its capacity in a header aligned like malloc's memory. */
+typedef union kblock { size_t cap; max_align_t align; } kblock;
+
+#define KCACHE 16
+static _Thread_local kblock *kcache[KCACHE];
+
+void *eir_kalloc(size_t bytes) {
+    if (bytes == 0) bytes = 1;
+    int best = -1;
+    for (int i = 0; i < KCACHE; i++)
+        if (kcache[i] && kcache[i]->cap >= bytes && (best < 0 || kcache[i]->cap < kcache[best]->cap)) best = i;
+    if (best >= 0) {
+        kblock *b = kcache[best];
+        kcache[best] = NULL;
+        return b + 1;
+    }
+    if (bytes > SIZE_MAX - sizeof(kblock)) return NULL;
+    kblock *b = malloc(sizeof *b + bytes);
+    if (!b) return NULL;
+    b->cap = bytes;
+    return b + 1;
+}
+
+void *eir_kcalloc(size_t n, size_t elem) {
+    if (elem && n > SIZE_MAX / elem) return NULL;
+    size_t bytes = n * elem;
+    void *p = eir_kalloc(bytes);
+    if (p && bytes) memset(p, 0, bytes);
+    return p;
+}
+
+void eir_kfree(void *p) {
+    if (!p) return;
+    kblock *b = (kblock *)p - 1;
+    /* keep it in a free slot, or in place of the smallest cached block if larger */
+    int slot = -1;
+    for (int i = 0; i < KCACHE && slot < 0; i++)
+        if (!kcache[i]) slot = i;
+    if (slot < 0) {
+        int small = 0;
+        for (int i = 1; i < KCACHE; i++)
+            if (kcache[i]->cap < kcache[small]->cap) small = i;
+        if (kcache[small]->cap >= b->cap) { free(b); return; }
+        free(kcache[small]);
+        slot = small;
+    }
+    kcache[slot] = b;
+}
+
+void eir_kscratch_release(void) {
+    for (int i = 0; i < KCACHE; i++) {
+        free(kcache[i]);
+        kcache[i] = NULL;
+    }
 }

@@ -100,4 +100,16 @@ eir_dtype eir_result_type(const eir_karg *const *args, int n);
  * returns -1 if out of range. */
 int32_t eir_wrap_dim(int64_t dim, int32_t rank);
 
+/* ---- kernel scratch ----
+ * Workspace a kernel needs during one call (im2col columns, offset lists,
+ * sort keys). eir_kfree keeps the block in a small per-thread cache and
+ * eir_kalloc reuses a cached block that is large enough, so a run with the
+ * same shapes as the one before takes no memory from the heap. NULL on out
+ * of memory; eir_kfree(NULL) does nothing. eir_kscratch_release frees the
+ * calling thread's cache. */
+void *eir_kalloc(size_t bytes);
+void *eir_kcalloc(size_t n, size_t elem);
+void eir_kfree(void *p);
+void eir_kscratch_release(void);
+
 #endif

@@ -78,7 +78,7 @@ static void *as_contig(const eir_tview *t, eir_dtype dt, void **owned) {
     *owned = NULL;
     if (t->dtype == dt && eir_tview_is_contiguous(t)) return t->data;
     int64_t n = eir_tview_numel(t);
-    void *buf = malloc((size_t)(n > 0 ? n : 1) * eir_elsize(dt));
+    void *buf = eir_kalloc((size_t)(n > 0 ? n : 1) * eir_elsize(dt));
     if (!buf) return NULL;
     eir_tview v = contig_view(buf, dt, t->rank, t->sizes);
     if (n > 0) copy_view(&v, t);
@@ -253,13 +253,13 @@ static int gemm_views(eir_kctx *ctx, const eir_tview *A0, const eir_tview *B0, c
             const void *pa = a.data, *pb = bm.data;
             void *pc = c.data;
             if (dt != ct || !blas_lay(M, K, a.strides[0], a.strides[1], &ta, &lda)) {
-                if (!sa && !(sa = malloc((size_t)(M * K > 0 ? M * K : 1) * es))) { rc = eir_kerr(ctx, "out of memory"); break; }
+                if (!sa && !(sa = eir_kalloc((size_t)(M * K > 0 ? M * K : 1) * es))) { rc = eir_kerr(ctx, "out of memory"); break; }
                 eir_tview v = contig_view(sa, ct, 2, a.sizes);
                 if (K > 0) copy_view(&v, &a);
                 pa = sa; ta = false; lda = K > 1 ? K : 1;
             }
             if (dt != ct || !blas_lay(K, N, bm.strides[0], bm.strides[1], &tb, &ldb)) {
-                if (!sb && !(sb = malloc((size_t)(K * N > 0 ? K * N : 1) * es))) { rc = eir_kerr(ctx, "out of memory"); break; }
+                if (!sb && !(sb = eir_kalloc((size_t)(K * N > 0 ? K * N : 1) * es))) { rc = eir_kerr(ctx, "out of memory"); break; }
                 eir_tview v = contig_view(sb, ct, 2, bm.sizes);
                 if (K > 0) copy_view(&v, &bm);
                 pb = sb; tb = false; ldb = N;
@@ -267,7 +267,7 @@ static int gemm_views(eir_kctx *ctx, const eir_tview *A0, const eir_tview *B0, c
             bool direct = dt == ct && blas_lay(M, N, c.strides[0], c.strides[1], &tc, &ldc);
             eir_tview cv = c;
             if (!direct) {
-                if (!sc && !(sc = malloc((size_t)(M * N) * es))) { rc = eir_kerr(ctx, "out of memory"); break; }
+                if (!sc && !(sc = eir_kalloc((size_t)(M * N) * es))) { rc = eir_kerr(ctx, "out of memory"); break; }
                 cv = contig_view(sc, ct, 2, c.sizes);
                 pc = sc; tc = false; ldc = N;
             }
@@ -284,7 +284,7 @@ static int gemm_views(eir_kctx *ctx, const eir_tview *A0, const eir_tview *B0, c
             bidx[d] = 0;
         }
     }
-    free(sa); free(sb); free(sc);
+    eir_kfree(sa); eir_kfree(sb); eir_kfree(sc);
     return rc;
 }
 
@@ -509,11 +509,11 @@ static int conv_impl(eir_kctx *ctx, const eir_tview *x0, const eir_tview *w, con
     const char *X = as_contig(&x, ct, &xo);
     const char *W = as_contig(w, ct, &wo);
     bool ydirect = dt == ct && eir_tview_is_contiguous(&out);
-    char *Y = ydirect ? out.data : (yb = malloc((size_t)eir_tview_numel(&out) * es));
+    char *Y = ydirect ? out.data : (yb = eir_kalloc((size_t)eir_tview_numel(&out) * es));
     bool trivial = !transposed && Kp == 1 && g.S[0] == 1 && g.S[1] == 1 && g.S[2] == 1 && g.P[0] == 0 && g.P[1] == 0 &&
                    g.P[2] == 0 && Pin == Pout;
     int64_t colsz = transposed ? Cog * Kp * Pin : Cig * Kp * Pout;
-    if (!trivial) col = malloc((size_t)(colsz > 0 ? colsz : 1) * es);
+    if (!trivial) col = eir_kalloc((size_t)(colsz > 0 ? colsz : 1) * es);
     if (!X || !W || !Y || (!trivial && !col)) { rc = eir_kerr(ctx, "out of memory"); goto done; }
     if (transposed) memset(Y, 0, (size_t)eir_tview_numel(&out) * es);
     for (int64_t n = 0; n < Nb; n++)
@@ -545,14 +545,14 @@ static int conv_impl(eir_kctx *ctx, const eir_tview *x0, const eir_tview *w, con
                 else if (ct == EIR_F64) { double b = ((const double *)Bv)[c]; for (int64_t i = 0; i < Pout; i++) ((double *)p)[i] += b; }
                 else { int64_t b = ((const int64_t *)Bv)[c]; for (int64_t i = 0; i < Pout; i++) ((int64_t *)p)[i] = (int64_t)((uint64_t)((int64_t *)p)[i] + (uint64_t)b); }
             }
-        free(bo);
+        eir_kfree(bo);
     }
     if (!ydirect) {
         eir_tview yv = contig_view(Y, ct, out.rank, out.sizes);
         copy_view(&out, &yv);
     }
 done:
-    free(xo); free(wo); free(col); free(yb);
+    eir_kfree(xo); eir_kfree(wo); eir_kfree(col); eir_kfree(yb);
     return rc;
 }
 
@@ -816,9 +816,9 @@ static int sdpa_impl(eir_kctx *ctx, const eir_tview *q, const eir_tview *k, cons
     }
     if (nb == 0 || L == 0) return 0;
     size_t es = eir_elsize(ct);
-    void *Q = malloc((size_t)(L * E + 1) * es), *Kb = malloc((size_t)(S * E + 1) * es), *Vb = malloc((size_t)(S * Ev + 1) * es);
-    void *P = malloc((size_t)(L * S + 1) * es), *O = malloc((size_t)(L * Ev + 1) * es);
-    double *row = malloc((size_t)(S + 1) * sizeof(double));
+    void *Q = eir_kalloc((size_t)(L * E + 1) * es), *Kb = eir_kalloc((size_t)(S * E + 1) * es), *Vb = eir_kalloc((size_t)(S * Ev + 1) * es);
+    void *P = eir_kalloc((size_t)(L * S + 1) * es), *O = eir_kalloc((size_t)(L * Ev + 1) * es);
+    double *row = eir_kalloc((size_t)(S + 1) * sizeof(double));
     int rc = 0;
     if (!Q || !Kb || !Vb || !P || !O || !row) { rc = eir_kerr(ctx, "out of memory"); goto done; }
     int64_t bidx[EIR_MAX_RANK] = {0};
@@ -882,7 +882,7 @@ static int sdpa_impl(eir_kctx *ctx, const eir_tview *q, const eir_tview *k, cons
         }
     }
 done:
-    free(Q); free(Kb); free(Vb); free(P); free(O); free(row);
+    eir_kfree(Q); eir_kfree(Kb); eir_kfree(Vb); eir_kfree(P); eir_kfree(O); eir_kfree(row);
     return rc;
 }
 
@@ -919,10 +919,10 @@ static int rnn_dir(eir_kctx *ctx, const rnn_cfg *c, eir_dtype ct, const eir_tvie
     const void *Wi = as_contig(prm[0], ct, &owi), *Wh = as_contig(prm[1], ct, &owh);
     const void *bi = c->has_biases ? as_contig(prm[2], ct, &obi) : NULL, *bh = c->has_biases ? as_contig(prm[3], ct, &obh) : NULL;
     const void *Wr = c->per == (c->has_biases ? 5 : 3) ? as_contig(prm[c->per - 1], ct, &owr) : NULL;
-    double *gx = malloc((size_t)(T * B * G + 1) * sizeof(double));
-    void *gxc = malloc((size_t)(T * B * G + 1) * es), *gh = malloc((size_t)(B * G + 1) * es);
-    void *h = malloc((size_t)(B * Hout + 1) * es), *hfull = malloc((size_t)(B * H + 1) * es);
-    double *cc = malloc((size_t)(B * H + 1) * sizeof(double));
+    double *gx = eir_kalloc((size_t)(T * B * G + 1) * sizeof(double));
+    void *gxc = eir_kalloc((size_t)(T * B * G + 1) * es), *gh = eir_kalloc((size_t)(B * G + 1) * es);
+    void *h = eir_kalloc((size_t)(B * Hout + 1) * es), *hfull = eir_kalloc((size_t)(B * H + 1) * es);
+    double *cc = eir_kalloc((size_t)(B * H + 1) * sizeof(double));
     int rc = 0;
     if (!Wi || !Wh || (c->has_biases && (!bi || !bh)) || !gx || !gxc || !gh || !h || !hfull || !cc) { rc = eir_kerr(ctx, "out of memory"); goto done; }
 #define LD(p, i) (ct == EIR_F32 ? (double)((const float *)(p))[i] : ((const double *)(p))[i])
@@ -980,8 +980,8 @@ static int rnn_dir(eir_kctx *ctx, const rnn_cfg *c, eir_dtype ct, const eir_tvie
 #undef LD
 #undef ST
 done:
-    free(owi); free(owh); free(obi); free(obh); free(owr);
-    free(gx); free(gxc); free(gh); free(h); free(hfull); free(cc);
+    eir_kfree(owi); eir_kfree(owh); eir_kfree(obi); eir_kfree(obh); eir_kfree(owr);
+    eir_kfree(gx); eir_kfree(gxc); eir_kfree(gh); eir_kfree(h); eir_kfree(hfull); eir_kfree(cc);
     return rc;
 }
 
@@ -1022,7 +1022,7 @@ static int rnn_common(eir_kctx *ctx, bool lstm, const eir_tview *input, const ei
     int64_t F = D * c.Hout;
     void *xo = NULL;
     const void *X = as_contig(&x, ct, &xo);
-    void *Ya = malloc((size_t)(c.T * c.B * F + 1) * es), *Yb = malloc((size_t)(c.T * c.B * F + 1) * es);
+    void *Ya = eir_kalloc((size_t)(c.T * c.B * F + 1) * es), *Yb = eir_kalloc((size_t)(c.T * c.B * F + 1) * es);
     int rc = 0;
     if (!X || !Ya || !Yb) { rc = eir_kerr(ctx, "out of memory"); goto done; }
     const void *Lin = X;
@@ -1045,7 +1045,7 @@ static int rnn_common(eir_kctx *ctx, bool lstm, const eir_tview *input, const ei
         if (c.T * c.B * F > 0) copy_view(&y, &yv);
     }
 done:
-    free(xo); free(Ya); free(Yb);
+    eir_kfree(xo); eir_kfree(Ya); eir_kfree(Yb);
     return rc;
 }
 

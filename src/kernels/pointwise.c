@@ -1145,6 +1145,11 @@ static int k_fill1(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_
     NEED(2);
     return k_fill_arg(&args[1], out, ctx);
 }
+/* new_full(self, size, fill_value): the value is args[2] */
+static int k_fill2(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(3);
+    return k_fill_arg(&args[2], out, ctx);
+}
 static int k_scalar_tensor(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
     NEED(1);
     return k_fill_arg(&args[0], out, ctx);
@@ -1347,6 +1352,10 @@ const eir_kernel_entry eir_kernels_pointwise[] = {
     {"aten.zeros_like.default", k_zeros},
     {"aten.ones.default", k_ones},
     {"aten.ones_like.default", k_ones},
+    {"aten.new_zeros.default", k_zeros},
+    {"aten.new_ones.default", k_ones},
+    {"aten.new_full.default", k_fill2},
+    {"aten.new_empty.default", k_zeros},
     {"aten.scalar_tensor.default", k_scalar_tensor},
     {"aten.empty.memory_format", k_zeros},
     {"aten.empty_like.default", k_zeros},

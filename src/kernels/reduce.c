@@ -134,7 +134,7 @@ static int64_t *list_offsets(const eir_tview *t, const bool *mask, int64_t *n) {
     for (int32_t d = 0; d < t->rank; d++)
         if (mask[d]) { sz[r] = t->sizes[d]; st[r] = t->strides[d]; cnt *= sz[r]; r++; }
     *n = cnt;
-    int64_t *off = malloc((size_t)(cnt > 0 ? cnt : 1) * sizeof *off);
+    int64_t *off = eir_kalloc((size_t)(cnt > 0 ? cnt : 1) * sizeof *off);
     if (!off) return NULL;
     if (cnt == 0) return off;
     int64_t idx[EIR_MAX_RANK] = {0}, o = 0;
@@ -291,9 +291,9 @@ static double sum_f32(const char *p, int64_t n) {
  * layout does not fit (the caller takes the generic path). */
 static bool sum_columns(const rplan *p, const eir_tview *x, eir_tview *o, bool mean) {
     if (p->orank == 0 || p->nout < 8 || p->nred < 2 || p->ist[p->orank - 1] != 1) return false;
-    int64_t *xo = malloc((size_t)p->nout * sizeof *xo), *oo = malloc((size_t)p->nout * sizeof *oo);
-    double *acc = calloc((size_t)p->nout, sizeof *acc);
-    if (!xo || !oo || !acc) { free(xo); free(oo); free(acc); return false; }
+    int64_t *xo = eir_kalloc((size_t)p->nout * sizeof *xo), *oo = eir_kalloc((size_t)p->nout * sizeof *oo);
+    double *acc = eir_kcalloc((size_t)p->nout, sizeof *acc);
+    if (!xo || !oo || !acc) { eir_kfree(xo); eir_kfree(oo); eir_kfree(acc); return false; }
     for (int64_t j = 0, dummy; j < p->nout; j++) plan_pos(p, j, &xo[j], &oo[j], &dummy);
     size_t oes = eir_elsize(o->dtype);
     for (int64_t i = 0; i < p->nred; i++) {
@@ -308,7 +308,7 @@ static bool sum_columns(const rplan *p, const eir_tview *x, eir_tview *o, bool m
     }
     for (int64_t j = 0; j < p->nout; j++)
         eir_store_f64((char *)o->data + oo[j] * (int64_t)oes, o->dtype, mean ? acc[j] / (double)p->nred : acc[j]);
-    free(xo); free(oo); free(acc);
+    eir_kfree(xo); eir_kfree(oo); eir_kfree(acc);
     return true;
 }
 
@@ -329,7 +329,7 @@ static int reduce_values(const char *op, enum rkind k, const eir_tview *x, const
     bool intpath = (k == R_SUM || k == R_PROD) && eir_is_integral(od, true);
     double *buf = NULL;
     if (k != R_ANY && k != R_ALL && !intpath) {
-        buf = malloc((size_t)(p.nred > 0 ? p.nred : 1) * sizeof *buf);
+        buf = eir_kalloc((size_t)(p.nred > 0 ? p.nred : 1) * sizeof *buf);
         if (!buf) { rc = eir_kerr(ctx, "%s: out of memory", op); goto done; }
     }
     if ((k == R_SUM || k == R_MEAN) && !intpath && !cast && (xd == EIR_F32 || xd == EIR_F64) &&
@@ -384,8 +384,8 @@ static int reduce_values(const char *op, enum rkind k, const eir_tview *x, const
         if (o2) eir_store_f64((char *)o2->data + oi2 * (int64_t)o2es, o2->dtype, second);
     }
 done:
-    free(buf);
-    free(p.roff);
+    eir_kfree(buf);
+    eir_kfree(p.roff);
     return rc;
 }
 
@@ -594,7 +594,7 @@ static int select_reduce(const char *op, const eir_tview *x, const bool *mask, b
             eir_store_i64((char *)idxs->data + oi * (int64_t)eir_elsize(idxs->dtype), idxs->dtype, k);
         }
     }
-    free(p.roff);
+    eir_kfree(p.roff);
     return 0;
 }
 
@@ -754,7 +754,7 @@ static int softmax_impl(bool lg, const eir_tview *x, int64_t dim64, eir_dtype ca
     lines L;
     lines_init(&L, vs, 2, dim);
     size_t xes = eir_elsize(x->dtype), oes = eir_elsize(out->dtype);
-    double *buf = malloc((size_t)(L.len > 0 ? L.len : 1) * sizeof *buf);
+    double *buf = eir_kalloc((size_t)(L.len > 0 ? L.len : 1) * sizeof *buf);
     if (!buf) return eir_kerr(ctx, "softmax: out of memory");
     for (int64_t l = 0; l < L.n; l++) {
         int64_t off[3];
@@ -783,7 +783,7 @@ static int softmax_impl(bool lg, const eir_tview *x, int64_t dim64, eir_dtype ca
             for (int64_t i = 0; i < L.len; i++) eir_store_f64(ob + i * L.lst[1] * (int64_t)oes, out->dtype, buf[i] * inv);
         }
     }
-    free(buf);
+    eir_kfree(buf);
     return 0;
 }
 /* _softmax(self, dim, half_to_float) */
@@ -861,7 +861,7 @@ static int sort_lines(const char *op, const eir_tview *x, int64_t dim64, bool de
     lines L;
     lines_init(&L, vs, 3, dim);
     if (k == 0) return 0;
-    skey *keys = malloc((size_t)(len > 0 ? len : 1) * sizeof *keys);
+    skey *keys = eir_kalloc((size_t)(len > 0 ? len : 1) * sizeof *keys);
     if (!keys) return eir_kerr(ctx, "%s: out of memory", op);
     eir_dtype xd = x->dtype;
     size_t xes = eir_elsize(xd);
@@ -890,7 +890,7 @@ static int sort_lines(const char *op, const eir_tview *x, int64_t dim64, bool de
                               idxs->dtype, keys[i].idx);
         }
     }
-    free(keys);
+    eir_kfree(keys);
     return 0;
 }
 /* sort.default(self, dim=-1, descending=False) */
@@ -975,7 +975,7 @@ static int layer_norm_impl(const eir_karg *a, uint32_t na, eir_tview *out, uint3
     if (plan_init(&p, x, mask, true, mo, ro, "native_layer_norm", ctx)) return -1;
     int64_t ny, nw = 0, nb = 0, *yoff = list_offsets(&out[0], mask, &ny);
     int64_t *woff = w ? list_offsets(w, wmask, &nw) : NULL, *boff = b ? list_offsets(b, wmask, &nb) : NULL;
-    double *buf = malloc((size_t)(p.nred > 0 ? p.nred : 1) * sizeof *buf);
+    double *buf = eir_kalloc((size_t)(p.nred > 0 ? p.nred : 1) * sizeof *buf);
     int rc = 0;
     if (!yoff || (w && !woff) || (b && !boff) || !buf) { rc = eir_kerr(ctx, "layer_norm: out of memory"); goto done; }
     if ((w && nw != p.nred) || (b && nb != p.nred)) { rc = eir_kerr(ctx, "layer_norm: weight and bias must have the normalized shape"); goto done; }
@@ -1001,7 +1001,7 @@ static int layer_norm_impl(const eir_karg *a, uint32_t na, eir_tview *out, uint3
         if (ro) eir_store_f64((char *)ro->data + ri * (int64_t)eir_elsize(ro->dtype), ro->dtype, rstd);
     }
 done:
-    free(buf); free(yoff); free(woff); free(boff); free(p.roff);
+    eir_kfree(buf); eir_kfree(yoff); eir_kfree(woff); eir_kfree(boff); eir_kfree(p.roff);
     return rc;
 }
 static int k_native_layer_norm(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) {
@@ -1103,7 +1103,7 @@ static int group_norm_impl(const char *op, const eir_tview *x, const eir_tview *
     int64_t nx, ny;
     int64_t *xoff = list_offsets(x, mask, &nx), *yoff = list_offsets(&out[0], mask, &ny);
     int64_t HW = C ? nx / C : 0, gsz = (C / G) * HW;
-    double *buf = malloc((size_t)(gsz > 0 ? gsz : 1) * sizeof *buf);
+    double *buf = eir_kalloc((size_t)(gsz > 0 ? gsz : 1) * sizeof *buf);
     int rc = 0;
     if (!xoff || !yoff || !buf) { rc = eir_kerr(ctx, "%s: out of memory", op); goto done; }
     size_t xes = eir_elsize(x->dtype), yes = eir_elsize(out[0].dtype);
@@ -1140,7 +1140,7 @@ static int group_norm_impl(const char *op, const eir_tview *x, const eir_tview *
         }
     }
 done:
-    free(xoff); free(yoff); free(buf);
+    eir_kfree(xoff); eir_kfree(yoff); eir_kfree(buf);
     return rc;
 }
 /* native_group_norm(input, weight?, bias?, N, C, HxW, group, eps) -> (y, mean, rstd) */

@@ -266,8 +266,11 @@ eir_status eir_program_info(eir_program *p, bool json, char **out) {
             io_json(&b, p, s->arg.name, &s->arg);
         }
         eir_buf_puts(&b, "], \"range_constraints\": {");
+        bool first_range = true;
         for (uint32_t i = 0; i < p->num_ranges; i++) {
-            if (i) eir_buf_puts(&b, ", ");
+            if (!eir_program_range_in_graph(p, i)) continue;  /* as torch.export.load keeps them */
+            if (!first_range) eir_buf_puts(&b, ", ");
+            first_range = false;
             put_json_str(&b, p->ranges[i].symbol);
             eir_buf_puts(&b, ": [");
             if (p->ranges[i].has_min) eir_buf_printf(&b, "%lld", (long long)p->ranges[i].min);

@@ -21,12 +21,18 @@
 
 #include "../ir/program.h"
 #include "../kernels/kutil.h"
+#include "../ir/pyexpr.h"
+#include "guards.h"
 #include "../kernels/tables.h"
 #include "../ops/optable.h"
 #include "library.h"
 
-enum { STEP_KERNEL, STEP_VIEW, STEP_COPY, STEP_SYM, STEP_ASSERT, STEP_NOOP, STEP_HOP, STEP_NONZERO, STEP_ITEM, STEP_CUSTOM };
-enum { HOP_COND, HOP_WHILE, HOP_MAP, HOP_SCAN };
+enum { STEP_KERNEL, STEP_VIEW, STEP_COPY, STEP_SYM, STEP_ASSERT, STEP_NOOP, STEP_HOP, STEP_NONZERO, STEP_ITEM, STEP_CUSTOM,
+       STEP_MASKED_SELECT, STEP_UNIQUE, STEP_REPEAT_INTERLEAVE };
+/* HOP_CALL: one subgraph run once on the operands — wrap_with_set_grad_enabled
+ * (eir computes no gradients), wrap_with_autocast (casts as autocast does),
+ * hints_wrapper, strict_mode */
+enum { HOP_COND, HOP_WHILE, HOP_MAP, HOP_SCAN, HOP_CALL };
 
 typedef struct rt_value {
     eir_tview view;            /* geometry + data pointer (after planning) */
@@ -34,6 +40,8 @@ typedef struct rt_value {
     int32_t storage;           /* -1 for non-tensors */
     bool is_tensor;
     int64_t symval;            /* SYM_INT / SYM_BOOL values */
+    double symf;               /* SYM_FLOAT values */
+    bool sym_float;            /* the value is a SymFloat */
     bool sym_set;
     bool deferred;             /* shape depends on data (unbacked symbols): resolved during the run */
     bool resolved;
@@ -71,6 +79,10 @@ typedef struct rt_step {
     rt_patch *patches;
     uint32_t npatches;
     uint32_t src;              /* VIEW/COPY: source value */
+    uint32_t src2;             /* MASKED_SELECT: the mask */
+    bool flags[3];             /* UNIQUE: sorted, return_inverse, return_counts */
+    void *scratch;             /* UNIQUE: sort space, kept across runs */
+    size_t scratch_bytes;
     /* STEP_HOP: the subgraphs' runtimes and the operand lists, in argument order */
     int hop;
     struct eir_runtime *sub[2];
@@ -91,6 +103,11 @@ typedef struct rt_step {
     struct rt_mutarg *mut;     /* cloned bases follow them in outs (v2: one per mutated argument) */
     uint32_t nmut;
     const eir_arg *bases;      /* v2: _all_bases */
+    uint32_t *ops, nops;       /* HOP_CALL: operand values */
+    /* kernels in an autocast region: inputs cast to the recorded output dtype */
+    eir_tview *cast;
+    void **cast_buf;
+    size_t *cast_cap;
 } rt_step;
 
 /* auto_functionalized_v2: a mutated argument is a view of one of the bases */
@@ -115,6 +132,7 @@ typedef struct rt_io {
     int64_t given_sizes[EIR_MAX_RANK], given_strides[EIR_MAX_RANK];
     bool set;
     void *copy;                /* normalized copy of a non-conforming input */
+    size_t copy_bytes;
     eir_tview scalar_view;     /* constant / symbolic outputs as 0-d tensors */
     union { int64_t i; double f; uint8_t b; } scalar;
 } rt_io;
@@ -135,7 +153,7 @@ struct eir_runtime {
     uint32_t ninputs, noutputs;
     /* symbols bound from input shapes */
     eir_strmap sym_index;
-    int64_t *symvals;
+    eir_sym_value *symvals;
     bool *sym_bound;
     uint32_t nsyms;
     /* planning */
@@ -146,6 +164,10 @@ struct eir_runtime {
     uint32_t nlast_shapes;
     uint32_t ndeferred;        /* values whose shapes depend on data */
     uint64_t rng;              /* random ops' generator state */
+    uint64_t nplans, nallocs, nruns; /* eir_runtime_stats */
+    bool autocast;             /* a wrap_with_autocast subgraph (and what it calls) */
+    eir_guards *guards;        /* root: torch's input guards */
+    eir_guard_input *guard_in; /* one per input, refreshed before each check */
     /* state written back after each run: buffer mutations and user-input mutations */
     uint32_t nwrites;
     struct { uint32_t src, dst; } *writes;
@@ -168,7 +190,20 @@ static const char *short_target(const char *t) { return strncmp(t, "torch.ops.",
 
 /* ---- symbols ---- */
 
-static bool sym_lookup(void *ctx, const char *name, int64_t *v) {
+static eir_sym_value sym_int_value(int64_t i) { return (eir_sym_value){false, i, (double)i}; }
+
+/* a symbolic value of the graph as a Python number */
+static eir_sym_value value_num(const rt_value *v) {
+    return v->sym_float ? (eir_sym_value){true, 0, v->symf} : sym_int_value(v->symval);
+}
+
+static void value_set(rt_value *v, eir_sym_value x) {
+    if (v->sym_float) v->symf = x.is_float ? x.f : (double)x.i;
+    else v->symval = x.is_float ? (int64_t)x.f : x.i;
+    v->sym_set = true;
+}
+
+static bool sym_lookup(void *ctx, const char *name, eir_sym_value *v) {
     eir_runtime *rt = ctx;
     uint32_t i;
     if (!eir_strmap_get(&rt->sym_index, name, &i) || !rt->sym_bound[i]) return false;
@@ -337,6 +372,7 @@ static eir_status decode_arg(eir_runtime *rt, rt_step *st, uint32_t ai, const ei
             k->kind = EIR_KA_FLOAT;
             k->f = (double)a->u.i;
             k->s = scalar_float(k->f);
+            if (a->kind == EIR_ARG_SYM_INT && !a->literal) patches[(*npatches)++] = (rt_patch){ai, -1, a->value};
             return EIR_OK;
         }
         k->kind = (sa->type == EIR_ST_SCALAR || sa->type == EIR_ST_OPT_SCALAR) ? EIR_KA_SCALAR
@@ -349,10 +385,13 @@ static eir_status decode_arg(eir_runtime *rt, rt_step *st, uint32_t ai, const ei
         k->s = scalar_int(k->i);
         return EIR_OK;
     case EIR_ARG_FLOAT: case EIR_ARG_SYM_FLOAT:
-        if (a->kind == EIR_ARG_SYM_FLOAT && !a->literal)
-            return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): symbolic float arguments are not supported yet", where,
-                           short_target(st->node->target));
         k->kind = (sa->type == EIR_ST_SCALAR || sa->type == EIR_ST_OPT_SCALAR) ? EIR_KA_SCALAR : EIR_KA_FLOAT;
+        if (a->kind == EIR_ARG_SYM_FLOAT && !a->literal) {
+            /* a SymFloat computed by the graph (x * (n / 3)): patched in before each call */
+            patches[(*npatches)++] = (rt_patch){ai, -1, a->value};
+            k->s = scalar_float(0);
+            return EIR_OK;
+        }
         k->f = a->u.f;
         k->s = scalar_float(a->u.f);
         return EIR_OK;
@@ -426,11 +465,17 @@ static bool is_copy_like(const char *op) {
 }
 
 static bool is_assert(const char *t) {
-    return !strcmp(t, "torch.ops.aten._assert_scalar.default") ||
-           !strcmp(t, "torch.ops.aten._assert_tensor_metadata.default") ||
-           !strcmp(t, "torch.ops.aten.sym_constrain_range_for_size.default") ||
-           !strcmp(t, "torch.ops.aten.sym_constrain_range.default") ||
-           !strcmp(t, "torch.ops.aten._assert_async.msg") || !strcmp(t, "torch.ops.aten._assert_async.default");
+    static const char *const names[] = {
+        "torch.ops.aten._assert_scalar.default", "torch.ops.aten._assert_tensor_metadata.default",
+        "torch.ops.aten.sym_constrain_range_for_size.default", "torch.ops.aten.sym_constrain_range.default",
+        "torch.ops.aten._assert_async.msg", "torch.ops.aten._assert_async.default",
+        /* functionalized forms: the same checks, with a dependency token */
+        "torch.ops.aten._functional_assert_scalar.default", "torch.ops.aten._functional_assert_async.msg",
+        "torch.ops.aten._functional_sym_constrain_range.default",
+        "torch.ops.aten._functional_sym_constrain_range_for_size.default"};
+    for (size_t i = 0; i < EIR_ARRAY_LEN(names); i++)
+        if (!strcmp(t, names[i])) return true;
+    return false;
 }
 
 static eir_kernel_fn find_kernel(const char *op) {
@@ -464,6 +509,8 @@ static void list_outputs(const eir_node *n, uint32_t *ids) {
 
 static eir_status runtime_create_graph(eir_program *p, const eir_graph *g, bool root, const eir_library *lib,
                                        eir_runtime **out);
+static const eir_arg *node_arg(const eir_node *n, const char *name, uint32_t pos);
+static eir_status settle_output(eir_runtime *rt, uint32_t value, const int64_t *sizes, int32_t rank, const char *what);
 
 /* ---- custom operators: binding ---- */
 
@@ -843,6 +890,59 @@ static eir_status bind_autofunc(eir_runtime *rt, uint32_t si, eir_buf *missing, 
 }
 
 /* cond / while_loop / map_impl / scan: subgraphs become runtimes of their own */
+static void set_autocast(eir_runtime *rt) {
+    rt->autocast = true;
+    for (uint32_t i = 0; i < rt->nsteps; i++)
+        for (int k = 0; k < 2; k++)
+            if (rt->steps[i].sub[k]) set_autocast(rt->steps[i].sub[k]);
+}
+
+/* A HOP that runs its one subgraph once: the operands are every value
+ * argument after the graph (single tensors, symbolic values, lists). */
+static eir_status bind_hop_call(eir_runtime *rt, rt_step *st, const char *t) {
+    const eir_node *n = st->node;
+    st->hop = HOP_CALL;
+    st->ops = eir_arena_array(&rt->arena, n->num_inputs * 4 + 64, sizeof *st->ops);
+    if (!st->ops) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
+    int graph_at = -1;
+    for (uint32_t i = 0; i < n->num_inputs; i++) {
+        const eir_arg *a = &n->inputs[i].arg;
+        if (a->kind == EIR_ARG_GRAPH) {
+            if (graph_at >= 0) return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (higher_order.%s): more than one subgraph", n->name, t);
+            graph_at = (int)i;
+            eir_runtime *sub = NULL;
+            eir_status s = runtime_create_graph(rt->p, a->u.graph.graph, false, rt->lib, &sub);
+            if (s) {
+                if (!sub) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
+                rt_fail(rt, s, "node %%%s, subgraph %s: %s", n->name, a->u.graph.name, sub->errmsg);
+                eir_runtime_free(sub);
+                return s;
+            }
+            st->sub[0] = sub;
+            continue;
+        }
+        if (graph_at < 0 || n->inputs[i].kind == 2) continue;   /* leading options; keyword hints */
+        if (a->kind == EIR_ARG_TENSOR || a->kind == EIR_ARG_SYM_INT || a->kind == EIR_ARG_SYM_FLOAT || a->kind == EIR_ARG_SYM_BOOL) {
+            if (a->literal) return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (higher_order.%s): literal operand", n->name, t);
+            st->ops[st->nops++] = a->value;
+        } else if (a->kind == EIR_ARG_TENSORS) {
+            for (uint32_t k = 0; k < a->u.list.n && st->nops < n->num_inputs * 4 + 64; k++) st->ops[st->nops++] = a->u.list.items[k].value;
+        }
+    }
+    if (!st->sub[0]) return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (higher_order.%s): no subgraph", n->name, t);
+    if (st->nops != eir_runtime_num_inputs(st->sub[0]) || st->nout != eir_runtime_num_outputs(st->sub[0]))
+        return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (higher_order.%s): %u operands and %u outputs for a subgraph of %u inputs "
+                       "and %u outputs", n->name, t, st->nops, st->nout, eir_runtime_num_inputs(st->sub[0]),
+                       eir_runtime_num_outputs(st->sub[0]));
+    if (!strcmp(t, "wrap_with_autocast")) {
+        /* (device_type, dtype, enabled, cache_enabled, subgraph, *args) */
+        bool enabled = n->num_inputs > 2 && n->inputs[2].arg.kind == EIR_ARG_BOOL && n->inputs[2].arg.u.b;
+        bool cpu = n->num_inputs > 0 && n->inputs[0].arg.kind == EIR_ARG_STRING && !strcmp(n->inputs[0].arg.u.s, "cpu");
+        if (enabled && cpu) set_autocast(st->sub[0]);
+    }
+    return EIR_OK;
+}
+
 static eir_status bind_hop(eir_runtime *rt, rt_step *st, eir_buf *missing, uint32_t *nmissing) {
     const eir_node *n = st->node;
     const char *t = n->target + strlen("torch.ops.higher_order.");
@@ -851,6 +951,9 @@ static eir_status bind_hop(eir_runtime *rt, rt_step *st, eir_buf *missing, uint3
     else if (!strcmp(t, "while_loop")) st->hop = HOP_WHILE;
     else if (!strcmp(t, "map_impl")) st->hop = HOP_MAP;
     else if (!strcmp(t, "scan")) st->hop = HOP_SCAN;
+    else if (!strcmp(t, "wrap_with_set_grad_enabled") || !strcmp(t, "wrap_with_autocast") || !strcmp(t, "hints_wrapper") ||
+             !strcmp(t, "strict_mode"))
+        return bind_hop_call(rt, st, t);
     else {
         if (*nmissing < 40) eir_buf_printf(missing, "\n  higher_order.%s (node %%%s)", t, n->name ? n->name : "?");
         (*nmissing)++;
@@ -919,6 +1022,43 @@ static eir_status bind_step(eir_runtime *rt, uint32_t si, eir_buf *missing, uint
             return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): expected one tensor input and one output", n->name, short_target(t));
         return EIR_OK;
     }
+    if (!strcmp(t, "torch.ops.aten.masked_select.default")) {
+        /* data-dependent: the number of selected elements binds an unbacked symbol */
+        const eir_arg *x = node_arg(n, "self", 0), *m = node_arg(n, "mask", 1);
+        if (!x || !m || x->kind != EIR_ARG_TENSOR || m->kind != EIR_ARG_TENSOR || st->nout != 1 || st->outs[0] == EIR_NO_VALUE)
+            return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (aten.masked_select.default): expected self, mask and one output", n->name);
+        st->kind = STEP_MASKED_SELECT;
+        st->src = x->value;
+        st->src2 = m->value;
+        return EIR_OK;
+    }
+    if (!strcmp(t, "torch.ops.aten.repeat_interleave.Tensor") || !strcmp(t, "torch.ops.aten.repeat_interleave.self_Tensor")) {
+        /* data-dependent: the sum of the repeats binds the output's unbacked size */
+        bool self_form = strstr(t, "self_Tensor") != NULL;
+        const eir_arg *x = self_form ? node_arg(n, "self", 0) : NULL, *r = node_arg(n, "repeats", self_form ? 1 : 0);
+        if ((self_form && (!x || x->kind != EIR_ARG_TENSOR)) || !r || r->kind != EIR_ARG_TENSOR || st->nout != 1)
+            return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): expected tensor arguments and one output", n->name, short_target(t));
+        const eir_arg *dim = self_form ? node_arg(n, "dim", 2) : NULL;
+        st->kind = STEP_REPEAT_INTERLEAVE;
+        st->src = self_form ? x->value : EIR_NO_VALUE;
+        st->src2 = r->value;
+        st->flags[0] = dim && dim->kind == EIR_ARG_INT;     /* a dim is given */
+        st->pred = st->flags[0] ? (uint32_t)(int32_t)dim->u.i : 0;
+        return EIR_OK;
+    }
+    if (!strcmp(t, "torch.ops.aten._unique2.default")) {
+        const eir_arg *x = node_arg(n, "self", 0);
+        if (!x || x->kind != EIR_ARG_TENSOR || st->nout != 3)
+            return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (aten._unique2.default): expected self and three outputs", n->name);
+        static const char *const flag_names[3] = {"sorted", "return_inverse", "return_counts"};
+        for (int k = 0; k < 3; k++) {
+            const eir_arg *f = node_arg(n, flag_names[k], (uint32_t)k + 1);
+            st->flags[k] = f && f->kind == EIR_ARG_BOOL ? f->u.b : k == 0;
+        }
+        st->kind = STEP_UNIQUE;
+        st->src = x->value;
+        return EIR_OK;
+    }
     const char *op = short_target(t);
     const eir_custom_op *custom = eir_library_find(rt->lib, t);
     if (custom) return bind_custom(rt, si, custom, false);
@@ -983,7 +1123,8 @@ static eir_status setup_io_sub(eir_runtime *rt) {
         const eir_arg *a = &g->inputs[i];
         rt_io *io = &rt->inputs[rt->ninputs++];
         io->name = a->name ? a->name : "";
-        io->value = (a->kind == EIR_ARG_TENSOR || a->kind == EIR_ARG_SYM_INT) ? a->value : EIR_NO_VALUE;
+        io->value = (a->kind == EIR_ARG_TENSOR || a->kind == EIR_ARG_SYM_INT || a->kind == EIR_ARG_SYM_FLOAT ||
+                     a->kind == EIR_ARG_SYM_BOOL) ? a->value : EIR_NO_VALUE;
         io->arg = a;
         if (io->value != EIR_NO_VALUE && rt->values[io->value].is_tensor) {
             int32_t sid = new_storage(rt);
@@ -1191,8 +1332,12 @@ static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, b
             return rt_fail(rt, EIR_ERR_GRAPH, "value %s has rank %u; eir runs tensors up to rank %d", g->values[i].name,
                            m->rank, EIR_MAX_RANK);
         if (!rt->values[i].is_tensor) {
-            if (g->values[i].kind == EIR_VALUE_SYM_INT || g->values[i].kind == EIR_VALUE_SYM_BOOL) {
-                if (!g->values[i].sym.is_expr) { rt->values[i].symval = g->values[i].sym.value; rt->values[i].sym_set = true; }
+            eir_value_kind k = g->values[i].kind;
+            rt->values[i].sym_float = k == EIR_VALUE_SYM_FLOAT;
+            if (k == EIR_VALUE_SYM_INT || k == EIR_VALUE_SYM_BOOL || k == EIR_VALUE_SYM_FLOAT) {
+                if (g->values[i].sym.is_expr) collect_symbols(rt, p->exprs[g->values[i].sym.expr].tree);
+                else if (k == EIR_VALUE_SYM_FLOAT) { rt->values[i].symf = g->values[i].symf; rt->values[i].sym_set = true; }
+                else { rt->values[i].symval = g->values[i].sym.value; rt->values[i].sym_set = true; }
             }
             continue;
         }
@@ -1208,6 +1353,13 @@ static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, b
 
     eir_status st = root ? setup_io(rt) : setup_io_sub(rt);
     if (st) return st;
+    if (root) {
+        char gerr[1024];
+        rt->guards = eir_guards_build(p, gerr, sizeof gerr);
+        if (!rt->guards) return rt_fail(rt, EIR_ERR_GRAPH, "input guards: %s", gerr);
+        rt->guard_in = eir_arena_array(&rt->arena, rt->ninputs + 1, sizeof *rt->guard_in);
+        if (!rt->guard_in) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
+    }
 
     /* steps */
     rt->nsteps = g->num_nodes;
@@ -1307,6 +1459,9 @@ void eir_runtime_free(eir_runtime *rt) {
     for (uint32_t i = 0; rt->steps && i < rt->nsteps; i++) {
         eir_runtime_free(rt->steps[i].sub[0]);
         eir_runtime_free(rt->steps[i].sub[1]);
+        free(rt->steps[i].scratch);
+        if (rt->steps[i].cast_buf)
+            for (uint32_t k = 0; k < rt->steps[i].nargs; k++) free(rt->steps[i].cast_buf[k]);
     }
     for (uint32_t i = 0; i < rt->nstorages; i++) { free(rt->storages[i].owned); free(rt->storages[i].dyn); }
     for (uint32_t i = 0; i < rt->ninputs; i++) free(rt->inputs[i].copy);
@@ -1315,6 +1470,7 @@ void eir_runtime_free(eir_runtime *rt) {
     free(rt->sym_bound);
     free(rt->mem);
     free(rt->last_shapes);
+    eir_guards_free(rt->guards);
     eir_strmap_free(&rt->sym_index);
     eir_arena_release(&rt->arena);
     free(rt);
@@ -1365,37 +1521,50 @@ eir_status eir_runtime_output_info(const eir_runtime *rt, uint32_t i, eir_io_inf
     return EIR_OK;
 }
 
+static const char *input_label(eir_runtime *rt, uint32_t i, char *buf, size_t n);
+
 eir_status eir_runtime_set_input(eir_runtime *rt, uint32_t i, const eir_tensor_view *v) {
     if (i >= rt->ninputs) return rt_fail(rt, EIR_ERR_ARG, "input index %u out of range (the program has %u inputs)", i, rt->ninputs);
     rt_io *io = &rt->inputs[i];
+    char lab[512];
+    input_label(rt, i, lab, sizeof lab);
     if (io->value == EIR_NO_VALUE) {
-        rt_fail(rt, EIR_ERR_ARG, "input %u '%s' is a constant burned into the program; it takes no data", i, io->name);
+        rt_fail(rt, EIR_ERR_ARG, "%s is a constant burned into the program; it takes no data", lab);
         return EIR_ERR_ARG;
     }
     if (!v || (!v->data && v->rank > 0 && v->sizes)) {
         int64_t n = 1;
         for (uint32_t d = 0; v && d < v->rank; d++) n *= v->sizes[d];
-        if (!v || n) return rt_fail(rt, EIR_ERR_ARG, "input %u '%s': no data", i, io->name);
+        if (!v || n) return rt_fail(rt, EIR_ERR_ARG, "%s: no data", lab);
     }
     const eir_value *gv = &rt->g->values[io->value];
-    if (gv->kind != EIR_VALUE_TENSOR) {
-        if (v->rank != 0 || !eir_is_integral(v->dtype, false))
-            return rt_fail(rt, EIR_ERR_ARG, "input %u '%s' is a symbolic int: expected a 0-d integer tensor", i, io->name);
+    if (gv->kind == EIR_VALUE_SYM_FLOAT) {
+        if (v->rank != 0 || !(eir_is_floating(v->dtype) || eir_is_integral(v->dtype, false)))
+            return rt_fail(rt, EIR_ERR_ARG, "%s is a symbolic float: expected a 0-d number", lab);
+    } else if (gv->kind != EIR_VALUE_TENSOR) {
+        if (v->rank != 0 || !eir_is_integral(v->dtype, gv->kind == EIR_VALUE_SYM_BOOL))
+            return rt_fail(rt, EIR_ERR_ARG, "%s is a symbolic int: expected a 0-d integer tensor", lab);
     } else {
         const eir_tensor_meta *m = &gv->meta;
         if (v->dtype != m->dtype)
-            return rt_fail(rt, EIR_ERR_ARG, "input %u '%s': expected dtype %s, got %s", i, io->name,
+            return rt_fail(rt, EIR_ERR_ARG, "%s: expected dtype %s, got %s", lab,
                            eir_dtype_name(m->dtype), eir_dtype_name(v->dtype) ? eir_dtype_name(v->dtype) : "unknown");
         if (v->rank != m->rank)
-            return rt_fail(rt, EIR_ERR_ARG, "input %u '%s': expected rank %u, got %u", i, io->name, m->rank, v->rank);
+            return rt_fail(rt, EIR_ERR_ARG, "%s: expected %u dims, got %u", lab, m->rank, v->rank);
         for (uint32_t d = 0; d < m->rank; d++) {
-            if (v->sizes[d] < 0) return rt_fail(rt, EIR_ERR_ARG, "input %u '%s': negative size in dim %u", i, io->name, d);
-            if (!m->sizes[d].is_expr && v->sizes[d] != m->sizes[d].value)
-                return rt_fail(rt, EIR_ERR_ARG, "input %u '%s': dim %u must be %lld (static in the program), got %lld",
-                               i, io->name, d, (long long)m->sizes[d].value, (long long)v->sizes[d]);
+            if (v->sizes[d] < 0) return rt_fail(rt, EIR_ERR_ARG, "%s: negative size in dim %u", lab, d);
+            if (!m->sizes[d].is_expr && v->sizes[d] != m->sizes[d].value) {
+                if (!rt->guards)  /* a subgraph's input */
+                    return rt_fail(rt, EIR_ERR_ARG, "%s: dim %u must be %lld (static in the program), got %lld", lab, d,
+                                   (long long)m->sizes[d].value, (long long)v->sizes[d]);
+                /* the guard torch's ep.module() runs for a static dim */
+                const char *path = eir_guards_path(rt->guards, i);
+                return rt_fail(rt, EIR_ERR_ARG, "%s: Guard failed: %s.size()[%u] == %lld (%s.size()[%u] = %lld; dim %u is static in the program)",
+                               lab, path, d, (long long)m->sizes[d].value, path, d, (long long)v->sizes[d], d);
+            }
         }
     }
-    if (v->rank > EIR_MAX_RANK) return rt_fail(rt, EIR_ERR_ARG, "input %u '%s': rank %u is over %d", i, io->name, v->rank, EIR_MAX_RANK);
+    if (v->rank > EIR_MAX_RANK) return rt_fail(rt, EIR_ERR_ARG, "%s: rank %u is over %d", lab, v->rank, EIR_MAX_RANK);
     /* the data is borrowed; the shape is copied so callers may pass temporaries */
     io->given = *v;
     for (uint32_t d = 0; d < v->rank; d++) {
@@ -1410,51 +1579,158 @@ eir_status eir_runtime_set_input(eir_runtime *rt, uint32_t i, const eir_tensor_v
 
 /* ---- geometry and planning ---- */
 
+/* "input 1 'p_y' (p.y)": the index, the graph's name and torch's path */
+static const char *input_label(eir_runtime *rt, uint32_t i, char *buf, size_t n) {
+    const char *path = rt->guards ? eir_guards_path(rt->guards, i) : NULL;
+    if (path && strcmp(path, rt->inputs[i].name)) snprintf(buf, n, "input %u '%s' (%s)", i, rt->inputs[i].name, path);
+    else snprintf(buf, n, "input %u '%s'", i, rt->inputs[i].name);
+    return buf;
+}
+
+/* The symbolic slots of the inputs: each tensor dim and each symbolic int,
+ * with the program's expression and the actual value. */
+typedef struct in_slot { uint32_t input; int32_t dim; const eir_sym_node *expr; const char *expr_str; int64_t actual; } in_slot;
+
+static uint32_t input_slots(eir_runtime *rt, in_slot *out, uint32_t cap) {
+    const eir_program *p = rt->p;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < rt->ninputs; i++) {
+        rt_io *io = &rt->inputs[i];
+        if (io->value == EIR_NO_VALUE || !io->set) continue;
+        const eir_value *gv = &rt->g->values[io->value];
+        if (gv->kind != EIR_VALUE_TENSOR) {
+            if (gv->sym.is_expr && n < cap)
+                out[n++] = (in_slot){i, -1, p->exprs[gv->sym.expr].tree, p->exprs[gv->sym.expr].str,
+                                     eir_load_i64(io->given.data, io->given.dtype)};
+            continue;
+        }
+        for (uint32_t d = 0; d < gv->meta.rank && d < io->given.rank; d++)
+            if (gv->meta.sizes[d].is_expr && n < cap)
+                out[n++] = (in_slot){i, (int32_t)d, p->exprs[gv->meta.sizes[d].expr].tree, p->exprs[gv->meta.sizes[d].expr].str,
+                                     io->given.sizes[d]};
+    }
+    return n;
+}
+
+static const char *slot_what(const in_slot *sl, char *buf, size_t n) {
+    if (sl->dim < 0) snprintf(buf, n, "its value");
+    else snprintf(buf, n, "dim %d", sl->dim);
+    return buf;
+}
+
+/* a*s + b with integer a != 0 and b, in the symbol s */
+static bool linear_in(const eir_sym_node *n, const char **sym, int64_t *a, int64_t *b) {
+    *a = 0;
+    *b = 0;
+    *sym = NULL;
+    const eir_sym_node *terms[2] = {n, NULL};
+    uint32_t nt = 1;
+    if (n->kind == EIR_SYM_CALL && !strcmp(n->name, "Add") && n->nargs == 2) { terms[0] = n->args[0]; terms[1] = n->args[1]; nt = 2; }
+    for (uint32_t i = 0; i < nt; i++) {
+        const eir_sym_node *t = terms[i], *x = NULL;
+        int64_t c = 1;
+        if (t->kind == EIR_SYM_INTEGER) { *b += t->ival; continue; }
+        if (t->kind == EIR_SYM_SYMBOL) x = t;
+        else if (t->kind == EIR_SYM_CALL && !strcmp(t->name, "Mul") && t->nargs == 2 && t->args[0]->kind == EIR_SYM_INTEGER &&
+                 t->args[1]->kind == EIR_SYM_SYMBOL) { c = t->args[0]->ival; x = t->args[1]; }
+        if (!x || (*sym && strcmp(*sym, x->name))) return false;
+        *sym = x->name;
+        *a += c;
+    }
+    return *sym && *a != 0;
+}
+
+/* Bind every backed symbol from the inputs: plain dims first (x.shape[0] is
+ * s0), then derived dims whose symbol appears nowhere plain (2*s0 + 1 gives
+ * s0), then check that every dim equals what the program computes for it.
+ * Torch's guards ran before this, so a failure here is a relation torch
+ * does not check but the traced graph relies on. */
 static eir_status bind_symbols(eir_runtime *rt) {
     memset(rt->sym_bound, 0, (rt->nsyms + 1) * sizeof *rt->sym_bound);
-    const eir_program *p = rt->p;
+    char lab[512], what[32], err[256];
     for (uint32_t i = 0; i < rt->ninputs; i++) {
         rt_io *io = &rt->inputs[i];
         if (io->value == EIR_NO_VALUE) continue;
-        if (!io->set) return rt_fail(rt, EIR_ERR_ARG, "input %u '%s' was not set", i, io->name);
-        const eir_value *gv = &rt->g->values[io->value];
-        if (gv->kind != EIR_VALUE_TENSOR) {
-            int64_t x = eir_load_i64(io->given.data, io->given.dtype);
-            rt->values[io->value].symval = x;
-            rt->values[io->value].sym_set = true;
-            if (gv->sym.is_expr && p->exprs[gv->sym.expr].tree->kind == EIR_SYM_SYMBOL) {
-                uint32_t s;
-                if (eir_strmap_get(&rt->sym_index, p->exprs[gv->sym.expr].tree->name, &s)) {
-                    rt->symvals[s] = x;
-                    rt->sym_bound[s] = true;
-                }
-            }
-            continue;
-        }
-        const eir_tensor_meta *m = &gv->meta;
-        for (uint32_t d = 0; d < m->rank; d++) {
-            if (!m->sizes[d].is_expr) continue;
-            const eir_sym_node *tn = p->exprs[m->sizes[d].expr].tree;
-            if (tn->kind != EIR_SYM_SYMBOL) continue;
-            uint32_t s;
-            if (!eir_strmap_get(&rt->sym_index, tn->name, &s)) continue;
-            int64_t x = io->given.sizes[d];
-            if (rt->sym_bound[s] && rt->symvals[s] != x)
-                return rt_fail(rt, EIR_ERR_ARG, "input %u '%s': dim %u is %lld but %s is already %lld from another input",
-                               i, io->name, d, (long long)x, tn->name, (long long)rt->symvals[s]);
-            for (uint32_t r = 0; r < p->num_ranges; r++) {
-                const eir_range *rg = &p->ranges[r];
-                if (strcmp(rg->symbol, tn->name)) continue;
-                if ((rg->has_min && x < rg->min) || (rg->has_max && x > rg->max))
-                    return rt_fail(rt, EIR_ERR_ARG, "input %u '%s': dim %u is %lld, outside the range of %s [%s%lld, %s%lld]",
-                                   i, io->name, d, (long long)x, tn->name, rg->has_min ? "" : "-inf ",
-                                   (long long)(rg->has_min ? rg->min : 0), rg->has_max ? "" : "inf ",
-                                   (long long)(rg->has_max ? rg->max : 0));
-            }
-            rt->symvals[s] = x;
-            rt->sym_bound[s] = true;
+        if (!io->set) return rt_fail(rt, EIR_ERR_ARG, "%s was not set", input_label(rt, i, lab, sizeof lab));
+        if (!rt->values[io->value].is_tensor) {
+            if (eir_is_floating(io->given.dtype))
+                value_set(&rt->values[io->value], (eir_sym_value){true, 0, eir_load_f64(io->given.data, io->given.dtype)});
+            else
+                value_set(&rt->values[io->value], sym_int_value(eir_load_i64(io->given.data, io->given.dtype)));
         }
     }
+    in_slot slots[256];
+    uint32_t ns = input_slots(rt, slots, EIR_ARRAY_LEN(slots));
+    for (uint32_t k = 0; k < ns; k++) {
+        const in_slot *sl = &slots[k];
+        if (sl->expr->kind != EIR_SYM_SYMBOL) continue;
+        uint32_t s;
+        if (!eir_strmap_get(&rt->sym_index, sl->expr->name, &s)) continue;
+        if (rt->sym_bound[s] && (rt->symvals[s].is_float || rt->symvals[s].i != sl->actual)) {
+            /* the first slot that bound it */
+            const in_slot *first = sl;
+            for (uint32_t q = 0; q < k; q++)
+                if (slots[q].expr->kind == EIR_SYM_SYMBOL && !strcmp(slots[q].expr->name, sl->expr->name)) { first = &slots[q]; break; }
+            char lab2[512], what2[32];
+            return rt_fail(rt, EIR_ERR_ARG, "%s: %s is %lld, but it must equal %s of %s, which is %lld (both are %s)",
+                           input_label(rt, sl->input, lab, sizeof lab), slot_what(sl, what, sizeof what), (long long)sl->actual,
+                           slot_what(first, what2, sizeof what2), input_label(rt, first->input, lab2, sizeof lab2),
+                           (long long)rt->symvals[s].i, sl->expr->name);
+        }
+        rt->symvals[s] = sym_int_value(sl->actual);
+        rt->sym_bound[s] = true;
+    }
+    for (uint32_t k = 0; k < ns; k++) {
+        const in_slot *sl = &slots[k];
+        const char *sym;
+        int64_t a, b;
+        uint32_t s;
+        if (sl->expr->kind == EIR_SYM_SYMBOL || !linear_in(sl->expr, &sym, &a, &b)) continue;
+        if (!eir_strmap_get(&rt->sym_index, sym, &s) || rt->sym_bound[s]) continue;
+        int64_t num = sl->actual - b;
+        if (num % a != 0)
+            return rt_fail(rt, EIR_ERR_ARG, "%s: %s is %lld, but the program needs it to be %s for an integer %s",
+                           input_label(rt, sl->input, lab, sizeof lab), slot_what(sl, what, sizeof what),
+                           (long long)sl->actual, sl->expr_str, sym);
+        rt->symvals[s] = sym_int_value(num / a);
+        rt->sym_bound[s] = true;
+    }
+    for (uint32_t k = 0; k < ns; k++) {
+        const in_slot *sl = &slots[k];
+        int64_t want;
+        if (!eir_sym_eval(sl->expr, sym_lookup, rt, &want, err, sizeof err)) {
+            if (strstr(err, "has no value")) continue;  /* a symbol only the graph defines */
+            return rt_fail(rt, EIR_ERR_ARG, "%s: cannot compute %s = %s: %s", input_label(rt, sl->input, lab, sizeof lab),
+                           slot_what(sl, what, sizeof what), sl->expr_str, err);
+        }
+        if (want != sl->actual)
+            return rt_fail(rt, EIR_ERR_ARG, "%s: %s is %lld, but the program needs %s = %lld from the other inputs",
+                           input_label(rt, sl->input, lab, sizeof lab), slot_what(sl, what, sizeof what),
+                           (long long)sl->actual, sl->expr_str, (long long)want);
+    }
+    return EIR_OK;
+}
+
+/* torch's input guards (root program only), in torch's order */
+static eir_status check_guards(eir_runtime *rt) {
+    if (!rt->guards) return EIR_OK;
+    for (uint32_t i = 0; i < rt->ninputs; i++) {
+        rt_io *io = &rt->inputs[i];
+        eir_guard_input *gi = &rt->guard_in[i];
+        memset(gi, 0, sizeof *gi);
+        if (io->value == EIR_NO_VALUE || !io->set) continue;
+        gi->is_set = true;
+        gi->is_tensor = rt->values[io->value].is_tensor;
+        if (gi->is_tensor) {
+            gi->rank = io->given.rank;
+            gi->sizes = io->given.sizes;
+            gi->strides = io->given.strides;
+        } else {
+            gi->value = eir_load_i64(io->given.data, io->given.dtype);
+        }
+    }
+    char err[1536];
+    if (!eir_guards_check(rt->guards, rt->guard_in, err, sizeof err)) return rt_fail(rt, EIR_ERR_ARG, "%s", err);
     return EIR_OK;
 }
 
@@ -1520,6 +1796,8 @@ static eir_status plan_memory(eir_runtime *rt) {
     uint32_t n = 0;
     uint32_t *order = malloc((rt->nstorages + 1) * sizeof *order);
     placed *pl = malloc((rt->nstorages + 1) * sizeof *pl);
+    rt->nplans++;
+    rt->nallocs += 2;
     if (!order || !pl) { free(order); free(pl); return rt_fail(rt, EIR_ERR_NOMEM, "out of memory"); }
     for (uint32_t i = 0; i < rt->nstorages; i++)
         if (!rt->storages[i].external && !rt->storages[i].deferred) order[n++] = i;
@@ -1548,7 +1826,8 @@ static eir_status plan_memory(eir_runtime *rt) {
     free(pl);
     if (total > rt->mem_bytes) {
         free(rt->mem);
-        rt->mem = aligned_alloc(64, total ? total : 64);
+        rt->mem = aligned_alloc(64, (total + 63) & ~(uint64_t)63);
+        rt->nallocs++;
         if (!rt->mem) { rt->mem_bytes = 0; return rt_fail(rt, EIR_ERR_NOMEM, "out of memory for a %llu-byte arena", (unsigned long long)total); }
         rt->mem_bytes = total;
     }
@@ -1643,9 +1922,15 @@ static eir_status prepare_inputs(eir_runtime *rt) {
             else extent += (v->view.sizes[d] - 1) * v->view.strides[d];
         }
         need = empty ? 0 : (size_t)(v->offset + extent + 1) * eir_dtype_size(v->view.dtype);
-        free(io->copy);
-        io->copy = malloc(need ? need : 1);
-        if (!io->copy) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
+        if (need > io->copy_bytes || !io->copy) {
+            /* kept across runs: same shapes, no allocation */
+            free(io->copy);
+            io->copy_bytes = 0;
+            io->copy = malloc(need ? need : 1);
+            rt->nallocs++;
+            if (!io->copy) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
+            io->copy_bytes = need;
+        }
         s->ext = io->copy;
         eir_tview dst = v->view;
         dst.data = (char *)io->copy + v->offset * (int64_t)eir_dtype_size(v->view.dtype);
@@ -1654,24 +1939,31 @@ static eir_status prepare_inputs(eir_runtime *rt) {
     return EIR_OK;
 }
 
+/* The plan depends on the input shapes and on the values of symbolic int
+ * inputs (a size may be computed from them): one key of both. */
 static bool shapes_changed(eir_runtime *rt) {
     uint32_t n = 0;
     for (uint32_t i = 0; i < rt->ninputs; i++)
-        if (rt->inputs[i].value != EIR_NO_VALUE) n += rt->inputs[i].given.rank + 1;
-    bool changed = !rt->planned || n != rt->nlast_shapes;
-    if (n != rt->nlast_shapes) {
+        if (rt->inputs[i].value != EIR_NO_VALUE) n += rt->inputs[i].given.rank + 2;
+    bool changed = !rt->planned;
+    if (n != rt->nlast_shapes || !rt->last_shapes) {
         free(rt->last_shapes);
         rt->last_shapes = calloc(n + 1, sizeof *rt->last_shapes);
-        rt->nlast_shapes = n;
+        rt->nlast_shapes = rt->last_shapes ? n : 0;
         changed = true;
+        rt->nallocs++;
     }
     if (!rt->last_shapes) return true;
     uint32_t k = 0;
     for (uint32_t i = 0; i < rt->ninputs; i++) {
         const rt_io *io = &rt->inputs[i];
         if (io->value == EIR_NO_VALUE) continue;
-        if (rt->last_shapes[k] != io->given.rank) changed = true;
-        rt->last_shapes[k++] = io->given.rank;
+        int64_t key[2] = {io->given.rank, 0};
+        if (!rt->values[io->value].is_tensor && io->set) key[1] = eir_load_i64(io->given.data, io->given.dtype);
+        for (int q = 0; q < 2; q++) {
+            if (rt->last_shapes[k] != key[q]) changed = true;
+            rt->last_shapes[k++] = key[q];
+        }
         for (uint32_t d = 0; d < io->given.rank; d++) {
             if (rt->last_shapes[k] != io->given.sizes[d]) changed = true;
             rt->last_shapes[k++] = io->given.sizes[d];
@@ -1693,91 +1985,199 @@ static void refresh_pointers(eir_runtime *rt) {
 
 /* ---- running ---- */
 
-static int64_t sym_arg(eir_runtime *rt, const eir_arg *a, bool *ok) {
+/* A symbolic argument (a literal or a graph value) as a Python number */
+static eir_sym_value sym_arg(eir_runtime *rt, const eir_arg *a, bool *ok) {
     switch (a->kind) {
-    case EIR_ARG_INT: return a->u.i;
-    case EIR_ARG_BOOL: return a->u.b;
-    case EIR_ARG_SYM_INT: case EIR_ARG_SYM_BOOL:
-        if (a->literal) return a->kind == EIR_ARG_SYM_INT ? a->u.i : a->u.b;
-        if (a->value != EIR_NO_VALUE && rt->values[a->value].sym_set) return rt->values[a->value].symval;
+    case EIR_ARG_INT: return sym_int_value(a->u.i);
+    case EIR_ARG_BOOL: return sym_int_value(a->u.b);
+    case EIR_ARG_FLOAT: return (eir_sym_value){true, 0, a->u.f};
+    case EIR_ARG_SYM_INT: case EIR_ARG_SYM_BOOL: case EIR_ARG_SYM_FLOAT:
+        if (a->literal)
+            return a->kind == EIR_ARG_SYM_INT ? sym_int_value(a->u.i)
+                 : a->kind == EIR_ARG_SYM_BOOL ? sym_int_value(a->u.b) : (eir_sym_value){true, 0, a->u.f};
+        if (a->value != EIR_NO_VALUE && rt->values[a->value].sym_set) return value_num(&rt->values[a->value]);
         break;
     default: break;
     }
     *ok = false;
-    return 0;
+    return sym_int_value(0);
 }
 
-static int64_t floordiv_i64(int64_t a, int64_t b) { int64_t q = a / b; if ((a % b) && ((a < 0) != (b < 0))) q--; return q; }
+/* The symbolic ops a graph may call (torch/_export/serde's _SYM_OPS and
+ * the sym_size family), by the last part of their target name. */
+typedef struct sym_op { const char *name; int op; int arity; } sym_op;
+enum { SO_BIN = 0, SO_NEG = 100, SO_POS, SO_NOT, SO_FLOAT, SO_INT, SO_TRUNC, SO_SQRT, SO_MAX, SO_MIN, SO_ITE };
+static const sym_op sym_ops[] = {
+    {"add", EIR_PYOP_ADD, 2}, {"sub", EIR_PYOP_SUB, 2}, {"mul", EIR_PYOP_MUL, 2}, {"truediv", EIR_PYOP_DIV, 2},
+    {"floordiv", EIR_PYOP_FLOORDIV, 2}, {"mod", EIR_PYOP_MOD, 2}, {"pow", EIR_PYOP_POW, 2},
+    {"lshift", EIR_PYOP_LSHIFT, 2}, {"rshift", EIR_PYOP_RSHIFT, 2}, {"and_", EIR_PYOP_AND, 2}, {"or_", EIR_PYOP_OR, 2},
+    {"eq", EIR_PYOP_EQ, 2}, {"ne", EIR_PYOP_NE, 2}, {"lt", EIR_PYOP_LT, 2}, {"le", EIR_PYOP_LE, 2},
+    {"gt", EIR_PYOP_GT, 2}, {"ge", EIR_PYOP_GE, 2},
+    {"neg", SO_NEG, 1}, {"pos", SO_POS, 1}, {"sym_not", SO_NOT, 1}, {"sym_float", SO_FLOAT, 1}, {"sym_int", SO_INT, 1},
+    {"trunc", SO_TRUNC, 1}, {"_sym_sqrt", SO_SQRT, 1}, {"sym_max", SO_MAX, 2}, {"sym_min", SO_MIN, 2}, {"sym_ite", SO_ITE, 3},
+};
+
+static const sym_op *find_sym_op(const char *target) {
+    const char *f = strrchr(target, '.');
+    f = f ? f + 1 : target;
+    for (size_t i = 0; i < EIR_ARRAY_LEN(sym_ops); i++)
+        if (!strcmp(sym_ops[i].name, f)) return &sym_ops[i];
+    return NULL;
+}
 
 static eir_status run_sym(eir_runtime *rt, const rt_step *st) {
     const eir_node *n = st->node;
     const char *t = n->target;
     if (st->nout != 1 || st->outs[0] == EIR_NO_VALUE) return EIR_OK;
     rt_value *outv = &rt->values[st->outs[0]];
-    int64_t r = 0;
+    eir_sym_value r = sym_int_value(0);
     bool ok = true;
+    char err[256] = "";
     if (!strncmp(t, "torch.ops.aten.sym_", 19)) {
         const eir_arg *ta = n->num_inputs ? &n->inputs[0].arg : NULL;
         if (!ta || ta->kind != EIR_ARG_TENSOR) ok = false;
         else {
             const eir_tview *tv = &rt->values[ta->value].view;
-            if (!strcmp(t, "torch.ops.aten.sym_numel.default")) r = eir_tview_numel(tv);
-            else if (!strcmp(t, "torch.ops.aten.sym_storage_offset.default")) r = rt->values[ta->value].offset;
+            if (!strcmp(t, "torch.ops.aten.sym_numel.default")) r = sym_int_value(eir_tview_numel(tv));
+            else if (!strcmp(t, "torch.ops.aten.sym_storage_offset.default")) r = sym_int_value(rt->values[ta->value].offset);
             else {
-                int64_t dim = n->num_inputs > 1 ? sym_arg(rt, &n->inputs[1].arg, &ok) : 0;
-                int32_t d = eir_wrap_dim(dim, tv->rank);
+                eir_sym_value dim = n->num_inputs > 1 ? sym_arg(rt, &n->inputs[1].arg, &ok) : sym_int_value(0);
+                int32_t d = eir_wrap_dim(dim.i, tv->rank);
                 if (d < 0) ok = false;
-                else r = !strcmp(t, "torch.ops.aten.sym_size.int") ? tv->sizes[d] : tv->strides[d];
+                else r = sym_int_value(!strcmp(t, "torch.ops.aten.sym_size.int") ? tv->sizes[d] : tv->strides[d]);
             }
         }
+        if (!ok) return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): cannot evaluate its symbolic arguments", n->name, t);
     } else {
-        int64_t a = n->num_inputs > 0 ? sym_arg(rt, &n->inputs[0].arg, &ok) : 0;
-        int64_t b = n->num_inputs > 1 ? sym_arg(rt, &n->inputs[1].arg, &ok) : 0;
-        const char *f = strrchr(t, '.') + 1;
-        if (!strcmp(f, "add")) r = a + b;
-        else if (!strcmp(f, "sub")) r = a - b;
-        else if (!strcmp(f, "mul")) r = a * b;
-        else if (!strcmp(f, "floordiv") || !strcmp(f, "mod")) {
-            if (b == 0) return rt_fail(rt, EIR_ERR_ARG, "node %%%s: division by zero", n->name);
-            r = f[0] == 'f' ? floordiv_i64(a, b) : a - floordiv_i64(a, b) * b;
-        } else if (!strcmp(f, "eq")) r = a == b;
-        else if (!strcmp(f, "ne")) r = a != b;
-        else if (!strcmp(f, "lt")) r = a < b;
-        else if (!strcmp(f, "le")) r = a <= b;
-        else if (!strcmp(f, "gt")) r = a > b;
-        else if (!strcmp(f, "ge")) r = a >= b;
-        else if (!strcmp(f, "neg")) r = -a;
-        else if (!strcmp(f, "pos")) r = a;
-        else if (!strcmp(f, "and_")) r = a && b;
-        else if (!strcmp(f, "or_")) r = a || b;
-        else if (!strcmp(f, "sym_not")) r = !a;
-        else if (!strcmp(f, "sym_max")) r = a > b ? a : b;
-        else if (!strcmp(f, "sym_min")) r = a < b ? a : b;
-        else if (!strcmp(f, "sym_int") || !strcmp(f, "trunc")) r = a;
-        else return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s: symbolic op %s is not supported yet", n->name, t);
+        const sym_op *op = find_sym_op(t);
+        if (!op) return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s: symbolic op %s is not supported yet", n->name, t);
+        eir_sym_value a[3] = {{0}};
+        for (int k = 0; k < op->arity && k < 3; k++)
+            a[k] = (uint32_t)k < n->num_inputs ? sym_arg(rt, &n->inputs[k].arg, &ok) : sym_int_value(0);
+        if (!ok || (uint32_t)op->arity > n->num_inputs)
+            return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): cannot evaluate its symbolic arguments", n->name, t);
+        bool good = true;
+        switch (op->op) {
+        case SO_NEG: good = eir_py_binop(EIR_PYOP_SUB, sym_int_value(0), a[0], &r, err, sizeof err);
+            if (a[0].is_float) r = (eir_sym_value){true, 0, -a[0].f};
+            break;
+        case SO_POS: r = a[0]; break;
+        case SO_NOT: r = sym_int_value(!(a[0].is_float ? a[0].f != 0 : a[0].i != 0)); break;
+        case SO_FLOAT: good = eir_py_call("torch.sym_float", a, 1, &r, err, sizeof err); break;
+        case SO_INT: case SO_TRUNC: good = eir_py_call("math.trunc", a, 1, &r, err, sizeof err); break;
+        case SO_SQRT: good = eir_py_call("math.sqrt", a, 1, &r, err, sizeof err); break;
+        case SO_MAX: good = eir_py_call("max", a, 2, &r, err, sizeof err); break;
+        case SO_MIN: good = eir_py_call("min", a, 2, &r, err, sizeof err); break;
+        case SO_ITE: r = (a[0].is_float ? a[0].f != 0 : a[0].i != 0) ? a[1] : a[2]; break;
+        default: good = eir_py_binop((eir_py_op)op->op, a[0], a[1], &r, err, sizeof err); break;
+        }
+        if (!good) return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): %s", n->name, t, err);
     }
-    if (!ok) return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): cannot evaluate its symbolic arguments", n->name, t);
-    outv->symval = r;
-    outv->sym_set = true;
+    value_set(outv, r);
     return EIR_OK;
 }
 
+/* a node's argument by schema name, or by position when the file has no names */
+static const eir_arg *node_arg(const eir_node *n, const char *name, uint32_t pos) {
+    for (uint32_t i = 0; i < n->num_inputs; i++)
+        if (n->inputs[i].name && !strcmp(n->inputs[i].name, name)) return &n->inputs[i].arg;
+    if (pos < n->num_inputs && (!n->inputs[pos].name || !n->inputs[pos].name[0])) return &n->inputs[pos].arg;
+    return NULL;
+}
+
+/* the C++ type names torch's _assert_tensor_metadata prints for a tensor's dtype */
+static const char *typemeta_name(eir_dtype d) {
+    switch (d) {
+    case EIR_F32: return "float"; case EIR_F64: return "double"; case EIR_F16: return "c10::Half";
+    case EIR_BF16: return "c10::BFloat16"; case EIR_I64: return "long int"; case EIR_I32: return "int";
+    case EIR_I16: return "short int"; case EIR_I8: return "signed char"; case EIR_U8: return "unsigned char";
+    case EIR_BOOL: return "bool"; case EIR_C64: return "c10::complex<float>"; case EIR_C128: return "c10::complex<double>";
+    default: return eir_dtype_name(d) ? eir_dtype_name(d) : "?";
+    }
+}
+
+static void put_ints(char *buf, size_t n, const int64_t *v, uint32_t k) {
+    size_t at = (size_t)snprintf(buf, n, "[");
+    for (uint32_t i = 0; i < k && at < n; i++) at += (size_t)snprintf(buf + at, n - at, "%s%lld", i ? ", " : "", (long long)v[i]);
+    if (at < n) snprintf(buf + at, n - at, "]");
+}
+
+/* The graph's runtime assertions, with torch's own messages: _assert_scalar
+ * and _assert_async carry the text torch wrote into the graph ("Runtime
+ * assertion failed for expression u0 >= 2 on node 'ge_1'"); the others
+ * fail as torch's kernels do. */
 static eir_status run_assert(eir_runtime *rt, const rt_step *st) {
     const eir_node *n = st->node;
-    if (!strcmp(n->target, "torch.ops.aten._assert_scalar.default") && n->num_inputs >= 1) {
-        bool ok = true;
-        int64_t v = sym_arg(rt, &n->inputs[0].arg, &ok);
-        if (ok && !v) {
-            const char *msg = n->num_inputs > 1 && n->inputs[1].arg.kind == EIR_ARG_STRING ? n->inputs[1].arg.u.s : "assertion failed";
-            return rt_fail(rt, EIR_ERR_ARG, "node %%%s: %s", n->name, msg);
+    const char *t = short_target(n->target);
+    const char *name = n->name ? n->name : "?";
+    bool ok = true;
+    if (strstr(t, "_assert_scalar")) {
+        const eir_arg *c = node_arg(n, "self", 0), *m = node_arg(n, "assert_msg", 1);
+        eir_sym_value v = c ? sym_arg(rt, c, &ok) : sym_int_value(1);
+        if (!ok) return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): its condition has no value", name, t);
+        if (v.is_float ? v.f == 0 : v.i == 0)
+            return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): %s", name, t,
+                           m && m->kind == EIR_ARG_STRING ? m->u.s : "assertion failed");
+        return EIR_OK;
+    }
+    if (strstr(t, "_assert_async")) {
+        const eir_arg *c = node_arg(n, "self", 0), *m = node_arg(n, "assert_msg", 1);
+        if (!c || c->kind != EIR_ARG_TENSOR) return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): expected a tensor", name, t);
+        const eir_tview *x = &rt->values[c->value].view;
+        if (eir_tview_numel(x) != 1)
+            return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): Expected Tensor with single element, but got %lld elements", name, t,
+                           (long long)eir_tview_numel(x));
+        if (eir_load_f64(x->data, x->dtype) == 0)
+            return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): %s", name, t,
+                           m && m->kind == EIR_ARG_STRING ? m->u.s : "Expected Tensor with single nonzero value, but got zero");
+        return EIR_OK;
+    }
+    if (strstr(t, "sym_constrain_range")) {
+        bool for_size = strstr(t, "for_size") != NULL;
+        const eir_arg *c = node_arg(n, "size", 0), *lo = node_arg(n, "min", 1), *hi = node_arg(n, "max", 2);
+        eir_sym_value v = c ? sym_arg(rt, c, &ok) : sym_int_value(0);
+        int64_t mn = for_size ? 0 : INT64_MIN, mx = INT64_MAX;
+        if (lo && lo->kind != EIR_ARG_NONE) mn = sym_arg(rt, lo, &ok).i;
+        if (hi && hi->kind != EIR_ARG_NONE) mx = sym_arg(rt, hi, &ok).i;
+        if (!ok) return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): its arguments have no value", name, t);
+        if (v.i < mn || v.i > mx)
+            return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): Invalid value range for %lld between [%lld, %lld].", name, t,
+                           (long long)v.i, (long long)mn, (long long)mx);
+        return EIR_OK;
+    }
+    if (strstr(t, "_assert_tensor_metadata")) {
+        const eir_arg *a = node_arg(n, "a", 0), *sz = node_arg(n, "size", 1), *sd = node_arg(n, "stride", 2),
+                      *dt = node_arg(n, "dtype", 3);
+        if (!a || a->kind != EIR_ARG_TENSOR) return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): expected a tensor", name, t);
+        const eir_tview *x = &rt->values[a->value].view;
+        if (dt && dt->kind == EIR_ARG_SCALAR_TYPE && dt->u.i != x->dtype)
+            return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): Tensor dtype mismatch! Expected: %s, Got: %s", name, t,
+                           eir_torch_dtype_name((eir_dtype)dt->u.i), typemeta_name(x->dtype));
+        for (int which = 0; which < 2; which++) {
+            const eir_arg *l = which ? sd : sz;
+            if (!l || (l->kind != EIR_ARG_INTS && l->kind != EIR_ARG_SYM_INTS)) continue;
+            int64_t want[EIR_MAX_RANK], got[EIR_MAX_RANK];
+            uint32_t k = l->u.list.n < EIR_MAX_RANK ? l->u.list.n : EIR_MAX_RANK;
+            bool same = k == (uint32_t)x->rank;
+            for (uint32_t i = 0; i < k; i++) want[i] = sym_arg(rt, &l->u.list.items[i], &ok).i;
+            for (int32_t i = 0; i < x->rank; i++) got[i] = which ? x->strides[i] : x->sizes[i];
+            for (uint32_t i = 0; same && i < k; i++) same = want[i] == got[i];
+            if (ok && !same) {
+                char w[160], g[160];
+                put_ints(w, sizeof w, want, k);
+                put_ints(g, sizeof g, got, (uint32_t)x->rank);
+                return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): Tensor %s mismatch! Expected: %s, Got: %s", name, t,
+                               which ? "strides" : "sizes", w, g);
+            }
         }
+        return EIR_OK;
     }
     return EIR_OK;
 }
 
 /* ---- data-dependent shapes ---- */
 
-static void bind_unbacked(eir_runtime *rt, const eir_symint *si, int64_t value) {
+static void bind_unbacked(eir_runtime *rt, const eir_symint *si, eir_sym_value value) {
     if (!si->is_expr) return;
     const eir_sym_node *t = rt->p->exprs[si->expr].tree;
     if (t->kind != EIR_SYM_SYMBOL) return;
@@ -1811,6 +2211,7 @@ static eir_status resolve_deferred(eir_runtime *rt) {
         rt_storage *s = &rt->storages[v->storage];
         if (s->deferred && s->dyn_bytes < need) {
             void *d = realloc(s->dyn, need);
+            rt->nallocs++;
             if (!d) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory for %s", rt->g->values[i].name);
             s->dyn = d;
             s->dyn_bytes = need;
@@ -1833,7 +2234,7 @@ static eir_status run_nonzero(eir_runtime *rt, const rt_step *st) {
         if (eir_load_f64(eir_tview_at(x, idx), x->dtype) != 0) count++;
         for (int32_t d = x->rank - 1; d >= 0; d--) { if (++idx[d] < x->sizes[d]) break; idx[d] = 0; }
     }
-    bind_unbacked(rt, &rt->g->values[st->outs[0]].meta.sizes[0], count);
+    bind_unbacked(rt, &rt->g->values[st->outs[0]].meta.sizes[0], sym_int_value(count));
     eir_status e = resolve_deferred(rt);
     if (e) return e;
     if (!out->resolved && out->deferred)
@@ -1861,12 +2262,280 @@ static eir_status run_item(eir_runtime *rt, const rt_step *st) {
                        st->node->name, (long long)eir_tview_numel(x));
     rt_value *out = &rt->values[st->outs[0]];
     const eir_value *gv = &rt->g->values[st->outs[0]];
-    if (gv->kind == EIR_VALUE_SYM_FLOAT)
-        return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s: float item() values are not supported yet", st->node->name);
-    out->symval = eir_load_i64(x->data, x->dtype);
-    out->sym_set = true;
-    bind_unbacked(rt, &gv->sym, out->symval);
+    eir_sym_value v;
+    if (eir_is_floating(x->dtype) || eir_is_complex(x->dtype)) v = (eir_sym_value){true, 0, eir_load_f64(x->data, x->dtype)};
+    else v = sym_int_value(eir_load_i64(x->data, x->dtype));
+    value_set(out, v);
+    bind_unbacked(rt, &gv->sym, value_num(out));
     return resolve_deferred(rt);
+}
+
+/* x broadcast to sizes[rank] (right-aligned; size-1 dims get stride 0) */
+static bool broadcast_to(const eir_tview *x, const int64_t *sizes, int32_t rank, eir_tview *out) {
+    *out = *x;
+    out->rank = rank;
+    for (int32_t d = 0; d < rank; d++) {
+        int32_t xd = d - (rank - x->rank);
+        if (xd < 0) { out->sizes[d] = sizes[d]; out->strides[d] = 0; continue; }
+        if (x->sizes[xd] == sizes[d]) { out->sizes[d] = sizes[d]; out->strides[d] = x->strides[xd]; }
+        else if (x->sizes[xd] == 1) { out->sizes[d] = sizes[d]; out->strides[d] = 0; }
+        else return false;
+    }
+    return true;
+}
+
+static bool next_index(int64_t *idx, const int64_t *sizes, int32_t rank) {
+    for (int32_t d = rank - 1; d >= 0; d--) {
+        if (++idx[d] < sizes[d]) return true;
+        idx[d] = 0;
+    }
+    return false;
+}
+
+/* masked_select: the elements of self where mask is true (both broadcast),
+ * in row-major order; their count binds the output's unbacked size */
+static eir_status run_masked_select(eir_runtime *rt, const rt_step *st) {
+    const eir_tview *x = &rt->values[st->src].view, *m = &rt->values[st->src2].view;
+    int32_t rank = x->rank > m->rank ? x->rank : m->rank;
+    int64_t sizes[EIR_MAX_RANK] = {0};
+    for (int32_t d = 0; d < rank; d++) {
+        int32_t xd = d - (rank - x->rank), md = d - (rank - m->rank);
+        int64_t a = xd >= 0 ? x->sizes[xd] : 1, b = md >= 0 ? m->sizes[md] : 1;
+        if (a != b && a != 1 && b != 1)
+            return rt_fail(rt, EIR_ERR_ARG, "node %%%s (aten.masked_select.default): The size of tensor a (%lld) must match the "
+                           "size of tensor b (%lld) at non-singleton dimension %d", st->node->name, (long long)a, (long long)b, d);
+        sizes[d] = a == 1 ? b : a;
+    }
+    eir_tview xb, mb;
+    broadcast_to(x, sizes, rank, &xb);
+    broadcast_to(m, sizes, rank, &mb);
+    int64_t n = 1, count = 0, idx[EIR_MAX_RANK] = {0};
+    for (int32_t d = 0; d < rank; d++) n *= sizes[d];
+    for (int64_t k = 0; k < n; k++, next_index(idx, sizes, rank))
+        if (eir_load_f64(eir_tview_at(&mb, idx), mb.dtype) != 0) count++;
+    rt_value *out = &rt->values[st->outs[0]];
+    eir_status e = settle_output(rt, st->outs[0], &count, 1, "the selected elements");
+    if (e) return e;
+    size_t es = eir_dtype_size(x->dtype);
+    memset(idx, 0, sizeof idx);
+    int64_t row = 0;
+    for (int64_t k = 0; k < n && row < count; k++, next_index(idx, sizes, rank))
+        if (eir_load_f64(eir_tview_at(&mb, idx), mb.dtype) != 0) {
+            int64_t at[1] = {row++};
+            memcpy(eir_tview_at(&out->view, at), eir_tview_at(&xb, idx), es);
+        }
+    return EIR_OK;
+}
+
+/* _unique2: the distinct values of self, sorted (torch's CPU kernel sorts
+ * whatever `sorted` says), optionally the index of each element's value and
+ * each value's count; the number of values binds the outputs' unbacked size */
+typedef struct uniq_item { double f; int64_t i; int64_t pos; } uniq_item;
+static int cmp_uniq_f(const void *a, const void *b) {
+    const uniq_item *x = a, *y = b;
+    return x->f < y->f ? -1 : x->f > y->f ? 1 : (x->pos > y->pos) - (x->pos < y->pos);
+}
+static int cmp_uniq_i(const void *a, const void *b) {
+    const uniq_item *x = a, *y = b;
+    return x->i < y->i ? -1 : x->i > y->i ? 1 : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+static eir_status run_unique(eir_runtime *rt, rt_step *st) {
+    const eir_tview *x = &rt->values[st->src].view;
+    int64_t n = eir_tview_numel(x), idx[EIR_MAX_RANK] = {0};
+    bool ints = !eir_is_floating(x->dtype);
+    if (eir_is_complex(x->dtype))
+        return rt_fail(rt, EIR_ERR_ARG, "node %%%s (aten._unique2.default): complex input is not supported", st->node->name);
+    size_t need = (size_t)(n ? n : 1) * sizeof(uniq_item);
+    if (need > st->scratch_bytes) {
+        /* sort space, kept across runs: the same shapes allocate nothing */
+        free(st->scratch);
+        st->scratch_bytes = 0;
+        st->scratch = malloc(need);
+        rt->nallocs++;
+        if (!st->scratch) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
+        st->scratch_bytes = need;
+    }
+    uniq_item *items = st->scratch;
+    for (int64_t k = 0; k < n; k++, next_index(idx, x->sizes, x->rank)) {
+        const void *p = eir_tview_at(x, idx);
+        items[k] = (uniq_item){ints ? 0 : eir_load_f64(p, x->dtype), ints ? eir_load_i64(p, x->dtype) : 0, k};
+    }
+    qsort(items, (size_t)n, sizeof *items, ints ? cmp_uniq_i : cmp_uniq_f);
+    int64_t u = 0;
+    for (int64_t k = 0; k < n; k++)
+        if (k == 0 || (ints ? items[k].i != items[k - 1].i : !(items[k].f == items[k - 1].f))) u++;
+    eir_status e = settle_output(rt, st->outs[0], &u, 1, "the unique values");
+    if (!e && st->flags[2] && st->outs[2] != EIR_NO_VALUE) e = settle_output(rt, st->outs[2], &u, 1, "the counts");
+    if (e) return e;
+    rt_value *vals = &rt->values[st->outs[0]];
+    rt_value *inv = st->outs[1] != EIR_NO_VALUE ? &rt->values[st->outs[1]] : NULL;
+    rt_value *cnt = st->outs[2] != EIR_NO_VALUE ? &rt->values[st->outs[2]] : NULL;
+    int64_t g = -1;
+    for (int64_t k = 0; k < n; k++) {
+        if (k == 0 || (ints ? items[k].i != items[k - 1].i : !(items[k].f == items[k - 1].f))) {
+            g++;
+            int64_t at[1] = {g};
+            void *dst = eir_tview_at(&vals->view, at);
+            if (ints) eir_store_i64(dst, vals->view.dtype, items[k].i);
+            else eir_store_f64(dst, vals->view.dtype, items[k].f);
+            if (st->flags[2] && cnt) eir_store_i64(eir_tview_at(&cnt->view, at), cnt->view.dtype, 0);
+        }
+        int64_t at[1] = {g};
+        if (st->flags[2] && cnt) {
+            void *c = eir_tview_at(&cnt->view, at);
+            eir_store_i64(c, cnt->view.dtype, eir_load_i64(c, cnt->view.dtype) + 1);
+        }
+        if (st->flags[1] && inv && eir_tview_numel(&inv->view) == n) {
+            /* inverse has self's shape: element pos gets its value's index */
+            int64_t pos = items[k].pos, ii[EIR_MAX_RANK];
+            for (int32_t d = inv->view.rank - 1; d >= 0; d--) { ii[d] = pos % inv->view.sizes[d]; pos /= inv->view.sizes[d]; }
+            eir_store_i64(eir_tview_at(&inv->view, ii), inv->view.dtype, g);
+        }
+    }
+    return EIR_OK;
+}
+
+/* repeat_interleave: element i of self (along dim, or of the flattened self)
+ * repeated repeats[i] times; without self, the indices 0.. repeated. The
+ * sum of the repeats binds the output's unbacked size. */
+static eir_status run_repeat_interleave(eir_runtime *rt, const rt_step *st) {
+    const char *t = short_target(st->node->target);
+    const eir_tview *r = &rt->values[st->src2].view;
+    const eir_tview *x = st->src != EIR_NO_VALUE ? &rt->values[st->src].view : NULL;
+    if (r->rank > 1) return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): repeats must be 0-dim or 1-dim tensor", st->node->name, t);
+    int32_t dim = 0;
+    int64_t len = r->rank ? r->sizes[0] : 1;
+    eir_tview flat;
+    if (x && !st->flags[0]) {
+        /* no dim: self flattened (row-major order) */
+        flat = *x;
+        flat.rank = 1;
+        flat.sizes[0] = eir_tview_numel(x);
+        flat.strides[0] = 1;
+        if (!eir_tview_is_contiguous(x)) return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): a non-contiguous input without dim", st->node->name, t);
+        x = &flat;
+    } else if (x) {
+        dim = eir_wrap_dim((int64_t)(int32_t)st->pred, x->rank);
+        if (dim < 0) return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): dim out of range", st->node->name, t);
+    }
+    int64_t n = x ? x->sizes[dim] : len;
+    if (r->rank == 1 && len != n)
+        return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): repeats must have the same size as input along dim, but got "
+                       "repeats.size(0) = %lld and input.size(%d) = %lld", st->node->name, t, (long long)len, dim, (long long)n);
+    int64_t total = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t at[1] = {r->rank ? i : 0};
+        int64_t k = eir_load_i64(r->rank ? eir_tview_at(r, at) : r->data, r->dtype);
+        if (k < 0) return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): repeats can not be negative", st->node->name, t);
+        total += k;
+    }
+    int64_t sizes[EIR_MAX_RANK] = {0};
+    int32_t rank = x ? x->rank : 1;
+    for (int32_t d = 0; x && d < rank; d++) sizes[d] = x->sizes[d];
+    sizes[dim] = total;
+    eir_status e = settle_output(rt, st->outs[0], sizes, rank, "the repeated elements");
+    if (e) return e;
+    rt_value *out = &rt->values[st->outs[0]];
+    int64_t row = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t at[1] = {r->rank ? i : 0};
+        int64_t k = eir_load_i64(r->rank ? eir_tview_at(r, at) : r->data, r->dtype);
+        for (int64_t q = 0; q < k; q++, row++) {
+            if (!x) {
+                int64_t o[1] = {row};
+                eir_store_i64(eir_tview_at(&out->view, o), out->view.dtype, i);
+                continue;
+            }
+            /* copy slice i of x along dim into slice row of out */
+            eir_tview src = *x, dst = out->view;
+            src.data = (char *)x->data + i * x->strides[dim] * (int64_t)eir_dtype_size(x->dtype);
+            dst.data = (char *)dst.data + row * dst.strides[dim] * (int64_t)eir_dtype_size(dst.dtype);
+            src.sizes[dim] = dst.sizes[dim] = 1;
+            copy_logical(&dst, &src);
+        }
+    }
+    return EIR_OK;
+}
+
+/* A kernel whose output has an unbacked size the op itself decides — indexing
+ * with a boolean mask (x[x > 0]) — is sized from its arguments before the
+ * kernel runs: each boolean index stands for the indices of its true
+ * elements (one dim of that count in place of the dims it covers); the
+ * index tensors broadcast together, and their result takes the place of the
+ * first indexed dim when they are adjacent, else it comes first. */
+static eir_status presize_outputs(eir_runtime *rt, rt_step *s) {
+    for (uint32_t k = 0; k < s->nout; k++) {
+        uint32_t v = s->outs[k];
+        if (v == EIR_NO_VALUE || !rt->values[v].deferred || rt->values[v].resolved) continue;
+        const char *op = short_target(s->node->target);
+        if (strcmp(op, "aten.index.Tensor") || s->nargs < 2 || s->args[0].kind != EIR_KA_TENSOR || s->args[1].kind != EIR_KA_TENSORS)
+            return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): output %s has a size known only once the op has run, and eir "
+                           "cannot compute it for this op", s->node->name, op, rt->g->values[v].name);
+        const eir_tview *x = s->args[0].t;
+        const eir_karg *ixs = &s->args[1];
+        int64_t bshape[EIR_MAX_RANK];
+        int32_t brank = 0, xd = 0, first = -1, after = 0, idims = 0;
+        bool adjacent = true, gap = false;
+        for (uint32_t i = 0; i < ixs->n; i++) {
+            const eir_tview *ix = ixs->ts[i];
+            if (!ix) { xd++; gap = first >= 0; continue; }
+            if (gap) adjacent = false;
+            bool mask = ix->dtype == EIR_BOOL || ix->dtype == EIR_U8;
+            int64_t shp[EIR_MAX_RANK];
+            int32_t rk = mask ? 1 : ix->rank;
+            if (mask) {
+                int64_t cnt = 0, n = eir_tview_numel(ix), idx[EIR_MAX_RANK] = {0};
+                for (int64_t q = 0; q < n; q++, next_index(idx, ix->sizes, ix->rank))
+                    if (eir_load_i64(eir_tview_at(ix, idx), ix->dtype)) cnt++;
+                shp[0] = cnt;
+            } else {
+                for (int32_t d = 0; d < rk; d++) shp[d] = ix->sizes[d];
+            }
+            if (first < 0) first = xd;
+            xd += mask ? ix->rank : 1;
+            idims += mask ? ix->rank : 1;
+            after = xd;
+            /* broadcast into bshape */
+            int32_t nr = rk > brank ? rk : brank;
+            int64_t merged[EIR_MAX_RANK];
+            for (int32_t d = 0; d < nr; d++) {
+                int32_t a = d - (nr - brank), b = d - (nr - rk);
+                int64_t sa = a >= 0 ? bshape[a] : 1, sb = b >= 0 ? shp[b] : 1;
+                if (sa != sb && sa != 1 && sb != 1)
+                    return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): shape mismatch: indexing tensors could not be broadcast together",
+                                   s->node->name, op);
+                merged[d] = sa == 1 ? sb : sa;
+            }
+            memcpy(bshape, merged, sizeof merged);
+            brank = nr;
+        }
+        if (xd > x->rank)
+            return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): too many indices for tensor of dimension %d", s->node->name, op, x->rank);
+        if (first < 0) first = 0;
+        if (x->rank - idims + brank > EIR_MAX_RANK)
+            return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): the result would have more than %d dims", s->node->name, op, EIR_MAX_RANK);
+        /* x's dims: those before the first index, the broadcast result, those after */
+        int64_t sizes[EIR_MAX_RANK];
+        int32_t rank = 0;
+        if (adjacent) {
+            for (int32_t d = 0; d < first; d++) sizes[rank++] = x->sizes[d];
+            for (int32_t d = 0; d < brank; d++) sizes[rank++] = bshape[d];
+            for (int32_t d = after; d < x->rank; d++) sizes[rank++] = x->sizes[d];
+        } else {
+            for (int32_t d = 0; d < brank; d++) sizes[rank++] = bshape[d];
+            xd = 0;
+            for (uint32_t i = 0; i < ixs->n; i++) {
+                const eir_tview *ix = ixs->ts[i];
+                if (!ix) sizes[rank++] = x->sizes[xd++];
+                else xd += (ix->dtype == EIR_BOOL || ix->dtype == EIR_U8) ? ix->rank : 1;
+            }
+            for (int32_t d = xd; d < x->rank; d++) sizes[rank++] = x->sizes[d];
+        }
+        eir_status e = settle_output(rt, v, sizes, rank, "the indexed elements");
+        if (e) return e;
+    }
+    return EIR_OK;
 }
 
 /* ---- higher-order ops ---- */
@@ -1898,6 +2567,10 @@ static eir_status sub_input(eir_runtime *rt, eir_runtime *sub, uint32_t i, uint3
         to_public_view(view, &v);
     } else if (value != EIR_NO_VALUE && rt->values[value].is_tensor) {
         to_public_view(&rt->values[value].view, &v);
+    } else if (value != EIR_NO_VALUE && rt->values[value].sym_float) {
+        double f = rt->values[value].symf;
+        memcpy(scalar_slot, &f, sizeof f);
+        v = (eir_tensor_view){scalar_slot, EIR_F64, 0, NULL, NULL};
     } else {
         *scalar_slot = value != EIR_NO_VALUE ? rt->values[value].symval : 0;
         v = (eir_tensor_view){scalar_slot, EIR_I64, 0, NULL, NULL};
@@ -1908,17 +2581,75 @@ static eir_status sub_input(eir_runtime *rt, eir_runtime *sub, uint32_t i, uint3
 }
 
 /* subgraph output j into a parent value (or into an explicit destination view) */
+/* A higher-order op's output whose size the program leaves to the data
+ * (cond branches of different lengths: u0): bind its unbacked symbols from
+ * what the subgraph produced, then size and place it. Every output's shape
+ * must agree with the program's before anything is copied. */
+static eir_status settle_output(eir_runtime *rt, uint32_t value, const int64_t *sizes, int32_t rank, const char *what) {
+    rt_value *v = &rt->values[value];
+    const eir_tensor_meta *m = &rt->g->values[value].meta;
+    if (v->deferred && !v->resolved) {
+        for (int32_t d = 0; d < rank && (uint32_t)d < m->rank; d++) {
+            const eir_symint *si = &m->sizes[d];
+            if (!si->is_expr || rt->p->exprs[si->expr].tree->kind != EIR_SYM_SYMBOL) continue;
+            eir_sym_value known;
+            if (!sym_lookup(rt, rt->p->exprs[si->expr].tree->name, &known)) bind_unbacked(rt, si, sym_int_value(sizes[d]));
+        }
+        eir_status e = resolve_deferred(rt);
+        if (e) return e;
+        if (!v->resolved)
+            return rt_fail(rt, EIR_ERR_GRAPH, "value %s: cannot size it from %s", rt->g->values[value].name, what);
+    }
+    bool same = rank == v->view.rank;
+    for (int32_t d = 0; same && d < rank; d++) same = sizes[d] == v->view.sizes[d];
+    if (!same) {
+        char a[160], b[160];
+        put_ints(a, sizeof a, sizes, (uint32_t)rank);
+        put_ints(b, sizeof b, v->view.sizes, (uint32_t)v->view.rank);
+        return rt_fail(rt, EIR_ERR_ARG, "value %s: %s has shape %s, but the program computes %s", rt->g->values[value].name,
+                       what, a, b);
+    }
+    return EIR_OK;
+}
+
+/* subgraph output j into a parent value (or into an explicit destination view) */
 static eir_status sub_output(eir_runtime *rt, eir_runtime *sub, uint32_t j, uint32_t value, const eir_tview *dst) {
     eir_tensor_view o;
     if (eir_runtime_output(sub, j, &o) != EIR_OK)
         return rt_fail(rt, EIR_ERR_ARG, "subgraph output %u: %s", j, sub->errmsg);
     eir_tview src = from_public_view(&o);
-    if (dst) { copy_logical(dst, &src); return EIR_OK; }
+    if (dst) {
+        bool same = dst->rank == src.rank;
+        for (int32_t d = 0; same && d < src.rank; d++) same = dst->sizes[d] == src.sizes[d];
+        if (!same) return rt_fail(rt, EIR_ERR_ARG, "subgraph output %u: its shape differs from one iteration to the next", j);
+        copy_logical(dst, &src);
+        return EIR_OK;
+    }
     if (value == EIR_NO_VALUE) return EIR_OK;
     rt_value *v = &rt->values[value];
-    if (v->is_tensor) copy_logical(&v->view, &src);
-    else { v->symval = eir_load_i64(o.data, o.dtype); v->sym_set = true; }
+    if (v->is_tensor) {
+        char what[64];
+        snprintf(what, sizeof what, "subgraph output %u", j);
+        eir_status e = settle_output(rt, value, src.sizes, src.rank, what);
+        if (e) return e;
+        copy_logical(&v->view, &src);
+    }
+    else if (eir_is_floating(o.dtype)) value_set(v, (eir_sym_value){true, 0, eir_load_f64(o.data, o.dtype)});
+    else value_set(v, sym_int_value(eir_load_i64(o.data, o.dtype)));
     return EIR_OK;
+}
+
+/* map / scan: stacked output j of iteration 0 fixes the output's shape */
+static eir_status settle_stacked(eir_runtime *rt, eir_runtime *sub, uint32_t j, uint32_t value, int64_t len) {
+    eir_tensor_view o;
+    if (eir_runtime_output(sub, j, &o) != EIR_OK) return rt_fail(rt, EIR_ERR_ARG, "subgraph output %u: %s", j, sub->errmsg);
+    int64_t sizes[EIR_MAX_RANK];
+    if (o.rank + 1 > EIR_MAX_RANK) return rt_fail(rt, EIR_ERR_GRAPH, "subgraph output %u: rank too large", j);
+    sizes[0] = len;
+    for (uint32_t d = 0; d < o.rank; d++) sizes[d + 1] = o.sizes[d];
+    char what[64];
+    snprintf(what, sizeof what, "the stacked subgraph output %u", j);
+    return settle_output(rt, value, sizes, (int32_t)o.rank + 1, what);
 }
 
 static bool truth(eir_runtime *rt, uint32_t value) {
@@ -1926,7 +2657,7 @@ static bool truth(eir_runtime *rt, uint32_t value) {
     if (value == UINT32_MAX - 2) return false;
     rt_value *v = &rt->values[value];
     if (v->is_tensor) return eir_load_f64(v->view.data, v->view.dtype) != 0;
-    return v->symval != 0;
+    return v->sym_float ? v->symf != 0 : v->symval != 0;
 }
 
 /* view of x[i] along dim 0 */
@@ -1948,6 +2679,14 @@ static eir_status run_hop(eir_runtime *rt, rt_step *st) {
     const eir_node *n = st->node;
     eir_status e;
     int64_t slots[64];
+    if (st->hop == HOP_CALL) {
+        for (uint32_t i = 0; i < st->nops && i < 64; i++)
+            if ((e = sub_input(rt, st->sub[0], i, st->ops[i], NULL, &slots[i]))) return e;
+        if ((e = run_sub(rt, st->sub[0], n))) return e;
+        for (uint32_t j = 0; j < st->nout; j++)
+            if ((e = sub_output(rt, st->sub[0], j, st->outs[j], NULL))) return e;
+        return EIR_OK;
+    }
     if (st->hop == HOP_COND) {
         eir_runtime *sub = truth(rt, st->pred) ? st->sub[0] : st->sub[1];
         const eir_arg *ops = st->lists[0];
@@ -1966,7 +2705,7 @@ static eir_status run_hop(eir_runtime *rt, rt_step *st) {
         for (uint32_t i = 0; i < nc; i++) {
             uint32_t src = carried->u.list.items[i].value, dst = st->outs[i];
             if (rt->values[dst].is_tensor) copy_logical(&rt->values[dst].view, &rt->values[src].view);
-            else { rt->values[dst].symval = rt->values[src].symval; rt->values[dst].sym_set = true; }
+            else value_set(&rt->values[dst], value_num(&rt->values[src]));
         }
         for (uint64_t iter = 0;; iter++) {
             for (uint32_t i = 0; i < nc; i++)
@@ -2002,6 +2741,7 @@ static eir_status run_hop(eir_runtime *rt, rt_step *st) {
                 if ((e = sub_input(rt, st->sub[0], nx + k, pos->u.list.items[k].value, NULL, &slots[nx + k]))) return e;
             if ((e = run_sub(rt, st->sub[0], n))) return e;
             for (uint32_t j = 0; j < st->nout; j++) {
+                if (i == 0 && (e = settle_stacked(rt, st->sub[0], j, st->outs[j], len))) return e;
                 eir_tview dst = select0(&rt->values[st->outs[j]].view, i);
                 if ((e = sub_output(rt, st->sub[0], j, EIR_NO_VALUE, &dst))) return e;
             }
@@ -2028,6 +2768,7 @@ static eir_status run_hop(eir_runtime *rt, rt_step *st) {
         for (uint32_t j = 0; j < st->nout; j++) {
             if (j < nc) { if ((e = sub_output(rt, st->sub[0], j, st->outs[j], NULL))) return e; }
             else {
+                if (i == 0 && (e = settle_stacked(rt, st->sub[0], j, st->outs[j], len))) return e;
                 eir_tview dst = select0(&rt->values[st->outs[j]].view, i);
                 if ((e = sub_output(rt, st->sub[0], j, EIR_NO_VALUE, &dst))) return e;
             }
@@ -2041,10 +2782,14 @@ static eir_status run_hop(eir_runtime *rt, rt_step *st) {
 static void apply_patches(eir_runtime *rt, rt_step *s) {
     for (uint32_t k = 0; k < s->npatches; k++) {
         const rt_patch *pt = &s->patches[k];
-        int64_t v = rt->values[pt->value].symval;
+        eir_sym_value v = value_num(&rt->values[pt->value]);
         eir_karg *a = &s->args[pt->arg];
-        if (pt->elem < 0) { a->i = v; a->s = scalar_int(v); }
-        else ((int64_t *)a->ints)[pt->elem] = v;
+        if (pt->elem >= 0) ((int64_t *)a->ints)[pt->elem] = v.is_float ? (int64_t)v.f : v.i;
+        else if (a->kind == EIR_KA_FLOAT) { a->f = v.is_float ? v.f : (double)v.i; a->s = scalar_float(a->f); }
+        else if (a->kind == EIR_KA_BOOL) { a->i = v.is_float ? v.f != 0 : v.i != 0; a->s = scalar_bool(a->i); }
+        else if (v.is_float) { a->f = v.f; a->s = scalar_float(v.f); }
+        else if (rt->g->values[pt->value].kind == EIR_VALUE_SYM_BOOL) { a->i = v.i != 0; a->s = scalar_bool(a->i); }
+        else { a->i = v.i; a->s = scalar_int(v.i); }
     }
 }
 
@@ -2195,7 +2940,7 @@ static eir_status run_custom(eir_runtime *rt, rt_step *s) {
                     bad = rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): the shape function left output %u's size in dim %u "
                                   "unset (%lld)", where, op, k, d, (long long)sh->sizes[d]);
                 else if ((s->defines[k] >> d & 1) && !eval_symint(rt, si, &known, err, sizeof err))
-                    bind_unbacked(rt, si, sh->sizes[d]);
+                    bind_unbacked(rt, si, sym_int_value(sh->sizes[d]));
                 else if (!eval_symint(rt, si, &known, err, sizeof err))
                     bad = rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): output %u's size in dim %u is %s, which is not known "
                                   "when the call runs", where, op, k, d, si->is_expr ? rt->p->exprs[si->expr].str : "?");
@@ -2221,12 +2966,89 @@ static eir_status run_custom(eir_runtime *rt, rt_step *s) {
     return EIR_OK;
 }
 
+/* torch.autocast: the region's ops ran under autocast, so the recorded
+ * dtypes already say what each op produced (linear: bf16 from f32 inputs).
+ * Before a kernel, floating inputs whose dtype differs from the recorded
+ * output dtype are cast to it — what autocast does for its lower-precision
+ * and fp32 ops, and exact (a widening) for ops that merely promote. With
+ * begin false, the arguments point back at the values. */
+static eir_status autocast_inputs(eir_runtime *rt, rt_step *s, bool begin) {
+    if (!s->nout || s->outs[0] == EIR_NO_VALUE) return EIR_OK;
+    eir_dtype want = rt->values[s->outs[0]].view.dtype;
+    if (!eir_is_floating(want)) return EIR_OK;
+    if (!s->cast) {
+        s->cast = eir_arena_array(&rt->arena, s->nargs + 1, sizeof *s->cast);
+        s->cast_buf = eir_arena_array(&rt->arena, s->nargs + 1, sizeof *s->cast_buf);
+        s->cast_cap = eir_arena_array(&rt->arena, s->nargs + 1, sizeof *s->cast_cap);
+        if (!s->cast || !s->cast_buf || !s->cast_cap) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
+    }
+    uint32_t ti = 0;
+    for (uint32_t k = 0; k < s->nargs; k++) {
+        eir_karg *a = &s->args[k];
+        if (a->kind != EIR_KA_TENSOR) continue;
+        /* the k-th tensor argument of the node is the value behind this view */
+        const eir_tview *orig = NULL;
+        for (uint32_t q = 0, c = 0; q < s->node->num_inputs; q++) {
+            const eir_arg *na = &s->node->inputs[q].arg;
+            if ((na->kind == EIR_ARG_TENSOR || na->kind == EIR_ARG_OPTIONAL_TENSOR) && na->value != EIR_NO_VALUE && c++ == ti) {
+                orig = &rt->values[na->value].view;
+                break;
+            }
+        }
+        ti++;
+        if (!orig) continue;
+        if (!begin) { a->t = orig; continue; }
+        if (!eir_is_floating(orig->dtype) || orig->dtype == want) continue;
+        size_t need = (size_t)eir_tview_numel(orig) * eir_dtype_size(want);
+        if (need > s->cast_cap[k]) {
+            free(s->cast_buf[k]);
+            s->cast_cap[k] = 0;
+            s->cast_buf[k] = malloc(need ? need : 1);
+            rt->nallocs++;
+            if (!s->cast_buf[k]) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
+            s->cast_cap[k] = need;
+        }
+        eir_tview *c = &s->cast[k];
+        *c = *orig;
+        c->data = s->cast_buf[k];
+        c->dtype = want;
+        int64_t st = 1;
+        for (int32_t d = c->rank - 1; d >= 0; d--) { c->strides[d] = st; st *= c->sizes[d]; }
+        copy_logical(c, orig);
+        a->t = c;
+    }
+    return EIR_OK;
+}
+
+void eir_runtime_stats(const eir_runtime *rt, eir_run_stats *out) {
+    memset(out, 0, sizeof *out);
+    if (!rt) return;
+    out->runs = rt->nruns;
+    out->plans = rt->nplans;
+    out->allocations = rt->nallocs;
+    for (uint32_t i = 0; rt->steps && i < rt->nsteps; i++)
+        for (int k = 0; k < 2; k++)
+            if (rt->steps[i].sub[k]) {
+                eir_run_stats sub;
+                eir_runtime_stats(rt->steps[i].sub[k], &sub);
+                out->plans += sub.plans;
+                out->allocations += sub.allocations;
+            }
+}
+
 eir_status eir_runtime_run(eir_runtime *rt) {
     if (!rt || !rt->steps) return EIR_ERR_ARG;
     eir_status st;
+    rt->nruns++;
     bool replan = shapes_changed(rt);
     if (replan) {
-        if ((st = bind_symbols(rt))) return st;
+        for (uint32_t i = 0; i < rt->ninputs; i++)
+            if (rt->inputs[i].value != EIR_NO_VALUE && !rt->inputs[i].set) {
+                char lab[512];
+                return rt_fail(rt, EIR_ERR_ARG, "%s was not set", input_label(rt, i, lab, sizeof lab));
+            }
+        if ((st = check_guards(rt))) { rt->planned = false; return st; }
+        if ((st = bind_symbols(rt))) { rt->planned = false; return st; }
         if ((st = eval_geometry(rt))) return st;
         if ((st = plan_memory(rt))) return st;
         rt->planned = true;
@@ -2252,6 +3074,15 @@ eir_status eir_runtime_run(eir_runtime *rt) {
         case STEP_NONZERO:
             if ((st = run_nonzero(rt, s))) return st;
             break;
+        case STEP_MASKED_SELECT:
+            if ((st = run_masked_select(rt, s))) return st;
+            break;
+        case STEP_UNIQUE:
+            if ((st = run_unique(rt, s))) return st;
+            break;
+        case STEP_REPEAT_INTERLEAVE:
+            if ((st = run_repeat_interleave(rt, s))) return st;
+            break;
         case STEP_CUSTOM:
             if ((st = run_custom(rt, s))) return st;
             break;
@@ -2262,13 +3093,17 @@ eir_status eir_runtime_run(eir_runtime *rt) {
             copy_logical(&rt->values[s->outs[0]].view, &rt->values[s->src].view);
             break;
         case STEP_KERNEL: {
+            if (rt->ndeferred && (st = presize_outputs(rt, s))) return st;
             apply_patches(rt, s);
             for (uint32_t k = 0; k < s->nout; k++) {
                 if (s->outs[k] == EIR_NO_VALUE) memset(&s->outv[k], 0, sizeof s->outv[k]);
                 else s->outv[k] = rt->values[s->outs[k]].view;
             }
+            if (rt->autocast && (st = autocast_inputs(rt, s, true))) return st;
             rt->kerr[0] = 0;
-            if (s->fn(s->args, s->nargs, s->outv, s->nout, &ctx) != 0)
+            int kr = s->fn(s->args, s->nargs, s->outv, s->nout, &ctx);
+            if (rt->autocast) autocast_inputs(rt, s, false);
+            if (kr != 0)
                 return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): %s", s->node->name ? s->node->name : "?",
                                short_target(s->node->target), rt->kerr[0] ? rt->kerr : "kernel failed");
             break;
@@ -2336,7 +3171,10 @@ eir_status eir_runtime_output(eir_runtime *rt, uint32_t i, eir_tensor_view *out)
         return EIR_OK;
     }
     /* scalars as 0-d tensors */
-    if (io->value != EIR_NO_VALUE) {
+    if (io->value != EIR_NO_VALUE && rt->values[io->value].sym_float) {
+        io->scalar.f = rt->values[io->value].symf;
+        out->dtype = EIR_F64;
+    } else if (io->value != EIR_NO_VALUE) {
         io->scalar.i = rt->values[io->value].symval;
         out->dtype = rt->g->values[io->value].kind == EIR_VALUE_SYM_BOOL ? EIR_BOOL : EIR_I64;
         if (out->dtype == EIR_BOOL) io->scalar.b = (uint8_t)(io->scalar.i != 0);
@@ -2362,7 +3200,7 @@ eir_status eir_runtime_plan_example(eir_runtime *rt) {
             if (!si->is_expr || !si->has_hint || p->exprs[si->expr].tree->kind != EIR_SYM_SYMBOL) continue;
             uint32_t s;
             if (eir_strmap_get(&rt->sym_index, p->exprs[si->expr].tree->name, &s)) {
-                rt->symvals[s] = si->value;
+                rt->symvals[s] = sym_int_value(si->value);
                 rt->sym_bound[s] = true;
             }
         }

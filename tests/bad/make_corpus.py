@@ -567,6 +567,18 @@ def _():
     return build({MJ: rec(MJ) + b" }"})
 
 
+@case("sym_expr_unknown_function", "x.sizes[0].as_expr.expr_str: bad symbolic expression 'Frobnicate(Symbol('s77', positive=True, integer=True))': unknown function 'Frobnicate'")
+def _():
+    return with_model(lambda m: g(m)["tensor_values"]["x"]["sizes"][0]["as_expr"].__setitem__(
+        "expr_str", "Frobnicate(Symbol('s77', positive=True, integer=True))"))
+
+
+@case("sym_expr_wrong_arity", "FloorDiv takes 2 arguments, got 1")
+def _():
+    return with_model(lambda m: g(m)["tensor_values"]["x"]["sizes"][0]["as_expr"].__setitem__(
+        "expr_str", "FloorDiv(Symbol('s77', positive=True, integer=True))"))
+
+
 def main():
     if os.path.isdir(OUT):
         shutil.rmtree(OUT)
