@@ -192,7 +192,9 @@ def _run_eir(eir, ep, flat, d):
 
 def _eir_failure(stderr):
     status = "missing" if "cannot run yet" in stderr else "error"
-    msg = stderr.replace("\n", " ").replace("  ", " ")
+    msg = " ".join(stderr.split())
+    if msg.startswith("eir: ") and ".pt2: " in msg:  # drop the temporary archive's path
+        msg = "eir: " + msg.split(".pt2: ", 1)[1]
     return status, msg[:400]
 
 
@@ -271,7 +273,8 @@ def run_one(op_name, dt_name, eir, workdir):
         ep, flat = _export(op, kept)
     targets = [n.target for n in ep.graph.nodes if n.op == "call_function"]
     if op not in targets:
-        seen = sorted({str(t).replace("aten.", "") for t in targets})
+        seen = sorted({getattr(t, "__name__", str(t)) if callable(t) and not hasattr(t, "_schema")
+                       else str(t).replace("aten.", "") for t in targets})
         return done("not-in-graph", "the exported graph calls " + ", ".join(seen[:12]))
 
     with torch.no_grad():
@@ -535,10 +538,16 @@ def render_table(results, gaps, seconds=None):
             by_reason.setdefault(reason, []).append(f"`{op}` {d}" + (f" (sample `{smp}`)" if smp else ""))
         for reason, cells in sorted(by_reason.items()):
             L.append(f"- {reason}: " + ", ".join(cells))
-    notin = [(op, r["msg"]) for (op, d), r in sorted(results.items()) if r["status"] == "not-in-graph" and d == "f32"]
+    notin = {}  # (op, kind of failure) -> (first message, dtypes)
+    for (op, d), r in sorted(results.items(), key=lambda kv: (kv[0][0], dts.index(kv[0][1]))):
+        if r["status"] == "not-in-graph":
+            kind = r["msg"].split(": ", 1)[0] if "fails" in r["msg"] else r["msg"]
+            notin.setdefault((op, kind), (r["msg"], []))[1].append(d)
     if notin:
         L += ["", "## Not in graph", ""]
-        L += [f"- `{op}`: {msg}" for op, msg in notin]
+        for (op, _), (msg, ds) in notin.items():
+            which = "every dtype" if len(ds) == len(dts) else ", ".join(ds)
+            L.append(f"- `{op}` ({which}): {msg}")
     return "\n".join(L) + "\n"
 
 
