@@ -1490,8 +1490,14 @@ static int pad_map(eir_kctx *ctx, const eir_karg *args, uint32_t nargs, eir_tvie
     for (int k = 0; k < nd; k++) {
         int32_t d = x->rank - 1 - k;
         int64_t pl = args[1].ints[2 * k], pr = args[1].ints[2 * k + 1], s = x->sizes[d];
-        if (reflect && (pl >= s || pr >= s || pl < 0 || pr < 0))
-            return eir_kerr(ctx, "Argument #4: Padding size should be less than the corresponding input dimension, but got: padding (%" PRId64 ", %" PRId64 ") at dimension %d of input %d", pl, pr, d, x->rank);
+        if (reflect && (pl >= s || pr >= s)) { /* negative pads crop, as in torch */
+            char shape[160];
+            int at = snprintf(shape, sizeof shape, "[");
+            for (int32_t q = 0; q < x->rank && at < (int)sizeof shape - 24; q++)
+                at += snprintf(shape + at, sizeof shape - (size_t)at, q ? ", %" PRId64 : "%" PRId64, x->sizes[q]);
+            snprintf(shape + at, sizeof shape - (size_t)at, "]");
+            return eir_kerr(ctx, "Argument #4: Padding size should be less than the corresponding input dimension, but got: padding (%" PRId64 ", %" PRId64 ") at dimension %d of input %s", pl, pr, d, shape);
+        }
         if (!reflect && s == 0) return eir_kerr(ctx, "%s: input has a zero-size padded dimension", name);
         want.sizes[d] = s + pl + pr;
         plo[d] = pl;

@@ -22,6 +22,7 @@ static eir_dtype ctype_of(eir_dtype d) {
     if (d == EIR_F64) return EIR_F64;
     if (d == EIR_F32 || d == EIR_F16 || d == EIR_BF16) return EIR_F32;
     if (eir_is_integral(d, false)) return EIR_I64;
+    if (d == EIR_C64 || d == EIR_C128) return d;
     return EIR_DTYPE_UNKNOWN;
 }
 
@@ -44,6 +45,14 @@ static void run_convert(char *d, eir_dtype dd, int64_t ds, const char *s, eir_dt
         if (dd == EIR_F16) { for (int64_t k = 0; k < n; k++) *(uint16_t *)(d + k * ds) = eir_f32_to_f16(*(const float *)(s + k * ss)); return; }
         if (dd == EIR_BF16) { for (int64_t k = 0; k < n; k++) *(uint16_t *)(d + k * ds) = eir_f32_to_bf16(*(const float *)(s + k * ss)); return; }
         if (dd == EIR_F64) { for (int64_t k = 0; k < n; k++) *(double *)(d + k * ds) = *(const float *)(s + k * ss); return; }
+    }
+    if (eir_is_complex(dd) || eir_is_complex(sd)) {
+        for (int64_t k = 0; k < n; k++) {
+            double re, im;
+            eir_load_c128(s + k * ss, sd, &re, &im);
+            eir_store_c128(d + k * ds, dd, re, im);
+        }
+        return;
     }
     if (eir_is_integral(dd, true) && eir_is_integral(sd, true)) {
         for (int64_t k = 0; k < n; k++) eir_store_i64(d + k * ds, dd, eir_load_i64(s + k * ss, sd));
@@ -132,7 +141,8 @@ static bool blas_lay(int64_t rows, int64_t cols, int64_t rs, int64_t cs, bool *t
     return *ld <= INT_MAX;
 }
 
-/* C (M x N, row-major ldc, or column-major when ccol) = alpha A B + beta C, f32 / f64. */
+/* C (M x N, row-major ldc, or column-major when ccol) = alpha A B + beta C,
+ * f32 / f64 / c64 / c128 (real alpha and beta). */
 static void blas_gemm(eir_dtype ct, bool ccol, bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha,
                       const void *A, int64_t lda, const void *B, int64_t ldb, double beta, void *C, int64_t ldc) {
     if (M <= 0 || N <= 0) return;
@@ -144,11 +154,21 @@ static void blas_gemm(eir_dtype ct, bool ccol, bool ta, bool tb, int64_t M, int6
             for (int64_t j = 0; j < N; j++) {
                 int64_t o = ccol ? i + j * ldc : i * ldc + j;
                 if (ct == EIR_F32) ((float *)C)[o] = beta == 0 ? 0.f : (float)(beta * ((float *)C)[o]);
-                else ((double *)C)[o] = beta == 0 ? 0. : beta * ((double *)C)[o];
+                else if (ct == EIR_F64) ((double *)C)[o] = beta == 0 ? 0. : beta * ((double *)C)[o];
+                else if (ct == EIR_C64)
+                    for (int q = 0; q < 2; q++) ((float *)C)[2 * o + q] = beta == 0 ? 0.f : (float)(beta * ((float *)C)[2 * o + q]);
+                else
+                    for (int q = 0; q < 2; q++) ((double *)C)[2 * o + q] = beta == 0 ? 0. : beta * ((double *)C)[2 * o + q];
             }
         return;
     }
-    if (ct == EIR_F32)
+    if (ct == EIR_C64) {
+        float al[2] = {(float)alpha, 0}, be[2] = {(float)beta, 0};
+        cblas_cgemm(ord, TA, TB, (int)M, (int)N, (int)K, al, A, (int)lda, B, (int)ldb, be, C, (int)ldc);
+    } else if (ct == EIR_C128) {
+        double al[2] = {alpha, 0}, be[2] = {beta, 0};
+        cblas_zgemm(ord, TA, TB, (int)M, (int)N, (int)K, al, A, (int)lda, B, (int)ldb, be, C, (int)ldc);
+    } else if (ct == EIR_F32)
         cblas_sgemm(ord, TA, TB, (int)M, (int)N, (int)K, (float)alpha, (const float *)A, (int)lda, (const float *)B, (int)ldb,
                     (float)beta, (float *)C, (int)ldc);
     else

@@ -1018,6 +1018,18 @@ static void test_misc(void) {
     int64_t p4[2] = {4, 0};
     ra[1] = A_IS(p4, 2);
     CHECK(K("aten.reflection_pad1d.default")(ra, 2, &ro.v, 1, &ctx) == -1);
+    CHECK(strcmp(errbuf, "Argument #4: Padding size should be less than the corresponding input dimension, but got: "
+                         "padding (4, 0) at dimension 1 of input [1, 4]") == 0);
+    /* negative pads crop before reflecting (torch: [0,1,2,3] with (-1, 2) is [1,2,3,2,1]; (2, -1) is [2,1,0,1,2]) */
+    int64_t s15[2] = {1, 5}, pm12[2] = {-1, 2}, p2m1[2] = {2, -1};
+    T rn = mk(EIR_I64, 2, s15, 1);
+    ra[1] = A_IS(pm12, 2);
+    CHECK(K("aten.reflection_pad1d.default")(ra, 2, &rn.v, 1, &ctx) == 0);
+    CHECK(out_equals(&rn.v, (const int64_t[]){1, 2, 3, 2, 1}, 5));
+    ra[1] = A_IS(p2m1, 2);
+    CHECK(K("aten.reflection_pad1d.default")(ra, 2, &rn.v, 1, &ctx) == 0);
+    CHECK(out_equals(&rn.v, (const int64_t[]){2, 1, 0, 1, 2}, 5));
+    fr(&rn);
     int64_t s123[3] = {1, 2, 3}, s146[3] = {1, 4, 6}, p2120[4] = {1, 2, 2, 0}, v6[6] = {0, 1, 2, 3, 4, 5};
     T px = ivec(3, s123, v6), po = mk(EIR_I64, 3, s146, 1);
     eir_karg pa[2] = {A_T(&px.v), A_IS(p2120, 4)};
