@@ -495,7 +495,7 @@ def _clamp_t(g):
         Sample("max-only", In(x), None, In(hi)), Sample("lo>hi", In(x), In(hi.reshape(1, 5)), In(lo)),
         Sample("special", In(s), In(s.flip(0)), In(s.roll(3))), Sample("0d-bounds", In(x), In(g.t()), In(g.t(lo=1, hi=3))),
         Sample("promote", In(x), In(g.t(3, 5, dtype=torch.float64)), None),
-        Sample("views", T(g.t(5, 3)), S(g.t(3, 5)), None), Sample("empty", In(g.t(0, 5)), In(lo[:1]), In(hi)),
+        Sample("views", T(g.t(3, 5)), S(g.t(3, 5)), None), Sample("empty", In(g.t(0, 5)), In(lo[:1]), In(hi)),
     ]
 
 
@@ -506,8 +506,8 @@ def _where(g):
     out = [
         Sample("same", In(c), In(x), In(y)), Sample("broadcast", In(c[:, :1].contiguous()), In(x[:1]), In(y[0, :1].contiguous())),
         Sample("0d", In(torch.tensor(True)), In(g.t()), In(g.t())), Sample("empty", In(c[:0]), In(x[:0]), In(y[:0])),
-        Sample("views", T(c.t().contiguous()), S(x), In(y)), Sample("special", In(torch.rand(18, generator=g.g) > 0.5),
-                                                                    In(g.special()), In(g.special().flip(0))),
+        Sample("views", T(c), S(x), In(y)), Sample("special", In(torch.rand(g.special().numel(), generator=g.g) > 0.5), In(g.special()),
+               In(g.special().flip(0))),
     ]
     for label, dt, zero in other_dtypes(g.dt):
         out.append(Sample("with-" + label, In(c), In(x), In(g.t(*(() if zero else (3, 5)), dtype=dt))))
@@ -544,8 +544,8 @@ def _alias(g):
 @sampler("copy.default")
 def _copy(g):
     out = [Sample("same", In(g.t(3, 5)), In(g.t(3, 5))), Sample("broadcast", In(g.t(3, 5)), In(g.t(5))),
-           Sample("0d-src", In(g.t(3, 5)), In(g.t())), Sample("views", T(g.t(4, 3)), S(g.t(3, 4))),
-           Sample("empty", In(g.t(0, 5)), In(g.t(5))), Sample("special", In(g.t(18)), In(g.special()))]
+           Sample("0d-src", In(g.t(3, 5)), In(g.t())), Sample("views", T(g.t(3, 4)), S(g.t(3, 4))),
+           Sample("empty", In(g.t(0, 5)), In(g.t(5))), Sample("special", In(g.t(g.special().numel())), In(g.special()))]
     for k, dt in DTYPES.items():
         if dt != g.dt:
             out.append(Sample("from-" + k, In(g.t(3, 5)), In(g.t(3, 5, lo=-300, hi=300, dtype=dt))))
@@ -981,7 +981,7 @@ def _cat(g):
     out = [Sample("dim0", [In(a), In(b)]), Sample("dim1", [In(a), In(g.t(2, 5))], 1),
            Sample("neg", [In(a), In(g.t(2, 1)), In(g.t(2, 2))], -1), Sample("one", [In(a)]),
            Sample("empty-legacy", [In(a), In(g.t(0))]), Sample("empty", [In(g.t(0, 3)), In(a)]),
-           Sample("views", [T(g.t(3, 2)), S(g.t(3, 3))], 0)]
+           Sample("views", [T(g.t(2, 3)), S(g.t(3, 3))], 0)]
     for label, dt, _ in other_dtypes(g.dt):
         if not _:
             out.append(Sample("with-" + label, [In(a), In(g.t(1, 3, dtype=dt))]))
@@ -1016,7 +1016,7 @@ def _gather(g):
             Sample("neg-dim", In(x), -1, In(torch.randint(0, 5, (2, 2), generator=g.g))),
             Sample("empty", In(x), 1, In(torch.zeros(3, 0, dtype=torch.int64))),
             Sample("0d", In(g.t()), 0, In(torch.tensor(0))),
-            Sample("views", T(g.t(5, 3)), 1, S(torch.randint(0, 5, (3, 2), generator=g.g)))]
+            Sample("views", T(g.t(3, 5)), 1, S(torch.randint(0, 5, (3, 2), generator=g.g)))]
 
 
 @sampler("index.Tensor")
@@ -1041,7 +1041,7 @@ def _index_put(g):
             Sample("accumulate", In(x), [In(torch.tensor([1, 1, 3, -3]))], In(g.t(4, 5)), True),
             Sample("mask", In(x), [In(torch.rand(4, 5, generator=g.g) > 0.5)], In(g.t())),
             Sample("0d-value", In(x), [None, In(torch.tensor([1, 3]))], In(g.t())),
-            Sample("views", T(g.t(5, 4)), [In(uniq)], S(g.t(3, 5)))]
+            Sample("views", T(g.t(4, 5)), [In(uniq)], S(g.t(3, 5)))]
 
 
 @sampler("index_select.default")
@@ -1050,8 +1050,8 @@ def _index_select(g):
     return [Sample("dim0", In(x), 0, In(torch.tensor([3, 0, 0, 2]))), Sample("dim-1", In(x), -1, In(torch.tensor([4, 1]))),
             Sample("i32", In(x), 1, In(torch.tensor([2, 2], dtype=torch.int32))),
             Sample("empty", In(x), 0, In(torch.zeros(0, dtype=torch.int64))),
-            Sample("0d", In(g.t()), 0, In(torch.tensor([0, 0]))),
-            Sample("views", T(g.t(5, 4)), 1, In(torch.tensor([1, 3])))]
+            Sample("0d", In(g.t()), 0, In(torch.tensor([0]))),
+            Sample("views", T(g.t(4, 5)), 1, In(torch.tensor([1, 3])))]
 
 
 @sampler("masked_scatter.default")
@@ -1059,7 +1059,7 @@ def _masked_scatter(g):
     x = g.t(3, 4)
     m = torch.rand(3, 4, generator=g.g) > 0.5
     return [Sample("2d", In(x), In(m), In(g.t(12))), Sample("broadcast", In(x), In(m[0].clone()), In(g.t(3, 4))),
-            Sample("views", T(g.t(4, 3)), In(m), S(g.t(3, 4)))]
+            Sample("views", T(g.t(3, 4)), In(m), S(g.t(3, 4)))]
 
 
 @sampler("nonzero.default")
@@ -1121,7 +1121,7 @@ def _scatter_src(g):
             Sample("dim0", In(x), 0, In(_perm_index(g, 5, 2, 3).t().contiguous()), In(g.t(2, 5))),
             Sample("neg", In(x), -1, In(_perm_index(g, 2, 2, 5)), In(g.t(2, 2))),
             Sample("empty", In(x), 1, In(torch.zeros(3, 0, dtype=torch.int64)), In(g.t(3, 0))),
-            Sample("views", T(g.t(5, 3)), 1, In(_perm_index(g, 3, 2, 5)), S(g.t(3, 2)))]
+            Sample("views", T(g.t(3, 5)), 1, In(_perm_index(g, 3, 2, 5)), S(g.t(3, 2)))]
 
 
 @sampler("scatter.value")
@@ -1130,7 +1130,7 @@ def _scatter_value(g):
     i = _perm_index(g, 3, 3, 5)
     return [Sample("int", In(x), 1, In(i), 2), Sample("float", In(x), 1, In(i), 0.5), Sample("bool", In(x), 1, In(i), True),
             Sample("nan", In(x), 0, In(_perm_index(g, 5, 2, 3).t().contiguous()), math.nan),
-            Sample("views", T(g.t(5, 3)), -1, In(i), 3)]
+            Sample("views", T(g.t(3, 5)), -1, In(i), 3)]
 
 
 @sampler("scatter_add.default")
@@ -1139,7 +1139,7 @@ def _scatter_add(g):
     return [Sample("dim1-dups", In(x), 1, In(torch.randint(0, 5, (3, 6), generator=g.g)), In(g.t(3, 6))),
             Sample("dim0", In(x), 0, In(torch.randint(0, 3, (4, 5), generator=g.g)), In(g.t(4, 5))),
             Sample("neg", In(x), -1, In(torch.randint(0, 5, (2, 2), generator=g.g)), In(g.t(2, 3))),
-            Sample("views", T(g.t(5, 3)), 1, In(torch.randint(0, 5, (3, 2), generator=g.g)), S(g.t(3, 2)))]
+            Sample("views", T(g.t(3, 5)), 1, In(torch.randint(0, 5, (3, 2), generator=g.g)), S(g.t(3, 2)))]
 
 
 @sampler("scatter_reduce.two")
@@ -1163,7 +1163,7 @@ def _scatter_reduce(g):
 def _select_scatter(g):
     x = g.t(3, 4, 5)
     return [Sample("dim1", In(x), In(g.t(3, 5)), 1, 2), Sample("neg", In(x), In(g.t(3, 4)), -1, -1),
-            Sample("1d", In(g.t(5)), In(g.t()), 0, 3), Sample("views", T(g.t(5, 3)), S(g.t(5)), 0, 1)]
+            Sample("1d", In(g.t(5)), In(g.t()), 0, 3), Sample("views", T(g.t(5, 3)), S(g.t(3)), 0, 1)]
 
 
 @sampler("slice_scatter.default")
@@ -1171,7 +1171,7 @@ def _slice_scatter(g):
     x = g.t(6, 7)
     return [Sample("range", In(x), In(g.t(3, 7)), 0, 1, 4), Sample("step", In(x), In(g.t(6, 4)), 1, 0, 7, 2),
             Sample("neg", In(x), In(g.t(6, 2)), -1, -2), Sample("all", In(x), In(g.t(6, 7))),
-            Sample("empty", In(x), In(g.t(0, 7)), 0, 3, 3), Sample("views", T(g.t(7, 6)), S(g.t(2, 7)), 0, 4)]
+            Sample("empty", In(x), In(g.t(0, 7)), 0, 3, 3), Sample("views", T(g.t(6, 7)), S(g.t(2, 7)), 0, 4)]
 
 
 @sampler("embedding.default")
@@ -1180,7 +1180,7 @@ def _embedding(g):
     return [Sample("1d", In(w), In(torch.tensor([1, 0, 9, 1]))), Sample("2d", In(w), In(torch.randint(0, 10, (2, 3), generator=g.g))),
             Sample("padding-idx", In(w), In(torch.tensor([2, 0, 2])), 2), Sample("0d", In(w), In(torch.tensor(3))),
             Sample("i32", In(w), In(torch.tensor([4, 5], dtype=torch.int32))),
-            Sample("views", T(g.t(4, 10)), In(torch.tensor([0, 7])))]
+            Sample("views", T(g.t(10, 4)), In(torch.tensor([0, 7])))]
 
 
 # ---------------------------------------------------------------------------
@@ -1189,7 +1189,7 @@ def _embedding(g):
 
 @sampler("mm.default")
 def _mm(g):
-    return [Sample("2x3x4", In(g.t(2, 3)), In(g.t(3, 4))), Sample("transposed", T(g.t(3, 5)), T(g.t(4, 3))),
+    return [Sample("2x3x4", In(g.t(2, 3)), In(g.t(3, 4))), Sample("transposed", T(g.t(3, 5)), T(g.t(5, 2))),
             Sample("strided", S(g.t(4, 3)), In(g.t(3, 2))), Sample("empty-k", In(g.t(2, 0)), In(g.t(0, 3))),
             Sample("empty-m", In(g.t(0, 3)), In(g.t(3, 2))), Sample("big", In(g.t(33, 40)), In(g.t(40, 17))),
             Sample("nan", In(torch.tensor([[math.nan, 1.0], [2.0, 3.0]]).to(g.dt) if g.fl else g.t(2, 2)), In(g.t(2, 2)))]
@@ -1197,7 +1197,7 @@ def _mm(g):
 
 @sampler("bmm.default")
 def _bmm(g):
-    return [Sample("2x3x4x5", In(g.t(2, 3, 4)), In(g.t(2, 4, 5))), Sample("transposed", T(g.t(2, 4, 3)), T(g.t(2, 5, 4))),
+    return [Sample("2x3x4x5", In(g.t(2, 3, 4)), In(g.t(2, 4, 5))), Sample("transposed", T(g.t(2, 4, 3)), T(g.t(2, 3, 5))),
             Sample("empty-batch", In(g.t(0, 3, 4)), In(g.t(0, 4, 2))), Sample("empty-k", In(g.t(2, 3, 0)), In(g.t(2, 0, 2))),
             Sample("big", In(g.t(3, 20, 30)), In(g.t(3, 30, 10)))]
 
@@ -1212,7 +1212,7 @@ def _addmm(g):
             Sample("beta-alpha", In(g.t(5)), In(m1), In(m2), beta=0.5, alpha=2),
             Sample("beta-alpha-int", In(g.t(5)), In(m1), In(m2), beta=2, alpha=3),
             Sample("beta0-nan", In(nanbias), In(m1), In(m2), beta=0),
-            Sample("transposed", In(g.t(3, 1)), T(g.t(4, 3)), T(g.t(5, 4))),
+            Sample("transposed", In(g.t(3, 1)), T(g.t(3, 4)), T(g.t(4, 5))),
             Sample("empty-k", In(g.t(3, 5)), In(g.t(3, 0)), In(g.t(0, 5))),
             Sample("0d-bias", In(g.t()), In(m1), In(m2))]
 
@@ -1246,6 +1246,21 @@ def _avgpool2(g):
             Sample("divisor", In(x), [2, 2], [1, 1], [0, 0], False, True, 3), Sample("3d-input", In(g.t(3, 5, 5)), [2, 2]),
             Sample("channels-last", In(x.contiguous(memory_format=torch.channels_last)), [2, 2]),
             Sample("strided", S(g.t(1, 2, 4, 4)), [2, 2])]
+
+
+@sampler("avg_pool1d.default")
+def _avgpool1(g):
+    x = g.t(2, 3, 9)
+    return [Sample("k2", In(x), [2]), Sample("k3-s2-p1", In(x), [3], [2], [1]),
+            Sample("ceil-exclude", In(x), [3], [2], [1], True, False), Sample("2d-input", In(g.t(3, 7)), [3], [1]),
+            Sample("strided", S(g.t(2, 3, 8)), [2])]
+
+
+@sampler("adaptive_avg_pool1d.default")
+def _aap1(g):
+    x = g.t(2, 3, 9)
+    return [Sample("3", In(x), [3]), Sample("uneven", In(x), [4]), Sample("grow", In(g.t(1, 2, 3)), [5]),
+            Sample("2d-input", In(g.t(3, 7)), [2]), Sample("strided", S(g.t(2, 3, 8)), [3])]
 
 
 @sampler("avg_pool3d.default")
@@ -1445,6 +1460,19 @@ def _sym_stride(g):
 @sampler("sym_storage_offset.default")
 def _sym_offset(g):
     return [Sample("sliced", In(g.t(6, 4), lambda b: b[2:], dynamic=(0, 1)))]
+
+
+@sampler("sym_is_contiguous.default")
+def _sym_is_contiguous(g):
+    return [Sample("contiguous", _dyn(g.t(3, 4))), Sample("transposed", In(g.t(3, 4), lambda b: b.t(), dynamic=(0, 1)))]
+
+
+@sampler("resize_.default")
+def _resize(g):
+    dt = g.dt
+    return [Sample("shrink", New(lambda: torch.arange(12).to(dt).reshape(3, 4)), [2, 3]),
+            Sample("grow", New(lambda: torch.arange(6).to(dt)), [3, 4], check="meta"),
+            Sample("same-numel", New(lambda: torch.arange(6).to(dt)), [3, 2])]
 
 
 @sampler("_local_scalar_dense.default")

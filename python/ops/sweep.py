@@ -59,14 +59,23 @@ FAILING = ("mismatch", "missing", "error", "not-sampled")
 
 
 def core_ops():
-    """"name.overload" of every Core ATen forward op of the installed torch."""
+    """"name.overload" of every Core ATen forward op of the installed torch.
+    From every registered schema: iterating torch.ops.aten lists only the
+    op packets Python has touched so far."""
     import torch
-    out = []
-    for name in torch.ops.aten:
-        packet = getattr(torch.ops.aten, name)
-        for ov in packet.overloads():
-            if torch.Tag.core in getattr(packet, ov).tags and not name.endswith("_backward"):
-                out.append(f"{name}.{ov}")
+    out = set()
+    for sc in torch._C._jit_get_all_schemas():
+        if not sc.name.startswith("aten::"):
+            continue
+        name, ov = sc.name[6:], sc.overload_name or "default"
+        if name.endswith("_backward"):
+            continue
+        try:
+            op = getattr(getattr(torch.ops.aten, name), ov)
+        except (AttributeError, RuntimeError):
+            continue
+        if torch.Tag.core in op.tags:
+            out.add(f"{name}.{ov}")
     return sorted(out)
 
 
@@ -115,6 +124,15 @@ def _export(op, samples):
     return ep, flat
 
 
+# dtype names compared bit for bit instead (sweep.py --exact, a diagnostic for
+# rounding differences the tolerances hide); inherited by the worker processes
+EXACT = set(filter(None, os.environ.get("EIR_OPS_EXACT", "").split(",")))
+
+
+def _tolerance(dtype):
+    return (0.0, 0.0) if str(dtype).replace("torch.", "") in EXACT else tolerance(dtype)
+
+
 def _to_numpy(t):
     import torch
     t = t.detach()
@@ -142,10 +160,10 @@ def _compare_leaf(got, want):
     if got.dtype != w.dtype:
         return f"dtype {got.dtype}, torch {w.dtype}"
     if want.dtype.is_floating_point:
-        rtol, atol = tolerance(want.dtype)
+        rtol, atol = _tolerance(want.dtype)
         bad = ~np.isclose(got, w, rtol=rtol, atol=atol, equal_nan=True)
     elif want.dtype.is_complex:  # part by part, so inf + 1.25i is close to inf + 1.2500001i
-        rtol, atol = tolerance(want.dtype)
+        rtol, atol = _tolerance(want.dtype)
         bad = ~(np.isclose(got.real, w.real, rtol=rtol, atol=atol, equal_nan=True) &
                 np.isclose(got.imag, w.imag, rtol=rtol, atol=atol, equal_nan=True))
     else:
@@ -572,8 +590,12 @@ def main(argv=None):
     ap.add_argument("--table", default=os.path.join(REPO, "build", "OPS.md"))
     ap.add_argument("--doc", help="also write the table here (docs/OPS.md)")
     ap.add_argument("--details", default=os.path.join(REPO, "build", "ops_details.txt"))
+    ap.add_argument("--exact", help="compare these dtypes (torch names: float16,bfloat16) bit for bit: a diagnostic")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args(argv)
+    if a.exact:
+        os.environ["EIR_OPS_EXACT"] = a.exact  # spawned workers read it at import
+        EXACT.update(a.exact.split(","))
     t0 = time.time()
 
     def progress(r):
