@@ -445,7 +445,15 @@ static int reduce_values(const char *op, enum rkind k, const eir_tview *x, const
                 buf[i] = cast ? cast_f(v, cast) : v;
             }
         double second = 0;
-        double r = reduce_row_f(k, buf, p.nred, param, o2 ? &second : NULL);
+        double r;
+        if (k == R_PROD && (od == EIR_F16 || od == EIR_BF16)) {
+            /* torch multiplies float16/bfloat16 in their own dtype: each
+             * partial product is rounded (row order, as its short reductions) */
+            r = 1;
+            for (int64_t i = 0; i < p.nred; i++) r = cast_f((float)(r * buf[i]), od);
+        } else {
+            r = reduce_row_f(k, buf, p.nred, param, o2 ? &second : NULL);
+        }
         eir_store_f64(ob, od, r);
         if (o2) eir_store_f64((char *)o2->data + oi2 * (int64_t)o2es, o2->dtype, second);
     }

@@ -896,6 +896,36 @@ static void test_complex(void) {
     }
 }
 
+/* float16 / bfloat16 prod rounds every partial product to the dtype, as
+ * torch does (1.1^7 in float16 is 1.943359375 in torch 2.13, where one final
+ * rounding would give 1.9443359375); reference: the same recurrence */
+static void test_prod_half(void) {
+    int64_t s7[1] = {7}, s0[1] = {1};
+    const eir_dtype dts[2] = {EIR_F16, EIR_BF16};
+    for (int k = 0; k < 2; k++) {
+        tensor x = tnew(dts[k], 1, s7, false), o = tnew(dts[k], 0, s0, false);
+        double want = 1;
+        for (int64_t i = 0; i < 7; i++) {
+            int64_t at[1] = {i};
+            eir_store_f64(eir_tview_at(&x.v, at), dts[k], 1.1 + 0.05 * (double)i);
+            double v = getf(&x.v, at);
+            unsigned char b[2];
+            eir_store_f64(b, dts[k], (float)(want * v));
+            want = eir_load_f64(b, dts[k]);
+        }
+        eir_karg a[2] = {A_T(&x.v), A_NONE()};
+        CHECK(call("aten.prod.default", a, 2, &o.v, 1) == 0);
+        CHECK(getf(&o.v, NULL) == want);
+        tfree(&x); tfree(&o);
+    }
+    tensor h = tnew(EIR_F16, 1, s7, false), ho = tnew(EIR_F16, 0, s0, false);
+    for (int64_t i = 0; i < 7; i++) { int64_t at[1] = {i}; eir_store_f64(eir_tview_at(&h.v, at), EIR_F16, 1.1); }
+    eir_karg a[2] = {A_T(&h.v), A_NONE()};
+    CHECK(call("aten.prod.default", a, 2, &ho.v, 1) == 0);
+    CHECK(getf(&ho.v, NULL) == 1.943359375);
+    tfree(&h); tfree(&ho);
+}
+
 int main(void) {
     int n = 0;
     for (const eir_kernel_entry *e = eir_kernels_reduce; e->op; e++) n++;
@@ -903,6 +933,7 @@ int main(void) {
     test_torch_values();
     test_errors_and_edges();
     test_complex();
+    test_prod_half();
     for (int t = 0; t < 1500; t++) random_reduction((op_t)(t % O_NOPS), t);
     for (int t = 0; t < 600; t++) random_lines(t % 6, t);
     for (int t = 0; t < 60; t++) { random_layer_norm(t); random_group_norm(t); random_batch_norm(t); }
