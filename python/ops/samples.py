@@ -263,6 +263,10 @@ def binary(g, nonzero_rhs=False, promote=True, lo=-3.0, hi=3.0, **kw):
     ]
     a, b = g.special_pairs(nonzero_rhs)
     out.append(Sample("special", In(a), In(b), **kw))
+    # Python numbers where the schema says Tensor (export writes `x + 2.5` so):
+    # wrapped numbers promote only across categories (int tensor + 2.5 is float32)
+    for v in (3, -1.5, True):
+        out.append(Sample(f"py-{type(v).__name__}", In(r(3, 5)), v, **kw))
     if promote:
         for label, dt, zero in other_dtypes(g.dt):
             o = g.t(*(() if zero else (3, 5)), dtype=dt, nonzero=nonzero_rhs)
@@ -523,7 +527,8 @@ def _to_copy(g):
     out = [Sample("to-" + k, In(g.t(3, 5, lo=-300, hi=300)), dtype=v) for k, v in DTYPES.items()]
     out += [Sample("special-to-" + k, In(g.special()), dtype=v) for k, v in DTYPES.items()]
     out += [Sample("strided", S(g.t(3, 4))), Sample("transposed-to-f64", T(g.t(4, 3)), dtype=torch.float64),
-            Sample("0d", In(g.t()), dtype=torch.int32), Sample("empty", In(g.t(0, 3)), dtype=torch.float32)]
+            Sample("0d", In(g.t()), dtype=torch.int32), Sample("empty", In(g.t(0, 3)), dtype=torch.float32),
+            Sample("channels-last", In(g.t(2, 3, 4, 5)), dtype=torch.float64, memory_format=torch.channels_last)]
     return out
 
 

@@ -408,6 +408,8 @@ typedef struct conv_geo {
     int64_t C, K[3], S[3], P[3], D[3], Ii[3], Oo[3]; /* channels of one group, kernel, stride, pad, dilation, in, out */
 } conv_geo;
 
+static inline float round_f16(float v) { return eir_f16_to_f32(eir_f32_to_f16(v)); }
+
 /* col (C*K0*K1*K2, O0*O1*O2) from x (C, I0, I1, I2). */
 #define DEF_IM2COL(T)                                                                                            \
     static void im2col_##T(const T *x, T *col, const conv_geo *g) {                                             \
@@ -432,8 +434,9 @@ typedef struct conv_geo {
                     }                                                                                            \
         (void)ncol;                                                                                              \
     }                                                                                                            \
-    /* y (C, O0, O1, O2) += col (C*K, I0*I1*I2): the adjoint, for transposed convolution (I/O swapped) */       \
-    static void col2im_##T(const T *col, T *y, const conv_geo *g) {                                             \
+    /* y (C, O0, O1, O2) += col (C*K, I0*I1*I2): the adjoint, for transposed convolution (I/O swapped);        \
+     * rnd: round every partial sum to float16 (torch's float16 col2im accumulates in float16) */                \
+    static void col2im_##T(const T *col, T *y, const conv_geo *g, bool rnd) {                                   \
         int64_t plane = g->Oo[0] * g->Oo[1] * g->Oo[2];                                                             \
         const T *q = col;                                                                                        \
         for (int64_t c = 0; c < g->C; c++)                                                                       \
@@ -448,7 +451,9 @@ typedef struct conv_geo {
                                 T *row = y + c * plane + (o0 * g->Oo[1] + o1) * g->Oo[2];                          \
                                 for (int64_t i2 = 0; i2 < g->Ii[2]; i2++, q++) {                                  \
                                     int64_t o2 = i2 * g->S[2] - g->P[2] + k2 * g->D[2];                          \
-                                    if (ok01 && o2 >= 0 && o2 < g->Oo[2]) row[o2] += *q;                          \
+                                    if (!(ok01 && o2 >= 0 && o2 < g->Oo[2])) continue;                           \
+                                    row[o2] += *q;                                                               \
+                                    if (rnd) row[o2] = (T)round_f16((float)row[o2]);                             \
                                 }                                                                                \
                             }                                                                                    \
                         }                                                                                        \
@@ -480,10 +485,10 @@ static void im2col_any(eir_dtype ct, const void *x, void *col, const conv_geo *g
     else if (ct == EIR_F64) im2col_double(x, col, g);
     else im2col_int64_t(x, col, g);
 }
-static void col2im_any(eir_dtype ct, const void *col, void *y, const conv_geo *g) {
-    if (ct == EIR_F32) col2im_float(col, y, g);
-    else if (ct == EIR_F64) col2im_double(col, y, g);
-    else col2im_int64_t(col, y, g);
+static void col2im_any(eir_dtype ct, const void *col, void *y, const conv_geo *g, bool rnd) {
+    if (ct == EIR_F32) col2im_float(col, y, g, rnd);
+    else if (ct == EIR_F64) col2im_double(col, y, g, false);
+    else col2im_int64_t(col, y, g, false);
 }
 
 static int get_ints(const eir_karg *a, int nsp, int64_t *dst, int64_t dflt) {
@@ -549,9 +554,14 @@ static int conv_impl(eir_kctx *ctx, const eir_tview *x0, const eir_tview *w, con
             } else {
                 const char *wg = W + (size_t)(gi * Cig * Cog * Kp) * es; /* (Cig, Cog*Kp) */
                 cgemm(ct, true, false, Cog * Kp, Pin, Cig, wg, xg, false, col);
+                /* float16 as torch's slow_conv_transpose: the column buffer and every sum of
+                 * overlapping contributions are float16 (bfloat16 goes through oneDNN in float) */
+                bool h = dt == EIR_F16;
+                if (h)
+                    for (int64_t i = 0; i < colsz; i++) ((float *)col)[i] = round_f16(((float *)col)[i]);
                 conv_geo gt = g; /* col2im with in/out roles: I = input spatial, O = output spatial */
                 gt.C = Cog;
-                col2im_any(ct, col, yg, &gt);
+                col2im_any(ct, col, yg, &gt, h);
             }
         }
     if (bias) {

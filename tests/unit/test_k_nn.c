@@ -543,6 +543,25 @@ static void test_linear_mv(void) {
 /* ---------------------------------------------------------------------- */
 /* convolution                                                               */
 
+/* float16 transposed convolution as torch 2.13 computes it (bits from
+ * F.conv_transpose2d, stride 2, padding 1): column buffer and overlapping
+ * sums in float16 (4 of these 9 outputs differ from one final rounding) */
+static void test_conv_transposed_f16(void) {
+    static const uint16_t x[8] = {0x449f, 0xbb0b, 0xc689, 0x3ed2, 0xc282, 0xc432, 0x3cd7, 0x4107};
+    static const uint16_t w[18] = {0xc40f, 0xc516, 0xbdea, 0x39f6, 0x3d47, 0x3565, 0x3fb1, 0x3d4b, 0xb92e,
+                                   0xc075, 0xbaf4, 0x310a, 0x3e46, 0x46e8, 0xc468, 0xc4c3, 0x4338, 0x340f};
+    static const uint16_t b[1] = {0xbcf9};
+    static const uint16_t want[9] = {0xcc68, 0x476c, 0xcfd9, 0x4e54, 0x4947, 0xcf1b, 0xbe09, 0xc322, 0x4c97};
+    int64_t sx[4] = {1, 2, 2, 2}, sw[4] = {2, 1, 3, 3}, sb[1] = {1}, sy[4] = {1, 1, 3, 3};
+    tt X = tnew(EIR_F16, 4, sx, 0), W = tnew(EIR_F16, 4, sw, 0), B = tnew(EIR_F16, 1, sb, 0), Y = tnew(EIR_F16, 4, sy, 0);
+    memcpy(X.buf, x, sizeof x); memcpy(W.buf, w, sizeof w); memcpy(B.buf, b, sizeof b);
+    int64_t st[2] = {2, 2}, pd[2] = {1, 1}, dl[2] = {1, 1}, op[2] = {0, 0};
+    eir_karg a[9] = {KT(&X.v), KT(&W.v), KT(&B.v), KIS(2, st), KIS(2, pd), KIS(2, dl), KB(true), KIS(2, op), KI(1)};
+    CHECK(run("aten.convolution.default", a, 9, &Y.v, 1) == 0);
+    CHECK(memcmp(Y.buf, want, sizeof want) == 0);
+    tfree(&X); tfree(&W); tfree(&B); tfree(&Y);
+}
+
 static void test_conv(void) {
     for (int it = 0; it < 90; it++) {
         eir_dtype dt = it % 9 == 8 ? EIR_I64 : FDT[it % 4];
@@ -886,6 +905,7 @@ int main(void) {
     test_matmul();
     test_linear_mv();
     test_conv();
+    test_conv_transposed_f16();
     test_pool();
     test_embedding();
     test_sdpa();
