@@ -11,9 +11,10 @@ tensor inside the graph (an `out=` buffer).
 Every op gets, where it applies: an ordinary case, broadcasting, an empty
 tensor, a 0-d tensor, negative dims, non-contiguous views, NaN/inf/-0 for
 floating types, extremes and division edge cases for integers, and operands
-of other dtypes (type promotion). Samples torch itself refuses for the dtype
-are dropped by the sweep (python/ops/sweep.py); the dtype is "unsupported by
-torch" when it refuses them all.
+of other dtypes (type promotion), Python numbers where the schema says Tensor.
+The first sample of every op is an ordinary one: the sweep
+(python/ops/sweep.py) calls the dtype "unsupported by torch" when torch
+refuses it, and drops any other sample torch refuses.
 
 Random ops are checked by a function of eir's outputs (shape, dtype,
 distribution), not by value; ops whose output is uninitialized memory are
