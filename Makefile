@@ -78,13 +78,17 @@ test: $(B)/eir $(BS)/eir $(UNIT) $(UNITS) $(B)/libeir_example_ops.so $(BS)/libei
 	EIR_BIN=$(BS)/eir EIR_OPS=$(BS)/libeir_example_ops.so $(PYTHON) tests/run_fixtures.py tests/e2e/fixtures
 	EIR_BIN=$(B)/eir EIR_OPS=$(B)/libeir_example_ops.so $(PYTHON) -m pytest -q python/tests
 
+# The op x dtype table of the Core ATen opset (eir vs torch), committed as docs/OPS.md.
+ops-doc: $(B)/eir
+	EIR_BIN=$(B)/eir $(PYTHON) python/ops/sweep.py --doc docs/OPS.md
+
 check-generated:
 	$(PYTHON) scripts/gen_ops.py | diff -q src/ops/schemas.inc - >/dev/null || { echo "src/ops/schemas.inc is stale: run $(PYTHON) scripts/gen_ops.py > src/ops/schemas.inc"; exit 1; }
 
 clean:
 	rm -rf $(B)
 
-.PHONY: all test example clean check-generated
+.PHONY: all test example clean check-generated ops-doc
 .SECONDARY:
 
 $(B)/load_bench: tools/bench/load_bench.c $(B)/libeir.a

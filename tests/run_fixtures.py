@@ -24,8 +24,8 @@ import subprocess
 import sys
 import tempfile
 
-# (rtol, atol) per stored dtype, as in python/tests/test_run.py (bfloat16 is stored as <f4)
-TOLERANCES = {"<f8": (1e-7, 1e-9), "<f4": (2e-2, 1e-2), "<f2": (1e-2, 1e-3), "<c8": (1e-4, 1e-5), "<c16": (1e-7, 1e-9)}
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python", "tests"))
+from tolerances import BY_NPY_DESCR, tolerance  # noqa: E402  (one table for every suite)
 FORMATS = {"<f8": "d", "<f4": "f", "<f2": "e", "<i8": "q", "<i4": "i", "<i2": "h", "|i1": "b", "|u1": "B",
            "<u2": "H", "|b1": "?", "<c8": "ff", "<c16": "dd"}
 
@@ -59,15 +59,23 @@ def close(a, b, rtol, atol):
     return abs(a - b) <= atol + rtol * abs(b)
 
 
-def compare(got_path, want_path, what):
-    """a problem string, or None"""
+def out_dtypes(d, v):
+    """torch's dtype name of each user output (V.io.json): bfloat16 outputs travel as float32 .npy"""
+    path = os.path.join(d, f"{v}.io.json")
+    if not os.path.exists(path):
+        return []
+    return [o.get("dtype") for o in json.load(open(path))["outputs"]]
+
+
+def compare(got_path, want_path, what, dtype=None):
+    """a problem string, or None; dtype: torch's name of the result's dtype, when the .npy cannot tell"""
     if not os.path.exists(got_path):
         return f"{what}: missing"
     wd, ws, wv = read_npy(want_path)
     gd, gs, gv = read_npy(got_path)
     if gs != ws:
         return f"{what}: shape {gs}, torch {ws}"
-    rtol, atol = TOLERANCES.get(wd, (0, 0))
+    rtol, atol = tolerance(dtype) if dtype else BY_NPY_DESCR.get(wd, (0, 0))
     bad = [k for k, (a, b) in enumerate(zip(gv, wv)) if not close(a, b, rtol, atol)]
     if bad:
         k = bad[0]
@@ -84,6 +92,7 @@ def check_runs(pt2, v, d, ins):
             want.setdefault(int(r), set()).add(rest)
     if not want:
         return []
+    dts = out_dtypes(d, v)
     with tempfile.TemporaryDirectory() as tmp:
         rc, _, err = run(["run", pt2, *ins, "--runs", str(len(want)), "--out", tmp, *OPS])
         if rc != 0:
@@ -94,8 +103,9 @@ def check_runs(pt2, v, d, ins):
             if got != files:
                 problems.append(f"run {r}: eir wrote {sorted(got)}, torch has {sorted(files)}")
             for f in sorted(files):
+                dt = dts[int(f[4:-4])] if f.startswith("out_") and int(f[4:-4]) < len(dts) else None
                 p = compare(os.path.join(tmp, f"run_{r}", f.replace("out_", "output_")),
-                            os.path.join(d, f"{v}.run_{r}.{f}"), f"run {r} {f[:-4]}")
+                            os.path.join(d, f"{v}.run_{r}.{f}"), f"run {r} {f[:-4]}", dt)
                 if p:
                     problems.append(p)
         return problems
@@ -114,8 +124,9 @@ def check_run(pt2, v, d):
         if rc != 0:
             return [f"eir run failed: {err.strip()[:500]}"]
         problems = []
+        dts = out_dtypes(d, v)
         for i, want_path in enumerate(outs):
-            p = compare(os.path.join(tmp, f"output_{i}.npy"), want_path, f"output {i}")
+            p = compare(os.path.join(tmp, f"output_{i}.npy"), want_path, f"output {i}", dts[i] if i < len(dts) else None)
             if p:
                 problems.append(p)
     return problems + check_runs(pt2, v, d, ins)
@@ -128,6 +139,7 @@ def check_cases(pt2, v, d):
     if not os.path.exists(path):
         return None
     problems, checked = [], 0
+    dts = out_dtypes(d, v)
     with zipfile.ZipFile(path) as z, tempfile.TemporaryDirectory() as tmp:
         z.extractall(tmp)
         cases = sorted({n.split("/")[0] for n in z.namelist()})
@@ -143,7 +155,8 @@ def check_cases(pt2, v, d):
                     continue
                 for want_path in sorted(glob.glob(os.path.join(cdir, "out_*.npy"))):
                     i = int(want_path.rsplit("_", 1)[1][:-4])
-                    p = compare(os.path.join(out, f"output_{i}.npy"), want_path, f"{c}: output {i}")
+                    p = compare(os.path.join(out, f"output_{i}.npy"), want_path, f"{c}: output {i}",
+                                dts[i] if i < len(dts) else None)
                     if p:
                         problems.append(p)
             else:

@@ -23,7 +23,8 @@ torch = pytest.importorskip("torch")
 np = pytest.importorskip("numpy")
 
 from conftest import ZOO_SRC  # noqa: E402
-from test_run import TOLERANCES, _flat_inputs, _to_numpy  # noqa: E402
+from test_run import _flat_inputs, _to_numpy  # noqa: E402
+from tolerances import tolerance  # noqa: E402
 
 if ZOO_SRC not in sys.path:
     sys.path.insert(0, ZOO_SRC)
@@ -62,7 +63,7 @@ def _close(got, want, what):
     w = _to_numpy(want)
     assert got.shape == w.shape, f"{what}: shape {got.shape}, torch {w.shape}"
     if want.dtype.is_floating_point or want.dtype.is_complex:
-        rtol, atol = TOLERANCES[want.dtype]
+        rtol, atol = tolerance(want.dtype)
         np.testing.assert_allclose(got, w, rtol=rtol, atol=atol, err_msg=what)
     else:
         np.testing.assert_array_equal(got, w, err_msg=what)

@@ -35,7 +35,8 @@ from conftest import ZOO_SRC, _only  # noqa: E402
 if ZOO_SRC not in sys.path:
     sys.path.insert(0, ZOO_SRC)
 
-from test_run import TOLERANCES, _flat_inputs, _to_numpy  # noqa: E402
+from test_run import _flat_inputs, _to_numpy  # noqa: E402
+from tolerances import tolerance  # noqa: E402
 
 
 def _r(*shape, seed=0, lo=None):
@@ -231,7 +232,7 @@ def _compare(expected, out_dir, what):
         want = _to_numpy(e)
         assert got.shape == want.shape, f"{what}: output {i}: shape {got.shape}, torch {want.shape}"
         if e.dtype.is_floating_point:
-            rtol, atol = TOLERANCES[e.dtype]
+            rtol, atol = tolerance(e.dtype)
             np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=f"{what}: output {i}")
         else:
             np.testing.assert_array_equal(got, want, err_msg=f"{what}: output {i}")

@@ -22,14 +22,7 @@ torch = pytest.importorskip("torch")
 np = pytest.importorskip("numpy")
 F = torch.nn.functional
 
-TOL = {
-    torch.float64: (1e-9, 1e-10),
-    torch.float32: (2e-5, 2e-5),
-    torch.float16: (1e-2, 2e-3),
-    torch.bfloat16: (2e-2, 2e-2),
-    torch.complex64: (2e-5, 2e-5),
-    torch.complex128: (1e-9, 1e-10),
-}
+from tolerances import tolerance  # noqa: E402
 
 
 def _npy(t):
@@ -74,7 +67,7 @@ def compare(got, want, what):
         wn = _npy(w)
         assert g.shape == wn.shape, f"{what}: output {i} shape {g.shape}, torch {wn.shape}"
         if w.dtype.is_floating_point or w.dtype.is_complex:
-            rtol, atol = TOL[w.dtype]
+            rtol, atol = tolerance(w.dtype)
             np.testing.assert_allclose(g, wn, rtol=rtol, atol=atol, err_msg=f"{what}: output {i}")
         else:
             np.testing.assert_array_equal(g, wn, err_msg=f"{what}: output {i}")

@@ -4,7 +4,7 @@ For each variant V, the program's example inputs (the ones it was exported
 with) are written as .npy files in the order of its flattened user inputs,
 `eir run V.pt2 in_0.npy ... --out DIR` runs it, and every user output is
 compared with `ep.module()(*args, **kwargs)` within the tolerance of its
-dtype (one table, TOLERANCES). Custom operators (mylib::*) run with the
+dtype (python/tests/tolerances.py). Custom operators (mylib::*) run with the
 kernels of examples/custom_ops.c (`--ops`). A variant that uses an operator
 eir cannot run yet is skipped with eir's own list of missing operators, so
 the report shows exactly what is left.
@@ -21,20 +21,10 @@ torch = pytest.importorskip("torch")
 np = pytest.importorskip("numpy")
 
 from conftest import ZOO_SRC, ops_lib  # noqa: E402
+from tolerances import tolerance  # noqa: E402
 
 if ZOO_SRC not in sys.path:
     sys.path.insert(0, ZOO_SRC)
-
-# (rtol, atol) per output dtype: float32 results differ from torch by summation
-# order in matmul/conv/reductions; half types by their rounding.
-TOLERANCES = {
-    torch.float64: (1e-7, 1e-9),
-    torch.float32: (1e-4, 1e-5),
-    torch.float16: (1e-2, 1e-3),
-    torch.bfloat16: (2e-2, 1e-2),
-    torch.complex64: (1e-4, 1e-5),
-    torch.complex128: (1e-7, 1e-9),
-}
 
 
 def _to_numpy(t):
@@ -98,7 +88,7 @@ def test_run_matches_torch(eir, pt2, variant, program, tmp_path):
         want = _to_numpy(e)
         assert got.shape == want.shape, f"output {i}: shape {got.shape}, torch {want.shape}"
         if e.dtype.is_floating_point or e.dtype.is_complex:
-            rtol, atol = TOLERANCES[e.dtype]
+            rtol, atol = tolerance(e.dtype)
             np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=f"output {i} of {variant}")
         else:
             np.testing.assert_array_equal(got, want, err_msg=f"output {i} of {variant}")

@@ -32,7 +32,8 @@ torch = pytest.importorskip("torch")
 np = pytest.importorskip("numpy")
 
 from conftest import ZOO_SRC  # noqa: E402
-from test_run import TOLERANCES, _flat_inputs, _to_numpy  # noqa: E402
+from test_run import _flat_inputs, _to_numpy  # noqa: E402
+from tolerances import tolerance  # noqa: E402
 
 if ZOO_SRC not in sys.path:
     sys.path.insert(0, ZOO_SRC)
@@ -77,7 +78,7 @@ def torch_runs(name, ep, runs=RUNS, seed=None):
 def _close(got, want, what):
     assert got.shape == want.shape, f"{what}: shape {got.shape}, torch {want.shape}"
     if want.dtype.kind in "fc":
-        rtol, atol = TOLERANCES[torch.float64 if want.dtype == np.float64 else torch.float32]
+        rtol, atol = tolerance(torch.float64 if want.dtype == np.float64 else torch.float32)
         np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=what)
     else:
         np.testing.assert_array_equal(got, want, err_msg=what)

@@ -885,7 +885,28 @@ static int scatter_impl(eir_kctx *ctx, const char *op, const eir_karg *args, eir
         srcv = vv;
     }
     memcpy(srcv.sizes, iv.sizes, sizeof srcv.sizes);
-    tv tv_ = ov;
+    /* float16/bfloat16 sums and products accumulate in float32 (torch's
+     * opmath buffer) and are rounded once at the end, not at every step */
+    tv acc = ov, srcf = srcv;
+    float *accbuf = NULL, *srcbuf = NULL;
+    if ((dt == EIR_F16 || dt == EIR_BF16) && src && (red == SC_ADD || red == SC_MUL || red == SC_MEAN)) {
+        int64_t na = eir_tview_numel(&ov), ns = eir_tview_numel(&srcv);
+        accbuf = malloc((size_t)(na ? na : 1) * sizeof *accbuf);
+        srcbuf = malloc((size_t)(ns ? ns : 1) * sizeof *srcbuf);
+        if (!accbuf || !srcbuf) { free(accbuf); free(srcbuf); return eir_kerr(ctx, "%s: out of memory", op); }
+        acc.dtype = srcf.dtype = EIR_F32;
+        acc.data = accbuf;
+        srcf.data = srcbuf;
+        set_contig(&acc);
+        set_contig(&srcf);
+        copy_view(&ov, &acc);
+        copy_view(&srcv, &srcf);
+        srcv = srcf;
+        dt = EIR_F32;
+        es = sizeof(float);
+        ost = acc.strides[d] * (int64_t)es;
+    }
+    tv tv_ = acc;
     memcpy(tv_.sizes, iv.sizes, sizeof tv_.sizes);
     tv_.strides[d] = 0;
     /* validate every index first so nothing is half-reduced on error */
@@ -940,6 +961,12 @@ static int scatter_impl(eir_kctx *ctx, const char *op, const eir_karg *args, eir
             else elem_op(dst, s, dt, opc, 1, 1);
             if (c) ++*c;
         }
+    if (accbuf) { /* round the float32 accumulators into out */
+        copy_view(&acc, &ov);
+        dt = ov.dtype;
+        free(accbuf);
+        free(srcbuf);
+    }
     if (red == SC_MEAN) {
         const eir_tview *ops2[2] = {&ov, &cv};
         eir_iter it2;
@@ -1490,8 +1517,14 @@ static int pad_map(eir_kctx *ctx, const eir_karg *args, uint32_t nargs, eir_tvie
     for (int k = 0; k < nd; k++) {
         int32_t d = x->rank - 1 - k;
         int64_t pl = args[1].ints[2 * k], pr = args[1].ints[2 * k + 1], s = x->sizes[d];
-        if (reflect && (pl >= s || pr >= s || pl < 0 || pr < 0))
-            return eir_kerr(ctx, "Argument #4: Padding size should be less than the corresponding input dimension, but got: padding (%" PRId64 ", %" PRId64 ") at dimension %d of input %d", pl, pr, d, x->rank);
+        if (reflect && (pl >= s || pr >= s)) { /* negative pads crop, as in torch */
+            char shape[160];
+            int at = snprintf(shape, sizeof shape, "[");
+            for (int32_t q = 0; q < x->rank && at < (int)sizeof shape - 24; q++)
+                at += snprintf(shape + at, sizeof shape - (size_t)at, q ? ", %" PRId64 : "%" PRId64, x->sizes[q]);
+            snprintf(shape + at, sizeof shape - (size_t)at, "]");
+            return eir_kerr(ctx, "Argument #4: Padding size should be less than the corresponding input dimension, but got: padding (%" PRId64 ", %" PRId64 ") at dimension %d of input %s", pl, pr, d, shape);
+        }
         if (!reflect && s == 0) return eir_kerr(ctx, "%s: input has a zero-size padded dimension", name);
         want.sizes[d] = s + pl + pr;
         plo[d] = pl;

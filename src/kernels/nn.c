@@ -22,6 +22,7 @@ static eir_dtype ctype_of(eir_dtype d) {
     if (d == EIR_F64) return EIR_F64;
     if (d == EIR_F32 || d == EIR_F16 || d == EIR_BF16) return EIR_F32;
     if (eir_is_integral(d, false)) return EIR_I64;
+    if (d == EIR_C64 || d == EIR_C128) return d;
     return EIR_DTYPE_UNKNOWN;
 }
 
@@ -44,6 +45,14 @@ static void run_convert(char *d, eir_dtype dd, int64_t ds, const char *s, eir_dt
         if (dd == EIR_F16) { for (int64_t k = 0; k < n; k++) *(uint16_t *)(d + k * ds) = eir_f32_to_f16(*(const float *)(s + k * ss)); return; }
         if (dd == EIR_BF16) { for (int64_t k = 0; k < n; k++) *(uint16_t *)(d + k * ds) = eir_f32_to_bf16(*(const float *)(s + k * ss)); return; }
         if (dd == EIR_F64) { for (int64_t k = 0; k < n; k++) *(double *)(d + k * ds) = *(const float *)(s + k * ss); return; }
+    }
+    if (eir_is_complex(dd) || eir_is_complex(sd)) {
+        for (int64_t k = 0; k < n; k++) {
+            double re, im;
+            eir_load_c128(s + k * ss, sd, &re, &im);
+            eir_store_c128(d + k * ds, dd, re, im);
+        }
+        return;
     }
     if (eir_is_integral(dd, true) && eir_is_integral(sd, true)) {
         for (int64_t k = 0; k < n; k++) eir_store_i64(d + k * ds, dd, eir_load_i64(s + k * ss, sd));
@@ -132,7 +141,8 @@ static bool blas_lay(int64_t rows, int64_t cols, int64_t rs, int64_t cs, bool *t
     return *ld <= INT_MAX;
 }
 
-/* C (M x N, row-major ldc, or column-major when ccol) = alpha A B + beta C, f32 / f64. */
+/* C (M x N, row-major ldc, or column-major when ccol) = alpha A B + beta C,
+ * f32 / f64 / c64 / c128 (real alpha and beta). */
 static void blas_gemm(eir_dtype ct, bool ccol, bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha,
                       const void *A, int64_t lda, const void *B, int64_t ldb, double beta, void *C, int64_t ldc) {
     if (M <= 0 || N <= 0) return;
@@ -144,11 +154,21 @@ static void blas_gemm(eir_dtype ct, bool ccol, bool ta, bool tb, int64_t M, int6
             for (int64_t j = 0; j < N; j++) {
                 int64_t o = ccol ? i + j * ldc : i * ldc + j;
                 if (ct == EIR_F32) ((float *)C)[o] = beta == 0 ? 0.f : (float)(beta * ((float *)C)[o]);
-                else ((double *)C)[o] = beta == 0 ? 0. : beta * ((double *)C)[o];
+                else if (ct == EIR_F64) ((double *)C)[o] = beta == 0 ? 0. : beta * ((double *)C)[o];
+                else if (ct == EIR_C64)
+                    for (int q = 0; q < 2; q++) ((float *)C)[2 * o + q] = beta == 0 ? 0.f : (float)(beta * ((float *)C)[2 * o + q]);
+                else
+                    for (int q = 0; q < 2; q++) ((double *)C)[2 * o + q] = beta == 0 ? 0. : beta * ((double *)C)[2 * o + q];
             }
         return;
     }
-    if (ct == EIR_F32)
+    if (ct == EIR_C64) {
+        float al[2] = {(float)alpha, 0}, be[2] = {(float)beta, 0};
+        cblas_cgemm(ord, TA, TB, (int)M, (int)N, (int)K, al, A, (int)lda, B, (int)ldb, be, C, (int)ldc);
+    } else if (ct == EIR_C128) {
+        double al[2] = {alpha, 0}, be[2] = {beta, 0};
+        cblas_zgemm(ord, TA, TB, (int)M, (int)N, (int)K, al, A, (int)lda, B, (int)ldb, be, C, (int)ldc);
+    } else if (ct == EIR_F32)
         cblas_sgemm(ord, TA, TB, (int)M, (int)N, (int)K, (float)alpha, (const float *)A, (int)lda, (const float *)B, (int)ldb,
                     (float)beta, (float *)C, (int)ldc);
     else
@@ -388,6 +408,8 @@ typedef struct conv_geo {
     int64_t C, K[3], S[3], P[3], D[3], Ii[3], Oo[3]; /* channels of one group, kernel, stride, pad, dilation, in, out */
 } conv_geo;
 
+static inline float round_f16(float v) { return eir_f16_to_f32(eir_f32_to_f16(v)); }
+
 /* col (C*K0*K1*K2, O0*O1*O2) from x (C, I0, I1, I2). */
 #define DEF_IM2COL(T)                                                                                            \
     static void im2col_##T(const T *x, T *col, const conv_geo *g) {                                             \
@@ -412,8 +434,9 @@ typedef struct conv_geo {
                     }                                                                                            \
         (void)ncol;                                                                                              \
     }                                                                                                            \
-    /* y (C, O0, O1, O2) += col (C*K, I0*I1*I2): the adjoint, for transposed convolution (I/O swapped) */       \
-    static void col2im_##T(const T *col, T *y, const conv_geo *g) {                                             \
+    /* y (C, O0, O1, O2) += col (C*K, I0*I1*I2): the adjoint, for transposed convolution (I/O swapped);        \
+     * rnd: round every partial sum to float16 (torch's float16 col2im accumulates in float16) */                \
+    static void col2im_##T(const T *col, T *y, const conv_geo *g, bool rnd) {                                   \
         int64_t plane = g->Oo[0] * g->Oo[1] * g->Oo[2];                                                             \
         const T *q = col;                                                                                        \
         for (int64_t c = 0; c < g->C; c++)                                                                       \
@@ -428,7 +451,9 @@ typedef struct conv_geo {
                                 T *row = y + c * plane + (o0 * g->Oo[1] + o1) * g->Oo[2];                          \
                                 for (int64_t i2 = 0; i2 < g->Ii[2]; i2++, q++) {                                  \
                                     int64_t o2 = i2 * g->S[2] - g->P[2] + k2 * g->D[2];                          \
-                                    if (ok01 && o2 >= 0 && o2 < g->Oo[2]) row[o2] += *q;                          \
+                                    if (!(ok01 && o2 >= 0 && o2 < g->Oo[2])) continue;                           \
+                                    row[o2] += *q;                                                               \
+                                    if (rnd) row[o2] = (T)round_f16((float)row[o2]);                             \
                                 }                                                                                \
                             }                                                                                    \
                         }                                                                                        \
@@ -460,10 +485,10 @@ static void im2col_any(eir_dtype ct, const void *x, void *col, const conv_geo *g
     else if (ct == EIR_F64) im2col_double(x, col, g);
     else im2col_int64_t(x, col, g);
 }
-static void col2im_any(eir_dtype ct, const void *col, void *y, const conv_geo *g) {
-    if (ct == EIR_F32) col2im_float(col, y, g);
-    else if (ct == EIR_F64) col2im_double(col, y, g);
-    else col2im_int64_t(col, y, g);
+static void col2im_any(eir_dtype ct, const void *col, void *y, const conv_geo *g, bool rnd) {
+    if (ct == EIR_F32) col2im_float(col, y, g, rnd);
+    else if (ct == EIR_F64) col2im_double(col, y, g, false);
+    else col2im_int64_t(col, y, g, false);
 }
 
 static int get_ints(const eir_karg *a, int nsp, int64_t *dst, int64_t dflt) {
@@ -529,9 +554,14 @@ static int conv_impl(eir_kctx *ctx, const eir_tview *x0, const eir_tview *w, con
             } else {
                 const char *wg = W + (size_t)(gi * Cig * Cog * Kp) * es; /* (Cig, Cog*Kp) */
                 cgemm(ct, true, false, Cog * Kp, Pin, Cig, wg, xg, false, col);
+                /* float16 as torch's slow_conv_transpose: the column buffer and every sum of
+                 * overlapping contributions are float16 (bfloat16 goes through oneDNN in float) */
+                bool h = dt == EIR_F16;
+                if (h)
+                    for (int64_t i = 0; i < colsz; i++) ((float *)col)[i] = round_f16(((float *)col)[i]);
                 conv_geo gt = g; /* col2im with in/out roles: I = input spatial, O = output spatial */
                 gt.C = Cog;
-                col2im_any(ct, col, yg, &gt);
+                col2im_any(ct, col, yg, &gt, h);
             }
         }
     if (bias) {

@@ -141,6 +141,22 @@ static inline void st_i(char *p, eir_dtype d, int64_t v) {
     }
 }
 
+/* An integer operand converted to the integer computation dtype ct, as
+ * torch's TensorIterator casts every operand to the common dtype first
+ * (a Python -2 compared with a uint8 tensor is 254). */
+static inline int64_t wrap_to(int64_t v, eir_dtype ct) {
+    switch (ct) {
+    case EIR_I8: return (int8_t)v;
+    case EIR_U8: return (uint8_t)v;
+    case EIR_I16: return (int16_t)v;
+    case EIR_U16: return (uint16_t)v;
+    case EIR_I32: return (int32_t)v;
+    case EIR_U32: return (uint32_t)v;
+    case EIR_BOOL: return v != 0;
+    default: return v;
+    }
+}
+
 static inline cplx ld_c(const char *p, eir_dtype d) {
     double re, im;
     eir_load_c128(p, d, &re, &im);
@@ -225,9 +241,10 @@ static int pw_run(const pw_op *op, pw_params *p, eir_dtype ct, const eir_tview *
         (dom == DOM_C && !op->c) || dom == DOM_NONE)
         return eir_kerr(ctx, "\"%s\" not implemented for '%s'", op->name, c10_name(ct));
     eir_dtype od = out->dtype, dt[4];
-    bool rnd[4];
+    bool rnd[4], wrap[4];
     for (int k = 0; k < nin; k++) {
         dt[k] = ins[k]->dtype;
+        wrap[k] = dom == DOM_I && dt[k] != ct && ct != EIR_I64;
         rnd[k] = dt[k] != ct && ((dom == DOM_F && reduced(ct)) || (dom == DOM_C && ct == EIR_C64)) &&
                  !(((op->keep_opmath >> k) & 1) && eir_tview_numel(ins[k]) == 1);
     }
@@ -299,7 +316,10 @@ static int pw_run(const pw_op *op, pw_params *p, eir_dtype ct, const eir_tview *
         while (eir_iter_next(&it, ptr, &len))
             for (int64_t j = 0; j < len; j++) {
                 int64_t x[4] = {0};
-                for (int k = 0; k < nin; k++) x[k] = ld_i(ptr[k + 1] + j * is[k + 1], dt[k]);
+                for (int k = 0; k < nin; k++) {
+                    x[k] = ld_i(ptr[k + 1] + j * is[k + 1], dt[k]);
+                    if (wrap[k]) x[k] = wrap_to(x[k], ct);
+                }
                 st_i(ptr[0] + j * is[0], od, op->i(x, p, &err));
             }
         break;
@@ -379,19 +399,46 @@ static inline double remd_(double a, double b) {
 #define FC(name, expr)                                                                          \
     FN_C(name) { cplx a = x[0], b = x[1], c = x[2]; (void)a; (void)b; (void)c; (void)p; return expr; }
 
+/* Complex products by the schoolbook formula, as c10::complex and its
+ * vectorized kernels compute them: C's operator (Annex G) recovers infinities
+ * from NaN results, torch does not ((inf+2i) * (1+0i) is inf+nan*i). */
+static inline cplx cmul(cplx a, cplx b) {
+    double ar = creal(a), ai = cimag(a), br = creal(b), bi = cimag(b);
+    return CMPLX(ar * br - ai * bi, ar * bi + ai * br);
+}
+
+/* c10::complex division (numpy's algorithm, c10/util/complex.h): scale by
+ * the larger part of the divisor; 0 / 0 parts give inf / nan as IEEE does.
+ * C's operator differs for infinities (Annex G), and so would torch. */
+static inline cplx cdiv(cplx x, cplx y) {
+    double a = creal(x), b = cimag(x), c = creal(y), d = cimag(y);
+    double ac = fabs(c), ad = fabs(d);
+    if (ac >= ad) {
+        if (ac == 0 && ad == 0) return CMPLX(a / ac, b / ad);
+        double rat = d / c, scl = 1.0 / (c + d * rat);
+        return CMPLX((a + b * rat) * scl, (b - a * rat) * scl);
+    }
+    double rat = c / d, scl = 1.0 / (d + c * rat);
+    return CMPLX((a * rat + b) * scl, (b * rat - a) * scl);
+}
+static inline cplx crecip(cplx z) { return cdiv(CMPLX(1.0, 0.0), z); }
+
 /* x[] always has 4 slots so reading x[1], x[2] of a unary op reads
  * unused (uninitialized but never used) slots: give them values. */
 
 /* arithmetic */
 FD(add, fmaf(b, p->af, a), fma(b, p->a, a))
 FI(add, wadd(a, wmul(b, p->ai)))
-FC(add, a + b * p->a)
+FC(add, a + cmul(b, CMPLX(p->a, 0)))
 FD(mul, a * b, a * b)
 FI(mul, wmul(a, b))
 FC(mul, a * b)
 FD(div, a / b, a / b)
-FC(div, a / b)
-FD(divtrunc, truncf(a / b), trunc(a / b))
+FC(div, cdiv(a, b))
+/* float16/bfloat16 round the quotient to their dtype before truncating, as
+ * torch's vectorized kernel does (its scalar tail does not; large tensors
+ * take the vectorized path) */
+FD(divtrunc, truncf(round_to(a / b, p->ct)), trunc(a / b))
 FD(divfloor, floordiv_f(a, b), floordiv_d(a, b))
 FN_I(divtrunc) {
     (void)p;
@@ -440,19 +487,24 @@ static int64_t ipow(int64_t a, int64_t b) {
 FD(pow, powf(a, b), pow(a, b))
 FI(pow, ipow(a, b))
 FC(pow, cpow(a, b))
-/* pow with a scalar exponent (p->a / p->af): torch's special cases */
+/* pow with a scalar exponent (p->a / p->af), torch's pow_tensor_scalar_kernel:
+ * float32/float64/bfloat16/complex take sqrt, rsqrt and reciprocal for 0.5,
+ * -0.5 and -1, and products for 2, 3 and -2 (bfloat16's in bfloat16
+ * arithmetic); float16 is plain pow with the exponent rounded to float16. */
 FN_F(pows) {
     float a = x[0], e = p->af;
-    if (p->ct == EIR_BF16) { /* bf16 special cases run in bf16 arithmetic */
-        if (e == 2) return a * a;
-        if (e == 3) return round_to(round_to(a * a, EIR_BF16) * a, EIR_BF16);
-        if (e == -2) return 1.0f / round_to(a * a, EIR_BF16);
-    }
-    if (e == 2) return a * a;
-    if (e == 3) return a * a * a;
+    if (p->ct == EIR_F16) return powf(a, e);
     if (e == 0.5f) return sqrtf(a);
     if (e == -0.5f) return 1.0f / sqrtf(a);
     if (e == -1) return 1.0f / a;
+    if (p->ct == EIR_BF16) {
+        if (e == 2) return a * a;
+        if (e == 3) return round_to(round_to(a * a, EIR_BF16) * a, EIR_BF16);
+        if (e == -2) return 1.0f / round_to(a * a, EIR_BF16);
+        return powf(a, e);
+    }
+    if (e == 2) return a * a;
+    if (e == 3) return a * a * a;
     if (e == -2) return 1.0f / (a * a);
     return powf(a, e);
 }
@@ -465,6 +517,19 @@ FN_D(pows) {
     if (e == -1) return 1.0 / a;
     if (e == -2) return 1.0 / (a * a);
     return pow(a, e);
+}
+FN_C(pows) {
+    cplx a = x[0];
+    double e = p->a, ei = p->b;
+    if (ei == 0) {
+        if (e == 0.5) return csqrt(a);
+        if (e == -0.5) return crecip(csqrt(a));
+        if (e == -1) return crecip(a);
+        if (e == 2) return cmul(a, a);
+        if (e == 3) return cmul(cmul(a, a), a);
+        if (e == -2) return crecip(cmul(a, a));
+    }
+    return cpow(a, CMPLX(e, ei));
 }
 FD(max, maxf_(a, b), maxd_(a, b))
 FI(max, a < b ? b : a)
@@ -524,37 +589,65 @@ FI(abs, a < 0 ? wneg(a) : a)
 FC(abs, cabs(a))
 FD(sign, (float)((0 < a) - (a < 0)), (double)((0 < a) - (a < 0)))
 FI(sign, (0 < a) - (a < 0))
+/* c10's complex log1p and expm1 (c10/util/complex_math.h), accurate near 0 */
+static cplx clog1p_(cplx z) {
+    double x = creal(z), y = cimag(z), zabs = cabs(z), theta = atan2(y, x + 1);
+    if (zabs < 0.5) {
+        double r = x * (2 + x) + y * y;
+        if (r == 0) return CMPLX(x, theta);
+        return CMPLX(0.5 * log1p(r), theta);
+    }
+    return CMPLX(log(hypot(x + 1, y)), theta);
+}
+static cplx cexpm1_(cplx z) {
+    double x = creal(z), y = cimag(z), a = sin(y / 2);
+    return CMPLX(expm1(x) * cos(y) - 2 * a * a, exp(x) * sin(y));
+}
 FD(exp, expf(a), exp(a))
 FC(exp, cexp(a))
 FD(exp2, exp2f(a), exp2(a))
 FD(expm1, expm1f(a), expm1(a))
+FC(expm1, cexpm1_(a))
 FD(log, logf(a), log(a))
 FC(log, clog(a))
 FD(log2, log2f(a), log2(a))
+FC(log2, clog(a) / M_LN2)
 FD(log10, log10f(a), log10(a))
+FC(log10, clog(a) / M_LN10)
 FD(log1p, log1pf(a), log1p(a))
+FC(log1p, clog1p_(a))
 FD(sqrt, sqrtf(a), sqrt(a))
 FC(sqrt, csqrt(a))
 FD(rsqrt, 1.0f / sqrtf(a), 1.0 / sqrt(a))
+FC(rsqrt, crecip(csqrt(a)))
 FD(recip, 1.0f / a, 1.0 / a)
-FC(recip, 1.0 / a)
+FC(recip, crecip(a))
 FD(sin, sinf(a), sin(a))
 FC(sin, csin(a))
 FD(cos, cosf(a), cos(a))
 FC(cos, ccos(a))
 FD(tan, tanf(a), tan(a))
+FC(tan, ctan(a))
 FD(asin, asinf(a), asin(a))
+FC(asin, casin(a))
 FD(acos, acosf(a), acos(a))
+FC(acos, cacos(a))
 FD(atan, atanf(a), atan(a))
+FC(atan, catan(a))
 FD(sinh, sinhf(a), sinh(a))
+FC(sinh, csinh(a))
 FD(cosh, coshf(a), cosh(a))
+FC(cosh, ccosh(a))
 FD(tanh, tanhf(a), tanh(a))
 FC(tanh, ctanh(a))
 FD(asinh, asinhf(a), asinh(a))
+FC(asinh, casinh(a))
 FD(acosh, acoshf(a), acosh(a))
+FC(acosh, cacosh(a))
 FD(atanh, atanhf(a), atanh(a))
+FC(atanh, catanh(a))
 FD(sigmoid, 1.0f / (1.0f + expf(-a)), 1.0 / (1.0 + exp(-a)))
-FC(sigmoid, 1.0 / (1.0 + cexp(-a)))
+FC(sigmoid, crecip(1.0 + cexp(-a)))
 FD(erf, erff(a), erf(a))
 FD(erfc, erfcf(a), erfc(a))
 FD(floor, floorf(a), floor(a))
@@ -667,7 +760,7 @@ OPFD(op_divfloor, "div_floor", 2, divfloor, divfloor_i, NULL)
 OPFD(op_rem, "remainder", 2, rem, rem_i, NULL)
 OPFD(op_fmod, "fmod", 2, fmod, fmod_i, NULL)
 OPFD(op_pow, "pow", 2, pow, pow_i, pow_c)
-OPFD(op_pows, "pow", 1, pows, NULL, NULL)
+OPFD(op_pows, "pow", 1, pows, NULL, pows_c)
 OPFD(op_max, "maximum", 2, max, max_i, NULL)
 OPFD(op_min, "minimum", 2, min, min_i, NULL)
 OPFD(op_atan2, "atan2", 2, atan2, NULL, NULL)
@@ -691,26 +784,26 @@ OPFD(op_abs, "abs", 1, abs, abs_i, abs_c)
 OPFD(op_sign, "sign", 1, sign, sign_i, NULL)
 OPFD(op_exp, "exp", 1, exp, NULL, exp_c)
 OPFD(op_exp2, "exp2", 1, exp2, NULL, NULL)
-OPFD(op_expm1, "expm1", 1, expm1, NULL, NULL)
+OPFD(op_expm1, "expm1", 1, expm1, NULL, expm1_c)
 OPFD(op_log, "log", 1, log, NULL, log_c)
-OPFD(op_log2, "log2", 1, log2, NULL, NULL)
-OPFD(op_log10, "log10", 1, log10, NULL, NULL)
-OPFD(op_log1p, "log1p", 1, log1p, NULL, NULL)
+OPFD(op_log2, "log2", 1, log2, NULL, log2_c)
+OPFD(op_log10, "log10", 1, log10, NULL, log10_c)
+OPFD(op_log1p, "log1p", 1, log1p, NULL, log1p_c)
 OPFD(op_sqrt, "sqrt", 1, sqrt, NULL, sqrt_c)
-OPFD(op_rsqrt, "rsqrt", 1, rsqrt, NULL, NULL)
+OPFD(op_rsqrt, "rsqrt", 1, rsqrt, NULL, rsqrt_c)
 OPFD(op_recip, "reciprocal", 1, recip, NULL, recip_c)
 OPFD(op_sin, "sin", 1, sin, NULL, sin_c)
 OPFD(op_cos, "cos", 1, cos, NULL, cos_c)
-OPFD(op_tan, "tan", 1, tan, NULL, NULL)
-OPFD(op_asin, "asin", 1, asin, NULL, NULL)
-OPFD(op_acos, "acos", 1, acos, NULL, NULL)
-OPFD(op_atan, "atan", 1, atan, NULL, NULL)
-OPFD(op_sinh, "sinh", 1, sinh, NULL, NULL)
-OPFD(op_cosh, "cosh", 1, cosh, NULL, NULL)
+OPFD(op_tan, "tan", 1, tan, NULL, tan_c)
+OPFD(op_asin, "asin", 1, asin, NULL, asin_c)
+OPFD(op_acos, "acos", 1, acos, NULL, acos_c)
+OPFD(op_atan, "atan", 1, atan, NULL, atan_c)
+OPFD(op_sinh, "sinh", 1, sinh, NULL, sinh_c)
+OPFD(op_cosh, "cosh", 1, cosh, NULL, cosh_c)
 OPFD(op_tanh, "tanh", 1, tanh, NULL, tanh_c)
-OPFD(op_asinh, "asinh", 1, asinh, NULL, NULL)
-OPFD(op_acosh, "acosh", 1, acosh, NULL, NULL)
-OPFD(op_atanh, "atanh", 1, atanh, NULL, NULL)
+OPFD(op_asinh, "asinh", 1, asinh, NULL, asinh_c)
+OPFD(op_acosh, "acosh", 1, acosh, NULL, acosh_c)
+OPFD(op_atanh, "atanh", 1, atanh, NULL, atanh_c)
 OPFD(op_sigmoid, "sigmoid", 1, sigmoid, NULL, sigmoid_c)
 OPFD(op_erf, "erf", 1, erf, NULL, NULL)
 OPFD(op_erfc, "erfc", 1, erfc, NULL, NULL)
@@ -858,10 +951,14 @@ static int k_pow_scalar_exp(const eir_karg *args, uint32_t nargs, eir_tview *out
     NEED(2);
     eir_dtype ct = rtype2(&args[0], &args[1]);
     pw_params p = {0};
-    if (domain_of(ct) == DOM_F || domain_of(ct) == DOM_D) {
-        /* torch reads the exponent in opmath directly (no rounding to ct) */
+    if (domain_of(ct) == DOM_F || domain_of(ct) == DOM_D || domain_of(ct) == DOM_C) {
+        /* the exponent as torch's kernels read it: float16/bfloat16 round it
+         * to the tensor's dtype (exp_scalar.to<scalar_t>()), float32 keeps
+         * the double */
         p.a = scalar_f(&args[1]);
-        p.af = (float)p.a;
+        p.b = args[1].s.kind == EIR_SC_COMPLEX ? args[1].s.im : 0;
+        p.af = round_to((float)p.a, ct);
+        if (ct == EIR_F32) p.af = (float)p.a;
         return run1(&op_pows, &p, ct, &args[0], out, ctx);
     }
     if (domain_of(ct) == DOM_I && scalar_i(&args[1]) < 0 && args[1].s.kind != EIR_SC_FLOAT)
@@ -981,7 +1078,11 @@ static int k_hardtanh(const eir_karg *args, uint32_t nargs, eir_tview *out, uint
     lo.s.kind = hi.s.kind = EIR_SC_INT;
     lo.s.i = -1; lo.s.f = -1;
     hi.s.i = 1; hi.s.f = 1;
-    return clamp3(&args[0], nargs > 1 ? &args[1] : &lo, nargs > 2 ? &args[2] : &hi, out->dtype, out, ctx);
+    const eir_karg *l = nargs > 1 ? &args[1] : &lo, *h = nargs > 2 ? &args[2] : &hi;
+    eir_dtype od = out->dtype;
+    if ((od == EIR_U8 || od == EIR_U16 || od == EIR_U32 || od == EIR_U64) && (scalar_f(l) < 0 || scalar_f(h) < 0))
+        return eir_kerr(ctx, "cannot do hardtanh on an unsigned type with negative limits");
+    return clamp3(&args[0], l, h, od, out, ctx);
 }
 
 static int k_elu(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {

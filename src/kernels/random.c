@@ -188,8 +188,9 @@ static int k_native_dropout(const eir_karg *a, uint32_t n, eir_tview *out, uint3
     while (eir_iter_next(&it, ptr, &len))
         for (int64_t k = 0; k < len; k++) {
             bool keep = !train || next_unit(ctx) >= p;
-            double v = eir_load_f64(ptr[2] + k * it.inner_stride[2], x->dtype);
-            eir_store_f64(ptr[0] + k * it.inner_stride[0], out[0].dtype, keep ? (train ? v * scale : v) : 0.0);
+            double re, im, f = keep ? (train ? scale : 1.0) : 0.0;
+            eir_load_c128(ptr[2] + k * it.inner_stride[2], x->dtype, &re, &im);  /* complex inputs keep their imaginary part */
+            eir_store_c128(ptr[0] + k * it.inner_stride[0], out[0].dtype, re * f, im * f);
             if (no > 1) *(uint8_t *)(ptr[1] + k * it.inner_stride[1]) = keep;
         }
     return 0;

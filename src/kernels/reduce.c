@@ -51,6 +51,27 @@ static inline int64_t cast_i(int64_t v, eir_dtype to) {
     return eir_load_i64(tmp, to);
 }
 
+/* Complex values in double; c64 elements and casts to c64 round each part
+ * to float. */
+typedef struct cpx { double re, im; } cpx;
+static inline cpx ld_cpx(const char *p, eir_dtype d, eir_dtype cast) {
+    cpx v;
+    eir_load_c128(p, d, &v.re, &v.im);
+    if (cast == EIR_C64) { v.re = (float)v.re; v.im = (float)v.im; }
+    return v;
+}
+/* the schoolbook product, as c10::complex computes it */
+static inline cpx cpx_mul(cpx a, cpx b) { return (cpx){a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re}; }
+static cpx cpx_sum(const cpx *v, int64_t n) {
+    if (n <= 16) {
+        cpx s = {0, 0};
+        for (int64_t k = 0; k < n; k++) { s.re += v[k].re; s.im += v[k].im; }
+        return s;
+    }
+    cpx a = cpx_sum(v, n / 2), b = cpx_sum(v + n / 2, n - n / 2);
+    return (cpx){a.re + b.re, a.im + b.im};
+}
+
 static const char *dim_range_err(eir_kctx *ctx, int64_t dim, int32_t rank) {
     int64_t r = rank > 0 ? rank : 1;
     eir_kerr(ctx, "Dimension out of range (expected to be in range of [%lld, %lld], but got %lld)",
@@ -273,6 +294,37 @@ static double reduce_row_f(enum rkind k, const double *v, int64_t n, double para
     return NAN;
 }
 
+/* Reduce one gathered row of complex values: sum, mean, prod (complex
+ * results) or var/std (real results: the mean squared distance to the mean). */
+static cpx reduce_row_c(enum rkind k, const cpx *v, int64_t n, double corr) {
+    switch (k) {
+    case R_SUM: return cpx_sum(v, n);
+    case R_MEAN: {
+        /* sum / n as torch divides by the scalar: c10's complex division by (n, 0),
+         * so an infinite real part makes the imaginary part NaN (inf * 0) */
+        cpx s = cpx_sum(v, n);
+        double scl = 1.0 / (double)n;
+        return (cpx){(s.re + s.im * 0.0) * scl, (s.im - s.re * 0.0) * scl};
+    }
+    case R_PROD: {
+        cpx r = {1, 0};
+        for (int64_t i = 0; i < n; i++) r = cpx_mul(r, v[i]);
+        return r;
+    }
+    case R_VAR: case R_STD: {
+        cpx s = cpx_sum(v, n);
+        double mr = s.re / (double)n, mi = s.im / (double)n, m2 = 0;
+        for (int64_t i = 0; i < n; i++) m2 += (v[i].re - mr) * (v[i].re - mr) + (v[i].im - mi) * (v[i].im - mi);
+        if (n == 0) m2 = NAN;
+        double div = (double)n - corr;
+        double var = m2 / (div < 0 ? 0 : div);
+        return (cpx){k == R_STD ? sqrt(var) : var, 0};
+    }
+    default: break;
+    }
+    return (cpx){NAN, NAN};
+}
+
 /* Sum of n contiguous floats in double: 8 independent lanes so the loop
  * vectorizes, combined pairwise. */
 static double sum_f32(const char *p, int64_t n) {
@@ -335,6 +387,20 @@ static int reduce_values(const char *op, enum rkind k, const eir_tview *x, const
     if ((k == R_SUM || k == R_MEAN) && !intpath && !cast && (xd == EIR_F32 || xd == EIR_F64) &&
         sum_columns(&p, x, &out[0], k == R_MEAN)) goto done;
     bool contig = p.nred > 0 && p.roff[p.nred - 1] == p.nred - 1;
+    if (eir_is_complex(cast ? cast : xd) && (k == R_SUM || k == R_MEAN || k == R_PROD || k == R_VAR || k == R_STD)) {
+        cpx *cb = malloc((size_t)(p.nred > 0 ? p.nred : 1) * sizeof *cb);
+        if (!cb) { rc = eir_kerr(ctx, "%s: out of memory", op); goto done; }
+        for (int64_t o = 0; o < p.nout; o++) {
+            int64_t xi, oi, oi2;
+            plan_pos(&p, o, &xi, &oi, &oi2);
+            const char *xb = (const char *)x->data + xi * (int64_t)xes;
+            for (int64_t i = 0; i < p.nred; i++) cb[i] = ld_cpx(xb + p.roff[i] * (int64_t)xes, xd, cast);
+            cpx r = reduce_row_c(k, cb, p.nred, param);
+            eir_store_c128((char *)out[0].data + oi * (int64_t)oes, od, r.re, r.im);
+        }
+        free(cb);
+        goto done;
+    }
     for (int64_t o = 0; o < p.nout; o++) {
         int64_t xi, oi, oi2;
         plan_pos(&p, o, &xi, &oi, &oi2);
@@ -379,7 +445,15 @@ static int reduce_values(const char *op, enum rkind k, const eir_tview *x, const
                 buf[i] = cast ? cast_f(v, cast) : v;
             }
         double second = 0;
-        double r = reduce_row_f(k, buf, p.nred, param, o2 ? &second : NULL);
+        double r;
+        if (k == R_PROD && (od == EIR_F16 || od == EIR_BF16)) {
+            /* torch multiplies float16/bfloat16 in their own dtype: each
+             * partial product is rounded (row order, as its short reductions) */
+            r = 1;
+            for (int64_t i = 0; i < p.nred; i++) r = cast_f((float)(r * buf[i]), od);
+        } else {
+            r = reduce_row_f(k, buf, p.nred, param, o2 ? &second : NULL);
+        }
         eir_store_f64(ob, od, r);
         if (o2) eir_store_f64((char *)o2->data + oi2 * (int64_t)o2es, o2->dtype, second);
     }
@@ -407,7 +481,8 @@ static int k_sum_dim(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no
 
 static int mean_check(const eir_tview *x, eir_dtype dt, eir_tview *out, eir_kctx *ctx) {
     eir_dtype d = dt ? dt : x->dtype;
-    if (!is_real_float(d) || !is_real_float(out[0].dtype))
+    bool ok = (is_real_float(d) && is_real_float(out[0].dtype)) || (eir_is_complex(d) && eir_is_complex(out[0].dtype));
+    if (!ok)
         return eir_kerr(ctx, "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: %s", tname(d));
     return 0;
 }
@@ -464,9 +539,9 @@ static int varstd(const char *op, enum rkind k, const eir_karg *a, uint32_t na, 
                   bool corr_form, eir_kctx *ctx) {
     if (need_args(op, na, 1, no, k == R_VARMEAN ? 2 : 1, a, ctx)) return -1;
     const eir_tview *x = a[0].t;
-    if (!is_real_float(x->dtype))
-        return eir_kerr(ctx, eir_is_complex(x->dtype) ? "%s: complex inputs are not supported yet"
-                                                      : "std and var only support floating point and complex dtypes", op);
+    if (!is_real_float(x->dtype) && !eir_is_complex(x->dtype))
+        return eir_kerr(ctx, "std and var only support floating point and complex dtypes");
+    if (k == R_VARMEAN && eir_is_complex(x->dtype)) return eir_kerr(ctx, "%s: complex inputs are not supported yet", op);
     bool mask[EIR_MAX_RANK];
     if (parse_dims(na > 1 ? &a[1] : NULL, x->rank, true, mask, ctx)) return -1;
     double corr;
@@ -689,7 +764,7 @@ static int cumop(const char *op, bool prod, const eir_karg *a, uint32_t na, eir_
     if (!same_shape(x, &out[0])) return eir_kerr(ctx, "%s: output shape does not match the input", op);
     eir_dtype cast = darg(a, na, 2), od = out[0].dtype, xd = x->dtype;
     if (cast == xd) cast = EIR_DTYPE_UNKNOWN;
-    if (eir_is_complex(xd) || eir_is_complex(od)) return eir_kerr(ctx, "%s: complex inputs are not supported yet", op);
+    bool cplx = eir_is_complex(cast ? cast : xd);
     const eir_tview *vs[2] = {x, &out[0]};
     lines L;
     lines_init(&L, vs, 2, dim);
@@ -700,7 +775,14 @@ static int cumop(const char *op, bool prod, const eir_karg *a, uint32_t na, eir_
         lines_pos(&L, l, off);
         const char *xb = (const char *)x->data + off[0] * (int64_t)xes;
         char *ob = (char *)out[0].data + off[1] * (int64_t)oes;
-        if (intpath) {
+        if (cplx) {
+            cpx acc = {prod ? 1 : 0, 0};
+            for (int64_t i = 0; i < L.len; i++) {
+                cpx v = ld_cpx(xb + i * L.lst[0] * (int64_t)xes, xd, cast);
+                acc = prod ? cpx_mul(acc, v) : (cpx){acc.re + v.re, acc.im + v.im};
+                eir_store_c128(ob + i * L.lst[1] * (int64_t)oes, od, acc.re, acc.im);
+            }
+        } else if (intpath) {
             uint64_t acc = prod ? 1 : 0;
             for (int64_t i = 0; i < L.len; i++) {
                 int64_t v = eir_load_i64(xb + i * L.lst[0] * (int64_t)xes, xd);

@@ -2224,6 +2224,13 @@ static eir_status resolve_deferred(eir_runtime *rt) {
     return EIR_OK;
 }
 
+/* a complex element is nonzero when either part is */
+static bool elem_nonzero(const void *p, eir_dtype d) {
+    double re, im;
+    eir_load_c128(p, d, &re, &im);
+    return re != 0 || im != 0;
+}
+
 /* nonzero: count, bind the output's unbacked size, then write the indices */
 static eir_status run_nonzero(eir_runtime *rt, const rt_step *st) {
     const eir_tview *x = &rt->values[st->src].view;
@@ -2231,7 +2238,7 @@ static eir_status run_nonzero(eir_runtime *rt, const rt_step *st) {
     int64_t n = eir_tview_numel(x), count = 0;
     int64_t idx[EIR_MAX_RANK] = {0};
     for (int64_t k = 0; k < n; k++) {
-        if (eir_load_f64(eir_tview_at(x, idx), x->dtype) != 0) count++;
+        if (elem_nonzero(eir_tview_at(x, idx), x->dtype)) count++;
         for (int32_t d = x->rank - 1; d >= 0; d--) { if (++idx[d] < x->sizes[d]) break; idx[d] = 0; }
     }
     bind_unbacked(rt, &rt->g->values[st->outs[0]].meta.sizes[0], sym_int_value(count));
@@ -2242,7 +2249,7 @@ static eir_status run_nonzero(eir_runtime *rt, const rt_step *st) {
     memset(idx, 0, sizeof idx);
     int64_t row = 0;
     for (int64_t k = 0; k < n && row < out->view.sizes[0]; k++) {
-        if (eir_load_f64(eir_tview_at(x, idx), x->dtype) != 0) {
+        if (elem_nonzero(eir_tview_at(x, idx), x->dtype)) {
             for (int32_t d = 0; d < x->rank; d++) {
                 int64_t at[2] = {row, d};
                 eir_store_i64(eir_tview_at(&out->view, at), out->view.dtype, idx[d]);

@@ -1008,6 +1008,24 @@ static void test_misc(void) {
     CHECK(K("aten.scatter_reduce.two")(sr, 6, &so.v, 1, &ctx) == 0);
     CHECK(out_equals(&so.v, (const int64_t[]){-1, 7, 3, 4}, 4));
     fr(&sx); fr(&si); fr(&ss); fr(&so);
+    /* float16 scatter sums accumulate in float32 and round once (torch 2.13: 1 + ten times 0.0004 is
+     * 1.00390625; rounding at every step would stay at 1), and mean divides the rounded sum */
+    int64_t s11[1] = {11}, s2[1] = {2};
+    T hx = mk(EIR_F16, 1, s2, 0), hs = mk(EIR_F16, 1, s11, 0), hi = mk(EIR_I64, 1, s11, 0), ho = mk(EIR_F16, 1, s2, 0);
+    for (int64_t k = 0; k < 11; k++) {
+        int64_t at[1] = {k};
+        put(&hs.v, at, k ? 0.0004 : 1.0);
+        eir_store_i64(eir_tview_at(&hi.v, at), EIR_I64, 0);
+    }
+    for (int64_t k = 0; k < 2; k++) { int64_t at[1] = {k}; put(&hx.v, at, 0.0); }
+    eir_karg ha[4] = {A_T(&hx.v), A_I(0), A_T(&hi.v), A_T(&hs.v)};
+    CHECK(K("aten.scatter_add.default")(ha, 4, &ho.v, 1, &ctx) == 0);
+    int64_t h0[1] = {0}, h1[1] = {1};
+    CHECK(get(&ho.v, h0) == 1.00390625 && get(&ho.v, h1) == 0);
+    eir_karg hm[6] = {A_T(&hx.v), A_I(0), A_T(&hi.v), A_T(&hs.v), A_STR("mean"), A_B(false)};
+    CHECK(K("aten.scatter_reduce.two")(hm, 6, &ho.v, 1, &ctx) == 0);
+    CHECK(get(&ho.v, h0) == (double)eir_f16_to_f32(eir_f32_to_f16(1.00390625f / 11.0f)));
+    fr(&hx); fr(&hs); fr(&hi); fr(&ho);
     /* reflection / replication padding vs torch */
     int64_t s14[2] = {1, 4}, s17[2] = {1, 7}, p21[2] = {2, 1}, v4[4] = {0, 1, 2, 3};
     T rx = ivec(2, s14, v4), ro = mk(EIR_I64, 2, s17, 2);
@@ -1018,6 +1036,18 @@ static void test_misc(void) {
     int64_t p4[2] = {4, 0};
     ra[1] = A_IS(p4, 2);
     CHECK(K("aten.reflection_pad1d.default")(ra, 2, &ro.v, 1, &ctx) == -1);
+    CHECK(strcmp(errbuf, "Argument #4: Padding size should be less than the corresponding input dimension, but got: "
+                         "padding (4, 0) at dimension 1 of input [1, 4]") == 0);
+    /* negative pads crop before reflecting (torch: [0,1,2,3] with (-1, 2) is [1,2,3,2,1]; (2, -1) is [2,1,0,1,2]) */
+    int64_t s15[2] = {1, 5}, pm12[2] = {-1, 2}, p2m1[2] = {2, -1};
+    T rn = mk(EIR_I64, 2, s15, 1);
+    ra[1] = A_IS(pm12, 2);
+    CHECK(K("aten.reflection_pad1d.default")(ra, 2, &rn.v, 1, &ctx) == 0);
+    CHECK(out_equals(&rn.v, (const int64_t[]){1, 2, 3, 2, 1}, 5));
+    ra[1] = A_IS(p2m1, 2);
+    CHECK(K("aten.reflection_pad1d.default")(ra, 2, &rn.v, 1, &ctx) == 0);
+    CHECK(out_equals(&rn.v, (const int64_t[]){2, 1, 0, 1, 2}, 5));
+    fr(&rn);
     int64_t s123[3] = {1, 2, 3}, s146[3] = {1, 4, 6}, p2120[4] = {1, 2, 2, 0}, v6[6] = {0, 1, 2, 3, 4, 5};
     T px = ivec(3, s123, v6), po = mk(EIR_I64, 3, s146, 1);
     eir_karg pa[2] = {A_T(&px.v), A_IS(p2120, 4)};

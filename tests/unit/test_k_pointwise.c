@@ -589,7 +589,11 @@ static double u_isfinite(double a) { return isfinite(a); }
 static int64_t ui_true(int64_t a, eir_dtype d) { (void)a; (void)d; return 1; }
 static double u_nan2num(double a) { return isnan(a) ? 0 : a == INFINITY ? 7 : a == -INFINITY ? -8 : a; }
 static double u_clamp(double a) { return isnan(a) ? a : a < -1.5 ? -1.5 : a > 2.25 ? 2.25 : a; }
-static int64_t ui_clamp(int64_t a, eir_dtype d) { (void)d; return a < -2 ? -2 : a > 7 ? 7 : a; }
+/* the bounds are converted to the tensor's dtype first: -2 is 254 for uint8 */
+static int64_t ui_clamp(int64_t a, eir_dtype d) {
+    int64_t lo = wrapi(-2, d), hi = wrapi(7, d), r = a < lo ? lo : a;
+    return r > hi ? hi : r;
+}
 static double u_clamp_min(double a) { return isnan(a) ? a : a < 0.5 ? 0.5 : a; }
 static double u_pow2(double a) { return a * a; }
 static double u_pow_17(double a) { return pow(a, 1.7); }
@@ -599,6 +603,7 @@ static const eir_dtype FLOATS[] = {EIR_F32, EIR_F64, EIR_F16, EIR_BF16};
 static const eir_dtype INTS[] = {EIR_I64, EIR_I32, EIR_I16, EIR_I8, EIR_U8};
 static const eir_dtype ALL[] = {EIR_F32, EIR_F64, EIR_F16, EIR_BF16, EIR_I64, EIR_I32, EIR_I16, EIR_I8, EIR_U8, EIR_BOOL};
 static const eir_dtype NUM[] = {EIR_F32, EIR_F64, EIR_F16, EIR_BF16, EIR_I64, EIR_I32, EIR_I16, EIR_I8, EIR_U8};
+static const eir_dtype SIGNED[] = {EIR_F32, EIR_F64, EIR_F16, EIR_BF16, EIR_I64, EIR_I32, EIR_I16, EIR_I8};
 static const eir_dtype INTB[] = {EIR_I64, EIR_I32, EIR_I16, EIR_I8, EIR_U8, EIR_BOOL};
 #define N(a) (int)(sizeof(a) / sizeof((a)[0]))
 
@@ -685,11 +690,19 @@ static void test_unary(void) {
         {"aten.trunc.default", trunc, ui_id, 1, 0, false, false, NULL, 0},
         {"aten.relu.default", u_relu, ui_relu, 1, 0, false, false, NULL, 0},
         {"aten.relu_.default", u_relu, ui_relu, 1, 0, false, false, NULL, 0},
-        {"aten.hardtanh.default", u_hardtanh, ui_hardtanh, 1, 0, false, false, NULL, 0},
         {"aten.clamp.default", u_clamp, NULL, 1, 0, false, false, cl_f, 2},
         {"aten.clamp_min.default", u_clamp_min, NULL, 1, 0, false, false, &cmin, 1},
     };
     for (int i = 0; i < N(same); i++) run_un(&same[i], same[i].ri ? NUM : FLOATS, same[i].ri ? N(NUM) : N(FLOATS));
+    /* hardtanh's default limits are negative: torch refuses unsigned tensors */
+    un_spec ht = {"aten.hardtanh.default", u_hardtanh, ui_hardtanh, 1, 0, false, false, NULL, 0};
+    run_un(&ht, SIGNED, N(SIGNED));
+    int64_t s3[1] = {3};
+    T hu = mk(EIR_U8, 1, s3, 0), hou = mk(EIR_U8, 1, s3, 0);
+    eir_karg hta[1] = {targ(&hu)};
+    CHECK(K("aten.hardtanh.default")(hta, 1, &hou.v, 1, &CTX) == -1);
+    CHECK_STR(errbuf, "cannot do hardtanh on an unsigned type with negative limits");
+    fr(&hu); fr(&hou);
     un_spec cli = {"aten.clamp.default", NULL, ui_clamp, 0, 0, false, false, cl_i, 2};
     run_un(&cli, INTS, N(INTS));
     /* float functions: integer inputs give float32 */
@@ -1139,6 +1152,173 @@ static void test_complex(void) {
     }
 }
 
+/* Operands of another integer dtype are first converted to the computation
+ * dtype, as torch's TensorIterator casts them: a Python -2 or a 0-d int32
+ * tensor meets a uint8 tensor as 254. Reference: the exact operation on the
+ * operands wrapped with wrapi(). */
+static void test_mixed_int_operands(void) {
+    int64_t s6[1] = {6};
+    const eir_dtype dts[4] = {EIR_U8, EIR_I8, EIR_I16, EIR_I32};
+    const int64_t scal[4] = {-2, 300, -129, -3};
+    for (int k = 0; k < 4; k++) {
+        eir_dtype dt = dts[k];
+        T x = mk(dt, 1, s6, 0), ob = mk(EIR_BOOL, 1, s6, 0), o = mk(dt, 1, s6, 0);
+        const int64_t xv[6] = {0, 1, 7, 200, -5, 127};
+        for (int i = 0; i < 6; i++) seti(el(&x.v, i), dt, wrapi(xv[i], dt));
+        for (int j = 0; j < 4; j++) {
+            int64_t sv = scal[j], w = wrapi(sv, dt);
+            /* comparisons, minimum, remainder, trunc division and clamp against a Python int */
+            eir_karg a[3] = {targ(&x), sarg_i(sv), karg_str("trunc")};
+            CHECK(K("aten.gt.Scalar")(a, 2, &ob.v, 1, &CTX) == 0);
+            for (int i = 0; i < 6; i++) CHECK(geti(el(&ob.v, i), EIR_BOOL) == (geti(el(&x.v, i), dt) > w));
+            if (w != 0) {
+                CHECK(K("aten.div.Scalar_mode")(a, 3, &o.v, 1, &CTX) == 0);
+                for (int i = 0; i < 6; i++) CHECK(geti(el(&o.v, i), dt) == wrapi(geti(el(&x.v, i), dt) / w, dt));
+                CHECK(K("aten.remainder.Scalar")(a, 2, &o.v, 1, &CTX) == 0);
+                for (int i = 0; i < 6; i++) {
+                    int64_t xi = geti(el(&x.v, i), dt), r = xi % w;
+                    if (r != 0 && (r < 0) != (w < 0)) r += w;
+                    CHECK(geti(el(&o.v, i), dt) == r);
+                }
+            }
+            eir_karg cl[3] = {targ(&x), sarg_i(sv), sarg_i(5)};
+            CHECK(K("aten.clamp.default")(cl, 3, &o.v, 1, &CTX) == 0);
+            for (int i = 0; i < 6; i++) {
+                int64_t xi = geti(el(&x.v, i), dt), r = xi < w ? w : xi;
+                CHECK(geti(el(&o.v, i), dt) == (r > 5 ? 5 : r));
+            }
+            /* a 0-d int32 tensor does not promote a uint8/int8/int16 tensor: it is wrapped */
+            int64_t s0[1] = {1};
+            T z = mk(EIR_I32, 0, s0, 0);
+            *(int32_t *)z.buf = (int32_t)sv;
+            eir_karg m[2] = {targ(&x), targ(&z)};
+            CHECK(K("aten.minimum.default")(m, 2, &o.v, 1, &CTX) == 0);
+            for (int i = 0; i < 6; i++) {
+                int64_t xi = geti(el(&x.v, i), dt), wz = wrapi((int32_t)sv, dt);
+                CHECK(geti(el(&o.v, i), dt) == (wz < xi ? wz : xi));
+            }
+            fr(&z);
+        }
+        fr(&x); fr(&ob); fr(&o);
+    }
+}
+
+/* Complex results as torch computes them: products by the schoolbook
+ * formula (no C99 Annex G recovery of infinities), pow's special exponents
+ * as products and square roots, and every complex function of the Core ATen
+ * opset, against the C library in double (c10's formulas for log1p/expm1). */
+static void test_complex_torch_semantics(void) {
+    int64_t s4[1] = {4}, s1[1] = {1};
+    T x = mk(EIR_C128, 1, s4, 0), o = mk(EIR_C128, 1, s4, 0), y = mk(EIR_C128, 1, s4, 0);
+    const double xr[4] = {INFINITY, 0.3, -1.5, 2.0}, xi[4] = {2.0, -0.7, 0.25, INFINITY};
+    for (int i = 0; i < 4; i++) { setc(el(&x.v, i), EIR_C128, xr[i], xi[i]); setc(el(&y.v, i), EIR_C128, 1.0, 0.0); }
+    /* (0 + 0i) + (inf + 2i) * alpha: alpha is the complex 1 + 0i, so inf * 0 makes the imaginary part NaN */
+    eir_karg a[3] = {targ(&y), targ(&x), sarg_i(1)};
+    CHECK(K("aten.add.Tensor")(a, 3, &o.v, 1, &CTX) == 0);
+    CHECK(getd(el(&o.v, 0), EIR_C128) == INFINITY && isnan(getim(el(&o.v, 0), EIR_C128)));
+    CHECK(fabs(getd(el(&o.v, 1), EIR_C128) - 1.3) < 1e-15 && getim(el(&o.v, 1), EIR_C128) == -0.7);
+    /* pow(z, 2) is z * z: (2 + inf i)^2 = (4 - inf^2) + (inf + inf)i = -inf + inf i, where cpow gives NaN */
+    eir_karg p[2] = {targ(&x), sarg_i(2)};
+    CHECK(K("aten.pow.Tensor_Scalar")(p, 2, &o.v, 1, &CTX) == 0);
+    CHECK(getd(el(&o.v, 3), EIR_C128) == -INFINITY && getim(el(&o.v, 3), EIR_C128) == INFINITY);
+    double complex z1 = CMPLX(0.3, -0.7), g1 = CMPLX(getd(el(&o.v, 1), EIR_C128), getim(el(&o.v, 1), EIR_C128));
+    CHECK(cabs(g1 - z1 * z1) < 1e-15);
+    p[1] = sarg_f(0.5);
+    CHECK(K("aten.pow.Tensor_Scalar")(p, 2, &o.v, 1, &CTX) == 0);
+    g1 = CMPLX(getd(el(&o.v, 1), EIR_C128), getim(el(&o.v, 1), EIR_C128));
+    CHECK(cabs(g1 - csqrt(z1)) < 1e-15);
+    p[1] = sarg_f(1.7);
+    CHECK(K("aten.pow.Tensor_Scalar")(p, 2, &o.v, 1, &CTX) == 0);
+    g1 = CMPLX(getd(el(&o.v, 2), EIR_C128), getim(el(&o.v, 2), EIR_C128));
+    CHECK(cabs(g1 - cpow(CMPLX(-1.5, 0.25), 1.7)) < 1e-14);
+    /* the unary functions, c64 and c128, on values off the branch cuts */
+    const char *names[14] = {"aten.acos.default", "aten.acosh.default", "aten.asin.default", "aten.asinh.default",
+                             "aten.atan.default", "aten.atanh.default", "aten.cosh.default", "aten.sinh.default",
+                             "aten.tan.default", "aten.expm1.default", "aten.log10.default", "aten.log1p.default",
+                             "aten.log2.default", "aten.rsqrt.default"};
+    for (int c = 0; c < 2; c++) {
+        eir_dtype dt = c ? EIR_C128 : EIR_C64;
+        T u = mk(dt, 1, s4, 0), r = mk(dt, 1, s4, 0);
+        const double ur[4] = {0.3, -1.2, 2.5, 1e-9}, ui[4] = {0.4, 0.8, -0.6, -2e-9};
+        for (int i = 0; i < 4; i++) setc(el(&u.v, i), dt, ur[i], ui[i]);
+        eir_karg ua[1] = {targ(&u)};
+        for (int f = 0; f < 14; f++) {
+            CHECK(K(names[f])(ua, 1, &r.v, 1, &CTX) == 0);
+            for (int i = 0; i < 4; i++) {
+                double complex z = CMPLX(getd(el(&u.v, i), dt), getim(el(&u.v, i), dt)), w;
+                switch (f) {
+                case 0: w = cacos(z); break;
+                case 1: w = cacosh(z); break;
+                case 2: w = casin(z); break;
+                case 3: w = casinh(z); break;
+                case 4: w = catan(z); break;
+                case 5: w = catanh(z); break;
+                case 6: w = ccosh(z); break;
+                case 7: w = csinh(z); break;
+                case 8: w = ctan(z); break;
+                case 9: w = cexp(z) - 1; break;
+                case 10: w = clog(z) / log(10.0); break;
+                case 11: w = clog(1 + z); break;
+                case 12: w = clog(z) / log(2.0); break;
+                default: w = 1 / csqrt(z); break;
+                }
+                /* near 0, expm1 and log1p must keep the relative precision exp - 1 and log(1 + z) lose */
+                if (i == 3 && f == 9) w = z + z * z / 2;
+                if (i == 3 && f == 11) w = z - z * z / 2;
+                double complex g = CMPLX(getd(el(&r.v, i), dt), getim(el(&r.v, i), dt));
+                double tol = (c ? 1e-13 : 1e-6) * (cabs(w) + (i == 3 ? 0 : 1));
+                if (!(cabs(g - w) <= tol)) {
+                    fprintf(stderr, "  %s [%s] %d: got %g%+gi want %g%+gi\n", names[f], eir_dtype_name(dt), i, creal(g), cimag(g),
+                            creal(w), cimag(w));
+                    CHECK(0);
+                }
+            }
+        }
+        fr(&u); fr(&r);
+    }
+    /* float16 pow is plain pow (no sqrt for 0.5): (-inf)^0.5 = inf; bfloat16 and float32 take sqrt: NaN */
+    T h = mk(EIR_F16, 1, s1, 0), ho = mk(EIR_F16, 1, s1, 0), b = mk(EIR_BF16, 1, s1, 0), bo = mk(EIR_BF16, 1, s1, 0);
+    setd(h.buf, EIR_F16, -INFINITY);
+    setd(b.buf, EIR_BF16, -INFINITY);
+    eir_karg ph[2] = {targ(&h), sarg_f(0.5)}, pb[2] = {targ(&b), sarg_f(0.5)};
+    CHECK(K("aten.pow.Tensor_Scalar")(ph, 2, &ho.v, 1, &CTX) == 0);
+    CHECK(getd(ho.buf, EIR_F16) == INFINITY);
+    CHECK(K("aten.pow.Tensor_Scalar")(pb, 2, &bo.v, 1, &CTX) == 0);
+    CHECK(isnan(getd(bo.buf, EIR_BF16)));
+    /* the exponent is rounded to the tensor's half type: 2^1.7 in bfloat16 is 2^1.703125 */
+    setd(b.buf, EIR_BF16, 2.0);
+    pb[1] = sarg_f(1.7);
+    CHECK(K("aten.pow.Tensor_Scalar")(pb, 2, &bo.v, 1, &CTX) == 0);
+    CHECK(getd(bo.buf, EIR_BF16) == roundd(pow(2.0, 1.703125), EIR_BF16));
+    setd(h.buf, EIR_F16, 3.0);
+    ph[1] = sarg_f(1.7);
+    CHECK(K("aten.pow.Tensor_Scalar")(ph, 2, &ho.v, 1, &CTX) == 0);
+    CHECK(getd(ho.buf, EIR_F16) == roundd(powf(3.0f, (float)roundd(1.7, EIR_F16)), EIR_F16));
+    /* bfloat16 trunc division rounds the quotient first: 8 / -0.80078125 = -9.99 is -10 in bfloat16 */
+    T bn = mk(EIR_BF16, 1, s1, 0);
+    setd(b.buf, EIR_BF16, 8.0);
+    setd(bn.buf, EIR_BF16, -0.80078125);
+    eir_karg dt3[3] = {targ(&b), targ(&bn), karg_str("trunc")};
+    CHECK(K("aten.div.Tensor_mode")(dt3, 3, &bo.v, 1, &CTX) == 0);
+    CHECK(getd(bo.buf, EIR_BF16) == -10.0);
+    dt3[2] = karg_str("floor");
+    CHECK(K("aten.div.Tensor_mode")(dt3, 3, &bo.v, 1, &CTX) == 0);
+    CHECK(getd(bo.buf, EIR_BF16) == -10.0);
+    /* complex division as c10::complex (torch 2.13: 1/0 = inf + nan i, 1/(inf + 1i) = 0 + 0i,
+     * 1/(3 - 4i) = 0.12 + 0.16i, rsqrt(inf i) = 1/(inf + inf i) = nan + nan i) */
+    T rz = mk(EIR_C128, 1, s4, 0), ro = mk(EIR_C128, 1, s4, 0);
+    const double rr[4] = {0, INFINITY, 3, 0}, ri[4] = {0, 1, -4, INFINITY};
+    for (int i = 0; i < 4; i++) setc(el(&rz.v, i), EIR_C128, rr[i], ri[i]);
+    eir_karg ra[1] = {targ(&rz)};
+    CHECK(K("aten.reciprocal.default")(ra, 1, &ro.v, 1, &CTX) == 0);
+    CHECK(getd(el(&ro.v, 0), EIR_C128) == INFINITY && isnan(getim(el(&ro.v, 0), EIR_C128)));
+    CHECK(getd(el(&ro.v, 1), EIR_C128) == 0 && getim(el(&ro.v, 1), EIR_C128) == 0);
+    CHECK(fabs(getd(el(&ro.v, 2), EIR_C128) - 0.12) < 1e-16 && fabs(getim(el(&ro.v, 2), EIR_C128) - 0.16) < 1e-16);
+    CHECK(K("aten.rsqrt.default")(ra, 1, &ro.v, 1, &CTX) == 0);
+    CHECK(isnan(getd(el(&ro.v, 3), EIR_C128)) && isnan(getim(el(&ro.v, 3), EIR_C128)));
+    fr(&x); fr(&o); fr(&y); fr(&h); fr(&ho); fr(&b); fr(&bo); fr(&bn); fr(&rz); fr(&ro);
+}
+
 static void test_table(void) {
     int n = 0;
     for (const eir_kernel_entry *e = eir_kernels_pointwise; e->op; e++, n++) {
@@ -1160,5 +1340,7 @@ int main(void) {
     test_select();
     test_scalars_errors();
     test_complex();
+    test_mixed_int_operands();
+    test_complex_torch_semantics();
     return check_summary("test_k_pointwise");
 }

@@ -117,5 +117,18 @@ int main(void) {
     CHECK(ident);
     dp[1].f = 1.5;
     CHECK(find("aten.native_dropout.default")(dp, 3, outs, 2, &ctx) == -1);
+    /* complex inputs keep their imaginary part: eval is the identity, training scales both parts */
+    static float cx[2 * 64], co[2 * 64];
+    for (int i = 0; i < 64; i++) { cx[2 * i] = (float)i; cx[2 * i + 1] = -2.0f * (float)i; }
+    eir_tview xc = vec(cx, EIR_C64, 64), oc[2] = {vec(co, EIR_C64, 64), vec(mask, EIR_BOOL, 64)};
+    eir_karg dc[3] = {{.kind = EIR_KA_TENSOR, .t = &xc}, {.kind = EIR_KA_FLOAT, .f = 0.5}, {.kind = EIR_KA_BOOL, .i = 0}};
+    CHECK(find("aten.native_dropout.default")(dc, 3, oc, 2, &ctx) == 0);
+    CHECK(memcmp(cx, co, sizeof cx) == 0);
+    dc[2].i = 1;
+    CHECK(find("aten.native_dropout.default")(dc, 3, oc, 2, &ctx) == 0);
+    bool scaled = true;
+    for (int i = 0; i < 64; i++)
+        scaled = scaled && co[2 * i] == (mask[i] ? 2.0f * (float)i : 0) && co[2 * i + 1] == (mask[i] ? -4.0f * (float)i : -0.0f * (float)i);
+    CHECK(scaled);
     return check_summary("test_k_random");
 }

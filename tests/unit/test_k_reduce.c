@@ -4,6 +4,7 @@
  * multiple dims, keepdim, transposed inputs and outputs, empty and 0-d
  * tensors, every dtype the op takes), plus values and error messages
  * pasted from torch 2.13. */
+#include <complex.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -806,12 +807,133 @@ static void test_errors_and_edges(void) {
     tfree(&rm); tfree(&y); tfree(&xb); tfree(&yb);
 }
 
+/* Complex sum / mean / prod / var / cumsum over a transposed 3x4 tensor,
+ * against naive double-complex references: the imaginary parts take part
+ * (var's result is real: the mean squared distance to the mean). */
+static void test_complex(void) {
+    int64_t sz[2] = {3, 4}, s3[1] = {3}, s4[1] = {4};
+    for (int c = 0; c < 2; c++) {
+        eir_dtype dt = c ? EIR_C128 : EIR_C64, rt = c ? EIR_F64 : EIR_F32;
+        double tol = c ? 1e-13 : 1e-5;
+        tensor x = tnew(dt, 2, sz, true);
+        double complex v[3][4];
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 4; j++) {
+                v[i][j] = CMPLX(runif(-2, 2), runif(-2, 2));
+                int64_t idx[2] = {i, j};
+                eir_store_c128(eir_tview_at(&x.v, idx), dt, creal(v[i][j]), cimag(v[i][j]));
+                if (!c) v[i][j] = CMPLX((float)creal(v[i][j]), (float)cimag(v[i][j]));
+            }
+        int64_t d1[1] = {1};
+        tensor o = tnew(dt, 1, s3, false), ov = tnew(rt, 1, s3, false), oc = tnew(dt, 2, sz, false);
+        eir_karg sa[3] = {A_T(&x.v), A_INTS(d1, 1), A_BOOL(false)};
+        const char *ops[3] = {"aten.sum.dim_IntList", "aten.mean.dim", "aten.prod.dim_int"};
+        for (int k = 0; k < 3; k++) {
+            if (k == 2) sa[1] = A_INT(1);
+            CHECK(call(ops[k], sa, 3, &o.v, 1) == 0);
+            for (int i = 0; i < 3; i++) {
+                double complex w = k == 2 ? 1 : 0;
+                for (int j = 0; j < 4; j++) w = k == 2 ? w * v[i][j] : w + v[i][j];
+                if (k == 1) w /= 4;
+                double re, im;
+                int64_t idx[1] = {i};
+                eir_load_c128(eir_tview_at(&o.v, idx), dt, &re, &im);
+                CHECK(cabs(CMPLX(re, im) - w) <= tol * (1 + cabs(w)));
+            }
+        }
+        eir_karg va[4] = {A_T(&x.v), A_INTS(d1, 1), A_NONE(), A_BOOL(false)};
+        CHECK(call("aten.var.correction", va, 4, &ov.v, 1) == 0);
+        for (int i = 0; i < 3; i++) {
+            double complex m = 0;
+            for (int j = 0; j < 4; j++) m += v[i][j] / 4;
+            double ss = 0;
+            for (int j = 0; j < 4; j++) ss += cabs(v[i][j] - m) * cabs(v[i][j] - m);
+            int64_t idx[1] = {i};
+            CHECK(close_to(getf(&ov.v, idx), ss / 3, tol));
+        }
+        eir_karg ca[3] = {A_T(&x.v), A_INT(-1), A_NONE()};
+        CHECK(call("aten.cumsum.default", ca, 3, &oc.v, 1) == 0);
+        for (int i = 0; i < 3; i++) {
+            double complex w = 0;
+            for (int j = 0; j < 4; j++) {
+                w += v[i][j];
+                double re, im;
+                int64_t idx[2] = {i, j};
+                eir_load_c128(eir_tview_at(&oc.v, idx), dt, &re, &im);
+                CHECK(cabs(CMPLX(re, im) - w) <= tol * (1 + cabs(w)));
+            }
+        }
+        /* products by the schoolbook formula, as torch: 1 * (inf + 0i) = inf + nan i (0 * inf), then
+         * * (1 + 1i) = nan + nan i, where C's operator (Annex G) would recover an infinity */
+        tensor p = tnew(dt, 1, s4, false), po = tnew(dt, 0, s4, false);
+        const double pr[4] = {INFINITY, 1, 1, 1}, pi[4] = {0, 1, 0, 0};
+        for (int j = 0; j < 4; j++) {
+            int64_t idx[1] = {j};
+            eir_store_c128(eir_tview_at(&p.v, idx), dt, pr[j], pi[j]);
+        }
+        eir_karg pa[2] = {A_T(&p.v), A_NONE()};
+        CHECK(call("aten.prod.default", pa, 2, &po.v, 1) == 0);
+        double re, im;
+        eir_load_c128(po.v.data, dt, &re, &im);
+        CHECK(isnan(re) && isnan(im));
+        /* (2 + 1i) * (inf + 0i) = inf + inf i */
+        int64_t i0[1] = {0}, i1[1] = {1};
+        eir_store_c128(eir_tview_at(&p.v, i0), dt, 2, 1);
+        eir_store_c128(eir_tview_at(&p.v, i1), dt, INFINITY, 0);
+        p.v.sizes[0] = 2;
+        CHECK(call("aten.prod.default", pa, 2, &po.v, 1) == 0);
+        eir_load_c128(po.v.data, dt, &re, &im);
+        CHECK(re == INFINITY && im == INFINITY);
+        /* mean divides by (n, 0) as a complex number: an infinite real part makes the imaginary part NaN */
+        int64_t sm[1] = {2};
+        tensor mo = tnew(dt, 0, sm, false);
+        eir_karg ma[2] = {A_T(&p.v), A_NONE()};
+        CHECK(call("aten.mean.default", ma, 2, &mo.v, 1) == 0);
+        eir_load_c128(mo.v.data, dt, &re, &im);
+        CHECK(re == INFINITY && isnan(im));
+        tfree(&mo);
+        tfree(&x); tfree(&o); tfree(&ov); tfree(&oc); tfree(&p); tfree(&po);
+    }
+}
+
+/* float16 / bfloat16 prod rounds every partial product to the dtype, as
+ * torch does (1.1^7 in float16 is 1.943359375 in torch 2.13, where one final
+ * rounding would give 1.9443359375); reference: the same recurrence */
+static void test_prod_half(void) {
+    int64_t s7[1] = {7}, s0[1] = {1};
+    const eir_dtype dts[2] = {EIR_F16, EIR_BF16};
+    for (int k = 0; k < 2; k++) {
+        tensor x = tnew(dts[k], 1, s7, false), o = tnew(dts[k], 0, s0, false);
+        double want = 1;
+        for (int64_t i = 0; i < 7; i++) {
+            int64_t at[1] = {i};
+            eir_store_f64(eir_tview_at(&x.v, at), dts[k], 1.1 + 0.05 * (double)i);
+            double v = getf(&x.v, at);
+            unsigned char b[2];
+            eir_store_f64(b, dts[k], (float)(want * v));
+            want = eir_load_f64(b, dts[k]);
+        }
+        eir_karg a[2] = {A_T(&x.v), A_NONE()};
+        CHECK(call("aten.prod.default", a, 2, &o.v, 1) == 0);
+        CHECK(getf(&o.v, NULL) == want);
+        tfree(&x); tfree(&o);
+    }
+    tensor h = tnew(EIR_F16, 1, s7, false), ho = tnew(EIR_F16, 0, s0, false);
+    for (int64_t i = 0; i < 7; i++) { int64_t at[1] = {i}; eir_store_f64(eir_tview_at(&h.v, at), EIR_F16, 1.1); }
+    eir_karg a[2] = {A_T(&h.v), A_NONE()};
+    CHECK(call("aten.prod.default", a, 2, &ho.v, 1) == 0);
+    CHECK(getf(&ho.v, NULL) == 1.943359375);
+    tfree(&h); tfree(&ho);
+}
+
 int main(void) {
     int n = 0;
     for (const eir_kernel_entry *e = eir_kernels_reduce; e->op; e++) n++;
     CHECK(n >= 45);
     test_torch_values();
     test_errors_and_edges();
+    test_complex();
+    test_prod_half();
     for (int t = 0; t < 1500; t++) random_reduction((op_t)(t % O_NOPS), t);
     for (int t = 0; t < 600; t++) random_lines(t % 6, t);
     for (int t = 0; t < 60; t++) { random_layer_norm(t); random_group_norm(t); random_batch_norm(t); }
