@@ -1063,7 +1063,8 @@ static eir_status bind_step(eir_runtime *rt, uint32_t si, eir_buf *missing, uint
     const eir_custom_op *custom = eir_library_find(rt->lib, t);
     if (custom) return bind_custom(rt, si, custom, false);
     const eir_op_schema *sc = eir_op_find(op);
-    bool view = sc && (sc->flags & EIR_OPF_VIEW) && !is_copy_like(op);
+    /* detach_ changes autograd state only: its result is self, unchanged (out= calls export it) */
+    bool view = sc && (((sc->flags & EIR_OPF_VIEW) && !is_copy_like(op)) || !strcmp(op, "aten.detach_.default"));
     eir_kernel_fn fn = NULL;
     if (sc && !view && !is_copy_like(op)) fn = find_kernel(op);
     /* an out= overload runs its functional overload's kernel; the outputs share the out arguments' storage */
