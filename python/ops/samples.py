@@ -1284,12 +1284,24 @@ def _pool_input(g, *shape):
     return x
 
 
+def _pool_nans(g, *shape):
+    """Several NaNs per pooling window (torch's index is the last NaN's, not the first's)."""
+    x = _distinct(g, *shape)
+    if g.fl:
+        flat = x.view(-1)
+        for k in range(0, flat.numel(), 3):
+            flat[k] = math.nan
+    return x
+
+
 @sampler("max_pool2d_with_indices.default")
 def _maxpool2(g):
     x = _distinct(g, 2, 3, 7, 6)
     return [Sample("k2", In(x), [2, 2]), Sample("k3-s2-p1", In(x), [3, 3], [2, 2], [1, 1]),
             Sample("dilation", In(x), [2, 2], [1, 1], [0, 1], [2, 2]), Sample("ceil", In(x), [3, 3], [2, 2], [1, 0], [1, 1], True),
             Sample("nan", In(_pool_input(g, 1, 1, 4, 4)), [2, 2]), Sample("3d-input", In(_distinct(g, 3, 5, 5)), [2, 2]),
+            Sample("nans", In(_pool_nans(g, 1, 2, 5, 6)), [3, 3], [2, 2]),
+            Sample("nans-channels-last", In(_pool_nans(g, 1, 3, 4, 4).contiguous(memory_format=torch.channels_last)), [3, 3], [1, 1]),
             Sample("channels-last", In(x.contiguous(memory_format=torch.channels_last)), [2, 2]),
             Sample("strided", S(_distinct(g, 1, 2, 4, 4)), [2, 2])]
 
@@ -1299,7 +1311,8 @@ def _maxpool3(g):
     x = _distinct(g, 1, 2, 5, 6, 5)
     return [Sample("k2", In(x), [2, 2, 2]), Sample("k3-s2-p1", In(x), [3, 3, 3], [2, 2, 2], [1, 1, 1]),
             Sample("dilation-ceil", In(x), [2, 2, 2], [2, 1, 2], [0, 1, 0], [2, 1, 1], True),
-            Sample("4d-input", In(_distinct(g, 2, 4, 4, 4)), [2, 2, 2])]
+            Sample("4d-input", In(_distinct(g, 2, 4, 4, 4)), [2, 2, 2]),
+            Sample("nans", In(_pool_nans(g, 1, 2, 3, 4, 5)), [2, 3, 3], [1, 1, 2])]
 
 
 @sampler("_adaptive_avg_pool2d.default")

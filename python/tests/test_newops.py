@@ -172,6 +172,29 @@ def test_pooling_1d(eir, tmp_path):
     check(eir, tmp_path, torch.nn.AdaptiveMaxPool1d(4, return_indices=True), [x], "AdaptiveMaxPool1d")
 
 
+def _nans(*shape):
+    """Distinct values with every third one NaN: several NaNs per pooling window."""
+    x = torch.randperm(int(np.prod(shape)), generator=torch.Generator().manual_seed(11)).float().reshape(shape)
+    x.view(-1)[::3] = float("nan")
+    return x
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)
+def test_pooling_several_nans(eir, tmp_path, dtype):
+    """torch's max pooling keeps the last NaN of a window (its test is val > max || isnan(val), with no early exit)."""
+    x1, x2, x3 = _nans(2, 3, 11).to(dtype), _nans(2, 3, 7, 6).to(dtype), _nans(1, 2, 4, 5, 6).to(dtype)
+    check(eir, tmp_path, torch.nn.MaxPool1d(3, 2, 1, return_indices=True), [x1], "MaxPool1d NaNs")
+    check(eir, tmp_path, torch.nn.AdaptiveMaxPool1d(4, return_indices=True), [x1], "AdaptiveMaxPool1d NaNs")
+    check(eir, tmp_path, torch.nn.MaxPool2d(3, 2, 1, return_indices=True), [x2], "MaxPool2d NaNs")
+    check(eir, tmp_path, torch.nn.MaxPool2d(3, 1, return_indices=True), [x2.contiguous(memory_format=torch.channels_last)],
+          "MaxPool2d NaNs channels-last")
+    check(eir, tmp_path, torch.nn.AdaptiveMaxPool2d((3, 2), return_indices=True), [x2], "AdaptiveMaxPool2d NaNs")
+    check(eir, tmp_path, torch.nn.MaxPool3d(2, return_indices=True), [x3], "MaxPool3d NaNs")
+    check(eir, tmp_path, torch.nn.AdaptiveMaxPool3d((2, 2, 3), return_indices=True), [x3], "AdaptiveMaxPool3d NaNs")
+    # reductions keep the first NaN instead (torch's argmax combines with the lower index on ties)
+    check(eir, tmp_path, Fn(lambda a: (torch.argmax(a, -1), *torch.max(a, 1), torch.argmin(a))), [x2], "argmax/max/argmin NaNs")
+
+
 FFTS = [
     ("rfft", lambda a: torch.fft.rfft(a), "real"),
     ("irfft", lambda a: torch.fft.irfft(a, n=30), "complex"),

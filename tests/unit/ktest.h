@@ -131,7 +131,7 @@ static inline eir_kernel_fn find_op(const char *op) {
     return NULL;
 }
 static inline int run(const char *op, const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no) {
-    eir_kctx ctx = {errbuf, sizeof errbuf, 1, NULL};
+    eir_kctx ctx = {.err = errbuf, .errlen = sizeof errbuf, .nthreads = 1};
     errbuf[0] = 0;
     eir_kernel_fn f = find_op(op);
     if (!f) return -2;

@@ -103,7 +103,7 @@ static bool elem_eq(const eir_tview *a, const int64_t *ia, const eir_tview *b, c
 }
 
 static char errbuf[512];
-static eir_kctx ctx = {errbuf, sizeof errbuf, 1};
+static eir_kctx ctx = {.err = errbuf, .errlen = sizeof errbuf, .nthreads = 1};
 
 static eir_karg A_T(const eir_tview *t) { eir_karg a; memset(&a, 0, sizeof a); a.kind = EIR_KA_TENSOR; a.t = t; return a; }
 static eir_karg A_I(int64_t i) {

@@ -85,7 +85,7 @@ static eir_karg A_INTS(const int64_t *v, uint32_t n) { eir_karg a; memset(&a, 0,
 
 static char errbuf[512];
 static int call(const char *op, const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout) {
-    eir_kctx ctx = {errbuf, sizeof errbuf, 1};
+    eir_kctx ctx = {.err = errbuf, .errlen = sizeof errbuf, .nthreads = 1};
     errbuf[0] = 0;
     eir_kernel_fn f = K(op);
     if (!f) return -2;
