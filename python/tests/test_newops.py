@@ -256,9 +256,56 @@ def test_batch_norm_training(eir, tmp_path, track):
     with torch.no_grad():
         m.bn.weight.uniform_(0.5, 1.5)
         m.bn.bias.uniform_(-1, 1)
-    # decomposed only: the exported aten.batch_norm.default (reduce.c) runs evaluation mode only so far
-    got, want = run_eir(eir, tmp_path, m, [_rand(4, 3, 5, 2)], True)
-    compare(got, want, f"BatchNorm2d training track_running_stats={track}")
+    # as exported: aten.batch_norm.default in training mode, updating the running stats in place;
+    # decomposed: _native_batch_norm_legit_functional and BUFFER_MUTATION outputs
+    check(eir, tmp_path, m, [_rand(4, 3, 5, 2)], f"BatchNorm2d training track_running_stats={track}")
+
+
+class NativeBN(torch.nn.Module):
+    """aten.native_batch_norm.default called directly: its kernel writes running_mean/var in training mode
+    although its schema has no Tensor(a!)."""
+
+    def __init__(self, training):
+        super().__init__()
+        self.training_mode = training
+        self.register_buffer("rm", torch.linspace(-0.5, 0.5, 3))
+        self.register_buffer("rv", torch.linspace(0.5, 1.5, 3))
+        self.w = torch.nn.Parameter(torch.linspace(0.5, 1.5, 3))
+        self.b = torch.nn.Parameter(torch.linspace(-1, 1, 3))
+
+    def forward(self, x):
+        y, mean, invstd = torch.ops.aten.native_batch_norm.default(x, self.w, self.b, self.rm, self.rv, self.training_mode, 0.2, 1e-5)
+        return y, mean, invstd, self.rm * 1, self.rv * 1
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_native_batch_norm(eir, tmp_path, training):
+    got, want = run_eir(eir, tmp_path, NativeBN(training), [_rand(4, 3, 5)], False)
+    compare(got, want, f"native_batch_norm training={training}")
+
+
+@pytest.mark.parametrize("decompose", [False, True])
+def test_batch_norm_training_state(eir, tmp_path, decompose):
+    """Three runs in a row: the running stats eir keeps match the module's after three calls."""
+    m = TrainBN(True).train()
+    ref = copy.deepcopy(m)
+    ep = torch.export.export(m, (_rand(4, 3, 5, 2),))
+    if decompose:
+        ep = ep.run_decompositions()
+    path = str(tmp_path / "bn.pt2")
+    torch.export.save(ep, path)
+    x = _rand(4, 3, 5, 2, seed=3)
+    np.save(tmp_path / "x.npy", _npy(x))
+    out = tmp_path / "out"
+    r = subprocess.run([eir, "run", path, str(tmp_path / "x.npy"), "--runs", "3", "--out", str(out)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    for _ in range(3):
+        ref(x)
+    for name in ("running_mean", "running_var", "num_batches_tracked"):
+        want = _npy(getattr(ref.bn, name))
+        got = np.load(out / "run_3" / f"state.bn.{name}.npy")
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=name)
 
 
 class LegitInPlace(torch.nn.Module):
