@@ -1483,7 +1483,17 @@ def _sym_offset(g):
 
 @sampler("sym_is_contiguous.default")
 def _sym_is_contiguous(g):
-    return [Sample("contiguous", _dyn(g.t(3, 4))), Sample("transposed", In(g.t(3, 4), lambda b: b.t(), dynamic=(0, 1)))]
+    x4 = g.t(2, 3, 4, 5)
+    cl = x4.contiguous(memory_format=torch.channels_last)
+    return [Sample("contiguous", _dyn(g.t(3, 4))), Sample("transposed", In(g.t(3, 4), lambda b: b.t(), dynamic=(0, 1))),
+            Sample("channels-last", In(cl, dynamic=(0, 1, 2, 3)), torch.channels_last),
+            Sample("channels-last-as-default", In(cl, dynamic=(0, 1, 2, 3))),
+            Sample("default-as-channels-last", In(x4, dynamic=(0, 1, 2, 3)), torch.channels_last),
+            Sample("3d-channels-last", In(g.t(2, 3, 4), dynamic=(0, 1, 2)), torch.channels_last),
+            Sample("channels-last-3d", In(g.t(2, 3, 4, 5, 6).contiguous(memory_format=torch.channels_last_3d),
+                                          dynamic=(0, 1, 2, 3, 4)), memory_format=torch.channels_last_3d),
+            Sample("size-1-dim", In(g.t(3, 4), lambda b: b[:1].t(), dynamic=(0, 1))),  # (4, 1) with strides (1, 4)
+            Sample("sliced", In(g.t(6, 4), lambda b: b[::2], dynamic=(0, 1)))]
 
 
 @sampler("resize_.default")
