@@ -1501,7 +1501,10 @@ def _resize(g):
     dt = g.dt
     return [Sample("shrink", New(lambda: torch.arange(12).to(dt).reshape(3, 4)), [2, 3]),
             Sample("grow", New(lambda: torch.arange(6).to(dt)), [3, 4], check="meta"),
-            Sample("same-numel", New(lambda: torch.arange(6).to(dt)), [3, 2])]
+            Sample("same-numel", New(lambda: torch.arange(6).to(dt)), [3, 2]),
+            # resize_ keeps the storage: a transposed clone is read back in memory order
+            Sample("transposed", New(lambda: torch.arange(12).to(dt).reshape(3, 4).t().clone()), [2, 3]),
+            Sample("channels-last", New(lambda: torch.arange(24).to(dt)), [2, 3, 2, 2], memory_format=torch.channels_last)]
 
 
 @sampler("_local_scalar_dense.default")

@@ -339,3 +339,44 @@ def test_out_variant(eir, tmp_path):
     args = [_rand(5, seed=10), _rand(5, seed=11), torch.zeros(5)]
     got, want = run_eir(eir, tmp_path, Atan2Out(), args, False)
     compare(got, want, "atan2.out")
+
+
+class ResizeClone(torch.nn.Module):
+    def forward(self, x):
+        y = x.t().clone()      # a transposed layout: resize_ reads the storage in memory order
+        y.resize_(2, 3)
+        z = x.clone()
+        z.resize_(2)           # shrink, then grow back within the storage: torch keeps the data
+        z.resize_(6)
+        return y + 1, z * 2
+
+
+class ResizeEmpty(torch.nn.Module):
+    def forward(self, x):
+        buf = torch.empty(0)
+        buf.resize_(6)         # grows: a new, larger storage
+        buf.copy_(x.flatten()[:6])
+        return buf * 2
+
+
+def test_resize(eir, tmp_path):
+    """resize_ on tensors the program makes, as exported (resize_) and decomposed (resize, as_strided)."""
+    check(eir, tmp_path, ResizeClone(), [_rand(3, 4)], "resize_ of clones")
+    check(eir, tmp_path, ResizeEmpty(), [_rand(12)], "resize_ of empty")
+
+
+class ResizeInput(torch.nn.Module):
+    def forward(self, x):
+        x.resize_(2, 3)
+        return x + 1
+
+
+def test_resize_input_refused(eir, tmp_path):
+    """torch resizes the caller's tensor; eir keeps inputs at their recorded shapes and says so."""
+    ep = torch.export.export(ResizeInput(), (torch.zeros(3, 2),))
+    path = str(tmp_path / "p.pt2")
+    torch.export.save(ep, path)
+    np.save(tmp_path / "x.npy", np.arange(6, dtype=np.float32).reshape(3, 2))
+    r = subprocess.run([eir, "run", path, str(tmp_path / "x.npy")], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1
+    assert "node %resize_ (aten.resize_.default): resizes 'x' in place" in r.stderr, r.stderr

@@ -608,6 +608,36 @@ static bool symbol_known_before(eir_runtime *rt, uint32_t si, const char *name) 
     return false;
 }
 
+static bool same_symint(const eir_symint *a, const eir_symint *b) {
+    return a->is_expr == b->is_expr && (a->is_expr ? a->expr == b->expr : a->value == b->value);
+}
+
+/* resize_ on a tensor eir does not own (a user input, a parameter, buffer or
+ * constant, or a view of one): torch changes that tensor's shape for the
+ * caller, which eir cannot do (inputs and state keep their recorded shapes),
+ * so such a program is refused unless the size stays the same. (torch.export's
+ * run_decompositions cannot functionalize it either.) */
+static eir_status check_resize(eir_runtime *rt) {
+    const eir_graph *g = rt->g;
+    for (uint32_t i = 0; i < rt->nsteps; i++) {
+        const rt_step *s = &rt->steps[i];
+        if (s->kind != STEP_VIEW || !s->schema || strcmp(s->schema->name, "aten.resize_.default") || s->nout < 1 ||
+            s->outs[0] == EIR_NO_VALUE || s->src == EIR_NO_VALUE)
+            continue;
+        int32_t sid = rt->values[s->src].storage;
+        if (sid < 0 || !rt->storages[sid].external) continue;
+        const eir_tensor_meta *a = &g->values[s->src].meta, *b = &g->values[s->outs[0]].meta;
+        bool same = a->rank == b->rank;
+        for (uint32_t d = 0; same && d < a->rank; d++) same = same_symint(&a->sizes[d], &b->sizes[d]);
+        if (!same)
+            return rt_fail(rt, EIR_ERR_GRAPH,
+                           "node %%%s (aten.resize_.default): resizes '%s' in place, a tensor of the caller's or of the "
+                           "module's state; eir keeps those at their recorded shapes and cannot run this",
+                           s->node->name ? s->node->name : "?", g->values[s->src].name ? g->values[s->src].name : "?");
+    }
+    return EIR_OK;
+}
+
 /* Make a storage writable by the program: a payload mapped from the archive
  * gets a private copy once; the runtime remembers that it is written. */
 static eir_status write_storage(eir_runtime *rt, int32_t sid) {
@@ -1064,8 +1094,12 @@ static eir_status bind_step(eir_runtime *rt, uint32_t si, eir_buf *missing, uint
     const eir_custom_op *custom = eir_library_find(rt->lib, t);
     if (custom) return bind_custom(rt, si, custom, false);
     const eir_op_schema *sc = eir_op_find(op);
-    /* detach_ changes autograd state only: its result is self, unchanged (out= calls export it) */
-    bool view = sc && (((sc->flags & EIR_OPF_VIEW) && !is_copy_like(op)) || !strcmp(op, "aten.detach_.default"));
+    /* detach_ changes autograd state only: its result is self, unchanged (out= calls export it).
+     * resize_ changes self's geometry in place and leaves the data where it is: its result is self's
+     * storage with the recorded (contiguous) geometry, and the storage is sized for the largest value
+     * that aliases it, so growing works; see check_resize for the storages it may not grow. */
+    bool view = sc && (((sc->flags & EIR_OPF_VIEW) && !is_copy_like(op)) || !strcmp(op, "aten.detach_.default") ||
+                       !strcmp(op, "aten.resize_.default"));
     eir_kernel_fn fn = NULL;
     if (sc && !view && !is_copy_like(op)) fn = find_kernel(op);
     /* an out= overload runs its functional overload's kernel; the outputs share the out arguments' storage */
@@ -1271,10 +1305,6 @@ const char *eir_runtime_mutated_state(const eir_runtime *rt, uint32_t i) {
     return rt && i < rt->nmutated ? rt->mutated[i] : NULL;
 }
 
-static bool same_symint(const eir_symint *a, const eir_symint *b) {
-    return a->is_expr == b->is_expr && (a->is_expr ? a->expr == b->expr : a->value == b->value);
-}
-
 /* For output k of an out= step: the value of its out argument when that has exactly the output's
  * recorded geometry (torch writes the result into it); else EIR_NO_VALUE, and the result gets
  * storage of its own (torch would have resized the argument). */
@@ -1421,6 +1451,7 @@ static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, b
                 return st;
         }
     }
+    if ((st = check_resize(rt))) return st;
     /* a custom op's Tensor(a!) arguments are written in place */
     for (uint32_t i = 0; i < rt->nsteps; i++) {
         rt_step *s = &rt->steps[i];
