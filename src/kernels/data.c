@@ -810,8 +810,9 @@ static int k_index_select(const eir_karg *args, uint32_t nargs, eir_tview *out, 
     for (int64_t i = 0; i < n; i++) {
         int64_t v = ld_idx((const char *)ix->data + i * iv.strides[0] * (int64_t)ies, ix->dtype);
         if (v < 0 || v >= size) {
-            if (x->rank == 0) return eir_kerr(ctx, "index out of range in self");
-            return eir_kerr(ctx, "INDICES element is out of DATA bounds, id=%" PRId64 " axis_dim=%" PRId64, v, size);
+            /* torch 2.13's index_select says this for every layout and dtype (older versions had
+             * "INDICES element is out of DATA bounds" on their contiguous path) */
+            return eir_kerr(ctx, "index out of range in self");
         }
         tv s = xv, t = ov;
         v_select(&s, d, v);

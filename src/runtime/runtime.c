@@ -142,6 +142,7 @@ struct eir_runtime {
     const eir_graph *g;
     bool root;                 /* the program's graph (signature applies), not a subgraph */
     char errmsg[2048];
+    bool err_source;        /* errmsg already ends with a node's source line (see step_failed) */
     eir_arena arena;
     rt_value *values;
     uint32_t nvalues;
@@ -183,6 +184,7 @@ static eir_status rt_fail(eir_runtime *rt, eir_status st, const char *fmt, ...) 
     va_start(ap, fmt);
     vsnprintf(rt->errmsg, sizeof rt->errmsg, fmt, ap);
     va_end(ap);
+    rt->err_source = false;
     return st;
 }
 
@@ -2743,8 +2745,11 @@ static eir_tview select0(const eir_tview *x, int64_t i) {
 }
 
 static eir_status run_sub(eir_runtime *rt, eir_runtime *sub, const eir_node *n) {
-    if (eir_runtime_run(sub) != EIR_OK)
-        return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): %s", n->name ? n->name : "?", short_target(n->target), sub->errmsg);
+    if (eir_runtime_run(sub) != EIR_OK) {
+        rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): %s", n->name ? n->name : "?", short_target(n->target), sub->errmsg);
+        rt->err_source = sub->err_source; /* the subgraph's node is the more precise place */
+        return EIR_ERR_ARG;
+    }
     return EIR_OK;
 }
 
@@ -3109,6 +3114,64 @@ void eir_runtime_stats(const eir_runtime *rt, eir_run_stats *out) {
             }
 }
 
+static eir_status run_step(eir_runtime *rt, rt_step *s, eir_kctx *ctx) {
+    eir_status st;
+    switch (s->kind) {
+    case STEP_SYM:
+        if ((st = run_sym(rt, s))) return st;
+        return resolve_deferred(rt);
+    case STEP_ASSERT: return run_assert(rt, s);
+    case STEP_VIEW: return EIR_OK;  /* geometry and pointer were set by planning */
+    case STEP_HOP: return run_hop(rt, s);
+    case STEP_NONZERO: return run_nonzero(rt, s);
+    case STEP_MASKED_SELECT: return run_masked_select(rt, s);
+    case STEP_UNIQUE: return run_unique(rt, s);
+    case STEP_REPEAT_INTERLEAVE: return run_repeat_interleave(rt, s);
+    case STEP_CUSTOM: return run_custom(rt, s);
+    case STEP_ITEM: return run_item(rt, s);
+    case STEP_COPY:
+        copy_logical(&rt->values[s->outs[0]].view, &rt->values[s->src].view);
+        return EIR_OK;
+    case STEP_KERNEL: {
+        if (rt->ndeferred && (st = presize_outputs(rt, s))) return st;
+        apply_patches(rt, s);
+        for (uint32_t k = 0; k < s->nout; k++) {
+            if (s->outs[k] == EIR_NO_VALUE) memset(&s->outv[k], 0, sizeof s->outv[k]);
+            else s->outv[k] = rt->values[s->outs[k]].view;
+        }
+        if (rt->autocast && (st = autocast_inputs(rt, s, true))) return st;
+        rt->kerr[0] = 0;
+        int kr = s->fn(s->args, s->nargs, s->outv, s->nout, ctx);
+        if (rt->autocast) autocast_inputs(rt, s, false);
+        if (kr != 0)
+            return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): %s", s->node->name ? s->node->name : "?",
+                           short_target(s->node->target), rt->kerr[0] ? rt->kerr : "kernel failed");
+        return EIR_OK;
+    }
+    default: return EIR_OK;
+    }
+}
+
+/* A step failed while running: end its message with the user's source line
+ * from the node's stack_trace, as load-time node errors do
+ * ("... [File: m.py:12 in forward, code: y = x[i]]"), after torch's own text.
+ * A subgraph's failing node has put its line there already. */
+static eir_status step_failed(eir_runtime *rt, const rt_step *s, eir_status st) {
+    if (rt->err_source) return st;
+    const char *trace = NULL;
+    for (uint32_t i = 0; s->node && i < s->node->num_metadata; i++)
+        if (!strcmp(s->node->metadata[i].key, "stack_trace")) trace = s->node->metadata[i].value;
+    eir_buf sum;
+    eir_buf_init(&sum);
+    if (trace && eir_stack_user_line(&sum, trace) && sum.data) {
+        size_t len = strlen(rt->errmsg);
+        snprintf(rt->errmsg + len, sizeof rt->errmsg - len, " [%s]", sum.data);
+        rt->err_source = true;
+    }
+    eir_buf_free(&sum);
+    return st;
+}
+
 eir_status eir_runtime_run(eir_runtime *rt) {
     if (!rt || !rt->steps) return EIR_ERR_ARG;
     eir_status st;
@@ -3128,62 +3191,9 @@ eir_status eir_runtime_run(eir_runtime *rt) {
     }
     if ((st = prepare_inputs(rt))) return st;
     refresh_pointers(rt);
-    eir_kctx ctx = {rt->kerr, sizeof rt->kerr, 1, &rt->rng};
-    for (uint32_t i = 0; i < rt->nsteps; i++) {
-        rt_step *s = &rt->steps[i];
-        switch (s->kind) {
-        case STEP_SYM:
-            if ((st = run_sym(rt, s))) return st;
-            if ((st = resolve_deferred(rt))) return st;
-            break;
-        case STEP_ASSERT:
-            if ((st = run_assert(rt, s))) return st;
-            break;
-        case STEP_VIEW:
-            break;  /* geometry and pointer were set by planning */
-        case STEP_HOP:
-            if ((st = run_hop(rt, s))) return st;
-            break;
-        case STEP_NONZERO:
-            if ((st = run_nonzero(rt, s))) return st;
-            break;
-        case STEP_MASKED_SELECT:
-            if ((st = run_masked_select(rt, s))) return st;
-            break;
-        case STEP_UNIQUE:
-            if ((st = run_unique(rt, s))) return st;
-            break;
-        case STEP_REPEAT_INTERLEAVE:
-            if ((st = run_repeat_interleave(rt, s))) return st;
-            break;
-        case STEP_CUSTOM:
-            if ((st = run_custom(rt, s))) return st;
-            break;
-        case STEP_ITEM:
-            if ((st = run_item(rt, s))) return st;
-            break;
-        case STEP_COPY:
-            copy_logical(&rt->values[s->outs[0]].view, &rt->values[s->src].view);
-            break;
-        case STEP_KERNEL: {
-            if (rt->ndeferred && (st = presize_outputs(rt, s))) return st;
-            apply_patches(rt, s);
-            for (uint32_t k = 0; k < s->nout; k++) {
-                if (s->outs[k] == EIR_NO_VALUE) memset(&s->outv[k], 0, sizeof s->outv[k]);
-                else s->outv[k] = rt->values[s->outs[k]].view;
-            }
-            if (rt->autocast && (st = autocast_inputs(rt, s, true))) return st;
-            rt->kerr[0] = 0;
-            int kr = s->fn(s->args, s->nargs, s->outv, s->nout, &ctx);
-            if (rt->autocast) autocast_inputs(rt, s, false);
-            if (kr != 0)
-                return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): %s", s->node->name ? s->node->name : "?",
-                               short_target(s->node->target), rt->kerr[0] ? rt->kerr : "kernel failed");
-            break;
-        }
-        default: break;
-        }
-    }
+    eir_kctx ctx = {.err = rt->kerr, .errlen = sizeof rt->kerr, .nthreads = 1, .rng = &rt->rng};
+    for (uint32_t i = 0; i < rt->nsteps; i++)
+        if ((st = run_step(rt, &rt->steps[i], &ctx))) return step_failed(rt, &rt->steps[i], st);
     /* write mutated state back (outputs are pinned, so they are still intact) */
     for (uint32_t k = 0; k < rt->nwrites; k++) {
         rt_value *src = &rt->values[rt->writes[k].src], *dst = &rt->values[rt->writes[k].dst];
