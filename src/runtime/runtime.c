@@ -1558,15 +1558,49 @@ eir_status eir_runtime_output_info(const eir_runtime *rt, uint32_t i, eir_io_inf
 
 static const char *input_label(eir_runtime *rt, uint32_t i, char *buf, size_t n);
 
+/* A constant input (a Python int, float or bool torch.export burned into the
+ * program) given anyway: ep.module() guards it as `n == 3`, so a 0-d number
+ * equal to it in Python's sense (3.0 == 3, True == 1) is accepted and
+ * ignored, and any other is refused with torch's guard text. */
+static eir_status check_constant(eir_runtime *rt, uint32_t i, const eir_tensor_view *v, const char *lab) {
+    const eir_arg *a = rt->inputs[i].arg;
+    bool numeric = a && (a->kind == EIR_ARG_INT || a->kind == EIR_ARG_FLOAT || a->kind == EIR_ARG_BOOL);
+    if (!numeric || !v || v->rank != 0 || !v->data || !(eir_is_floating(v->dtype) || eir_is_integral(v->dtype, true)))
+        return rt_fail(rt, EIR_ERR_ARG, "%s is a constant burned into the program; it takes no data%s", lab,
+                       numeric ? " but a 0-d number equal to it" : "");
+    bool int_given = !eir_is_floating(v->dtype), same;
+    int64_t gi = int_given ? eir_load_i64(v->data, v->dtype) : 0;
+    double gf = int_given ? (double)gi : eir_load_f64(v->data, v->dtype);
+    if (a->kind == EIR_ARG_FLOAT) same = gf == a->u.f;
+    else {
+        int64_t w = a->kind == EIR_ARG_BOOL ? a->u.b : a->u.i;
+        same = int_given ? gi == w : gf == (double)w;
+    }
+    if (same) return EIR_OK;
+    const char *path = rt->guards ? eir_guards_path(rt->guards, i) : NULL;
+    if (!path) path = rt->inputs[i].name;
+    eir_buf want, got;
+    eir_buf_init(&want);
+    eir_buf_init(&got);
+    if (a->kind == EIR_ARG_FLOAT) eir_buf_put_pyfloat(&want, a->u.f);
+    else if (a->kind == EIR_ARG_BOOL) eir_buf_puts(&want, a->u.b ? "True" : "False");
+    else eir_buf_printf(&want, "%lld", (long long)a->u.i);
+    if (v->dtype == EIR_BOOL) eir_buf_puts(&got, gi ? "True" : "False");
+    else if (int_given) eir_buf_printf(&got, "%lld", (long long)gi);
+    else eir_buf_put_pyfloat(&got, gf);
+    rt_fail(rt, EIR_ERR_ARG, "%s: Guard failed: %s == %s (%s = %s)", lab, path, want.data ? want.data : "?", path,
+            got.data ? got.data : "?");
+    eir_buf_free(&want);
+    eir_buf_free(&got);
+    return EIR_ERR_ARG;
+}
+
 eir_status eir_runtime_set_input(eir_runtime *rt, uint32_t i, const eir_tensor_view *v) {
     if (i >= rt->ninputs) return rt_fail(rt, EIR_ERR_ARG, "input index %u out of range (the program has %u inputs)", i, rt->ninputs);
     rt_io *io = &rt->inputs[i];
     char lab[512];
     input_label(rt, i, lab, sizeof lab);
-    if (io->value == EIR_NO_VALUE) {
-        rt_fail(rt, EIR_ERR_ARG, "%s is a constant burned into the program; it takes no data", lab);
-        return EIR_ERR_ARG;
-    }
+    if (io->value == EIR_NO_VALUE) return check_constant(rt, i, v, lab);
     if (!v || (!v->data && v->rank > 0 && v->sizes)) {
         int64_t n = 1;
         for (uint32_t d = 0; v && d < v->rank; d++) n *= v->sizes[d];
