@@ -367,7 +367,7 @@ static int bn_run(eir_kctx *ctx, const char *op, const bn_io *io) {
     const char *names[4] = {"weight", "bias", "running_mean", "running_var"};
     for (int i = 0; i < 4; i++)
         if (vecs[i] && (vecs[i]->rank != 1 || vecs[i]->sizes[0] != C))
-            return eir_kerr(ctx, "%s: %s should contain %lld elements not %lld", op, names[i], (long long)C,
+            return eir_kerr(ctx, "%s should contain %lld elements not %lld", names[i], (long long)C,
                             (long long)(vecs[i]->rank == 1 ? vecs[i]->sizes[0] : eir_tview_numel(vecs[i])));
     if (!io->training && (!io->rm || !io->rv))
         return eir_kerr(ctx, "%s: running_mean and running_var must be defined in evaluation mode", op);
