@@ -7,7 +7,9 @@ For one (op, dtype): the samples of samples.py that torch accepts eagerly
 become ONE program (a module calling torch.ops.aten.<op>.<overload> once per
 sample), exported with torch.export and saved; `eir run` runs it on the
 samples' inputs and each output is compared with ep.module()'s within the
-tolerance of its dtype (python/tests/tolerances.py; integers and bool exact).
+tolerance of its dtype (python/tests/tolerances.py; integers and bool exact),
+and so is each input the op writes (running stats, eir's DIR/input_<i>.npy).
+Both runs start from the same input values, written before torch runs.
 An eir error is re-run sample by sample to name the sample at fault.
 
 Status of a cell (STATUS): ok, mismatch, eir: missing kernel, eir: error,
@@ -185,7 +187,9 @@ class SaveError(Exception):
 
 
 def _run_eir(eir, ep, flat, d):
-    """(returncode, stderr, list of output arrays) of `eir run` on the program."""
+    """(returncode, stderr, list of output arrays, {input index: its new value})
+    of `eir run` on the program; flat: its inputs, tensors or NumPy arrays.
+    The dict holds the inputs the program writes (eir's DIR/input_<i>.npy)."""
     import numpy as np
     import torch
     os.makedirs(d, exist_ok=True)
@@ -197,20 +201,22 @@ def _run_eir(eir, ep, flat, d):
     paths = []
     for k, x in enumerate(flat):
         p = os.path.join(d, f"in_{k}.npy")
-        np.save(p, _to_numpy(x))
+        np.save(p, x if isinstance(x, np.ndarray) else _to_numpy(x))
         paths.append(p)
     out = os.path.join(d, "out")
     try:
         r = subprocess.run([eir, "run", pt2, *paths, "--out", out], capture_output=True, text=True, timeout=120)
     except subprocess.TimeoutExpired:
-        return 1, "eir run timed out after 120 s", []
+        return 1, "eir run timed out after 120 s", [], {}
     if r.returncode != 0:
-        return r.returncode, r.stderr.strip(), []
+        return r.returncode, r.stderr.strip(), [], {}
     arrays, k = [], 0
     while os.path.exists(os.path.join(out, f"output_{k}.npy")):
         arrays.append(np.load(os.path.join(out, f"output_{k}.npy")))
         k += 1
-    return 0, "", arrays
+    mutated = {k: np.load(os.path.join(out, f"input_{k}.npy")) for k in range(len(flat))
+               if os.path.exists(os.path.join(out, f"input_{k}.npy"))}
+    return 0, "", arrays, mutated
 
 
 def _eir_failure(stderr):
@@ -300,12 +306,23 @@ def run_one(op_name, dt_name, eir, workdir):
                        else str(t).replace("aten.", "") for t in targets})
         return done("not-in-graph", "the exported graph calls " + ", ".join(seen[:12]))
 
+    # An op may write its arguments (_native_batch_norm_legit updates
+    # running_mean in place), so eir's input files are written before torch
+    # runs: both start from the same values. Samples may share an input tensor
+    # (export then reads one placeholder for both); torch gets distinct
+    # tensors, as eir gets distinct files, so each input's new value can be
+    # compared on its own.
+    run_flat, seen = [], set()
+    for x in flat:
+        run_flat.append(x.clone() if id(x) in seen else x)
+        seen.add(id(x))
+    start = [_to_numpy(x).copy() for x in run_flat]
     with torch.no_grad():
-        want = torch.utils._pytree.tree_leaves(ep.module()(*flat))
+        want = torch.utils._pytree.tree_leaves(ep.module()(*run_flat))
     d = tempfile.mkdtemp(dir=workdir, prefix=f"{op_name}.{dt_name}.")
     try:
         try:
-            rc, err, got = _run_eir(eir, ep, flat, d)
+            rc, err, got, mutated = _run_eir(eir, ep, start, d)
         except SaveError as e:
             return done("not-in-graph", f"torch.export.save fails: {e}")
         if rc != 0:
@@ -314,7 +331,7 @@ def run_one(op_name, dt_name, eir, workdir):
                 for k, s in enumerate(kept):  # name the samples at fault
                     try:
                         eps, fl = _export(op, [s])
-                        rc1, err1, _ = _run_eir(eir, eps, fl, os.path.join(d, f"s{k}"))
+                        rc1, err1, _, _ = _run_eir(eir, eps, fl, os.path.join(d, f"s{k}"))
                     except Exception:  # noqa: BLE001
                         continue
                     if rc1 != 0:
@@ -322,12 +339,23 @@ def run_one(op_name, dt_name, eir, workdir):
             return done(status, msg)
         if len(got) != len(want):
             return done("error", f"eir wrote {len(got)} outputs, torch has {len(want)}")
-        pos = 0
+        pos = first = 0
         for s, c in zip(kept, counts):
             problem = _check_sample(s, got[pos:pos + c], want[pos:pos + c])
+            # inputs the op writes (Tensor(a!) arguments): torch's new value vs eir's
+            n_in = len(s.inputs())
+            for k in range(first, first + n_in):
+                if problem or s.check != "value":
+                    break
+                if k in mutated:
+                    bad = _compare_leaf(mutated[k], run_flat[k])
+                    problem = bad and f"input {k - first} (written by the op): {bad}"
+                elif _compare_leaf(start[k], run_flat[k]):
+                    problem = f"input {k - first}: torch writes it, eir does not"
             if problem:
                 res["bad"].append(f"{s.label}: {problem}")
             pos += c
+            first += n_in
         if res["bad"]:
             return done("mismatch", res["bad"][0])
         return done("ok")

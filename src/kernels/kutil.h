@@ -100,6 +100,15 @@ eir_dtype eir_result_type(const eir_karg *const *args, int n);
  * returns -1 if out of range. */
 int32_t eir_wrap_dim(int64_t dim, int32_t rank);
 
+/* ---- kernels one family lends another ----
+ * Batch norm with batch statistics (misc.c), for reduce.c's batch_norm and
+ * native_batch_norm in training mode: normalizes x over every dim but 1,
+ * writes the new running statistics into rm/rv in place when they are given
+ * (momentum, unbiased variance), and save_mean/save_invstd when given. */
+int eir_batch_norm_training(eir_kctx *ctx, const char *op, const eir_tview *x, const eir_tview *w, const eir_tview *b,
+                            const eir_tview *rm, const eir_tview *rv, double momentum, double eps, eir_tview *y,
+                            eir_tview *save_mean, eir_tview *save_invstd);
+
 /* ---- kernel scratch ----
  * Workspace a kernel needs during one call (im2col columns, offset lists,
  * sort keys). eir_kfree keeps the block in a small per-thread cache and

@@ -1146,17 +1146,27 @@ static int k_bn_no_training(const eir_karg *a, uint32_t na, eir_tview *o, uint32
     return batch_norm_eval("_native_batch_norm_legit_no_training", a[0].t, targ(a, na, 1), targ(a, na, 2),
                            targ(a, na, 3), targ(a, na, 4), farg(a, na, 6, 1e-5), o, no, c);
 }
-/* native_batch_norm(input, weight?, bias?, running_mean?, running_var?, training, momentum, eps) */
+/* native_batch_norm(input, weight?, bias?, running_mean?, running_var?, training, momentum, eps)
+ * -> (out, save_mean, save_invstd). In training mode torch's kernel writes
+ * running_mean/running_var in place although the schema does not say so;
+ * scripts/gen_ops.py lists these arguments as written, so the runtime gives
+ * them private copies as it does for Tensor(a!) arguments. */
 static int k_native_batch_norm(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) {
     if (need_args("native_batch_norm", na, 8, no, 1, a, c)) return -1;
-    if (barg(a, na, 5, false)) return eir_kerr(c, "batch_norm in training mode is not supported yet");
+    if (barg(a, na, 5, false))
+        return eir_batch_norm_training(c, "native_batch_norm", a[0].t, targ(a, na, 1), targ(a, na, 2), targ(a, na, 3),
+                                       targ(a, na, 4), farg(a, na, 6, 0.1), farg(a, na, 7, 1e-5), &o[0],
+                                       no > 1 ? &o[1] : NULL, no > 2 ? &o[2] : NULL);
     return batch_norm_eval("native_batch_norm", a[0].t, targ(a, na, 1), targ(a, na, 2), targ(a, na, 3),
                            targ(a, na, 4), farg(a, na, 7, 1e-5), o, no, c);
 }
-/* batch_norm(input, weight?, bias?, running_mean?, running_var?, training, momentum, eps, cudnn_enabled) */
+/* batch_norm(input, weight?, bias?, running_mean?, running_var?, training, momentum, eps, cudnn_enabled):
+ * what a BatchNorm module exports to before decompositions; running stats as above */
 static int k_batch_norm(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) {
     if (need_args("batch_norm", na, 8, no, 1, a, c)) return -1;
-    if (barg(a, na, 5, false)) return eir_kerr(c, "batch_norm in training mode is not supported yet");
+    if (barg(a, na, 5, false))
+        return eir_batch_norm_training(c, "batch_norm", a[0].t, targ(a, na, 1), targ(a, na, 2), targ(a, na, 3),
+                                       targ(a, na, 4), farg(a, na, 6, 0.1), farg(a, na, 7, 1e-5), &o[0], NULL, NULL);
     return batch_norm_eval("batch_norm", a[0].t, targ(a, na, 1), targ(a, na, 2), targ(a, na, 3), targ(a, na, 4),
                            farg(a, na, 7, 1e-5), o, 1, c);
 }

@@ -123,7 +123,7 @@ static inline eir_karg KSTR(const char *s) { eir_karg a; memset(&a, 0, sizeof a)
 
 static char errbuf[512];
 static inline eir_kernel_fn find_op(const char *op) {
-    const eir_kernel_entry *const tables[] = {eir_kernels_spatial, eir_kernels_fft, eir_kernels_misc, eir_kernels_nn};
+    const eir_kernel_entry *const tables[] = {eir_kernels_spatial, eir_kernels_fft, eir_kernels_misc, eir_kernels_nn, eir_kernels_reduce};
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
         for (const eir_kernel_entry *e = tables[t]; e->op; e++)
             if (!strcmp(e->op, op)) return e->fn;
@@ -131,7 +131,7 @@ static inline eir_kernel_fn find_op(const char *op) {
     return NULL;
 }
 static inline int run(const char *op, const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no) {
-    eir_kctx ctx = {errbuf, sizeof errbuf, 1, NULL};
+    eir_kctx ctx = {.err = errbuf, .errlen = sizeof errbuf, .nthreads = 1};
     errbuf[0] = 0;
     eir_kernel_fn f = find_op(op);
     if (!f) return -2;

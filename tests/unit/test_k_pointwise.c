@@ -358,7 +358,7 @@ static eir_karg karg_str(const char *s) {
 }
 
 static char errbuf[256];
-static eir_kctx CTX = {errbuf, sizeof errbuf, 1};
+static eir_kctx CTX = {.err = errbuf, .errlen = sizeof errbuf, .nthreads = 1};
 
 /* ---- binary driver ----
  * Reference: rd(a, b) in double for float dtypes, ri(a, b) exactly for

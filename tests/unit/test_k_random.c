@@ -32,7 +32,7 @@ int main(void) {
     static uint8_t mask[N];
     char err[256];
     uint64_t state = 42;
-    eir_kctx ctx = {err, sizeof err, 1, &state};
+    eir_kctx ctx = {.err = err, .errlen = sizeof err, .nthreads = 1, .rng = &state};
     eir_karg none[8] = {{0}};
     double m, v;
 
