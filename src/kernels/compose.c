@@ -2,7 +2,8 @@
  * users export them (torch.export.export, before run_decompositions()).
  *
  *   products     einsum (with opt_einsum's path), tensordot, inner,
- *                bilinear, outer / ger, kron, vdot, addr, addbmm, trace
+ *                bilinear and the _trilinear it decomposes into, outer / ger,
+ *                kron, vdot (and _conj_physical), addr, addbmm, trace
  *   diagonals    diag, diag_embed, diagflat, block_diag, eye
  *   shapes       tile, rot90, fliplr, flipud, meshgrid, broadcast_tensors,
  *                atleast_1d/2d/3d, unsafe_split(_with_sizes), unsafe_chunk,
@@ -901,6 +902,49 @@ static int k_bilinear(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_
     return k_add(args, 3, out, 1, ctx);
 }
 
+/* _trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
+ * (i1.unsqueeze(expand1) * i2.unsqueeze(expand2) * i3.unsqueeze(expand3)).sum(sumdim),
+ * what run_decompositions() leaves of bilinear; i1 with i2 first, then i3 */
+static int k_trilinear(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) {
+    NEED_T(0, i1);
+    NEED_T(1, i2);
+    NEED_T(2, i3);
+    for (uint32_t k = 3; k < 7; k++)
+        if (na <= k || a[k].kind != EIR_KA_INTS) return eir_kerr(ctx, "_trilinear: expected four dim lists");
+    int32_t total = i1->rank + (int32_t)a[3].n;
+    if (total > EIR_MAX_RANK * 2 || total >= NLAB) return eir_kerr(ctx, "_trilinear: too many dims");
+    bool summed[NLAB] = {false};
+    for (uint32_t k = 0; k < a[6].n; k++) {
+        if (a[6].ints[k] < 0 || a[6].ints[k] >= total) return eir_kerr(ctx, "_trilinear: sum dim out of range");
+        summed[a[6].ints[k]] = true;
+    }
+    int pos[NLAB], nout = 0, p = 0;
+    for (int32_t d = 0; d < total; d++)
+        if (!summed[d]) pos[d] = nout++;
+    p = nout;
+    for (int32_t d = 0; d < total; d++)
+        if (summed[d]) pos[d] = p++;
+    if (out->rank != nout) return eir_kerr(ctx, "_trilinear: output rank %d, expected %d", out->rank, nout);
+    int labs[3][EIR_MAX_RANK];
+    const tv *ts[3] = {i1, i2, i3};
+    for (int k = 0; k < 3; k++) {
+        bool ex[NLAB] = {false};
+        for (uint32_t e = 0; e < a[3 + k].n; e++) {
+            if (a[3 + k].ints[e] < 0 || a[3 + k].ints[e] >= total) return eir_kerr(ctx, "_trilinear: expand dim out of range");
+            ex[a[3 + k].ints[e]] = true;
+        }
+        int32_t d = 0;
+        for (int32_t q = 0; q < total; q++) {
+            if (ex[q]) continue;
+            if (d >= ts[k]->rank) return eir_kerr(ctx, "_trilinear: operand %d has too few dims", k + 1);
+            labs[k][d++] = pos[q];
+        }
+        if (d != ts[k]->rank) return eir_kerr(ctx, "_trilinear: operand %d has %d dims, expected %d", k + 1, ts[k]->rank, d);
+    }
+    const int *lp[3] = {labs[0], labs[1], labs[2]};
+    return contract(3, ts, lp, p, NULL, 0, out, ctx);
+}
+
 /* ======================================================================
  * outer, kron, vdot, addr, addbmm, trace
  * ====================================================================== */
@@ -977,6 +1021,21 @@ static int k_vdot(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx
     return 0;
 }
 
+/* _conj_physical(self): the conjugate, materialized (what vdot decomposes into) */
+static int k_conj_physical(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) {
+    NEED_T(0, x);
+    int rc = tv_copy(out, x, ctx);
+    if (rc || !eir_is_complex(out->dtype) || eir_tview_numel(out) == 0) return rc;
+    int64_t idx[EIR_MAX_RANK] = {0};
+    do {
+        double re, im;
+        char *p = eir_tview_at(out, idx);
+        eir_load_c128(p, out->dtype, &re, &im);
+        eir_store_c128(p, out->dtype, re, -im);
+    } while (next_idx(idx, out->sizes, out->rank));
+    return 0;
+}
+
 /* rounding to a dtype's precision, for arithmetic done in the dtype as torch's kernels do */
 static inline double rnd(double v, eir_dtype d) {
     switch (d) {
@@ -1011,6 +1070,19 @@ static int k_addr(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx
     int64_t idx[2] = {0, 0};
     if (eir_tview_numel(out) == 0) return 0;
     bool bzero = beta.kind == EIR_SC_COMPLEX ? beta.f == 0 && beta.im == 0 : beta.kind == EIR_SC_FLOAT ? beta.f == 0 : beta.i == 0;
+    /* torch's loop runs the columns of a row in vectors of two AVX2 registers
+     * when the row is contiguous, the rest one by one */
+    int64_t vec_end = 0;
+    int inner = out->strides[1] == 1 || out->sizes[0] <= 1 ? 1 : 0; /* the dim torch's loop runs innermost */
+    if ((dt == EIR_F32 || dt == EIR_F64) && out->strides[inner] == 1) {
+        /* vectorized when every operand is contiguous there, but one that is broadcast */
+        int nzero = (sb.strides[inner] == 0) + (x1.strides[inner] == 0) + (x2.strides[inner] == 0);
+        int nunit = (sb.strides[inner] == 1) + (x1.strides[inner] == 1) + (x2.strides[inner] == 1);
+        if (nunit == 3 || (nunit == 2 && nzero == 1)) {
+            int64_t v2w = dt == EIR_F32 ? 16 : 8;
+            vec_end = out->sizes[inner] / v2w * v2w;
+        }
+    }
     do {
         char *o = (char *)eir_tview_at(out, idx);
         int64_t i1[2] = {idx[0], 0}, i2[2] = {0, idx[1]};
@@ -1036,8 +1108,18 @@ static int k_addr(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx
         } else if (eir_is_floating(dt)) {
             double al = rnd(alpha.kind == EIR_SC_FLOAT || alpha.kind == EIR_SC_COMPLEX ? alpha.f : (double)alpha.i, dt);
             double be = rnd(beta.kind == EIR_SC_FLOAT || beta.kind == EIR_SC_COMPLEX ? beta.f : (double)beta.i, dt);
-            double p = rnd(rnd(al * eir_load_f64(p1, v1->dtype), dt) * eir_load_f64(p2, v2->dtype), dt);
-            if (!bzero) p = rnd(rnd(be * eir_load_f64(ps, sb.dtype), dt) + p, dt);
+            double u = eir_load_f64(p1, v1->dtype), w = eir_load_f64(p2, v2->dtype), sv = bzero ? 0 : eir_load_f64(ps, sb.dtype);
+            double p;
+            if (dt == EIR_F32) { /* torch's compiler contracts into an FMA: which product, the vector or the scalar loop decides */
+                float t = (float)al * (float)u;
+                p = bzero ? t * (float)w : idx[inner] < vec_end ? fmaf(t, (float)w, (float)be * (float)sv) : fmaf((float)be, (float)sv, t * (float)w);
+            } else if (dt == EIR_F64) {
+                double t = al * u;
+                p = bzero ? t * w : idx[inner] < vec_end ? fma(t, w, be * sv) : fma(be, sv, t * w);
+            } else {
+                p = rnd(rnd(al * u, dt) * w, dt);
+                if (!bzero) p = rnd(rnd(be * sv, dt) + p, dt);
+            }
             eir_store_f64(o, dt, p);
         } else {
             uint64_t al = (uint64_t)(alpha.kind == EIR_SC_FLOAT ? (int64_t)alpha.f : alpha.i);
@@ -2279,9 +2361,12 @@ static int cross_run(const tv *x, const tv *y, int64_t dim_arg, bool dflt, tv *o
                 double p2r = rnd(cr * dr - ci * di, dt), p2i = rnd(cr * di + ci * dr, dt);
                 eir_store_c128(po + i * so, dt, p1r - p2r, p1i - p2i);
             } else if (eir_is_floating(dt)) {
-                double p1 = rnd(eir_load_f64(px + j * sx, x->dtype) * eir_load_f64(py + k * sy, x->dtype), dt);
-                double p2 = rnd(eir_load_f64(px + k * sx, x->dtype) * eir_load_f64(py + j * sy, x->dtype), dt);
-                eir_store_f64(po + i * so, dt, p1 - p2);
+                double aj = eir_load_f64(px + j * sx, x->dtype), bk = eir_load_f64(py + k * sy, x->dtype);
+                double ak = eir_load_f64(px + k * sx, x->dtype), bj = eir_load_f64(py + j * sy, x->dtype);
+                /* float and double as torch's compiled loop: the first product fused into the difference */
+                if (dt == EIR_F32) eir_store_f64(po + i * so, dt, fmaf((float)aj, (float)bk, -((float)ak * (float)bj)));
+                else if (dt == EIR_F64) eir_store_f64(po + i * so, dt, fma(aj, bk, -(ak * bj)));
+                else eir_store_f64(po + i * so, dt, rnd(rnd(aj * bk, dt) - rnd(ak * bj, dt), dt));
             } else {
                 uint64_t p1 = (uint64_t)eir_load_i64(px + j * sx, x->dtype) * (uint64_t)eir_load_i64(py + k * sy, x->dtype);
                 uint64_t p2 = (uint64_t)eir_load_i64(px + k * sx, x->dtype) * (uint64_t)eir_load_i64(py + j * sy, x->dtype);
@@ -2552,6 +2637,11 @@ static int scalar_to(eir_scalar s, eir_dtype dt, double *f, int64_t *i, double *
         }
         if (over) return eir_kerr(ctx, "value cannot be converted to type %s without overflow", lim[k].name);
         if (eir_is_floating(dt)) *f = rnd(v, dt);
+        if (eir_is_integral(dt, false)) { /* negative ints wrap into uint8 (-3 is 253) */
+            unsigned char tmp[8];
+            eir_store_i64(tmp, dt, *i);
+            *i = eir_load_i64(tmp, dt);
+        }
         return 0;
     }
     return 0;
@@ -2840,10 +2930,12 @@ const eir_kernel_entry eir_kernels_compose[] = {
     {"aten.tensordot.default", k_tensordot},
     {"aten.inner.default", k_inner},
     {"aten.bilinear.default", k_bilinear},
+    {"aten._trilinear.default", k_trilinear},
     {"aten.outer.default", k_outer},
     {"aten.ger.default", k_outer},
     {"aten.kron.default", k_kron},
     {"aten.vdot.default", k_vdot},
+    {"aten._conj_physical.default", k_conj_physical},
     {"aten.addr.default", k_addr},
     {"aten.addr_.default", k_addr},
     {"aten.addbmm.default", k_addbmm},
