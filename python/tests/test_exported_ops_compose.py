@@ -104,8 +104,8 @@ def _r(*shape, dtype=torch.float32, seed=0):
 
 
 FLOATS = [torch.float32, torch.float64, torch.float16, torch.bfloat16]
-NUMERIC = FLOATS + [torch.int8, torch.int32, torch.int64, torch.uint8, torch.complex64]
-ALL = NUMERIC + [torch.bool]
+NUMERIC = FLOATS + [torch.int8, torch.int64, torch.uint8, torch.complex64]
+ALL = NUMERIC + [torch.bool]  # nine dtypes: the C tests (tests/unit/test_k_compose.c) take every one
 
 
 def per_dtype(f, dtypes, make):
@@ -131,10 +131,12 @@ def test_einsum(eir, tmp_path):
                 torch.einsum("ii", m), torch.einsum("ijk->j", c), torch.einsum("...ij,...jk", c, b),
                 torch.einsum("i,j->ij", v, v), torch.einsum("ij,jk,kl->il", a, b, b.t()), torch.einsum("ba,cb", a, b[:, :3]),
                 torch.einsum("bij,j->bi", c, v))
-    for dt in [torch.float32, torch.float64, torch.float16, torch.int64, torch.complex64]:
-        a, b, c = _r(3, 4, dtype=dt), _r(4, 4, dtype=dt, seed=1), _r(2, 3, 4, dtype=dt, seed=2)
-        args = [a, b, c.transpose(1, 2).contiguous().transpose(1, 2), _r(4, dtype=dt, seed=3), _r(5, 5, dtype=dt, seed=4)]
-        check(eir, tmp_path, f, args, f"einsum {dt}", ops=["aten.einsum.default"])
+
+    def make(dt, i):
+        c = _r(2, 4, 3, dtype=dt, seed=i + 2).transpose(1, 2)
+        return [_r(3, 4, dtype=dt, seed=i), _r(4, 4, dtype=dt, seed=i + 1), c, _r(4, dtype=dt, seed=i + 3), _r(5, 5, dtype=dt, seed=i + 4)]
+    f2, args = per_dtype(f, [torch.float32, torch.float64, torch.float16, torch.int64, torch.complex64], make)
+    check(eir, tmp_path, f2, args, "einsum", ops=["aten.einsum.default"])
 
 
 def test_einsum_path_and_edges(eir, tmp_path):
@@ -152,11 +154,10 @@ def test_tensordot_inner_bilinear(eir, tmp_path):
     def f(a, b, x, y, w, bias):
         return (torch.tensordot(a, b, dims=([1, 0], [0, 2])), torch.tensordot(a, a.permute(1, 2, 0), dims=2), torch.inner(x, y),
                 torch.inner(x[0, 0, 0], y), F.bilinear(x, x, w, bias), F.bilinear(x[0], x[1], w))
-    for dt in [torch.float32, torch.float64, torch.bfloat16]:
-        args = [_r(3, 4, 5, dtype=dt), _r(4, 2, 3, dtype=dt, seed=1), _r(2, 3, 4, dtype=dt, seed=2), _r(5, 4, dtype=dt, seed=3),
-                _r(6, 4, 4, dtype=dt, seed=4), _r(6, dtype=dt, seed=5)]
-        check(eir, tmp_path, f, args, f"tensordot/inner/bilinear {dt}",
-              ops=["aten.tensordot.default", "aten.inner.default", "aten.bilinear.default"])
+    f2, args = per_dtype(f, [torch.float32, torch.float64, torch.bfloat16],
+                         lambda dt, i: [_r(3, 4, 5, dtype=dt, seed=i), _r(4, 2, 3, dtype=dt, seed=i + 1), _r(2, 3, 4, dtype=dt, seed=i + 2),
+                                        _r(5, 4, dtype=dt, seed=i + 3), _r(6, 4, 4, dtype=dt, seed=i + 4), _r(6, dtype=dt, seed=i + 5)])
+    check(eir, tmp_path, f2, args, "tensordot/inner/bilinear", ops=["aten.tensordot.default", "aten.inner.default", "aten.bilinear.default"])
     check(eir, tmp_path, lambda a, b: torch.tensordot(a, b, dims=1), [_r(3, 4, dtype=torch.int32), _r(4, 2, dtype=torch.int32, seed=1)],
           "tensordot int32")
 
