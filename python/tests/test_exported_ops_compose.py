@@ -183,6 +183,10 @@ def test_addr_addbmm(eir, tmp_path):
                         lambda dt, i: [_r(19, 37, dtype=dt, seed=i), _r(19, dtype=dt, seed=i + 1), _r(37, dtype=dt, seed=i + 2),
                                        _r(3, 5, dtype=dt, seed=i + 3), _r(4, 3, 2, dtype=dt, seed=i + 4), _r(4, 2, 5, dtype=dt, seed=i + 5)])
     check(eir, tmp_path, f, args, "addr/addbmm", ops=["aten.addr.default", "aten.addbmm.default"])
+    check(eir, tmp_path, lambda s, u, v, m, b1, b2: (torch.addr(s, u, v, beta=1 + 2j, alpha=2 - 3j), torch.addbmm(m, b1, b2, beta=0.5j, alpha=2 + 1j)),
+          [_r(3, 4, dtype=torch.complex64), _r(3, dtype=torch.complex64, seed=1), _r(4, dtype=torch.complex64, seed=2),
+           _r(3, 5, dtype=torch.complex64, seed=3), _r(2, 3, 4, dtype=torch.complex64, seed=4), _r(2, 4, 5, dtype=torch.complex64, seed=5)],
+          "addr/addbmm complex alpha and beta", decompose=(False,))
     check(eir, tmp_path, lambda s, u, v: torch.addr(s, u, v), [_r(3, 4, dtype=torch.bool), _r(3, dtype=torch.bool, seed=1),
                                                                _r(4, dtype=torch.bool, seed=2)], "addr bool")
 
@@ -362,6 +366,7 @@ def test_reductions(eir, tmp_path):
 def test_vectors(eir, tmp_path):
     f, args = per_dtype(lambda a, b, x, y: (torch.cross(a, b), torch.linalg.cross(a, b[:1]), torch.cross(a, b, dim=1), torch.linalg.vecdot(x, y),
                                             F.cosine_similarity(x, y), F.cosine_similarity(x, y[:1], dim=-1, eps=0.5),
+                                            F.cosine_similarity(x, y[:, None], dim=-1),
                                             F.pairwise_distance(x, y), F.pairwise_distance(x, y, p=1, keepdim=True),
                                             torch.dist(x, y), torch.dist(x, y, 3.5), torch.dist(x, y, float("inf"))),
                         FLOATS, lambda dt, i: [_r(2, 3, 3, dtype=dt, seed=i), _r(2, 3, 3, dtype=dt, seed=i + 1), _r(3, 4, dtype=dt, seed=i + 2),

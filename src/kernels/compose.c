@@ -1158,6 +1158,29 @@ static int k_addbmm(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kc
         eir_karg m[2] = {A_t(&sb), A_sc(bs)};
         return k_mul(m, 2, out, 1, ctx);
     }
+    eir_scalar as = arg_sc(a, na, 4, 1);
+    if ((as.kind == EIR_SC_COMPLEX && as.im != 0) || (bs.kind == EIR_SC_COMPLEX && bs.im != 0)) {
+        /* complex alpha or beta: beta self, then alpha (b1[b] @ b2[b]) added batch by batch */
+        int rc;
+        if (bzero) rc = tv_fill(out, S_ZERO, ctx);
+        else { eir_karg m[2] = {A_t(&sb), A_sc(bs)}; rc = k_mul(m, 2, out, 1, ctx); }
+        void *buf = rc ? NULL : eir_kalloc((size_t)(eir_tview_numel(out) + 1) * esz(out->dtype));
+        if (!rc && !buf) rc = eir_kerr(ctx, "out of memory");
+        tv p = v_contig(buf, out->dtype, 2, out->sizes);
+        for (int64_t b = 0; b < nb && !rc; b++) {
+            tv m1 = *b1, m2 = *b2;
+            v_select(&m1, 0, b);
+            v_select(&m2, 0, b);
+            eir_karg mm[5] = {A_t(&p), A_t(&m1), A_t(&m2), A_i(0), A_i(1)};
+            eir_karg ml[2] = {A_t(&p), A_sc(as)};
+            if (!(rc = k_addmm(mm, 5, &p, 1, ctx)) && !(rc = k_mul(ml, 2, &p, 1, ctx))) {
+                eir_karg ad[3] = {A_t(out), A_t(&p), A_i(1)};
+                rc = k_add(ad, 3, out, 1, ctx);
+            }
+        }
+        eir_kfree(buf);
+        return rc;
+    }
     for (int64_t b = 0; b < nb; b++) {
         tv m1 = *b1, m2 = *b2;
         v_select(&m1, 0, b);
@@ -2476,7 +2499,9 @@ static int k_cosine_similarity(const eir_karg *a, uint32_t na, tv *out, uint32_t
         } else {
             xs[i] = *x;
         }
-        if (!rc && !eir_tview_broadcast(&xs[i], r, q[0].sizes, &xs[i])) rc = eir_kerr(ctx, "cosine_similarity: inputs do not broadcast");
+        tv b;
+        if (!rc && !eir_tview_broadcast(&xs[i], r, q[0].sizes, &b)) rc = eir_kerr(ctx, "cosine_similarity: inputs do not broadcast");
+        xs[i] = b;
         if (rc) break;
         void *nbuf = eir_kalloc((size_t)(eir_tview_numel(&q[0]) / (q[0].sizes[d] ? q[0].sizes[d] : 1) + 1) * esz(dt));
         if (!nbuf) { rc = eir_kerr(ctx, "out of memory"); break; }

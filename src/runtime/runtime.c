@@ -2485,7 +2485,7 @@ static eir_status presize_outputs(eir_runtime *rt, rt_step *s) {
         int pr = s->kind == STEP_KERNEL ? eir_compose_presize(op, s->args, s->nargs, k, csz, &crank, &cctx) : 0;
         if (pr < 0) return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): %s", s->node->name, op, rt->kerr);
         if (pr > 0) {
-            eir_status e = settle_output(rt, v, csz, crank, "the op's arguments");
+            eir_status e = settle_output(rt, v, csz, crank, op);
             if (e) return e;
             continue;
         }
