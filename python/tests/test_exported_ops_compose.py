@@ -380,8 +380,10 @@ def test_vectors(eir, tmp_path):
               [_r(3, 4, 2, dtype=dt)], f"renorm {dt}", decompose=(False, True) if dt in (torch.float32, torch.float64) else (False,),
               ops=["aten.renorm.default"])
     check(eir, tmp_path, lambda a, b: (torch.linalg.cross(a, b), torch.cross(a.real.to(torch.int64), b.real.to(torch.int64)),
-                                       F.cosine_similarity(a.real.to(torch.int32), b.real)),
-          [_r(4, 3, dtype=torch.complex64), _r(4, 3, dtype=torch.complex64, seed=1)], "complex cross, integer cross/cosine")
+                                       F.cosine_similarity(a.real.to(torch.int32), b.real), torch.dist(a, b), torch.dist(a, b, 1),
+                                       F.pairwise_distance(a, b), torch.renorm(a, 2, 0, 1.0)),
+          [_r(4, 3, dtype=torch.complex64), _r(4, 3, dtype=torch.complex64, seed=1)], "complex cross/dist/renorm, integer cross/cosine",
+          decompose=(False,))
     # decomposed, complex vecdot conjugates through aten._conj, a view eir does not conjugate yet
     check(eir, tmp_path, lambda x, y: torch.linalg.vecdot(x, y), [_r(3, 4, dtype=torch.complex128, seed=2), _r(4, dtype=torch.complex128, seed=3)],
           "complex vecdot", decompose=(False,))

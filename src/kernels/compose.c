@@ -80,6 +80,7 @@ KREF(k_div_mode, "aten.div.Tensor_mode")
 KREF(k_maximum, "aten.maximum.default")
 KREF(k_minimum, "aten.minimum.default")
 KREF(k_pow_ts, "aten.pow.Tensor_Scalar")
+KREF(k_abs, "aten.abs.default")
 KREF(k_copy, "aten.copy.default")
 KREF(k_fill, "aten.fill.Scalar")
 KREF(k_fill_t, "aten.fill.Tensor")
@@ -1362,20 +1363,16 @@ static int k_rot90(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kct
     return tv_copy(out, &v, ctx);
 }
 
-static int k_fliplr(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) {
+/* fliplr (dim 1 of a >= 2-d input) / flipud (dim 0 of a >= 1-d input) */
+static int flip_dim(const eir_karg *a, uint32_t na, tv *out, int32_t dim, eir_kctx *ctx) {
     NEED_T(0, x);
-    if (x->rank < 2) return eir_kerr(ctx, "Input must be >= 2-d.");
+    if (x->rank < dim + 1) return eir_kerr(ctx, "Input must be >= %d-d.", dim + 1);
     tv v = *x;
-    v_flip(&v, 1);
+    v_flip(&v, dim);
     return tv_copy(out, &v, ctx);
 }
-static int k_flipud(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) {
-    NEED_T(0, x);
-    if (x->rank < 1) return eir_kerr(ctx, "Input must be >= 1-d.");
-    tv v = *x;
-    v_flip(&v, 0);
-    return tv_copy(out, &v, ctx);
-}
+static int k_fliplr(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) { return flip_dim(a, na, out, 1, ctx); }
+static int k_flipud(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) { return flip_dim(a, na, out, 0, ctx); }
 
 /* meshgrid(tensors, *, indexing="ij"|"xy") */
 static int meshgrid(const eir_karg *a, uint32_t na, tv *out, uint32_t no, const char *indexing, eir_kctx *ctx) {
@@ -2535,6 +2532,23 @@ static int k_cosine_similarity(const eir_karg *a, uint32_t na, tv *out, uint32_t
     return rc;
 }
 
+/* *t (a scratch tensor) replaced by its magnitudes when complex: the norm of
+ * complex values is the norm of their absolute values, which the real norm
+ * kernel takes */
+static int to_abs(tv *t, eir_kctx *ctx) {
+    if (!eir_is_complex(t->dtype)) return 0;
+    eir_dtype rdt = t->dtype == EIR_C64 ? EIR_F32 : EIR_F64;
+    void *b = eir_kalloc((size_t)(eir_tview_numel(t) + 1) * esz(rdt));
+    int rc = b ? 0 : eir_kerr(ctx, "out of memory");
+    tv r = v_contig(b, rdt, t->rank, t->sizes);
+    eir_karg ab[1] = {A_t(t)};
+    if (!rc) rc = k_abs(ab, 1, &r, 1, ctx);
+    eir_kfree(t->data);
+    if (rc) { eir_kfree(b); r.data = NULL; }
+    *t = r;
+    return rc;
+}
+
 /* x1 - x2 (+ eps) into scratch: the difference dist and pairwise_distance take the norm of */
 static int diff_scratch(const tv *x1, const tv *x2, const eir_karg *ea, bool with_eps, double eps, eir_dtype fdt, tv *dff, eir_kctx *ctx) {
     const eir_karg *ra[2] = {&ea[0], &ea[1]};
@@ -2566,9 +2580,12 @@ static int k_pairwise_distance(const eir_karg *a, uint32_t na, tv *out, uint32_t
     double p = arg_f(a, na, 2, 2.0), eps = arg_f(a, na, 3, 1e-6);
     bool keepdim = arg_i(a, na, 4, 0) != 0;
     tv dff;
-    eir_dtype fdt = eir_is_floating(out->dtype) || eir_is_complex(out->dtype) ? out->dtype : EIR_F32;
+    dff.data = NULL;
+    const eir_karg *ra[2] = {&a[0], &a[1]};
+    eir_dtype rt = eir_result_type(ra, 2), fdt = eir_is_floating(rt) || eir_is_complex(rt) ? rt : EIR_F32;
     int rc = diff_scratch(x1, x2, a, true, eps, fdt, &dff, ctx);
-    if (rc) return rc;
+    if (!rc) rc = to_abs(&dff, ctx);
+    if (rc) { eir_kfree(dff.data); return rc; }
     int64_t dim = (x1->rank > x2->rank ? x1->rank : x2->rank) - 1;
     eir_karg nargs[4] = {A_t(&dff), A_sc((eir_scalar){EIR_SC_FLOAT, 0, p, 0}), A_ints(&dim, 1), A_b(keepdim)};
     rc = k_norm_dim(nargs, 4, out, 1, ctx);
@@ -2581,8 +2598,10 @@ static int k_dist(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx
     NEED_T(0, x1);
     NEED_T(1, x2);
     tv dff;
+    dff.data = NULL;
     int rc = diff_scratch(x1, x2, a, false, 0, out->dtype, &dff, ctx);
-    if (rc) return rc;
+    if (!rc) rc = to_abs(&dff, ctx);
+    if (rc) { eir_kfree(dff.data); return rc; }
     eir_karg nargs[2] = {A_t(&dff), A_sc(arg_sc(a, na, 2, 2))};
     rc = k_norm_sc(nargs, 2, out, 1, ctx);
     eir_kfree(dff.data);
@@ -2598,12 +2617,13 @@ static int k_renorm(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kc
     int32_t r = x->rank;
     int32_t dim = eir_wrap_dim(arg_i(a, na, 2, 0), r);
     if (dim < 0) return eir_kerr(ctx, "Dimension out of range (expected to be in range of [%d, %d], but got %" PRId64 ")", -(r ? r : 1), r ? r - 1 : 0, arg_i(a, na, 2, 0));
+    if (r < 2) return eir_kerr(ctx, "renorm: input needs at least 2 dimensions, got %d dimensions", r);
     if (!(p > 0)) return eir_kerr(ctx, "renorm: non-positive-norm not supported");
     if (maxnorm < 0) return eir_kerr(ctx, "renorm: expected maxnorm to be >= 0 but got %g", maxnorm);
-    if (eir_is_complex(x->dtype)) return eir_kerr(ctx, "renorm: complex inputs are not supported yet");
-    if (!eir_is_floating(x->dtype))
+    if (!eir_is_floating(x->dtype) && !eir_is_complex(x->dtype))
         return eir_kerr(ctx, "linalg.vector_norm: Expected a floating point or complex tensor as input. Got %s", dname(x->dtype));
-    eir_dtype acc = x->dtype == EIR_F16 || x->dtype == EIR_BF16 ? EIR_F32 : x->dtype;
+    /* norms of float16/bfloat16 in float, of complex values over their magnitudes */
+    eir_dtype acc = x->dtype == EIR_F16 || x->dtype == EIR_BF16 || x->dtype == EIR_C64 ? EIR_F32 : x->dtype == EIR_C128 ? EIR_F64 : x->dtype;
     int64_t nsz[EIR_MAX_RANK], dims[EIR_MAX_RANK];
     uint32_t nd = 0;
     for (int32_t d = 0; d < r; d++) {
@@ -2614,10 +2634,19 @@ static int k_renorm(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kc
     void *buf = eir_kalloc((size_t)(n + 1) * (esz(acc) + esz(x->dtype)));
     if (!buf) return eir_kerr(ctx, "out of memory");
     tv nv = v_contig(buf, acc, r, nsz), fv = v_contig((char *)buf + (size_t)(n + 1) * esz(acc), x->dtype, r, nsz);
-    eir_karg vn[5] = {A_t(x), A_sc((eir_scalar){EIR_SC_FLOAT, 0, p, 0}), A_ints(dims, nd), A_b(true), acc != x->dtype ? A_dtype(acc) : A_none()};
-    int rc = nd == 0 && r > 0 ? 0 : k_vnorm(vn, 5, &nv, 1, ctx);
-    if (nd == 0 && r > 0) { /* no dims to reduce: the norm of one element */
-        for (int64_t i = 0; i < n; i++) eir_store_f64(at_el(&nv, i), acc, fabs(eir_load_f64(at_el(x, i * x->strides[dim]), x->dtype)));
+    tv src = *x;
+    int rc = 0;
+    if (eir_is_complex(x->dtype)) { /* |x| into scratch */
+        void *c = eir_kalloc((size_t)(eir_tview_numel(x) + 1) * esz(x->dtype));
+        if (!c) rc = eir_kerr(ctx, "out of memory");
+        else {
+            src = v_contig(c, x->dtype, r, x->sizes);
+            if (!(rc = tv_copy(&src, x, ctx))) rc = to_abs(&src, ctx);
+        }
+    }
+    if (!rc) {
+        eir_karg vn[5] = {A_t(&src), A_sc((eir_scalar){EIR_SC_FLOAT, 0, p, 0}), A_ints(dims, nd), A_b(true), acc != src.dtype ? A_dtype(acc) : A_none()};
+        rc = k_vnorm(vn, 5, &nv, 1, ctx);
     }
     if (!rc) {
         double mx = rnd(maxnorm, acc), e = rnd(1e-7, acc);
@@ -2629,6 +2658,7 @@ static int k_renorm(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kc
         eir_karg m[2] = {A_t(x), A_t(&fv)};
         rc = k_mul(m, 2, out, 1, ctx);
     }
+    if (src.data != x->data) eir_kfree(src.data);
     eir_kfree(buf);
     return rc;
 }
