@@ -484,7 +484,8 @@ static bool is_assert(const char *t) {
 static eir_kernel_fn find_kernel(const char *op) {
     static const eir_kernel_entry *const tables[] = {eir_kernels_pointwise, eir_kernels_reduce, eir_kernels_nn,
                                                     eir_kernels_data, eir_kernels_random, eir_kernels_spatial,
-                                                    eir_kernels_fft, eir_kernels_misc};
+                                                    eir_kernels_fft, eir_kernels_misc,
+                                                    eir_kernels_compose};
     for (size_t t = 0; t < EIR_ARRAY_LEN(tables); t++)
         for (const eir_kernel_entry *e = tables[t]; e->op; e++)
             if (!strcmp(e->op, op)) return e->fn;
@@ -1044,10 +1045,10 @@ static eir_status bind_step(eir_runtime *rt, uint32_t si, eir_buf *missing, uint
     if (!strcmp(t, "torch.ops.higher_order.with_effects")) return bind_effects(rt, si, missing, nmissing);
     if (!strcmp(t, "torch.ops.higher_order.auto_functionalized_v2")) return bind_autofunc(rt, si, missing, nmissing);
     if (!strncmp(t, "torch.ops.higher_order.", 23)) return bind_hop(rt, st, missing, nmissing);
-    if (!strcmp(t, "torch.ops.aten.nonzero.default") || !strcmp(t, "torch.ops.aten.item.default") ||
-        !strcmp(t, "torch.ops.aten._local_scalar_dense.default")) {
-        /* data-dependent: the count / the value binds an unbacked symbol */
-        st->kind = !strcmp(t, "torch.ops.aten.nonzero.default") ? STEP_NONZERO : STEP_ITEM;
+    if (!strcmp(t, "torch.ops.aten.nonzero.default") || !strcmp(t, "torch.ops.aten.argwhere.default") ||
+        !strcmp(t, "torch.ops.aten.item.default") || !strcmp(t, "torch.ops.aten._local_scalar_dense.default")) {
+        /* data-dependent: the count / the value binds an unbacked symbol (argwhere is nonzero) */
+        st->kind = strstr(t, "nonzero") || strstr(t, "argwhere") ? STEP_NONZERO : STEP_ITEM;
         st->src = EIR_NO_VALUE;
         for (uint32_t i = 0; i < n->num_inputs; i++)
             if (n->inputs[i].arg.kind == EIR_ARG_TENSOR) { st->src = n->inputs[i].arg.value; break; }
@@ -2578,6 +2579,17 @@ static eir_status presize_outputs(eir_runtime *rt, rt_step *s) {
         uint32_t v = s->outs[k];
         if (v == EIR_NO_VALUE || !rt->values[v].deferred || rt->values[v].resolved) continue;
         const char *op = short_target(s->node->target);
+        /* ops whose kernels' family computes the size (unique_consecutive, combinations) */
+        int64_t csz[EIR_MAX_RANK];
+        int32_t crank = 0;
+        eir_kctx cctx = {rt->kerr, sizeof rt->kerr, 1, NULL};
+        int pr = s->kind == STEP_KERNEL ? eir_compose_presize(op, s->args, s->nargs, k, csz, &crank, &cctx) : 0;
+        if (pr < 0) return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): %s", s->node->name, op, rt->kerr);
+        if (pr > 0) {
+            eir_status e = settle_output(rt, v, csz, crank, op);
+            if (e) return e;
+            continue;
+        }
         if (strcmp(op, "aten.index.Tensor") || s->nargs < 2 || s->args[0].kind != EIR_KA_TENSOR || s->args[1].kind != EIR_KA_TENSORS)
             return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): output %s has a size known only once the op has run, and eir "
                            "cannot compute it for this op", s->node->name, op, rt->g->values[v].name);
@@ -3167,8 +3179,8 @@ static eir_status run_step(eir_runtime *rt, rt_step *s, eir_kctx *ctx) {
         copy_logical(&rt->values[s->outs[0]].view, &rt->values[s->src].view);
         return EIR_OK;
     case STEP_KERNEL: {
-        if (rt->ndeferred && (st = presize_outputs(rt, s))) return st;
         apply_patches(rt, s);
+        if (rt->ndeferred && (st = presize_outputs(rt, s))) return st;
         for (uint32_t k = 0; k < s->nout; k++) {
             if (s->outs[k] == EIR_NO_VALUE) memset(&s->outv[k], 0, sizeof s->outv[k]);
             else s->outv[k] = rt->values[s->outs[k]].view;
