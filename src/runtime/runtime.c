@@ -481,7 +481,8 @@ static bool is_assert(const char *t) {
 static eir_kernel_fn find_kernel(const char *op) {
     static const eir_kernel_entry *const tables[] = {eir_kernels_pointwise, eir_kernels_reduce, eir_kernels_nn,
                                                     eir_kernels_data, eir_kernels_random, eir_kernels_spatial,
-                                                    eir_kernels_fft, eir_kernels_misc};
+                                                    eir_kernels_fft, eir_kernels_misc,
+                                                    eir_kernels_stats};
     for (size_t t = 0; t < EIR_ARRAY_LEN(tables); t++)
         for (const eir_kernel_entry *e = tables[t]; e->op; e++)
             if (!strcmp(e->op, op)) return e->fn;
@@ -2467,8 +2468,9 @@ static eir_status run_repeat_interleave(eir_runtime *rt, const rt_step *st) {
 }
 
 /* A kernel whose output has an unbacked size the op itself decides — indexing
- * with a boolean mask (x[x > 0]) — is sized from its arguments before the
- * kernel runs: each boolean index stands for the indices of its true
+ * with a boolean mask (x[x > 0]), bincount — is sized from its arguments
+ * before the kernel runs. bincount has max(self) + 1 bins (at least
+ * minlength). For indexing, each boolean index stands for the indices of its true
  * elements (one dim of that count in place of the dims it covers); the
  * index tensors broadcast together, and their result takes the place of the
  * first indexed dim when they are adjacent, else it comes first. */
@@ -2477,6 +2479,18 @@ static eir_status presize_outputs(eir_runtime *rt, rt_step *s) {
         uint32_t v = s->outs[k];
         if (v == EIR_NO_VALUE || !rt->values[v].deferred || rt->values[v].resolved) continue;
         const char *op = short_target(s->node->target);
+        if (!strcmp(op, "aten.bincount.default") && s->nargs >= 3 && s->args[0].kind == EIR_KA_TENSOR) {
+            /* max(self) + 1 bins, at least minlength (the kernel checks the values) */
+            const eir_tview *x = s->args[0].t;
+            int64_t len = s->args[2].kind == EIR_KA_INT ? s->args[2].i : 0, n = eir_tview_numel(x), idx[EIR_MAX_RANK] = {0};
+            for (int64_t q = 0; q < n; q++, next_index(idx, x->sizes, x->rank)) {
+                int64_t b = eir_load_i64(eir_tview_at(x, idx), x->dtype) + 1;
+                if (b > len) len = b;
+            }
+            eir_status e = settle_output(rt, v, &len, 1, "the bins");
+            if (e) return e;
+            continue;
+        }
         if (strcmp(op, "aten.index.Tensor") || s->nargs < 2 || s->args[0].kind != EIR_KA_TENSOR || s->args[1].kind != EIR_KA_TENSORS)
             return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): output %s has a size known only once the op has run, and eir "
                            "cannot compute it for this op", s->node->name, op, rt->g->values[v].name);
