@@ -12,6 +12,8 @@ Random ops in training mode are checked by their distribution.
 """
 from __future__ import annotations
 
+import re
+
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -26,9 +28,24 @@ def _plain(r):
     return tuple(_plain(x) for x in r) if isinstance(r, tuple) else r
 
 
+# ops other kernel families implement (they come with F.mse_loss & co.):
+# a program that lacks only these is skipped, not failed, in a tree without them
+OTHER_FAMILIES = ("aten.broadcast_tensors.default", "aten.empty_permuted.default")
+
+
 def _check(eir, tmp_path, f, args, what, decompose=(False, True)):
+    try:
+        f(*args)
+    except NotImplementedError as e:  # torch itself has no kernel for this dtype
+        pytest.skip(str(e))
     for d in decompose:
-        got, want = run_eir(eir, tmp_path, Fn(lambda *a: _plain(f(*a))), args, d)
+        try:
+            got, want = run_eir(eir, tmp_path, Fn(lambda *a: _plain(f(*a))), args, d)
+        except AssertionError as e:
+            lacking = re.findall(r"^\s+(aten\.\S+) \(node %", str(e), re.M)
+            if "cannot run yet" in str(e) and lacking and all(op in OTHER_FAMILIES for op in lacking):
+                pytest.skip(f"needs {', '.join(lacking)} (another kernel family)")
+            raise
         compare(got, want, f"{what} ({'decomposed' if d else 'as exported'})")
 
 
@@ -333,3 +350,99 @@ def test_random_eval_is_identity(eir, tmp_path):
     x = _rand(4, 6, 3)
     _check(eir, tmp_path, lambda a: (F.alpha_dropout(a, 0.4), F.feature_alpha_dropout(a, 0.4), F.dropout2d(a, 0.4, training=False),
                                        F.rrelu(a), F.alpha_dropout(a, 0.0, True), F.dropout3d(a.unsqueeze(0), 1.0, True)), [x], "eval dropouts")
+
+
+def _sig(*shape, seed=0, dtype=torch.float32):
+    return torch.sigmoid(_rand(*shape, seed=seed)).to(dtype)
+
+
+LOSSES = [
+    ("mse", lambda x, y, t: F.mse_loss(x, y)),
+    ("mse broadcast sum", lambda x, y, t: F.mse_loss(x, y[:1], reduction="sum")),
+    ("l1 none", lambda x, y, t: F.l1_loss(x, y, reduction="none")),
+    ("smooth_l1", lambda x, y, t: F.smooth_l1_loss(x, y, beta=0.5)),
+    ("smooth_l1 beta 0", lambda x, y, t: F.smooth_l1_loss(x, y, reduction="sum", beta=0.0)),
+    ("huber", lambda x, y, t: F.huber_loss(x, y, reduction="none", delta=0.7)),
+    ("bce", lambda x, y, t: F.binary_cross_entropy(torch.sigmoid(x), torch.sigmoid(y))),
+    ("bce weight none", lambda x, y, t: F.binary_cross_entropy(torch.sigmoid(x), (y > 0).to(x.dtype), weight=y.abs(), reduction="none")),
+    ("bce clamp", lambda x, y, t: F.binary_cross_entropy((x > 0).to(x.dtype), torch.sigmoid(y), reduction="sum")),
+    ("bce logits", lambda x, y, t: F.binary_cross_entropy_with_logits(x * 3, torch.sigmoid(y))),
+    ("bce logits weights", lambda x, y, t: F.binary_cross_entropy_with_logits(x, torch.sigmoid(y), weight=y[0].abs(), pos_weight=x[0].abs() + 0.5, reduction="none")),
+    ("kl_div", lambda x, y, t: F.kl_div(F.log_softmax(x, 1), F.softmax(y, 1), reduction="batchmean")),
+    ("kl_div log_target", lambda x, y, t: F.kl_div(F.log_softmax(x, 1), F.log_softmax(y, 1), reduction="none", log_target=True)),
+    ("kl_div zeros", lambda x, y, t: F.kl_div(x, F.relu(y), reduction="sum")),
+    ("poisson", lambda x, y, t: F.poisson_nll_loss(x, y.abs())),
+    ("poisson full", lambda x, y, t: F.poisson_nll_loss(x.abs() + 0.1, y.abs() * 4, log_input=False, full=True, reduction="none")),
+    ("margin_ranking", lambda x, y, t: F.margin_ranking_loss(x, y, torch.sign(x * y), margin=0.2)),
+    ("hinge_embedding", lambda x, y, t: F.hinge_embedding_loss(x, torch.sign(y), margin=0.5, reduction="none")),
+    ("soft_margin", lambda x, y, t: F.soft_margin_loss(x, torch.sign(y))),
+    ("cosine_embedding", lambda x, y, t: F.cosine_embedding_loss(x, y, torch.sign(x[:, 0]), margin=0.1)),
+    ("cosine_embedding 1-d", lambda x, y, t: F.cosine_embedding_loss(x[0], y[0], torch.tensor(-1), reduction="sum")),
+    ("triplet", lambda x, y, t: F.triplet_margin_loss(x, y, x * 0.5 + y)),
+    ("triplet swap p1", lambda x, y, t: F.triplet_margin_loss(x, y, -x, margin=2.0, p=1, swap=True, reduction="none")),
+    ("multi_margin", lambda x, y, t: F.multi_margin_loss(x, t)),
+    ("multi_margin p2 weight", lambda x, y, t: F.multi_margin_loss(x, t, p=2, margin=0.7, weight=y[0].abs(), reduction="none")),
+    ("multilabel_margin", lambda x, y, t: F.multilabel_margin_loss(x, torch.stack([t, t.flip(0), t * 0 - 1, t, t]).t().contiguous())),
+    ("multilabel_margin none", lambda x, y, t: F.multilabel_margin_loss(x, torch.stack([t.flip(0), t * 0 - 1, t, t, t]).t().contiguous(), reduction="none")),
+    ("mse aten", lambda x, y, t: (torch.ops.aten.mse_loss(x, y), torch.ops.aten.mse_loss(x, y, 0), torch.ops.aten.mse_loss(x, y, 2))),
+    ("l1 aten", lambda x, y, t: (torch.ops.aten.l1_loss(x, y), torch.ops.aten.l1_loss(x, y, 0))),
+    ("smooth_l1 huber aten", lambda x, y, t: (torch.ops.aten.smooth_l1_loss(x, y, 1, 0.6), torch.ops.aten.smooth_l1_loss(x, y, 0, 0.0),
+                                               torch.ops.aten.huber_loss(x, y, 2, 0.4), torch.ops.aten.huber_loss(x, y, 0, 2.0))),
+    ("hinge aten", lambda x, y, t: (torch.ops.aten.hinge_embedding_loss(x, torch.sign(y), 0.5, 0), torch.ops.aten.hinge_embedding_loss(x, torch.sign(y), 1.0, 1))),
+    ("nll", lambda x, y, t: F.nll_loss(F.log_softmax(x, 1), t)),
+    ("nll weight ignore", lambda x, y, t: F.nll_loss(F.log_softmax(x, 1), t, weight=y[0].abs(), ignore_index=2)),
+    ("nll none", lambda x, y, t: F.nll_loss(x, t, reduction="none", ignore_index=1)),
+    ("cross_entropy", lambda x, y, t: F.cross_entropy(x, t)),
+    ("cross_entropy weight sum", lambda x, y, t: F.cross_entropy(x, t, weight=y[0].abs(), reduction="sum", ignore_index=0)),
+    ("cross_entropy smoothing", lambda x, y, t: F.cross_entropy(x, t, label_smoothing=0.2, ignore_index=3)),
+    ("cross_entropy smoothing weight", lambda x, y, t: F.cross_entropy(x, t, weight=y[0].abs(), label_smoothing=0.1)),
+    ("cross_entropy smoothing none", lambda x, y, t: F.cross_entropy(x, t, label_smoothing=0.3, reduction="none", ignore_index=1)),
+    ("cross_entropy probs", lambda x, y, t: F.cross_entropy(x, F.softmax(y, 1))),
+    ("cross_entropy probs smoothing weight", lambda x, y, t: F.cross_entropy(x, F.softmax(y, 1), weight=y[1].abs(), label_smoothing=0.25, reduction="none")),
+    ("cross_entropy 1-d", lambda x, y, t: F.cross_entropy(x[0], t[0])),
+]
+
+
+@pytest.mark.parametrize("name,f", LOSSES, ids=[n for n, _ in LOSSES])
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+def test_loss(eir, tmp_path, name, f, dtype):
+    x, y = _rand(6, 5, dtype=dtype), _rand(6, 5, seed=1, dtype=dtype)
+    t = torch.tensor([0, 4, 2, 1, 3, 2])
+    # torch's own decomposition of multilabel_margin_loss counts the target
+    # slots after a -1 as class 0 (its decomposed program disagrees with its
+    # kernel; eir runs that program as torch does): as exported only
+    _check(eir, tmp_path, f, [x, y, t], name, decompose=(False,) if "multilabel" in name else (False, True))
+
+
+def test_loss_spatial_and_modules(eir, tmp_path):
+    x = _rand(2, 4, 3, 5)
+    t = torch.randint(0, 4, (2, 3, 5), generator=torch.Generator().manual_seed(3))
+    check(eir, tmp_path, torch.nn.CrossEntropyLoss(weight=torch.rand(4), ignore_index=2), [x, t], "CrossEntropyLoss 2-d")
+    check(eir, tmp_path, torch.nn.CrossEntropyLoss(reduction="none", label_smoothing=0.1), [x, t], "CrossEntropyLoss 2-d none smoothing")
+    check(eir, tmp_path, torch.nn.NLLLoss(reduction="sum"), [x.log_softmax(1), t], "NLLLoss 2-d")
+    x3 = _rand(2, 4, 7)
+    t3 = torch.randint(0, 4, (2, 7), generator=torch.Generator().manual_seed(4))
+    check(eir, tmp_path, torch.nn.CrossEntropyLoss(), [x3, t3], "CrossEntropyLoss 1-d spatial")
+    check(eir, tmp_path, torch.nn.NLLLoss(reduction="none"), [x3, t3], "NLLLoss 1-d spatial none")
+    check(eir, tmp_path, torch.nn.CrossEntropyLoss(), [_rand(300, 7), torch.randint(0, 7, (300,))], "CrossEntropyLoss long batch (cascade levels)")
+    check(eir, tmp_path, torch.nn.BCEWithLogitsLoss(pos_weight=torch.rand(5)), [_rand(3, 5), torch.rand(3, 5)], "BCEWithLogitsLoss")
+    _check(eir, tmp_path, torch.nn.HuberLoss(), [_rand(3, 5), _rand(3, 5, seed=2)], "HuberLoss")
+    _check(eir, tmp_path, torch.nn.TripletMarginLoss(), [_rand(3, 5), _rand(3, 5, seed=2), _rand(3, 5, seed=3)], "TripletMarginLoss")
+
+
+def test_loss_errors(eir, tmp_path):
+    """Invalid targets fail at run time with torch's message."""
+    import subprocess
+    ep = torch.export.export(Fn(lambda x, t: F.cross_entropy(x, t)), (_rand(3, 4), torch.tensor([0, 1, 2])))
+    path = str(tmp_path / "ce.pt2")
+    torch.export.save(ep, path)
+    np.save(tmp_path / "x.npy", _rand(3, 4).numpy())
+    np.save(tmp_path / "t.npy", np.array([0, 7, 1]))
+    r = subprocess.run([eir, "run", path, str(tmp_path / "x.npy"), str(tmp_path / "t.npy")], capture_output=True, text=True)
+    assert r.returncode == 1 and "Target 7 is out of bounds." in r.stderr, r.stderr
+    ep = torch.export.export(Fn(lambda x, t: F.binary_cross_entropy(x, t)), (torch.rand(3), torch.rand(3)))
+    torch.export.save(ep, path)
+    np.save(tmp_path / "x.npy", np.array([0.5, 1.5, 0.2], dtype=np.float32))
+    np.save(tmp_path / "t.npy", np.array([0.5, 0.5, 0.2], dtype=np.float32))
+    r = subprocess.run([eir, "run", path, str(tmp_path / "x.npy"), str(tmp_path / "t.npy")], capture_output=True, text=True)
+    assert r.returncode == 1 and "all elements of input should be between 0 and 1" in r.stderr, r.stderr

@@ -13,6 +13,7 @@ extern const eir_kernel_entry eir_kernels_random[];     /* random.c: rand/randn/
 extern const eir_kernel_entry eir_kernels_spatial[];    /* spatial.c: 1-d/3-d pooling, upsampling, grid_sampler, col2im/im2col */
 extern const eir_kernel_entry eir_kernels_fft[];        /* fft.c: _fft_r2c/_fft_c2r/_fft_c2c and torch.fft.* */
 extern const eir_kernel_entry eir_kernels_misc[];       /* misc.c: cdist/pdist, embedding_bag, masked_scatter, empty_strided, batch-norm training */
+extern const eir_kernel_entry eir_kernels_loss[];       /* loss.c: mse/l1/huber/bce/kl/nll/cross_entropy and the other losses */
 extern const eir_kernel_entry eir_kernels_stats[];      /* stats.c: median/quantile/mode, cummax, histograms, searchsorted/isin, rms/instance norm */
 
 #endif
