@@ -449,3 +449,12 @@ int64_t *eir_tview_offsets(const eir_tview *t, const bool *mask, int64_t *n) {
     }
     return off;
 }
+
+const char *eir_sizes_str(const eir_tview *t, char *buf, size_t n) {
+    size_t k = 0;
+    if (n < 3) return n ? (*buf = 0, buf) : buf;
+    buf[k++] = '[';
+    for (int32_t d = 0; d < t->rank && k + 24 < n; d++) k += (size_t)snprintf(buf + k, n - k, "%s%lld", d ? ", " : "", (long long)t->sizes[d]);
+    snprintf(buf + k, n - k, "]");
+    return buf;
+}

@@ -72,6 +72,8 @@ static inline size_t eir_elsize(eir_dtype d) { return eir_dtype_size(d); }
  * d < t->rank), in row-major order of those dims; *n is their count. From
  * eir_kalloc: the caller eir_kfree's it. NULL on allocation failure. */
 int64_t *eir_tview_offsets(const eir_tview *t, const bool *mask, int64_t *n);
+/* t's sizes as torch prints them in messages ("[2, 3]"), into buf; returns buf. */
+const char *eir_sizes_str(const eir_tview *t, char *buf, size_t n);
 /* Address of the element at index idx[0..rank). */
 static inline void *eir_tview_at(const eir_tview *t, const int64_t *idx) {
     int64_t off = 0;

@@ -36,14 +36,6 @@ static int64_t iarg(const eir_karg *a, uint32_t na, uint32_t i, int64_t dflt) {
     return i < na && a[i].kind != EIR_KA_NONE ? a[i].i : dflt;
 }
 
-/* "[2, 3]", as torch prints sizes */
-static const char *shape_str(const eir_tview *t, char *buf, size_t n) {
-    size_t k = 0;
-    buf[k++] = '[';
-    for (int32_t d = 0; d < t->rank && k + 24 < n; d++) k += (size_t)snprintf(buf + k, n - k, "%s%lld", d ? ", " : "", (long long)t->sizes[d]);
-    snprintf(buf + k, n - k, "]");
-    return buf;
-}
 
 static int check_reduction(const char *op, int64_t r, eir_kctx *ctx) {
     if (r < 0 || r > 2) return eir_kerr(ctx, "%s: %lld is not a valid value for reduction", op, (long long)r);
@@ -328,9 +320,9 @@ static int k_cosine_embedding(const eir_karg *a, uint32_t na, eir_tview *out, ui
     char s1[96], s2[96];
     if (y->rank > 1) return eir_kerr(ctx, "0D or 1D target tensor expected, multi-target not supported");
     if (y->rank == 1 && (x1->rank != 2 || x2->rank != 2))
-        return eir_kerr(ctx, "1D target tensor expects 2D input tensors, but found inputs with sizes %s and %s.", shape_str(x1, s1, sizeof s1), shape_str(x2, s2, sizeof s2));
+        return eir_kerr(ctx, "1D target tensor expects 2D input tensors, but found inputs with sizes %s and %s.", eir_sizes_str(x1, s1, sizeof s1), eir_sizes_str(x2, s2, sizeof s2));
     if (y->rank == 0 && (x1->rank != 1 || x2->rank != 1))
-        return eir_kerr(ctx, "0D target tensor expects 1D input tensors, but found inputs with sizes %s and %s.", shape_str(x1, s1, sizeof s1), shape_str(x2, s2, sizeof s2));
+        return eir_kerr(ctx, "0D target tensor expects 1D input tensors, but found inputs with sizes %s and %s.", eir_sizes_str(x1, s1, sizeof s1), eir_sizes_str(x2, s2, sizeof s2));
     int32_t rank;
     int64_t sz[EIR_MAX_RANK];
     const eir_tview *ins[2] = {x1, x2};
@@ -424,12 +416,12 @@ static int k_multi_margin(const eir_karg *a, uint32_t na, eir_tview *out, uint32
     if (pn != 1 && pn != 2) return eir_kerr(ctx, "only p == 1 and p == 2 supported");
     if (check_reduction("multi_margin_loss", reduction, ctx)) return -1;
     if (!((x->rank <= 1 && eir_tview_numel(x) > 0) || (x->rank == 2 && x->sizes[1] > 0)))
-        return eir_kerr(ctx, "Expected non-empty vector or matrix with optional 0-dim batch size, but got: %s", shape_str(x, s1, sizeof s1));
+        return eir_kerr(ctx, "Expected non-empty vector or matrix with optional 0-dim batch size, but got: %s", eir_sizes_str(x, s1, sizeof s1));
     int64_t nframe = x->rank <= 1 ? 1 : x->sizes[0], dim = x->rank == 0 ? 1 : x->sizes[x->rank - 1];
     if (tg->rank > 1 || eir_tview_numel(tg) != nframe)
-        return eir_kerr(ctx, "inconsistent target size, expected %lld but got %s", (long long)nframe, shape_str(tg, s1, sizeof s1));
+        return eir_kerr(ctx, "inconsistent target size, expected %lld but got %s", (long long)nframe, eir_sizes_str(tg, s1, sizeof s1));
     if (w && (w->rank > 1 || eir_tview_numel(w) != dim))
-        return eir_kerr(ctx, "inconsistent weight size, expected %lld but got %s", (long long)dim, shape_str(w, s1, sizeof s1));
+        return eir_kerr(ctx, "inconsistent weight size, expected %lld but got %s", (long long)dim, eir_sizes_str(w, s1, sizeof s1));
     lp p = params_for(out);
     double margin = eir_round_f64(farg(a, na, 3, 1.0), p.ct);
     double *v = eir_kalloc((size_t)nframe * sizeof *v);
@@ -473,10 +465,10 @@ static int multilabel_margin(const eir_karg *a, uint32_t na, eir_tview *out, eir
     char s1[96], s2[96];
     if (check_reduction("multilabel_margin_loss", reduction, ctx)) return -1;
     if (!((x->rank == 2 && x->sizes[1] != 0) || (x->rank == 1 && x->sizes[0] != 0) || x->rank == 0))
-        return eir_kerr(ctx, "Expected non-empty vector or matrix with optional 0-dim batch size, but got: %s", shape_str(x, s1, sizeof s1));
+        return eir_kerr(ctx, "Expected non-empty vector or matrix with optional 0-dim batch size, but got: %s", eir_sizes_str(x, s1, sizeof s1));
     int64_t nframe = x->rank <= 1 ? 1 : x->sizes[0], dim = x->rank == 0 ? 1 : x->sizes[x->rank - 1];
     bool ok = x->rank <= 1 ? tg->rank <= 1 && eir_tview_numel(tg) == dim : tg->rank == 2 && tg->sizes[0] == nframe && tg->sizes[1] == dim;
-    if (!ok) return eir_kerr(ctx, "inconsistent target size: %s for input of size: %s", shape_str(tg, s1, sizeof s1), shape_str(x, s2, sizeof s2));
+    if (!ok) return eir_kerr(ctx, "inconsistent target size: %s for input of size: %s", eir_sizes_str(tg, s1, sizeof s1), eir_sizes_str(x, s2, sizeof s2));
     lp p = params_for(out);
     int64_t *t = eir_kalloc((size_t)(nframe * dim) * sizeof *t);
     uint8_t *mark = eir_kalloc((size_t)(nframe * dim));
@@ -662,12 +654,12 @@ static int nll_checks(const eir_tview *x, const eir_tview *tg, const eir_tview *
         if (tg->rank > 1) return eir_kerr(ctx, "0D or 1D target tensor expected, multi-target not supported");
         bool no_batch = x->rank == 1 && tg->rank == 0;
         if (!(no_batch || x->sizes[0] == tg->sizes[0]))
-            return eir_kerr(ctx, "size mismatch (got input: %s, target: %s)", shape_str(x, s1, sizeof s1), shape_str(tg, s2, sizeof s2));
+            return eir_kerr(ctx, "size mismatch (got input: %s, target: %s)", eir_sizes_str(x, s1, sizeof s1), eir_sizes_str(tg, s2, sizeof s2));
     } else if (form == 1) {  /* nll_loss2d */
-        if (tg->rank != 3) return eir_kerr(ctx, "only batches of spatial targets supported (3D tensors) but got targets of size: %s", shape_str(tg, s1, sizeof s1));
-        if (x->rank != 4) return eir_kerr(ctx, "only batches of spatial inputs supported (4D tensors), but got input of size: %s", shape_str(x, s1, sizeof s1));
+        if (tg->rank != 3) return eir_kerr(ctx, "only batches of spatial targets supported (3D tensors) but got targets of size: %s", eir_sizes_str(tg, s1, sizeof s1));
+        if (x->rank != 4) return eir_kerr(ctx, "only batches of spatial inputs supported (4D tensors), but got input of size: %s", eir_sizes_str(x, s1, sizeof s1));
         if (x->sizes[0] != tg->sizes[0] || x->sizes[2] != tg->sizes[1] || x->sizes[3] != tg->sizes[2])
-            return eir_kerr(ctx, "size mismatch (got input: %s , target: %s", shape_str(x, s1, sizeof s1), shape_str(tg, s2, sizeof s2));
+            return eir_kerr(ctx, "size mismatch (got input: %s , target: %s", eir_sizes_str(x, s1, sizeof s1), eir_sizes_str(tg, s2, sizeof s2));
     } else {  /* nll_loss_nd */
         if (x->rank < 1) return eir_kerr(ctx, "Expected 1 or more dimensions (got %d)", x->rank);
         if (x->rank != 1 && (tg->rank < 1 || x->sizes[0] != tg->sizes[0]))
@@ -680,13 +672,13 @@ static int nll_checks(const eir_tview *x, const eir_tview *tg, const eir_tview *
             eir_tview want = *x;
             want.rank = x->rank - 1;
             for (int32_t d = 1; d < want.rank; d++) want.sizes[d] = x->sizes[d + 1];
-            return eir_kerr(ctx, "Expected target size %s, got %s", shape_str(&want, s1, sizeof s1), shape_str(tg, s2, sizeof s2));
+            return eir_kerr(ctx, "Expected target size %s, got %s", eir_sizes_str(&want, s1, sizeof s1), eir_sizes_str(tg, s2, sizeof s2));
         }
     }
     int64_t C = x->rank == 1 ? x->sizes[0] : x->sizes[1];
     if (w && eir_tview_numel(w) != C)
         return eir_kerr(ctx, "weight tensor should be defined either for all %lld classes or no classes but got weight tensor of shape: %s",
-                        (long long)C, shape_str(w, s1, sizeof s1));
+                        (long long)C, eir_sizes_str(w, s1, sizeof s1));
     if (eir_is_floating(tg->dtype) || tg->dtype == EIR_BOOL)
         return eir_kerr(ctx, "expected scalar type Long but found %s", tname(tg->dtype));
     return 0;
@@ -741,7 +733,7 @@ static int k_cross_entropy(const eir_karg *a, uint32_t na, eir_tview *out, uint3
     char s1[96];
     if (probs && w && (w->rank != 1 || w->sizes[0] != C))
         return eir_kerr(ctx, "cross_entropy: weight tensor should be defined either for all %lld classes or no classes but got weight tensor of shape: %s",
-                        (long long)C, shape_str(w, s1, sizeof s1));
+                        (long long)C, eir_sizes_str(w, s1, sizeof s1));
     if (!probs && nll_checks(x, tg, w, 2, ctx)) return -1;
     /* log_softmax(self, class_dim) into a contiguous scratch tensor */
     eir_tview lsm = *x;

@@ -48,14 +48,6 @@ static int dim_err(eir_kctx *ctx, int64_t dim, int32_t rank) {
                     (long long)(r - 1), (long long)dim);
 }
 
-/* "[2, 3]", as torch prints sizes */
-static const char *shape_str(const eir_tview *t, char *buf, size_t n) {
-    size_t k = 0;
-    buf[k++] = '[';
-    for (int32_t d = 0; d < t->rank && k + 24 < n; d++) k += (size_t)snprintf(buf + k, n - k, "%s%lld", d ? ", " : "", (long long)t->sizes[d]);
-    snprintf(buf + k, n - k, "]");
-    return buf;
-}
 
 static inline double in_dtype(double v, eir_dtype d) { return eir_round_f64(v, d); }
 
@@ -925,13 +917,13 @@ static int searchsorted_impl(const eir_tview *bd, const eir_karg *self, bool rig
     if (bd->rank != 1 && !leading)
         return eir_kerr(ctx, "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of boundaries "
                              "tensor and input value tensor must match, but we got boundaries tensor %s and input value tensor %s",
-                        shape_str(bd, s1, sizeof s1), shape_str(x, s2, sizeof s2));
+                        eir_sizes_str(bd, s1, sizeof s1), eir_sizes_str(x, s2, sizeof s2));
     if (sorter) {
         bool same = sorter->rank == bd->rank;
         for (int32_t d = 0; same && d < bd->rank; d++) same = sorter->sizes[d] == bd->sizes[d];
         if (!same)
             return eir_kerr(ctx, "torch.searchsorted(): boundary and sorter must have the same size, but got boundary tensor %sand got sorter tensor %s",
-                            shape_str(bd, s1, sizeof s1), shape_str(sorter, s2, sizeof s2));
+                            eir_sizes_str(bd, s1, sizeof s1), eir_sizes_str(sorter, s2, sizeof s2));
         if (sorter->dtype != EIR_I64)
             return eir_kerr(ctx, "torch.searchsorted(): sorter must be a tensor of long dtype but got dtype %s", tname(sorter->dtype));
     }
@@ -1102,7 +1094,7 @@ static int k_rms_norm(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t n
         for (uint32_t k = 0; same && k < nn; k++) same = w->sizes[k] == ns[k];
         if (!same)
             return eir_kerr(ctx, "Expected weight to be of same shape as normalized_shape, but got weight of shape %s and normalized_shape = %s",
-                            shape_str(w, s1, sizeof s1), shape_str(&nsv, s2, sizeof s2));
+                            eir_sizes_str(w, s1, sizeof s1), eir_sizes_str(&nsv, s2, sizeof s2));
     }
     int32_t axis = x->rank - (int32_t)nn;
     bool fits = axis >= 0;
@@ -1110,9 +1102,9 @@ static int k_rms_norm(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t n
     if (!fits) {
         /* torch prints "[*, 5]" from the normalized shape */
         char star[100];
-        snprintf(star, sizeof star, "[*, %s", shape_str(&nsv, s3, sizeof s3) + 1);
-        return eir_kerr(ctx, "Given normalized_shape=%s, expected input with shape %s, but got input of size%s", shape_str(&nsv, s1, sizeof s1),
-                        star, shape_str(x, s2, sizeof s2));
+        snprintf(star, sizeof star, "[*, %s", eir_sizes_str(&nsv, s3, sizeof s3) + 1);
+        return eir_kerr(ctx, "Given normalized_shape=%s, expected input with shape %s, but got input of size%s", eir_sizes_str(&nsv, s1, sizeof s1),
+                        star, eir_sizes_str(x, s2, sizeof s2));
     }
     eir_dtype d = x->dtype;
     if (!eir_is_floating(d)) return eir_kerr(ctx, "\"rms_norm\" not implemented for '%s'", tname(d));
