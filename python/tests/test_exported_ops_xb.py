@@ -210,6 +210,21 @@ def test_histogram(eir, tmp_path, name, f, dtype):
     _check(eir, tmp_path, f, [_rand(9, 13, dtype=dtype)], name)
 
 
+HISTOGRAMDD = [
+    ("counts", lambda a, w: torch.histogramdd(a, [3, 4])),
+    ("one count range weight", lambda a, w: torch.histogramdd(a, 3, range=[-1.0, 1.0, -2.0, 0.5], weight=w)),
+    ("density", lambda a, w: torch.histogramdd(a, [2, 5], weight=w, density=True)),
+    ("edge tensors", lambda a, w: torch.histogramdd(a, [a[:4, 0].sort().values, a[:3, 1].sort().values], weight=w)),
+]
+
+
+@pytest.mark.parametrize("name,f", HISTOGRAMDD, ids=[n for n, _ in HISTOGRAMDD])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
+def test_histogramdd(eir, tmp_path, name, f, dtype):
+    _check(eir, tmp_path, f, [_rand(30, 2, dtype=dtype), _rand(30, seed=3, dtype=dtype).abs()], f"histogramdd {name}")
+    _check(eir, tmp_path, lambda a: torch.histogramdd(a, [2, 2, 3]), [_rand(4, 5, 3, dtype=dtype)], "histogramdd 3-d samples")
+
+
 def test_histc_reduced(eir, tmp_path):
     for dt in (torch.float16, torch.bfloat16):
         _check(eir, tmp_path, lambda a: torch.histc(a, 10), [_rand(50, dtype=dt)], f"histc {dt}")

@@ -6,7 +6,8 @@
  *                     quantile / nanquantile (.scalar, .default; linear,
  *                     lower, higher, nearest, midpoint)
  *   scans             cummax, cummin, logcumsumexp
- *   histograms        histc, histogram (.bin_ct, .bins_tensor), bincount
+ *   histograms        histc, histogram (.bin_ct, .bins_tensor), histogramdd (all
+ *                     three overloads and the _histogramdd_* ops it lowers to), bincount
  *                     (its length depends on the data: the runtime sizes the
  *                     output before the kernel runs)
  *   search            searchsorted (.Tensor, .Scalar), bucketize (.Tensor,
@@ -656,7 +657,7 @@ static double linspace_at(double lo, double hi, int64_t steps, int64_t i, eir_dt
     return i < steps / 2 ? fmaf(step, (float)i, l) : fmaf(-step, (float)(steps - i - 1), h);
 }
 
-/* first position in e[0..n) whose value is > v (std::upper_bound) */
+/* first position in e[lo..hi) whose value is > v (std::upper_bound) */
 static int64_t upper_bound_d(const double *e, int64_t lo, int64_t hi, double v) {
     while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2;
@@ -668,56 +669,49 @@ static int64_t upper_bound_d(const double *e, int64_t lo, int64_t hi, double v) 
 
 enum hist_alg { H_LINEAR, H_LINEAR_SEARCH, H_BINARY };
 
-/* torch's histogramdd_cpu_contiguous for one dim: hist (nbins, zeroed,
- * accumulated in dtype d) over the elements of x (row-major), optionally
- * weighted; edges e[0..nbins]. Elements outside [e[0], e[nbins]] and NaNs
- * are skipped; the last bin includes its right edge. */
-static void histogram_fill(const eir_tview *x, const eir_tview *w, const double *e, int64_t nbins, enum hist_alg alg,
-                           double *hist, eir_dtype d) {
-    double lo = e[0], hi = e[nbins];
-    eir_tview wb;
-    const eir_tview *ops[2] = {x, w ? &wb : x};
-    if (w) { wb = *w; }
-    eir_iter it;
-    eir_iter_init(&it, x->rank, x->sizes, w ? 2 : 1, ops);
-    char *p[2];
-    int64_t len;
-    while (eir_iter_next(&it, p, &len))
-        for (int64_t j = 0; j < len; j++) {
-            double v = eir_load_f64(p[0] + j * it.inner_stride[0], x->dtype);
-            if (!(v >= lo && v <= hi)) continue;
+/* torch's histogramdd_cpu_contiguous: rows v[m*N .. m*N+N) of M samples
+ * (weights w[m], or 1) into hist (row-major over nb[0..N), zeroed,
+ * accumulated in dtype d); edges e[k][0..nb[k]]. A sample with a
+ * coordinate outside [e[k][0], e[k][nb[k]]] (or NaN) is skipped; the last
+ * bin of each dim includes its right edge. H_LINEAR reads only the outer
+ * edges (histc), H_LINEAR_SEARCH corrects the interpolated bin against the
+ * edges next to it (evenly spaced bins), H_BINARY searches them all. */
+static void hist_fill(const double *v, const double *w, int64_t M, int32_t N, double *const *e, const int64_t *nb,
+                      enum hist_alg alg, double *hist, eir_dtype d) {
+    for (int64_t m = 0; m < M; m++) {
+        int64_t at = 0;
+        bool skip = false;
+        for (int32_t k = 0; k < N && !skip; k++) {
+            double x = v[m * N + k], lo = e[k][0], hi = e[k][nb[k]];
+            if (!(x >= lo && x <= hi)) { skip = true; break; }
             int64_t pos;
             if (alg == H_BINARY) {
-                pos = upper_bound_d(e, 0, nbins + 1, v) - 1;
+                pos = upper_bound_d(e[k], 0, nb[k] + 1, x) - 1;
             } else {
-                pos = (int64_t)in_dtype(in_dtype(in_dtype(v - lo, d) * (double)nbins, d) / in_dtype(hi - lo, d), d);
+                pos = (int64_t)in_dtype(in_dtype(in_dtype(x - lo, d) * (double)nb[k], d) / in_dtype(hi - lo, d), d);
                 if (alg == H_LINEAR_SEARCH) {
-                    int64_t pmin = pos - 1 > 0 ? pos - 1 : 0, pmax = pos + 2 < nbins + 1 ? pos + 2 : nbins + 1;
-                    pos = upper_bound_d(e, pmin, pmax, v) - 1;
+                    int64_t pmin = pos - 1 > 0 ? pos - 1 : 0, pmax = pos + 2 < nb[k] + 1 ? pos + 2 : nb[k] + 1;
+                    pos = upper_bound_d(e[k], pmin, pmax, x) - 1;
                 }
             }
-            if (pos == nbins) pos--;
-            double add = w ? eir_load_f64(p[1] + j * it.inner_stride[1], w->dtype) : 1.0;
-            hist[pos] = in_dtype(hist[pos] + add, d);
+            if (pos == nb[k]) pos--;
+            at = at * nb[k] + pos;
         }
+        if (!skip) hist[at] = in_dtype(hist[at] + (w ? w[m] : 1.0), d);
+    }
 }
 
-/* the minimum and maximum of a non-empty x (NaN, NaN when it holds a NaN,
- * as aminmax); -1 when out of memory */
-static int data_range(const eir_tview *x, double *lo, double *hi) {
-    int64_t n = eir_tview_numel(x);
-    double *v = eir_kalloc((size_t)n * sizeof *v);
-    if (!v) return -1;
-    gather(x, true, NULL, v);
+/* the minimum and maximum of column k of the rows v[M][N] (NaN, NaN when
+ * it holds a NaN, as aminmax) */
+static void column_range(const double *v, int64_t M, int32_t N, int32_t k, double *lo, double *hi) {
     *lo = INFINITY;
     *hi = -INFINITY;
-    for (int64_t i = 0; i < n; i++) {
-        if (isnan(v[i])) { *lo = *hi = NAN; break; }
-        if (v[i] < *lo) *lo = v[i];
-        if (v[i] > *hi) *hi = v[i];
+    for (int64_t m = 0; m < M; m++) {
+        double x = v[m * N + k];
+        if (isnan(x)) { *lo = *hi = NAN; return; }
+        if (x < *lo) *lo = x;
+        if (x > *hi) *hi = x;
     }
-    eir_kfree(v);
-    return 0;
 }
 
 /* histc(self, bins=100, min=0, max=0): min == max takes the data's range */
@@ -731,91 +725,196 @@ static int k_histc(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, 
     if (bins <= 0) return eir_kerr(ctx, "torch.histc(): bins must be > 0, but got %lld for dimension 0", (long long)bins);
     if (out->rank != 1 || out->sizes[0] != bins) return eir_kerr(ctx, "histc: output must have %lld elements", (long long)bins);
     int64_t n = eir_tview_numel(x);
-    if (lo == hi && n > 0 && data_range(x, &lo, &hi)) return eir_kerr(ctx, "histc: out of memory");
+    double *v = eir_kalloc((size_t)(n > 0 ? n : 1) * sizeof *v), *hist = eir_kcalloc((size_t)bins, sizeof *hist);
+    double *e = eir_kcalloc((size_t)bins + 1, sizeof *e);
+    int rc = 0;
+    if (!v || !hist || !e) { rc = eir_kerr(ctx, "histc: out of memory"); goto done; }
+    gather(x, true, NULL, v);
+    if (lo == hi && n > 0) column_range(v, n, 1, 0, &lo, &hi);
     if (lo == hi) { lo -= 1; hi += 1; }
-    if (isinf(lo) || isinf(hi) || isnan(lo) || isnan(hi))
-        return eir_kerr(ctx, "torch.histc: range of [%g, %g] is not finite", lo, hi);
-    if (!(lo < hi)) return eir_kerr(ctx, "torch.histc: max must be larger than min");
-    double *hist = eir_kcalloc((size_t)bins + 1, sizeof *hist), *e = eir_kalloc(((size_t)bins + 1) * sizeof *e);
-    if (!hist || !e) { eir_kfree(hist); eir_kfree(e); return eir_kerr(ctx, "histc: out of memory"); }
-    /* only the outer edges matter to the linear bin search */
+    if (isinf(lo) || isinf(hi) || isnan(lo) || isnan(hi)) { rc = eir_kerr(ctx, "torch.histc: range of [%g, %g] is not finite", lo, hi); goto done; }
+    if (!(lo < hi)) { rc = eir_kerr(ctx, "torch.histc: max must be larger than min"); goto done; }
+    /* the linear bin search reads only the outer edges */
     e[0] = in_dtype(lo, x->dtype);
     e[bins] = in_dtype(hi, x->dtype);
-    histogram_fill(x, NULL, e, bins, H_LINEAR, hist, x->dtype);
+    hist_fill(v, NULL, n, 1, &e, &bins, H_LINEAR, hist, x->dtype);
     for (int64_t i = 0; i < bins; i++) eir_store_f64((char *)out->data + i * out->strides[0] * (int64_t)eir_elsize(out->dtype), out->dtype, hist[i]);
+done:
+    eir_kfree(v);
     eir_kfree(hist);
     eir_kfree(e);
-    return 0;
+    return rc;
 }
 
-/* histogram.bin_ct(self, bins=100, *, range?, weight?, density) and
- * histogram.bins_tensor(self, bins, *, weight?, density) -> (hist, bin_edges) */
-static int histogram_impl(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, bool bins_tensor, eir_kctx *ctx) {
-    if (na < 2 || no < 2 || a[0].kind != EIR_KA_TENSOR) return eir_kerr(ctx, "histogram: expected self, bins and two outputs");
-    const eir_tview *x = a[0].t, *bt = bins_tensor ? targ(a, na, 1) : NULL;
-    const eir_tview *w = targ(a, na, bins_tensor ? 2 : 3);
-    bool density = barg(a, na, bins_tensor ? 3 : 4, false);
+/* histogram / histogramdd and the pieces they decompose into. x is [*, N]
+ * (histogram: every element a sample, N = 1); bins are counts (nbins[k])
+ * or edge tensors (bins_t[k]); range lists N (min, max) pairs. */
+typedef struct hspec {
+    const eir_tview *x, *w;
+    int32_t N;
+    const int64_t *nbins;          /* counts, or NULL */
+    const eir_tview *const *bins_t; /* edge tensors, or NULL */
+    const double *range;           /* 2N values, or NULL */
+    bool density;
+    eir_tview *hist;               /* outputs, each may be NULL */
+    eir_tview *edges;              /* N 1-d tensors */
+} hspec;
+
+static int histdd(const char *op, const hspec *h, eir_kctx *ctx) {
+    const eir_tview *x = h->x;
     eir_dtype d = x->dtype;
+    int32_t N = h->N;
     if (d != EIR_F32 && d != EIR_F64) return eir_kerr(ctx, "\"histogramdd\" not implemented for '%s'", tname(d));
-    if (w && w->dtype != d)
+    if (N < 1 || N > EIR_MAX_RANK) return eir_kerr(ctx, "%s: %d dimensions are not supported", op, N);
+    int64_t n = eir_tview_numel(x), M = n / N;
+    if (h->w && h->w->dtype != d)
         return eir_kerr(ctx, "torch.histogramdd: if weight tensor is provided, it should have the same dtype as the input tensor");
-    if (w && eir_tview_numel(w) != eir_tview_numel(x))
+    if (h->w && eir_tview_numel(h->w) != M)
         return eir_kerr(ctx, "torch.histogramdd: if weight tensor is provided it should have the same shape as the input tensor excluding its innermost dimension");
-    int64_t nbins;
-    if (bins_tensor) {
-        if (!bt) return eir_kerr(ctx, "histogram: expected a bins tensor");
-        if (bt->dtype != d)
-            return eir_kerr(ctx, "torch.histogramdd: input tensor and bins tensors should have the same dtype, but got input %s and bins %s",
-                            tname(d), tname(bt->dtype));
-        if (bt->rank != 1) return eir_kerr(ctx, "torch.histogramdd: bins tensor should have one dimension, but got %d dimensions", bt->rank);
-        if (bt->sizes[0] < 1) return eir_kerr(ctx, "torch.histogramdd: bins tensor should have at least 1 element, but got 0 elements");
-        nbins = bt->sizes[0] - 1;
-    } else {
-        nbins = a[1].i;
-        if (nbins <= 0) return eir_kerr(ctx, "torch.histogramdd(): bins must be > 0, but got %lld for dimension 0", (long long)nbins);
+    int64_t nb[EIR_MAX_RANK], total = 1;
+    double *e[EIR_MAX_RANK] = {NULL};
+    for (int32_t k = 0; k < N; k++) {
+        if (h->bins_t) {
+            const eir_tview *b = h->bins_t[k];
+            if (!b) return eir_kerr(ctx, "%s: bins %d is None", op, k);
+            if (b->dtype != d)
+                return eir_kerr(ctx, "torch.histogramdd: input tensor and bins tensors should have the same dtype, but got input %s and bins %s", tname(d), tname(b->dtype));
+            if (b->rank != 1) return eir_kerr(ctx, "torch.histogramdd: bins tensor should have one dimension, but got %d dimensions in the bins tensor for dimension %d", b->rank, k);
+            if (b->sizes[0] < 1) return eir_kerr(ctx, "torch.histogramdd: bins tensor should have at least 1 element, but got 0 elements in the bins tensor for dimension %d", k);
+            nb[k] = b->sizes[0] - 1;
+        } else {
+            nb[k] = h->nbins[k];
+            if (nb[k] <= 0) return eir_kerr(ctx, "torch.histogramdd(): bins must be > 0, but got %lld for dimension %d", (long long)nb[k], k);
+        }
+        total *= nb[k];
     }
-    if (out[0].rank != 1 || out[0].sizes[0] != nbins || out[1].rank != 1 || out[1].sizes[0] != nbins + 1)
-        return eir_kerr(ctx, "histogram: outputs must have %lld and %lld elements", (long long)nbins, (long long)nbins + 1);
-    double *e = eir_kalloc(((size_t)nbins + 1) * sizeof *e), *hist = eir_kcalloc((size_t)nbins + 1, sizeof *hist);
+    double *v = eir_kalloc((size_t)(n > 0 ? n : 1) * sizeof *v), *wv = h->w ? eir_kalloc((size_t)(M > 0 ? M : 1) * sizeof *wv) : NULL;
+    double *hist = eir_kcalloc((size_t)(total > 0 ? total : 1), sizeof *hist);
     int rc = 0;
-    if (!e || !hist) { rc = eir_kerr(ctx, "histogram: out of memory"); goto done; }
-    if (bins_tensor) {
-        for (int64_t i = 0; i <= nbins; i++) {
-            int64_t at[1] = {i};
-            e[i] = eir_load_f64(eir_tview_at(bt, at), d);
+    if (!v || (h->w && !wv) || !hist) { rc = eir_kerr(ctx, "%s: out of memory", op); goto done; }
+    gather(x, true, NULL, v);
+    if (h->w) gather(h->w, true, NULL, wv);
+    for (int32_t k = 0; k < N; k++) {
+        e[k] = eir_kalloc(((size_t)nb[k] + 1) * sizeof *e[k]);
+        if (!e[k]) { rc = eir_kerr(ctx, "%s: out of memory", op); goto done; }
+        if (h->bins_t) {
+            for (int64_t i = 0; i <= nb[k]; i++) {
+                int64_t at[1] = {i};
+                e[k][i] = eir_load_f64(eir_tview_at(h->bins_t[k], at), d);
+            }
+            continue;
         }
-    } else {
+        /* torch's select_outer_bin_edges, then linspace */
         double lo = 0, hi = 1;
-        if (na > 2 && a[2].kind == EIR_KA_FLOATS) {
-            if (a[2].n != 2) { rc = eir_kerr(ctx, "histogramdd: for a 1-dimensional histogram range should have 2 elements, but got %u", a[2].n); goto done; }
-            lo = a[2].floats[0];
-            hi = a[2].floats[1];
-        } else if (eir_tview_numel(x) > 0 && data_range(x, &lo, &hi)) {
-            rc = eir_kerr(ctx, "histogram: out of memory");
-            goto done;
-        }
-        if (!(isfinite(lo) && isfinite(hi))) { rc = eir_kerr(ctx, "torch.histogramdd: dimension 0's range [%g, %g] is not finite", lo, hi); goto done; }
-        if (!(lo <= hi)) { rc = eir_kerr(ctx, "torch.histogramdd: min should not exceed max, but got min %g max %g for dimension 0", lo, hi); goto done; }
+        if (h->range) { lo = h->range[2 * k]; hi = h->range[2 * k + 1]; }
+        else if (M > 0) column_range(v, M, N, k, &lo, &hi);
+        if (!(isfinite(lo) && isfinite(hi))) { rc = eir_kerr(ctx, "torch.histogramdd: dimension %d's range [%g, %g] is not finite", k, lo, hi); goto done; }
+        if (!(lo <= hi)) { rc = eir_kerr(ctx, "torch.histogramdd: min should not exceed max, but got min %g max %g for dimension %d", lo, hi, k); goto done; }
         if (lo == hi) { lo -= 0.5; hi += 0.5; }
-        for (int64_t i = 0; i <= nbins; i++) e[i] = linspace_at(lo, hi, nbins + 1, i, d);
+        for (int64_t i = 0; i <= nb[k]; i++) e[k][i] = linspace_at(lo, hi, nb[k] + 1, i, d);
     }
-    histogram_fill(x, w, e, nbins, bins_tensor ? H_BINARY : H_LINEAR_SEARCH, hist, d);
-    if (density) {
-        double s = 0;
-        for (int64_t i = 0; i < nbins; i++) s += hist[i];
-        s = in_dtype(s, d);
-        for (int64_t i = 0; i < nbins; i++) hist[i] = in_dtype(in_dtype(hist[i] / s, d) / in_dtype(e[i + 1] - e[i], d), d);
+    if (h->hist) {
+        hist_fill(v, wv, M, N, e, nb, h->bins_t ? H_BINARY : H_LINEAR_SEARCH, hist, d);
+        if (h->density) {
+            /* hist / its sum, then / each dim's bin lengths */
+            double s = 0;
+            for (int64_t i = 0; i < total; i++) s += hist[i];
+            s = in_dtype(s, d);
+            for (int64_t i = 0; i < total; i++) hist[i] = in_dtype(hist[i] / s, d);
+            int64_t inner = total;
+            for (int32_t k = 0; k < N; k++) {
+                inner /= nb[k];
+                for (int64_t i = 0; i < total; i++) {
+                    int64_t b = (i / inner) % nb[k];
+                    hist[i] = in_dtype(hist[i] / in_dtype(e[k][b + 1] - e[k][b], d), d);
+                }
+            }
+        }
+        if (h->hist->rank != N || eir_tview_numel(h->hist) != total) { rc = eir_kerr(ctx, "%s: the histogram output has the wrong shape", op); goto done; }
+        eir_iter it;
+        const eir_tview *ops[1] = {h->hist};
+        eir_iter_init(&it, h->hist->rank, h->hist->sizes, 1, ops);
+        char *p[1];
+        int64_t len, k = 0;
+        while (eir_iter_next(&it, p, &len))
+            for (int64_t j = 0; j < len; j++) eir_store_f64(p[0] + j * it.inner_stride[0], h->hist->dtype, hist[k++]);
     }
-    size_t hes = eir_elsize(out[0].dtype), ees = eir_elsize(out[1].dtype);
-    for (int64_t i = 0; i < nbins; i++) eir_store_f64((char *)out[0].data + i * out[0].strides[0] * (int64_t)hes, out[0].dtype, hist[i]);
-    for (int64_t i = 0; i <= nbins; i++) eir_store_f64((char *)out[1].data + i * out[1].strides[0] * (int64_t)ees, out[1].dtype, e[i]);
+    if (h->edges)
+        for (int32_t k = 0; k < N; k++) {
+            eir_tview *o = &h->edges[k];
+            if (o->rank != 1 || o->sizes[0] != nb[k] + 1) { rc = eir_kerr(ctx, "%s: bin_edges %d has the wrong shape", op, k); goto done; }
+            for (int64_t i = 0; i <= nb[k]; i++) eir_store_f64((char *)o->data + i * o->strides[0] * (int64_t)eir_elsize(o->dtype), o->dtype, e[k][i]);
+        }
 done:
-    eir_kfree(e);
+    for (int32_t k = 0; k < N; k++) eir_kfree(e[k]);
+    eir_kfree(v);
+    eir_kfree(wv);
     eir_kfree(hist);
     return rc;
 }
+
+/* the range argument: 2N floats, or NULL (None); -1 after an error */
+static int range_arg(const eir_karg *a, int32_t N, const double **range, eir_kctx *ctx) {
+    *range = NULL;
+    if (!a || a->kind != EIR_KA_FLOATS) return 0;
+    if ((int32_t)a->n != 2 * N)
+        return eir_kerr(ctx, "torch.histogramdd: for a %d-dimensional histogram range should have %d elements, but got %u", N, 2 * N, a->n);
+    *range = a->floats;
+    return 0;
+}
+
+/* histogram.bin_ct(self, bins=100, *, range?, weight?, density) / .bins_tensor(self, bins, *, weight?, density) -> (hist, bin_edges) */
+static int histogram_impl(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, bool bins_tensor, eir_kctx *ctx) {
+    if (na < 2 || no < 2 || a[0].kind != EIR_KA_TENSOR) return eir_kerr(ctx, "histogram: expected self, bins and two outputs");
+    const eir_tview *bt = bins_tensor ? targ(a, na, 1) : NULL;
+    if (bins_tensor && !bt) return eir_kerr(ctx, "histogram: expected a bins tensor");
+    hspec h = {a[0].t, targ(a, na, bins_tensor ? 2 : 3), 1, bins_tensor ? NULL : &a[1].i, bins_tensor ? &bt : NULL, NULL,
+               barg(a, na, bins_tensor ? 3 : 4, false), &out[0], &out[1]};
+    if (!bins_tensor && range_arg(na > 2 ? &a[2] : NULL, 1, &h.range, ctx)) return -1;
+    return histdd("histogram", &h, ctx);
+}
 static int k_histogram_bin_ct(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return histogram_impl(a, na, o, no, false, c); }
 static int k_histogram_bins(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return histogram_impl(a, na, o, no, true, c); }
+
+/* histogramdd(self, bins, range?, weight?, density) -> (hist, bin_edges[]) in
+ * its three overloads (int[] bins, int bins, Tensor[] bins); which: 0 both
+ * outputs, 1 _histogramdd_bin_edges (edges only), 2 _histogramdd_from_bin_*
+ * (hist only); bins_form: 0 int[], 1 int, 2 Tensor[] */
+static int histdd_entry(int which, int bins_form, const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    if (na < 2 || a[0].kind != EIR_KA_TENSOR) return eir_kerr(ctx, "histogramdd: expected self and bins");
+    const eir_tview *x = a[0].t;
+    if (x->rank < 1) return eir_kerr(ctx, "torch.histogramdd: input tensor should have at least 1 dimension, but got 0");
+    int32_t N = (int32_t)x->sizes[x->rank - 1];
+    int64_t same[EIR_MAX_RANK];
+    const int64_t *nbins = NULL;
+    const eir_tview *const *bins_t = NULL;
+    uint32_t given = (uint32_t)N;
+    if (bins_form == 0) { nbins = a[1].ints; given = a[1].n; }
+    else if (bins_form == 2) { bins_t = a[1].ts; given = a[1].n; }
+    else {
+        for (int32_t k = 0; k < N && k < EIR_MAX_RANK; k++) same[k] = a[1].i;
+        nbins = same;
+    }
+    if ((int32_t)given != N)
+        return eir_kerr(ctx, "torch.histogramdd: expected %d sequences of bin edges for a %d-dimensional histogram but got %u", N, N, given);
+    /* _histogramdd_from_bin_tensors has no range: (self, bins, *, weight, density) */
+    uint32_t wi = bins_form == 2 && which == 2 ? 2 : 3, di = wi + 1;
+    hspec h = {x, targ(a, na, wi), N, nbins, bins_t, NULL, barg(a, na, di, false), NULL, NULL};
+    if (bins_form != 2 && range_arg(na > 2 ? &a[2] : NULL, N, &h.range, ctx)) return -1;  /* edge tensors need no range */
+    if (which != 1) h.hist = &out[0];
+    if (which != 2) {
+        uint32_t first = which == 0 ? 1 : 0;
+        if (no < first + (uint32_t)N) return eir_kerr(ctx, "histogramdd: expected %d bin_edges outputs", N);
+        h.edges = &out[first];
+    }
+    return histdd("histogramdd", &h, ctx);
+}
+static int k_histogramdd(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return histdd_entry(0, 0, a, na, o, no, c); }
+static int k_histogramdd_int(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return histdd_entry(0, 1, a, na, o, no, c); }
+static int k_histogramdd_tensors(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return histdd_entry(0, 2, a, na, o, no, c); }
+static int k_histogramdd_bin_edges(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return histdd_entry(1, 0, a, na, o, no, c); }
+static int k_histogramdd_from_cts(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return histdd_entry(2, 0, a, na, o, no, c); }
+static int k_histogramdd_from_tensors(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return histdd_entry(2, 2, a, na, o, no, c); }
 
 /* bincount(self, weights?, minlength=0): out has max(self) + 1 (at least
  * minlength) elements — sized by the runtime from the data before this runs;
@@ -1340,6 +1439,12 @@ const eir_kernel_entry eir_kernels_stats[] = {
     {"aten.histc.default", k_histc},
     {"aten.histogram.bin_ct", k_histogram_bin_ct},
     {"aten.histogram.bins_tensor", k_histogram_bins},
+    {"aten.histogramdd.default", k_histogramdd},
+    {"aten.histogramdd.int_bins", k_histogramdd_int},
+    {"aten.histogramdd.TensorList_bins", k_histogramdd_tensors},
+    {"aten._histogramdd_bin_edges.default", k_histogramdd_bin_edges},
+    {"aten._histogramdd_from_bin_cts.default", k_histogramdd_from_cts},
+    {"aten._histogramdd_from_bin_tensors.default", k_histogramdd_from_tensors},
     {"aten.bincount.default", k_bincount},
     {"aten.searchsorted.Tensor", k_searchsorted},
     {"aten.searchsorted.Scalar", k_searchsorted},

@@ -362,6 +362,27 @@ static void test_histograms(void) {
         free(want); free(wantw); free(we); free(wr);
         tfree(&x); tfree(&w); tfree(&h); tfree(&e); tfree(&e2);
     }
+    /* histogramdd: 2-d samples on bin centres of [0, 4) x [-1, 1), counted by hand */
+    for (int iter = 0; iter < 10; iter++) {
+        int64_t M = irand(0, 40), xs[2] = {M, 2}, b0 = irand(1, 4), b1 = irand(1, 5), hs[2] = {b0, b1}, e0s[1] = {b0 + 1}, e1s[1] = {b1 + 1};
+        tt x = tnew(EIR_F64, 2, xs, iter % 2), h = tnew(EIR_F64, 2, hs, iter % 3), e0 = tnew(EIR_F64, 1, e0s, 0), e1 = tnew(EIR_F64, 1, e1s, 0);
+        double *want = calloc((size_t)(b0 * b1), sizeof *want);
+        for (int64_t m = 0; m < M; m++) {
+            int64_t i = irand(0, b0), j = irand(0, b1 - 1);  /* i == b0: outside, skipped */
+            setk(&x.v, 2 * m, 4.0 * ((double)i + 0.5) / (double)b0);
+            setk(&x.v, 2 * m + 1, -1 + 2.0 * ((double)j + 0.5) / (double)b1);
+            if (i < b0) want[i * b1 + j] += 1;
+        }
+        int64_t bins[2] = {b0, b1};
+        double range[4] = {0, 4, -1, 1};
+        eir_karg a[5] = {KT(&x.v), KIS(2, bins), KFS(4, range), KN(), KB(false)};
+        eir_tview outs[3] = {h.v, e0.v, e1.v};
+        CHECK(run("aten.histogramdd.default", a, 5, outs, 3) == 0);
+        CHECK(close_to(&h.v, want, 0, "histogramdd"));
+        CHECK(getk(&e0.v, b0) == 4 && getk(&e1.v, 0) == -1);
+        free(want);
+        tfree(&x); tfree(&h); tfree(&e0); tfree(&e1);
+    }
     /* histc takes the data's range when min == max; float16 counts */
     int64_t s[1] = {5}, hs[1] = {4};
     tt x = tnew(EIR_F16, 1, s, 0), h = tnew(EIR_F16, 1, hs, 0);
