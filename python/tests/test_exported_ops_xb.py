@@ -306,6 +306,23 @@ def test_normalization_modules(eir, tmp_path):
     check(eir, tmp_path, Fn(lambda a: F.instance_norm(a.transpose(0, 1))), [_rand(3, 2, 5)], "instance_norm non-contiguous")
 
 
+class TrainIN(torch.nn.Module):
+    """InstanceNorm with running statistics in training mode: instance_norm updates them in place."""
+
+    def __init__(self):
+        super().__init__()
+        self.n = torch.nn.InstanceNorm1d(3, affine=True, track_running_stats=True, momentum=0.3).train()
+
+    def forward(self, x):
+        return self.n(x), self.n.running_mean * 1, self.n.running_var * 1
+
+
+@pytest.mark.parametrize("decompose", [False, True])
+def test_instance_norm_running_stats(eir, tmp_path, decompose):
+    got, want = run_eir(eir, tmp_path, TrainIN(), [_rand(2, 3, 5)], decompose)
+    compare(got, want, "InstanceNorm1d training with running stats")
+
+
 class BNUpdate(torch.nn.Module):
     def __init__(self):
         super().__init__()

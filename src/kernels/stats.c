@@ -1297,9 +1297,11 @@ static bool repeat_vec(const eir_tview *v, int64_t B, eir_tview *s) {
 /* instance_norm(input, weight?, bias?, running_mean?, running_var?,
  * use_input_stats, momentum, eps, cudnn_enabled): batch norm of input
  * viewed as [1, N*C, *], per-channel tensors repeated N times, as torch
- * composes it. The running statistics are read (use_input_stats=False),
- * not updated: the op's schema does not declare that it writes them, so
- * their storage may be the program's read-only weights. */
+ * composes it. With use_input_stats and running statistics, those are
+ * updated in place as torch does (through an alias: the schema does not say
+ * so, the runtime knows): each repeated copy takes batch norm's momentum
+ * update, and the copies' mean (summed in order in the dtype) is written
+ * back. */
 static int k_instance_norm(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
     if (na < 8 || a[0].kind != EIR_KA_TENSOR) return eir_kerr(ctx, "instance_norm: expected 9 arguments");
     const eir_tview *x = a[0].t, *per[4] = {targ(a, na, 1), targ(a, na, 2), targ(a, na, 3), targ(a, na, 4)};
@@ -1351,7 +1353,32 @@ static int k_instance_norm(const eir_karg *a, uint32_t na, eir_tview *out, uint3
         args[1 + k].t = per[k] ? &rep[k] : NULL;
     }
     eir_tview outs[3] = {ys, stats[0], stats[1]};
-    if (use_input_stats) {
+    if (use_input_stats && per[2] && per[3]) {
+        /* _native_batch_norm_legit_functional(input, weight, bias, running_mean, running_var, training, momentum, eps)
+         * -> (out, save_mean, save_invstd, running_mean', running_var') on the repeated statistics */
+        eir_tview upd[2];
+        memset(upd, 0, sizeof upd);
+        for (int k = 0; k < 2 && !rc; k++)
+            if (!scratch_like(rep[2 + k].dtype, 1, &bc, &upd[k])) rc = eir_kerr(ctx, "instance_norm: out of memory");
+        eir_karg fa[8] = {args[0], args[1], args[2], args[3], args[4]};
+        fa[5].kind = EIR_KA_BOOL; fa[5].i = 1;
+        fa[6].kind = EIR_KA_FLOAT; fa[6].f = momentum;
+        fa[7].kind = EIR_KA_FLOAT; fa[7].f = eps;
+        eir_tview fo[5] = {ys, stats[0], stats[1], upd[0], upd[1]};
+        eir_kernel_fn f = eir_kernel_in(eir_kernels_misc, "aten._native_batch_norm_legit_functional.default");
+        if (!rc) rc = f ? f(fa, 8, fo, 5, ctx) : eir_kerr(ctx, "instance_norm: no batch-norm kernel");
+        for (int k = 0; !rc && k < 2; k++) {
+            const eir_tview *r = per[2 + k];
+            size_t es = eir_elsize(r->dtype);
+            for (int64_t c = 0; c < C; c++) {
+                double sum = 0;
+                for (int64_t b = 0; b < B; b++) sum = in_dtype(sum + eir_load_f64((char *)upd[k].data + (b * C + c) * (int64_t)es, r->dtype), r->dtype);
+                eir_store_f64((char *)r->data + c * r->strides[0] * (int64_t)es, r->dtype, in_dtype(sum / (double)B, r->dtype));
+            }
+        }
+        eir_kfree(upd[0].data);
+        eir_kfree(upd[1].data);
+    } else if (use_input_stats) {
         /* _native_batch_norm_legit.no_stats(input, weight, bias, training, momentum, eps) */
         eir_karg nb[6] = {args[0], args[1], args[2]};
         nb[3].kind = EIR_KA_BOOL; nb[3].i = 1;

@@ -1411,8 +1411,10 @@ static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, b
                 rt->storages[sid].last = (int32_t)i;
             }
         }
-        /* arguments the op writes in place besides self (batch norm's running stats) */
+        /* arguments the op writes in place besides self (batch norm's running stats); instance_norm
+         * updates its running stats through an alias its schema does not declare */
         uint64_t mut = s->kind == STEP_KERNEL ? eir_op_mutates_args(s->schema) : 0;
+        if (s->kind == STEP_KERNEL && !strcmp(s->schema->name, "aten.instance_norm.default")) mut |= 3u << 3;
         for (uint32_t q = 0; mut && q < s->schema->nargs && q < 64; q++) {
             if (!(mut >> q & 1)) continue;
             const eir_named_arg *na = find_input(s->node, s->schema->args[q].name, q, false);

@@ -549,12 +549,12 @@ static void test_instance_norm(void) {
     for (int iter = 0; iter < 16; iter++) {
         eir_dtype dt = iter % 2 ? EIR_F64 : EIR_F32;
         int64_t s[3] = {irand(1, 3), irand(1, 4), irand(2, 6)}, cs[1] = {s[1]};
-        bool stats = iter % 4 == 3, affine = iter % 2 == 0;
+        bool stats = iter % 4 == 3, affine = iter % 2 == 0, update = iter % 4 == 1;
         tt x = tnew(dt, 3, s, iter % 4), y = tnew(dt, 3, s, (iter + 1) % 4), w = tnew(dt, 1, cs, 0), b = tnew(dt, 1, cs, 0);
         tt rm = tnew(dt, 1, cs, 0), rv = tnew(dt, 1, cs, 0);
         fill_rand(&x.v); fill_rand(&w.v); fill_rand(&b.v); fill_rand(&rm.v);
         for (int64_t c = 0; c < s[1]; c++) setk(&rv.v, c, 0.5 + (double)c);
-        double *want = calloc((size_t)numel(&x.v), sizeof *want);
+        double *want = calloc((size_t)numel(&x.v), sizeof *want), *rm_new = calloc((size_t)s[1], sizeof *rm_new), *rv_new = calloc((size_t)s[1], sizeof *rv_new);
         for (int64_t n = 0; n < s[0]; n++)
             for (int64_t c = 0; c < s[1]; c++) {
                 double m = 0, v = 0;
@@ -563,16 +563,23 @@ static void test_instance_norm(void) {
                 m /= (double)s[2];
                 for (int64_t i = 0; i < s[2]; i++) v += (getk(&x.v, base + i) - m) * (getk(&x.v, base + i) - m);
                 v /= (double)s[2];
+                /* the momentum update of each repeated copy, averaged over the batch */
+                rm_new[c] += (0.9 * getk(&rm.v, c) + 0.1 * m) / (double)s[0];
+                rv_new[c] += (0.9 * getk(&rv.v, c) + 0.1 * v * (double)s[2] / (double)(s[2] - 1)) / (double)s[0];
                 if (stats) { m = getk(&rm.v, c); v = getk(&rv.v, c); }
                 for (int64_t i = 0; i < s[2]; i++)
                     want[base + i] = (getk(&x.v, base + i) - m) / sqrt(v + 1e-5) * (affine ? getk(&w.v, c) : 1) + (affine ? getk(&b.v, c) : 0);
             }
-        eir_karg a[9] = {KT(&x.v), affine ? KT(&w.v) : KN(), affine ? KT(&b.v) : KN(), stats ? KT(&rm.v) : KN(), stats ? KT(&rv.v) : KN(),
-                         KB(!stats), KF(0.1), KF(1e-5), KB(false)};
+        eir_karg a[9] = {KT(&x.v), affine ? KT(&w.v) : KN(), affine ? KT(&b.v) : KN(), stats || update ? KT(&rm.v) : KN(),
+                         stats || update ? KT(&rv.v) : KN(), KB(!stats), KF(0.1), KF(1e-5), KB(false)};
         CHECK(run("aten.instance_norm.default", a, 9, &y.v, 1) == 0);
         double *wr = rounded(&y.v, want);
         CHECK(close_to(&y.v, wr, dt == EIR_F64 ? 1e-10 : 1e-5, "instance_norm"));
-        free(wr); free(want);
+        if (update) {
+            CHECK(close_to(&rm.v, rm_new, dt == EIR_F64 ? 1e-12 : 1e-6, "instance_norm running_mean"));
+            CHECK(close_to(&rv.v, rv_new, dt == EIR_F64 ? 1e-12 : 1e-6, "instance_norm running_var"));
+        }
+        free(wr); free(want); free(rm_new); free(rv_new);
         tfree(&x); tfree(&y); tfree(&w); tfree(&b); tfree(&rm); tfree(&rv);
     }
 }
