@@ -723,6 +723,31 @@ FD(leaky, a > 0 ? a : a * p->af, a > 0 ? a : a * p->a)
 /* softplus: a = beta, b = threshold */
 FD(softplus, a * p->af > p->bf ? a : log1pf(expf(a * p->af)) / p->af,
    a * p->a > p->b ? a : log1p(exp(a * p->a)) / p->a)
+/* threshold: a <= threshold ? value : a (p->af / p->a threshold, p->bf / p->b value) */
+FD(threshold, a <= p->af ? p->bf : a, a <= p->a ? p->b : a)
+FI(threshold, a <= p->ai ? p->bi : a)
+/* hardshrink / softshrink: p->af / p->a is lambd */
+FD(hardshrink, (a >= -p->af && a <= p->af) ? 0.0f : a, (a >= -p->a && a <= p->a) ? 0.0 : a)
+FD(softshrink, a > p->af ? a - p->af : (a < -p->af ? a + p->af : a * 0.0f),
+   a > p->a ? a - p->a : (a < -p->a ? a + p->a : a * 0.0))
+/* log_sigmoid = min(a, 0) - log1p(exp(-|a|)); its forward's buffer is exp(-|a|) */
+FD(logsigmoid, minf_(a, 0.0f) - log1pf(expf(-fabsf(a))), mind_(a, 0.0) - log1p(exp(-fabs(a))))
+FD(logsigbuf, expf(-fabsf(a)), exp(-fabs(a)))
+/* logit: p->mode 1 clamps to [p->af, p->bf] first */
+FN_F(logit) {
+    float a = x[0];
+    if (p->mode) a = a < p->af ? p->af : (a > p->bf ? p->bf : a);
+    return a == 1.0f ? INFINITY : logf(a / (1.0f - a));
+}
+FN_D(logit) {
+    double a = x[0];
+    if (p->mode) a = a < p->a ? p->a : (a > p->b ? p->b : a);
+    return a == 1.0 ? INFINITY : log(a / (1.0 - a));
+}
+/* prelu(self, weight): weight broadcast over the channel dim */
+FD(prelu, a > 0 ? a : b * a, a > 0 ? a : b * a)
+/* glu's second half: a * sigmoid(b), as torch writes it */
+FD(glu, a * (1.0f / (1.0f + expf(-b))), a * (1.0 / (1.0 + exp(-b))))
 FD(isnan, a != a, a != a)
 FI(zero, 0)
 FC(isnan, creal(a) != creal(a) || cimag(a) != cimag(a))
@@ -823,6 +848,14 @@ OPFD(op_hardsigmoid, "hardsigmoid", 1, hardsigmoid, NULL, NULL)
 OPFD(op_elu, "elu", 1, elu, NULL, NULL)
 OPFD(op_leaky, "leaky_relu", 1, leaky, NULL, NULL)
 OPFD(op_softplus, "softplus", 1, softplus, NULL, NULL)
+OPFD(op_threshold, "threshold_cpu", 1, threshold, threshold_i, NULL)
+OPFD(op_hardshrink, "hardshrink_cpu", 1, hardshrink, NULL, NULL)
+OPFD(op_softshrink, "softshrink_cpu", 1, softshrink, NULL, NULL)
+OPFD(op_logsigmoid, "log_sigmoid_cpu", 1, logsigmoid, NULL, NULL)
+OPFD(op_logsigbuf, "log_sigmoid_cpu", 1, logsigbuf, NULL, NULL)
+OPFD(op_logit, "logit_cpu", 1, logit, NULL, NULL)
+OPFD(op_prelu, "prelu_cpu", 2, prelu, NULL, NULL)
+OPFD(op_glu, "glu_cpu", 2, glu, NULL, NULL)
 OPFD(op_isnan, "isnan", 1, isnan, zero_i, isnan_c)
 OPFD(op_isinf, "isinf", 1, isinf, zero_i, isinf_c)
 OPFD(op_isfinite, "isfinite", 1, isfinite, one_i, isfinite_c)
@@ -1107,6 +1140,219 @@ static int k_softplus(const eir_karg *args, uint32_t nargs, eir_tview *out, uint
     p.b = nargs > 2 ? scalar_f(&args[2]) : 20;
     p.af = (float)p.a; p.bf = (float)p.b;
     return run1(&op_softplus, &p, out->dtype, &args[0], out, ctx);
+}
+
+/* ---- activations torch exports as their own ops ---- */
+
+/* selu / celu: elu with fixed coefficients (torch's get_elu_params) */
+static int elu_with(const eir_karg *self, double alpha, double scale, double input_scale, eir_tview *out, eir_kctx *ctx) {
+    pw_params p = {0};
+    p.a = alpha; p.b = scale; p.c = input_scale;
+    p.af = (float)alpha; p.bf = (float)scale; p.cf = (float)input_scale;
+    return run1(&op_elu, &p, out->dtype, self, out, ctx);
+}
+static int k_selu(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(1);
+    return elu_with(&args[0], 1.6732632423543772848170429916717, 1.0507009873554804934193349852946, 1.0, out, ctx);
+}
+/* celu(self, alpha=1.0) = elu(self, alpha, 1, 1 / alpha) */
+static int k_celu(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(1);
+    double alpha = nargs > 1 && args[1].kind != EIR_KA_NONE ? scalar_f(&args[1]) : 1.0;
+    if (alpha == 0) return eir_kerr(ctx, "ZeroDivisionError");
+    return elu_with(&args[0], alpha, 1.0, 1.0 / alpha, out, ctx);
+}
+/* relu6 = hardtanh(self, 0, 6) */
+static int k_relu6(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(1);
+    eir_karg a[3] = {args[0]};
+    for (int k = 1; k < 3; k++) {
+        a[k].kind = EIR_KA_SCALAR;
+        a[k].s.kind = EIR_SC_INT;
+        a[k].s.i = k == 1 ? 0 : 6;
+        a[k].s.f = (double)a[k].s.i;
+    }
+    return k_hardtanh(a, 3, out, nout, ctx);
+}
+/* threshold(self, threshold, value): reduced floats compare in float and
+ * store value rounded to their dtype, as torch's threshold_kernel */
+static int k_threshold(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(3);
+    pw_params p = {0};
+    eir_dtype ct = out->dtype;
+    if (ct == EIR_BOOL) return eir_kerr(ctx, "\"threshold_cpu\" not implemented for 'Bool'");
+    p.a = scalar_f(&args[1]); p.b = scalar_f(&args[2]);
+    p.af = (float)p.a; p.bf = round_to((float)p.b, ct);
+    p.ai = scalar_i(&args[1]); p.bi = scalar_i(&args[2]);
+    return run1(&op_threshold, &p, ct, &args[0], out, ctx);
+}
+/* hardshrink(self, lambd=0.5): lambd in the tensor's dtype */
+static int k_hardshrink(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(1);
+    pw_params p = {0};
+    p.a = nargs > 1 ? scalar_f(&args[1]) : 0.5;
+    p.af = round_to((float)p.a, out->dtype);
+    return run1(&op_hardshrink, &p, out->dtype, &args[0], out, ctx);
+}
+/* softshrink(self, lambd=0.5): lambd in float for reduced floats */
+static int k_softshrink(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(1);
+    pw_params p = {0};
+    p.a = nargs > 1 ? scalar_f(&args[1]) : 0.5;
+    if (!(p.a >= 0)) return eir_kerr(ctx, "lambda must be greater or equal to 0, but found to be %g.", p.a);
+    p.af = (float)p.a;
+    return run1(&op_softshrink, &p, out->dtype, &args[0], out, ctx);
+}
+static int k_log_sigmoid(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(1);
+    pw_params p = {0};
+    return run1(&op_logsigmoid, &p, out->dtype, &args[0], out, ctx);
+}
+/* log_sigmoid_forward(self) -> (output, buffer) */
+static int k_log_sigmoid_fwd(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(1);
+    pw_params p = {0};
+    if (run1(&op_logsigmoid, &p, out->dtype, &args[0], out, ctx)) return -1;
+    if (nout > 1 && eir_tview_numel(&out[1]) == eir_tview_numel(out)) return run1(&op_logsigbuf, &p, out[1].dtype, &args[0], &out[1], ctx);
+    return 0;
+}
+/* logit(self, eps=None): with eps, self is clamped to [eps, 1 - eps] (in
+ * float for reduced floats, in the dtype otherwise) */
+static int k_logit(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(1);
+    pw_params p = {0};
+    eir_dtype ct = to_float_ct(args[0].kind == EIR_KA_TENSOR ? args[0].t->dtype : out->dtype, out);
+    if (nargs > 1 && args[1].kind != EIR_KA_NONE) {
+        p.mode = 1;
+        p.a = scalar_f(&args[1]);
+        p.b = 1.0 - p.a;
+        p.af = (float)p.a;
+        p.bf = 1.0f - p.af;
+    }
+    return run1(&op_logit, &p, ct, &args[0], out, ctx);
+}
+/* _prelu_kernel(self, weight): weight already broadcastable */
+static int k_prelu_kernel(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(2);
+    pw_params p = {0};
+    return run2(&op_prelu, &p, out->dtype, &args[0], &args[1], out, ctx);
+}
+/* prelu(self, weight): a scalar weight, or one per channel (dim 1) */
+static int k_prelu(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(2);
+    if (args[0].kind != EIR_KA_TENSOR || args[1].kind != EIR_KA_TENSOR) return eir_kerr(ctx, "prelu: expected tensors");
+    const eir_tview *x = args[0].t, *w = args[1].t;
+    if (x->dtype != w->dtype)
+        return eir_kerr(ctx, "prelu: Type promoting not supported. Got %s and %s", c10_name(x->dtype), c10_name(w->dtype));
+    int64_t nw = eir_tview_numel(w);
+    if (nw != 1) {
+        if (x->rank == 0) return eir_kerr(ctx, "Not allow zero-dim input tensor.");
+        int64_t ch = x->rank > 1 ? x->sizes[1] : 1;
+        if (ch != nw)
+            return eir_kerr(ctx, "Mismatch of parameter numbers and input channel size. Found parameter numbers = %lld and channel size = %lld.",
+                            (long long)nw, (long long)ch);
+    }
+    if (w->rank > 1) return eir_kerr(ctx, "prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = %d", w->rank);
+    eir_tview wv = *w;
+    if (x->rank != w->rank) {
+        /* weight viewed as [1, C, 1, ...] */
+        wv.rank = x->rank;
+        for (int32_t d = 0; d < x->rank; d++) { wv.sizes[d] = 1; wv.strides[d] = 0; }
+        if (x->rank > 1) { wv.sizes[1] = nw; wv.strides[1] = w->rank == 1 ? w->strides[0] : 0; }
+    }
+    pw_params p = {0};
+    const eir_tview *in[2] = {x, &wv};
+    return pw_run(&op_prelu, &p, out->dtype, in, out, ctx);
+}
+/* glu(self, dim=-1): first half * sigmoid(second half) along dim */
+static int k_glu(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(1);
+    if (args[0].kind != EIR_KA_TENSOR) return eir_kerr(ctx, "glu: expected a tensor");
+    const eir_tview *x = args[0].t;
+    if (x->rank == 0) return eir_kerr(ctx, "glu does not support scalars because halving size must be even");
+    int64_t d64 = nargs > 1 ? args[1].i : -1;
+    int32_t dim = eir_wrap_dim(d64, x->rank);
+    if (dim < 0)
+        return eir_kerr(ctx, "Dimension out of range (expected to be in range of [%d, %d], but got %lld)", -x->rank, x->rank - 1, (long long)d64);
+    if (x->sizes[dim] % 2)
+        return eir_kerr(ctx, "Halving dimension must be even, but dimension %d is size %lld", dim, (long long)x->sizes[dim]);
+    eir_tview a = *x, b = *x;
+    a.sizes[dim] = b.sizes[dim] = x->sizes[dim] / 2;
+    b.data = (char *)x->data + a.sizes[dim] * x->strides[dim] * (int64_t)eir_elsize(x->dtype);
+    pw_params p = {0};
+    const eir_tview *in[2] = {&a, &b};
+    return pw_run(&op_glu, &p, out->dtype, in, out, ctx);
+}
+
+/* isclose(self, other, rtol, atol, equal_nan), as torch composes it:
+ * self == other, or |self - other| finite and <= atol + |rtol * other|,
+ * each step in self's dtype (bool as float32; integers take the difference
+ * in their own wrapping dtype and the tolerance in float32). */
+static int k_isclose(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(2);
+    if (args[0].kind != EIR_KA_TENSOR || args[1].kind != EIR_KA_TENSOR) return eir_kerr(ctx, "isclose: expected tensors");
+    const eir_tview *x = args[0].t, *y = args[1].t;
+    double rtol = nargs > 2 ? scalar_f(&args[2]) : 1e-5, atol = nargs > 3 ? scalar_f(&args[3]) : 1e-8;
+    bool eqnan = nargs > 4 && args[4].i;
+    eir_dtype dt = x->dtype;
+    if (dt != y->dtype) return eir_kerr(ctx, "%s did not match %s", c10_name(dt), c10_name(y->dtype));
+    if (eir_is_complex(dt) && eqnan) return eir_kerr(ctx, "isclose with equal_nan=True is not supported for complex inputs.");
+    if (!(rtol >= 0)) return eir_kerr(ctx, "rtol must be greater than or equal to zero, but got %g", rtol);
+    if (!(atol >= 0)) return eir_kerr(ctx, "atol must be greater than or equal to zero, but got %g", atol);
+    eir_tview bx, by;
+    if (!eir_tview_broadcast(x, out->rank, out->sizes, &bx) || !eir_tview_broadcast(y, out->rank, out->sizes, &by))
+        return eir_kerr(ctx, "isclose: the inputs do not broadcast to the output shape");
+    const eir_tview *ops[3] = {out, &bx, &by};
+    eir_iter it;
+    eir_iter_init(&it, out->rank, out->sizes, 3, ops);
+    char *ptr[3];
+    int64_t len;
+    bool tol = !(rtol == 0 && atol == 0);
+    int dom = dt == EIR_BOOL ? DOM_F : domain_of(dt);
+    eir_dtype ct = dt == EIR_BOOL ? EIR_F32 : dt;
+    float rf = (float)rtol, af = (float)atol;
+    while (eir_iter_next(&it, ptr, &len))
+        for (int64_t j = 0; j < len; j++) {
+            const char *pa = ptr[1] + j * it.inner_stride[1], *pb = ptr[2] + j * it.inner_stride[2];
+            bool close;
+            if (dom == DOM_C) {
+                cplx a = ld_c(pa, dt), b = ld_c(pb, dt);
+                close = creal(a) == creal(b) && cimag(a) == cimag(b);
+                if (tol && !close) {
+                    double actual = cabs(a - b), allowed = atol + cabs(rtol * b);
+                    if (dt == EIR_C64) {
+                        actual = (float)cabs(CMPLX((float)(creal(a) - creal(b)), (float)(cimag(a) - cimag(b))));
+                        allowed = (float)(af + (float)cabs(CMPLX((float)(rf * creal(b)), (float)(rf * cimag(b)))));
+                    }
+                    close = isfinite(actual) && actual <= allowed;
+                }
+            } else if (dom == DOM_D) {
+                double a = *(const double *)pa, b = *(const double *)pb;
+                close = a == b || (eqnan && a != a && b != b);
+                if (tol && !close) {
+                    double actual = fabs(a - b);
+                    close = isfinite(actual) && actual <= atol + fabs(rtol * b);
+                }
+            } else if (dom == DOM_F) {
+                float a = ld_f(pa, dt), b = ld_f(pb, dt);
+                close = a == b || (eqnan && a != a && b != b);
+                if (tol && !close) {
+                    float actual = round_to(fabsf(round_to(a - b, ct)), ct);
+                    float allowed = round_to(af + fabsf(round_to(rf * b, ct)), ct);
+                    close = isfinite(actual) && actual <= allowed;
+                }
+            } else {
+                int64_t a = ld_i(pa, dt), b = ld_i(pb, dt);
+                close = a == b;
+                if (tol && !close) {
+                    int64_t d = wrap_to(wsub(a, b), dt);
+                    d = wrap_to(d < 0 ? wneg(d) : d, dt);
+                    close = (float)d <= af + fabsf(rf * (float)b);
+                }
+            }
+            st_i(ptr[0] + j * it.inner_stride[0], out->dtype, close);
+        }
+    return 0;
 }
 
 static int k_nan2num(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
@@ -1414,6 +1660,24 @@ const eir_kernel_entry eir_kernels_pointwise[] = {
     {"aten.elu.default", k_elu},
     {"aten.leaky_relu.default", k_leaky},
     {"aten.softplus.default", k_softplus},
+    {"aten.threshold.default", k_threshold},
+    {"aten.threshold_.default", k_threshold},
+    {"aten.hardshrink.default", k_hardshrink},
+    {"aten.softshrink.default", k_softshrink},
+    {"aten.relu6.default", k_relu6},
+    {"aten.relu6_.default", k_relu6},
+    {"aten.selu.default", k_selu},
+    {"aten.selu_.default", k_selu},
+    {"aten.celu.default", k_celu},
+    {"aten.celu_.default", k_celu},
+    {"aten.log_sigmoid.default", k_log_sigmoid},
+    {"aten.log_sigmoid_forward.default", k_log_sigmoid_fwd},
+    {"aten.logit.default", k_logit},
+    {"aten.logit_.default", k_logit},
+    {"aten.prelu.default", k_prelu},
+    {"aten._prelu_kernel.default", k_prelu_kernel},
+    {"aten.glu.default", k_glu},
+    {"aten.isclose.default", k_isclose},
     {"aten.logical_not.default", k_lnot},
     {"aten.bitwise_not.default", k_bnot},
     {"aten.isnan.default", k_isnan},

@@ -1,8 +1,12 @@
 /* random.c — random ops: rand, randn, randint, randperm, bernoulli, uniform,
- * normal, exponential, native_dropout. The generator is the runtime's
+ * normal, exponential, native_dropout, the dropout variants torch exports
+ * unlowered (alpha_dropout, feature_dropout, feature_alpha_dropout) and
+ * rrelu (a random slope per negative element in training). The generator is the runtime's
  * (ctx->rng, splitmix64): reproducible for a seed, not torch's stream, so
  * results are checked by shape, dtype and distribution, not by value. */
 #include <math.h>
+
+#include <stdio.h>
 
 #include "kutil.h"
 #include "tables.h"
@@ -196,6 +200,153 @@ static int k_native_dropout(const eir_karg *a, uint32_t n, eir_tview *out, uint3
     return 0;
 }
 
+/* ---- dropout variants: alpha_dropout, feature_dropout, feature_alpha_dropout ----
+ * torch's _dropout_impl: evaluation mode, p = 0 and empty inputs copy the
+ * input; p = 1 multiplies it by zero; otherwise a keep mask (one draw per
+ * element, or per (sample, channel) for the feature forms) with probability
+ * 1 - p scales the kept values by 1 / (1 - p), or for the alpha forms gives
+ * x * noise * a + (noise - 1) * alpha * a + alpha * a * p, the affine map that
+ * keeps SELU's mean and variance. Each step rounds to the input's dtype. */
+
+static inline double in_dtype(double v, eir_dtype d) { return eir_round_f64(v, d); }
+
+/* out = x * scale + shift over the views (same shape), each op rounded;
+ * with keep_p < 1, each element draws: kept ones take (scale, shift)
+ * = (sk[0], sh[0]), dropped ones (sk[1], sh[1]) */
+static void affine_into(eir_tview *out, const eir_tview *x, const double *sk, const double *sh, bool add_shift,
+                        double keep_p, eir_kctx *ctx) {
+    eir_iter it;
+    const eir_tview *ops[2] = {out, x};
+    eir_iter_init(&it, out->rank, out->sizes, 2, ops);
+    char *ptr[2];
+    int64_t len;
+    while (eir_iter_next(&it, ptr, &len))
+        for (int64_t k = 0; k < len; k++) {
+            int c = keep_p < 1 && !(next_unit(ctx) < keep_p);
+            double v = in_dtype(eir_load_f64(ptr[1] + k * it.inner_stride[1], x->dtype) * sk[c], out->dtype);
+            if (add_shift) v = in_dtype(v + sh[c], out->dtype);
+            eir_store_f64(ptr[0] + k * it.inner_stride[0], out->dtype, v);
+        }
+}
+static const double ONE[2] = {1, 1}, ZERO[2] = {0, 0};
+
+static int dropout_variant(const char *op, bool feature, bool alpha, const eir_karg *a, uint32_t n, eir_tview *out,
+                           eir_kctx *ctx) {
+    if (n < 3 || a[0].kind != EIR_KA_TENSOR) return eir_kerr(ctx, "%s: expected input, p and train", op);
+    const eir_tview *x = a[0].t;
+    double p = arg_float(&a[1], 0.5);
+    bool train = a[2].i != 0;
+    if (!(p >= 0 && p <= 1)) return eir_kerr(ctx, "dropout probability has to be between 0 and 1, but got %g", p);
+    if (!eir_is_floating(out->dtype)) return eir_kerr(ctx, "%s: expected a floating point input", op);
+    if (p == 0 || !train || eir_tview_numel(x) == 0) { affine_into(out, x, ONE, ZERO, false, 1, ctx); return 0; }
+    if (p == 1) { affine_into(out, x, ZERO, ZERO, false, 1, ctx); return 0; }
+    if (feature && x->rank < 2) return eir_kerr(ctx, "Feature dropout requires at least 2 dimensions in the input");
+    if (!ctx->rng) return eir_kerr(ctx, "random ops need a generator");
+    const double A = 1.7580993408473766;
+    eir_dtype d = out->dtype;
+    double ca = 1.0 / sqrt((A * A * p + 1) * (1 - p));
+    /* the noise's two values, as torch computes them in the dtype */
+    double keep_scale = alpha ? in_dtype(ca, d) : in_dtype(in_dtype(1.0, d) / in_dtype(1 - p, d), d);
+    double aa = in_dtype(A * ca, d), aap = in_dtype(A * ca * p, d);
+    /* scale and shift for kept [0] and dropped [1] elements */
+    double sk[2] = {keep_scale, 0}, sh[2] = {0, 0};
+    if (alpha) {
+        sh[0] = in_dtype(in_dtype(0.0 * aa, d) + aap, d);
+        sh[1] = in_dtype(in_dtype(-1.0 * aa, d) + aap, d);
+    }
+    if (!feature) {
+        affine_into(out, x, sk, sh, alpha, 1 - p, ctx);
+        return 0;
+    }
+    /* one draw per (sample, channel): the [N, C] slices of x and out */
+    size_t xes = eir_dtype_size(x->dtype), oes = eir_dtype_size(d);
+    for (int64_t i = 0; i < x->sizes[0]; i++)
+        for (int64_t c = 0; c < x->sizes[1]; c++) {
+            int k = !(next_unit(ctx) < 1 - p);
+            eir_tview xs = *x, os = *out;
+            xs.data = (char *)x->data + (i * x->strides[0] + c * x->strides[1]) * (int64_t)xes;
+            os.data = (char *)out->data + (i * out->strides[0] + c * out->strides[1]) * (int64_t)oes;
+            xs.sizes[0] = xs.sizes[1] = os.sizes[0] = os.sizes[1] = 1;
+            double s1[2] = {sk[k], sk[k]}, h1[2] = {sh[k], sh[k]};
+            affine_into(&os, &xs, s1, h1, alpha, 1, ctx);
+        }
+    return 0;
+}
+static int k_alpha_dropout(const eir_karg *a, uint32_t n, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    (void)no;
+    return dropout_variant("alpha_dropout", false, true, a, n, out, ctx);
+}
+static int k_feature_dropout(const eir_karg *a, uint32_t n, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    (void)no;
+    return dropout_variant("feature_dropout", true, false, a, n, out, ctx);
+}
+static int k_feature_alpha_dropout(const eir_karg *a, uint32_t n, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    (void)no;
+    return dropout_variant("feature_alpha_dropout", true, true, a, n, out, ctx);
+}
+
+/* ---- rrelu ----
+ * Training: each element <= 0 is multiplied by a slope drawn uniformly from
+ * [lower, upper] (noise records it; 1 elsewhere). Evaluation: leaky_relu
+ * with slope (lower + upper) / 2, noise untouched. */
+static int rrelu_run(const eir_tview *x, const eir_karg *lower, const eir_karg *upper, bool train, eir_tview *out,
+                     eir_tview *noise, eir_kctx *ctx) {
+    double lo = arg_float(lower, 1.0 / 8), hi = arg_float(upper, 1.0 / 3);
+    if (!(lo <= hi)) return eir_kerr(ctx, "Lower bound should be less than or equal to the upper bound");
+    if (!eir_is_floating(out->dtype)) return eir_kerr(ctx, "\"rrelu_with_noise_out_cpu\" not implemented for '%s'", eir_torch_dtype_name(out->dtype));
+    eir_dtype d = out->dtype;
+    /* the slopes as torch reads them: in float below float64 (opmath) */
+    double eval_slope = d == EIR_F64 ? (lo + hi) / 2 : (double)(float)((lo + hi) / 2);
+    if (train && !ctx->rng) return eir_kerr(ctx, "random ops need a generator");
+    if (train && noise && (noise->rank != x->rank || eir_tview_numel(noise) != eir_tview_numel(x)))
+        return eir_kerr(ctx, "rrelu_with_noise: noise must have the input's shape");
+    eir_iter it;
+    const eir_tview *ops[3] = {out, x, train && noise ? noise : out};
+    eir_iter_init(&it, out->rank, out->sizes, 3, ops);
+    char *ptr[3];
+    int64_t len;
+    while (eir_iter_next(&it, ptr, &len))
+        for (int64_t k = 0; k < len; k++) {
+            double v = eir_load_f64(ptr[1] + k * it.inner_stride[1], x->dtype), r = 1;
+            if (train) {
+                if (v <= 0) {
+                    r = lo + (hi - lo) * next_unit(ctx);
+                    if (d != EIR_F64) r = (float)r;
+                    v = v * r;
+                }
+                if (noise) eir_store_f64(ptr[2] + k * it.inner_stride[2], noise->dtype, r);
+            } else if (!(v > 0)) {
+                v = v * eval_slope;
+            }
+            eir_store_f64(ptr[0] + k * it.inner_stride[0], d, in_dtype(v, d));
+        }
+    return 0;
+}
+/* rrelu(self, lower, upper, training, generator?) */
+static int k_rrelu(const eir_karg *a, uint32_t n, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    (void)no;
+    if (n < 4 || a[0].kind != EIR_KA_TENSOR) return eir_kerr(ctx, "rrelu: expected self, lower, upper and training");
+    return rrelu_run(a[0].t, &a[1], &a[2], a[3].i != 0, out, NULL, ctx);
+}
+/* rrelu_with_noise(self, Tensor(b!) noise, lower, upper, training, generator?): noise written in place */
+static int k_rrelu_with_noise(const eir_karg *a, uint32_t n, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    (void)no;
+    if (n < 5 || a[0].kind != EIR_KA_TENSOR || a[1].kind != EIR_KA_TENSOR) return eir_kerr(ctx, "rrelu_with_noise: expected self, noise, lower, upper and training");
+    return rrelu_run(a[0].t, &a[2], &a[3], a[4].i != 0, out, (eir_tview *)a[1].t, ctx);
+}
+/* rrelu_with_noise_functional(...) -> (out, noise_out): the new noise as an output */
+static int k_rrelu_with_noise_functional(const eir_karg *a, uint32_t n, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    if (n < 5 || no < 2 || a[0].kind != EIR_KA_TENSOR || a[1].kind != EIR_KA_TENSOR)
+        return eir_kerr(ctx, "rrelu_with_noise_functional: expected self, noise, lower, upper, training and two outputs");
+    bool train = a[4].i != 0;
+    if (!train) {
+        /* noise_out is noise, unchanged */
+        if (eir_tview_numel(&out[1]) != eir_tview_numel(a[1].t)) return eir_kerr(ctx, "rrelu_with_noise_functional: noise shape");
+        affine_into(&out[1], a[1].t, ONE, ZERO, false, 1, ctx);
+    }
+    return rrelu_run(a[0].t, &a[2], &a[3], train, out, &out[1], ctx);
+}
+
 const eir_kernel_entry eir_kernels_random[] = {
     {"aten.rand.default", k_rand},
     {"aten.rand_like.default", k_rand},
@@ -213,5 +364,16 @@ const eir_kernel_entry eir_kernels_random[] = {
     {"aten.normal.float_float", k_normal_float_float},
     {"aten.exponential.default", k_exponential},
     {"aten.native_dropout.default", k_native_dropout},
+    {"aten.alpha_dropout.default", k_alpha_dropout},
+    {"aten.alpha_dropout_.default", k_alpha_dropout},
+    {"aten.feature_dropout.default", k_feature_dropout},
+    {"aten.feature_dropout_.default", k_feature_dropout},
+    {"aten.feature_alpha_dropout.default", k_feature_alpha_dropout},
+    {"aten.feature_alpha_dropout_.default", k_feature_alpha_dropout},
+    {"aten.rrelu.default", k_rrelu},
+    {"aten.rrelu_.default", k_rrelu},
+    {"aten.rrelu_with_noise.default", k_rrelu_with_noise},
+    {"aten.rrelu_with_noise_.default", k_rrelu_with_noise},
+    {"aten.rrelu_with_noise_functional.default", k_rrelu_with_noise_functional},
     {NULL, NULL},
 };

@@ -485,7 +485,7 @@ static eir_kernel_fn find_kernel(const char *op) {
     static const eir_kernel_entry *const tables[] = {eir_kernels_pointwise, eir_kernels_reduce, eir_kernels_nn,
                                                     eir_kernels_data, eir_kernels_random, eir_kernels_spatial,
                                                     eir_kernels_fft, eir_kernels_misc,
-                                                    eir_kernels_compose};
+                                                    eir_kernels_compose, eir_kernels_stats, eir_kernels_loss};
     for (size_t t = 0; t < EIR_ARRAY_LEN(tables); t++)
         for (const eir_kernel_entry *e = tables[t]; e->op; e++)
             if (!strcmp(e->op, op)) return e->fn;
@@ -1444,8 +1444,10 @@ static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, b
                 rt->storages[sid].last = (int32_t)i;
             }
         }
-        /* arguments the op writes in place besides self (batch norm's running stats) */
+        /* arguments the op writes in place besides self (batch norm's running stats); instance_norm
+         * updates its running stats through an alias its schema does not declare */
         uint64_t mut = s->kind == STEP_KERNEL ? eir_op_mutates_args(s->schema) : 0;
+        if (s->kind == STEP_KERNEL && !strcmp(s->schema->name, "aten.instance_norm.default")) mut |= 3u << 3;
         for (uint32_t q = 0; mut && q < s->schema->nargs && q < 64; q++) {
             if (!(mut >> q & 1)) continue;
             const eir_named_arg *na = find_input(s->node, s->schema->args[q].name, q, false);
@@ -2569,8 +2571,9 @@ static eir_status run_repeat_interleave(eir_runtime *rt, const rt_step *st) {
 }
 
 /* A kernel whose output has an unbacked size the op itself decides — indexing
- * with a boolean mask (x[x > 0]) — is sized from its arguments before the
- * kernel runs: each boolean index stands for the indices of its true
+ * with a boolean mask (x[x > 0]), bincount — is sized from its arguments
+ * before the kernel runs. bincount has max(self) + 1 bins (at least
+ * minlength). For indexing, each boolean index stands for the indices of its true
  * elements (one dim of that count in place of the dims it covers); the
  * index tensors broadcast together, and their result takes the place of the
  * first indexed dim when they are adjacent, else it comes first. */
@@ -2587,6 +2590,18 @@ static eir_status presize_outputs(eir_runtime *rt, rt_step *s) {
         if (pr < 0) return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): %s", s->node->name, op, rt->kerr);
         if (pr > 0) {
             eir_status e = settle_output(rt, v, csz, crank, op);
+            if (e) return e;
+            continue;
+        }
+        if (!strcmp(op, "aten.bincount.default") && s->nargs >= 3 && s->args[0].kind == EIR_KA_TENSOR) {
+            /* max(self) + 1 bins, at least minlength (the kernel checks the values) */
+            const eir_tview *x = s->args[0].t;
+            int64_t len = s->args[2].kind == EIR_KA_INT ? s->args[2].i : 0, n = eir_tview_numel(x), idx[EIR_MAX_RANK] = {0};
+            for (int64_t q = 0; q < n; q++, next_index(idx, x->sizes, x->rank)) {
+                int64_t b = eir_load_i64(eir_tview_at(x, idx), x->dtype) + 1;
+                if (b > len) len = b;
+            }
+            eir_status e = settle_output(rt, v, &len, 1, "the bins");
             if (e) return e;
             continue;
         }
