@@ -17,37 +17,10 @@
 #include <stdio.h>
 
 #include "kutil.h"
+#include "pw.h"
 #include "tables.h"
 
-typedef double _Complex cplx;
-
-/* ---- per-call parameters ---- */
-
-typedef struct pw_params {
-    eir_dtype ct;           /* computation dtype */
-    int bits;               /* I domain: width of ct */
-    bool is_signed;         /* I domain: signedness of ct */
-    int mode;               /* rounding mode (0 none, 1 trunc, 2 floor), gelu approximate, ... */
-    bool has_lo, has_hi;    /* clamp */
-    double a, b, c;         /* scalar parameters (alpha, slope, ...), as double */
-    float af, bf, cf;       /* the same, as float (rounded to ct where torch does) */
-    int64_t ai, bi, ci;     /* the same, as integers */
-} pw_params;
-
-typedef float (*pw_ffn)(const float *x, const pw_params *p);
-typedef double (*pw_dfn)(const double *x, const pw_params *p);
-typedef int64_t (*pw_ifn)(const int64_t *x, const pw_params *p, int *err);
-typedef cplx (*pw_cfn)(const cplx *x, const pw_params *p);
-
-typedef struct pw_op {
-    const char *name;       /* torch's kernel name for "not implemented for" errors */
-    int nin;
-    pw_ffn f;
-    pw_dfn d;
-    pw_ifn i;
-    pw_cfn c;
-    unsigned keep_opmath;   /* bit k: a one-element input k is not rounded to a reduced-float ct */
-} pw_op;
+typedef pw_cplx cplx;
 
 enum { DOM_F, DOM_D, DOM_I, DOM_C, DOM_NONE };
 
@@ -65,11 +38,7 @@ static const char *c10_name(eir_dtype d) { return eir_torch_dtype_name(d); }
 
 /* ---- element conversion ---- */
 
-static inline float round_to(float v, eir_dtype ct) {
-    if (ct == EIR_F16) return eir_f16_to_f32(eir_f32_to_f16(v));
-    if (ct == EIR_BF16) return eir_bf16_to_f32(eir_f32_to_bf16(v));
-    return v;
-}
+static inline float round_to(float v, eir_dtype ct) { return eir_pw_round(v, ct); }
 
 /* float -> integer as torch does on x86: int64 directly; narrower types
  * through int32 (out of range and NaN give INT_MIN, then truncate). */
@@ -170,10 +139,7 @@ static inline void st_c(char *p, eir_dtype d, cplx v) {
 
 /* ---- scalars as 0-d views ---- */
 
-typedef struct scalar_buf {
-    double v[2];
-    eir_tview t;
-} scalar_buf;
+typedef pw_scalar_buf scalar_buf;
 
 static const eir_tview *scalar_view(const eir_scalar *s, scalar_buf *b) {
     memset(b, 0, sizeof *b);
@@ -238,7 +204,7 @@ static int pw_run(const pw_op *op, pw_params *p, eir_dtype ct, const eir_tview *
     set_int_info(p, ct);
     int dom = domain_of(ct);
     if ((dom == DOM_F && !op->f) || (dom == DOM_D && !op->d) || (dom == DOM_I && !op->i) ||
-        (dom == DOM_C && !op->c) || dom == DOM_NONE)
+        (dom == DOM_C && !op->c) || dom == DOM_NONE || (dom == DOM_F && op->f32_only && ct != EIR_F32))
         return eir_kerr(ctx, "\"%s\" not implemented for '%s'", op->name, c10_name(ct));
     eir_dtype od = out->dtype, dt[4];
     bool rnd[4], wrap[4];
@@ -338,6 +304,15 @@ static int pw_run(const pw_op *op, pw_params *p, eir_dtype ct, const eir_tview *
     if (err) return eir_kerr(ctx, "ZeroDivisionError");
     return 0;
 }
+
+/* the engine for other kernel files (pw.h) */
+int eir_pw_run(const pw_op *op, pw_params *p, eir_dtype ct, const eir_tview *const *ins, eir_tview *out,
+               eir_kctx *ctx) {
+    return pw_run(op, p, ct, ins, out, ctx);
+}
+const eir_tview *eir_pw_arg_view(const eir_karg *a, pw_scalar_buf *b) { return arg_view(a, b); }
+double eir_pw_scalar_f(const eir_karg *a) { return scalar_f(a); }
+int64_t eir_pw_scalar_i(const eir_karg *a) { return scalar_i(a); }
 
 /* ---- integer helpers (wrapping) ---- */
 
@@ -749,7 +724,7 @@ FN_D(lerp) {
     return fabs(w) < 0.5 ? s + w * (e - s) : e - (e - s) * (1.0 - w);
 }
 
-#define OP(var, nm, n, fF, fD, fI, fC, keep) static const pw_op var = {nm, n, fF, fD, fI, fC, keep};
+#define OP(var, nm, n, fF, fD, fI, fC, keep) static const pw_op var = {nm, n, fF, fD, fI, fC, keep, false};
 #define OPFD(var, nm, n, base, fI, fC) OP(var, nm, n, base##_f, base##_d, fI, fC, 0)
 
 OP(op_add, "add", 2, add_f, add_d, add_i, add_c, 0)
@@ -837,12 +812,10 @@ static eir_dtype rtype2(const eir_karg *a, const eir_karg *b) {
     const eir_karg *v[2] = {a, b};
     return eir_result_type(v, b ? 2 : 1);
 }
+eir_dtype eir_pw_result_type2(const eir_karg *a, const eir_karg *b) { return rtype2(a, b); }
 
 /* ints/bool promote to the default float (the output's dtype when floating) */
-static eir_dtype to_float_ct(eir_dtype ct, const eir_tview *out) {
-    if (eir_is_floating(ct) || eir_is_complex(ct)) return ct;
-    return eir_is_floating(out->dtype) ? out->dtype : EIR_F32;
-}
+static eir_dtype to_float_ct(eir_dtype ct, const eir_tview *out) { return eir_pw_float_ct(ct, out); }
 
 /* ---- generic kernels ---- */
 
