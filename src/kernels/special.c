@@ -47,31 +47,12 @@
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
 
-#define T float
+#define SPECIAL_DOUBLE 0
 #define SF(n) n##_f
-#define T_IS_DOUBLE 0
-#define T_EPS FLT_EPSILON
-#define HERMITE_LIMIT 128
-#define PI_T ((T)M_PI)
-#define FRAC_SQRT_2 ((T)0.707106781186547524400844362104849039)
 #include "special_impl.h"
-#undef T
-#undef SF
-#undef T_IS_DOUBLE
-#undef T_EPS
-#undef HERMITE_LIMIT
-
-#define T double
+#define SPECIAL_DOUBLE 1
 #define SF(n) n##_d
-#define T_IS_DOUBLE 1
-#define T_EPS DBL_EPSILON
-#define HERMITE_LIMIT 512
 #include "special_impl.h"
-#undef T
-#undef SF
-#undef T_IS_DOUBLE
-#undef T_EPS
-#undef HERMITE_LIMIT
 
 #if SPECIAL_FMA
 /* the same functions with a * b + c contracted to fma (names ending in x) */
@@ -84,29 +65,12 @@
 #pragma GCC optimize("fp-contract=fast")
 #endif
 
-#define T float
+#define SPECIAL_DOUBLE 0
 #define SF(n) n##_fx
-#define T_IS_DOUBLE 0
-#define T_EPS FLT_EPSILON
-#define HERMITE_LIMIT 128
 #include "special_impl.h"
-#undef T
-#undef SF
-#undef T_IS_DOUBLE
-#undef T_EPS
-#undef HERMITE_LIMIT
-
-#define T double
+#define SPECIAL_DOUBLE 1
 #define SF(n) n##_dx
-#define T_IS_DOUBLE 1
-#define T_EPS DBL_EPSILON
-#define HERMITE_LIMIT 512
 #include "special_impl.h"
-#undef T
-#undef SF
-#undef T_IS_DOUBLE
-#undef T_EPS
-#undef HERMITE_LIMIT
 
 #if defined(__clang__)
 #pragma clang fp contract(on)
