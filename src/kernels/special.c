@@ -458,6 +458,13 @@ static int k_polygamma(KARGS) {
     return run_args(&op_polygamma, &p, eir_pw_float_ct(ct, out), &args[1], out, ctx);
 }
 
+/* polygamma_(Tensor self, int n): the in-place form takes self first */
+static int k_polygamma_(KARGS) {
+    NEED(2);
+    eir_karg swapped[2] = {args[1], args[0]};
+    return k_polygamma(swapped, 2, out, nout, ctx);
+}
+
 /* mvlgamma(Tensor self, int p): every element must exceed (p - 1) / 2 */
 static int k_mvlgamma(KARGS) {
     NEED(2);
@@ -486,20 +493,27 @@ static int k_mvlgamma(KARGS) {
 const eir_kernel_entry eir_kernels_special[] = {
     /* gamma family */
     {"aten.lgamma.default", k_lgamma},
+    {"aten.lgamma_.default", k_lgamma},
     {"aten.special_gammaln.default", k_lgamma},
     {"aten.digamma.default", k_digamma},
+    {"aten.digamma_.default", k_digamma},
     {"aten.special_digamma.default", k_digamma},
     {"aten.special_psi.default", k_digamma},
     {"aten.polygamma.default", k_polygamma},
     {"aten.special_polygamma.default", k_polygamma},
+    {"aten.polygamma_.default", k_polygamma_},
     {"aten.mvlgamma.default", k_mvlgamma},
+    {"aten.mvlgamma_.default", k_mvlgamma},
     {"aten.special_multigammaln.default", k_mvlgamma},
     {"aten.igamma.default", k_igamma},
+    {"aten.igamma_.default", k_igamma},
     {"aten.special_gammainc.default", k_igamma},
     {"aten.igammac.default", k_igammac},
+    {"aten.igammac_.default", k_igammac},
     {"aten.special_gammaincc.default", k_igammac},
     /* error function family */
     {"aten.erfinv.default", k_erfinv},
+    {"aten.erfinv_.default", k_erfinv},
     {"aten.special_erfinv.default", k_erfinv},
     {"aten.special_erfcx.default", k_erfcx},
     {"aten.special_ndtr.default", k_ndtr},
@@ -508,6 +522,7 @@ const eir_kernel_entry eir_kernels_special[] = {
     {"aten.special_entr.default", k_entr},
     /* Bessel and Airy */
     {"aten.i0.default", k_i0},
+    {"aten.i0_.default", k_i0},
     {"aten.special_i0.default", k_i0},
     {"aten.special_i0e.default", k_i0e},
     {"aten.special_i1.default", k_i1},
