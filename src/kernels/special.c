@@ -14,9 +14,8 @@
  * instance is compiled the same way and chosen at run time when the CPU has
  * AVX2 and FMA, as torch's dispatch chooses its AVX2 kernels. The two that
  * torch compiles without contraction (erfcx, log_ndtr) use the plain
- * instance. Measured against torch 2.13 on this machine: bit-identical
- * results for all but erfinv, lgamma, igamma and scaled_modified_bessel_k0
- * (a few ulp; see docs/RUNTIME.md).
+ * instance. Against torch 2.13 on this machine most results are
+ * bit-identical; docs/RUNTIME.md lists the few-ulp exceptions.
  *
  * Dtypes follow torch: integer inputs compute in the default float
  * (float32), float16/bfloat16 compute in float and round once where torch
