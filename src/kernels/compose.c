@@ -1022,21 +1022,6 @@ static int k_vdot(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx
     return 0;
 }
 
-/* _conj_physical(self): the conjugate, materialized (what vdot decomposes into) */
-static int k_conj_physical(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) {
-    NEED_T(0, x);
-    int rc = tv_copy(out, x, ctx);
-    if (rc || !eir_is_complex(out->dtype) || eir_tview_numel(out) == 0) return rc;
-    int64_t idx[EIR_MAX_RANK] = {0};
-    do {
-        double re, im;
-        char *p = eir_tview_at(out, idx);
-        eir_load_c128(p, out->dtype, &re, &im);
-        eir_store_c128(p, out->dtype, re, -im);
-    } while (next_idx(idx, out->sizes, out->rank));
-    return 0;
-}
-
 /* rounding to a dtype's precision, for arithmetic done in the dtype as torch's kernels do */
 static inline double rnd(double v, eir_dtype d) {
     switch (d) {
@@ -2990,7 +2975,6 @@ const eir_kernel_entry eir_kernels_compose[] = {
     {"aten.ger.default", k_outer},
     {"aten.kron.default", k_kron},
     {"aten.vdot.default", k_vdot},
-    {"aten._conj_physical.default", k_conj_physical},
     {"aten.addr.default", k_addr},
     {"aten.addr_.default", k_addr},
     {"aten.addbmm.default", k_addbmm},

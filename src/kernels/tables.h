@@ -22,4 +22,6 @@ extern const eir_kernel_entry eir_kernels_stats[];      /* stats.c: median/quant
  * arguments. 1: sizes[0..*rank) written; 0: not such an op; -1: an error in ctx. */
 int eir_compose_presize(const char *op, const eir_karg *args, uint32_t nargs, uint32_t k, int64_t *sizes, int32_t *rank, eir_kctx *ctx);
 
+extern const eir_kernel_entry eir_kernels_special[];    /* special.c: gamma, erf and Bessel families, zeta, orthogonal polynomials */
+
 #endif
