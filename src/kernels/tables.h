@@ -14,4 +14,6 @@ extern const eir_kernel_entry eir_kernels_spatial[];    /* spatial.c: 1-d/3-d po
 extern const eir_kernel_entry eir_kernels_fft[];        /* fft.c: _fft_r2c/_fft_c2r/_fft_c2c and torch.fft.* */
 extern const eir_kernel_entry eir_kernels_misc[];       /* misc.c: cdist/pdist, embedding_bag, masked_scatter, empty_strided, batch-norm training */
 
+extern const eir_kernel_entry eir_kernels_linalg[];     /* linalg.c: LAPACK factorizations, solvers, det, pinv, norms, matrix_exp */
+
 #endif

@@ -464,6 +464,16 @@ static bool is_copy_like(const char *op) {
     return false;
 }
 
+/* Views that conjugate (torch's lazy conj bit): strides cannot express them,
+ * so they run as copies through kernels (src/kernels/linalg.c). */
+static bool is_conj_view(const char *op) {
+    static const char *const names[] = {"aten._conj.default", "aten.conj.default", "aten.mH.default", "aten.adjoint.default",
+                                        "aten.H.default"};
+    for (size_t i = 0; i < EIR_ARRAY_LEN(names); i++)
+        if (!strcmp(op, names[i])) return true;
+    return false;
+}
+
 static bool is_assert(const char *t) {
     static const char *const names[] = {
         "torch.ops.aten._assert_scalar.default", "torch.ops.aten._assert_tensor_metadata.default",
@@ -481,7 +491,8 @@ static bool is_assert(const char *t) {
 static eir_kernel_fn find_kernel(const char *op) {
     static const eir_kernel_entry *const tables[] = {eir_kernels_pointwise, eir_kernels_reduce, eir_kernels_nn,
                                                     eir_kernels_data, eir_kernels_random, eir_kernels_spatial,
-                                                    eir_kernels_fft, eir_kernels_misc};
+                                                    eir_kernels_fft, eir_kernels_misc,
+                                                    eir_kernels_linalg};
     for (size_t t = 0; t < EIR_ARRAY_LEN(tables); t++)
         for (const eir_kernel_entry *e = tables[t]; e->op; e++)
             if (!strcmp(e->op, op)) return e->fn;
@@ -1064,7 +1075,7 @@ static eir_status bind_step(eir_runtime *rt, uint32_t si, eir_buf *missing, uint
     if (custom) return bind_custom(rt, si, custom, false);
     const eir_op_schema *sc = eir_op_find(op);
     /* detach_ changes autograd state only: its result is self, unchanged (out= calls export it) */
-    bool view = sc && (((sc->flags & EIR_OPF_VIEW) && !is_copy_like(op)) || !strcmp(op, "aten.detach_.default"));
+    bool view = sc && (((sc->flags & EIR_OPF_VIEW) && !is_copy_like(op) && !is_conj_view(op)) || !strcmp(op, "aten.detach_.default"));
     eir_kernel_fn fn = NULL;
     if (sc && !view && !is_copy_like(op)) fn = find_kernel(op);
     /* an out= overload runs its functional overload's kernel; the outputs share the out arguments' storage */
