@@ -461,6 +461,20 @@ def test_vander(eir, tmp_path, dtype):
     check(eir, tmp_path, lambda a: (L.vander(a), L.vander(a, N=3)), [x], "vander")
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.complex128, torch.int64], ids=ids)
+def test_products(eir, tmp_path, dtype):
+    mk = (lambda *s, seed=0: rnd(*s, dtype=dtype, seed=seed)) if not dtype == torch.int64 else (
+        lambda *s, seed=0: torch.randint(-4, 5, s, generator=torch.Generator().manual_seed(seed)))
+    a, b, c, d = mk(3, 5), mk(5, 2, seed=1), mk(2, 6, seed=2), mk(6, 4, seed=3)
+    v, w = mk(3, seed=4), mk(4, seed=5)
+    check(eir, tmp_path, lambda a, b, c, d, v, w: (
+        L.multi_dot([a, b]), L.multi_dot([a, b, c]), L.multi_dot([v, a, b, c, d, w]), L.multi_dot([v, a, b, c, d]),
+        torch.chain_matmul(a, b, c, d), L.matmul(a, b), L.matmul(v, a)), [a, b, c, d, v, w], "multi_dot, chain_matmul, linalg.matmul")
+    if dtype != torch.int64:
+        check(eir, tmp_path, lambda a, b: (torch.frobenius_norm(a, dim=(0, 1)), torch.nuclear_norm(b), torch.nuclear_norm(a.reshape(3, 1, 5), dim=(0, 2), keepdim=True)),
+              [a, b], "frobenius_norm, nuclear_norm")
+
+
 def test_conj_views(eir, tmp_path):
     """torch's conj() / mH are lazy views; eir materializes them (decomposed torch.svd and hfft2 rely on it)"""
     z = rnd(2, 3, 4, dtype=torch.complex64)

@@ -2672,6 +2672,174 @@ static int k__linalg_check_errors(const eir_karg *a, uint32_t na, eir_tview *out
 }
 
 /* ======================================================================
+ * products of several matrices: linalg_matmul, linalg_multi_dot, chain_matmul
+ * (through nn.c's matmul / mm kernels, so every dtype they take works)
+ * ====================================================================== */
+
+static eir_kernel_fn nn_kernel(const char *op) {
+    for (const eir_kernel_entry *e = eir_kernels_nn; e->op; e++)
+        if (!strcmp(e->op, op)) return e->fn;
+    return NULL;
+}
+
+/* linalg_matmul(self, other): an alias of matmul */
+static int k_linalg_matmul(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    eir_kernel_fn f = nn_kernel("aten.matmul.default");
+    return f ? f(a, na, out, no, ctx) : eir_kerr(ctx, "linalg.matmul: no matmul kernel");
+}
+
+typedef struct chain {
+    const eir_tview *m[64]; /* the operands as matrices */
+    int64_t p[65];          /* m[i] is p[i] x p[i+1] */
+    int split[64][64];      /* torch's order of products for m[i..j] */
+    void *blocks[64];
+    int nblocks;
+    eir_kernel_fn mm;
+    eir_kctx *ctx;
+} chain;
+
+/* the product m[i..j] into dst (a p[i] x p[j+1] view) */
+static int chain_mul(chain *c, int i, int j, eir_tview *dst) {
+    eir_tview parts[2];
+    int lo[2] = {i, c->split[i][j] + 1}, hi[2] = {c->split[i][j], j};
+    for (int q = 0; q < 2; q++) {
+        if (lo[q] == hi[q]) { parts[q] = *c->m[lo[q]]; continue; }
+        eir_tview *v = &parts[q];
+        memset(v, 0, sizeof *v);
+        v->dtype = dst->dtype;
+        v->rank = 2;
+        v->sizes[0] = c->p[lo[q]];
+        v->sizes[1] = c->p[hi[q] + 1];
+        v->strides[0] = v->sizes[1];
+        v->strides[1] = 1;
+        v->data = eir_kalloc((size_t)(v->sizes[0] * v->sizes[1] > 0 ? v->sizes[0] * v->sizes[1] : 1) * eir_elsize(dst->dtype));
+        if (!v->data) return eir_kerr(c->ctx, "linalg.multi_dot: out of memory");
+        c->blocks[c->nblocks++] = v->data;
+        if (chain_mul(c, lo[q], hi[q], v)) return -1;
+    }
+    eir_karg a[2] = {{.kind = EIR_KA_TENSOR, .t = &parts[0]}, {.kind = EIR_KA_TENSOR, .t = &parts[1]}};
+    return c->mm(a, 2, dst, 1, c->ctx);
+}
+
+/* torch's multi_dot: the first and last operands may be vectors; two or
+ * three operands in the cheaper of the two orders, more by the matrix-chain
+ * dynamic program */
+static int chain_impl(eir_kctx *ctx, const char *api, const eir_karg *list, eir_tview *out, bool vec_ends) {
+    if (list->kind != EIR_KA_TENSORS) return eir_kerr(ctx, "%s: expected a list of tensors", api);
+    int n = (int)list->n;
+    if (n == 0 || (vec_ends && n < 2)) return eir_kerr(ctx, "%s(): expected at least 2 tensors but got %d", api, n);
+    if (n > 64) return eir_kerr(ctx, "%s: at most 64 operands are supported", api);
+    chain *c = eir_kcalloc(1, sizeof *c);
+    if (!c) return eir_kerr(ctx, "%s: out of memory", api);
+    c->ctx = ctx;
+    c->mm = nn_kernel("aten.mm.default");
+    eir_tview ends[2];
+    int rc = 0;
+    for (int i = 0; i < n && !rc; i++) {
+        const eir_tview *t = list->ts[i];
+        if (!t) { rc = eir_kerr(ctx, "%s: tensor %d is None", api, i); break; }
+        if (t->dtype != list->ts[0]->dtype)
+            rc = eir_kerr(ctx, "%s(): all tensors must have be the same dtype but tensor 0 is %s and tensor %d %s", api, dname(list->ts[0]->dtype), i, dname(t->dtype));
+        else if (vec_ends && t->rank == 1 && (i == 0 || i == n - 1) && n > 1) {
+            eir_tview *v = &ends[i == 0 ? 0 : 1];
+            *v = *t;
+            v->rank = 2;
+            if (i == 0) { v->sizes[0] = 1; v->strides[0] = 1; v->sizes[1] = t->sizes[0]; v->strides[1] = t->strides[0]; }
+            else { v->sizes[1] = 1; v->strides[1] = 1; }
+            c->m[i] = v;
+        } else if (t->rank != 2)
+            rc = eir_kerr(ctx, "%s(): tensor %d must be 2D but got %dD", api, i, t->rank);
+        else c->m[i] = t;
+        if (!rc) {
+            c->p[i] = c->m[i]->sizes[0];
+            if (i > 0 && c->m[i - 1]->sizes[1] != c->m[i]->sizes[0])
+                rc = eir_kerr(ctx, "%s(): tensors %d and %d with shapes [%lld, %lld] and [%lld, %lld] cannot be multiplied", api, i - 1, i,
+                              (long long)c->m[i - 1]->sizes[0], (long long)c->m[i - 1]->sizes[1], (long long)c->m[i]->sizes[0], (long long)c->m[i]->sizes[1]);
+        }
+    }
+    if (!rc) {
+        c->p[n] = c->m[n - 1]->sizes[1];
+        /* the result as a p[0] x p[n] matrix over out's storage */
+        eir_tview o = *out;
+        bool v0 = vec_ends && list->ts[0]->rank == 1, v1 = vec_ends && list->ts[n - 1]->rank == 1;
+        int32_t want_rank = 2 - v0 - v1;
+        if (out->rank != want_rank || (want_rank >= 1 && out->sizes[0] != (v0 ? c->p[n] : c->p[0])) || (want_rank == 2 && out->sizes[1] != c->p[n]))
+            rc = eir_kerr(ctx, "%s: the output's recorded shape does not match the product", api);
+        else {
+            o.rank = 2;
+            o.sizes[0] = c->p[0];
+            o.sizes[1] = c->p[n];
+            o.strides[0] = v0 ? 1 : out->strides[0];
+            o.strides[1] = v1 ? 1 : out->strides[want_rank - 1];
+            if (n == 1) { /* chain_matmul of one matrix: a copy */
+                eir_iter it;
+                const eir_tview *ops[2] = {&o, c->m[0]};
+                eir_iter_init(&it, 2, o.sizes, 2, ops);
+                char *pp[2];
+                int64_t len;
+                size_t es = eir_elsize(o.dtype);
+                while (eir_iter_next(&it, pp, &len))
+                    for (int64_t k = 0; k < len; k++) memcpy(pp[0] + k * it.inner_stride[0], pp[1] + k * it.inner_stride[1], es);
+            } else {
+                if (n == 3) { /* (AB)C unless A(BC) is cheaper, as torch */
+                    double cost1 = (double)c->p[0] * (double)c->p[2] * (double)(c->p[1] + c->p[3]);
+                    double cost2 = (double)c->p[1] * (double)c->p[3] * (double)(c->p[0] + c->p[2]);
+                    c->split[0][2] = cost1 > cost2 ? 0 : 1;
+                    c->split[1][2] = 1;
+                    c->split[0][1] = 0;
+                } else { /* the matrix-chain order: cost[i][j] over chains m[i..j] */
+                    static _Thread_local double cost[64][64];
+                    for (int i = 0; i < n; i++) cost[i][i] = 0;
+                    for (int l = 1; l < n; l++)
+                        for (int i = 0; i + l < n; i++) {
+                            int j = i + l;
+                            cost[i][j] = INFINITY;
+                            for (int k = i; k < j; k++) {
+                                double q = cost[i][k] + cost[k + 1][j] + (double)c->p[i] * (double)c->p[k + 1] * (double)c->p[j + 1];
+                                if (q < cost[i][j]) { cost[i][j] = q; c->split[i][j] = k; }
+                            }
+                        }
+                }
+                rc = c->mm ? chain_mul(c, 0, n - 1, &o) : eir_kerr(ctx, "%s: no mm kernel", api);
+            }
+        }
+    }
+    for (int i = 0; i < c->nblocks; i++) eir_kfree(c->blocks[i]);
+    eir_kfree(c);
+    return rc;
+}
+/* linalg_multi_dot(Tensor[] tensors) */
+static int k_linalg_multi_dot(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    if (na < 1 || no < 1) return eir_kerr(ctx, "multi_dot: expected a list of tensors");
+    return chain_impl(ctx, "multi_dot", &a[0], &out[0], true);
+}
+/* chain_matmul(Tensor[] matrices) */
+static int k_chain_matmul(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    if (na < 1 || no < 1) return eir_kerr(ctx, "chain_matmul: expected a list of tensors");
+    return chain_impl(ctx, "chain_matmul", &a[0], &out[0], false);
+}
+
+/* frobenius_norm.dim(self, int[1] dim, keepdim=False): the 2-norm over dim */
+static int k_frobenius_norm(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    if (need_tensors(ctx, "frobenius_norm", a, na, 1, no, 1)) return -1;
+    bool mask[EIR_MAX_RANK];
+    if (dims_mask(ctx, "frobenius_norm", na > 1 ? &a[1] : NULL, a[0].t->rank, mask)) return -1;
+    return eir_vector_norm(ctx, "linalg.vector_norm", a[0].t, 2, mask, barg(a, na, 2, false), &out[0]);
+}
+/* nuclear_norm(self, keepdim=False) over dims (0, 1); nuclear_norm.dim(self, int[2] dim, keepdim=False) */
+static int k_nuclear_norm(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    if (need_tensors(ctx, "nuclear_norm", a, na, 1, no, 1)) return -1;
+    if (a[0].t->rank != 2) return eir_kerr(ctx, "Expected a tensor with 2 dimensions, but got a tensor with %d dimension%s instead.", a[0].t->rank, a[0].t->rank == 1 ? "" : "s");
+    return mnorm_impl(ctx, a[0].t, ORD_NUC, 0, 0, 1, barg(a, na, 1, false), 0, &out[0]);
+}
+static int k_nuclear_norm_dim(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    if (need_tensors(ctx, "nuclear_norm", a, na, 1, no, 1)) return -1;
+    int64_t d0 = -2, d1 = -1;
+    if (two_dims(ctx, na > 1 ? &a[1] : NULL, &d0, &d1)) return -1;
+    return mnorm_impl(ctx, a[0].t, ORD_NUC, 0, d0, d1, barg(a, na, 2, false), 0, &out[0]);
+}
+
+/* ======================================================================
  * conjugating views, materialized
  * ====================================================================== */
 
@@ -2782,6 +2950,12 @@ const eir_kernel_entry eir_kernels_linalg[] = {
     {"aten.linalg_ldl_factor.default", k_linalg_ldl_factor},
     {"aten.linalg_ldl_solve.default", k_linalg_ldl_solve},
     {"aten._linalg_check_errors.default", k__linalg_check_errors},
+    {"aten.linalg_matmul.default", k_linalg_matmul},
+    {"aten.linalg_multi_dot.default", k_linalg_multi_dot},
+    {"aten.chain_matmul.default", k_chain_matmul},
+    {"aten.frobenius_norm.dim", k_frobenius_norm},
+    {"aten.nuclear_norm.default", k_nuclear_norm},
+    {"aten.nuclear_norm.dim", k_nuclear_norm_dim},
     {"aten._conj.default", k_conj},
     {"aten.conj.default", k_conj},
     {"aten._conj_physical.default", k_conj},

@@ -16,7 +16,7 @@
 typedef double complex zc;
 
 static eir_kernel_fn lfind(const char *op) {
-    const eir_kernel_entry *const tables[] = {eir_kernels_linalg, eir_kernels_fft, eir_kernels_reduce, eir_kernels_pointwise};
+    const eir_kernel_entry *const tables[] = {eir_kernels_linalg, eir_kernels_fft, eir_kernels_reduce, eir_kernels_pointwise, eir_kernels_nn};
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
         for (const eir_kernel_entry *e = tables[t]; e->op; e++)
             if (!strcmp(e->op, op)) return e->fn;
@@ -959,6 +959,31 @@ static void test_tensor_ops(void) {
     tfree(&x); tfree(&V); tfree(&xc); tfree(&Vc);
 }
 
+/* multi_dot: vectors at the ends, chains long enough for the dynamic program */
+static void test_multi_dot(void) {
+    for (int di = 0; di < 4; di++) {
+        eir_dtype dt = DT4[di];
+        tt v = T1(dt, 3), a = T2(dt, 3, 5, 1), b = T2(dt, 5, 2, 0), c = T2(dt, 2, 6, 2), d = T2(dt, 6, 4, 0), o = T1(dt, 4), o2 = T2(dt, 5, 6, 1);
+        fill_rand(&v.v); fill_rand(&a.v); fill_rand(&b.v); fill_rand(&c.v); fill_rand(&d.v);
+        const eir_tview *l1[5] = {&v.v, &a.v, &b.v, &c.v, &d.v}, *l2[2] = {&b.v, &c.v};
+        eir_karg a1 = {.kind = EIR_KA_TENSORS, .n = 5, .ts = l1}, a2 = {.kind = EIR_KA_TENSORS, .n = 2, .ts = l2};
+        CHECK(lrun("aten.linalg_multi_dot.default", &a1, 1, &o.v, 1) == 0);
+        zc *V = load(&v.v), *A = load(&a.v), *B = load(&b.v), *C = load(&c.v), *D = load(&d.v), t1[15], t2[10], t3[24], r[4];
+        mm(t1, V, A, 1, 3, 5);
+        mm(t2, t1, B, 1, 5, 2);
+        mm(t3, t2, C, 1, 2, 6);
+        mm(r, t3, D, 1, 6, 4);
+        zc *O = load(&o.v);
+        CHECK(maxdiff(O, r, 4) < eps_of(dt) * 10);
+        CHECK(lrun("aten.chain_matmul.default", &a2, 1, &o2.v, 1) == 0);
+        zc *O2 = load(&o2.v), r2[30];
+        mm(r2, B, C, 5, 2, 6);
+        CHECK(maxdiff(O2, r2, 30) < eps_of(dt) * 10);
+        free(V); free(A); free(B); free(C); free(D); free(O); free(O2);
+        tfree(&v); tfree(&a); tfree(&b); tfree(&c); tfree(&d); tfree(&o); tfree(&o2);
+    }
+}
+
 /* ---- _linalg_check_errors, conjugating views, empty batches ---- */
 
 static void test_check_errors(void) {
@@ -1157,6 +1182,7 @@ int main(void) {
     test_norms();
     test_power_exp();
     test_tensor_ops();
+    test_multi_dot();
     test_check_errors();
     test_conj_views();
     test_empty();
