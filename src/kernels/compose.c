@@ -3,7 +3,7 @@
  *
  *   products     einsum (with opt_einsum's path), tensordot, inner,
  *                bilinear and the _trilinear it decomposes into, outer / ger,
- *                kron, vdot (and _conj_physical), addr, addbmm, trace
+ *                kron, vdot, addr, addbmm, trace
  *   diagonals    diag, diag_embed, diagflat, block_diag, eye
  *   shapes       tile, rot90, fliplr, flipud, meshgrid, broadcast_tensors,
  *                atleast_1d/2d/3d, unsafe_split(_with_sizes), unsafe_chunk,

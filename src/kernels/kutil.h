@@ -130,6 +130,12 @@ int eir_batch_norm_training(eir_kctx *ctx, const char *op, const eir_tview *x, c
  * runs _log_softmax's, instance_norm batch norm's). */
 eir_kernel_fn eir_kernel_in(const eir_kernel_entry *table, const char *op);
 
+/* Vector norm of order p (0, +-inf, any real) over the dims in mask, for
+ * real and complex x, computed in double and stored in out's dtype; out has
+ * the reduced shape (size-1 dims when keepdim). torch's errors for inf and
+ * negative orders over empty dims. (linalg.c) */
+int eir_vector_norm(eir_kctx *ctx, const char *api, const eir_tview *x, double p, const bool *mask, bool keepdim, eir_tview *out);
+
 /* ---- kernel scratch ----
  * Workspace a kernel needs during one call (im2col columns, offset lists,
  * sort keys). eir_kfree keeps the block in a small per-thread cache and

@@ -575,7 +575,11 @@ static int k_logsumexp(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t 
 static int vnorm(const char *op, const eir_tview *x, double p, const eir_karg *dims, bool keepdim, eir_dtype cast,
                  eir_tview *out, uint32_t no, eir_kctx *ctx) {
     if (!is_real_float(x->dtype)) {
-        if (eir_is_complex(x->dtype)) return eir_kerr(ctx, "%s: complex inputs are not supported yet", op);
+        if (eir_is_complex(x->dtype)) { /* |z| in double: linalg.c's vector norm */
+            bool cmask[EIR_MAX_RANK];
+            if (parse_dims(dims, x->rank, true, cmask, ctx)) return -1;
+            return eir_vector_norm(ctx, op, x, p, cmask, keepdim, out);
+        }
         if (strcmp(op, "norm") == 0)
             return eir_kerr(ctx, "norm(): input dtype should be either floating point or complex. Got %s instead.", tname(x->dtype));
         return eir_kerr(ctx, "linalg.vector_norm: Expected a floating point or complex tensor as input. Got %s", tname(x->dtype));

@@ -24,4 +24,6 @@ int eir_compose_presize(const char *op, const eir_karg *args, uint32_t nargs, ui
 
 extern const eir_kernel_entry eir_kernels_special[];    /* special.c: gamma, erf and Bessel families, zeta, orthogonal polynomials */
 
+extern const eir_kernel_entry eir_kernels_linalg[];     /* linalg.c: LAPACK factorizations, solvers, det, pinv, norms, matrix_exp */
+
 #endif

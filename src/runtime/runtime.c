@@ -467,6 +467,16 @@ static bool is_copy_like(const char *op) {
     return false;
 }
 
+/* Views that conjugate (torch's lazy conj bit): strides cannot express them,
+ * so they run as copies through kernels (src/kernels/linalg.c). */
+static bool is_conj_view(const char *op) {
+    static const char *const names[] = {"aten._conj.default", "aten.conj.default", "aten.mH.default", "aten.adjoint.default",
+                                        "aten.H.default"};
+    for (size_t i = 0; i < EIR_ARRAY_LEN(names); i++)
+        if (!strcmp(op, names[i])) return true;
+    return false;
+}
+
 static bool is_assert(const char *t) {
     static const char *const names[] = {
         "torch.ops.aten._assert_scalar.default", "torch.ops.aten._assert_tensor_metadata.default",
@@ -486,7 +496,7 @@ static eir_kernel_fn find_kernel(const char *op) {
                                                     eir_kernels_data, eir_kernels_random, eir_kernels_spatial,
                                                     eir_kernels_fft, eir_kernels_misc,
                                                     eir_kernels_compose, eir_kernels_stats, eir_kernels_loss,
-                                                    eir_kernels_special};
+                                                    eir_kernels_special, eir_kernels_linalg};
     for (size_t t = 0; t < EIR_ARRAY_LEN(tables); t++)
         for (const eir_kernel_entry *e = tables[t]; e->op; e++)
             if (!strcmp(e->op, op)) return e->fn;
@@ -1102,7 +1112,7 @@ static eir_status bind_step(eir_runtime *rt, uint32_t si, eir_buf *missing, uint
      * resize_ changes self's geometry in place and leaves the data where it is: its result is self's
      * storage with the recorded (contiguous) geometry, and the storage is sized for the largest value
      * that aliases it, so growing works; see check_resize for the storages it may not grow. */
-    bool view = sc && (((sc->flags & EIR_OPF_VIEW) && !is_copy_like(op)) || !strcmp(op, "aten.detach_.default") ||
+    bool view = sc && (((sc->flags & EIR_OPF_VIEW) && !is_copy_like(op) && !is_conj_view(op)) || !strcmp(op, "aten.detach_.default") ||
                        !strcmp(op, "aten.resize_.default"));
     eir_kernel_fn fn = NULL;
     if (sc && !view && !is_copy_like(op)) fn = find_kernel(op);
