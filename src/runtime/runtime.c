@@ -458,7 +458,7 @@ static bool is_copy_like(const char *op) {
     static const char *const names[] = {"aten.to.dtype", "aten.to.dtype_layout", "aten.to.device", "aten.to.other",
                                         "aten.reshape.default", "aten.contiguous.default", "aten.flatten.using_ints",
                                         "aten.reshape_as.default", "aten.type_as.default", "aten._unsafe_view.default",
-                                        "aten.lift_fresh.default"};
+                                        "aten.lift_fresh.default", "aten.ravel.default"};
     for (size_t i = 0; i < EIR_ARRAY_LEN(names); i++)
         if (!strcmp(op, names[i])) return true;
     return false;
