@@ -375,7 +375,8 @@ void eir_runtime_free(eir_runtime *rt);
 const char *eir_runtime_errmsg(const eir_runtime *rt);
 
 /* The program's flattened user inputs, in signature order. Constant inputs
- * (burned-in Python values) are listed with is_constant and take no data. */
+ * (burned-in Python values) are listed with is_constant and take no data
+ * (see eir_runtime_set_input). */
 typedef struct eir_io_info {
     const char *name;
     bool is_tensor, is_constant, is_symbolic_int;
@@ -393,7 +394,10 @@ eir_status eir_runtime_output_info(const eir_runtime *rt, uint32_t i, eir_io_inf
 
 /* Set user input i (a tensor, or a 0-d integer for a symbolic int input).
  * The data is borrowed until the run returns; sizes and strides are copied.
- * Checked here against the program's dtype, rank and static dims. */
+ * Checked here against the program's dtype, rank and static dims. A
+ * constant input may be given as a 0-d number: one equal to the burned-in
+ * value is ignored, another is refused as torch's guard refuses it
+ * ("input 1 'n': Guard failed: n == 3 (n = 4)"). */
 eir_status eir_runtime_set_input(eir_runtime *rt, uint32_t i, const eir_tensor_view *v);
 
 /* Run. When the input shapes (or symbolic int values) differ from the last

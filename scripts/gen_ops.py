@@ -19,6 +19,16 @@ TYPES = {
 }
 
 
+# Arguments whose kernels write them in place although the schema has no
+# Tensor(a!): in training mode batch_norm and native_batch_norm update the
+# running statistics (torch's batch_norm_cpu_update_stats_template). A
+# BatchNorm module in training mode exports to aten.batch_norm.default.
+UNANNOTATED_WRITES = {
+    "batch_norm.default": ("running_mean", "running_var"),
+    "native_batch_norm.default": ("running_mean", "running_var"),
+}
+
+
 def arg_type(a) -> str:
     t = str(a.type)
     # ScalarType / Layout / MemoryFormat are ints in the JIT type system;
@@ -108,6 +118,8 @@ def main() -> None:
             # arguments other than self and out= that the op writes (Tensor(a!)), e.g. batch norm's running stats
             mutates = sum(1 << i for i, a in enumerate(s.arguments)
                           if i > 0 and not a.kwarg_only and a.alias_info is not None and a.alias_info.is_write)
+            mutates |= sum(1 << s.arguments.index(a) for a in s.arguments
+                           if a.name in UNANNOTATED_WRITES.get(f"{name}.{ov}", ()))
             rows.append((f"aten.{name}.{ov}", args, len(s.returns), flags, mutates))
     rows.sort(key=lambda r: r[0])
     out = sys.stdout

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install what eir needs on Debian 12 (run as root or with sudo available):
-#   C build:  gcc, make, jsmn (JSON tokenizer), minizip + zlib (ZIP)
+#   C build:  gcc, make, jsmn (JSON tokenizer), minizip + zlib (ZIP), OpenBLAS (BLAS + LAPACK)
 #   tests:    torch 2.13.0 (CPU wheel), numpy, pytest, expecttest for the live conformance suite
 # Safe to run again: installed packages are skipped.
 set -euo pipefail

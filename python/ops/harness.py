@@ -160,7 +160,9 @@ class SaveError(Exception):
 
 
 def run_eir(eir, ep, flat, d):
-    """(returncode, stderr, list of output arrays) of `eir run` on the program."""
+    """(returncode, stderr, list of output arrays, {input index: its new value})
+    of `eir run` on the program; flat: its inputs, tensors or NumPy arrays.
+    The dict holds the inputs the program writes (eir's DIR/input_<i>.npy)."""
     import numpy as np
     import torch
     os.makedirs(d, exist_ok=True)
@@ -172,20 +174,22 @@ def run_eir(eir, ep, flat, d):
     paths = []
     for k, x in enumerate(flat):
         p = os.path.join(d, f"in_{k}.npy")
-        np.save(p, to_numpy(x))
+        np.save(p, x if isinstance(x, np.ndarray) else to_numpy(x))
         paths.append(p)
     out = os.path.join(d, "out")
     try:
         r = subprocess.run([eir, "run", pt2, *paths, "--out", out], capture_output=True, text=True, timeout=120)
     except subprocess.TimeoutExpired:
-        return 1, "eir run timed out after 120 s", []
+        return 1, "eir run timed out after 120 s", [], {}
     if r.returncode != 0:
-        return r.returncode, r.stderr.strip(), []
+        return r.returncode, r.stderr.strip(), [], {}
     arrays, k = [], 0
     while os.path.exists(os.path.join(out, f"output_{k}.npy")):
         arrays.append(np.load(os.path.join(out, f"output_{k}.npy")))
         k += 1
-    return 0, "", arrays
+    mutated = {k: np.load(os.path.join(out, f"input_{k}.npy")) for k in range(len(flat))
+               if os.path.exists(os.path.join(out, f"input_{k}.npy"))}
+    return 0, "", arrays, mutated
 
 
 def eir_failure(stderr):
@@ -289,10 +293,21 @@ def run_samples(res, op, kept, eir, workdir, export_status="not-in-graph", inspe
         res["missing_ops"] = sorted(ops & KNOWN_MISSING)
         return "missing", "eir: operators eir cannot run yet: " + ", ".join(res["missing_ops"])
 
+    # An op may write its arguments (_native_batch_norm_legit updates
+    # running_mean in place), so eir's input files are written before torch
+    # runs: both start from the same values. Samples may share an input tensor
+    # (export then reads one placeholder for both); torch gets distinct
+    # tensors, as eir gets distinct files, so each input's new value can be
+    # compared on its own.
+    run_flat, seen = [], set()
+    for x in flat:
+        run_flat.append(x.clone() if id(x) in seen else x)
+        seen.add(id(x))
+    start = [to_numpy(x).copy() for x in run_flat]
     d = tempfile.mkdtemp(dir=workdir, prefix="cell.")
     try:
         try:
-            rc, err, got = run_eir(eir, ep, flat, d)
+            rc, err, got, mutated = run_eir(eir, ep, start, d)
         except SaveError as e:
             return export_status, f"torch.export.save fails: {e}"
         _learn(ops, rc, err)
@@ -300,10 +315,9 @@ def run_samples(res, op, kept, eir, workdir, export_status="not-in-graph", inspe
         if status == "missing":
             res["missing_ops"] = missing_ops(err)
             return status, msg
-        # torch runs on copies: a program that mutates its inputs must not change eir's
         try:
             with torch.no_grad():
-                per_sample = ep.module()(*[x.clone() for x in flat])
+                per_sample = ep.module()(*run_flat)
         except Exception as e:  # noqa: BLE001  (torch's exported program refuses its own inputs)
             ok = []
             for s in kept:
@@ -323,7 +337,7 @@ def run_samples(res, op, kept, eir, workdir, export_status="not-in-graph", inspe
                 for k, s in enumerate(kept):  # name the samples at fault
                     try:
                         eps, fl = export([s])
-                        rc1, err1, _ = run_eir(eir, eps, fl, os.path.join(d, f"s{k}"))
+                        rc1, err1, _, _ = run_eir(eir, eps, fl, os.path.join(d, f"s{k}"))
                     except Exception:  # noqa: BLE001
                         continue
                     if rc1 != 0:
@@ -333,12 +347,23 @@ def run_samples(res, op, kept, eir, workdir, export_status="not-in-graph", inspe
         want = torch.utils._pytree.tree_leaves(per_sample)
         if len(got) != len(want):
             return "error", f"eir wrote {len(got)} outputs, torch has {len(want)}"
-        pos = 0
+        pos = first = 0
         for s, c in zip(kept, counts):
             problem = check_sample(s, got[pos:pos + c], want[pos:pos + c])
+            # inputs the op writes (Tensor(a!) arguments): torch's new value vs eir's
+            n_in = len(s.inputs())
+            for k in range(first, first + n_in):
+                if problem or s.check != "value":
+                    break
+                if k in mutated:
+                    bad = compare_leaf(mutated[k], run_flat[k])
+                    problem = bad and f"input {k - first} (written by the op): {bad}"
+                elif compare_leaf(start[k], run_flat[k]):
+                    problem = f"input {k - first}: torch writes it, eir does not"
             if problem:
                 res["bad"].append(f"{s.label}: {problem}")
             pos += c
+            first += n_in
         if res["bad"]:
             return "mismatch", res["bad"][0]
         return "ok", ""

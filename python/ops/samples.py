@@ -1289,12 +1289,24 @@ def _pool_input(g, *shape):
     return x
 
 
+def _pool_nans(g, *shape):
+    """Several NaNs per pooling window (torch's index is the last NaN's, not the first's)."""
+    x = _distinct(g, *shape)
+    if g.fl:
+        flat = x.view(-1)
+        for k in range(0, flat.numel(), 3):
+            flat[k] = math.nan
+    return x
+
+
 @sampler("max_pool2d_with_indices.default")
 def _maxpool2(g):
     x = _distinct(g, 2, 3, 7, 6)
     return [Sample("k2", In(x), [2, 2]), Sample("k3-s2-p1", In(x), [3, 3], [2, 2], [1, 1]),
             Sample("dilation", In(x), [2, 2], [1, 1], [0, 1], [2, 2]), Sample("ceil", In(x), [3, 3], [2, 2], [1, 0], [1, 1], True),
             Sample("nan", In(_pool_input(g, 1, 1, 4, 4)), [2, 2]), Sample("3d-input", In(_distinct(g, 3, 5, 5)), [2, 2]),
+            Sample("nans", In(_pool_nans(g, 1, 2, 5, 6)), [3, 3], [2, 2]),
+            Sample("nans-channels-last", In(_pool_nans(g, 1, 3, 4, 4).contiguous(memory_format=torch.channels_last)), [3, 3], [1, 1]),
             Sample("channels-last", In(x.contiguous(memory_format=torch.channels_last)), [2, 2]),
             Sample("strided", S(_distinct(g, 1, 2, 4, 4)), [2, 2])]
 
@@ -1304,7 +1316,8 @@ def _maxpool3(g):
     x = _distinct(g, 1, 2, 5, 6, 5)
     return [Sample("k2", In(x), [2, 2, 2]), Sample("k3-s2-p1", In(x), [3, 3, 3], [2, 2, 2], [1, 1, 1]),
             Sample("dilation-ceil", In(x), [2, 2, 2], [2, 1, 2], [0, 1, 0], [2, 1, 1], True),
-            Sample("4d-input", In(_distinct(g, 2, 4, 4, 4)), [2, 2, 2])]
+            Sample("4d-input", In(_distinct(g, 2, 4, 4, 4)), [2, 2, 2]),
+            Sample("nans", In(_pool_nans(g, 1, 2, 3, 4, 5)), [2, 3, 3], [1, 1, 2])]
 
 
 @sampler("_adaptive_avg_pool2d.default")
@@ -1475,7 +1488,17 @@ def _sym_offset(g):
 
 @sampler("sym_is_contiguous.default")
 def _sym_is_contiguous(g):
-    return [Sample("contiguous", _dyn(g.t(3, 4))), Sample("transposed", In(g.t(3, 4), lambda b: b.t(), dynamic=(0, 1)))]
+    x4 = g.t(2, 3, 4, 5)
+    cl = x4.contiguous(memory_format=torch.channels_last)
+    return [Sample("contiguous", _dyn(g.t(3, 4))), Sample("transposed", In(g.t(3, 4), lambda b: b.t(), dynamic=(0, 1))),
+            Sample("channels-last", In(cl, dynamic=(0, 1, 2, 3)), torch.channels_last),
+            Sample("channels-last-as-default", In(cl, dynamic=(0, 1, 2, 3))),
+            Sample("default-as-channels-last", In(x4, dynamic=(0, 1, 2, 3)), torch.channels_last),
+            Sample("3d-channels-last", In(g.t(2, 3, 4), dynamic=(0, 1, 2)), torch.channels_last),
+            Sample("channels-last-3d", In(g.t(2, 3, 4, 5, 6).contiguous(memory_format=torch.channels_last_3d),
+                                          dynamic=(0, 1, 2, 3, 4)), memory_format=torch.channels_last_3d),
+            Sample("size-1-dim", In(g.t(3, 4), lambda b: b[:1].t(), dynamic=(0, 1))),  # (4, 1) with strides (1, 4)
+            Sample("sliced", In(g.t(6, 4), lambda b: b[::2], dynamic=(0, 1)))]
 
 
 @sampler("resize_.default")
@@ -1483,7 +1506,10 @@ def _resize(g):
     dt = g.dt
     return [Sample("shrink", New(lambda: torch.arange(12).to(dt).reshape(3, 4)), [2, 3]),
             Sample("grow", New(lambda: torch.arange(6).to(dt)), [3, 4], check="meta"),
-            Sample("same-numel", New(lambda: torch.arange(6).to(dt)), [3, 2])]
+            Sample("same-numel", New(lambda: torch.arange(6).to(dt)), [3, 2]),
+            # resize_ keeps the storage: a transposed clone is read back in memory order
+            Sample("transposed", New(lambda: torch.arange(12).to(dt).reshape(3, 4).t().clone()), [2, 3]),
+            Sample("channels-last", New(lambda: torch.arange(24).to(dt)), [2, 3, 2, 2], memory_format=torch.channels_last)]
 
 
 @sampler("_local_scalar_dense.default")

@@ -7,7 +7,9 @@ For one (op, dtype): the samples of samples.py that torch accepts eagerly
 become ONE program (a module calling torch.ops.aten.<op>.<overload> once per
 sample), exported with torch.export and saved; `eir run` runs it on the
 samples' inputs and each output is compared with ep.module()'s within the
-tolerance of its dtype (python/tests/tolerances.py; integers and bool exact).
+tolerance of its dtype (python/tests/tolerances.py; integers and bool exact),
+and so is each input the op writes (running stats, eir's DIR/input_<i>.npy).
+Both runs start from the same input values, written before torch runs.
 An eir error is re-run sample by sample to name the sample at fault.
 
 Status of a cell (STATUS): ok, mismatch, eir: missing kernel, eir: error,

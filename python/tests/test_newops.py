@@ -172,6 +172,29 @@ def test_pooling_1d(eir, tmp_path):
     check(eir, tmp_path, torch.nn.AdaptiveMaxPool1d(4, return_indices=True), [x], "AdaptiveMaxPool1d")
 
 
+def _nans(*shape):
+    """Distinct values with every third one NaN: several NaNs per pooling window."""
+    x = torch.randperm(int(np.prod(shape)), generator=torch.Generator().manual_seed(11)).float().reshape(shape)
+    x.view(-1)[::3] = float("nan")
+    return x
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)
+def test_pooling_several_nans(eir, tmp_path, dtype):
+    """torch's max pooling keeps the last NaN of a window (its test is val > max || isnan(val), with no early exit)."""
+    x1, x2, x3 = _nans(2, 3, 11).to(dtype), _nans(2, 3, 7, 6).to(dtype), _nans(1, 2, 4, 5, 6).to(dtype)
+    check(eir, tmp_path, torch.nn.MaxPool1d(3, 2, 1, return_indices=True), [x1], "MaxPool1d NaNs")
+    check(eir, tmp_path, torch.nn.AdaptiveMaxPool1d(4, return_indices=True), [x1], "AdaptiveMaxPool1d NaNs")
+    check(eir, tmp_path, torch.nn.MaxPool2d(3, 2, 1, return_indices=True), [x2], "MaxPool2d NaNs")
+    check(eir, tmp_path, torch.nn.MaxPool2d(3, 1, return_indices=True), [x2.contiguous(memory_format=torch.channels_last)],
+          "MaxPool2d NaNs channels-last")
+    check(eir, tmp_path, torch.nn.AdaptiveMaxPool2d((3, 2), return_indices=True), [x2], "AdaptiveMaxPool2d NaNs")
+    check(eir, tmp_path, torch.nn.MaxPool3d(2, return_indices=True), [x3], "MaxPool3d NaNs")
+    check(eir, tmp_path, torch.nn.AdaptiveMaxPool3d((2, 2, 3), return_indices=True), [x3], "AdaptiveMaxPool3d NaNs")
+    # reductions keep the first NaN instead (torch's argmax combines with the lower index on ties)
+    check(eir, tmp_path, Fn(lambda a: (torch.argmax(a, -1), *torch.max(a, 1), torch.argmin(a))), [x2], "argmax/max/argmin NaNs")
+
+
 FFTS = [
     ("rfft", lambda a: torch.fft.rfft(a), "real"),
     ("irfft", lambda a: torch.fft.irfft(a, n=30), "complex"),
@@ -233,9 +256,56 @@ def test_batch_norm_training(eir, tmp_path, track):
     with torch.no_grad():
         m.bn.weight.uniform_(0.5, 1.5)
         m.bn.bias.uniform_(-1, 1)
-    # decomposed only: the exported aten.batch_norm.default (reduce.c) runs evaluation mode only so far
-    got, want = run_eir(eir, tmp_path, m, [_rand(4, 3, 5, 2)], True)
-    compare(got, want, f"BatchNorm2d training track_running_stats={track}")
+    # as exported: aten.batch_norm.default in training mode, updating the running stats in place;
+    # decomposed: _native_batch_norm_legit_functional and BUFFER_MUTATION outputs
+    check(eir, tmp_path, m, [_rand(4, 3, 5, 2)], f"BatchNorm2d training track_running_stats={track}")
+
+
+class NativeBN(torch.nn.Module):
+    """aten.native_batch_norm.default called directly: its kernel writes running_mean/var in training mode
+    although its schema has no Tensor(a!)."""
+
+    def __init__(self, training):
+        super().__init__()
+        self.training_mode = training
+        self.register_buffer("rm", torch.linspace(-0.5, 0.5, 3))
+        self.register_buffer("rv", torch.linspace(0.5, 1.5, 3))
+        self.w = torch.nn.Parameter(torch.linspace(0.5, 1.5, 3))
+        self.b = torch.nn.Parameter(torch.linspace(-1, 1, 3))
+
+    def forward(self, x):
+        y, mean, invstd = torch.ops.aten.native_batch_norm.default(x, self.w, self.b, self.rm, self.rv, self.training_mode, 0.2, 1e-5)
+        return y, mean, invstd, self.rm * 1, self.rv * 1
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_native_batch_norm(eir, tmp_path, training):
+    got, want = run_eir(eir, tmp_path, NativeBN(training), [_rand(4, 3, 5)], False)
+    compare(got, want, f"native_batch_norm training={training}")
+
+
+@pytest.mark.parametrize("decompose", [False, True])
+def test_batch_norm_training_state(eir, tmp_path, decompose):
+    """Three runs in a row: the running stats eir keeps match the module's after three calls."""
+    m = TrainBN(True).train()
+    ref = copy.deepcopy(m)
+    ep = torch.export.export(m, (_rand(4, 3, 5, 2),))
+    if decompose:
+        ep = ep.run_decompositions()
+    path = str(tmp_path / "bn.pt2")
+    torch.export.save(ep, path)
+    x = _rand(4, 3, 5, 2, seed=3)
+    np.save(tmp_path / "x.npy", _npy(x))
+    out = tmp_path / "out"
+    r = subprocess.run([eir, "run", path, str(tmp_path / "x.npy"), "--runs", "3", "--out", str(out)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    for _ in range(3):
+        ref(x)
+    for name in ("running_mean", "running_var", "num_batches_tracked"):
+        want = _npy(getattr(ref.bn, name))
+        got = np.load(out / "run_3" / f"state.bn.{name}.npy")
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=name)
 
 
 class LegitInPlace(torch.nn.Module):
@@ -269,3 +339,44 @@ def test_out_variant(eir, tmp_path):
     args = [_rand(5, seed=10), _rand(5, seed=11), torch.zeros(5)]
     got, want = run_eir(eir, tmp_path, Atan2Out(), args, False)
     compare(got, want, "atan2.out")
+
+
+class ResizeClone(torch.nn.Module):
+    def forward(self, x):
+        y = x.t().clone()      # a transposed layout: resize_ reads the storage in memory order
+        y.resize_(2, 3)
+        z = x.clone()
+        z.resize_(2)           # shrink, then grow back within the storage: torch keeps the data
+        z.resize_(6)
+        return y + 1, z * 2
+
+
+class ResizeEmpty(torch.nn.Module):
+    def forward(self, x):
+        buf = torch.empty(0)
+        buf.resize_(6)         # grows: a new, larger storage
+        buf.copy_(x.flatten()[:6])
+        return buf * 2
+
+
+def test_resize(eir, tmp_path):
+    """resize_ on tensors the program makes, as exported (resize_) and decomposed (resize, as_strided)."""
+    check(eir, tmp_path, ResizeClone(), [_rand(3, 4)], "resize_ of clones")
+    check(eir, tmp_path, ResizeEmpty(), [_rand(12)], "resize_ of empty")
+
+
+class ResizeInput(torch.nn.Module):
+    def forward(self, x):
+        x.resize_(2, 3)
+        return x + 1
+
+
+def test_resize_input_refused(eir, tmp_path):
+    """torch resizes the caller's tensor; eir keeps inputs at their recorded shapes and says so."""
+    ep = torch.export.export(ResizeInput(), (torch.zeros(3, 2),))
+    path = str(tmp_path / "p.pt2")
+    torch.export.save(ep, path)
+    np.save(tmp_path / "x.npy", np.arange(6, dtype=np.float32).reshape(3, 2))
+    r = subprocess.run([eir, "run", path, str(tmp_path / "x.npy")], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1
+    assert "node %resize_ (aten.resize_.default): resizes 'x' in place" in r.stderr, r.stderr

@@ -112,9 +112,89 @@ def test_run_constant_inputs(eir, tmp_path):
     assert r.returncode == 0, r.stderr
     want = _to_numpy(ep.module()(*args))
     np.testing.assert_allclose(np.load(tmp_path / "out" / "output_0.npy"), want, rtol=1e-5, atol=1e-6)
-    # a different value for a burned-in int is refused, naming the input
-    ints = [i for i, x in enumerate(leaves) if isinstance(x, int) and not isinstance(x, bool)]
-    assert ints, "static_values has an int input"
-    np.save(files[ints[0]], np.array(leaves[ints[0]] + 1))
+    # a different value for a burned-in number is refused with torch's guard text, naming the input
+    names = [s.arg.name for s in ep.graph_signature.input_specs]
+    consts = [i for i, x in enumerate(leaves) if isinstance(x, (int, float)) and not isinstance(x, torch.Tensor)]
+    assert consts, "static_values has number inputs"
+    for i in consts:
+        x = leaves[i]
+        other = (not x) if isinstance(x, bool) else x + 1
+        bad = list(leaves)
+        bad[i] = other
+        with pytest.raises(AssertionError) as torch_err:
+            ep.module()(*bad)
+        torch_text = str(torch_err.value).splitlines()[0]  # e.g. "Guard failed: n == 3"
+        keep = np.load(files[i])
+        np.save(files[i], np.array(other))
+        r = subprocess.run([eir, "run", path, *files], capture_output=True, text=True)
+        np.save(files[i], keep)
+        assert r.returncode == 1, r.stderr
+        assert r.stderr.strip() == f"eir: input {i} '{names[i]}': {torch_text} ({names[i]} = {other!r})", (torch_text, r.stderr)
+    # an equal value in another type passes, as in Python (3.0 == 3)
+    ints = [i for i in consts if type(leaves[i]) is int]
+    np.save(files[ints[0]], np.array(float(leaves[ints[0]])))
     r = subprocess.run([eir, "run", path, *files], capture_output=True, text=True)
-    assert r.returncode == 1 and "burned into the program" in r.stderr, r.stderr
+    assert r.returncode == 0, r.stderr
+
+
+class _IndexSelect(torch.nn.Module):
+    def forward(self, x, i):
+        return torch.index_select(x, 0, i) * 2
+
+
+class _CondIndex(torch.nn.Module):
+    def forward(self, x, i):
+        def t(x, i):
+            return torch.index_select(x, 0, i) * 2
+
+        def f(x, i):
+            return x[:2].clone()
+
+        return torch.cond(x.sum() > 0, t, f, (x, i))
+
+
+class _Check(torch.nn.Module):
+    def forward(self, x, i):
+        n = i.item()
+        torch._check(n >= 2)
+        return x[:n] * 2
+
+
+def _source_line(ep, pred):
+    """fx's summary of the innermost stack frame in this file, for the node pred picks."""
+    import re
+    for gm in [ep.graph_module, *[m for _, m in ep.graph_module.named_modules() if hasattr(m, "graph")]]:
+        for n in gm.graph.nodes:
+            if pred(n) and n.meta.get("stack_trace"):
+                frames = re.findall(r'File "([^"]+)", line (\d+), in (\w+)\n\s*(.*)', n.meta["stack_trace"])
+                frames = [f for f in frames if not f[0].startswith("<")]
+                f = frames[-1]
+                return f"[File: {f[0]}:{f[1]} in {f[2]}, code: {f[3].strip()}]"
+    raise AssertionError("no node with a stack trace")
+
+
+@pytest.mark.parametrize("module,args,bad,pred", [
+    (_IndexSelect(), (torch.ones(5), torch.tensor([1, 2])), (torch.ones(5), torch.tensor([1, 9])),
+     lambda n: "index_select" in str(n.target)),
+    (_CondIndex(), (torch.ones(5), torch.tensor([1, 2])), (torch.ones(5), torch.tensor([1, 9])),
+     lambda n: "index_select" in str(n.target)),
+    (_Check(), (torch.ones(5), torch.tensor(3)), (torch.ones(5), torch.tensor(1)),
+     lambda n: "_assert_scalar" in str(n.target)),
+], ids=["kernel", "kernel-in-cond", "torch._check"])
+def test_run_error_names_source_line(eir, tmp_path, module, args, bad, pred):
+    """A node failing at run time: torch's own message, then the user's source line from the node's stack_trace."""
+    ep = torch.export.export(module, args)
+    path = str(tmp_path / "p.pt2")
+    torch.export.save(ep, path)
+    with pytest.raises(Exception) as torch_err:
+        ep.module()(*bad)
+    files = []
+    for k, x in enumerate(bad):
+        files.append(str(tmp_path / f"in_{k}.npy"))
+        np.save(files[-1], _to_numpy(x))
+    r = subprocess.run([eir, "run", path, *files], capture_output=True, text=True)
+    msg = r.stderr.strip()
+    assert r.returncode == 1 and msg.count("\n") == 0, msg
+    torch_text = str(torch_err.value).splitlines()[0]
+    line = _source_line(ep, pred)
+    assert msg.endswith(f"{torch_text} {line}"), f"torch: {torch_text!r} {line}; eir: {msg!r}"

@@ -162,8 +162,10 @@ void eir_free(void *ptr) { free(ptr); }
 bool eir_is_pyspace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
 
 /* fx.graph._parse_stack_trace: the innermost 'File "...", line N, in f' frame
- * and the code line after it. Writes the summary or returns false. */
-bool eir_stack_summary(eir_buf *out, const char *st) {
+ * and the code line after it; with user_only, the innermost frame of a real
+ * file (not generated code such as "<eval_with_key>.3"). Writes the summary
+ * or returns false. */
+static bool stack_summary(eir_buf *out, const char *st, bool user_only) {
     /* split stripped text into lines */
     const char *s = st, *e = st + strlen(st);
     while (s < e && eir_is_pyspace(*s)) s++;
@@ -184,7 +186,7 @@ bool eir_stack_summary(eir_buf *out, const char *st) {
         while (a < z && eir_is_pyspace(*a)) a++;
         while (z > a && eir_is_pyspace(z[-1])) z--;
         size_t len = (size_t)(z - a);
-        if (len < 6 || strncmp(a, "File \"", 6) != 0) continue;
+        if (len < 6 || strncmp(a, "File \"", 6) != 0 || (user_only && len > 6 && a[6] == '<')) continue;
         /* greedy file name: the last '", line <digits>, in <name>' split that matches */
         for (const char *q = z - 1; q > a + 6 && !found; q--) {
             if (*q != '"' || (size_t)(z - q) < 9 || strncmp(q, "\", line ", 8) != 0) continue;
@@ -211,5 +213,11 @@ bool eir_stack_summary(eir_buf *out, const char *st) {
     free(ls);
     free(le);
     return found;
+}
+
+bool eir_stack_summary(eir_buf *out, const char *st) { return stack_summary(out, st, false); }
+
+bool eir_stack_user_line(eir_buf *out, const char *st) {
+    return stack_summary(out, st, true) || stack_summary(out, st, false);
 }
 

@@ -82,6 +82,11 @@ bool eir_is_pyspace(char c);
  * _parse_stack_trace). false if there is none. */
 bool eir_stack_summary(eir_buf *out, const char *stack_trace);
 
+/* The same for error messages: the innermost frame in a file of the user's
+ * (a subgraph's nodes have generated code, "<eval_with_key>.3", innermost),
+ * else what eir_stack_summary gives. */
+bool eir_stack_user_line(eir_buf *out, const char *stack_trace);
+
 /* serde entry points (src/serde/load.c): a whole archive; or only the text
  * of models/model.json (no payloads; for tests and fuzzing). */
 eir_status eir_serde_load(eir_program *p, const uint8_t *data, size_t size);

@@ -1,7 +1,8 @@
 /* data.c — kernels that copy or gather data: cat/stack, advanced indexing,
  * gather/scatter, index_select/index_add/index_put, slice/select/diagonal
- * scatter, padding, repeat, flip, roll, tril/triu, and the Edge dialect's
- * *_copy ops (each copies a view of its input into the preallocated out).
+ * scatter, padding, repeat, flip, roll, tril/triu, functional resize, and the
+ * Edge dialect's *_copy ops (each copies a view of its input into the
+ * preallocated out).
  *
  * Every kernel works for any dtype (bytes are copied by element size; a
  * conversion happens only where torch promotes, e.g. cat of mixed dtypes).
@@ -477,6 +478,60 @@ static int k_clone_like(const eir_karg *args, uint32_t nargs, eir_tview *out, ui
     return copy_checked(ctx, "alias_copy", args[0].t, &out[0]);
 }
 
+/* dims of t from outermost to innermost in memory (by stride, stable), and
+ * whether t is non-overlapping and dense in that order (size-1 dims aside) */
+static bool memory_order(const tv *t, int32_t *perm) {
+    for (int32_t i = 0; i < t->rank; i++) perm[i] = i;
+    for (int32_t i = 1; i < t->rank; i++)
+        for (int32_t j = i; j > 0 && t->strides[perm[j]] > t->strides[perm[j - 1]]; j--) {
+            int32_t x = perm[j]; perm[j] = perm[j - 1]; perm[j - 1] = x;
+        }
+    int64_t expect = 1;
+    for (int32_t i = t->rank - 1; i >= 0; i--) {
+        int64_t n = t->sizes[perm[i]];
+        if (n == 1) continue;
+        if (t->strides[perm[i]] != expect) return false;
+        expect *= n;
+    }
+    return true;
+}
+
+/* the address of the k-th element of t when its dims are walked in perm's order */
+static char *nth_in_order(const tv *t, const int32_t *perm, int64_t k) {
+    int64_t off = 0;
+    for (int32_t i = t->rank - 1; i >= 0; i--) {
+        int64_t n = t->sizes[perm[i]];
+        off += (k % n) * t->strides[perm[i]];
+        k /= n;
+    }
+    return at_off(t, off);
+}
+
+/* resize(self, size, *, memory_format=None), the functional form of resize_
+ * that run_decompositions writes: torch clones self (a dense self keeps its
+ * layout, any other becomes contiguous) and resizes the clone in place, so
+ * the result holds the clone's storage in memory order. Elements past
+ * self's are uninitialized in torch; here they are zero, so runs repeat. */
+static int k_resize(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(2, 1, "resize");
+    NEED_T(0, "resize");
+    const tv *x = args[0].t;
+    tv *y = &out[0];
+    if (x->dtype != y->dtype) return eir_kerr(ctx, "resize: output dtype differs from the input's");
+    int32_t px[EIR_MAX_RANK], py[EIR_MAX_RANK];
+    if (!memory_order(x, px))
+        for (int32_t i = 0; i < x->rank; i++) px[i] = i; /* the clone is contiguous */
+    if (!memory_order(y, py)) return eir_kerr(ctx, "resize: the output's recorded layout is not dense");
+    int64_t nx = eir_tview_numel(x), ny = eir_tview_numel(y);
+    size_t es = eir_elsize(y->dtype);
+    for (int64_t k = 0; k < ny; k++) {
+        char *d = nth_in_order(y, py, k);
+        if (k < nx) memcpy(d, nth_in_order(x, px, k), es);
+        else memset(d, 0, es);
+    }
+    return 0;
+}
+
 static int k_expand_copy(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
     NEED(2, 1, "expand_copy");
     NEED_T(0, "expand_copy");
@@ -755,8 +810,9 @@ static int k_index_select(const eir_karg *args, uint32_t nargs, eir_tview *out, 
     for (int64_t i = 0; i < n; i++) {
         int64_t v = ld_idx((const char *)ix->data + i * iv.strides[0] * (int64_t)ies, ix->dtype);
         if (v < 0 || v >= size) {
-            if (x->rank == 0) return eir_kerr(ctx, "index out of range in self");
-            return eir_kerr(ctx, "INDICES element is out of DATA bounds, id=%" PRId64 " axis_dim=%" PRId64, v, size);
+            /* torch 2.13's index_select says this for every layout and dtype (older versions had
+             * "INDICES element is out of DATA bounds" on their contiguous path) */
+            return eir_kerr(ctx, "index out of range in self");
         }
         tv s = xv, t = ov;
         v_select(&s, d, v);
@@ -1622,6 +1678,7 @@ const eir_kernel_entry eir_kernels_data[] = {
     {"aten.squeeze_copy.dims", k_view_copy},
     {"aten.unsqueeze_copy.default", k_view_copy},
     {"aten.alias_copy.default", k_clone_like},
+    {"aten.resize.default", k_resize},
     {"aten.detach_copy.default", k_clone_like},
     {"aten.t_copy.default", k_t_copy},
     {"aten.transpose_copy.int", k_transpose_copy},

@@ -20,6 +20,7 @@
  * transforms the other dims first, then extends each last-dim line to its
  * Hermitian full spectrum and keeps the real part, as pocketfft's c2r does
  * (the imaginary parts of the DC and Nyquist bins are ignored). */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "kutil.h"
@@ -519,6 +520,281 @@ FFTN(fftn, U_FFT)
 FFTN(ifftn, U_IFFT)
 FFTN(rfftn, U_RFFT)
 FFTN(irfftn, U_IRFFT)
+FFTN(hfft2, U_HFFT)
+FFTN(hfftn, U_HFFT)
+
+/* ihfft2 / ihfftn refuse complex input in torch's words for the n-d forms */
+static int ihfft_nd(const eir_karg *a, uint32_t na, eir_tview *o, eir_kctx *c, const char *op) {
+    if (na >= 1 && a[0].kind == EIR_KA_TENSOR && eir_is_complex(a[0].t->dtype))
+        return eir_kerr(c, "Only supports floating-point dtypes, but found: %s", dname(a[0].t->dtype));
+    return fftn(a, na, o, c, op, U_IHFFT);
+}
+static int k_fft_ihfft2(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return ihfft_nd(a, na, o, c, "fft_ihfft2"); }
+static int k_fft_ihfftn(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return ihfft_nd(a, na, o, c, "fft_ihfftn"); }
+
+/* ======================================================================
+ * fftshift / ifftshift: a roll by n/2 (fftshift) or (n+1)/2 along each dim
+ * ====================================================================== */
+
+static int shift_impl(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx, const char *op, bool inverse) {
+    if (na < 1 || a[0].kind != EIR_KA_TENSOR || no < 1) return eir_kerr(ctx, "%s: expected a tensor argument", op);
+    const eir_tview *x = a[0].t;
+    int32_t r = x->rank;
+    bool ok = out->rank == r && out->dtype == x->dtype;
+    for (int32_t d = 0; ok && d < r; d++) ok = out->sizes[d] == x->sizes[d];
+    if (!ok) return eir_kerr(ctx, "%s: the output's recorded shape or dtype does not match the input", op);
+    int64_t shift[EIR_MAX_RANK] = {0};
+    bool all = na < 2 || (a[1].kind != EIR_KA_INTS && a[1].kind != EIR_KA_INT);
+    uint32_t nd = all ? 0 : a[1].kind == EIR_KA_INT ? 1 : a[1].n;
+    for (int32_t d = 0; all && d < r; d++) shift[d] = inverse ? (x->sizes[d] + 1) / 2 : x->sizes[d] / 2;
+    for (uint32_t i = 0; i < nd; i++) {
+        int64_t v = a[1].kind == EIR_KA_INT ? a[1].i : a[1].ints[i];
+        int32_t d = eir_wrap_dim(v, r);
+        if (d < 0 || r == 0)
+            return eir_kerr(ctx, "Dimension out of range (expected to be in range of [%d, %d], but got %lld)", -r, r - 1, (long long)v);
+        shift[d] += inverse ? (x->sizes[d] + 1) / 2 : x->sizes[d] / 2; /* a dim listed twice rolls twice, as torch.roll */
+    }
+    int64_t n = eir_tview_numel(x), idx[EIR_MAX_RANK] = {0};
+    size_t es = eir_elsize(x->dtype);
+    for (int64_t k = 0; k < n; k++) {
+        int64_t so = 0, oo = 0;
+        for (int32_t d = 0; d < r; d++) {
+            int64_t src = (idx[d] - shift[d] % x->sizes[d] + x->sizes[d]) % x->sizes[d];
+            so += src * x->strides[d];
+            oo += idx[d] * out->strides[d];
+        }
+        memcpy((char *)out->data + oo * (int64_t)es, (const char *)x->data + so * (int64_t)es, es);
+        next_index(idx, x->sizes, r);
+    }
+    return 0;
+}
+/* fft_fftshift(self, int[1]? dim=None), fft_ifftshift(self, int[1]? dim=None) */
+static int k_fft_fftshift(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return shift_impl(a, na, o, no, c, "fft_fftshift", false); }
+static int k_fft_ifftshift(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return shift_impl(a, na, o, no, c, "fft_ifftshift", true); }
+
+/* ======================================================================
+ * stft / istft (torch's SpectralOps: frames by hop, the window centered in
+ * n_fft, one FFT per frame; istft overlap-adds and divides by the summed
+ * squared window)
+ * ====================================================================== */
+
+/* pocketfft's c2r of one line: the half spectrum h[0..H) extended to its
+ * Hermitian full spectrum, inverse-transformed (unnormalized); real part */
+static void line_c2r(const fft_plan *p, const cpx *h, int64_t H, int64_t N, cpx *line, cpx *res, double *y) {
+    for (int64_t q = 0; q < N; q++) line[q] = (cpx){0, 0};
+    for (int64_t q = 0; q < H && q < N; q++) line[q] = h[q];
+    for (int64_t q = 1; q < N - q; q++) line[N - q] = (cpx){line[q].re, -line[q].im};
+    for (int64_t q = 0; q < N; q++) line[q].im = -line[q].im;
+    fft_exec(p, line, 1, res);
+    for (int64_t q = 0; q < N; q++) y[q] = res[q].re;
+}
+
+static int64_t opt_int(const eir_karg *a, uint32_t na, uint32_t i, int64_t def) {
+    return i < na && a[i].kind == EIR_KA_INT ? a[i].i : def;
+}
+static int opt_bool(const eir_karg *a, uint32_t na, uint32_t i) { /* -1: None */
+    return i < na && (a[i].kind == EIR_KA_BOOL || a[i].kind == EIR_KA_INT) ? a[i].i != 0 : -1;
+}
+
+/* stft(self, n_fft, hop_length=None, win_length=None, window=None, normalized=False, onesided=None,
+ *      return_complex=None, align_to_window=None)
+ * stft.center(self, n_fft, hop_length, win_length, window, center=True, pad_mode="reflect", normalized, ...) */
+static int stft_impl(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx, bool center_form) {
+    if (na < 2 || a[0].kind != EIR_KA_TENSOR || no < 1) return eir_kerr(ctx, "stft: expected a tensor and n_fft");
+    const eir_tview *x = a[0].t, *w = na > 4 && a[4].kind == EIR_KA_TENSOR ? a[4].t : NULL;
+    uint32_t o = center_form ? 2 : 0; /* center and pad_mode shift the later arguments */
+    bool center = center_form && opt_bool(a, na, 5) != 0;
+    const char *pad_mode = center_form && na > 6 && a[6].kind == EIR_KA_STRING ? a[6].str : "reflect";
+    bool normalized = opt_bool(a, na, 5 + o) == 1;
+    int onesided_opt = opt_bool(a, na, 6 + o), rc_opt = opt_bool(a, na, 7 + o), align = opt_bool(a, na, 8 + o) == 1;
+    int64_t n_fft = a[1].i, hop = opt_int(a, na, 2, n_fft >> 2), win = opt_int(a, na, 3, n_fft);
+    if (x->rank != 1 && x->rank != 2) return eir_kerr(ctx, "stft: expected a 1D or 2D tensor");
+    bool cx = eir_is_complex(x->dtype) || (w && eir_is_complex(w->dtype));
+    if (!eir_is_floating(x->dtype) && !eir_is_complex(x->dtype))
+        return eir_kerr(ctx, "stft: expected a tensor of floating point or complex values");
+    if (rc_opt < 0 && !cx)
+        return eir_kerr(ctx, "stft requires the return_complex parameter be given for real inputs, and will further require that return_complex=True in a future PyTorch release.");
+    bool ret_complex = rc_opt < 0 ? cx : rc_opt == 1;
+    bool onesided = onesided_opt < 0 ? !cx : onesided_opt == 1;
+    if (onesided && cx) return eir_kerr(ctx, "Cannot have onesided output if window or input is complex");
+    int64_t len = x->sizes[x->rank - 1], pad = center ? n_fft / 2 : 0, plen = len + 2 * pad;
+    if (n_fft <= 0 || n_fft > plen) return eir_kerr(ctx, "stft: expected 0 < n_fft < %lld, but got n_fft=%lld", (long long)plen, (long long)n_fft);
+    if (hop <= 0) return eir_kerr(ctx, "stft: expected hop_length > 0, but got hop_length=%lld", (long long)hop);
+    if (win <= 0 || win > n_fft) return eir_kerr(ctx, "stft: expected 0 < win_length <= n_fft, but got win_length=%lld", (long long)win);
+    if (w && (w->rank != 1 || w->sizes[0] != win))
+        return eir_kerr(ctx, "stft: expected a 1D window tensor of size equal to win_length=%lld", (long long)win);
+    if (center && strcmp(pad_mode, "reflect") && strcmp(pad_mode, "constant") && strcmp(pad_mode, "replicate") && strcmp(pad_mode, "circular"))
+        return eir_kerr(ctx, "stft: unsupported pad_mode '%s'", pad_mode);
+    if (center && !strcmp(pad_mode, "reflect") && pad >= len)
+        return eir_kerr(ctx, "Argument #4: Padding size should be less than the corresponding input dimension, but got: padding (%lld, %lld) at dimension %d of input %d",
+                        (long long)pad, (long long)pad, x->rank - 1, x->rank);
+    int64_t left = (n_fft - win) / 2, span = align ? win : n_fft;
+    int64_t frames = 1 + (plen - span) / hop, nfreq = onesided ? n_fft / 2 + 1 : n_fft, batch = x->rank == 2 ? x->sizes[0] : 1;
+    /* output: [batch,] freq, frames [, 2] */
+    int32_t orank = x->rank + 1 + (ret_complex ? 0 : 1);
+    int64_t want[4], k0 = 0;
+    if (x->rank == 2) want[k0++] = batch;
+    want[k0++] = nfreq;
+    want[k0++] = frames;
+    if (!ret_complex) want[k0++] = 2;
+    bool ok = out->rank == orank && (eir_is_complex(out->dtype) == ret_complex);
+    for (int32_t d = 0; ok && d < orank; d++) ok = out->sizes[d] == want[d];
+    if (!ok) return eir_kerr(ctx, "stft: the output's recorded shape or dtype does not match");
+    fft_plan *p = plan_make(n_fft);
+    cpx *line = malloc((size_t)n_fft * sizeof *line), *res = malloc((size_t)n_fft * sizeof *res);
+    if (!p || !line || !res) { plan_free(p); free(line); free(res); return eir_kerr(ctx, "stft: out of memory"); }
+    double scale = normalized ? 1.0 / sqrt((double)n_fft) : 1.0;
+    size_t xs = eir_elsize(x->dtype), os = eir_elsize(out->dtype);
+    int32_t fd = x->rank == 2 ? 1 : 0; /* out's freq dim */
+    for (int64_t b = 0; b < batch; b++) {
+        const char *xb = (const char *)x->data + (x->rank == 2 ? b * x->strides[0] : 0) * (int64_t)xs;
+        int64_t xst = x->strides[x->rank - 1];
+        for (int64_t t = 0; t < frames; t++) {
+            for (int64_t k = 0; k < n_fft; k++) {
+                line[k] = (cpx){0, 0};
+                if (k < left || k >= left + win) continue;
+                int64_t s = t * hop + k - (align ? left : 0) - pad; /* index into the unpadded signal */
+                if (s < 0 || s >= len) {
+                    if (!center || !strcmp(pad_mode, "constant")) continue;
+                    if (!strcmp(pad_mode, "reflect")) s = s < 0 ? -s : 2 * (len - 1) - s;
+                    else if (!strcmp(pad_mode, "replicate")) s = s < 0 ? 0 : len - 1;
+                    else s = ((s % len) + len) % len;
+                    if (s < 0 || s >= len) continue;
+                }
+                double re, im, wr = 1, wi = 0;
+                eir_load_c128(xb + s * xst * (int64_t)xs, x->dtype, &re, &im);
+                if (w) eir_load_c128((const char *)w->data + (k - left) * w->strides[0] * (int64_t)eir_elsize(w->dtype), w->dtype, &wr, &wi);
+                line[k] = cmul((cpx){re, im}, (cpx){wr, wi});
+            }
+            fft_exec(p, line, 1, res);
+            for (int64_t f = 0; f < nfreq; f++) {
+                int64_t off = (x->rank == 2 ? b * out->strides[0] : 0) + f * out->strides[fd] + t * out->strides[fd + 1];
+                char *dst = (char *)out->data + off * (int64_t)os;
+                if (ret_complex) eir_store_c128(dst, out->dtype, res[f].re * scale, res[f].im * scale);
+                else {
+                    eir_store_f64(dst, out->dtype, res[f].re * scale);
+                    eir_store_f64(dst + out->strides[orank - 1] * (int64_t)os, out->dtype, res[f].im * scale);
+                }
+            }
+        }
+    }
+    plan_free(p);
+    free(line);
+    free(res);
+    return 0;
+}
+static int k_stft(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return stft_impl(a, na, o, no, c, false); }
+static int k_stft_center(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return stft_impl(a, na, o, no, c, true); }
+
+static const char *cpu_type(eir_dtype d) {
+    switch (d) {
+    case EIR_F32: return "Float"; case EIR_F64: return "Double"; case EIR_C64: return "ComplexFloat"; case EIR_C128: return "ComplexDouble";
+    default: return dname(d);
+    }
+}
+
+/* istft(self, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False,
+ *       onesided=None, length=None, return_complex=False) */
+static int k_istft(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    if (na < 2 || a[0].kind != EIR_KA_TENSOR || no < 1) return eir_kerr(ctx, "istft: expected a tensor and n_fft");
+    const eir_tview *x = a[0].t, *w = na > 4 && a[4].kind == EIR_KA_TENSOR ? a[4].t : NULL;
+    int64_t n_fft = a[1].i, hop = opt_int(a, na, 2, n_fft >> 2), win = opt_int(a, na, 3, n_fft);
+    bool center = opt_bool(a, na, 5) != 0, normalized = opt_bool(a, na, 6) == 1, ret_complex = opt_bool(a, na, 9) == 1;
+    int onesided_opt = opt_bool(a, na, 7);
+    bool has_len = na > 8 && a[8].kind == EIR_KA_INT;
+    int64_t length = has_len ? a[8].i : 0;
+    if (!eir_is_complex(x->dtype))
+        return eir_kerr(ctx, "istft requires a complex-valued input tensor matching the output from stft with return_complex=True.");
+    if (x->rank != 2 && x->rank != 3) return eir_kerr(ctx, "istft: expected a tensor with 2 or 3 dimensions of complex values");
+    int64_t nfr = x->sizes[x->rank - 1], fsz = x->sizes[x->rank - 2], batch = x->rank == 3 ? x->sizes[0] : 1;
+    bool onesided = onesided_opt < 0 ? fsz != n_fft : onesided_opt == 1;
+    if (eir_tview_numel(x) == 0) return eir_kerr(ctx, "istft: input tensor cannot be empty.");
+    if (onesided ? n_fft / 2 + 1 != fsz : n_fft != fsz)
+        return eir_kerr(ctx, "istft: expected the frequency dimension (%lld) to be %s", (long long)fsz, onesided ? "n_fft / 2 + 1" : "n_fft");
+    if (!(0 < hop && hop <= win)) return eir_kerr(ctx, "istft: expected 0 < hop_length <= win_length");
+    if (!(0 < win && win <= n_fft)) return eir_kerr(ctx, "istft: expected 0 < win_length <= n_fft");
+    if (w && (w->rank != 1 || w->sizes[0] != win)) return eir_kerr(ctx, "istft: expected a 1D window tensor of size equal to win_length=%lld", (long long)win);
+    if (ret_complex && onesided) return eir_kerr(ctx, "Cannot have onesided output if window or input is complex");
+    if (!ret_complex && w && eir_is_complex(w->dtype)) return eir_kerr(ctx, "Complex windows are incompatible with return_complex=False");
+    int64_t explen = n_fft + hop * (nfr - 1), start = center ? n_fft / 2 : 0;
+    int64_t end = has_len ? start + length : center ? explen - n_fft / 2 : explen;
+    int64_t olen = end - start, vend = end < explen ? end : explen;
+    if (olen < 0) return eir_kerr(ctx, "istft: the requested length is negative");
+    bool ok = out->rank == x->rank - 1 && out->sizes[out->rank - 1] == olen && (x->rank == 2 || out->sizes[0] == batch) &&
+              eir_is_complex(out->dtype) == ret_complex;
+    if (!ok) return eir_kerr(ctx, "istft: the output's recorded shape or dtype does not match");
+    int64_t left = (n_fft - win) / 2;
+    double scale = normalized ? 1.0 / sqrt((double)n_fft) : 1.0 / (double)n_fft;
+    fft_plan *p = plan_make(n_fft);
+    cpx *wv = malloc((size_t)n_fft * sizeof *wv), *spec = malloc((size_t)n_fft * sizeof *spec), *line = malloc((size_t)n_fft * sizeof *line);
+    cpx *res = malloc((size_t)n_fft * sizeof *res), *y = calloc((size_t)explen, sizeof *y);
+    double *env = calloc((size_t)explen, sizeof *env), *ry = malloc((size_t)n_fft * sizeof *ry);
+    int rc = 0;
+    if (!p || !wv || !spec || !line || !res || !y || !env || !ry) { rc = eir_kerr(ctx, "istft: out of memory"); goto done; }
+    for (int64_t k = 0; k < n_fft; k++) {
+        wv[k] = (cpx){0, 0};
+        if (k < left || k >= left + win) continue;
+        double wr = 1, wi = 0;
+        if (w) eir_load_c128((const char *)w->data + (k - left) * w->strides[0] * (int64_t)eir_elsize(w->dtype), w->dtype, &wr, &wi);
+        wv[k] = (cpx){wr, wi};
+    }
+    /* the envelope: sum of |window|^2... torch squares the window (pow(2)), complex windows included */
+    for (int64_t t = 0; t < nfr; t++)
+        for (int64_t k = 0; k < n_fft; k++) env[t * hop + k] += cmul(wv[k], wv[k]).re;
+    double emin = INFINITY;
+    for (int64_t i = start; i < vend; i++) emin = fmin(emin, fabs(env[i]));
+    if (vend > start && emin < 1e-11) {
+        char win_s[64], ones[16], len_s[32];
+        if (w) snprintf(win_s, sizeof win_s, "torch.%sTensor{[%lld]}", cpu_type(w->dtype), (long long)win);
+        else snprintf(win_s, sizeof win_s, "None");
+        if (onesided_opt < 0) snprintf(ones, sizeof ones, "None"); else snprintf(ones, sizeof ones, "%d", onesided_opt);
+        if (has_len) snprintf(len_s, sizeof len_s, "%lld", (long long)length); else snprintf(len_s, sizeof len_s, "None");
+        char shape[64];
+        if (x->rank == 3) snprintf(shape, sizeof shape, "%lld, %lld, %lld", (long long)batch, (long long)fsz, (long long)nfr);
+        else snprintf(shape, sizeof shape, "%lld, %lld", (long long)fsz, (long long)nfr);
+        rc = eir_kerr(ctx, "istft(CPU%sType[%s], n_fft=%lld, hop_length=%lld, win_length=%lld, window=%s, center=%d, normalized=%d, onesided=%s, length=%s, return_complex=%d) window overlap add min: %g",
+                      cpu_type(x->dtype), shape,
+                      (long long)n_fft, (long long)hop, (long long)win, win_s, center, normalized, ones, len_s, ret_complex, emin);
+        goto done;
+    }
+    size_t xs = eir_elsize(x->dtype), os = eir_elsize(out->dtype);
+    int64_t H = n_fft / 2 + 1;
+    for (int64_t b = 0; b < batch; b++) {
+        memset(y, 0, (size_t)explen * sizeof *y);
+        int64_t xb = x->rank == 3 ? b * x->strides[0] : 0, fs = x->strides[x->rank - 2], ts = x->strides[x->rank - 1];
+        for (int64_t t = 0; t < nfr; t++) {
+            for (int64_t f = 0; f < fsz; f++) {
+                double re, im;
+                eir_load_c128((const char *)x->data + (xb + f * fs + t * ts) * (int64_t)xs, x->dtype, &re, &im);
+                spec[f] = (cpx){re, im};
+            }
+            if (ret_complex) { /* inverse c2c via conjugation */
+                for (int64_t k = 0; k < n_fft; k++) line[k] = (cpx){spec[k].re, -spec[k].im};
+                fft_exec(p, line, 1, res);
+                for (int64_t k = 0; k < n_fft; k++) res[k] = (cpx){res[k].re * scale, -res[k].im * scale};
+            } else {
+                line_c2r(p, spec, H, n_fft, line, res, ry);
+                for (int64_t k = 0; k < n_fft; k++) res[k] = (cpx){ry[k] * scale, 0};
+            }
+            for (int64_t k = 0; k < n_fft; k++) {
+                cpx v = cmul(res[k], wv[k]);
+                y[t * hop + k] = cadd(y[t * hop + k], v);
+            }
+        }
+        int64_t ob = out->rank == 2 ? b * out->strides[0] : 0, ost = out->strides[out->rank - 1];
+        for (int64_t i = 0; i < olen; i++) {
+            int64_t s = start + i;
+            cpx v = s < vend ? (cpx){y[s].re / env[s], y[s].im / env[s]} : (cpx){0, 0};
+            char *dst = (char *)out->data + (ob + i * ost) * (int64_t)os;
+            if (ret_complex) eir_store_c128(dst, out->dtype, v.re, v.im);
+            else eir_store_f64(dst, out->dtype, v.re);
+        }
+    }
+done:
+    plan_free(p);
+    free(wv); free(spec); free(line); free(res); free(y); free(env); free(ry);
+    return rc;
+}
 
 const eir_kernel_entry eir_kernels_fft[] = {
     {"aten._fft_r2c.default", k_fft_r2c},
@@ -538,5 +814,14 @@ const eir_kernel_entry eir_kernels_fft[] = {
     {"aten.fft_ifftn.default", k_fft_ifftn},
     {"aten.fft_rfftn.default", k_fft_rfftn},
     {"aten.fft_irfftn.default", k_fft_irfftn},
+    {"aten.fft_hfft2.default", k_fft_hfft2},
+    {"aten.fft_hfftn.default", k_fft_hfftn},
+    {"aten.fft_ihfft2.default", k_fft_ihfft2},
+    {"aten.fft_ihfftn.default", k_fft_ihfftn},
+    {"aten.fft_fftshift.default", k_fft_fftshift},
+    {"aten.fft_ifftshift.default", k_fft_ifftshift},
+    {"aten.stft.default", k_stft},
+    {"aten.stft.center", k_stft_center},
+    {"aten.istft.default", k_istft},
     {NULL, NULL},
 };

@@ -420,3 +420,41 @@ void eir_kscratch_release(void) {
         kcache[i] = NULL;
     }
 }
+
+eir_kernel_fn eir_kernel_in(const eir_kernel_entry *table, const char *op) {
+    for (const eir_kernel_entry *e = table; e->op; e++)
+        if (!strcmp(e->op, op)) return e->fn;
+    return NULL;
+}
+
+int64_t *eir_tview_offsets(const eir_tview *t, const bool *mask, int64_t *n) {
+    int64_t cnt = 1;
+    int32_t r = 0;
+    int64_t sz[EIR_MAX_RANK], st[EIR_MAX_RANK];
+    for (int32_t d = 0; d < t->rank; d++)
+        if (mask[d]) { sz[r] = t->sizes[d]; st[r] = t->strides[d]; cnt *= sz[r]; r++; }
+    *n = cnt;
+    int64_t *off = eir_kalloc((size_t)(cnt > 0 ? cnt : 1) * sizeof *off);
+    if (!off) return NULL;
+    if (cnt == 0) return off;
+    int64_t idx[EIR_MAX_RANK] = {0}, o = 0;
+    for (int64_t k = 0; k < cnt; k++) {
+        off[k] = o;
+        for (int32_t d = r - 1; d >= 0; d--) {
+            o += st[d];
+            if (++idx[d] < sz[d]) break;
+            o -= st[d] * sz[d];
+            idx[d] = 0;
+        }
+    }
+    return off;
+}
+
+const char *eir_sizes_str(const eir_tview *t, char *buf, size_t n) {
+    size_t k = 0;
+    if (n < 3) return n ? (*buf = 0, buf) : buf;
+    buf[k++] = '[';
+    for (int32_t d = 0; d < t->rank && k + 24 < n; d++) k += (size_t)snprintf(buf + k, n - k, "%s%lld", d ? ", " : "", (long long)t->sizes[d]);
+    snprintf(buf + k, n - k, "]");
+    return buf;
+}

@@ -51,6 +51,16 @@ void eir_store_f64(void *p, eir_dtype d, double v);
 void eir_store_i64(void *p, eir_dtype d, int64_t v);
 void eir_store_c128(void *p, eir_dtype d, double re, double im);
 
+/* v rounded to dtype d: what storing it and loading it back gives (float
+ * for float32, 16 bits for float16/bfloat16, unchanged for float64). */
+static inline double eir_round_f64(double v, eir_dtype d) {
+    if (d == EIR_F64) return v;
+    if (d == EIR_F32) return (float)v;
+    unsigned char tmp[16];
+    eir_store_f64(tmp, d, v);
+    return eir_load_f64(tmp, d);
+}
+
 /* ---- views ---- */
 int64_t eir_tview_numel(const eir_tview *t);
 bool eir_tview_is_contiguous(const eir_tview *t);
@@ -58,6 +68,12 @@ bool eir_tview_is_contiguous(const eir_tview *t);
  * stride 0. false if the shapes do not broadcast. */
 bool eir_tview_broadcast(const eir_tview *t, int32_t rank, const int64_t *sizes, eir_tview *out);
 static inline size_t eir_elsize(eir_dtype d) { return eir_dtype_size(d); }
+/* Element offsets of every element of the dims mask selects (mask[d] for
+ * d < t->rank), in row-major order of those dims; *n is their count. From
+ * eir_kalloc: the caller eir_kfree's it. NULL on allocation failure. */
+int64_t *eir_tview_offsets(const eir_tview *t, const bool *mask, int64_t *n);
+/* t's sizes as torch prints them in messages ("[2, 3]"), into buf; returns buf. */
+const char *eir_sizes_str(const eir_tview *t, char *buf, size_t n);
 /* Address of the element at index idx[0..rank). */
 static inline void *eir_tview_at(const eir_tview *t, const int64_t *idx) {
     int64_t off = 0;
@@ -99,6 +115,26 @@ eir_dtype eir_result_type(const eir_karg *const *args, int n);
 /* Normalize a possibly negative dim for rank (rank 0 accepts -1 and 0);
  * returns -1 if out of range. */
 int32_t eir_wrap_dim(int64_t dim, int32_t rank);
+
+/* ---- kernels one family lends another ----
+ * Batch norm with batch statistics (misc.c), for reduce.c's batch_norm and
+ * native_batch_norm in training mode: normalizes x over every dim but 1,
+ * writes the new running statistics into rm/rv in place when they are given
+ * (momentum, unbiased variance), and save_mean/save_invstd when given. */
+int eir_batch_norm_training(eir_kctx *ctx, const char *op, const eir_tview *x, const eir_tview *w, const eir_tview *b,
+                            const eir_tview *rm, const eir_tview *rv, double momentum, double eps, eir_tview *y,
+                            eir_tview *save_mean, eir_tview *save_invstd);
+
+/* The kernel of op in one family's table (tables.h), or NULL: for kernels
+ * that are compositions of other families' kernels (cross_entropy_loss
+ * runs _log_softmax's, instance_norm batch norm's). */
+eir_kernel_fn eir_kernel_in(const eir_kernel_entry *table, const char *op);
+
+/* Vector norm of order p (0, +-inf, any real) over the dims in mask, for
+ * real and complex x, computed in double and stored in out's dtype; out has
+ * the reduced shape (size-1 dims when keepdim). torch's errors for inf and
+ * negative orders over empty dims. (linalg.c) */
+int eir_vector_norm(eir_kctx *ctx, const char *api, const eir_tview *x, double p, const bool *mask, bool keepdim, eir_tview *out);
 
 /* ---- kernel scratch ----
  * Workspace a kernel needs during one call (im2col columns, offset lists,

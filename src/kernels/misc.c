@@ -13,7 +13,8 @@
  *   batch norm   _native_batch_norm_legit (.default updates running_mean /
  *                running_var in place, as its schema's Tensor(a!) says),
  *                .no_stats, _native_batch_norm_legit_functional (returns the
- *                new running stats instead)
+ *                new running stats instead); the training mode of reduce.c's
+ *                batch_norm / native_batch_norm (eir_batch_norm_training)
  *
  * Floating math accumulates in double (torch's CPU accumulate type for f32
  * reductions is double too) and rounds once into the output dtype. */
@@ -366,7 +367,7 @@ static int bn_run(eir_kctx *ctx, const char *op, const bn_io *io) {
     const char *names[4] = {"weight", "bias", "running_mean", "running_var"};
     for (int i = 0; i < 4; i++)
         if (vecs[i] && (vecs[i]->rank != 1 || vecs[i]->sizes[0] != C))
-            return eir_kerr(ctx, "%s: %s should contain %lld elements not %lld", op, names[i], (long long)C,
+            return eir_kerr(ctx, "%s should contain %lld elements not %lld", names[i], (long long)C,
                             (long long)(vecs[i]->rank == 1 ? vecs[i]->sizes[0] : eir_tview_numel(vecs[i])));
     if (!io->training && (!io->rm || !io->rv))
         return eir_kerr(ctx, "%s: running_mean and running_var must be defined in evaluation mode", op);
@@ -418,6 +419,13 @@ static int bn_run(eir_kctx *ctx, const char *op, const bn_io *io) {
         } while (next_index(o, osz, orank));
     }
     return 0;
+}
+
+int eir_batch_norm_training(eir_kctx *ctx, const char *op, const eir_tview *x, const eir_tview *w, const eir_tview *b,
+                            const eir_tview *rm, const eir_tview *rv, double momentum, double eps, eir_tview *y,
+                            eir_tview *save_mean, eir_tview *save_invstd) {
+    bn_io io = {x, w, b, rm, rv, true, momentum, eps, y, save_mean, save_invstd, rm, rv};
+    return bn_run(ctx, op, &io);
 }
 
 static const eir_tview *opt_t(const eir_karg *a) { return a->kind == EIR_KA_TENSOR ? a->t : NULL; }

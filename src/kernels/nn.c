@@ -680,8 +680,8 @@ static int k_max_pool2d_common(const eir_karg *a, eir_tview *out, uint32_t no, e
                                 if (first || v > miv) { miv = v; mi = h * W + w; }
                             } else {
                                 double v = eir_load_f64(q, dt);
+                                /* torch's test, no early exit: with several NaNs the last one's index wins */
                                 if (v > mv || isnan(v)) { mv = v; mi = h * W + w; }
-                                if (isnan(v)) { h = he; break; }
                             }
                             first = false;
                         }
@@ -766,7 +766,7 @@ static int adaptive_common(const eir_karg *a, eir_tview *out, uint32_t no, eir_k
                         for (int64_t h = hs; h < he; h++)
                             for (int64_t w = ws; w < we; w++) {
                                 double v = eir_load_f64(at4(&p.x, n, c, h, w), dt);
-                                if (v > mv || isnan(v)) { mv = v; mi = h * W + w; if (isnan(v)) { h = he; break; } }
+                                if (v > mv || isnan(v)) { mv = v; mi = h * W + w; } /* the last NaN wins, as in torch */
                             }
                         eir_store_f64(yp, p.y.dtype, mv);
                         if (p.has_ind) *(int64_t *)at4(&p.ind, n, c, oh, ow) = mi;

@@ -17,37 +17,10 @@
 #include <stdio.h>
 
 #include "kutil.h"
+#include "pw.h"
 #include "tables.h"
 
-typedef double _Complex cplx;
-
-/* ---- per-call parameters ---- */
-
-typedef struct pw_params {
-    eir_dtype ct;           /* computation dtype */
-    int bits;               /* I domain: width of ct */
-    bool is_signed;         /* I domain: signedness of ct */
-    int mode;               /* rounding mode (0 none, 1 trunc, 2 floor), gelu approximate, ... */
-    bool has_lo, has_hi;    /* clamp */
-    double a, b, c;         /* scalar parameters (alpha, slope, ...), as double */
-    float af, bf, cf;       /* the same, as float (rounded to ct where torch does) */
-    int64_t ai, bi, ci;     /* the same, as integers */
-} pw_params;
-
-typedef float (*pw_ffn)(const float *x, const pw_params *p);
-typedef double (*pw_dfn)(const double *x, const pw_params *p);
-typedef int64_t (*pw_ifn)(const int64_t *x, const pw_params *p, int *err);
-typedef cplx (*pw_cfn)(const cplx *x, const pw_params *p);
-
-typedef struct pw_op {
-    const char *name;       /* torch's kernel name for "not implemented for" errors */
-    int nin;
-    pw_ffn f;
-    pw_dfn d;
-    pw_ifn i;
-    pw_cfn c;
-    unsigned keep_opmath;   /* bit k: a one-element input k is not rounded to a reduced-float ct */
-} pw_op;
+typedef pw_cplx cplx;
 
 enum { DOM_F, DOM_D, DOM_I, DOM_C, DOM_NONE };
 
@@ -65,11 +38,7 @@ static const char *c10_name(eir_dtype d) { return eir_torch_dtype_name(d); }
 
 /* ---- element conversion ---- */
 
-static inline float round_to(float v, eir_dtype ct) {
-    if (ct == EIR_F16) return eir_f16_to_f32(eir_f32_to_f16(v));
-    if (ct == EIR_BF16) return eir_bf16_to_f32(eir_f32_to_bf16(v));
-    return v;
-}
+static inline float round_to(float v, eir_dtype ct) { return eir_pw_round(v, ct); }
 
 /* float -> integer as torch does on x86: int64 directly; narrower types
  * through int32 (out of range and NaN give INT_MIN, then truncate). */
@@ -170,10 +139,7 @@ static inline void st_c(char *p, eir_dtype d, cplx v) {
 
 /* ---- scalars as 0-d views ---- */
 
-typedef struct scalar_buf {
-    double v[2];
-    eir_tview t;
-} scalar_buf;
+typedef pw_scalar_buf scalar_buf;
 
 static const eir_tview *scalar_view(const eir_scalar *s, scalar_buf *b) {
     memset(b, 0, sizeof *b);
@@ -238,7 +204,7 @@ static int pw_run(const pw_op *op, pw_params *p, eir_dtype ct, const eir_tview *
     set_int_info(p, ct);
     int dom = domain_of(ct);
     if ((dom == DOM_F && !op->f) || (dom == DOM_D && !op->d) || (dom == DOM_I && !op->i) ||
-        (dom == DOM_C && !op->c) || dom == DOM_NONE)
+        (dom == DOM_C && !op->c) || dom == DOM_NONE || (dom == DOM_F && op->f32_only && ct != EIR_F32))
         return eir_kerr(ctx, "\"%s\" not implemented for '%s'", op->name, c10_name(ct));
     eir_dtype od = out->dtype, dt[4];
     bool rnd[4], wrap[4];
@@ -339,6 +305,15 @@ static int pw_run(const pw_op *op, pw_params *p, eir_dtype ct, const eir_tview *
     return 0;
 }
 
+/* the engine for other kernel files (pw.h) */
+int eir_pw_run(const pw_op *op, pw_params *p, eir_dtype ct, const eir_tview *const *ins, eir_tview *out,
+               eir_kctx *ctx) {
+    return pw_run(op, p, ct, ins, out, ctx);
+}
+const eir_tview *eir_pw_arg_view(const eir_karg *a, pw_scalar_buf *b) { return arg_view(a, b); }
+double eir_pw_scalar_f(const eir_karg *a) { return scalar_f(a); }
+int64_t eir_pw_scalar_i(const eir_karg *a) { return scalar_i(a); }
+
 /* ---- integer helpers (wrapping) ---- */
 
 static inline int64_t wadd(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
@@ -422,6 +397,41 @@ static inline cplx cdiv(cplx x, cplx y) {
     return CMPLX((a * rat + b) * scl, (b * rat - a) * scl);
 }
 static inline cplx crecip(cplx z) { return cdiv(CMPLX(1.0, 0.0), z); }
+
+/* The same products and quotients in float, as torch computes complex64
+ * (the parts rounded to float after each operation; the result widened). */
+static inline cplx cmulf_(cplx a, cplx b) {
+    float ar = (float)creal(a), ai = (float)cimag(a), br = (float)creal(b), bi = (float)cimag(b);
+    float p1 = ar * br, p2 = ai * bi, p3 = ar * bi, p4 = ai * br;
+    return CMPLX((float)(p1 - p2), (float)(p3 + p4));
+}
+/* c10's complex division as torch's AVX2/AVX512 builds compile it, with
+ * the multiply-adds fused */
+static inline cplx cdiv_fma(cplx x, cplx y) {
+    double a = creal(x), b = cimag(x), c = creal(y), d = cimag(y);
+    double ac = fabs(c), ad = fabs(d);
+    if (ac >= ad) {
+        if (ac == 0 && ad == 0) return CMPLX(a / ac, b / ad);
+        double rat = d / c, scl = 1.0 / fma(d, rat, c);
+        return CMPLX(fma(b, rat, a) * scl, fma(-a, rat, b) * scl);
+    }
+    double rat = c / d, scl = 1.0 / fma(c, rat, d);
+    return CMPLX(fma(a, rat, b) * scl, fma(b, rat, -a) * scl);
+}
+static inline cplx cdivf_fma(cplx x, cplx y) {
+    float a = (float)creal(x), b = (float)cimag(x), c = (float)creal(y), d = (float)cimag(y);
+    float ac = fabsf(c), ad = fabsf(d);
+    if (ac >= ad) {
+        if (ac == 0 && ad == 0) return CMPLX(a / ac, b / ad);
+        float rat = d / c, scl = 1.0f / fmaf(d, rat, c);
+        return CMPLX(fmaf(b, rat, a) * scl, fmaf(-a, rat, b) * scl);
+    }
+    float rat = c / d, scl = 1.0f / fmaf(c, rat, d);
+    return CMPLX(fmaf(a, rat, b) * scl, fmaf(b, rat, -a) * scl);
+}
+static inline cplx caddf_(cplx a, cplx b) {
+    return CMPLX((float)creal(a) + (float)creal(b), (float)cimag(a) + (float)cimag(b));
+}
 
 /* x[] always has 4 slots so reading x[1], x[2] of a unary op reads
  * unused (uninitialized but never used) slots: give them values. */
@@ -723,6 +733,31 @@ FD(leaky, a > 0 ? a : a * p->af, a > 0 ? a : a * p->a)
 /* softplus: a = beta, b = threshold */
 FD(softplus, a * p->af > p->bf ? a : log1pf(expf(a * p->af)) / p->af,
    a * p->a > p->b ? a : log1p(exp(a * p->a)) / p->a)
+/* threshold: a <= threshold ? value : a (p->af / p->a threshold, p->bf / p->b value) */
+FD(threshold, a <= p->af ? p->bf : a, a <= p->a ? p->b : a)
+FI(threshold, a <= p->ai ? p->bi : a)
+/* hardshrink / softshrink: p->af / p->a is lambd */
+FD(hardshrink, (a >= -p->af && a <= p->af) ? 0.0f : a, (a >= -p->a && a <= p->a) ? 0.0 : a)
+FD(softshrink, a > p->af ? a - p->af : (a < -p->af ? a + p->af : a * 0.0f),
+   a > p->a ? a - p->a : (a < -p->a ? a + p->a : a * 0.0))
+/* log_sigmoid = min(a, 0) - log1p(exp(-|a|)); its forward's buffer is exp(-|a|) */
+FD(logsigmoid, minf_(a, 0.0f) - log1pf(expf(-fabsf(a))), mind_(a, 0.0) - log1p(exp(-fabs(a))))
+FD(logsigbuf, expf(-fabsf(a)), exp(-fabs(a)))
+/* logit: p->mode 1 clamps to [p->af, p->bf] first */
+FN_F(logit) {
+    float a = x[0];
+    if (p->mode) a = a < p->af ? p->af : (a > p->bf ? p->bf : a);
+    return a == 1.0f ? INFINITY : logf(a / (1.0f - a));
+}
+FN_D(logit) {
+    double a = x[0];
+    if (p->mode) a = a < p->a ? p->a : (a > p->b ? p->b : a);
+    return a == 1.0 ? INFINITY : log(a / (1.0 - a));
+}
+/* prelu(self, weight): weight broadcast over the channel dim */
+FD(prelu, a > 0 ? a : b * a, a > 0 ? a : b * a)
+/* glu's second half: a * sigmoid(b), as torch writes it */
+FD(glu, a * (1.0f / (1.0f + expf(-b))), a * (1.0 / (1.0 + exp(-b))))
 FD(isnan, a != a, a != a)
 FI(zero, 0)
 FC(isnan, creal(a) != creal(a) || cimag(a) != cimag(a))
@@ -749,7 +784,195 @@ FN_D(lerp) {
     return fabs(w) < 0.5 ? s + w * (e - s) : e - (e - s) * (1.0 - w);
 }
 
-#define OP(var, nm, n, fF, fD, fI, fC, keep) static const pw_op var = {nm, n, fF, fD, fI, fC, keep};
+/* ---- torch's other pointwise ops (exported programs keep them) ---- */
+
+/* addcmul / addcdiv: self + value * t1 * t2 (/ t2); x = (self, t1, t2),
+ * value in p->a / af / ai. torch's vectorized loops compute value * t1
+ * first, and its compiler fuses the multiply and the add. */
+FD(addcmul, fmaf(p->af * b, c, a), fma(p->a * b, c, a))
+FI(addcmul, wadd(a, wmul(wmul(p->ai, b), c)))
+FN_C(addcmul) {
+    cplx v = CMPLX(p->a, p->b);
+    if (p->ct == EIR_C64) return caddf_(x[0], cmulf_(cmulf_(v, x[1]), x[2]));
+    return x[0] + cmul(cmul(v, x[1]), x[2]);
+}
+FD(addcdiv, a + p->af * b / c, a + p->a * b / c)
+FN_C(addcdiv) {
+    cplx v = CMPLX(p->a, p->b);
+    if (p->ct == EIR_C64) return caddf_(x[0], cdivf_fma(cmulf_(v, x[1]), x[2]));
+    return x[0] + cdiv_fma(cmul(v, x[1]), x[2]);
+}
+FD(copysign, copysignf(a, b), copysign(a, b))
+FD(fmax, fmaxf(a, b), fmax(a, b))
+FD(fmin, fminf(a, b), fmin(a, b))
+FD(hypot, hypotf(a, b), hypot(a, b))
+/* logaddexp: torch's formula, exact for equal infinities */
+FD(logaddexp, isinf(a) && a == b ? a : maxf_(a, b) + log1pf(expf(-fabsf(a - b))),
+   isinf(a) && a == b ? a : maxd_(a, b) + log1p(exp(-fabs(a - b))))
+FD(logaddexp2, isinf(a) && a == b ? a : fmaf(log1pf(exp2f(-fabsf(a - b))), (float)(1.0 / M_LN2), maxf_(a, b)),
+   isinf(a) && a == b ? a : fma(log1p(exp2(-fabs(a - b))), 1.0 / M_LN2, maxd_(a, b)))
+/* complex logaddexp: torch's _log_add_exp_helper (LogAddExp.h); complex64
+ * in float (c10's log1p of a complex number, glibc's cexpf) */
+static inline bool cisnan_(cplx z) { return isnan(creal(z)) || isnan(cimag(z)); }
+static cplx clog1pf_(float x, float y) {
+    float zabs = hypotf(x, y), theta = atan2f(y, x + 1.0f);
+    if (zabs < 0.5f) {
+        float r = x * (2.0f + x) + y * y;
+        if (r == 0) return CMPLX(x, theta);
+        return CMPLX(0.5f * log1pf(r), theta);
+    }
+    return CMPLX(logf(hypotf(x + 1.0f, y)), theta);
+}
+FN_C(logaddexp) {
+    cplx a = x[0], b = x[1], mn, mx;
+    if (cisnan_(b)) mn = mx = b;
+    else if (cisnan_(a)) mn = mx = a;
+    else if (creal(a) < creal(b)) mn = a, mx = b;
+    else mn = b, mx = a;
+    if (cisnan_(mn)) return CMPLX(NAN, NAN);
+    bool f = p->ct == EIR_C64;
+    if (!isfinite(creal(mn)) && creal(mn) == creal(mx)) {
+        if (creal(mn) < 0) return mn;
+        if (f) {
+            float _Complex s = cexpf((float _Complex)mn) + cexpf((float _Complex)mx);
+            return clogf(s);
+        }
+        return clog(cexp(mn) + cexp(mx));
+    }
+    if (f) {
+        float _Complex e = cexpf(CMPLXF((float)creal(mn) - (float)creal(mx), (float)cimag(mn) - (float)cimag(mx)));
+        return caddf_(clog1pf_(crealf(e), cimagf(e)), mx);
+    }
+    return clog1p_(cexp(mn - mx)) + mx;
+}
+/* xlogy / xlog1py: NaN y gives NaN, x = 0 gives 0. float16/bfloat16: torch's
+ * log of a reduced float is rounded to it before the product */
+FN_F(xlogy) {
+    float a = x[0], b = x[1];
+    if (b != b) return NAN;
+    if (a == 0) return 0;
+    return a * round_to(logf(b), p->ct);
+}
+FN_D(xlogy) {
+    (void)p;
+    double a = x[0], b = x[1];
+    if (b != b) return NAN;
+    if (a == 0) return 0;
+    return a * log(b);
+}
+FN_F(xlog1py) {
+    float a = x[0], b = x[1];
+    if (b != b) return NAN;
+    if (a == 0) return 0;
+    return a * round_to(log1pf(b), p->ct);
+}
+FN_D(xlog1py) {
+    (void)p;
+    double a = x[0], b = x[1];
+    if (b != b) return NAN;
+    if (a == 0) return 0;
+    return a * log1p(b);
+}
+/* nextafter of float16/bfloat16: one step of the 16-bit pattern (c10's
+ * nextafter for reduced floats, after musl) */
+static float nextafter16(float from, float to, eir_dtype ct) {
+    if (from != from || to != to) return from + to;
+    uint16_t uf = ct == EIR_F16 ? eir_f32_to_f16(from) : eir_f32_to_bf16(from);
+    uint16_t ut = ct == EIR_F16 ? eir_f32_to_f16(to) : eir_f32_to_bf16(to);
+    if (uf == ut) return from;
+    uint16_t af = uf & 0x7fffu, at = ut & 0x7fffu;
+    if (af == 0) {
+        if (at == 0) return to;
+        uf = (uint16_t)((ut & 0x8000u) | 1u);
+    } else if (af > at || ((uf ^ ut) & 0x8000u)) {
+        uf--;
+    } else {
+        uf++;
+    }
+    return ct == EIR_F16 ? eir_f16_to_f32(uf) : eir_bf16_to_f32(uf);
+}
+FN_F(nextafter) { return p->ct == EIR_F32 ? nextafterf(x[0], x[1]) : nextafter16(x[0], x[1], p->ct); }
+FN_D(nextafter) { (void)p; return nextafter(x[0], x[1]); }
+/* heaviside: values where the input is 0, else (input > 0) */
+FD(heaviside, a == 0 ? b : (float)(a > 0), a == 0 ? b : (double)(a > 0))
+FI(heaviside, a == 0 ? b : a > 0)
+/* gcd / lcm (torch's calc_gcd: Euclid on absolute values in the integer
+ * type; x % -1 is 0, where C would trap on INT64_MIN % -1) */
+static int64_t igcd(int64_t a, int64_t b, eir_dtype ct) {
+    a = wrap_to(a < 0 ? wneg(a) : a, ct);
+    b = wrap_to(b < 0 ? wneg(b) : b, ct);
+    while (a != 0) {
+        int64_t c = a;
+        a = a == -1 ? 0 : wrap_to(b % a, ct);
+        b = c;
+    }
+    return b;
+}
+FI(gcd, igcd(a, b, p->ct))
+/* |a / g * b|: C++ computes int8/int16 products in int, int32 and int64
+ * ones in their own width */
+FN_I(lcm) {
+    (void)err;
+    int64_t a = x[0], b = x[1], g = igcd(a, b, p->ct);
+    if (g == 0) return 0;
+    int64_t r = wmul(idiv_trunc(a, g), b);
+    if (p->ct == EIR_I32) r = (int32_t)(uint32_t)(uint64_t)r;
+    return r < 0 ? wneg(r) : r;
+}
+/* ldexp's product path: self * pow(2, other), the power computed in the
+ * dtype torch's _pow2 gives it (p->bi) */
+FN_F(ldexp) { return x[0] * round_to(powf(2.0f, x[1]), (eir_dtype)p->bi); }
+FN_D(ldexp) {
+    eir_dtype pd = (eir_dtype)p->bi;
+    return x[0] * (pd == EIR_F64 ? pow(2.0, x[1]) : (double)round_to(powf(2.0f, (float)x[1]), pd));
+}
+FN_C(ldexp) {
+    cplx pw = cpow(CMPLX(2.0, 0.0), x[1]);
+    if (p->ct == EIR_C64 || (eir_dtype)p->bi == EIR_C64) return cmulf_(x[0], CMPLX((float)creal(pw), (float)cimag(pw)));
+    return cmul(x[0], pw);
+}
+/* sgn of a complex number: z / |z| (0 at 0), each part divided by the
+ * hypotenuse as torch's vectorized kernel does; complex64 in float */
+FN_C(sgn) {
+    double re = creal(x[0]), im = cimag(x[0]);
+    if (p->ct == EIR_C64) {
+        float h = hypotf((float)re, (float)im);
+        return h == 0 ? 0 : CMPLX((float)re / h, (float)im / h);
+    }
+    double h = hypot(re, im);
+    return h == 0 ? 0 : CMPLX(re / h, im / h);
+}
+FD(signbit, signbit(a) != 0, signbit(a) != 0)
+FI(signbit, p->is_signed && a < 0)
+/* sinc: sin(pi x) / (pi x), 1 at 0 */
+FD(sinc, a == 0 ? 1.0f : sinf((float)M_PI * a) / ((float)M_PI * a), a == 0 ? 1.0 : sin(M_PI * a) / (M_PI * a))
+FN_C(sinc) {
+    cplx a = x[0];
+    if (a == 0) return 1;
+    if (p->ct == EIR_C64) {
+        float pi = (float)M_PI;
+        float _Complex prod = CMPLXF(pi * (float)creal(a), pi * (float)cimag(a));
+        return cdivf_fma(csinf(prod), prod);
+    }
+    cplx prod = cmul(CMPLX(M_PI, 0), a);
+    return cdiv_fma(csin(prod), prod);
+}
+/* deg2rad / rad2deg: a product with torch's constant (p->a / af) */
+FD(scale, a * p->af, a * p->a)
+/* angle: 0 or pi for reals (NaN stays), the argument of complex numbers */
+FD(angle, a != a ? a : a < 0 ? (float)M_PI : 0.0f, a != a ? a : a < 0 ? M_PI : 0.0)
+FN_C(angle) {
+    double re = creal(x[0]), im = cimag(x[0]);
+    return p->ct == EIR_C64 ? atan2f((float)im, (float)re) : atan2(im, re);
+}
+FC(conj, conj(a))
+FD(isposinf, a == INFINITY, a == INFINITY)
+FD(isneginf, a == -INFINITY, a == -INFINITY)
+FC(isreal, cimag(a) == 0)
+FD(ident, a, a)
+FD(one, 1.0f, 1.0)
+
+#define OP(var, nm, n, fF, fD, fI, fC, keep) static const pw_op var = {nm, n, fF, fD, fI, fC, keep, false};
 #define OPFD(var, nm, n, base, fI, fC) OP(var, nm, n, base##_f, base##_d, fI, fC, 0)
 
 OP(op_add, "add", 2, add_f, add_d, add_i, add_c, 0)
@@ -823,6 +1046,14 @@ OPFD(op_hardsigmoid, "hardsigmoid", 1, hardsigmoid, NULL, NULL)
 OPFD(op_elu, "elu", 1, elu, NULL, NULL)
 OPFD(op_leaky, "leaky_relu", 1, leaky, NULL, NULL)
 OPFD(op_softplus, "softplus", 1, softplus, NULL, NULL)
+OPFD(op_threshold, "threshold_cpu", 1, threshold, threshold_i, NULL)
+OPFD(op_hardshrink, "hardshrink_cpu", 1, hardshrink, NULL, NULL)
+OPFD(op_softshrink, "softshrink_cpu", 1, softshrink, NULL, NULL)
+OPFD(op_logsigmoid, "log_sigmoid_cpu", 1, logsigmoid, NULL, NULL)
+OPFD(op_logsigbuf, "log_sigmoid_cpu", 1, logsigbuf, NULL, NULL)
+OPFD(op_logit, "logit_cpu", 1, logit, NULL, NULL)
+OPFD(op_prelu, "prelu_cpu", 2, prelu, NULL, NULL)
+OPFD(op_glu, "glu_cpu", 2, glu, NULL, NULL)
 OPFD(op_isnan, "isnan", 1, isnan, zero_i, isnan_c)
 OPFD(op_isinf, "isinf", 1, isinf, zero_i, isinf_c)
 OPFD(op_isfinite, "isfinite", 1, isfinite, one_i, isfinite_c)
@@ -830,6 +1061,30 @@ OP(op_bnot, "bitwise_not_cpu", 1, NULL, NULL, bnot_i, NULL, 0)
 OPFD(op_nan2num, "nan_to_num", 1, nan2num, ident_i, NULL)
 OPFD(op_where, "where_cpu", 3, where, where_i, where_c)
 OPFD(op_lerp, "lerp_kernel_scalar", 3, lerp, NULL, NULL)
+OP(op_addcmul, "addcmul_cpu_out", 3, addcmul_f, addcmul_d, addcmul_i, addcmul_c, 0)
+OP(op_addcdiv, "addcdiv_cpu_out", 3, addcdiv_f, addcdiv_d, NULL, addcdiv_c, 0)
+OPFD(op_copysign, "copysign_cpu", 2, copysign, NULL, NULL)
+OPFD(op_fmax, "fmax_cpu", 2, fmax, max_i, NULL)
+OPFD(op_fmin, "fmin_cpu", 2, fmin, min_i, NULL)
+OPFD(op_hypot, "hypot_cpu", 2, hypot, NULL, NULL)
+OPFD(op_logaddexp, "logaddexp_cpu", 2, logaddexp, NULL, logaddexp_c)
+OPFD(op_logaddexp2, "logaddexp2_cpu", 2, logaddexp2, NULL, NULL)
+OPFD(op_xlogy, "xlogy_cpu", 2, xlogy, NULL, NULL)
+OPFD(op_xlog1py, "xlog1py_cpu", 2, xlog1py, NULL, NULL)
+OPFD(op_nextafter, "nextafter_cpu", 2, nextafter, NULL, NULL)
+OPFD(op_heaviside, "heaviside_cpu", 2, heaviside, heaviside_i, NULL)
+OP(op_gcd, "gcd_cpu", 2, NULL, NULL, gcd_i, NULL, 0)
+OP(op_lcm, "lcm_cpu", 2, NULL, NULL, lcm_i, NULL, 0)
+OPFD(op_ldexp, "ldexp", 2, ldexp, NULL, ldexp_c)
+OPFD(op_sgn, "sgn_cpu", 1, sign, sign_i, sgn_c)
+OPFD(op_signbit, "signbit_cpu", 1, signbit, signbit_i, NULL)
+OPFD(op_sinc, "sinc_cpu", 1, sinc, NULL, sinc_c)
+OPFD(op_scale, "mul", 1, scale, NULL, NULL)
+OPFD(op_angle, "angle_cpu", 1, angle, NULL, angle_c)
+OPFD(op_conj, "conj_cpu", 1, ident, ident_i, conj_c)
+OPFD(op_isposinf, "isposinf", 1, isposinf, zero_i, NULL)
+OPFD(op_isneginf, "isneginf", 1, isneginf, zero_i, NULL)
+OPFD(op_isreal, "isreal", 1, one, one_i, isreal_c)
 
 /* ---- dtype helpers for kernels ---- */
 
@@ -837,12 +1092,10 @@ static eir_dtype rtype2(const eir_karg *a, const eir_karg *b) {
     const eir_karg *v[2] = {a, b};
     return eir_result_type(v, b ? 2 : 1);
 }
+eir_dtype eir_pw_result_type2(const eir_karg *a, const eir_karg *b) { return rtype2(a, b); }
 
 /* ints/bool promote to the default float (the output's dtype when floating) */
-static eir_dtype to_float_ct(eir_dtype ct, const eir_tview *out) {
-    if (eir_is_floating(ct) || eir_is_complex(ct)) return ct;
-    return eir_is_floating(out->dtype) ? out->dtype : EIR_F32;
-}
+static eir_dtype to_float_ct(eir_dtype ct, const eir_tview *out) { return eir_pw_float_ct(ct, out); }
 
 /* ---- generic kernels ---- */
 
@@ -1109,6 +1362,219 @@ static int k_softplus(const eir_karg *args, uint32_t nargs, eir_tview *out, uint
     return run1(&op_softplus, &p, out->dtype, &args[0], out, ctx);
 }
 
+/* ---- activations torch exports as their own ops ---- */
+
+/* selu / celu: elu with fixed coefficients (torch's get_elu_params) */
+static int elu_with(const eir_karg *self, double alpha, double scale, double input_scale, eir_tview *out, eir_kctx *ctx) {
+    pw_params p = {0};
+    p.a = alpha; p.b = scale; p.c = input_scale;
+    p.af = (float)alpha; p.bf = (float)scale; p.cf = (float)input_scale;
+    return run1(&op_elu, &p, out->dtype, self, out, ctx);
+}
+static int k_selu(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(1);
+    return elu_with(&args[0], 1.6732632423543772848170429916717, 1.0507009873554804934193349852946, 1.0, out, ctx);
+}
+/* celu(self, alpha=1.0) = elu(self, alpha, 1, 1 / alpha) */
+static int k_celu(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(1);
+    double alpha = nargs > 1 && args[1].kind != EIR_KA_NONE ? scalar_f(&args[1]) : 1.0;
+    if (alpha == 0) return eir_kerr(ctx, "ZeroDivisionError");
+    return elu_with(&args[0], alpha, 1.0, 1.0 / alpha, out, ctx);
+}
+/* relu6 = hardtanh(self, 0, 6) */
+static int k_relu6(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(1);
+    eir_karg a[3] = {args[0]};
+    for (int k = 1; k < 3; k++) {
+        a[k].kind = EIR_KA_SCALAR;
+        a[k].s.kind = EIR_SC_INT;
+        a[k].s.i = k == 1 ? 0 : 6;
+        a[k].s.f = (double)a[k].s.i;
+    }
+    return k_hardtanh(a, 3, out, nout, ctx);
+}
+/* threshold(self, threshold, value): reduced floats compare in float and
+ * store value rounded to their dtype, as torch's threshold_kernel */
+static int k_threshold(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(3);
+    pw_params p = {0};
+    eir_dtype ct = out->dtype;
+    if (ct == EIR_BOOL) return eir_kerr(ctx, "\"threshold_cpu\" not implemented for 'Bool'");
+    p.a = scalar_f(&args[1]); p.b = scalar_f(&args[2]);
+    p.af = (float)p.a; p.bf = round_to((float)p.b, ct);
+    p.ai = scalar_i(&args[1]); p.bi = scalar_i(&args[2]);
+    return run1(&op_threshold, &p, ct, &args[0], out, ctx);
+}
+/* hardshrink(self, lambd=0.5): lambd in the tensor's dtype */
+static int k_hardshrink(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(1);
+    pw_params p = {0};
+    p.a = nargs > 1 ? scalar_f(&args[1]) : 0.5;
+    p.af = round_to((float)p.a, out->dtype);
+    return run1(&op_hardshrink, &p, out->dtype, &args[0], out, ctx);
+}
+/* softshrink(self, lambd=0.5): lambd in float for reduced floats */
+static int k_softshrink(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(1);
+    pw_params p = {0};
+    p.a = nargs > 1 ? scalar_f(&args[1]) : 0.5;
+    if (!(p.a >= 0)) return eir_kerr(ctx, "lambda must be greater or equal to 0, but found to be %g.", p.a);
+    p.af = (float)p.a;
+    return run1(&op_softshrink, &p, out->dtype, &args[0], out, ctx);
+}
+static int k_log_sigmoid(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(1);
+    pw_params p = {0};
+    return run1(&op_logsigmoid, &p, out->dtype, &args[0], out, ctx);
+}
+/* log_sigmoid_forward(self) -> (output, buffer) */
+static int k_log_sigmoid_fwd(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(1);
+    pw_params p = {0};
+    if (run1(&op_logsigmoid, &p, out->dtype, &args[0], out, ctx)) return -1;
+    if (nout > 1 && eir_tview_numel(&out[1]) == eir_tview_numel(out)) return run1(&op_logsigbuf, &p, out[1].dtype, &args[0], &out[1], ctx);
+    return 0;
+}
+/* logit(self, eps=None): with eps, self is clamped to [eps, 1 - eps] (in
+ * float for reduced floats, in the dtype otherwise) */
+static int k_logit(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(1);
+    pw_params p = {0};
+    eir_dtype ct = to_float_ct(args[0].kind == EIR_KA_TENSOR ? args[0].t->dtype : out->dtype, out);
+    if (nargs > 1 && args[1].kind != EIR_KA_NONE) {
+        p.mode = 1;
+        p.a = scalar_f(&args[1]);
+        p.b = 1.0 - p.a;
+        p.af = (float)p.a;
+        p.bf = 1.0f - p.af;
+    }
+    return run1(&op_logit, &p, ct, &args[0], out, ctx);
+}
+/* _prelu_kernel(self, weight): weight already broadcastable */
+static int k_prelu_kernel(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(2);
+    pw_params p = {0};
+    return run2(&op_prelu, &p, out->dtype, &args[0], &args[1], out, ctx);
+}
+/* prelu(self, weight): a scalar weight, or one per channel (dim 1) */
+static int k_prelu(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(2);
+    if (args[0].kind != EIR_KA_TENSOR || args[1].kind != EIR_KA_TENSOR) return eir_kerr(ctx, "prelu: expected tensors");
+    const eir_tview *x = args[0].t, *w = args[1].t;
+    if (x->dtype != w->dtype)
+        return eir_kerr(ctx, "prelu: Type promoting not supported. Got %s and %s", c10_name(x->dtype), c10_name(w->dtype));
+    int64_t nw = eir_tview_numel(w);
+    if (nw != 1) {
+        if (x->rank == 0) return eir_kerr(ctx, "Not allow zero-dim input tensor.");
+        int64_t ch = x->rank > 1 ? x->sizes[1] : 1;
+        if (ch != nw)
+            return eir_kerr(ctx, "Mismatch of parameter numbers and input channel size. Found parameter numbers = %lld and channel size = %lld.",
+                            (long long)nw, (long long)ch);
+    }
+    if (w->rank > 1) return eir_kerr(ctx, "prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = %d", w->rank);
+    eir_tview wv = *w;
+    if (x->rank != w->rank) {
+        /* weight viewed as [1, C, 1, ...] */
+        wv.rank = x->rank;
+        for (int32_t d = 0; d < x->rank; d++) { wv.sizes[d] = 1; wv.strides[d] = 0; }
+        if (x->rank > 1) { wv.sizes[1] = nw; wv.strides[1] = w->rank == 1 ? w->strides[0] : 0; }
+    }
+    pw_params p = {0};
+    const eir_tview *in[2] = {x, &wv};
+    return pw_run(&op_prelu, &p, out->dtype, in, out, ctx);
+}
+/* glu(self, dim=-1): first half * sigmoid(second half) along dim */
+static int k_glu(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(1);
+    if (args[0].kind != EIR_KA_TENSOR) return eir_kerr(ctx, "glu: expected a tensor");
+    const eir_tview *x = args[0].t;
+    if (x->rank == 0) return eir_kerr(ctx, "glu does not support scalars because halving size must be even");
+    int64_t d64 = nargs > 1 ? args[1].i : -1;
+    int32_t dim = eir_wrap_dim(d64, x->rank);
+    if (dim < 0)
+        return eir_kerr(ctx, "Dimension out of range (expected to be in range of [%d, %d], but got %lld)", -x->rank, x->rank - 1, (long long)d64);
+    if (x->sizes[dim] % 2)
+        return eir_kerr(ctx, "Halving dimension must be even, but dimension %d is size %lld", dim, (long long)x->sizes[dim]);
+    eir_tview a = *x, b = *x;
+    a.sizes[dim] = b.sizes[dim] = x->sizes[dim] / 2;
+    b.data = (char *)x->data + a.sizes[dim] * x->strides[dim] * (int64_t)eir_elsize(x->dtype);
+    pw_params p = {0};
+    const eir_tview *in[2] = {&a, &b};
+    return pw_run(&op_glu, &p, out->dtype, in, out, ctx);
+}
+
+/* isclose(self, other, rtol, atol, equal_nan), as torch composes it:
+ * self == other, or |self - other| finite and <= atol + |rtol * other|,
+ * each step in self's dtype (bool as float32; integers take the difference
+ * in their own wrapping dtype and the tolerance in float32). */
+static int k_isclose(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(2);
+    if (args[0].kind != EIR_KA_TENSOR || args[1].kind != EIR_KA_TENSOR) return eir_kerr(ctx, "isclose: expected tensors");
+    const eir_tview *x = args[0].t, *y = args[1].t;
+    double rtol = nargs > 2 ? scalar_f(&args[2]) : 1e-5, atol = nargs > 3 ? scalar_f(&args[3]) : 1e-8;
+    bool eqnan = nargs > 4 && args[4].i;
+    eir_dtype dt = x->dtype;
+    if (dt != y->dtype) return eir_kerr(ctx, "%s did not match %s", c10_name(dt), c10_name(y->dtype));
+    if (eir_is_complex(dt) && eqnan) return eir_kerr(ctx, "isclose with equal_nan=True is not supported for complex inputs.");
+    if (!(rtol >= 0)) return eir_kerr(ctx, "rtol must be greater than or equal to zero, but got %g", rtol);
+    if (!(atol >= 0)) return eir_kerr(ctx, "atol must be greater than or equal to zero, but got %g", atol);
+    eir_tview bx, by;
+    if (!eir_tview_broadcast(x, out->rank, out->sizes, &bx) || !eir_tview_broadcast(y, out->rank, out->sizes, &by))
+        return eir_kerr(ctx, "isclose: the inputs do not broadcast to the output shape");
+    const eir_tview *ops[3] = {out, &bx, &by};
+    eir_iter it;
+    eir_iter_init(&it, out->rank, out->sizes, 3, ops);
+    char *ptr[3];
+    int64_t len;
+    bool tol = !(rtol == 0 && atol == 0);
+    int dom = dt == EIR_BOOL ? DOM_F : domain_of(dt);
+    eir_dtype ct = dt == EIR_BOOL ? EIR_F32 : dt;
+    float rf = (float)rtol, af = (float)atol;
+    while (eir_iter_next(&it, ptr, &len))
+        for (int64_t j = 0; j < len; j++) {
+            const char *pa = ptr[1] + j * it.inner_stride[1], *pb = ptr[2] + j * it.inner_stride[2];
+            bool close;
+            if (dom == DOM_C) {
+                cplx a = ld_c(pa, dt), b = ld_c(pb, dt);
+                close = creal(a) == creal(b) && cimag(a) == cimag(b);
+                if (tol && !close) {
+                    double actual = cabs(a - b), allowed = atol + cabs(rtol * b);
+                    if (dt == EIR_C64) {
+                        actual = (float)cabs(CMPLX((float)(creal(a) - creal(b)), (float)(cimag(a) - cimag(b))));
+                        allowed = (float)(af + (float)cabs(CMPLX((float)(rf * creal(b)), (float)(rf * cimag(b)))));
+                    }
+                    close = isfinite(actual) && actual <= allowed;
+                }
+            } else if (dom == DOM_D) {
+                double a = *(const double *)pa, b = *(const double *)pb;
+                close = a == b || (eqnan && a != a && b != b);
+                if (tol && !close) {
+                    double actual = fabs(a - b);
+                    close = isfinite(actual) && actual <= atol + fabs(rtol * b);
+                }
+            } else if (dom == DOM_F) {
+                float a = ld_f(pa, dt), b = ld_f(pb, dt);
+                close = a == b || (eqnan && a != a && b != b);
+                if (tol && !close) {
+                    float actual = round_to(fabsf(round_to(a - b, ct)), ct);
+                    float allowed = round_to(af + fabsf(round_to(rf * b, ct)), ct);
+                    close = isfinite(actual) && actual <= allowed;
+                }
+            } else {
+                int64_t a = ld_i(pa, dt), b = ld_i(pb, dt);
+                close = a == b;
+                if (tol && !close) {
+                    int64_t d = wrap_to(wsub(a, b), dt);
+                    d = wrap_to(d < 0 ? wneg(d) : d, dt);
+                    close = (float)d <= af + fabsf(rf * (float)b);
+                }
+            }
+            st_i(ptr[0] + j * it.inner_stride[0], out->dtype, close);
+        }
+    return 0;
+}
+
 static int k_nan2num(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
     NEED(1);
     pw_params p = {0};
@@ -1153,6 +1619,270 @@ static int k_lerp(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t
     const eir_tview *in[3] = {arg_view(&args[0], &s0), arg_view(&args[1], &s1), arg_view(&args[2], &s2)};
     if (!in[0] || !in[1] || !in[2]) return eir_kerr(ctx, "lerp: bad arguments");
     return pw_run(&op_lerp, &p, out->dtype, in, out, ctx);
+}
+
+/* ---- torch's other pointwise ops: kernels ---- */
+
+static bool is_complex_arg(const eir_karg *a) {
+    return (a->kind == EIR_KA_TENSOR && eir_is_complex(a->t->dtype)) ||
+           (is_scalar_arg(a) && a->s.kind == EIR_SC_COMPLEX);
+}
+
+/* addcmul / addcdiv(self, tensor1, tensor2, *, value=1) */
+static int addc(const pw_op *op, const eir_karg *args, uint32_t nargs, eir_tview *out, eir_kctx *ctx) {
+    const eir_karg *v[3] = {&args[0], &args[1], &args[2]};
+    eir_dtype ct = eir_result_type(v, 3);
+    pw_params p = {0};
+    if (nargs > 3 && args[3].kind != EIR_KA_NONE) {
+        p.a = scalar_f(&args[3]);
+        p.b = args[3].s.kind == EIR_SC_COMPLEX ? args[3].s.im : 0;
+        p.ai = scalar_i(&args[3]);
+    } else {
+        p.a = 1;
+        p.ai = 1;
+    }
+    p.af = (float)p.a; /* value.to<float>() for float and the reduced floats alike */
+    if (ct == EIR_BOOL) return eir_kerr(ctx, "\"%s\" not implemented for 'Bool'", op->name);
+    scalar_buf s[3];
+    const eir_tview *in[3] = {arg_view(&args[0], &s[0]), arg_view(&args[1], &s[1]), arg_view(&args[2], &s[2])};
+    if (!in[0] || !in[1] || !in[2]) return eir_kerr(ctx, "%s: expected tensor arguments", op->name);
+    return pw_run(op, &p, ct, in, out, ctx);
+}
+static int k_addcmul(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(3);
+    return addc(&op_addcmul, args, nargs, out, ctx);
+}
+static int k_addcdiv(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(3);
+    if (args[1].kind == EIR_KA_TENSOR && args[2].kind == EIR_KA_TENSOR && eir_is_integral(args[1].t->dtype, true) &&
+        eir_is_integral(args[2].t->dtype, true))
+        return eir_kerr(ctx, "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will "
+                             "perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be "
+                             "implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for "
+                             "integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future "
+                             "addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), "
+                             "for all dtypes.");
+    return addc(&op_addcdiv, args, nargs, out, ctx);
+}
+
+BINK(k_copysign, op_copysign, to_float_ct(ct, out))
+BINK(k_hypot, op_hypot, ct)
+BINK(k_logaddexp, op_logaddexp, ct)
+BINK(k_logaddexp2, op_logaddexp2, ct)
+BINK(k_xlogy, op_xlogy, to_float_ct(ct, out))
+BINK(k_xlog1py, op_xlog1py, to_float_ct(ct, out))
+BINK(k_nextafter, op_nextafter, ct)
+/* ldexp(self, other): std::ldexp in self's dtype when self is floating and
+ * other integral; otherwise self * _pow2(self, other) as in torch */
+static int dtype_category(eir_dtype d) { return eir_is_complex(d) ? 2 : eir_is_floating(d) ? 1 : 0; }
+static int k_ldexp(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(2);
+    if (args[0].kind != EIR_KA_TENSOR || args[1].kind != EIR_KA_TENSOR) return eir_kerr(ctx, "ldexp: expected tensors");
+    const eir_tview *s = args[0].t, *o = args[1].t;
+    eir_dtype sd = s->dtype, od = o->dtype;
+    if (eir_is_floating(sd) && eir_is_integral(od, true) && eir_is_floating(out->dtype)) {
+        eir_tview bs, bo;
+        if (!eir_tview_broadcast(s, out->rank, out->sizes, &bs) || !eir_tview_broadcast(o, out->rank, out->sizes, &bo))
+            return eir_kerr(ctx, "ldexp: inputs do not broadcast to the output");
+        const eir_tview *ops[3] = {out, &bs, &bo};
+        eir_iter it;
+        eir_iter_init(&it, out->rank, out->sizes, 3, ops);
+        char *ptr[3];
+        int64_t len;
+        while (eir_iter_next(&it, ptr, &len))
+            for (int64_t j = 0; j < len; j++) {
+                double v = eir_load_f64(ptr[1] + j * it.inner_stride[1], sd);
+                int n = (int)(int32_t)(uint32_t)(uint64_t)eir_load_i64(ptr[2] + j * it.inner_stride[2], od); /* int exponent */
+                double r = out->dtype == EIR_F64 ? ldexp(v, n) : (double)ldexpf((float)v, n);
+                store_f64(ptr[0] + j * it.inner_stride[0], out->dtype, r);
+            }
+        return 0;
+    }
+    eir_dtype pd;
+    if (eir_is_integral(sd, true) || sd == EIR_F32) pd = eir_is_integral(od, true) ? EIR_F32 : od;
+    else pd = dtype_category(sd) > dtype_category(od) ? sd : od;
+    pw_params p = {0};
+    p.bi = pd;
+    return run2(&op_ldexp, &p, out->dtype, &args[0], &args[1], out, ctx);
+}
+
+/* fmax / fmin: fmax of floats, maximum / minimum of integers */
+static int fmaxmin(const pw_op *op, const char *name, const eir_karg *args, eir_tview *out, eir_kctx *ctx) {
+    if (is_complex_arg(&args[0]) || is_complex_arg(&args[1]))
+        return eir_kerr(ctx, "%s not implemented for complex tensors.", name);
+    pw_params p = {0};
+    return run2(op, &p, rtype2(&args[0], &args[1]), &args[0], &args[1], out, ctx);
+}
+static int k_fmax(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(2);
+    return fmaxmin(&op_fmax, "fmax", args, out, ctx);
+}
+static int k_fmin(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(2);
+    return fmaxmin(&op_fmin, "fmin", args, out, ctx);
+}
+
+static int k_heaviside(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(2);
+    if (args[0].kind != EIR_KA_TENSOR || args[1].kind != EIR_KA_TENSOR)
+        return eir_kerr(ctx, "heaviside: expected tensor arguments");
+    if (eir_is_complex(args[0].t->dtype) || eir_is_complex(args[1].t->dtype))
+        return eir_kerr(ctx, "heaviside is not yet implemented for complex tensors.");
+    if (args[0].t->dtype != args[1].t->dtype)
+        return eir_kerr(ctx, "heaviside is not yet implemented for tensors with different dtypes.");
+    pw_params p = {0};
+    return run2(&op_heaviside, &p, args[0].t->dtype, &args[0], &args[1], out, ctx);
+}
+
+/* gcd / lcm: torch's integer kernels (int8, uint8, int16, int32, int64) */
+static int gcdlcm(const pw_op *op, const eir_karg *args, eir_tview *out, eir_kctx *ctx) {
+    eir_dtype ct = rtype2(&args[0], &args[1]);
+    if (!eir_is_integral(ct, false) || ct == EIR_U16 || ct == EIR_U32 || ct == EIR_U64)
+        return eir_kerr(ctx, "\"%s\" not implemented for '%s'", op->name, c10_name(ct));
+    pw_params p = {0};
+    return run2(op, &p, ct, &args[0], &args[1], out, ctx);
+}
+static int k_gcd(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(2);
+    return gcdlcm(&op_gcd, args, out, ctx);
+}
+static int k_lcm(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(2);
+    return gcdlcm(&op_lcm, args, out, ctx);
+}
+
+/* float_power: pow in float64 (complex128 when either side is complex) */
+static int float_power(const eir_karg *base, const eir_karg *ex, bool in_place, eir_tview *out, eir_kctx *ctx) {
+    eir_dtype ct = is_complex_arg(base) || is_complex_arg(ex) ? EIR_C128 : EIR_F64;
+    if (in_place && base->kind == EIR_KA_TENSOR && base->t->dtype != ct)
+        return eir_kerr(ctx, "the base given to float_power_ has dtype %s but the operation's result requires dtype %s",
+                        c10_name(base->t->dtype), c10_name(ct));
+    pw_params p = {0};
+    if (is_scalar_arg(ex) && base->kind == EIR_KA_TENSOR) {
+        /* pow(self.to(double), exponent): torch's Tensor_Scalar kernel */
+        p.a = scalar_f(ex);
+        p.b = ex->s.kind == EIR_SC_COMPLEX ? ex->s.im : 0;
+        p.af = (float)p.a;
+        return run1(&op_pows, &p, ct, base, out, ctx);
+    }
+    return run2(&op_pow, &p, ct, base, ex, out, ctx);
+}
+static int k_float_power(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(2);
+    return float_power(&args[0], &args[1], false, out, ctx);
+}
+static int k_float_power_(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(2);
+    return float_power(&args[0], &args[1], true, out, ctx);
+}
+
+/* frexp(self) -> (mantissa, exponent): mantissa in self's dtype, int32 exponent */
+static int k_frexp(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(1);
+    if (nout < 2 || args[0].kind != EIR_KA_TENSOR) return eir_kerr(ctx, "frexp: expected a tensor and two outputs");
+    const eir_tview *x = args[0].t;
+    if (!(x->dtype == EIR_F32 || x->dtype == EIR_F64 || reduced(x->dtype)))
+        return eir_kerr(ctx, "torch.frexp() only supports floating-point dtypes");
+    eir_tview bx;
+    if (!eir_tview_broadcast(x, out[0].rank, out[0].sizes, &bx)) return eir_kerr(ctx, "frexp: bad input shape");
+    const eir_tview *ops[3] = {&out[0], &out[1], &bx};
+    eir_iter it;
+    eir_iter_init(&it, out[0].rank, out[0].sizes, 3, ops);
+    char *ptr[3];
+    int64_t len;
+    while (eir_iter_next(&it, ptr, &len))
+        for (int64_t j = 0; j < len; j++) {
+            int e = 0;
+            double m = frexp(eir_load_f64(ptr[2] + j * it.inner_stride[2], x->dtype), &e);
+            eir_store_f64(ptr[0] + j * it.inner_stride[0], out[0].dtype, m);
+            eir_store_i64(ptr[1] + j * it.inner_stride[1], out[1].dtype, e);
+        }
+    return 0;
+}
+
+UNKS(k_sgn, op_sgn)
+UNKS(k_conj_physical, op_conj)
+UNKS(k_isreal, op_isreal)
+UNKF(k_sinc, op_sinc)
+
+#define UNK_REAL(kname, opvar, msg, ctexpr)                                                              \
+    static int kname(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) { \
+        NEED(1);                                                                                         \
+        pw_params p = {0};                                                                               \
+        eir_dtype ct = args[0].kind == EIR_KA_TENSOR ? args[0].t->dtype : out->dtype;                    \
+        if (eir_is_complex(ct)) return eir_kerr(ctx, msg);                                               \
+        ct = (ctexpr);                                                                                   \
+        return run1(&opvar, &p, ct, &args[0], out, ctx);                                                 \
+    }
+UNK_REAL(k_signbit, op_signbit, "signbit is not implemented for complex tensors.", ct)
+UNK_REAL(k_isposinf, op_isposinf, "isposinf does not support complex inputs.", ct)
+UNK_REAL(k_isneginf, op_isneginf, "isneginf does not support complex inputs.", ct)
+
+/* angle: floats and complex; integers compute in the default float */
+static int k_angle(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(1);
+    pw_params p = {0};
+    eir_dtype ct = args[0].kind == EIR_KA_TENSOR ? args[0].t->dtype : out->dtype;
+    return run1(&op_angle, &p, to_float_ct(ct, out), &args[0], out, ctx);
+}
+
+/* deg2rad / rad2deg: self * pi / 180 (180 / pi), torch's mul by a Scalar:
+ * float16/bfloat16 multiply by the float constant, unrounded */
+static int scale_by(double c, const char *name, const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout,
+                    eir_kctx *ctx) {
+    NEED(1);
+    pw_params p = {0};
+    eir_dtype ct = args[0].kind == EIR_KA_TENSOR ? args[0].t->dtype : out->dtype;
+    if (eir_is_complex(ct)) return eir_kerr(ctx, "%s is not supported for complex tensors.", name);
+    p.a = c;
+    p.af = (float)c;
+    return run1(&op_scale, &p, to_float_ct(ct, out), &args[0], out, ctx);
+}
+static int k_deg2rad(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    return scale_by(M_PI / 180.0, "deg2rad", args, nargs, out, nout, ctx);
+}
+static int k_rad2deg(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    return scale_by(180.0 / M_PI, "rad2deg", args, nargs, out, nout, ctx);
+}
+
+/* complex(real, imag) and polar(abs, angle): two real tensors of one
+ * floating dtype make a complex one (float16 -> complex32 for complex) */
+static int make_complex(const eir_karg *args, eir_tview *out, eir_kctx *ctx, bool polar) {
+    if (args[0].kind != EIR_KA_TENSOR || args[1].kind != EIR_KA_TENSOR)
+        return eir_kerr(ctx, "%s: expected tensor arguments", polar ? "polar" : "complex");
+    eir_dtype a = args[0].t->dtype, b = args[1].t->dtype;
+    bool ok = a == b && (a == EIR_F16 || a == EIR_F32 || a == EIR_F64);
+    if (!ok)
+        return eir_kerr(ctx, "Expected both inputs to be Half, Float or Double tensors but got %s and %s", c10_name(a),
+                        c10_name(b));
+    if (polar && a == EIR_F16) return eir_kerr(ctx, "\"polar_cpu\" not implemented for 'Half'");
+    eir_tview ba, bb;
+    if (!eir_tview_broadcast(args[0].t, out->rank, out->sizes, &ba) ||
+        !eir_tview_broadcast(args[1].t, out->rank, out->sizes, &bb))
+        return eir_kerr(ctx, "%s: inputs do not broadcast to the output", polar ? "polar" : "complex");
+    const eir_tview *ops[3] = {out, &ba, &bb};
+    eir_iter it;
+    eir_iter_init(&it, out->rank, out->sizes, 3, ops);
+    char *ptr[3];
+    int64_t len;
+    while (eir_iter_next(&it, ptr, &len))
+        for (int64_t j = 0; j < len; j++) {
+            double x = eir_load_f64(ptr[1] + j * it.inner_stride[1], a);
+            double y = eir_load_f64(ptr[2] + j * it.inner_stride[2], a);
+            double re = x, im = y;
+            if (polar && a == EIR_F32) re = (float)x * cosf((float)y), im = (float)x * sinf((float)y);
+            else if (polar) re = x * cos(y), im = x * sin(y);
+            eir_store_c128(ptr[0] + j * it.inner_stride[0], out->dtype, re, im);
+        }
+    return 0;
+}
+static int k_complex(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(2);
+    return make_complex(args, out, ctx, false);
+}
+static int k_polar(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
+    NEED(2);
+    return make_complex(args, out, ctx, true);
 }
 
 /* ---- casts, copies, fills ---- */
@@ -1414,6 +2144,24 @@ const eir_kernel_entry eir_kernels_pointwise[] = {
     {"aten.elu.default", k_elu},
     {"aten.leaky_relu.default", k_leaky},
     {"aten.softplus.default", k_softplus},
+    {"aten.threshold.default", k_threshold},
+    {"aten.threshold_.default", k_threshold},
+    {"aten.hardshrink.default", k_hardshrink},
+    {"aten.softshrink.default", k_softshrink},
+    {"aten.relu6.default", k_relu6},
+    {"aten.relu6_.default", k_relu6},
+    {"aten.selu.default", k_selu},
+    {"aten.selu_.default", k_selu},
+    {"aten.celu.default", k_celu},
+    {"aten.celu_.default", k_celu},
+    {"aten.log_sigmoid.default", k_log_sigmoid},
+    {"aten.log_sigmoid_forward.default", k_log_sigmoid_fwd},
+    {"aten.logit.default", k_logit},
+    {"aten.logit_.default", k_logit},
+    {"aten.prelu.default", k_prelu},
+    {"aten._prelu_kernel.default", k_prelu_kernel},
+    {"aten.glu.default", k_glu},
+    {"aten.isclose.default", k_isclose},
     {"aten.logical_not.default", k_lnot},
     {"aten.bitwise_not.default", k_bnot},
     {"aten.isnan.default", k_isnan},
@@ -1434,6 +2182,75 @@ const eir_kernel_entry eir_kernels_pointwise[] = {
     {"aten.masked_fill.Tensor", k_masked_fill},
     {"aten.lerp.Scalar", k_lerp},
     {"aten.lerp.Tensor", k_lerp},
+    /* torch's other pointwise ops and their in-place forms */
+    {"aten.addcmul.default", k_addcmul},
+    {"aten.addcmul_.default", k_addcmul},
+    {"aten.addcdiv.default", k_addcdiv},
+    {"aten.addcdiv_.default", k_addcdiv},
+    {"aten.copysign.Tensor", k_copysign},
+    {"aten.copysign.Scalar", k_copysign},
+    {"aten.copysign_.Tensor", k_copysign},
+    {"aten.copysign_.Scalar", k_copysign},
+    {"aten.fmax.default", k_fmax},
+    {"aten.fmin.default", k_fmin},
+    {"aten.hypot.default", k_hypot},
+    {"aten.hypot_.default", k_hypot},
+    {"aten.logaddexp.default", k_logaddexp},
+    {"aten.logaddexp2.default", k_logaddexp2},
+    {"aten.xlogy.Tensor", k_xlogy},
+    {"aten.xlogy.Scalar_Self", k_xlogy},
+    {"aten.xlogy.Scalar_Other", k_xlogy},
+    {"aten.xlogy_.Tensor", k_xlogy},
+    {"aten.xlogy_.Scalar_Other", k_xlogy},
+    {"aten.special_xlogy.default", k_xlogy},
+    {"aten.special_xlogy.self_scalar", k_xlogy},
+    {"aten.special_xlogy.other_scalar", k_xlogy},
+    {"aten.special_xlog1py.default", k_xlog1py},
+    {"aten.special_xlog1py.self_scalar", k_xlog1py},
+    {"aten.special_xlog1py.other_scalar", k_xlog1py},
+    {"aten.nextafter.default", k_nextafter},
+    {"aten.nextafter_.default", k_nextafter},
+    {"aten.heaviside.default", k_heaviside},
+    {"aten.heaviside_.default", k_heaviside},
+    {"aten.gcd.default", k_gcd},
+    {"aten.gcd_.default", k_gcd},
+    {"aten.lcm.default", k_lcm},
+    {"aten.lcm_.default", k_lcm},
+    {"aten.ldexp.Tensor", k_ldexp},
+    {"aten.ldexp_.default", k_ldexp},
+    {"aten.float_power.Tensor_Tensor", k_float_power},
+    {"aten.float_power.Tensor_Scalar", k_float_power},
+    {"aten.float_power.Scalar", k_float_power},
+    {"aten.float_power_.Tensor", k_float_power_},
+    {"aten.float_power_.Scalar", k_float_power_},
+    {"aten.frexp.Tensor", k_frexp},
+    {"aten.sgn.default", k_sgn},
+    {"aten.sgn_.default", k_sgn},
+    {"aten.signbit.default", k_signbit},
+    {"aten.sinc.default", k_sinc},
+    {"aten.sinc_.default", k_sinc},
+    {"aten.special_sinc.default", k_sinc},
+    {"aten.deg2rad.default", k_deg2rad},
+    {"aten.deg2rad_.default", k_deg2rad},
+    {"aten.rad2deg.default", k_rad2deg},
+    {"aten.rad2deg_.default", k_rad2deg},
+    {"aten.angle.default", k_angle},
+    {"aten.complex.default", k_complex},
+    {"aten.polar.default", k_polar},
+    {"aten.conj_physical.default", k_conj_physical},
+    {"aten.conj_physical_.default", k_conj_physical},
+    {"aten._conj_physical.default", k_conj_physical},
+    {"aten.isposinf.default", k_isposinf},
+    {"aten.isneginf.default", k_isneginf},
+    {"aten.isreal.default", k_isreal},
+    /* torch.special aliases of core ops */
+    {"aten.special_expit.default", k_sigmoid},
+    {"aten.special_erf.default", k_erf},
+    {"aten.special_erfc.default", k_erfc},
+    {"aten.special_exp2.default", k_exp2},
+    {"aten.special_expm1.default", k_expm1},
+    {"aten.special_log1p.default", k_log1p},
+    {"aten.special_round.default", k_round_dec},
     /* casts and copies */
     {"aten._to_copy.default", k_copy_self},
     {"aten.to.dtype", k_copy_self},
@@ -1441,6 +2258,7 @@ const eir_kernel_entry eir_kernels_pointwise[] = {
     {"aten.clone.default", k_copy_self},
     {"aten.contiguous.default", k_copy_self},
     {"aten.lift_fresh_copy.default", k_copy_self},
+    {"aten.chalf.default", k_copy_self},
     {"aten.copy.default", k_copy},
     {"aten.copy_.default", k_copy},  /* in place: the runtime gives out[0] self's storage */
     {"aten.dropout.default", k_dropout},

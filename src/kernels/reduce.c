@@ -1,6 +1,7 @@
 /* reduce.c — kernel family for reductions (sum, mean, prod, max/min and
- * their arg/value forms, any/all, var/std, logsumexp, norms), scans (cumsum,
- * cumprod), softmax / log_softmax, normalization (layer, batch eval, group)
+ * their arg/value forms, aminmax, any/all, var/std and their _mean forms,
+ * nansum/nanmean, logsumexp, norms), scans (cumsum,
+ * cumprod), softmax / log_softmax / _safe_softmax, normalization (layer, batch eval, group)
  * and ordering (sort, argsort, topk).
  *
  * Numerics: floating results are accumulated in double (torch accumulates
@@ -34,17 +35,7 @@ static inline double ld(const char *p, eir_dtype d) {
 
 /* Round v to dtype `to` and back (torch's element-wise cast before a
  * reduction with dtype=). */
-static inline double cast_f(double v, eir_dtype to) {
-    switch (to) {
-    case EIR_F64: return v;
-    case EIR_F32: return (float)v;
-    default: {
-        unsigned char tmp[16];
-        eir_store_f64(tmp, to, v);
-        return eir_load_f64(tmp, to);
-    }
-    }
-}
+static inline double cast_f(double v, eir_dtype to) { return eir_round_f64(v, to); }
 static inline int64_t cast_i(int64_t v, eir_dtype to) {
     unsigned char tmp[16];
     eir_store_i64(tmp, to, v);
@@ -145,31 +136,8 @@ typedef struct rplan {
     int64_t *roff;                 /* nred input offsets of the reduced elements */
 } rplan;
 
-/* Offsets (elements) of all elements of the dims selected by mask in
- * row-major order; n = their count. Caller frees. NULL on allocation
- * failure (with n > 0). */
-static int64_t *list_offsets(const eir_tview *t, const bool *mask, int64_t *n) {
-    int64_t cnt = 1;
-    int32_t r = 0;
-    int64_t sz[EIR_MAX_RANK], st[EIR_MAX_RANK];
-    for (int32_t d = 0; d < t->rank; d++)
-        if (mask[d]) { sz[r] = t->sizes[d]; st[r] = t->strides[d]; cnt *= sz[r]; r++; }
-    *n = cnt;
-    int64_t *off = eir_kalloc((size_t)(cnt > 0 ? cnt : 1) * sizeof *off);
-    if (!off) return NULL;
-    if (cnt == 0) return off;
-    int64_t idx[EIR_MAX_RANK] = {0}, o = 0;
-    for (int64_t k = 0; k < cnt; k++) {
-        off[k] = o;
-        for (int32_t d = r - 1; d >= 0; d--) {
-            o += st[d];
-            if (++idx[d] < sz[d]) break;
-            o -= st[d] * sz[d];
-            idx[d] = 0;
-        }
-    }
-    return off;
-}
+/* Offsets of the elements of the dims selected by mask, row-major (kutil.h). */
+static int64_t *list_offsets(const eir_tview *t, const bool *mask, int64_t *n) { return eir_tview_offsets(t, mask, n); }
 
 /* Map kept input dims onto out's dims: with keepdim out has x's rank
  * (reduced dims of size 1), else only the kept dims in order. */
@@ -223,7 +191,7 @@ static inline void plan_pos(const rplan *p, int64_t o, int64_t *xi, int64_t *oi,
 
 /* ---- value reductions (double / int64 accumulation) ----------------------- */
 
-enum rkind { R_SUM, R_MEAN, R_PROD, R_ANY, R_ALL, R_VAR, R_STD, R_VARMEAN, R_LSE, R_NORM };
+enum rkind { R_SUM, R_MEAN, R_PROD, R_ANY, R_ALL, R_VAR, R_STD, R_VARMEAN, R_STDMEAN, R_LSE, R_NORM, R_NANSUM, R_NANMEAN };
 
 static double pairwise_sum(const double *v, int64_t n) {
     if (n <= 16) {
@@ -245,7 +213,7 @@ static double reduce_row_f(enum rkind k, const double *v, int64_t n, double para
         for (int64_t i = 0; i < n; i++) r *= v[i];
         return r;
     }
-    case R_VAR: case R_STD: case R_VARMEAN: {
+    case R_VAR: case R_STD: case R_VARMEAN: case R_STDMEAN: {
         double mean = n ? pairwise_sum(v, n) / (double)n : NAN;
         double m2 = 0;
         for (int64_t i = 0; i < n; i++) m2 += (v[i] - mean) * (v[i] - mean);
@@ -254,7 +222,7 @@ static double reduce_row_f(enum rkind k, const double *v, int64_t n, double para
         if (div < 0) div = 0;
         double var = m2 / div;
         if (second) *second = mean;
-        return k == R_STD ? sqrt(var) : var;
+        return k == R_STD || k == R_STDMEAN ? sqrt(var) : var;
     }
     case R_LSE: {
         double m = -INFINITY;
@@ -289,7 +257,7 @@ static double reduce_row_f(enum rkind k, const double *v, int64_t n, double para
         else for (int64_t i = 0; i < n; i++) s += pow(fabs(v[i]), p);
         return p == 1 ? s : pow(s, 1.0 / p);
     }
-    case R_ANY: case R_ALL: break;
+    case R_ANY: case R_ALL: case R_NANSUM: case R_NANMEAN: break;
     }
     return NAN;
 }
@@ -370,15 +338,16 @@ static bool sum_columns(const rplan *p, const eir_tview *x, eir_tview *o, bool m
  * write 0/1. */
 static int reduce_values(const char *op, enum rkind k, const eir_tview *x, const bool *mask, bool keepdim,
                          eir_tview *out, uint32_t nout, double param, eir_dtype cast, eir_kctx *ctx) {
-    eir_tview *o2 = k == R_VARMEAN ? &out[1] : NULL;
-    if (k == R_VARMEAN && nout < 2) return eir_kerr(ctx, "%s: expected 2 outputs", op);
+    bool two = k == R_VARMEAN || k == R_STDMEAN;
+    eir_tview *o2 = two ? &out[1] : NULL;
+    if (two && nout < 2) return eir_kerr(ctx, "%s: expected 2 outputs", op);
     rplan p;
     if (plan_init(&p, x, mask, keepdim, &out[0], o2, op, ctx)) return -1;
     int rc = 0;
     eir_dtype od = out[0].dtype, xd = x->dtype;
     size_t xes = eir_elsize(xd), oes = eir_elsize(od), o2es = o2 ? eir_elsize(o2->dtype) : 0;
     if (cast == xd) cast = EIR_DTYPE_UNKNOWN;
-    bool intpath = (k == R_SUM || k == R_PROD) && eir_is_integral(od, true);
+    bool intpath = (k == R_SUM || k == R_PROD || k == R_NANSUM) && eir_is_integral(od, true);
     double *buf = NULL;
     if (k != R_ANY && k != R_ALL && !intpath) {
         buf = eir_kalloc((size_t)(p.nred > 0 ? p.nred : 1) * sizeof *buf);
@@ -425,11 +394,11 @@ static int reduce_values(const char *op, enum rkind k, const eir_tview *x, const
             continue;
         }
         if (intpath) {
-            uint64_t acc = k == R_SUM ? 0 : 1;
+            uint64_t acc = k == R_PROD ? 1 : 0;
             for (int64_t i = 0; i < p.nred; i++) {
                 int64_t v = eir_load_i64(xb + p.roff[i] * (int64_t)xes, xd);
                 if (cast) v = cast_i(v, cast);
-                if (k == R_SUM) acc += (uint64_t)v;
+                if (k != R_PROD) acc += (uint64_t)v;
                 else acc *= (uint64_t)v;
             }
             eir_store_i64(ob, od, (int64_t)acc);
@@ -446,7 +415,15 @@ static int reduce_values(const char *op, enum rkind k, const eir_tview *x, const
             }
         double second = 0;
         double r;
-        if (k == R_PROD && (od == EIR_F16 || od == EIR_BF16)) {
+        if (k == R_NANSUM || k == R_NANMEAN) {
+            int64_t m = 0;
+            for (int64_t i = 0; i < p.nred; i++)
+                if (buf[i] == buf[i]) buf[m++] = buf[i];
+            r = pairwise_sum(buf, m);
+            /* nanmean: the sum in the output dtype divided by the count, in
+             * that dtype's arithmetic (float for float16/bfloat16) */
+            if (k == R_NANMEAN) r = od == EIR_F64 ? r / (double)m : (float)((float)cast_f(r, od) / (float)m);
+        } else if (k == R_PROD && (od == EIR_F16 || od == EIR_BF16)) {
             /* torch multiplies float16/bfloat16 in their own dtype: each
              * partial product is rounded (row order, as its short reductions) */
             r = 1;
@@ -537,11 +514,11 @@ static int k_all_dims(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no,
 /* var/std: .correction(self, dim?, *, correction?, keepdim), .dim(self, dim?, unbiased, keepdim) */
 static int varstd(const char *op, enum rkind k, const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no,
                   bool corr_form, eir_kctx *ctx) {
-    if (need_args(op, na, 1, no, k == R_VARMEAN ? 2 : 1, a, ctx)) return -1;
+    if (need_args(op, na, 1, no, k == R_VARMEAN || k == R_STDMEAN ? 2 : 1, a, ctx)) return -1;
     const eir_tview *x = a[0].t;
     if (!is_real_float(x->dtype) && !eir_is_complex(x->dtype))
         return eir_kerr(ctx, "std and var only support floating point and complex dtypes");
-    if (k == R_VARMEAN && eir_is_complex(x->dtype)) return eir_kerr(ctx, "%s: complex inputs are not supported yet", op);
+    if ((k == R_VARMEAN || k == R_STDMEAN) && eir_is_complex(x->dtype)) return eir_kerr(ctx, "%s: complex inputs are not supported yet", op);
     bool mask[EIR_MAX_RANK];
     if (parse_dims(na > 1 ? &a[1] : NULL, x->rank, true, mask, ctx)) return -1;
     double corr;
@@ -554,6 +531,36 @@ static int k_var_dim(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, 
 static int k_std_corr(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return varstd("std", R_STD, a, na, o, no, true, c); }
 static int k_std_dim(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return varstd("std", R_STD, a, na, o, no, false, c); }
 static int k_var_mean_corr(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return varstd("var_mean", R_VARMEAN, a, na, o, no, true, c); }
+static int k_var_mean_dim(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return varstd("var_mean", R_VARMEAN, a, na, o, no, false, c); }
+static int k_std_mean_corr(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return varstd("std_mean", R_STDMEAN, a, na, o, no, true, c); }
+static int k_std_mean_dim(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return varstd("std_mean", R_STDMEAN, a, na, o, no, false, c); }
+/* .default(self, unbiased=True): every dim, as .dim with dim=None */
+static int varstd_all(const char *op, enum rkind k, const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) {
+    if (need_args(op, na, 1, no, 1, a, c)) return -1;
+    eir_karg d[4] = {a[0]};
+    d[1].kind = EIR_KA_NONE;
+    d[2].kind = d[3].kind = EIR_KA_BOOL;
+    d[2].i = barg(a, na, 1, true);
+    return varstd(op, k, d, 4, o, no, false, c);
+}
+static int k_var_all(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return varstd_all("var", R_VAR, a, na, o, no, c); }
+static int k_std_all(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return varstd_all("std", R_STD, a, na, o, no, c); }
+static int k_var_mean_all(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return varstd_all("var_mean", R_VARMEAN, a, na, o, no, c); }
+static int k_std_mean_all(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return varstd_all("std_mean", R_STDMEAN, a, na, o, no, c); }
+
+/* nansum / nanmean(self, dim?, keepdim, *, dtype?): NaNs count as absent */
+static int nanreduce(const char *op, enum rkind k, const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    if (need_args(op, na, 1, no, 1, a, ctx)) return -1;
+    const eir_tview *x = a[0].t;
+    if (k == R_NANMEAN && !is_real_float(x->dtype) && !eir_is_complex(x->dtype))
+        return eir_kerr(ctx, "nanmean(): expected input to have floating point or complex dtype but got %s", tname(x->dtype));
+    if (eir_is_complex(x->dtype) || eir_is_complex(out[0].dtype)) return eir_kerr(ctx, "nansum does not support complex inputs");
+    bool mask[EIR_MAX_RANK];
+    if (parse_dims(na > 1 ? &a[1] : NULL, x->rank, true, mask, ctx)) return -1;
+    return reduce_values(op, k, x, mask, barg(a, na, 2, false), out, no, 0, darg(a, na, 3), ctx);
+}
+static int k_nansum(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return nanreduce("nansum", R_NANSUM, a, na, o, no, c); }
+static int k_nanmean(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return nanreduce("nanmean", R_NANMEAN, a, na, o, no, c); }
 
 /* logsumexp(self, int[1] dim, keepdim) */
 static int k_logsumexp(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
@@ -568,7 +575,11 @@ static int k_logsumexp(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t 
 static int vnorm(const char *op, const eir_tview *x, double p, const eir_karg *dims, bool keepdim, eir_dtype cast,
                  eir_tview *out, uint32_t no, eir_kctx *ctx) {
     if (!is_real_float(x->dtype)) {
-        if (eir_is_complex(x->dtype)) return eir_kerr(ctx, "%s: complex inputs are not supported yet", op);
+        if (eir_is_complex(x->dtype)) { /* |z| in double: linalg.c's vector norm */
+            bool cmask[EIR_MAX_RANK];
+            if (parse_dims(dims, x->rank, true, cmask, ctx)) return -1;
+            return eir_vector_norm(ctx, op, x, p, cmask, keepdim, out);
+        }
         if (strcmp(op, "norm") == 0)
             return eir_kerr(ctx, "norm(): input dtype should be either floating point or complex. Got %s instead.", tname(x->dtype));
         return eir_kerr(ctx, "linalg.vector_norm: Expected a floating point or complex tensor as input. Got %s", tname(x->dtype));
@@ -715,6 +726,26 @@ static int argmaxmin(const char *op, bool want_max, const eir_karg *a, uint32_t 
 }
 static int k_argmax(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return argmaxmin("argmax", true, a, na, o, no, c); }
 static int k_argmin(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return argmaxmin("argmin", false, a, na, o, no, c); }
+/* aminmax(self, *, dim?, keepdim) and _aminmax(self) / _aminmax.dim(self, dim, keepdim) -> (min, max) */
+static int aminmax_impl(const eir_tview *x, const eir_karg *dim, bool keepdim, eir_tview *o, uint32_t no, eir_kctx *c) {
+    if (no < 2) return eir_kerr(c, "aminmax: expected 2 outputs");
+    bool full = !dim || dim->kind == EIR_KA_NONE, mask[EIR_MAX_RANK];
+    if (parse_dims(full ? NULL : dim, x->rank, true, mask, c)) return -1;
+    if (full && eir_tview_numel(x) == 0)
+        return eir_kerr(c, "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity.");
+    for (int32_t d = 0; d < x->rank; d++)
+        if (mask[d] && x->sizes[d] == 0) return eir_kerr(c, "aminmax: Expected reduction dim %d to have non-zero size.", d);
+    if (select_reduce("aminmax", x, mask, keepdim, full, &o[0], NULL, false, c)) return -1;
+    return select_reduce("aminmax", x, mask, keepdim, full, &o[1], NULL, true, c);
+}
+static int k_aminmax(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) {
+    if (need_args("aminmax", na, 1, no, 2, a, c)) return -1;
+    return aminmax_impl(a[0].t, na > 1 ? &a[1] : NULL, barg(a, na, 2, false), o, no, c);
+}
+static int k__aminmax(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) {
+    if (need_args("_aminmax", na, 1, no, 2, a, c)) return -1;
+    return aminmax_impl(a[0].t, NULL, false, o, no, c);
+}
 
 /* ---- per-line operations (scans, softmax, sort) -------------------------- */
 
@@ -888,6 +919,27 @@ static int k_softmax_int(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t 
 static int k_log_softmax_int(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) {
     if (need_args("log_softmax", na, 2, no, 1, a, c)) return -1;
     return softmax_impl(true, a[0].t, a[1].i, darg(a, na, 2), &o[0], c);
+}
+/* _safe_softmax(self, dim, dtype?): softmax, with 0 (not NaN) for the lines
+ * of self that are entirely -inf (attention rows that mask everything) */
+static int k_safe_softmax(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) {
+    if (need_args("_safe_softmax", na, 2, no, 1, a, c)) return -1;
+    const eir_tview *x = a[0].t;
+    if (softmax_impl(false, x, a[1].i, darg(a, na, 2), &o[0], c)) return -1;
+    const eir_tview *vs[2] = {x, &o[0]};
+    lines L;
+    lines_init(&L, vs, 2, eir_wrap_dim(a[1].i, x->rank));
+    size_t xes = eir_elsize(x->dtype), oes = eir_elsize(o[0].dtype);
+    for (int64_t l = 0; l < L.n; l++) {
+        int64_t off[3];
+        lines_pos(&L, l, off);
+        bool masked = true;
+        for (int64_t i = 0; i < L.len && masked; i++)
+            masked = ld((const char *)x->data + (off[0] + i * L.lst[0]) * (int64_t)xes, x->dtype) == -INFINITY;
+        if (masked)
+            for (int64_t i = 0; i < L.len; i++) eir_store_f64((char *)o[0].data + (off[1] + i * L.lst[1]) * (int64_t)oes, o[0].dtype, 0.0);
+    }
+    return 0;
 }
 
 /* ---- sort / argsort / topk ----------------------------------------------- */
@@ -1146,17 +1198,27 @@ static int k_bn_no_training(const eir_karg *a, uint32_t na, eir_tview *o, uint32
     return batch_norm_eval("_native_batch_norm_legit_no_training", a[0].t, targ(a, na, 1), targ(a, na, 2),
                            targ(a, na, 3), targ(a, na, 4), farg(a, na, 6, 1e-5), o, no, c);
 }
-/* native_batch_norm(input, weight?, bias?, running_mean?, running_var?, training, momentum, eps) */
+/* native_batch_norm(input, weight?, bias?, running_mean?, running_var?, training, momentum, eps)
+ * -> (out, save_mean, save_invstd). In training mode torch's kernel writes
+ * running_mean/running_var in place although the schema does not say so;
+ * scripts/gen_ops.py lists these arguments as written, so the runtime gives
+ * them private copies as it does for Tensor(a!) arguments. */
 static int k_native_batch_norm(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) {
     if (need_args("native_batch_norm", na, 8, no, 1, a, c)) return -1;
-    if (barg(a, na, 5, false)) return eir_kerr(c, "batch_norm in training mode is not supported yet");
+    if (barg(a, na, 5, false))
+        return eir_batch_norm_training(c, "native_batch_norm", a[0].t, targ(a, na, 1), targ(a, na, 2), targ(a, na, 3),
+                                       targ(a, na, 4), farg(a, na, 6, 0.1), farg(a, na, 7, 1e-5), &o[0],
+                                       no > 1 ? &o[1] : NULL, no > 2 ? &o[2] : NULL);
     return batch_norm_eval("native_batch_norm", a[0].t, targ(a, na, 1), targ(a, na, 2), targ(a, na, 3),
                            targ(a, na, 4), farg(a, na, 7, 1e-5), o, no, c);
 }
-/* batch_norm(input, weight?, bias?, running_mean?, running_var?, training, momentum, eps, cudnn_enabled) */
+/* batch_norm(input, weight?, bias?, running_mean?, running_var?, training, momentum, eps, cudnn_enabled):
+ * what a BatchNorm module exports to before decompositions; running stats as above */
 static int k_batch_norm(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) {
     if (need_args("batch_norm", na, 8, no, 1, a, c)) return -1;
-    if (barg(a, na, 5, false)) return eir_kerr(c, "batch_norm in training mode is not supported yet");
+    if (barg(a, na, 5, false))
+        return eir_batch_norm_training(c, "batch_norm", a[0].t, targ(a, na, 1), targ(a, na, 2), targ(a, na, 3),
+                                       targ(a, na, 4), farg(a, na, 6, 0.1), farg(a, na, 7, 1e-5), &o[0], NULL, NULL);
     return batch_norm_eval("batch_norm", a[0].t, targ(a, na, 1), targ(a, na, 2), targ(a, na, 3), targ(a, na, 4),
                            farg(a, na, 7, 1e-5), o, 1, c);
 }
@@ -1268,6 +1330,18 @@ const eir_kernel_entry eir_kernels_reduce[] = {
     {"aten.std.correction", k_std_corr},
     {"aten.std.dim", k_std_dim},
     {"aten.var_mean.correction", k_var_mean_corr},
+    {"aten.var_mean.dim", k_var_mean_dim},
+    {"aten.var_mean.default", k_var_mean_all},
+    {"aten.var.default", k_var_all},
+    {"aten.std.default", k_std_all},
+    {"aten.std_mean.correction", k_std_mean_corr},
+    {"aten.std_mean.dim", k_std_mean_dim},
+    {"aten.std_mean.default", k_std_mean_all},
+    {"aten.nansum.default", k_nansum},
+    {"aten.nanmean.default", k_nanmean},
+    {"aten.aminmax.default", k_aminmax},
+    {"aten._aminmax.default", k__aminmax},
+    {"aten._aminmax.dim", k_aminmax},
     {"aten.logsumexp.default", k_logsumexp},
     {"aten.norm.ScalarOpt_dim", k_norm_dim},
     {"aten.norm.Scalar", k_norm_scalar},
@@ -1278,6 +1352,7 @@ const eir_kernel_entry eir_kernels_reduce[] = {
     {"aten._log_softmax.default", k__log_softmax},
     {"aten.softmax.int", k_softmax_int},
     {"aten.log_softmax.int", k_log_softmax_int},
+    {"aten._safe_softmax.default", k_safe_softmax},
     {"aten.native_layer_norm.default", k_native_layer_norm},
     {"aten.layer_norm.default", k_layer_norm},
     {"aten._native_batch_norm_legit_no_training.default", k_bn_no_training},

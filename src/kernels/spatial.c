@@ -7,7 +7,8 @@
  *               trilinear3d, bicubic2d, anti-aliased bilinear/bicubic 2d
  *               (.vec and .default overloads)
  *   sampling    grid_sampler (2d, 3d): bilinear / nearest / bicubic,
- *               zeros / border / reflection padding
+ *               zeros / border / reflection padding; 2-d follows torch's
+ *               vectorized kernel operation by operation, 3-d its scalar one
  *   folding     col2im (F.fold) and im2col (F.unfold)
  *
  * Inputs may be batched (N, C, ...) or unbatched (C, ...); every kernel views
@@ -750,8 +751,9 @@ enum { GS_BILINEAR, GS_NEAREST, GS_BICUBIC };
 enum { GS_ZEROS, GS_BORDER, GS_REFLECTION };
 
 /* torch's CPU grid sampler does its coordinate and weight arithmetic in the
- * input's own dtype (vectorized, each operation rounded, f16/bf16 included):
- * rnd() rounds every step the same way, so the same pixels get picked. */
+ * input's own dtype, each operation rounded (c10::Half and BFloat16 operators
+ * compute in float and round back): rnd() rounds every step the same way, so
+ * the same pixels get picked. */
 typedef struct gs_cfg { int interp, pad; bool ac, dbl; eir_dtype dt; } gs_cfg;
 
 static double rnd(const gs_cfg *g, double v) {
@@ -792,6 +794,141 @@ static double gs_compute(const gs_cfg *g, double c, int64_t size) {
     return c;
 }
 
+/* ---- 2-d: one lane of torch's vectorized CPU kernel ----
+ *
+ * torch runs grid_sampler_2d on the CPU through cpu/GridSamplerKernel.cpp for
+ * every floating dtype: Vectorized<scalar_t> arithmetic with formulas of its
+ * own (unnormalize is (c + 1) * (size / 2) - 0.5, reflection goes through
+ * trunc(|c| / twice_span)), not the scalar ones of GridSampler.h that the 3-d
+ * kernel uses. Each vector operation on float16/bfloat16 converts to float,
+ * computes and rounds back, so every intermediate is rounded to the reduced
+ * type in the order the source writes it; for float and double GCC contracts
+ * a multiply feeding an add into one fused multiply-add (measured: bilinear
+ * float32 is then bit-exact). Coordinates become integers with
+ * convert_to_int_of_same_size: int32 for float, int64 for double and int16
+ * for float16/bfloat16, where a NaN or infinite coordinate becomes 0 (the
+ * int32 conversion gives INT_MIN, whose low 16 bits are 0) instead of
+ * falling outside the input. */
+
+typedef struct gs_loc { double max_val, sf, low, ts; bool empty; } gs_loc; /* torch's ComputeLocationBase */
+
+static gs_loc gs_loc_make(const gs_cfg *g, int64_t size) {
+    gs_loc L;
+    L.max_val = rnd(g, (double)(size - 1));
+    double base = rnd(g, (double)(g->ac ? size - 1 : size));
+    L.sf = rnd(g, base / 2);
+    L.ts = rnd(g, base * 2);
+    L.low = g->ac ? 0 : -0.5;
+    L.empty = g->ac ? size <= 1 : size <= 0;
+    return L;
+}
+
+/* a * b + c as the compiled vector code computes it (see above) */
+static double gs_fma(const gs_cfg *g, double a, double b, double c) {
+    if (g->dt == EIR_F64) return fma(a, b, c);
+    if (g->dt == EIR_F32) return fmaf((float)a, (float)b, (float)c);
+    return rnd(g, rnd(g, a * b) + c);
+}
+
+static double gs_min(double a, double b) { return isnan(a) || isnan(b) ? NAN : a < b ? a : b; }
+
+static int64_t gs_int(const gs_cfg *g, double v) {
+    if (g->dt == EIR_F64) return v >= -9.2e18 && v <= 9.2e18 ? (int64_t)v : INT64_MIN;
+    int32_t i = v > -2147483649.0 && v < 2147483648.0 ? (int32_t)v : INT32_MIN;
+    return g->dt == EIR_F32 ? i : (int16_t)(uint16_t)(uint32_t)i;
+}
+
+static double gs_unnormalize_vec(const gs_cfg *g, const gs_loc *L, double c) {
+    return g->ac ? rnd(g, rnd(g, c + 1) * L->sf) : gs_fma(g, rnd(g, c + 1), L->sf, -0.5);
+}
+
+/* clamp_max(max_val, clamp_min(0, c)): a NaN becomes 0 */
+static double gs_clip_vec(const gs_loc *L, double c) {
+    double m = c > 0 ? c : 0;
+    return m < L->max_val ? m : L->max_val;
+}
+
+static double gs_reflect_vec(const gs_cfg *g, const gs_loc *L, double c) {
+    if (g->ac && L->empty) return 0;
+    double in = g->ac ? fabs(c) : fabs(rnd(g, c - L->low));
+    double flips = trunc(rnd(g, in / L->ts));
+    double extra = gs_fma(g, -flips, L->ts, in);
+    double r = gs_min(extra, rnd(g, L->ts - extra));
+    return g->ac ? r : rnd(g, r + L->low);
+}
+
+/* ComputeLocation::compute_coordinates: padding applied to an unnormalized coordinate */
+static double gs_coords_vec(const gs_cfg *g, const gs_loc *L, double c) {
+    if (g->pad == GS_BORDER) return gs_clip_vec(L, c);
+    if (g->pad == GS_REFLECTION) return gs_clip_vec(L, gs_reflect_vec(g, L, c));
+    return c;
+}
+
+/* get_cubic_coefficients with A = -0.75, each operation rounded */
+static void gs_cubic_vec(const gs_cfg *g, double t, double *c) {
+    const double A = -0.75;
+    double x[4] = {rnd(g, t + 1), t, rnd(g, 1 - t), rnd(g, 2 - t)};
+    for (int k = 0; k < 4; k++) {
+        double v = x[k];
+        if (k == 0 || k == 3)
+            c[k] = rnd(g, rnd(g, rnd(g, rnd(g, rnd(g, rnd(g, A * v) - 5 * A) * v) + 8 * A) * v) - 4 * A);
+        else
+            c[k] = rnd(g, rnd(g, rnd(g, rnd(g, rnd(g, (A + 2) * v) - (A + 3)) * v) * v) + 1);
+    }
+}
+
+/* the input at integer coordinates (qx, qy) of channel plane p, or 0 outside (zeros padding's mask) */
+static double gs_at(const v5 *X, const char *p, int64_t qx, int64_t qy) {
+    if (qx < 0 || qx >= X->n[4] || qy < 0 || qy >= X->n[3]) return 0;
+    return ld(p + (qy * X->s[3] + qx * X->s[4]) * X->es, X->dt);
+}
+
+static void gs2d_run(const gs_cfg *g, const v5 *X, const v5 *Y, const eir_tview *grid) {
+    int64_t IH = X->n[3], IW = X->n[4], ges = (int64_t)eir_elsize(grid->dtype), gl = grid->strides[3] * ges;
+    gs_loc LW = gs_loc_make(g, IW), LH = gs_loc_make(g, IH);
+    for (int64_t n = 0; n < Y->n[0]; n++)
+        for (int64_t oh = 0; oh < Y->n[3]; oh++)
+            for (int64_t ow = 0; ow < Y->n[4]; ow++) {
+                const char *gp = (const char *)grid->data + (n * grid->strides[0] + oh * grid->strides[1] + ow * grid->strides[2]) * ges;
+                double x = gs_unnormalize_vec(g, &LW, ld(gp, grid->dtype)), y = gs_unnormalize_vec(g, &LH, ld(gp + gl, grid->dtype));
+                for (int64_t c = 0; c < Y->n[1]; c++) {
+                    const char *p = at5(X, n, c, 0, 0, 0);
+                    char *yp = at5(Y, n, c, 0, oh, ow);
+                    if (g->interp == GS_NEAREST) {
+                        int64_t qx = gs_int(g, nearbyint(gs_coords_vec(g, &LW, x))), qy = gs_int(g, nearbyint(gs_coords_vec(g, &LH, y)));
+                        st(yp, Y->dt, gs_at(X, p, qx, qy));
+                    } else if (g->interp == GS_BILINEAR) {
+                        double cx = gs_coords_vec(g, &LW, x), cy = gs_coords_vec(g, &LH, y);
+                        double fx = floor(cx), fy = floor(cy);
+                        double w = rnd(g, cx - fx), e = rnd(g, 1 - w), nn = rnd(g, cy - fy), s = rnd(g, 1 - nn);
+                        int64_t qx = gs_int(g, fx), qy = gs_int(g, fy);
+                        /* (nw_val * nw) + (ne_val * ne) + (sw_val * sw) + (se_val * se), masked corners read as 0 */
+                        double acc = rnd(g, gs_at(X, p, qx, qy) * rnd(g, s * e));
+                        acc = gs_fma(g, gs_at(X, p, qx + 1, qy), rnd(g, s * w), acc);
+                        acc = gs_fma(g, gs_at(X, p, qx, qy + 1), rnd(g, nn * e), acc);
+                        acc = gs_fma(g, gs_at(X, p, qx + 1, qy + 1), rnd(g, nn * w), acc);
+                        st(yp, Y->dt, acc);
+                    } else {
+                        double fx = floor(x), fy = floor(y), kx[4], ky[4], row[4];
+                        gs_cubic_vec(g, rnd(g, x - fx), kx);
+                        gs_cubic_vec(g, rnd(g, y - fy), ky);
+                        for (int i = 0; i < 4; i++) {
+                            /* get_value_bounded: the coordinate (ix - 1 + j, iy - 1 + i) padded, truncated, masked */
+                            int64_t qy = gs_int(g, gs_coords_vec(g, &LH, rnd(g, fy - 1 + i)));
+                            for (int j = 0; j < 4; j++) {
+                                int64_t qx = gs_int(g, gs_coords_vec(g, &LW, rnd(g, fx - 1 + j)));
+                                double v = gs_at(X, p, qx, qy);
+                                row[i] = j == 0 ? rnd(g, kx[0] * v) : gs_fma(g, kx[j], v, row[i]);
+                            }
+                        }
+                        double acc = rnd(g, ky[0] * row[0]);
+                        for (int i = 1; i < 4; i++) acc = gs_fma(g, ky[i], row[i], acc);
+                        st(yp, Y->dt, acc);
+                    }
+                }
+            }
+}
+
 static int k_grid_sampler_nd(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx, int nsp_req) {
     const char *op = nsp_req == 3 ? "grid_sampler_3d" : nsp_req == 2 ? "grid_sampler_2d" : "grid_sampler";
     if (na < 5 || a[0].kind != EIR_KA_TENSOR || a[1].kind != EIR_KA_TENSOR) return eir_kerr(ctx, "%s: expected 5 arguments", op);
@@ -815,6 +952,11 @@ static int k_grid_sampler_nd(const eir_karg *a, uint32_t na, eir_tview *out, uin
     to_v5(x, nsp, &X);
     if (!to_v5(&out[0], nsp, &Y) || out[0].rank != x->rank || Y.n[0] != X.n[0] || Y.n[1] != X.n[1])
         return eir_kerr(ctx, "%s: output shape does not fit the input", op);
+    if (nsp == 2) {
+        gs2d_run(&g, &X, &Y, grid);
+        return 0;
+    }
+    /* 3-d: torch's scalar kernel (GridSampler.cpp, grid_sampler_3d_cpu_impl) */
     int64_t ID = X.n[2], IH = X.n[3], IW = X.n[4];
     int64_t ges = (int64_t)eir_elsize(grid->dtype);
     for (int64_t n = 0; n < Y.n[0]; n++)

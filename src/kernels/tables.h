@@ -13,5 +13,17 @@ extern const eir_kernel_entry eir_kernels_random[];     /* random.c: rand/randn/
 extern const eir_kernel_entry eir_kernels_spatial[];    /* spatial.c: 1-d/3-d pooling, upsampling, grid_sampler, col2im/im2col */
 extern const eir_kernel_entry eir_kernels_fft[];        /* fft.c: _fft_r2c/_fft_c2r/_fft_c2c and torch.fft.* */
 extern const eir_kernel_entry eir_kernels_misc[];       /* misc.c: cdist/pdist, embedding_bag, masked_scatter, empty_strided, batch-norm training */
+extern const eir_kernel_entry eir_kernels_compose[];    /* compose.c: non-core ops of exported programs: einsum, kron, pad, take, linspace, aliases... */
+extern const eir_kernel_entry eir_kernels_loss[];       /* loss.c: mse/l1/huber/bce/kl/nll/cross_entropy and the other losses */
+extern const eir_kernel_entry eir_kernels_stats[];      /* stats.c: median/quantile/mode, cummax, histograms, searchsorted/isin, rms/instance norm */
+
+/* compose.c: the sizes of output k of an op whose output size the program
+ * leaves to the data (unique_consecutive, combinations), from its decoded
+ * arguments. 1: sizes[0..*rank) written; 0: not such an op; -1: an error in ctx. */
+int eir_compose_presize(const char *op, const eir_karg *args, uint32_t nargs, uint32_t k, int64_t *sizes, int32_t *rank, eir_kctx *ctx);
+
+extern const eir_kernel_entry eir_kernels_special[];    /* special.c: gamma, erf and Bessel families, zeta, orthogonal polynomials */
+
+extern const eir_kernel_entry eir_kernels_linalg[];     /* linalg.c: LAPACK factorizations, solvers, det, pinv, norms, matrix_exp */
 
 #endif

@@ -142,6 +142,7 @@ struct eir_runtime {
     const eir_graph *g;
     bool root;                 /* the program's graph (signature applies), not a subgraph */
     char errmsg[2048];
+    bool err_source;        /* errmsg already ends with a node's source line (see step_failed) */
     eir_arena arena;
     rt_value *values;
     uint32_t nvalues;
@@ -183,6 +184,7 @@ static eir_status rt_fail(eir_runtime *rt, eir_status st, const char *fmt, ...) 
     va_start(ap, fmt);
     vsnprintf(rt->errmsg, sizeof rt->errmsg, fmt, ap);
     va_end(ap);
+    rt->err_source = false;
     return st;
 }
 
@@ -450,7 +452,8 @@ static eir_status decode_arg(eir_runtime *rt, rt_step *st, uint32_t ai, const ei
 static bool is_sym_target(const char *t) {
     return !strncmp(t, "_operator.", 10) || !strncmp(t, "math.", 5) || !strncmp(t, "torch.sym_", 10) ||
            !strcmp(t, "torch.ops.aten.sym_size.int") || !strcmp(t, "torch.ops.aten.sym_numel.default") ||
-           !strcmp(t, "torch.ops.aten.sym_stride.int") || !strcmp(t, "torch.ops.aten.sym_storage_offset.default");
+           !strcmp(t, "torch.ops.aten.sym_stride.int") || !strcmp(t, "torch.ops.aten.sym_storage_offset.default") ||
+           !strcmp(t, "torch.ops.aten.sym_is_contiguous.default");
 }
 
 /* ops whose schema says "may alias" but that copy when they must: computed as copies */
@@ -459,6 +462,16 @@ static bool is_copy_like(const char *op) {
                                         "aten.reshape.default", "aten.contiguous.default", "aten.flatten.using_ints",
                                         "aten.reshape_as.default", "aten.type_as.default", "aten._unsafe_view.default",
                                         "aten.lift_fresh.default", "aten.ravel.default"};
+    for (size_t i = 0; i < EIR_ARRAY_LEN(names); i++)
+        if (!strcmp(op, names[i])) return true;
+    return false;
+}
+
+/* Views that conjugate (torch's lazy conj bit): strides cannot express them,
+ * so they run as copies through kernels (src/kernels/linalg.c). */
+static bool is_conj_view(const char *op) {
+    static const char *const names[] = {"aten._conj.default", "aten.conj.default", "aten.mH.default", "aten.adjoint.default",
+                                        "aten.H.default"};
     for (size_t i = 0; i < EIR_ARRAY_LEN(names); i++)
         if (!strcmp(op, names[i])) return true;
     return false;
@@ -481,7 +494,9 @@ static bool is_assert(const char *t) {
 static eir_kernel_fn find_kernel(const char *op) {
     static const eir_kernel_entry *const tables[] = {eir_kernels_pointwise, eir_kernels_reduce, eir_kernels_nn,
                                                     eir_kernels_data, eir_kernels_random, eir_kernels_spatial,
-                                                    eir_kernels_fft, eir_kernels_misc};
+                                                    eir_kernels_fft, eir_kernels_misc,
+                                                    eir_kernels_compose, eir_kernels_stats, eir_kernels_loss,
+                                                    eir_kernels_special, eir_kernels_linalg};
     for (size_t t = 0; t < EIR_ARRAY_LEN(tables); t++)
         for (const eir_kernel_entry *e = tables[t]; e->op; e++)
             if (!strcmp(e->op, op)) return e->fn;
@@ -605,6 +620,36 @@ static bool symbol_known_before(eir_runtime *rt, uint32_t si, const char *name) 
         for (uint32_t k = 0; k < rt->steps[j].nout; k++)
             if (value_mentions(rt, rt->steps[j].outs[k], name)) return true;
     return false;
+}
+
+static bool same_symint(const eir_symint *a, const eir_symint *b) {
+    return a->is_expr == b->is_expr && (a->is_expr ? a->expr == b->expr : a->value == b->value);
+}
+
+/* resize_ on a tensor eir does not own (a user input, a parameter, buffer or
+ * constant, or a view of one): torch changes that tensor's shape for the
+ * caller, which eir cannot do (inputs and state keep their recorded shapes),
+ * so such a program is refused unless the size stays the same. (torch.export's
+ * run_decompositions cannot functionalize it either.) */
+static eir_status check_resize(eir_runtime *rt) {
+    const eir_graph *g = rt->g;
+    for (uint32_t i = 0; i < rt->nsteps; i++) {
+        const rt_step *s = &rt->steps[i];
+        if (s->kind != STEP_VIEW || !s->schema || strcmp(s->schema->name, "aten.resize_.default") || s->nout < 1 ||
+            s->outs[0] == EIR_NO_VALUE || s->src == EIR_NO_VALUE)
+            continue;
+        int32_t sid = rt->values[s->src].storage;
+        if (sid < 0 || !rt->storages[sid].external) continue;
+        const eir_tensor_meta *a = &g->values[s->src].meta, *b = &g->values[s->outs[0]].meta;
+        bool same = a->rank == b->rank;
+        for (uint32_t d = 0; same && d < a->rank; d++) same = same_symint(&a->sizes[d], &b->sizes[d]);
+        if (!same)
+            return rt_fail(rt, EIR_ERR_GRAPH,
+                           "node %%%s (aten.resize_.default): resizes '%s' in place, a tensor of the caller's or of the "
+                           "module's state; eir keeps those at their recorded shapes and cannot run this",
+                           s->node->name ? s->node->name : "?", g->values[s->src].name ? g->values[s->src].name : "?");
+    }
+    return EIR_OK;
 }
 
 /* Make a storage writable by the program: a payload mapped from the archive
@@ -1011,10 +1056,10 @@ static eir_status bind_step(eir_runtime *rt, uint32_t si, eir_buf *missing, uint
     if (!strcmp(t, "torch.ops.higher_order.with_effects")) return bind_effects(rt, si, missing, nmissing);
     if (!strcmp(t, "torch.ops.higher_order.auto_functionalized_v2")) return bind_autofunc(rt, si, missing, nmissing);
     if (!strncmp(t, "torch.ops.higher_order.", 23)) return bind_hop(rt, st, missing, nmissing);
-    if (!strcmp(t, "torch.ops.aten.nonzero.default") || !strcmp(t, "torch.ops.aten.item.default") ||
-        !strcmp(t, "torch.ops.aten._local_scalar_dense.default")) {
-        /* data-dependent: the count / the value binds an unbacked symbol */
-        st->kind = !strcmp(t, "torch.ops.aten.nonzero.default") ? STEP_NONZERO : STEP_ITEM;
+    if (!strcmp(t, "torch.ops.aten.nonzero.default") || !strcmp(t, "torch.ops.aten.argwhere.default") ||
+        !strcmp(t, "torch.ops.aten.item.default") || !strcmp(t, "torch.ops.aten._local_scalar_dense.default")) {
+        /* data-dependent: the count / the value binds an unbacked symbol (argwhere is nonzero) */
+        st->kind = strstr(t, "nonzero") || strstr(t, "argwhere") ? STEP_NONZERO : STEP_ITEM;
         st->src = EIR_NO_VALUE;
         for (uint32_t i = 0; i < n->num_inputs; i++)
             if (n->inputs[i].arg.kind == EIR_ARG_TENSOR) { st->src = n->inputs[i].arg.value; break; }
@@ -1063,8 +1108,12 @@ static eir_status bind_step(eir_runtime *rt, uint32_t si, eir_buf *missing, uint
     const eir_custom_op *custom = eir_library_find(rt->lib, t);
     if (custom) return bind_custom(rt, si, custom, false);
     const eir_op_schema *sc = eir_op_find(op);
-    /* detach_ changes autograd state only: its result is self, unchanged (out= calls export it) */
-    bool view = sc && (((sc->flags & EIR_OPF_VIEW) && !is_copy_like(op)) || !strcmp(op, "aten.detach_.default"));
+    /* detach_ changes autograd state only: its result is self, unchanged (out= calls export it).
+     * resize_ changes self's geometry in place and leaves the data where it is: its result is self's
+     * storage with the recorded (contiguous) geometry, and the storage is sized for the largest value
+     * that aliases it, so growing works; see check_resize for the storages it may not grow. */
+    bool view = sc && (((sc->flags & EIR_OPF_VIEW) && !is_copy_like(op) && !is_conj_view(op)) || !strcmp(op, "aten.detach_.default") ||
+                       !strcmp(op, "aten.resize_.default"));
     eir_kernel_fn fn = NULL;
     if (sc && !view && !is_copy_like(op)) fn = find_kernel(op);
     /* an out= overload runs its functional overload's kernel; the outputs share the out arguments' storage */
@@ -1270,10 +1319,6 @@ const char *eir_runtime_mutated_state(const eir_runtime *rt, uint32_t i) {
     return rt && i < rt->nmutated ? rt->mutated[i] : NULL;
 }
 
-static bool same_symint(const eir_symint *a, const eir_symint *b) {
-    return a->is_expr == b->is_expr && (a->is_expr ? a->expr == b->expr : a->value == b->value);
-}
-
 /* For output k of an out= step: the value of its out argument when that has exactly the output's
  * recorded geometry (torch writes the result into it); else EIR_NO_VALUE, and the result gets
  * storage of its own (torch would have resized the argument). */
@@ -1452,8 +1497,10 @@ static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, b
                 rt->storages[sid].last = (int32_t)i;
             }
         }
-        /* arguments the op writes in place besides self (batch norm's running stats) */
+        /* arguments the op writes in place besides self (batch norm's running stats); instance_norm
+         * updates its running stats through an alias its schema does not declare */
         uint64_t mut = s->kind == STEP_KERNEL ? eir_op_mutates_args(s->schema) : 0;
+        if (s->kind == STEP_KERNEL && !strcmp(s->schema->name, "aten.instance_norm.default")) mut |= 3u << 3;
         for (uint32_t q = 0; mut && q < s->schema->nargs && q < 64; q++) {
             if (!(mut >> q & 1)) continue;
             const eir_named_arg *na = find_input(s->node, s->schema->args[q].name, q, false);
@@ -1462,6 +1509,7 @@ static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, b
                 return st;
         }
     }
+    if ((st = check_resize(rt))) return st;
     /* a custom op's Tensor(a!) arguments are written in place */
     for (uint32_t i = 0; i < rt->nsteps; i++) {
         rt_step *s = &rt->steps[i];
@@ -1566,15 +1614,49 @@ eir_status eir_runtime_output_info(const eir_runtime *rt, uint32_t i, eir_io_inf
 
 static const char *input_label(eir_runtime *rt, uint32_t i, char *buf, size_t n);
 
+/* A constant input (a Python int, float or bool torch.export burned into the
+ * program) given anyway: ep.module() guards it as `n == 3`, so a 0-d number
+ * equal to it in Python's sense (3.0 == 3, True == 1) is accepted and
+ * ignored, and any other is refused with torch's guard text. */
+static eir_status check_constant(eir_runtime *rt, uint32_t i, const eir_tensor_view *v, const char *lab) {
+    const eir_arg *a = rt->inputs[i].arg;
+    bool numeric = a && (a->kind == EIR_ARG_INT || a->kind == EIR_ARG_FLOAT || a->kind == EIR_ARG_BOOL);
+    if (!numeric || !v || v->rank != 0 || !v->data || !(eir_is_floating(v->dtype) || eir_is_integral(v->dtype, true)))
+        return rt_fail(rt, EIR_ERR_ARG, "%s is a constant burned into the program; it takes no data%s", lab,
+                       numeric ? " but a 0-d number equal to it" : "");
+    bool int_given = !eir_is_floating(v->dtype), same;
+    int64_t gi = int_given ? eir_load_i64(v->data, v->dtype) : 0;
+    double gf = int_given ? (double)gi : eir_load_f64(v->data, v->dtype);
+    if (a->kind == EIR_ARG_FLOAT) same = gf == a->u.f;
+    else {
+        int64_t w = a->kind == EIR_ARG_BOOL ? a->u.b : a->u.i;
+        same = int_given ? gi == w : gf == (double)w;
+    }
+    if (same) return EIR_OK;
+    const char *path = rt->guards ? eir_guards_path(rt->guards, i) : NULL;
+    if (!path) path = rt->inputs[i].name;
+    eir_buf want, got;
+    eir_buf_init(&want);
+    eir_buf_init(&got);
+    if (a->kind == EIR_ARG_FLOAT) eir_buf_put_pyfloat(&want, a->u.f);
+    else if (a->kind == EIR_ARG_BOOL) eir_buf_puts(&want, a->u.b ? "True" : "False");
+    else eir_buf_printf(&want, "%lld", (long long)a->u.i);
+    if (v->dtype == EIR_BOOL) eir_buf_puts(&got, gi ? "True" : "False");
+    else if (int_given) eir_buf_printf(&got, "%lld", (long long)gi);
+    else eir_buf_put_pyfloat(&got, gf);
+    rt_fail(rt, EIR_ERR_ARG, "%s: Guard failed: %s == %s (%s = %s)", lab, path, want.data ? want.data : "?", path,
+            got.data ? got.data : "?");
+    eir_buf_free(&want);
+    eir_buf_free(&got);
+    return EIR_ERR_ARG;
+}
+
 eir_status eir_runtime_set_input(eir_runtime *rt, uint32_t i, const eir_tensor_view *v) {
     if (i >= rt->ninputs) return rt_fail(rt, EIR_ERR_ARG, "input index %u out of range (the program has %u inputs)", i, rt->ninputs);
     rt_io *io = &rt->inputs[i];
     char lab[512];
     input_label(rt, i, lab, sizeof lab);
-    if (io->value == EIR_NO_VALUE) {
-        rt_fail(rt, EIR_ERR_ARG, "%s is a constant burned into the program; it takes no data", lab);
-        return EIR_ERR_ARG;
-    }
+    if (io->value == EIR_NO_VALUE) return check_constant(rt, i, v, lab);
     if (!v || (!v->data && v->rank > 0 && v->sizes)) {
         int64_t n = 1;
         for (uint32_t d = 0; v && d < v->rank; d++) n *= v->sizes[d];
@@ -2068,6 +2150,34 @@ static const sym_op *find_sym_op(const char *target) {
     return NULL;
 }
 
+static const eir_arg *node_arg(const eir_node *n, const char *name, uint32_t pos);
+
+/* torch's TensorImpl::is_contiguous(memory_format) (c10/core/Contiguity.h):
+ * dims of size 1 do not count, their strides may be anything; contiguous (and
+ * preserve / unknown, which read the same flag) holds for any empty tensor;
+ * channels_last is for 4-d tensors only, dims in the order C, W, H, N, and
+ * channels_last_3d for 5-d, C, W, H, D, N, without the empty-tensor rule. */
+static bool geometry_is_contiguous(const eir_tview *t, int64_t memory_format) {
+    static const int32_t cl2[] = {1, 3, 2, 0}, cl3[] = {1, 4, 3, 2, 0};
+    int32_t order[EIR_MAX_RANK], n = 0;
+    if (memory_format == EIR_MF_CHANNELS_LAST || memory_format == EIR_MF_CHANNELS_LAST_3D) {
+        bool two = memory_format == EIR_MF_CHANNELS_LAST;
+        if (t->rank != (two ? 4 : 5)) return false;
+        for (int32_t i = 0; i < t->rank; i++) order[n++] = two ? cl2[i] : cl3[i];
+    } else {
+        if (eir_tview_numel(t) == 0) return true;
+        for (int32_t d = t->rank - 1; d >= 0; d--) order[n++] = d;
+    }
+    int64_t expected = 1;
+    for (int32_t i = 0; i < n; i++) {
+        int32_t d = order[i];
+        if (t->sizes[d] == 1) continue;
+        if (t->strides[d] != expected) return false;
+        expected *= t->sizes[d];
+    }
+    return true;
+}
+
 static eir_status run_sym(eir_runtime *rt, const rt_step *st) {
     const eir_node *n = st->node;
     const char *t = n->target;
@@ -2082,6 +2192,11 @@ static eir_status run_sym(eir_runtime *rt, const rt_step *st) {
         else {
             const eir_tview *tv = &rt->values[ta->value].view;
             if (!strcmp(t, "torch.ops.aten.sym_numel.default")) r = sym_int_value(eir_tview_numel(tv));
+            else if (!strcmp(t, "torch.ops.aten.sym_is_contiguous.default")) {
+                const eir_arg *mf = node_arg(n, "memory_format", 1);
+                int64_t code = mf && mf->kind == EIR_ARG_MEMORY_FORMAT ? mf->u.i : EIR_MF_CONTIGUOUS;
+                r = sym_int_value(geometry_is_contiguous(tv, code));
+            }
             else if (!strcmp(t, "torch.ops.aten.sym_storage_offset.default")) r = sym_int_value(rt->values[ta->value].offset);
             else {
                 eir_sym_value dim = n->num_inputs > 1 ? sym_arg(rt, &n->inputs[1].arg, &ok) : sym_int_value(0);
@@ -2509,8 +2624,9 @@ static eir_status run_repeat_interleave(eir_runtime *rt, const rt_step *st) {
 }
 
 /* A kernel whose output has an unbacked size the op itself decides — indexing
- * with a boolean mask (x[x > 0]) — is sized from its arguments before the
- * kernel runs: each boolean index stands for the indices of its true
+ * with a boolean mask (x[x > 0]), bincount — is sized from its arguments
+ * before the kernel runs. bincount has max(self) + 1 bins (at least
+ * minlength). For indexing, each boolean index stands for the indices of its true
  * elements (one dim of that count in place of the dims it covers); the
  * index tensors broadcast together, and their result takes the place of the
  * first indexed dim when they are adjacent, else it comes first. */
@@ -2519,6 +2635,29 @@ static eir_status presize_outputs(eir_runtime *rt, rt_step *s) {
         uint32_t v = s->outs[k];
         if (v == EIR_NO_VALUE || !rt->values[v].deferred || rt->values[v].resolved) continue;
         const char *op = short_target(s->node->target);
+        /* ops whose kernels' family computes the size (unique_consecutive, combinations) */
+        int64_t csz[EIR_MAX_RANK];
+        int32_t crank = 0;
+        eir_kctx cctx = {rt->kerr, sizeof rt->kerr, 1, NULL};
+        int pr = s->kind == STEP_KERNEL ? eir_compose_presize(op, s->args, s->nargs, k, csz, &crank, &cctx) : 0;
+        if (pr < 0) return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): %s", s->node->name, op, rt->kerr);
+        if (pr > 0) {
+            eir_status e = settle_output(rt, v, csz, crank, op);
+            if (e) return e;
+            continue;
+        }
+        if (!strcmp(op, "aten.bincount.default") && s->nargs >= 3 && s->args[0].kind == EIR_KA_TENSOR) {
+            /* max(self) + 1 bins, at least minlength (the kernel checks the values) */
+            const eir_tview *x = s->args[0].t;
+            int64_t len = s->args[2].kind == EIR_KA_INT ? s->args[2].i : 0, n = eir_tview_numel(x), idx[EIR_MAX_RANK] = {0};
+            for (int64_t q = 0; q < n; q++, next_index(idx, x->sizes, x->rank)) {
+                int64_t b = eir_load_i64(eir_tview_at(x, idx), x->dtype) + 1;
+                if (b > len) len = b;
+            }
+            eir_status e = settle_output(rt, v, &len, 1, "the bins");
+            if (e) return e;
+            continue;
+        }
         if (strcmp(op, "aten.index.Tensor") || s->nargs < 2 || s->args[0].kind != EIR_KA_TENSOR || s->args[1].kind != EIR_KA_TENSORS)
             return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): output %s has a size known only once the op has run, and eir "
                            "cannot compute it for this op", s->node->name, op, rt->g->values[v].name);
@@ -2720,8 +2859,11 @@ static eir_tview select0(const eir_tview *x, int64_t i) {
 }
 
 static eir_status run_sub(eir_runtime *rt, eir_runtime *sub, const eir_node *n) {
-    if (eir_runtime_run(sub) != EIR_OK)
-        return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): %s", n->name ? n->name : "?", short_target(n->target), sub->errmsg);
+    if (eir_runtime_run(sub) != EIR_OK) {
+        rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): %s", n->name ? n->name : "?", short_target(n->target), sub->errmsg);
+        rt->err_source = sub->err_source; /* the subgraph's node is the more precise place */
+        return EIR_ERR_ARG;
+    }
     return EIR_OK;
 }
 
@@ -3086,6 +3228,64 @@ void eir_runtime_stats(const eir_runtime *rt, eir_run_stats *out) {
             }
 }
 
+static eir_status run_step(eir_runtime *rt, rt_step *s, eir_kctx *ctx) {
+    eir_status st;
+    switch (s->kind) {
+    case STEP_SYM:
+        if ((st = run_sym(rt, s))) return st;
+        return resolve_deferred(rt);
+    case STEP_ASSERT: return run_assert(rt, s);
+    case STEP_VIEW: return EIR_OK;  /* geometry and pointer were set by planning */
+    case STEP_HOP: return run_hop(rt, s);
+    case STEP_NONZERO: return run_nonzero(rt, s);
+    case STEP_MASKED_SELECT: return run_masked_select(rt, s);
+    case STEP_UNIQUE: return run_unique(rt, s);
+    case STEP_REPEAT_INTERLEAVE: return run_repeat_interleave(rt, s);
+    case STEP_CUSTOM: return run_custom(rt, s);
+    case STEP_ITEM: return run_item(rt, s);
+    case STEP_COPY:
+        copy_logical(&rt->values[s->outs[0]].view, &rt->values[s->src].view);
+        return EIR_OK;
+    case STEP_KERNEL: {
+        apply_patches(rt, s);
+        if (rt->ndeferred && (st = presize_outputs(rt, s))) return st;
+        for (uint32_t k = 0; k < s->nout; k++) {
+            if (s->outs[k] == EIR_NO_VALUE) memset(&s->outv[k], 0, sizeof s->outv[k]);
+            else s->outv[k] = rt->values[s->outs[k]].view;
+        }
+        if (rt->autocast && (st = autocast_inputs(rt, s, true))) return st;
+        rt->kerr[0] = 0;
+        int kr = s->fn(s->args, s->nargs, s->outv, s->nout, ctx);
+        if (rt->autocast) autocast_inputs(rt, s, false);
+        if (kr != 0)
+            return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): %s", s->node->name ? s->node->name : "?",
+                           short_target(s->node->target), rt->kerr[0] ? rt->kerr : "kernel failed");
+        return EIR_OK;
+    }
+    default: return EIR_OK;
+    }
+}
+
+/* A step failed while running: end its message with the user's source line
+ * from the node's stack_trace, as load-time node errors do
+ * ("... [File: m.py:12 in forward, code: y = x[i]]"), after torch's own text.
+ * A subgraph's failing node has put its line there already. */
+static eir_status step_failed(eir_runtime *rt, const rt_step *s, eir_status st) {
+    if (rt->err_source) return st;
+    const char *trace = NULL;
+    for (uint32_t i = 0; s->node && i < s->node->num_metadata; i++)
+        if (!strcmp(s->node->metadata[i].key, "stack_trace")) trace = s->node->metadata[i].value;
+    eir_buf sum;
+    eir_buf_init(&sum);
+    if (trace && eir_stack_user_line(&sum, trace) && sum.data) {
+        size_t len = strlen(rt->errmsg);
+        snprintf(rt->errmsg + len, sizeof rt->errmsg - len, " [%s]", sum.data);
+        rt->err_source = true;
+    }
+    eir_buf_free(&sum);
+    return st;
+}
+
 eir_status eir_runtime_run(eir_runtime *rt) {
     if (!rt || !rt->steps) return EIR_ERR_ARG;
     eir_status st;
@@ -3105,62 +3305,9 @@ eir_status eir_runtime_run(eir_runtime *rt) {
     }
     if ((st = prepare_inputs(rt))) return st;
     refresh_pointers(rt);
-    eir_kctx ctx = {rt->kerr, sizeof rt->kerr, 1, &rt->rng};
-    for (uint32_t i = 0; i < rt->nsteps; i++) {
-        rt_step *s = &rt->steps[i];
-        switch (s->kind) {
-        case STEP_SYM:
-            if ((st = run_sym(rt, s))) return st;
-            if ((st = resolve_deferred(rt))) return st;
-            break;
-        case STEP_ASSERT:
-            if ((st = run_assert(rt, s))) return st;
-            break;
-        case STEP_VIEW:
-            break;  /* geometry and pointer were set by planning */
-        case STEP_HOP:
-            if ((st = run_hop(rt, s))) return st;
-            break;
-        case STEP_NONZERO:
-            if ((st = run_nonzero(rt, s))) return st;
-            break;
-        case STEP_MASKED_SELECT:
-            if ((st = run_masked_select(rt, s))) return st;
-            break;
-        case STEP_UNIQUE:
-            if ((st = run_unique(rt, s))) return st;
-            break;
-        case STEP_REPEAT_INTERLEAVE:
-            if ((st = run_repeat_interleave(rt, s))) return st;
-            break;
-        case STEP_CUSTOM:
-            if ((st = run_custom(rt, s))) return st;
-            break;
-        case STEP_ITEM:
-            if ((st = run_item(rt, s))) return st;
-            break;
-        case STEP_COPY:
-            copy_logical(&rt->values[s->outs[0]].view, &rt->values[s->src].view);
-            break;
-        case STEP_KERNEL: {
-            if (rt->ndeferred && (st = presize_outputs(rt, s))) return st;
-            apply_patches(rt, s);
-            for (uint32_t k = 0; k < s->nout; k++) {
-                if (s->outs[k] == EIR_NO_VALUE) memset(&s->outv[k], 0, sizeof s->outv[k]);
-                else s->outv[k] = rt->values[s->outs[k]].view;
-            }
-            if (rt->autocast && (st = autocast_inputs(rt, s, true))) return st;
-            rt->kerr[0] = 0;
-            int kr = s->fn(s->args, s->nargs, s->outv, s->nout, &ctx);
-            if (rt->autocast) autocast_inputs(rt, s, false);
-            if (kr != 0)
-                return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): %s", s->node->name ? s->node->name : "?",
-                               short_target(s->node->target), rt->kerr[0] ? rt->kerr : "kernel failed");
-            break;
-        }
-        default: break;
-        }
-    }
+    eir_kctx ctx = {.err = rt->kerr, .errlen = sizeof rt->kerr, .nthreads = 1, .rng = &rt->rng};
+    for (uint32_t i = 0; i < rt->nsteps; i++)
+        if ((st = run_step(rt, &rt->steps[i], &ctx))) return step_failed(rt, &rt->steps[i], st);
     /* write mutated state back (outputs are pinned, so they are still intact) */
     for (uint32_t k = 0; k < rt->nwrites; k++) {
         rt_value *src = &rt->values[rt->writes[k].src], *dst = &rt->values[rt->writes[k].dst];

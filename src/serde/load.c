@@ -74,7 +74,7 @@ static eir_status fail(dec *d, eir_status st, const char *fmt, ...) {
             const char *text = jdoc_str(d->doc, trace, &tmp, NULL, NULL);
             eir_buf sum;
             eir_buf_init(&sum);
-            if (text && eir_stack_summary(&sum, text)) eir_buf_printf(&b, " [%s]", sum.data);
+            if (text && eir_stack_user_line(&sum, text)) eir_buf_printf(&b, " [%s]", sum.data);
             eir_buf_free(&sum);
             eir_arena_release(&tmp);
         }

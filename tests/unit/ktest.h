@@ -1,4 +1,4 @@
-/* ktest.h — helpers for the kernel tests of spatial.c, fft.c and misc.c:
+/* ktest.h — helpers for the kernel tests (spatial.c, fft.c, misc.c, compose.c, stats.c, loss.c, ...):
  * tensors in several memory layouts, random fills, element access by
  * row-major position, argument constructors and a kernel runner that looks
  * the op up in every kernel table. Header-only; each test includes it once. */
@@ -123,7 +123,10 @@ static inline eir_karg KSTR(const char *s) { eir_karg a; memset(&a, 0, sizeof a)
 
 static char errbuf[512];
 static inline eir_kernel_fn find_op(const char *op) {
-    const eir_kernel_entry *const tables[] = {eir_kernels_spatial, eir_kernels_fft, eir_kernels_misc, eir_kernels_nn};
+    const eir_kernel_entry *const tables[] = {eir_kernels_spatial, eir_kernels_fft,      eir_kernels_misc,
+                                              eir_kernels_nn,      eir_kernels_stats,    eir_kernels_loss,
+                                              eir_kernels_reduce,  eir_kernels_pointwise, eir_kernels_random,
+                                              eir_kernels_compose};
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
         for (const eir_kernel_entry *e = tables[t]; e->op; e++)
             if (!strcmp(e->op, op)) return e->fn;
@@ -131,7 +134,7 @@ static inline eir_kernel_fn find_op(const char *op) {
     return NULL;
 }
 static inline int run(const char *op, const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no) {
-    eir_kctx ctx = {errbuf, sizeof errbuf, 1, NULL};
+    eir_kctx ctx = {.err = errbuf, .errlen = sizeof errbuf, .nthreads = 1};
     errbuf[0] = 0;
     eir_kernel_fn f = find_op(op);
     if (!f) return -2;

@@ -10,7 +10,7 @@
 
 static void test_cdist(void) {
     static const double PS[] = {0, 1, 2, 3.5, INFINITY, 0.5};
-    for (int iter = 0; iter < 48; iter++) {
+    for (int iter = 0; iter < 80; iter++) {
         double p = PS[iter % 6];
         eir_dtype dt = iter % 2 ? EIR_F64 : EIR_F32;
         int64_t B = irand(1, 3), P = iter % 13 == 0 ? 0 : irand(1, 30), R = irand(1, 30), M = iter % 11 == 0 ? 0 : irand(1, 5);
@@ -233,7 +233,10 @@ static void test_batch_norm(void) {
     static const eir_dtype DT[] = {EIR_F32, EIR_F64, EIR_F16, EIR_BF16};
     for (int iter = 0; iter < 48; iter++) {
         eir_dtype dt = DT[iter % 4], pt = dt == EIR_F64 ? EIR_F64 : EIR_F32; /* reduced inputs take f32 parameters, as in torch */
-        int variant = (iter / 4) % 3; /* 0 default (in place), 1 no_stats, 2 functional */
+        /* 0 _native_batch_norm_legit (in place), 1 .no_stats, 2 _functional; 3 native_batch_norm and
+         * 4 batch_norm (reduce.c's, whose training mode writes the running stats in place too) */
+        int variant = (iter / 4) % 5;
+        bool in_place = variant == 0 || variant == 3 || variant == 4;
         bool training = variant == 1 || iter % 5 != 0, affine = iter % 3 != 0;
         int32_t rank = 2 + (int32_t)irand(0, 2);
         int64_t xs[4] = {irand(1, 4), irand(1, 4), irand(1, 3), irand(1, 3)}, cs[1];
@@ -270,20 +273,23 @@ static void test_batch_norm(void) {
             eir_tview outs[3] = {y.v, sm.v, si.v};
             rc = run("aten._native_batch_norm_legit.no_stats", a, 6, outs, 3);
         } else {
-            eir_karg a[8] = {KT(&x.v), affine ? KT(&w.v) : KN(), affine ? KT(&b.v) : KN(), KT(&rm.v), KT(&rv.v), KB(training), KF(mom), KF(eps)};
+            eir_karg a[9] = {KT(&x.v), affine ? KT(&w.v) : KN(), affine ? KT(&b.v) : KN(), KT(&rm.v), KT(&rv.v), KB(training), KF(mom), KF(eps),
+                             KB(false)};
             eir_tview outs[5] = {y.v, sm.v, si.v, rmo.v, rvo.v};
-            rc = run(variant == 0 ? "aten._native_batch_norm_legit.default" : "aten._native_batch_norm_legit_functional.default", a, 8, outs,
-                     variant == 0 ? 3 : 5);
+            static const char *const OPS[5] = {"aten._native_batch_norm_legit.default", NULL, "aten._native_batch_norm_legit_functional.default",
+                                               "aten.native_batch_norm.default", "aten.batch_norm.default"};
+            static const uint32_t NA[5] = {8, 0, 8, 8, 9}, NO[5] = {3, 0, 5, 3, 1};
+            rc = run(OPS[variant], a, NA[variant], outs, NO[variant]);
         }
         CHECK(rc == 0);
         if (rc) fprintf(stderr, "batch norm: %s\n", errbuf);
         double *wr = rounded(&y.v, want);
         CHECK(close_to(&y.v, wr, tol_of(dt) * 4, "batch norm output"));
-        if (training) {
+        if (training && variant != 4) {
             CHECK(close_to(&sm.v, wm, 1e-5, "save_mean"));
             CHECK(close_to(&si.v, wi, 1e-4, "save_invstd"));
         }
-        if (variant == 0 && per > 1) { /* running stats updated in place; untouched in evaluation mode */
+        if (in_place && per > 1) { /* running stats updated in place; untouched in evaluation mode */
             CHECK(close_to(&rm.v, wrm, 1e-5, "running_mean in place"));
             CHECK(close_to(&rv.v, wrv, 1e-5, "running_var in place"));
         }

@@ -276,7 +276,7 @@ static eir_karg KSTR(const char *s) { eir_karg a; memset(&a, 0, sizeof a); a.kin
 
 static char errbuf[256];
 static int run(const char *op, const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no) {
-    eir_kctx ctx = {errbuf, sizeof errbuf, 1};
+    eir_kctx ctx = {.err = errbuf, .errlen = sizeof errbuf, .nthreads = 1};
     errbuf[0] = 0;
     eir_kernel_fn f = find(op);
     if (!f) return -2;
@@ -366,7 +366,7 @@ static void test_mm(void) {
         CHECK(((int8_t *)C.buf)[3] == -56);
         tt D = tnew(EIR_F32, 2, s, 0);
         eir_karg a2[2] = {KT(&A.v), KT(&D.v)};
-        eir_kctx ctx = {errbuf, sizeof errbuf, 1};
+        eir_kctx ctx = {.err = errbuf, .errlen = sizeof errbuf, .nthreads = 1};
         CHECK(find("aten.mm.default")(a2, 2, &C.v, 1, &ctx) == -1);
         CHECK_STR(errbuf, "expected m1 and m2 to have the same dtype, but got: Char != Float");
         tfree(&A); tfree(&B); tfree(&C); tfree(&D);
@@ -719,6 +719,40 @@ static void test_pool(void) {
         }
         tfree(&X);
     }
+    /* several NaNs in one window: torch keeps the last one's index (its test
+     * is "val > max || isnan(val)" with no early exit); a naive scan in
+     * row-major order over each window is the reference */
+    for (int di = 0; di < 4; di++) {
+        int64_t xs4[4] = {1, 2, 5, 6}, ys[4] = {1, 2, 2, 2}, k[2] = {3, 3}, s[2] = {2, 3}, z[2] = {0, 0}, o[2] = {1, 1}, os[2] = {2, 2};
+        tt X = tnew(FDT[di], 4, xs4, di), Y = tnew(FDT[di], 4, ys, 0), I = tnew(EIR_I64, 4, ys, 0);
+        for (int64_t q = 0; q < 60; q++) setk(&X.v, q, q % 3 == 1 || q % 7 == 2 ? NAN : (double)(q % 11));
+        eir_karg a[6] = {KT(&X.v), KIS(2, k), KIS(2, s), KIS(2, z), KIS(2, o), KB(false)};
+        for (int adaptive = 0; adaptive < 2; adaptive++) {
+            eir_tview outs[2] = {Y.v, I.v};
+            eir_karg aa[2] = {KT(&X.v), KIS(2, os)};
+            CHECK(adaptive ? run("aten.adaptive_max_pool2d.default", aa, 2, outs, 2) == 0
+                           : run("aten.max_pool2d_with_indices.default", a, 6, outs, 2) == 0);
+            bool ok = true;
+            for (int64_t c = 0; c < 2; c++)
+                for (int64_t oh = 0; oh < 2; oh++)
+                    for (int64_t ow = 0; ow < 2; ow++) {
+                        /* windows: k 3x3 stride (2, 3), or adaptive 5x6 -> 2x2: rows [0,3) [2,5), cols [0,3) [3,6) */
+                        int64_t h0 = adaptive ? oh * 5 / 2 : oh * 2, h1 = adaptive ? ((oh + 1) * 5 + 1) / 2 : h0 + 3;
+                        int64_t w0 = ow * 3, w1 = w0 + 3, want = -1;
+                        double mv = -INFINITY;
+                        for (int64_t h = h0; h < h1; h++)
+                            for (int64_t w = w0; w < w1; w++) {
+                                double v = getk(&X.v, (c * 5 + h) * 6 + w);
+                                if (isnan(v)) want = h * 6 + w, mv = NAN;
+                                else if (!isnan(mv) && (want < 0 || v > mv)) want = h * 6 + w, mv = v;
+                            }
+                        int64_t q = (c * 2 + oh) * 2 + ow;
+                        ok = ok && (int64_t)getk(&I.v, q) == want && isnan(getk(&Y.v, q)) == isnan(mv);
+                    }
+            CHECK(ok);
+        }
+        tfree(&X); tfree(&Y); tfree(&I);
+    }
     /* integer max pool of negatives; 3-d input */
     {
         int64_t xs3[3] = {1, 4, 4}, ys3[3] = {1, 2, 2}, k[2] = {2, 2}, z[2] = {0, 0}, o[2] = {1, 1};
@@ -745,7 +779,7 @@ static void test_embedding(void) {
             for (int64_t j = 0; j < 6; j++) { int64_t iw[2] = {(int64_t)getk(&I.v, k), j}; want[k * 6 + j] = getd(&W.v, iw); }
         CHECK(close_to(&O.v, want, 0, "embedding"));
         setk(&I.v, 5, di % 2 ? -1 : 10);
-        eir_kctx ctx = {errbuf, sizeof errbuf, 1};
+        eir_kctx ctx = {.err = errbuf, .errlen = sizeof errbuf, .nthreads = 1};
         CHECK(find("aten.embedding.default")(a, 5, &O.v, 1, &ctx) == -1);
         CHECK_STR(errbuf, "index out of range in self");
         tfree(&W); tfree(&I); tfree(&O);
@@ -783,7 +817,7 @@ static void test_sdpa(void) {
             CHECK(run("aten.scaled_dot_product_attention.default", a, 8, &O.v, 1) == 0);
             CHECK(close_torch(&O.v, so_causal, tol, "sdpa causal"));
             a[4] = KF(0.1);
-            eir_kctx ctx = {errbuf, sizeof errbuf, 1};
+            eir_kctx ctx = {.err = errbuf, .errlen = sizeof errbuf, .nthreads = 1};
             CHECK(find("aten.scaled_dot_product_attention.default")(a, 8, &O.v, 1, &ctx) == -1);
         }
         {

@@ -2,7 +2,9 @@
  * references: double-precision / exact-integer references on random shapes
  * (broadcasting both ways, transposed inputs, strided outputs, empty and 0-d
  * tensors) for every dtype each op supports in torch, plus bit patterns
- * computed with torch 2.13 for float16/bfloat16/float32 rounding cases. */
+ * computed with torch 2.13 for float16/bfloat16/float32 rounding cases, and
+ * torch's other pointwise ops (hypot, xlogy, gcd, ldexp, frexp, sgn, ...)
+ * with the values and messages torch 2.13 gives at their edges. */
 #include <complex.h>
 #include <math.h>
 #include <stdint.h>
@@ -358,7 +360,7 @@ static eir_karg karg_str(const char *s) {
 }
 
 static char errbuf[256];
-static eir_kctx CTX = {errbuf, sizeof errbuf, 1};
+static eir_kctx CTX = {.err = errbuf, .errlen = sizeof errbuf, .nthreads = 1};
 
 /* ---- binary driver ----
  * Reference: rd(a, b) in double for float dtypes, ri(a, b) exactly for
@@ -1319,6 +1321,309 @@ static void test_complex_torch_semantics(void) {
     fr(&x); fr(&o); fr(&y); fr(&h); fr(&ho); fr(&b); fr(&bo); fr(&bn); fr(&rz); fr(&ro);
 }
 
+/* ---- torch's other pointwise ops ---- */
+
+static double r_copysign(double a, double b) { return copysign(a, b); }
+static double r_fmax(double a, double b) { return fmax(a, b); }
+static double r_fmin(double a, double b) { return fmin(a, b); }
+static double r_hypot(double a, double b) { return hypot(a, b); }
+static double r_logaddexp(double a, double b) {
+    if (isinf(a) && a == b) return a;
+    return (isnan(a) || isnan(b)) ? NAN : fmax(a, b) + log1p(exp(-fabs(a - b)));
+}
+static double r_logaddexp2(double a, double b) {
+    if (isinf(a) && a == b) return a;
+    return (isnan(a) || isnan(b)) ? NAN : fmax(a, b) + log1p(exp2(-fabs(a - b))) / M_LN2;
+}
+static double r_xlogy(double a, double b) { return isnan(b) ? NAN : a == 0 ? 0 : a * log(b); }
+static double r_xlog1py(double a, double b) { return isnan(b) ? NAN : a == 0 ? 0 : a * log1p(b); }
+static double r_heaviside(double a, double b) { return a == 0 ? b : a > 0; }
+static int64_t ri_heaviside(int64_t a, int64_t b, eir_dtype d) { (void)d; return a == 0 ? b : a > 0; }
+static double r_sgn(double a) { return isnan(a) ? 0 : (a > 0) - (a < 0); }
+static int64_t ri_sgn(int64_t a, eir_dtype d) { (void)d; return (a > 0) - (a < 0); }
+static double r_signbit(double a) { return signbit(a) != 0; }
+static int64_t ri_signbit(int64_t a, eir_dtype d) { (void)d; return a < 0; }
+static double r_sinc(double a) { return a == 0 ? 1 : sin(M_PI * a) / (M_PI * a); }
+static double r_deg2rad(double a) { return a * (M_PI / 180); }
+static double r_rad2deg(double a) { return a * (180 / M_PI); }
+static double r_angle(double a) { return isnan(a) ? a : a < 0 ? M_PI : 0; }
+static double r_isposinf(double a) { return a == INFINITY; }
+static double r_isneginf(double a) { return a == -INFINITY; }
+static int64_t ri_false(int64_t a, eir_dtype d) { (void)a; (void)d; return 0; }
+static double r_true(double a) { (void)a; return 1; }
+static int64_t ri_true(int64_t a, eir_dtype d) { (void)a; (void)d; return 1; }
+static int64_t ri_gcd_ref(int64_t a, int64_t b, eir_dtype d) { /* non-negative inputs: binary gcd */
+    (void)d;
+    uint64_t x = (uint64_t)a, y = (uint64_t)b;
+    if (!x) return (int64_t)y;
+    if (!y) return (int64_t)x;
+    int k = 0;
+    while (!((x | y) & 1)) { x >>= 1; y >>= 1; k++; }
+    while (x) {
+        while (!(x & 1)) x >>= 1;
+        while (!(y & 1)) y >>= 1;
+        if (x >= y) x -= y; else y -= x;
+    }
+    return (int64_t)(y << k);
+}
+static int64_t ri_lcm_ref(int64_t a, int64_t b, eir_dtype d) {
+    int64_t g = ri_gcd_ref(a, b, d);
+    return g ? a / g * b : 0;
+}
+
+/* a tensor holding the given values (double, converted to dt) */
+static T vec_of(eir_dtype dt, int n, const double *v) {
+    int64_t s[1] = {n};
+    T t = mk(dt, 1, s, 0);
+    for (int i = 0; i < n; i++) {
+        if (isf(dt) || isc(dt)) setd(el(&t.v, i), dt, v[i]);
+        else seti(el(&t.v, i), dt, (int64_t)v[i]);
+    }
+    return t;
+}
+
+static void test_more_ops(void) {
+    static const eir_dtype FI[] = {EIR_F32, EIR_F64, EIR_F16, EIR_BF16, EIR_I64, EIR_I32, EIR_I8, EIR_U8};
+    bin_spec bins_fi[] = {
+        {"aten.copysign.Tensor", r_copysign, NULL, 1, 1, 0, false, true, NULL, 0},
+        {"aten.xlogy.Tensor", r_xlogy, NULL, 1, 2, 4, false, true, NULL, 0},
+        {"aten.special_xlog1py.default", r_xlog1py, NULL, 1, 2, 4, false, true, NULL, 0},
+    };
+    for (int i = 0; i < N(bins_fi); i++) run_bin(&bins_fi[i], FI, N(FI));
+    bin_spec bins_f[] = {
+        {"aten.hypot.default", r_hypot, NULL, 1, 1, 1, false, false, NULL, 0},
+        {"aten.logaddexp.default", r_logaddexp, NULL, 1, 1, 4, false, false, NULL, 0},
+        {"aten.logaddexp2.default", r_logaddexp2, NULL, 1, 1, 4, false, false, NULL, 0},
+    };
+    for (int i = 0; i < N(bins_f); i++) run_bin(&bins_f[i], FLOATS, N(FLOATS));
+    bin_spec bins_all[] = {
+        {"aten.fmax.default", r_fmax, ri_max, 1, 1, 0, false, false, NULL, 0},
+        {"aten.fmin.default", r_fmin, ri_min, 1, 1, 0, false, false, NULL, 0},
+        {"aten.heaviside.default", r_heaviside, ri_heaviside, 1, 1, 0, false, false, NULL, 0},
+    };
+    for (int i = 0; i < N(bins_all); i++) run_bin(&bins_all[i], ALL, N(ALL));
+    bin_spec gl[] = {
+        {"aten.gcd.default", NULL, ri_gcd_ref, 2, 2, 0, false, false, NULL, 0},
+        {"aten.lcm.default", NULL, ri_lcm_ref, 2, 2, 0, false, false, NULL, 0},
+    };
+    for (int i = 0; i < N(gl); i++) run_bin(&gl[i], INTS, N(INTS));
+    un_spec uns[] = {
+        {"aten.sgn.default", r_sgn, ri_sgn, 1, 0, false, false, NULL, 0},
+        {"aten.signbit.default", r_signbit, ri_signbit, 1, 0, true, false, NULL, 0},
+        {"aten.isposinf.default", r_isposinf, ri_false, 1, 0, true, false, NULL, 0},
+        {"aten.isneginf.default", r_isneginf, ri_false, 1, 0, true, false, NULL, 0},
+        {"aten.isreal.default", r_true, ri_true, 1, 0, true, false, NULL, 0},
+    };
+    for (int i = 0; i < N(uns); i++) run_un(&uns[i], ALL, N(ALL));
+    un_spec unf[] = {
+        {"aten.sinc.default", r_sinc, NULL, 1, 6, false, true, NULL, 0},
+        {"aten.deg2rad.default", r_deg2rad, NULL, 1, 1, false, true, NULL, 0},
+        {"aten.rad2deg.default", r_rad2deg, NULL, 1, 1, false, true, NULL, 0},
+        {"aten.angle.default", r_angle, NULL, 1, 1, false, true, NULL, 0},
+    };
+    for (int i = 0; i < N(unf); i++) run_un(&unf[i], FI, N(FI));
+
+    /* nextafter: one step of each dtype's bit pattern (torch 2.13's values for float16/bfloat16) */
+    {
+        static const double from[] = {1.0, 0.0, -0.0, 65504.0, -1.0}, to[] = {2.0, -1.0, 1.0, INFINITY, -2.0};
+        static const uint16_t want_h[] = {0x3c01, 0x8001, 0x0001, 0x7c00, 0xbc01}, want_b[] = {0x3f81, 0x8001, 0x0001, 0x4781, 0xbf81};
+        const eir_dtype dts[] = {EIR_F16, EIR_BF16, EIR_F32, EIR_F64};
+        for (int k = 0; k < 4; k++) {
+            T a = vec_of(dts[k], 5, from), b = vec_of(dts[k], 5, to), o = vec_of(dts[k], 5, from);
+            eir_karg args[2] = {targ(&a), targ(&b)};
+            CHECK(K("aten.nextafter.default")(args, 2, &o.v, 1, &CTX) == 0);
+            for (int i = 0; i < 5; i++) {
+                if (k < 2) CHECK(((uint16_t *)o.buf)[i] == (k ? want_b : want_h)[i]);
+                else if (k == 2) CHECK(((float *)o.buf)[i] == nextafterf((float)from[i], (float)to[i]));
+                else CHECK(((double *)o.buf)[i] == nextafter(from[i], to[i]));
+            }
+            fr(&a); fr(&b); fr(&o);
+        }
+    }
+    /* gcd / lcm at the edges of their types (torch's values: -128 stays negative in int8) */
+    {
+        static const double a8[] = {-128, -128, 12, 0}, b8[] = {6, -128, -18, 0};
+        T a = vec_of(EIR_I8, 4, a8), b = vec_of(EIR_I8, 4, b8), o = vec_of(EIR_I8, 4, a8);
+        eir_karg args[2] = {targ(&a), targ(&b)};
+        CHECK(K("aten.gcd.default")(args, 2, &o.v, 1, &CTX) == 0);
+        const int8_t *g = o.buf;
+        CHECK(g[0] == -2 && g[1] == -128 && g[2] == 6 && g[3] == 0);
+        static const double c8[] = {100, -100, 120, 7}, d8[] = {3, 3, 4, -9};
+        T c = vec_of(EIR_I8, 4, c8), d = vec_of(EIR_I8, 4, d8);
+        eir_karg args2[2] = {targ(&c), targ(&d)};
+        CHECK(K("aten.lcm.default")(args2, 2, &o.v, 1, &CTX) == 0);
+        CHECK(g[0] == 44 && g[1] == 44 && g[2] == 120 && g[3] == 63);
+        static const double c32[] = {100000, -6}, d32[] = {70001, 4};
+        T e = vec_of(EIR_I32, 2, c32), f = vec_of(EIR_I32, 2, d32), o32 = vec_of(EIR_I32, 2, c32);
+        eir_karg args3[2] = {targ(&e), targ(&f)};
+        CHECK(K("aten.lcm.default")(args3, 2, &o32.v, 1, &CTX) == 0);
+        CHECK(((int32_t *)o32.buf)[0] == 1589834592 && ((int32_t *)o32.buf)[1] == 12);
+        int64_t s2[1] = {2};
+        T m = mk(EIR_I64, 1, s2, 0), n7 = mk(EIR_I64, 1, s2, 0), o64 = mk(EIR_I64, 1, s2, 0);
+        ((int64_t *)m.buf)[0] = ((int64_t *)m.buf)[1] = INT64_MIN;
+        ((int64_t *)n7.buf)[0] = 7;
+        eir_karg args4[2] = {targ(&m), targ(&n7)};
+        CHECK(K("aten.gcd.default")(args4, 2, &o64.v, 1, &CTX) == 0);
+        CHECK(((int64_t *)o64.buf)[0] == -1 && ((int64_t *)o64.buf)[1] == INT64_MIN);
+        T h = vec_of(EIR_F32, 4, c8), oh = vec_of(EIR_F32, 4, c8);
+        eir_karg args5[2] = {targ(&h), targ(&h)};
+        CHECK(K("aten.gcd.default")(args5, 2, &oh.v, 1, &CTX) == -1 && strstr(errbuf, "\"gcd_cpu\" not implemented for 'Float'"));
+        fr(&a); fr(&b); fr(&o); fr(&c); fr(&d); fr(&e); fr(&f); fr(&o32); fr(&m); fr(&n7); fr(&o64); fr(&h); fr(&oh);
+    }
+    /* xlogy: float16 rounds log(y) to float16 before the product (torch: 4.34375, not 4.3408) */
+    {
+        static const double x[] = {3.0, 0.0, 2.5}, y[] = {4.25, 0.0, NAN};
+        T a = vec_of(EIR_F16, 3, x), b = vec_of(EIR_F16, 3, y), o = vec_of(EIR_F16, 3, x);
+        eir_karg args[2] = {targ(&a), targ(&b)};
+        CHECK(K("aten.xlogy.Tensor")(args, 2, &o.v, 1, &CTX) == 0);
+        CHECK(getd(el(&o.v, 0), EIR_F16) == 4.34375 && getd(el(&o.v, 1), EIR_F16) == 0 && isnan(getd(el(&o.v, 2), EIR_F16)));
+        /* Scalar overloads: xlogy(self, 2.0), xlogy(2.0, other) */
+        eir_karg so[2] = {targ(&a), sarg_f(2.0)}, ss[2] = {sarg_f(2.0), targ(&b)};
+        T of = vec_of(EIR_F32, 3, x), af = vec_of(EIR_F32, 3, x), bf = vec_of(EIR_F32, 3, y);
+        so[0] = targ(&af);
+        ss[1] = targ(&bf);
+        CHECK(K("aten.xlogy.Scalar_Other")(so, 2, &of.v, 1, &CTX) == 0);
+        CHECK(((float *)of.buf)[0] == 3.0f * logf(2.0f) && ((float *)of.buf)[1] == 0);
+        CHECK(K("aten.special_xlogy.self_scalar")(ss, 2, &of.v, 1, &CTX) == 0);
+        CHECK(((float *)of.buf)[0] == 2.0f * logf(4.25f) && isnan(((float *)of.buf)[2]));
+        fr(&a); fr(&b); fr(&o); fr(&of); fr(&af); fr(&bf);
+    }
+    /* addcmul / addcdiv: self + value * t1 * t2 (/ t2), the product fused into the add as torch's
+     * compiled loop does; integers wrap; integer division is refused with torch's message */
+    {
+        static const double s[] = {1.0, -2.5}, t1[] = {0.1, 3.0}, t2[] = {0.3, -0.5};
+        T a = vec_of(EIR_F32, 2, s), b = vec_of(EIR_F32, 2, t1), c = vec_of(EIR_F32, 2, t2), o = vec_of(EIR_F32, 2, s);
+        eir_karg args[4] = {targ(&a), targ(&b), targ(&c), sarg_f(0.7)};
+        CHECK(K("aten.addcmul.default")(args, 4, &o.v, 1, &CTX) == 0);
+        CHECK(((float *)o.buf)[0] == 1.0210000276565552f && ((float *)o.buf)[1] == fmaf(0.7f * 3.0f, -0.5f, -2.5f));
+        CHECK(K("aten.addcdiv.default")(args, 4, &o.v, 1, &CTX) == 0);
+        CHECK(((float *)o.buf)[1] == -2.5f + 0.7f * 3.0f / -0.5f);
+        static const double i8[] = {100}, j8[] = {20}, k8[] = {3};
+        T x = vec_of(EIR_I8, 1, i8), y = vec_of(EIR_I8, 1, j8), z = vec_of(EIR_I8, 1, k8), oi = vec_of(EIR_I8, 1, i8);
+        eir_karg ia[4] = {targ(&x), targ(&y), targ(&z), sarg_i(2)};
+        CHECK(K("aten.addcmul.default")(ia, 4, &oi.v, 1, &CTX) == 0);
+        CHECK(((int8_t *)oi.buf)[0] == -36);
+        CHECK(K("aten.addcdiv.default")(ia, 4, &oi.v, 1, &CTX) == -1 && strstr(errbuf, "Integer division with addcdiv is no longer supported"));
+        fr(&a); fr(&b); fr(&c); fr(&o); fr(&x); fr(&y); fr(&z); fr(&oi);
+    }
+    /* ldexp: std::ldexp in self's dtype for an integer exponent (1e-30 * 2^200 stays finite);
+     * otherwise self * 2^other with the power in float32 for integer self (0 * inf = NaN) */
+    {
+        static const double x[] = {1e-30, 3.0}, e[] = {200, -150};
+        T a = vec_of(EIR_F32, 2, x), b = vec_of(EIR_I64, 2, e), o = vec_of(EIR_F32, 2, x);
+        eir_karg args[2] = {targ(&a), targ(&b)};
+        CHECK(K("aten.ldexp.Tensor")(args, 2, &o.v, 1, &CTX) == 0);
+        CHECK(((float *)o.buf)[0] == (float)ldexp((double)1e-30f, 200) && ((float *)o.buf)[1] == ldexpf(3.0f, -150));
+        static const double z[] = {0, 1};
+        T u = vec_of(EIR_U8, 2, z), oz = vec_of(EIR_F32, 2, z);
+        eir_karg ua[2] = {targ(&u), targ(&b)};
+        CHECK(K("aten.ldexp.Tensor")(ua, 2, &oz.v, 1, &CTX) == 0);
+        CHECK(isnan(((float *)oz.buf)[0]) && ((float *)oz.buf)[1] == 0);  /* 2^-150 underflows in float32 */
+        static const double h[] = {3.0}, he[] = {2.5};
+        T ah = vec_of(EIR_F16, 1, h), bh = vec_of(EIR_F16, 1, he), oh = vec_of(EIR_F16, 1, h);
+        eir_karg hargs[2] = {targ(&ah), targ(&bh)};
+        CHECK(K("aten.ldexp.Tensor")(hargs, 2, &oh.v, 1, &CTX) == 0);
+        CHECK(getd(oh.buf, EIR_F16) == 16.96875);  /* torch: 16.970562 -> float16 */
+        fr(&a); fr(&b); fr(&o); fr(&u); fr(&oz); fr(&ah); fr(&bh); fr(&oh);
+    }
+    /* float_power computes in double; its in-place form needs a double self */
+    {
+        static const double x[] = {2.0, 9.0}, y[] = {0.5, -1.0};
+        T a = vec_of(EIR_F32, 2, x), b = vec_of(EIR_F32, 2, y), o = vec_of(EIR_F64, 2, x);
+        eir_karg args[2] = {targ(&a), targ(&b)};
+        CHECK(K("aten.float_power.Tensor_Tensor")(args, 2, &o.v, 1, &CTX) == 0);
+        CHECK(((double *)o.buf)[0] == sqrt(2.0) && ((double *)o.buf)[1] == 1.0 / 9);
+        eir_karg sc[2] = {targ(&a), sarg_f(0.5)};
+        CHECK(K("aten.float_power.Tensor_Scalar")(sc, 2, &o.v, 1, &CTX) == 0);
+        CHECK(((double *)o.buf)[1] == 3.0);
+        CHECK(K("aten.float_power_.Scalar")(sc, 2, &a.v, 1, &CTX) == -1 &&
+              strstr(errbuf, "the base given to float_power_ has dtype Float but the operation's result requires dtype Double"));
+        fr(&a); fr(&b); fr(&o);
+    }
+    /* frexp: mantissa in self's dtype, int32 exponent; integers refused */
+    {
+        static const double x[] = {0.0, 1.0, -3.5, INFINITY, 1e-42};
+        T a = vec_of(EIR_F32, 5, x), m = vec_of(EIR_F32, 5, x);
+        int64_t s5[1] = {5};
+        T e = mk(EIR_I32, 1, s5, 0);
+        eir_tview outs[2] = {m.v, e.v};
+        eir_karg args[1] = {targ(&a)};
+        CHECK(K("aten.frexp.Tensor")(args, 1, outs, 2, &CTX) == 0);
+        const float *mv = m.buf;
+        const int32_t *ev = e.buf;
+        CHECK(mv[0] == 0 && ev[0] == 0 && mv[1] == 0.5f && ev[1] == 1 && mv[2] == -0.875f && ev[2] == 2);
+        CHECK(isinf(mv[3]) && ev[3] == 0 && ev[4] == -139 && mv[4] == ldexpf(1e-42f, 139));
+        T ai = vec_of(EIR_I64, 5, x);
+        eir_karg iargs[1] = {targ(&ai)};
+        CHECK(K("aten.frexp.Tensor")(iargs, 1, outs, 2, &CTX) == -1 && strstr(errbuf, "only supports floating-point"));
+        fr(&a); fr(&m); fr(&e); fr(&ai);
+    }
+    /* complex numbers: sgn divides by the hypotenuse, angle, conj_physical, isreal, complex(), polar() */
+    {
+        int64_t s3[1] = {3};
+        T z = mk(EIR_C64, 1, s3, 0), o = mk(EIR_C64, 1, s3, 0), r = mk(EIR_F32, 1, s3, 0), bo = mk(EIR_BOOL, 1, s3, 0);
+        setc(el(&z.v, 0), EIR_C64, 3, 4);
+        setc(el(&z.v, 1), EIR_C64, 0, 0);
+        setc(el(&z.v, 2), EIR_C64, -2, 0);
+        eir_karg args[1] = {targ(&z)};
+        CHECK(K("aten.sgn.default")(args, 1, &o.v, 1, &CTX) == 0);
+        CHECK(getd(el(&o.v, 0), EIR_C64) == 0.6f && getim(el(&o.v, 0), EIR_C64) == 0.8f);
+        CHECK(getd(el(&o.v, 1), EIR_C64) == 0 && getim(el(&o.v, 1), EIR_C64) == 0 && getd(el(&o.v, 2), EIR_C64) == -1);
+        CHECK(K("aten.angle.default")(args, 1, &r.v, 1, &CTX) == 0);
+        CHECK(((float *)r.buf)[0] == atan2f(4, 3) && ((float *)r.buf)[2] == (float)M_PI);
+        CHECK(K("aten.conj_physical.default")(args, 1, &o.v, 1, &CTX) == 0);
+        CHECK(getim(el(&o.v, 0), EIR_C64) == -4.0f);
+        CHECK(K("aten.isreal.default")(args, 1, &bo.v, 1, &CTX) == 0);
+        CHECK(((uint8_t *)bo.buf)[0] == 0 && ((uint8_t *)bo.buf)[1] == 1 && ((uint8_t *)bo.buf)[2] == 1);
+        CHECK(K("aten.signbit.default")(args, 1, &bo.v, 1, &CTX) == -1 && strstr(errbuf, "signbit is not implemented for complex tensors."));
+        CHECK(K("aten.isposinf.default")(args, 1, &bo.v, 1, &CTX) == -1 && strstr(errbuf, "isposinf does not support complex inputs."));
+        CHECK(K("aten.deg2rad.default")(args, 1, &o.v, 1, &CTX) == -1 && strstr(errbuf, "deg2rad is not supported for complex tensors."));
+        eir_karg fm[2] = {targ(&z), targ(&z)};
+        CHECK(K("aten.fmax.default")(fm, 2, &o.v, 1, &CTX) == -1 && strstr(errbuf, "fmax not implemented for complex tensors."));
+        CHECK(K("aten.heaviside.default")(fm, 2, &o.v, 1, &CTX) == -1 && strstr(errbuf, "heaviside is not yet implemented for complex tensors."));
+        static const double re[] = {1.0, 2.0, -1.0}, im[] = {0.5, -1.0, 0.0};
+        T a = vec_of(EIR_F32, 3, re), b = vec_of(EIR_F32, 3, im);
+        eir_karg ab[2] = {targ(&a), targ(&b)};
+        CHECK(K("aten.complex.default")(ab, 2, &o.v, 1, &CTX) == 0);
+        CHECK(getd(el(&o.v, 1), EIR_C64) == 2 && getim(el(&o.v, 1), EIR_C64) == -1);
+        CHECK(K("aten.polar.default")(ab, 2, &o.v, 1, &CTX) == 0);
+        CHECK(getd(el(&o.v, 0), EIR_C64) == cosf(0.5f) && getim(el(&o.v, 0), EIR_C64) == sinf(0.5f));
+        T h = vec_of(EIR_F16, 3, re), hc = mk(EIR_C32, 1, s3, 0);
+        eir_karg hh[2] = {targ(&h), targ(&h)};
+        CHECK(K("aten.complex.default")(hh, 2, &hc.v, 1, &CTX) == 0); /* float16 -> complex32 */
+        CHECK(eir_f16_to_f32(((uint16_t *)hc.buf)[2]) == 2.0f && eir_f16_to_f32(((uint16_t *)hc.buf)[3]) == 2.0f);
+        CHECK(K("aten.polar.default")(hh, 2, &hc.v, 1, &CTX) == -1 && strstr(errbuf, "\"polar_cpu\" not implemented for 'Half'"));
+        T i = vec_of(EIR_I64, 3, re);
+        eir_karg ii[2] = {targ(&i), targ(&i)};
+        CHECK(K("aten.complex.default")(ii, 2, &o.v, 1, &CTX) == -1 &&
+              strstr(errbuf, "Expected both inputs to be Half, Float or Double tensors but got Long and Long"));
+        eir_karg hd[2] = {targ(&a), targ(&h)};
+        CHECK(K("aten.heaviside.default")(hd, 2, &r.v, 1, &CTX) == -1 && strstr(errbuf, "tensors with different dtypes"));
+        /* chalf: to complex32 */
+        eir_karg ch[2] = {targ(&a), karg_none()};
+        CHECK(K("aten.chalf.default")(ch, 2, &hc.v, 1, &CTX) == 0);
+        CHECK(eir_f16_to_f32(((uint16_t *)hc.buf)[4]) == -1.0f && ((uint16_t *)hc.buf)[5] == 0);
+        fr(&z); fr(&o); fr(&r); fr(&bo); fr(&a); fr(&b); fr(&h); fr(&hc); fr(&i);
+    }
+    /* special_* aliases run their core op's kernel */
+    {
+        static const double x[] = {-0.75, 0.25, 2.0};
+        T a = vec_of(EIR_F64, 3, x), o = vec_of(EIR_F64, 3, x);
+        eir_karg args[2] = {targ(&a), sarg_i(1)};
+        CHECK(K("aten.special_expit.default")(args, 1, &o.v, 1, &CTX) == 0 && ((double *)o.buf)[2] == 1 / (1 + exp(-2.0)));
+        CHECK(K("aten.special_erfc.default")(args, 1, &o.v, 1, &CTX) == 0 && ((double *)o.buf)[0] == erfc(-0.75));
+        CHECK(K("aten.special_log1p.default")(args, 1, &o.v, 1, &CTX) == 0 && ((double *)o.buf)[1] == log1p(0.25));
+        static const double y[] = {1.25, -2.35, 0.05};
+        T b = vec_of(EIR_F64, 3, y);
+        args[0] = targ(&b);
+        args[1].kind = EIR_KA_INT; /* decimals=1 */
+        args[1].i = 1;
+        CHECK(K("aten.special_round.default")(args, 2, &o.v, 1, &CTX) == 0);
+        CHECK(((double *)o.buf)[0] == 1.2 && ((double *)o.buf)[1] == -2.4 && ((double *)o.buf)[2] == 0.0);
+        fr(&a); fr(&o); fr(&b);
+    }
+}
+
 static void test_table(void) {
     int n = 0;
     for (const eir_kernel_entry *e = eir_kernels_pointwise; e->op; e++, n++) {
@@ -1342,5 +1647,6 @@ int main(void) {
     test_complex();
     test_mixed_int_operands();
     test_complex_torch_semantics();
+    test_more_ops();
     return check_summary("test_k_pointwise");
 }

@@ -85,7 +85,7 @@ static eir_karg A_INTS(const int64_t *v, uint32_t n) { eir_karg a; memset(&a, 0,
 
 static char errbuf[512];
 static int call(const char *op, const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout) {
-    eir_kctx ctx = {errbuf, sizeof errbuf, 1};
+    eir_kctx ctx = {.err = errbuf, .errlen = sizeof errbuf, .nthreads = 1};
     errbuf[0] = 0;
     eir_kernel_fn f = K(op);
     if (!f) return -2;
@@ -788,14 +788,16 @@ static void test_errors_and_edges(void) {
     eir_karg ae[1] = {A_T(&e.v)};
     CHECK(call("aten.all.default", ae, 1, &b0.v, 1) == 0 && *(uint8_t *)b0.buf == 1);
     CHECK(call("aten.any.default", ae, 1, &b0.v, 1) == 0 && *(uint8_t *)b0.buf == 0);
-    /* batch_norm: training mode and missing running stats are errors */
+    /* batch_norm: running stats of the wrong size (training mode, test_k_misc checks its numerics)
+     * and missing running stats in evaluation mode are errors */
     int64_t two = 2;
-    tensor rm = tnew(EIR_F32, 1, &two, false), y = tnew(EIR_F32, 2, s23, false);
+    tensor rm = tnew(EIR_F32, 1, &two, false), rm3 = tnew(EIR_F32, 1, &three, false), y = tnew(EIR_F32, 2, s23, false);
     int64_t s32[2] = {3, 2};
     tensor xb = tnew(EIR_F32, 2, s32, false), yb = tnew(EIR_F32, 2, s32, false);
-    eir_karg bn[9] = {A_T(&xb.v), A_NONE(), A_NONE(), A_T(&rm.v), A_T(&rm.v), A_BOOL(true), A_F(0.1), A_F(1e-5), A_BOOL(true)};
+    eir_karg bn[9] = {A_T(&xb.v), A_NONE(), A_NONE(), A_T(&rm3.v), A_T(&rm.v), A_BOOL(true), A_F(0.1), A_F(1e-5), A_BOOL(true)};
     CHECK(call("aten.batch_norm.default", bn, 9, &yb.v, 1) == -1);
-    CHECK_STR(errbuf, "batch_norm in training mode is not supported yet");
+    CHECK_STR(errbuf, "running_mean should contain 2 elements not 3");
+    bn[3] = A_T(&rm.v);
     bn[5] = A_BOOL(false);
     for (int i = 0; i < 2; i++) ((float *)rm.buf)[i] = 1; /* mean 1, var 1 */
     for (int i = 0; i < 6; i++) ((float *)xb.buf)[i] = (float)i;
@@ -804,7 +806,7 @@ static void test_errors_and_edges(void) {
     eir_tview nbo[3] = {yb.v, o0.v, o0.v};
     CHECK(call("aten.native_batch_norm.default", bn, 8, nbo, 3) == -1);
     tfree(&e); tfree(&o3); tfree(&o0); tfree(&s); tfree(&i3); tfree(&si); tfree(&li); tfree(&b); tfree(&x); tfree(&ob); tfree(&b0);
-    tfree(&rm); tfree(&y); tfree(&xb); tfree(&yb);
+    tfree(&rm); tfree(&rm3); tfree(&y); tfree(&xb); tfree(&yb);
 }
 
 /* Complex sum / mean / prod / var / cumsum over a transposed 3x4 tensor,

@@ -446,20 +446,66 @@ static void test_grid_sampler(void) {
         free(want);
         tfree(&x); tfree(&g); tfree(&y);
     }
-    /* half types run (torch's own reduced-precision arithmetic is checked live) */
-    int64_t xs[4] = {1, 2, 4, 4}, gs[4] = {1, 3, 3, 2}, ys[4] = {1, 2, 3, 3};
-    for (int di = 2; di < 4; di++) {
-        tt x = tnew(FLOATS[di], 4, xs, 0), g = tnew(FLOATS[di], 4, gs, 0), y = tnew(FLOATS[di], 4, ys, 0);
-        fill_rand(&x.v);
-        for (int64_t k = 0; k < numel(&g.v); k++) setk(&g.v, k, 0); /* the centre: the mean of the middle pixels */
-        eir_karg a[5] = {KT(&x.v), KT(&g.v), KI(0), KI(0), KB(false)};
+    /* float16/bfloat16: torch's vector kernel rounds every intermediate to the
+     * reduced type, which moves coordinates across pixel boundaries and
+     * changes weights well beyond the output's rounding. Input 1x1x5x6 holding
+     * 0.25 * k - 3 (exact in both types), one grid point (gx, gy); want: torch
+     * 2.13's output, bit for bit. Found by comparing torch's reduced-type
+     * results with its float64 ones on random grids. */
+    static const struct { eir_dtype dt; int interp, pad, ac; double gx, gy, want; } HALF[] = {
+    {EIR_F16, 0, 0, 0, 0.1668701171875, -0.14697265625, 0.19921875}, /* exact arithmetic: 0.199005126953125 */
+    {EIR_F16, 0, 0, 1, 0.332763671875, 0.0592041015625, 1.01171875}, /* exact arithmetic: 1.010589599609375 */
+    {EIR_F16, 0, 1, 0, 0.1668701171875, -0.14697265625, 0.19921875}, /* exact arithmetic: 0.199005126953125 */
+    {EIR_F16, 0, 1, 1, 0.332763671875, 0.0592041015625, 1.01171875}, /* exact arithmetic: 1.010589599609375 */
+    {EIR_F16, 0, 2, 0, 0.1668701171875, -0.14697265625, 0.19921875}, /* exact arithmetic: 0.199005126953125 */
+    {EIR_F16, 0, 2, 1, 0.332763671875, 0.0592041015625, 1.01171875}, /* exact arithmetic: 1.010589599609375 */
+    {EIR_F16, 1, 0, 0, 0.332763671875, 0.0592041015625, 1.0}, /* exact arithmetic: 0.75 */
+    {EIR_F16, 1, 0, 1, 0.80126953125, -0.91552734375, -2.0}, /* exact arithmetic: -1.75 */
+    {EIR_F16, 1, 1, 0, 0.332763671875, 0.0592041015625, 1.0}, /* exact arithmetic: 0.75 */
+    {EIR_F16, 1, 1, 1, 0.80126953125, -0.91552734375, -2.0}, /* exact arithmetic: -1.75 */
+    {EIR_F16, 1, 2, 0, 0.332763671875, 0.0592041015625, 1.0}, /* exact arithmetic: 0.75 */
+    {EIR_F16, 1, 2, 1, 0.80126953125, -0.91552734375, -2.0}, /* exact arithmetic: -1.75 */
+    {EIR_F16, 2, 0, 0, 0.6181640625, -0.52978515625, -1.173828125}, /* exact arithmetic: -1.1718297712130694 */
+    {EIR_F16, 2, 0, 1, 0.6181640625, -0.52978515625, -0.62060546875}, /* exact arithmetic: -0.6190040807671486 */
+    {EIR_F16, 2, 1, 0, 0.6181640625, -0.52978515625, -1.00390625}, /* exact arithmetic: -1.0122585097906267 */
+    {EIR_F16, 2, 1, 1, 0.6181640625, -0.52978515625, -0.6171875}, /* exact arithmetic: -0.6134722547940328 */
+    {EIR_F16, 2, 2, 0, 0.6181640625, -0.52978515625, -1.00390625}, /* exact arithmetic: -1.0122585097906267 */
+    {EIR_F16, 2, 2, 1, 0.6181640625, -0.52978515625, -0.62060546875}, /* exact arithmetic: -0.6168575550691457 */
+    {EIR_BF16, 0, 0, 0, -0.5234375, 1.078125, 1.0078125}, /* exact arithmetic: 0.9848785400390625 */
+    {EIR_BF16, 0, 0, 1, 0.5546875, -0.056640625, 0.80859375}, /* exact arithmetic: 0.8017578125 */
+    {EIR_BF16, 0, 1, 0, -0.13671875, -0.76171875, -2.3125}, /* exact arithmetic: -2.333984375 */
+    {EIR_BF16, 0, 1, 1, 0.5546875, -0.056640625, 0.80859375}, /* exact arithmetic: 0.8017578125 */
+    {EIR_BF16, 0, 2, 0, -0.13671875, -0.76171875, -2.3125}, /* exact arithmetic: -2.333984375 */
+    {EIR_BF16, 0, 2, 1, 0.5546875, -0.056640625, 0.80859375}, /* exact arithmetic: 0.8017578125 */
+    {EIR_BF16, 1, 0, 0, -0.828125, 1.0078125, 3.0}, /* exact arithmetic: 0.0 */
+    {EIR_BF16, 1, 0, 1, -0.28125, 0.74609375, 3.5}, /* exact arithmetic: 2.0 */
+    {EIR_BF16, 1, 1, 0, -0.30078125, 0.2021484375, 0.5}, /* exact arithmetic: 2.0 */
+    {EIR_BF16, 1, 1, 1, -0.28125, 0.74609375, 3.5}, /* exact arithmetic: 2.0 */
+    {EIR_BF16, 1, 2, 0, -0.30078125, 0.2021484375, 0.5}, /* exact arithmetic: 2.0 */
+    {EIR_BF16, 1, 2, 1, -0.28125, 0.74609375, 3.5}, /* exact arithmetic: 2.0 */
+    {EIR_BF16, 2, 0, 0, -1.0859375, -0.5859375, -0.61328125}, /* exact arithmetic: -0.5773759756689985 */
+    {EIR_BF16, 2, 0, 1, 0.875, 0.55078125, 3.203125}, /* exact arithmetic: 3.2679089577213745 */
+    {EIR_BF16, 2, 1, 0, 0.875, 0.55078125, 3.609375}, /* exact arithmetic: 3.4763194946572185 */
+    {EIR_BF16, 2, 1, 1, 0.875, 0.55078125, 2.71875}, /* exact arithmetic: 2.906803071498871 */
+    {EIR_BF16, 2, 2, 0, 0.875, 0.55078125, 3.609375}, /* exact arithmetic: 3.4788829712197185 */
+    {EIR_BF16, 2, 2, 1, 0.875, 0.55078125, 2.796875}, /* exact arithmetic: 2.944923520088196 */
+    };
+    for (size_t k = 0; k < sizeof HALF / sizeof HALF[0]; k++) {
+        int64_t hx[4] = {1, 1, 5, 6}, hg[4] = {1, 1, 1, 2}, hy[4] = {1, 1, 1, 1};
+        tt x = tnew(HALF[k].dt, 4, hx, k % 4), g = tnew(HALF[k].dt, 4, hg, 0), y = tnew(HALF[k].dt, 4, hy, 0);
+        for (int64_t i = 0; i < 30; i++) setk(&x.v, i, 0.25 * (double)i - 3);
+        setk(&g.v, 0, HALF[k].gx);
+        setk(&g.v, 1, HALF[k].gy);
+        eir_karg a[5] = {KT(&x.v), KT(&g.v), KI(HALF[k].interp), KI(HALF[k].pad), KB(HALF[k].ac)};
         CHECK(run("aten.grid_sampler_2d.default", a, 5, &y.v, 1) == 0);
-        int64_t c0[4] = {0, 0, 1, 1}, c1[4] = {0, 0, 1, 2}, c2[4] = {0, 0, 2, 1}, c3[4] = {0, 0, 2, 2}, o[4] = {0, 0, 0, 0};
-        double m = (eir_load_f64(eir_tview_at(&x.v, c0), FLOATS[di]) + eir_load_f64(eir_tview_at(&x.v, c1), FLOATS[di]) +
-                    eir_load_f64(eir_tview_at(&x.v, c2), FLOATS[di]) + eir_load_f64(eir_tview_at(&x.v, c3), FLOATS[di])) / 4;
-        CHECK(fabs(eir_load_f64(eir_tview_at(&y.v, o), FLOATS[di]) - m) < 0.05);
+        double got = getk(&y.v, 0);
+        if (got != HALF[k].want)
+            fprintf(stderr, "grid_sampler_2d %s interp %d pad %d ac %d at (%g, %g): got %.17g, torch %.17g\n",
+                    eir_torch_dtype_name(HALF[k].dt), HALF[k].interp, HALF[k].pad, HALF[k].ac, HALF[k].gx, HALF[k].gy, got, HALF[k].want);
+        CHECK(got == HALF[k].want);
         tfree(&x); tfree(&g); tfree(&y);
     }
+    int64_t xs[4] = {1, 2, 4, 4}, gs[4] = {1, 3, 3, 2}, ys[4] = {1, 2, 3, 3};
     /* errors */
     tt x = tnew(EIR_F32, 4, xs, 0), g = tnew(EIR_F64, 4, gs, 0), y = tnew(EIR_F32, 4, ys, 0);
     eir_karg a[5] = {KT(&x.v), KT(&g.v), KI(0), KI(0), KB(false)};

@@ -311,22 +311,22 @@ static int cmd_run(const char *path, const char **in_paths, int nin, const run_o
         eir_io_info info;
         eir_runtime_input_info(rt, i, &info);
         if (info.is_constant && with_constants) {
+            /* a number burned in (int, float, bool) is checked as torch's guard checks it, by
+             * eir_runtime_set_input; other constants (None, strings) are not looked at */
             const eir_input_spec *cs = NULL;
             for (uint32_t q = 0; q < eir_program_num_input_specs(p); q++) {
                 const eir_input_spec *sp = eir_program_input_spec(p, q);
                 if (sp->kind == EIR_IN_CONSTANT_INPUT && !strcmp(sp->target, info.name)) cs = sp;
             }
-            npy_array a;
-            char err[512];
-            if (!npy_read(in_paths[k], &a, err, sizeof err)) { fprintf(stderr, "eir: %s\n", err); goto out; }
-            double gv = a.rank == 0 && a.dtype != EIR_DTYPE_UNKNOWN ? eir_load_f64(a.data, a.dtype) : NAN;
-            free(a.data);
-            double want = !cs ? NAN : cs->arg.kind == EIR_ARG_INT ? (double)cs->arg.u.i
-                        : cs->arg.kind == EIR_ARG_FLOAT ? cs->arg.u.f : cs->arg.kind == EIR_ARG_BOOL ? cs->arg.u.b : NAN;
-            if (cs && !isnan(want) && gv != want) {
-                fprintf(stderr, "eir: input %u '%s' is a constant burned into the program (%g); %s gives %g\n", i,
-                        info.name, want, in_paths[k], gv);
-                goto out;
+            bool numeric = cs && (cs->arg.kind == EIR_ARG_INT || cs->arg.kind == EIR_ARG_FLOAT || cs->arg.kind == EIR_ARG_BOOL);
+            if (numeric) {
+                npy_array a;
+                char err[512];
+                if (!npy_read(in_paths[k], &a, err, sizeof err)) { fprintf(stderr, "eir: %s\n", err); goto out; }
+                eir_tensor_view cv = {a.data, a.dtype, a.rank, a.sizes, a.strides};
+                eir_status st = eir_runtime_set_input(rt, i, &cv);
+                free(a.data);
+                if (st != EIR_OK) { fprintf(stderr, "eir: %s\n", eir_runtime_errmsg(rt)); goto out; }
             }
             k++;
             continue;
