@@ -17,7 +17,8 @@
  *   vectors      cross / linalg_cross, linalg_vecdot, cosine_similarity,
  *                pairwise_distance, dist, renorm
  *   factories    linspace / logspace (all overloads), empty_permuted,
- *                new_empty_strided, zero_
+ *                new_empty_strided, zero_; the windows hann, hamming,
+ *                blackman, bartlett and kaiser (all overloads)
  *   aliases      divide, true_divide, subtract, max.other / min.other,
  *                square, fill_: the core kernels they stand for
  *
@@ -2844,6 +2845,149 @@ static int k_square(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kc
 }
 
 /* ======================================================================
+ * window functions: hann, hamming, blackman, bartlett, kaiser
+ * (TensorFactories.cpp). Each step is one of torch's tensor ops on the
+ * window, so each rounds to the window's dtype: the arithmetic is in its
+ * opmath type (float for float16/bfloat16/float32), the scalars are first
+ * rounded to the window's dtype, as torch's in-place ops on it do.
+ * ====================================================================== */
+
+/* the window length torch works with (periodic: one more, the last dropped);
+ * 0: the window is empty or [1] and is already written */
+static int64_t window_start(const char *api, const eir_karg *a, uint32_t na, bool has_periodic, tv *out, eir_kctx *ctx, int *rc) {
+    int64_t n = arg_i(a, na, 0, 0);
+    bool periodic = has_periodic ? arg_i(a, na, 1, 1) != 0 : true;
+    *rc = 0;
+    if (n < 0) { *rc = eir_kerr(ctx, "%s requires non-negative window_length, got window_length=%" PRId64, api, n); return 0; }
+    if (!eir_is_floating(out->dtype)) {
+        *rc = eir_kerr(ctx, "%s expects floating point dtypes, got: %s", api, dname(out->dtype));
+        return 0;
+    }
+    if (out->rank != 1 || out->sizes[0] != n) { *rc = eir_kerr(ctx, "%s: output shape does not fit", api); return 0; }
+    if (n == 0) return 0;
+    if (n == 1) { *rc = tv_fill(out, S_ONE, ctx); return 0; }
+    return periodic ? n + 1 : n;
+}
+
+static inline eir_dtype opmath(eir_dtype d) { return d == EIR_F64 ? EIR_F64 : EIR_F32; }
+/* one tensor op: computed in opmath, stored in the window's dtype */
+static inline double wstep(double v, eir_dtype d) { return rnd(rnd(v, opmath(d)), d); }
+
+static void window_store(tv *out, int64_t i, double v) {
+    eir_store_f64((char *)out->data + i * out->strides[0] * (int64_t)eir_dtype_size(out->dtype), out->dtype, v);
+}
+
+/* hamming_window(N, periodic=True, alpha=0.54, beta=0.46); hann_window is alpha = beta = 0.5:
+ * arange(N).mul_(2 pi / (N - 1)).cos_().mul_(-beta).add_(alpha) */
+static int hamming(const char *api, const eir_karg *a, uint32_t na, bool has_periodic, double alpha, double beta, tv *out,
+                   eir_kctx *ctx) {
+    int rc;
+    int64_t n = window_start(api, a, na, has_periodic, out, ctx, &rc);
+    if (!n) return rc;
+    eir_dtype d = out->dtype;
+    double c = rnd(M_PI * 2. / (double)(n - 1), d), mb = rnd(-beta, d), al = rnd(alpha, d);
+    for (int64_t i = 0; i < out->sizes[0]; i++) {
+        double v = wstep(rnd((double)i, d) * c, d);
+        v = wstep(cos(v), d);
+        v = wstep(v * mb, d);
+        window_store(out, i, wstep(v + al, d));
+    }
+    return 0;
+}
+static int k_hann_window(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) {
+    return hamming("hann_window", a, na, false, 0.5, 0.5, out, ctx);
+}
+static int k_hann_window_p(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) {
+    return hamming("hann_window", a, na, true, 0.5, 0.5, out, ctx);
+}
+static int k_hamming_window(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) {
+    return hamming("hamming_window", a, na, false, 0.54, 0.46, out, ctx);
+}
+/* .periodic, .periodic_alpha, .periodic_alpha_beta */
+static int k_hamming_window_p(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) {
+    double alpha = 0.54, beta = 0.46;
+    if (na > 2 && (a[2].kind == EIR_KA_FLOAT || a[2].kind == EIR_KA_INT)) alpha = arg_f(a, na, 2, 0.54);
+    if (na > 3 && (a[3].kind == EIR_KA_FLOAT || a[3].kind == EIR_KA_INT)) beta = arg_f(a, na, 3, 0.46);
+    return hamming("hamming_window", a, na, true, alpha, beta, out, ctx);
+}
+
+/* blackman_window: w = arange(N).mul_(pi / (N - 1)); w.mul(4).cos_().mul_(0.08) - w.mul(2).cos_().mul_(0.5) + 0.42 */
+static int blackman(const eir_karg *a, uint32_t na, bool has_periodic, tv *out, eir_kctx *ctx) {
+    int rc;
+    int64_t n = window_start("blackman_window", a, na, has_periodic, out, ctx, &rc);
+    if (!n) return rc;
+    eir_dtype d = out->dtype;
+    double c = rnd(M_PI / (double)(n - 1), d), k8 = rnd(0.08, d), k42 = rnd(0.42, d);
+    for (int64_t i = 0; i < out->sizes[0]; i++) {
+        double w = wstep(rnd((double)i, d) * c, d);
+        double p = wstep(wstep(cos(wstep(w * 4, d)), d) * k8, d);
+        double q = wstep(wstep(cos(wstep(w * 2, d)), d) * 0.5, d);
+        window_store(out, i, wstep(wstep(p - q, d) + k42, d));
+    }
+    return 0;
+}
+static int k_blackman_window(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) {
+    return blackman(a, na, false, out, ctx);
+}
+static int k_blackman_window_p(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) {
+    return blackman(a, na, true, out, ctx);
+}
+
+/* bartlett_window: w = arange(N).mul_(2 / (N - 1)); its second half (from ((N-1) >> 1) + 1) .mul_(-1).add_(2) */
+static int bartlett(const eir_karg *a, uint32_t na, bool has_periodic, tv *out, eir_kctx *ctx) {
+    int rc;
+    int64_t n = window_start("bartlett_window", a, na, has_periodic, out, ctx, &rc);
+    if (!n) return rc;
+    eir_dtype d = out->dtype;
+    double c = rnd(2. / (double)(n - 1), d);
+    int64_t half = ((n - 1) >> 1) + 1;
+    for (int64_t i = 0; i < out->sizes[0]; i++) {
+        double w = wstep(rnd((double)i, d) * c, d);
+        if (i >= half) w = wstep(-w + 2, d);
+        window_store(out, i, w);
+    }
+    return 0;
+}
+static int k_bartlett_window(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) {
+    return bartlett(a, na, false, out, ctx);
+}
+static int k_bartlett_window_p(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) {
+    return bartlett(a, na, true, out, ctx);
+}
+
+/* kaiser_window(N, periodic=True, beta=12.): i0(beta * sqrt(|1 - ((i - alpha) / alpha)^2|)) / i0(beta),
+ * alpha = (N - 1) / 2, in the opmath type (float for float16/bfloat16/float32) with torch's calc_i0 */
+static int kaiser(const eir_karg *a, uint32_t na, bool has_periodic, double beta, tv *out, eir_kctx *ctx) {
+    int rc;
+    int64_t n = window_start("kaiser_window", a, na, has_periodic, out, ctx, &rc);
+    if (!n) return rc;
+    eir_dtype d = out->dtype;
+    if (d == EIR_F64) {
+        double alpha = (double)(n - 1) / 2.0, den = eir_calc_i0_d(beta);
+        for (int64_t i = 0; i < out->sizes[0]; i++) {
+            double r = ((double)i - alpha) / alpha;
+            window_store(out, i, eir_calc_i0_d(beta * sqrt(fabs(1 - pow(r, 2.0)))) / den);
+        }
+        return 0;
+    }
+    float alpha = (float)((double)(n - 1) / 2.0), fb = (float)beta, den = eir_calc_i0_f(fb);
+    for (int64_t i = 0; i < out->sizes[0]; i++) {
+        float r = ((float)rnd((double)i, d) - alpha) / alpha;
+        window_store(out, i, eir_calc_i0_f(fb * sqrtf(fabsf(1.0f - powf(r, 2.0f)))) / den);
+    }
+    return 0;
+}
+static int k_kaiser_window(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) {
+    return kaiser(a, na, false, 12.0, out, ctx);
+}
+static int k_kaiser_window_p(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) {
+    return kaiser(a, na, true, 12.0, out, ctx);
+}
+static int k_kaiser_window_beta(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) {
+    return kaiser(a, na, true, arg_f(a, na, 2, 12.0), out, ctx);
+}
+
+/* ======================================================================
  * unique_consecutive: sized before the kernel runs (eir_compose_presize)
  * ====================================================================== */
 
@@ -3044,6 +3188,19 @@ const eir_kernel_entry eir_kernels_compose[] = {
     {"aten.renorm.default", k_renorm},
     {"aten.renorm_.default", k_renorm},
     /* factories */
+    {"aten.hann_window.default", k_hann_window},
+    {"aten.hann_window.periodic", k_hann_window_p},
+    {"aten.hamming_window.default", k_hamming_window},
+    {"aten.hamming_window.periodic", k_hamming_window_p},
+    {"aten.hamming_window.periodic_alpha", k_hamming_window_p},
+    {"aten.hamming_window.periodic_alpha_beta", k_hamming_window_p},
+    {"aten.blackman_window.default", k_blackman_window},
+    {"aten.blackman_window.periodic", k_blackman_window_p},
+    {"aten.bartlett_window.default", k_bartlett_window},
+    {"aten.bartlett_window.periodic", k_bartlett_window_p},
+    {"aten.kaiser_window.default", k_kaiser_window},
+    {"aten.kaiser_window.periodic", k_kaiser_window_p},
+    {"aten.kaiser_window.beta", k_kaiser_window_beta},
     {"aten.linspace.default", k_linspace},
     {"aten.linspace.Tensor_Tensor", k_linspace},
     {"aten.linspace.Tensor_Scalar", k_linspace},

@@ -136,6 +136,11 @@ eir_kernel_fn eir_kernel_in(const eir_kernel_entry *table, const char *op);
  * negative orders over empty dims. (linalg.c) */
 int eir_vector_norm(eir_kctx *ctx, const char *api, const eir_tview *x, double p, const bool *mask, bool keepdim, eir_tview *out);
 
+/* torch's calc_i0 (Cephes, Math.h) in float and double, as its CPU kernels
+ * run it (special.c) */
+float eir_calc_i0_f(float x);
+double eir_calc_i0_d(double x);
+
 /* ---- kernel scratch ----
  * Workspace a kernel needs during one call (im2col columns, offset lists,
  * sort keys). eir_kfree keeps the block in a small per-thread cache and

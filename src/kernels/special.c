@@ -90,6 +90,21 @@ static int use_fma(void) {
 #endif
 }
 
+/* torch's calc_i0 in float and in double, the instance torch's dispatch
+ * would run (for kaiser_window, compose.c) */
+float eir_calc_i0_f(float x) {
+#if SPECIAL_FMA
+    if (use_fma()) return i0_fx(x);
+#endif
+    return i0_f(x);
+}
+double eir_calc_i0_d(double x) {
+#if SPECIAL_FMA
+    if (use_fma()) return i0_dx(x);
+#endif
+    return i0_d(x);
+}
+
 /* fn's float (T = f) or double (T = d) instance; the contracted one when
  * the kernel found FMA (p->mode) */
 #if SPECIAL_FMA

@@ -1273,6 +1273,61 @@ static void test_factories(void) {
     tfree(&S0); tfree(&S1); tfree(&V1); tfree(&O); tfree(&I8); tfree(&E);
 }
 
+/* window functions against their textbook formulas in double (scipy.signal's
+ * definitions); periodic windows are the first N of N + 1 */
+static double ref_i0(double x) {
+    double q = x * x / 4, term = 1, sum = 1;
+    for (int k = 1; k < 500; k++) { term *= q / ((double)k * (double)k); sum += term; }
+    return sum;
+}
+static double ref_window(int kind, int64_t i, int64_t m, double p0, double p1) {
+    double x = (double)i, l = (double)(m - 1);
+    switch (kind) {
+    case 0: return p0 - p1 * cos(2 * M_PI * x / l);                                    /* hamming / hann */
+    case 1: return 0.42 - 0.5 * cos(2 * M_PI * x / l) + 0.08 * cos(4 * M_PI * x / l);  /* blackman */
+    case 2: return 1 - fabs(2 * x / l - 1);                                             /* bartlett */
+    default: return ref_i0(p0 * sqrt(1 - pow(2 * x / l - 1, 2))) / ref_i0(p0);          /* kaiser */
+    }
+}
+static void test_windows(void) {
+    static const struct { const char *op; int kind, nargs; double p0, p1; } W[] = {
+        {"aten.hann_window.periodic", 0, 2, 0.5, 0.5},       {"aten.hamming_window.periodic", 0, 2, 0.54, 0.46},
+        {"aten.hamming_window.periodic_alpha_beta", 0, 4, 0.6, 0.3}, {"aten.blackman_window.periodic", 1, 2, 0, 0},
+        {"aten.bartlett_window.periodic", 2, 2, 0, 0},       {"aten.kaiser_window.beta", 3, 3, 5.0, 0},
+        {"aten.kaiser_window.periodic", 3, 2, 12.0, 0},
+    };
+    static const eir_dtype dts[] = {EIR_F64, EIR_F32, EIR_F16, EIR_BF16};
+    for (size_t w = 0; w < sizeof W / sizeof W[0]; w++)
+        for (int it = 0; it < 16; it++) {
+            eir_dtype dt = dts[it % 4];
+            bool periodic = it & 4;
+            int64_t n = it < 2 ? it : irand(2, 70), s[1] = {n};
+            tt O = tnew(dt, 1, s, it % 3 == 2 ? 2 : 0);
+            eir_karg a[4] = {KI(n), KB(periodic), KF(W[w].p0), KF(W[w].p1)};
+            CHECK(run(W[w].op, a, (uint32_t)W[w].nargs, &O.v, 1) == 0);
+            int64_t m = periodic ? n + 1 : n;
+            bool ok = true;
+            for (int64_t k = 0; k < n; k++) {
+                double want = n == 1 ? 1 : ref_window(W[w].kind, k, m, W[w].p0, W[w].p1);
+                ok &= fabs(getk(&O.v, k) - want) <= tol_of(dt) * 8 * (1 + fabs(want));
+            }
+            CHECK(ok);
+            if (!ok) fprintf(stderr, "%s %s n %lld periodic %d\n", W[w].op, eir_torch_dtype_name(dt), (long long)n, periodic);
+            tfree(&O);
+        }
+    /* the .default overloads are periodic; torch's argument errors */
+    int64_t s8[1] = {8};
+    tt P = tnew(EIR_F64, 1, s8, 0), D = tnew(EIR_F64, 1, s8, 0), I = tnew(EIR_I32, 1, s8, 0);
+    eir_karg ad[1] = {KI(8)}, ap[2] = {KI(8), KB(true)};
+    CHECK(run("aten.hann_window.default", ad, 1, &D.v, 1) == 0);
+    CHECK(run("aten.hann_window.periodic", ap, 2, &P.v, 1) == 0);
+    for (int64_t k = 0; k < 8; k++) CHECK(getk(&D.v, k) == getk(&P.v, k));
+    CHECK_FAILS(run("aten.hann_window.default", ad, 1, &I.v, 1), "hann_window expects floating point dtypes, got: ");
+    eir_karg an[1] = {KI(-1)};
+    CHECK_FAILS(run("aten.blackman_window.default", an, 1, &D.v, 1), "blackman_window requires non-negative window_length, got window_length=-1");
+    tfree(&P); tfree(&D); tfree(&I);
+}
+
 /* the alias ops reach the core kernels they name */
 static void test_aliases(void) {
     int64_t s[1] = {6};
@@ -1314,6 +1369,7 @@ int main(void) {
     test_reductions();
     test_vectors();
     test_factories();
+    test_windows();
     test_aliases();
     return check_summary("test_k_compose");
 }

@@ -406,6 +406,30 @@ def test_linspace_logspace(eir, tmp_path):
                "aten.logspace.default", "aten.logspace.Tensor_Tensor", "aten.logspace.Tensor_Scalar", "aten.logspace.Scalar_Tensor"])
 
 
+def test_window_functions(eir, tmp_path):
+    """The windows of spectral programs (torch.stft's window argument), in every float dtype and overload,
+    and a centered stft (aten.pad before aten.stft) with a Hann window built in the program."""
+    def f(x):
+        out = []
+        for dt in FLOATS:
+            out += [torch.hann_window(16, dtype=dt), torch.hann_window(15, periodic=False, dtype=dt),
+                    torch.hamming_window(10, dtype=dt), torch.hamming_window(9, False, dtype=dt),
+                    torch.hamming_window(9, True, 0.6, dtype=dt), torch.hamming_window(9, False, 0.6, 0.3, dtype=dt),
+                    torch.blackman_window(12, dtype=dt), torch.blackman_window(13, False, dtype=dt),
+                    torch.bartlett_window(11, dtype=dt), torch.bartlett_window(10, False, dtype=dt),
+                    torch.kaiser_window(20, dtype=dt), torch.kaiser_window(21, False, dtype=dt),
+                    torch.kaiser_window(21, False, 5.0, dtype=dt), torch.hann_window(1, dtype=dt), torch.hann_window(0, dtype=dt)]
+        out += [torch.hann_window(1000), torch.blackman_window(2049, dtype=torch.float64),
+                torch.view_as_real(torch.stft(x, 16, hop_length=4, window=torch.hann_window(16), return_complex=True))]
+        return tuple(out)
+    check(eir, tmp_path, f, [_r(2, 100)], "window functions",
+          ops=["aten.hann_window.default", "aten.hann_window.periodic", "aten.hamming_window.default",
+               "aten.hamming_window.periodic", "aten.hamming_window.periodic_alpha", "aten.hamming_window.periodic_alpha_beta",
+               "aten.blackman_window.default", "aten.blackman_window.periodic", "aten.bartlett_window.default",
+               "aten.bartlett_window.periodic", "aten.kaiser_window.default", "aten.kaiser_window.periodic",
+               "aten.kaiser_window.beta", "aten.stft.default", "aten.pad.default"])
+
+
 def test_empty_factories_zero(eir, tmp_path):
     check(eir, tmp_path, lambda x: (torch.empty_permuted((2, 3, 4), (2, 0, 1)).fill_(1) + x, x.new_empty_strided((2, 3), (1, 2)).fill_(2),
                                     x.clone().zero_(), torch.zeros_like(x).fill_(torch.tensor(3.0))),
