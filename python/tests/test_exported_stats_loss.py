@@ -378,6 +378,26 @@ def test_random_training(eir, tmp_path, decompose):
     assert slope.min() >= 0.1 - 1e-6 and slope.max() <= 0.3 + 1e-6 and abs(slope.mean() - 0.2) < 0.01 and slope.std() > 0.05
 
 
+@pytest.mark.parametrize("decompose", [False, True])
+def test_dropout_and_attention_dropout_in_training(eir, tmp_path, decompose):
+    """F.dropout(training=True) (aten.dropout as exported, native_dropout decomposed) and
+    scaled_dot_product_attention with dropout_p: kept values scaled by 1 / (1 - p), the
+    kept share near 1 - p, attention rows still averaging to 1 in expectation."""
+    x = torch.rand(8, 10, 25) + 0.5
+    p = 0.3
+    y = _run_random(eir, tmp_path, lambda a: F.dropout(a, p, True), x, decompose)
+    kept = np.isclose(y, x.numpy() / (1 - p), rtol=1e-6)
+    assert np.all(kept | (y == 0)) and abs(kept.mean() - (1 - p)) < 0.05
+    assert np.array_equal(_run_random(eir, tmp_path, lambda a: F.dropout(a, 1.0, True), x, decompose), np.zeros_like(x.numpy()))
+    # uniform attention over 64 keys of value 1: each output is (kept weights) / (1 - p) * 1/64 summed
+    q = torch.zeros(2, 64, 64)
+    y = _run_random(eir, tmp_path, lambda a: F.scaled_dot_product_attention(a, a, torch.ones(2, 64, 8) + a[..., :8], dropout_p=0.25),
+                    q, decompose)
+    n_kept = np.round(y * 64 * 0.75).astype(int)
+    assert np.allclose(y, n_kept / (64 * 0.75), rtol=1e-5), "attention dropout: outputs are not sums of kept weights"
+    assert abs(y.mean() - 1) < 0.02 and y.std() > 0.02
+
+
 def test_random_eval_is_identity(eir, tmp_path):
     x = _rand(4, 6, 3)
     _check(eir, tmp_path, lambda a: (F.alpha_dropout(a, 0.4), F.feature_alpha_dropout(a, 0.4), F.dropout2d(a, 0.4, training=False),

@@ -1465,6 +1465,69 @@ static int k_unsafe_split(const eir_karg *a, uint32_t na, tv *out, uint32_t no, 
     return 0;
 }
 
+/* tensor_split.tensor_indices_or_sections(self, tensor_indices_or_sections, dim=0):
+ * a 0-d int64 tensor is a number of sections, a 1-d one the split indices
+ * (TensorShape.cpp); output k is at::slice(self, dim, start, end). The sizes
+ * depend on the tensor's values, so the runtime runs the op as a copy, sized
+ * by eir_compose_presize. */
+static int ts_bounds(const eir_karg *a, uint32_t na, const tv *x, uint32_t k, int32_t *dim, int64_t *start, int64_t *end,
+                     eir_kctx *ctx) {
+    const tv *t = arg_t(a, na, 1);
+    if (x->rank == 0)
+        return eir_kerr(ctx, "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims");
+    if (!t) return eir_kerr(ctx, "tensor_split: expected a tensor of indices or sections");
+    if (t->dtype != EIR_I64)
+        return eir_kerr(ctx, "tensor_split expected tensor_indices_or_sections to have dtype of long, but got %s", dname(t->dtype));
+    if (t->rank > 1)
+        return eir_kerr(ctx, "tensor_split expected tensor_indices_or_sections to be a zero-dimensional or one-dimensional tensor, but got a tensor with %d dims", t->rank);
+    int64_t d0 = arg_i(a, na, 2, 0);
+    *dim = eir_wrap_dim(d0, x->rank);
+    if (*dim < 0) return eir_kerr(ctx, "Dimension out of range (expected to be in range of [%d, %d], but got %" PRId64 ")", -x->rank, x->rank - 1, d0);
+    int64_t n = x->sizes[*dim];
+    if (t->rank == 0) {
+        int64_t sections = eir_load_i64(t->data, t->dtype);
+        if (sections <= 0) return eir_kerr(ctx, "number of sections must be larger than 0, got %" PRId64, sections);
+        if ((int64_t)k >= sections) return eir_kerr(ctx, "tensor_split: %" PRId64 " sections, the program has more outputs", sections);
+        int64_t q = n / sections, r = n % sections, kk = (int64_t)k;
+        *start = kk * q + (kk < r ? kk : r);
+        *end = *start + q + (kk < r ? 1 : 0);
+        return 0;
+    }
+    int64_t m = t->sizes[0];
+    if ((int64_t)k > m) return eir_kerr(ctx, "tensor_split: %" PRId64 " indices, the program has more outputs", m);
+    const char *p = (const char *)t->data;
+    int64_t es = (int64_t)eir_dtype_size(t->dtype) * t->strides[0];
+    int64_t s0 = k == 0 ? 0 : eir_load_i64(p + (int64_t)(k - 1) * es, t->dtype);
+    int64_t e0 = (int64_t)k == m ? n : eir_load_i64(p + (int64_t)k * es, t->dtype);
+    /* at::slice: negative ends count from the back, then clamp to [0, n], end >= start */
+    if (s0 < 0) s0 += n;
+    if (e0 < 0) e0 += n;
+    s0 = s0 < 0 ? 0 : s0 > n ? n : s0;
+    e0 = e0 < s0 ? s0 : e0 > n ? n : e0;
+    *start = s0;
+    *end = e0;
+    return 0;
+}
+static int k_tensor_split_t(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) {
+    NEED_T(0, x);
+    const tv *t = arg_t(a, na, 1);
+    if (t && t->rank == 0 && t->dtype == EIR_I64 && eir_load_i64(t->data, t->dtype) != (int64_t)no)
+        return eir_kerr(ctx, "tensor_split: %" PRId64 " sections, the program was exported for %u", eir_load_i64(t->data, t->dtype), no);
+    if (t && t->rank == 1 && t->sizes[0] + 1 != (int64_t)no)
+        return eir_kerr(ctx, "tensor_split: %" PRId64 " indices, the program was exported for %u", t->sizes[0], no - 1);
+    for (uint32_t k = 0; k < no; k++) {
+        int32_t dim;
+        int64_t st, en;
+        if (ts_bounds(a, na, x, k, &dim, &st, &en, ctx)) return -1;
+        tv s = *x;
+        v_narrow(&s, dim, st, en - st);
+        if (!same_sizes(&s, &out[k])) return eir_kerr(ctx, "tensor_split: output %u does not fit the input", k);
+        int rc = tv_copy(&out[k], &s, ctx);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
 /* repeat_interleave.self_int(self, repeats, dim=None, *, output_size=None) */
 static int k_repeat_interleave_int(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) {
     NEED_T(0, x);
@@ -3101,6 +3164,17 @@ int eir_compose_presize(const char *op, const eir_karg *a, uint32_t na, uint32_t
         sizes[1] = r;
         return 1;
     }
+    if (!strcmp(op, "aten.tensor_split.tensor_indices_or_sections")) {
+        const tv *x = arg_t(a, na, 0);
+        int32_t dim;
+        int64_t st, en;
+        if (!x) return eir_kerr(ctx, "tensor_split: expected a tensor");
+        if (ts_bounds(a, na, x, k, &dim, &st, &en, ctx)) return -1;
+        *rank = x->rank;
+        memcpy(sizes, x->sizes, sizeof x->sizes);
+        sizes[dim] = en - st;
+        return 1;
+    }
     return 0;
 }
 
@@ -3147,6 +3221,7 @@ const eir_kernel_entry eir_kernels_compose[] = {
     {"aten.atleast_3d.Sequence", k_atleast},
     {"aten.unsafe_split.Tensor", k_unsafe_split},
     {"aten.unsafe_split_with_sizes.default", k_unsafe_split},
+    {"aten.tensor_split.tensor_indices_or_sections", k_tensor_split_t},
     {"aten.unsafe_chunk.default", k_unsafe_split},
     {"aten.repeat_interleave.self_int", k_repeat_interleave_int},
     {"aten.pixel_shuffle.default", k_pixel_shuffle},

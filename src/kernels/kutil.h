@@ -141,6 +141,11 @@ int eir_vector_norm(eir_kctx *ctx, const char *api, const eir_tview *x, double p
 float eir_calc_i0_f(float x);
 double eir_calc_i0_d(double x);
 
+/* random.c: a uniform draw in [0, 1) from the runtime's generator (ctx->rng
+ * must be set), and aten.dropout in training mode (torch's _dropout_impl) */
+double eir_rand_unit(eir_kctx *ctx);
+int eir_dropout_train(const eir_karg *a, uint32_t n, eir_tview *out, eir_kctx *ctx);
+
 /* ---- kernel scratch ----
  * Workspace a kernel needs during one call (im2col columns, offset lists,
  * sort keys). eir_kfree keeps the block in a small per-thread cache and

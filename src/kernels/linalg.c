@@ -1620,7 +1620,23 @@ static int svd_impl(eir_kctx *ctx, const char *api, const eir_tview *A, bool ful
     void *vt = uv ? palloc(&pl, (size_t)(vr > 0 ? vr : 1) * (size_t)(N > 0 ? N : 1) * esz(ct)) : NULL;
     lint *infos = palloc(&pl, (size_t)(bs.count > 0 ? bs.count : 1) * sizeof(lint));
     if (pl.fail) return oom(ctx, &pl, api);
-    for (int64_t b = 0; b < bs.count; b++) {
+    memset(infos, 0, (size_t)(bs.count > 0 ? bs.count : 1) * sizeof(lint));
+    if (uv && full && K == 0) {
+        /* an empty matrix (torch's _linalg_svd_out): U and Vh are identities, a valid SVD */
+        for (int q = 0; q < 2; q++) {
+            eir_tview *t = q ? o->V : o->U;
+            int64_t idx[EIR_MAX_RANK] = {0}, n = t ? eir_tview_numel(t) : 0;
+            for (int64_t k = 0; k < n; k++) {
+                bool diag = idx[t->rank - 1] == idx[t->rank - 2];
+                eir_store_c128(eir_tview_at(t, idx), t->dtype, diag ? 1 : 0, 0);
+                for (int32_t d = t->rank - 1; d >= 0; d--) {
+                    if (++idx[d] < t->sizes[d]) break;
+                    idx[d] = 0;
+                }
+            }
+        }
+    }
+    for (int64_t b = 0; K > 0 && b < bs.count; b++) {
         mat_get(buf, ct, ld, A, bat_off(A, nb, &bs, b), M, N, am.rs, am.cs, false);
         infos[b] = svd_one(ct, buf, M, N, uv, full, s, u, vt);
         if (infos[b] == LP_NOMEM) return oom(ctx, &pl, api);
@@ -2525,7 +2541,14 @@ static int k_linalg_vander(const eir_karg *a, uint32_t na, eir_tview *out, uint3
     const eir_tview *x = a[0].t;
     if (x->dtype == EIR_BOOL || (!eir_is_floating(x->dtype) && !eir_is_complex(x->dtype) && !eir_is_integral(x->dtype, false)))
         return eir_kerr(ctx, "linalg.vander supports floating point, complex, and integer tensors, but got %s", dname(x->dtype));
-    if (x->rank < 1) return eir_kerr(ctx, "N must be greater than 1.");
+    eir_tview x1;
+    if (x->rank == 0) { /* a 0-d x is x.unsqueeze(-1) */
+        x1 = *x;
+        x1.rank = 1;
+        x1.sizes[0] = 1;
+        x1.strides[0] = 1;
+        x = &x1;
+    }
     int64_t n = x->sizes[x->rank - 1], N = is_none(a, na, 1) ? n : iarg(a, na, 1, n);
     if (N <= 1) return eir_kerr(ctx, "N must be greater than 1.");
     int32_t nb = x->rank - 1;

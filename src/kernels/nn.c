@@ -818,12 +818,14 @@ static int k_embedding(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t 
 }
 
 /* ======================================================================
- * attention (math: softmax(q k^T * scale + mask) v, rows fully masked give 0)
+ * attention (math: softmax(q k^T * scale + mask) v, rows fully masked give 0; dropout on the weights)
  * ====================================================================== */
 
 static int sdpa_impl(eir_kctx *ctx, const eir_tview *q, const eir_tview *k, const eir_tview *v, const eir_karg *maskarg,
                      double dropout, bool causal, const eir_karg *scalearg, bool gqa, eir_tview *out, eir_tview *lse) {
-    if (dropout != 0) return eir_kerr(ctx, "scaled_dot_product_attention: dropout_p > 0 is not supported (inference only)");
+    if (!(dropout >= 0 && dropout <= 1))
+        return eir_kerr(ctx, "dropout probability has to be between 0 and 1, but got %g", dropout);
+    if (dropout > 0 && !ctx->rng) return eir_kerr(ctx, "scaled_dot_product_attention: dropout needs the runtime's generator");
     int32_t r = q->rank;
     if (r < 2 || k->rank != r || v->rank != r || out->rank != r) return eir_kerr(ctx, "scaled_dot_product_attention: query, key and value must have the same rank >= 2");
     eir_dtype dt = q->dtype, ct = ctype_of(dt);
@@ -891,6 +893,15 @@ static int sdpa_impl(eir_kctx *ctx, const eir_tview *q, const eir_tview *k, cons
             } else {
                 for (int64_t j = 0; j < S; j++) { row[j] = exp(row[j] - mx); sum += row[j]; }
                 for (int64_t j = 0; j < S; j++) row[j] /= sum;
+            }
+            if (dropout > 0) {
+                /* torch's math attention: attn = dropout(attn, p, train=True), attn * (bernoulli(1 - p) / (1 - p)) */
+                double keep = dropout < 1 ? (ct == EIR_F32 ? (double)(1.0f / (float)(1 - dropout)) : 1.0 / (1 - dropout)) : 0;
+                for (int64_t j = 0; j < S; j++) {
+                    bool drop = dropout >= 1 || eir_rand_unit(ctx) < dropout;
+                    double w = ct == EIR_F32 ? (double)(float)row[j] : row[j];
+                    row[j] = drop ? 0 : ct == EIR_F32 ? (double)(float)(w * keep) : w * keep;
+                }
             }
             if (lse) {
                 int64_t li[EIR_MAX_RANK];

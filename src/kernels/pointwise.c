@@ -1951,7 +1951,8 @@ static int k_copy(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t
 static int k_dropout(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
     NEED(3);
     double prob = args[1].kind == EIR_KA_FLOAT ? args[1].f : scalar_f(&args[1]);
-    if (args[2].i && prob != 0) return eir_kerr(ctx, "dropout in training mode is not supported yet");
+    if (args[2].i && prob != 0 && eir_tview_numel(args[0].t) > 0) return eir_dropout_train(args, nargs, out, ctx);
+    if (!(prob >= 0 && prob <= 1)) return eir_kerr(ctx, "dropout probability has to be between 0 and 1, but got %g", prob);
     return copy_into(args[0].t, out, ctx);
 }
 

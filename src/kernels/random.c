@@ -26,6 +26,7 @@ static uint64_t next_u64(eir_kctx *ctx) {
 
 /* uniform in [0, 1) with 53 random bits */
 static double next_unit(eir_kctx *ctx) { return (double)(next_u64(ctx) >> 11) * (1.0 / 9007199254740992.0); }
+double eir_rand_unit(eir_kctx *ctx) { return next_unit(ctx); }
 
 static double next_normal(eir_kctx *ctx) {
     double u1 = next_unit(ctx), u2 = next_unit(ctx);
@@ -587,6 +588,10 @@ static int dropout_variant(const char *op, bool feature, bool alpha, const eir_k
             affine_into(&os, &xs, s1, h1, alpha, 1, ctx);
         }
     return 0;
+}
+/* aten.dropout in training mode (pointwise.c runs the other cases): torch's _dropout_impl */
+int eir_dropout_train(const eir_karg *a, uint32_t n, eir_tview *out, eir_kctx *ctx) {
+    return dropout_variant("dropout", false, false, a, n, out, ctx);
 }
 static int k_alpha_dropout(const eir_karg *a, uint32_t n, eir_tview *out, uint32_t no, eir_kctx *ctx) {
     (void)no;

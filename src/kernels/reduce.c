@@ -1216,6 +1216,15 @@ static int k_native_batch_norm(const eir_karg *a, uint32_t na, eir_tview *o, uin
  * what a BatchNorm module exports to before decompositions; running stats as above */
 static int k_batch_norm(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) {
     if (need_args("batch_norm", na, 8, no, 1, a, c)) return -1;
+    /* torch's _batch_norm_impl_index: an empty input gives an empty result (out * weight[0] + bias[0]) */
+    if (eir_tview_numel(a[0].t) == 0) {
+        for (int k = 1; k <= 2; k++) {
+            const eir_tview *t = targ(a, na, (uint32_t)k);
+            if (t && eir_tview_numel(t) == 0)
+                return eir_kerr(c, "index 0 is out of bounds for dimension 0 with size 0");
+        }
+        return 0;
+    }
     if (barg(a, na, 5, false))
         return eir_batch_norm_training(c, "batch_norm", a[0].t, targ(a, na, 1), targ(a, na, 2), targ(a, na, 3),
                                        targ(a, na, 4), farg(a, na, 6, 0.1), farg(a, na, 7, 1e-5), &o[0], NULL, NULL);

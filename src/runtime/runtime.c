@@ -467,11 +467,12 @@ static bool is_copy_like(const char *op) {
     return false;
 }
 
-/* Views that conjugate (torch's lazy conj bit): strides cannot express them,
- * so they run as copies through kernels (src/kernels/linalg.c). */
-static bool is_conj_view(const char *op) {
+/* Views strides cannot express, run as copies through kernels: those that
+ * conjugate (torch's lazy conj bit; src/kernels/linalg.c), and those whose
+ * geometry depends on a tensor's values (src/kernels/compose.c). */
+static bool view_runs_as_copy(const char *op) {
     static const char *const names[] = {"aten._conj.default", "aten.conj.default", "aten.mH.default", "aten.adjoint.default",
-                                        "aten.H.default"};
+                                        "aten.H.default", "aten.tensor_split.tensor_indices_or_sections"};
     for (size_t i = 0; i < EIR_ARRAY_LEN(names); i++)
         if (!strcmp(op, names[i])) return true;
     return false;
@@ -1112,7 +1113,7 @@ static eir_status bind_step(eir_runtime *rt, uint32_t si, eir_buf *missing, uint
      * resize_ changes self's geometry in place and leaves the data where it is: its result is self's
      * storage with the recorded (contiguous) geometry, and the storage is sized for the largest value
      * that aliases it, so growing works; see check_resize for the storages it may not grow. */
-    bool view = sc && (((sc->flags & EIR_OPF_VIEW) && !is_copy_like(op) && !is_conj_view(op)) || !strcmp(op, "aten.detach_.default") ||
+    bool view = sc && (((sc->flags & EIR_OPF_VIEW) && !is_copy_like(op) && !view_runs_as_copy(op)) || !strcmp(op, "aten.detach_.default") ||
                        !strcmp(op, "aten.resize_.default"));
     eir_kernel_fn fn = NULL;
     if (sc && !view && !is_copy_like(op)) fn = find_kernel(op);
@@ -2784,6 +2785,13 @@ static eir_status settle_output(eir_runtime *rt, uint32_t value, const int64_t *
             eir_sym_value known;
             if (!sym_lookup(rt, rt->p->exprs[si->expr].tree->name, &known)) bind_unbacked(rt, si, sym_int_value(sizes[d]));
         }
+        /* the value has a storage of its own: an unbacked storage offset (a
+         * view torch makes, eir a copy: tensor_split by a tensor) is 0 */
+        const eir_symint *so = &m->storage_offset;
+        eir_sym_value known;
+        if (so->is_expr && rt->p->exprs[so->expr].tree->kind == EIR_SYM_SYMBOL &&
+            !sym_lookup(rt, rt->p->exprs[so->expr].tree->name, &known))
+            bind_unbacked(rt, so, sym_int_value(0));
         eir_status e = resolve_deferred(rt);
         if (e) return e;
         if (!v->resolved)

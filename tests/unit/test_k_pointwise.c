@@ -918,9 +918,24 @@ static void test_casts(void) {
     da[1].kind = EIR_KA_FLOAT; da[1].f = 0.5;
     da[2].kind = EIR_KA_BOOL; da[2].i = 0;
     CHECK(K("aten.dropout.default")(da, 3, &out.v, 1, &CTX) == 0);
+    for (int i = 0; i < 6; i++) CHECK(getd(el(&out.v, i), EIR_F32) == getd(el(&self.v, i), EIR_F32));
+    /* in training: each element dropped (0) or scaled by 1 / (1 - p), from the runtime's generator */
     da[2].i = 1;
-    CHECK(K("aten.dropout.default")(da, 3, &out.v, 1, &CTX) == -1);
-    CHECK_STR(errbuf, "dropout in training mode is not supported yet");
+    CHECK(K("aten.dropout.default")(da, 3, &out.v, 1, &CTX) == -1); /* no generator */
+    uint64_t gen = 42;
+    eir_kctx rctx = CTX;
+    rctx.rng = &gen;
+    for (int i = 0; i < 6; i++) setd(el(&self.v, i), EIR_F32, 1.5 + i);
+    int dropped = 0;
+    for (int r = 0; r < 20; r++) {
+        CHECK(K("aten.dropout.default")(da, 3, &out.v, 1, &rctx) == 0);
+        for (int i = 0; i < 6; i++) {
+            double y = getd(el(&out.v, i), EIR_F32);
+            CHECK(y == 0 || y == 2 * (1.5 + i));
+            dropped += y == 0;
+        }
+    }
+    CHECK(dropped > 30 && dropped < 90); /* 120 draws at p = 0.5 */
     fr(&self); fr(&src); fr(&out);
 }
 

@@ -32,7 +32,9 @@ static const char USAGE[] =
     "                              0-d integer .npy; Python values burned into the program\n"
     "                              may be given as 0-d .npy, and must then match, or be\n"
     "                              left out); with no inputs, on deterministic random\n"
-    "                              inputs of the declared shapes\n"
+    "                              inputs of the declared shapes. NumPy has no bfloat16 or\n"
+    "                              complex32: give float32 / complex64 (rounded on input);\n"
+    "                              outputs of those dtypes are written widened the same way\n"
     "      --out DIR               write outputs as DIR/output_0.npy, output_1.npy, ...,\n"
     "                              and the new value of each input and buffer the program\n"
     "                              mutates as DIR/input_<i>.npy and DIR/state.<fqn>.npy\n"
@@ -349,6 +351,12 @@ static int cmd_run(const char *path, const char **in_paths, int nin, const run_o
                     for (int64_t q = 0; q < n; q++) ((uint16_t *)a->data)[q] = eir_f32_to_bf16(((float *)a->data)[q]);
                 }
                 v.dtype = EIR_BF16;
+            } else if (info.dtype == EIR_C32 && a->dtype == EIR_C64) {
+                /* NumPy has no complex32: round complex64 parts to float16 in place */
+                int64_t n = 1;
+                for (uint32_t d = 0; d < a->rank; d++) n *= a->sizes[d];
+                for (int64_t q = 0; q < 2 * n; q++) ((uint16_t *)a->data)[q] = eir_f32_to_f16(((float *)a->data)[q]);
+                v.dtype = EIR_C32;
             } else if (a->dtype == EIR_DTYPE_UNKNOWN) {
                 fprintf(stderr, "eir: %s: raw 2-byte data is only accepted for a bfloat16 input\n", in_paths[k]);
                 goto out;

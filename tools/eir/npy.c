@@ -108,7 +108,8 @@ out:
 }
 
 bool npy_write(const char *path, const eir_tensor_view *v, char *err, size_t errlen) {
-    eir_dtype out_dt = v->dtype == EIR_BF16 ? EIR_F32 : v->dtype;
+    /* NumPy has no bfloat16 or complex32: they are written widened (exactly) to float32 / complex64 */
+    eir_dtype out_dt = v->dtype == EIR_BF16 ? EIR_F32 : v->dtype == EIR_C32 ? EIR_C64 : v->dtype;
     const char *descr = descr_of(out_dt);
     if (!descr) { snprintf(err, errlen, "%s: dtype %s cannot be written to .npy", path, eir_dtype_name(v->dtype)); return false; }
     char shape[256] = "(";
@@ -147,6 +148,9 @@ bool npy_write(const char *path, const eir_tensor_view *v, char *err, size_t err
         if (v->dtype == EIR_BF16) {
             float x = eir_bf16_to_f32(*(const uint16_t *)src);
             fwrite(&x, 4, 1, f);
+        } else if (v->dtype == EIR_C32) {
+            float x[2] = {eir_f16_to_f32(((const uint16_t *)src)[0]), eir_f16_to_f32(((const uint16_t *)src)[1])};
+            fwrite(x, 4, 2, f);
         } else {
             fwrite(src, es, 1, f);
         }
