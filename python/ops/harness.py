@@ -103,6 +103,8 @@ def to_numpy(t):
     t = t.detach().resolve_conj().resolve_neg()  # fft and conj results carry lazy bits numpy refuses
     if t.dtype == torch.bfloat16:
         t = t.float()  # eir reads and writes bfloat16 as float32 (exact)
+    elif t.dtype == torch.complex32:
+        t = t.to(torch.complex64)  # and complex32 as complex64
     return t.contiguous().numpy()
 
 
