@@ -728,7 +728,8 @@ static int k_istft(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, 
     fft_plan *p = plan_make(n_fft);
     cpx *wv = malloc((size_t)n_fft * sizeof *wv), *spec = malloc((size_t)n_fft * sizeof *spec), *line = malloc((size_t)n_fft * sizeof *line);
     cpx *res = malloc((size_t)n_fft * sizeof *res), *y = calloc((size_t)explen, sizeof *y);
-    double *env = calloc((size_t)explen, sizeof *env), *ry = malloc((size_t)n_fft * sizeof *ry);
+    cpx *env = calloc((size_t)explen, sizeof *env);
+    double *ry = malloc((size_t)n_fft * sizeof *ry);
     int rc = 0;
     if (!p || !wv || !spec || !line || !res || !y || !env || !ry) { rc = eir_kerr(ctx, "istft: out of memory"); goto done; }
     for (int64_t k = 0; k < n_fft; k++) {
@@ -738,11 +739,12 @@ static int k_istft(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, 
         if (w) eir_load_c128((const char *)w->data + (k - left) * w->strides[0] * (int64_t)eir_elsize(w->dtype), w->dtype, &wr, &wi);
         wv[k] = (cpx){wr, wi};
     }
-    /* the envelope: sum of |window|^2... torch squares the window (pow(2)), complex windows included */
+    /* the envelope: the overlap-added window.pow(2), complex for a complex window (torch squares it,
+     * not |w|^2); its smallest magnitude must not vanish */
     for (int64_t t = 0; t < nfr; t++)
-        for (int64_t k = 0; k < n_fft; k++) env[t * hop + k] += cmul(wv[k], wv[k]).re;
+        for (int64_t k = 0; k < n_fft; k++) env[t * hop + k] = cadd(env[t * hop + k], cmul(wv[k], wv[k]));
     double emin = INFINITY;
-    for (int64_t i = start; i < vend; i++) emin = fmin(emin, fabs(env[i]));
+    for (int64_t i = start; i < vend; i++) emin = fmin(emin, hypot(env[i].re, env[i].im));
     if (vend > start && emin < 1e-11) {
         char win_s[64], ones[16], len_s[32];
         if (w) snprintf(win_s, sizeof win_s, "torch.%sTensor{[%lld]}", cpu_type(w->dtype), (long long)win);
@@ -784,7 +786,12 @@ static int k_istft(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, 
         int64_t ob = out->rank == 2 ? b * out->strides[0] : 0, ost = out->strides[out->rank - 1];
         for (int64_t i = 0; i < olen; i++) {
             int64_t s = start + i;
-            cpx v = s < vend ? (cpx){y[s].re / env[s], y[s].im / env[s]} : (cpx){0, 0};
+            cpx v = {0, 0};
+            if (s < vend && env[s].im == 0) v = (cpx){y[s].re / env[s].re, y[s].im / env[s].re};
+            else if (s < vend) { /* y / env, complex */
+                double d = env[s].re * env[s].re + env[s].im * env[s].im;
+                v = (cpx){(y[s].re * env[s].re + y[s].im * env[s].im) / d, (y[s].im * env[s].re - y[s].re * env[s].im) / d};
+            }
             char *dst = (char *)out->data + (ob + i * ost) * (int64_t)os;
             if (ret_complex) eir_store_c128(dst, out->dtype, v.re, v.im);
             else eir_store_f64(dst, out->dtype, v.re);

@@ -2985,5 +2985,6 @@ const eir_kernel_entry eir_kernels_linalg[] = {
     {"aten.mH.default", k_mH},
     {"aten.adjoint.default", k_mH},
     {"aten.H.default", k_mH},
+    {"aten.matrix_H.default", k_mH},
     {NULL, NULL},
 };

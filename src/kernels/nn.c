@@ -326,7 +326,40 @@ static int with_bias(eir_kctx *ctx, const eir_tview *self, const eir_tview *m1, 
     if (!eir_tview_broadcast(self, C->rank, C->sizes, &bias)) return eir_kerr(ctx, "bias does not broadcast to the output");
     if (self->dtype != m1->dtype)
         return eir_kerr(ctx, "self and mat2 must have the same dtype, but got %s and %s", dname(self->dtype), dname(m2->dtype));
-    return gemm_views(ctx, m1, m2, &bias, C, scalar_f(alpha), scalar_f(beta), scalar_i(alpha), scalar_i(beta));
+    bool cplx = (alpha->kind == EIR_KA_SCALAR && alpha->s.kind == EIR_SC_COMPLEX) ||
+                (beta->kind == EIR_KA_SCALAR && beta->s.kind == EIR_SC_COMPLEX);
+    if (!cplx) return gemm_views(ctx, m1, m2, &bias, C, scalar_f(alpha), scalar_f(beta), scalar_i(alpha), scalar_i(beta));
+    /* complex alpha / beta: C = alpha * (m1 @ m2) + beta * self, with beta = 0 ignoring self (NaN included) */
+    if (!eir_is_complex(C->dtype)) return eir_kerr(ctx, "addmm: a complex alpha or beta needs a complex result, got %s", dname(C->dtype));
+    double ar = alpha->kind == EIR_KA_SCALAR ? alpha->s.f : scalar_f(alpha), ai = alpha->kind == EIR_KA_SCALAR ? alpha->s.im : 0;
+    double br = beta->kind == EIR_KA_SCALAR ? beta->s.f : scalar_f(beta), bi = beta->kind == EIR_KA_SCALAR ? beta->s.im : 0;
+    bool use_self = br != 0 || bi != 0;
+    int64_t idx[EIR_MAX_RANK] = {0}, n = eir_tview_numel(C);
+    /* self's values first: an in-place call (addmm_) has self and C sharing storage */
+    double *sv = use_self ? eir_kalloc((size_t)(2 * n + 1) * sizeof(double)) : NULL;
+    if (use_self && !sv) return eir_kerr(ctx, "out of memory");
+    for (int64_t k = 0; use_self && k < n; k++) {
+        eir_load_c128(eir_tview_at(&bias, idx), bias.dtype, &sv[2 * k], &sv[2 * k + 1]);
+        for (int32_t d = C->rank - 1; d >= 0; d--) {
+            if (++idx[d] < C->sizes[d]) break;
+            idx[d] = 0;
+        }
+    }
+    int rc = gemm_views(ctx, m1, m2, NULL, C, 1, 0, 1, 0);
+    memset(idx, 0, sizeof idx);
+    for (int64_t k = 0; !rc && k < n; k++) {
+        double pr, pi;
+        eir_load_c128(eir_tview_at(C, idx), C->dtype, &pr, &pi);
+        double re = ar * pr - ai * pi, im = ar * pi + ai * pr;
+        if (use_self) { re += br * sv[2 * k] - bi * sv[2 * k + 1]; im += br * sv[2 * k + 1] + bi * sv[2 * k]; }
+        eir_store_c128(eir_tview_at(C, idx), C->dtype, re, im);
+        for (int32_t d = C->rank - 1; d >= 0; d--) {
+            if (++idx[d] < C->sizes[d]) break;
+            idx[d] = 0;
+        }
+    }
+    eir_kfree(sv);
+    return rc;
 }
 
 static int k_addmm(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
@@ -498,6 +531,77 @@ static int get_ints(const eir_karg *a, int nsp, int64_t *dst, int64_t dflt) {
     return 0;
 }
 
+/* A complex tensor's real or imaginary part as a real view (same storage) */
+static eir_tview part_view(const eir_tview *z, int part) {
+    eir_tview v = *z;
+    v.dtype = z->dtype == EIR_C128 ? EIR_F64 : EIR_F32;
+    for (int32_t d = 0; d < v.rank; d++) v.strides[d] *= 2;
+    v.data = (char *)z->data + part * (int64_t)eir_elsize(v.dtype);
+    return v;
+}
+
+/* real + imaginary parts of z into a contiguous real buffer (Gauss's trick's x_r + x_i) */
+static void *part_sum(const eir_tview *z, eir_tview *sum) {
+    eir_tview r = part_view(z, 0), i = part_view(z, 1);
+    int64_t n = eir_tview_numel(z);
+    void *buf = eir_kalloc((size_t)(n > 0 ? n : 1) * eir_elsize(r.dtype));
+    if (!buf) return NULL;
+    *sum = contig_view(buf, r.dtype, z->rank, z->sizes);
+    int64_t idx[EIR_MAX_RANK] = {0};
+    for (int64_t k = 0; k < n; k++) {
+        double a = eir_load_f64(eir_tview_at(&r, idx), r.dtype), b = eir_load_f64(eir_tview_at(&i, idx), r.dtype);
+        eir_store_f64(eir_tview_at(sum, idx), r.dtype, r.dtype == EIR_F32 ? (double)((float)a + (float)b) : a + b);
+        for (int32_t d = z->rank - 1; d >= 0; d--) {
+            if (++idx[d] < z->sizes[d]) break;
+            idx[d] = 0;
+        }
+    }
+    return buf;
+}
+
+static int conv_impl(eir_kctx *ctx, const eir_tview *x0, const eir_tview *w, const eir_tview *bias, const int64_t *stride,
+                     const int64_t *pad, const int64_t *dil, bool transposed, int64_t groups, eir_tview *out0);
+
+/* Complex convolution as torch's complex_convolution does it, with Gauss's
+ * trick on real convolutions: a = conv(xr, wr, br), b = conv(xi, wi),
+ * c = conv(xr + xi, wr + wi, br + bi); out = (a - b) + i (c - a - b). */
+static int conv_complex(eir_kctx *ctx, const eir_tview *x, const eir_tview *w, const eir_tview *bias, const int64_t *stride,
+                        const int64_t *pad, const int64_t *dil, bool transposed, int64_t groups, eir_tview *out) {
+    if (x->dtype != w->dtype || (bias && bias->dtype != x->dtype))
+        return eir_kerr(ctx, "Input type (%s) and weight type (%s) should be the same", dname(x->dtype), dname(w->dtype));
+    eir_dtype rt = out->dtype == EIR_C128 ? EIR_F64 : EIR_F32;
+    int64_t n = eir_tview_numel(out);
+    size_t es = eir_elsize(rt);
+    eir_tview xr = part_view(x, 0), xi = part_view(x, 1), wr = part_view(w, 0), wi = part_view(w, 1), xs, ws, bs, br, bi;
+    void *A = eir_kalloc((size_t)(n > 0 ? n : 1) * es), *B = eir_kalloc((size_t)(n > 0 ? n : 1) * es),
+         *C = eir_kalloc((size_t)(n > 0 ? n : 1) * es), *xsb = part_sum(x, &xs), *wsb = part_sum(w, &ws), *bsb = NULL;
+    if (bias) { br = part_view(bias, 0); bi = part_view(bias, 1); bsb = part_sum(bias, &bs); }
+    int rc = 0;
+    if (!A || !B || !C || !xsb || !wsb || (bias && !bsb)) { rc = eir_kerr(ctx, "out of memory"); goto done; }
+    eir_tview a = contig_view(A, rt, out->rank, out->sizes), b = contig_view(B, rt, out->rank, out->sizes),
+              c = contig_view(C, rt, out->rank, out->sizes);
+    if ((rc = conv_impl(ctx, &xr, &wr, bias ? &br : NULL, stride, pad, dil, transposed, groups, &a)) ||
+        (rc = conv_impl(ctx, &xi, &wi, NULL, stride, pad, dil, transposed, groups, &b)) ||
+        (rc = conv_impl(ctx, &xs, &ws, bias ? &bs : NULL, stride, pad, dil, transposed, groups, &c)))
+        goto done;
+    (void)bi;
+    int64_t idx[EIR_MAX_RANK] = {0};
+    for (int64_t k = 0; k < n; k++) {
+        double av = eir_load_f64(eir_tview_at(&a, idx), rt), bv = eir_load_f64(eir_tview_at(&b, idx), rt),
+               cv = eir_load_f64(eir_tview_at(&c, idx), rt), re, im;
+        if (rt == EIR_F32) { re = (float)av - (float)bv; im = ((float)cv - (float)av) - (float)bv; }
+        else { re = av - bv; im = (cv - av) - bv; }
+        eir_store_c128(eir_tview_at(out, idx), out->dtype, re, im);
+        for (int32_t d = out->rank - 1; d >= 0; d--) {
+            if (++idx[d] < out->sizes[d]) break;
+            idx[d] = 0;
+        }
+    }
+done:
+    eir_kfree(A); eir_kfree(B); eir_kfree(C); eir_kfree(xsb); eir_kfree(wsb); eir_kfree(bsb);
+    return rc;
+}
+
 /* pad < 0 entries: "same" padding (left = total / 2). */
 static int conv_impl(eir_kctx *ctx, const eir_tview *x0, const eir_tview *w, const eir_tview *bias, const int64_t *stride,
                      const int64_t *pad, const int64_t *dil, bool transposed, int64_t groups, eir_tview *out0) {
@@ -505,6 +609,7 @@ static int conv_impl(eir_kctx *ctx, const eir_tview *x0, const eir_tview *w, con
     if (nsp < 1 || nsp > 3) return eir_kerr(ctx, "convolution: %d spatial dims are not supported", nsp);
     eir_dtype dt = out0->dtype, ct = ctype_of(dt);
     if (ct == EIR_DTYPE_UNKNOWN) return eir_kerr(ctx, "\"slow_conv2d_cpu\" not implemented for '%s'", dname(dt));
+    if (eir_is_complex(dt)) return conv_complex(ctx, x0, w, bias, stride, pad, dil, transposed, groups, out0);
     if (x0->dtype != w->dtype)
         return eir_kerr(ctx, "Input type (%s) and weight type (%s) should be the same", dname(x0->dtype), dname(w->dtype));
     eir_tview x = *x0, out = *out0;
@@ -826,8 +931,23 @@ static int sdpa_impl(eir_kctx *ctx, const eir_tview *q, const eir_tview *k, cons
     if (!(dropout >= 0 && dropout <= 1))
         return eir_kerr(ctx, "dropout probability has to be between 0 and 1, but got %g", dropout);
     if (dropout > 0 && !ctx->rng) return eir_kerr(ctx, "scaled_dot_product_attention: dropout needs the runtime's generator");
-    int32_t r = q->rank;
-    if (r < 2 || k->rank != r || v->rank != r || out->rank != r) return eir_kerr(ctx, "scaled_dot_product_attention: query, key and value must have the same rank >= 2");
+    /* batch dims broadcast as in torch's math attention (matmuls): lower-rank q, k, v get leading 1s */
+    int32_t r = out->rank;
+    if (r < 2 || q->rank < 2 || k->rank < 2 || v->rank < 2 || q->rank > r || k->rank > r || v->rank > r)
+        return eir_kerr(ctx, "scaled_dot_product_attention: query, key and value must have at least 2 dims");
+    eir_tview qp, kp, vp;
+    const eir_tview *src[3] = {q, k, v};
+    eir_tview *dst[3] = {&qp, &kp, &vp};
+    for (int t = 0; t < 3; t++) {
+        int32_t sh = r - src[t]->rank;
+        *dst[t] = *src[t];
+        dst[t]->rank = r;
+        for (int32_t d = r - 1; d >= 0; d--) {
+            dst[t]->sizes[d] = d >= sh ? src[t]->sizes[d - sh] : 1;
+            dst[t]->strides[d] = d >= sh ? src[t]->strides[d - sh] : 0;
+        }
+    }
+    q = &qp; k = &kp; v = &vp;
     eir_dtype dt = q->dtype, ct = ctype_of(dt);
     if (ct != EIR_F32 && ct != EIR_F64) return eir_kerr(ctx, "scaled_dot_product_attention: unsupported dtype %s", dname(dt));
     if (k->dtype != dt || v->dtype != dt)
@@ -855,19 +975,23 @@ static int sdpa_impl(eir_kctx *ctx, const eir_tview *q, const eir_tview *k, cons
     if (!Q || !Kb || !Vb || !P || !O || !row) { rc = eir_kerr(ctx, "out of memory"); goto done; }
     int64_t bidx[EIR_MAX_RANK] = {0};
     for (int64_t b = 0; b < nb; b++) {
-        int64_t kidx[EIR_MAX_RANK];
-        for (int32_t d = 0; d < r - 2; d++) {
-            kidx[d] = bidx[d];
-            if (k->sizes[d] == 1) kidx[d] = 0;
-            else if (k->sizes[d] != out->sizes[d]) {
-                if (!(gqa && d == r - 3 && k->sizes[d] > 0 && out->sizes[d] % k->sizes[d] == 0))
-                    { rc = eir_kerr(ctx, "scaled_dot_product_attention: key batch dims do not match query"); goto done; }
-                kidx[d] = bidx[d] / (out->sizes[d] / k->sizes[d]);
+        int64_t kidx[EIR_MAX_RANK], vidx[EIR_MAX_RANK];
+        for (int t = 0; t < 2; t++) {
+            const eir_tview *kv = t ? v : k;
+            int64_t *ix = t ? vidx : kidx;
+            for (int32_t d = 0; d < r - 2; d++) {
+                ix[d] = bidx[d];
+                if (kv->sizes[d] == 1) ix[d] = 0;
+                else if (kv->sizes[d] != out->sizes[d]) {
+                    if (!(gqa && d == r - 3 && kv->sizes[d] > 0 && out->sizes[d] % kv->sizes[d] == 0))
+                        { rc = eir_kerr(ctx, "scaled_dot_product_attention: key and value batch dims do not match query"); goto done; }
+                    ix[d] = bidx[d] / (out->sizes[d] / kv->sizes[d]);
+                }
             }
         }
         int64_t qidx[EIR_MAX_RANK];
         for (int32_t d = 0; d < r - 2; d++) qidx[d] = q->sizes[d] == 1 ? 0 : bidx[d];
-        eir_tview qa = mat_at(q, qidx), ka = mat_at(k, kidx), va = mat_at(v, kidx), oa = mat_at(out, bidx);
+        eir_tview qa = mat_at(q, qidx), ka = mat_at(k, kidx), va = mat_at(v, vidx), oa = mat_at(out, bidx);
         eir_tview qv = contig_view(Q, ct, 2, qa.sizes), kv = contig_view(Kb, ct, 2, ka.sizes), vv = contig_view(Vb, ct, 2, va.sizes);
         if (E > 0) { copy_view(&qv, &qa); copy_view(&kv, &ka); }
         if (Ev > 0 && S > 0) copy_view(&vv, &va);

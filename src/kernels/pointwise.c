@@ -1516,7 +1516,6 @@ static int k_isclose(const eir_karg *args, uint32_t nargs, eir_tview *out, uint3
     bool eqnan = nargs > 4 && args[4].i;
     eir_dtype dt = x->dtype;
     if (dt != y->dtype) return eir_kerr(ctx, "%s did not match %s", c10_name(dt), c10_name(y->dtype));
-    if (eir_is_complex(dt) && eqnan) return eir_kerr(ctx, "isclose with equal_nan=True is not supported for complex inputs.");
     if (!(rtol >= 0)) return eir_kerr(ctx, "rtol must be greater than or equal to zero, but got %g", rtol);
     if (!(atol >= 0)) return eir_kerr(ctx, "atol must be greater than or equal to zero, but got %g", atol);
     eir_tview bx, by;
@@ -1538,6 +1537,8 @@ static int k_isclose(const eir_karg *args, uint32_t nargs, eir_tview *out, uint3
             if (dom == DOM_C) {
                 cplx a = ld_c(pa, dt), b = ld_c(pb, dt);
                 close = creal(a) == creal(b) && cimag(a) == cimag(b);
+                /* equal_nan: both NaN (a NaN part makes a complex NaN, as isnan says) */
+                if (eqnan && (isnan(creal(a)) || isnan(cimag(a))) && (isnan(creal(b)) || isnan(cimag(b)))) close = true;
                 if (tol && !close) {
                     double actual = cabs(a - b), allowed = atol + cabs(rtol * b);
                     if (dt == EIR_C64) {

@@ -554,8 +554,24 @@ static int dropout_variant(const char *op, bool feature, bool alpha, const eir_k
     double p = arg_float(&a[1], 0.5);
     bool train = a[2].i != 0;
     if (!(p >= 0 && p <= 1)) return eir_kerr(ctx, "dropout probability has to be between 0 and 1, but got %g", p);
+    if (p == 0 || !train || eir_tview_numel(x) == 0) { /* the input, unchanged (any dtype, exactly) */
+        eir_iter it;
+        const eir_tview *ops[2] = {out, x};
+        eir_iter_init(&it, out->rank, out->sizes, 2, ops);
+        char *ptr[2];
+        int64_t len;
+        size_t es = eir_dtype_size(x->dtype);
+        while (eir_iter_next(&it, ptr, &len))
+            for (int64_t k = 0; k < len; k++)
+                if (out->dtype == x->dtype) memcpy(ptr[0] + k * it.inner_stride[0], ptr[1] + k * it.inner_stride[1], es);
+                else {
+                    double re, im;
+                    eir_load_c128(ptr[1] + k * it.inner_stride[1], x->dtype, &re, &im);
+                    eir_store_c128(ptr[0] + k * it.inner_stride[0], out->dtype, re, im);
+                }
+        return 0;
+    }
     if (!eir_is_floating(out->dtype)) return eir_kerr(ctx, "%s: expected a floating point input", op);
-    if (p == 0 || !train || eir_tview_numel(x) == 0) { affine_into(out, x, ONE, ZERO, false, 1, ctx); return 0; }
     if (p == 1) { affine_into(out, x, ZERO, ZERO, false, 1, ctx); return 0; }
     if (feature && x->rank < 2) return eir_kerr(ctx, "Feature dropout requires at least 2 dimensions in the input");
     if (!ctx->rng) return eir_kerr(ctx, "random ops need a generator");

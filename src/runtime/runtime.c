@@ -472,7 +472,7 @@ static bool is_copy_like(const char *op) {
  * geometry depends on a tensor's values (src/kernels/compose.c). */
 static bool view_runs_as_copy(const char *op) {
     static const char *const names[] = {"aten._conj.default", "aten.conj.default", "aten.mH.default", "aten.adjoint.default",
-                                        "aten.H.default", "aten.tensor_split.tensor_indices_or_sections"};
+                                        "aten.H.default", "aten.matrix_H.default", "aten.tensor_split.tensor_indices_or_sections"};
     for (size_t i = 0; i < EIR_ARRAY_LEN(names); i++)
         if (!strcmp(op, names[i])) return true;
     return false;
