@@ -326,6 +326,26 @@ def _qr_check(si, got, want):
     return f"Q R: {bad}" if bad else None
 
 
+def _eig_check(si, got, want):
+    """linalg.eig (L, V): L by value (LAPACK's geev order, as torch's); each
+    column of V by value once its phase is fixed (its largest element made
+    real and positive), since an eigenvector's phase is LAPACK's choice."""
+    import numpy as np
+    bad = harness.compare_leaf(got[0], want[0])
+    if bad:
+        return f"eigenvalues: {bad}"
+
+    def unphase(v):
+        v = v.astype(np.complex128)
+        if v.size == 0:
+            return v
+        i = np.argmax(np.abs(v), axis=-2)[..., None, :]
+        p = np.take_along_axis(v, i, axis=-2)
+        return v * (np.conj(p) / np.where(np.abs(p) == 0, 1, np.abs(p)))
+    bad = _close(unphase(got[1]), unphase(_np(want[1])), want[1].dtype)
+    return f"eigenvectors (phase fixed): {bad}" if bad else None
+
+
 def _eigvals_check(si, got, want):
     """linalg.eigvals: the eigenvalues as a multiset (their order is LAPACK's)."""
     import numpy as np
@@ -384,6 +404,7 @@ NONUNIQUE = {
     "qr": _qr_check,
     "linalg.qr": _qr_check,
     "linalg.eigvals": _eigvals_check,
+    "linalg.eig": _eig_check,
     "sort": _ties_check(0, 1, 0),
     "argsort": _ties_check(None, 0, 0),
     "topk": _ties_check(0, 1, 1),
