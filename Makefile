@@ -78,9 +78,13 @@ test: $(B)/eir $(BS)/eir $(UNIT) $(UNITS) $(B)/libeir_example_ops.so $(BS)/libei
 	EIR_BIN=$(BS)/eir EIR_OPS=$(BS)/libeir_example_ops.so $(PYTHON) tests/run_fixtures.py tests/e2e/fixtures
 	EIR_BIN=$(B)/eir EIR_OPS=$(B)/libeir_example_ops.so $(PYTHON) -m pytest -q python/tests
 
-# The op x dtype table of the Core ATen opset (eir vs torch), committed as docs/OPS.md.
+# The op x dtype tables, committed as docs/: the Core ATen opset (docs/OPS.md) and
+# every OpInfo of torch's op_db as exported programs contain it (float32, bfloat16, int64 and
+# one more dtype per OpInfo; --dtypes all for all 12),
+# with the check of eir's run_decompositions() hint on float32 (docs/OPS-EXPORTED.md).
 ops-doc: $(B)/eir
 	EIR_BIN=$(B)/eir $(PYTHON) python/ops/sweep.py --doc docs/OPS.md
+	EIR_BIN=$(B)/eir $(PYTHON) python/ops/opinfo_sweep.py --decomp f32 --doc docs/OPS-EXPORTED.md
 
 check-generated:
 	$(PYTHON) scripts/gen_ops.py | diff -q src/ops/schemas.inc - >/dev/null || { echo "src/ops/schemas.inc is stale: run $(PYTHON) scripts/gen_ops.py > src/ops/schemas.inc"; exit 1; }

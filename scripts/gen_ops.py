@@ -1,6 +1,7 @@
 """Generate src/ops/schemas.inc: one row per ATen operator overload of the
 installed torch — its schema arguments (name, type, kwarg-only, default),
-number of returns and flags (core, view, in-place, out=). The output is
+number of returns and flags (core, view, in-place, out=, random, has a
+default decomposition). The output is
 committed so a C build needs no Python; `make check-generated` regenerates
 and diffs it."""
 import sys
@@ -87,6 +88,9 @@ def default_str(a) -> str:
 
 def main() -> None:
     rows = []
+    # what ep.run_decompositions() rewrites by default: torch's Core ATen
+    # decompositions plus every CompositeImplicitAutograd op it does not keep
+    decomps = torch.export.default_decompositions()
     # dir(torch.ops.aten) only lists ops already touched; the JIT registry has them all
     pairs = sorted({(s.name[len("aten::"):], s.overload_name or "default")
                     for s in torch._C._jit_get_all_schemas() if s.name.startswith("aten::")})
@@ -108,6 +112,8 @@ def main() -> None:
                 flags.append("EIR_OPF_VIEW")
             if torch.Tag.nondeterministic_seeded in op.tags:
                 flags.append("EIR_OPF_RANDOM")
+            if torch.Tag.core not in op.tags and op in decomps:
+                flags.append("EIR_OPF_DECOMP")
             args = [(a.name, arg_type(a), a.kwarg_only, default_str(a)) for a in s.arguments]
             # arguments other than self and out= that the op writes (Tensor(a!)), e.g. batch norm's running stats
             mutates = sum(1 << i for i, a in enumerate(s.arguments)

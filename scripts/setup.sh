@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install what eir needs on Debian 12 (run as root or with sudo available):
 #   C build:  gcc, make, jsmn (JSON tokenizer), minizip + zlib (ZIP), OpenBLAS (BLAS + LAPACK)
-#   tests:    torch 2.13.0 (CPU wheel), numpy, pytest for the live conformance suite
+#   tests:    torch 2.13.0 (CPU wheel), numpy, pytest, expecttest for the live conformance suite
 # Safe to run again: installed packages are skipped.
 set -euo pipefail
 
@@ -25,6 +25,7 @@ if [ "${EIR_SKIP_PYTHON:-0}" != 1 ]; then
         echo "setup: installing torch==2.13.0"
         $PY -m pip install -q torch==2.13.0
     fi
-    $PY -c 'import numpy, pytest' 2>/dev/null || $PY -m pip install -q numpy pytest
+    # expecttest: torch's OpInfo database (the OpInfo sweep, python/ops/opinfo_sweep.py) imports it
+    $PY -c 'import numpy, pytest, expecttest' 2>/dev/null || $PY -m pip install -q numpy pytest 'expecttest>=0.2'
 fi
 echo "setup: ok"

@@ -75,6 +75,9 @@ class Sample:
             elif isinstance(a, (list, tuple)):
                 for x in a:
                     walk(x)
+            elif isinstance(a, dict):
+                for x in a.values():
+                    walk(x)
 
         for a in self.args:
             walk(a)
@@ -93,6 +96,8 @@ def materialize(a, take):
         return [materialize(x, take) for x in a]
     if isinstance(a, tuple):
         return tuple(materialize(x, take) for x in a)
+    if isinstance(a, dict):
+        return {k: materialize(v, take) for k, v in a.items()}
     return a
 
 

@@ -46,11 +46,8 @@ def op_results():
     secs = time.time() - t0
     gaps = sweep.load_gaps()
     build = os.path.join(REPO, "build")
-    os.makedirs(build, exist_ok=True)
-    with open(os.path.join(build, "OPS.md"), "w") as f:
-        f.write(sweep.render_table(results, gaps, secs))
-    with open(os.path.join(build, "ops_details.txt"), "w") as f:
-        f.write(sweep.render_details(results))
+    sweep.harness.write_reports(results, sweep.render_table(results, gaps, secs), [os.path.join(build, "OPS.md")],
+                                os.path.join(build, "ops_details.txt"))
     counts = sweep.summary_counts(results)
     print(f"\n[eir ops] {len(results)} cells in {secs:.0f} s: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
     return results, gaps

@@ -870,6 +870,8 @@ enum { SC_SET, SC_ADD, SC_MUL, SC_MEAN, SC_MAX, SC_MIN };
 /* Check index against self/src shapes as torch's scatter_gather_dtype_check
  * and shape checks, on views promoted to >= 1-d. */
 static int gs_check(eir_kctx *ctx, const char *op, const tv *self, const tv *ix, const tv *src, int32_t d) {
+    /* torch checks nothing when there are no indices (an empty uint8 index of any rank is fine) */
+    if (eir_tview_numel(ix) == 0) return 0;
     if (!index_dtype_ok(ix->dtype)) return eir_kerr(ctx, "%s(): Expected dtype int32/int64 for index", op);
     if (self->rank != ix->rank) return eir_kerr(ctx, "Index tensor must have the same number of dimensions as %s tensor", strcmp(op, "gather") ? "self" : "input");
     if (src && src->rank != ix->rank) return eir_kerr(ctx, "Index tensor must have the same number of dimensions as src tensor");

@@ -31,6 +31,9 @@ enum {
     EIR_OPF_INPLACE = 4,         /* writes its first argument and returns it */
     EIR_OPF_OUT = 8,             /* an out= variant */
     EIR_OPF_RANDOM = 16,         /* nondeterministic_seeded */
+    EIR_OPF_DECOMP = 32,         /* not core, and torch.export.default_decompositions() has it:
+                                    ep.run_decompositions() rewrites it (into Core ATen ops, or
+                                    for a few into other non-core ops such as aten._linalg_svd) */
 };
 
 typedef struct eir_op_schema {

@@ -461,7 +461,7 @@ static bool is_copy_like(const char *op) {
     static const char *const names[] = {"aten.to.dtype", "aten.to.dtype_layout", "aten.to.device", "aten.to.other",
                                         "aten.reshape.default", "aten.contiguous.default", "aten.flatten.using_ints",
                                         "aten.reshape_as.default", "aten.type_as.default", "aten._unsafe_view.default",
-                                        "aten.lift_fresh.default"};
+                                        "aten.lift_fresh.default", "aten.ravel.default"};
     for (size_t i = 0; i < EIR_ARRAY_LEN(names); i++)
         if (!strcmp(op, names[i])) return true;
     return false;
@@ -1356,6 +1356,43 @@ eir_status eir_runtime_create_with(eir_program *p, const eir_library *lib, eir_r
 
 eir_status eir_runtime_create(eir_program *p, eir_runtime **out) { return eir_runtime_create_with(p, NULL, out); }
 
+/* The hint after a list of missing operators ("\n  aten.einsum.default (node
+ * %einsum)" lines): which of them are not Core ATen ops but have a default
+ * decomposition in torch (EIR_OPF_DECOMP), so exporting with
+ * ep.run_decompositions() replaces them. Empty when none has. */
+static void decomp_hint(const char *list, char *out, size_t cap) {
+    char names[4][96];
+    int n = 0, more = 0, others = 0;
+    for (const char *l = list ? strstr(list, "\n  ") : NULL; l; l = strstr(l + 1, "\n  ")) {
+        const char *w = l + 3;
+        size_t len = strcspn(w, " \n");
+        char name[96];
+        if (len == 0 || len >= sizeof name) { others++; continue; }
+        memcpy(name, w, len);
+        name[len] = 0;
+        const eir_op_schema *sc = eir_op_find(name);
+        if (!sc || !(sc->flags & EIR_OPF_DECOMP)) { others++; continue; }
+        int seen = 0;
+        for (int i = 0; i < n; i++) seen |= !strcmp(names[i], name);
+        if (seen) continue;
+        if (n == 4) { more++; continue; }
+        memcpy(names[n++], name, len + 1);
+    }
+    if (!n) return;
+    int k = snprintf(out, cap, "\nhint: ");
+    for (int i = 0; i < n && k > 0 && (size_t)k < cap; i++)
+        k += snprintf(out + k, cap - (size_t)k, "%s%s", i ? ", " : "", names[i]);
+    if (k > 0 && (size_t)k < cap) {
+        bool one = n + more == 1;
+        snprintf(out + k, cap - (size_t)k,
+                 "%s %s; torch has %s: ep.run_decompositions() before torch.export.save rewrites %s into Core ATen "
+                 "ops, which eir runs (or into other ops, which eir then names)%s",
+                 more ? " and others" : "", one ? "is not a Core ATen op" : "are not Core ATen ops",
+                 one ? "a decomposition for it" : "decompositions for them", one ? "it" : "them",
+                 others ? "; the other missing operators have none" : "");
+    }
+}
+
 static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, bool root, const eir_library *lib,
                                        eir_runtime **out) {
     eir_runtime *rt = *out = calloc(1, sizeof *rt);
@@ -1421,8 +1458,13 @@ static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, b
         if (st) { eir_buf_free(&missing); return st; }
     }
     if (nmissing) {
-        rt_fail(rt, EIR_ERR_GRAPH, "%u node%s operators eir cannot run yet:%s%s", nmissing,
-                nmissing == 1 ? " uses" : "s use", missing.data ? missing.data : "", nmissing > 40 ? "\n  ..." : "");
+        char hint[768] = "";
+        if (root) decomp_hint(missing.data, hint, sizeof hint);
+        /* the list gives way to the hint when the message would not hold both */
+        int room = (int)(sizeof rt->errmsg - strlen(hint) - 64);
+        rt_fail(rt, EIR_ERR_GRAPH, "%u node%s operators eir cannot run yet:%.*s%s%s", nmissing,
+                nmissing == 1 ? " uses" : "s use", room, missing.data ? missing.data : "", nmissing > 40 ? "\n  ..." : "",
+                hint);
         eir_buf_free(&missing);
         return EIR_ERR_GRAPH;
     }
