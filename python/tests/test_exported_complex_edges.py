@@ -1,6 +1,6 @@
 """Live checks of cases torch's OpInfo samples reach and ordinary models rarely do:
 complex convolutions (torch's Gauss-trick composition), addmm / baddbmm / addmv with
-complex alpha and beta, matrix_H, istft with a complex window, attention over inputs of
+complex alpha and beta, complex exp2 / silu / logcumsumexp / var_mean, matrix_H, istft with a complex window, attention over inputs of
 different ranks, isclose of complex NaNs, tensor_split by a tensor of indices, the SVD of
 an empty matrix, linalg.vander of a 0-d tensor, batch_norm of an empty input and complex32
 results through .npy. Each program is exported, saved, run with `eir run`, and compared
@@ -93,3 +93,13 @@ def test_data_dependent_split_and_empty_cases(eir, tmp_path):
         torch.linalg.vander(z, N=3), F.batch_norm(e.reshape(-1), m, m, training=True), z.chalf()),
         [x, torch.tensor([1, 3, 4]), torch.empty(0, 3), torch.tensor(2.5), torch.empty(0)],
         inputs=[x, torch.tensor([0, -1, 9]), torch.empty(0, 3), torch.tensor(-1.5), torch.empty(0)])
+
+
+def test_complex_pointwise_and_reductions(eir, tmp_path):
+    special = torch.tensor([complex(float("-inf"), 0), 1 + 1j, complex(float("inf"), 2), 3j, complex(float("nan"), 0), 1,
+                            complex(100, 3), complex(-100, 3)], dtype=C128)
+    z = _c(5, 5, 5, dtype=C64)
+    check(eir, tmp_path, lambda z, s: (
+        torch.exp2(z), torch.exp2(s), F.silu(z), F.silu(s.to(C64)), F.silu(s), torch.logcumsumexp(z, 0),
+        torch.logcumsumexp(s, 0), *torch.var_mean(z.to(C128), dim=1), *torch.std_mean(z, correction=0)),
+        [z, special])

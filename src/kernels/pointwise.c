@@ -616,6 +616,8 @@ static cplx cexpm1_(cplx z) {
 FD(exp, expf(a), exp(a))
 FC(exp, cexp(a))
 FD(exp2, exp2f(a), exp2(a))
+/* complex: torch's identity 2^z = exp(z * ln 2), ln 2 a real scale (inf+0i gives inf+0i) */
+FC(exp2, cexp(CMPLX(creal(a) * M_LN2, cimag(a) * M_LN2)))
 FD(expm1, expm1f(a), expm1(a))
 FC(expm1, cexpm1_(a))
 FD(log, logf(a), log(a))
@@ -723,6 +725,14 @@ FN_D(gelu) {
     return a * 0.5 * (1.0 + erf(a * M_SQRT1_2));
 }
 FD(silu, a / (1.0f + expf(-a)), a / (1.0 + exp(-a)))
+/* complex: x / (1 + exp(-x)), in complex<float> for complex64 (exp(100) overflows there, as in torch) */
+FN_C(silu) {
+    if (p->ct == EIR_C64) {
+        float complex e = cexpf(CMPLXF(-(float)creal(x[0]), -(float)cimag(x[0])));
+        return cdivf_fma(x[0], CMPLX(1.0f + crealf(e), cimagf(e)));
+    }
+    return cdiv(x[0], 1.0 + cexp(-x[0]));
+}
 FD(mish, a * tanhf(log1pf(expf(a))), a * tanh(log1p(exp(a))))
 FD(hardswish, a * fminf(fmaxf(a + 3.0f, 0.0f), 6.0f) / 6.0f, a * fmin(fmax(a + 3.0, 0.0), 6.0) / 6.0)
 FD(hardsigmoid, fminf(fmaxf(a + 3.0f, 0.0f), 6.0f) / 6.0f, fmin(fmax(a + 3.0, 0.0), 6.0) / 6.0)
@@ -1006,7 +1016,7 @@ OPFD(op_neg, "neg", 1, neg, neg_i, neg_c)
 OPFD(op_abs, "abs", 1, abs, abs_i, abs_c)
 OPFD(op_sign, "sign", 1, sign, sign_i, NULL)
 OPFD(op_exp, "exp", 1, exp, NULL, exp_c)
-OPFD(op_exp2, "exp2", 1, exp2, NULL, NULL)
+OPFD(op_exp2, "exp2", 1, exp2, NULL, exp2_c)
 OPFD(op_expm1, "expm1", 1, expm1, NULL, expm1_c)
 OPFD(op_log, "log", 1, log, NULL, log_c)
 OPFD(op_log2, "log2", 1, log2, NULL, log2_c)
@@ -1039,7 +1049,7 @@ OPFD(op_frac, "frac", 1, frac, NULL, NULL)
 OPFD(op_relu, "clamp_min", 1, relu, relu_i, NULL)
 OPFD(op_clamp, "clamp", 3, clamp, clamp_i, NULL)
 OPFD(op_gelu, "GeluKernelImpl", 1, gelu, NULL, NULL)
-OPFD(op_silu, "silu", 1, silu, NULL, NULL)
+OPFD(op_silu, "silu", 1, silu, NULL, silu_c)
 OPFD(op_mish, "mish", 1, mish, NULL, NULL)
 OPFD(op_hardswish, "hardswish", 1, hardswish, NULL, NULL)
 OPFD(op_hardsigmoid, "hardsigmoid", 1, hardsigmoid, NULL, NULL)

@@ -518,12 +518,16 @@ static int varstd(const char *op, enum rkind k, const eir_karg *a, uint32_t na, 
     const eir_tview *x = a[0].t;
     if (!is_real_float(x->dtype) && !eir_is_complex(x->dtype))
         return eir_kerr(ctx, "std and var only support floating point and complex dtypes");
-    if ((k == R_VARMEAN || k == R_STDMEAN) && eir_is_complex(x->dtype)) return eir_kerr(ctx, "%s: complex inputs are not supported yet", op);
     bool mask[EIR_MAX_RANK];
     if (parse_dims(na > 1 ? &a[1] : NULL, x->rank, true, mask, ctx)) return -1;
     double corr;
     if (corr_form) corr = farg(a, na, 2, 1.0);
     else corr = barg(a, na, 2, true) ? 1.0 : 0.0;
+    if ((k == R_VARMEAN || k == R_STDMEAN) && eir_is_complex(x->dtype)) {
+        /* complex: the (real) variance of the parts and the complex mean, as two reductions */
+        int rc = reduce_values(op, k == R_VARMEAN ? R_VAR : R_STD, x, mask, barg(a, na, 3, false), &out[0], 1, corr, 0, ctx);
+        return rc ? rc : reduce_values(op, R_MEAN, x, mask, barg(a, na, 3, false), &out[1], 1, 0, 0, ctx);
+    }
     return reduce_values(op, k, x, mask, barg(a, na, 3, false), out, no, corr, 0, ctx);
 }
 static int k_var_corr(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) { return varstd("var", R_VAR, a, na, o, no, true, c); }

@@ -23,6 +23,7 @@
  * partition), and mode and nanmedian sort or select with libstdc++'s
  * std::sort / std::nth_element — which torch's kernels call — ported below,
  * so the indices they return for ties are torch's. */
+#include <complex.h>
 #include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -619,14 +620,51 @@ static inline float log_add_expf(float x, float y) {
     if (mn != mx || isfinite(mn)) return log1pf(expf(mn - mx)) + mx;
     return x;
 }
-/* logcumsumexp(self, dim): accumulated in double for float32/float64 (their
- * CPU accumulate type), in float for float16/bfloat16 */
+/* c10's log1p for complex: log|1 + z| without cancellation for small z */
+static double complex clog1p_(double complex z) {
+    double x = creal(z), y = cimag(z), theta = atan2(y, x + 1);
+    if (cabs(z) < 0.5) {
+        double r = x * (2 + x) + y * y;
+        if (r == 0) return CMPLX(x, theta);
+        return CMPLX(0.5 * log1p(r), theta);
+    }
+    return CMPLX(log(hypot(x + 1, y)), theta);
+}
+/* torch's _log_add_exp_helper for complex values: by real parts; NaN is infectious */
+static double complex log_add_exp_c(double complex x, double complex y) {
+    double xr = creal(x), yr = creal(y);
+    if (isnan(xr) || isnan(yr)) return CMPLX(NAN, NAN);
+    double mn = xr < yr ? xr : yr, mx = xr < yr ? yr : xr;
+    if (!isfinite(mn) && mn == mx) return mn < 0 ? x : clog(cexp(x) + cexp(y));
+    double complex lo = xr < yr ? x : y, hi = xr < yr ? y : x;
+    return clog1p_(cexp(lo - hi)) + hi;
+}
+
+/* logcumsumexp(self, dim): accumulated in double for float32/float64 and
+ * complex (their CPU accumulate types), in float for float16/bfloat16 */
 static int k_logcumsumexp(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
     if (na < 2 || a[0].kind != EIR_KA_TENSOR) return eir_kerr(ctx, "logcumsumexp: expected self and dim");
     const eir_tview *x = a[0].t;
-    if (!eir_is_floating(x->dtype)) return eir_kerr(ctx, "\"logcumsumexp_out_cpu\" not implemented for '%s'", tname(x->dtype));
+    if (!eir_is_floating(x->dtype) && x->dtype != EIR_C64 && x->dtype != EIR_C128)
+        return eir_kerr(ctx, "\"logcumsumexp_out_cpu\" not implemented for '%s'", tname(x->dtype));
     int32_t dim = eir_wrap_dim(a[1].i, x->rank);
     if (dim < 0) return dim_err(ctx, a[1].i, x->rank);
+    if (eir_is_complex(x->dtype)) {
+        const eir_tview *cv[2] = {x, &out[0]};
+        lineit C;
+        lineit_init(&C, 2, cv, dim);
+        char *cb[2];
+        while (lineit_next(&C, cb)) {
+            double complex acc = CMPLX(-INFINITY, 0);
+            for (int64_t i = 0; i < C.len; i++) {
+                double re, im;
+                eir_load_c128(cb[0] + i * C.step[0], x->dtype, &re, &im);
+                acc = log_add_exp_c(CMPLX(re, im), acc);
+                eir_store_c128(cb[1] + i * C.step[1], out[0].dtype, creal(acc), cimag(acc));
+            }
+        }
+        return 0;
+    }
     bool reduced = x->dtype == EIR_F16 || x->dtype == EIR_BF16;
     const eir_tview *vs[2] = {x, &out[0]};
     lineit L;
