@@ -655,6 +655,82 @@ static void test_conv(void) {
     }
 }
 
+/* complex convolution (torch composes it from three real ones) against a
+ * direct complex loop: 2-d, groups, padding, stride, transposed, layouts */
+static void cfill(const eir_tview *v) {
+    int64_t n = numel(v), idx[EIR_MAX_RANK];
+    for (int64_t k = 0; k < n; k++) { unravel(v, k, idx); eir_store_c128(eir_tview_at(v, idx), v->dtype, urand() * 2 - 1, urand() * 2 - 1); }
+}
+static double complex cget(const eir_tview *v, const int64_t *idx) {
+    double re, im;
+    eir_load_c128(eir_tview_at(v, idx), v->dtype, &re, &im);
+    return CMPLX(re, im);
+}
+static void test_conv_complex(void) {
+    for (int it = 0; it < 16; it++) {
+        eir_dtype dt = it % 2 ? EIR_C128 : EIR_C64;
+        bool tr = it % 4 >= 2, hb = it % 3 != 0;
+        int64_t groups = it % 5 == 4 ? 2 : 1, Cig = irand(1, 2), Cog = irand(1, 3), Cin = Cig * groups, Cout = Cog * groups;
+        int64_t k = irand(1, 3), st = irand(1, 2), pd = irand(0, 1), H = irand(3, 6), W = irand(3, 6);
+        int64_t oh = tr ? (H - 1) * st - 2 * pd + k : (H + 2 * pd - k) / st + 1, ow = tr ? (W - 1) * st - 2 * pd + k : (W + 2 * pd - k) / st + 1;
+        int64_t xs[4] = {2, Cin, H, W}, ws[4] = {tr ? Cin : Cout, tr ? Cog : Cig, k, k}, ys[4] = {2, Cout, oh, ow};
+        int64_t s2[2] = {st, st}, p2[2] = {pd, pd}, d2[2] = {1, 1}, o2[2] = {0, 0};
+        tt X = tnew(dt, 4, xs, it % 3), Wt = tnew(dt, 4, ws, 0), B = tnew(dt, 1, &Cout, 0), Y = tnew(dt, 4, ys, (it / 2) % 2 * 3);
+        cfill(&X.v); cfill(&Wt.v); cfill(&B.v);
+        eir_karg a[9] = {KT(&X.v), KT(&Wt.v), hb ? KT(&B.v) : KN(), KIS(2, s2), KIS(2, p2), KIS(2, d2), KB(tr), KIS(2, o2), KI(groups)};
+        CHECK(run("aten.convolution.default", a, 9, &Y.v, 1) == 0);
+        double err_max = 0;
+        for (int64_t b = 0; b < 2; b++)
+            for (int64_t co = 0; co < Cout; co++)
+                for (int64_t y = 0; y < oh; y++)
+                    for (int64_t x = 0; x < ow; x++) {
+                        int64_t g = co / Cog, bi[1] = {co};
+                        double complex w = hb ? cget(&B.v, bi) : 0;
+                        for (int64_t ci = g * Cig; ci < (g + 1) * Cig; ci++)
+                            for (int64_t ky = 0; ky < k; ky++)
+                                for (int64_t kx = 0; kx < k; kx++) {
+                                    int64_t iy, ix;
+                                    if (!tr) { iy = y * st - pd + ky; ix = x * st - pd + kx; }
+                                    else {
+                                        int64_t qy = y + pd - ky, qx = x + pd - kx;
+                                        if (qy % st || qx % st) continue;
+                                        iy = qy / st; ix = qx / st;
+                                    }
+                                    if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
+                                    int64_t xi[4] = {b, ci, iy, ix}, wi[4] = {tr ? ci : co, tr ? co - g * Cog : ci - g * Cig, ky, kx};
+                                    w += cget(&X.v, xi) * cget(&Wt.v, wi);
+                                }
+                        int64_t yi[4] = {b, co, y, x};
+                        double e = cabs(cget(&Y.v, yi) - w);
+                        if (e > err_max) err_max = e;
+                    }
+        CHECK(err_max <= (dt == EIR_C64 ? 2e-5 : 1e-12) * (double)(Cig * k * k + 2));
+        if (err_max > (dt == EIR_C64 ? 2e-5 : 1e-12) * (double)(Cig * k * k + 2)) fprintf(stderr, "complex conv it=%d err_max %g\n", it, err_max);
+        tfree(&X); tfree(&Wt); tfree(&B); tfree(&Y);
+    }
+    /* addmm with complex alpha and beta: C = alpha A B + beta self */
+    int64_t sa[2] = {3, 4}, sb[2] = {4, 2}, sc[2] = {3, 2};
+    tt A = tnew(EIR_C128, 2, sa, 0), Bm = tnew(EIR_C128, 2, sb, 1), S = tnew(EIR_C128, 2, sc, 0), C = tnew(EIR_C128, 2, sc, 0);
+    cfill(&A.v); cfill(&Bm.v); cfill(&S.v);
+    eir_karg al = KSF(0), be = KSF(0);
+    al.s.kind = be.s.kind = EIR_SC_COMPLEX;
+    al.s.f = 2; al.s.im = 3; be.s.f = 1; be.s.im = -2;
+    eir_karg am[5] = {KT(&S.v), KT(&A.v), KT(&Bm.v), be, al};
+    CHECK(run("aten.addmm.default", am, 5, &C.v, 1) == 0);
+    double err_max = 0;
+    for (int64_t i = 0; i < 3; i++)
+        for (int64_t j = 0; j < 2; j++) {
+            double complex w = 0;
+            for (int64_t q = 0; q < 4; q++) { int64_t ia[2] = {i, q}, ib[2] = {q, j}; w += cget(&A.v, ia) * cget(&Bm.v, ib); }
+            int64_t ic[2] = {i, j};
+            w = CMPLX(2, 3) * w + CMPLX(1, -2) * cget(&S.v, ic);
+            double e = cabs(cget(&C.v, ic) - w);
+            if (e > err_max) err_max = e;
+        }
+    CHECK(err_max < 1e-12);
+    tfree(&A); tfree(&Bm); tfree(&S); tfree(&C);
+}
+
 /* ---------------------------------------------------------------------- */
 /* pooling, embedding, attention, rnn against pasted torch results            */
 
@@ -939,6 +1015,7 @@ int main(void) {
     test_matmul();
     test_linear_mv();
     test_conv();
+    test_conv_complex();
     test_conv_transposed_f16();
     test_pool();
     test_embedding();
