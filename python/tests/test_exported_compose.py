@@ -548,3 +548,51 @@ def test_max_unpool(eir, tmp_path):
     _, path = export(tmp_path, lambda x, i: F.max_unpool2d(x, i, 2), [_r(1, 1, 2, 2), torch.tensor([[[[0, 1], [2, 3]]]])], False, "mu_err")
     r, _ = eir_run(eir, tmp_path, path, [_r(1, 1, 2, 2), torch.tensor([[[[0, 1], [2, 16]]]])], "mu_err")
     assert r.returncode != 0 and "Found an invalid max index: 16 (output volumes are of size 4x4)" in r.stderr, r.stderr
+
+
+# ---------------------------------------------------------------- _chunk_cat, nonzero_numpy, embedding_renorm_
+
+def test_chunk_cat(eir, tmp_path):
+    f, args = per_dtype(lambda a, b, c: (torch._chunk_cat([a, b], 1, 2), torch._chunk_cat([a, b.t()], 0, 3), torch._chunk_cat([a, c], 1, 3),
+                                         torch._chunk_cat([c, c], -1, 4)),
+                        ALL, lambda dt, i: [_r(2, 3, dtype=dt, seed=i), _r(2, 5, dtype=dt, seed=i + 1), _r(2, 4, 3, dtype=dt, seed=i + 2)])
+    check(eir, tmp_path, f, args, "_chunk_cat", ops=["aten._chunk_cat.default"])
+
+
+def test_nonzero_numpy(eir, tmp_path):
+    def make(seed):
+        x = _r(3, 4, seed=seed)
+        return x * (_r(3, 4, seed=seed + 7) > 0)
+    f = lambda x: tuple(t * 2 for t in torch.ops.aten.nonzero_numpy(x))  # noqa: E731
+    check(eir, tmp_path, f, [make(0)], "nonzero_numpy", ops=["aten.nonzero_numpy.default"])
+    # the count comes from the data
+    _, path = export(tmp_path, f, [make(0)], False)
+    for seed in range(3):
+        x = make(seed + 10)
+        r, out = eir_run(eir, tmp_path, path, [x], f"nzn{seed}")
+        assert r.returncode == 0, r.stderr
+        compare(out, f(x), f"nonzero_numpy seed {seed}")
+
+
+def test_embedding_max_norm(eir, tmp_path):
+    """F.embedding with max_norm renormalizes the weight's rows in place (aten.embedding_renorm_)"""
+    class Emb(torch.nn.Module):
+        def __init__(self, dt, p):
+            super().__init__()
+            self.emb = torch.nn.Embedding(6, 4, max_norm=1.5, norm_type=p).to(dt)
+
+        def forward(self, i):
+            return self.emb(i) * 1, self.emb.weight * 1
+
+    for dt, p in ((torch.float32, 2.0), (torch.float64, 1.0), (torch.float16, 2.0), (torch.bfloat16, 3.0)):
+        torch.manual_seed(0)
+        m = Emb(dt, p)
+        i = torch.tensor([[0, 2, 2], [5, 0, 3]])
+        ep = torch.export.export(copy.deepcopy(m), (i,))
+        targets = {str(n.target) for n in ep.graph.nodes if n.op == "call_function"}
+        assert "aten.embedding_renorm_.default" in targets, targets
+        path = str(tmp_path / "emb.pt2")
+        torch.export.save(ep, path)
+        r, out = eir_run(eir, tmp_path, path, [i], "emb")
+        assert r.returncode == 0, r.stderr
+        compare(out, m(i), f"embedding max_norm {dt}")

@@ -28,6 +28,8 @@
  *   integration  trapezoid / trapz / cumulative_trapezoid (x and dx forms),
  *                composed as Integration.cpp composes them
  *   unpooling    max_unpool2d, max_unpool3d
+ *   chunks       _chunk_cat; nonzero_numpy (sized by eir_compose_presize);
+ *                embedding_renorm_ (in place on its weight, F.embedding's max_norm)
  *
  * Composites do what torch's C++ composition does (the same ops, in the
  * same dtype and order) by calling the other families' kernels on views
@@ -36,7 +38,7 @@
  * Intermediates live in eir_kalloc scratch. Views of more than EIR_MAX_RANK
  * dims (kron and tile split every dim in two) are run block by block.
  *
- * unique_consecutive, combinations and one_hot(num_classes=-1) have outputs whose size the program
+ * unique_consecutive, combinations, nonzero_numpy and one_hot(num_classes=-1) have outputs whose size the program
  * leaves symbolic (u0): eir_compose_presize computes it before the kernel
  * runs, and the runtime sizes the outputs from it. */
 #include <inttypes.h>
@@ -3516,6 +3518,149 @@ static int k_max_unpool2d(const eir_karg *a, uint32_t na, tv *out, uint32_t no, 
 static int k_max_unpool3d(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) { return max_unpool(3, a, na, out, ctx); }
 
 /* ======================================================================
+ * _chunk_cat, nonzero_numpy, embedding_renorm_
+ * ====================================================================== */
+
+/* _chunk_cat(tensors, dim, num_chunks): each tensor split into num_chunks
+ * zero-padded chunks along dim, each chunk flattened, and the tensors' rows
+ * concatenated: out[lead..., k, :] */
+static int k_chunk_cat(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) {
+    if (na < 3 || a[0].kind != EIR_KA_TENSORS) return eir_kerr(ctx, "_chunk_cat: expected a tensor list");
+    int64_t dim = arg_i(a, na, 1, 0), nc = arg_i(a, na, 2, 1);
+    uint32_t n = a[0].n;
+    const tv *const *ts = a[0].ts;
+    if (nc < 1) return eir_kerr(ctx, "_chunk_cat expects positive num_chunks");
+    if (n == 0) return eir_kerr(ctx, "_chunk_cat expects a non-empty input tensor list");
+    bool same_nd = true;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!ts[i]) return eir_kerr(ctx, "_chunk_cat: tensor %u is None", i);
+        if (eir_tview_numel(ts[i]) == 0) return eir_kerr(ctx, "_chunk_cat expects non-empty tensor");
+        if (ts[i]->dtype != ts[0]->dtype) return eir_kerr(ctx, "_chunk_cat expects all input tensors with the same dtype");
+        same_nd &= ts[i]->rank == ts[0]->rank;
+    }
+    if (same_nd) {
+        int32_t d = eir_wrap_dim(dim, ts[0]->rank);
+        if (d < 0 || ts[0]->rank == 0) return dim_err(ctx, dim, ts[0]->rank);
+        dim = d;
+    } else {
+        if (dim < 0) return eir_kerr(ctx, "_chunk_cat expects non-negative dim when input tensors have different ndims");
+        for (uint32_t i = 0; i < n; i++)
+            if (dim >= ts[i]->rank) return eir_kerr(ctx, "_chunk_cat expects dim < ndim for all input tensors");
+    }
+    for (uint32_t i = 0; i < n; i++)
+        for (int64_t d = 0; d < dim; d++)
+            if (ts[i]->sizes[d] != ts[0]->sizes[d])
+                return eir_kerr(ctx, "_chunk_cat expects same sizes of 0,...,dim-1 dimensions for all tensors");
+    int32_t D = (int32_t)dim;
+    if (out->rank != D + 2 || out->sizes[D] != nc) return eir_kerr(ctx, "_chunk_cat: the output does not fit the inputs");
+    int rc = tv_fill(out, S_ZERO, ctx);
+    int64_t col = 0;
+    for (uint32_t i = 0; !rc && i < n; i++) {
+        const tv *t = ts[i];
+        int64_t size = t->sizes[D], chunk = (size + nc - 1) / nc, trail = 1;
+        for (int32_t d = D + 1; d < t->rank; d++) trail *= t->sizes[d];
+        if (col + chunk * trail > out->sizes[D + 1]) return eir_kerr(ctx, "_chunk_cat: the output does not fit the inputs");
+        for (int64_t k = 0; !rc && k < nc; k++) {
+            int64_t len = size - k * chunk < chunk ? size - k * chunk : chunk;
+            if (len <= 0) break;
+            tv src = *t, dst = *out;
+            v_narrow(&src, D, k * chunk, len);
+            v_select(&dst, D, k);
+            v_narrow(&dst, D, col, len * trail);
+            /* the flat row segment seen with the chunk's shape */
+            int64_t st = dst.strides[D];
+            dst.rank = t->rank;
+            for (int32_t d = t->rank - 1; d >= D; d--) { dst.sizes[d] = src.sizes[d]; dst.strides[d] = st; st *= src.sizes[d]; }
+            rc = tv_copy(&dst, &src, ctx);
+        }
+        col += chunk * trail;
+    }
+    return rc;
+}
+
+/* nonzero_numpy(self): nonzero(self) by columns, one index tensor per dim
+ * (a 0-d self counts as 1-d); sized by eir_compose_presize */
+static int64_t nz_count(const tv *x) {
+    int64_t c = 0, idx[EIR_MAX_RANK] = {0};
+    if (eir_tview_numel(x) == 0) return 0;
+    do {
+        double re, im;
+        eir_load_c128(eir_tview_at(x, idx), x->dtype, &re, &im);
+        c += re != 0 || im != 0;
+    } while (next_idx(idx, x->sizes, x->rank));
+    return c;
+}
+static int k_nonzero_numpy(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) {
+    NEED_T(0, x);
+    uint32_t nd = x->rank ? (uint32_t)x->rank : 1;
+    int64_t cnt = nz_count(x), row = 0, idx[EIR_MAX_RANK] = {0};
+    if (no != nd) return eir_kerr(ctx, "nonzero_numpy: expected %u outputs", nd);
+    for (uint32_t d = 0; d < nd; d++)
+        if (out[d].rank != 1 || out[d].sizes[0] != cnt) return eir_kerr(ctx, "nonzero_numpy: output %u does not have %" PRId64 " elements", d, cnt);
+    if (cnt == 0) return 0;
+    do {
+        double re, im;
+        eir_load_c128(eir_tview_at(x, idx), x->dtype, &re, &im);
+        if (re == 0 && im == 0) continue;
+        for (uint32_t d = 0; d < nd; d++) eir_store_i64(at_el(&out[d], row * out[d].strides[0]), out[d].dtype, x->rank ? idx[d] : 0);
+        row++;
+    } while (next_idx(idx, x->sizes, x->rank));
+    return 0;
+}
+
+/* embedding_renorm_(self, indices, max_norm, norm_type): each row the sorted
+ * indices name (once per distinct index) scaled by max_norm / (norm + 1e-7)
+ * where its norm exceeds max_norm, as Embedding.cpp does it: norm(p) of the
+ * row, read as a double, and row *= scale */
+static int cmp_i64(const void *p, const void *q) {
+    int64_t a = *(const int64_t *)p, b = *(const int64_t *)q;
+    return (a > b) - (a < b);
+}
+static int k_embedding_renorm(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) {
+    NEED_T(0, w);
+    NEED_T(1, ix);
+    double max_norm = arg_f(a, na, 2, 0), p = arg_f(a, na, 3, 2);
+    if (w->rank != 2)
+        return eir_kerr(ctx, "Expected 2-dimensional tensor, but got %d-dimensional tensor for argument #1 'self' (while checking arguments for embedding_renorm_)", w->rank);
+    if (ix->dtype != EIR_I64 && ix->dtype != EIR_I32)
+        return eir_kerr(ctx, "Expected tensor for argument #2 'indices' to have one of the following scalar types: Long, Int; but got "
+                        "torch.%sTensor instead (while checking arguments for embedding_renorm_)", dname(ix->dtype));
+    if (!eir_is_floating(w->dtype) && !eir_is_complex(w->dtype))
+        return eir_kerr(ctx, "norm(): input dtype should be either floating point or complex. Got %s instead.", dname(w->dtype));
+    if (out->rank != 2 || !same_sizes(out, w)) return eir_kerr(ctx, "embedding_renorm_: the output does not fit self");
+    int rc = same_view(out, w) ? 0 : tv_copy(out, w, ctx);
+    int64_t n = eir_tview_numel(ix), idx[EIR_MAX_RANK] = {0}, k = 0;
+    int64_t *s = eir_kalloc((size_t)(n + 1) * sizeof *s);
+    if (!s) return eir_kerr(ctx, "out of memory");
+    if (n > 0)
+        do s[k++] = eir_load_i64(eir_tview_at(ix, idx), ix->dtype);
+        while (next_idx(idx, ix->sizes, ix->rank));
+    qsort(s, (size_t)n, sizeof *s, cmp_i64);
+    unsigned char nb[16];
+    tv nv = v_contig(nb, eir_is_complex(w->dtype) ? (w->dtype == EIR_C128 ? EIR_F64 : EIR_F32) : w->dtype, 0, NULL);
+    for (int64_t i = 0; !rc && i < n; i++) {
+        if (i > 0 && s[i] == s[i - 1]) continue;
+        int64_t r = s[i] < 0 ? s[i] + w->sizes[0] : s[i];
+        if (r < 0 || r >= w->sizes[0]) {
+            char b[64];
+            rc = eir_kerr(ctx, "select(): index %" PRId64 " out of range for tensor of size %s at dimension 0", s[i], fmt_shape(b, sizeof b, 2, w->sizes));
+            break;
+        }
+        tv row = *out;
+        v_select(&row, 0, r);
+        eir_karg na_[2] = {A_t(&row), A_sc((eir_scalar){EIR_SC_FLOAT, 0, p, 0})};
+        if ((rc = k_norm_sc(na_, 2, &nv, 1, ctx))) break;
+        double norm = eir_load_f64(nb, nv.dtype);
+        if (norm > max_norm) {
+            eir_karg ma[2] = {A_t(&row), A_f(max_norm / (norm + 1e-7))};
+            rc = k_mul(ma, 2, &row, 1, ctx);
+        }
+    }
+    eir_kfree(s);
+    return rc;
+}
+
+/* ======================================================================
  * unique_consecutive: sized before the kernel runs (eir_compose_presize)
  * ====================================================================== */
 
@@ -3629,6 +3774,13 @@ int eir_compose_presize(const char *op, const eir_karg *a, uint32_t na, uint32_t
         sizes[x->rank] = nc;
         return 1;
     }
+    if (!strcmp(op, "aten.nonzero_numpy.default")) {
+        const tv *x = arg_t(a, na, 0);
+        if (!x) return eir_kerr(ctx, "nonzero_numpy: expected a tensor");
+        *rank = 1;
+        sizes[0] = nz_count(x);
+        return 1;
+    }
     if (!strcmp(op, "aten.combinations.default")) {
         const tv *x = arg_t(a, na, 0);
         if (!x || x->rank != 1) return eir_kerr(ctx, "combinations: Expect a 1D vector");
@@ -3708,6 +3860,7 @@ const eir_kernel_entry eir_kernels_compose[] = {
     {"aten.combinations.default", k_combinations},
     {"aten.pad.default", k_pad},
     {"aten.hstack.default", k_hstack},
+    {"aten._chunk_cat.default", k_chunk_cat},
     {"aten.vstack.default", k_vstack},
     {"aten.dstack.default", k_dstack},
     {"aten.column_stack.default", k_column_stack},
@@ -3731,6 +3884,8 @@ const eir_kernel_entry eir_kernels_compose[] = {
     {"aten.as_strided_copy.default", k_as_strided_copy},
     {"aten.as_strided_scatter.default", k_as_strided_scatter},
     {"aten.nonzero_static.default", k_nonzero_static},
+    {"aten.nonzero_numpy.default", k_nonzero_numpy},
+    {"aten.embedding_renorm_.default", k_embedding_renorm},
     {"aten.unique_consecutive.default", k_unique_consecutive},
     {"aten.one_hot.default", k_one_hot},
     /* reductions */

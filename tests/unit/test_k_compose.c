@@ -1651,6 +1651,104 @@ static void test_max_unpool(void) {
     tfree(&X); tfree(&I); tfree(&I32); tfree(&L); tfree(&O); tfree(&XE); tfree(&IE);
 }
 
+/* _chunk_cat against its definition; nonzero_numpy as nonzero's columns; embedding_renorm_ from row norms in double */
+static void test_chunk_nonzero_renorm(void) {
+    for (int it = 0; it < NDTS; it++) {
+        eir_dtype dt = DTS[it];
+        int64_t lead = irand(1, 3), nc = irand(1, 4), s1 = irand(1, 6), s2 = irand(1, 5), t2 = irand(1, 3);
+        int64_t sa[2] = {lead, s1}, sb[3] = {lead, s2, t2}, ca = (s1 + nc - 1) / nc, cb = (s2 + nc - 1) / nc, so[3] = {lead, nc, ca + cb * t2};
+        tt A = tnew(dt, 2, sa, it % 4), B = tnew(dt, 3, sb, (it + 1) % 4), O = tnew(dt, 3, so, (it + 2) % 4);
+        fill_rand(&A.v); fill_rand(&B.v); fill_poison(&O.v);
+        const eir_tview *ab[2] = {&A.v, &B.v};
+        eir_karg a[3] = {KTS(2, ab), KI(1), KI(nc)};
+        CHECK(run("aten._chunk_cat.default", a, 3, &O.v, 1) == 0);
+        bool ok = true;
+        for (int64_t l = 0; l < lead; l++)
+            for (int64_t k = 0; k < nc; k++)
+                for (int64_t j = 0; j < so[2]; j++) {
+                    int64_t oi[3] = {l, k, j};
+                    if (j < ca) { /* A's chunk k, element j */
+                        int64_t e = k * ca + j, ai[2] = {l, e};
+                        ok &= e < s1 ? same_el(&O.v, oi, &A.v, ai) : rd(&O.v, oi) == 0;
+                    } else {
+                        int64_t jj = j - ca, e = k * cb + jj / t2, bi[3] = {l, e, jj % t2};
+                        ok &= e < s2 ? same_el(&O.v, oi, &B.v, bi) : rd(&O.v, oi) == 0;
+                    }
+                }
+        CHECK(ok);
+        /* nonzero_numpy of B: one column of indices per dim */
+        int64_t cnt = 0, nb = numel(&B.v);
+        for (int64_t k = 0; k < nb; k++) { double re, im; getck(&B.v, k, &re, &im); cnt += re != 0 || im != 0; }
+        eir_karg an[1] = {KT(&B.v)};
+        int64_t ps[EIR_MAX_RANK];
+        int32_t pr;
+        eir_kctx ctx = {errbuf, sizeof errbuf, 1, NULL};
+        CHECK(eir_compose_presize("aten.nonzero_numpy.default", an, 1, 2, ps, &pr, &ctx) == 1 && pr == 1 && ps[0] == cnt);
+        tt N[3];
+        eir_tview nv[3];
+        for (int d = 0; d < 3; d++) { N[d] = tnew(EIR_I64, 1, &cnt, d % 3 == 2 ? 2 : 0); nv[d] = N[d].v; }
+        CHECK(run("aten.nonzero_numpy.default", an, 1, nv, 3) == 0);
+        ok = true;
+        for (int64_t k = 0, row = 0; k < nb; k++) {
+            double re, im;
+            getck(&B.v, k, &re, &im);
+            if (re == 0 && im == 0) continue;
+            int64_t bi[3];
+            unravel(&B.v, k, bi);
+            for (int d = 0; d < 3; d++) ok &= getk(&nv[d], row) == (double)bi[d];
+            row++;
+        }
+        CHECK(ok);
+        tfree(&A); tfree(&B); tfree(&O);
+        for (int d = 0; d < 3; d++) tfree(&N[d]);
+    }
+    int64_t s2[2] = {2, 3}, s0[2] = {2, 0}, so[3] = {2, 2, 4};
+    tt A = tnew(EIR_F32, 2, s2, 0), E = tnew(EIR_F32, 2, s0, 0), D = tnew(EIR_F64, 2, s2, 0), O = tnew(EIR_F32, 3, so, 0);
+    const eir_tview *ae[2] = {&A.v, &E.v}, *ad[2] = {&A.v, &D.v};
+    eir_karg e0[3] = {KTS(2, ae), KI(1), KI(2)}, e1[3] = {KTS(2, ad), KI(1), KI(2)}, e2[3] = {KTS(1, ad), KI(1), KI(0)};
+    CHECK_FAILS(run("aten._chunk_cat.default", e0, 3, &O.v, 1), "_chunk_cat expects non-empty tensor");
+    CHECK_FAILS(run("aten._chunk_cat.default", e1, 3, &O.v, 1), "_chunk_cat expects all input tensors with the same dtype");
+    CHECK_FAILS(run("aten._chunk_cat.default", e2, 3, &O.v, 1), "_chunk_cat expects positive num_chunks");
+    tfree(&A); tfree(&E); tfree(&D); tfree(&O);
+
+    /* embedding_renorm_: rows named by the indices (each once) scaled to max_norm where their p-norm exceeds it */
+    static const eir_dtype fd[] = {EIR_F32, EIR_F64, EIR_F16, EIR_BF16};
+    for (int it = 0; it < 16; it++) {
+        eir_dtype dt = fd[it % 4];
+        int64_t rows = irand(1, 6), dims = irand(1, 5), ni = irand(0, 6), sw[2] = {rows, dims};
+        double p = it % 3 == 0 ? 1 : it % 3 == 1 ? 2 : 3, maxn = 0.5 + urand() * 0.25 + 0.25;
+        tt W = tnew(dt, 2, sw, it % 4), R = tnew(dt, 2, sw, 0), I = tnew(it % 2 ? EIR_I32 : EIR_I64, 1, &ni, 2);
+        fill_rand(&W.v);
+        for (int64_t k = 0; k < rows * dims; k++) setk(&R.v, k, getk(&W.v, k));
+        bool named[8] = {false};
+        for (int64_t k = 0; k < ni; k++) { int64_t r = irand(-rows, rows - 1); setk(&I.v, k, (double)r); named[r < 0 ? r + rows : r] = true; }
+        eir_karg a[4] = {KT(&W.v), KT(&I.v), KF(maxn), KF(p)};
+        CHECK(run("aten.embedding_renorm_.default", a, 4, &W.v, 1) == 0);
+        bool ok = true;
+        for (int64_t r = 0; r < rows; r++) {
+            double nrm = 0;
+            for (int64_t j = 0; j < dims; j++) nrm += pow(fabs(getk(&R.v, r * dims + j)), p);
+            nrm = pow(nrm, 1 / p);
+            /* a row named by a negative and a positive index is renormalized twice, as in torch; the second time its norm is within max_norm */
+            double sc = named[r] && nrm > maxn ? maxn / (nrm + 1e-7) : 1;
+            for (int64_t j = 0; j < dims; j++) {
+                double want = getk(&R.v, r * dims + j) * sc, got = getk(&W.v, r * dims + j);
+                ok &= fabs(got - want) <= tol_of(dt) * 8 * (1 + fabs(want));
+            }
+        }
+        CHECK(ok);
+        tfree(&W); tfree(&R); tfree(&I);
+    }
+    int64_t sw[2] = {3, 2}, s1[1] = {1};
+    tt W = tnew(EIR_F32, 2, sw, 0), I16 = tnew(EIR_I16, 1, s1, 0), I = tnew(EIR_I64, 1, s1, 0), L = tnew(EIR_I64, 2, sw, 0);
+    setk(&I.v, 0, 3);
+    eir_karg b0[4] = {KT(&W.v), KT(&I16.v), KF(1), KF(2)}, b1[4] = {KT(&W.v), KT(&I.v), KF(1), KF(2)}, b2[4] = {KT(&L.v), KT(&I.v), KF(1), KF(2)};
+    CHECK_FAILS(run("aten.embedding_renorm_.default", b0, 4, &W.v, 1), "have one of the following scalar types: Long, Int; but got torch.ShortTensor instead");
+    CHECK_FAILS(run("aten.embedding_renorm_.default", b1, 4, &W.v, 1), "select(): index 3 out of range for tensor of size [3, 2] at dimension 0");
+    CHECK_FAILS(run("aten.embedding_renorm_.default", b2, 4, &L.v, 1), "norm(): input dtype should be either floating point or complex. Got Long instead.");
+    tfree(&W); tfree(&I16); tfree(&I); tfree(&L);
+}
+
 /* the alias ops reach the core kernels they name */
 static void test_aliases(void) {
     int64_t s[1] = {6};
@@ -1700,5 +1798,6 @@ int main(void) {
     test_msort_tri();
     test_trapezoid();
     test_max_unpool();
+    test_chunk_nonzero_renorm();
     return check_summary("test_k_compose");
 }
