@@ -38,9 +38,10 @@
  * Intermediates live in eir_kalloc scratch. Views of more than EIR_MAX_RANK
  * dims (kron and tile split every dim in two) are run block by block.
  *
- * unique_consecutive, combinations, nonzero_numpy and one_hot(num_classes=-1) have outputs whose size the program
- * leaves symbolic (u0): eir_compose_presize computes it before the kernel
- * runs, and the runtime sizes the outputs from it. */
+ * unique_consecutive, combinations, nonzero_numpy and one_hot(num_classes=-1)
+ * have outputs whose size the program leaves symbolic (u0):
+ * eir_compose_presize computes it before the kernel runs, and the runtime
+ * sizes the outputs from it. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
