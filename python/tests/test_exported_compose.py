@@ -456,3 +456,143 @@ def test_aliases(eir, tmp_path):
                                                                "aten.max.other", "aten.min.other"])
     check(eir, tmp_path, lambda a, b: (torch.square(a), torch.divide(a, b), torch.subtract(a, b, alpha=2)),
           [_r(3, 4, dtype=torch.complex64), _r(4, dtype=torch.complex64, seed=1)], "complex aliases")
+
+
+# ---------------------------------------------------------------- one_hot, stacks, diff, msort, tri indices
+
+def test_one_hot(eir, tmp_path):
+    check(eir, tmp_path, lambda i, j: (F.one_hot(i, 5), F.one_hot(j, 4), F.one_hot(i[:0], 3), F.one_hot(j.t(), 7) * 2),
+          [torch.tensor([0, 4, 2, 2]), torch.tensor([[1, 3, 0], [2, 2, 1]])], "one_hot", ops=["aten.one_hot.default"])
+    # a class value out of range is refused with torch's words
+    _, path = export(tmp_path, lambda i: F.one_hot(i, 3), [torch.tensor([0, 2])], False, "oh_err")
+    for bad, msg in ((torch.tensor([0, 3]), "Class values must be smaller than num_classes."),
+                     (torch.tensor([-1, 0]), "Class values must be non-negative.")):
+        r, _ = eir_run(eir, tmp_path, path, [bad], "oh_err")
+        assert r.returncode != 0 and msg in r.stderr, r.stderr
+
+
+def test_stacks(eir, tmp_path):
+    def f(s, v, m, c):
+        return (torch.hstack([v, v, s]), torch.hstack([m, m[:, :1]]), torch.vstack([v, v]), torch.vstack([m, v[:2], s.expand(2)]),
+                torch.dstack([v, v, s.expand(4)]), torch.dstack([m, m]), torch.dstack([c, c]), torch.column_stack([v[:3], v[:3], m]),
+                torch.column_stack([s, s]), torch.hstack([c, c]))
+    f2, args = per_dtype(f, ALL, lambda dt, i: [_r(dtype=dt, seed=i), _r(4, dtype=dt, seed=i + 1), _r(3, 3, dtype=dt, seed=i + 2)[:, :2].t().t(),
+                                                _r(2, 3, 2, dtype=dt, seed=i + 3)])
+    check(eir, tmp_path, f2, args, "hstack/vstack/dstack/column_stack",
+          ops=["aten.hstack.default", "aten.vstack.default", "aten.dstack.default", "aten.column_stack.default"])
+    check(eir, tmp_path, lambda a, b: (torch.hstack([a, b]), torch.vstack([b, a]), torch.column_stack([a, b])),
+          [_r(3, dtype=torch.int32), _r(3, dtype=torch.float16, seed=1)], "stacks promote")
+
+
+def test_diff(eir, tmp_path):
+    def f(x, p, q):
+        return (torch.diff(x), torch.diff(x, dim=0), torch.diff(x, n=2, dim=1), torch.diff(x, n=3, dim=0, prepend=p, append=x),
+                torch.diff(x, n=0, prepend=x), torch.diff(x.t(), n=9, dim=0), torch.diff(x, dim=-1, prepend=q.t()), torch.diff(x[:, :0]))
+    f2, args = per_dtype(f, ALL, lambda dt, i: [_r(3, 5, dtype=dt, seed=i), _r(2, 5, dtype=dt, seed=i + 1), _r(1, 3, dtype=dt, seed=i + 2)])
+    check(eir, tmp_path, f2, args, "diff", ops=["aten.diff.default"])
+    check(eir, tmp_path, lambda a, b, c: (torch.diff(a, prepend=b), torch.diff(c, append=a), torch.diff(c, prepend=b)),
+          [_r(4, dtype=torch.int64), _r(2, dtype=torch.float32, seed=1), _r(3, dtype=torch.bool, seed=2)], "diff promotes")
+
+
+def test_msort_tri_indices(eir, tmp_path):
+    f, args = per_dtype(lambda x: (torch.msort(x), torch.msort(x.t()), torch.msort(x[0]), torch.msort(x[:0])),
+                        [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int8, torch.int64, torch.uint8, torch.bool],
+                        lambda dt, i: [_r(5, 3, dtype=dt, seed=i)])
+    check(eir, tmp_path, f, args, "msort", ops=["aten.msort.default"])
+    x = _r(6)
+    x[1] = float("nan")
+    x[3] = -0.0
+    check(eir, tmp_path, lambda y: torch.msort(y), [x], "msort nan")
+    check(eir, tmp_path, lambda x: (torch.tril_indices(4, 3) + x.long(), torch.tril_indices(3, 5, 1), torch.tril_indices(3, 5, -2),
+                                    torch.triu_indices(4, 3), torch.triu_indices(3, 5, 2, dtype=torch.int32), torch.triu_indices(3, 5, -1),
+                                    torch.tril_indices(0, 3), torch.triu_indices(3, 4, 10), torch.tril_indices(3, 4, -5)),
+          [_r(1)], "tril_indices/triu_indices", ops=["aten.tril_indices.default", "aten.triu_indices.default"])
+
+
+# ---------------------------------------------------------------- trapezoid rule
+
+def test_trapezoid(eir, tmp_path):
+    def f(y, x, x2):
+        return (torch.trapezoid(y), torch.trapezoid(y, dx=0.5, dim=0), torch.trapezoid(y, x), torch.trapezoid(y, x2, dim=0),
+                torch.trapz(y, x), torch.trapz(y, dx=2.0, dim=0), torch.cumulative_trapezoid(y), torch.cumulative_trapezoid(y, dx=3, dim=0),
+                torch.cumulative_trapezoid(y, x), torch.cumulative_trapezoid(y.t(), x2, dim=-1), torch.trapezoid(y[:, :0]),
+                torch.trapezoid(y[:, :0], x[:0]), torch.cumulative_trapezoid(y[:, :1]), torch.trapezoid(y, y * 2, dim=0))
+    f2, args = per_dtype(f, [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int32, torch.int64, torch.complex64],
+                         lambda dt, i: [_r(3, 5, dtype=dt, seed=i), _r(5, dtype=dt, seed=i + 1).cumsum(0) if dt != torch.complex64
+                                        else _r(5, dtype=dt, seed=i + 1), _r(3, dtype=dt, seed=i + 2)])
+    check(eir, tmp_path, f2, args, "trapezoid/trapz/cumulative_trapezoid",
+          ops=["aten.trapezoid.x", "aten.trapezoid.dx", "aten.trapz.x", "aten.trapz.dx", "aten.cumulative_trapezoid.x",
+               "aten.cumulative_trapezoid.dx"])
+    # an x of higher rank is sliced along dim as wrapped for y (torch's Integration.cpp)
+    check(eir, tmp_path, lambda y, x: (torch.trapezoid(y, x[0]), torch.cumulative_trapezoid(y, x[0]), torch.trapezoid(y, x[0], dim=0),
+                                       torch.trapezoid(y, x[:, :1], dim=0)),
+          [_r(3, 4, dtype=torch.int64), _r(2, 3, 4, dtype=torch.float16, seed=1)], "trapezoid mixed dtypes and a larger x")
+
+
+# ---------------------------------------------------------------- max_unpool
+
+def test_max_unpool(eir, tmp_path):
+    def f(x, x3, x1):
+        y, i = F.max_pool2d(x, 2, return_indices=True)
+        z, j = F.max_pool3d(x3, 2, stride=(1, 2, 2), return_indices=True)
+        w, k = F.max_pool1d(x1, 3, return_indices=True)
+        return (F.max_unpool2d(y, i, 2), F.max_unpool2d(y, i, 2, output_size=(9, 7)), F.max_unpool2d(y[0], i[0], 2),
+                F.max_unpool3d(z, j, 2, stride=(1, 2, 2)), F.max_unpool3d(z[0], j[0], 2, stride=(1, 2, 2), output_size=(4, 5, 5)),
+                F.max_unpool1d(w, k, 3), F.max_unpool2d(y[:0], i[:0], 2))
+    f2, args = per_dtype(f, FLOATS, lambda dt, i: [_r(2, 3, 8, 6, dtype=dt, seed=i), _r(1, 2, 4, 4, 4, dtype=dt, seed=i + 1),
+                                                   _r(2, 2, 10, dtype=dt, seed=i + 2)])
+    check(eir, tmp_path, f2, args, "max_unpool1d/2d/3d", decompose=(False,), ops=["aten.max_unpool2d.default", "aten.max_unpool3d.default"])
+    cl = _r(2, 3, 4, 4).to(memory_format=torch.channels_last)
+    check(eir, tmp_path, lambda x: F.max_unpool2d(*F.max_pool2d(x, 2, return_indices=True), 2), [cl], "max_unpool2d channels-last",
+          decompose=(False,))
+    _, path = export(tmp_path, lambda x, i: F.max_unpool2d(x, i, 2), [_r(1, 1, 2, 2), torch.tensor([[[[0, 1], [2, 3]]]])], False, "mu_err")
+    r, _ = eir_run(eir, tmp_path, path, [_r(1, 1, 2, 2), torch.tensor([[[[0, 1], [2, 16]]]])], "mu_err")
+    assert r.returncode != 0 and "Found an invalid max index: 16 (output volumes are of size 4x4)" in r.stderr, r.stderr
+
+
+# ---------------------------------------------------------------- _chunk_cat, nonzero_numpy, embedding_renorm_
+
+def test_chunk_cat(eir, tmp_path):
+    f, args = per_dtype(lambda a, b, c: (torch._chunk_cat([a, b], 1, 2), torch._chunk_cat([a, b.t()], 0, 3), torch._chunk_cat([a, c], 1, 3),
+                                         torch._chunk_cat([c, c], -1, 4)),
+                        ALL, lambda dt, i: [_r(2, 3, dtype=dt, seed=i), _r(2, 5, dtype=dt, seed=i + 1), _r(2, 4, 3, dtype=dt, seed=i + 2)])
+    check(eir, tmp_path, f, args, "_chunk_cat", ops=["aten._chunk_cat.default"])
+
+
+def test_nonzero_numpy(eir, tmp_path):
+    def make(seed):
+        x = _r(3, 4, seed=seed)
+        return x * (_r(3, 4, seed=seed + 7) > 0)
+    f = lambda x: tuple(t * 2 for t in torch.ops.aten.nonzero_numpy(x))  # noqa: E731
+    check(eir, tmp_path, f, [make(0)], "nonzero_numpy", ops=["aten.nonzero_numpy.default"])
+    # the count comes from the data
+    _, path = export(tmp_path, f, [make(0)], False)
+    for seed in range(3):
+        x = make(seed + 10)
+        r, out = eir_run(eir, tmp_path, path, [x], f"nzn{seed}")
+        assert r.returncode == 0, r.stderr
+        compare(out, f(x), f"nonzero_numpy seed {seed}")
+
+
+def test_embedding_max_norm(eir, tmp_path):
+    """F.embedding with max_norm renormalizes the weight's rows in place (aten.embedding_renorm_)"""
+    class Emb(torch.nn.Module):
+        def __init__(self, dt, p):
+            super().__init__()
+            self.emb = torch.nn.Embedding(6, 4, max_norm=1.5, norm_type=p).to(dt)
+
+        def forward(self, i):
+            return self.emb(i) * 1, self.emb.weight * 1
+
+    for dt, p in ((torch.float32, 2.0), (torch.float64, 1.0), (torch.float16, 2.0), (torch.bfloat16, 3.0)):
+        torch.manual_seed(0)
+        m = Emb(dt, p)
+        i = torch.tensor([[0, 2, 2], [5, 0, 3]])
+        ep = torch.export.export(copy.deepcopy(m), (i,))
+        targets = {str(n.target) for n in ep.graph.nodes if n.op == "call_function"}
+        assert "aten.embedding_renorm_.default" in targets, targets
+        path = str(tmp_path / "emb.pt2")
+        torch.export.save(ep, path)
+        r, out = eir_run(eir, tmp_path, path, [i], "emb")
+        assert r.returncode == 0, r.stderr
+        compare(out, m(i), f"embedding max_norm {dt}")

@@ -21,6 +21,15 @@
  *                blackman, bartlett and kaiser (all overloads)
  *   aliases      divide, true_divide, subtract, max.other / min.other,
  *                square, fill_: the core kernels they stand for
+ *   stacks       hstack, vstack, dstack, column_stack (atleast_Nd views, cat)
+ *   encodings    one_hot (num_classes=-1 sized by eir_compose_presize)
+ *   differences  diff (n, dim, prepend, append), msort
+ *   triangles    tril_indices, triu_indices
+ *   integration  trapezoid / trapz / cumulative_trapezoid (x and dx forms),
+ *                composed as Integration.cpp composes them
+ *   unpooling    max_unpool2d, max_unpool3d
+ *   chunks       _chunk_cat; nonzero_numpy (sized by eir_compose_presize);
+ *                embedding_renorm_ (in place on its weight, F.embedding's max_norm)
  *
  * Composites do what torch's C++ composition does (the same ops, in the
  * same dtype and order) by calling the other families' kernels on views
@@ -29,9 +38,10 @@
  * Intermediates live in eir_kalloc scratch. Views of more than EIR_MAX_RANK
  * dims (kron and tile split every dim in two) are run block by block.
  *
- * unique_consecutive and combinations have outputs whose size the program
- * leaves symbolic (u0): eir_compose_presize computes it before the kernel
- * runs, and the runtime sizes the outputs from it. */
+ * unique_consecutive, combinations, nonzero_numpy and one_hot(num_classes=-1)
+ * have outputs whose size the program leaves symbolic (u0):
+ * eir_compose_presize computes it before the kernel runs, and the runtime
+ * sizes the outputs from it. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +110,10 @@ KREF(k_reflect3, "aten.reflection_pad3d.default")
 KREF(k_repl1, "aten.replication_pad1d.default")
 KREF(k_repl2, "aten.replication_pad2d.default")
 KREF(k_repl3, "aten.replication_pad3d.default")
+KREF(k_cat, "aten.cat.default")
+KREF(k_lxor, "aten.logical_xor.default")
+KREF(k_sort, "aten.sort.default")
+KREF(k_cumsum, "aten.cumsum.default")
 
 /* ---- kernel arguments ---- */
 static eir_karg A_t(const tv *t) { eir_karg a; memset(&a, 0, sizeof a); a.kind = EIR_KA_TENSOR; a.t = t; return a; }
@@ -135,6 +149,14 @@ static eir_karg A_ints(const int64_t *v, uint32_t n) {
     memset(&a, 0, sizeof a);
     a.kind = EIR_KA_INTS;
     a.ints = v;
+    a.n = n;
+    return a;
+}
+static eir_karg A_ts(const tv *const *ts, uint32_t n) {
+    eir_karg a;
+    memset(&a, 0, sizeof a);
+    a.kind = EIR_KA_TENSORS;
+    a.ts = ts;
     a.n = n;
     return a;
 }
@@ -3051,6 +3073,595 @@ static int k_kaiser_window_beta(const eir_karg *a, uint32_t na, tv *out, uint32_
 }
 
 /* ======================================================================
+ * one_hot (num_classes = -1 is sized by eir_compose_presize)
+ * ====================================================================== */
+
+/* the number of classes of one_hot(x, nc), with torch's checks */
+static int oh_classes(const tv *x, int64_t nc, int64_t *classes, eir_kctx *ctx) {
+    if (x->dtype != EIR_I64) return eir_kerr(ctx, "one_hot is only applicable to index tensor of type LongTensor.");
+    int64_t n = eir_tview_numel(x), idx[EIR_MAX_RANK] = {0}, lo = INT64_MAX, hi = INT64_MIN;
+    if (n == 0) {
+        if (nc <= 0) return eir_kerr(ctx, "Can not infer total number of classes from empty tensor.");
+        *classes = nc;
+        return 0;
+    }
+    do {
+        int64_t v = *(const int64_t *)eir_tview_at(x, idx);
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+    } while (next_idx(idx, x->sizes, x->rank));
+    if (lo < 0) return eir_kerr(ctx, "Class values must be non-negative.");
+    if (nc == -1) nc = hi + 1;
+    else if (!(nc > hi)) return eir_kerr(ctx, "Class values must be smaller than num_classes.");
+    *classes = nc;
+    return 0;
+}
+
+/* one_hot(self, num_classes=-1): zeros with a 1 at each value (torch's scatter_ of 1) */
+static int k_one_hot(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) {
+    NEED_T(0, x);
+    int64_t nc;
+    int rc = oh_classes(x, arg_i(a, na, 1, -1), &nc, ctx);
+    if (rc) return rc;
+    if (x->rank + 1 > EIR_MAX_RANK || out->rank != x->rank + 1 || out->sizes[x->rank] != nc)
+        return eir_kerr(ctx, "one_hot: the output does not have %" PRId64 " classes", nc);
+    if ((rc = tv_fill(out, S_ZERO, ctx))) return rc;
+    int64_t idx[EIR_MAX_RANK] = {0};
+    if (eir_tview_numel(x) == 0) return 0;
+    do {
+        int64_t v = *(const int64_t *)eir_tview_at(x, idx), off = v * out->strides[x->rank];
+        for (int32_t d = 0; d < x->rank; d++) off += idx[d] * out->strides[d];
+        eir_store_i64(at_el(out, off), out->dtype, 1);
+    } while (next_idx(idx, x->sizes, x->rank));
+    return 0;
+}
+
+/* ======================================================================
+ * hstack, vstack, dstack, column_stack: atleast_Nd views, then cat
+ * ====================================================================== */
+
+enum { STK_H, STK_V, STK_D, STK_COL };
+
+static int stack_cat(int mode, const eir_karg *a, uint32_t na, tv *out, eir_kctx *ctx) {
+    static const char *const names[] = {"hstack", "vstack", "dstack", "column_stack"};
+    if (na < 1 || a[0].kind != EIR_KA_TENSORS) return eir_kerr(ctx, "%s: expected a tensor list", names[mode]);
+    uint32_t n = a[0].n;
+    if (n == 0) return eir_kerr(ctx, "%s expects a non-empty TensorList", names[mode]);
+    void *buf = eir_kalloc(n * (sizeof(tv) + sizeof(tv *)));
+    if (!buf) return eir_kerr(ctx, "out of memory");
+    tv *vs = buf;
+    const tv **ps = (const tv **)(vs + n);
+    for (uint32_t i = 0; i < n; i++) {
+        const tv *t = a[0].ts[i];
+        if (!t) { eir_kfree(buf); return eir_kerr(ctx, "%s: tensor %u is None", names[mode], i); }
+        tv v = *t;
+        switch (mode) {
+        case STK_H: if (v.rank == 0) v_unsq(&v, 0); break;
+        case STK_V: while (v.rank < 2) v_unsq(&v, 0); break;
+        case STK_D:
+            if (v.rank == 0) v_unsq(&v, 0);
+            if (v.rank == 1) v_unsq(&v, 0);
+            if (v.rank == 2) v_unsq(&v, 2);
+            break;
+        default: /* t.reshape({t.numel(), 1}) */
+            if (v.rank == 0) v_unsq(&v, 0);
+            if (v.rank == 1) v_unsq(&v, 1);
+            break;
+        }
+        vs[i] = v;
+        ps[i] = &vs[i];
+    }
+    int64_t dim = mode == STK_H ? (vs[0].rank == 1 ? 0 : 1) : mode == STK_V ? 0 : mode == STK_D ? 2 : 1;
+    eir_karg ca[2] = {A_ts(ps, n), A_i(dim)};
+    int rc = k_cat(ca, 2, out, 1, ctx);
+    eir_kfree(buf);
+    return rc;
+}
+static int k_hstack(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) { return stack_cat(STK_H, a, na, out, ctx); }
+static int k_vstack(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) { return stack_cat(STK_V, a, na, out, ctx); }
+static int k_dstack(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) { return stack_cat(STK_D, a, na, out, ctx); }
+static int k_column_stack(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) { return stack_cat(STK_COL, a, na, out, ctx); }
+
+/* ======================================================================
+ * diff, msort
+ * ====================================================================== */
+
+static int dim_err(eir_kctx *ctx, int64_t d, int32_t rank) {
+    return eir_kerr(ctx, "Dimension out of range (expected to be in range of [%d, %d], but got %" PRId64 ")", -(rank ? rank : 1),
+                    rank ? rank - 1 : 0, d);
+}
+
+/* diff(self, n=1, dim=-1, prepend=None, append=None): n rounds of
+ * narrow(1) - narrow(0) (logical_xor for bool) on cat(prepend, self, append) */
+static int k_diff(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) {
+    NEED_T(0, x);
+    int64_t n = arg_i(a, na, 1, 1), dim_arg = arg_i(a, na, 2, -1);
+    const tv *pa[2] = {arg_t(a, na, 3), arg_t(a, na, 4)};
+    if (x->rank < 1) return eir_kerr(ctx, "diff expects input to be at least one-dimensional");
+    if (n < 0) return eir_kerr(ctx, "order must be non-negative but got %" PRId64, n);
+    int32_t dim = eir_wrap_dim(dim_arg, x->rank);
+    for (int k = 0; k < 2; k++) {
+        if (!pa[k]) continue;
+        if (dim < 0) return dim_err(ctx, dim_arg, x->rank);
+        if (pa[k]->rank != x->rank) return eir_kerr(ctx, "diff expects prepend or append to be the same dimension as input");
+        for (int32_t d = 0; d < x->rank; d++)
+            if (d != dim && pa[k]->sizes[d] != x->sizes[d])
+                return eir_kerr(ctx, "diff expects the shape of tensor to prepend or append to match that of input except along the "
+                                "differencing dimension; input.size(%d) = %" PRId64 ", but got tensor.size(%d) = %" PRId64,
+                                d, x->sizes[d], d, pa[k]->sizes[d]);
+    }
+    if (dim < 0) return dim_err(ctx, dim_arg, x->rank);
+    if (n == 0) return tv_copy(out, x, ctx);
+    eir_dtype dt = out->dtype;
+    /* the sequence, concatenated in the result dtype when there is anything to add */
+    int64_t sz[EIR_MAX_RANK];
+    memcpy(sz, x->sizes, sizeof sz);
+    for (int k = 0; k < 2; k++) sz[dim] += pa[k] ? pa[k]->sizes[dim] : 0;
+    int64_t len = sz[dim], total = 1;
+    for (int32_t d = 0; d < x->rank; d++) total *= sz[d];
+    char *buf = eir_kalloc((size_t)(3 * total + 3) * esz(dt));
+    if (!buf) return eir_kerr(ctx, "out of memory");
+    int rc = 0;
+    tv cur = *x;
+    if (pa[0] || pa[1]) {
+        const tv *parts[3];
+        uint32_t np = 0;
+        if (pa[0]) parts[np++] = pa[0];
+        parts[np++] = x;
+        if (pa[1]) parts[np++] = pa[1];
+        cur = v_contig(buf, dt, x->rank, sz);
+        eir_karg ca[2] = {A_ts(parts, np), A_i(dim)};
+        rc = k_cat(ca, 2, &cur, 1, ctx);
+    }
+    if (n > len) n = len;
+    if (!rc && out->sizes[dim] != len - n) rc = eir_kerr(ctx, "diff: the output does not fit the input");
+    bool lx = cur.dtype == EIR_BOOL;
+    for (int64_t r = 0; !rc && r < n; r++) {
+        int64_t ol = len - 1 - r;
+        tv hi = cur, lo = cur, res;
+        v_narrow(&hi, dim, 1, ol);
+        v_narrow(&lo, dim, 0, ol);
+        if (r == n - 1) res = *out;
+        else {
+            sz[dim] = ol;
+            res = v_contig(buf + (size_t)((r % 2 + 1) * total + 1) * esz(dt), dt, x->rank, sz);
+        }
+        eir_karg sa[3] = {A_t(&hi), A_t(&lo), A_i(1)};
+        rc = lx ? k_lxor(sa, 2, &res, 1, ctx) : k_sub(sa, 3, &res, 1, ctx);
+        cur = res;
+    }
+    if (!rc && n == 0) rc = tv_copy(out, &cur, ctx); /* an empty dim: nothing to difference */
+    eir_kfree(buf);
+    return rc;
+}
+
+/* msort(self): sort(self, dim=0).values */
+static int k_msort(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) {
+    NEED_T(0, x);
+    int64_t n = eir_tview_numel(x);
+    void *ib = eir_kalloc((size_t)(n + 1) * sizeof(int64_t));
+    if (!ib) return eir_kerr(ctx, "out of memory");
+    tv outs[2] = {*out, v_contig(ib, EIR_I64, x->rank, x->sizes)};
+    eir_karg sa[3] = {A_t(x), A_i(0), A_b(false)};
+    int rc = k_sort(sa, 3, outs, 2, ctx);
+    eir_kfree(ib);
+    return rc;
+}
+
+/* ======================================================================
+ * tril_indices, triu_indices
+ * ====================================================================== */
+
+static int tri_indices(bool upper, const eir_karg *a, uint32_t na, tv *out, eir_kctx *ctx) {
+    const char *api = upper ? "triu_indices" : "tril_indices";
+    int64_t row = arg_i(a, na, 0, 0), col = arg_i(a, na, 1, 0), off = arg_i(a, na, 2, 0);
+    if (row < 0) return eir_kerr(ctx, "row must be non-negative, got%" PRId64, row);
+    if (col < 0) return eir_kerr(ctx, "col must be non-negative, got%" PRId64, col);
+    if (out->dtype != EIR_I64 && out->dtype != EIR_I32) return eir_kerr(ctx, "\"%s\" not implemented for '%s'", api, dname(out->dtype));
+    int64_t k = 0;
+    for (int64_t i = 0; i < row; i++) {
+        /* the columns j with j - i <= off (tril) or >= off (triu), as a range */
+        int64_t lo = upper ? i + off : 0, hi = upper ? col : i + off + 1;
+        if (lo < 0) lo = 0;
+        if (hi > col) hi = col;
+        for (int64_t j = lo; j < hi; j++, k++) {
+            if (out->rank != 2 || out->sizes[0] != 2 || k >= out->sizes[1]) return eir_kerr(ctx, "%s: the output does not fit", api);
+            eir_store_i64(at_el(out, k * out->strides[1]), out->dtype, i);
+            eir_store_i64(at_el(out, out->strides[0] + k * out->strides[1]), out->dtype, j);
+        }
+    }
+    if (out->rank != 2 || out->sizes[1] != k) return eir_kerr(ctx, "%s: the output does not fit", api);
+    return 0;
+}
+static int k_tril_indices(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) { return tri_indices(false, a, na, out, ctx); }
+static int k_triu_indices(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) { return tri_indices(true, a, na, out, ctx); }
+
+/* ======================================================================
+ * trapezoid / trapz / cumulative_trapezoid (aten/src/ATen/native/Integration.cpp)
+ * ====================================================================== */
+
+/* torch's result dtype of an integral sum / cumsum (int64) and of an integral tensor times a float (float32) */
+static eir_dtype sum_dt(eir_dtype d) { return eir_is_integral(d, true) ? EIR_I64 : d; }
+static eir_dtype flt_dt(eir_dtype d) { return eir_is_integral(d, true) ? EIR_F32 : d; }
+
+/* a scratch tensor of dtype dt and sizes, carved from *pool */
+static tv carve(char **pool, eir_dtype dt, int32_t rank, const int64_t *sizes) {
+    int64_t n = 1;
+    for (int32_t d = 0; d < rank; d++) n *= sizes[d];
+    tv v = v_contig(*pool, dt, rank, sizes);
+    *pool += (size_t)((n + 1) * (int64_t)esz(dt) + 15) / 16 * 16;
+    return v;
+}
+
+/* the shared tail of the x and dx forms: out = ((left + right) * dx).sum(dim) / 2.
+ * (cumulative: .cumsum(dim) / 2.), dx a tensor broadcasting against left */
+static int trap_tensor_dx(const tv *y, const tv *dx, int32_t dim, bool cumulative, tv *out, eir_kctx *ctx) {
+    int32_t rank = y->rank > dx->rank ? y->rank : dx->rank;
+    int64_t ysz[EIR_MAX_RANK], bsz[EIR_MAX_RANK], ssz[EIR_MAX_RANK];
+    memcpy(ysz, y->sizes, sizeof ysz);
+    ysz[dim] -= 1;
+    for (int32_t d = 0; d < rank; d++) {
+        int32_t a = d - (rank - y->rank), b = d - (rank - dx->rank);
+        int64_t sa = a >= 0 ? ysz[a] : 1, sb = b >= 0 ? dx->sizes[b] : 1;
+        if (sa != sb && sa != 1 && sb != 1)
+            return eir_kerr(ctx, "The size of tensor a (%" PRId64 ") must match the size of tensor b (%" PRId64 ") at non-singleton dimension %d", sa, sb, d);
+        bsz[d] = sa == 1 ? sb : sa;
+    }
+    int32_t srank = 0;
+    for (int32_t d = 0; d < rank; d++)
+        if (cumulative || d != dim) ssz[srank++] = bsz[d];
+    eir_dtype p = eir_promote_types(y->dtype, dx->dtype), s = sum_dt(p);
+    int64_t nb = 1;
+    for (int32_t d = 0; d < rank; d++) nb *= bsz[d];
+    char *pool = eir_kalloc((size_t)(2 * nb + eir_tview_numel(y) + 8) * 16 + 64), *q = pool;
+    if (!pool) return eir_kerr(ctx, "out of memory");
+    tv lr = carve(&q, y->dtype, y->rank, ysz), pr = carve(&q, p, rank, bsz), sm = carve(&q, s, srank, ssz);
+    tv left = *y, right = *y;
+    v_narrow(&left, dim, 0, y->sizes[dim] - 1);
+    v_narrow(&right, dim, 1, y->sizes[dim] - 1);
+    eir_karg ad[3] = {A_t(&left), A_t(&right), A_i(1)}, md[2] = {A_t(&lr), A_t(dx)};
+    int64_t dims[1] = {dim};
+    eir_karg sd[4] = {A_t(&pr), A_ints(dims, 1), A_b(false), A_none()}, cd[3] = {A_t(&pr), A_i(dim), A_none()};
+    eir_karg vd[2] = {A_t(&sm), A_f(2.0)};
+    int rc = k_add(ad, 3, &lr, 1, ctx);
+    if (!rc) rc = k_mul(md, 2, &pr, 1, ctx);
+    if (!rc) rc = cumulative ? k_cumsum(cd, 3, &sm, 1, ctx) : k_sum_dim(sd, 4, &sm, 1, ctx);
+    if (!rc) rc = k_div(vd, 2, out, 1, ctx);
+    eir_kfree(pool);
+    return rc;
+}
+
+/* x viewed as torch views it: a 1-d x along dim, a lower-rank x with leading 1s */
+static int trap_x(const char *api, const tv *y, const tv *x, int32_t dim, tv *xv, eir_kctx *ctx) {
+    *xv = *x;
+    if (x->rank == 1) {
+        if (x->sizes[0] != y->sizes[dim]) return eir_kerr(ctx, "%s: There must be one `x` value for each sample point", api);
+        int64_t st = x->strides[0];
+        xv->rank = y->rank;
+        for (int32_t d = 0; d < y->rank; d++) { xv->sizes[d] = 1; xv->strides[d] = 0; }
+        xv->sizes[dim] = x->sizes[0];
+        xv->strides[dim] = st;
+    } else {
+        while (xv->rank < y->rank) v_unsq(xv, 0);
+    }
+    if (dim >= xv->rank) return dim_err(ctx, dim, xv->rank);
+    return 0;
+}
+
+static int trapezoid_x(const char *api, bool cumulative, const eir_karg *a, uint32_t na, tv *out, eir_kctx *ctx) {
+    NEED_T(0, y);
+    NEED_T(1, x);
+    int64_t dim_arg = arg_i(a, na, 2, -1);
+    if (y->rank == 0 && !cumulative) return eir_kerr(ctx, "Dimension specified as %" PRId64 " but tensor has no dimensions", dim_arg);
+    if (y->rank == 0) return eir_kerr(ctx, "slice() cannot be applied to a 0-dim tensor.");
+    int32_t dim = eir_wrap_dim(dim_arg, y->rank);
+    if (dim < 0) return dim_err(ctx, dim_arg, y->rank);
+    if (!cumulative && y->sizes[dim] == 0) return tv_fill(out, S_ZERO, ctx);
+    if (y->dtype == EIR_BOOL || x->dtype == EIR_BOOL)
+        return eir_kerr(ctx, "%s: received a bool input for `x` or `y`, but bool is not supported", api);
+    tv xv;
+    int rc = trap_x(api, y, x, dim, &xv, ctx);
+    if (rc) return rc;
+    /* dx = x_right - x_left, in x's dtype */
+    tv xl = xv, xr = xv;
+    int64_t m = xv.sizes[dim] > 0 ? xv.sizes[dim] - 1 : 0;
+    v_narrow(&xl, dim, 0, m);
+    v_narrow(&xr, dim, 1, m);
+    void *db = eir_kalloc((size_t)(eir_tview_numel(&xl) + 1) * esz(x->dtype));
+    if (!db) return eir_kerr(ctx, "out of memory");
+    tv dx = v_contig(db, x->dtype, xl.rank, xl.sizes);
+    eir_karg sa[3] = {A_t(&xr), A_t(&xl), A_i(1)};
+    rc = k_sub(sa, 3, &dx, 1, ctx);
+    if (!rc) rc = trap_tensor_dx(y, &dx, dim, cumulative, out, ctx);
+    eir_kfree(db);
+    return rc;
+}
+
+static int trapezoid_dx(const char *api, bool cumulative, const eir_karg *a, uint32_t na, tv *out, eir_kctx *ctx) {
+    NEED_T(0, y);
+    int64_t dim_arg = arg_i(a, na, 2, -1);
+    eir_scalar dxs = arg_sc(a, na, 1, 1);
+    double dx = dxs.kind == EIR_SC_FLOAT || dxs.kind == EIR_SC_COMPLEX ? dxs.f : (double)dxs.i;
+    int32_t dim = eir_wrap_dim(dim_arg, y->rank);
+    if (y->rank == 0 && !cumulative) return eir_kerr(ctx, "Dimension specified as %" PRId64 " but tensor has no dimensions", dim_arg);
+    if (dim < 0 && !(cumulative && y->rank == 0)) return dim_err(ctx, dim_arg, y->rank);
+    if (!cumulative && y->sizes[dim] == 0) return tv_fill(out, S_ZERO, ctx);
+    if (y->dtype == EIR_BOOL) return eir_kerr(ctx, "%s: received a bool input for `y`, but bool is not supported", api);
+    if (dxs.kind == EIR_SC_COMPLEX || dxs.kind == EIR_SC_BOOL) return eir_kerr(ctx, "%s: Currently, we only support dx as a real number.", api);
+    if (y->rank == 0) return eir_kerr(ctx, "slice() cannot be applied to a 0-dim tensor.");
+    int64_t sz[EIR_MAX_RANK], n = y->sizes[dim];
+    memcpy(sz, y->sizes, sizeof sz);
+    char *pool = eir_kalloc((size_t)(3 * eir_tview_numel(y) + 8) * 16 + 64), *q = pool;
+    if (!pool) return eir_kerr(ctx, "out of memory");
+    int rc;
+    if (cumulative) { /* (dx / 2. * (left + right)).cumsum(dim) */
+        sz[dim] = n > 0 ? n - 1 : 0;
+        tv lr = carve(&q, y->dtype, y->rank, sz), m = carve(&q, flt_dt(y->dtype), y->rank, sz);
+        tv left = *y, right = *y;
+        v_narrow(&left, dim, 0, sz[dim]);
+        v_narrow(&right, dim, 1, sz[dim]);
+        eir_karg ad[3] = {A_t(&left), A_t(&right), A_i(1)}, md[2] = {A_t(&lr), A_f(dx / 2.)}, cd[3] = {A_t(&m), A_i(dim), A_none()};
+        rc = k_add(ad, 3, &lr, 1, ctx);
+        if (!rc) rc = k_mul(md, 2, &m, 1, ctx);
+        if (!rc) rc = k_cumsum(cd, 3, out, 1, ctx);
+    } else { /* (y.sum(dim) - (y.select(dim, 0) + y.select(dim, -1)) * 0.5) * dx */
+        int32_t r = 0;
+        for (int32_t d = 0; d < y->rank; d++)
+            if (d != dim) sz[r++] = y->sizes[d];
+        eir_dtype ds = eir_promote_types(sum_dt(y->dtype), flt_dt(y->dtype));
+        tv s = carve(&q, sum_dt(y->dtype), r, sz), e = carve(&q, y->dtype, r, sz), h = carve(&q, flt_dt(y->dtype), r, sz);
+        tv df = carve(&q, ds, r, sz), first = *y, last = *y;
+        v_select(&first, dim, 0);
+        v_select(&last, dim, n - 1);
+        int64_t dims[1] = {dim};
+        eir_karg sd[4] = {A_t(y), A_ints(dims, 1), A_b(false), A_none()}, ad[3] = {A_t(&first), A_t(&last), A_i(1)};
+        eir_karg hd[2] = {A_t(&e), A_f(0.5)}, bd[3] = {A_t(&s), A_t(&h), A_i(1)}, md[2] = {A_t(&df), A_f(dx)};
+        rc = k_sum_dim(sd, 4, &s, 1, ctx);
+        if (!rc) rc = k_add(ad, 3, &e, 1, ctx);
+        if (!rc) rc = k_mul(hd, 2, &h, 1, ctx);
+        if (!rc) rc = k_sub(bd, 3, &df, 1, ctx);
+        if (!rc) rc = k_mul(md, 2, out, 1, ctx);
+    }
+    eir_kfree(pool);
+    return rc;
+}
+
+static int k_trapezoid_x(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) { return trapezoid_x("trapezoid", false, a, na, out, ctx); }
+static int k_trapezoid_dx(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) { return trapezoid_dx("trapezoid", false, a, na, out, ctx); }
+static int k_cumtrapz_x(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) {
+    return trapezoid_x("cumulative_trapezoid", true, a, na, out, ctx);
+}
+static int k_cumtrapz_dx(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) {
+    return trapezoid_dx("cumulative_trapezoid", true, a, na, out, ctx);
+}
+
+/* ======================================================================
+ * max_unpool2d / max_unpool3d (aten/src/ATen/native/MaxUnpooling.cpp and
+ * cpu/MaxUnpoolKernel.cpp): zeros, then each input element written at its
+ * index within its (N, C) plane; with repeated indices the later element
+ * wins (torch's threads race there)
+ * ====================================================================== */
+
+static int max_unpool(int nd, const eir_karg *a, uint32_t na, tv *out, eir_kctx *ctx) {
+    NEED_T(0, x);
+    NEED_T(1, ix);
+    const char *fn = nd == 2 ? "max_unpooling2d_forward_out_cpu()" : "max_unpooling3d_forward_out_cpu()";
+    char b1[160], b2[160];
+    if (na < 3 || a[2].kind != EIR_KA_INTS) return eir_kerr(ctx, "max_unpool%dd: expected output_size", nd);
+    uint32_t nos = a[2].n;
+    if (nd == 2) {
+        if (ix->dtype != EIR_I64) return eir_kerr(ctx, "elements in indices should be type int64 but got: %s", dname(ix->dtype));
+        if (nos != 2)
+            return eir_kerr(ctx, "There should be exactly two elements (height, width) in output_size, but got %u elements.", nos);
+        if (x->rank != 3 && x->rank != 4)
+            return eir_kerr(ctx, "Input to max_unpooling2d should be a 3d or 4d Tensor, but got a tensor with %d dimensions.", x->rank);
+    } else {
+        if (ix->dtype != EIR_I64) return eir_kerr(ctx, "elements in indices should be type int64");
+        if (x->rank != 4 && x->rank != 5)
+            return eir_kerr(ctx, "Input to max_unpooling3d should be a 4d or 5d Tensor, but got a tensor with %d dimensions.", x->rank);
+        if (nos != 3)
+            return eir_kerr(ctx, "There should be exactly three elements (depth, height, width) in output_size, but got %u elements.", nos);
+        for (int k = 3; k <= 4; k++)
+            if (na <= (uint32_t)k || a[k].kind != EIR_KA_INTS || a[k].n != 3)
+                return eir_kerr(ctx, "There should be exactly three elements (depth, height, width) in %s, but got: %u elements.",
+                                k == 3 ? "stride" : "padding", na > (uint32_t)k ? a[k].n : 0);
+    }
+    if (!same_sizes(x, ix))
+        return eir_kerr(ctx, "Expected shape of indices to be same as that of the input tensor (%s) but got indices tensor with shape: %s",
+                        fmt_shape(b1, sizeof b1, x->rank, x->sizes), fmt_shape(b2, sizeof b2, ix->rank, ix->sizes));
+    for (int32_t d = 1; d < x->rank; d++)
+        if (x->sizes[d] <= 0)
+            return eir_kerr(ctx, "%s: Expected input to have non-zero size for non-batch dimensions, but got %s with dimension %d being empty.",
+                            fn, fmt_shape(b1, sizeof b1, x->rank, x->sizes), d);
+    if (nd == 3 && !(a[3].ints[0] > 0 && a[3].ints[1] > 0 && a[3].ints[2] > 0))
+        return eir_kerr(ctx, "strides should be greater than zero, but got stride: [%" PRId64 ", %" PRId64 ", %" PRId64 "]", a[3].ints[0],
+                        a[3].ints[1], a[3].ints[2]);
+    if (x->dtype != EIR_F32 && x->dtype != EIR_F64 && x->dtype != EIR_F16 && x->dtype != EIR_BF16)
+        return eir_kerr(ctx, "\"max_unpool%dd\" not implemented for '%s'", nd, dname(x->dtype));
+    int32_t lead = x->rank - nd;
+    if (out->rank != x->rank || out->dtype != x->dtype) return eir_kerr(ctx, "max_unpool%dd: the output does not fit", nd);
+    for (int32_t d = 0; d < lead; d++)
+        if (out->sizes[d] != x->sizes[d]) return eir_kerr(ctx, "max_unpool%dd: the output does not fit", nd);
+    int64_t oimg = 1, iimg = 1;
+    for (int32_t d = 0; d < nd; d++) {
+        if (out->sizes[lead + d] != a[2].ints[d]) return eir_kerr(ctx, "max_unpool%dd: the output does not fit", nd);
+        oimg *= a[2].ints[d];
+        iimg *= x->sizes[lead + d];
+    }
+    int rc = tv_fill(out, S_ZERO, ctx);
+    if (rc || eir_tview_numel(out) == 0) return rc;
+    int64_t planes = eir_tview_numel(x) / (iimg ? iimg : 1), bad = 0;
+    bool has_bad = false;
+    size_t es = esz(x->dtype);
+    for (int64_t c = 0; c < planes; c++) {
+        int64_t idx[EIR_MAX_RANK] = {0}, ooff = 0, r = c;
+        for (int32_t d = lead - 1; d >= 0; d--) { idx[d] = r % x->sizes[d]; r /= x->sizes[d]; ooff += idx[d] * out->strides[d]; }
+        for (int64_t i = 0; i < iimg; i++) {
+            int64_t rr = i;
+            for (int32_t d = x->rank - 1; d >= lead; d--) { idx[d] = rr % x->sizes[d]; rr /= x->sizes[d]; }
+            int64_t p = *(const int64_t *)eir_tview_at(ix, idx);
+            if (p < 0 || p >= oimg) { has_bad = true; bad = p; continue; }
+            int64_t off = ooff, pp = p;
+            for (int32_t d = x->rank - 1; d >= lead; d--) { off += (pp % out->sizes[d]) * out->strides[d]; pp /= out->sizes[d]; }
+            memcpy(at_el(out, off), eir_tview_at(x, idx), es);
+        }
+    }
+    if (has_bad) {
+        if (nd == 2)
+            return eir_kerr(ctx, "Found an invalid max index: %" PRId64 " (output volumes are of size %" PRId64 "x%" PRId64 ")", bad, a[2].ints[0],
+                            a[2].ints[1]);
+        return eir_kerr(ctx, "Found an invalid max index: %" PRId64 " (output volumes are of size %" PRId64 "x%" PRId64 "x%" PRId64 ")", bad,
+                        a[2].ints[0], a[2].ints[1], a[2].ints[2]);
+    }
+    return 0;
+}
+static int k_max_unpool2d(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) { return max_unpool(2, a, na, out, ctx); }
+static int k_max_unpool3d(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) { return max_unpool(3, a, na, out, ctx); }
+
+/* ======================================================================
+ * _chunk_cat, nonzero_numpy, embedding_renorm_
+ * ====================================================================== */
+
+/* _chunk_cat(tensors, dim, num_chunks): each tensor split into num_chunks
+ * zero-padded chunks along dim, each chunk flattened, and the tensors' rows
+ * concatenated: out[lead..., k, :] */
+static int k_chunk_cat(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) {
+    if (na < 3 || a[0].kind != EIR_KA_TENSORS) return eir_kerr(ctx, "_chunk_cat: expected a tensor list");
+    int64_t dim = arg_i(a, na, 1, 0), nc = arg_i(a, na, 2, 1);
+    uint32_t n = a[0].n;
+    const tv *const *ts = a[0].ts;
+    if (nc < 1) return eir_kerr(ctx, "_chunk_cat expects positive num_chunks");
+    if (n == 0) return eir_kerr(ctx, "_chunk_cat expects a non-empty input tensor list");
+    bool same_nd = true;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!ts[i]) return eir_kerr(ctx, "_chunk_cat: tensor %u is None", i);
+        if (eir_tview_numel(ts[i]) == 0) return eir_kerr(ctx, "_chunk_cat expects non-empty tensor");
+        if (ts[i]->dtype != ts[0]->dtype) return eir_kerr(ctx, "_chunk_cat expects all input tensors with the same dtype");
+        same_nd &= ts[i]->rank == ts[0]->rank;
+    }
+    if (same_nd) {
+        int32_t d = eir_wrap_dim(dim, ts[0]->rank);
+        if (d < 0 || ts[0]->rank == 0) return dim_err(ctx, dim, ts[0]->rank);
+        dim = d;
+    } else {
+        if (dim < 0) return eir_kerr(ctx, "_chunk_cat expects non-negative dim when input tensors have different ndims");
+        for (uint32_t i = 0; i < n; i++)
+            if (dim >= ts[i]->rank) return eir_kerr(ctx, "_chunk_cat expects dim < ndim for all input tensors");
+    }
+    for (uint32_t i = 0; i < n; i++)
+        for (int64_t d = 0; d < dim; d++)
+            if (ts[i]->sizes[d] != ts[0]->sizes[d])
+                return eir_kerr(ctx, "_chunk_cat expects same sizes of 0,...,dim-1 dimensions for all tensors");
+    int32_t D = (int32_t)dim;
+    if (out->rank != D + 2 || out->sizes[D] != nc) return eir_kerr(ctx, "_chunk_cat: the output does not fit the inputs");
+    int rc = tv_fill(out, S_ZERO, ctx);
+    int64_t col = 0;
+    for (uint32_t i = 0; !rc && i < n; i++) {
+        const tv *t = ts[i];
+        int64_t size = t->sizes[D], chunk = (size + nc - 1) / nc, trail = 1;
+        for (int32_t d = D + 1; d < t->rank; d++) trail *= t->sizes[d];
+        if (col + chunk * trail > out->sizes[D + 1]) return eir_kerr(ctx, "_chunk_cat: the output does not fit the inputs");
+        for (int64_t k = 0; !rc && k < nc; k++) {
+            int64_t len = size - k * chunk < chunk ? size - k * chunk : chunk;
+            if (len <= 0) break;
+            tv src = *t, dst = *out;
+            v_narrow(&src, D, k * chunk, len);
+            v_select(&dst, D, k);
+            v_narrow(&dst, D, col, len * trail);
+            /* the flat row segment seen with the chunk's shape */
+            int64_t st = dst.strides[D];
+            dst.rank = t->rank;
+            for (int32_t d = t->rank - 1; d >= D; d--) { dst.sizes[d] = src.sizes[d]; dst.strides[d] = st; st *= src.sizes[d]; }
+            rc = tv_copy(&dst, &src, ctx);
+        }
+        col += chunk * trail;
+    }
+    return rc;
+}
+
+/* nonzero_numpy(self): nonzero(self) by columns, one index tensor per dim
+ * (a 0-d self counts as 1-d); sized by eir_compose_presize */
+static int64_t nz_count(const tv *x) {
+    int64_t c = 0, idx[EIR_MAX_RANK] = {0};
+    if (eir_tview_numel(x) == 0) return 0;
+    do {
+        double re, im;
+        eir_load_c128(eir_tview_at(x, idx), x->dtype, &re, &im);
+        c += re != 0 || im != 0;
+    } while (next_idx(idx, x->sizes, x->rank));
+    return c;
+}
+static int k_nonzero_numpy(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) {
+    NEED_T(0, x);
+    uint32_t nd = x->rank ? (uint32_t)x->rank : 1;
+    int64_t cnt = nz_count(x), row = 0, idx[EIR_MAX_RANK] = {0};
+    if (no != nd) return eir_kerr(ctx, "nonzero_numpy: expected %u outputs", nd);
+    for (uint32_t d = 0; d < nd; d++)
+        if (out[d].rank != 1 || out[d].sizes[0] != cnt) return eir_kerr(ctx, "nonzero_numpy: output %u does not have %" PRId64 " elements", d, cnt);
+    if (cnt == 0) return 0;
+    do {
+        double re, im;
+        eir_load_c128(eir_tview_at(x, idx), x->dtype, &re, &im);
+        if (re == 0 && im == 0) continue;
+        for (uint32_t d = 0; d < nd; d++) eir_store_i64(at_el(&out[d], row * out[d].strides[0]), out[d].dtype, x->rank ? idx[d] : 0);
+        row++;
+    } while (next_idx(idx, x->sizes, x->rank));
+    return 0;
+}
+
+/* embedding_renorm_(self, indices, max_norm, norm_type): each row the sorted
+ * indices name (once per distinct index) scaled by max_norm / (norm + 1e-7)
+ * where its norm exceeds max_norm, as Embedding.cpp does it: norm(p) of the
+ * row, read as a double, and row *= scale */
+static int cmp_i64(const void *p, const void *q) {
+    int64_t a = *(const int64_t *)p, b = *(const int64_t *)q;
+    return (a > b) - (a < b);
+}
+static int k_embedding_renorm(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) {
+    NEED_T(0, w);
+    NEED_T(1, ix);
+    double max_norm = arg_f(a, na, 2, 0), p = arg_f(a, na, 3, 2);
+    if (w->rank != 2)
+        return eir_kerr(ctx, "Expected 2-dimensional tensor, but got %d-dimensional tensor for argument #1 'self' (while checking arguments for embedding_renorm_)", w->rank);
+    if (ix->dtype != EIR_I64 && ix->dtype != EIR_I32)
+        return eir_kerr(ctx, "Expected tensor for argument #2 'indices' to have one of the following scalar types: Long, Int; but got "
+                        "torch.%sTensor instead (while checking arguments for embedding_renorm_)", dname(ix->dtype));
+    if (!eir_is_floating(w->dtype) && !eir_is_complex(w->dtype))
+        return eir_kerr(ctx, "norm(): input dtype should be either floating point or complex. Got %s instead.", dname(w->dtype));
+    if (out->rank != 2 || !same_sizes(out, w)) return eir_kerr(ctx, "embedding_renorm_: the output does not fit self");
+    int rc = same_view(out, w) ? 0 : tv_copy(out, w, ctx);
+    int64_t n = eir_tview_numel(ix), idx[EIR_MAX_RANK] = {0}, k = 0;
+    int64_t *s = eir_kalloc((size_t)(n + 1) * sizeof *s);
+    if (!s) return eir_kerr(ctx, "out of memory");
+    if (n > 0)
+        do s[k++] = eir_load_i64(eir_tview_at(ix, idx), ix->dtype);
+        while (next_idx(idx, ix->sizes, ix->rank));
+    qsort(s, (size_t)n, sizeof *s, cmp_i64);
+    unsigned char nb[16];
+    tv nv = v_contig(nb, eir_is_complex(w->dtype) ? (w->dtype == EIR_C128 ? EIR_F64 : EIR_F32) : w->dtype, 0, NULL);
+    for (int64_t i = 0; !rc && i < n; i++) {
+        if (i > 0 && s[i] == s[i - 1]) continue;
+        int64_t r = s[i] < 0 ? s[i] + w->sizes[0] : s[i];
+        if (r < 0 || r >= w->sizes[0]) {
+            char b[64];
+            rc = eir_kerr(ctx, "select(): index %" PRId64 " out of range for tensor of size %s at dimension 0", s[i], fmt_shape(b, sizeof b, 2, w->sizes));
+            break;
+        }
+        tv row = *out;
+        v_select(&row, 0, r);
+        eir_karg na_[2] = {A_t(&row), A_sc((eir_scalar){EIR_SC_FLOAT, 0, p, 0})};
+        if ((rc = k_norm_sc(na_, 2, &nv, 1, ctx))) break;
+        double norm = eir_load_f64(nb, nv.dtype);
+        if (norm > max_norm) {
+            eir_karg ma[2] = {A_t(&row), A_f(max_norm / (norm + 1e-7))};
+            rc = k_mul(ma, 2, &row, 1, ctx);
+        }
+    }
+    eir_kfree(s);
+    return rc;
+}
+
+/* ======================================================================
  * unique_consecutive: sized before the kernel runs (eir_compose_presize)
  * ====================================================================== */
 
@@ -3153,6 +3764,24 @@ int eir_compose_presize(const char *op, const eir_karg *a, uint32_t na, uint32_t
         }
         return 1;
     }
+    if (!strcmp(op, "aten.one_hot.default")) {
+        const tv *x = arg_t(a, na, 0);
+        int64_t nc;
+        if (!x) return eir_kerr(ctx, "one_hot: expected a tensor");
+        if (x->rank + 1 > EIR_MAX_RANK) return eir_kerr(ctx, "one_hot: the result would have more than %d dims", EIR_MAX_RANK);
+        if (oh_classes(x, arg_i(a, na, 1, -1), &nc, ctx)) return -1;
+        *rank = x->rank + 1;
+        memcpy(sizes, x->sizes, sizeof x->sizes);
+        sizes[x->rank] = nc;
+        return 1;
+    }
+    if (!strcmp(op, "aten.nonzero_numpy.default")) {
+        const tv *x = arg_t(a, na, 0);
+        if (!x) return eir_kerr(ctx, "nonzero_numpy: expected a tensor");
+        *rank = 1;
+        sizes[0] = nz_count(x);
+        return 1;
+    }
     if (!strcmp(op, "aten.combinations.default")) {
         const tv *x = arg_t(a, na, 0);
         if (!x || x->rank != 1) return eir_kerr(ctx, "combinations: Expect a 1D vector");
@@ -3231,6 +3860,15 @@ const eir_kernel_entry eir_kernels_compose[] = {
     {"aten.cartesian_prod.default", k_cartesian_prod},
     {"aten.combinations.default", k_combinations},
     {"aten.pad.default", k_pad},
+    {"aten.hstack.default", k_hstack},
+    {"aten._chunk_cat.default", k_chunk_cat},
+    {"aten.vstack.default", k_vstack},
+    {"aten.dstack.default", k_dstack},
+    {"aten.column_stack.default", k_column_stack},
+    {"aten.diff.default", k_diff},
+    {"aten.msort.default", k_msort},
+    {"aten.max_unpool2d.default", k_max_unpool2d},
+    {"aten.max_unpool3d.default", k_max_unpool3d},
     /* indexing */
     {"aten.take.default", k_take},
     {"aten.take_along_dim.default", k_take_along_dim},
@@ -3247,12 +3885,21 @@ const eir_kernel_entry eir_kernels_compose[] = {
     {"aten.as_strided_copy.default", k_as_strided_copy},
     {"aten.as_strided_scatter.default", k_as_strided_scatter},
     {"aten.nonzero_static.default", k_nonzero_static},
+    {"aten.nonzero_numpy.default", k_nonzero_numpy},
+    {"aten.embedding_renorm_.default", k_embedding_renorm},
     {"aten.unique_consecutive.default", k_unique_consecutive},
+    {"aten.one_hot.default", k_one_hot},
     /* reductions */
     {"aten.count_nonzero.default", k_count_nonzero},
     {"aten.count_nonzero.dim_IntList", k_count_nonzero},
     {"aten.sum_to_size.default", k_sum_to_size},
     {"aten.segment_reduce.default", k_segment_reduce},
+    {"aten.trapezoid.x", k_trapezoid_x},
+    {"aten.trapezoid.dx", k_trapezoid_dx},
+    {"aten.trapz.x", k_trapezoid_x},
+    {"aten.trapz.dx", k_trapezoid_dx},
+    {"aten.cumulative_trapezoid.x", k_cumtrapz_x},
+    {"aten.cumulative_trapezoid.dx", k_cumtrapz_dx},
     /* vectors */
     {"aten.cross.default", k_cross},
     {"aten.linalg_cross.default", k_linalg_cross},
@@ -3276,6 +3923,8 @@ const eir_kernel_entry eir_kernels_compose[] = {
     {"aten.kaiser_window.default", k_kaiser_window},
     {"aten.kaiser_window.periodic", k_kaiser_window_p},
     {"aten.kaiser_window.beta", k_kaiser_window_beta},
+    {"aten.tril_indices.default", k_tril_indices},
+    {"aten.triu_indices.default", k_triu_indices},
     {"aten.linspace.default", k_linspace},
     {"aten.linspace.Tensor_Tensor", k_linspace},
     {"aten.linspace.Tensor_Scalar", k_linspace},

@@ -18,7 +18,8 @@ extern const eir_kernel_entry eir_kernels_loss[];       /* loss.c: mse/l1/huber/
 extern const eir_kernel_entry eir_kernels_stats[];      /* stats.c: median/quantile/mode, cummax, histograms, searchsorted/isin, rms/instance norm */
 
 /* compose.c: the sizes of output k of an op whose output size the program
- * leaves to the data (unique_consecutive, combinations), from its decoded
+ * leaves to the data (unique_consecutive, combinations, nonzero_numpy,
+ * one_hot with num_classes=-1), from its decoded
  * arguments. 1: sizes[0..*rank) written; 0: not such an op; -1: an error in ctx. */
 int eir_compose_presize(const char *op, const eir_karg *args, uint32_t nargs, uint32_t k, int64_t *sizes, int32_t *rank, eir_kctx *ctx);
 

@@ -5,7 +5,9 @@
  * outer, vdot, addr, addbmm, trace from their formulas; the shape and
  * indexing ops element by element from index formulas; reductions and
  * vector ops from double-precision loops; linspace / logspace from their
- * definition. Random shapes, the four layouts of ktest.h (contiguous,
+ * definition; diff from differences rounded to the dtype step by step, the
+ * trapezoid rule from double sums, one_hot, the stacks and max_unpool from
+ * index formulas. Random shapes, the four layouts of ktest.h (contiguous,
  * reversed, padded, channels-last), empty tensors, views of more than
  * EIR_MAX_RANK dims, every dtype the op takes, and the errors torch raises. */
 #include "ktest.h"
@@ -1328,6 +1330,425 @@ static void test_windows(void) {
     tfree(&P); tfree(&D); tfree(&I);
 }
 
+/* ======================================================================
+ * one_hot, the stacks, diff, msort, tril/triu_indices, the trapezoid rule, max_unpool
+ * ====================================================================== */
+
+static void test_one_hot(void) {
+    for (int it = 0; it < 16; it++) {
+        int64_t n0 = irand(0, 3), n1 = irand(1, 4), nc = irand(1, 5), sx[2] = {n0, n1};
+        tt X = tnew(EIR_I64, 2, sx, it % 4);
+        int64_t mx = -1;
+        for (int64_t k = 0; k < n0 * n1; k++) { int64_t v = irand(0, nc - 1); setk(&X.v, k, (double)v); mx = v > mx ? v : mx; }
+        bool infer = it % 3 == 0 && n0 > 0;
+        if (infer) nc = mx + 1;
+        eir_karg a[2] = {KT(&X.v), KI(infer ? -1 : nc)};
+        int64_t ps[EIR_MAX_RANK], so[3] = {n0, n1, nc};
+        int32_t pr;
+        eir_kctx ctx = {errbuf, sizeof errbuf, 1, NULL};
+        CHECK(eir_compose_presize("aten.one_hot.default", a, 2, 0, ps, &pr, &ctx) == 1 && pr == 3 && ps[0] == n0 && ps[1] == n1 && ps[2] == nc);
+        tt O = tnew(EIR_I64, 3, so, (it + 1) % 4);
+        fill_poison(&O.v);
+        CHECK(run("aten.one_hot.default", a, 2, &O.v, 1) == 0);
+        bool ok = true;
+        for (int64_t k = 0; k < n0 * n1 * nc; k++) ok &= getk(&O.v, k) == (getk(&X.v, k / nc) == (double)(k % nc));
+        CHECK(ok);
+        tfree(&X); tfree(&O);
+    }
+    int64_t s3[1] = {3}, s0[1] = {0}, so[2] = {3, 3};
+    tt X = tnew(EIR_I64, 1, s3, 0), I = tnew(EIR_I32, 1, s3, 0), E = tnew(EIR_I64, 1, s0, 0), O = tnew(EIR_I64, 2, so, 0);
+    setk(&X.v, 0, 0); setk(&X.v, 1, 3); setk(&X.v, 2, 1);
+    eir_karg a[2] = {KT(&X.v), KI(3)}, ai[2] = {KT(&I.v), KI(3)}, ae[2] = {KT(&E.v), KI(-1)};
+    CHECK_FAILS(run("aten.one_hot.default", a, 2, &O.v, 1), "Class values must be smaller than num_classes.");
+    setk(&X.v, 1, -1);
+    CHECK_FAILS(run("aten.one_hot.default", a, 2, &O.v, 1), "Class values must be non-negative.");
+    CHECK_FAILS(run("aten.one_hot.default", ai, 2, &O.v, 1), "one_hot is only applicable to index tensor of type LongTensor.");
+    CHECK_FAILS(run("aten.one_hot.default", ae, 2, &O.v, 1), "Can not infer total number of classes from empty tensor.");
+    tfree(&X); tfree(&I); tfree(&E); tfree(&O);
+}
+
+/* hstack / vstack / dstack / column_stack against index formulas */
+static void test_stacks(void) {
+    for (int it = 0; it < NDTS; it++) {
+        eir_dtype dt = DTS[it];
+        int64_t n = irand(0, 4), r = irand(1, 3), c = irand(1, 3), sv[1] = {n}, sm[2] = {r, c}, sr[1] = {r};
+        tt S = tnew(dt, 0, sv, 0), V = tnew(dt, 1, sv, it % 3), M = tnew(dt, 2, sm, it % 4), R = tnew(dt, 1, sr, 2);
+        fill_rand(&S.v); fill_rand(&V.v); fill_rand(&M.v); fill_rand(&R.v);
+        int64_t z = 0;
+        /* hstack([v, s, v]): [2n + 1] */
+        const eir_tview *h[3] = {&V.v, &S.v, &V.v};
+        int64_t sh[1] = {2 * n + 1};
+        tt H = tnew(dt, 1, sh, it % 3);
+        eir_karg ah[2] = {KTS(3, h)};
+        CHECK(run("aten.hstack.default", ah, 1, &H.v, 1) == 0);
+        bool ok = true;
+        for (int64_t k = 0; k < 2 * n + 1; k++) {
+            int64_t j = k < n ? k : k - n - 1;
+            ok &= k == n ? same_el(&H.v, &k, &S.v, &z) : same_el(&H.v, &k, &V.v, &j);
+        }
+        CHECK(ok);
+        /* vstack([m, m]): [2r, c]; dstack([m, m]): [r, c, 2]; column_stack([rv, m]): [r, 1 + c] */
+        const eir_tview *mm[2] = {&M.v, &M.v}, *rm[2] = {&R.v, &M.v};
+        int64_t svs[2] = {2 * r, c}, sds[3] = {r, c, 2}, scs[2] = {r, 1 + c};
+        tt VS = tnew(dt, 2, svs, it % 4), DS = tnew(dt, 3, sds, (it + 1) % 4), CS = tnew(dt, 2, scs, (it + 2) % 4);
+        eir_karg am[1] = {KTS(2, mm)}, ar[1] = {KTS(2, rm)};
+        CHECK(run("aten.vstack.default", am, 1, &VS.v, 1) == 0);
+        CHECK(run("aten.dstack.default", am, 1, &DS.v, 1) == 0);
+        CHECK(run("aten.column_stack.default", ar, 1, &CS.v, 1) == 0);
+        ok = true;
+        for (int64_t i = 0; i < r; i++)
+            for (int64_t j = 0; j < c; j++) {
+                int64_t mi[2] = {i, j}, v0[2] = {i, j}, v1[2] = {i + r, j}, d0[3] = {i, j, 0}, d1[3] = {i, j, 1}, cj[2] = {i, j + 1}, c0[2] = {i, 0};
+                ok &= same_el(&VS.v, v0, &M.v, mi) && same_el(&VS.v, v1, &M.v, mi) && same_el(&DS.v, d0, &M.v, mi) &&
+                      same_el(&DS.v, d1, &M.v, mi) && same_el(&CS.v, cj, &M.v, mi) && same_el(&CS.v, c0, &R.v, &i);
+            }
+        CHECK(ok);
+        tfree(&S); tfree(&V); tfree(&M); tfree(&R); tfree(&H); tfree(&VS); tfree(&DS); tfree(&CS);
+    }
+    int64_t s2[2] = {2, 3}, s3[2] = {3, 3}, so[2] = {5, 3};
+    tt A = tnew(EIR_F32, 2, s2, 0), B = tnew(EIR_F32, 2, s3, 0), O = tnew(EIR_F32, 2, so, 0);
+    const eir_tview *ab[2] = {&A.v, &B.v};
+    eir_karg e[1] = {KTS(0, ab)}, x[1] = {KTS(2, ab)};
+    static const char *const ops[] = {"aten.hstack.default", "aten.vstack.default", "aten.dstack.default", "aten.column_stack.default"};
+    static const char *const msg[] = {"hstack expects", "vstack expects", "dstack expects", "column_stack expects"};
+    for (int k = 0; k < 4; k++) CHECK_FAILS(run(ops[k], e, 1, &O.v, 1), msg[k]);
+    CHECK_FAILS(run("aten.hstack.default", x, 1, &O.v, 1), "Sizes of tensors must match except in dimension 1. Expected size");
+    tfree(&A); tfree(&B); tfree(&O);
+}
+
+/* diff: the sequence (prepend, x, append) along dim, differenced n times with
+ * the dtype's rounding (wrapping for integers, xor for bool) at every step */
+static void diff_ref(eir_dtype dt, double *re, double *im, int64_t len, int64_t n) {
+    for (int64_t r = 0; r < n && len > 0; r++, len--)
+        for (int64_t k = 0; k + 1 < len; k++) {
+            double dr = re[k + 1] - re[k], di = im[k + 1] - im[k];
+            unsigned char t[16];
+            if (dt == EIR_BOOL) dr = (re[k + 1] != 0) != (re[k] != 0);
+            else if (eir_is_integral(dt, false)) { eir_store_i64(t, dt, (int64_t)re[k + 1] - (int64_t)re[k]); dr = eir_load_f64(t, dt); }
+            else if (eir_is_complex(dt)) { eir_store_c128(t, dt, dr, di); eir_load_c128(t, dt, &dr, &di); }
+            else dr = eir_round_f64(dr, dt);
+            re[k] = dr;
+            im[k] = di;
+        }
+}
+static void test_diff(void) {
+    static const eir_dtype dts[] = {EIR_F32, EIR_F64, EIR_F16, EIR_BF16, EIR_I8, EIR_I32, EIR_I64, EIR_U8, EIR_BOOL, EIR_C64};
+    for (int it = 0; it < 40; it++) {
+        eir_dtype dt = dts[it % 10];
+        int64_t a0 = irand(0, 4), a1 = irand(1, 4), n = irand(0, 4), dim = irand(0, 1), sx[2] = {a0, a1};
+        bool pre = it % 3 == 1, app = it % 4 == 2;
+        int64_t pl = irand(0, 2), al = irand(1, 2), sp[2] = {a0, a1}, sa[2] = {a0, a1};
+        sp[dim] = pl;
+        sa[dim] = al;
+        tt X = tnew(dt, 2, sx, it % 4), P = tnew(dt, 2, sp, (it + 1) % 4), A = tnew(dt, 2, sa, 2);
+        fill_rand(&X.v); fill_rand(&P.v); fill_rand(&A.v);
+        int64_t len = sx[dim] + (n && pre ? pl : 0) + (n && app ? al : 0), ol = len - n > 0 ? len - n : 0, so[2] = {a0, a1};
+        so[dim] = n == 0 ? sx[dim] : ol;
+        tt O = tnew(dt, 2, so, (it + 2) % 4);
+        eir_karg ar[5] = {KT(&X.v), KI(n), KI(dim - 2), pre ? KT(&P.v) : KN(), app ? KT(&A.v) : KN()};
+        CHECK(run("aten.diff.default", ar, 5, &O.v, 1) == 0);
+        bool ok = true;
+        int64_t other = sx[1 - dim];
+        for (int64_t o = 0; o < other; o++) {
+            double re[16], im[16];
+            int64_t m = 0;
+            const eir_tview *parts[3] = {n && pre ? &P.v : NULL, &X.v, n && app ? &A.v : NULL};
+            for (int q = 0; q < 3; q++)
+                for (int64_t k = 0; parts[q] && k < parts[q]->sizes[dim]; k++, m++) {
+                    int64_t ix[2];
+                    ix[dim] = k;
+                    ix[1 - dim] = o;
+                    rdc(parts[q], ix, &re[m], &im[m]);
+                }
+            diff_ref(dt, re, im, len, n);
+            for (int64_t k = 0; k < so[dim]; k++) {
+                int64_t ix[2];
+                ix[dim] = k;
+                ix[1 - dim] = o;
+                double gr, gi;
+                rdc(&O.v, ix, &gr, &gi);
+                ok &= gr == re[k] && (!eir_is_complex(dt) || gi == im[k]);
+            }
+        }
+        CHECK(ok);
+        if (!ok) fprintf(stderr, "diff %s n %lld dim %lld pre %d app %d\n", eir_torch_dtype_name(dt), (long long)n, (long long)dim, pre, app);
+        tfree(&X); tfree(&P); tfree(&A); tfree(&O);
+    }
+    int64_t s2[2] = {2, 3}, s3[2] = {2, 2}, s1[1] = {3};
+    tt X = tnew(EIR_F32, 2, s2, 0), P = tnew(EIR_F32, 2, s3, 0), V = tnew(EIR_F32, 1, s1, 0), Z = tnew(EIR_F32, 0, s1, 0);
+    eir_karg neg[5] = {KT(&X.v), KI(-1), KI(-1), KN(), KN()}, bad[5] = {KT(&X.v), KI(1), KI(0), KT(&P.v), KN()};
+    eir_karg rk[5] = {KT(&X.v), KI(1), KI(0), KN(), KT(&V.v)}, z0[5] = {KT(&Z.v), KI(1), KI(-1), KN(), KN()}, dm[5] = {KT(&X.v), KI(1), KI(2), KN(), KN()};
+    CHECK_FAILS(run("aten.diff.default", neg, 5, &X.v, 1), "order must be non-negative but got -1");
+    CHECK_FAILS(run("aten.diff.default", bad, 5, &X.v, 1), "input.size(1) = 3, but got tensor.size(1) = 2");
+    CHECK_FAILS(run("aten.diff.default", rk, 5, &X.v, 1), "diff expects prepend or append to be the same dimension as input");
+    CHECK_FAILS(run("aten.diff.default", z0, 5, &X.v, 1), "diff expects input to be at least one-dimensional");
+    CHECK_FAILS(run("aten.diff.default", dm, 5, &X.v, 1), "Dimension out of range (expected to be in range of [-2, 1], but got 2)");
+    tfree(&X); tfree(&P); tfree(&V); tfree(&Z);
+}
+
+/* msort: each column sorted ascending, NaN last */
+static int cmp_nan_last(const void *p, const void *q) {
+    double a = *(const double *)p, b = *(const double *)q;
+    if (isnan(a) || isnan(b)) return isnan(a) - isnan(b);
+    return (a > b) - (a < b);
+}
+static void test_msort_tri(void) {
+    static const eir_dtype dts[] = {EIR_F32, EIR_F64, EIR_F16, EIR_BF16, EIR_I8, EIR_I32, EIR_I64, EIR_U8, EIR_BOOL};
+    for (int it = 0; it < 18; it++) {
+        eir_dtype dt = dts[it % 9];
+        int64_t r = irand(0, 9), c = irand(1, 3), s[2] = {r, c};
+        tt X = tnew(dt, 2, s, it % 4), O = tnew(dt, 2, s, (it + 1) % 4);
+        fill_rand(&X.v);
+        if (eir_is_floating(dt) && r > 1) setk(&X.v, 0, NAN);
+        eir_karg a[1] = {KT(&X.v)};
+        CHECK(run("aten.msort.default", a, 1, &O.v, 1) == 0);
+        bool ok = true;
+        for (int64_t j = 0; j < c; j++) {
+            double col[16];
+            for (int64_t i = 0; i < r; i++) col[i] = getk(&X.v, i * c + j);
+            qsort(col, (size_t)r, sizeof col[0], cmp_nan_last);
+            for (int64_t i = 0; i < r; i++) {
+                double g = getk(&O.v, i * c + j);
+                ok &= g == col[i] || (isnan(g) && isnan(col[i]));
+            }
+        }
+        CHECK(ok);
+        tfree(&X); tfree(&O);
+    }
+    /* tril_indices / triu_indices: (i, j) in row-major order with j - i <= off / >= off */
+    for (int it = 0; it < 30; it++) {
+        int64_t row = irand(0, 5), col = irand(0, 5), off = irand(-6, 6);
+        for (int up = 0; up < 2; up++) {
+            int64_t ri[64], ci[64], n = 0;
+            for (int64_t i = 0; i < row; i++)
+                for (int64_t j = 0; j < col; j++)
+                    if (up ? j - i >= off : j - i <= off) { ri[n] = i; ci[n] = j; n++; }
+            int64_t so[2] = {2, n};
+            eir_dtype dt = it % 2 ? EIR_I32 : EIR_I64;
+            tt O = tnew(dt, 2, so, it % 3);
+            eir_karg a[3] = {KI(row), KI(col), KI(off)};
+            CHECK(run(up ? "aten.triu_indices.default" : "aten.tril_indices.default", a, 3, &O.v, 1) == 0);
+            bool ok = true;
+            for (int64_t k = 0; k < n; k++) ok &= getk(&O.v, k) == (double)ri[k] && getk(&O.v, n + k) == (double)ci[k];
+            CHECK(ok);
+            tfree(&O);
+        }
+    }
+    int64_t so[2] = {2, 6};
+    tt F = tnew(EIR_F32, 2, so, 0);
+    eir_karg a[3] = {KI(3), KI(3), KI(0)}, nr[3] = {KI(-1), KI(3), KI(0)}, nc[3] = {KI(3), KI(-2), KI(0)};
+    CHECK_FAILS(run("aten.tril_indices.default", a, 3, &F.v, 1), "\"tril_indices\" not implemented for 'Float'");
+    CHECK_FAILS(run("aten.triu_indices.default", nr, 3, &F.v, 1), "row must be non-negative, got-1");
+    CHECK_FAILS(run("aten.triu_indices.default", nc, 3, &F.v, 1), "col must be non-negative, got-2");
+    tfree(&F);
+}
+
+/* trapezoid / cumulative_trapezoid along dim of a (r, c) matrix, in double */
+static void test_trapezoid(void) {
+    static const eir_dtype dts[] = {EIR_F32, EIR_F64, EIR_F16, EIR_BF16, EIR_I32, EIR_I64};
+    for (int it = 0; it < 36; it++) {
+        eir_dtype dt = dts[it % 6], od = eir_is_integral(dt, false) ? EIR_F32 : dt;
+        int64_t r = irand(1, 5), c = irand(1, 5), dim = it % 2, s[2] = {r, c}, len = s[dim], other = s[1 - dim];
+        int form = (it / 2) % 3; /* 0: x, 1: dx, 2: x as a broadcast matrix */
+        double dx = form == 1 ? (double)irand(1, 8) / 4 : 1;
+        tt Y = tnew(dt, 2, s, it % 4), X1 = tnew(dt, 1, &len, it % 3), O = tnew(od, 1, &other, 0);
+        int64_t sc[2] = {r, c};
+        sc[dim] = len - 1;
+        tt C = tnew(od, 2, sc, (it + 1) % 4);
+        fill_rand(&Y.v);
+        for (int64_t k = 0; k < len; k++) setk(&X1.v, k, (double)k * (eir_is_integral(dt, false) ? 2 : 0.75) + (form == 2 ? (double)k * k / 8 : 0));
+        eir_karg ax[3] = {KT(&Y.v), KT(&X1.v), KI(dim)}, ad[3] = {KT(&Y.v), KF(dx), KI(dim - 2)};
+        bool tx = form != 1;
+        CHECK(run(tx ? (it % 4 < 2 ? "aten.trapezoid.x" : "aten.trapz.x") : (it % 4 < 2 ? "aten.trapezoid.dx" : "aten.trapz.dx"), tx ? ax : ad, 3, &O.v, 1) == 0);
+        CHECK(run(tx ? "aten.cumulative_trapezoid.x" : "aten.cumulative_trapezoid.dx", tx ? ax : ad, 3, &C.v, 1) == 0);
+        bool ok = true;
+        for (int64_t o = 0; o < other; o++) {
+            double acc = 0, ab = 0;
+            for (int64_t k = 0; k + 1 < len; k++) {
+                int64_t i0[2], i1[2];
+                i0[dim] = k; i1[dim] = k + 1; i0[1 - dim] = i1[1 - dim] = o;
+                double h = tx ? getk(&X1.v, k + 1) - getk(&X1.v, k) : dx, t = h * (rd(&Y.v, i0) + rd(&Y.v, i1)) / 2;
+                acc += t;
+                ab += fabs(t);
+                double tol = tol_of(od) * 8 * (1 + ab) + (od == EIR_F16 || od == EIR_BF16 ? tol_of(od) * 4 * (double)len * (1 + ab) : 0);
+                ok &= fabs(getk(&C.v, dim ? o * (len - 1) + k : k * other + o) - acc) <= tol;
+            }
+            double tol = tol_of(od) * 8 * (1 + ab) + (od == EIR_F16 || od == EIR_BF16 ? tol_of(od) * 4 * (double)len * (1 + ab) : 0);
+            ok &= fabs(getk(&O.v, o) - acc) <= tol;
+        }
+        CHECK(ok);
+        if (!ok) fprintf(stderr, "trapezoid %s form %d dim %lld (%lld, %lld)\n", eir_torch_dtype_name(dt), form, (long long)dim, (long long)r, (long long)c);
+        tfree(&Y); tfree(&X1); tfree(&O); tfree(&C);
+    }
+    /* no samples: zeros (of y's dtype); torch's argument errors */
+    int64_t s0[2] = {3, 0}, s3[1] = {3}, s2[1] = {2};
+    tt Y0 = tnew(EIR_I32, 2, s0, 0), Z = tnew(EIR_I32, 1, s3, 0), B = tnew(EIR_BOOL, 1, s3, 0), Y = tnew(EIR_F32, 1, s3, 0), X2 = tnew(EIR_F32, 1, s2, 0);
+    tt O = tnew(EIR_F32, 0, s3, 0);
+    fill_poison(&Z.v);
+    eir_karg a0[3] = {KT(&Y0.v), KSI(1), KI(-1)};
+    CHECK(run("aten.trapezoid.dx", a0, 3, &Z.v, 1) == 0);
+    for (int k = 0; k < 3; k++) CHECK(getk(&Z.v, k) == 0);
+    eir_karg ab[3] = {KT(&B.v), KSI(1), KI(-1)}, ax[3] = {KT(&Y.v), KT(&X2.v), KI(-1)}, ac[3] = {KT(&Y.v), KSI(1), KI(-1)};
+    ac[1].s.kind = EIR_SC_COMPLEX;
+    CHECK_FAILS(run("aten.trapezoid.dx", ab, 3, &O.v, 1), "trapezoid: received a bool input for `y`, but bool is not supported");
+    CHECK_FAILS(run("aten.trapezoid.x", ax, 3, &O.v, 1), "trapezoid: There must be one `x` value for each sample point");
+    CHECK_FAILS(run("aten.cumulative_trapezoid.x", ax, 3, &O.v, 1), "cumulative_trapezoid: There must be one `x` value for each sample point");
+    CHECK_FAILS(run("aten.cumulative_trapezoid.dx", ac, 3, &O.v, 1), "cumulative_trapezoid: Currently, we only support dx as a real number.");
+    tfree(&Y0); tfree(&Z); tfree(&B); tfree(&Y); tfree(&X2); tfree(&O);
+}
+
+/* max_unpool2d / 3d: zeros, then every input element at its index within its plane (the later one wins) */
+static void test_max_unpool(void) {
+    static const eir_dtype dts[] = {EIR_F32, EIR_F64, EIR_F16, EIR_BF16};
+    for (int it = 0; it < 24; it++) {
+        eir_dtype dt = dts[it % 4];
+        bool three = it % 3 == 2;
+        int nd = three ? 3 : 2, lead = it % 2 ? 2 : 1, rank = lead + nd;
+        int64_t xs[5], os[5], osz[3], planes = 1, iimg = 1, oimg = 1;
+        for (int d = 0; d < lead; d++) { xs[d] = os[d] = irand(d == 0 && lead == 2 ? 0 : 1, 3); planes *= xs[d]; }
+        for (int d = 0; d < nd; d++) {
+            xs[lead + d] = irand(1, 3);
+            os[lead + d] = osz[d] = xs[lead + d] * 2 + irand(0, 1);
+            iimg *= xs[lead + d];
+            oimg *= osz[d];
+        }
+        tt X = tnew(dt, rank, xs, it % 4), I = tnew(EIR_I64, rank, xs, (it + 1) % 4), O = tnew(dt, rank, os, (it + 2) % 4);
+        fill_rand(&X.v);
+        fill_poison(&O.v);
+        int64_t total = planes * iimg;
+        for (int64_t k = 0; k < total; k++) setk(&I.v, k, (double)irand(0, oimg - 1));
+        int64_t st[3] = {2, 2, 2}, pd[3] = {0, 0, 0};
+        eir_karg a[5] = {KT(&X.v), KT(&I.v), KIS((uint32_t)nd, osz), KIS(3, st), KIS(3, pd)};
+        CHECK(run(three ? "aten.max_unpool3d.default" : "aten.max_unpool2d.default", a, three ? 5 : 3, &O.v, 1) == 0);
+        int64_t *src = malloc((size_t)(planes * oimg + 1) * sizeof *src);
+        for (int64_t k = 0; k < planes * oimg; k++) src[k] = -1;
+        for (int64_t k = 0; k < total; k++) src[k / iimg * oimg + (int64_t)getk(&I.v, k)] = k;
+        bool ok = true;
+        for (int64_t k = 0; k < planes * oimg; k++) {
+            int64_t oi[5], xi[5];
+            unravel(&O.v, k, oi);
+            if (src[k] < 0) ok &= getk(&O.v, k) == 0;
+            else { unravel(&X.v, src[k], xi); ok &= same_el(&O.v, oi, &X.v, xi); }
+        }
+        CHECK(ok);
+        free(src);
+        tfree(&X); tfree(&I); tfree(&O);
+    }
+    int64_t xs[4] = {1, 1, 2, 2}, os[4] = {1, 1, 4, 4}, e[4] = {1, 0, 2, 2}, osz[2] = {4, 4}, bad3[3] = {1, 0, 2}, osz3[3] = {1, 4, 4};
+    tt X = tnew(EIR_F32, 4, xs, 0), I = tnew(EIR_I64, 4, xs, 0), I32 = tnew(EIR_I32, 4, xs, 0), L = tnew(EIR_I64, 4, xs, 0), O = tnew(EIR_F32, 4, os, 0);
+    tt XE = tnew(EIR_F32, 4, e, 0), IE = tnew(EIR_I64, 4, e, 0);
+    for (int k = 0; k < 4; k++) setk(&I.v, k, k == 3 ? 16 : k);
+    eir_karg a[3] = {KT(&X.v), KT(&I.v), KIS(2, osz)}, ai[3] = {KT(&X.v), KT(&I32.v), KIS(2, osz)}, al[3] = {KT(&L.v), KT(&I.v), KIS(2, osz)};
+    eir_karg ae[3] = {KT(&XE.v), KT(&IE.v), KIS(2, osz)}, a3[5] = {KT(&X.v), KT(&I.v), KIS(3, osz3), KIS(3, bad3), KIS(3, bad3)};
+    CHECK_FAILS(run("aten.max_unpool2d.default", a, 3, &O.v, 1), "Found an invalid max index: 16 (output volumes are of size 4x4)");
+    CHECK_FAILS(run("aten.max_unpool2d.default", ai, 3, &O.v, 1), "elements in indices should be type int64 but got: Int");
+    CHECK_FAILS(run("aten.max_unpool2d.default", al, 3, &O.v, 1), "\"max_unpool2d\" not implemented for 'Long'");
+    CHECK_FAILS(run("aten.max_unpool2d.default", ae, 3, &O.v, 1),
+                "max_unpooling2d_forward_out_cpu(): Expected input to have non-zero size for non-batch dimensions, but got [1, 0, 2, 2] with dimension 1 being empty.");
+    CHECK_FAILS(run("aten.max_unpool3d.default", a3, 5, &O.v, 1), "strides should be greater than zero, but got stride: [1, 0, 2]");
+    a3[2] = KIS(2, osz);
+    CHECK_FAILS(run("aten.max_unpool3d.default", a3, 5, &O.v, 1), "There should be exactly three elements (depth, height, width) in output_size, but got 2 elements.");
+    tfree(&X); tfree(&I); tfree(&I32); tfree(&L); tfree(&O); tfree(&XE); tfree(&IE);
+}
+
+/* _chunk_cat against its definition; nonzero_numpy as nonzero's columns; embedding_renorm_ from row norms in double */
+static void test_chunk_nonzero_renorm(void) {
+    for (int it = 0; it < NDTS; it++) {
+        eir_dtype dt = DTS[it];
+        int64_t lead = irand(1, 3), nc = irand(1, 4), s1 = irand(1, 6), s2 = irand(1, 5), t2 = irand(1, 3);
+        int64_t sa[2] = {lead, s1}, sb[3] = {lead, s2, t2}, ca = (s1 + nc - 1) / nc, cb = (s2 + nc - 1) / nc, so[3] = {lead, nc, ca + cb * t2};
+        tt A = tnew(dt, 2, sa, it % 4), B = tnew(dt, 3, sb, (it + 1) % 4), O = tnew(dt, 3, so, (it + 2) % 4);
+        fill_rand(&A.v); fill_rand(&B.v); fill_poison(&O.v);
+        const eir_tview *ab[2] = {&A.v, &B.v};
+        eir_karg a[3] = {KTS(2, ab), KI(1), KI(nc)};
+        CHECK(run("aten._chunk_cat.default", a, 3, &O.v, 1) == 0);
+        bool ok = true;
+        for (int64_t l = 0; l < lead; l++)
+            for (int64_t k = 0; k < nc; k++)
+                for (int64_t j = 0; j < so[2]; j++) {
+                    int64_t oi[3] = {l, k, j};
+                    if (j < ca) { /* A's chunk k, element j */
+                        int64_t e = k * ca + j, ai[2] = {l, e};
+                        ok &= e < s1 ? same_el(&O.v, oi, &A.v, ai) : rd(&O.v, oi) == 0;
+                    } else {
+                        int64_t jj = j - ca, e = k * cb + jj / t2, bi[3] = {l, e, jj % t2};
+                        ok &= e < s2 ? same_el(&O.v, oi, &B.v, bi) : rd(&O.v, oi) == 0;
+                    }
+                }
+        CHECK(ok);
+        /* nonzero_numpy of B: one column of indices per dim */
+        int64_t cnt = 0, nb = numel(&B.v);
+        for (int64_t k = 0; k < nb; k++) { double re, im; getck(&B.v, k, &re, &im); cnt += re != 0 || im != 0; }
+        eir_karg an[1] = {KT(&B.v)};
+        int64_t ps[EIR_MAX_RANK];
+        int32_t pr;
+        eir_kctx ctx = {errbuf, sizeof errbuf, 1, NULL};
+        CHECK(eir_compose_presize("aten.nonzero_numpy.default", an, 1, 2, ps, &pr, &ctx) == 1 && pr == 1 && ps[0] == cnt);
+        tt N[3];
+        eir_tview nv[3];
+        for (int d = 0; d < 3; d++) { N[d] = tnew(EIR_I64, 1, &cnt, d % 3 == 2 ? 2 : 0); nv[d] = N[d].v; }
+        CHECK(run("aten.nonzero_numpy.default", an, 1, nv, 3) == 0);
+        ok = true;
+        for (int64_t k = 0, row = 0; k < nb; k++) {
+            double re, im;
+            getck(&B.v, k, &re, &im);
+            if (re == 0 && im == 0) continue;
+            int64_t bi[3];
+            unravel(&B.v, k, bi);
+            for (int d = 0; d < 3; d++) ok &= getk(&nv[d], row) == (double)bi[d];
+            row++;
+        }
+        CHECK(ok);
+        tfree(&A); tfree(&B); tfree(&O);
+        for (int d = 0; d < 3; d++) tfree(&N[d]);
+    }
+    int64_t s2[2] = {2, 3}, s0[2] = {2, 0}, so[3] = {2, 2, 4};
+    tt A = tnew(EIR_F32, 2, s2, 0), E = tnew(EIR_F32, 2, s0, 0), D = tnew(EIR_F64, 2, s2, 0), O = tnew(EIR_F32, 3, so, 0);
+    const eir_tview *ae[2] = {&A.v, &E.v}, *ad[2] = {&A.v, &D.v};
+    eir_karg e0[3] = {KTS(2, ae), KI(1), KI(2)}, e1[3] = {KTS(2, ad), KI(1), KI(2)}, e2[3] = {KTS(1, ad), KI(1), KI(0)};
+    CHECK_FAILS(run("aten._chunk_cat.default", e0, 3, &O.v, 1), "_chunk_cat expects non-empty tensor");
+    CHECK_FAILS(run("aten._chunk_cat.default", e1, 3, &O.v, 1), "_chunk_cat expects all input tensors with the same dtype");
+    CHECK_FAILS(run("aten._chunk_cat.default", e2, 3, &O.v, 1), "_chunk_cat expects positive num_chunks");
+    tfree(&A); tfree(&E); tfree(&D); tfree(&O);
+
+    /* embedding_renorm_: rows named by the indices (each once) scaled to max_norm where their p-norm exceeds it */
+    static const eir_dtype fd[] = {EIR_F32, EIR_F64, EIR_F16, EIR_BF16};
+    for (int it = 0; it < 16; it++) {
+        eir_dtype dt = fd[it % 4];
+        int64_t rows = irand(1, 6), dims = irand(1, 5), ni = irand(0, 6), sw[2] = {rows, dims};
+        double p = it % 3 == 0 ? 1 : it % 3 == 1 ? 2 : 3, maxn = 0.5 + urand() * 0.25 + 0.25;
+        tt W = tnew(dt, 2, sw, it % 4), R = tnew(dt, 2, sw, 0), I = tnew(it % 2 ? EIR_I32 : EIR_I64, 1, &ni, 2);
+        fill_rand(&W.v);
+        for (int64_t k = 0; k < rows * dims; k++) setk(&R.v, k, getk(&W.v, k));
+        bool named[8] = {false};
+        for (int64_t k = 0; k < ni; k++) { int64_t r = irand(-rows, rows - 1); setk(&I.v, k, (double)r); named[r < 0 ? r + rows : r] = true; }
+        eir_karg a[4] = {KT(&W.v), KT(&I.v), KF(maxn), KF(p)};
+        CHECK(run("aten.embedding_renorm_.default", a, 4, &W.v, 1) == 0);
+        bool ok = true;
+        for (int64_t r = 0; r < rows; r++) {
+            double nrm = 0;
+            for (int64_t j = 0; j < dims; j++) nrm += pow(fabs(getk(&R.v, r * dims + j)), p);
+            nrm = pow(nrm, 1 / p);
+            /* a row named by a negative and a positive index is renormalized twice, as in torch; the second time its norm is within max_norm */
+            double sc = named[r] && nrm > maxn ? maxn / (nrm + 1e-7) : 1;
+            for (int64_t j = 0; j < dims; j++) {
+                double want = getk(&R.v, r * dims + j) * sc, got = getk(&W.v, r * dims + j);
+                ok &= fabs(got - want) <= tol_of(dt) * 8 * (1 + fabs(want));
+            }
+        }
+        CHECK(ok);
+        tfree(&W); tfree(&R); tfree(&I);
+    }
+    int64_t sw[2] = {3, 2}, s1[1] = {1};
+    tt W = tnew(EIR_F32, 2, sw, 0), I16 = tnew(EIR_I16, 1, s1, 0), I = tnew(EIR_I64, 1, s1, 0), L = tnew(EIR_I64, 2, sw, 0);
+    setk(&I.v, 0, 3);
+    eir_karg b0[4] = {KT(&W.v), KT(&I16.v), KF(1), KF(2)}, b1[4] = {KT(&W.v), KT(&I.v), KF(1), KF(2)}, b2[4] = {KT(&L.v), KT(&I.v), KF(1), KF(2)};
+    CHECK_FAILS(run("aten.embedding_renorm_.default", b0, 4, &W.v, 1), "have one of the following scalar types: Long, Int; but got torch.ShortTensor instead");
+    CHECK_FAILS(run("aten.embedding_renorm_.default", b1, 4, &W.v, 1), "select(): index 3 out of range for tensor of size [3, 2] at dimension 0");
+    CHECK_FAILS(run("aten.embedding_renorm_.default", b2, 4, &L.v, 1), "norm(): input dtype should be either floating point or complex. Got Long instead.");
+    tfree(&W); tfree(&I16); tfree(&I); tfree(&L);
+}
+
 /* the alias ops reach the core kernels they name */
 static void test_aliases(void) {
     int64_t s[1] = {6};
@@ -1371,5 +1792,12 @@ int main(void) {
     test_factories();
     test_windows();
     test_aliases();
+    test_one_hot();
+    test_stacks();
+    test_diff();
+    test_msort_tri();
+    test_trapezoid();
+    test_max_unpool();
+    test_chunk_nonzero_renorm();
     return check_summary("test_k_compose");
 }
