@@ -178,10 +178,12 @@ def _eir_message(tmp_path, name, fn, x):
 
 # non-core ops torch decomposes, and ops it has no decomposition for; the
 # test takes the first eir lacks (kernels are being written for all of them)
-DECOMPOSED = [("einsum", lambda x: torch.einsum("ij,jk->ik", x, x)), ("pad", lambda x: torch.nn.functional.pad(x, (1, 1))),
+DECOMPOSED = [("gradient", lambda x: torch.gradient(x)[0]), ("einsum", lambda x: torch.einsum("ij,jk->ik", x, x)), ("pad", lambda x: torch.nn.functional.pad(x, (1, 1))),
               ("rms_norm", lambda x: torch.nn.functional.rms_norm(x, [3])),
               ("cosine_similarity", lambda x: torch.nn.functional.cosine_similarity(x, x))]
-UNDECOMPOSED = [("special_zeta", lambda x: torch.special.zeta(x, x)), ("bincount", lambda x: torch.bincount(x.long().abs())),
+UNDECOMPOSED = [("unique_dim", lambda x: torch.unique(x, dim=0)),
+                ("fractional_max_pool2d", lambda x: torch.nn.functional.fractional_max_pool2d(x[None, None], 2, output_size=(1, 1))),
+                ("special_zeta", lambda x: torch.special.zeta(x, x)), ("bincount", lambda x: torch.bincount(x.long().abs())),
                 ("cummax", lambda x: torch.cummax(x, 0).values), ("median", lambda x: torch.median(x))]
 
 
