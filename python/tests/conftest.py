@@ -86,6 +86,18 @@ def eir():
     return b
 
 
+def to_npy(t):
+    """A torch tensor as eir reads and writes it in .npy files: bfloat16 as
+    float32 and complex32 as complex64 (both exact), lazy conj/neg bits resolved."""
+    import torch
+    t = t.detach().resolve_conj().resolve_neg()
+    if t.dtype == torch.bfloat16:
+        t = t.float()
+    elif t.dtype == torch.complex32:
+        t = t.to(torch.complex64)
+    return t.contiguous().numpy()
+
+
 def ops_lib():
     """The example library of custom-operator kernels, or None if it is not built."""
     p = os.environ.get("EIR_OPS") or os.path.join(REPO, "build", "libeir_example_ops.so")

@@ -15,16 +15,12 @@ torch = pytest.importorskip("torch")
 np = pytest.importorskip("numpy")
 F = torch.nn.functional
 
+from conftest import to_npy as _npy  # noqa: E402
 from tolerances import tolerance  # noqa: E402
 
 C64, C128 = torch.complex64, torch.complex128
 
 
-def _npy(t):
-    t = t.detach().resolve_conj()
-    if t.dtype == torch.complex32:
-        t = t.to(C64)
-    return t.contiguous().numpy()
 
 
 def check(eir, tmp_path, f, args, inputs=None):

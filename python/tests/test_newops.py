@@ -22,14 +22,10 @@ torch = pytest.importorskip("torch")
 np = pytest.importorskip("numpy")
 F = torch.nn.functional
 
+from conftest import to_npy as _npy  # noqa: E402
 from tolerances import tolerance  # noqa: E402
 
 
-def _npy(t):
-    t = t.detach().resolve_conj().resolve_neg()
-    if t.dtype == torch.bfloat16:
-        t = t.float()
-    return t.contiguous().numpy()
 
 
 class Fn(torch.nn.Module):

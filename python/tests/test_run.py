@@ -20,18 +20,13 @@ import pytest
 torch = pytest.importorskip("torch")
 np = pytest.importorskip("numpy")
 
-from conftest import ZOO_SRC, ops_lib  # noqa: E402
+from conftest import ZOO_SRC, ops_lib, to_npy as _npy  # noqa: E402
 from tolerances import tolerance  # noqa: E402
 
 if ZOO_SRC not in sys.path:
     sys.path.insert(0, ZOO_SRC)
 
 
-def _to_numpy(t):
-    t = t.detach()
-    if t.dtype == torch.bfloat16:
-        t = t.float()  # eir writes bfloat16 as float32 (exact); inputs are read back the same way
-    return t.contiguous().numpy()
 
 
 def _flat_inputs(ep, args, kwargs):
@@ -66,7 +61,7 @@ def test_run_matches_torch(eir, pt2, variant, program, tmp_path):
     for i, x in enumerate(inputs):
         p = tmp_path / f"in_{i}.npy"
         if isinstance(x, torch.Tensor):
-            np.save(p, _to_numpy(x))
+            np.save(p, _npy(x))
         else:
             np.save(p, np.array(x, dtype=np.int64))
         paths.append(str(p))
@@ -85,7 +80,7 @@ def test_run_matches_torch(eir, pt2, variant, program, tmp_path):
         if not isinstance(e, torch.Tensor):
             assert got.shape == () and got.item() == e, f"output {i}: {got} != {e}"
             continue
-        want = _to_numpy(e)
+        want = _npy(e)
         assert got.shape == want.shape, f"output {i}: shape {got.shape}, torch {want.shape}"
         if e.dtype.is_floating_point or e.dtype.is_complex:
             rtol, atol = tolerance(e.dtype)
@@ -106,11 +101,11 @@ def test_run_constant_inputs(eir, tmp_path):
     files = []
     for i, x in enumerate(leaves):
         f = tmp_path / f"in_{i}.npy"
-        np.save(f, _to_numpy(x) if isinstance(x, torch.Tensor) else np.array(x))
+        np.save(f, _npy(x) if isinstance(x, torch.Tensor) else np.array(x))
         files.append(str(f))
     r = subprocess.run([eir, "run", path, *files, "--out", str(tmp_path / "out")], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    want = _to_numpy(ep.module()(*args))
+    want = _npy(ep.module()(*args))
     np.testing.assert_allclose(np.load(tmp_path / "out" / "output_0.npy"), want, rtol=1e-5, atol=1e-6)
     # a different value for a burned-in number is refused with torch's guard text, naming the input
     names = [s.arg.name for s in ep.graph_signature.input_specs]
@@ -191,7 +186,7 @@ def test_run_error_names_source_line(eir, tmp_path, module, args, bad, pred):
     files = []
     for k, x in enumerate(bad):
         files.append(str(tmp_path / f"in_{k}.npy"))
-        np.save(files[-1], _to_numpy(x))
+        np.save(files[-1], _npy(x))
     r = subprocess.run([eir, "run", path, *files], capture_output=True, text=True)
     msg = r.stderr.strip()
     assert r.returncode == 1 and msg.count("\n") == 0, msg
