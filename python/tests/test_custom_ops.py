@@ -23,7 +23,8 @@ torch = pytest.importorskip("torch")
 np = pytest.importorskip("numpy")
 
 from conftest import ZOO_SRC  # noqa: E402
-from test_run import _flat_inputs, _to_numpy  # noqa: E402
+from conftest import to_npy as _to_numpy  # noqa: E402
+from test_run import _flat_inputs  # noqa: E402
 from tolerances import tolerance  # noqa: E402
 
 if ZOO_SRC not in sys.path:

@@ -35,7 +35,8 @@ from conftest import ZOO_SRC, _only  # noqa: E402
 if ZOO_SRC not in sys.path:
     sys.path.insert(0, ZOO_SRC)
 
-from test_run import _flat_inputs, _to_numpy  # noqa: E402
+from conftest import to_npy as _to_numpy  # noqa: E402
+from test_run import _flat_inputs  # noqa: E402
 from tolerances import tolerance  # noqa: E402
 
 
