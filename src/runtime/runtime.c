@@ -24,10 +24,15 @@
 #include "../ir/pyexpr.h"
 #include "guards.h"
 #include "../kernels/tables.h"
+#include "../kernels/view.h"
 #include "../ops/optable.h"
 #include "library.h"
 
-enum { STEP_KERNEL, STEP_VIEW, STEP_COPY, STEP_SYM, STEP_ASSERT, STEP_NOOP, STEP_HOP, STEP_NONZERO, STEP_ITEM, STEP_CUSTOM,
+/* STEP_VIEW: the outputs are views of the first argument, their geometry computed by
+ * the op (src/kernels/view.c) when the step runs; STEP_MAYCOPY: a view when torch can
+ * make one (reshape, flatten, to, contiguous, ...), else a copy into the output's own
+ * storage, decided when the step runs, as torch decides */
+enum { STEP_KERNEL, STEP_VIEW, STEP_MAYCOPY, STEP_SYM, STEP_ASSERT, STEP_NOOP, STEP_HOP, STEP_NONZERO, STEP_ITEM, STEP_CUSTOM,
        STEP_MASKED_SELECT, STEP_UNIQUE, STEP_REPEAT_INTERLEAVE };
 /* HOP_CALL: one subgraph run once on the operands — wrap_with_set_grad_enabled
  * (eir computes no gradients), wrap_with_autocast (casts as autocast does),
@@ -45,6 +50,11 @@ typedef struct rt_value {
     bool sym_set;
     bool deferred;             /* shape depends on data (unbacked symbols): resolved during the run */
     bool resolved;
+    bool rview;                /* geometry computed when its step runs (views, in-place results) */
+    bool sizes_storage;        /* an rview whose recorded geometry still sizes its storage (a
+                                  STEP_MAYCOPY's copy, resize_'s result) */
+    int32_t cur;               /* the storage its data lies in during this run (a view made by a
+                                  STEP_MAYCOPY lies in its source's, not in its own) */
 } rt_value;
 
 typedef struct rt_storage {
@@ -54,8 +64,10 @@ typedef struct rt_storage {
     int64_t arena_off;         /* planned offset, or -1 */
     int32_t first, last;       /* lifetime in steps */
     bool external, pinned;
+    bool payload;              /* a parameter's, buffer's or constant's payload from the archive (nbytes known) */
     bool deferred;             /* sized during the run; lives in dyn */
     bool written;              /* the program writes it (in place, or as a mutation output) */
+    int32_t parent;            /* the storage of a STEP_MAYCOPY's source: its values may lie there; -1 */
     void *dyn;
     uint64_t dyn_bytes;
 } rt_storage;
@@ -80,8 +92,13 @@ typedef struct rt_step {
     uint32_t npatches;
     uint32_t src;              /* VIEW/COPY: source value */
     uint32_t src2;             /* MASKED_SELECT: the mask */
+    int64_t plan_off;          /* MAYCOPY: the copy's planned geometry and storage offset */
+    eir_tview planv;
+    int64_t *offs;             /* VIEW/MAYCOPY: the outputs' storage offsets, computed when the step runs */
     bool flags[3];             /* UNIQUE: sorted, return_inverse, return_counts */
-    void *scratch;             /* UNIQUE: sort space, kept across runs */
+    void *scratch;             /* UNIQUE: sort space; an in-place op run through its functional
+                                  kernel: the result before it is copied into self; kept across runs */
+    bool via_functional;       /* an in-place op (op_) run by its functional overload's kernel */
     size_t scratch_bytes;
     /* STEP_HOP: the subgraphs' runtimes and the operand lists, in argument order */
     int hop;
@@ -242,13 +259,14 @@ static int32_t new_storage(eir_runtime *rt) {
     s->arena_off = -1;
     s->first = -1;
     s->last = -1;
+    s->parent = -1;
     return (int32_t)rt->nstorages++;
 }
 
+/* a value keeps its storage alive to `step`, and the storages it may be a view of */
 static void use_storage(eir_runtime *rt, uint32_t value, int32_t step) {
-    int32_t s = rt->values[value].storage;
-    if (s < 0) return;
-    if (rt->storages[s].last < step) rt->storages[s].last = step;
+    for (int32_t s = rt->values[value].storage; s >= 0; s = rt->storages[s].parent)
+        if (rt->storages[s].last < step) rt->storages[s].last = step;
 }
 
 /* ---- argument decoding ---- */
@@ -456,20 +474,10 @@ static bool is_sym_target(const char *t) {
            !strcmp(t, "torch.ops.aten.sym_is_contiguous.default");
 }
 
-/* ops whose schema says "may alias" but that copy when they must: computed as copies */
-static bool is_copy_like(const char *op) {
-    static const char *const names[] = {"aten.to.dtype", "aten.to.dtype_layout", "aten.to.device", "aten.to.other",
-                                        "aten.reshape.default", "aten.contiguous.default", "aten.flatten.using_ints",
-                                        "aten.reshape_as.default", "aten.type_as.default", "aten._unsafe_view.default",
-                                        "aten.lift_fresh.default", "aten.ravel.default"};
-    for (size_t i = 0; i < EIR_ARRAY_LEN(names); i++)
-        if (!strcmp(op, names[i])) return true;
-    return false;
-}
-
 /* Views strides cannot express, run as copies through kernels: those that
- * conjugate (torch's lazy conj bit; src/kernels/linalg.c), and those whose
- * geometry depends on a tensor's values (src/kernels/compose.c). */
+ * conjugate a complex tensor (torch's lazy conj bit; src/kernels/linalg.c;
+ * of a real tensor they are plain views), and those whose geometry depends on
+ * a tensor's values (src/kernels/compose.c). */
 static bool view_runs_as_copy(const char *op) {
     static const char *const names[] = {"aten._conj.default", "aten.conj.default", "aten.mH.default", "aten.adjoint.default",
                                         "aten.H.default", "aten.matrix_H.default", "aten.tensor_split.tensor_indices_or_sections"};
@@ -490,6 +498,45 @@ static bool is_assert(const char *t) {
     for (size_t i = 0; i < EIR_ARRAY_LEN(names); i++)
         if (!strcmp(t, names[i])) return true;
     return false;
+}
+
+static eir_kernel_fn find_kernel(const char *op);
+
+/* The kernel of an in-place overload's functional form (aten.hardswish_.default ->
+ * aten.hardswish.default, aten.arccos_.default -> aten.acos.default, aten.pow_.Tensor ->
+ * aten.pow.Tensor_Tensor) when the two take the same arguments; NULL otherwise. */
+static eir_kernel_fn functional_kernel(const eir_op_schema *inplace) {
+    static const char *const alias[][2] = {
+        {"absolute", "abs"}, {"arccos", "acos"}, {"arccosh", "acosh"}, {"arcsin", "asin"}, {"arcsinh", "asinh"},
+        {"arctan", "atan"}, {"arctan2", "atan2"}, {"arctanh", "atanh"}, {"clip", "clamp"}, {"fix", "trunc"},
+        {"greater", "gt"}, {"greater_equal", "ge"}, {"less", "lt"}, {"less_equal", "le"}, {"multiply", "mul"},
+        {"negative", "neg"}, {"not_equal", "ne"}, {"__iand", "bitwise_and"}, {"__ior", "bitwise_or"},
+        {"__ixor", "bitwise_xor"}, {"__ilshift", "bitwise_left_shift"}, {"__irshift", "bitwise_right_shift"}};
+    const char *name = inplace->name + 5, *dot = strrchr(name, '.');
+    if (strncmp(inplace->name, "aten.", 5) || !dot || dot == name || dot[-1] != '_') return NULL;
+    char base[96];
+    size_t len = (size_t)(dot - name - 1);
+    if (len >= sizeof base) return NULL;
+    memcpy(base, name, len);
+    base[len] = 0;
+    if (len > 2 && base[len - 1] == '_' && base[len - 2] == '_') base[len - 2] = 0;   /* __iand__ */
+    for (size_t i = 0; i < EIR_ARRAY_LEN(alias); i++)
+        if (!strcmp(base, alias[i][0])) { strcpy(base, alias[i][1]); break; }
+    const char *ov = dot + 1;
+    const char *tries[3] = {ov, !strcmp(ov, "Tensor") ? "Tensor_Tensor" : !strcmp(ov, "Scalar") ? "Tensor_Scalar" : NULL,
+                            !strcmp(ov, "Tensor") || !strcmp(ov, "Scalar") ? "default" : NULL};
+    for (int t = 0; t < 3; t++) {
+        if (!tries[t]) continue;
+        char full[160];
+        snprintf(full, sizeof full, "aten.%s.%s", base, tries[t]);
+        const eir_op_schema *f = eir_op_find(full);
+        if (!f || f->nargs != inplace->nargs || f->nreturns != 1) continue;
+        bool same = true;
+        for (uint32_t a = 0; same && a < f->nargs; a++) same = f->args[a].type == inplace->args[a].type;
+        eir_kernel_fn fn = same ? find_kernel(full) : NULL;
+        if (fn) return fn;
+    }
+    return NULL;
 }
 
 static eir_kernel_fn find_kernel(const char *op) {
@@ -654,16 +701,47 @@ static eir_status check_resize(eir_runtime *rt) {
 }
 
 /* Make a storage writable by the program: a payload mapped from the archive
- * gets a private copy once; the runtime remembers that it is written. */
+ * gets a private copy once; the runtime remembers that it is written. A write
+ * may land in the storages the value may be a view of (parent) too. */
 static eir_status write_storage(eir_runtime *rt, int32_t sid) {
-    if (sid < 0) return EIR_OK;
-    rt_storage *s = &rt->storages[sid];
-    s->written = true;
-    if (s->external && s->ext && !s->owned) {
-        void *copy = malloc(s->nbytes ? s->nbytes : 1);
-        if (!copy) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
-        memcpy(copy, s->ext, s->nbytes);
-        s->owned = s->ext = copy;
+    for (; sid >= 0; sid = rt->storages[sid].parent) {
+        rt_storage *s = &rt->storages[sid];
+        s->written = true;
+        if (s->external && s->ext && !s->owned) {
+            void *copy = malloc(s->nbytes ? s->nbytes : 1);
+            if (!copy) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
+            memcpy(copy, s->ext, s->nbytes);
+            s->owned = s->ext = copy;
+        }
+    }
+    return EIR_OK;
+}
+
+/* Does a subgraph write its input i (an in-place op on a placeholder)? */
+static bool sub_writes_input(const eir_runtime *sub, uint32_t i) {
+    if (!sub || i >= sub->ninputs || sub->inputs[i].value == EIR_NO_VALUE) return false;
+    const rt_value *v = &sub->values[sub->inputs[i].value];
+    return v->is_tensor && v->storage >= 0 && sub->storages[v->storage].written;
+}
+
+/* A higher-order op whose subgraph writes an operand in place (an in-place op on a
+ * parameter inside `torch.no_grad()`, a cond branch that writes a buffer) writes the
+ * parent's tensor: the parent's storage must be writable and is marked written. */
+static eir_status hop_writes(eir_runtime *rt, const rt_step *s) {
+    eir_status st;
+    if (s->hop == HOP_CALL) {
+        for (uint32_t i = 0; i < s->nops; i++)
+            if (sub_writes_input(s->sub[0], i) && rt->values[s->ops[i]].is_tensor &&
+                (st = write_storage(rt, rt->values[s->ops[i]].storage)))
+                return st;
+    } else if (s->hop == HOP_COND && s->nlists) {
+        const eir_arg *ops = s->lists[0];
+        for (uint32_t i = 0; i < ops->u.list.n; i++) {
+            uint32_t v = ops->u.list.items[i].value;
+            if ((sub_writes_input(s->sub[0], i) || sub_writes_input(s->sub[1], i)) && v != EIR_NO_VALUE &&
+                rt->values[v].is_tensor && (st = write_storage(rt, rt->values[v].storage)))
+                return st;
+        }
     }
     return EIR_OK;
 }
@@ -1109,17 +1187,24 @@ static eir_status bind_step(eir_runtime *rt, uint32_t si, eir_buf *missing, uint
     const eir_custom_op *custom = eir_library_find(rt->lib, t);
     if (custom) return bind_custom(rt, si, custom, false);
     const eir_op_schema *sc = eir_op_find(op);
-    /* detach_ changes autograd state only: its result is self, unchanged (out= calls export it).
-     * resize_ changes self's geometry in place and leaves the data where it is: its result is self's
-     * storage with the recorded (contiguous) geometry, and the storage is sized for the largest value
-     * that aliases it, so growing works; see check_resize for the storages it may not grow. */
-    bool view = sc && (((sc->flags & EIR_OPF_VIEW) && !is_copy_like(op) && !view_runs_as_copy(op)) || !strcmp(op, "aten.detach_.default") ||
-                       !strcmp(op, "aten.resize_.default"));
+    /* Views (src/kernels/view.c) share their source's storage, with geometry the op computes when it
+     * runs. detach_ changes autograd state only: its result is self. resize_ changes self's geometry in
+     * place and leaves the data where it is: its storage is sized for the largest value that aliases it,
+     * so growing works; see check_resize for the storages it may not grow. */
+    bool maycopy = sc && eir_view_may_copy(op);
+    bool complex_src = false;
+    for (uint32_t i = 0; i < n->num_inputs; i++)
+        if (n->inputs[i].arg.kind == EIR_ARG_TENSOR && n->inputs[i].arg.value < rt->nvalues) {
+            complex_src = eir_is_complex(rt->g->values[n->inputs[i].arg.value].meta.dtype);
+            break;
+        }
+    bool view = sc && !maycopy && eir_view_op(op) && !(view_runs_as_copy(op) && complex_src);
     eir_kernel_fn fn = NULL;
-    if (sc && !view && !is_copy_like(op)) fn = find_kernel(op);
+    if (sc && !view && !maycopy) fn = find_kernel(op);
+    if (!fn && sc && (sc->flags & EIR_OPF_INPLACE) && (fn = functional_kernel(sc))) st->via_functional = true;
     /* an out= overload runs its functional overload's kernel; the outputs share the out arguments' storage */
     if (!fn && sc && (sc->flags & EIR_OPF_OUT) && eir_op_functional(sc, NULL)) fn = find_kernel(eir_op_functional(sc, NULL)->name);
-    if (!sc || (!view && !fn && !is_copy_like(op))) {
+    if (!sc || (!view && !fn && !maycopy)) {
         if (*nmissing < 40)
             eir_buf_printf(missing, "\n  %s (node %%%s)%s", op, n->name ? n->name : "?",
                            strncmp(op, "aten.", 5) && strncmp(op, "prims.", 6) ? ", a custom operator" : "");
@@ -1150,8 +1235,10 @@ static eir_status bind_step(eir_runtime *rt, uint32_t si, eir_buf *missing, uint
     }
     st->patches = patches;
     st->npatches = np;
-    if (view || is_copy_like(op)) {
-        st->kind = view ? STEP_VIEW : STEP_COPY;
+    if (view || maycopy) {
+        st->kind = view ? STEP_VIEW : STEP_MAYCOPY;
+        st->offs = eir_arena_array(&rt->arena, st->nout ? st->nout : 1, sizeof *st->offs);
+        if (!st->offs) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
         if (st->nargs == 0 || st->args[0].kind != EIR_KA_TENSOR)
             return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): a view op needs a tensor first argument", n->name, op);
         /* the source value: the first argument's value id */
@@ -1254,6 +1341,7 @@ static eir_status setup_io(eir_runtime *rt) {
             rt->storages[sid].external = rt->storages[sid].pinned = true;
             rt->storages[sid].ext = (void *)t->data;
             rt->storages[sid].nbytes = t->storage_nbytes;
+            rt->storages[sid].payload = true;
             eir_strmap_put(&recs, t->record, sid);
         }
         rt->values[a->value].storage = (int32_t)sid;
@@ -1478,6 +1566,8 @@ static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, b
             if (v == EIR_NO_VALUE || !rt->values[v].is_tensor) continue;
             if (s->kind == STEP_VIEW) {
                 rt->values[v].storage = rt->values[s->src].storage;
+                rt->values[v].rview = true;
+                rt->values[v].sizes_storage = !strcmp(s->schema->name, "aten.resize_.default");
             } else if (s->kind == STEP_KERNEL && (s->schema->flags & EIR_OPF_INPLACE) && k == 0 &&
                        s->args[0].kind == EIR_KA_TENSOR) {
                 uint32_t src = EIR_NO_VALUE;
@@ -1485,10 +1575,13 @@ static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, b
                     if (s->node->inputs[q].arg.kind == EIR_ARG_TENSOR) { src = s->node->inputs[q].arg.value; break; }
                 int32_t sid = src == EIR_NO_VALUE ? -1 : rt->values[src].storage;
                 rt->values[v].storage = sid;
+                rt->values[v].rview = src != EIR_NO_VALUE;
+                s->src = src;
                 if ((st = write_storage(rt, sid))) return st;
             } else if (s->kind == STEP_KERNEL && out_arg_value(rt, s, k) != EIR_NO_VALUE) {
                 int32_t sid = rt->values[out_arg_value(rt, s, k)].storage;
                 rt->values[v].storage = sid;
+                rt->values[v].rview = true;
                 if ((st = write_storage(rt, sid))) return st;
             } else {
                 int32_t sid = new_storage(rt);
@@ -1496,10 +1589,16 @@ static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, b
                 rt->values[v].storage = sid;
                 rt->storages[sid].first = (int32_t)i;
                 rt->storages[sid].last = (int32_t)i;
+                if (s->kind == STEP_MAYCOPY) {
+                    /* a view of the source when torch can make one: writes may land there */
+                    rt->storages[sid].parent = rt->values[s->src].storage;
+                    rt->values[v].rview = rt->values[v].sizes_storage = true;
+                }
             }
         }
         /* arguments the op writes in place besides self (batch norm's running stats); instance_norm
          * updates its running stats through an alias its schema does not declare */
+        if (s->kind == STEP_HOP && (st = hop_writes(rt, s))) return st;
         uint64_t mut = s->kind == STEP_KERNEL ? eir_op_mutates_args(s->schema) : 0;
         if (s->kind == STEP_KERNEL && !strcmp(s->schema->name, "aten.instance_norm.default")) mut |= 3u << 3;
         for (uint32_t q = 0; mut && q < s->schema->nargs && q < 64; q++) {
@@ -1538,10 +1637,9 @@ static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, b
     }
     for (uint32_t i = 0; i < g->num_outputs; i++) {
         const eir_arg *a = &g->outputs[i];
-        if (a->value != EIR_NO_VALUE && a->kind == EIR_ARG_TENSOR) {
-            int32_t sid = rt->values[a->value].storage;
-            if (sid >= 0) rt->storages[sid].pinned = true;
-        }
+        if (a->value != EIR_NO_VALUE && a->kind == EIR_ARG_TENSOR)
+            for (int32_t sid = rt->values[a->value].storage; sid >= 0; sid = rt->storages[sid].parent)
+                rt->storages[sid].pinned = true;
     }
     return root ? setup_writes(rt) : EIR_OK;
 }
@@ -1861,6 +1959,8 @@ static eir_status check_guards(eir_runtime *rt) {
 }
 
 /* sizes/strides/offset of every tensor value from its recorded metadata */
+static void put_ints(char *buf, size_t n, const int64_t *v, uint32_t k);
+
 static eir_status eval_geometry(eir_runtime *rt) {
     const eir_graph *g = rt->g;
     char err[256];
@@ -1875,6 +1975,7 @@ static eir_status eval_geometry(eir_runtime *rt) {
         v->view.dtype = m->dtype;
         v->view.rank = (int32_t)m->rank;
         v->deferred = false;
+        if (v->rview && !v->sizes_storage) continue;   /* geometry from its op, when it runs */
         int64_t extent = 0;
         bool empty = false;
         bool unknown = false;
@@ -1903,7 +2004,29 @@ static eir_status eval_geometry(eir_runtime *rt) {
         if (v->storage >= 0 && !rt->storages[v->storage].external) {
             rt_storage *s = &rt->storages[v->storage];
             if (s->nbytes < need) s->nbytes = need;
+        } else if (v->storage >= 0) {
+            /* parameters, buffers, constants and inputs: the recorded geometry must stay inside the payload */
+            rt_storage *s = &rt->storages[v->storage];
+            bool neg = v->offset < 0;
+            for (int32_t d = 0; d < v->view.rank; d++) neg |= v->view.strides[d] < 0 || v->view.sizes[d] < 0;
+            if (neg || (!empty && ((uint64_t)v->offset > (UINT64_MAX >> 8) || (uint64_t)extent > (UINT64_MAX >> 8))) ||
+                (s->payload && need > s->nbytes)) {
+                char sz[160], st[160];
+                put_ints(sz, sizeof sz, v->view.sizes, (uint32_t)v->view.rank);
+                put_ints(st, sizeof st, v->view.strides, (uint32_t)v->view.rank);
+                return rt_fail(rt, EIR_ERR_TENSOR, "value %s: its recorded geometry (sizes %s, strides %s, storage offset %lld) "
+                               "%s", g->values[i].name, sz, st, (long long)v->offset,
+                               neg ? "has a negative size, stride or offset"
+                                   : "reaches past the end of its storage");
+            }
         }
+    }
+    /* a MAYCOPY's copy keeps the recorded geometry: the step may replace the value's view by a view */
+    for (uint32_t i = 0; i < rt->nsteps; i++) {
+        rt_step *s = &rt->steps[i];
+        if (s->kind != STEP_MAYCOPY || s->outs[0] == EIR_NO_VALUE) continue;
+        s->planv = rt->values[s->outs[0]].view;
+        s->plan_off = rt->values[s->outs[0]].offset;
     }
     for (uint32_t i = 0; i < rt->nstorages; i++)
         if (!rt->storages[i].external) rt->sum_bytes += rt->storages[i].nbytes;
@@ -2030,7 +2153,15 @@ static eir_status prepare_inputs(eir_runtime *rt) {
         }
         if (v->offset != 0) conform = false;
         if (conform) {
+            /* the caller's tensor, its extent in bytes for the views the program makes of it */
+            int64_t hi = 0;
+            bool empty = false;
+            for (int32_t d = 0; d < v->view.rank; d++) {
+                if (v->view.sizes[d] == 0) empty = true;
+                else if (v->view.sizes[d] > 1) hi += (v->view.sizes[d] - 1) * v->view.strides[d];
+            }
             s->ext = io->given.data;
+            s->nbytes = empty ? 0 : (uint64_t)(hi + 1) * eir_dtype_size(v->view.dtype);
             continue;
         }
         eir_tview src = {io->given.data, io->given.dtype, (int32_t)io->given.rank, {0}, {0}};
@@ -2058,6 +2189,7 @@ static eir_status prepare_inputs(eir_runtime *rt) {
             io->copy_bytes = need;
         }
         s->ext = io->copy;
+        s->nbytes = need;
         eir_tview dst = v->view;
         dst.data = (char *)io->copy + v->offset * (int64_t)eir_dtype_size(v->view.dtype);
         copy_logical(&dst, &src);
@@ -2103,7 +2235,8 @@ static void refresh_pointers(eir_runtime *rt) {
         rt_value *v = &rt->values[i];
         if (!v->is_tensor || v->storage < 0) continue;
         v->resolved = false;
-        if (v->deferred) { v->view.data = NULL; continue; }
+        v->cur = v->storage;
+        if (v->deferred || v->rview) { v->view.data = NULL; continue; }
         char *base = storage_base(rt, v->storage);
         v->view.data = base ? base + v->offset * (int64_t)eir_dtype_size(v->view.dtype) : NULL;
     }
@@ -3236,6 +3369,129 @@ void eir_runtime_stats(const eir_runtime *rt, eir_run_stats *out) {
             }
 }
 
+/* ---- views: geometry from the op, checked against the storage ---- */
+
+static uint64_t storage_bytes(eir_runtime *rt, int32_t sid) {
+    const rt_storage *s = &rt->storages[sid];
+    return s->deferred ? s->dyn_bytes : s->nbytes;
+}
+
+/* Does a view at element offset `off` stay inside storage sid? */
+static bool view_fits(eir_runtime *rt, int32_t sid, const eir_tview *t, int64_t off) {
+    int64_t lo = off, hi = off;
+    for (int32_t d = 0; d < t->rank; d++) {
+        if (t->sizes[d] == 0) return off >= 0;
+        int64_t span;
+        if (t->sizes[d] < 0 || __builtin_mul_overflow(t->sizes[d] - 1, t->strides[d], &span)) return false;
+        if (__builtin_add_overflow(span < 0 ? lo : hi, span, span < 0 ? &lo : &hi)) return false;
+    }
+    uint64_t end;
+    if (lo < 0 || __builtin_mul_overflow((uint64_t)hi + 1, (uint64_t)eir_dtype_size(t->dtype), &end)) return false;
+    return end <= storage_bytes(rt, sid);
+}
+
+/* Give value `value` the geometry its op computed: a view of storage sid at
+ * element offset off. The recorded metadata is a claim: its unbacked sizes
+ * (u0) are bound from the computed ones, and a size it states otherwise
+ * (a corrupt archive) is an error, since later kernels are sized from it. */
+static eir_status set_view(eir_runtime *rt, const rt_step *s, uint32_t value, const eir_tview *g, int64_t off, int32_t sid) {
+    rt_value *v = &rt->values[value];
+    const eir_value *gv = &rt->g->values[value];
+    const eir_tensor_meta *m = &gv->meta;
+    const char *node = s->node->name ? s->node->name : "?", *op = short_target(s->node->target);
+    if (g->rank != (int32_t)m->rank || g->dtype != m->dtype)
+        return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): computes a %s tensor of %d dims for %s, where the program records "
+                       "%s of %u dims", node, op, eir_dtype_name(g->dtype), g->rank, gv->name, eir_dtype_name(m->dtype), m->rank);
+    if (!view_fits(rt, sid, g, off)) {
+        char sz[160], st[160];
+        put_ints(sz, sizeof sz, g->sizes, (uint32_t)g->rank);
+        put_ints(st, sizeof st, g->strides, (uint32_t)g->rank);
+        return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): the view %s (sizes %s, strides %s, storage offset %lld) reaches "
+                       "outside its storage of %llu bytes", node, op, gv->name, sz, st, (long long)off,
+                       (unsigned long long)storage_bytes(rt, sid));
+    }
+    bool bound = false;
+    char err[256];
+    for (int32_t d = 0; d < g->rank; d++) {
+        const eir_symint *si = &m->sizes[d];
+        eir_sym_value known;
+        if (si->is_expr && rt->p->exprs[si->expr].tree->kind == EIR_SYM_SYMBOL &&
+            !sym_lookup(rt, rt->p->exprs[si->expr].tree->name, &known)) {
+            bind_unbacked(rt, si, sym_int_value(g->sizes[d]));
+            bound = true;
+            continue;
+        }
+        int64_t rec;
+        if (eval_symint(rt, si, &rec, err, sizeof err) && rec != g->sizes[d])
+            return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): computes size %lld for dim %d of %s, where the program "
+                           "records %lld", node, op, (long long)g->sizes[d], d, gv->name, (long long)rec);
+    }
+    v->view = *g;
+    v->view.data = (char *)storage_base(rt, sid) + off * (int64_t)eir_dtype_size(g->dtype);
+    v->offset = off;
+    v->cur = sid;
+    v->resolved = true;
+    return bound ? resolve_deferred(rt) : EIR_OK;
+}
+
+static eir_status run_view(eir_runtime *rt, rt_step *s) {
+    apply_patches(rt, s);
+    const rt_value *src = &rt->values[s->src];
+    const char *op = short_target(s->node->target);
+    eir_view_result r = eir_view_compute(op, s->args, s->nargs, src->offset, s->outv, s->offs, s->nout, rt->kerr, sizeof rt->kerr);
+    if (r == EIR_VIEW_ERROR)
+        return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): %s", s->node->name ? s->node->name : "?", op, rt->kerr);
+    if (r == EIR_VIEW_ALIAS) {
+        int32_t sid = src->cur;
+        for (uint32_t k = 0; k < s->nout; k++) {
+            if (s->outs[k] == EIR_NO_VALUE) continue;
+            eir_status e = set_view(rt, s, s->outs[k], &s->outv[k], s->offs[k], sid);
+            if (e) return e;
+        }
+        return EIR_OK;
+    }
+    /* a copy (reshape of a tensor no view can express, to another dtype, ...): into the
+     * output's own storage, laid out as the program recorded */
+    rt_value *v = &rt->values[s->outs[0]];
+    eir_status e;
+    if (v->deferred) {
+        if (!v->resolved && (e = settle_output(rt, s->outs[0], s->outv[0].sizes, s->outv[0].rank, op))) return e;
+    } else {
+        v->view = s->planv;
+        v->offset = s->plan_off;
+        v->cur = v->storage;
+        v->view.data = (char *)storage_base(rt, v->storage) + v->offset * (int64_t)eir_dtype_size(v->view.dtype);
+        if ((e = settle_output(rt, s->outs[0], s->outv[0].sizes, s->outv[0].rank, op))) return e;
+    }
+    copy_logical(&v->view, &src->view);
+    return EIR_OK;
+}
+
+/* An in-place op run by its functional kernel writes a scratch tensor shaped like self
+ * first (the kernel may read self while it writes), then self is overwritten. */
+static eir_status functional_target(eir_runtime *rt, rt_step *s) {
+    const eir_tview *self = s->args[0].kind == EIR_KA_TENSOR ? s->args[0].t : NULL;
+    if (!self) return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s: an in-place op without a tensor self", s->node->name);
+    eir_tview t = *self;
+    size_t need = (size_t)eir_tview_numel(self) * eir_dtype_size(self->dtype);
+    if (need > s->scratch_bytes || !s->scratch) {
+        free(s->scratch);
+        s->scratch_bytes = 0;
+        s->scratch = malloc(need ? need : 1);
+        rt->nallocs++;
+        if (!s->scratch) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
+        s->scratch_bytes = need;
+    }
+    int64_t st = 1;
+    for (int32_t d = t.rank - 1; d >= 0; d--) {
+        t.strides[d] = st;
+        st *= t.sizes[d] > 1 ? t.sizes[d] : 1;
+    }
+    t.data = s->scratch;
+    s->outv[0] = t;
+    return EIR_OK;
+}
+
 static eir_status run_step(eir_runtime *rt, rt_step *s, eir_kctx *ctx) {
     eir_status st;
     switch (s->kind) {
@@ -3243,7 +3499,7 @@ static eir_status run_step(eir_runtime *rt, rt_step *s, eir_kctx *ctx) {
         if ((st = run_sym(rt, s))) return st;
         return resolve_deferred(rt);
     case STEP_ASSERT: return run_assert(rt, s);
-    case STEP_VIEW: return EIR_OK;  /* geometry and pointer were set by planning */
+    case STEP_VIEW: case STEP_MAYCOPY: return run_view(rt, s);
     case STEP_HOP: return run_hop(rt, s);
     case STEP_NONZERO: return run_nonzero(rt, s);
     case STEP_MASKED_SELECT: return run_masked_select(rt, s);
@@ -3251,16 +3507,31 @@ static eir_status run_step(eir_runtime *rt, rt_step *s, eir_kctx *ctx) {
     case STEP_REPEAT_INTERLEAVE: return run_repeat_interleave(rt, s);
     case STEP_CUSTOM: return run_custom(rt, s);
     case STEP_ITEM: return run_item(rt, s);
-    case STEP_COPY:
-        copy_logical(&rt->values[s->outs[0]].view, &rt->values[s->src].view);
-        return EIR_OK;
     case STEP_KERNEL: {
         apply_patches(rt, s);
+        /* results that are their self / out= argument: that argument's geometry */
+        if (s->nout && s->outs[0] != EIR_NO_VALUE && rt->values[s->outs[0]].rview && (s->schema->flags & EIR_OPF_INPLACE)) {
+            rt_value *o = &rt->values[s->outs[0]];
+            const rt_value *x = &rt->values[s->src];
+            o->view = x->view;
+            o->offset = x->offset;
+            o->cur = x->cur;
+        } else if (s->schema->flags & EIR_OPF_OUT) {
+            for (uint32_t k = 0; k < s->nout; k++) {
+                if (s->outs[k] == EIR_NO_VALUE || !rt->values[s->outs[k]].rview) continue;
+                rt_value *o = &rt->values[s->outs[k]];
+                const rt_value *x = &rt->values[out_arg_value(rt, s, k)];
+                o->view = x->view;
+                o->offset = x->offset;
+                o->cur = x->cur;
+            }
+        }
         if (rt->ndeferred && (st = presize_outputs(rt, s))) return st;
         for (uint32_t k = 0; k < s->nout; k++) {
             if (s->outs[k] == EIR_NO_VALUE) memset(&s->outv[k], 0, sizeof s->outv[k]);
             else s->outv[k] = rt->values[s->outs[k]].view;
         }
+        if (s->via_functional && s->nout && (st = functional_target(rt, s))) return st;
         if (rt->autocast && (st = autocast_inputs(rt, s, true))) return st;
         rt->kerr[0] = 0;
         int kr = s->fn(s->args, s->nargs, s->outv, s->nout, ctx);
@@ -3268,6 +3539,8 @@ static eir_status run_step(eir_runtime *rt, rt_step *s, eir_kctx *ctx) {
         if (kr != 0)
             return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): %s", s->node->name ? s->node->name : "?",
                            short_target(s->node->target), rt->kerr[0] ? rt->kerr : "kernel failed");
+        /* an in-place op run by its functional kernel: the result goes into self */
+        if (s->via_functional && s->nout && s->outs[0] != EIR_NO_VALUE) copy_logical(&rt->values[s->outs[0]].view, &s->outv[0]);
         return EIR_OK;
     }
     default: return EIR_OK;
