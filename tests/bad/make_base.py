@@ -3,7 +3,9 @@
 
 Writes tests/bad/base.pt2: a Linear parameter, a buffer, a lifted tensor
 constant, a dynamic batch dim with a Dim range, a torch.cond with two branch
-subgraphs and a multi-output op (max(dim)).
+subgraphs and a multi-output op (max(dim)); and tests/bad/view_base.pt2, views
+of a parameter (slice, view, as_strided) for the archives that load but must
+not run.
 """
 import os
 import torch
@@ -32,6 +34,17 @@ class M(torch.nn.Module):
         return v, i
 
 
+class V(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.arange(12.0).reshape(4, 3))
+
+    def forward(self, x):
+        a = self.w[1:].reshape(-1)
+        b = torch.as_strided(self.w, (2, 2), (1, 3), 1)
+        return a * x.sum(), b + 1
+
+
 def main():
     torch.manual_seed(0)
     m = M().eval()
@@ -39,6 +52,10 @@ def main():
     batch = torch.export.Dim("batch", min=2, max=64)
     ep = torch.export.export(m, (x,), dynamic_shapes={"x": {0: batch}})
     out = os.path.join(HERE, "base.pt2")
+    torch.export.save(ep, out)
+    print(out, os.path.getsize(out), "bytes")
+    ep = torch.export.export(V(), (torch.randn(2),))
+    out = os.path.join(HERE, "view_base.pt2")
     torch.export.save(ep, out)
     print(out, os.path.getsize(out), "bytes")
 

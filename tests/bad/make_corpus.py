@@ -579,6 +579,65 @@ def _():
         "expr_str", "FloorDiv(Symbol('s77', positive=True, integer=True))"))
 
 
+# ---- archives that load and print (torch loads them too) but must not run -------
+# Written as rNN_name.pt2: `eir info` succeeds, `eir run` (on its own random
+# inputs) exits 1 with the expected message; never an out-of-bounds access.
+
+RUN_CASES = []
+VIEW_BASE = os.path.join(HERE, "view_base.pt2")
+
+
+def run_case(name, expected):
+    def deco(fn):
+        RUN_CASES.append((name, fn(), expected))
+        return fn
+    return deco
+
+
+def build_from(path, model_fn):
+    with zipfile.ZipFile(path) as z:
+        recs = [(i.filename, z.read(i.filename)) for i in z.infolist()]
+    root = recs[0][0].split("/", 1)[0]
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
+        for n, d in recs:
+            if n == root + "/" + MJ:
+                m = json.loads(d)
+                model_fn(m)
+                d = dumps(m)
+            z.writestr(zipfile.ZipInfo(n, (1980, 1, 1, 0, 0, 0)), d)
+    return buf.getvalue()
+
+
+@run_case("param_negative_stride", "value p_lin_weight: its recorded geometry (sizes [3, 4], strides [-4, 1], storage offset 0) has a negative size, stride or offset")
+def _():
+    return with_model(lambda m: g(m)["tensor_values"]["p_lin_weight"]["strides"].__setitem__(0, {"as_int": -4}))
+
+
+@run_case("param_offset_past_payload", "value p_lin_weight: its recorded geometry (sizes [3, 4], strides [4, 1], storage offset 1000000000) reaches past the end of its storage")
+def _():
+    return with_model(lambda m: g(m)["tensor_values"]["p_lin_weight"].__setitem__("storage_offset", {"as_int": 10 ** 9}))
+
+
+@run_case("view_size_contradicts_op", "node %slice_1 (aten.slice.Tensor): computes size 3 for dim 0 of slice_1, where the program records 4")
+def _():
+    return build_from(VIEW_BASE, lambda m: g(m)["tensor_values"]["slice_1"]["sizes"].__setitem__(0, {"as_int": 4}))
+
+
+@run_case("as_strided_past_storage", "node %as_strided (aten.as_strided.default): the view as_strided (sizes [2, 2], strides [1, 3], storage offset 100) reaches outside its storage of 48 bytes")
+def _():
+    def f(m):
+        node(m, "as_strided")["inputs"][3]["arg"] = {"as_int": 100}
+    return build_from(VIEW_BASE, f)
+
+
+@run_case("as_strided_huge_stride", "reaches outside its storage")
+def _():
+    def f(m):
+        node(m, "as_strided")["inputs"][2]["arg"] = {"as_ints": [1, 4611686018427387904]}
+    return build_from(VIEW_BASE, f)
+
+
 def main():
     if os.path.isdir(OUT):
         shutil.rmtree(OUT)
@@ -592,10 +651,17 @@ def main():
         with open(os.path.join(OUT, fn), "wb") as f:
             f.write(data)
         expected[fn] = exp
+    for i, (name, data, exp) in enumerate(RUN_CASES, 1):
+        assert data not in seen, name
+        seen.add(data)
+        fn = "r%02d_%s.pt2" % (i, name)
+        with open(os.path.join(OUT, fn), "wb") as f:
+            f.write(data)
+        expected[fn] = exp
     with open(os.path.join(OUT, "expected.json"), "w") as f:
         json.dump(expected, f, indent=1, sort_keys=True)
         f.write("\n")
-    print("wrote %d archives to %s" % (len(CASES), OUT))
+    print("wrote %d archives to %s" % (len(CASES) + len(RUN_CASES), OUT))
 
 
 if __name__ == "__main__":
