@@ -1590,8 +1590,10 @@ static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, b
                 rt->storages[sid].first = (int32_t)i;
                 rt->storages[sid].last = (int32_t)i;
                 if (s->kind == STEP_MAYCOPY) {
-                    /* a view of the source when torch can make one: writes may land there */
-                    rt->storages[sid].parent = rt->values[s->src].storage;
+                    /* a view of the source when torch can make one: writes may land there (never
+                     * when the dtype changes, which always copies) */
+                    if (g->values[v].meta.dtype == g->values[s->src].meta.dtype)
+                        rt->storages[sid].parent = rt->values[s->src].storage;
                     rt->values[v].rview = rt->values[v].sizes_storage = true;
                 }
             }
