@@ -391,8 +391,22 @@ static fxarg conv_arg(fxgraph *fg, const eir_arg *a, const eir_node *owner) {
 
 static bool starts_with(const char *s, const char *pre) { return strncmp(s, pre, strlen(pre)) == 0; }
 
+/* serialize.py's _SYM_OPS (as serialize_operator writes them) and aten.item */
 static bool is_sym_op_target(const char *t) {
-    return !starts_with(t, "torch.ops.") || !strcmp(t, "torch.ops.aten.item.default");
+    static const char *const SYM_OPS[] = {"math.trunc", "torch._sym_sqrt", "torch.sym_float", "torch.sym_int",
+                                          "torch.sym_ite", "torch.sym_max", "torch.sym_min", "torch.sym_not",
+                                          "torch.ops.aten.item.default"};
+    static const char *const OPERATOR_SYM[] = {"add", "and_", "eq", "floordiv", "ge", "gt", "le", "lshift",
+                                               "lt", "mod", "mul", "ne", "neg", "or_", "pos", "pow",
+                                               "rshift", "sub", "truediv"};
+    for (size_t i = 0; i < sizeof SYM_OPS / sizeof *SYM_OPS; i++)
+        if (!strcmp(t, SYM_OPS[i])) return true;
+    if (starts_with(t, "_operator.") || starts_with(t, "operator.")) {
+        const char *f = strchr(t, '.') + 1;
+        for (size_t i = 0; i < sizeof OPERATOR_SYM / sizeof *OPERATOR_SYM; i++)
+            if (!strcmp(f, OPERATOR_SYM[i])) return true;
+    }
+    return false;
 }
 
 static const eir_value *output_value(const fxgraph *fg, const eir_arg *a) {
@@ -452,6 +466,9 @@ static void gen_getitems(fxgraph *fg, uint32_t parent, const eir_arg *items, uin
 static void build_node(fxgraph *fg, const eir_node *nd) {
     const char *t = nd->target;
     bool hop = starts_with(t, "torch.ops.higher_order.");
+    /* other Python callables (predispatch vmap wrappers, autocast, grad mode)
+     * take their inputs as deserialize_hoo_inputs does */
+    bool hoo = hop || (!starts_with(t, "torch.ops.") && !is_sym_op_target(t));
     fxarg args = {FA_TUPLE, 0, {0}, NULL, NULL}, kwargs = {FA_DICT, 0, {0}, NULL, NULL};
     args.items = alloc_items(fg, nd->num_inputs);
     kwargs.items = alloc_items(fg, nd->num_inputs);
@@ -461,7 +478,7 @@ static void build_node(fxgraph *fg, const eir_node *nd) {
     for (uint32_t i = 0; i < nd->num_inputs; i++) {
         const eir_named_arg *na = &nd->inputs[i];
         fxarg v = conv_arg(fg, &na->arg, nd);
-        bool positional = symop || na->kind == 1 || (hop && na->name[0] == 0) || (!hop && na->kind == 0);
+        bool positional = symop || na->kind == 1 || (hoo ? na->name[0] == 0 : na->kind == 0);
         if (positional) args.items[args.n++] = v;
         else { kwargs.keys[kwargs.n] = na->name; kwargs.items[kwargs.n++] = v; }
     }
