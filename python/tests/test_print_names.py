@@ -6,6 +6,9 @@ ordering rules of torch's printers, exported live:
     `inf`, ...): FX's _Namespace renames them in code (`input_1 = input`),
     also when the new name is already taken, in nested graphs and with
     strict=True;
+  - buffers, parameters, constants and submodules named like builtins,
+    dict keys and list/tuple inputs (their placeholders are prefixed, so
+    no renaming), mutated inputs and buffers;
   - a get_attr of a nested graph whose name collides with a placeholder
     (`%true_graph_2 = get_attr[target=true_graph_0]`);
   - call nodes that return None (`lazy_load_decompositions_unused` from
@@ -117,6 +120,39 @@ class _CondNonzero(torch.nn.Module):
         return torch.cond(x.sum() > 0, lambda x: x.nonzero().sum(0), lambda x: x.nonzero().sum(0) + 1, (x,))
 
 
+class _DictKeys(torch.nn.Module):
+    def forward(self, d):
+        return d["input"] + d["max"] * d["class"] + d["a-b"] + d["1x"]
+
+
+class _Lists(torch.nn.Module):
+    def forward(self, list, tuple):
+        return list[0] + list[1] + tuple[0]
+
+
+class _Attrs(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("input", torch.ones(3))
+        self.max = torch.nn.Linear(3, 3)
+        self.torch = torch.nn.Parameter(torch.ones(3))
+        self.sum = torch.ones(3) * 2
+
+    def forward(self, min):
+        return self.max(min + self.input) * self.torch + self.sum
+
+
+class _Mutation(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("id", torch.zeros(3))
+
+    def forward(self, input):
+        self.id.add_(input)
+        input.mul_(2)
+        return input + self.id
+
+
 def _cases():
     """name -> (module factory, args, kwargs, strict, dynamic_shapes, decompose)"""
     c = {}
@@ -162,6 +198,11 @@ for _strict in (False, True):
         f"nonzero_ranges.{_s}": (_Nonzero, lambda: (_x(5),), _strict, None),
         f"unique_ranges.{_s}": (_Unique, lambda: (_x(6),), _strict, None),
         f"cond_nonzero_ranges.{_s}": (_CondNonzero, lambda: (_x(4, 2),), _strict, None),
+        f"dict_keys.{_s}": (_DictKeys, lambda: ({"input": _x(3), "max": _x(3), "class": _x(3), "a-b": _x(3),
+                                                "1x": _x(3)},), _strict, None),
+        f"list_tuple.{_s}": (_Lists, lambda: ([_x(3), _x(3)], (_x(3),)), _strict, None),
+        f"attributes.{_s}": (_Attrs, lambda: (_x(3),), _strict, None),
+        f"mutation.{_s}": (_Mutation, lambda: (_x(3),), _strict, None),
     })
 OTHER["flatten_products"] = (_Flatten, lambda: (_x(3, 4), _x(5, 6)), False,
                              ({0: torch.export.Dim("a"), 1: torch.export.Dim("b")},
