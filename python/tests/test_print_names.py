@@ -153,6 +153,27 @@ class _Mutation(torch.nn.Module):
         return input + self.id
 
 
+class _GeneratedNames(torch.nn.Module):
+    """inputs named like the nodes the loader generates"""
+    def forward(self, output, getitem, cond, lazy_load_decompositions_unused, getitem_1, as_none):
+        a, b = torch.split(output, 2)
+        v = torch.vmap(lambda r: r * 2)(getitem.reshape(2, 2))
+        c = torch.cond(cond.sum() > 0, lambda x: x + 1, lambda x: x - 1, (lazy_load_decompositions_unused,))
+        return a + b, v, c, getitem_1 + as_none
+
+
+class _GetitemTaken(torch.nn.Module):
+    def forward(self, x, getitem):
+        vals, idx = torch.max(x, 0)
+        m = torch.var_mean(x, 0)
+        return vals + getitem, idx, m[0]
+
+
+class _OpNameTaken(torch.nn.Module):
+    def forward(self, x, _native_batch_norm_legit_functional, getitem_3):
+        return torch.nn.functional.batch_norm(x, torch.zeros(3), torch.ones(3), training=True) + getitem_3
+
+
 def _cases():
     """name -> (module factory, args, kwargs, strict, dynamic_shapes, decompose)"""
     c = {}
@@ -203,6 +224,9 @@ for _strict in (False, True):
         f"list_tuple.{_s}": (_Lists, lambda: ([_x(3), _x(3)], (_x(3),)), _strict, None),
         f"attributes.{_s}": (_Attrs, lambda: (_x(3),), _strict, None),
         f"mutation.{_s}": (_Mutation, lambda: (_x(3),), _strict, None),
+        f"generated_names.{_s}": (_GeneratedNames, lambda: (_x(4), _x(4), _x(3), _x(3), _x(3), _x(3)), _strict, None),
+        f"getitem_taken.{_s}": (_GetitemTaken, lambda: (_x(4, 3), _x(3)), _strict, None),
+        f"op_name_taken.{_s}": (_OpNameTaken, lambda: (_x(2, 3), _x(3), _x(3)), _strict, None),
     })
 OTHER["flatten_products"] = (_Flatten, lambda: (_x(3, 4), _x(5, 6)), False,
                              ({0: torch.export.Dim("a"), 1: torch.export.Dim("b")},
