@@ -9,11 +9,11 @@ import random
 import sys
 
 import sympy
-from torch.utils._sympy.functions import (CleanDiv, FloorDiv, Identity, Max, Min, Mod, ModularIndexing,
-                                          PowByNatural, PythonMod, ToFloat)
+from torch.utils._sympy.functions import (CleanDiv, FloatTrueDiv, FloorDiv, IntTrueDiv, Max, Min, Mod,
+                                          ModularIndexing, PowByNatural, PythonMod, ToFloat, TruncToInt)
 
 SEED = 2013
-N = 400
+N = 500
 
 
 def main() -> int:
@@ -48,8 +48,17 @@ def main() -> int:
             return CleanDiv(rng.choice(pos), sympy.Integer(2))
         if k < 0.93:
             return ModularIndexing(rng.choice(pos), sympy.Integer(1), sympy.Integer(4))
-        if k < 0.96:
+        if k < 0.95:
             return Min(a(), a())
+        if k < 0.96:
+            return sympy.Mul(a(), sympy.Pow(rng.choice(syms), -rng.randint(1, 2)))
+        if k < 0.97:
+            return sympy.Mul(sympy.Rational(rng.randint(1, 5), rng.randint(2, 7)), a())
+        if k < 0.98:
+            return PowByNatural(rng.choice(pos), sympy.Integer(rng.randint(2, 3)))
+        if k < 0.99:
+            return IntTrueDiv(rng.choice(pos), rng.choice(pos)) + sympy.Integer(1) if rng.random() < 0.5 else \
+                TruncToInt(FloatTrueDiv(ToFloat(rng.choice(pos)), ToFloat(rng.choice(pos))))
         return a()
 
     seen = set()

@@ -287,7 +287,7 @@ static bool is_negative_number(const eir_sym_node *n) {
 static int prec_of(const eir_sym_node *n) {
     switch (n->kind) {
     case EIR_SYM_INTEGER: return n->ival < 0 ? PREC_ADD : PREC_ATOM;
-    case EIR_SYM_RATIONAL: return PREC_MUL;
+    case EIR_SYM_RATIONAL: return n->ival < 0 ? PREC_ADD : PREC_MUL;
     case EIR_SYM_FLOAT: return n->fval < 0 ? PREC_ADD : PREC_ATOM;
     case EIR_SYM_CALL:
         if (is_call(n, "Add")) return PREC_ADD;
@@ -643,47 +643,73 @@ static const eir_sym_node **ordered_terms(const eir_sym_node *n) {
     return v;
 }
 
+/* one factor of a Mul's numerator or denominator: parenthesize(x, Mul, strict=False) */
+static void print_factor(eir_buf *b, const eir_sym_node *f, int64_t pow_exp) {
+    if (pow_exp == 1) { print_paren_x(b, f, PREC_MUL, false); return; }
+    /* Pow(base, k): Pow's precedence is above Mul's, so no parentheses around it */
+    print_paren_x(b, f, PREC_POW, false);
+    eir_buf_printf(b, "**%lld", (long long)pow_exp);
+}
+
 static void print_mul(eir_buf *b, const eir_sym_node *n) {
-    /* Coefficient first (-1 prints as a sign); a rational coefficient's
-     * denominator and x**-k factors go after '/'. The factors in
-     * as_ordered_factors() order. */
-    const eir_sym_node **args = ordered_factors(n, 0);
+    /* StrPrinter._print_Mul: the sign of the coefficient first; then the
+     * factors in as_ordered_factors() order, a rational coefficient's
+     * numerator and the other factors before '/', its denominator and the
+     * x**-k factors (as x**k) after it. */
+    double cv;
+    uint32_t start = mul_coeff(n, &cv);
+    const eir_sym_node **args = ordered_factors(n, start);
     if (!args) return;
-    uint32_t start = 0;
-    int64_t den = 1;
-    const eir_sym_node *c = args[0];
-    if (n->nargs > 1 && (c->kind == EIR_SYM_INTEGER || c->kind == EIR_SYM_RATIONAL)) {
-        int64_t num = c->ival;
-        if (c->kind == EIR_SYM_RATIONAL) den = c->den;
-        start = 1;
-        if (num == -1) eir_buf_putc(b, '-');
-        else if (num != 1) eir_buf_printf(b, "%lld*", (long long)num);
+    uint32_t k = n->nargs - start;
+    const eir_sym_node *c = start ? n->args[start - 1] : NULL;   /* the coefficient's magnitude node */
+    bool neg = false;
+    int64_t cnum = 1, cden = 1;
+    bool coeff_float = false;
+    if (c) {
+        if (c->kind == EIR_SYM_INTEGER) cnum = c->ival;
+        else if (c->kind == EIR_SYM_RATIONAL) { cnum = c->ival; cden = c->den; }
+        else coeff_float = true;
+        if (start == 2) cnum = -cnum;  /* Mul(-1, k, ...) */
+        if (coeff_float ? cv < 0 : cnum < 0) { neg = true; cnum = -cnum; }
     }
-    bool first = true;
-    uint32_t ndenom = den != 1 ? 1 : 0;
-    for (uint32_t i = start; i < n->nargs; i++) {
+    eir_buf num, den;
+    eir_buf_init(&num);
+    eir_buf_init(&den);
+    uint32_t nnum = 0, nden = 0;
+    if (c && coeff_float) {
+        eir_buf tmp;
+        eir_buf_init(&tmp);
+        eir_sym_print(&tmp, c);
+        const char *ts = tmp.data ? tmp.data : "";
+        eir_buf_puts(&num, ts[0] == '-' ? ts + 1 : ts);
+        eir_buf_free(&tmp);
+        nnum++;
+    } else if (c) {
+        if (cnum != 1) { eir_buf_printf(&num, "%lld", (long long)cnum); nnum++; }
+        if (cden != 1) { eir_buf_printf(&den, "%lld", (long long)cden); nden++; }
+    }
+    for (uint32_t i = 0; i < k; i++) {
         const eir_sym_node *f = args[i];
-        if (is_neg_pow(f)) { ndenom++; continue; }
-        if (!first) eir_buf_putc(b, '*');
-        print_paren_x(b, f, PREC_MUL, false);
-        first = false;
-    }
-    if (first) eir_buf_putc(b, '1');
-    if (ndenom) {
-        eir_buf_putc(b, '/');
-        if (ndenom > 1) eir_buf_putc(b, '(');
-        bool f1 = true;
-        if (den != 1) { eir_buf_printf(b, "%lld", (long long)den); f1 = false; }
-        for (uint32_t i = start; i < n->nargs; i++) {
-            const eir_sym_node *f = args[i];
-            if (!is_neg_pow(f)) continue;
-            if (!f1) eir_buf_putc(b, '*');
-            print_paren(b, f->args[0], PREC_MUL);
-            if (f->args[1]->ival != -1) eir_buf_printf(b, "**%lld", (long long)-f->args[1]->ival);
-            f1 = false;
+        if (is_neg_pow(f)) {
+            if (nden++) eir_buf_putc(&den, '*');
+            print_factor(&den, f->args[0], -f->args[1]->ival);
+        } else {
+            if (nnum++) eir_buf_putc(&num, '*');
+            print_factor(&num, f, 1);
         }
-        if (ndenom > 1) eir_buf_putc(b, ')');
     }
+    if (neg) eir_buf_putc(b, '-');
+    eir_buf_puts(b, nnum ? num.data : "1");
+    if (nden == 1) {
+        eir_buf_putc(b, '/');
+        eir_buf_puts(b, den.data);
+    } else if (nden > 1) {
+        eir_buf_puts(b, "/(");
+        eir_buf_puts(b, den.data);
+        eir_buf_putc(b, ')');
+    }
+    eir_buf_free(&num);
+    eir_buf_free(&den);
     free(args);
 }
 
