@@ -174,6 +174,12 @@ class _OpNameTaken(torch.nn.Module):
         return torch.nn.functional.batch_norm(x, torch.zeros(3), torch.ones(3), training=True) + getitem_3
 
 
+class _ConstantInputs(torch.nn.Module):
+    """non-tensor inputs named like builtins: their placeholders keep FX's name"""
+    def forward(self, x, input, min, list=None, str="a"):
+        return x * input + min
+
+
 def _cases():
     """name -> (module factory, args, kwargs, strict, dynamic_shapes, decompose)"""
     c = {}
@@ -224,6 +230,7 @@ for _strict in (False, True):
         f"list_tuple.{_s}": (_Lists, lambda: ([_x(3), _x(3)], (_x(3),)), _strict, None),
         f"attributes.{_s}": (_Attrs, lambda: (_x(3),), _strict, None),
         f"mutation.{_s}": (_Mutation, lambda: (_x(3),), _strict, None),
+        f"constant_inputs.{_s}": (_ConstantInputs, lambda: (_x(3), 2, 1.5, None, "q"), _strict, None),
         f"generated_names.{_s}": (_GeneratedNames, lambda: (_x(4), _x(4), _x(3), _x(3), _x(3), _x(3)), _strict, None),
         f"getitem_taken.{_s}": (_GetitemTaken, lambda: (_x(4, 3), _x(3)), _strict, None),
         f"op_name_taken.{_s}": (_OpNameTaken, lambda: (_x(2, 3), _x(3), _x(3)), _strict, None),
