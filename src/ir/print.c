@@ -16,6 +16,199 @@
 #include "program.h"
 #include "../base/jdoc.h"
 
+/* ---- FX's _Namespace (torch/fx/graph.py) ----
+ *
+ * torch names nodes twice. Graph.create_node asks the graph's namespace for
+ * a name (the deserializer then overwrites it with the serialized name for
+ * most nodes, so the namespace remembers the name it handed out, not the
+ * final one); the code generator asks a fresh namespace again for every node
+ * it prints and every global it references. Both refuse names in
+ * _illegal_names (keywords, builtins, the code generator's own globals)
+ * unless the object is that builtin, so a placeholder `input` prints as
+ * `input_1 = input` in code. */
+
+/* sorted(torch.fx.graph._illegal_names) for Python 3.11: keyword.kwlist,
+ * builtins.__dict__ and the registered custom builtins */
+static const char *const ILLEGAL_NAMES[] = {
+    "ArithmeticError", "AssertionError", "AttributeError", "BaseException", "BaseExceptionGroup",
+    "BlockingIOError", "BrokenPipeError", "BufferError", "BytesWarning", "ChildProcessError",
+    "ConnectionAbortedError", "ConnectionError", "ConnectionRefusedError", "ConnectionResetError",
+    "DeprecationWarning", "EOFError", "Ellipsis", "EncodingWarning", "EnvironmentError", "Exception",
+    "ExceptionGroup", "False", "FileExistsError", "FileNotFoundError", "FloatingPointError", "FutureWarning",
+    "GeneratorExit", "IOError", "ImportError", "ImportWarning", "IndentationError", "IndexError",
+    "InterruptedError", "IsADirectoryError", "KeyError", "KeyboardInterrupt", "LookupError", "MemoryError",
+    "ModuleNotFoundError", "NameError", "None", "NoneType", "NotADirectoryError", "NotImplemented",
+    "NotImplementedError", "OSError", "OverflowError", "PendingDeprecationWarning", "PermissionError",
+    "ProcessLookupError", "RecursionError", "ReferenceError", "ResourceWarning", "RuntimeError",
+    "RuntimeWarning", "StopAsyncIteration", "StopIteration", "SyntaxError", "SyntaxWarning", "SystemError",
+    "SystemExit", "TabError", "TimeoutError", "True", "TypeError", "UnboundLocalError", "UnicodeDecodeError",
+    "UnicodeEncodeError", "UnicodeError", "UnicodeTranslateError", "UnicodeWarning", "UserWarning",
+    "ValueError", "Warning", "ZeroDivisionError", "__build_class__", "__debug__", "__doc__", "__import__",
+    "__loader__", "__name__", "__package__", "__spec__", "abs", "aiter", "all", "and", "anext", "any", "as",
+    "ascii", "assert", "async", "await", "bin", "bool", "break", "breakpoint", "bytearray", "bytes",
+    "callable", "chr", "class", "classmethod", "compile", "complex", "continue", "copyright", "credits",
+    "def", "del", "delattr", "device", "dict", "dir", "divmod", "elif", "else", "enumerate", "eval", "except",
+    "exec", "exit", "filter", "finally", "float", "for", "format", "from", "frozenset", "fx_pytree",
+    "getattr", "global", "globals", "hasattr", "hash", "help", "hex", "id", "if", "import", "in", "inf",
+    "input", "int", "is", "isinstance", "issubclass", "iter", "lambda", "len", "license", "list", "locals",
+    "map", "max", "memoryview", "min", "nan", "next", "nonlocal", "not", "object", "oct", "open", "or", "ord",
+    "pass", "pow", "print", "property", "pytree", "quit", "raise", "range", "repr", "return", "reversed",
+    "round", "set", "setattr", "slice", "sorted", "staticmethod", "str", "sum", "super", "torch", "try",
+    "tuple", "type", "vars", "while", "with", "yield", "zip",
+};
+
+static int cmp_cstr(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+static bool fx_illegal_name(const char *s) {
+    return bsearch(&s, ILLEGAL_NAMES, sizeof ILLEGAL_NAMES / sizeof *ILLEGAL_NAMES, sizeof *ILLEGAL_NAMES,
+                   cmp_cstr) != NULL;
+}
+
+/* the code generator pre-registers these globals (_custom_builtins) */
+static const char *const CUSTOM_BUILTINS[] = {"inf", "nan", "NoneType", "torch", "device", "fx_pytree", "pytree"};
+
+typedef struct fxns {
+    eir_arena *arena;
+    eir_strmap used;             /* _used_names */
+    eir_strmap base_count;       /* _base_count (keys in the arena) */
+    eir_strmap globals;          /* code generator: global's target -> index into gnames */
+    const char **gnames;
+    uint32_t nglobals, capglobals;
+    bool oom;
+} fxns;
+
+static void ns_init(fxns *ns, eir_arena *arena) {
+    memset(ns, 0, sizeof *ns);
+    ns->arena = arena;
+    eir_strmap_init(&ns->used);
+    eir_strmap_init(&ns->base_count);
+    eir_strmap_init(&ns->globals);
+}
+
+static void ns_free(fxns *ns) {
+    eir_strmap_free(&ns->used);
+    eir_strmap_free(&ns->base_count);
+    eir_strmap_free(&ns->globals);
+    free(ns->gnames);
+}
+
+static bool is_ident_char(char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* _Namespace.create_name(candidate, obj); is_builtin says obj is the builtin
+ * of that name (only the code generator's pre-registered globals). Returns an
+ * arena string (or NULL out of memory). */
+static const char *ns_create(fxns *ns, const char *candidate, bool is_builtin) {
+    /* _name_regex: ^([a-zA-Z_][0-9a-zA-Z_]*?)(?:_(\d+))?$ ; otherwise
+     * _illegal_char_regex.sub("_", ...), "_unnamed", "_" before a digit */
+    eir_buf c;
+    eir_buf_init(&c);
+    bool legal = candidate[0] && !is_digit(candidate[0]);
+    for (const char *q = candidate; *q && legal; q++) legal = is_ident_char(*q);
+    if (legal) {
+        eir_buf_puts(&c, candidate);
+    } else {
+        eir_buf s;
+        eir_buf_init(&s);
+        for (const char *q = candidate; *q;) {
+            if (is_ident_char(*q)) { eir_buf_putc(&s, *q++); continue; }
+            eir_buf_putc(&s, '_');
+            while (*q && !is_ident_char(*q)) q++;
+        }
+        const char *sv = s.data ? s.data : "";
+        if (!sv[0]) eir_buf_puts(&c, "_unnamed");
+        else {
+            if (is_digit(sv[0])) eir_buf_putc(&c, '_');
+            eir_buf_puts(&c, sv);
+        }
+        eir_buf_free(&s);
+    }
+    char *cand = eir_arena_strdup(ns->arena, c.data ? c.data : "");
+    eir_buf_free(&c);
+    if (!cand) { ns->oom = true; return NULL; }
+    /* base and the numeric suffix: the last "_<digits>" after at least one character */
+    size_t len = strlen(cand), blen = len;
+    bool has_num = false;
+    {
+        size_t k = len;
+        while (k > 0 && is_digit(cand[k - 1])) k--;
+        if (k < len && k >= 2 && cand[k - 1] == '_') { has_num = true; blen = k - 1; }
+    }
+    char *base = eir_arena_alloc(ns->arena, blen + 1);
+    if (!base) { ns->oom = true; return NULL; }
+    memcpy(base, cand, blen);
+    base[blen] = 0;
+    unsigned long long num;
+    char buf[320];
+    if (!has_num || eir_strmap_get(&ns->used, cand, NULL)) {
+        uint32_t bc = 0;
+        eir_strmap_get(&ns->base_count, base, &bc);
+        num = bc;
+        if (fx_illegal_name(cand) && !is_builtin) {
+            num++;
+            snprintf(buf, sizeof buf, "%.300s_%llu", base, num);
+            cand = eir_arena_strdup(ns->arena, buf);
+            if (!cand) { ns->oom = true; return NULL; }
+        }
+    } else {
+        num = strtoull(cand + blen + 1, NULL, 10);
+    }
+    while (eir_strmap_get(&ns->used, cand, NULL)) {
+        num++;
+        snprintf(buf, sizeof buf, "%.300s_%llu", base, num);
+        cand = eir_arena_strdup(ns->arena, buf);
+        if (!cand) { ns->oom = true; return NULL; }
+    }
+    if (!eir_strmap_put(&ns->used, cand, 1) ||
+        !eir_strmap_put(&ns->base_count, base, num > UINT32_MAX ? UINT32_MAX : (uint32_t)num))
+        ns->oom = true;
+    return cand;
+}
+
+/* CodeGen's add_global(name_hint, obj) for an object that is not from
+ * torch: the same object keeps its name. */
+static const char *ns_global(fxns *ns, const char *target, const char *hint, bool is_builtin) {
+    uint32_t idx;
+    if (eir_strmap_get(&ns->globals, target, &idx)) return ns->gnames[idx];
+    const char *name = ns_create(ns, hint, is_builtin);
+    if (!name) return NULL;
+    if (ns->nglobals == ns->capglobals) {
+        uint32_t cap = ns->capglobals ? ns->capglobals * 2 : 16;
+        const char **g = realloc(ns->gnames, cap * sizeof *g);
+        if (!g) { ns->oom = true; return NULL; }
+        ns->gnames = g;
+        ns->capglobals = cap;
+    }
+    ns->gnames[ns->nglobals] = name;
+    if (!eir_strmap_put(&ns->globals, target, ns->nglobals)) { ns->oom = true; return NULL; }
+    ns->nglobals++;
+    return name;
+}
+
+/* Graph._target_to_str of a serialized target: an OpOverload's __name__
+ * ("split.Tensor"), a higher-order op's or function's __name__ (the last
+ * dotted part), then _snake_case. */
+static void target_to_str(eir_buf *b, const char *t) {
+    const char *s = t;
+    if (!strncmp(t, "torch.ops.", 10) && strncmp(t, "torch.ops.higher_order.", 23) != 0) {
+        const char *ns_end = strchr(t + 10, '.');
+        if (ns_end) s = ns_end + 1;
+    } else {
+        const char *dot = strrchr(t, '.');
+        if (dot) s = dot + 1;
+    }
+    for (const char *q = s; *q; q++) {
+        char ch = *q;
+        if (ch >= 'A' && ch <= 'Z') {
+            if (q > s && q[-1] >= 'a' && q[-1] <= 'z') eir_buf_putc(b, '_');
+            ch = (char)(ch - 'A' + 'a');
+        }
+        eir_buf_putc(b, ch);
+    }
+}
+
 /* ---- the FX view ---- */
 
 typedef enum fa_kind {
@@ -66,11 +259,15 @@ typedef struct fxgraph {
     fxsub *subs;
     uint32_t nsubs, capsubs;
     int32_t *val2fx;
-    eir_strmap names;            /* FX namespace, for generated names */
+    fxns ns;                     /* the graph's _graph_namespace */
+    const char **code_names;     /* names in the generated code (NULL: not yet asked) */
+    fxns *code_ns;               /* the code generator's namespace, while it runs */
     bool oom;
 } fxgraph;
 
-static uint32_t fx_add(fxgraph *fg, fx_op op, const char *name, const char *target) {
+/* Graph.create_node(name=candidate): the namespace picks a name; `final`,
+ * when not NULL, is the name the deserializer then assigns (sync_fx_node). */
+static uint32_t fx_add(fxgraph *fg, fx_op op, const char *candidate, const char *final, const char *target) {
     if (fg->n == fg->cap) {
         uint32_t cap = fg->cap ? fg->cap * 2 : 64;
         fxnode *nn = eir_arena_array(fg->arena, cap, sizeof *nn);
@@ -82,22 +279,22 @@ static uint32_t fx_add(fxgraph *fg, fx_op op, const char *name, const char *targ
     fxnode *x = &fg->nodes[fg->n];
     memset(x, 0, sizeof *x);
     x->op = op;
-    x->name = name ? name : "";
+    const char *name = ns_create(&fg->ns, candidate, false);
+    if (!name) { fg->oom = true; return 0; }
+    if (final) name = final;
+    x->name = name;
     x->target = target;
     x->args.kind = FA_TUPLE;
     x->kwargs.kind = FA_DICT;
-    if (name) eir_strmap_put(&fg->names, name, fg->n);
     return fg->n++;
 }
 
-/* FX's _Namespace.create_name: base, base_1, base_2, ... */
-static const char *fx_fresh_name(fxgraph *fg, const char *base) {
-    if (!eir_strmap_get(&fg->names, base, NULL)) return eir_arena_strdup(fg->arena, base);
-    char buf[256];
-    for (uint32_t i = 1;; i++) {
-        snprintf(buf, sizeof buf, "%.200s_%u", base, i);
-        if (!eir_strmap_get(&fg->names, buf, NULL)) return eir_arena_strdup(fg->arena, buf);
-    }
+/* Node._rename(candidate) */
+static void fx_rename(fxgraph *fg, uint32_t id, const char *candidate) {
+    if (!strcmp(candidate, fg->nodes[id].name)) return;
+    const char *name = ns_create(&fg->ns, candidate, false);
+    if (!name) fg->oom = true;
+    else fg->nodes[id].name = name;
 }
 
 static fxarg *alloc_items(fxgraph *fg, uint32_t n) {
@@ -158,7 +355,7 @@ static fxarg conv_arg(fxgraph *fg, const eir_arg *a, const eir_node *owner) {
     case EIR_ARG_GRAPH: {
         /* deserialize_input registers the submodule and creates a get_attr */
         register_sub(fg, a->u.graph.name, a->u.graph.graph);
-        uint32_t id = fx_add(fg, FX_GET_ATTR, a->u.graph.name, a->u.graph.name);
+        uint32_t id = fx_add(fg, FX_GET_ATTR, a->u.graph.name, NULL, a->u.graph.name);
         if (fg->oom) return r;
         fg->nodes[id].subgraph = a->u.graph.graph;
         fg->nodes[id].meta_from = owner;
@@ -194,8 +391,22 @@ static fxarg conv_arg(fxgraph *fg, const eir_arg *a, const eir_node *owner) {
 
 static bool starts_with(const char *s, const char *pre) { return strncmp(s, pre, strlen(pre)) == 0; }
 
+/* serialize.py's _SYM_OPS (as serialize_operator writes them) and aten.item */
 static bool is_sym_op_target(const char *t) {
-    return !starts_with(t, "torch.ops.") || !strcmp(t, "torch.ops.aten.item.default");
+    static const char *const SYM_OPS[] = {"math.trunc", "torch._sym_sqrt", "torch.sym_float", "torch.sym_int",
+                                          "torch.sym_ite", "torch.sym_max", "torch.sym_min", "torch.sym_not",
+                                          "torch.ops.aten.item.default"};
+    static const char *const OPERATOR_SYM[] = {"add", "and_", "eq", "floordiv", "ge", "gt", "le", "lshift",
+                                               "lt", "mod", "mul", "ne", "neg", "or_", "pos", "pow",
+                                               "rshift", "sub", "truediv"};
+    for (size_t i = 0; i < sizeof SYM_OPS / sizeof *SYM_OPS; i++)
+        if (!strcmp(t, SYM_OPS[i])) return true;
+    if (starts_with(t, "_operator.") || starts_with(t, "operator.")) {
+        const char *f = strchr(t, '.') + 1;
+        for (size_t i = 0; i < sizeof OPERATOR_SYM / sizeof *OPERATOR_SYM; i++)
+            if (!strcmp(f, OPERATOR_SYM[i])) return true;
+    }
+    return false;
 }
 
 static const eir_value *output_value(const fxgraph *fg, const eir_arg *a) {
@@ -212,9 +423,11 @@ static void set_val(fxgraph *fg, uint32_t fx, const eir_arg *a) {
 
 static void gen_getitems(fxgraph *fg, uint32_t parent, const eir_arg *items, uint32_t n, const eir_node *nd);
 
-/* operator.getitem(parent, idx) named `name`, carrying nd's metadata */
-static uint32_t add_getitem(fxgraph *fg, uint32_t parent, uint32_t idx, const char *name, const eir_node *nd) {
-    uint32_t id = fx_add(fg, FX_CALL, name, "_operator.getitem");
+/* operator.getitem(parent, idx) created as `candidate` (renamed `final`),
+ * carrying nd's metadata */
+static uint32_t add_getitem(fxgraph *fg, uint32_t parent, uint32_t idx, const char *candidate, const char *final,
+                            const eir_node *nd) {
+    uint32_t id = fx_add(fg, FX_CALL, candidate, final, "_operator.getitem");
     fxarg *it = fg->oom ? NULL : alloc_items(fg, 2);
     if (!it) return UINT32_MAX;
     it[0] = (fxarg){FA_NODE, 0, {.node = parent}, NULL, NULL};
@@ -228,16 +441,16 @@ static uint32_t add_getitem(fxgraph *fg, uint32_t parent, uint32_t idx, const ch
 static void gen_getitem_for(fxgraph *fg, uint32_t parent, const eir_arg *a, uint32_t idx, const eir_node *nd) {
     switch (a->kind) {
     case EIR_ARG_TENSOR: case EIR_ARG_SYM_INT: case EIR_ARG_SYM_FLOAT: {
-        uint32_t id = add_getitem(fg, parent, idx, a->name, nd);
+        uint32_t id = add_getitem(fg, parent, idx, a->name, a->name, nd);
         if (id != UINT32_MAX) set_val(fg, id, a);
         break;
     }
     case EIR_ARG_NONE:
-        add_getitem(fg, parent, idx, fx_fresh_name(fg, "as_none"), nd);
+        add_getitem(fg, parent, idx, "as_none", NULL, nd);
         break;
     default: {
         /* a list element: an unnamed getitem, then getitems of it */
-        uint32_t id = add_getitem(fg, parent, idx, fx_fresh_name(fg, "getitem"), nd);
+        uint32_t id = add_getitem(fg, parent, idx, "getitem", NULL, nd);
         if (id != UINT32_MAX &&
             (a->kind == EIR_ARG_TENSORS || a->kind == EIR_ARG_SYM_INTS || a->kind == EIR_ARG_SYM_FLOATS))
             gen_getitems(fg, id, a->u.list.items, a->u.list.n, nd);
@@ -253,6 +466,9 @@ static void gen_getitems(fxgraph *fg, uint32_t parent, const eir_arg *items, uin
 static void build_node(fxgraph *fg, const eir_node *nd) {
     const char *t = nd->target;
     bool hop = starts_with(t, "torch.ops.higher_order.");
+    /* other Python callables (predispatch vmap wrappers, autocast, grad mode)
+     * take their inputs as deserialize_hoo_inputs does */
+    bool hoo = hop || (!starts_with(t, "torch.ops.") && !is_sym_op_target(t));
     fxarg args = {FA_TUPLE, 0, {0}, NULL, NULL}, kwargs = {FA_DICT, 0, {0}, NULL, NULL};
     args.items = alloc_items(fg, nd->num_inputs);
     kwargs.items = alloc_items(fg, nd->num_inputs);
@@ -262,15 +478,23 @@ static void build_node(fxgraph *fg, const eir_node *nd) {
     for (uint32_t i = 0; i < nd->num_inputs; i++) {
         const eir_named_arg *na = &nd->inputs[i];
         fxarg v = conv_arg(fg, &na->arg, nd);
-        bool positional = symop || na->kind == 1 || (hop && na->name[0] == 0) || (!hop && na->kind == 0);
+        bool positional = symop || na->kind == 1 || (hoo ? na->name[0] == 0 : na->kind == 0);
         if (positional) args.items[args.n++] = v;
         else { kwargs.keys[kwargs.n] = na->name; kwargs.items[kwargs.n++] = v; }
     }
     if (fg->oom) return;
+    /* the node's name, or (older archives) its single output's; else FX
+     * names it after the target */
     const char *name = nd->name;
     if (!name && nd->num_outputs == 1 && nd->outputs[0].name) name = nd->outputs[0].name;
-    if (!name) name = fx_fresh_name(fg, "node");
-    uint32_t id = fx_add(fg, FX_CALL, name, t);
+    eir_buf tb;
+    eir_buf_init(&tb);
+    if (!name) {
+        target_to_str(&tb, t);
+        name = tb.data ? tb.data : "";
+    }
+    uint32_t id = fx_add(fg, FX_CALL, name, NULL, t);
+    eir_buf_free(&tb);
     if (fg->oom) return;
     fg->nodes[id].args = args;
     fg->nodes[id].kwargs = kwargs;
@@ -296,21 +520,13 @@ static void build_node(fxgraph *fg, const eir_node *nd) {
         return;
     }
     if (no == 1 && o[0].kind == EIR_ARG_NONE) {
-        /* _rename(f"{_target_to_str(target)}_unused"): the op name without namespace/overload */
-        const char *opn = t;
-        char buf[256];
-        if (starts_with(t, "torch.ops.")) {
-            const char *s = t + 10;
-            const char *dot1 = strchr(s, '.');
-            if (dot1) {
-                const char *s2 = dot1 + 1;
-                const char *dot2 = strchr(s2, '.');
-                size_t len = dot2 ? (size_t)(dot2 - s2) : strlen(s2);
-                snprintf(buf, sizeof buf, "%.*s_unused", (int)(len > 200 ? 200 : len), s2);
-                opn = buf;
-            }
-        }
-        fg->nodes[id].name = fx_fresh_name(fg, opn == t ? "node_unused" : opn);
+        /* fx_node._rename(f"{_target_to_str(target)}_unused") */
+        eir_buf ub;
+        eir_buf_init(&ub);
+        target_to_str(&ub, t);
+        eir_buf_puts(&ub, "_unused");
+        fx_rename(fg, id, ub.data ? ub.data : "_unused");
+        eir_buf_free(&ub);
         return;
     }
     if (no == 1) {
@@ -340,20 +556,19 @@ static bool fx_build(fxgraph *fg, eir_program *p, eir_arena *arena, const eir_gr
     fg->p = p;
     fg->arena = arena;
     fg->g = g;
-    eir_strmap_init(&fg->names);
+    ns_init(&fg->ns, arena);
     fg->val2fx = eir_arena_array(arena, g->num_values ? g->num_values : 1, sizeof(int32_t));
     if (!fg->val2fx) return false;
     for (uint32_t i = 0; i < g->num_values; i++) fg->val2fx[i] = -1;
-    /* The namespace knows every serialized value name up front: nodes created
-     * later under those names were reserved by the original graph. */
-    for (uint32_t i = 0; i < g->num_values; i++) eir_strmap_put(&fg->names, g->values[i].name, UINT32_MAX);
 
     for (uint32_t i = 0; i < g->num_inputs; i++) {
         const eir_arg *a = &g->inputs[i];
         const char *name;
+        bool sync = false;       /* tensor and symbolic inputs keep their name even if FX calls it illegal */
         if (a->kind == EIR_ARG_TENSOR || a->kind == EIR_ARG_CUSTOM_OBJ || a->kind == EIR_ARG_SYM_INT ||
             a->kind == EIR_ARG_SYM_FLOAT || a->kind == EIR_ARG_SYM_BOOL) {
             name = a->name;
+            sync = true;
         } else {
             const eir_input_spec *s = root && i < p->num_input_specs ? &p->input_specs[i] : NULL;
             if (s && s->kind == EIR_IN_CONSTANT_INPUT && s->target) name = s->target;
@@ -363,14 +578,14 @@ static bool fx_build(fxgraph *fg, eir_program *p, eir_arena *arena, const eir_gr
                 name = eir_arena_strdup(arena, buf);
             }
         }
-        uint32_t id = fx_add(fg, FX_PLACEHOLDER, name, name);
+        uint32_t id = fx_add(fg, FX_PLACEHOLDER, name, sync ? name : NULL, name);
         if (fg->oom) return false;
         set_val(fg, id, a);
     }
     for (uint32_t i = 0; i < g->num_nodes && !fg->oom; i++) build_node(fg, &g->nodes[i]);
     if (fg->oom) return false;
 
-    uint32_t out = fx_add(fg, FX_OUTPUT, "output", "output");
+    uint32_t out = fx_add(fg, FX_OUTPUT, "output", NULL, "output");
     if (fg->oom) return false;
     fxarg res;
     if (g->is_single_tensor_return && g->num_outputs == 1) {
@@ -398,7 +613,7 @@ static bool fx_build(fxgraph *fg, eir_program *p, eir_arena *arena, const eir_gr
     return !fg->oom;
 }
 
-static void fx_free(fxgraph *fg) { eir_strmap_free(&fg->names); }
+static void fx_free(fxgraph *fg) { ns_free(&fg->ns); }
 
 /* ---- value formatting ---- */
 
@@ -454,6 +669,17 @@ static void put_op(eir_buf *b, const char *s, bool qualified) {
 
 typedef enum fmt_mode { FMT_GRAPH, FMT_CODE, FMT_REPR } fmt_mode;
 
+/* repr(node) while the code generator runs (its node_repr): the name the
+ * code namespace gives the node the first time it is printed. */
+static const char *code_name(const fxgraph *fg, uint32_t id) {
+    if (!fg->code_names) return fg->nodes[id].name;
+    if (!fg->code_names[id]) {
+        const char *nm = ns_create(fg->code_ns, fg->nodes[id].name, false);
+        fg->code_names[id] = nm ? nm : fg->nodes[id].name;
+    }
+    return fg->code_names[id];
+}
+
 /* FMT_GRAPH: fx.node._format_arg (nodes as %name, strings unquoted).
  * FMT_REPR: Python repr() (nodes as name) — the output line of str(graph).
  * FMT_CODE: CodeGen._get_repr (repr-like, devices as device(type=...)). */
@@ -461,7 +687,7 @@ static void put_arg(eir_buf *b, const fxgraph *fg, const fxarg *a, fmt_mode m) {
     switch (a->kind) {
     case FA_NODE:
         if (m == FMT_GRAPH) eir_buf_putc(b, '%');
-        eir_buf_puts(b, fg->nodes[a->u.node].name);
+        eir_buf_puts(b, m == FMT_CODE ? code_name(fg, a->u.node) : fg->nodes[a->u.node].name);
         break;
     case FA_NONE: eir_buf_puts(b, "None"); break;
     case FA_INT: eir_buf_printf(b, "%lld", (long long)a->u.i); break;
@@ -728,13 +954,21 @@ static void collect_inputs(const fxarg *a, uint32_t *order, uint32_t *n, uint8_t
 }
 
 /* Python source of the graph's forward(): "\n\n\ndef forward(self, ...):\n    ...\n    " */
-static char *gen_code(const fxgraph *fg, bool verbose) {
+static char *gen_code(fxgraph *fg, bool verbose) {
     const eir_program *p = fg->p;
     uint32_t n = fg->n;
     strlist body = {0};
     eir_buf b;
     eir_buf_init(&b);
     char *result = NULL;
+
+    /* the code generator's namespace, pre-filled with its builtins */
+    fxns cns;
+    ns_init(&cns, fg->arena);
+    for (size_t i = 0; i < sizeof CUSTOM_BUILTINS / sizeof *CUSTOM_BUILTINS; i++)
+        ns_global(&cns, CUSTOM_BUILTINS[i], CUSTOM_BUILTINS[i], true);
+    fg->code_ns = &cns;
+    fg->code_names = eir_arena_array(fg->arena, n ? n : 1, sizeof *fg->code_names);
 
     /* last uses: scan nodes in reverse; each input's first sighting is its
      * last use. Every value has one last user, so the per-user lists are
@@ -800,22 +1034,27 @@ static char *gen_code(const fxgraph *fg, bool verbose) {
             eir_buf_puts(&params, ", ");
             eir_buf_puts(&params, x->target);
             if (verbose) put_annotation(&params, p, x->val);
-            if (strcmp(x->name, x->target) != 0) {
-                eir_buf_printf(&line, "%s = %s\n", x->name, x->target);
+            const char *cn = code_name(fg, k);
+            if (strcmp(cn, x->target) != 0) {
+                eir_buf_printf(&line, "%s = %s\n", cn, x->target);
                 sl_push(&body, &line);
             }
             eir_buf_free(&line);
             continue;
         case FX_GET_ATTR:
-            eir_buf_puts(&line, x->name);
+            eir_buf_puts(&line, code_name(fg, k));
             eir_buf_puts(&line, " = self.");
             eir_buf_puts(&line, x->target);
             break;
         case FX_CALL: {
-            eir_buf_puts(&line, x->name);
+            const char *mf = magic_fmt(x->target);
+            /* other globals get a name from the namespace first (math.trunc -> math_trunc) */
+            const char *global = NULL;
+            if (!(mf && x->kwargs.n == 0) && !starts_with(x->target, "torch."))
+                global = ns_global(&cns, x->target, x->target, false);
+            eir_buf_puts(&line, code_name(fg, k));
             if (verbose) put_annotation(&line, p, x->val);
             eir_buf_puts(&line, " = ");
-            const char *mf = magic_fmt(x->target);
             if (mf && x->kwargs.n == 0) {
                 uint32_t ai = 0;
                 for (const char *q = mf; *q; q++) {
@@ -828,13 +1067,7 @@ static char *gen_code(const fxgraph *fg, bool verbose) {
                     }
                 }
             } else {
-                if (starts_with(x->target, "torch.")) {
-                    eir_buf_puts(&line, x->target);
-                } else {
-                    /* other globals get a sanitized name (math.trunc -> math_trunc) */
-                    for (const char *q = x->target; *q; q++)
-                        eir_buf_putc(&line, (*q == '.') ? '_' : *q);
-                }
+                eir_buf_puts(&line, global ? global : x->target);
                 eir_buf_putc(&line, '(');
                 for (uint32_t i = 0; i < x->args.n; i++) {
                     if (i) eir_buf_puts(&line, ", ");
@@ -861,11 +1094,11 @@ static char *gen_code(const fxgraph *fg, bool verbose) {
         if (head[k] >= 0 || self_del) {
             eir_buf_puts(&line, ";  ");
             for (int32_t j = head[k]; j >= 0; j = next[j]) {
-                eir_buf_puts(&line, fg->nodes[j].name);
+                eir_buf_puts(&line, code_name(fg, (uint32_t)j));
                 eir_buf_puts(&line, " = ");
             }
             if (self_del) {
-                eir_buf_puts(&line, x->name);
+                eir_buf_puts(&line, code_name(fg, k));
                 eir_buf_puts(&line, " = ");
             }
             eir_buf_puts(&line, "None\n");
@@ -892,8 +1125,11 @@ static char *gen_code(const fxgraph *fg, bool verbose) {
     }
     eir_buf_free(&joined);
     eir_buf_free(&params);
-    if (!body.oom) result = eir_buf_take(&b);
+    if (!body.oom && !cns.oom && fg->code_names) result = eir_buf_take(&b);
 out:
+    fg->code_ns = NULL;
+    fg->code_names = NULL;
+    ns_free(&cns);
     free(last_user);
     free(order);
     free(seen);

@@ -93,6 +93,15 @@ uint32_t eir_program_intern_expr(eir_program *p, const char *srepr, const char *
     return p->num_exprs++;
 }
 
+static bool is_boolean_call(const eir_sym_node *n) {
+    /* sympy's is_Boolean: BooleanFunctions, not relations */
+    static const char *const BOOLEANS[] = {"And", "Or", "Not"};
+    if (n->kind != EIR_SYM_CALL) return false;
+    for (size_t i = 0; i < sizeof BOOLEANS / sizeof *BOOLEANS; i++)
+        if (!strcmp(n->name, BOOLEANS[i])) return true;
+    return false;
+}
+
 static bool subexpr_named(const eir_sym_node *n, const char *want) {
     if (n->kind == EIR_SYM_INTEGER || n->kind == EIR_SYM_RATIONAL || n->kind == EIR_SYM_FLOAT || n->kind == EIR_SYM_TRUE ||
         n->kind == EIR_SYM_FALSE)
@@ -108,14 +117,45 @@ static bool subexpr_named(const eir_sym_node *n, const char *want) {
     return hit;
 }
 
-bool eir_program_range_in_graph(const eir_program *p, uint32_t i) {
-    if (i >= p->num_ranges) return false;
-    const char *key = p->ranges[i].symbol;
-    for (uint32_t e = 0; e < p->num_exprs; e++) {
-        if (!strcmp(p->exprs[e].str, key)) return true;
-        if (subexpr_named(p->exprs[e].tree, key)) return true;
+static bool symint_names(const eir_program *p, const eir_symint *v, const char *key) {
+    if (!v->is_expr || v->expr >= p->num_exprs) return false;
+    const eir_expr *e = &p->exprs[v->expr];
+    /* _parse_sym_expr stops at sympy Booleans (And/Or/Not, true, false):
+     * a symbol only they mention is not registered */
+    const eir_sym_node *t = e->tree;
+    if (t && (t->kind == EIR_SYM_TRUE || t->kind == EIR_SYM_FALSE || is_boolean_call(t))) return false;
+    return !strcmp(e->str, key) || (t && subexpr_named(t, key));
+}
+
+static bool graph_names_symbol(const eir_program *p, const eir_graph *g, const char *key, int depth) {
+    if (!g || depth > 64) return false;
+    for (uint32_t i = 0; i < g->num_values; i++) {
+        const eir_value *v = &g->values[i];
+        if (v->producer == -2) continue;         /* no node: its meta is never evaluated */
+        if (v->kind == EIR_VALUE_TENSOR) {
+            /* deserialize_tensor_meta reads sizes and strides, not the storage offset */
+            for (uint32_t k = 0; k < v->meta.rank; k++)
+                if (symint_names(p, &v->meta.sizes[k], key) || symint_names(p, &v->meta.strides[k], key))
+                    return true;
+        } else if (v->kind == EIR_VALUE_SYM_INT || v->kind == EIR_VALUE_SYM_FLOAT || v->kind == EIR_VALUE_SYM_BOOL) {
+            if (symint_names(p, &v->sym, key)) return true;
+        }
+    }
+    for (uint32_t i = 0; i < g->num_nodes; i++) {
+        const eir_node *nd = &g->nodes[i];
+        for (uint32_t k = 0; k < nd->num_inputs; k++)
+            if (nd->inputs[k].arg.kind == EIR_ARG_GRAPH &&
+                graph_names_symbol(p, nd->inputs[k].arg.u.graph.graph, key, depth + 1))
+                return true;
     }
     return false;
+}
+
+bool eir_program_range_in_graph(const eir_program *p, uint32_t i) {
+    if (i >= p->num_ranges) return false;
+    /* torch registers a symbol when it evaluates the metadata of a value a
+     * node carries (root and nested graphs) */
+    return graph_names_symbol(p, p->graph, p->ranges[i].symbol, 0);
 }
 
 const eir_graph *eir_program_graph(const eir_program *p) { return p ? p->graph : NULL; }

@@ -287,7 +287,7 @@ static bool is_negative_number(const eir_sym_node *n) {
 static int prec_of(const eir_sym_node *n) {
     switch (n->kind) {
     case EIR_SYM_INTEGER: return n->ival < 0 ? PREC_ADD : PREC_ATOM;
-    case EIR_SYM_RATIONAL: return PREC_MUL;
+    case EIR_SYM_RATIONAL: return n->ival < 0 ? PREC_ADD : PREC_MUL;
     case EIR_SYM_FLOAT: return n->fval < 0 ? PREC_ADD : PREC_ATOM;
     case EIR_SYM_CALL:
         if (is_call(n, "Add")) return PREC_ADD;
@@ -306,6 +306,9 @@ static int prec_of(const eir_sym_node *n) {
         if (is_call(n, "PowByNatural")) return PREC_MUL;
         if (is_call(n, "FloatPow")) return PREC_POW;
         if (is_call(n, "Identity")) return 10;
+        /* not sympy Functions: no precedence of their own */
+        if (is_call(n, "Max") || is_call(n, "Min")) return PREC_ATOM;
+        if (is_call(n, "Equality") || is_call(n, "Unequality")) return 50;
         if (is_call(n, "BitwiseFn_bitwise_and")) return 38;
         if (is_call(n, "BitwiseFn_bitwise_xor")) return 37;
         if (is_call(n, "BitwiseFn_bitwise_or")) return 36;
@@ -339,54 +342,385 @@ static bool is_neg_pow(const eir_sym_node *f) {
     return is_call(f, "Pow") && f->nargs == 2 && f->args[1]->kind == EIR_SYM_INTEGER && f->args[1]->ival < 0;
 }
 
-static void print_mul(eir_buf *b, const eir_sym_node *n) {
-    /* Coefficient first (-1 prints as a sign); a rational coefficient's
-     * denominator and x**-k factors go after '/'. */
-    uint32_t start = 0;
-    int64_t den = 1;
-    const eir_sym_node *c = n->args[0];
-    if (n->nargs > 1 && (c->kind == EIR_SYM_INTEGER || c->kind == EIR_SYM_RATIONAL)) {
-        int64_t num = c->ival;
-        if (c->kind == EIR_SYM_RATIONAL) den = c->den;
-        start = 1;
-        if (num == -1) eir_buf_putc(b, '-');
-        else if (num != 1) eir_buf_printf(b, "%lld*", (long long)num);
-    }
-    bool first = true;
-    uint32_t ndenom = den != 1 ? 1 : 0;
-    for (uint32_t i = start; i < n->nargs; i++) {
-        const eir_sym_node *f = n->args[i];
-        if (is_neg_pow(f)) { ndenom++; continue; }
-        if (!first) eir_buf_putc(b, '*');
-        print_paren_x(b, f, PREC_MUL, false);
-        first = false;
-    }
-    if (first) eir_buf_putc(b, '1');
-    if (ndenom) {
-        eir_buf_putc(b, '/');
-        if (ndenom > 1) eir_buf_putc(b, '(');
-        bool f1 = true;
-        if (den != 1) { eir_buf_printf(b, "%lld", (long long)den); f1 = false; }
-        for (uint32_t i = start; i < n->nargs; i++) {
-            const eir_sym_node *f = n->args[i];
-            if (!is_neg_pow(f)) continue;
-            if (!f1) eir_buf_putc(b, '*');
-            print_paren(b, f->args[0], PREC_MUL);
-            if (f->args[1]->ival != -1) eir_buf_printf(b, "**%lld", (long long)-f->args[1]->ival);
-            f1 = false;
-        }
-        if (ndenom > 1) eir_buf_putc(b, ')');
+/* ---- sympy's term and factor order ----
+ *
+ * str() prints an Add's terms in as_ordered_terms() order and a Mul's
+ * factors in as_ordered_factors() order, not in the stored (srepr) order.
+ * Both rest on Basic.sort_key / Expr.sort_key:
+ *   (class_key, (len(args), args' keys | (str(atom),)), exponent's key, coefficient)
+ * and as_ordered_terms sorts by the negated exponent vector over the sorted
+ * generators, then the coefficient (with one special case: `10 - u0`). */
+
+static const eir_sym_node SYM_ONE = {EIR_SYM_INTEGER, false, NULL, 1, 1, 0.0, 0, NULL};
+
+static bool sym_is_number(const eir_sym_node *n) {
+    return n->kind == EIR_SYM_INTEGER || n->kind == EIR_SYM_RATIONAL || n->kind == EIR_SYM_FLOAT ||
+           n->kind == EIR_SYM_INFINITY || n->kind == EIR_SYM_NEG_INFINITY;
+}
+
+static bool sym_is_atom(const eir_sym_node *n) { return n->kind != EIR_SYM_CALL; }
+
+static double sym_num_value(const eir_sym_node *n) {
+    switch (n->kind) {
+    case EIR_SYM_INTEGER: return (double)n->ival;
+    case EIR_SYM_RATIONAL: return (double)n->ival / (double)n->den;
+    case EIR_SYM_FLOAT: return n->fval;
+    case EIR_SYM_INFINITY: return INFINITY;
+    case EIR_SYM_NEG_INFINITY: return -INFINITY;
+    default: return 0;
     }
 }
 
+static int cmp_num(const eir_sym_node *a, const eir_sym_node *b) {
+    if (a->kind == EIR_SYM_INTEGER && b->kind == EIR_SYM_INTEGER)
+        return a->ival < b->ival ? -1 : a->ival > b->ival;
+    double x = sym_num_value(a), y = sym_num_value(b);
+    return x < y ? -1 : x > y;
+}
+
+static bool sym_equal(const eir_sym_node *a, const eir_sym_node *b) {
+    if (a->kind != b->kind || a->nargs != b->nargs) return false;
+    switch (a->kind) {
+    case EIR_SYM_SYMBOL: return !strcmp(a->name, b->name);
+    case EIR_SYM_INTEGER: return a->ival == b->ival;
+    case EIR_SYM_RATIONAL: return a->ival == b->ival && a->den == b->den;
+    case EIR_SYM_FLOAT: return a->fval == b->fval;
+    case EIR_SYM_CALL:
+        if (strcmp(a->name, b->name)) return false;
+        for (uint32_t i = 0; i < a->nargs; i++)
+            if (!sym_equal(a->args[i], b->args[i])) return false;
+        return true;
+    default: return true;
+    }
+}
+
+/* class_key(): (rank, i, name) */
+static void class_key(const eir_sym_node *n, int *r, int *i, const char **name) {
+    *i = 0;
+    if (sym_is_number(n)) { *r = 1; *name = "Number"; return; }
+    if (n->kind == EIR_SYM_SYMBOL) { *r = 2; *name = "Symbol"; return; }
+    if (n->kind != EIR_SYM_CALL) { *r = 2; *name = n->kind == EIR_SYM_TRUE ? "BooleanTrue" : "BooleanFalse"; return; }
+    *name = n->name;
+    if (is_call(n, "Mul")) { *r = 3; *i = 0; return; }
+    if (is_call(n, "Add")) { *r = 3; *i = 1; return; }
+    if (is_call(n, "Pow")) { *r = 3; *i = 2; return; }
+    static const char *const APPLICATIONS[] = {"Max", "Min", "StrictLessThan", "LessThan", "StrictGreaterThan",
+                                               "GreaterThan", "Equality", "Unequality", "And", "Or", "Not",
+                                               "Piecewise"};
+    for (size_t k = 0; k < EIR_ARRAY_LEN(APPLICATIONS); k++)
+        if (!strcmp(n->name, APPLICATIONS[k])) { *r = 5; return; }
+    *r = 4;
+    if (!strcmp(n->name, "Identity") || !strcmp(n->name, "CeilDiv") ||
+        !strcmp(n->name, "IsNonOverlappingAndDenseIndicator"))
+        *i = 0;
+    else
+        *i = 10000;
+}
+
+/* Mul.as_coeff_Mul(): the numeric coefficient and the index of the first
+ * other factor. srepr writes -2*x as Mul(Integer(-1), Integer(2), x). */
+static uint32_t mul_coeff(const eir_sym_node *n, double *coeff) {
+    *coeff = 1;
+    if (!is_call(n, "Mul") || n->nargs < 2 || !sym_is_number(n->args[0])) return 0;
+    *coeff = sym_num_value(n->args[0]);
+    if (n->nargs >= 3 && n->args[0]->kind == EIR_SYM_INTEGER && n->args[0]->ival == -1 && sym_is_number(n->args[1])) {
+        *coeff = -sym_num_value(n->args[1]);
+        return 2;
+    }
+    return 1;
+}
+
+/* A Mul's factors from index `from` on (the expression part of
+ * as_coeff_Mul), or a whole node when from == 0. */
+typedef struct symview {
+    const eir_sym_node *n;
+    uint32_t from;
+} symview;
+
+static int cmp_sort_key(const eir_sym_node *a, const eir_sym_node *b);
+static int cmp_sort_key_v(symview a, symview b);
+static const eir_sym_node **ordered_terms(const eir_sym_node *n);
+static const eir_sym_node **ordered_factors(const eir_sym_node *n, uint32_t from);
+
+static uint32_t view_nargs(symview v) { return v.n->nargs - v.from; }
+
+static symview view_single(symview v) {
+    if (v.from && view_nargs(v) == 1) return (symview){v.n->args[v.from], 0};
+    return v;
+}
+
+static int cmp_args(symview a, symview b) {
+    uint32_t na = view_nargs(a), nb = view_nargs(b);
+    if (na != nb) return na < nb ? -1 : 1;
+    const eir_sym_node **la = NULL, **lb = NULL;
+    if (is_call(a.n, "Add") && !a.from) { la = ordered_terms(a.n); lb = ordered_terms(b.n); }
+    else if (is_call(a.n, "Mul")) { la = ordered_factors(a.n, a.from); lb = ordered_factors(b.n, b.from); }
+    int c = 0;
+    for (uint32_t i = 0; i < na && !c; i++)
+        c = cmp_sort_key(la ? la[i] : a.n->args[a.from + i], lb ? lb[i] : b.n->args[b.from + i]);
+    free(la);
+    free(lb);
+    return c;
+}
+
+static int cmp_sort_key_v(symview a, symview b) {
+    a = view_single(a);
+    b = view_single(b);
+    bool an = !a.from && sym_is_number(a.n), bn = !b.from && sym_is_number(b.n);
+    if (an && bn) return cmp_num(a.n, b.n);      /* Number.sort_key: (ck, (0, ()), (), self) */
+    if (an != bn) return an ? -1 : 1;            /* Number's class key is the smallest */
+    /* Expr.sort_key: coeff, expr = as_coeff_Mul(); a Pow splits into base, exp */
+    const eir_sym_node *ea = &SYM_ONE, *eb = &SYM_ONE;
+    double ca = 1, cb = 1;
+    if (!a.from) {
+        uint32_t k = mul_coeff(a.n, &ca);
+        if (k) a = view_single((symview){a.n, k});
+    }
+    if (!b.from) {
+        uint32_t k = mul_coeff(b.n, &cb);
+        if (k) b = view_single((symview){b.n, k});
+    }
+    if (!a.from && is_call(a.n, "Pow") && a.n->nargs == 2) { ea = a.n->args[1]; a = (symview){a.n->args[0], 0}; }
+    if (!b.from && is_call(b.n, "Pow") && b.n->nargs == 2) { eb = b.n->args[1]; b = (symview){b.n->args[0], 0}; }
+    int ra, ia, rb, ib;
+    const char *na, *nb;
+    class_key(a.n, &ra, &ia, &na);
+    class_key(b.n, &rb, &ib, &nb);
+    if (a.from) { ra = 3; ia = 0; na = "Mul"; }
+    if (b.from) { rb = 3; ib = 0; nb = "Mul"; }
+    if (ra != rb) return ra < rb ? -1 : 1;
+    if (ia != ib) return ia < ib ? -1 : 1;
+    int c = strcmp(na, nb);
+    if (c) return c < 0 ? -1 : 1;
+    bool aa = !a.from && sym_is_atom(a.n), ba = !b.from && sym_is_atom(b.n);
+    if (aa || ba) {
+        /* (1, (str(atom),)) against (len(args), ...) */
+        uint32_t la = aa ? 1 : view_nargs(a), lb = ba ? 1 : view_nargs(b);
+        if (la != lb) return la < lb ? -1 : 1;
+        if (aa && ba) {
+            eir_buf x, y;
+            eir_buf_init(&x);
+            eir_buf_init(&y);
+            eir_sym_print(&x, a.n);
+            eir_sym_print(&y, b.n);
+            c = strcmp(x.data ? x.data : "", y.data ? y.data : "");
+            eir_buf_free(&x);
+            eir_buf_free(&y);
+            if (c) return c < 0 ? -1 : 1;
+        }
+    } else {
+        c = cmp_args(a, b);
+        if (c) return c;
+    }
+    c = cmp_sort_key(ea, eb);
+    if (c) return c;
+    return ca < cb ? -1 : ca > cb;
+}
+
+static int cmp_sort_key(const eir_sym_node *a, const eir_sym_node *b) {
+    return cmp_sort_key_v((symview){a, 0}, (symview){b, 0});
+}
+
+/* stable insertion sort (Python's sorted is stable) */
+static void sort_nodes(const eir_sym_node **v, uint32_t n) {
+    for (uint32_t i = 1; i < n; i++) {
+        const eir_sym_node *x = v[i];
+        uint32_t j = i;
+        while (j > 0 && cmp_sort_key(v[j - 1], x) > 0) { v[j] = v[j - 1]; j--; }
+        v[j] = x;
+    }
+}
+
+/* Mul.as_ordered_factors(): caller frees; NULL out of memory */
+static const eir_sym_node **ordered_factors(const eir_sym_node *n, uint32_t from) {
+    uint32_t k = n->nargs - from;
+    const eir_sym_node **v = malloc((k ? k : 1) * sizeof *v);
+    if (!v) return NULL;
+    for (uint32_t i = 0; i < k; i++) v[i] = n->args[from + i];
+    sort_nodes(v, k);
+    return v;
+}
+
+typedef struct term_info {
+    const eir_sym_node *term;
+    double coeff;
+    uint32_t nf;                  /* factors: base and integer exponent */
+    const eir_sym_node **base;
+    int64_t *exp;
+} term_info;
+
+/* Expr.as_ordered_terms() of an Add: caller frees; NULL out of memory */
+static const eir_sym_node **ordered_terms(const eir_sym_node *n) {
+    uint32_t k = n->nargs;
+    const eir_sym_node **v = malloc((k ? k : 1) * sizeof *v);
+    if (!v) return NULL;
+    /* Add(Number, Mul(Number, expr)), first positive, second negative: number first */
+    if (k == 2) {
+        const eir_sym_node *num = sym_is_number(n->args[0]) ? n->args[0] : sym_is_number(n->args[1]) ? n->args[1] : NULL;
+        const eir_sym_node *mul = num == n->args[0] ? n->args[1] : n->args[0];
+        double mc;
+        uint32_t ms = num && is_call(mul, "Mul") ? mul_coeff(mul, &mc) : 0;
+        if (ms && mul->nargs - ms == 1 && sym_num_value(num) > 0) {
+            if (mc < 0) {
+                v[0] = num;
+                v[1] = mul;
+                return v;
+            }
+        }
+    }
+    /* as_terms(): coefficient and {base: exponent} per term */
+    uint32_t total = 0;
+    for (uint32_t i = 0; i < k; i++) total += is_call(n->args[i], "Mul") ? n->args[i]->nargs : 1;
+    term_info *ti = calloc(k ? k : 1, sizeof *ti);
+    const eir_sym_node **bases = malloc((total ? total : 1) * sizeof *bases);
+    int64_t *exps = malloc((total ? total : 1) * sizeof *exps);
+    const eir_sym_node **gens = malloc((total ? total : 1) * sizeof *gens);
+    if (!ti || !bases || !exps || !gens) {
+        free(ti); free(bases); free(exps); free(gens); free(v);
+        return NULL;
+    }
+    uint32_t used = 0, ngens = 0;
+    for (uint32_t i = 0; i < k; i++) {
+        const eir_sym_node *t = n->args[i];
+        term_info *x = &ti[i];
+        x->term = t;
+        x->coeff = 1;
+        x->base = bases + used;
+        x->exp = exps + used;
+        const eir_sym_node *const *f = &t;
+        uint32_t nf = 1;
+        if (sym_is_number(t)) { x->coeff = sym_num_value(t); nf = 0; }
+        else if (is_call(t, "Mul")) { f = (const eir_sym_node *const *)t->args; nf = t->nargs; }
+        for (uint32_t j = 0; j < nf; j++) {
+            const eir_sym_node *fj = f[j];
+            if (sym_is_number(fj)) { x->coeff *= sym_num_value(fj); continue; }
+            const eir_sym_node *b = fj;
+            int64_t e = 1;
+            if (is_call(fj, "Pow") && fj->nargs == 2 && fj->args[1]->kind == EIR_SYM_INTEGER) {
+                b = fj->args[0];
+                e = fj->args[1]->ival;
+            }
+            x->base[x->nf] = b;
+            x->exp[x->nf++] = e;
+            used++;
+            bool seen = false;
+            for (uint32_t g = 0; g < ngens && !seen; g++) seen = sym_equal(gens[g], b);
+            if (!seen) gens[ngens++] = b;
+        }
+    }
+    sort_nodes(gens, ngens);
+    /* key: the negated exponent vector, then the coefficient; stable */
+    uint32_t *ord = malloc((k ? k : 1) * sizeof *ord);
+    int64_t *mon = calloc((size_t)(k ? k : 1) * (ngens ? ngens : 1), sizeof *mon);
+    if (!ord || !mon) {
+        free(ord); free(mon); free(ti); free(bases); free(exps); free(gens); free(v);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < k; i++) {
+        for (uint32_t j = 0; j < ti[i].nf; j++)
+            for (uint32_t g = 0; g < ngens; g++)
+                if (sym_equal(gens[g], ti[i].base[j])) { mon[(size_t)i * ngens + g] = ti[i].exp[j]; break; }
+        ord[i] = i;
+    }
+    for (uint32_t i = 1; i < k; i++) {
+        uint32_t x = ord[i], j = i;
+        while (j > 0) {
+            uint32_t y = ord[j - 1];
+            int c = 0;
+            for (uint32_t g = 0; g < ngens && !c; g++) {
+                int64_t my = -mon[(size_t)y * ngens + g], mx = -mon[(size_t)x * ngens + g];
+                c = my < mx ? -1 : my > mx;
+            }
+            if (!c) c = ti[y].coeff < ti[x].coeff ? -1 : ti[y].coeff > ti[x].coeff;
+            if (c <= 0) break;
+            ord[j] = y;
+            j--;
+        }
+        ord[j] = x;
+    }
+    for (uint32_t i = 0; i < k; i++) v[i] = n->args[ord[i]];
+    free(ord); free(mon); free(ti); free(bases); free(exps); free(gens);
+    return v;
+}
+
+/* one factor of a Mul's numerator or denominator: parenthesize(x, Mul, strict=False) */
+static void print_factor(eir_buf *b, const eir_sym_node *f, int64_t pow_exp) {
+    if (pow_exp == 1) { print_paren_x(b, f, PREC_MUL, false); return; }
+    /* Pow(base, k): Pow's precedence is above Mul's, so no parentheses around it */
+    print_paren_x(b, f, PREC_POW, false);
+    eir_buf_printf(b, "**%lld", (long long)pow_exp);
+}
+
+static void print_mul(eir_buf *b, const eir_sym_node *n) {
+    /* StrPrinter._print_Mul: the sign of the coefficient first; then the
+     * factors in as_ordered_factors() order, a rational coefficient's
+     * numerator and the other factors before '/', its denominator and the
+     * x**-k factors (as x**k) after it. */
+    double cv;
+    uint32_t start = mul_coeff(n, &cv);
+    const eir_sym_node **args = ordered_factors(n, start);
+    if (!args) return;
+    uint32_t k = n->nargs - start;
+    const eir_sym_node *c = start ? n->args[start - 1] : NULL;   /* the coefficient's magnitude node */
+    bool neg = false;
+    int64_t cnum = 1, cden = 1;
+    bool coeff_float = false;
+    if (c) {
+        if (c->kind == EIR_SYM_INTEGER) cnum = c->ival;
+        else if (c->kind == EIR_SYM_RATIONAL) { cnum = c->ival; cden = c->den; }
+        else coeff_float = true;
+        if (start == 2) cnum = -cnum;  /* Mul(-1, k, ...) */
+        if (coeff_float ? cv < 0 : cnum < 0) { neg = true; cnum = -cnum; }
+    }
+    eir_buf num, den;
+    eir_buf_init(&num);
+    eir_buf_init(&den);
+    uint32_t nnum = 0, nden = 0;
+    if (c && coeff_float) {
+        eir_buf tmp;
+        eir_buf_init(&tmp);
+        eir_sym_print(&tmp, c);
+        const char *ts = tmp.data ? tmp.data : "";
+        eir_buf_puts(&num, ts[0] == '-' ? ts + 1 : ts);
+        eir_buf_free(&tmp);
+        nnum++;
+    } else if (c) {
+        if (cnum != 1) { eir_buf_printf(&num, "%lld", (long long)cnum); nnum++; }
+        if (cden != 1) { eir_buf_printf(&den, "%lld", (long long)cden); nden++; }
+    }
+    for (uint32_t i = 0; i < k; i++) {
+        const eir_sym_node *f = args[i];
+        if (is_neg_pow(f)) {
+            if (nden++) eir_buf_putc(&den, '*');
+            print_factor(&den, f->args[0], -f->args[1]->ival);
+        } else {
+            if (nnum++) eir_buf_putc(&num, '*');
+            print_factor(&num, f, 1);
+        }
+    }
+    if (neg) eir_buf_putc(b, '-');
+    eir_buf_puts(b, nnum ? num.data : "1");
+    if (nden == 1) {
+        eir_buf_putc(b, '/');
+        eir_buf_puts(b, den.data);
+    } else if (nden > 1) {
+        eir_buf_puts(b, "/(");
+        eir_buf_puts(b, den.data);
+        eir_buf_putc(b, ')');
+    }
+    eir_buf_free(&num);
+    eir_buf_free(&den);
+    free(args);
+}
+
 static void print_add(eir_buf *b, const eir_sym_node *n) {
-    /* sympy lists the symbolic terms first and the constant last */
+    /* in as_ordered_terms() order */
+    const eir_sym_node **terms = ordered_terms(n);
+    if (!terms) return;
     bool first = true;
-    for (int pass = 0; pass < 2; pass++) {
+    {
         for (uint32_t i = 0; i < n->nargs; i++) {
-            const eir_sym_node *t = n->args[i];
-            bool is_num = t->kind == EIR_SYM_INTEGER || t->kind == EIR_SYM_RATIONAL || t->kind == EIR_SYM_FLOAT;
-            if (is_num != (pass == 1)) continue;
+            const eir_sym_node *t = terms[i];
             eir_buf b2;
             eir_buf_init(&b2);
             print_paren(&b2, t, PREC_ADD);
@@ -404,6 +738,7 @@ static void print_add(eir_buf *b, const eir_sym_node *n) {
             first = false;
         }
     }
+    free(terms);
 }
 
 static const char *rel_op(const char *name) {
@@ -493,6 +828,20 @@ void eir_sym_print(eir_buf *b, const eir_sym_node *n) {
     if (is_call(n, "Not") && n->nargs == 1) {
         eir_buf_putc(b, '~');
         print_paren(b, n->args[0], 100);
+        return;
+    }
+    if ((is_call(n, "Max") || is_call(n, "Min")) && n->nargs) {
+        /* _print_LatticeOp: the arguments sorted by default_sort_key */
+        const eir_sym_node **v = ordered_factors(n, 0);
+        if (!v) return;
+        eir_buf_puts(b, n->name);
+        eir_buf_putc(b, '(');
+        for (uint32_t i = 0; i < n->nargs; i++) {
+            if (i) eir_buf_puts(b, ", ");
+            eir_sym_print(b, v[i]);
+        }
+        eir_buf_putc(b, ')');
+        free(v);
         return;
     }
     /* sympy prints Equality/Unequality by their short names */

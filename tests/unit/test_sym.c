@@ -11,6 +11,7 @@
 #include "ir/sym.h"
 #include "sym_cases.inc"
 #include "sym_print_cases.inc"
+#include "sym_order_cases.inc"
 
 static eir_arena arena;
 
@@ -179,6 +180,7 @@ int main(void) {
     roundtrip("-oo", "-oo");
 
     for (size_t i = 0; i < EIR_ARRAY_LEN(print_cases); i++) roundtrip(print_cases[i].srepr, print_cases[i].str);
+    for (size_t i = 0; i < EIR_ARRAY_LEN(order_cases); i++) roundtrip(order_cases[i].srepr, order_cases[i].str);
 
     /* evaluation, against sympy's own values */
     for (size_t i = 0; i < EIR_ARRAY_LEN(int_cases); i++) eval_int(int_cases[i].srepr, int_cases[i].want);
