@@ -11,7 +11,6 @@
  * Name(arg, ...). */
 #include "sym.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -78,7 +77,7 @@ static bool parse_args(parser *ps, eir_sym_node *n) {
     for (;;) {
         skip_ws(ps);
         const char *save = ps->p;
-        while (isalnum((unsigned char)*ps->p) || *ps->p == '_') ps->p++;
+        while (eir_isalnum((unsigned char)*ps->p) || *ps->p == '_') ps->p++;
         skip_ws(ps);
         if (ps->p > save && *ps->p == '=') {
             ps->p++;
@@ -171,20 +170,20 @@ static eir_sym_node *parse_expr(parser *ps) {
         res = new_node(ps, EIR_SYM_SYMBOL);
         if (res) { res->name = s; res->quoted = true; }
     } else if (*p == '-' && (!strncmp(p + 1, "oo", 2) || !strncmp(p + 1, "int_oo", 6)) &&
-               !isalnum((unsigned char)p[p[1] == 'o' ? 3 : 7]) && p[p[1] == 'o' ? 3 : 7] != '_') {
+               !eir_isalnum((unsigned char)p[p[1] == 'o' ? 3 : 7]) && p[p[1] == 'o' ? 3 : 7] != '_') {
         /* -oo, -int_oo: the bounds of unbounded ranges */
         bool is_int = p[1] == 'i';
         ps->p = p + (is_int ? 7 : 3);
         res = new_node(ps, EIR_SYM_NEG_INFINITY);
         if (res) res->name = is_int ? "-int_oo" : "-oo";
-    } else if (*p == '-' || isdigit((unsigned char)*p)) {
+    } else if (*p == '-' || eir_isdigit((unsigned char)*p)) {
         const char *s = p;
         if (*p == '-') p++;
-        if (!isdigit((unsigned char)*p)) return perr(ps, "expected a number after '-'");
-        while (isdigit((unsigned char)*p)) p++;
+        if (!eir_isdigit((unsigned char)*p)) return perr(ps, "expected a number after '-'");
+        while (eir_isdigit((unsigned char)*p)) p++;
         if (*p == '.' || *p == 'e' || *p == 'E') {
             char *end;
-            double v = strtod(s, &end);
+            double v = eir_strtod(s, &end);
             ps->p = end;
             res = new_node(ps, EIR_SYM_FLOAT);
             if (res) { res->fval = v; res->name = eir_arena_strndup(ps->arena, s, (size_t)(end - s)); }
@@ -195,9 +194,9 @@ static eir_sym_node *parse_expr(parser *ps) {
             res = new_node(ps, EIR_SYM_INTEGER);
             if (res) res->ival = v;
         }
-    } else if (isalpha((unsigned char)*p) || *p == '_') {
+    } else if (eir_isalpha((unsigned char)*p) || *p == '_') {
         const char *s = p;
-        while (isalnum((unsigned char)*p) || *p == '_' || *p == '.') p++;
+        while (eir_isalnum((unsigned char)*p) || *p == '_' || *p == '.') p++;
         size_t n = (size_t)(p - s);
         ps->p = p;
         skip_ws(ps);
@@ -239,7 +238,7 @@ static eir_sym_node *parse_expr(parser *ps) {
             eir_sym_node *a = tmp.args[0];
             res = new_node(ps, EIR_SYM_FLOAT);
             if (!res) return NULL;
-            if (a->kind == EIR_SYM_SYMBOL) { res->name = a->name; res->fval = strtod(a->name, NULL); }
+            if (a->kind == EIR_SYM_SYMBOL) { res->name = a->name; res->fval = eir_strtod(a->name, NULL); }
             else if (a->kind == EIR_SYM_FLOAT) { res->name = a->name; res->fval = a->fval; }
             else if (a->kind == EIR_SYM_INTEGER) { res->fval = (double)a->ival; res->name = NULL; }
             else return perr(ps, "Float needs a number");
@@ -525,7 +524,7 @@ static bool ev_fail(ev *e, const char *fmt, ...) EIR_PRINTF(2, 3);
 static bool ev_fail(ev *e, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(e->err, e->errlen, fmt, ap);
+    eir_vsnprintf(e->err, e->errlen, fmt, ap);
     va_end(ap);
     return false;
 }
@@ -840,7 +839,7 @@ bool eir_sym_eval(const eir_sym_node *n, eir_sym_lookup lookup, void *ctx, int64
     if (v.is_float) {
         /* a size computed through a rational coefficient (s0/2 with even s0) is whole */
         if (v.f != floor(v.f) || fabs(v.f) > 9007199254740992.0) {
-            snprintf(err, errlen, "value %.17g is not an integer", v.f);
+            eir_snprintf(err, errlen, "value %.17g is not an integer", v.f);
             return false;
         }
         *out = (int64_t)v.f;
