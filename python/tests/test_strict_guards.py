@@ -14,7 +14,7 @@ Each program below is exported both ways, live; then for each mode:
     containing torch's own "Guard failed: ..." text verbatim (or the runtime
     assertion torch raised), naming the input as torch does.
 Shared dims, derived dims, Dim.AUTO with branches and torch._check, dataclass,
-dict, list and tuple inputs, keyword arguments, a Python number burned into
+dict, list and tuple inputs, keyword arguments, *args, a Python number burned into
 the program, and eleven inputs with a guard on the last alone (flat_args[10]).
 """
 from __future__ import annotations
@@ -96,6 +96,12 @@ class KwargsIn(torch.nn.Module):          # x [B, 3], keyword w [B, 3], keyword 
         return y if bias is None else y + bias
 
 
+class VarArgs(torch.nn.Module):           # *xs: inputs named xs_0, xs_1; a torch._check on xs[1] alone
+    def forward(self, *xs):
+        torch._check(xs[1].shape[0] % 2 == 0)
+        return xs[0] * 2, xs[1] + 1
+
+
 class Burned(torch.nn.Module):            # n (an int) is burned in; x [B], y [B]
     def forward(self, x, n, y):
         return x * n + y
@@ -154,6 +160,10 @@ def _programs():
         ok=[((_r(8, 3),), {"w": _r(8, 3, seed=1), "bias": None})],
         bad=[((_r(8, 3),), {"w": _r(7, 3, seed=1), "bias": None}, ["'w'"]),
              ((_r(33, 3),), {"w": _r(33, 3, seed=1), "bias": None}, ["'x'"])])
+    P["varargs"] = dict(
+        mod=VarArgs(), args=(_r(4), _r(6, seed=1)), ds=(({0: B}, {0: A}),),
+        ok=[((_r(3), _r(2, seed=1)), {}), ((_r(9), _r(12, seed=1)), {})],
+        bad=[((_r(4), _r(5, seed=1)), {}, ["'xs_1'"]), ((_r(33), _r(6, seed=1)), {}, ["'xs_0'"])])
     P["burned"] = dict(
         mod=Burned(), args=(_r(4), 3, _r(4, seed=1)), ds=({0: B}, None, {0: B}),
         ok=[((_r(6), 3, _r(6, seed=1)), {})],
