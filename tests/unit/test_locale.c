@@ -352,6 +352,8 @@ static void guard_cases(void) {
 
 /* ---- the helpers themselves ---- */
 
+static int loc_kernel(const eir_op_call *c) { (void)c; return 0; }
+
 static void helper_cases(void) {
     CHECK(eir_strtod("0.9", NULL) == 0.9);
     char *end;
@@ -372,6 +374,19 @@ static void helper_cases(void) {
     eir_buf_put_pyfloat(&b, 123456.75);
     CHECK_STR(b.data, "0.25|0.1|1e-05|1.5e+300|123456.75");
     eir_buf_free(&b);
+    /* a kernel's message */
+    char kerr[160];
+    eir_kctx kc = {kerr, sizeof kerr, 1, NULL};
+    eir_kerr(&kc, "dropout probability has to be between 0 and 1, but got %g", 1.5);
+    CHECK_STR(kerr, "dropout probability has to be between 0 and 1, but got 1.5");
+    /* schema defaults: a float default is a float literal in any locale */
+    eir_library *l2 = NULL;
+    CHECK(eir_library_create(&l2) == EIR_OK);
+    eir_status st = eir_library_define(l2, "loc::scale", "(Tensor x, float alpha=0.5, float beta=1e-05) -> Tensor", NULL,
+                                       loc_kernel, NULL);
+    CHECK(st == EIR_OK);
+    if (st != EIR_OK) fprintf(stderr, "  %s\n", eir_library_errmsg(l2));
+    eir_library_free(l2);
 }
 
 /* Another thread with its own (decimal-comma) locale via uselocale(): the
