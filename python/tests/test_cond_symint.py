@@ -234,3 +234,30 @@ def test_nonstrict_refuses_nontensor_operands():
         cls, args, ds, _ = PROGRAMS[name]
         with pytest.raises(Exception, match="only consists of tensor leaves"):
             torch.export.export(cls(), args, dynamic_shapes=ds, strict=False)
+
+
+def test_symint_operand_used_before_defined(eir, exported, tmp_path):
+    """A malformed archive: the cond's operand list names a symbolic value that a
+    later node defines. eir refuses it at load, naming the node and the JSON path."""
+    import json
+    import zipfile
+
+    src = _path(exported, "int_outputs.strict")
+    dst = str(tmp_path / "bad.pt2")
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_STORED) as zout:
+        for info in zin.infolist():
+            data = zin.read(info.filename)
+            if info.filename.endswith("models/model.json"):
+                m = json.loads(data)
+                nodes = m["graph_module"]["graph"]["nodes"]
+                at = next(i for i, n in enumerate(nodes) if n["target"] == "torch.ops.higher_order.cond")
+                later = next(o[k]["as_name"] for n in nodes[at + 1:] for o in n["outputs"]
+                             for k in ("as_sym_int", "as_sym_bool") if k in o)
+                ops = next(a for a in nodes[at]["inputs"] if "as_tensors" in a["arg"])
+                ops["arg"]["as_tensors"].insert(0, {"name": later})
+                data = json.dumps(m).encode()
+            zout.writestr(info, data)
+    r = subprocess.run([eir, "print", dst], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1, r.stderr
+    assert "node %cond (higher_order.cond)" in r.stderr and "is used before it is defined" in r.stderr, r.stderr
+    assert ".as_tensors[0].name:" in r.stderr, r.stderr
