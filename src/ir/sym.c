@@ -313,24 +313,87 @@ static int prec_of(const eir_sym_node *n) {
     }
 }
 
+static void sym_print(eir_buf *b, const eir_sym_node *n);
+
+/* sympy's str() of a Float of 53-bit precision: StrPrinter._print_Float through
+ * mpmath's to_str with dps = 15. The value's first 18 significant digits
+ * (correctly rounded, in the C locale) are cut to 15, rounding up when the
+ * 16th is 5 or more (mpmath's rule, carrying through 9s); fixed notation when
+ * the decimal exponent is in (-5, 15), else d.ddd e+X / e-X. Trailing zeros
+ * are stripped (keeping one after the point) for a Float inside an
+ * expression (sympy's print level > 1: "0.9*ToFloat(s77)") and kept for a
+ * Float printed alone ("0.900000000000000"). */
+static void print_float(eir_buf *b, double v, bool strip) {
+    if (isnan(v)) { eir_buf_puts(b, "nan"); return; }
+    if (isinf(v)) { eir_buf_puts(b, v < 0 ? "-inf" : "inf"); return; }
+    if (v == 0) { eir_buf_puts(b, "0.0"); return; }
+    enum { DPS = 15 };
+    char tmp[64];
+    eir_snprintf(tmp, sizeof tmp, "%.17e", fabs(v));
+    char dig[DPS + 4];
+    int nd = 0;
+    const char *e = tmp;
+    for (; *e && *e != 'e'; e++)
+        if (*e >= '0' && *e <= '9' && nd < DPS + 3) dig[nd++] = *e;
+    int exponent = *e ? atoi(e + 1) : 0;
+    if (nd > DPS && dig[DPS] >= '5') {
+        int i = DPS - 1;
+        while (i >= 0 && dig[i] == '9') i--;
+        if (i >= 0) {
+            dig[i]++;
+            for (int j = i + 1; j < DPS; j++) dig[j] = '0';
+        } else {
+            dig[0] = '1';
+            for (int j = 1; j < DPS; j++) dig[j] = '0';
+            exponent++;
+        }
+    }
+    char out[64];
+    int n = 0, split = 1;
+    if (-5 < exponent && exponent < DPS) {
+        if (exponent < 0) {
+            for (int i = 0; i < -exponent; i++) out[n++] = '0';
+        } else {
+            split = exponent + 1;
+        }
+        exponent = 0;
+    }
+    for (int i = 0; i < DPS; i++) out[n++] = dig[i];
+    char txt[80];
+    int t = 0;
+    if (v < 0) txt[t++] = '-';
+    for (int i = 0; i < n; i++) {
+        if (i == split) txt[t++] = '.';
+        txt[t++] = out[i];
+    }
+    if (strip) {
+        while (txt[t - 1] == '0') t--;
+        if (txt[t - 1] == '.') txt[t++] = '0';
+    }
+    txt[t] = 0;
+    eir_buf_puts(b, txt);
+    if (exponent > 0) eir_buf_printf(b, "e+%d", exponent);
+    else if (exponent < 0) eir_buf_printf(b, "e%d", exponent);
+}
+
 /* sympy's parenthesize: strict wraps only lower precedence, non-strict also equal */
 static void print_paren_x(eir_buf *b, const eir_sym_node *n, int level, bool strict) {
     if (prec_of(n) < level || (!strict && prec_of(n) == level)) {
         eir_buf_putc(b, '(');
-        eir_sym_print(b, n);
+        sym_print(b, n);
         eir_buf_putc(b, ')');
     } else {
-        eir_sym_print(b, n);
+        sym_print(b, n);
     }
 }
 
 static void print_paren(eir_buf *b, const eir_sym_node *n, int level) {
     if (prec_of(n) < level) {
         eir_buf_putc(b, '(');
-        eir_sym_print(b, n);
+        sym_print(b, n);
         eir_buf_putc(b, ')');
     } else {
-        eir_sym_print(b, n);
+        sym_print(b, n);
     }
 }
 
@@ -344,7 +407,13 @@ static void print_mul(eir_buf *b, const eir_sym_node *n) {
     uint32_t start = 0;
     int64_t den = 1;
     const eir_sym_node *c = n->args[0];
-    if (n->nargs > 1 && (c->kind == EIR_SYM_INTEGER || c->kind == EIR_SYM_RATIONAL)) {
+    if (n->nargs > 1 && c->kind == EIR_SYM_FLOAT) {
+        /* sympy: a negative coefficient prints as a sign before the rest */
+        if (c->fval < 0) eir_buf_putc(b, '-');
+        print_float(b, fabs(c->fval), true);
+        eir_buf_putc(b, '*');
+        start = 1;
+    } else if (n->nargs > 1 && (c->kind == EIR_SYM_INTEGER || c->kind == EIR_SYM_RATIONAL)) {
         int64_t num = c->ival;
         if (c->kind == EIR_SYM_RATIONAL) den = c->den;
         start = 1;
@@ -413,15 +482,12 @@ static const char *rel_op(const char *name) {
     return NULL;
 }
 
-void eir_sym_print(eir_buf *b, const eir_sym_node *n) {
+static void sym_print(eir_buf *b, const eir_sym_node *n) {
     switch (n->kind) {
     case EIR_SYM_SYMBOL: eir_buf_puts(b, n->name); return;
     case EIR_SYM_INTEGER: eir_buf_printf(b, "%lld", (long long)n->ival); return;
     case EIR_SYM_RATIONAL: eir_buf_printf(b, "%lld/%lld", (long long)n->ival, (long long)n->den); return;
-    case EIR_SYM_FLOAT:
-        if (n->name) eir_buf_puts(b, n->name);
-        else eir_buf_put_pyfloat(b, n->fval);
-        return;
+    case EIR_SYM_FLOAT: print_float(b, n->fval, true); return;
     case EIR_SYM_TRUE: eir_buf_puts(b, "True"); return;
     case EIR_SYM_FALSE: eir_buf_puts(b, "False"); return;
     case EIR_SYM_INFINITY: eir_buf_puts(b, n->name ? n->name : "oo"); return;
@@ -451,7 +517,7 @@ void eir_sym_print(eir_buf *b, const eir_sym_node *n) {
     }
     if (is_call(n, "Identity") && n->nargs == 1) {
         eir_buf_putc(b, '(');
-        eir_sym_print(b, n->args[0]);
+        sym_print(b, n->args[0]);
         eir_buf_putc(b, ')');
         return;
     }
@@ -476,16 +542,16 @@ void eir_sym_print(eir_buf *b, const eir_sym_node *n) {
         eir_buf_puts(b, "Piecewise(");
         for (uint32_t i = 0; i < n->nargs; i++) {
             if (i) eir_buf_puts(b, ", ");
-            eir_sym_print(b, n->args[i]);
+            sym_print(b, n->args[i]);
         }
         eir_buf_putc(b, ')');
         return;
     }
     if (is_call(n, "ExprCondPair") && n->nargs == 2) {
         eir_buf_putc(b, '(');
-        eir_sym_print(b, n->args[0]);
+        sym_print(b, n->args[0]);
         eir_buf_puts(b, ", ");
-        eir_sym_print(b, n->args[1]);
+        sym_print(b, n->args[1]);
         eir_buf_putc(b, ')');
         return;
     }
@@ -499,7 +565,7 @@ void eir_sym_print(eir_buf *b, const eir_sym_node *n) {
     eir_buf_putc(b, '(');
     for (uint32_t i = 0; i < n->nargs; i++) {
         if (i) eir_buf_puts(b, ", ");
-        eir_sym_print(b, n->args[i]);
+        sym_print(b, n->args[i]);
     }
     eir_buf_putc(b, ')');
 }
@@ -847,4 +913,11 @@ bool eir_sym_eval(const eir_sym_node *n, eir_sym_lookup lookup, void *ctx, int64
     }
     *out = v.i;
     return true;
+}
+
+/* A Float alone keeps sympy's trailing zeros (print level 1); everything
+ * below the root is printed as sympy's nested levels are. */
+void eir_sym_print(eir_buf *b, const eir_sym_node *n) {
+    if (n->kind == EIR_SYM_FLOAT) print_float(b, n->fval, false);
+    else sym_print(b, n);
 }

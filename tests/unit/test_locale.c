@@ -16,6 +16,7 @@
 #include "ir/sym.h"
 #include "sym_cases.inc"
 #include "sym_print_cases.inc"
+#include "sym_float_print_cases.inc"
 #include "pyexpr_cases.inc"
 #include "../../examples/custom_ops.c" /* mylib ops for custom_args */
 
@@ -246,6 +247,16 @@ static void sym_cases(void) {
         eir_buf_init(&b);
         eir_sym_print(&b, n);
         CHECK_STR(b.data, print_cases[i].str);
+        eir_buf_free(&b);
+    }
+    for (size_t i = 0; i < EIR_ARRAY_LEN(float_print_cases); i++) {
+        eir_sym_node *n = eir_sym_parse(&arena, float_print_cases[i].srepr, err, sizeof err);
+        CHECK(n != NULL);
+        if (!n) { fprintf(stderr, "  %s: %s\n", float_print_cases[i].srepr, err); continue; }
+        eir_buf b;
+        eir_buf_init(&b);
+        eir_sym_print(&b, n);
+        CHECK_STR(b.data, float_print_cases[i].str);
         eir_buf_free(&b);
     }
     for (size_t i = 0; i < EIR_ARRAY_LEN(float_cases); i++) {
