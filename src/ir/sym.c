@@ -366,6 +366,7 @@ static void print_float(eir_buf *b, double v, bool strip) {
         if (i == split) txt[t++] = '.';
         txt[t++] = out[i];
     }
+    if (split == n) txt[t++] = '.';   /* exponent 14: all 15 digits before the point */
     if (strip) {
         while (txt[t - 1] == '0') t--;
         if (txt[t - 1] == '.') txt[t++] = '0';
