@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Install what eir needs on Debian 12 (run as root or with sudo available):
 #   C build:  gcc, make, jsmn (JSON tokenizer), minizip + zlib (ZIP), OpenBLAS (BLAS + LAPACK)
+#   C tests:  the de_DE.UTF-8 locale (decimal comma), for tests/unit/test_locale.c
 #   tests:    torch 2.13.0 (CPU wheel), numpy, pytest, expecttest for the live conformance suite
 # Safe to run again: installed packages are skipped.
 set -euo pipefail
 
-DEB_PKGS=(build-essential libjsmn-dev libminizip-dev zlib1g-dev libopenblas-dev)
+DEB_PKGS=(build-essential libjsmn-dev libminizip-dev zlib1g-dev libopenblas-dev locales)
 missing=()
 for p in "${DEB_PKGS[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -16,6 +17,15 @@ if [ ${#missing[@]} -gt 0 ]; then
     echo "setup: installing ${missing[*]}"
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# A decimal-comma locale: tests/unit/test_locale.c loads, prints and runs programs
+# under it (numbers must not follow LC_NUMERIC) and fails when none is installed.
+if ! locale -a 2>/dev/null | grep -qixE 'de_DE\.utf-?8'; then
+    SUDO=""
+    [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    echo "setup: generating the de_DE.UTF-8 locale"
+    $SUDO localedef -i de_DE -f UTF-8 de_DE.UTF-8
 fi
 
 PY=${PYTHON:-python3}

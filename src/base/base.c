@@ -4,7 +4,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <locale.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +72,50 @@ char *eir_arena_strndup(eir_arena *a, const char *s, size_t n) {
 
 char *eir_arena_strdup(eir_arena *a, const char *s) { return eir_arena_strndup(a, s, strlen(s)); }
 
+/* ---- numbers in the C locale ----
+ * Parsing uses strtod_l with a C locale object made once (pthread_once).
+ * Formatting switches the calling thread, and only it, to that locale with
+ * uselocale() around vsnprintf and switches back to whatever the thread had
+ * (a locale of its own or the global one), so other threads and the host's
+ * setlocale() are untouched. glibc has no snprintf_l; rewriting the locale's
+ * decimal point in the output afterwards was the alternative, but it is not
+ * correct in general: the decimal point may be several bytes, a locale may
+ * have other digits or signs for %g, and the text around the number (%s
+ * arguments) may itself contain a comma. uselocale is POSIX 2008 and
+ * thread-safe; it costs two thread-local writes per call.
+ * newlocale(LC_ALL_MASK, "C", 0) does not allocate in glibc (it returns the
+ * built-in C locale object), so it does not fail there; if a libc ever lets
+ * it fail, the plain functions remain (correct while the host stays in the C
+ * locale). */
+static locale_t c_locale;
+static pthread_once_t c_locale_once = PTHREAD_ONCE_INIT;
+static void c_locale_make(void) { c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0); }
+static locale_t eir_c_locale(void) {
+    pthread_once(&c_locale_once, c_locale_make);
+    return c_locale;
+}
+
+double eir_strtod(const char *s, char **end) {
+    locale_t c = eir_c_locale();
+    return c ? strtod_l(s, end, c) : strtod(s, end);
+}
+
+int eir_vsnprintf(char *buf, size_t n, const char *fmt, va_list ap) {
+    locale_t c = eir_c_locale();
+    locale_t prev = c ? uselocale(c) : (locale_t)0;
+    int r = vsnprintf(buf, n, fmt, ap);
+    if (c && prev) uselocale(prev);
+    return r;
+}
+
+int eir_snprintf(char *buf, size_t n, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int r = eir_vsnprintf(buf, n, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
 /* ---- buffer ---- */
 
 void eir_buf_init(eir_buf *b) { memset(b, 0, sizeof *b); }
@@ -102,10 +148,10 @@ void eir_buf_putc(eir_buf *b, char c) { eir_buf_putn(b, &c, 1); }
 void eir_buf_vprintf(eir_buf *b, const char *fmt, va_list ap) {
     va_list ap2;
     va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap2);
+    int n = eir_vsnprintf(NULL, 0, fmt, ap2);
     va_end(ap2);
     if (n < 0 || !buf_reserve(b, (size_t)n)) return;
-    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    eir_vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
     b->len += (size_t)n;
 }
 
@@ -132,8 +178,8 @@ void eir_buf_put_pyfloat(eir_buf *b, double v) {
     char digits[40];
     int prec;
     for (prec = 1; prec <= 17; prec++) {
-        snprintf(digits, sizeof digits, "%.*e", prec - 1, v);
-        if (strtod(digits, NULL) == v) break;
+        eir_snprintf(digits, sizeof digits, "%.*e", prec - 1, v);
+        if (eir_strtod(digits, NULL) == v) break;
     }
     /* digits looks like "-d.ddde+XX" */
     char mant[32];

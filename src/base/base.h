@@ -49,6 +49,23 @@ void eir_buf_vprintf(eir_buf *b, const char *fmt, va_list ap);
 /* Detach the NUL-terminated contents (caller frees); NULL if oom. */
 char *eir_buf_take(eir_buf *b);
 
+/* ---- numbers, whatever the process locale ----
+ * A host program may call setlocale(LC_ALL, "de_DE.UTF-8"); libc's strtod and
+ * printf then read and write "0,9". Every number eir parses or formats goes
+ * through these instead (or through eir_buf_printf, which uses them), so a
+ * program reads, prints and runs the same in any locale. Thread-safe. */
+/* strtod in the C locale (strtod_l): '.' is the decimal point, never ','. */
+double eir_strtod(const char *s, char **end);
+/* vsnprintf / snprintf in the C locale, same contract as libc's. */
+int eir_vsnprintf(char *buf, size_t n, const char *fmt, va_list ap);
+int eir_snprintf(char *buf, size_t n, const char *fmt, ...) EIR_PRINTF(3, 4);
+/* ASCII character classes for parsers (<ctype.h>'s follow LC_CTYPE: in a
+ * single-byte locale isalpha(0xE4) is true). */
+static inline bool eir_isdigit(int c) { return c >= '0' && c <= '9'; }
+static inline bool eir_isalpha(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+static inline bool eir_isalnum(int c) { return eir_isdigit(c) || eir_isalpha(c); }
+static inline bool eir_isspace(int c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
 /* Python repr() of a float: shortest round-trip digits, 'inf', 'nan', '1e-05'. */
 void eir_buf_put_pyfloat(eir_buf *b, double v);
 /* Python repr() of a str (quotes chosen as Python does). */

@@ -394,5 +394,5 @@ double jdoc_num(const jdoc *d, jv v) {
     if (n >= sizeof buf) n = sizeof buf - 1;
     memcpy(buf, d->js + k->start, n);
     buf[n] = 0;
-    return strtod(buf, NULL);
+    return eir_strtod(buf, NULL);
 }

@@ -9,7 +9,7 @@
 eir_status eir_fail(eir_program *p, eir_status st, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(p->errmsg, sizeof p->errmsg, fmt, ap);
+    eir_vsnprintf(p->errmsg, sizeof p->errmsg, fmt, ap);
     va_end(ap);
     return st;
 }

@@ -2,7 +2,6 @@
  * expressions of torch's guards. See pyexpr.h. */
 #include "pyexpr.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -32,7 +31,7 @@ static void ws(pp *ps) { while (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\n
 static bool is_word(pp *ps, const char *w) {
     ws(ps);
     size_t n = strlen(w);
-    return !strncmp(ps->p, w, n) && !isalnum((unsigned char)ps->p[n]) && ps->p[n] != '_';
+    return !strncmp(ps->p, w, n) && !eir_isalnum((unsigned char)ps->p[n]) && ps->p[n] != '_';
 }
 
 static bool eat(pp *ps, const char *tok) {
@@ -94,15 +93,15 @@ static eir_py_node *p_string(pp *ps) {
 static eir_py_node *p_number(pp *ps) {
     const char *s = ps->p;
     const char *q = s;
-    while (isdigit((unsigned char)*q)) q++;
+    while (eir_isdigit((unsigned char)*q)) q++;
     bool is_float = false;
-    if (*q == '.') { is_float = true; q++; while (isdigit((unsigned char)*q)) q++; }
+    if (*q == '.') { is_float = true; q++; while (eir_isdigit((unsigned char)*q)) q++; }
     if (*q == 'e' || *q == 'E') {
         const char *r = q + 1;
         if (*r == '+' || *r == '-') r++;
-        if (isdigit((unsigned char)*r)) { is_float = true; q = r; while (isdigit((unsigned char)*q)) q++; }
+        if (eir_isdigit((unsigned char)*r)) { is_float = true; q = r; while (eir_isdigit((unsigned char)*q)) q++; }
     }
-    if (isalpha((unsigned char)*q) || *q == '_') return pfail(ps, "bad number");
+    if (eir_isalpha((unsigned char)*q) || *q == '_') return pfail(ps, "bad number");
     char buf[64];
     size_t len = (size_t)(q - s);
     if (len >= sizeof buf) return pfail(ps, "number too long");
@@ -112,7 +111,7 @@ static eir_py_node *p_number(pp *ps) {
     if (!n) return NULL;
     errno = 0;
     if (is_float) {
-        n->f = strtod(buf, NULL);
+        n->f = eir_strtod(buf, NULL);
     } else {
         char *end;
         long long v = strtoll(buf, &end, 10);
@@ -134,10 +133,10 @@ static eir_py_node *p_atom(pp *ps) {
         return e;
     }
     if (c == '\'' || c == '"') return p_string(ps);
-    if (isdigit((unsigned char)c) || (c == '.' && isdigit((unsigned char)ps->p[1]))) return p_number(ps);
-    if (isalpha((unsigned char)c) || c == '_') {
+    if (eir_isdigit((unsigned char)c) || (c == '.' && eir_isdigit((unsigned char)ps->p[1]))) return p_number(ps);
+    if (eir_isalpha((unsigned char)c) || c == '_') {
         const char *s = ps->p;
-        while (isalnum((unsigned char)*ps->p) || *ps->p == '_') ps->p++;
+        while (eir_isalnum((unsigned char)*ps->p) || *ps->p == '_') ps->p++;
         size_t len = (size_t)(ps->p - s);
         static const char *const reserved[] = {"and", "or", "not", "if", "else", "in", "is", "lambda"};
         for (size_t i = 0; i < EIR_ARRAY_LEN(reserved); i++)
@@ -163,12 +162,12 @@ static eir_py_node *p_primary(pp *ps) {
             if (!idx) return NULL;
             if (!eat(ps, "]")) return pfail(ps, "expected ']'");
             e = pair(ps, EIR_PY_SUBSCRIPT, 0, e, idx);
-        } else if (*ps->p == '.' && !isdigit((unsigned char)ps->p[1])) {
+        } else if (*ps->p == '.' && !eir_isdigit((unsigned char)ps->p[1])) {
             ps->p++;
             ws(ps);
             const char *s = ps->p;
-            while (isalnum((unsigned char)*ps->p) || *ps->p == '_') ps->p++;
-            if (ps->p == s || isdigit((unsigned char)*s)) return pfail(ps, "expected an attribute name");
+            while (eir_isalnum((unsigned char)*ps->p) || *ps->p == '_') ps->p++;
+            if (ps->p == s || eir_isdigit((unsigned char)*s)) return pfail(ps, "expected an attribute name");
             eir_py_node *a = pair(ps, EIR_PY_ATTR, 0, e, NULL);
             if (!a) return NULL;
             a->s = eir_arena_strndup(ps->arena, s, (size_t)(ps->p - s));
@@ -510,7 +509,7 @@ static bool efail(pev *e, const char *fmt, ...) EIR_PRINTF(2, 3);
 static bool efail(pev *e, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(e->err, e->errlen, fmt, ap);
+    eir_vsnprintf(e->err, e->errlen, fmt, ap);
     va_end(ap);
     return false;
 }

@@ -11,7 +11,6 @@
  * Name(arg, ...). */
 #include "sym.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -78,7 +77,7 @@ static bool parse_args(parser *ps, eir_sym_node *n) {
     for (;;) {
         skip_ws(ps);
         const char *save = ps->p;
-        while (isalnum((unsigned char)*ps->p) || *ps->p == '_') ps->p++;
+        while (eir_isalnum((unsigned char)*ps->p) || *ps->p == '_') ps->p++;
         skip_ws(ps);
         if (ps->p > save && *ps->p == '=') {
             ps->p++;
@@ -171,20 +170,20 @@ static eir_sym_node *parse_expr(parser *ps) {
         res = new_node(ps, EIR_SYM_SYMBOL);
         if (res) { res->name = s; res->quoted = true; }
     } else if (*p == '-' && (!strncmp(p + 1, "oo", 2) || !strncmp(p + 1, "int_oo", 6)) &&
-               !isalnum((unsigned char)p[p[1] == 'o' ? 3 : 7]) && p[p[1] == 'o' ? 3 : 7] != '_') {
+               !eir_isalnum((unsigned char)p[p[1] == 'o' ? 3 : 7]) && p[p[1] == 'o' ? 3 : 7] != '_') {
         /* -oo, -int_oo: the bounds of unbounded ranges */
         bool is_int = p[1] == 'i';
         ps->p = p + (is_int ? 7 : 3);
         res = new_node(ps, EIR_SYM_NEG_INFINITY);
         if (res) res->name = is_int ? "-int_oo" : "-oo";
-    } else if (*p == '-' || isdigit((unsigned char)*p)) {
+    } else if (*p == '-' || eir_isdigit((unsigned char)*p)) {
         const char *s = p;
         if (*p == '-') p++;
-        if (!isdigit((unsigned char)*p)) return perr(ps, "expected a number after '-'");
-        while (isdigit((unsigned char)*p)) p++;
+        if (!eir_isdigit((unsigned char)*p)) return perr(ps, "expected a number after '-'");
+        while (eir_isdigit((unsigned char)*p)) p++;
         if (*p == '.' || *p == 'e' || *p == 'E') {
             char *end;
-            double v = strtod(s, &end);
+            double v = eir_strtod(s, &end);
             ps->p = end;
             res = new_node(ps, EIR_SYM_FLOAT);
             if (res) { res->fval = v; res->name = eir_arena_strndup(ps->arena, s, (size_t)(end - s)); }
@@ -195,9 +194,9 @@ static eir_sym_node *parse_expr(parser *ps) {
             res = new_node(ps, EIR_SYM_INTEGER);
             if (res) res->ival = v;
         }
-    } else if (isalpha((unsigned char)*p) || *p == '_') {
+    } else if (eir_isalpha((unsigned char)*p) || *p == '_') {
         const char *s = p;
-        while (isalnum((unsigned char)*p) || *p == '_' || *p == '.') p++;
+        while (eir_isalnum((unsigned char)*p) || *p == '_' || *p == '.') p++;
         size_t n = (size_t)(p - s);
         ps->p = p;
         skip_ws(ps);
@@ -239,7 +238,7 @@ static eir_sym_node *parse_expr(parser *ps) {
             eir_sym_node *a = tmp.args[0];
             res = new_node(ps, EIR_SYM_FLOAT);
             if (!res) return NULL;
-            if (a->kind == EIR_SYM_SYMBOL) { res->name = a->name; res->fval = strtod(a->name, NULL); }
+            if (a->kind == EIR_SYM_SYMBOL) { res->name = a->name; res->fval = eir_strtod(a->name, NULL); }
             else if (a->kind == EIR_SYM_FLOAT) { res->name = a->name; res->fval = a->fval; }
             else if (a->kind == EIR_SYM_INTEGER) { res->fval = (double)a->ival; res->name = NULL; }
             else return perr(ps, "Float needs a number");
@@ -317,24 +316,88 @@ static int prec_of(const eir_sym_node *n) {
     }
 }
 
+static void sym_print(eir_buf *b, const eir_sym_node *n);
+
+/* sympy's str() of a Float of 53-bit precision: StrPrinter._print_Float through
+ * mpmath's to_str with dps = 15. The value's first 18 significant digits
+ * (correctly rounded, in the C locale) are cut to 15, rounding up when the
+ * 16th is 5 or more (mpmath's rule, carrying through 9s); fixed notation when
+ * the decimal exponent is in (-5, 15), else d.ddd e+X / e-X. Trailing zeros
+ * are stripped (keeping one after the point) for a Float inside an
+ * expression (sympy's print level > 1: "0.9*ToFloat(s77)") and kept for a
+ * Float printed alone ("0.900000000000000"). */
+static void print_float(eir_buf *b, double v, bool strip) {
+    if (isnan(v)) { eir_buf_puts(b, "nan"); return; }
+    if (isinf(v)) { eir_buf_puts(b, v < 0 ? "-inf" : "inf"); return; }
+    if (v == 0) { eir_buf_puts(b, "0.0"); return; }
+    enum { DPS = 15 };
+    char tmp[64];
+    eir_snprintf(tmp, sizeof tmp, "%.17e", fabs(v));
+    char dig[DPS + 4];
+    int nd = 0;
+    const char *e = tmp;
+    for (; *e && *e != 'e'; e++)
+        if (*e >= '0' && *e <= '9' && nd < DPS + 3) dig[nd++] = *e;
+    int exponent = *e ? atoi(e + 1) : 0;
+    if (nd > DPS && dig[DPS] >= '5') {
+        int i = DPS - 1;
+        while (i >= 0 && dig[i] == '9') i--;
+        if (i >= 0) {
+            dig[i]++;
+            for (int j = i + 1; j < DPS; j++) dig[j] = '0';
+        } else {
+            dig[0] = '1';
+            for (int j = 1; j < DPS; j++) dig[j] = '0';
+            exponent++;
+        }
+    }
+    char out[64];
+    int n = 0, split = 1;
+    if (-5 < exponent && exponent < DPS) {
+        if (exponent < 0) {
+            for (int i = 0; i < -exponent; i++) out[n++] = '0';
+        } else {
+            split = exponent + 1;
+        }
+        exponent = 0;
+    }
+    for (int i = 0; i < DPS; i++) out[n++] = dig[i];
+    char txt[80];
+    int t = 0;
+    if (v < 0) txt[t++] = '-';
+    for (int i = 0; i < n; i++) {
+        if (i == split) txt[t++] = '.';
+        txt[t++] = out[i];
+    }
+    if (split == n) txt[t++] = '.';   /* exponent 14: all 15 digits before the point */
+    if (strip) {
+        while (txt[t - 1] == '0') t--;
+        if (txt[t - 1] == '.') txt[t++] = '0';
+    }
+    txt[t] = 0;
+    eir_buf_puts(b, txt);
+    if (exponent > 0) eir_buf_printf(b, "e+%d", exponent);
+    else if (exponent < 0) eir_buf_printf(b, "e%d", exponent);
+}
+
 /* sympy's parenthesize: strict wraps only lower precedence, non-strict also equal */
 static void print_paren_x(eir_buf *b, const eir_sym_node *n, int level, bool strict) {
     if (prec_of(n) < level || (!strict && prec_of(n) == level)) {
         eir_buf_putc(b, '(');
-        eir_sym_print(b, n);
+        sym_print(b, n);
         eir_buf_putc(b, ')');
     } else {
-        eir_sym_print(b, n);
+        sym_print(b, n);
     }
 }
 
 static void print_paren(eir_buf *b, const eir_sym_node *n, int level) {
     if (prec_of(n) < level) {
         eir_buf_putc(b, '(');
-        eir_sym_print(b, n);
+        sym_print(b, n);
         eir_buf_putc(b, ')');
     } else {
-        eir_sym_print(b, n);
+        sym_print(b, n);
     }
 }
 
@@ -677,12 +740,7 @@ static void print_mul(eir_buf *b, const eir_sym_node *n) {
     eir_buf_init(&den);
     uint32_t nnum = 0, nden = 0;
     if (c && coeff_float) {
-        eir_buf tmp;
-        eir_buf_init(&tmp);
-        eir_sym_print(&tmp, c);
-        const char *ts = tmp.data ? tmp.data : "";
-        eir_buf_puts(&num, ts[0] == '-' ? ts + 1 : ts);
-        eir_buf_free(&tmp);
+        print_float(&num, fabs(cv), true);   /* inside an expression: trailing zeros stripped */
         nnum++;
     } else if (c) {
         if (cnum != 1) { eir_buf_printf(&num, "%lld", (long long)cnum); nnum++; }
@@ -749,15 +807,12 @@ static const char *rel_op(const char *name) {
     return NULL;
 }
 
-void eir_sym_print(eir_buf *b, const eir_sym_node *n) {
+static void sym_print(eir_buf *b, const eir_sym_node *n) {
     switch (n->kind) {
     case EIR_SYM_SYMBOL: eir_buf_puts(b, n->name); return;
     case EIR_SYM_INTEGER: eir_buf_printf(b, "%lld", (long long)n->ival); return;
     case EIR_SYM_RATIONAL: eir_buf_printf(b, "%lld/%lld", (long long)n->ival, (long long)n->den); return;
-    case EIR_SYM_FLOAT:
-        if (n->name) eir_buf_puts(b, n->name);
-        else eir_buf_put_pyfloat(b, n->fval);
-        return;
+    case EIR_SYM_FLOAT: print_float(b, n->fval, true); return;
     case EIR_SYM_TRUE: eir_buf_puts(b, "True"); return;
     case EIR_SYM_FALSE: eir_buf_puts(b, "False"); return;
     case EIR_SYM_INFINITY: eir_buf_puts(b, n->name ? n->name : "oo"); return;
@@ -787,7 +842,7 @@ void eir_sym_print(eir_buf *b, const eir_sym_node *n) {
     }
     if (is_call(n, "Identity") && n->nargs == 1) {
         eir_buf_putc(b, '(');
-        eir_sym_print(b, n->args[0]);
+        sym_print(b, n->args[0]);
         eir_buf_putc(b, ')');
         return;
     }
@@ -812,16 +867,16 @@ void eir_sym_print(eir_buf *b, const eir_sym_node *n) {
         eir_buf_puts(b, "Piecewise(");
         for (uint32_t i = 0; i < n->nargs; i++) {
             if (i) eir_buf_puts(b, ", ");
-            eir_sym_print(b, n->args[i]);
+            sym_print(b, n->args[i]);
         }
         eir_buf_putc(b, ')');
         return;
     }
     if (is_call(n, "ExprCondPair") && n->nargs == 2) {
         eir_buf_putc(b, '(');
-        eir_sym_print(b, n->args[0]);
+        sym_print(b, n->args[0]);
         eir_buf_puts(b, ", ");
-        eir_sym_print(b, n->args[1]);
+        sym_print(b, n->args[1]);
         eir_buf_putc(b, ')');
         return;
     }
@@ -838,7 +893,7 @@ void eir_sym_print(eir_buf *b, const eir_sym_node *n) {
         eir_buf_putc(b, '(');
         for (uint32_t i = 0; i < n->nargs; i++) {
             if (i) eir_buf_puts(b, ", ");
-            eir_sym_print(b, v[i]);
+            sym_print(b, v[i]);
         }
         eir_buf_putc(b, ')');
         free(v);
@@ -849,7 +904,7 @@ void eir_sym_print(eir_buf *b, const eir_sym_node *n) {
     eir_buf_putc(b, '(');
     for (uint32_t i = 0; i < n->nargs; i++) {
         if (i) eir_buf_puts(b, ", ");
-        eir_sym_print(b, n->args[i]);
+        sym_print(b, n->args[i]);
     }
     eir_buf_putc(b, ')');
 }
@@ -874,7 +929,7 @@ static bool ev_fail(ev *e, const char *fmt, ...) EIR_PRINTF(2, 3);
 static bool ev_fail(ev *e, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(e->err, e->errlen, fmt, ap);
+    eir_vsnprintf(e->err, e->errlen, fmt, ap);
     va_end(ap);
     return false;
 }
@@ -1189,7 +1244,7 @@ bool eir_sym_eval(const eir_sym_node *n, eir_sym_lookup lookup, void *ctx, int64
     if (v.is_float) {
         /* a size computed through a rational coefficient (s0/2 with even s0) is whole */
         if (v.f != floor(v.f) || fabs(v.f) > 9007199254740992.0) {
-            snprintf(err, errlen, "value %.17g is not an integer", v.f);
+            eir_snprintf(err, errlen, "value %.17g is not an integer", v.f);
             return false;
         }
         *out = (int64_t)v.f;
@@ -1197,4 +1252,11 @@ bool eir_sym_eval(const eir_sym_node *n, eir_sym_lookup lookup, void *ctx, int64
     }
     *out = v.i;
     return true;
+}
+
+/* A Float alone keeps sympy's trailing zeros (print level 1); everything
+ * below the root is printed as sympy's nested levels are. */
+void eir_sym_print(eir_buf *b, const eir_sym_node *n) {
+    if (n->kind == EIR_SYM_FLOAT) print_float(b, n->fval, false);
+    else sym_print(b, n);
 }

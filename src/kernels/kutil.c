@@ -2,6 +2,8 @@
  * broadcasting, N-d iteration, type promotion, kernel errors. */
 #include "kutil.h"
 
+#include "base/base.h" /* eir_vsnprintf: messages in the C locale */
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +12,7 @@ int eir_kerr(eir_kctx *ctx, const char *fmt, ...) {
     if (ctx && ctx->err && ctx->errlen) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(ctx->err, ctx->errlen, fmt, ap);
+        eir_vsnprintf(ctx->err, ctx->errlen, fmt, ap);
         va_end(ap);
     }
     return -1;

@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "base/base.h" /* eir_snprintf */
 #include "kutil.h"
 #include "tables.h"
 
@@ -2200,7 +2201,7 @@ static int k_linalg_cond(const eir_karg *a, uint32_t na, eir_tview *out, uint32_
     char ps[64];
     bool is_int = na > 1 && (a[1].kind == EIR_KA_INT || (a[1].kind == EIR_KA_SCALAR && a[1].s.kind == EIR_SC_INT));
     if (is_int || isinf(p)) snprintf(ps, sizeof ps, "%lld", isinf(p) ? (p > 0 ? (long long)INT64_MAX : (long long)INT64_MIN) : (long long)p);
-    else snprintf(ps, sizeof ps, "%f", p);
+    else eir_snprintf(ps, sizeof ps, "%f", p);
     return cond_impl(ctx, a[0].t, ORD_NUM, p, ps, &out[0]);
 }
 /* linalg_cond.p_str(self, str p) */

@@ -13,7 +13,6 @@
  * runtime's decode_default reads both. */
 #include "schema.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +31,7 @@ static bool perr(parser *p, const char *fmt, ...) {
     char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    eir_vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     snprintf(p->err, p->errlen, "%s: schema \"%s\", at offset %zu: %s", p->who, p->s, p->pos, msg);
     return false;
@@ -64,8 +63,8 @@ static bool expect(parser *p, char c) {
     return perr(p, "expected '%c', got '%.20s'", c, here(p));
 }
 
-static bool is_ident_start(char c) { return isalpha((unsigned char)c) || c == '_'; }
-static bool is_ident_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
+static bool is_ident_start(char c) { return eir_isalpha((unsigned char)c) || c == '_'; }
+static bool is_ident_char(char c) { return eir_isalnum((unsigned char)c) || c == '_'; }
 
 /* an identifier (dots allowed inside when dotted, for torchbind class names) */
 static char *ident(parser *p, bool dotted) {
@@ -141,10 +140,10 @@ static bool parse_type(parser *p, eir_parsed_arg *t, bool is_return) {
         size_t at = p->pos;
         p->pos++;
         if (t->base != EIR_AB_TENSOR) return perr(p, "only Tensor arguments take an alias annotation");
-        if (!isalpha((unsigned char)p->s[p->pos]))
+        if (!eir_isalpha((unsigned char)p->s[p->pos]))
             return perr(p, "expected an alias set letter in the annotation, got '%.20s'", here(p));
         t->alias = p->s[p->pos++];
-        while (isalnum((unsigned char)p->s[p->pos]) || p->s[p->pos] == '_') p->pos++;
+        while (eir_isalnum((unsigned char)p->s[p->pos]) || p->s[p->pos] == '_') p->pos++;
         if (p->s[p->pos] == '!') { t->mutates = true; p->pos++; }
         if (p->s[p->pos] != ')') {
             p->pos = at;
@@ -162,7 +161,7 @@ static bool parse_type(parser *p, eir_parsed_arg *t, bool is_return) {
         t->list = true;
         t->list_size = -1;
         skip(p);
-        if (isdigit((unsigned char)p->s[p->pos])) {
+        if (eir_isdigit((unsigned char)p->s[p->pos])) {
             char *end;
             long n = strtol(p->s + p->pos, &end, 10);
             if (n <= 0 || n > 64) return perr(p, "list size %ld out of range (1 to 64)", n);
@@ -176,7 +175,7 @@ static bool parse_type(parser *p, eir_parsed_arg *t, bool is_return) {
         t->optional = q1;
     }
     size_t e = p->pos;
-    while (e > b && isspace((unsigned char)p->s[e - 1])) e--;
+    while (e > b && eir_isspace((unsigned char)p->s[e - 1])) e--;
     t->type_text = eir_arena_strndup(p->a, p->s + b, e - b);
     if (t->elem_optional && t->base != EIR_AB_TENSOR) return perr(p, "only Tensor lists may hold None (Tensor?[])");
     if (t->list && (t->base == EIR_AB_STR || t->base == EIR_AB_SCALAR || t->base == EIR_AB_DTYPE))
@@ -216,8 +215,8 @@ static const struct { const char *name; int code; } DTYPES[] = {
 
 static bool is_int_lit(const char *s) {
     if (*s == '-' || *s == '+') s++;
-    if (!isdigit((unsigned char)*s)) return false;
-    while (isdigit((unsigned char)*s)) s++;
+    if (!eir_isdigit((unsigned char)*s)) return false;
+    while (eir_isdigit((unsigned char)*s)) s++;
     return *s == 0;
 }
 
@@ -225,7 +224,7 @@ static bool is_float_lit(const char *s) {
     const char *v = s + (*s == '-' || *s == '+');
     if (!strcmp(v, "inf") || !strcmp(v, "nan")) return true;
     char *end;
-    strtod(s, &end);
+    eir_strtod(s, &end);
     return end != s && *end == 0;
 }
 

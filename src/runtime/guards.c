@@ -399,16 +399,39 @@ static bool deferred_guards(build *b) {
     return true;
 }
 
-/* torch's _force_gm_signature_match: L['args'][0] -> L['args_0'] when the
- * module's parameters were flattened that way */
-static char *match_signature(eir_guards *g, const eir_program *p, const char *code) {
+/* torch's _force_ep_signature_match, then its _force_gm_signature_match.
+ * A program exported with strict=True writes its guards over the flattened
+ * user inputs, L['flat_args'][i]; ep.module() rewrites each into the i-th
+ * input's path (L['x'], L['p'].x, L['xs'][1]['a']) before it builds its guard
+ * function, so its messages name the inputs as the user does; eir does the
+ * same; an index past the inputs is an error naming it.
+ * Then L['args'][0] -> L['args_0'] when the module's parameters were
+ * flattened that way. */
+static char *match_signature(eir_guards *g, const eir_program *p, const char *code, char *err, size_t errlen) {
     eir_buf b;
     eir_buf_init(&b);
     const char *q = code;
+    static const char FLAT[] = "L['flat_args'][";
     while (*q) {
         const char *hit = strstr(q, "L['");
         if (!hit) { eir_buf_puts(&b, q); break; }
         eir_buf_putn(&b, q, (size_t)(hit - q));
+        if (!strncmp(hit, FLAT, sizeof FLAT - 1) && hit[sizeof FLAT - 1] >= '0' && hit[sizeof FLAT - 1] <= '9') {
+            const char *num = hit + sizeof FLAT - 1, *ne = num;
+            uint64_t idx = 0;
+            while (*ne >= '0' && *ne <= '9' && idx < UINT32_MAX) idx = idx * 10 + (uint64_t)(*ne++ - '0');
+            if (*ne == ']') {
+                if (idx >= g->ninputs || !g->inputs[idx].path) {
+                    snprintf(err, errlen, "guard '%s': %.*s is not an input of the program (it has %u user inputs)", code,
+                             (int)(ne + 1 - hit), hit, g->ninputs);
+                    eir_buf_free(&b);
+                    return NULL;
+                }
+                eir_buf_puts(&b, g->inputs[idx].path);
+                q = ne + 1;
+                continue;
+            }
+        }
         const char *name = hit + 3, *end = strchr(name, '\'');
         bool done = false;
         if (end && end[1] == ']' && end[2] == '[' && end[3] >= '0' && end[3] <= '9') {
@@ -506,8 +529,8 @@ eir_guards *eir_guards_build(const eir_program *p, char *err, size_t errlen) {
     }
     if (!deferred_guards(&b)) goto fail;
     for (uint32_t i = 0; i < p->num_guards_code; i++) {
-        const char *code = match_signature(g, p, p->guards_code[i]);
-        if (!code) goto oom;
+        const char *code = match_signature(g, p, p->guards_code[i], err, errlen);
+        if (!code) { if (err[0]) goto fail; goto oom; }
         if (!add_guard(&b, code)) goto fail;
     }
     return g;

@@ -199,7 +199,7 @@ static eir_status rt_fail(eir_runtime *rt, eir_status st, const char *fmt, ...) 
 static eir_status rt_fail(eir_runtime *rt, eir_status st, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(rt->errmsg, sizeof rt->errmsg, fmt, ap);
+    eir_vsnprintf(rt->errmsg, sizeof rt->errmsg, fmt, ap);
     va_end(ap);
     rt->err_source = false;
     return st;
@@ -310,12 +310,12 @@ static bool decode_default(eir_runtime *rt, const eir_schema_arg *sa, eir_karg *
         return true;
     case EIR_ST_FLOAT: case EIR_ST_OPT_FLOAT:
         k->kind = EIR_KA_FLOAT;
-        k->f = strtod(d, NULL);
+        k->f = eir_strtod(d, NULL);
         k->s = scalar_float(k->f);
         return true;
     case EIR_ST_SCALAR: case EIR_ST_OPT_SCALAR:
         k->kind = EIR_KA_SCALAR;
-        if (strchr(d, '.') || strchr(d, 'e') || strstr(d, "inf") || strstr(d, "nan")) k->s = scalar_float(strtod(d, NULL));
+        if (strchr(d, '.') || strchr(d, 'e') || strstr(d, "inf") || strstr(d, "nan")) k->s = scalar_float(eir_strtod(d, NULL));
         else if (!strcmp(d, "True") || !strcmp(d, "False")) k->s = scalar_bool(!strcmp(d, "True"));
         else k->s = scalar_int(strtoll(d, NULL, 10));
         return true;

@@ -448,6 +448,38 @@ static eir_status dec_opt_tensor(dec *d, scope *sc, jv v, bool use, eir_arg *a) 
 
 static eir_status dec_arg(dec *d, scope *sc, jv v, bool use, eir_arg *a);
 
+/* A higher-order op's operand list (cond's, while_loop's, map's, scan's) may
+ * hold symbolic ints, floats and bools besides tensors: torch.cond(pred, f, g,
+ * (x, x.shape[0])), or a branch closing over x.shape[0], which torch.export
+ * lifts into an operand. torch's serializer writes such a list as as_tensors
+ * (every element is an fx node) and its deserializer resolves the names
+ * whatever they are. An element naming a symbolic value becomes a sym
+ * argument of that kind (printed by name like the tensors). Ordinary ops keep
+ * the strict check. 1 when e was such an element (decoded into it), 0 when
+ * it is not (the tensor path decodes it), -1 after a failure. */
+static int hop_operand_sym(dec *d, scope *sc, jv e, eir_arg *it) {
+    if (!d->node_target || strncmp(d->node_target, "torch.ops.higher_order.", 23)) return 0;
+    if (jdoc_type(d->doc, e) != JT_OBJECT) return 0;
+    jv nv = jdoc_get(d->doc, e, "name");
+    if (nv == JV_NONE || jdoc_type(d->doc, nv) != JT_STRING) return 0;
+    const char *name = jdoc_str(d->doc, nv, &d->p->arena, NULL, NULL);
+    uint32_t vid;
+    if (!name || !eir_strmap_get(&sc->by_name, name, &vid)) return 0;
+    eir_value_kind k = sc->values[vid].kind;
+    if (k != EIR_VALUE_SYM_INT && k != EIR_VALUE_SYM_FLOAT && k != EIR_VALUE_SYM_BOOL) return 0;
+    if (sc->values[vid].producer == -2) {
+        push_key(d, "name");
+        fail(d, EIR_ERR_GRAPH, "'%s' is used before it is defined (graph inputs and earlier nodes define values; nodes "
+             "must be in topological order)", name);
+        pop(d);
+        return -1;
+    }
+    it->kind = k == EIR_VALUE_SYM_INT ? EIR_ARG_SYM_INT : k == EIR_VALUE_SYM_FLOAT ? EIR_ARG_SYM_FLOAT : EIR_ARG_SYM_BOOL;
+    it->name = name;
+    it->value = vid;
+    return 1;
+}
+
 /* Lists of any element kind. */
 static eir_status dec_list(dec *d, scope *sc, jv v, eir_arg_kind k, bool use, eir_arg *a) {
     size_t n;
@@ -464,6 +496,11 @@ static eir_status dec_list(dec *d, scope *sc, jv v, eir_arg_kind k, bool use, ei
         switch (k) {
         case EIR_ARG_TENSORS:
             it->kind = EIR_ARG_TENSOR;
+            if (use) {
+                int h = hop_operand_sym(d, sc, e, it);
+                if (h < 0) return d->st;
+                if (h > 0) break;
+            }
             TRY(dec_named_ref(d, sc, e, EIR_VALUE_TENSOR, use, it));
             break;
         case EIR_ARG_INTS: it->kind = EIR_ARG_INT; TRY(as_int(d, e, &it->u.i)); break;

@@ -12,6 +12,7 @@
 #include "sym_cases.inc"
 #include "sym_print_cases.inc"
 #include "sym_order_cases.inc"
+#include "sym_float_print_cases.inc"
 
 static eir_arena arena;
 
@@ -150,7 +151,8 @@ int main(void) {
     roundtrip("Mul(Rational(1, 2), " S0 ")", "s0/2");
     roundtrip("Symbol('u0', integer=True)", "u0");
     roundtrip("true", "True");
-    roundtrip("Float('1.5', precision=53)", "1.5");
+    roundtrip("Float('1.5', precision=53)", "1.50000000000000");
+    for (size_t i = 0; i < EIR_ARRAY_LEN(float_print_cases); i++) roundtrip(float_print_cases[i].srepr, float_print_cases[i].str);   /* sympy: a Float alone keeps 15 digits */
 
     bad("Symbol('s0'", "expected ',' or ')'");
     bad("Symbol('s0", "unterminated");

@@ -11,6 +11,7 @@
 
 #include "eir.h"
 #include "npy.h"
+#include "../../src/base/base.h" /* eir_snprintf: numbers in the C locale */
 #include "../../src/kernels/kutil.h"
 
 static const char USAGE[] =
@@ -135,7 +136,8 @@ static void print_output(const char *what, const char *name, uint32_t idx, const
             off += idx_[d] * st;
         }
         const char *p = (const char *)v->data + off * (int64_t)eir_dtype_size(v->dtype);
-        if (eir_is_floating(v->dtype) || eir_is_complex(v->dtype)) printf(" %.6g", eir_load_f64(p, v->dtype));
+        char num[64];
+        if (eir_is_floating(v->dtype) || eir_is_complex(v->dtype)) { eir_snprintf(num, sizeof num, " %.6g", eir_load_f64(p, v->dtype)); fputs(num, stdout); }
         else printf(" %lld", (long long)eir_load_i64(p, v->dtype));
         for (int32_t d = (int32_t)v->rank - 1; d >= 0; d--) { if (++idx_[d] < v->sizes[d]) break; idx_[d] = 0; }
     }
@@ -424,7 +426,9 @@ static int cmd_run(const char *path, const char **in_paths, int nin, const run_o
     }
     if (nrep > 1) {
         qsort(times, (size_t)nrep, sizeof *times, cmp_double);
-        printf("median %.3f ms per run over %d runs (min %.3f ms)\n", times[nrep / 2] * 1e3, nrep, times[0] * 1e3);
+        char line[160];
+        eir_snprintf(line, sizeof line, "median %.3f ms per run over %d runs (min %.3f ms)\n", times[nrep / 2] * 1e3, nrep, times[0] * 1e3);
+        fputs(line, stdout);
         if (eir_runtime_mutated_state(rt, 0))
             printf("note: the program mutates its state ('%s'), so each of the %d runs saw the state the one before "
                    "left; the results shown are the last run's\n", eir_runtime_mutated_state(rt, 0), nrep);
