@@ -1064,12 +1064,20 @@ static int k_sdpa_flash_cpu(const eir_karg *a, uint32_t na, eir_tview *out, uint
 }
 
 /* ======================================================================
- * recurrent layers (lstm.input, gru.input); inference semantics
+ * recurrent layers (lstm.input, gru.input, rnn_tanh.input, rnn_relu.input);
+ * inference semantics. RNN.cpp's CPU path: the input projection of every
+ * step at once (x W_ih^T + b_ih), then per step h W_hh^T + b_hh and the
+ * cell: LSTM gates i, f, g, o; GRU r, z, n (b_hn inside r * (...)); the
+ * simple cells tanh / relu of the sum.
  * ====================================================================== */
 
 static inline double sigm(double x) { return 1.0 / (1.0 + exp(-x)); }
 
+enum { RNN_LSTM, RNN_GRU, RNN_TANH, RNN_RELU };
+static const char *const rnn_names[] = {"lstm", "gru", "rnn_tanh", "rnn_relu"};
+
 typedef struct rnn_cfg {
+    int mode;                                 /* RNN_LSTM ... */
     bool lstm, has_biases, bidir, batch_first;
     int64_t layers, T, B, In, H, Hout, per;   /* per: params per (layer, direction) */
 } rnn_cfg;
@@ -1078,7 +1086,7 @@ typedef struct rnn_cfg {
 static int rnn_dir(eir_kctx *ctx, const rnn_cfg *c, eir_dtype ct, const eir_tview *const *prm, const void *X, int64_t In,
                    void *Y, int64_t ycols, int64_t dcol, bool reverse, const eir_tview *h0, const eir_tview *c0,
                    const eir_tview *hn, const eir_tview *cn) {
-    int64_t G = (c->lstm ? 4 : 3) * c->H, T = c->T, B = c->B, H = c->H, Hout = c->Hout;
+    int64_t G = (c->lstm ? 4 : c->mode == RNN_GRU ? 3 : 1) * c->H, T = c->T, B = c->B, H = c->H, Hout = c->Hout;
     size_t es = eir_elsize(ct);
     void *owi = NULL, *owh = NULL, *obi = NULL, *obh = NULL, *owr = NULL;
     const void *Wi = as_contig(prm[0], ct, &owi), *Wh = as_contig(prm[1], ct, &owh);
@@ -1095,7 +1103,7 @@ static int rnn_dir(eir_kctx *ctx, const rnn_cfg *c, eir_dtype ct, const eir_tvie
     /* input projection for every step: (T*B, In) @ Wi^T */
     cgemm(ct, false, true, T * B, G, In, X, Wi, false, gxc);
     for (int64_t i = 0; i < T * B; i++)
-        for (int64_t j = 0; j < G; j++) gx[i * G + j] = LD(gxc, i * G + j) + (bi ? LD(bi, j) : 0) + (bh && c->lstm ? LD(bh, j) : 0);
+        for (int64_t j = 0; j < G; j++) gx[i * G + j] = LD(gxc, i * G + j) + (bi ? LD(bi, j) : 0) + (bh && c->mode != RNN_GRU ? LD(bh, j) : 0);
     {
         eir_tview hv = contig_view(h, ct, 2, (int64_t[]){B, Hout});
         copy_view(&hv, h0);
@@ -1119,6 +1127,11 @@ static int rnn_dir(eir_kctx *ctx, const rnn_cfg *c, eir_dtype ct, const eir_tvie
                     double cv = gf * cc[b * H + j] + gi * gg;
                     cc[b * H + j] = cv;
                     ST(hfull, b * H + j, go * tanh(cv));
+                } else if (c->mode == RNN_TANH) {
+                    ST(hfull, b * H + j, tanh(g[j] + LD(gh, b * G + j)));
+                } else if (c->mode == RNN_RELU) {
+                    double v = g[j] + LD(gh, b * G + j);
+                    ST(hfull, b * H + j, v > 0 ? v : isnan(v) ? v : 0.0);
                 } else {
                     double bhr = bh ? LD(bh, j) : 0, bhz = bh ? LD(bh, H + j) : 0, bhn = bh ? LD(bh, 2 * H + j) : 0;
                     double rr = sigm(g[j] + LD(gh, b * G + j) + bhr), zz = sigm(g[H + j] + LD(gh, b * G + H + j) + bhz);
@@ -1151,22 +1164,25 @@ done:
 }
 
 /* args from `first`: params, has_biases, num_layers, dropout, train, bidirectional, batch_first */
-static int rnn_common(eir_kctx *ctx, bool lstm, const eir_tview *input, const eir_tview *h0all, const eir_tview *c0all,
+static int rnn_common(eir_kctx *ctx, int mode, const eir_tview *input, const eir_tview *h0all, const eir_tview *c0all,
                       const eir_karg *a, eir_tview *out, uint32_t no) {
     rnn_cfg c;
+    bool lstm = mode == RNN_LSTM;
+    const char *nm = rnn_names[mode];
+    c.mode = mode;
     c.lstm = lstm;
     const eir_karg *params = &a[0];
     c.has_biases = a[1].i != 0;
     c.layers = a[2].i;
     c.bidir = a[5].i != 0;
     c.batch_first = a[6].i != 0;
-    if (a[4].i && a[3].f != 0) return eir_kerr(ctx, "%s: dropout in training mode is not supported", lstm ? "lstm" : "gru");
+    if (a[4].i && a[3].f != 0) return eir_kerr(ctx, "%s: dropout in training mode is not supported", nm);
     int64_t D = c.bidir ? 2 : 1;
     if (params->kind != EIR_KA_TENSORS || c.layers < 1 || params->n % (uint32_t)(c.layers * D))
-        return eir_kerr(ctx, "%s: bad parameter list", lstm ? "lstm" : "gru");
+        return eir_kerr(ctx, "%s: bad parameter list", nm);
     c.per = params->n / (c.layers * D);
     if (c.per != (c.has_biases ? 4 : 2) && !(lstm && c.per == (c.has_biases ? 5 : 3)))
-        return eir_kerr(ctx, "%s: bad parameter list", lstm ? "lstm" : "gru");
+        return eir_kerr(ctx, "%s: bad parameter list", nm);
     eir_tview x = *input, y = out[0], hn = out[1], cn, h0v = *h0all, c0v;
     if (lstm) { cn = out[2]; c0v = *c0all; }
     bool unbatched = x.rank == 2;
@@ -1177,12 +1193,12 @@ static int rnn_common(eir_kctx *ctx, bool lstm, const eir_tview *input, const ei
         eir_tview t = x; x.sizes[0] = t.sizes[1]; x.sizes[1] = t.sizes[0]; x.strides[0] = t.strides[1]; x.strides[1] = t.strides[0];
         t = y; y.sizes[0] = t.sizes[1]; y.sizes[1] = t.sizes[0]; y.strides[0] = t.strides[1]; y.strides[1] = t.strides[0];
     }
-    if (x.rank != 3) return eir_kerr(ctx, "%s: input must have 2 or 3 dimensions, got %d", lstm ? "lstm" : "gru", input->rank);
+    if (x.rank != 3) return eir_kerr(ctx, "%s: input must have 2 or 3 dimensions, got %d", nm, input->rank);
     c.T = x.sizes[0]; c.B = x.sizes[1]; c.In = x.sizes[2];
     c.Hout = hn.sizes[2];
     c.H = lstm ? cn.sizes[2] : hn.sizes[2];
     eir_dtype ct = ctype_of(x.dtype);
-    if (ct != EIR_F32 && ct != EIR_F64) return eir_kerr(ctx, "%s: unsupported dtype %s", lstm ? "lstm" : "gru", dname(x.dtype));
+    if (ct != EIR_F32 && ct != EIR_F64) return eir_kerr(ctx, "%s: unsupported dtype %s", nm, dname(x.dtype));
     size_t es = eir_elsize(ct);
     int64_t F = D * c.Hout;
     void *xo = NULL;
@@ -1217,13 +1233,23 @@ done:
 /* lstm.input(input, hx[h0, c0], params, has_biases, num_layers, dropout, train, bidirectional, batch_first) */
 static int k_lstm(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
     if (a[1].kind != EIR_KA_TENSORS || a[1].n != 2 || no < 3) return eir_kerr(ctx, "lstm: expected hx = [h0, c0]");
-    return rnn_common(ctx, true, a[0].t, a[1].ts[0], a[1].ts[1], &a[2], out, no);
+    return rnn_common(ctx, RNN_LSTM, a[0].t, a[1].ts[0], a[1].ts[1], &a[2], out, no);
 }
 
 /* gru.input(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first) */
 static int k_gru(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
     if (no < 2) return eir_kerr(ctx, "gru: expected two outputs");
-    return rnn_common(ctx, false, a[0].t, a[1].t, NULL, &a[2], out, no);
+    return rnn_common(ctx, RNN_GRU, a[0].t, a[1].t, NULL, &a[2], out, no);
+}
+
+/* rnn_tanh.input / rnn_relu.input(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first) */
+static int k_rnn_tanh(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    if (no < 2) return eir_kerr(ctx, "rnn_tanh: expected two outputs");
+    return rnn_common(ctx, RNN_TANH, a[0].t, a[1].t, NULL, &a[2], out, no);
+}
+static int k_rnn_relu(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    if (no < 2) return eir_kerr(ctx, "rnn_relu: expected two outputs");
+    return rnn_common(ctx, RNN_RELU, a[0].t, a[1].t, NULL, &a[2], out, no);
 }
 
 const eir_kernel_entry eir_kernels_nn[] = {
@@ -1257,5 +1283,7 @@ const eir_kernel_entry eir_kernels_nn[] = {
     {"aten._scaled_dot_product_flash_attention_for_cpu.default", k_sdpa_flash_cpu},
     {"aten.lstm.input", k_lstm},
     {"aten.gru.input", k_gru},
+    {"aten.rnn_tanh.input", k_rnn_tanh},
+    {"aten.rnn_relu.input", k_rnn_relu},
     {NULL, NULL},
 };
