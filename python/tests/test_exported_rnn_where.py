@@ -234,14 +234,30 @@ def test_rnn_dynamic_batch(eir, tmp_path, case):
 
 # ---------------------------------------------------------------- symbolic math
 
-def test_sym_sqrt(eir, tmp_path):
+SYM_FNS = {
+    # torch._sym_sqrt is the one serializable symbolic op (torch/_export/serde's _SYM_OPS) that
+    # targets torch._sym_*, not torch.sym_*; the others are here as its company
+    "_sym_sqrt": lambda x, n: x * torch._sym_sqrt(n),
+    "sym_int_of_sqrt": lambda x, n: x * torch.sym_int(torch._sym_sqrt(n)),
+    "sym_float_pow": lambda x, n: x * torch.sym_float(n) ** 0.5 + (n / 2) ** 0.5,
+    "sym_max_min": lambda x, n: x * torch.sym_max(n, 3) + torch.sym_min(n, 2.5),
+    "sym_ite_and_or": lambda x, n: x * torch.sym_ite((n > 3) & (n < 50) | (n == 2), n, 1 - n),
+    "shifts_neg": lambda x, n: x * ((n << 2) + (n >> 1)) + (-n),
+    "trunc_floordiv_mod": lambda x, n: x * torch.sym_int(n / 3) + (n // 2) * (n % 3),
+}
+
+
+@pytest.mark.parametrize("name", list(SYM_FNS))
+def test_sym_ops(eir, tmp_path, name):
+    f = SYM_FNS[name]
+
     class M(nn.Module):
         def forward(self, x):
-            n = x.shape[0]
-            return x * torch._sym_sqrt(n), x * torch.sym_float(n) ** 0.5, x * torch.sym_max(n, 3) + torch.sym_min(n, 2.5)
+            return f(x, x.shape[0])
 
     ds = ({0: torch.export.Dim("n", min=2, max=100)},)
-    check(eir, tmp_path, M(), (_r(5, 2),), "_sym_sqrt", dynamic_shapes=ds, reruns=[(_r(9, 2, seed=1),), (_r(2, 2, seed=2),)])
+    check(eir, tmp_path, M(), (_r(5, 2),), name, dynamic_shapes=ds,
+          reruns=[(_r(9, 2, seed=1),), (_r(2, 2, seed=2),), (_r(64, 2, seed=3),)])
 
 
 # ---------------------------------------------------------------- vmap
