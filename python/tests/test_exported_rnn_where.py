@@ -4,8 +4,9 @@ sized from the data), nn.utils.rnn.pad_sequence (aten.pad_sequence),
 F.affine_grid (aten.affine_grid_generator), the recurrent layers nn.RNN (tanh and
 relu), nn.LSTM and nn.GRU (aten.rnn_tanh.input, aten.rnn_relu.input,
 aten.lstm.input, aten.gru.input: several layers, bidirectional, batch_first,
-without bias, without h0, LSTM projections, unbatched input), the symbolic
-torch._sym_sqrt, and programs that use torch.vmap.
+without bias, without h0, LSTM projections, unbatched input) and their cells
+(aten.rnn_tanh_cell, rnn_relu_cell, lstm_cell, gru_cell), the symbolic
+torch._sym_sqrt and its company, and programs that use torch.vmap.
 
 Each program is exported with torch.export.export(strict=False), saved, run
 with `eir run`, and compared with the module's own outputs, as exported and after
@@ -230,6 +231,47 @@ def test_rnn_dynamic_batch(eir, tmp_path, case):
     x = _r(2, 5, 4) if m.batch_first else _r(5, 2, 4)
     other = [_r(*(x.shape[:bd] + (b,) + x.shape[bd + 1:]), seed=b) for b in (3, 7)]
     check(eir, tmp_path, m, (x,), f"{case} dynamic batch", ops=[op], dynamic_shapes=ds, reruns=[(o,) for o in other])
+
+
+CELL_CASES = [
+    ("rnn_tanh_cell", lambda: nn.RNNCell(4, 3), "aten.rnn_tanh_cell.default"),
+    ("rnn_relu_cell_nobias", lambda: nn.RNNCell(4, 5, bias=False, nonlinearity="relu"), "aten.rnn_relu_cell.default"),
+    ("lstm_cell", lambda: nn.LSTMCell(4, 3), "aten.lstm_cell.default"),
+    ("lstm_cell_nobias", lambda: nn.LSTMCell(3, 6, bias=False), "aten.lstm_cell.default"),
+    ("gru_cell", lambda: nn.GRUCell(4, 3), "aten.gru_cell.default"),
+    ("gru_cell_nobias", lambda: nn.GRUCell(4, 2, bias=False), "aten.gru_cell.default"),
+]
+
+
+class CellSteps(nn.Module):
+    """a cell unrolled over the steps of x, from h0 given or not"""
+    def __init__(self, cell):
+        super().__init__()
+        self.cell = cell
+
+    def forward(self, x, *h):
+        outs = []
+        state = (h[0], h[1]) if len(h) == 2 else (h[0] if h else None)
+        for t in range(x.shape[0]):
+            state = self.cell(x[t], state)
+            outs.append(state[0] if isinstance(state, tuple) else state)
+        return torch.stack(outs), state
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16])
+@pytest.mark.parametrize("case", [c[0] for c in CELL_CASES])
+def test_rnn_cells(eir, tmp_path, case, dtype):
+    _, make, op = next(c for c in CELL_CASES if c[0] == case)
+    torch.manual_seed(3)
+    cell = make().eval().to(dtype)
+    lstm = isinstance(cell, nn.LSTMCell)
+    x = _r(3, 2, cell.input_size, dtype=dtype)
+    check(eir, tmp_path, CellSteps(cell), (x,), f"{case} {dtype} without h0", ops=[op])
+    h = [_r(2, cell.hidden_size, dtype=dtype, seed=5 + k) for k in range(2 if lstm else 1)]
+    check(eir, tmp_path, CellSteps(cell), (x, *h), f"{case} {dtype} with h0", ops=[op])
+    xu = _r(3, cell.input_size, dtype=dtype, seed=9)  # unbatched: (input_size,) per step
+    hu = [t[0] for t in h]
+    check(eir, tmp_path, CellSteps(cell), (xu, *hu), f"{case} {dtype} unbatched", ops=[op])
 
 
 # ---------------------------------------------------------------- symbolic math

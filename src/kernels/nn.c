@@ -1252,6 +1252,72 @@ static int k_rnn_relu(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t n
     return rnn_common(ctx, RNN_RELU, a[0].t, a[1].t, NULL, &a[2], out, no);
 }
 
+/* One step of a cell: rnn_tanh_cell / rnn_relu_cell / gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None)
+ * and lstm_cell(input, [hx, cx], ...) -> (hy, cy): the layer loop above with one step, one
+ * direction. input (B, In) or unbatched (In); a missing bias counts as zeros. */
+static int rnn_cell(eir_kctx *ctx, int mode, const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no) {
+    const char *nm = mode == RNN_LSTM ? "lstm_cell" : mode == RNN_GRU ? "gru_cell" : mode == RNN_TANH ? "rnn_tanh_cell" : "rnn_relu_cell";
+    bool lstm = mode == RNN_LSTM;
+    if (na < 4 || a[0].kind != EIR_KA_TENSOR || a[2].kind != EIR_KA_TENSOR || a[3].kind != EIR_KA_TENSOR || no < (lstm ? 2u : 1u))
+        return eir_kerr(ctx, "%s: bad arguments", nm);
+    if (lstm ? (a[1].kind != EIR_KA_TENSORS || a[1].n != 2 || !a[1].ts[0] || !a[1].ts[1]) : a[1].kind != EIR_KA_TENSOR)
+        return eir_kerr(ctx, "%s: bad hidden state", nm);
+    const eir_tview *x = a[0].t, *hx = lstm ? a[1].ts[0] : a[1].t, *cx = lstm ? a[1].ts[1] : NULL, *wi = a[2].t, *wh = a[3].t;
+    const eir_tview *bi = na > 4 && a[4].kind == EIR_KA_TENSOR ? a[4].t : NULL, *bh = na > 5 && a[5].kind == EIR_KA_TENSOR ? a[5].t : NULL;
+    int64_t G = (lstm ? 4 : mode == RNN_GRU ? 3 : 1);
+    if (x->rank != 1 && x->rank != 2) return eir_kerr(ctx, "%s: Expected input to be 1D or 2D, got %dD instead", nm, x->rank);
+    if (wi->rank != 2 || wh->rank != 2 || wh->sizes[0] % G || wh->sizes[1] * G != wh->sizes[0] || wi->sizes[0] != wh->sizes[0] ||
+        wi->sizes[1] != x->sizes[x->rank - 1])
+        return eir_kerr(ctx, "%s: the weights do not fit the input", nm);
+    rnn_cfg c;
+    memset(&c, 0, sizeof c);
+    c.mode = mode;
+    c.lstm = lstm;
+    c.has_biases = bi || bh;
+    c.per = c.has_biases ? 4 : 2;
+    c.layers = 1;
+    c.T = 1;
+    c.B = x->rank == 2 ? x->sizes[0] : 1;
+    c.In = x->sizes[x->rank - 1];
+    c.H = c.Hout = wh->sizes[1];
+    eir_tview xv; /* (T = 1, B, In) */
+    if (x->rank == 2) xv = unsqueeze(x, 0);
+    else { eir_tview t = unsqueeze(x, 0); xv = unsqueeze(&t, 0); }
+    eir_tview h0 = hx->rank == 1 ? unsqueeze(hx, 0) : *hx, hn = out[0].rank == 1 ? unsqueeze(&out[0], 0) : out[0], c0, cn;
+    if (h0.rank != 2 || h0.sizes[0] != c.B || h0.sizes[1] != c.H || hn.rank != 2 || hn.sizes[0] != c.B || hn.sizes[1] != c.H)
+        return eir_kerr(ctx, "%s: the hidden state does not fit (batch %lld, hidden size %lld)", nm, (long long)c.B, (long long)c.H);
+    if (lstm) {
+        c0 = cx->rank == 1 ? unsqueeze(cx, 0) : *cx;
+        cn = out[1].rank == 1 ? unsqueeze(&out[1], 0) : out[1];
+        if (c0.rank != 2 || c0.sizes[0] != c.B || c0.sizes[1] != c.H || cn.rank != 2 || cn.sizes[0] != c.B || cn.sizes[1] != c.H)
+            return eir_kerr(ctx, "%s: the cell state does not fit", nm);
+    }
+    eir_dtype ct = ctype_of(x->dtype);
+    if (ct != EIR_F32 && ct != EIR_F64) return eir_kerr(ctx, "%s: unsupported dtype %s", nm, dname(x->dtype));
+    size_t es = eir_elsize(ct);
+    int64_t GH = G * c.H;
+    void *xo = NULL, *zb = NULL, *Y = eir_kalloc((size_t)(c.B * c.H + 1) * es);
+    const void *X = as_contig(&xv, ct, &xo);
+    int rc = 0;
+    eir_tview zv;
+    if (c.has_biases && (!bi || !bh)) { /* the missing one as zeros */
+        zb = eir_kalloc((size_t)(GH + 1) * es);
+        if (zb) { memset(zb, 0, (size_t)(GH + 1) * es); zv = contig_view(zb, ct, 1, &GH); }
+    }
+    if (!X || !Y || (c.has_biases && (!bi || !bh) && !zb)) { rc = eir_kerr(ctx, "out of memory"); goto done; }
+    {
+        const eir_tview *prm[4] = {wi, wh, bi ? bi : &zv, bh ? bh : &zv};
+        rc = rnn_dir(ctx, &c, ct, prm, X, c.In, Y, c.H, 0, false, &h0, lstm ? &c0 : NULL, &hn, lstm ? &cn : NULL);
+    }
+done:
+    eir_kfree(xo); eir_kfree(zb); eir_kfree(Y);
+    return rc;
+}
+static int k_lstm_cell(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) { return rnn_cell(ctx, RNN_LSTM, a, na, out, no); }
+static int k_gru_cell(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) { return rnn_cell(ctx, RNN_GRU, a, na, out, no); }
+static int k_rnn_tanh_cell(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) { return rnn_cell(ctx, RNN_TANH, a, na, out, no); }
+static int k_rnn_relu_cell(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) { return rnn_cell(ctx, RNN_RELU, a, na, out, no); }
+
 const eir_kernel_entry eir_kernels_nn[] = {
     {"aten.mm.default", k_mm},
     {"aten.bmm.default", k_bmm},
@@ -1285,5 +1351,9 @@ const eir_kernel_entry eir_kernels_nn[] = {
     {"aten.gru.input", k_gru},
     {"aten.rnn_tanh.input", k_rnn_tanh},
     {"aten.rnn_relu.input", k_rnn_relu},
+    {"aten.lstm_cell.default", k_lstm_cell},
+    {"aten.gru_cell.default", k_gru_cell},
+    {"aten.rnn_tanh_cell.default", k_rnn_tanh_cell},
+    {"aten.rnn_relu_cell.default", k_rnn_relu_cell},
     {NULL, NULL},
 };
