@@ -1,6 +1,6 @@
 /* test_k_seq.c — the sequence and grid kernels exported programs call
  * (compose.c: where(condition), pad_sequence, affine_grid_generator; nn.c:
- * rnn_tanh.input, rnn_relu.input) against naive references written from
+ * rnn_tanh.input, rnn_relu.input and the four cells) against naive references written from
  * torch's definitions, in several dtypes and memory layouts, plus torch's
  * errors. */
 #include "ktest.h"
@@ -279,11 +279,76 @@ static void test_rnn_simple(void) {
     tfree(&X); tfree(&H0); tfree(&Y); tfree(&HN); tfree(&W0); tfree(&W1);
 }
 
+/* ---- the cells: one step, torch's gate formulas written out (LSTM i, f, g, o; GRU r, z, n) ---- */
+static double sg(double v) { return 1 / (1 + exp(-v)); }
+static void test_cells(void) {
+    const char *ops[4] = {"aten.rnn_tanh_cell.default", "aten.rnn_relu_cell.default", "aten.lstm_cell.default", "aten.gru_cell.default"};
+    const eir_dtype dts[] = {EIR_F32, EIR_F64, EIR_BF16};
+    for (int it = 0; it < 48; it++) {
+        int mode = it % 4; /* 0 tanh, 1 relu, 2 lstm, 3 gru */
+        eir_dtype dt = dts[(it / 4) % 3];
+        int bmode = (it / 12) % 4; /* 0 both biases, 1 none, 2 only b_ih, 3 only b_hh */
+        bool unb = it % 5 == 2;
+        int64_t G = mode == 2 ? 4 : mode == 3 ? 3 : 1, B = irand(1, 3), In = irand(1, 5), H = irand(1, 4);
+        int64_t xs[2] = {B, In}, hs[2] = {B, H}, wis[2] = {G * H, In}, whs[2] = {G * H, H}, bs[1] = {G * H};
+        int32_t r = unb ? 1 : 2;
+        const int64_t *xsz = unb ? xs + 1 : xs, *hsz = unb ? hs + 1 : hs;
+        if (unb) B = 1;
+        tt X = tnew(dt, r, xsz, it % 3), H0 = tnew(dt, r, hsz, (it + 1) % 3), C0 = tnew(dt, r, hsz, 0);
+        tt WI = tnew(dt, 2, wis, it % 2), WH = tnew(dt, 2, whs, (it + 1) % 2), BI = tnew(dt, 1, bs, 0), BH = tnew(dt, 1, bs, 2);
+        tt HN = tnew(dt, r, hsz, (it + 2) % 3), CN = tnew(dt, r, hsz, 0);
+        fill_rand(&X.v); fill_rand(&H0.v); fill_rand(&C0.v); fill_rand(&WI.v); fill_rand(&WH.v); fill_rand(&BI.v); fill_rand(&BH.v);
+        fill_poison(&HN.v); fill_poison(&CN.v);
+        bool hbi = bmode == 0 || bmode == 2, hbh = bmode == 0 || bmode == 3;
+        const eir_tview *hc[2] = {&H0.v, &C0.v};
+        eir_karg a[6] = {KT(&X.v), mode == 2 ? KTS(2, hc) : KT(&H0.v), KT(&WI.v), KT(&WH.v), hbi ? KT(&BI.v) : KN(), hbh ? KT(&BH.v) : KN()};
+        eir_tview outs[2] = {HN.v, CN.v};
+        CHECK(run(ops[mode], a, 6, outs, mode == 2 ? 2 : 1) == 0);
+        int64_t n = B * H;
+        double *wh = malloc((size_t)(n + 1) * sizeof(double)), *wc = malloc((size_t)(n + 1) * sizeof(double));
+        for (int64_t b = 0; b < B; b++)
+            for (int64_t j = 0; j < H; j++) {
+                double gi[4] = {0}, gh[4] = {0};
+                for (int64_t q = 0; q < G; q++) {
+                    int64_t row = q * H + j;
+                    for (int64_t i = 0; i < In; i++) gi[q] += getk(&WI.v, row * In + i) * getk(&X.v, b * In + i);
+                    for (int64_t i = 0; i < H; i++) gh[q] += getk(&WH.v, row * H + i) * getk(&H0.v, b * H + i);
+                    if (hbi) gi[q] += getk(&BI.v, row);
+                    if (hbh) gh[q] += getk(&BH.v, row);
+                }
+                double h0 = getk(&H0.v, b * H + j), v;
+                if (mode == 0) v = tanh(gi[0] + gh[0]);
+                else if (mode == 1) v = gi[0] + gh[0] > 0 ? gi[0] + gh[0] : 0;
+                else if (mode == 2) {
+                    double c = sg(gi[1] + gh[1]) * getk(&C0.v, b * H + j) + sg(gi[0] + gh[0]) * tanh(gi[2] + gh[2]);
+                    wc[b * H + j] = c;
+                    v = sg(gi[3] + gh[3]) * tanh(c);
+                } else {
+                    double rr = sg(gi[0] + gh[0]), z = sg(gi[1] + gh[1]), nn = tanh(gi[2] + rr * gh[2]);
+                    v = (1 - z) * nn + z * h0;
+                }
+                wh[b * H + j] = v;
+            }
+        double tol = dt == EIR_F64 ? 1e-11 : dt == EIR_F32 ? 2e-5 : 1.6e-2;
+        CHECK(close_to(&HN.v, wh, tol, ops[mode]));
+        if (mode == 2) CHECK(close_to(&CN.v, wc, tol, "lstm_cell c"));
+        free(wh); free(wc);
+        tfree(&X); tfree(&H0); tfree(&C0); tfree(&WI); tfree(&WH); tfree(&BI); tfree(&BH); tfree(&HN); tfree(&CN);
+    }
+    /* weights that do not fit the input */
+    int64_t xs[2] = {2, 4}, hs[2] = {2, 3}, w0[2] = {3, 5}, w1[2] = {3, 3};
+    tt X = tnew(EIR_F32, 2, xs, 0), H0 = tnew(EIR_F32, 2, hs, 0), W0 = tnew(EIR_F32, 2, w0, 0), W1 = tnew(EIR_F32, 2, w1, 0), HN = tnew(EIR_F32, 2, hs, 0);
+    eir_karg e0[6] = {KT(&X.v), KT(&H0.v), KT(&W0.v), KT(&W1.v), KN(), KN()};
+    CHECK_FAILS(run("aten.rnn_tanh_cell.default", e0, 6, &HN.v, 1), "rnn_tanh_cell: the weights do not fit the input");
+    tfree(&X); tfree(&H0); tfree(&W0); tfree(&W1); tfree(&HN);
+}
+
 int main(void) {
     test_where();
     test_pad_sequence();
     test_affine_grid();
     test_rnn_simple();
+    test_cells();
     print_worst("test_k_seq");
     return check_summary("test_k_seq");
 }
