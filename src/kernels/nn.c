@@ -1,6 +1,7 @@
 /* nn.c — kernel family: matrix products (mm, bmm, addmm, addmv, mv, dot,
  * matmul, linear, baddbmm), convolution (1-3 d, groups, transposed),
- * pooling, embedding, attention and recurrent layers.
+ * pooling, embedding, attention, and the recurrent layers and cells (lstm,
+ * gru, rnn_tanh, rnn_relu).
  *
  * Floating dtypes compute in a "compute type": f64 in f64, f32/f16/bf16 in
  * f32 (operands converted into f32 scratch, result rounded once). Products go
