@@ -322,3 +322,29 @@ def test_vmap_as_exported_is_refused(eir, tmp_path):
     assert r.returncode != 0
     assert "torch._functorch.predispatch._add_batch_dim" in r.stderr
     assert "torch._functorch.predispatch._remove_batch_dim" in r.stderr
+
+
+# ---------------------------------------------------------------- printing
+
+def test_print_matches_torch(eir, tmp_path):
+    """eir print (graph, code, program) of a program with every op above equals what
+    torch prints for the program torch.export.load reads back"""
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.r = nn.GRU(4, 3, num_layers=2, bidirectional=True)
+            self.c = nn.LSTMCell(4, 3)
+            self.t = nn.RNN(4, 2, nonlinearity="relu")
+
+        def forward(self, x, a, b, t):
+            return (torch.where(x[0] > 0), self.r(x), self.c(x[0]), self.t(x), nn.utils.rnn.pad_sequence([a, b]),
+                    F.affine_grid(t, [2, 3, 4, 5], align_corners=False))
+
+    args = (_r(5, 2, 4), _r(3, 2, seed=1), _r(4, 2, seed=2), _r(2, 2, 3, seed=3))
+    for dec in (False, True):
+        _, path = export(tmp_path, M().eval(), args, dec)
+        ep = torch.export.load(path)
+        for flag, want in (([], str(ep.graph)), (["--code"], ep.graph_module.code), (["--program"], str(ep))):
+            r = subprocess.run([eir, "print", *flag, path], capture_output=True, text=True, timeout=60)
+            assert r.returncode == 0, r.stderr
+            assert r.stdout.strip() == want.strip(), f"eir print {flag} ({'decomposed' if dec else 'as exported'})"
