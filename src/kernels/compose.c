@@ -28,8 +28,10 @@
  *   integration  trapezoid / trapz / cumulative_trapezoid (x and dx forms),
  *                composed as Integration.cpp composes them
  *   unpooling    max_unpool2d, max_unpool3d
- *   chunks       _chunk_cat; nonzero_numpy (sized by eir_compose_presize);
+ *   chunks       _chunk_cat; nonzero_numpy and where(condition) (sized by
+ *                eir_compose_presize);
  *                embedding_renorm_ (in place on its weight, F.embedding's max_norm)
+ *   sequences    pad_sequence; affine_grid_generator (linspace base grid, bmm)
  *
  * Composites do what torch's C++ composition does (the same ops, in the
  * same dtype and order) by calling the other families' kernels on views
@@ -3706,6 +3708,122 @@ static int uc_dim(const eir_karg *a, uint32_t na, const tv *x, int32_t *dim, eir
     return 0;
 }
 
+
+/* ======================================================================
+ * sequences and grids: where(condition) (one argument), pad_sequence,
+ * affine_grid_generator
+ * ====================================================================== */
+
+/* pad_sequence(sequences, batch_first=False, padding_value=0., padding_side="right"):
+ * PackedSequence.cpp's loop: out = full(padding_value) in the first sequence's
+ * dtype, each sequence copied (converted) into its row, from the left end when
+ * padding_side is "left" */
+static int k_pad_sequence(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) {
+    if (na < 1 || a[0].kind != EIR_KA_TENSORS) return eir_kerr(ctx, "pad_sequence: expected a list of tensors");
+    uint32_t n = a[0].n;
+    bool bf = arg_i(a, na, 1, 0) != 0;
+    double pv = arg_f(a, na, 2, 0);
+    const char *side = na > 3 && a[3].kind == EIR_KA_STRING && a[3].str ? a[3].str : "right";
+    if (n == 0) return eir_kerr(ctx, "received an empty list of sequences");
+    if (strcmp(side, "left") && strcmp(side, "right"))
+        return eir_kerr(ctx, "Expected padding_side to be one of left or right, but got %s.", side);
+    const tv *s0 = a[0].ts[0];
+    if (!s0 || s0->rank < 1) return eir_kerr(ctx, "pad_sequence: every sequence must have at least one dimension");
+    int64_t max_len = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const tv *q = a[0].ts[i];
+        if (!q || q->rank != s0->rank) return eir_kerr(ctx, "pad_sequence: sequence %u does not have the rank of the first", i);
+        for (int32_t d = 1; d < q->rank; d++)
+            if (q->sizes[d] != s0->sizes[d]) return eir_kerr(ctx, "pad_sequence: sequence %u does not have the trailing dims of the first", i);
+        if (q->sizes[0] > max_len) max_len = q->sizes[0];
+    }
+    if (out->rank != s0->rank + 1 || out->sizes[bf ? 0 : 1] != n || out->sizes[bf ? 1 : 0] != max_len)
+        return eir_kerr(ctx, "pad_sequence: the output does not fit the sequences");
+    eir_scalar sv = {EIR_SC_FLOAT, (int64_t)pv, pv, 0};
+    int rc = tv_fill(out, sv, ctx);
+    for (uint32_t i = 0; !rc && i < n; i++) {
+        const tv *q = a[0].ts[i];
+        int64_t len = q->sizes[0], start = !strcmp(side, "left") ? max_len - len : 0;
+        if (len == 0) continue;
+        tv d = *out;
+        if (bf) { v_select(&d, 0, i); v_narrow(&d, 0, start, len); }
+        else { v_narrow(&d, 0, start, len); v_select(&d, 1, i); }
+        rc = tv_copy(&d, q, ctx);
+    }
+    return rc;
+}
+
+/* affine_grid_generator(theta, size, align_corners), AffineGridGenerator.cpp:
+ * a base grid (N, H, W, 3) or (N, D, H, W, 4) of linspace(-1, 1, steps) per
+ * spatial dim (scaled by (steps - 1) / steps without align_corners; 0 for one
+ * step) and ones, times theta^T by bmm, in theta's dtype */
+static int ag_range(eir_dtype dt, int64_t steps, bool align, double *r, eir_kctx *ctx) {
+    if (steps <= 1) { if (steps == 1) r[0] = 0; return 0; }
+    void *buf = eir_kalloc((size_t)steps * esz(dt));
+    if (!buf) return eir_kerr(ctx, "out of memory");
+    tv lv = v_contig(buf, dt, 1, &steps);
+    eir_scalar m1 = {EIR_SC_INT, -1, -1, 0};
+    eir_karg la[3] = {A_sc(m1), A_sc(S_ONE), A_i(steps)};
+    int rc = k_linspace(la, 3, &lv, 1, ctx);
+    for (int64_t k = 0; !rc && k < steps; k++) {
+        double v = eir_load_f64(at_el(&lv, k), dt);
+        /* range * (steps - 1) / steps: two ops in the dtype's arithmetic */
+        if (!align) v = rnd(rnd(v * (double)(steps - 1), dt) / (double)steps, dt);
+        r[k] = v;
+    }
+    eir_kfree(buf);
+    return rc;
+}
+static int k_affine_grid_generator(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) {
+    NEED_T(0, th);
+    if (na < 2 || a[1].kind != EIR_KA_INTS) return eir_kerr(ctx, "affine_grid_generator: expected a size list");
+    const int64_t *sz = a[1].ints;
+    uint32_t ns = a[1].n;
+    bool align = arg_i(a, na, 2, 0) != 0;
+    if (ns != 4 && ns != 5) return eir_kerr(ctx, "AffineGridGenerator needs 4d (spatial) or 5d (volumetric) inputs.");
+    int32_t sd = (int32_t)ns - 2; /* spatial dims: 2 or 3 */
+    int64_t N = sz[0], sp[3] = {1, 1, 1}; /* D, H, W */
+    for (int32_t k = 0; k < sd; k++) sp[3 - sd + k] = sz[2 + k];
+    if (th->rank != 3 || th->sizes[0] != N || th->sizes[1] != sd || th->sizes[2] != sd + 1)
+        return eir_kerr(ctx, "affine_grid_generator: theta must have shape [%" PRId64 ", %d, %d]", N, sd, sd + 1);
+    if (!eir_is_floating(th->dtype)) return eir_kerr(ctx, "\"linspace_cpu\" not implemented for '%s'", dname(th->dtype));
+    int64_t P = sp[0] * sp[1] * sp[2], C = sd + 1;
+    if (out->rank != sd + 2 || eir_tview_numel(out) != N * P * sd) return eir_kerr(ctx, "affine_grid_generator: the output does not fit");
+    if (N * P == 0) return 0;
+    eir_dtype dt = th->dtype;
+    size_t es = esz(dt);
+    double *rg = eir_kalloc((size_t)(sp[0] + sp[1] + sp[2] + 3) * sizeof(double));
+    void *base = eir_kalloc((size_t)(N * P * C) * es), *res = eir_kalloc((size_t)(N * P * sd) * es);
+    int rc = 0;
+    if (!rg || !base || !res) { rc = eir_kerr(ctx, "out of memory"); goto done; }
+    double *rd = rg, *rh = rg + sp[0] + 1, *rw = rh + sp[1] + 1;
+    if ((rc = ag_range(dt, sp[2], align, rw, ctx)) || (rc = ag_range(dt, sp[1], align, rh, ctx))) goto done;
+    if (sd == 3 && (rc = ag_range(dt, sp[0], align, rd, ctx))) goto done;
+    {
+        tv gb = v_contig(base, dt, 3, (int64_t[]){N, P, C});
+        for (int64_t b = 0; b < N; b++)
+            for (int64_t p = 0; p < P; p++) {
+                int64_t w = p % sp[2], h = (p / sp[2]) % sp[1], dd = p / (sp[1] * sp[2]);
+                char *e = at_el(&gb, (b * P + p) * C);
+                eir_store_f64(e, dt, rw[w]);
+                eir_store_f64(e + es, dt, rh[h]);
+                if (sd == 3) eir_store_f64(e + 2 * es, dt, rd[dd]);
+                eir_store_f64(e + (size_t)sd * es, dt, 1.0);
+            }
+        tv tt = *th; /* theta.transpose(1, 2): (N, C, sd) */
+        v_swap(&tt, 1, 2);
+        tv rv = v_contig(res, dt, 3, (int64_t[]){N, P, sd});
+        eir_karg ba[2] = {A_t(&gb), A_t(&tt)};
+        if ((rc = k_bmm(ba, 2, &rv, 1, ctx))) goto done;
+        tv src = v_contig(res, dt, out->rank, out->sizes);
+        rc = tv_copy(out, &src, ctx);
+    }
+done:
+    eir_kfree(rg); eir_kfree(base); eir_kfree(res);
+    return rc;
+}
+
+
 /* unique_consecutive(self, return_inverse=False, return_counts=False, dim=None) */
 static int k_unique_consecutive(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx *ctx) {
     NEED_T(0, x);
@@ -3775,7 +3893,7 @@ int eir_compose_presize(const char *op, const eir_karg *a, uint32_t na, uint32_t
         sizes[x->rank] = nc;
         return 1;
     }
-    if (!strcmp(op, "aten.nonzero_numpy.default")) {
+    if (!strcmp(op, "aten.nonzero_numpy.default") || !strcmp(op, "aten.where.default")) {
         const tv *x = arg_t(a, na, 0);
         if (!x) return eir_kerr(ctx, "nonzero_numpy: expected a tensor");
         *rank = 1;
@@ -3886,6 +4004,9 @@ const eir_kernel_entry eir_kernels_compose[] = {
     {"aten.as_strided_scatter.default", k_as_strided_scatter},
     {"aten.nonzero_static.default", k_nonzero_static},
     {"aten.nonzero_numpy.default", k_nonzero_numpy},
+    {"aten.where.default", k_nonzero_numpy}, /* torch.where(condition) is condition.nonzero_numpy() */
+    {"aten.pad_sequence.default", k_pad_sequence},
+    {"aten.affine_grid_generator.default", k_affine_grid_generator},
     {"aten.embedding_renorm_.default", k_embedding_renorm},
     {"aten.unique_consecutive.default", k_unique_consecutive},
     {"aten.one_hot.default", k_one_hot},

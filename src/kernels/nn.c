@@ -1,6 +1,7 @@
 /* nn.c — kernel family: matrix products (mm, bmm, addmm, addmv, mv, dot,
  * matmul, linear, baddbmm), convolution (1-3 d, groups, transposed),
- * pooling, embedding, attention and recurrent layers.
+ * pooling, embedding, attention, and the recurrent layers and cells (lstm,
+ * gru, rnn_tanh, rnn_relu).
  *
  * Floating dtypes compute in a "compute type": f64 in f64, f32/f16/bf16 in
  * f32 (operands converted into f32 scratch, result rounded once). Products go
@@ -1064,12 +1065,20 @@ static int k_sdpa_flash_cpu(const eir_karg *a, uint32_t na, eir_tview *out, uint
 }
 
 /* ======================================================================
- * recurrent layers (lstm.input, gru.input); inference semantics
+ * recurrent layers (lstm.input, gru.input, rnn_tanh.input, rnn_relu.input);
+ * inference semantics. RNN.cpp's CPU path: the input projection of every
+ * step at once (x W_ih^T + b_ih), then per step h W_hh^T + b_hh and the
+ * cell: LSTM gates i, f, g, o; GRU r, z, n (b_hn inside r * (...)); the
+ * simple cells tanh / relu of the sum.
  * ====================================================================== */
 
 static inline double sigm(double x) { return 1.0 / (1.0 + exp(-x)); }
 
+enum { RNN_LSTM, RNN_GRU, RNN_TANH, RNN_RELU };
+static const char *const rnn_names[] = {"lstm", "gru", "rnn_tanh", "rnn_relu"};
+
 typedef struct rnn_cfg {
+    int mode;                                 /* RNN_LSTM ... */
     bool lstm, has_biases, bidir, batch_first;
     int64_t layers, T, B, In, H, Hout, per;   /* per: params per (layer, direction) */
 } rnn_cfg;
@@ -1078,7 +1087,7 @@ typedef struct rnn_cfg {
 static int rnn_dir(eir_kctx *ctx, const rnn_cfg *c, eir_dtype ct, const eir_tview *const *prm, const void *X, int64_t In,
                    void *Y, int64_t ycols, int64_t dcol, bool reverse, const eir_tview *h0, const eir_tview *c0,
                    const eir_tview *hn, const eir_tview *cn) {
-    int64_t G = (c->lstm ? 4 : 3) * c->H, T = c->T, B = c->B, H = c->H, Hout = c->Hout;
+    int64_t G = (c->lstm ? 4 : c->mode == RNN_GRU ? 3 : 1) * c->H, T = c->T, B = c->B, H = c->H, Hout = c->Hout;
     size_t es = eir_elsize(ct);
     void *owi = NULL, *owh = NULL, *obi = NULL, *obh = NULL, *owr = NULL;
     const void *Wi = as_contig(prm[0], ct, &owi), *Wh = as_contig(prm[1], ct, &owh);
@@ -1095,7 +1104,7 @@ static int rnn_dir(eir_kctx *ctx, const rnn_cfg *c, eir_dtype ct, const eir_tvie
     /* input projection for every step: (T*B, In) @ Wi^T */
     cgemm(ct, false, true, T * B, G, In, X, Wi, false, gxc);
     for (int64_t i = 0; i < T * B; i++)
-        for (int64_t j = 0; j < G; j++) gx[i * G + j] = LD(gxc, i * G + j) + (bi ? LD(bi, j) : 0) + (bh && c->lstm ? LD(bh, j) : 0);
+        for (int64_t j = 0; j < G; j++) gx[i * G + j] = LD(gxc, i * G + j) + (bi ? LD(bi, j) : 0) + (bh && c->mode != RNN_GRU ? LD(bh, j) : 0);
     {
         eir_tview hv = contig_view(h, ct, 2, (int64_t[]){B, Hout});
         copy_view(&hv, h0);
@@ -1119,6 +1128,11 @@ static int rnn_dir(eir_kctx *ctx, const rnn_cfg *c, eir_dtype ct, const eir_tvie
                     double cv = gf * cc[b * H + j] + gi * gg;
                     cc[b * H + j] = cv;
                     ST(hfull, b * H + j, go * tanh(cv));
+                } else if (c->mode == RNN_TANH) {
+                    ST(hfull, b * H + j, tanh(g[j] + LD(gh, b * G + j)));
+                } else if (c->mode == RNN_RELU) {
+                    double v = g[j] + LD(gh, b * G + j);
+                    ST(hfull, b * H + j, v > 0 ? v : isnan(v) ? v : 0.0);
                 } else {
                     double bhr = bh ? LD(bh, j) : 0, bhz = bh ? LD(bh, H + j) : 0, bhn = bh ? LD(bh, 2 * H + j) : 0;
                     double rr = sigm(g[j] + LD(gh, b * G + j) + bhr), zz = sigm(g[H + j] + LD(gh, b * G + H + j) + bhz);
@@ -1151,22 +1165,25 @@ done:
 }
 
 /* args from `first`: params, has_biases, num_layers, dropout, train, bidirectional, batch_first */
-static int rnn_common(eir_kctx *ctx, bool lstm, const eir_tview *input, const eir_tview *h0all, const eir_tview *c0all,
+static int rnn_common(eir_kctx *ctx, int mode, const eir_tview *input, const eir_tview *h0all, const eir_tview *c0all,
                       const eir_karg *a, eir_tview *out, uint32_t no) {
     rnn_cfg c;
+    bool lstm = mode == RNN_LSTM;
+    const char *nm = rnn_names[mode];
+    c.mode = mode;
     c.lstm = lstm;
     const eir_karg *params = &a[0];
     c.has_biases = a[1].i != 0;
     c.layers = a[2].i;
     c.bidir = a[5].i != 0;
     c.batch_first = a[6].i != 0;
-    if (a[4].i && a[3].f != 0) return eir_kerr(ctx, "%s: dropout in training mode is not supported", lstm ? "lstm" : "gru");
+    if (a[4].i && a[3].f != 0) return eir_kerr(ctx, "%s: dropout in training mode is not supported", nm);
     int64_t D = c.bidir ? 2 : 1;
     if (params->kind != EIR_KA_TENSORS || c.layers < 1 || params->n % (uint32_t)(c.layers * D))
-        return eir_kerr(ctx, "%s: bad parameter list", lstm ? "lstm" : "gru");
+        return eir_kerr(ctx, "%s: bad parameter list", nm);
     c.per = params->n / (c.layers * D);
     if (c.per != (c.has_biases ? 4 : 2) && !(lstm && c.per == (c.has_biases ? 5 : 3)))
-        return eir_kerr(ctx, "%s: bad parameter list", lstm ? "lstm" : "gru");
+        return eir_kerr(ctx, "%s: bad parameter list", nm);
     eir_tview x = *input, y = out[0], hn = out[1], cn, h0v = *h0all, c0v;
     if (lstm) { cn = out[2]; c0v = *c0all; }
     bool unbatched = x.rank == 2;
@@ -1177,12 +1194,12 @@ static int rnn_common(eir_kctx *ctx, bool lstm, const eir_tview *input, const ei
         eir_tview t = x; x.sizes[0] = t.sizes[1]; x.sizes[1] = t.sizes[0]; x.strides[0] = t.strides[1]; x.strides[1] = t.strides[0];
         t = y; y.sizes[0] = t.sizes[1]; y.sizes[1] = t.sizes[0]; y.strides[0] = t.strides[1]; y.strides[1] = t.strides[0];
     }
-    if (x.rank != 3) return eir_kerr(ctx, "%s: input must have 2 or 3 dimensions, got %d", lstm ? "lstm" : "gru", input->rank);
+    if (x.rank != 3) return eir_kerr(ctx, "%s: input must have 2 or 3 dimensions, got %d", nm, input->rank);
     c.T = x.sizes[0]; c.B = x.sizes[1]; c.In = x.sizes[2];
     c.Hout = hn.sizes[2];
     c.H = lstm ? cn.sizes[2] : hn.sizes[2];
     eir_dtype ct = ctype_of(x.dtype);
-    if (ct != EIR_F32 && ct != EIR_F64) return eir_kerr(ctx, "%s: unsupported dtype %s", lstm ? "lstm" : "gru", dname(x.dtype));
+    if (ct != EIR_F32 && ct != EIR_F64) return eir_kerr(ctx, "%s: unsupported dtype %s", nm, dname(x.dtype));
     size_t es = eir_elsize(ct);
     int64_t F = D * c.Hout;
     void *xo = NULL;
@@ -1217,14 +1234,90 @@ done:
 /* lstm.input(input, hx[h0, c0], params, has_biases, num_layers, dropout, train, bidirectional, batch_first) */
 static int k_lstm(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
     if (a[1].kind != EIR_KA_TENSORS || a[1].n != 2 || no < 3) return eir_kerr(ctx, "lstm: expected hx = [h0, c0]");
-    return rnn_common(ctx, true, a[0].t, a[1].ts[0], a[1].ts[1], &a[2], out, no);
+    return rnn_common(ctx, RNN_LSTM, a[0].t, a[1].ts[0], a[1].ts[1], &a[2], out, no);
 }
 
 /* gru.input(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first) */
 static int k_gru(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
     if (no < 2) return eir_kerr(ctx, "gru: expected two outputs");
-    return rnn_common(ctx, false, a[0].t, a[1].t, NULL, &a[2], out, no);
+    return rnn_common(ctx, RNN_GRU, a[0].t, a[1].t, NULL, &a[2], out, no);
 }
+
+/* rnn_tanh.input / rnn_relu.input(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first) */
+static int k_rnn_tanh(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    if (no < 2) return eir_kerr(ctx, "rnn_tanh: expected two outputs");
+    return rnn_common(ctx, RNN_TANH, a[0].t, a[1].t, NULL, &a[2], out, no);
+}
+static int k_rnn_relu(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    if (no < 2) return eir_kerr(ctx, "rnn_relu: expected two outputs");
+    return rnn_common(ctx, RNN_RELU, a[0].t, a[1].t, NULL, &a[2], out, no);
+}
+
+/* One step of a cell: rnn_tanh_cell / rnn_relu_cell / gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None)
+ * and lstm_cell(input, [hx, cx], ...) -> (hy, cy): the layer loop above with one step, one
+ * direction. input (B, In) or unbatched (In); a missing bias counts as zeros. */
+static int rnn_cell(eir_kctx *ctx, int mode, const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no) {
+    const char *nm = mode == RNN_LSTM ? "lstm_cell" : mode == RNN_GRU ? "gru_cell" : mode == RNN_TANH ? "rnn_tanh_cell" : "rnn_relu_cell";
+    bool lstm = mode == RNN_LSTM;
+    if (na < 4 || a[0].kind != EIR_KA_TENSOR || a[2].kind != EIR_KA_TENSOR || a[3].kind != EIR_KA_TENSOR || no < (lstm ? 2u : 1u))
+        return eir_kerr(ctx, "%s: bad arguments", nm);
+    if (lstm ? (a[1].kind != EIR_KA_TENSORS || a[1].n != 2 || !a[1].ts[0] || !a[1].ts[1]) : a[1].kind != EIR_KA_TENSOR)
+        return eir_kerr(ctx, "%s: bad hidden state", nm);
+    const eir_tview *x = a[0].t, *hx = lstm ? a[1].ts[0] : a[1].t, *cx = lstm ? a[1].ts[1] : NULL, *wi = a[2].t, *wh = a[3].t;
+    const eir_tview *bi = na > 4 && a[4].kind == EIR_KA_TENSOR ? a[4].t : NULL, *bh = na > 5 && a[5].kind == EIR_KA_TENSOR ? a[5].t : NULL;
+    int64_t G = (lstm ? 4 : mode == RNN_GRU ? 3 : 1);
+    if (x->rank != 1 && x->rank != 2) return eir_kerr(ctx, "%s: Expected input to be 1D or 2D, got %dD instead", nm, x->rank);
+    if (wi->rank != 2 || wh->rank != 2 || wh->sizes[0] % G || wh->sizes[1] * G != wh->sizes[0] || wi->sizes[0] != wh->sizes[0] ||
+        wi->sizes[1] != x->sizes[x->rank - 1])
+        return eir_kerr(ctx, "%s: the weights do not fit the input", nm);
+    rnn_cfg c;
+    memset(&c, 0, sizeof c);
+    c.mode = mode;
+    c.lstm = lstm;
+    c.has_biases = bi || bh;
+    c.per = c.has_biases ? 4 : 2;
+    c.layers = 1;
+    c.T = 1;
+    c.B = x->rank == 2 ? x->sizes[0] : 1;
+    c.In = x->sizes[x->rank - 1];
+    c.H = c.Hout = wh->sizes[1];
+    eir_tview xv; /* (T = 1, B, In) */
+    if (x->rank == 2) xv = unsqueeze(x, 0);
+    else { eir_tview t = unsqueeze(x, 0); xv = unsqueeze(&t, 0); }
+    eir_tview h0 = hx->rank == 1 ? unsqueeze(hx, 0) : *hx, hn = out[0].rank == 1 ? unsqueeze(&out[0], 0) : out[0], c0, cn;
+    if (h0.rank != 2 || h0.sizes[0] != c.B || h0.sizes[1] != c.H || hn.rank != 2 || hn.sizes[0] != c.B || hn.sizes[1] != c.H)
+        return eir_kerr(ctx, "%s: the hidden state does not fit (batch %lld, hidden size %lld)", nm, (long long)c.B, (long long)c.H);
+    if (lstm) {
+        c0 = cx->rank == 1 ? unsqueeze(cx, 0) : *cx;
+        cn = out[1].rank == 1 ? unsqueeze(&out[1], 0) : out[1];
+        if (c0.rank != 2 || c0.sizes[0] != c.B || c0.sizes[1] != c.H || cn.rank != 2 || cn.sizes[0] != c.B || cn.sizes[1] != c.H)
+            return eir_kerr(ctx, "%s: the cell state does not fit", nm);
+    }
+    eir_dtype ct = ctype_of(x->dtype);
+    if (ct != EIR_F32 && ct != EIR_F64) return eir_kerr(ctx, "%s: unsupported dtype %s", nm, dname(x->dtype));
+    size_t es = eir_elsize(ct);
+    int64_t GH = G * c.H;
+    void *xo = NULL, *zb = NULL, *Y = eir_kalloc((size_t)(c.B * c.H + 1) * es);
+    const void *X = as_contig(&xv, ct, &xo);
+    int rc = 0;
+    eir_tview zv;
+    if (c.has_biases && (!bi || !bh)) { /* the missing one as zeros */
+        zb = eir_kalloc((size_t)(GH + 1) * es);
+        if (zb) { memset(zb, 0, (size_t)(GH + 1) * es); zv = contig_view(zb, ct, 1, &GH); }
+    }
+    if (!X || !Y || (c.has_biases && (!bi || !bh) && !zb)) { rc = eir_kerr(ctx, "out of memory"); goto done; }
+    {
+        const eir_tview *prm[4] = {wi, wh, bi ? bi : &zv, bh ? bh : &zv};
+        rc = rnn_dir(ctx, &c, ct, prm, X, c.In, Y, c.H, 0, false, &h0, lstm ? &c0 : NULL, &hn, lstm ? &cn : NULL);
+    }
+done:
+    eir_kfree(xo); eir_kfree(zb); eir_kfree(Y);
+    return rc;
+}
+static int k_lstm_cell(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) { return rnn_cell(ctx, RNN_LSTM, a, na, out, no); }
+static int k_gru_cell(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) { return rnn_cell(ctx, RNN_GRU, a, na, out, no); }
+static int k_rnn_tanh_cell(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) { return rnn_cell(ctx, RNN_TANH, a, na, out, no); }
+static int k_rnn_relu_cell(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) { return rnn_cell(ctx, RNN_RELU, a, na, out, no); }
 
 const eir_kernel_entry eir_kernels_nn[] = {
     {"aten.mm.default", k_mm},
@@ -1257,5 +1350,11 @@ const eir_kernel_entry eir_kernels_nn[] = {
     {"aten._scaled_dot_product_flash_attention_for_cpu.default", k_sdpa_flash_cpu},
     {"aten.lstm.input", k_lstm},
     {"aten.gru.input", k_gru},
+    {"aten.rnn_tanh.input", k_rnn_tanh},
+    {"aten.rnn_relu.input", k_rnn_relu},
+    {"aten.lstm_cell.default", k_lstm_cell},
+    {"aten.gru_cell.default", k_gru_cell},
+    {"aten.rnn_tanh_cell.default", k_rnn_tanh_cell},
+    {"aten.rnn_relu_cell.default", k_rnn_relu_cell},
     {NULL, NULL},
 };

@@ -7,7 +7,7 @@
 
 extern const eir_kernel_entry eir_kernels_pointwise[];  /* pointwise.c: unary, binary, comparisons, casts, fills */
 extern const eir_kernel_entry eir_kernels_reduce[];     /* reduce.c: reductions, softmax, normalization */
-extern const eir_kernel_entry eir_kernels_nn[];         /* nn.c: matmul, conv, pooling, embedding, attention, rnn */
+extern const eir_kernel_entry eir_kernels_nn[];         /* nn.c: matmul, conv, pooling, embedding, attention, rnn/lstm/gru layers and cells */
 extern const eir_kernel_entry eir_kernels_data[];       /* data.c: cat, index, gather/scatter, pad, copies */
 extern const eir_kernel_entry eir_kernels_random[];     /* random.c: rand/randn/randint/randperm, bernoulli, dropout */
 extern const eir_kernel_entry eir_kernels_spatial[];    /* spatial.c: 1-d/3-d pooling, upsampling, grid_sampler, col2im/im2col */

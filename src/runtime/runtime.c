@@ -469,6 +469,7 @@ static eir_status decode_arg(eir_runtime *rt, rt_step *st, uint32_t ai, const ei
 
 static bool is_sym_target(const char *t) {
     return !strncmp(t, "_operator.", 10) || !strncmp(t, "math.", 5) || !strncmp(t, "torch.sym_", 10) ||
+           !strcmp(t, "torch._sym_sqrt") ||
            !strcmp(t, "torch.ops.aten.sym_size.int") || !strcmp(t, "torch.ops.aten.sym_numel.default") ||
            !strcmp(t, "torch.ops.aten.sym_stride.int") || !strcmp(t, "torch.ops.aten.sym_storage_offset.default") ||
            !strcmp(t, "torch.ops.aten.sym_is_contiguous.default");
