@@ -811,7 +811,7 @@ def main(argv=None):
         splice_section(a.doc, section)
     c, _, _ = counts(results)
     print(f"cases: {c}")
-    return harness.finish(results, secs, harness.summary_counts(results, STATUSES), judge(results, gaps))
+    return harness.finish(results, secs or 0, harness.summary_counts(results, STATUSES), judge(results, gaps))
 
 
 if __name__ == "__main__":
