@@ -9,30 +9,34 @@ result and are run three times with state carried over, eir against torch.
 
 A driver is an OpInfo (or a hand-written call of torch.ops.aten.*) in one
 dtype; its samples (opinfo_sweep.cell_samples: up to 6, one non-contiguous)
-give, for each KIND, one exported program holding every sample:
+times the three KINDs are items, all held by one exported program:
 
   user    y = f(x, ...); y.add_(1)           x a user input; returns x.clone()
   inter   z = x.clone(); y = f(z, ...); y.add_(1)            returns z
   buffer  y = f(self.b<j>, ...); y.add_(1)   b<j> a buffer holding the sample's
                                              first tensor; returns b<j>.clone()
 
-(logical_not_ for bool; a list result has each element written); every
-program also returns a clone of each written result. Samples on which torch
-refuses the write eagerly (expanded or overlapping views, a view of a dtype
-view that cannot be written...) or export refuses are left out and counted.
-Each program is exported with torch.export.export(strict=False) (FORM
-"nonstrict"), for every third driver also after a torch.export.load +
-torch.export.save round trip ("roundtrip") and with strict=True ("strict",
-where torch allows); `eir run --runs 3` runs each form and ep.module() of the
-non-strict program runs three times on the same tensors: outputs, the user
-inputs eir writes (run_k/input_<i>.npy; an input torch writes and eir does not
-is a mismatch) and the buffers (run_k/state.<fqn>.npy) are compared after
-every run.
+(logical_not_ for bool; a list result has each element written); every item
+also returns a clone of each written result. Items on which torch refuses
+the write eagerly (expanded or overlapping views, a non-unit last stride for
+view_as_complex...) or export refuses (data-dependent tensor arguments) are
+left out and counted. The program is exported with
+torch.export.export(strict=False) (FORM "nonstrict"), for every third driver
+also after a torch.export.load + torch.export.save round trip ("roundtrip")
+and with strict=True ("strict", where torch allows); `eir run --runs 3` runs
+each form and ep.module() of the non-strict program runs three times on the
+same tensors: outputs, the user inputs eir writes (run_k/input_<i>.npy; an
+input torch writes and eir does not is a mismatch) and the buffers
+(run_k/state.<fqn>.npy) are compared after every run. When eir fails on the
+program, each item is run alone to name the ones at fault.
 
 A cell is (driver, dtype); a case inside it is KIND.FORM.SAMPLE, the label of
 python/ops/known_gaps_alias.txt lines (`driver dtype:kind.form.sK reason`).
 
     python3 python/ops/alias_sweep.py [--only DRIVER ...] [--jobs 2] [--doc docs/OPS.md] [-v]
+                                      [--reuse build/alias_details.json]
+
+EIR_ALIAS_QUICK=1 is the quick form python/tests/test_alias.py runs (see QUICK).
 
 --doc writes the counts as a marked section of docs/OPS.md (sweep.py --doc
 keeps that section when it regenerates the page). Exits 1 on a mismatch or
