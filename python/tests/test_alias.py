@@ -26,10 +26,19 @@ def alias_results(eir):
     pytest.importorskip("torch")
     if OPS not in sys.path:
         sys.path.insert(0, OPS)
-    os.environ["EIR_ALIAS_QUICK"] = "1"  # the spawned workers read it at import
     import alias_sweep
+    before = os.environ.get("EIR_ALIAS_QUICK")
+    os.environ["EIR_ALIAS_QUICK"] = "1"  # the spawned workers read it at import
     alias_sweep.QUICK = True
-    return alias_sweep, alias_sweep.sweep(jobs=2, eir=eir)
+    try:
+        results = alias_sweep.sweep(jobs=2, eir=eir)
+    finally:
+        alias_sweep.QUICK = before == "1"
+        if before is None:
+            del os.environ["EIR_ALIAS_QUICK"]
+        else:
+            os.environ["EIR_ALIAS_QUICK"] = before
+    return alias_sweep, results
 
 
 def test_alias_sweep(alias_results):
