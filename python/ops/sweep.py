@@ -214,6 +214,11 @@ def render_table(results, gaps, seconds=None):
         for (op, _), (msg, ds) in notin.items():
             which = "every dtype" if len(ds) == len(dts) else ", ".join(ds)
             L.append(f"- `{op}` ({which}): {msg}")
+    # the alias sweep's section (python/ops/alias_sweep.py --doc docs/OPS.md), kept as it is
+    import alias_sweep
+    alias = alias_sweep.read_section(os.path.join(REPO, "docs", "OPS.md"))
+    if alias:
+        L += ["", alias.rstrip("\n")]
     return "\n".join(L) + "\n"
 
 
