@@ -581,7 +581,8 @@ static const char *const view_ops[] = {
     "aten.squeeze.dim", "aten.squeeze.dims", "aten.unsqueeze.default", "aten.diagonal.default",
     "aten.linalg_diagonal.default", "aten.unfold.default", "aten.as_strided.default", "aten.split.Tensor",
     "aten.split.sizes", "aten.split.default", "aten.split_with_sizes.default", "aten.chunk.default", "aten.unbind.int",
-    "aten.tensor_split.sections", "aten.tensor_split.indices", "aten.hsplit.int", "aten.hsplit.array", "aten.vsplit.int",
+    "aten.tensor_split.sections", "aten.tensor_split.indices", "aten.tensor_split.tensor_indices_or_sections",
+    "aten.hsplit.int", "aten.hsplit.array", "aten.vsplit.int",
     "aten.vsplit.array", "aten.dsplit.int", "aten.dsplit.array", "aten.view_as_real.default",
     "aten.view_as_complex.default", "aten.real.default", "aten.imag.default", "aten.unflatten.int", "aten.resize_.default",
     /* real tensors only (the runtime runs complex ones through conjugating kernels) */
@@ -937,6 +938,28 @@ eir_view_result eir_view_compute(const char *op, const eir_karg *args, uint32_t 
         if (!wrap(&c, ARG(2)->i, x.rank, &d)) return EIR_VIEW_ERROR;
         r = ARG(1)->kind == EIR_KA_INTS ? do_tensor_split_indices(&c, &x, ARG(1)->ints, ARG(1)->n, d)
                                         : do_tensor_split_sections(&c, &x, ARG(1)->i, d);
+        goto counted;
+    }
+    if (is(op, "aten.tensor_split.tensor_indices_or_sections")) {
+        /* a 0-d tensor is the number of sections, a 1-d one the split indices */
+        NEED(3);
+        int32_t d;
+        const eir_tview *t = ARG(1)->t;
+        if (!t || !eir_is_integral(t->dtype, false) || t->rank > 1)
+            return fail(&c, "tensor_split expected tensor_indices_or_sections to have integer dtype and to be a zero-dimensional "
+                        "or one-dimensional tensor");
+        if (x.rank == 0)
+            return fail(&c, "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims");
+        if (!wrap(&c, ARG(2)->i, x.rank, &d)) return EIR_VIEW_ERROR;
+        if (t->rank == 0) {
+            r = do_tensor_split_sections(&c, &x, eir_load_i64(t->data, t->dtype), d);
+            goto counted;
+        }
+        int64_t idx[64];
+        if (t->sizes[0] > 64) return fail(&c, "tensor_split: eir takes at most 64 split indices, got %lld", (long long)t->sizes[0]);
+        for (int64_t i = 0; i < t->sizes[0]; i++)
+            idx[i] = eir_load_i64((const char *)t->data + i * t->strides[0] * (int64_t)eir_dtype_size(t->dtype), t->dtype);
+        r = do_tensor_split_indices(&c, &x, idx, (uint32_t)t->sizes[0], d);
         goto counted;
     }
     if (!strncmp(op, "aten.hsplit.", 12) || !strncmp(op, "aten.vsplit.", 12) || !strncmp(op, "aten.dsplit.", 12)) {

@@ -477,11 +477,10 @@ static bool is_sym_target(const char *t) {
 
 /* Views strides cannot express, run as copies through kernels: those that
  * conjugate a complex tensor (torch's lazy conj bit; src/kernels/linalg.c;
- * of a real tensor they are plain views), and those whose geometry depends on
- * a tensor's values (src/kernels/compose.c). */
+ * of a real tensor they are plain views). */
 static bool view_runs_as_copy(const char *op) {
     static const char *const names[] = {"aten._conj.default", "aten.conj.default", "aten.mH.default", "aten.adjoint.default",
-                                        "aten.H.default", "aten.matrix_H.default", "aten.tensor_split.tensor_indices_or_sections"};
+                                        "aten.H.default", "aten.matrix_H.default"};
     for (size_t i = 0; i < EIR_ARRAY_LEN(names); i++)
         if (!strcmp(op, names[i])) return true;
     return false;
