@@ -63,6 +63,8 @@ typedef enum eir_status {
     EIR_ERR_VERSION = 7,   /* unsupported schema / archive version */
     EIR_ERR_NOMEM = 8,
     EIR_ERR_ARG = 9,       /* invalid argument to an API call */
+    EIR_ERR_UNSUPPORTED = 10, /* eir_runtime_create: the program calls operators this runtime
+                              * cannot run (eir_runtime_missing_op lists them) */
 } eir_status;
 
 /* Dtypes use the export schema's ScalarType codes (not c10's). */
@@ -369,10 +371,44 @@ typedef struct eir_tensor_view {
 
 /* On failure *out still holds a handle with the message (free it), unless
  * memory ran out (*out NULL). A program that calls custom operators needs
- * eir_runtime_create_with (below); here they are listed as missing. */
+ * eir_runtime_create_with (below); here they are listed as missing.
+ * EIR_ERR_UNSUPPORTED: the program calls operators eir (or the library)
+ * does not have; the message lists each once, with its node count, and
+ * eir_runtime_missing_op enumerates them. */
 eir_status eir_runtime_create(eir_program *p, eir_runtime **out);
 void eir_runtime_free(eir_runtime *rt);
 const char *eir_runtime_errmsg(const eir_runtime *rt);
+
+/* What ep.run_decompositions() (before torch.export.save) does with an
+ * operator eir lacks. */
+typedef enum eir_decomp_kind {
+    EIR_DECOMP_NONE = 0,        /* keeps it: torch has no decomposition for it (or it is core, or custom) */
+    EIR_DECOMP_TORCH = 1,       /* not a Core ATen op, and torch's default decompositions rewrite it
+                                 * (into Core ATen ops; for a few, into other non-core ops) */
+    EIR_DECOMP_FUNCTIONAL = 2,  /* an in-place op: functionalization rewrites it into its
+                                 * functional form (aten.sigmoid_.default -> aten.sigmoid.default) */
+} eir_decomp_kind;
+
+/* One operator a runtime could not bind. */
+typedef struct eir_missing_op {
+    const char *op;              /* "aten.einsum.default", "mylib.sin.default", "higher_order.foo" */
+    uint32_t count;              /* nodes that call it, in subgraphs too */
+    const char *first_node;      /* the first of them, in graph order ("einsum") */
+    const char *subgraph;        /* the subgraph that node is in ("true_graph_0"), or NULL: the root graph */
+    const char *context;         /* how the node calls it when not directly ("in auto_functionalized_v2",
+                                  * "inside higher_order.with_effects"), or NULL */
+    bool custom;                 /* not an ATen or prims op: define it in an eir_library */
+    eir_decomp_kind decomp;
+    const char *functional;      /* EIR_DECOMP_FUNCTIONAL: the op it becomes, else NULL */
+    bool functional_runs;        /* EIR_DECOMP_FUNCTIONAL: eir runs that op */
+} eir_missing_op;
+
+/* After eir_runtime_create(_with) failed with EIR_ERR_UNSUPPORTED, the
+ * missing operators, in order of first use: i = 0 .. num - 1 (0 and NULL
+ * otherwise, and for a NULL rt). Borrowed from rt (strings from the program);
+ * valid until eir_runtime_free. */
+uint32_t eir_runtime_num_missing_ops(const eir_runtime *rt);
+const eir_missing_op *eir_runtime_missing_op(const eir_runtime *rt, uint32_t i);
 
 /* The program's flattened user inputs, in signature order. Constant inputs
  * (burned-in Python values) are listed with is_constant and take no data
