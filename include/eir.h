@@ -32,6 +32,30 @@
  * Errors: every fallible call returns eir_status; the message is kept on the
  * program handle and read with eir_errmsg() (in the manner of sqlite3_errmsg).
  *
+ * Threads. eir has no global mutable state (kernels' scratch memory is a
+ * per-thread cache, freed when the thread exits), so calls on different
+ * handles may run concurrently, and:
+ *  - a program, once loaded, is only read by runtimes: several threads may
+ *    each create, run and free runtimes of one program at the same time
+ *    (eir_runtime_create takes it non-const but does not write it), and
+ *    read it through the const accessors and eir_program_print /
+ *    eir_program_info meanwhile; those two store a failure's message on the
+ *    program, so after a failure read eir_errmsg before the program is used
+ *    on another thread. Free it after every runtime of it is freed.
+ *  - a runtime belongs to one thread at a time: calls on one runtime must
+ *    not overlap (move it between threads freely, with the usual
+ *    happens-before of a mutex or thread start/join).
+ *  - a library of custom operators is written by eir_library_create and
+ *    eir_library_define only; define every operator before creating the
+ *    runtimes that use it. From then on runtimes on any number of threads
+ *    share it read-only, and call its kernels and shape functions
+ *    concurrently: those must be thread-safe (the `user` pointer included).
+ *  - messages live on their handle (eir_errmsg, eir_runtime_errmsg,
+ *    eir_library_errmsg): a thread reads the one of a handle it uses.
+ *    eir_errmsg(NULL) and eir_runtime_errmsg(NULL) return a constant string.
+ * Matrix products go to OpenBLAS, which is safe to call from several threads.
+ * tests/unit/test_threads.c checks this under ThreadSanitizer.
+ *
  * Further down: running a program (eir_runtime, with module state carried
  * across runs), and custom operators (eir_library: a worked example with
  * mylib::sin and the data-dependent mylib::custom_nonzero).

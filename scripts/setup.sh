@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Install what eir needs on Debian 12 (run as root or with sudo available):
-#   C build:  gcc, make, jsmn (JSON tokenizer), minizip + zlib (ZIP), OpenBLAS (BLAS + LAPACK)
+#   C build:  gcc, make, jsmn (JSON tokenizer), minizip + zlib (ZIP), OpenBLAS (BLAS + LAPACK);
+#             clang (make test builds with it too; make fuzz needs it)
 #   tests:    torch 2.13.0 (CPU wheel), numpy, pytest, expecttest for the live conformance suite
 # Safe to run again: installed packages are skipped.
 set -euo pipefail
 
-DEB_PKGS=(build-essential libjsmn-dev libminizip-dev zlib1g-dev libopenblas-dev)
+DEB_PKGS=(build-essential clang libjsmn-dev libminizip-dev zlib1g-dev libopenblas-dev)
 missing=()
 for p in "${DEB_PKGS[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -28,6 +28,8 @@ typedef struct job {
     const eir_program *p;        /* shared */
     const eir_library *lib;      /* shared */
     const char *name;
+    const char *text;            /* the program printed on the main thread */
+    bool text_same;
     result res;
     pthread_t tid;
 } job;
@@ -98,6 +100,11 @@ static bool same(const result *a, const result *b) {
 static void *thread_main(void *arg) {
     job *j = arg;
     run_fixture(j->p, j->lib, j->name, &j->res);
+    /* printing reads the program too */
+    char *text = NULL;
+    j->text_same = eir_program_print((eir_program *)j->p, EIR_PRINT_PROGRAM, &text) == EIR_OK && text &&
+                   !strcmp(text, j->text);
+    eir_free(text);
     /* messages are per handle: reading the shared ones is fine */
     (void)eir_errmsg(j->p);
     (void)eir_library_errmsg(j->lib);
@@ -128,19 +135,23 @@ static void test_shared_program(const eir_library *lib) {
             eir_program_free(p);
             continue;
         }
+        char *text = NULL;
+        CHECK(eir_program_print(p, EIR_PRINT_PROGRAM, &text) == EIR_OK && text);
         job jobs[NTHREADS];
         for (int t = 0; t < NTHREADS; t++) {
-            jobs[t] = (job){p, lib, name, {0}, 0};
+            jobs[t] = (job){p, lib, name, text ? text : "", false, {0}, 0};
             CHECK(pthread_create(&jobs[t].tid, NULL, thread_main, &jobs[t]) == 0);
         }
         for (int t = 0; t < NTHREADS; t++) {
             pthread_join(jobs[t].tid, NULL);
             bool ok = same(&jobs[t].res, &ref);
             CHECK(ok);
+            CHECK(jobs[t].text_same);
             if (!ok) fprintf(stderr, "  %s: thread %d differs from one thread\n", name, t);
             result_free(&jobs[t].res);
         }
         result_free(&ref);
+        eir_free(text);
         eir_program_free(p);
         checked++;
     }
