@@ -188,3 +188,38 @@ def test_hints_per_operator(eir, tmp_path):
         assert "hint: torch has no decomposition for the other missing operator\n" in r.stderr + "\n", r.stderr
         return
     pytest.skip("eir runs sigmoid_ or every candidate non-core op now; pick new ones")
+
+
+def _make_op(i):
+    @torch.library.custom_op(f"hapitest::op{i}", mutates_args=())
+    def op(x: torch.Tensor) -> torch.Tensor:
+        return x + i
+
+    @op.register_fake
+    def _(x):
+        return torch.empty_like(x)
+
+    return op
+
+
+MANY = [_make_op(i) for i in range(60)]
+
+
+class Many(torch.nn.Module):
+    def forward(self, x):
+        for op in MANY:
+            x = op(op(x))
+        return x
+
+
+def test_long_lists_are_whole(eir, tmp_path):
+    """60 operators, 120 nodes: every operator is listed, none twice, nothing cut."""
+    _, pt2 = _export(tmp_path, "many", Many(), torch.rand(3))
+    r = _run(eir, pt2)
+    assert r.returncode == 1
+    assert "120 nodes use 60 operators eir cannot run yet:" in r.stderr, r.stderr
+    listed = re.findall(r"^  (hapitest\.op\d+\.default) \(2 nodes, first %\w+\), a custom operator$", r.stderr, re.M)
+    assert listed == [f"hapitest.op{i}.default" for i in range(60)], r.stderr
+    info = json.loads(subprocess.run([eir, "info", "--json", pt2], capture_output=True, text=True).stdout)
+    assert [m["operator"] for m in info["missing_ops"]] == listed
+    assert all(m["count"] == 2 for m in info["missing_ops"])

@@ -178,6 +178,7 @@ struct eir_runtime {
     char kerr[1024];
     eir_missing_op *missing;   /* creation failed with EIR_ERR_UNSUPPORTED: the operators it lacks */
     uint32_t nmissing;
+    const char *missing_msg;   /* and the whole message (errmsg holds what fits) */
 };
 
 static eir_status rt_fail(eir_runtime *rt, eir_status st, const char *fmt, ...) EIR_PRINTF(3, 4);
@@ -1445,39 +1446,33 @@ static void decomp_hint(const rt_missing *m, char *out, size_t cap) {
                  m->n - (uint32_t)nt == 1 ? "" : "s");
 }
 
-/* "40 nodes use 2 operators eir cannot run yet:", one line per operator, and the hints */
+/* "40 nodes use 2 operators eir cannot run yet:", one line per operator, and
+ * the hints: the whole list, however long (errmsg holds what fits) */
 static eir_status missing_failure(eir_runtime *rt, const rt_missing *m) {
     rt->missing = m->ops;
     rt->nmissing = m->n;
-    char hint[1024] = "";
-    if (rt->root) decomp_hint(m, hint, sizeof hint);
     uint32_t nodes = 0;
     for (uint32_t i = 0; i < m->n; i++) nodes += m->ops[i].count;
-    size_t cap = sizeof rt->errmsg, k = 0;
-    k += (size_t)snprintf(rt->errmsg, cap, "%u node%s %u operator%s eir cannot run yet:", nodes,
-                          nodes == 1 ? " uses" : "s use", m->n, m->n == 1 ? "" : "s");
-    size_t room = cap - strlen(hint) - 64;      /* the list gives way to the hints */
+    eir_buf b;
+    eir_buf_init(&b);
+    eir_buf_printf(&b, "%u node%s %u operator%s eir cannot run yet:", nodes, nodes == 1 ? " uses" : "s use", m->n,
+                   m->n == 1 ? "" : "s");
     for (uint32_t i = 0; i < m->n; i++) {
         const eir_missing_op *e = &m->ops[i];
-        char line[512], where[192] = "";
-        int w = 0;
-        if (e->subgraph) w += snprintf(where + w, sizeof where - (size_t)w, ", in subgraph %s", e->subgraph);
-        if (e->context && w >= 0 && (size_t)w < sizeof where) snprintf(where + w, sizeof where - (size_t)w, ", %s", e->context);
-        if (e->count == 1)
-            snprintf(line, sizeof line, "\n  %s (node %%%s%s)%s", e->op, e->first_node, where, e->custom ? ", a custom operator" : "");
-        else
-            snprintf(line, sizeof line, "\n  %s (%u nodes, first %%%s%s)%s", e->op, e->count, e->first_node, where,
-                     e->custom ? ", a custom operator" : "");
-        if (k + strlen(line) >= room) {
-            k += (size_t)snprintf(rt->errmsg + k, cap - k, "\n  (and %u more operators: eir_runtime_missing_op lists them)",
-                                  m->n - i);
-            break;
-        }
-        memcpy(rt->errmsg + k, line, strlen(line) + 1);
-        k += strlen(line);
+        if (e->count == 1) eir_buf_printf(&b, "\n  %s (node %%%s", e->op, e->first_node);
+        else eir_buf_printf(&b, "\n  %s (%u nodes, first %%%s", e->op, e->count, e->first_node);
+        if (e->subgraph) eir_buf_printf(&b, ", in subgraph %s", e->subgraph);
+        if (e->context) eir_buf_printf(&b, ", %s", e->context);
+        eir_buf_printf(&b, ")%s", e->custom ? ", a custom operator" : "");
     }
-    if (k < cap) snprintf(rt->errmsg + k, cap - k, "%s", hint);
-    rt->err_source = false;
+    if (rt->root) {
+        char hint[2048];
+        decomp_hint(m, hint, sizeof hint);
+        eir_buf_puts(&b, hint);
+    }
+    rt->missing_msg = b.oom || !b.data ? NULL : eir_arena_strdup(&rt->arena, b.data);
+    rt_fail(rt, EIR_ERR_UNSUPPORTED, "%s", b.data && !b.oom ? b.data : "out of memory");
+    eir_buf_free(&b);
     return EIR_ERR_UNSUPPORTED;
 }
 
@@ -1649,7 +1644,9 @@ void eir_runtime_free(eir_runtime *rt) {
     free(rt);
 }
 
-const char *eir_runtime_errmsg(const eir_runtime *rt) { return rt ? rt->errmsg : "out of memory"; }
+const char *eir_runtime_errmsg(const eir_runtime *rt) {
+    return !rt ? "out of memory" : rt->missing_msg ? rt->missing_msg : rt->errmsg;
+}
 
 /* ---- inputs ---- */
 
