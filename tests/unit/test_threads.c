@@ -100,10 +100,13 @@ static bool same(const result *a, const result *b) {
 static void *thread_main(void *arg) {
     job *j = arg;
     run_fixture(j->p, j->lib, j->name, &j->res);
-    /* printing reads the program too */
+    /* printing and eir_program_info read the program too */
     char *text = NULL;
     j->text_same = eir_program_print((eir_program *)j->p, EIR_PRINT_PROGRAM, &text) == EIR_OK && text &&
                    !strcmp(text, j->text);
+    eir_free(text);
+    text = NULL;
+    j->text_same &= eir_program_info((eir_program *)j->p, true, &text) == EIR_OK && text != NULL;
     eir_free(text);
     /* messages are per handle: reading the shared ones is fine */
     (void)eir_errmsg(j->p);
