@@ -434,7 +434,8 @@ typedef struct eir_missing_op {
     bool custom;                 /* not an ATen or prims op: define it in an eir_library */
     eir_decomp_kind decomp;
     const char *functional;      /* EIR_DECOMP_FUNCTIONAL: the op it becomes, else NULL */
-    bool functional_runs;        /* EIR_DECOMP_FUNCTIONAL: eir runs that op */
+    bool functional_runs;        /* EIR_DECOMP_FUNCTIONAL: eir runs that op (when not, torch may still
+                                  * decompose it: aten.arccos_ -> aten.arccos -> aten.acos) */
 } eir_missing_op;
 
 /* After eir_runtime_create(_with) failed with EIR_ERR_UNSUPPORTED, the

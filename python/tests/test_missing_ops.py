@@ -223,3 +223,22 @@ def test_long_lists_are_whole(eir, tmp_path):
     info = json.loads(subprocess.run([eir, "info", "--json", pt2], capture_output=True, text=True).stdout)
     assert [m["operator"] for m in info["missing_ops"]] == listed
     assert all(m["count"] == 2 for m in info["missing_ops"])
+
+
+def test_inplace_of_noncore_op(eir, tmp_path):
+    """arccos_ becomes arccos, which torch decomposes further (into acos): the hint says so."""
+    class M(torch.nn.Module):
+        def forward(self, x):
+            y = x * 0.5
+            y.arccos_()
+            return y
+
+    x = torch.rand(4)
+    ep, pt2 = _export(tmp_path, "arccos_", M(), x)
+    r = _run(eir, pt2)
+    if r.returncode == 0:
+        pytest.skip("eir runs aten.arccos_ now; pick another in-place op of a non-core op")
+    assert ("hint: aten.arccos_.default writes in place; ep.run_decompositions() before torch.export.save "
+            "functionalizes it into aten.arccos.default, which torch decomposes further") in r.stderr, r.stderr
+    after = {str(n.target) for n in ep.run_decompositions().graph.nodes if n.op == "call_function"}
+    assert "aten.arccos_.default" not in after and "aten.arccos.default" not in after, after

@@ -1399,14 +1399,23 @@ static eir_status merge_missing(eir_runtime *rt, rt_missing *m, eir_runtime *sub
     return st;
 }
 
-/* "a, b, c and 2 others" of the entries of one kind; with `functional`, their functional forms */
-static int hint_names(char *out, size_t cap, const rt_missing *m, eir_decomp_kind kind, int runs, bool functional) {
+/* an in-place op's functional form: 1 eir runs it, 2 torch decomposes it further, 0 neither */
+static int functional_fate(const eir_missing_op *e) {
+    if (e->functional_runs) return 1;
+    const eir_op_schema *f = e->functional ? eir_op_find(e->functional) : NULL;
+    return f && (f->flags & EIR_OPF_DECOMP) ? 2 : 0;
+}
+
+/* "a, b, c and 2 others" of the entries of one kind (in-place ones: of one
+ * functional_fate, unless fate < 0); with `functional`, their functional forms */
+static int hint_names(char *out, size_t cap, const rt_missing *m, eir_decomp_kind kind, int fate, bool functional) {
     int k = 0, n = 0, total = 0;
+    out[0] = 0;
     for (uint32_t i = 0; i < m->n; i++)
-        total += m->ops[i].decomp == kind && (runs < 0 || m->ops[i].functional_runs == (runs > 0));
+        total += m->ops[i].decomp == kind && (fate < 0 || functional_fate(&m->ops[i]) == fate);
     for (uint32_t i = 0; i < m->n && k >= 0 && (size_t)k < cap; i++) {
         const eir_missing_op *e = &m->ops[i];
-        if (e->decomp != kind || (runs >= 0 && e->functional_runs != (runs > 0))) continue;
+        if (e->decomp != kind || (fate >= 0 && functional_fate(e) != fate)) continue;
         if (n == 4) { k += snprintf(out + k, cap - (size_t)k, " and %d others", total - n); break; }
         k += snprintf(out + k, cap - (size_t)k, "%s%s", n == 0 ? "" : n + 1 == total ? " and " : ", ",
                       functional ? e->functional : e->op);
@@ -1431,14 +1440,16 @@ static void decomp_hint(const rt_missing *m, char *out, size_t cap) {
                               "torch.export.save rewrites %s into Core ATen ops, which eir runs (or into other ops, "
                               "which eir then names)", a, nt == 1 ? "is not a Core ATen op" : "are not Core ATen ops",
                               nt == 1 ? "a decomposition for it" : "decompositions for them", nt == 1 ? "it" : "them");
-    for (int runs = 1; runs >= 0; runs--) {
-        int nf = hint_names(a, sizeof a, m, EIR_DECOMP_FUNCTIONAL, runs, false);
-        hint_names(b, sizeof b, m, EIR_DECOMP_FUNCTIONAL, runs, true);
+    static const char *const fates[] = {
+        "which eir cannot run either", "which eir runs",
+        "which torch decomposes further (into Core ATen ops, which eir runs, or into other ops, which eir then names)"};
+    for (int fate = 1; fate <= 3; fate++) {
+        int nf = hint_names(a, sizeof a, m, EIR_DECOMP_FUNCTIONAL, fate % 3, false);
+        hint_names(b, sizeof b, m, EIR_DECOMP_FUNCTIONAL, fate % 3, true);
         if (nf && k < cap)
             k += (size_t)snprintf(out + k, cap - k, "\nhint: %s %s in place; ep.run_decompositions() before "
-                                  "torch.export.save functionalizes %s into %s, which eir %s", a,
-                                  nf == 1 ? "writes" : "write", nf == 1 ? "it" : "them", b,
-                                  runs ? "runs" : "cannot run either");
+                                  "torch.export.save functionalizes %s into %s, %s", a, nf == 1 ? "writes" : "write",
+                                  nf == 1 ? "it" : "them", b, fates[fate % 3]);
         nt += nf;
     }
     if (nt && (uint32_t)nt < m->n && k < cap)
