@@ -1,8 +1,10 @@
 # eir — build and test. `make` builds build/eir and build/libeir.a;
-# `make test` builds everything (plus an ASan+UBSan build) and runs all tests.
+# `make test` builds everything (plus ASan+UBSan, TSan and clang builds) and runs all tests.
 CC      ?= cc
 CFLAGS  ?= -O2 -g
-WARN     = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter -Wno-format-truncation
+WARN     = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
+# gcc warns of snprintf truncation we mean (messages cut to their buffers); clang has no such warning
+warn     = $(WARN) $(if $(findstring clang,$(1)),,-Wno-format-truncation)
 CPPFLAGS = -Iinclude -Isrc -D_GNU_SOURCE
 LDLIBS   = -lminizip -lz -lopenblas -lpthread -lm
 PYTHON  ?= python3
@@ -15,54 +17,59 @@ TESTS = $(basename $(wildcard tests/unit/test_*.c))
 
 B  = build
 BS = build/san
-SANFLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+BT = build/tsan
+BC = build/clang
+SANFLAGS  = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+TSANFLAGS = -O1 -g -fsanitize=thread
+CLANG ?= clang
 
-OBJ  = $(SRC:%.c=$(B)/obj/%.o)
-OBJS = $(SRC:%.c=$(BS)/obj/%.o)
+CLI = tools/eir/main.c tools/eir/npy.c
+UNIT_DEPS = $(wildcard tests/unit/*.h) examples/custom_ops.c tools/eir/npy.c
+# unit tests that use only the public API: linked with libeir.a itself
+PUBLIC_TESTS = test_api
+
+# One build tree per configuration: $(1) directory, $(2) compiler, $(3) flags.
+# Objects are compiled with -fvisibility=hidden (include/eir.h marks the API
+# EIR_API). libeir_internal.a holds them as they are, for the unit tests that
+# call internal functions and for the CLI; libeir.a is the public library: one
+# relocatable object in which every symbol but the eir_* API is local. The CLI
+# exports the API (-rdynamic) to libraries of custom operators loaded with --ops.
+define tree
+$(1)/obj/%.o: %.c $$(HDR)
+	@mkdir -p $$(dir $$@)
+	$(2) $$(CPPFLAGS) $(3) $$(call warn,$(2)) -std=c11 -fvisibility=hidden -c $$< -o $$@
+
+$(1)/libeir_internal.a: $$(SRC:%.c=$(1)/obj/%.o)
+	rm -f $$@ && ar rcs $$@ $$^
+
+$(1)/libeir.a: $$(SRC:%.c=$(1)/obj/%.o)
+	ld -r -o $(1)/eir_all.o $$^
+	objcopy --localize-hidden $(1)/eir_all.o $(1)/eir_api.o
+	rm -f $$@ && ar rcs $$@ $(1)/eir_api.o
+
+$(1)/eir: $$(CLI) tools/eir/npy.h $(1)/libeir_internal.a
+	$(2) $$(CPPFLAGS) $(3) $$(call warn,$(2)) -std=c11 -rdynamic $$(CLI) $(1)/libeir_internal.a $$(LDLIBS) -ldl -o $$@
+
+# the example library of custom-operator kernels (the zoo's mylib ops), for --ops
+$(1)/libeir_example_ops.so: examples/custom_ops.c include/eir.h
+	$(2) -Iinclude $(3) $$(call warn,$(2)) -std=c11 -fPIC -shared $$< -lm -o $$@
+
+$(1)/tests/%: tests/unit/%.c $(1)/libeir_internal.a $(1)/libeir.a $$(UNIT_DEPS)
+	@mkdir -p $$(dir $$@)
+	$(2) $$(CPPFLAGS) $(3) $$(call warn,$(2)) -std=c11 $$< $$(if $$(filter $$*,$$(PUBLIC_TESTS)),$(1)/libeir.a,$(1)/libeir_internal.a) \
+	    $$(LDLIBS) -o $$@
+endef
+$(eval $(call tree,$(B),$(CC),$(CFLAGS)))
+$(eval $(call tree,$(BS),$(CC),$(SANFLAGS)))
+$(eval $(call tree,$(BT),$(CC),$(TSANFLAGS)))
+$(eval $(call tree,$(BC),$(CLANG),$(CFLAGS)))
 
 all: $(B)/eir $(B)/libeir.a $(B)/libeir_example_ops.so
 
-$(B)/obj/%.o: %.c $(HDR)
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=c11 -c $< -o $@
-
-$(BS)/obj/%.o: %.c $(HDR)
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(SANFLAGS) $(WARN) -std=c11 -c $< -o $@
-
-$(B)/libeir.a: $(OBJ)
-	ar rcs $@ $^
-
-$(BS)/libeir.a: $(OBJS)
-	ar rcs $@ $^
-
-# The CLI exports its symbols (-rdynamic) so that libraries of custom
-# operators loaded with --ops can call eir_library_define.
-CLI = tools/eir/main.c tools/eir/npy.c
-$(B)/eir: $(CLI) tools/eir/npy.h $(B)/libeir.a
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=c11 -rdynamic $(CLI) $(B)/libeir.a $(LDLIBS) -ldl -o $@
-
-$(BS)/eir: $(CLI) tools/eir/npy.h $(BS)/libeir.a
-	$(CC) $(CPPFLAGS) $(SANFLAGS) $(WARN) -std=c11 -rdynamic $(CLI) $(BS)/libeir.a $(LDLIBS) -ldl -o $@
-
-# The example library of custom-operator kernels (the zoo's mylib ops), for --ops.
-$(B)/libeir_example_ops.so: examples/custom_ops.c include/eir.h
-	$(CC) -Iinclude $(CFLAGS) $(WARN) -std=c11 -fPIC -shared $< -lm -o $@
-
-$(BS)/libeir_example_ops.so: examples/custom_ops.c include/eir.h
-	$(CC) -Iinclude $(SANFLAGS) $(WARN) -std=c11 -fPIC -shared $< -lm -o $@
-
-UNIT_DEPS = $(wildcard tests/unit/*.h) examples/custom_ops.c tools/eir/npy.c
-$(B)/tests/%: tests/unit/%.c $(B)/libeir.a $(UNIT_DEPS)
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=c11 $< $(B)/libeir.a $(LDLIBS) -o $@
-
-$(BS)/tests/%: tests/unit/%.c $(BS)/libeir.a $(UNIT_DEPS)
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(SANFLAGS) $(WARN) -std=c11 $< $(BS)/libeir.a $(LDLIBS) -o $@
-
 UNIT  = $(TESTS:tests/unit/%=$(B)/tests/%)
 UNITS = $(TESTS:tests/unit/%=$(BS)/tests/%)
+# with clang: the library, the CLI, and a few unit tests that exercise the whole runtime
+UNITC = $(BC)/tests/test_api $(BC)/tests/test_runtime $(BC)/tests/test_custom $(BC)/tests/test_threads
 
 # The example: the main job on the bundled model.
 example: $(B)/eir
@@ -72,8 +79,14 @@ example: $(B)/eir
 
 # C tests (normal and sanitized), the bad-input corpus and the committed
 # fixtures under the sanitizers, then the live torch conformance suite.
-test: $(B)/eir $(BS)/eir $(UNIT) $(UNITS) $(B)/libeir_example_ops.so $(BS)/libeir_example_ops.so
-	@set -e; for t in $(UNIT) $(UNITS); do echo "== $$t"; EIR_FIXTURES=tests/e2e/fixtures $$t; done
+# Also: the library's exports (scripts/check_exports.sh), runtimes on several threads under
+# ThreadSanitizer (OpenBLAS's own threads are not instrumented: one thread), and a clang build.
+test: $(B)/eir $(BS)/eir $(UNIT) $(UNITS) $(B)/libeir_example_ops.so $(BS)/libeir_example_ops.so \
+      $(BT)/tests/test_threads $(BC)/eir $(BC)/libeir.a $(UNITC)
+	scripts/check_exports.sh $(B)/libeir.a include/eir.h
+	scripts/check_exports.sh $(BC)/libeir.a include/eir.h
+	@set -e; for t in $(UNIT) $(UNITS) $(UNITC); do echo "== $$t"; EIR_FIXTURES=tests/e2e/fixtures $$t; done
+	OPENBLAS_NUM_THREADS=1 TSAN_OPTIONS=halt_on_error=1 EIR_FIXTURES=tests/e2e/fixtures $(BT)/tests/test_threads
 	EIR_BIN=$(BS)/eir $(PYTHON) tests/run_corpus.py
 	EIR_BIN=$(BS)/eir EIR_OPS=$(BS)/libeir_example_ops.so $(PYTHON) tests/run_fixtures.py tests/e2e/fixtures
 	EIR_BIN=$(B)/eir EIR_OPS=$(B)/libeir_example_ops.so $(PYTHON) -m pytest -q python/tests
@@ -96,7 +109,7 @@ clean:
 .SECONDARY:
 
 $(B)/load_bench: tools/bench/load_bench.c $(B)/libeir.a
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=c11 $< $(B)/libeir.a $(LDLIBS) -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(call warn,$(CC)) -std=c11 $< $(B)/libeir.a $(LDLIBS) -o $@
 
 # Load time of every zoo program: eir vs torch.export.load, one run, medians.
 bench-load: $(B)/load_bench

@@ -32,6 +32,30 @@
  * Errors: every fallible call returns eir_status; the message is kept on the
  * program handle and read with eir_errmsg() (in the manner of sqlite3_errmsg).
  *
+ * Threads. eir has no global mutable state (kernels' scratch memory is a
+ * per-thread cache, freed when the thread exits), so calls on different
+ * handles may run concurrently, and:
+ *  - a program, once loaded, is only read by runtimes: several threads may
+ *    each create, run and free runtimes of one program at the same time
+ *    (eir_runtime_create takes it non-const but does not write it), and
+ *    read it through the const accessors and eir_program_print /
+ *    eir_program_info meanwhile; those two store a failure's message on the
+ *    program, so after a failure read eir_errmsg before the program is used
+ *    on another thread. Free it after every runtime of it is freed.
+ *  - a runtime belongs to one thread at a time: calls on one runtime must
+ *    not overlap (move it between threads freely, with the usual
+ *    happens-before of a mutex or thread start/join).
+ *  - a library of custom operators is written by eir_library_create and
+ *    eir_library_define only; define every operator before creating the
+ *    runtimes that use it. From then on runtimes on any number of threads
+ *    share it read-only, and call its kernels and shape functions
+ *    concurrently: those must be thread-safe (the `user` pointer included).
+ *  - messages live on their handle (eir_errmsg, eir_runtime_errmsg,
+ *    eir_library_errmsg): a thread reads the one of a handle it uses.
+ *    eir_errmsg(NULL) and eir_runtime_errmsg(NULL) return a constant string.
+ * Matrix products go to OpenBLAS, which is safe to call from several threads.
+ * tests/unit/test_threads.c checks this under ThreadSanitizer.
+ *
  * Further down: running a program (eir_runtime, with module state carried
  * across runs), and custom operators (eir_library: a worked example with
  * mylib::sin and the data-dependent mylib::custom_nonzero).
@@ -49,6 +73,16 @@ extern "C" {
 
 #define EIR_VERSION "0.1.0"
 
+/* The library's exported functions. libeir.a is built with every other
+ * symbol local (-fvisibility=hidden, then `ld -r` and `objcopy
+ * --localize-hidden`), so it defines no global name but the eir_* API below
+ * and cannot clash with a host program's own. */
+#if defined(__GNUC__) || defined(__clang__)
+#define EIR_API __attribute__((visibility("default")))
+#else
+#define EIR_API
+#endif
+
 /* Tensors have at most this many dimensions at run time. */
 #define EIR_MAX_RANK 8
 
@@ -63,6 +97,8 @@ typedef enum eir_status {
     EIR_ERR_VERSION = 7,   /* unsupported schema / archive version */
     EIR_ERR_NOMEM = 8,
     EIR_ERR_ARG = 9,       /* invalid argument to an API call */
+    EIR_ERR_UNSUPPORTED = 10, /* eir_runtime_create: the program calls operators this runtime
+                              * cannot run (eir_runtime_missing_op lists them) */
 } eir_status;
 
 /* Dtypes use the export schema's ScalarType codes (not c10's). */
@@ -278,43 +314,43 @@ typedef struct eir_tensor {
 /* Load a .pt2 archive. On success *out holds the program. On failure *out
  * still holds a handle carrying the message (read it with eir_errmsg, then
  * free it), unless memory ran out, in which case *out is NULL. */
-eir_status eir_program_load(const char *path, eir_program **out);
+EIR_API eir_status eir_program_load(const char *path, eir_program **out);
 
 /* Same, from memory. The buffer is borrowed: it must stay valid and unchanged
  * until the program is freed. */
-eir_status eir_program_load_buffer(const void *data, size_t size, eir_program **out);
+EIR_API eir_status eir_program_load_buffer(const void *data, size_t size, eir_program **out);
 
-void eir_program_free(eir_program *p);
+EIR_API void eir_program_free(eir_program *p);
 
 /* The message of the last failure on p ("" if none). Borrowed from p. A NULL p
  * gives a fixed "out of memory" message. */
-const char *eir_errmsg(const eir_program *p);
+EIR_API const char *eir_errmsg(const eir_program *p);
 
-const eir_graph *eir_program_graph(const eir_program *p);
+EIR_API const eir_graph *eir_program_graph(const eir_program *p);
 
-uint32_t eir_program_num_input_specs(const eir_program *p);
-const eir_input_spec *eir_program_input_spec(const eir_program *p, uint32_t i);
-uint32_t eir_program_num_output_specs(const eir_program *p);
-const eir_output_spec *eir_program_output_spec(const eir_program *p, uint32_t i);
-uint32_t eir_program_num_ranges(const eir_program *p);
-const eir_range *eir_program_range(const eir_program *p, uint32_t i);
-uint32_t eir_program_num_module_calls(const eir_program *p);
-const eir_module_call *eir_program_module_call(const eir_program *p, uint32_t i);
-uint32_t eir_program_num_tensors(const eir_program *p);
-const eir_tensor *eir_program_tensor(const eir_program *p, uint32_t i);
+EIR_API uint32_t eir_program_num_input_specs(const eir_program *p);
+EIR_API const eir_input_spec *eir_program_input_spec(const eir_program *p, uint32_t i);
+EIR_API uint32_t eir_program_num_output_specs(const eir_program *p);
+EIR_API const eir_output_spec *eir_program_output_spec(const eir_program *p, uint32_t i);
+EIR_API uint32_t eir_program_num_ranges(const eir_program *p);
+EIR_API const eir_range *eir_program_range(const eir_program *p, uint32_t i);
+EIR_API uint32_t eir_program_num_module_calls(const eir_program *p);
+EIR_API const eir_module_call *eir_program_module_call(const eir_program *p, uint32_t i);
+EIR_API uint32_t eir_program_num_tensors(const eir_program *p);
+EIR_API const eir_tensor *eir_program_tensor(const eir_program *p, uint32_t i);
 /* The stored tensor with this FQN, or NULL. */
-const eir_tensor *eir_program_find_tensor(const eir_program *p, const char *fqn);
+EIR_API const eir_tensor *eir_program_find_tensor(const eir_program *p, const char *fqn);
 
-const char *eir_program_torch_version(const eir_program *p);
-void eir_program_schema_version(const eir_program *p, int64_t *major, int64_t *minor);
-uint32_t eir_program_num_verifiers(const eir_program *p);
-const char *eir_program_verifier(const eir_program *p, uint32_t i);
+EIR_API const char *eir_program_torch_version(const eir_program *p);
+EIR_API void eir_program_schema_version(const eir_program *p, int64_t *major, int64_t *minor);
+EIR_API uint32_t eir_program_num_verifiers(const eir_program *p);
+EIR_API const char *eir_program_verifier(const eir_program *p, uint32_t i);
 
 /* Symbolic expressions: sympy `srepr` text as stored, and its `str` form as
  * torch prints it (e.g. "s77", "2*s0"). */
-uint32_t eir_program_num_exprs(const eir_program *p);
-const char *eir_expr_srepr(const eir_program *p, uint32_t expr);
-const char *eir_expr_str(const eir_program *p, uint32_t expr);
+EIR_API uint32_t eir_program_num_exprs(const eir_program *p);
+EIR_API const char *eir_expr_srepr(const eir_program *p, uint32_t expr);
+EIR_API const char *eir_expr_str(const eir_program *p, uint32_t expr);
 
 /* ---- printing ------------------------------------------------------------ */
 
@@ -326,19 +362,19 @@ typedef enum eir_print_form {
 
 /* Render the program as torch 2.13 prints it, including print()'s final
  * newline. *out is a NUL-terminated string the caller frees with eir_free. */
-eir_status eir_program_print(eir_program *p, eir_print_form form, char **out);
+EIR_API eir_status eir_program_print(eir_program *p, eir_print_form form, char **out);
 
 /* A human summary (`eir info`), or the same as JSON when json is true. */
-eir_status eir_program_info(eir_program *p, bool json, char **out);
+EIR_API eir_status eir_program_info(eir_program *p, bool json, char **out);
 
 /* Short names: "f32", "i64", "b8", "bf16"... (torch's dtype_abbrs) and torch
  * dtype names "float32", "int64", "bool"... NULL for an unknown code. */
-const char *eir_dtype_abbr(eir_dtype dt);
-const char *eir_dtype_name(eir_dtype dt);
+EIR_API const char *eir_dtype_abbr(eir_dtype dt);
+EIR_API const char *eir_dtype_name(eir_dtype dt);
 /* Element size in bytes (0 for an unknown code). */
-size_t eir_dtype_size(eir_dtype dt);
+EIR_API size_t eir_dtype_size(eir_dtype dt);
 
-void eir_free(void *ptr);
+EIR_API void eir_free(void *ptr);
 
 /* ---- running -------------------------------------------------------------
  *
@@ -369,10 +405,45 @@ typedef struct eir_tensor_view {
 
 /* On failure *out still holds a handle with the message (free it), unless
  * memory ran out (*out NULL). A program that calls custom operators needs
- * eir_runtime_create_with (below); here they are listed as missing. */
-eir_status eir_runtime_create(eir_program *p, eir_runtime **out);
-void eir_runtime_free(eir_runtime *rt);
-const char *eir_runtime_errmsg(const eir_runtime *rt);
+ * eir_runtime_create_with (below); here they are listed as missing.
+ * EIR_ERR_UNSUPPORTED: the program calls operators eir (or the library)
+ * does not have; the message lists each once, with its node count, and
+ * eir_runtime_missing_op enumerates them. */
+EIR_API eir_status eir_runtime_create(eir_program *p, eir_runtime **out);
+EIR_API void eir_runtime_free(eir_runtime *rt);
+EIR_API const char *eir_runtime_errmsg(const eir_runtime *rt);
+
+/* What ep.run_decompositions() (before torch.export.save) does with an
+ * operator eir lacks. */
+typedef enum eir_decomp_kind {
+    EIR_DECOMP_NONE = 0,        /* keeps it: torch has no decomposition for it (or it is core, or custom) */
+    EIR_DECOMP_TORCH = 1,       /* not a Core ATen op, and torch's default decompositions rewrite it
+                                 * (into Core ATen ops; for a few, into other non-core ops) */
+    EIR_DECOMP_FUNCTIONAL = 2,  /* an in-place op: functionalization rewrites it into its
+                                 * functional form (aten.sigmoid_.default -> aten.sigmoid.default) */
+} eir_decomp_kind;
+
+/* One operator a runtime could not bind. */
+typedef struct eir_missing_op {
+    const char *op;              /* "aten.einsum.default", "mylib.sin.default", "higher_order.foo" */
+    uint32_t count;              /* nodes that call it, in subgraphs too */
+    const char *first_node;      /* the first of them, in graph order ("einsum") */
+    const char *subgraph;        /* the subgraph that node is in ("true_graph_0"), or NULL: the root graph */
+    const char *context;         /* how the node calls it when not directly ("in auto_functionalized_v2",
+                                  * "inside higher_order.with_effects"), or NULL */
+    bool custom;                 /* not an ATen or prims op: define it in an eir_library */
+    eir_decomp_kind decomp;
+    const char *functional;      /* EIR_DECOMP_FUNCTIONAL: the op it becomes, else NULL */
+    bool functional_runs;        /* EIR_DECOMP_FUNCTIONAL: eir runs that op (when not, torch may still
+                                  * decompose it: aten.arccos_ -> aten.arccos -> aten.acos) */
+} eir_missing_op;
+
+/* After eir_runtime_create(_with) failed with EIR_ERR_UNSUPPORTED, the
+ * missing operators, in order of first use: i = 0 .. num - 1 (0 and NULL
+ * otherwise, and for a NULL rt). Borrowed from rt (strings from the program);
+ * valid until eir_runtime_free. */
+EIR_API uint32_t eir_runtime_num_missing_ops(const eir_runtime *rt);
+EIR_API const eir_missing_op *eir_runtime_missing_op(const eir_runtime *rt, uint32_t i);
 
 /* The program's flattened user inputs, in signature order. Constant inputs
  * (burned-in Python values) are listed with is_constant and take no data
@@ -387,10 +458,10 @@ typedef struct eir_io_info {
                                   * op's Tensor(a!) argument, a USER_INPUT_MUTATION output); after
                                   * each run the caller's tensor holds the new value, as in torch */
 } eir_io_info;
-uint32_t eir_runtime_num_inputs(const eir_runtime *rt);
-eir_status eir_runtime_input_info(const eir_runtime *rt, uint32_t i, eir_io_info *info);
-uint32_t eir_runtime_num_outputs(const eir_runtime *rt);
-eir_status eir_runtime_output_info(const eir_runtime *rt, uint32_t i, eir_io_info *info);
+EIR_API uint32_t eir_runtime_num_inputs(const eir_runtime *rt);
+EIR_API eir_status eir_runtime_input_info(const eir_runtime *rt, uint32_t i, eir_io_info *info);
+EIR_API uint32_t eir_runtime_num_outputs(const eir_runtime *rt);
+EIR_API eir_status eir_runtime_output_info(const eir_runtime *rt, uint32_t i, eir_io_info *info);
 
 /* Set user input i (a tensor, or a 0-d integer for a symbolic int input).
  * The data is borrowed until the run returns; sizes and strides are copied.
@@ -398,7 +469,7 @@ eir_status eir_runtime_output_info(const eir_runtime *rt, uint32_t i, eir_io_inf
  * constant input may be given as a 0-d number: one equal to the burned-in
  * value is ignored, another is refused as torch's guard refuses it
  * ("input 1 'n': Guard failed: n == 3 (n = 4)"). */
-eir_status eir_runtime_set_input(eir_runtime *rt, uint32_t i, const eir_tensor_view *v);
+EIR_API eir_status eir_runtime_set_input(eir_runtime *rt, uint32_t i, const eir_tensor_view *v);
 
 /* Run. When the input shapes (or symbolic int values) differ from the last
  * run's, the inputs first go through the guards torch's ep.module() runs —
@@ -409,25 +480,25 @@ eir_status eir_runtime_set_input(eir_runtime *rt, uint32_t i, const eir_tensor_v
  * planned. During the run, the program's runtime assertions fail with the
  * messages torch wrote into the graph ("Runtime assertion failed for
  * expression u0 >= 2 on node 'ge_1'"). */
-eir_status eir_runtime_run(eir_runtime *rt);
+EIR_API eir_status eir_runtime_run(eir_runtime *rt);
 /* User output i of the last run. Scalar outputs come back as 0-d tensors. */
-eir_status eir_runtime_output(eir_runtime *rt, uint32_t i, eir_tensor_view *out);
+EIR_API eir_status eir_runtime_output(eir_runtime *rt, uint32_t i, eir_tensor_view *out);
 
 /* Seed the generator of random ops (rand, randn, randint, randperm, bernoulli,
  * native_dropout in training mode). Runtimes start from a fixed seed, so runs
  * are reproducible; values differ from torch's generator. */
-void eir_runtime_seed(eir_runtime *rt, uint64_t seed);
+EIR_API void eir_runtime_seed(eir_runtime *rt, uint64_t seed);
 
 /* The current value of a parameter, buffer or constant by its FQN ("count").
  * Buffers the program mutates (in place, or through BUFFER_MUTATION outputs)
  * are written back after every run, so this shows the state the next run
  * will see. Borrowed until the next run or free. */
-eir_status eir_runtime_state(eir_runtime *rt, const char *fqn, eir_tensor_view *out);
+EIR_API eir_status eir_runtime_state(eir_runtime *rt, const char *fqn, eir_tensor_view *out);
 
 /* The parameters and buffers the program writes (in place, or through
  * BUFFER_MUTATION outputs), by FQN: i = 0, 1, ... until NULL. Borrowed from
  * the program. */
-const char *eir_runtime_mutated_state(const eir_runtime *rt, uint32_t i);
+EIR_API const char *eir_runtime_mutated_state(const eir_runtime *rt, uint32_t i);
 
 /* What the runtime has done so far, subgraph runtimes included: runs,
  * memory plans (the first run and every run whose input shapes or symbolic
@@ -439,16 +510,16 @@ const char *eir_runtime_mutated_state(const eir_runtime *rt, uint32_t i);
 typedef struct eir_run_stats {
     uint64_t runs, plans, allocations;
 } eir_run_stats;
-void eir_runtime_stats(const eir_runtime *rt, eir_run_stats *out);
+EIR_API void eir_runtime_stats(const eir_runtime *rt, eir_run_stats *out);
 
 /* Plan memory for the input shapes the program was exported with (symbolic
  * dims take their recorded hints), without running: what `eir info` reports. */
-eir_status eir_runtime_plan_example(eir_runtime *rt);
+EIR_API eir_status eir_runtime_plan_example(eir_runtime *rt);
 
 /* Bytes of the activation arena, and the sum of all intermediate tensors it
  * holds (what a one-buffer-per-value runtime would allocate). Valid after a
  * run or eir_runtime_plan_example. */
-void eir_runtime_memory(const eir_runtime *rt, uint64_t *arena_bytes, uint64_t *sum_of_intermediates);
+EIR_API void eir_runtime_memory(const eir_runtime *rt, uint64_t *arena_bytes, uint64_t *sum_of_intermediates);
 
 /* ---- custom operators ------------------------------------------------------
  *
@@ -581,11 +652,11 @@ typedef struct eir_op_shape {
 typedef int (*eir_op_kernel)(const eir_op_call *call);
 typedef int (*eir_op_shape_fn)(const eir_op_call *call, eir_op_shape *outputs);
 
-eir_status eir_library_create(eir_library **out);
+EIR_API eir_status eir_library_create(eir_library **out);
 /* Free a library; runtimes created with it must be freed first. */
-void eir_library_free(eir_library *lib);
+EIR_API void eir_library_free(eir_library *lib);
 /* The message of the last failure on lib ("" if none). Borrowed from lib. */
-const char *eir_library_errmsg(const eir_library *lib);
+EIR_API const char *eir_library_errmsg(const eir_library *lib);
 
 /* Define a custom operator. `qualname` is "namespace::name" (the default
  * overload, as torch.library.custom_op makes) or "namespace::name.overload";
@@ -601,7 +672,7 @@ const char *eir_library_errmsg(const eir_library *lib);
  * naming the place. Define operators before creating runtimes with the
  * library; runtimes only read it, so several (on several threads) may share
  * one, provided the kernels are thread-safe. */
-eir_status eir_library_define(eir_library *lib, const char *qualname, const char *schema, eir_op_shape_fn shape,
+EIR_API eir_status eir_library_define(eir_library *lib, const char *qualname, const char *schema, eir_op_shape_fn shape,
                               eir_op_kernel kernel, void *user);
 
 /* Like eir_runtime_create, with the custom operators of lib (borrowed: it
@@ -609,7 +680,7 @@ eir_status eir_library_define(eir_library *lib, const char *qualname, const char
  * against its schema here: a missing or extra argument, an argument of the
  * wrong type, or a different number of outputs is an error naming the node,
  * the argument, and what the schema expects. */
-eir_status eir_runtime_create_with(eir_program *p, const eir_library *lib, eir_runtime **out);
+EIR_API eir_status eir_runtime_create_with(eir_program *p, const eir_library *lib, eir_runtime **out);
 
 /* Shared libraries of custom operators, as `eir run --ops LIB.so` loads them,
  * export this function (see examples/custom_ops.c); it defines the library's

@@ -94,11 +94,13 @@ def main() -> None:
     # dir(torch.ops.aten) only lists ops already touched; the JIT registry has them all
     pairs = sorted({(s.name[len("aten::"):], s.overload_name or "default")
                     for s in torch._C._jit_get_all_schemas() if s.name.startswith("aten::")})
+    ops = {}
     for name, ov in pairs:
         try:
-            op = getattr(getattr(torch.ops.aten, name), ov)
+            ops[(name, ov)] = getattr(getattr(torch.ops.aten, name), ov)
         except Exception:
             continue
+    for (name, ov), op in ops.items():
         if True:
             s = op._schema
             flags = []
@@ -114,6 +116,12 @@ def main() -> None:
                 flags.append("EIR_OPF_RANDOM")
             if torch.Tag.core not in op.tags and op in decomps:
                 flags.append("EIR_OPF_DECOMP")
+            # functionalization (run_decompositions() runs it first) replaces an in-place op
+            # with the op of its NativeFunctionsGroup: same name without the trailing _, same
+            # overload and arguments (sigmoid_.default -> sigmoid.default)
+            func = ops.get((name[:-1], ov)) if name.endswith("_") and "EIR_OPF_INPLACE" in flags else None
+            if func is not None and [a.name for a in func._schema.arguments] == [a.name for a in s.arguments]:
+                flags.append("EIR_OPF_FUNCTIONAL")
             args = [(a.name, arg_type(a), a.kwarg_only, default_str(a)) for a in s.arguments]
             # arguments other than self and out= that the op writes (Tensor(a!)), e.g. batch norm's running stats
             mutates = sum(1 << i for i, a in enumerate(s.arguments)

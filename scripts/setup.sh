@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Install what eir needs on Debian 12 (run as root or with sudo available):
-#   C build:  gcc, make, jsmn (JSON tokenizer), minizip + zlib (ZIP), OpenBLAS (BLAS + LAPACK)
+#   C build:  gcc, make, jsmn (JSON tokenizer), minizip + zlib (ZIP), OpenBLAS (BLAS + LAPACK);
+#             clang (make test builds with it too; make fuzz needs it)
 #   C tests:  the de_DE.UTF-8 locale (decimal comma), for tests/unit/test_locale.c
 #   tests:    torch 2.13.0 (CPU wheel), numpy, pytest, expecttest for the live conformance suite
 # Safe to run again: installed packages are skipped.
 set -euo pipefail
 
-DEB_PKGS=(build-essential libjsmn-dev libminizip-dev zlib1g-dev libopenblas-dev locales)
+DEB_PKGS=(build-essential clang libjsmn-dev libminizip-dev zlib1g-dev libopenblas-dev locales)
 missing=()
 for p in "${DEB_PKGS[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -447,14 +447,22 @@ DECOMP = set(filter(None, os.environ.get("EIR_OPINFO_DECOMP", "").split(",")))
 
 def _decomposes(name):
     """Whether ep.run_decompositions() rewrites the op ("aten.einsum.default"):
-    eir's hint at runtime creation says so for these (EIR_OPF_DECOMP)."""
+    eir's hint at runtime creation says so for these: non-core ops with a default
+    decomposition (EIR_OPF_DECOMP), and in-place ops, which its functionalization
+    turns into their functional forms (EIR_OPF_FUNCTIONAL: sigmoid_ -> sigmoid)."""
     import torch
     try:
-        _, op, ov = name.split(".")
-        op = getattr(getattr(torch.ops.aten, op), ov)
+        _, opname, ov = name.split(".")
+        op = getattr(getattr(torch.ops.aten, opname), ov)
     except (ValueError, AttributeError):
         return False
-    return torch.Tag.core not in op.tags and op in _default_decomps()
+    if torch.Tag.core not in op.tags and op in _default_decomps():
+        return True
+    s = op._schema
+    inplace = s.arguments and s.arguments[0].alias_info is not None and s.arguments[0].alias_info.is_write
+    func = getattr(getattr(torch.ops.aten, opname[:-1], None), ov, None) if opname.endswith("_") else None
+    return bool(inplace and func is not None
+                and [a.name for a in func._schema.arguments] == [a.name for a in s.arguments])
 
 
 @functools.lru_cache(None)

@@ -118,10 +118,10 @@ def test_without_library(eir, zoo_dir):
     assert r.returncode == 0 and "torch.ops.mylib.sin.default" in r.stdout
     r = subprocess.run([eir, "info", pt2], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    assert "runnable: no (1 node uses operators eir cannot run yet:); custom operators run with --ops" in r.stdout
+    assert "runnable: no (1 node uses 1 operator eir cannot run yet: mylib.sin.default (node %sin)); custom operators run with --ops" in r.stdout
     r = subprocess.run([eir, "run", pt2], capture_output=True, text=True)
     assert r.returncode == 1
-    assert "1 node uses operators eir cannot run yet:\n  mylib.sin.default (node %sin), a custom operator" in r.stderr
+    assert "1 node uses 1 operator eir cannot run yet:\n  mylib.sin.default (node %sin), a custom operator" in r.stderr
     assert "--ops LIB.so" in r.stderr
 
 

@@ -2569,7 +2569,7 @@ static int k_cosine_similarity(const eir_karg *a, uint32_t na, tv *out, uint32_t
         } else {
             xs[i] = *x;
         }
-        tv b;
+        tv b = xs[i];
         if (!rc && !eir_tview_broadcast(&xs[i], r, q[0].sizes, &b)) rc = eir_kerr(ctx, "cosine_similarity: inputs do not broadcast");
         xs[i] = b;
         if (rc) break;

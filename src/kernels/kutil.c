@@ -2,8 +2,9 @@
  * broadcasting, N-d iteration, type promotion, kernel errors. */
 #include "kutil.h"
 
-#include "base/base.h" /* eir_vsnprintf: messages in the C locale */
+#include <pthread.h>
 
+#include "base/base.h" /* eir_vsnprintf: messages in the C locale */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -373,6 +374,15 @@ typedef union kblock { size_t cap; max_align_t align; } kblock;
 #define KCACHE 16
 static _Thread_local kblock *kcache[KCACHE];
 
+/* A thread's cache is freed when the thread exits (a key destructor), so
+ * hosts that run eir on short-lived threads do not leak it. */
+static pthread_key_t kcache_key;
+static pthread_once_t kcache_once = PTHREAD_ONCE_INIT;
+static bool kcache_keyed;                  /* written once, under kcache_once */
+static _Thread_local bool kcache_armed;
+static void kcache_at_exit(void *unused) { (void)unused; eir_kscratch_release(); }
+static void kcache_key_create(void) { kcache_keyed = pthread_key_create(&kcache_key, kcache_at_exit) == 0; }
+
 void *eir_kalloc(size_t bytes) {
     if (bytes == 0) bytes = 1;
     int best = -1;
@@ -414,6 +424,11 @@ void eir_kfree(void *p) {
         slot = small;
     }
     kcache[slot] = b;
+    if (!kcache_armed) {
+        pthread_once(&kcache_once, kcache_key_create);
+        if (kcache_keyed) pthread_setspecific(kcache_key, kcache);   /* non-NULL: the destructor runs */
+        kcache_armed = true;
+    }
 }
 
 void eir_kscratch_release(void) {

@@ -28,7 +28,7 @@
  * info instead. Pivots are validated before LAPACK sees them, so malformed
  * pivots never index out of bounds. */
 #include <cblas.h>
-#include <complex.h>
+#include "base/cmplx.h" /* complex.h, and CMPLX for clang */
 #include <float.h>
 #include <limits.h>
 #include <stdio.h>

@@ -12,7 +12,7 @@
  * An op is a set of per-domain element functions (NULL where torch does not
  * support that domain). Typed fast loops cover the common case where every
  * operand already has dtype ct (f32, f64, i64, i32). */
-#include <complex.h>
+#include "base/cmplx.h" /* complex.h, and CMPLX for clang */
 #include <float.h>
 #include <stdio.h>
 

@@ -14,7 +14,7 @@
 #ifndef EIR_KERNELS_PW_H
 #define EIR_KERNELS_PW_H
 
-#include <complex.h>
+#include "base/cmplx.h" /* complex.h, and CMPLX for clang */
 
 #include "kutil.h"
 

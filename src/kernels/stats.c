@@ -23,7 +23,7 @@
  * partition), and mode and nanmedian sort or select with libstdc++'s
  * std::sort / std::nth_element — which torch's kernels call — ported below,
  * so the indices they return for ties are torch's. */
-#include <complex.h>
+#include "base/cmplx.h" /* complex.h, and CMPLX for clang */
 #include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1004,7 +1004,6 @@ static inline cval to_ct(const char *p, eir_dtype d, eir_dtype ct) {
     }
     return v;
 }
-static inline bool cv_lt(cval a, cval b, bool isf) { return isf ? a.f < b.f : a.i < b.i; }
 static inline bool cv_ge(cval a, cval b, bool isf) { return isf ? a.f >= b.f : a.i >= b.i; }
 static inline bool cv_gt(cval a, cval b, bool isf) { return isf ? a.f > b.f : a.i > b.i; }
 

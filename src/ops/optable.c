@@ -1,6 +1,7 @@
 /* optable.c — lookup in the generated ATen schema table. */
 #include "optable.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,6 +55,16 @@ const eir_op_schema *eir_op_functional(const eir_op_schema *o, uint32_t *nouts) 
         }
     }
     return NULL;
+}
+
+const eir_op_schema *eir_op_inplace_functional(const eir_op_schema *o) {
+    if (!o || !(o->flags & EIR_OPF_FUNCTIONAL)) return NULL;
+    const char *dot = strrchr(o->name, '.');
+    char name[160];
+    size_t base = (size_t)(dot - o->name);
+    if (base < 2 || base >= sizeof name || o->name[base - 1] != '_') return NULL;
+    snprintf(name, sizeof name, "%.*s%s", (int)(base - 1), o->name, dot);
+    return eir_op_find(name);
 }
 
 uint32_t eir_op_count(void) { return (uint32_t)(sizeof EIR_OP_SCHEMAS / sizeof EIR_OP_SCHEMAS[0]); }

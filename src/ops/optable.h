@@ -34,6 +34,9 @@ enum {
     EIR_OPF_DECOMP = 32,         /* not core, and torch.export.default_decompositions() has it:
                                     ep.run_decompositions() rewrites it (into Core ATen ops, or
                                     for a few into other non-core ops such as aten._linalg_svd) */
+    EIR_OPF_FUNCTIONAL = 64,     /* in place, and functionalization (the first step of
+                                    ep.run_decompositions()) rewrites it into its functional form,
+                                    eir_op_inplace_functional() */
 };
 
 typedef struct eir_op_schema {
@@ -56,6 +59,10 @@ uint64_t eir_op_mutates_args(const eir_op_schema *op);
  * out arguments in *nouts. NULL when there is none (factories with extra
  * dtype/device arguments, list outputs). */
 const eir_op_schema *eir_op_functional(const eir_op_schema *out_op, uint32_t *nouts);
+/* For an in-place overload with EIR_OPF_FUNCTIONAL: the functional one
+ * functionalization rewrites it into (aten.sigmoid_.default ->
+ * aten.sigmoid.default); NULL otherwise. */
+const eir_op_schema *eir_op_inplace_functional(const eir_op_schema *op);
 /* Number of overloads in the table. */
 uint32_t eir_op_count(void);
 

@@ -193,6 +193,9 @@ struct eir_runtime {
     uint32_t nmutated;
     const eir_library *lib;    /* custom operators (borrowed) */
     char kerr[1024];
+    eir_missing_op *missing;   /* creation failed with EIR_ERR_UNSUPPORTED: the operators it lacks */
+    uint32_t nmissing;
+    const char *missing_msg;   /* and the whole message (errmsg holds what fits) */
 };
 
 static eir_status rt_fail(eir_runtime *rt, eir_status st, const char *fmt, ...) EIR_PRINTF(3, 4);
@@ -577,7 +580,15 @@ static eir_status settle_output(eir_runtime *rt, uint32_t value, const int64_t *
 
 /* ---- custom operators: binding ---- */
 
-static eir_status bind_step(eir_runtime *rt, uint32_t si, eir_buf *missing, uint32_t *nmissing);
+/* operators a runtime lacks, collected while binding: one entry per operator */
+typedef struct rt_missing {
+    eir_missing_op *ops;       /* in the arena of the runtime being created */
+    uint32_t n, cap;
+} rt_missing;
+static eir_status note_missing(eir_runtime *rt, rt_missing *m, const char *op, const char *node, const char *subgraph,
+                               const char *context, uint32_t count);
+static eir_status merge_missing(eir_runtime *rt, rt_missing *m, eir_runtime *sub, const char *subgraph);
+static eir_status bind_step(eir_runtime *rt, uint32_t si, rt_missing *missing);
 
 /* "a float", "None": what a node argument holds, for messages */
 static const char *arg_desc(const eir_arg *a) {
@@ -967,7 +978,7 @@ static eir_status bind_custom(eir_runtime *rt, uint32_t si, const eir_custom_op 
 
 /* with_effects(token, op, *args): the token orders effectful ops, which eir
  * runs in graph order anyway; the wrapped op becomes the step */
-static eir_status bind_effects(eir_runtime *rt, uint32_t si, eir_buf *missing, uint32_t *nmissing) {
+static eir_status bind_effects(eir_runtime *rt, uint32_t si, rt_missing *missing) {
     rt_step *st = &rt->steps[si];
     const eir_node *n = st->node;
     if (n->num_inputs < 2 || n->inputs[0].arg.kind != EIR_ARG_TENSOR || n->inputs[1].arg.kind != EIR_ARG_OPERATOR ||
@@ -975,12 +986,8 @@ static eir_status bind_effects(eir_runtime *rt, uint32_t si, eir_buf *missing, u
         return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (higher_order.with_effects): expected (token, operator, args...) "
                        "and a token output", n->name ? n->name : "?");
     const char *inner = n->inputs[1].arg.u.s;
-    if (strncmp(inner, "torch.ops.", 10) != 0 || !strncmp(inner, "torch.ops.higher_order.", 23)) {
-        if (*nmissing < 40)
-            eir_buf_printf(missing, "\n  %s inside higher_order.with_effects (node %%%s)", short_target(inner), n->name);
-        (*nmissing)++;
-        return EIR_OK;
-    }
+    if (strncmp(inner, "torch.ops.", 10) != 0 || !strncmp(inner, "torch.ops.higher_order.", 23))
+        return note_missing(rt, missing, short_target(inner), n->name, NULL, "inside higher_order.with_effects", 1);
     eir_node *in = eir_arena_alloc(&rt->arena, sizeof *in);
     if (!in) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
     *in = *n;
@@ -990,26 +997,20 @@ static eir_status bind_effects(eir_runtime *rt, uint32_t si, eir_buf *missing, u
     in->outputs = n->outputs + 1;
     in->num_outputs = n->num_outputs - 1;
     st->node = in;
-    return bind_step(rt, si, missing, nmissing);
+    return bind_step(rt, si, missing);
 }
 
 /* auto_functionalized_v2(op, **kwargs): a custom op that mutates its
  * arguments, made functional: the bases are cloned into the node's last
  * outputs and the op writes the clones */
-static eir_status bind_autofunc(eir_runtime *rt, uint32_t si, eir_buf *missing, uint32_t *nmissing) {
+static eir_status bind_autofunc(eir_runtime *rt, uint32_t si, rt_missing *missing) {
     rt_step *st = &rt->steps[si];
     const eir_node *n = st->node;
     if (n->num_inputs < 1 || n->inputs[0].arg.kind != EIR_ARG_OPERATOR)
         return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (higher_order.auto_functionalized_v2): no operator argument", n->name);
     const char *inner = n->inputs[0].arg.u.s;
     const eir_custom_op *c = eir_library_find(rt->lib, inner);
-    if (!c) {
-        if (*nmissing < 40)
-            eir_buf_printf(missing, "\n  %s (node %%%s, in auto_functionalized_v2)%s", short_target(inner), n->name,
-                           strncmp(short_target(inner), "aten.", 5) ? ", a custom operator" : "");
-        (*nmissing)++;
-        return EIR_OK;
-    }
+    if (!c) return note_missing(rt, missing, short_target(inner), n->name, NULL, "in auto_functionalized_v2", 1);
     return bind_custom(rt, si, c, true);
 }
 
@@ -1023,7 +1024,7 @@ static void set_autocast(eir_runtime *rt) {
 
 /* A HOP that runs its one subgraph once: the operands are every value
  * argument after the graph (single tensors, symbolic values, lists). */
-static eir_status bind_hop_call(eir_runtime *rt, rt_step *st, const char *t) {
+static eir_status bind_hop_call(eir_runtime *rt, rt_step *st, const char *t, rt_missing *missing) {
     const eir_node *n = st->node;
     st->hop = HOP_CALL;
     st->ops = eir_arena_array(&rt->arena, n->num_inputs * 4 + 64, sizeof *st->ops);
@@ -1036,6 +1037,7 @@ static eir_status bind_hop_call(eir_runtime *rt, rt_step *st, const char *t) {
             graph_at = (int)i;
             eir_runtime *sub = NULL;
             eir_status s = runtime_create_graph(rt->p, a->u.graph.graph, false, rt->lib, &sub);
+            if (s == EIR_ERR_UNSUPPORTED) return merge_missing(rt, missing, sub, a->u.graph.name);
             if (s) {
                 if (!sub) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
                 rt_fail(rt, s, "node %%%s, subgraph %s: %s", n->name, a->u.graph.name, sub->errmsg);
@@ -1067,7 +1069,7 @@ static eir_status bind_hop_call(eir_runtime *rt, rt_step *st, const char *t) {
     return EIR_OK;
 }
 
-static eir_status bind_hop(eir_runtime *rt, rt_step *st, eir_buf *missing, uint32_t *nmissing) {
+static eir_status bind_hop(eir_runtime *rt, rt_step *st, rt_missing *missing) {
     const eir_node *n = st->node;
     const char *t = n->target + strlen("torch.ops.higher_order.");
     st->kind = STEP_HOP;
@@ -1077,12 +1079,9 @@ static eir_status bind_hop(eir_runtime *rt, rt_step *st, eir_buf *missing, uint3
     else if (!strcmp(t, "scan")) st->hop = HOP_SCAN;
     else if (!strcmp(t, "wrap_with_set_grad_enabled") || !strcmp(t, "wrap_with_autocast") || !strcmp(t, "hints_wrapper") ||
              !strcmp(t, "strict_mode"))
-        return bind_hop_call(rt, st, t);
-    else {
-        if (*nmissing < 40) eir_buf_printf(missing, "\n  higher_order.%s (node %%%s)", t, n->name ? n->name : "?");
-        (*nmissing)++;
-        return EIR_OK;
-    }
+        return bind_hop_call(rt, st, t, missing);
+    else
+        return note_missing(rt, missing, short_target(n->target), n->name, NULL, NULL, 1);
     uint32_t ng = 0;
     st->pred = EIR_NO_VALUE;
     for (uint32_t i = 0; i < n->num_inputs; i++) {
@@ -1092,15 +1091,13 @@ static eir_status bind_hop(eir_runtime *rt, rt_step *st, eir_buf *missing, uint3
             if (ng == 2) return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s: more than two subgraphs", n->name);
             eir_runtime *sub = NULL;
             eir_status s = runtime_create_graph(rt->p, a->u.graph.graph, false, rt->lib, &sub);
+            if (s == EIR_ERR_UNSUPPORTED) {
+                if ((s = merge_missing(rt, missing, sub, a->u.graph.name))) return s;
+                ng++;           /* the other branch may lack operators too */
+                continue;
+            }
             if (s) {
                 if (!sub) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
-                if (s == EIR_ERR_GRAPH && strstr(sub->errmsg, "cannot run yet")) {
-                    const char *list = strchr(sub->errmsg, '\n');
-                    if (list) eir_buf_puts(missing, list);
-                    (*nmissing)++;
-                    eir_runtime_free(sub);
-                    return EIR_OK;
-                }
                 rt_fail(rt, s, "node %%%s, subgraph %s: %s", n->name, a->u.graph.name, sub->errmsg);
                 eir_runtime_free(sub);
                 return s;
@@ -1120,7 +1117,7 @@ static eir_status bind_hop(eir_runtime *rt, rt_step *st, eir_buf *missing, uint3
     return EIR_OK;
 }
 
-static eir_status bind_step(eir_runtime *rt, uint32_t si, eir_buf *missing, uint32_t *nmissing) {
+static eir_status bind_step(eir_runtime *rt, uint32_t si, rt_missing *missing) {
     rt_step *st = &rt->steps[si];
     const eir_node *n = st->node;
     const char *t = n->target;
@@ -1132,9 +1129,9 @@ static eir_status bind_step(eir_runtime *rt, uint32_t si, eir_buf *missing, uint
 
     if (is_sym_target(t)) { st->kind = STEP_SYM; return EIR_OK; }
     if (is_assert(t)) { st->kind = STEP_ASSERT; return EIR_OK; }
-    if (!strcmp(t, "torch.ops.higher_order.with_effects")) return bind_effects(rt, si, missing, nmissing);
-    if (!strcmp(t, "torch.ops.higher_order.auto_functionalized_v2")) return bind_autofunc(rt, si, missing, nmissing);
-    if (!strncmp(t, "torch.ops.higher_order.", 23)) return bind_hop(rt, st, missing, nmissing);
+    if (!strcmp(t, "torch.ops.higher_order.with_effects")) return bind_effects(rt, si, missing);
+    if (!strcmp(t, "torch.ops.higher_order.auto_functionalized_v2")) return bind_autofunc(rt, si, missing);
+    if (!strncmp(t, "torch.ops.higher_order.", 23)) return bind_hop(rt, st, missing);
     if (!strcmp(t, "torch.ops.aten.nonzero.default") || !strcmp(t, "torch.ops.aten.argwhere.default") ||
         !strcmp(t, "torch.ops.aten.item.default") || !strcmp(t, "torch.ops.aten._local_scalar_dense.default")) {
         /* data-dependent: the count / the value binds an unbacked symbol (argwhere is nonzero) */
@@ -1204,13 +1201,7 @@ static eir_status bind_step(eir_runtime *rt, uint32_t si, eir_buf *missing, uint
     if (!fn && sc && (sc->flags & EIR_OPF_INPLACE) && (fn = functional_kernel(sc))) st->via_functional = true;
     /* an out= overload runs its functional overload's kernel; the outputs share the out arguments' storage */
     if (!fn && sc && (sc->flags & EIR_OPF_OUT) && eir_op_functional(sc, NULL)) fn = find_kernel(eir_op_functional(sc, NULL)->name);
-    if (!sc || (!view && !fn && !maycopy)) {
-        if (*nmissing < 40)
-            eir_buf_printf(missing, "\n  %s (node %%%s)%s", op, n->name ? n->name : "?",
-                           strncmp(op, "aten.", 5) && strncmp(op, "prims.", 6) ? ", a custom operator" : "");
-        (*nmissing)++;
-        return EIR_OK;
-    }
+    if (!sc || (!view && !fn && !maycopy)) return note_missing(rt, missing, op, n->name, NULL, NULL, 1);
     st->schema = sc;
     /* decode arguments in schema order */
     st->nargs = sc->nargs;
@@ -1444,41 +1435,150 @@ eir_status eir_runtime_create_with(eir_program *p, const eir_library *lib, eir_r
 
 eir_status eir_runtime_create(eir_program *p, eir_runtime **out) { return eir_runtime_create_with(p, NULL, out); }
 
-/* The hint after a list of missing operators ("\n  aten.einsum.default (node
- * %einsum)" lines): which of them are not Core ATen ops but have a default
- * decomposition in torch (EIR_OPF_DECOMP), so exporting with
- * ep.run_decompositions() replaces them. Empty when none has. */
-static void decomp_hint(const char *list, char *out, size_t cap) {
-    char names[4][96];
-    int n = 0, more = 0, others = 0;
-    for (const char *l = list ? strstr(list, "\n  ") : NULL; l; l = strstr(l + 1, "\n  ")) {
-        const char *w = l + 3;
-        size_t len = strcspn(w, " \n");
-        char name[96];
-        if (len == 0 || len >= sizeof name) { others++; continue; }
-        memcpy(name, w, len);
-        name[len] = 0;
-        const eir_op_schema *sc = eir_op_find(name);
-        if (!sc || !(sc->flags & EIR_OPF_DECOMP)) { others++; continue; }
-        int seen = 0;
-        for (int i = 0; i < n; i++) seen |= !strcmp(names[i], name);
-        if (seen) continue;
-        if (n == 4) { more++; continue; }
-        memcpy(names[n++], name, len + 1);
+/* ---- operators eir lacks ---- */
+
+/* Count one more use of op (count: uses, for a subgraph's list); the first
+ * use is the node reported. Strings are borrowed from the program (or are
+ * literals), so the entries survive the subgraph runtimes they came from. */
+static eir_status note_missing(eir_runtime *rt, rt_missing *m, const char *op, const char *node, const char *subgraph,
+                               const char *context, uint32_t count) {
+    for (uint32_t i = 0; i < m->n; i++)
+        if (!strcmp(m->ops[i].op, op)) {
+            m->ops[i].count += count;
+            return EIR_OK;
+        }
+    if (m->n == m->cap) {
+        uint32_t cap = m->cap ? 2 * m->cap : 8;
+        eir_missing_op *ops = eir_arena_array(&rt->arena, cap, sizeof *ops);
+        if (!ops) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
+        if (m->n) memcpy(ops, m->ops, m->n * sizeof *ops);
+        m->ops = ops;
+        m->cap = cap;
     }
-    if (!n) return;
-    int k = snprintf(out, cap, "\nhint: ");
-    for (int i = 0; i < n && k > 0 && (size_t)k < cap; i++)
-        k += snprintf(out + k, cap - (size_t)k, "%s%s", i ? ", " : "", names[i]);
-    if (k > 0 && (size_t)k < cap) {
-        bool one = n + more == 1;
-        snprintf(out + k, cap - (size_t)k,
-                 "%s %s; torch has %s: ep.run_decompositions() before torch.export.save rewrites %s into Core ATen "
-                 "ops, which eir runs (or into other ops, which eir then names)%s",
-                 more ? " and others" : "", one ? "is not a Core ATen op" : "are not Core ATen ops",
-                 one ? "a decomposition for it" : "decompositions for them", one ? "it" : "them",
-                 others ? "; the other missing operators have none" : "");
+    eir_missing_op *e = &m->ops[m->n++];
+    memset(e, 0, sizeof *e);
+    e->op = op;
+    e->count = count;
+    e->first_node = node ? node : "?";
+    e->subgraph = subgraph;
+    e->context = context;
+    e->custom = strncmp(op, "aten.", 5) && strncmp(op, "prims.", 6) && strncmp(op, "higher_order.", 13);
+    /* what ep.run_decompositions() would do with it (src/ops/schemas.inc, from torch) */
+    const eir_op_schema *sc = e->custom ? NULL : eir_op_find(op);
+    const eir_op_schema *f = eir_op_inplace_functional(sc);
+    if (sc && (sc->flags & EIR_OPF_DECOMP)) {
+        e->decomp = EIR_DECOMP_TORCH;
+    } else if (f) {
+        e->decomp = EIR_DECOMP_FUNCTIONAL;
+        e->functional = f->name;
+        e->functional_runs = find_kernel(f->name) || eir_view_may_copy(f->name) || (f->flags & EIR_OPF_VIEW);
     }
+    return EIR_OK;
+}
+
+/* A subgraph runtime that failed for lack of operators: its list joins ours. */
+static eir_status merge_missing(eir_runtime *rt, rt_missing *m, eir_runtime *sub, const char *subgraph) {
+    eir_status st = EIR_OK;
+    for (uint32_t i = 0; i < sub->nmissing && !st; i++) {
+        const eir_missing_op *e = &sub->missing[i];
+        st = note_missing(rt, m, e->op, e->first_node, e->subgraph ? e->subgraph : subgraph, e->context, e->count);
+    }
+    eir_runtime_free(sub);
+    return st;
+}
+
+/* an in-place op's functional form: 1 eir runs it, 2 torch decomposes it further, 0 neither */
+static int functional_fate(const eir_missing_op *e) {
+    if (e->functional_runs) return 1;
+    const eir_op_schema *f = e->functional ? eir_op_find(e->functional) : NULL;
+    return f && (f->flags & EIR_OPF_DECOMP) ? 2 : 0;
+}
+
+/* "a, b, c and 2 others" of the entries of one kind (in-place ones: of one
+ * functional_fate, unless fate < 0); with `functional`, their functional forms */
+static int hint_names(char *out, size_t cap, const rt_missing *m, eir_decomp_kind kind, int fate, bool functional) {
+    int k = 0, n = 0, total = 0;
+    out[0] = 0;
+    for (uint32_t i = 0; i < m->n; i++)
+        total += m->ops[i].decomp == kind && (fate < 0 || functional_fate(&m->ops[i]) == fate);
+    for (uint32_t i = 0; i < m->n && k >= 0 && (size_t)k < cap; i++) {
+        const eir_missing_op *e = &m->ops[i];
+        if (e->decomp != kind || (fate >= 0 && functional_fate(e) != fate)) continue;
+        if (n == 4) { k += snprintf(out + k, cap - (size_t)k, " and %d others", total - n); break; }
+        k += snprintf(out + k, cap - (size_t)k, "%s%s", n == 0 ? "" : n + 1 == total ? " and " : ", ",
+                      functional ? e->functional : e->op);
+        n++;
+    }
+    return n;
+}
+
+/* The hints after the list, per operator, as torch 2.13 behaves (checked by
+ * python/tests/test_missing_ops.py): ep.run_decompositions() rewrites
+ * non-core ops with a default decomposition (EIR_OPF_DECOMP), and its
+ * functionalization turns in-place ops into their functional forms
+ * (EIR_OPF_FUNCTIONAL), which eir may run. Empty when it would change
+ * nothing. */
+static void decomp_hint(const rt_missing *m, char *out, size_t cap) {
+    char a[512], b[512];
+    size_t k = 0;
+    out[0] = 0;
+    int nt = hint_names(a, sizeof a, m, EIR_DECOMP_TORCH, -1, false);
+    if (nt && k < cap)
+        k += (size_t)snprintf(out + k, cap - k, "\nhint: %s %s; torch has %s: ep.run_decompositions() before "
+                              "torch.export.save rewrites %s into Core ATen ops, which eir runs (or into other ops, "
+                              "which eir then names)", a, nt == 1 ? "is not a Core ATen op" : "are not Core ATen ops",
+                              nt == 1 ? "a decomposition for it" : "decompositions for them", nt == 1 ? "it" : "them");
+    static const char *const fates[] = {
+        "which eir cannot run either", "which eir runs",
+        "which torch decomposes further (into Core ATen ops, which eir runs, or into other ops, which eir then names)"};
+    for (int fate = 1; fate <= 3; fate++) {
+        int nf = hint_names(a, sizeof a, m, EIR_DECOMP_FUNCTIONAL, fate % 3, false);
+        hint_names(b, sizeof b, m, EIR_DECOMP_FUNCTIONAL, fate % 3, true);
+        if (nf && k < cap)
+            k += (size_t)snprintf(out + k, cap - k, "\nhint: %s %s in place; ep.run_decompositions() before "
+                                  "torch.export.save functionalizes %s into %s, %s", a, nf == 1 ? "writes" : "write",
+                                  nf == 1 ? "it" : "them", b, fates[fate % 3]);
+        nt += nf;
+    }
+    if (nt && (uint32_t)nt < m->n && k < cap)
+        snprintf(out + k, cap - k, "\nhint: torch has no decomposition for the other missing operator%s",
+                 m->n - (uint32_t)nt == 1 ? "" : "s");
+}
+
+/* "40 nodes use 2 operators eir cannot run yet:", one line per operator, and
+ * the hints: the whole list, however long (errmsg holds what fits) */
+static eir_status missing_failure(eir_runtime *rt, const rt_missing *m) {
+    rt->missing = m->ops;
+    rt->nmissing = m->n;
+    uint32_t nodes = 0;
+    for (uint32_t i = 0; i < m->n; i++) nodes += m->ops[i].count;
+    eir_buf b;
+    eir_buf_init(&b);
+    eir_buf_printf(&b, "%u node%s %u operator%s eir cannot run yet:", nodes, nodes == 1 ? " uses" : "s use", m->n,
+                   m->n == 1 ? "" : "s");
+    for (uint32_t i = 0; i < m->n; i++) {
+        const eir_missing_op *e = &m->ops[i];
+        if (e->count == 1) eir_buf_printf(&b, "\n  %s (node %%%s", e->op, e->first_node);
+        else eir_buf_printf(&b, "\n  %s (%u nodes, first %%%s", e->op, e->count, e->first_node);
+        if (e->subgraph) eir_buf_printf(&b, ", in subgraph %s", e->subgraph);
+        if (e->context) eir_buf_printf(&b, ", %s", e->context);
+        eir_buf_printf(&b, ")%s", e->custom ? ", a custom operator" : "");
+    }
+    if (rt->root) {
+        char hint[2048];
+        decomp_hint(m, hint, sizeof hint);
+        eir_buf_puts(&b, hint);
+    }
+    rt->missing_msg = b.oom || !b.data ? NULL : eir_arena_strdup(&rt->arena, b.data);
+    rt_fail(rt, EIR_ERR_UNSUPPORTED, "%s", b.data && !b.oom ? b.data : "out of memory");
+    eir_buf_free(&b);
+    return EIR_ERR_UNSUPPORTED;
+}
+
+uint32_t eir_runtime_num_missing_ops(const eir_runtime *rt) { return rt ? rt->nmissing : 0; }
+
+const eir_missing_op *eir_runtime_missing_op(const eir_runtime *rt, uint32_t i) {
+    return rt && i < rt->nmissing ? &rt->missing[i] : NULL;
 }
 
 static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, bool root, const eir_library *lib,
@@ -1537,26 +1637,13 @@ static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, b
     rt->nsteps = g->num_nodes;
     rt->steps = eir_arena_array(&rt->arena, g->num_nodes ? g->num_nodes : 1, sizeof *rt->steps);
     if (!rt->steps) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
-    eir_buf missing;
-    eir_buf_init(&missing);
-    uint32_t nmissing = 0;
+    rt_missing missing = {0};
     for (uint32_t i = 0; i < g->num_nodes; i++) {
         rt->steps[i].node = &g->nodes[i];
-        st = bind_step(rt, i, &missing, &nmissing);
-        if (st) { eir_buf_free(&missing); return st; }
+        st = bind_step(rt, i, &missing);
+        if (st) return st;
     }
-    if (nmissing) {
-        char hint[768] = "";
-        if (root) decomp_hint(missing.data, hint, sizeof hint);
-        /* the list gives way to the hint when the message would not hold both */
-        int room = (int)(sizeof rt->errmsg - strlen(hint) - 64);
-        rt_fail(rt, EIR_ERR_GRAPH, "%u node%s operators eir cannot run yet:%.*s%s%s", nmissing,
-                nmissing == 1 ? " uses" : "s use", room, missing.data ? missing.data : "", nmissing > 40 ? "\n  ..." : "",
-                hint);
-        eir_buf_free(&missing);
-        return EIR_ERR_GRAPH;
-    }
-    eir_buf_free(&missing);
+    if (missing.n) return missing_failure(rt, &missing);
 
     /* storages of step outputs: views and in-place ops share their source's */
     for (uint32_t i = 0; i < rt->nsteps; i++) {
@@ -1668,7 +1755,9 @@ void eir_runtime_free(eir_runtime *rt) {
     free(rt);
 }
 
-const char *eir_runtime_errmsg(const eir_runtime *rt) { return rt ? rt->errmsg : "out of memory"; }
+const char *eir_runtime_errmsg(const eir_runtime *rt) {
+    return !rt ? "out of memory" : rt->missing_msg ? rt->missing_msg : rt->errmsg;
+}
 
 /* ---- inputs ---- */
 

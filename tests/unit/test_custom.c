@@ -80,10 +80,24 @@ static void check_create_fails(const char *name, const eir_library *lib, const c
     eir_program *p = load_fixture(name);
     if (!p) { CHECK(false); return; }
     eir_runtime *rt = NULL;
-    CHECK(eir_runtime_create_with(p, lib, &rt) == EIR_ERR_GRAPH);
+    /* a missing operator has its own status; a malformed call is a graph error */
+    CHECK(eir_runtime_create_with(p, lib, &rt) == (strstr(want, "mylib.") == want ? EIR_ERR_UNSUPPORTED : EIR_ERR_GRAPH));
     bool has = strstr(eir_runtime_errmsg(rt), want) != NULL;
     CHECK(has);
     if (!has) fprintf(stderr, "  message: %s\n  wanted:  %s\n", eir_runtime_errmsg(rt), want);
+    eir_runtime_free(rt);
+    eir_program_free(p);
+}
+
+/* creation fails with EIR_ERR_UNSUPPORTED and exactly the message `want` */
+static void check_missing(const char *name, const eir_library *lib, const char *want) {
+    eir_program *p = load_fixture(name);
+    if (!p) { CHECK(false); return; }
+    eir_runtime *rt = NULL;
+    CHECK(eir_runtime_create_with(p, lib, &rt) == EIR_ERR_UNSUPPORTED);
+    bool same = !strcmp(eir_runtime_errmsg(rt), want);
+    CHECK(same);
+    if (!same) fprintf(stderr, "  message: %s\n  wanted:  %s\n", eir_runtime_errmsg(rt), want);
     eir_runtime_free(rt);
     eir_program_free(p);
 }
@@ -233,16 +247,28 @@ static void test_schema_mutations(void) {
 
 /* without the operator the program still loads, and creation lists what is missing */
 static void test_missing(void) {
-    check_create_fails("custom_op", NULL, "1 node uses operators eir cannot run yet:\n  mylib.sin.default (node %sin), a custom operator");
+    check_create_fails("custom_op", NULL, "mylib.sin.default (node %sin), a custom operator");
+    check_missing("custom_op", NULL, "1 node uses 1 operator eir cannot run yet:\n  mylib.sin.default (node %sin), a custom operator");
     eir_library *empty = NULL;
     CHECK(eir_library_create(&empty) == EIR_OK);
     check_create_fails("custom_op", empty, "mylib.sin.default (node %sin), a custom operator");
-    check_create_fails("custom_args", empty, "2 nodes use operators eir cannot run yet:\n"
-                       "  mylib.combine.default (node %combine), a custom operator\n"
-                       "  mylib.combine.default (node %combine_1), a custom operator");
+    /* one line per operator, with its node count and first node */
+    check_missing("custom_args", empty, "2 nodes use 1 operator eir cannot run yet:\n"
+                  "  mylib.combine.default (2 nodes, first %combine), a custom operator");
+    eir_program *pa = load_fixture("custom_args");
+    eir_runtime *rt = NULL;
+    CHECK(pa && eir_runtime_create_with(pa, empty, &rt) == EIR_ERR_UNSUPPORTED);
+    CHECK(eir_runtime_num_missing_ops(rt) == 1 && eir_runtime_missing_op(rt, 1) == NULL);
+    const eir_missing_op *m = eir_runtime_missing_op(rt, 0);
+    CHECK(m && !strcmp(m->op, "mylib.combine.default") && m->count == 2 && !strcmp(m->first_node, "combine") &&
+          m->custom && m->decomp == EIR_DECOMP_NONE && !m->subgraph && !m->context && !m->functional);
+    CHECK(!strstr(eir_runtime_errmsg(rt), "hint:"));
+    eir_runtime_free(rt);
+    eir_program_free(pa);
+    CHECK(eir_runtime_num_missing_ops(NULL) == 0 && eir_runtime_missing_op(NULL, 0) == NULL);
     check_create_fails("effects.decomp", empty, "mylib.log_sum.default (node %with_effects_1), a custom operator");
     check_create_fails("custom_mutation.decomp", empty,
-                       "mylib.scale_.default (node %auto_functionalized_v2, in auto_functionalized_v2), a custom operator");
+                       "mylib.scale_.default (2 nodes, first %auto_functionalized_v2, in auto_functionalized_v2), a custom operator");
     /* an overload other than the one the program calls does not match */
     CHECK(eir_library_define(empty, "mylib::sin.out", "(Tensor x, *, Tensor(a!) out) -> ()", NULL, t_sin, NULL) == EIR_OK);
     check_create_fails("custom_op", empty, "mylib.sin.default (node %sin)");

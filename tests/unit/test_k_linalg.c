@@ -9,7 +9,7 @@
  * (f32, f64, c64, c128), batches (with broadcasting where torch
  * broadcasts), non-contiguous inputs and outputs, empty batches, and the
  * errors torch raises at run time with its messages. */
-#include <complex.h>
+#include "base/cmplx.h" /* complex.h, and CMPLX for clang */
 
 #include "ktest.h"
 

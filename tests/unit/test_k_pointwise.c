@@ -5,7 +5,7 @@
  * computed with torch 2.13 for float16/bfloat16/float32 rounding cases, and
  * torch's other pointwise ops (hypot, xlogy, gcd, ldexp, frexp, sgn, ...)
  * with the values and messages torch 2.13 gives at their edges. */
-#include <complex.h>
+#include "base/cmplx.h" /* complex.h, and CMPLX for clang */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * multiple dims, keepdim, transposed inputs and outputs, empty and 0-d
  * tensors, every dtype the op takes), plus values and error messages
  * pasted from torch 2.13. */
-#include <complex.h>
+#include "base/cmplx.h" /* complex.h, and CMPLX for clang */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>

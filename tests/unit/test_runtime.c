@@ -69,8 +69,9 @@ static void test_missing_op(void) {
     eir_program *p = load_fixture("custom_op");
     if (!p) { CHECK(false); return; }
     eir_runtime *rt = NULL;
-    CHECK(eir_runtime_create(p, &rt) == EIR_ERR_GRAPH);
+    CHECK(eir_runtime_create(p, &rt) == EIR_ERR_UNSUPPORTED);
     CHECK(strstr(eir_runtime_errmsg(rt), "mylib.sin.default (node %sin), a custom operator") != NULL);
+    CHECK(eir_runtime_num_missing_ops(rt) == 1 && !strcmp(eir_runtime_missing_op(rt, 0)->op, "mylib.sin.default"));
     eir_runtime_free(rt);
     eir_program_free(p);
 }

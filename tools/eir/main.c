@@ -193,15 +193,65 @@ static void ops_unload(ops_lib *o) {
     memset(o, 0, sizeof *o);
 }
 
+/* a custom operator is among those the runtime lacks */
+static bool lacks_custom_op(const eir_runtime *rt) {
+    for (uint32_t i = 0; i < eir_runtime_num_missing_ops(rt); i++)
+        if (eir_runtime_missing_op(rt, i)->custom) return true;
+    return false;
+}
+
 /* runtime creation failed: the message, and a hint when custom operators are missing */
 static void report_create_error(const char *path, const eir_runtime *rt, const ops_lib *o) {
     const char *m = eir_runtime_errmsg(rt);
     fprintf(stderr, "eir: %s: %s\n", path, m);
-    if (!o->lib && strstr(m, ", a custom operator"))
+    if (!o->lib && lacks_custom_op(rt))
         fprintf(stderr, "(custom operators run with --ops LIB.so, a library of their kernels: see eir --help)\n");
 }
 
 /* ---- run ---- */
+
+/* `eir info`'s verdict on a program eir cannot run: the operators it lacks,
+ * each with its node count and first node, or the runtime's message. */
+static void runnable_no(char *out, size_t cap, const eir_runtime *rt, eir_status cs, bool json, bool custom_hint) {
+    static const char *const decomp[] = {"null", "\"torch\"", "\"functional\""};
+    uint32_t n = eir_runtime_num_missing_ops(rt);
+    size_t k = 0;
+#define PUT(...) do { if (k < cap) k += (size_t)snprintf(out + k, cap - k, __VA_ARGS__); } while (0)
+    if (json) {
+        PUT(", \"runnable\": false");
+        if (cs == EIR_ERR_UNSUPPORTED) PUT(", \"missing_ops\": [");
+        /* operator and node names are identifiers; one that is not is left out rather than mis-escaped */
+        for (uint32_t i = 0, w = 0; i < n; i++) {
+            const eir_missing_op *e = eir_runtime_missing_op(rt, i);
+            if (strpbrk(e->op, "\"\\") || strpbrk(e->first_node, "\"\\")) continue;
+            PUT("%s{\"operator\": \"%s\", \"count\": %u, \"first_node\": \"%s\", \"custom\": %s, \"decomposition\": %s",
+                w++ ? ", " : "", e->op, e->count, e->first_node, e->custom ? "true" : "false",
+                decomp[e->decomp <= EIR_DECOMP_FUNCTIONAL ? e->decomp : 0]);
+            if (e->functional)
+                PUT(", \"functional\": \"%s\", \"functional_runs\": %s", e->functional, e->functional_runs ? "true" : "false");
+            PUT("}");
+        }
+        if (cs == EIR_ERR_UNSUPPORTED) PUT("]");
+        PUT("}\n");
+    } else if (cs == EIR_ERR_UNSUPPORTED) {
+        uint32_t nodes = 0;
+        for (uint32_t i = 0; i < n; i++) nodes += eir_runtime_missing_op(rt, i)->count;
+        PUT("runnable: no (%u node%s %u operator%s eir cannot run yet: ", nodes, nodes == 1 ? " uses" : "s use", n,
+            n == 1 ? "" : "s");
+        for (uint32_t i = 0; i < n; i++) {
+            const eir_missing_op *e = eir_runtime_missing_op(rt, i);
+            if (e->count == 1) PUT("%s%s (node %%%s)", i ? ", " : "", e->op, e->first_node);
+            else PUT("%s%s (%u nodes, first %%%s)", i ? ", " : "", e->op, e->count, e->first_node);
+        }
+        PUT(")%s\n", custom_hint ? "; custom operators run with --ops LIB.so" : "");
+    } else {
+        const char *m = eir_runtime_errmsg(rt);
+        const char *nl = strchr(m, '\n');
+        PUT("runnable: no (%.*s)\n", nl ? (int)(nl - m) : (int)strlen(m), m);
+    }
+#undef PUT
+    if (k >= cap && cap > 2) { out[cap - 3] = json ? '}' : ')'; out[cap - 2] = '\n'; }
+}
 
 /* one result: written as dir/FILE.npy, or printed as `what idx 'name': ...` */
 static int emit_view(const char *dir, const char *file, const char *what, const char *name, uint32_t idx,
@@ -543,8 +593,9 @@ int main(int argc, char **argv) {
     if (is_info && st == EIR_OK && text) {
         /* the runtime's view: can it run, and how much activation memory */
         eir_runtime *rt = NULL;
-        char extra[2048];
-        if (eir_runtime_create_with(p, lib.lib, &rt) == EIR_OK && eir_runtime_plan_example(rt) == EIR_OK) {
+        char extra[8192];
+        eir_status cs = eir_runtime_create_with(p, lib.lib, &rt);
+        if (cs == EIR_OK && eir_runtime_plan_example(rt) == EIR_OK) {
             uint64_t arena, sum;
             eir_runtime_memory(rt, &arena, &sum);
             if (json)
@@ -554,13 +605,8 @@ int main(int argc, char **argv) {
                 snprintf(extra, sizeof extra, "runnable: yes; activation arena %llu bytes for %llu bytes of "
                          "intermediates (%.0f%%) at the exported shapes\n", (unsigned long long)arena,
                          (unsigned long long)sum, sum ? 100.0 * (double)arena / (double)sum : 100.0);
-        } else if (json) {
-            snprintf(extra, sizeof extra, ", \"runnable\": false}\n");
         } else {
-            const char *m = eir_runtime_errmsg(rt);
-            const char *nl = strchr(m, '\n');
-            snprintf(extra, sizeof extra, "runnable: no (%.*s)%s\n", nl ? (int)(nl - m) : (int)strlen(m), m,
-                     !lib.lib && strstr(m, ", a custom operator") ? "; custom operators run with --ops LIB.so" : "");
+            runnable_no(extra, sizeof extra, rt, cs, json, !lib.lib && lacks_custom_op(rt));
         }
         eir_runtime_free(rt);
         size_t tl = strlen(text);
