@@ -445,6 +445,12 @@ typedef struct eir_missing_op {
 EIR_API uint32_t eir_runtime_num_missing_ops(const eir_runtime *rt);
 EIR_API const eir_missing_op *eir_runtime_missing_op(const eir_runtime *rt, uint32_t i);
 
+/* 1 when the runtime runs ATen overload `op` ("aten.hardswish_.default", with
+ * or without "torch.ops."): a kernel, a view, an in-place op through its
+ * functional kernel, an out= op, or a data-dependent step; 0 otherwise
+ * (custom operators are the library's: eir_library_define). */
+EIR_API int eir_op_runnable(const char *op);
+
 /* The program's flattened user inputs, in signature order. Constant inputs
  * (burned-in Python values) are listed with is_constant and take no data
  * (see eir_runtime_set_input). */

@@ -214,6 +214,16 @@ def render_table(results, gaps, seconds=None):
         for (op, _), (msg, ds) in notin.items():
             which = "every dtype" if len(ds) == len(dts) else ", ".join(ds)
             L.append(f"- `{op}` ({which}): {msg}")
+    # every ATen overload by kind, and how many eir runs (`eir ops`)
+    import subprocess
+    cov = subprocess.run([harness.default_eir(), "ops"], capture_output=True, text=True)
+    if cov.returncode == 0:
+        L += ["", "## Operator coverage", "",
+              "Every ATen overload of torch 2.13 (`src/ops/schemas.inc`) by kind, and how many of them eir runs "
+              "(`eir ops`; `eir ops --list inplace --missing` names the rest). An in-place overload without a kernel of "
+              "its own runs its functional overload's kernel and writes the result into `self`. Most of the overloads "
+              "eir lacks are TorchScript list/dict ops, sparse, quantized, CUDA, `_foreach_*` and optimizer ops that "
+              "no exported program contains.", "", cov.stdout.rstrip("\n")]
     # the alias sweep's section (python/ops/alias_sweep.py --doc docs/OPS.md), kept as it is
     import alias_sweep
     alias = alias_sweep.read_section(os.path.join(REPO, "docs", "OPS.md"))

@@ -298,3 +298,26 @@ def test_aliasing(eir, name, form, tmp_path):
                 if f.startswith("state."):
                     q = f[len("state."):-len(".npy")]
                     assert q in st and not np.array_equal(st[q], state0[q]), f"{what} run {k}: eir reports {q} written, torch left it"
+
+
+def test_ops_coverage(eir):
+    """`eir ops`: the counts agree with the lists, and the in-place activations
+    torchvision exports (inplace=True) are among the overloads eir runs."""
+    r = subprocess.run([eir, "ops"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    rows = [l.split("|")[1:4] for l in r.stdout.splitlines()[2:]]
+    table = {name.strip(): (int(total), int(runs)) for name, total, runs in rows}
+    kinds = {"every overload": "all", "Core ATen": "core", "in-place (`op_`)": "inplace", "`out=`": "out",
+             "returns an alias of an input (view)": "view"}
+    assert set(table) == set(kinds), r.stdout
+    for label, kind in kinds.items():
+        runs = subprocess.run([eir, "ops", "--list", kind], capture_output=True, text=True).stdout.split()
+        lacks = subprocess.run([eir, "ops", "--list", kind, "--missing"], capture_output=True, text=True).stdout.split()
+        assert (len(runs) + len(lacks), len(runs)) == table[label], label
+        assert not set(runs) & set(lacks)
+    inplace = set(subprocess.run([eir, "ops", "--list", "inplace"], capture_output=True, text=True).stdout.split())
+    for op in ("aten.hardswish_.default", "aten.silu_.default", "aten.hardsigmoid_.default", "aten.relu_.default",
+               "aten.arccos_.default", "aten.sigmoid_.default", "aten.clamp_.default", "aten.__iand__.Tensor"):
+        assert op in inplace, op
+    bad = subprocess.run([eir, "ops", "--list", "nonsense"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "unknown kind 'nonsense'" in bad.stderr

@@ -67,4 +67,6 @@ const eir_op_schema *eir_op_inplace_functional(const eir_op_schema *o) {
     return eir_op_find(name);
 }
 
+const eir_op_schema *eir_op_at(uint32_t i) { return i < eir_op_count() ? &EIR_OP_SCHEMAS[i] : NULL; }
+
 uint32_t eir_op_count(void) { return (uint32_t)(sizeof EIR_OP_SCHEMAS / sizeof EIR_OP_SCHEMAS[0]); }

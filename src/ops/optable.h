@@ -63,7 +63,8 @@ const eir_op_schema *eir_op_functional(const eir_op_schema *out_op, uint32_t *no
  * functionalization rewrites it into (aten.sigmoid_.default ->
  * aten.sigmoid.default); NULL otherwise. */
 const eir_op_schema *eir_op_inplace_functional(const eir_op_schema *op);
-/* Number of overloads in the table. */
+/* Number of overloads in the table, and overload i (sorted by name), or NULL. */
 uint32_t eir_op_count(void);
+const eir_op_schema *eir_op_at(uint32_t i);
 
 #endif

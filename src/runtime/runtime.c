@@ -522,7 +522,7 @@ static eir_kernel_fn functional_kernel(const eir_op_schema *inplace) {
     if (len >= sizeof base) return NULL;
     memcpy(base, name, len);
     base[len] = 0;
-    if (len > 2 && base[len - 1] == '_' && base[len - 2] == '_') base[len - 2] = 0;   /* __iand__ */
+    if (len > 2 && base[0] == '_' && base[1] == '_' && base[len - 1] == '_') base[len - 1] = 0;   /* __iand__ */
     for (size_t i = 0; i < EIR_ARRAY_LEN(alias); i++)
         if (!strcmp(base, alias[i][0])) { strcpy(base, alias[i][1]); break; }
     const char *ov = dot + 1;
@@ -3783,4 +3783,28 @@ eir_status eir_runtime_plan_example(eir_runtime *rt) {
 void eir_runtime_memory(const eir_runtime *rt, uint64_t *arena_bytes, uint64_t *sum) {
     if (arena_bytes) *arena_bytes = rt->planned_bytes;
     if (sum) *sum = rt->sum_bytes;
+}
+
+int eir_op_runnable(const char *op) {
+    if (!op) return 0;
+    char full[192];
+    if (strncmp(op, "torch.ops.", 10)) {
+        snprintf(full, sizeof full, "torch.ops.%s", op);
+    } else {
+        snprintf(full, sizeof full, "%s", op);
+        op += 10;
+    }
+    if (is_sym_target(full) || is_assert(full)) return 1;
+    static const char *const data_dependent[] = {
+        "aten.nonzero.default", "aten.argwhere.default", "aten.item.default", "aten._local_scalar_dense.default",
+        "aten.masked_select.default", "aten.repeat_interleave.Tensor", "aten.repeat_interleave.self_Tensor",
+        "aten._unique2.default"};
+    for (size_t i = 0; i < EIR_ARRAY_LEN(data_dependent); i++)
+        if (!strcmp(op, data_dependent[i])) return 1;
+    const eir_op_schema *sc = eir_op_find(op);
+    if (!sc) return 0;
+    if (eir_view_op(op) || find_kernel(op)) return 1;
+    if ((sc->flags & EIR_OPF_INPLACE) && functional_kernel(sc)) return 1;
+    if ((sc->flags & EIR_OPF_OUT) && eir_op_functional(sc, NULL) && find_kernel(eir_op_functional(sc, NULL)->name)) return 1;
+    return 0;
 }

@@ -13,6 +13,7 @@
 #include "npy.h"
 #include "../../src/base/base.h" /* eir_snprintf: numbers in the C locale */
 #include "../../src/kernels/kutil.h"
+#include "../../src/ops/optable.h"
 
 static const char USAGE[] =
     "usage: eir <command> [options] MODEL.pt2\n"
@@ -49,6 +50,10 @@ static const char USAGE[] =
     "      --ops LIB.so            custom operators: a shared library whose function\n"
     "                              eir_ops_init(eir_library *) defines their kernels\n"
     "                              (include/eir.h; example: examples/custom_ops.c)\n"
+    "  ops [--list KIND] [--missing]\n"
+    "                              the ATen overloads of torch 2.13 and how many eir runs,\n"
+    "                              by kind (all, core, inplace, out, view); --list prints\n"
+    "                              the overloads of KIND eir runs (with --missing: lacks)\n"
     "\n"
     "options:\n"
     "  -h, --help                  show this help\n"
@@ -62,6 +67,58 @@ static int usage_error(const char *fmt, const char *arg) {
     fprintf(stderr, fmt, arg);
     fprintf(stderr, "\nTry 'eir --help'.\n");
     return 2;
+}
+
+/* ---- eir ops: operator coverage ---- */
+
+static const char *const OP_KINDS[] = {"all", "core", "inplace", "out", "view"};
+
+static bool op_of_kind(const eir_op_schema *s, int kind) {
+    switch (kind) {
+    case 1: return s->flags & EIR_OPF_CORE;
+    case 2: return s->flags & EIR_OPF_INPLACE;
+    case 3: return s->flags & EIR_OPF_OUT;
+    case 4: return s->flags & EIR_OPF_VIEW;
+    default: return true;
+    }
+}
+
+static int cmd_ops(int argc, char **argv) {
+    int list = -1;
+    bool missing = false;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--missing")) missing = true;
+        else if (!strcmp(argv[i], "--list")) {
+            if (i + 1 >= argc) return usage_error("%s needs a kind: all, core, inplace, out or view", argv[i]);
+            for (int k = 0; k < (int)(sizeof OP_KINDS / sizeof *OP_KINDS); k++)
+                if (!strcmp(argv[i + 1], OP_KINDS[k])) list = k;
+            if (list < 0) return usage_error("unknown kind '%s' (all, core, inplace, out or view)", argv[i + 1]);
+            i++;
+        } else return usage_error("ops: unknown option '%s'", argv[i]);
+    }
+    if (missing && list < 0) list = 0;
+    uint32_t n = eir_op_count();
+    if (list >= 0) {
+        for (uint32_t i = 0; i < n; i++) {
+            const eir_op_schema *s = eir_op_at(i);
+            if (op_of_kind(s, list) && (eir_op_runnable(s->name) != 0) != missing) puts(s->name);
+        }
+        return 0;
+    }
+    static const char *const label[] = {"every overload", "Core ATen", "in-place (`op_`)", "`out=`",
+                                        "returns an alias of an input (view)"};
+    printf("| ATen overloads of torch 2.13 | exist | eir runs |\n|---|---:|---:|\n");
+    for (int k = 0; k < (int)(sizeof OP_KINDS / sizeof *OP_KINDS); k++) {
+        uint32_t total = 0, runs = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            const eir_op_schema *s = eir_op_at(i);
+            if (!op_of_kind(s, k)) continue;
+            total++;
+            runs += eir_op_runnable(s->name) != 0;
+        }
+        printf("| %s | %u | %u |\n", label[k], total, runs);
+    }
+    return 0;
 }
 
 static int load(const char *path, eir_program **p) {
@@ -525,6 +582,7 @@ int main(int argc, char **argv) {
         printf("eir %s\n", EIR_VERSION);
         return 0;
     }
+    if (!strcmp(cmd, "ops")) return cmd_ops(argc - 2, argv + 2);
     const char *path = NULL, *ops = NULL;
     bool json = false;
     eir_print_form form = EIR_PRINT_GRAPH;
