@@ -42,13 +42,22 @@ TIMEOUT = 600
 
 # (model, form, check) -> reason; check is graph/code/program/info/run.
 # Each is an eir failure found by this suite (eir's C code is not changed here).
+_INPUT_ALIAS = ("eir print {f}: torch's code names the user input `input` (a Python builtin) `input_1` in the body: it prints `input_1 = input` first and `input_1` in the uses (`convolution(input_1, ...); input_1 = ... = None`); eir omits that line and uses `input`")
 XFAIL: dict = {
+    ("lraspp_mobilenet_v3_large", "export", "code"): _INPUT_ALIAS.format(f="--code"),
+    ("lraspp_mobilenet_v3_large", "export", "program"): _INPUT_ALIAS.format(f="--program"),
+    ("lraspp_mobilenet_v3_large", "decomp", "code"): _INPUT_ALIAS.format(f="--code"),
+    ("lraspp_mobilenet_v3_large", "decomp", "program"): _INPUT_ALIAS.format(f="--program"),
 }
 
 # Looser float32 tolerances for deep networks, (rtol, atol), with the reason:
 # random-weight deep nets amplify summation-order differences (eir's BLAS and
 # convolution loops vs torch's oneDNN/MKL) layer after layer.
 TOLERANCE_OVERRIDES: dict = {
+    # 7 of 16384 logits off by up to 2.2e-5 absolute (at values near 0.01) in outputs
+    # of magnitude ~3 after 50 layers: 7e-6 of the output's scale, within float32
+    # summation-order noise; atol 1e-4 is 3e-5 of that scale.
+    "fcn_resnet50": (1e-4, 1e-4),
 }
 
 
@@ -190,7 +199,6 @@ def test_run(eir, real_cache, request, tmp_path, name, form):
     _check_ok(p, f"eir run {name}.{form}.pt2")
     with torch.no_grad():
         expected = torch.utils._pytree.tree_leaves(ep.module()(*args, **kwargs))
-    worst = []
     for i, e in enumerate(expected):
         got = np.load(out / f"output_{i}.npy")
         if not isinstance(e, torch.Tensor):
@@ -199,9 +207,9 @@ def test_run(eir, real_cache, request, tmp_path, name, form):
         want = to_npy(e)
         assert got.shape == want.shape, f"output {i}: shape {got.shape}, torch {want.shape}"
         if e.dtype.is_floating_point or e.dtype.is_complex:
-            rtol, atol = TOLERANCE_OVERRIDES.get(name, {}).get("tol", tolerance(e.dtype)) \
-                if e.dtype == torch.float32 else tolerance(e.dtype)
-            worst.append(float(np.max(np.abs(got.astype(np.float64) - want), initial=0.0)))
+            rtol, atol = tolerance(e.dtype)
+            if e.dtype == torch.float32 and name in TOLERANCE_OVERRIDES:
+                rtol, atol = TOLERANCE_OVERRIDES[name]
             np.testing.assert_allclose(got, want, rtol=rtol, atol=atol,
                                        err_msg=f"output {i} of {name}.{form} (eir run {eir_s:.1f}s)")
         else:
