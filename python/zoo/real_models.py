@@ -127,6 +127,19 @@ def _hf_vit():
     return m, (), {"pixel_values": torch.randn(1, 3, 32, 32)}
 
 
+def _maxvit():
+    """MaxViT as maxvit_t builds it (channels, head size) with one layer per stage and
+    partition size 2: maxvit_t's window of 7 needs a 224x224 image (a 64x64 one gives
+    16/8/4/2-pixel stages)."""
+    tv = import_torchvision()
+    from torchvision.models.maxvit import MaxVit
+    torch.manual_seed(0)
+    m = MaxVit(input_size=(64, 64), stem_channels=64, partition_size=2, block_channels=[64, 128, 256, 512],
+               block_layers=[1, 1, 1, 1], head_dim=32, stochastic_depth_prob=0.2, num_classes=1000).eval()
+    del tv
+    return m, (torch.randn(1, 3, 64, 64),), {}
+
+
 IMG = (1, 3, 64, 64)
 
 # name -> (family, builder, slow)
@@ -143,7 +156,7 @@ MODELS = {
     "inception_v3": ("torchvision", _tv("inception_v3", (1, 3, 75, 75), init_weights=False, aux_logits=False), True),
     "vit_b_16": ("torchvision", _tv("vit_b_16", (1, 3, 64, 64), image_size=64), True),
     "swin_t": ("torchvision", _tv("swin_t", (1, 3, 64, 64)), True),
-    "maxvit_t": ("torchvision", _tv("maxvit_t", (1, 3, 64, 64), input_size=(64, 64)), True),
+    "maxvit": ("torchvision", _maxvit, True),
     # torchvision segmentation (the forward argument is named `input`)
     "lraspp_mobilenet_v3_large": ("torchvision", _tv("segmentation.lraspp_mobilenet_v3_large", IMG,
                                                      weights_backbone=None, num_classes=4), False),
