@@ -89,7 +89,12 @@ test: $(B)/eir $(BS)/eir $(UNIT) $(UNITS) $(B)/libeir_example_ops.so $(BS)/libei
 	OPENBLAS_NUM_THREADS=1 TSAN_OPTIONS=halt_on_error=1 EIR_FIXTURES=tests/e2e/fixtures $(BT)/tests/test_threads
 	EIR_BIN=$(BS)/eir $(PYTHON) tests/run_corpus.py
 	EIR_BIN=$(BS)/eir EIR_OPS=$(BS)/libeir_example_ops.so $(PYTHON) tests/run_fixtures.py tests/e2e/fixtures
-	EIR_BIN=$(B)/eir EIR_OPS=$(B)/libeir_example_ops.so $(PYTHON) -m pytest -q python/tests
+	EIR_BIN=$(B)/eir EIR_OPS=$(B)/libeir_example_ops.so $(PYTHON) -m pytest -q -m "not slow" python/tests
+
+# The slow tests left out of `make test`: the real models too big for its time
+# budget (python/zoo/real_models.py marks them; see README, Tests).
+test-slow: $(B)/eir $(B)/libeir_example_ops.so
+	EIR_BIN=$(B)/eir EIR_OPS=$(B)/libeir_example_ops.so $(PYTHON) -m pytest -q -m slow python/tests
 
 # The op x dtype tables, committed as docs/: the Core ATen opset (docs/OPS.md) and
 # every OpInfo of torch's op_db as exported programs contain it (float32, bfloat16, int64 and
@@ -105,7 +110,7 @@ check-generated:
 clean:
 	rm -rf $(B)
 
-.PHONY: all test example clean check-generated ops-doc
+.PHONY: all test test-slow example clean check-generated ops-doc
 .SECONDARY:
 
 $(B)/load_bench: tools/bench/load_bench.c $(B)/libeir.a

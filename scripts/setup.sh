@@ -3,7 +3,9 @@
 #   C build:  gcc, make, jsmn (JSON tokenizer), minizip + zlib (ZIP), OpenBLAS (BLAS + LAPACK);
 #             clang (make test builds with it too; make fuzz needs it)
 #   C tests:  the de_DE.UTF-8 locale (decimal comma), for tests/unit/test_locale.c
-#   tests:    torch 2.13.0 (CPU wheel), numpy, pytest, expecttest for the live conformance suite
+#   tests:    torch 2.13.0 (CPU wheel), numpy, pytest, expecttest for the live conformance suite;
+#             torchvision 0.28.0, pillow and transformers 5.24.0 for the real-model suite
+#             (python/tests/test_real_models.py)
 # Safe to run again: installed packages are skipped.
 set -euo pipefail
 
@@ -38,5 +40,16 @@ if [ "${EIR_SKIP_PYTHON:-0}" != 1 ]; then
     fi
     # expecttest: torch's OpInfo database (the OpInfo sweep, python/ops/opinfo_sweep.py) imports it
     $PY -c 'import numpy, pytest, expecttest' 2>/dev/null || $PY -m pip install -q numpy pytest 'expecttest>=0.2'
+    # the real-model suite: torchvision without its dependencies (they would replace the
+    # pinned CPU torch), pillow which it imports, and transformers, all pinned
+    if ! $PY -c 'import importlib.metadata as m, sys; sys.exit(0 if m.version("torchvision") == "0.28.0" else 1)' 2>/dev/null; then
+        echo "setup: installing torchvision==0.28.0 (--no-deps) and pillow"
+        $PY -m pip install -q --no-deps torchvision==0.28.0
+        $PY -m pip install -q pillow
+    fi
+    if ! $PY -c 'import importlib.metadata as m, sys; sys.exit(0 if m.version("transformers") == "5.24.0" else 1)' 2>/dev/null; then
+        echo "setup: installing transformers==5.24.0"
+        $PY -m pip install -q transformers==5.24.0
+    fi
 fi
 echo "setup: ok"

@@ -56,6 +56,11 @@ def variant_names():
     return [v for p in progs for v in (p, p + ".decomp")]
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "slow: a long test (real models too big for `make test`); run by `make test-slow` (pytest -m slow)")
+
+
 def pytest_generate_tests(metafunc):
     if "variant" in metafunc.fixturenames:
         metafunc.parametrize("variant", variant_names())
