@@ -1699,6 +1699,19 @@ static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, b
         }
     }
     if ((st = check_resize(rt))) return st;
+    /* torch's conj() of a complex tensor is a view with a lazy conjugate bit; eir runs it as a
+     * conjugating copy, so a write through it would not reach the source: refused, not lost */
+    for (uint32_t i = 0; i < rt->nsteps; i++) {
+        const rt_step *s = &rt->steps[i];
+        if (s->kind != STEP_KERNEL || !s->schema || !view_runs_as_copy(s->schema->name) || !s->nout ||
+            s->outs[0] == EIR_NO_VALUE || rt->values[s->outs[0]].storage < 0 ||
+            !rt->storages[rt->values[s->outs[0]].storage].written)
+            continue;
+        return rt_fail(rt, EIR_ERR_UNSUPPORTED,
+                       "node %%%s (%s): the program writes through this conjugate view of a complex tensor; torch "
+                       "writes the conjugated values into its source, and eir, which runs %s as a copy, cannot yet",
+                       s->node->name ? s->node->name : "?", s->schema->name, s->schema->name);
+    }
     /* a custom op's Tensor(a!) arguments are written in place */
     for (uint32_t i = 0; i < rt->nsteps; i++) {
         rt_step *s = &rt->steps[i];
