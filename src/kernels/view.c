@@ -729,6 +729,21 @@ eir_view_result eir_view_compute(const char *op, const eir_karg *args, uint32_t 
             g.sizes[d] = ARG(1)->ints[d];
         }
         contiguous_strides(&g);
+        int64_t mf = nargs > 2 && ARG(2)->kind == EIR_KA_OTHER ? ARG(2)->i : EIR_MF_CONTIGUOUS;
+        if ((mf == EIR_MF_CHANNELS_LAST && g.rank == 4) || (mf == EIR_MF_CHANNELS_LAST_3D && g.rank == 5)) {
+            /* channels innermost, then the spatial dims from the last, then the batch */
+            int64_t st = 1;
+            g.strides[1] = st;
+            st *= g.sizes[1] > 1 ? g.sizes[1] : 1;
+            for (int32_t d = g.rank - 1; d >= 2; d--) {
+                g.strides[d] = st;
+                st *= g.sizes[d] > 1 ? g.sizes[d] : 1;
+            }
+            g.strides[0] = st;
+        } else if (mf == EIR_MF_CHANNELS_LAST || mf == EIR_MF_CHANNELS_LAST_3D) {
+            return fail(&c, "required rank %d tensor to use %s format", mf == EIR_MF_CHANNELS_LAST ? 4 : 5,
+                        mf == EIR_MF_CHANNELS_LAST ? "channels_last" : "channels_last_3d");
+        }
         r = emit(&c, &g);
         goto counted;
     }

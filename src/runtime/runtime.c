@@ -2108,6 +2108,9 @@ static eir_status eval_geometry(eir_runtime *rt) {
         if (v->storage >= 0 && !rt->storages[v->storage].external) {
             rt_storage *s = &rt->storages[v->storage];
             if (s->nbytes < need) s->nbytes = need;
+            /* resize_ grows the storage it finds its input in: a STEP_MAYCOPY's source's too */
+            for (int32_t p = v->sizes_storage ? s->parent : -1; p >= 0; p = rt->storages[p].parent)
+                if (!rt->storages[p].external && rt->storages[p].nbytes < need) rt->storages[p].nbytes = need;
         } else if (v->storage >= 0) {
             /* parameters, buffers, constants and inputs: the recorded geometry must stay inside the payload */
             rt_storage *s = &rt->storages[v->storage];
