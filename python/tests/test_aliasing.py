@@ -26,7 +26,7 @@ torch = pytest.importorskip("torch")
 np = pytest.importorskip("numpy")
 
 from conftest import to_npy  # noqa: E402
-from tolerances import tolerance  # noqa: E402
+from test_state import _close  # noqa: E402
 
 RUNS = 3
 nn = torch.nn
@@ -233,15 +233,6 @@ def _export(name, form, tmp_path):
         ep = torch.export.load(path)
         torch.export.save(ep, path)
     return path
-
-
-def _close(got, want, what):
-    assert got.shape == want.shape, f"{what}: shape {got.shape}, torch {want.shape}"
-    if want.dtype.kind in "fc":
-        rtol, atol = tolerance(torch.float64 if want.dtype == np.float64 else torch.float32)
-        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=what)
-    else:
-        np.testing.assert_array_equal(got, want, err_msg=what)
 
 
 @pytest.mark.parametrize("form", FORMS)

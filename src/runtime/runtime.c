@@ -2393,32 +2393,6 @@ static const sym_op *find_sym_op(const char *target) {
 
 static const eir_arg *node_arg(const eir_node *n, const char *name, uint32_t pos);
 
-/* torch's TensorImpl::is_contiguous(memory_format) (c10/core/Contiguity.h):
- * dims of size 1 do not count, their strides may be anything; contiguous (and
- * preserve / unknown, which read the same flag) holds for any empty tensor;
- * channels_last is for 4-d tensors only, dims in the order C, W, H, N, and
- * channels_last_3d for 5-d, C, W, H, D, N, without the empty-tensor rule. */
-static bool geometry_is_contiguous(const eir_tview *t, int64_t memory_format) {
-    static const int32_t cl2[] = {1, 3, 2, 0}, cl3[] = {1, 4, 3, 2, 0};
-    int32_t order[EIR_MAX_RANK], n = 0;
-    if (memory_format == EIR_MF_CHANNELS_LAST || memory_format == EIR_MF_CHANNELS_LAST_3D) {
-        bool two = memory_format == EIR_MF_CHANNELS_LAST;
-        if (t->rank != (two ? 4 : 5)) return false;
-        for (int32_t i = 0; i < t->rank; i++) order[n++] = two ? cl2[i] : cl3[i];
-    } else {
-        if (eir_tview_numel(t) == 0) return true;
-        for (int32_t d = t->rank - 1; d >= 0; d--) order[n++] = d;
-    }
-    int64_t expected = 1;
-    for (int32_t i = 0; i < n; i++) {
-        int32_t d = order[i];
-        if (t->sizes[d] == 1) continue;
-        if (t->strides[d] != expected) return false;
-        expected *= t->sizes[d];
-    }
-    return true;
-}
-
 static eir_status run_sym(eir_runtime *rt, const rt_step *st) {
     const eir_node *n = st->node;
     const char *t = n->target;
@@ -2436,7 +2410,7 @@ static eir_status run_sym(eir_runtime *rt, const rt_step *st) {
             else if (!strcmp(t, "torch.ops.aten.sym_is_contiguous.default")) {
                 const eir_arg *mf = node_arg(n, "memory_format", 1);
                 int64_t code = mf && mf->kind == EIR_ARG_MEMORY_FORMAT ? mf->u.i : EIR_MF_CONTIGUOUS;
-                r = sym_int_value(geometry_is_contiguous(tv, code));
+                r = sym_int_value(eir_view_is_contiguous(tv, code));
             }
             else if (!strcmp(t, "torch.ops.aten.sym_storage_offset.default")) r = sym_int_value(rt->values[ta->value].offset);
             else {
