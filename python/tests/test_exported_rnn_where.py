@@ -26,6 +26,7 @@ nn = torch.nn
 F = torch.nn.functional
 
 from conftest import to_npy as _npy  # noqa: E402
+from test_exported_compose import Fn, eir_run  # noqa: E402  (one copy of the helpers)
 from tolerances import tolerance  # noqa: E402
 
 
@@ -39,15 +40,6 @@ class Fn1(torch.nn.Module):
         return self.f(x)
 
 
-class Fn(torch.nn.Module):
-    def __init__(self, f):
-        super().__init__()
-        self.f = f
-
-    def forward(self, *args):
-        return self.f(*args)
-
-
 def export(tmp_path, m, args, decompose, dynamic_shapes=None, name="p"):
     ep = torch.export.export(m, tuple(args), dynamic_shapes=dynamic_shapes, strict=False)
     if decompose:
@@ -57,15 +49,6 @@ def export(tmp_path, m, args, decompose, dynamic_shapes=None, name="p"):
     return ep, path
 
 
-def eir_run(eir, tmp_path, path, args, tag="run"):
-    files = []
-    for i, a in enumerate(args):
-        f = tmp_path / f"{tag}_in_{i}.npy"
-        np.save(f, _npy(a))
-        files.append(str(f))
-    out = tmp_path / f"{tag}_out"
-    r = subprocess.run([eir, "run", path, *files, "--out", str(out)], capture_output=True, text=True, timeout=120)
-    return r, out
 
 
 def compare(got_dir, want, what, scale=1.0):
