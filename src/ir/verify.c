@@ -339,6 +339,10 @@ static void check_outputs(vctx *c, const eir_graph *g, const eir_node *nd, const
         const eir_value *v = value_of(g, o);
         if (o->kind == EIR_ARG_TENSOR && v && v->kind == EIR_VALUE_TENSOR && v->meta.dtype == EIR_DTYPE_UNKNOWN)
             viol(c, "meta.missing", nd, o->name, "output %u (%%%s) has no dtype in its tensor metadata", i, v->name);
+        /* torch writes as_none only for outputs that are None; an ATen op with one return returns a value */
+        if (o->kind == EIR_ARG_NONE && s->nreturns == 1)
+            viol(c, "meta.missing", nd, NULL, "output %u is None: no value, and no metadata, for what %s returns", i,
+                 s->name);
     }
 }
 
@@ -584,7 +588,8 @@ static void verify_graph(vctx *c, const eir_graph *g) {
                 if (!eir_strmap_put(&names, nd->name, i)) c->r->oom = true;
                 /* FX names values and nodes from one namespace: a single-output node is its value */
                 uint32_t vi;
-                if (eir_strmap_get(&values, nd->name, &vi) && g->values[vi].producer != (int32_t)i)
+                if (eir_strmap_get(&values, nd->name, &vi) && g->values[vi].producer != (int32_t)i &&
+                    g->values[vi].producer != -2)
                     viol(c, "graph.name", nd, NULL, "the name '%s' is already the name of %s", nd->name,
                          g->values[vi].producer == -1 ? "a graph input" : "another node's output");
             }
