@@ -44,11 +44,13 @@ def main() -> None:
     rows_c = []
     for k, e in enumerate(sorted(entries, key=lambda e: fx_name(e["func"]))):
         aliases = list(e["type_alias"].keys())
+        assert len(aliases) < 255, e["func"]     # uint8 alias indices, 255 = unconstrained
         cols = []
         for row in e["type_constraint"]:
             for c in row:
                 if c not in cols:
                     cols.append(c)
+        assert len(cols) <= 32, e["func"]        # src/ir/verify.c reads at most 32 columns
         masks = []
         for a in aliases:
             m = 0

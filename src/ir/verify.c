@@ -380,13 +380,13 @@ static void check_edge_dtypes(vctx *c, const eir_graph *g, const eir_node *nd, c
                 dt[k] = arg_dtype(g, &nd->inputs[i].arg, &have[k]);
     }
     for (uint32_t r = 0; r < e->nrows; r++) {
-        eir_dtype chosen[16];
-        for (int a = 0; a < 16; a++) chosen[a] = EIR_DTYPE_UNKNOWN;
+        eir_dtype chosen[255];
+        for (int a = 0; a < 255; a++) chosen[a] = EIR_DTYPE_UNKNOWN;
         bool ok = true;
         for (uint32_t k = 0; k < nc && ok; k++) {
             if (!have[k]) continue;
             uint8_t al = e->rows[r * e->ncols + k];
-            if (al == 255 || al >= 16 || (unsigned)dt[k] >= 64 || !((e->alias[al] >> dt[k]) & 1)) { ok = false; break; }
+            if (al == 255 || (unsigned)dt[k] >= 64 || !((e->alias[al] >> dt[k]) & 1)) { ok = false; break; }
             if (chosen[al] != EIR_DTYPE_UNKNOWN && chosen[al] != dt[k]) ok = false;
             chosen[al] = dt[k];
         }
