@@ -34,6 +34,11 @@ DECOMP_LEFTOVERS = {
     "dtype_int.decomp": [("lshift", "aten.__lshift__.Scalar")],
     "storage.decomp": [("view_as_real", "aten.view_as_real.default"),
                        ("view_as_real_1", "aten.view_as_real.default")],
+    # data-dependent output sizes
+    "masked_select.decomp": [("masked_select", "aten.masked_select.default")],
+    "unique_dyn.decomp": [("_unique2", "aten._unique2.default")],
+    "mask_repeat.decomp": [("repeat_interleave", "aten.repeat_interleave.Tensor"),
+                           ("repeat_interleave_1", "aten.repeat_interleave.Tensor")],
 }
 
 

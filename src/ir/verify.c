@@ -214,7 +214,18 @@ static bool is_number_kind(eir_arg_kind k) {
 static bool arg_fits(eir_schema_type t, const char *def, const eir_arg *a) {
     eir_arg_kind k = a->kind;
     bool none = k == EIR_ARG_NONE || (k == EIR_ARG_OPTIONAL_TENSOR && a->value == EIR_NO_VALUE);
-    if (none) return def && !strcmp(def, "None");
+    if (none) {
+        switch (t) {
+        case EIR_ST_OPT_TENSOR: case EIR_ST_OPT_TENSORS: case EIR_ST_OPT_INT: case EIR_ST_OPT_INTS:
+        case EIR_ST_OPT_FLOAT: case EIR_ST_OPT_FLOATS: case EIR_ST_OPT_BOOL: case EIR_ST_OPT_SCALAR:
+        case EIR_ST_OPT_STR: case EIR_ST_OPT_DEVICE: case EIR_ST_GENERATOR: case EIR_ST_OTHER:
+        /* the table does not say whether a ScalarType / Layout / MemoryFormat is optional */
+        case EIR_ST_DTYPE: case EIR_ST_LAYOUT: case EIR_ST_MEMFMT:
+            return true;
+        default:
+            return def && !strcmp(def, "None");
+        }
+    }
     /* an empty list is written with whichever list kind the serializer picked */
     if (is_list_kind(k) && a->u.list.n == 0)
         return t == EIR_ST_TENSORS || t == EIR_ST_OPT_TENSORS || t == EIR_ST_INTS || t == EIR_ST_OPT_INTS ||
@@ -714,7 +725,8 @@ static void check_signature(vctx *c) {
         if (!mutation) continue;
         if (!in) {
             viol(c, "sig.mutation", NULL, where, "signature: output_specs[%u] (%%%s) mutates %s '%s', which is not "
-                 "a %s input of the program", i, arg_ref_name(&s->arg), what, s->target ? s->target : "?", what);
+                 "one of the program's %ss", i, arg_ref_name(&s->arg), what, s->target ? s->target : "?",
+                 what);
             continue;
         }
         for (uint32_t k = 0; k < i; k++)

@@ -8,6 +8,7 @@ report: the rule, the node (None for the signature), the target, and a piece
 of the message saying what was expected. Needs no torch.
 
     python3 tests/verify/plant.py OUT_DIR     # write every case as OUT_DIR/<name>.pt2
+    python3 tests/verify/plant.py --fixtures  # write C_FIXTURES as tests/verify/planted_<name>.pt2
 
 python/tests/test_verify.py runs them; tests/unit/test_verify.c runs the few
 written into tests/verify/ (planted_*.pt2) without Python.
@@ -322,7 +323,7 @@ CASES = [
     ("sig_output_order", BASE, "aten", swap_output_specs,
      [("sig.output-order", None, None, "output_specs[0] describes %getitem_2 but graph output 0 is %getitem_1")]),
     ("sig_mutation_target", fixture("buffer_mutation.decomp"), "core", mutation_target("nothere"),
-     [("sig.mutation", None, None, "mutates buffer 'nothere', which is not a buffer input of the program")]),
+     [("sig.mutation", None, None, "mutates buffer 'nothere', which is not one of the program's buffers")]),
     ("sig_mutation_twice", fixture("buffer_mutation.decomp"), "core", all_mutations_target("count"),
      [("sig.mutation", None, None, "buffer 'count' is mutated by output_specs[0] and again by output_specs[1]")]),
     ("sig_mutation_shape", fixture("buffer_mutation.decomp"), "core", swap_mutation_targets,
@@ -330,7 +331,7 @@ CASES = [
     ("sig_mutation_order", fixture("buffer_mutation.decomp"), "core", user_output_first,
      [("sig.output-order", None, None, "output_specs[1] is a mutation after a user output")]),
     ("sig_input_mutation", fixture("input_mutation.decomp"), "core", input_mutation_target,
-     [("sig.mutation", None, None, "mutates user input 'zz', which is not a user input input of the program")]),
+     [("sig.mutation", None, None, "mutates user input 'zz', which is not one of the program's user inputs")]),
     ("edge_dtype", EDGE, "edge", edge_out_dtype,
      [("edge.dtype", "aten_relu_default", "aten.relu.default",
        "the dtypes (self: float32, __ret_0: int64) are not one of the combinations edge.yaml allows for "
@@ -354,7 +355,19 @@ CASES = [
 ]
 
 
+# the cases tests/unit/test_verify.c reads, committed as tests/verify/planted_<name>.pt2
+C_FIXTURES = ["arg_unknown", "hop_cond_operands", "nested_unknown", "sig_mutation_target", "edge_dtype",
+              "edge_scalar", "core_inplace"]
+
+
 def main(argv):
+    if argv[1:] == ["--fixtures"]:
+        here = os.path.dirname(os.path.abspath(__file__))
+        for name, src, _, edit, _ in CASES:
+            if name in C_FIXTURES:
+                plant(src, os.path.join(here, "planted_" + name + ".pt2"), edit)
+        print(len(C_FIXTURES), "fixtures written to", here)
+        return
     out = argv[1] if len(argv) > 1 else "."
     os.makedirs(out, exist_ok=True)
     for name, src, _, edit, _ in CASES:
