@@ -6,7 +6,8 @@ target and what was expected.
     run_decompositions() -> Core ATen (two keep operators torch has no
     decomposition for, which the verifier names);
   - the zoo (python/zoo), exported live, the same way;
-  - ExecuTorch's to_edge() output (when executorch is installed) -> Edge;
+  - ExecuTorch's to_edge() output (when executorch is installed) -> Edge, and
+    where ExecuTorch refuses a zoo program, eir's Core ATen verifier names the same ops;
   - the violations of tests/verify/plant.py (model.json edited with zipfile +
     json), all reported at once;
   - the command line: exit status, text and JSON output, usage errors.
@@ -224,3 +225,41 @@ def test_edge_verifies(eir, tmp_path):
 def test_committed_edge_fixture(eir):
     rc, vs, _ = verify(eir, plant.EDGE, "edge")
     assert rc == 0 and vs == []
+
+
+# zoo programs whose to_edge() output torch.export.save can write (it cannot serialize
+# control-flow subgraphs of Edge programs yet), and those ExecuTorch refuses
+EDGE_ZOO = ["mlp", "transformer_encoder", "dynamic_shapes", "custom_op", "buffer_mutation", "dtype_bf16",
+            "lifted_constants", "scan", "nonzero_dyn", "item_size", "grad_autocast",
+            "dtype_int", "storage", "masked_select", "unique_dyn", "mask_repeat"]
+
+
+@pytest.mark.parametrize("name", EDGE_ZOO)
+def test_edge_agrees_with_executorch(eir, tmp_path, name):
+    """to_edge() accepts the program and eir finds its output a valid Edge program; or
+    ExecuTorch's verifier refuses it, and eir's Core ATen verifier names what it refuses"""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("executorch.exir")
+    import warnings
+    from executorch.exir import to_edge
+    from torch._export.verifier import SpecViolationError
+    if os.path.join(REPO, "python", "zoo") not in sys.path:
+        sys.path.insert(0, os.path.join(REPO, "python", "zoo"))
+    import zoo
+    warnings.filterwarnings("ignore")
+    mod, args, kwargs, ds = zoo.build(name)
+    ep = torch.export.export(mod, tuple(args), kwargs=kwargs or None, dynamic_shapes=ds)
+    try:
+        edge = to_edge(ep).exported_program()
+    except SpecViolationError as e:
+        out = str(tmp_path / "decomp.pt2")
+        torch.export.save(ep.run_decompositions(), out)
+        rc, vs, _ = verify(eir, out, "core")
+        assert rc == 3 and vs
+        refused = {v["target"] for v in vs if v["rule"] == "core.not-core"}
+        assert refused and all(t.split(".")[1] in str(e) for t in refused), (refused, str(e)[:500])
+        return
+    out = str(tmp_path / "edge.pt2")
+    torch.export.save(edge, out)
+    rc, vs, _ = verify(eir, out, "edge")
+    assert rc == 0, "\n".join(v["message"] for v in vs)
