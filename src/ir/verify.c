@@ -495,13 +495,35 @@ static uint32_t operand_count(vctx *c, const eir_node *nd, uint32_t i, const cha
     return list_len(&nd->inputs[i].arg);
 }
 
+/* cond's predicate: a bool tensor of one element, a bool or a SymBool (torch.cond) */
+static void check_pred(vctx *c, const eir_graph *g, const eir_node *nd) {
+    if (nd->num_inputs == 0) return;
+    const eir_arg *a = &nd->inputs[0].arg;
+    if (a->kind == EIR_ARG_BOOL || a->kind == EIR_ARG_SYM_BOOL) return;
+    const eir_value *v = a->kind == EIR_ARG_TENSOR ? value_of(g, a) : NULL;
+    if (v && v->kind == EIR_VALUE_TENSOR) {
+        bool one = true;
+        for (uint32_t d = 0; d < v->meta.rank; d++)
+            if (v->meta.sizes[d].is_expr || v->meta.sizes[d].value != 1) one = false;
+        if (v->meta.dtype == EIR_BOOL && one) return;
+        viol(c, "hop.args", nd, "pred", "the predicate %%%s is a %s tensor of rank %u; cond takes a bool tensor of "
+             "one element, a bool or a SymBool", v->name, eir_dtype_name(v->meta.dtype) ? eir_dtype_name(v->meta.dtype)
+             : "?", v->meta.rank);
+        return;
+    }
+    if (v && v->kind == EIR_VALUE_SYM_BOOL) return;
+    viol(c, "hop.args", nd, "pred", "the predicate is %s; cond takes a bool tensor of one element, a bool or a SymBool",
+         eir_arg_kind_name(a->kind));
+}
+
 /* The operand layouts of torch 2.13's control-flow operators. */
-static void check_hop(vctx *c, const eir_node *nd, const char *hop) {
+static void check_hop(vctx *c, const eir_graph *g, const eir_node *nd, const char *hop) {
     if (!in_list(hop, HOPS, EIR_ARRAY_LEN(HOPS))) {
         viol(c, "op.unknown", nd, NULL, "higher_order.%s is not a higher-order operator of torch 2.13", hop);
         return;
     }
     if (!strcmp(hop, "cond")) {
+        check_pred(c, g, nd);
         const eir_arg *t = hop_graph(c, nd, 1, "true branch"), *f = hop_graph(c, nd, 2, "false branch");
         uint32_t n = operand_count(c, nd, 3, "operands");
         want_inputs(c, nd, t, n, "one per operand");
@@ -545,7 +567,7 @@ static void check_node(vctx *c, const eir_graph *g, const eir_node *nd) {
         const char *name = t + 10;
         const char *dot = strchr(name, '.');
         if (!dot || !strchr(dot + 1, '.')) {
-            if (!strncmp(name, "higher_order.", 13)) check_hop(c, nd, name + 13);
+            if (!strncmp(name, "higher_order.", 13)) check_hop(c, g, nd, name + 13);
             else viol(c, "op.target", nd, NULL, "target '%s' is not torch.ops.<namespace>.<op>.<overload>", t);
             return;
         }

@@ -135,6 +135,10 @@ def cond_not_graph(m, _):
     node(graph(m), "cond")["inputs"][1]["arg"] = {"as_tensor": {"name": "add"}}
 
 
+def cond_float_pred(m, _):
+    node(graph(m), "cond")["inputs"][0]["arg"] = {"as_tensor": {"name": "add"}}
+
+
 def nested_unknown(m, _):
     t = subgraph(node(graph(m), "cond"), 1)
     t["nodes"][0]["target"] = "torch.ops.aten.relu_x.default"
@@ -289,6 +293,9 @@ CASES = [
       ("hop.subgraph", "cond", "higher_order.cond", "subgraph false_graph_0 takes 1 input, expected 2")]),
     ("hop_cond_not_graph", BASE, "aten", cond_not_graph,
      [("hop.args", "cond", "higher_order.cond", "operand 1 should be the true branch subgraph")]),
+    ("hop_cond_pred", BASE, "aten", cond_float_pred,
+     [("hop.args", "cond", "higher_order.cond", "the predicate %add is a float32 tensor of rank 2; cond takes a "
+                                                "bool tensor of one element, a bool or a SymBool")]),
     ("hop_while_carried", fixture("while_loop"), "aten", while_drop_carried,
      [("hop.subgraph", "while_loop", "higher_order.while_loop",
        "subgraph while_loop_cond_graph_0 takes 2 inputs, expected 1 (the carried and additional inputs)"),
