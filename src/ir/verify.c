@@ -110,7 +110,6 @@ typedef struct vctx {
     eir_dialect dialect;
     eir_verify_report *r;
     const char *graph;           /* path of the current subgraph, NULL at the root */
-    eir_strmap node_names;       /* scratch */
 } vctx;
 
 static char *rdup(eir_verify_report *r, const char *s) {
@@ -788,7 +787,7 @@ eir_status eir_program_verify(eir_program *p, eir_dialect d, eir_verify_report *
     eir_verify_report *r = calloc(1, sizeof *r);
     if (!r) return eir_fail(p, EIR_ERR_NOMEM, "out of memory");
     eir_arena_init(&r->arena);
-    vctx c = {p, d, r, NULL, {0}};
+    vctx c = {p, d, r, NULL};
     verify_graph(&c, p->graph);
     check_signature(&c);
     if (r->oom) {
@@ -859,7 +858,6 @@ eir_status eir_verify_report_format(const eir_verify_report *r, bool json, char 
             eir_buf_puts(&b, r->v[i].message);
             eir_buf_putc(&b, '\n');
         }
-        if (!r->n) eir_buf_puts(&b, "");
     }
     if (b.oom) { eir_buf_free(&b); return EIR_ERR_NOMEM; }
     if (!b.data) {
