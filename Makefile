@@ -106,6 +106,7 @@ ops-doc: $(B)/eir
 
 check-generated:
 	$(PYTHON) scripts/gen_ops.py | diff -q src/ops/schemas.inc - >/dev/null || { echo "src/ops/schemas.inc is stale: run $(PYTHON) scripts/gen_ops.py > src/ops/schemas.inc"; exit 1; }
+	$(PYTHON) scripts/gen_edge.py | diff -q src/ir/edge_ops.inc - >/dev/null || { echo "src/ir/edge_ops.inc is stale: run $(PYTHON) scripts/gen_edge.py > src/ir/edge_ops.inc"; exit 1; }
 
 clean:
 	rm -rf $(B)
