@@ -224,6 +224,11 @@ def input_mutation_target(m, _):
             s["user_input_mutation"]["user_input_name"] = "zz"
 
 
+def token_not_returned(m, _):
+    s = sig(m)["output_specs"]
+    s[0] = {"user_output": {"arg": {"as_tensor": {"name": s[0]["token"]["arg"]["name"]}}}}
+
+
 def edge_out_dtype(m, _):
     graph(m)["tensor_values"]["aten_relu_default"]["dtype"] = 5     # int64
 
@@ -339,6 +344,9 @@ CASES = [
      [("sig.output-order", None, None, "output_specs[1] is a mutation after a user output")]),
     ("sig_input_mutation", fixture("input_mutation.decomp"), "core", input_mutation_target,
      [("sig.mutation", None, None, "mutates user input 'zz', which is not one of the program's user inputs")]),
+    ("sig_token", fixture("effects.decomp"), "core", token_not_returned,
+     [("sig.token", None, None, "signature: 1 input token but 0 output tokens; every effect token taken is "
+                                "returned")]),
     ("edge_dtype", EDGE, "edge", edge_out_dtype,
      [("edge.dtype", "aten_relu_default", "aten.relu.default",
        "the dtypes (self: float32, __ret_0: int64) are not one of the combinations edge.yaml allows for "
