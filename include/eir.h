@@ -99,6 +99,7 @@ typedef enum eir_status {
     EIR_ERR_ARG = 9,       /* invalid argument to an API call */
     EIR_ERR_UNSUPPORTED = 10, /* eir_runtime_create: the program calls operators this runtime
                               * cannot run (eir_runtime_missing_op lists them) */
+    EIR_ERR_INVALID = 11,  /* eir_program_verify: the program breaks rules of the IR or its dialect */
 } eir_status;
 
 /* Dtypes use the export schema's ScalarType codes (not c10's). */
@@ -375,6 +376,63 @@ EIR_API const char *eir_dtype_name(eir_dtype dt);
 EIR_API size_t eir_dtype_size(eir_dtype dt);
 
 EIR_API void eir_free(void *ptr);
+
+/* ---- verifying -------------------------------------------------------------
+ *
+ * Check a loaded program against the Export IR's rules and those of a
+ * dialect (docs/IR.md lists every rule and why), reporting every violation,
+ * not only the first:
+ *
+ *     eir_verify_report *r;
+ *     eir_status st = eir_program_verify(p, EIR_DIALECT_CORE, &r);
+ *     for (uint32_t i = 0; i < eir_verify_num_violations(r); i++)
+ *         puts(eir_verify_violation(r, i)->message);
+ *     eir_verify_report_free(r);
+ *
+ * Rules the loader already enforces (values used before their definition,
+ * dangling names, one signature spec per graph input and output, payloads
+ * of the sizes and dtypes the graph declares) make eir_program_load fail, so
+ * a loaded program has them. Recorded sizes and dtypes are not yet compared
+ * with shape inference (eir has none yet). */
+
+typedef enum eir_dialect {
+    EIR_DIALECT_ATEN,    /* as torch.export.export returns it: ATen, higher-order, symbolic and custom ops */
+    EIR_DIALECT_CORE,    /* after ep.run_decompositions(): functional Core ATen ops of torch 2.13 */
+    EIR_DIALECT_EDGE,    /* ExecuTorch's to_edge(): Edge ops, dtypes of edge.yaml, scalars as tensors */
+} eir_dialect;
+
+/* One violation. Strings are borrowed from the report. */
+typedef struct eir_violation {
+    const char *rule;            /* the rule's id in docs/IR.md: "arg.missing", "core.not-core", ... */
+    const char *graph;           /* the subgraph holding the node, as a path of subgraph argument names
+                                  * ("true_graph_0", "true_graph_0/false_graph_0"); NULL: the root graph */
+    const char *node;            /* the node's name, NULL for a violation of the signature or the program */
+    const char *target;          /* the node's target without "torch.ops." ("aten.add.Tensor"), or NULL */
+    const char *arg;             /* the argument, signature spec or tensor at fault, or NULL */
+    const char *source;          /* the user's source line from the node's stack_trace ("File: m.py:12 in
+                                  * forward, code: y = x + 1"), or NULL */
+    const char *message;         /* one line naming all of the above and what was expected */
+} eir_violation;
+
+typedef struct eir_verify_report eir_verify_report;
+
+/* Verify p in dialect d. *out receives the report (free it with
+ * eir_verify_report_free) whatever the outcome, unless memory ran out (NULL).
+ * Returns EIR_OK when there is no violation, EIR_ERR_INVALID when there are
+ * some (eir_errmsg(p) then gives their count and the first), EIR_ERR_ARG for
+ * a bad argument, EIR_ERR_NOMEM. p is only read, except for its message. */
+EIR_API eir_status eir_program_verify(eir_program *p, eir_dialect d, eir_verify_report **out);
+EIR_API uint32_t eir_verify_num_violations(const eir_verify_report *r);
+/* Violation i (in graph order: the root graph's nodes with their subgraphs,
+ * then the signature), or NULL when i is out of range. */
+EIR_API const eir_violation *eir_verify_violation(const eir_verify_report *r, uint32_t i);
+/* The report as text (one message per line) or as JSON ({"violations": [{"rule": ..., "graph": ...,
+ * "node": ..., "target": ..., "arg": ..., "source": ..., "message": ...}, ...]}); the caller frees *out
+ * with eir_free. EIR_ERR_ARG for a NULL report, EIR_ERR_NOMEM. */
+EIR_API eir_status eir_verify_report_format(const eir_verify_report *r, bool json, char **out);
+EIR_API void eir_verify_report_free(eir_verify_report *r);
+/* "aten", "core", "edge" -> the dialect; false for another name. */
+EIR_API bool eir_dialect_parse(const char *name, eir_dialect *out);
 
 /* ---- running -------------------------------------------------------------
  *
