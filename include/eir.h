@@ -749,6 +749,13 @@ EIR_API eir_status eir_graph_erase_node(eir_program *p, eir_graph *g, uint32_t n
  * ops; custom operators are kept). *removed counts the nodes removed. */
 EIR_API eir_status eir_graph_dce(eir_program *p, eir_graph *g, uint32_t *removed);
 
+/* Common subexpression elimination on g and its nested graphs: a node
+ * without side effects that calls the same operator with the same
+ * arguments as an earlier node is removed, its uses moved to the earlier
+ * node's outputs (torch.fx.passes.dialect.common.cse_pass). Higher-order
+ * ops are left alone. *removed counts the nodes removed. */
+EIR_API eir_status eir_graph_cse(eir_program *p, eir_graph *g, uint32_t *removed);
+
 /* Add a parameter, buffer or tensor constant (kind EIR_IN_PARAMETER /
  * EIR_IN_BUFFER / EIR_IN_CONSTANT_TENSOR) named fqn, contiguous, with its
  * data copied: a new graph input (named p_fqn / b_fqn / c_fqn as torch

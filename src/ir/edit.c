@@ -561,7 +561,7 @@ eir_status eir_graph_erase_node(eir_program *p, eir_graph *g, uint32_t node) {
  * torch.fx.node._side_effectful_functions, effectful higher-order ops. */
 static bool is_impure(const eir_node *nd) {
     static const char *const SIDE_EFFECTS[] = {
-        "torch.ops.aten._assert_async.msg", "torch.ops.aten._assert_scalar.default",
+        "torch.ops.aten._print.default", "torch.ops.aten._assert_async.msg", "torch.ops.aten._assert_scalar.default",
         "torch.ops.aten._assert_tensor_metadata.default", "torch.ops.aten.sym_constrain_range.default",
         "torch.ops.aten.sym_constrain_range_for_size.default", "torch.ops.profiler._record_function_enter.default",
         "torch.ops.profiler._record_function_enter_new.default", "torch.ops.profiler._record_function_exit._RecordFunction",
@@ -636,6 +636,127 @@ eir_status eir_graph_dce(eir_program *p, eir_graph *g, uint32_t *removed) {
     free(uses);
     eir_status st = count ? erase_nodes(p, g, erase) : EIR_OK;
     free(erase);
+    if (removed) *removed = total + (st ? 0 : count);
+    return st;
+}
+
+/* ---- common subexpressions ---- */
+
+/* A node's call as text: target, then each argument (values by index,
+ * literals by their bits); two pure nodes with the same text compute the
+ * same values. */
+static void key_arg(eir_buf *b, const eir_arg *a) {
+    eir_buf_printf(b, "(%d", (int)a->kind);
+    switch (a->kind) {
+    case EIR_ARG_TENSOR: case EIR_ARG_OPTIONAL_TENSOR: case EIR_ARG_CUSTOM_OBJ:
+        eir_buf_printf(b, " v%u", a->value);
+        break;
+    case EIR_ARG_SYM_INT: case EIR_ARG_SYM_FLOAT: case EIR_ARG_SYM_BOOL:
+        if (!a->literal) eir_buf_printf(b, " v%u", a->value);
+        else if (a->kind == EIR_ARG_SYM_FLOAT) eir_buf_printf(b, " f%a", a->u.f);
+        else if (a->kind == EIR_ARG_SYM_BOOL) eir_buf_printf(b, " b%d", (int)a->u.b);
+        else eir_buf_printf(b, " i%lld", (long long)a->u.i);
+        break;
+    case EIR_ARG_INT: case EIR_ARG_SCALAR_TYPE: case EIR_ARG_MEMORY_FORMAT: case EIR_ARG_LAYOUT:
+        eir_buf_printf(b, " i%lld", (long long)a->u.i);
+        break;
+    case EIR_ARG_FLOAT: eir_buf_printf(b, " f%a", a->u.f); break;
+    case EIR_ARG_BOOL: eir_buf_printf(b, " b%d", (int)a->u.b); break;
+    case EIR_ARG_STRING: case EIR_ARG_OPERATOR:
+        eir_buf_printf(b, " s%zu:%s", a->u.s ? strlen(a->u.s) : 0, a->u.s ? a->u.s : "");
+        break;
+    case EIR_ARG_DEVICE:
+        eir_buf_printf(b, " d%s:%lld", a->u.device.type ? a->u.device.type : "", (long long)a->u.device.index);
+        break;
+    case EIR_ARG_COMPLEX: eir_buf_printf(b, " c%a,%a", a->u.c.re, a->u.c.im); break;
+    case EIR_ARG_GRAPH: eir_buf_printf(b, " g%p", (void *)a->u.graph.graph); break;
+    default:
+        if (is_list(a->kind))
+            for (uint32_t i = 0; i < a->u.list.n; i++) {
+                if (a->u.list.keys) eir_buf_printf(b, " k%s", a->u.list.keys[i]);
+                key_arg(b, &a->u.list.items[i]);
+            }
+        break;
+    }
+    eir_buf_putc(b, ')');
+}
+
+static uint32_t output_values(const eir_node *nd, uint32_t *out, uint32_t cap) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < nd->num_outputs; i++) {
+        const eir_arg *o = &nd->outputs[i];
+        if (names_value(o)) {
+            if (n < cap) out[n] = o->value;
+            n++;
+        } else if (is_list(o->kind))
+            for (uint32_t k = 0; k < o->u.list.n; k++)
+                if (names_value(&o->u.list.items[k])) {
+                    if (n < cap) out[n] = o->u.list.items[k].value;
+                    n++;
+                }
+    }
+    return n;
+}
+
+static bool cse_candidate(const eir_node *nd) {
+    if (is_impure(nd)) return false;
+    if (!strncmp(nd->target, "torch.ops.higher_order.", 23)) return false;   /* subgraphs compare by identity */
+    return nd->num_outputs > 0;
+}
+
+eir_status eir_graph_cse(eir_program *p, eir_graph *g, uint32_t *removed) {
+    if (!p) return EIR_ERR_ARG;
+    if (!g) return eir_fail(p, EIR_ERR_ARG, "eir_graph_cse: NULL graph");
+    uint32_t total = 0;
+    for (uint32_t n = 0; n < g->num_nodes; n++)
+        for (uint32_t i = 0; i < g->nodes[n].num_inputs; i++) {
+            const eir_arg *a = &g->nodes[n].inputs[i].arg;
+            if (a->kind != EIR_ARG_GRAPH || !a->u.graph.graph) continue;
+            uint32_t r = 0;
+            eir_status st = eir_graph_cse(p, a->u.graph.graph, &r);
+            if (st) return st;
+            total += r;
+        }
+    eir_strmap seen;
+    eir_strmap_init(&seen);
+    eir_arena keys;
+    eir_arena_init(&keys);
+    bool *erase = calloc(g->num_nodes ? g->num_nodes : 1, sizeof *erase);
+    eir_status st = erase ? EIR_OK : eir_fail(p, EIR_ERR_NOMEM, "out of memory");
+    uint32_t count = 0;
+    for (uint32_t n = 0; n < g->num_nodes && !st; n++) {
+        const eir_node *nd = &g->nodes[n];
+        if (!cse_candidate(nd)) continue;
+        eir_buf b;
+        eir_buf_init(&b);
+        eir_buf_puts(&b, nd->target);
+        for (uint32_t i = 0; i < nd->num_inputs; i++) {
+            eir_buf_printf(&b, " %s=", nd->inputs[i].name ? nd->inputs[i].name : "");
+            key_arg(&b, &nd->inputs[i].arg);
+        }
+        char *key = b.oom ? NULL : eir_arena_strdup(&keys, b.data);
+        eir_buf_free(&b);
+        if (!key) { st = eir_fail(p, EIR_ERR_NOMEM, "out of memory"); break; }
+        uint32_t first;
+        if (!eir_strmap_get(&seen, key, &first)) {
+            if (!eir_strmap_put(&seen, key, n)) st = eir_fail(p, EIR_ERR_NOMEM, "out of memory");
+            continue;
+        }
+        /* the same call as node `first`: its outputs stand for this one's */
+        uint32_t a[64], c[64];
+        uint32_t na = output_values(&g->nodes[first], a, 64), nc = output_values(nd, c, 64);
+        if (na != nc || na > 64) continue;
+        bool kinds = true;
+        for (uint32_t i = 0; i < na; i++) kinds &= g->values[a[i]].kind == g->values[c[i]].kind;
+        if (!kinds) continue;
+        for (uint32_t i = 0; i < na && !st; i++) st = eir_graph_replace_uses(p, g, c[i], a[i], NULL);
+        erase[n] = true;
+        count++;
+    }
+    if (!st && count) st = erase_nodes(p, g, erase);
+    free(erase);
+    eir_strmap_free(&seen);
+    eir_arena_release(&keys);
     if (removed) *removed = total + (st ? 0 : count);
     return st;
 }
@@ -815,11 +936,11 @@ eir_status eir_program_drop_input(eir_program *p, uint32_t index) {
 
 /* ---- passes ---- */
 
-static eir_status pass_dce(eir_program *p, uint32_t *changed) {
-    eir_status st = eir_graph_dce(p, p->graph, changed);
-    if (st) return st;
-    /* parameters, buffers and constants nothing reads any more; buffers
-     * stay (their values are module state the caller can read) */
+static eir_status pass_dce(eir_program *p, uint32_t *changed) { return eir_graph_dce(p, p->graph, changed); }
+
+/* parameters and tensor constants nothing reads; buffers stay (they are
+ * module state the caller can read back) */
+static eir_status pass_prune_state(eir_program *p, uint32_t *changed) {
     eir_graph *g = p->graph;
     for (uint32_t i = g->num_inputs; i-- > 0;) {
         if (i >= p->num_input_specs) continue;
@@ -827,16 +948,25 @@ static eir_status pass_dce(eir_program *p, uint32_t *changed) {
         if (k != EIR_IN_PARAMETER && k != EIR_IN_CONSTANT_TENSOR) continue;
         const eir_arg *a = &g->inputs[i];
         if (!names_value(a) || eir_graph_num_uses(g, a->value)) continue;
-        if ((st = eir_program_drop_input(p, i))) return st;
-        if (changed) (*changed)++;
+        eir_status st = eir_program_drop_input(p, i);
+        if (st) return st;
+        (*changed)++;
     }
     return EIR_OK;
 }
 
+static eir_status pass_cse(eir_program *p, uint32_t *changed) { return eir_graph_cse(p, p->graph, changed); }
+
 static const eir_pass PASSES[] = {
     {"dce", "dead code elimination: nodes whose results nothing uses and that have no side effect "
-            "(torch.fx's is_impure), in nested graphs too; then parameters and constants nothing reads",
+            "(torch.fx's Graph.eliminate_dead_code and Node.is_impure), in nested graphs too",
      pass_dce},
+    {"prune-state", "parameters and tensor constants that no node reads leave the program (graph input, "
+                    "signature and weights); buffers stay",
+     pass_prune_state},
+    {"cse", "common subexpression elimination: a side-effect-free node calling the same operator on the "
+            "same arguments as an earlier one is replaced by it (torch.fx's CSEPass)",
+     pass_cse},
 };
 
 uint32_t eir_num_passes(void) { return sizeof PASSES / sizeof *PASSES; }
