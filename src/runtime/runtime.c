@@ -33,7 +33,12 @@
  * make one (reshape, flatten, to, contiguous, ...), else a copy into the output's own
  * storage, decided when the step runs, as torch decides */
 enum { STEP_KERNEL, STEP_VIEW, STEP_MAYCOPY, STEP_SYM, STEP_ASSERT, STEP_NOOP, STEP_HOP, STEP_NONZERO, STEP_ITEM, STEP_CUSTOM,
-       STEP_MASKED_SELECT, STEP_UNIQUE, STEP_REPEAT_INTERLEAVE };
+       STEP_MASKED_SELECT, STEP_UNIQUE, STEP_REPEAT_INTERLEAVE, STEP_VMAP, STEP_VMAP_END, STEP_BATCH_IN, STEP_BATCH_OUT };
+/* torch.vmap as exported (torch._functorch.predispatch): the steps between STEP_VMAP
+ * (_vmap_increment_nesting) and its STEP_VMAP_END (_vmap_decrement_nesting) run once per
+ * batch index i; STEP_BATCH_IN (_add_batch_dim) is the view x.select(in_dim, i) and
+ * STEP_BATCH_OUT (_remove_batch_dim) writes its argument into out.select(out_dim, i) */
+enum { VMAP_ERROR, VMAP_DIFFERENT, VMAP_SAME };
 /* HOP_CALL: one subgraph run once on the operands — wrap_with_set_grad_enabled
  * (eir computes no gradients), wrap_with_autocast (casts as autocast does),
  * hints_wrapper, strict_mode */
@@ -121,6 +126,14 @@ typedef struct rt_step {
     uint32_t nmut;
     const eir_arg *bases;      /* v2: _all_bases */
     uint32_t *ops, nops;       /* HOP_CALL: operand values */
+    /* vmap: STEP_VMAP's batch size (a literal or a symbolic value), its randomness, the
+     * index of its STEP_VMAP_END and the batch index of this pass; STEP_VMAP_END,
+     * STEP_BATCH_IN and STEP_BATCH_OUT: the index of their region's STEP_VMAP */
+    const eir_arg *vm_size;
+    int vm_random;
+    int64_t vm_n, vm_i, vm_level, vm_dim;
+    uint32_t vm_begin, vm_end;
+    uint64_t vm_rng;           /* randomness "same": the generator's state at the first pass */
     /* kernels in an autocast region: inputs cast to the recorded output dtype */
     eir_tview *cast;
     void **cast_buf;
@@ -1117,6 +1130,114 @@ static eir_status bind_hop(eir_runtime *rt, rt_step *st, rt_missing *missing) {
     return EIR_OK;
 }
 
+/* An integer argument of a predispatch vmap op, by position (they are positional) */
+static bool vmap_int(const eir_node *n, uint32_t pos, int64_t *out) {
+    if (pos >= n->num_inputs) return false;
+    const eir_arg *a = &n->inputs[pos].arg;
+    if (a->kind == EIR_ARG_INT || (a->kind == EIR_ARG_SYM_INT && a->literal)) { *out = a->u.i; return true; }
+    return false;
+}
+
+/* torch._functorch.predispatch's ops, which torch.vmap leaves in a program as exported */
+static eir_status bind_vmap(eir_runtime *rt, rt_step *st, rt_missing *missing) {
+    const eir_node *n = st->node;
+    const char *op = n->target + strlen("torch._functorch.predispatch.");
+    const char *name = n->name ? n->name : "?";
+    if (!strcmp(op, "lazy_load_decompositions")) { st->kind = STEP_NOOP; return EIR_OK; }
+    if (!strcmp(op, "_vmap_decrement_nesting")) { st->kind = STEP_VMAP_END; return EIR_OK; }
+    if (!strcmp(op, "_vmap_increment_nesting")) {
+        /* (batch_size, randomness) */
+        const eir_arg *b = n->num_inputs > 0 ? &n->inputs[0].arg : NULL;
+        const eir_arg *r = n->num_inputs > 1 ? &n->inputs[1].arg : NULL;
+        if (!b || (b->kind != EIR_ARG_INT && b->kind != EIR_ARG_SYM_INT) || !r || r->kind != EIR_ARG_STRING)
+            return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): expected (batch_size: SymInt, randomness: str) arguments",
+                           name, n->target);
+        if (!strcmp(r->u.s, "error")) st->vm_random = VMAP_ERROR;
+        else if (!strcmp(r->u.s, "different")) st->vm_random = VMAP_DIFFERENT;
+        else if (!strcmp(r->u.s, "same")) st->vm_random = VMAP_SAME;
+        else
+            return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): randomness '%s', expected 'error', 'different' or 'same'",
+                           name, n->target, r->u.s);
+        st->vm_size = b;
+        st->kind = STEP_VMAP;
+        return EIR_OK;
+    }
+    bool in = !strcmp(op, "_add_batch_dim");
+    if (in || !strcmp(op, "_remove_batch_dim")) {
+        /* _add_batch_dim(self, batch_dim, level); _remove_batch_dim(self, level, batch_size, out_dim) */
+        const eir_arg *x = n->num_inputs > 0 ? &n->inputs[0].arg : NULL;
+        int64_t size;
+        if (!x || x->kind != EIR_ARG_TENSOR || x->value == EIR_NO_VALUE || st->nout != 1 || st->outs[0] == EIR_NO_VALUE ||
+            !vmap_int(n, in ? 2 : 1, &st->vm_level) || !vmap_int(n, in ? 1 : 3, &st->vm_dim) ||
+            (!in && (n->num_inputs < 3 || (!vmap_int(n, 2, &size) && n->inputs[2].arg.kind != EIR_ARG_SYM_INT))))
+            return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): expected %s and one tensor output", name, n->target,
+                           in ? "(self: Tensor, batch_dim: int, level: int)"
+                              : "(self: Tensor, level: int, batch_size: SymInt, out_dim: int)");
+        st->src = x->value;
+        st->vm_size = in ? NULL : &n->inputs[2].arg;
+        st->kind = in ? STEP_BATCH_IN : STEP_BATCH_OUT;
+        return EIR_OK;
+    }
+    return note_missing(rt, missing, n->target, name, NULL, NULL, 1);
+}
+
+/* Pair each _vmap_increment_nesting with its _vmap_decrement_nesting (they nest), and give
+ * _add_batch_dim / _remove_batch_dim the region of their level: level L is the L-th
+ * region open at that point, as torch numbers them when it exports. */
+static eir_status bind_vmap_regions(eir_runtime *rt) {
+    uint32_t stack[64];
+    uint32_t depth = 0;
+    for (uint32_t i = 0; i < rt->nsteps; i++) {
+        rt_step *s = &rt->steps[i];
+        const char *name = s->node->name ? s->node->name : "?";
+        if (s->kind == STEP_VMAP) {
+            if (depth == EIR_ARRAY_LEN(stack))
+                return rt_fail(rt, EIR_ERR_UNSUPPORTED, "node %%%s (%s): vmap nested more than %zu deep", name,
+                               s->node->target, EIR_ARRAY_LEN(stack));
+            stack[depth++] = i;
+        } else if (s->kind == STEP_VMAP_END) {
+            if (!depth)
+                return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): no _vmap_increment_nesting before it", name, s->node->target);
+            s->vm_begin = stack[--depth];
+            rt->steps[s->vm_begin].vm_end = i;
+        } else if (s->kind == STEP_BATCH_IN || s->kind == STEP_BATCH_OUT) {
+            if (s->vm_level < 1 || s->vm_level > (int64_t)depth)
+                return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): vmap level %lld, but %u vmap level%s open here", name,
+                               s->node->target, (long long)s->vm_level, depth, depth == 1 ? " is" : "s are");
+            s->vm_begin = stack[s->vm_level - 1];
+        }
+    }
+    if (depth) {
+        const rt_step *s = &rt->steps[stack[depth - 1]];
+        return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): no _vmap_decrement_nesting after it", s->node->name ? s->node->name : "?",
+                       s->node->target);
+    }
+    return EIR_OK;
+}
+
+/* The steps of a vmap region run once per batch index, so a storage they share with
+ * steps outside it lives through the whole region: one made before it (an operand
+ * read in every pass) to its end, one that outlives it (a _remove_batch_dim result,
+ * written in every pass) from its start. */
+static void vmap_lifetimes(eir_runtime *rt) {
+    bool changed = true;
+    while (changed) {
+        changed = false;
+        for (uint32_t b = 0; b < rt->nsteps; b++) {
+            if (rt->steps[b].kind != STEP_VMAP) continue;
+            int32_t e = (int32_t)rt->steps[b].vm_end;
+            for (uint32_t k = 0; k < rt->nstorages; k++) {
+                rt_storage *s = &rt->storages[k];
+                if (s->first < 0 && s->last < 0) continue;
+                int32_t last = s->pinned ? INT32_MAX : s->last;
+                if (last < (int32_t)b || s->first > e) continue;
+                if (s->first < (int32_t)b && last < e) { s->last = e; changed = true; }
+                if (last > e && s->first > (int32_t)b) { s->first = (int32_t)b; changed = true; }
+            }
+        }
+    }
+}
+
 static eir_status bind_step(eir_runtime *rt, uint32_t si, rt_missing *missing) {
     rt_step *st = &rt->steps[si];
     const eir_node *n = st->node;
@@ -1132,6 +1253,7 @@ static eir_status bind_step(eir_runtime *rt, uint32_t si, rt_missing *missing) {
     if (!strcmp(t, "torch.ops.higher_order.with_effects")) return bind_effects(rt, si, missing);
     if (!strcmp(t, "torch.ops.higher_order.auto_functionalized_v2")) return bind_autofunc(rt, si, missing);
     if (!strncmp(t, "torch.ops.higher_order.", 23)) return bind_hop(rt, st, missing);
+    if (!strncmp(t, "torch._functorch.predispatch.", 29)) return bind_vmap(rt, st, missing);
     if (!strcmp(t, "torch.ops.aten.nonzero.default") || !strcmp(t, "torch.ops.aten.argwhere.default") ||
         !strcmp(t, "torch.ops.aten.item.default") || !strcmp(t, "torch.ops.aten._local_scalar_dense.default")) {
         /* data-dependent: the count / the value binds an unbacked symbol (argwhere is nonzero) */
@@ -1644,6 +1766,7 @@ static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, b
         if (st) return st;
     }
     if (missing.n) return missing_failure(rt, &missing);
+    if ((st = bind_vmap_regions(rt))) return st;
 
     /* storages of step outputs: views and in-place ops share their source's */
     for (uint32_t i = 0; i < rt->nsteps; i++) {
@@ -1651,10 +1774,10 @@ static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, b
         for (uint32_t k = 0; k < s->nout; k++) {
             uint32_t v = s->outs[k];
             if (v == EIR_NO_VALUE || !rt->values[v].is_tensor) continue;
-            if (s->kind == STEP_VIEW) {
+            if (s->kind == STEP_VIEW || s->kind == STEP_BATCH_IN) {
                 rt->values[v].storage = rt->values[s->src].storage;
                 rt->values[v].rview = true;
-                rt->values[v].sizes_storage = !strcmp(s->schema->name, "aten.resize_.default");
+                rt->values[v].sizes_storage = s->schema && !strcmp(s->schema->name, "aten.resize_.default");
             } else if (s->kind == STEP_KERNEL && (s->schema->flags & EIR_OPF_INPLACE) && k == 0 &&
                        s->args[0].kind == EIR_KA_TENSOR) {
                 uint32_t src = EIR_NO_VALUE;
@@ -1743,7 +1866,9 @@ static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, b
             for (int32_t sid = rt->values[a->value].storage; sid >= 0; sid = rt->storages[sid].parent)
                 rt->storages[sid].pinned = true;
     }
-    return root ? setup_writes(rt) : EIR_OK;
+    if (root && (st = setup_writes(rt))) return st;
+    vmap_lifetimes(rt);
+    return EIR_OK;
 }
 
 void eir_runtime_free(eir_runtime *rt) {
@@ -3573,6 +3698,82 @@ static eir_status functional_target(eir_runtime *rt, rt_step *s) {
     return EIR_OK;
 }
 
+/* ---- vmap as exported: a loop over the batch ---- */
+
+static eir_status run_vmap(eir_runtime *rt, rt_step *s) {
+    bool ok = true;
+    eir_sym_value n = sym_arg(rt, s->vm_size, &ok);
+    if (!ok || n.is_float || n.i < 0)
+        return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): the batch size %s", s->node->name ? s->node->name : "?",
+                       s->node->target, !ok || n.is_float ? "is not a known integer" : "is negative");
+    s->vm_n = n.i;
+    s->vm_i = 0;
+    s->vm_rng = rt->rng;
+    return EIR_OK;
+}
+
+/* x.select(dim, i) of a rank-r view: rank r-1, the offset moved by i strides */
+static void select_dim(const eir_tview *x, int64_t dim, int64_t i, eir_tview *out, int64_t *off) {
+    *out = *x;
+    out->rank = x->rank - 1;
+    for (int32_t d = (int32_t)dim; d < out->rank; d++) {
+        out->sizes[d] = x->sizes[d + 1];
+        out->strides[d] = x->strides[d + 1];
+    }
+    *off += i * x->strides[dim];
+    if (x->data) out->data = (char *)x->data + i * x->strides[dim] * (int64_t)eir_dtype_size(x->dtype);
+}
+
+static eir_status run_batch_in(eir_runtime *rt, rt_step *s) {
+    const rt_step *b = &rt->steps[s->vm_begin];
+    const rt_value *x = &rt->values[s->src];
+    const char *name = s->node->name ? s->node->name : "?";
+    int64_t dim = s->vm_dim < 0 ? s->vm_dim + x->view.rank : s->vm_dim;
+    if (dim < 0 || dim >= x->view.rank)
+        return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): batch dim %lld of %s, a tensor of %d dims", name, s->node->target,
+                       (long long)s->vm_dim, rt->g->values[s->src].name, x->view.rank);
+    if (x->view.sizes[dim] != b->vm_n)
+        return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): vmap: %s has size %lld in its mapped dimension %lld, where the batch "
+                       "size (node %%%s) is %lld", name, s->node->target, rt->g->values[s->src].name,
+                       (long long)x->view.sizes[dim], (long long)dim, b->node->name ? b->node->name : "?", (long long)b->vm_n);
+    eir_tview g;
+    int64_t off = x->offset;
+    select_dim(&x->view, dim, b->vm_i, &g, &off);
+    return set_view(rt, s, s->outs[0], &g, off, x->cur);
+}
+
+static eir_status run_batch_out(eir_runtime *rt, rt_step *s) {
+    const rt_step *b = &rt->steps[s->vm_begin];
+    const rt_value *y = &rt->values[s->src];
+    const rt_value *o = &rt->values[s->outs[0]];
+    const char *name = s->node->name ? s->node->name : "?";
+    const char *oname = rt->g->values[s->outs[0]].name;
+    int64_t dim = s->vm_dim < 0 ? s->vm_dim + o->view.rank : s->vm_dim;
+    bool ok = true;
+    eir_sym_value n = sym_arg(rt, s->vm_size, &ok);
+    if (ok && !n.is_float && n.i != b->vm_n)
+        return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): batch size %lld, where its vmap (node %%%s) has %lld", name,
+                       s->node->target, (long long)n.i, b->node->name ? b->node->name : "?", (long long)b->vm_n);
+    if (dim < 0 || dim >= o->view.rank || o->view.sizes[dim] != b->vm_n)
+        return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): out dim %lld of %s, a tensor of %d dims, is not of the batch "
+                       "size %lld", name, s->node->target, (long long)s->vm_dim, oname, o->view.rank, (long long)b->vm_n);
+    eir_tview dst;
+    int64_t off = o->offset;
+    select_dim(&o->view, dim, b->vm_i, &dst, &off);
+    bool same = dst.rank == y->view.rank && dst.dtype == y->view.dtype;
+    for (int32_t d = 0; same && d < dst.rank; d++) same = dst.sizes[d] == y->view.sizes[d];
+    if (!same) {
+        char ys[160], ds[160];
+        put_ints(ys, sizeof ys, y->view.sizes, (uint32_t)y->view.rank);
+        put_ints(ds, sizeof ds, dst.sizes, (uint32_t)dst.rank);
+        return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): a sample of %s is a %s tensor of sizes %s, where %s records %s %s",
+                       name, s->node->target, rt->g->values[s->src].name, eir_dtype_name(y->view.dtype), ys, oname,
+                       eir_dtype_name(dst.dtype), ds);
+    }
+    copy_logical(&dst, &y->view);
+    return EIR_OK;
+}
+
 static eir_status run_step(eir_runtime *rt, rt_step *s, eir_kctx *ctx) {
     eir_status st;
     switch (s->kind) {
@@ -3588,6 +3789,9 @@ static eir_status run_step(eir_runtime *rt, rt_step *s, eir_kctx *ctx) {
     case STEP_REPEAT_INTERLEAVE: return run_repeat_interleave(rt, s);
     case STEP_CUSTOM: return run_custom(rt, s);
     case STEP_ITEM: return run_item(rt, s);
+    case STEP_VMAP: return run_vmap(rt, s);
+    case STEP_BATCH_IN: return run_batch_in(rt, s);
+    case STEP_BATCH_OUT: return run_batch_out(rt, s);
     case STEP_KERNEL: {
         apply_patches(rt, s);
         /* results that are their self / out= argument: that argument's geometry */
@@ -3668,8 +3872,20 @@ eir_status eir_runtime_run(eir_runtime *rt) {
     if ((st = prepare_inputs(rt))) return st;
     refresh_pointers(rt);
     eir_kctx ctx = {.err = rt->kerr, .errlen = sizeof rt->kerr, .nthreads = 1, .rng = &rt->rng};
-    for (uint32_t i = 0; i < rt->nsteps; i++)
-        if ((st = run_step(rt, &rt->steps[i], &ctx))) return step_failed(rt, &rt->steps[i], st);
+    for (uint32_t i = 0; i < rt->nsteps; i++) {
+        rt_step *s = &rt->steps[i];
+        if ((st = run_step(rt, s, &ctx))) return step_failed(rt, s, st);
+        if (s->kind == STEP_VMAP && s->vm_n == 0) {
+            i = s->vm_end;          /* an empty batch: no pass */
+        } else if (s->kind == STEP_VMAP_END) {
+            /* the next batch index: back to the step after the region's STEP_VMAP */
+            rt_step *b = &rt->steps[s->vm_begin];
+            if (++b->vm_i < b->vm_n) {
+                if (b->vm_random == VMAP_SAME) rt->rng = b->vm_rng;
+                i = s->vm_begin;
+            }
+        }
+    }
     /* write mutated state back (outputs are pinned, so they are still intact) */
     for (uint32_t k = 0; k < rt->nwrites; k++) {
         rt_value *src = &rt->values[rt->writes[k].src], *dst = &rt->values[rt->writes[k].dst];
