@@ -33,7 +33,8 @@
  * make one (reshape, flatten, to, contiguous, ...), else a copy into the output's own
  * storage, decided when the step runs, as torch decides */
 enum { STEP_KERNEL, STEP_VIEW, STEP_MAYCOPY, STEP_SYM, STEP_ASSERT, STEP_NOOP, STEP_HOP, STEP_NONZERO, STEP_ITEM, STEP_CUSTOM,
-       STEP_MASKED_SELECT, STEP_UNIQUE, STEP_REPEAT_INTERLEAVE, STEP_VMAP, STEP_VMAP_END, STEP_BATCH_IN, STEP_BATCH_OUT };
+       STEP_MASKED_SELECT, STEP_UNIQUE, STEP_REPEAT_INTERLEAVE, STEP_VMAP, STEP_VMAP_END, STEP_BATCH_IN, STEP_BATCH_OUT,
+       STEP_PRINT };
 /* torch.vmap as exported (torch._functorch.predispatch): the steps between STEP_VMAP
  * (_vmap_increment_nesting) and its STEP_VMAP_END (_vmap_decrement_nesting) run once per
  * batch index i; STEP_BATCH_IN (_add_batch_dim) is the view x.select(in_dim, i) and
@@ -41,7 +42,7 @@ enum { STEP_KERNEL, STEP_VIEW, STEP_MAYCOPY, STEP_SYM, STEP_ASSERT, STEP_NOOP, S
 enum { VMAP_ERROR, VMAP_DIFFERENT, VMAP_SAME };
 /* HOP_CALL: one subgraph run once on the operands — wrap_with_set_grad_enabled
  * (eir computes no gradients), wrap_with_autocast (casts as autocast does),
- * hints_wrapper, strict_mode */
+ * hints_wrapper, strict_mode, invoke_subgraph */
 enum { HOP_COND, HOP_WHILE, HOP_MAP, HOP_SCAN, HOP_CALL };
 
 typedef struct rt_value {
@@ -129,6 +130,9 @@ typedef struct rt_step {
     /* vmap: STEP_VMAP's batch size (a literal or a symbolic value), its randomness, the
      * index of its STEP_VMAP_END and the batch index of this pass; STEP_VMAP_END,
      * STEP_BATCH_IN and STEP_BATCH_OUT: the index of their region's STEP_VMAP */
+    bool out_dtype;            /* higher_order.out_dtype: the op runs in the promoted dtype, then is cast */
+    void *od_buf;              /* out_dtype: the result in the promoted dtype */
+    size_t od_cap;
     const eir_arg *vm_size;
     int vm_random;
     int64_t vm_n, vm_i, vm_level, vm_dim;
@@ -1082,16 +1086,90 @@ static eir_status bind_hop_call(eir_runtime *rt, rt_step *st, const char *t, rt_
     return EIR_OK;
 }
 
+/* higher_order.print(format_str, *args, **kwargs): torch prints
+ * format_str.format(*args, **kwargs). eir writes the same line to stdout when every
+ * field it formats is a number, a bool, a string or None ({}, {0}, {name}, no format
+ * spec); a line that formats a tensor (torch's tensor repr) runs without printing. */
+static eir_sym_value sym_arg(eir_runtime *rt, const eir_arg *a, bool *ok);
+
+static const eir_arg *print_field(const eir_node *n, const char *f, size_t len, uint32_t *auto_i) {
+    if (len == 0 || eir_isdigit(f[0])) {
+        uint32_t k = len ? (uint32_t)strtoul(f, NULL, 10) : (*auto_i)++;
+        for (uint32_t i = 1, c = 0; i < n->num_inputs; i++)
+            if (n->inputs[i].kind != 2 && c++ == k) return &n->inputs[i].arg;
+        return NULL;
+    }
+    for (uint32_t i = 1; i < n->num_inputs; i++)
+        if (n->inputs[i].kind == 2 && strlen(n->inputs[i].name) == len && !strncmp(n->inputs[i].name, f, len))
+            return &n->inputs[i].arg;
+    return NULL;
+}
+
+/* the line print writes, or false when eir does not render one of its fields */
+static bool print_line(eir_runtime *rt, const eir_node *n, eir_buf *out) {
+    const char *fmt = n->inputs[0].arg.u.s;
+    uint32_t auto_i = 0;
+    for (const char *c = fmt; *c; c++) {
+        if ((c[0] == '{' && c[1] == '{') || (c[0] == '}' && c[1] == '}')) { eir_buf_putc(out, *c++); continue; }
+        if (*c != '{') { eir_buf_putc(out, *c); continue; }
+        const char *end = strchr(c, '}');
+        if (!end) return false;
+        size_t len = (size_t)(end - c - 1);
+        for (size_t k = 0; k < len; k++)
+            if (!eir_isalnum(c[1 + k]) && c[1 + k] != '_') return false;   /* a format spec, a conversion, an index */
+        const eir_arg *a = print_field(n, c + 1, len, &auto_i);
+        if (!a) return false;
+        bool ok = true;
+        switch (a->kind) {
+        case EIR_ARG_INT: eir_buf_printf(out, "%lld", (long long)a->u.i); break;
+        case EIR_ARG_FLOAT: eir_buf_put_pyfloat(out, a->u.f); break;
+        case EIR_ARG_BOOL: eir_buf_puts(out, a->u.b ? "True" : "False"); break;
+        case EIR_ARG_STRING: eir_buf_puts(out, a->u.s); break;
+        case EIR_ARG_NONE: eir_buf_puts(out, "None"); break;
+        case EIR_ARG_SYM_INT: case EIR_ARG_SYM_BOOL: case EIR_ARG_SYM_FLOAT: {
+            eir_sym_value v = sym_arg(rt, a, &ok);
+            if (!ok) return false;
+            if (a->kind == EIR_ARG_SYM_BOOL) eir_buf_puts(out, v.i ? "True" : "False");
+            else if (v.is_float) eir_buf_put_pyfloat(out, v.f);
+            else eir_buf_printf(out, "%lld", (long long)v.i);
+            break;
+        }
+        default: return false;
+        }
+        c = end;
+    }
+    return true;
+}
+
+static eir_status run_print(eir_runtime *rt, const rt_step *s) {
+    eir_buf line;
+    eir_buf_init(&line);
+    bool ok = print_line(rt, s->node, &line);
+    if (ok) {
+        fputs(line.data ? line.data : "", stdout);
+        fputc('\n', stdout);
+        fflush(stdout);
+    }
+    eir_buf_free(&line);
+    return EIR_OK;
+}
+
 static eir_status bind_hop(eir_runtime *rt, rt_step *st, rt_missing *missing) {
     const eir_node *n = st->node;
     const char *t = n->target + strlen("torch.ops.higher_order.");
     st->kind = STEP_HOP;
+    if (!strcmp(t, "print")) {
+        if (n->num_inputs < 1 || n->inputs[0].arg.kind != EIR_ARG_STRING)
+            return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (higher_order.print): expected a format string first", n->name);
+        st->kind = STEP_PRINT;
+        return EIR_OK;
+    }
     if (!strcmp(t, "cond")) st->hop = HOP_COND;
     else if (!strcmp(t, "while_loop")) st->hop = HOP_WHILE;
     else if (!strcmp(t, "map_impl")) st->hop = HOP_MAP;
     else if (!strcmp(t, "scan")) st->hop = HOP_SCAN;
     else if (!strcmp(t, "wrap_with_set_grad_enabled") || !strcmp(t, "wrap_with_autocast") || !strcmp(t, "hints_wrapper") ||
-             !strcmp(t, "strict_mode"))
+             !strcmp(t, "strict_mode") || !strcmp(t, "invoke_subgraph"))
         return bind_hop_call(rt, st, t, missing);
     else
         return note_missing(rt, missing, short_target(n->target), n->name, NULL, NULL, 1);
@@ -1238,6 +1316,35 @@ static void vmap_lifetimes(eir_runtime *rt) {
     }
 }
 
+/* out_dtype(op, dtype, *args): the op's kernel on the arguments cast to their dtype
+ * promoted with `dtype`, its result cast to `dtype` (torch's out_dtype_fallback) */
+static eir_status bind_out_dtype(eir_runtime *rt, uint32_t si, rt_missing *missing) {
+    rt_step *st = &rt->steps[si];
+    const eir_node *n = st->node;
+    if (n->num_inputs < 2 || n->inputs[0].arg.kind != EIR_ARG_OPERATOR || n->inputs[1].arg.kind != EIR_ARG_SCALAR_TYPE ||
+        n->num_outputs != 1 || n->outputs[0].kind != EIR_ARG_TENSOR)
+        return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (higher_order.out_dtype): expected (operator, dtype, args...) and one "
+                       "tensor output", n->name ? n->name : "?");
+    const char *inner = n->inputs[0].arg.u.s;
+    if (strncmp(inner, "torch.ops.aten.", 15) != 0)
+        return note_missing(rt, missing, short_target(inner), n->name, NULL, "inside higher_order.out_dtype", 1);
+    eir_node *in = eir_arena_alloc(&rt->arena, sizeof *in);
+    if (!in) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
+    *in = *n;
+    in->target = inner;
+    in->inputs = n->inputs + 2;
+    in->num_inputs = n->num_inputs - 2;
+    st->node = in;
+    uint32_t before = missing->n;
+    eir_status s = bind_step(rt, si, missing);
+    if (s || missing->n != before) return s;
+    if (st->kind != STEP_KERNEL || st->via_functional || (st->schema->flags & (EIR_OPF_INPLACE | EIR_OPF_OUT)) || st->nout != 1)
+        return rt_fail(rt, EIR_ERR_UNSUPPORTED, "node %%%s (higher_order.out_dtype): eir runs out_dtype of functional "
+                       "operators with one result, not of %s", n->name ? n->name : "?", short_target(inner));
+    st->out_dtype = true;
+    return EIR_OK;
+}
+
 static eir_status bind_step(eir_runtime *rt, uint32_t si, rt_missing *missing) {
     rt_step *st = &rt->steps[si];
     const eir_node *n = st->node;
@@ -1252,6 +1359,7 @@ static eir_status bind_step(eir_runtime *rt, uint32_t si, rt_missing *missing) {
     if (is_assert(t)) { st->kind = STEP_ASSERT; return EIR_OK; }
     if (!strcmp(t, "torch.ops.higher_order.with_effects")) return bind_effects(rt, si, missing);
     if (!strcmp(t, "torch.ops.higher_order.auto_functionalized_v2")) return bind_autofunc(rt, si, missing);
+    if (!strcmp(t, "torch.ops.higher_order.out_dtype")) return bind_out_dtype(rt, si, missing);
     if (!strncmp(t, "torch.ops.higher_order.", 23)) return bind_hop(rt, st, missing);
     if (!strncmp(t, "torch._functorch.predispatch.", 29)) return bind_vmap(rt, st, missing);
     if (!strcmp(t, "torch.ops.aten.nonzero.default") || !strcmp(t, "torch.ops.aten.argwhere.default") ||
@@ -1877,6 +1985,7 @@ void eir_runtime_free(eir_runtime *rt) {
         eir_runtime_free(rt->steps[i].sub[0]);
         eir_runtime_free(rt->steps[i].sub[1]);
         free(rt->steps[i].scratch);
+        free(rt->steps[i].od_buf);
         if (rt->steps[i].cast_buf)
             for (uint32_t k = 0; k < rt->steps[i].nargs; k++) free(rt->steps[i].cast_buf[k]);
     }
@@ -3511,10 +3620,18 @@ static eir_status run_custom(eir_runtime *rt, rt_step *s) {
  * output dtype are cast to it — what autocast does for its lower-precision
  * and fp32 ops, and exact (a widening) for ops that merely promote. With
  * begin false, the arguments point back at the values. */
+static eir_status cast_inputs(eir_runtime *rt, rt_step *s, bool begin, eir_dtype want, bool any_dtype);
+
 static eir_status autocast_inputs(eir_runtime *rt, rt_step *s, bool begin) {
     if (!s->nout || s->outs[0] == EIR_NO_VALUE) return EIR_OK;
     eir_dtype want = rt->values[s->outs[0]].view.dtype;
     if (!eir_is_floating(want)) return EIR_OK;
+    return cast_inputs(rt, s, begin, want, false);
+}
+
+/* Tensor arguments cast to `want` into buffers of the step's own (begin), or the
+ * original views put back (!begin); any_dtype: every tensor, else floating ones */
+static eir_status cast_inputs(eir_runtime *rt, rt_step *s, bool begin, eir_dtype want, bool any_dtype) {
     if (!s->cast) {
         s->cast = eir_arena_array(&rt->arena, s->nargs + 1, sizeof *s->cast);
         s->cast_buf = eir_arena_array(&rt->arena, s->nargs + 1, sizeof *s->cast_buf);
@@ -3537,7 +3654,7 @@ static eir_status autocast_inputs(eir_runtime *rt, rt_step *s, bool begin) {
         ti++;
         if (!orig) continue;
         if (!begin) { a->t = orig; continue; }
-        if (!eir_is_floating(orig->dtype) || orig->dtype == want) continue;
+        if ((!any_dtype && !eir_is_floating(orig->dtype)) || orig->dtype == want) continue;
         size_t need = (size_t)eir_tview_numel(orig) * eir_dtype_size(want);
         if (need > s->cast_cap[k]) {
             free(s->cast_buf[k]);
@@ -3774,6 +3891,38 @@ static eir_status run_batch_out(eir_runtime *rt, rt_step *s) {
     return EIR_OK;
 }
 
+/* out_dtype: the arguments cast to their dtype promoted with the output's (a tensor of
+ * one dim, as torch's fallback adds torch.ones(1, dtype=out_dtype)); the kernel writes
+ * a result of that dtype, cast into the output after it */
+static eir_status out_dtype_begin(eir_runtime *rt, rt_step *s) {
+    eir_dtype want = rt->values[s->outs[0]].view.dtype;
+    const eir_karg *args[64];
+    int na = 0;
+    for (uint32_t k = 0; k < s->nargs && na < 63; k++) args[na++] = &s->args[k];
+    eir_tview one = {.dtype = want, .rank = 1, .sizes = {1}, .strides = {1}};
+    eir_karg ones = {.kind = EIR_KA_TENSOR, .t = &one};
+    args[na++] = &ones;
+    eir_dtype promoted = eir_result_type(args, na);
+    eir_status st = cast_inputs(rt, s, true, promoted, true);
+    if (st || promoted == want) return st;
+    eir_tview t = rt->values[s->outs[0]].view;
+    size_t need = (size_t)eir_tview_numel(&t) * eir_dtype_size(promoted);
+    if (need > s->od_cap || !s->od_buf) {
+        free(s->od_buf);
+        s->od_cap = 0;
+        s->od_buf = malloc(need ? need : 1);
+        rt->nallocs++;
+        if (!s->od_buf) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
+        s->od_cap = need;
+    }
+    t.dtype = promoted;
+    int64_t stride = 1;
+    for (int32_t d = t.rank - 1; d >= 0; d--) { t.strides[d] = stride; stride *= t.sizes[d] > 1 ? t.sizes[d] : 1; }
+    t.data = s->od_buf;
+    s->outv[0] = t;
+    return EIR_OK;
+}
+
 static eir_status run_step(eir_runtime *rt, rt_step *s, eir_kctx *ctx) {
     eir_status st;
     switch (s->kind) {
@@ -3790,6 +3939,7 @@ static eir_status run_step(eir_runtime *rt, rt_step *s, eir_kctx *ctx) {
     case STEP_CUSTOM: return run_custom(rt, s);
     case STEP_ITEM: return run_item(rt, s);
     case STEP_VMAP: return run_vmap(rt, s);
+    case STEP_PRINT: return run_print(rt, s);
     case STEP_BATCH_IN: return run_batch_in(rt, s);
     case STEP_BATCH_OUT: return run_batch_out(rt, s);
     case STEP_KERNEL: {
@@ -3818,9 +3968,15 @@ static eir_status run_step(eir_runtime *rt, rt_step *s, eir_kctx *ctx) {
         }
         if (s->via_functional && s->nout && (st = functional_target(rt, s))) return st;
         if (rt->autocast && (st = autocast_inputs(rt, s, true))) return st;
+        if (s->out_dtype && (st = out_dtype_begin(rt, s))) return st;
         rt->kerr[0] = 0;
         int kr = s->fn(s->args, s->nargs, s->outv, s->nout, ctx);
         if (rt->autocast) autocast_inputs(rt, s, false);
+        if (s->out_dtype) {
+            cast_inputs(rt, s, false, EIR_DTYPE_UNKNOWN, true);
+            if (kr == 0 && s->outv[0].data != rt->values[s->outs[0]].view.data)
+                copy_logical(&rt->values[s->outs[0]].view, &s->outv[0]);
+        }
         if (kr != 0)
             return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): %s", s->node->name ? s->node->name : "?",
                            short_target(s->node->target), rt->kerr[0] ? rt->kerr : "kernel failed");
