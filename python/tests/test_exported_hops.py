@@ -1,0 +1,178 @@
+"""Live checks, against torch 2.13, of higher-order operators beside cond, map,
+while_loop and scan: out_dtype, print and invoke_subgraph run as torch runs them;
+while_loop_stack_output is refused, naming it; and the table of every
+higher-order operator in torch's registry (docs/OPS.md, "Higher-order operators")
+matches the registry and the operators the runtime binds.
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+
+import pytest
+
+torch = pytest.importorskip("torch")
+np = pytest.importorskip("numpy")
+# the modules of torch 2.13 that define higher-order operators (the registry fills as they are imported)
+import torch._dynamo._trace_wrapped_higher_order_op  # noqa: E402,F401
+import torch._higher_order_ops  # noqa: E402,F401
+import torch._higher_order_ops.triton_kernel_wrap  # noqa: E402,F401
+from torch._higher_order_ops.out_dtype import out_dtype  # noqa: E402
+
+from conftest import REPO  # noqa: E402
+from test_exported_compose import Fn, eir_run  # noqa: E402
+from test_exported_rnn_where import _r, compare  # noqa: E402
+
+
+def export(tmp_path, f, args, strict=False, name="p"):
+    ep = torch.export.export(Fn(f), tuple(args), strict=strict)
+    path = str(tmp_path / f"{name}.pt2")
+    torch.export.save(ep, path)
+    return ep, path
+
+
+def targets(ep):
+    return {f"higher_order.{n.target.name()}" if isinstance(n.target, torch._ops.HigherOrderOperator) else str(n.target)
+            for n in ep.graph.nodes if n.op == "call_function"}
+
+
+def run_and_compare(eir, tmp_path, f, args, what, strict=False, hop=None):
+    ep, path = export(tmp_path, f, args, strict)
+    if hop:
+        assert f"higher_order.{hop}" in targets(ep), targets(ep)
+    r, out = eir_run(eir, tmp_path, path, args)
+    assert r.returncode == 0, f"{what}: {r.stderr}"
+    compare(out, f(*args), what)
+    return r
+
+
+# ---------------------------------------------------------------- out_dtype
+
+def _i8(*shape, seed=0):
+    return torch.randint(-128, 128, shape, generator=torch.Generator().manual_seed(seed), dtype=torch.int8)
+
+
+OUT_DTYPE = {
+    "mm_int8_int32": (lambda x, w: out_dtype(torch.ops.aten.mm.default, torch.int32, x, w),
+                      lambda: (_i8(5, 40), _i8(40, 3, seed=1))),
+    "mm_f16_f32": (lambda x, w: out_dtype(torch.ops.aten.mm.default, torch.float32, x, w),
+                   lambda: (_r(4, 6, dtype=torch.float16), _r(6, 3, dtype=torch.float16, seed=1))),
+    "mul_int8_int32": (lambda x, y: out_dtype(torch.ops.aten.mul.Tensor, torch.int32, x, y),
+                       lambda: (_i8(3, 4), _i8(3, 4, seed=1))),
+    "mul_scalar_f64_f32": (lambda x: out_dtype(torch.ops.aten.mul.Scalar, torch.float32, x, 3),
+                           lambda: (_r(3, 4, dtype=torch.float64),)),
+    "mul_int_to_float": (lambda x, y: out_dtype(torch.ops.aten.mul.Tensor, torch.float32, x, y),
+                         lambda: (_i8(3, 4), _i8(3, 4, seed=1))),
+    "linear_bf16_f32": (lambda x, w, b: out_dtype(torch.ops.aten.linear.default, torch.float32, x, w, b),
+                        lambda: (_r(2, 5, dtype=torch.bfloat16), _r(3, 5, dtype=torch.bfloat16, seed=1),
+                                 _r(3, dtype=torch.bfloat16, seed=2))),
+    "conv2d_int8_int32": (lambda x, w: out_dtype(torch.ops.aten.conv2d.default, torch.int32, x, w),
+                          lambda: (_i8(1, 2, 5, 5), _i8(3, 2, 3, 3, seed=1))),
+}
+
+
+@pytest.mark.parametrize("name", list(OUT_DTYPE))
+def test_out_dtype(eir, tmp_path, name):
+    f, args = OUT_DTYPE[name]
+    run_and_compare(eir, tmp_path, f, args(), name, hop="out_dtype")
+
+
+# ---------------------------------------------------------------- print
+
+def _printed(f, args, capfd):
+    capfd.readouterr()
+    want = f(*args)
+    return capfd.readouterr().out, want
+
+
+def test_print(eir, tmp_path, capfd):
+    """the lines eir writes to stdout are the lines torch prints, before its outputs"""
+    hp = torch._higher_order_ops.print
+
+    def f(x, y):
+        hp("moo {} {} {y} {{x}} {f} {s} {b}", 3, "str", y=-2, f=0.1, s="a b", b=True)
+        hp("plain")
+        return x * 2, y + 1
+    args = (_r(3), _r(2, seed=1))
+    ep, path = export(tmp_path, f, args)
+    assert "higher_order.print" in targets(ep)
+    want_text, _ = _printed(ep.module(), args, capfd)
+    r, out = eir_run(eir, tmp_path, path, args)
+    assert r.returncode == 0, r.stderr
+    compare(out, f(*args), "print")
+    assert r.stdout.startswith(want_text), (r.stdout, want_text)
+
+
+def test_print_tensor_field_runs(eir, tmp_path):
+    """a line that formats a tensor: the program runs (eir does not print torch's tensor repr)"""
+    hp = torch._higher_order_ops.print
+
+    def f(x):
+        hp("x = {x}", x=x)
+        return x.sin()
+    run_and_compare(eir, tmp_path, f, (_r(3),), "print tensor", hop="print")
+
+
+# ---------------------------------------------------------------- invoke_subgraph
+
+@torch.compiler.nested_compile_region
+def _region(a, b):
+    return a.cos() + b, (a * b).sum(0)
+
+
+def test_invoke_subgraph(eir, tmp_path):
+    def f(x, y):
+        p, q = _region(x, y)
+        s, t = _region(p, y + 1)
+        return s * q, t
+    run_and_compare(eir, tmp_path, f, (_r(3, 4), _r(3, 4, seed=1)), "invoke_subgraph", strict=True, hop="invoke_subgraph")
+
+
+# ---------------------------------------------------------------- refused
+
+def test_while_loop_stack_output_refused(eir, tmp_path):
+    from torch._higher_order_ops.while_loop import while_loop_stack_output_op
+
+    def f(x):
+        return while_loop_stack_output_op(lambda i, a: i < 3, lambda i, a: (i + 1, a * 2), (torch.tensor(0), x), ())
+    ep, path = export(tmp_path, f, (_r(3),))
+    assert "higher_order.while_loop_stack_output" in targets(ep)
+    r, _ = eir_run(eir, tmp_path, path, (_r(3),))
+    assert r.returncode != 0
+    assert "higher_order.while_loop_stack_output" in r.stderr and "cannot run" in r.stderr, r.stderr
+
+
+# ---------------------------------------------------------------- the table
+
+def _table():
+    text = open(os.path.join(REPO, "docs", "OPS.md")).read()
+    i, j = text.find("<!-- hops:"), text.find("<!-- /hops -->")
+    assert i >= 0 and j > i, "docs/OPS.md has no higher-order operators section"
+    rows = {}
+    for line in text[i:j].splitlines():
+        m = re.match(r"\| `([^`]+)` \| ([^|]+) \|", line)
+        if m:
+            rows[m.group(1)] = m.group(2).strip()
+    return rows
+
+
+def _bound_hops():
+    """the higher-order operators src/runtime/runtime.c binds"""
+    src = open(os.path.join(REPO, "src", "runtime", "runtime.c")).read()
+    names = set(re.findall(r'"torch\.ops\.higher_order\.(\w+)"', src))
+    body = src[src.index("static eir_status bind_hop(eir_runtime"):]
+    body = body[:body.index("\n}\n")]
+    names |= set(re.findall(r'!strcmp\(t, "(\w+)"\)', body))
+    return names
+
+
+def test_hop_table_matches_registry_and_runtime():
+    rows = _table()
+    registry = set(torch._ops._higher_order_ops)
+    assert set(rows) == registry, (f"docs/OPS.md lacks {sorted(registry - set(rows))}, "
+                                   f"lists {sorted(set(rows) - registry)} torch does not have")
+    assert set(rows.values()) <= {"runs", "refused", "cannot appear in export"}, set(rows.values())
+    runs = {k for k, v in rows.items() if v == "runs"}
+    bound = _bound_hops() & registry
+    assert runs == bound, f"the table says runs: {sorted(runs - bound)} not bound; bound but not 'runs': {sorted(bound - runs)}"
