@@ -1,6 +1,6 @@
 """Live checks, against torch 2.13, of higher-order operators beside cond, map,
-while_loop and scan: out_dtype, print and invoke_subgraph run as torch runs them;
-while_loop_stack_output is refused, naming it; and the table of every
+while_loop and scan: out_dtype, print, invoke_subgraph and
+while_loop_stack_output run as torch runs them; and the table of every
 higher-order operator in torch's registry (docs/OPS.md, "Higher-order operators")
 matches the registry and the operators the runtime binds.
 """
@@ -129,18 +129,26 @@ def test_invoke_subgraph(eir, tmp_path):
     run_and_compare(eir, tmp_path, f, (_r(3, 4), _r(3, 4, seed=1)), "invoke_subgraph", strict=True, hop="invoke_subgraph")
 
 
-# ---------------------------------------------------------------- refused
+# ---------------------------------------------------------------- while_loop_stack_output
 
-def test_while_loop_stack_output_refused(eir, tmp_path):
+@pytest.mark.parametrize("strict", [False, True])
+def test_while_loop_stack_output(eir, tmp_path, strict):
+    """the body's outputs of every iteration, stacked (the carried operands, unsqueezed,
+    when the loop runs no iteration); the trip count comes from the data"""
     from torch._higher_order_ops.while_loop import while_loop_stack_output_op
 
-    def f(x):
-        return while_loop_stack_output_op(lambda i, a: i < 3, lambda i, a: (i + 1, a * 2), (torch.tensor(0), x), ())
-    ep, path = export(tmp_path, f, (_r(3),))
+    def f(x, n, w):
+        return while_loop_stack_output_op(lambda i, a, b, m, v: i < m,
+                                          lambda i, a, b, m, v: (i + 1, a * 2 + v.sum(), (b @ v).sin()),
+                                          (torch.zeros((), dtype=torch.int64), x, w), (n, w))
+    x, w = _r(3, 4), _r(4, 4, seed=1)
+    ep, path = export(tmp_path, f, (x, torch.tensor(3), w), strict)
     assert "higher_order.while_loop_stack_output" in targets(ep)
-    r, _ = eir_run(eir, tmp_path, path, (_r(3),))
-    assert r.returncode != 0
-    assert "higher_order.while_loop_stack_output" in r.stderr and "cannot run" in r.stderr, r.stderr
+    for k, n in enumerate([3, 1, 0, 6]):
+        args = (_r(3, 4, seed=k), torch.tensor(n), _r(4, 4, seed=k + 1))
+        r, out = eir_run(eir, tmp_path, path, args, tag=f"run{k}")
+        assert r.returncode == 0, r.stderr
+        compare(out, f(*args), f"while_loop_stack_output, {n} iterations")
 
 
 # ---------------------------------------------------------------- the table

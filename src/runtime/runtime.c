@@ -43,7 +43,9 @@ enum { VMAP_ERROR, VMAP_DIFFERENT, VMAP_SAME };
 /* HOP_CALL: one subgraph run once on the operands — wrap_with_set_grad_enabled
  * (eir computes no gradients), wrap_with_autocast (casts as autocast does),
  * hints_wrapper, strict_mode, invoke_subgraph */
-enum { HOP_COND, HOP_WHILE, HOP_MAP, HOP_SCAN, HOP_CALL };
+/* HOP_WHILE_STACK: while_loop_stack_output, a while_loop whose outputs stack the body's
+ * outputs of every iteration (the carried operands, unsqueezed, when it runs none) */
+enum { HOP_COND, HOP_WHILE, HOP_MAP, HOP_SCAN, HOP_CALL, HOP_WHILE_STACK };
 
 typedef struct rt_value {
     eir_tview view;            /* geometry + data pointer (after planning) */
@@ -130,6 +132,8 @@ typedef struct rt_step {
     /* vmap: STEP_VMAP's batch size (a literal or a symbolic value), its randomness, the
      * index of its STEP_VMAP_END and the batch index of this pass; STEP_VMAP_END,
      * STEP_BATCH_IN and STEP_BATCH_OUT: the index of their region's STEP_VMAP */
+    void **ws_buf;             /* HOP_WHILE_STACK: per carried value, the rows stacked so far */
+    size_t *ws_cap;
     bool out_dtype;            /* higher_order.out_dtype: the op runs in the promoted dtype, then is cast */
     void *od_buf;              /* out_dtype: the result in the promoted dtype */
     size_t od_cap;
@@ -1166,6 +1170,7 @@ static eir_status bind_hop(eir_runtime *rt, rt_step *st, rt_missing *missing) {
     }
     if (!strcmp(t, "cond")) st->hop = HOP_COND;
     else if (!strcmp(t, "while_loop")) st->hop = HOP_WHILE;
+    else if (!strcmp(t, "while_loop_stack_output")) st->hop = HOP_WHILE_STACK;
     else if (!strcmp(t, "map_impl")) st->hop = HOP_MAP;
     else if (!strcmp(t, "scan")) st->hop = HOP_SCAN;
     else if (!strcmp(t, "wrap_with_set_grad_enabled") || !strcmp(t, "wrap_with_autocast") || !strcmp(t, "hints_wrapper") ||
@@ -1986,6 +1991,7 @@ void eir_runtime_free(eir_runtime *rt) {
         eir_runtime_free(rt->steps[i].sub[1]);
         free(rt->steps[i].scratch);
         free(rt->steps[i].od_buf);
+        for (uint32_t k = 0; rt->steps[i].ws_buf && k < rt->steps[i].nout; k++) free(rt->steps[i].ws_buf[k]);
         if (rt->steps[i].cast_buf)
             for (uint32_t k = 0; k < rt->steps[i].nargs; k++) free(rt->steps[i].cast_buf[k]);
     }
@@ -3323,10 +3329,108 @@ static eir_status run_sub(eir_runtime *rt, eir_runtime *sub, const eir_node *n) 
     return EIR_OK;
 }
 
+static void contiguous_strides(eir_tview *t) {
+    int64_t st = 1;
+    for (int32_t d = t->rank - 1; d >= 0; d--) { t->strides[d] = st; st *= t->sizes[d] > 1 ? t->sizes[d] : 1; }
+}
+
+/* The inputs of while_loop_stack_output's condition or body: the carried values of
+ * this iteration (the operands, then the rows the body wrote last), then the others */
+static eir_status while_stack_inputs(eir_runtime *rt, rt_step *st, eir_runtime *sub, const eir_tview *row, int64_t iter,
+                                     int64_t *slots) {
+    const eir_arg *carried = st->lists[0], *extra = st->lists[1];
+    uint32_t nc = carried->u.list.n, ne = extra->u.list.n;
+    eir_status e;
+    for (uint32_t i = 0; i < nc; i++) {
+        eir_tview cur = row[i];
+        cur.data = (char *)st->ws_buf[i] + (iter - 1) * eir_tview_numel(&row[i]) * (int64_t)eir_dtype_size(row[i].dtype);
+        if ((e = sub_input(rt, sub, i, iter ? EIR_NO_VALUE : carried->u.list.items[i].value, iter ? &cur : NULL, &slots[i])))
+            return e;
+    }
+    for (uint32_t i = 0; i < ne; i++)
+        if ((e = sub_input(rt, sub, nc + i, extra->u.list.items[i].value, NULL, &slots[nc + i]))) return e;
+    return EIR_OK;
+}
+
+static eir_status run_while_stack(eir_runtime *rt, rt_step *st) {
+    const eir_node *n = st->node;
+    const char *name = n->name ? n->name : "?";
+    const eir_arg *carried = st->lists[0], *extra = st->lists[1];
+    uint32_t nc = carried->u.list.n, ne = extra->u.list.n;
+    int64_t slots[64];
+    eir_tview row[64];
+    eir_status e;
+    if (nc != st->nout || nc + ne > 64 || nc == 0)
+        return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s: bad while_loop_stack_output operands", name);
+    for (uint32_t i = 0; i < nc; i++) {
+        uint32_t v = carried->u.list.items[i].value;
+        if (v == EIR_NO_VALUE || !rt->values[v].is_tensor || st->outs[i] == EIR_NO_VALUE)
+            return rt_fail(rt, EIR_ERR_UNSUPPORTED, "node %%%s (higher_order.while_loop_stack_output): carried value %u is "
+                           "not a tensor; eir stacks tensors only", name, i);
+        row[i] = rt->values[v].view;
+        contiguous_strides(&row[i]);
+    }
+    if (!st->ws_buf) {
+        st->ws_buf = eir_arena_array(&rt->arena, nc, sizeof *st->ws_buf);
+        st->ws_cap = eir_arena_array(&rt->arena, nc, sizeof *st->ws_cap);
+        if (!st->ws_buf || !st->ws_cap) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
+    }
+    int64_t iter = 0;
+    for (;; iter++) {
+        /* room for this iteration's rows, before any view into the rows is handed out */
+        for (uint32_t i = 0; i < nc; i++) {
+            size_t rb = (size_t)eir_tview_numel(&row[i]) * eir_dtype_size(row[i].dtype);
+            size_t need = (size_t)(iter + 1) * rb;
+            if (need > st->ws_cap[i] || !st->ws_buf[i]) {
+                size_t cap = st->ws_cap[i] * 2 > need ? st->ws_cap[i] * 2 : need;
+                void *b = realloc(st->ws_buf[i], cap ? cap : 1);
+                rt->nallocs++;
+                if (!b) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
+                st->ws_buf[i] = b;
+                st->ws_cap[i] = cap;
+            }
+        }
+        if ((e = while_stack_inputs(rt, st, st->sub[0], row, iter, slots)) || (e = run_sub(rt, st->sub[0], n))) return e;
+        eir_tensor_view c;
+        if (eir_runtime_output(st->sub[0], 0, &c) != EIR_OK) return rt_fail(rt, EIR_ERR_ARG, "%s", st->sub[0]->errmsg);
+        if (eir_load_f64(c.data, c.dtype) == 0) break;
+        if ((e = while_stack_inputs(rt, st, st->sub[1], row, iter, slots)) || (e = run_sub(rt, st->sub[1], n))) return e;
+        for (uint32_t j = 0; j < nc; j++) {
+            eir_tview dst = row[j];
+            dst.data = (char *)st->ws_buf[j] + iter * eir_tview_numel(&row[j]) * (int64_t)eir_dtype_size(row[j].dtype);
+            if ((e = sub_output(rt, st->sub[1], j, EIR_NO_VALUE, &dst))) return e;
+        }
+    }
+    /* torch stacks the body's outputs; with no iteration, the carried operands unsqueezed */
+    for (uint32_t j = 0; j < nc; j++) {
+        int64_t sizes[EIR_MAX_RANK];
+        if (row[j].rank + 1 > EIR_MAX_RANK) return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s: carried value %u: rank too large", name, j);
+        sizes[0] = iter ? iter : 1;
+        for (int32_t d = 0; d < row[j].rank; d++) sizes[d + 1] = row[j].sizes[d];
+        char what[64];
+        snprintf(what, sizeof what, "the stacked carried value %u", j);
+        if ((e = settle_output(rt, st->outs[j], sizes, row[j].rank + 1, what))) return e;
+        const eir_tview *out = &rt->values[st->outs[j]].view;
+        if (!iter) {
+            eir_tview dst = select0(out, 0);
+            copy_logical(&dst, &rt->values[carried->u.list.items[j].value].view);
+            continue;
+        }
+        eir_tview src = row[j];
+        src.rank = row[j].rank + 1;
+        memcpy(src.sizes, sizes, sizeof(int64_t) * (size_t)src.rank);
+        contiguous_strides(&src);
+        src.data = st->ws_buf[j];
+        copy_logical(out, &src);
+    }
+    return EIR_OK;
+}
+
 static eir_status run_hop(eir_runtime *rt, rt_step *st) {
     const eir_node *n = st->node;
     eir_status e;
     int64_t slots[64];
+    if (st->hop == HOP_WHILE_STACK) return run_while_stack(rt, st);
     if (st->hop == HOP_CALL) {
         for (uint32_t i = 0; i < st->nops && i < 64; i++)
             if ((e = sub_input(rt, st->sub[0], i, st->ops[i], NULL, &slots[i]))) return e;
