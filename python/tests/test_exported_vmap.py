@@ -175,3 +175,69 @@ def test_vmap_print(eir, tmp_path):
     r = subprocess.run([eir, "print", path], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     assert r.stdout.rstrip("\n") == str(ep.graph).rstrip("\n")
+
+
+# ---------------------------------------------------------------- malformed programs
+
+def _edit(src, dst, edit):
+    """a copy of the archive src whose graph JSON `edit(nodes)` changed"""
+    import json
+    import zipfile
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_STORED) as zout:
+        for info in zin.infolist():
+            data = zin.read(info.filename)
+            if info.filename.endswith("models/model.json"):
+                m = json.loads(data)
+                edit(m["graph_module"]["graph"]["nodes"])
+                data = json.dumps(m).encode()
+            zout.writestr(info, data)
+
+
+def _node(nodes, target, k=0):
+    return [n for n in nodes if n["target"] == PRE + target][k]
+
+
+def _set_arg(node, pos, value):
+    node["inputs"][pos]["arg"] = {"as_int": value}
+
+
+MALFORMED = {
+    # (edit, expected status, text the message must contain)
+    "no_decrement": (lambda ns: ns.remove(_node(ns, "_vmap_decrement_nesting")), 1,
+                     "node %_vmap_increment_nesting (torch._functorch.predispatch._vmap_increment_nesting): "
+                     "no _vmap_decrement_nesting after it"),
+    "no_increment": (lambda ns: ns.remove(_node(ns, "_vmap_increment_nesting")), 1,
+                     "node %_add_batch_dim (torch._functorch.predispatch._add_batch_dim): vmap level 1, but 0 vmap "
+                     "levels are open here"),
+    "bad_level": (lambda ns: _set_arg(_node(ns, "_add_batch_dim"), 2, 3), 1,
+                  "node %_add_batch_dim (torch._functorch.predispatch._add_batch_dim): vmap level 3, but 1 vmap level is open here"),
+    "bad_in_dim": (lambda ns: _set_arg(_node(ns, "_add_batch_dim"), 1, 5), 1,
+                   "node %_add_batch_dim (torch._functorch.predispatch._add_batch_dim): batch dim 5 of args_0, a tensor of 2 dims"),
+    "batch_size_mismatch": (lambda ns: _set_arg(_node(ns, "_vmap_increment_nesting"), 0, 4), 1,
+                            "vmap: args_0 has size 3 in its mapped dimension 0, where the batch size (node %_vmap_increment_nesting) is 4"),
+    "remove_batch_size": (lambda ns: _set_arg(_node(ns, "_remove_batch_dim"), 2, 5), 1,
+                          "node %_remove_batch_dim (torch._functorch.predispatch._remove_batch_dim): batch size 5, where its "
+                          "vmap (node %_vmap_increment_nesting) has 3"),
+    "bad_out_dim": (lambda ns: _set_arg(_node(ns, "_remove_batch_dim"), 3, 1), 1,
+                    "node %_remove_batch_dim (torch._functorch.predispatch._remove_batch_dim): out dim 1 of "
+                    "_remove_batch_dim, a tensor of 2 dims, is not of the batch size 3"),
+    "bad_randomness": (lambda ns: _node(ns, "_vmap_increment_nesting")["inputs"][1].update(arg={"as_string": "sometimes"}), 1,
+                       "randomness 'sometimes', expected 'error', 'different' or 'same'"),
+}
+
+
+@pytest.mark.parametrize("name", list(MALFORMED))
+def test_vmap_malformed(eir, tmp_path, name):
+    """an archive whose vmap ops contradict each other or their operands: refused with a
+    message naming the node, never a crash"""
+    edit, status, text = MALFORMED[name]
+
+    def f(x, y):
+        return vmap(lambda a, b: (a * b).sum(0) + a.sin(), in_dims=(0, 1))(x, y)
+    args = (_r(3, 4), _r(4, 3, seed=1))
+    _, path = export(tmp_path, f, args, False, False)
+    bad = str(tmp_path / "bad.pt2")
+    _edit(path, bad, edit)
+    r, _ = eir_run(eir, tmp_path, bad, args)
+    assert r.returncode == status, r.stderr
+    assert text in r.stderr, r.stderr
