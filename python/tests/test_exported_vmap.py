@@ -10,7 +10,9 @@ torch: as exported, and after run_decompositions() (which turns the batching int
 plain ops). The family: pointwise ops, reductions, matmul, views, in-place ops on
 per-sample values, nested vmap, in_dims (ints, negative, None, nested containers),
 out_dims, several and unbatched outputs, chunk_size, a batch size that is a symbol
-(other batch sizes on rerun), and random ops under randomness="different" and "same".
+(other batch sizes on rerun), random ops under randomness="different" and "same",
+vmap inside a cond branch (exported without the increment/decrement pair) and
+associative_scan's generic mode (exported as vmap ops); malformed archives are refused.
 """
 from __future__ import annotations
 
@@ -30,7 +32,8 @@ def export(tmp_path, f, args, strict, decompose, dynamic_shapes=None):
     ep = torch.export.export(Fn(f), tuple(args), dynamic_shapes=dynamic_shapes, strict=strict)
     if not decompose:
         targets = {f"{getattr(n.target, '__module__', '')}.{getattr(n.target, '__name__', '')}"
-                   for n in ep.graph.nodes if n.op == "call_function"}
+                   for m in ep.graph_module.modules() if isinstance(m, torch.fx.GraphModule)
+                   for n in m.graph.nodes if n.op == "call_function"}
         assert PRE + "_add_batch_dim" in targets, f"no vmap ops in the exported program: {targets}"
     else:
         ep = ep.run_decompositions()
@@ -110,14 +113,29 @@ FAMILY = {
     "chunk_size": (lambda x: vmap(lambda a: a.sin() * 2, chunk_size=2)(x), lambda: (_r(5, 4),)),
     "sequential": (lambda x: vmap(lambda a: a * 2)(x) + vmap(lambda a: a.sum() * a, in_dims=1, out_dims=1)(x),
                    lambda: (_r(3, 4),), STRICT),
+    # inside a cond branch torch drops _vmap_increment_nesting / _vmap_decrement_nesting; only non-strict
+    # export takes the program, and run_decompositions() fails on it in torch
+    "in_cond": (lambda x: torch.cond(x.sum() > 0, lambda a: vmap(lambda b: b.sin() * b.sum())(a), lambda a: a.cos(), (x,)),
+                lambda: (_r(3, 4),), (False,), (False,)),
+    "in_cond_false": (lambda x: torch.cond(x.sum() > 100, lambda a: a.cos(), lambda a: vmap(lambda b: b.exp())(a), (x,)),
+                      lambda: (_r(3, 4),), (False,), (False,)),
+    "in_cond_nested": (lambda x, w: torch.cond(x.sum() > 0,
+                                               lambda a, v: vmap(vmap(lambda b, c: b * c + c.sum(), in_dims=(0, None)),
+                                                                 in_dims=(1, 0))(a, v),
+                                               lambda a, v: a.transpose(0, 1).unsqueeze(-1).expand(-1, -1, 5) * 0,
+                                               (x, w)),
+                       lambda: (_r(3, 4).abs(), _r(4, 5, seed=1)), (False,), (False,)),
+    "associative_scan": (lambda x: __import__("torch._higher_order_ops.associative_scan", fromlist=["x"]).associative_scan(
+                             lambda a, b: a * b + a, x, dim=0, combine_mode="generic"),
+                         lambda: (_r(7, 3),), (False,)),
     "two_inputs_one_storage": (lambda x: vmap(lambda a, b: a - b, in_dims=(0, 1))(x, x), lambda: (_r(4, 4),)),
 }
 
 
 @pytest.mark.parametrize("name", list(FAMILY))
 def test_vmap(eir, tmp_path, name):
-    f, args, *strict = FAMILY[name]
-    check(eir, tmp_path, f, args(), name, *strict)
+    f, args, *forms = FAMILY[name]
+    check(eir, tmp_path, f, args(), name, *forms)
 
 
 def test_vmap_dynamic_batch(eir, tmp_path):

@@ -141,6 +141,10 @@ typedef struct rt_step {
     int vm_random;
     int64_t vm_n, vm_i, vm_level, vm_dim;
     uint32_t vm_begin, vm_end;
+    bool vm_head, vm_close;    /* a region without increment/decrement (see bind_vmap_regions): its first
+                                  batching step holds the region (vm_end: its last _remove_batch_dim,
+                                  which has vm_close) */
+    bool vm_active;            /* vm_head: a pass over the batch is under way */
     uint64_t vm_rng;           /* randomness "same": the generator's state at the first pass */
     /* kernels in an autocast region: inputs cast to the recorded output dtype */
     eir_tview *cast;
@@ -1264,12 +1268,58 @@ static eir_status bind_vmap(eir_runtime *rt, rt_step *st, rt_missing *missing) {
     return note_missing(rt, missing, n->target, name, NULL, NULL, 1);
 }
 
+/* A vmap inside a cond branch is exported without its _vmap_increment_nesting and
+ * _vmap_decrement_nesting (torch drops them from the subgraph; torch's batching ops
+ * still work without them, the batch size coming from the tensor). Such a graph's
+ * region of level L runs from its first _add_batch_dim / _remove_batch_dim of that level
+ * to its last _remove_batch_dim of that level; the batch size is the size of the first
+ * one's mapped dimension (or its batch_size argument). Regions of higher levels must lie
+ * inside those of lower ones. */
+static eir_status bind_implicit_vmap(eir_runtime *rt) {
+    int64_t levels = 0;
+    for (uint32_t i = 0; i < rt->nsteps; i++)
+        if ((rt->steps[i].kind == STEP_BATCH_IN || rt->steps[i].kind == STEP_BATCH_OUT) && rt->steps[i].vm_level > levels)
+            levels = rt->steps[i].vm_level;
+    uint32_t prev_head = 0, prev_close = rt->nsteps;
+    for (int64_t L = 1; L <= levels; L++) {
+        uint32_t head = UINT32_MAX, close = UINT32_MAX;
+        for (uint32_t i = 0; i < rt->nsteps; i++) {
+            rt_step *s = &rt->steps[i];
+            if ((s->kind != STEP_BATCH_IN && s->kind != STEP_BATCH_OUT) || s->vm_level != L) continue;
+            if (head == UINT32_MAX) head = i;
+            if (s->kind == STEP_BATCH_OUT) close = i;
+        }
+        const rt_step *h = head == UINT32_MAX ? NULL : &rt->steps[head];
+        if (!h || close == UINT32_MAX || (L > 1 && (head <= prev_head || close >= prev_close)) ||
+            (h->kind == STEP_BATCH_OUT && head != close))
+            return rt_fail(rt, EIR_ERR_UNSUPPORTED, "node %%%s (%s): vmap level %lld without _vmap_increment_nesting / "
+                           "_vmap_decrement_nesting, whose batching ops eir cannot arrange into one loop",
+                           h && h->node->name ? h->node->name : "?", h ? h->node->target : "vmap", (long long)L);
+        for (uint32_t i = head; i <= close; i++) {
+            rt_step *s = &rt->steps[i];
+            if ((s->kind == STEP_BATCH_IN || s->kind == STEP_BATCH_OUT) && s->vm_level == L) s->vm_begin = head;
+        }
+        rt->steps[head].vm_head = true;
+        rt->steps[head].vm_end = close;
+        rt->steps[close].vm_close = true;
+        prev_head = head;
+        prev_close = close;
+    }
+    return EIR_OK;
+}
+
 /* Pair each _vmap_increment_nesting with its _vmap_decrement_nesting (they nest), and give
  * _add_batch_dim / _remove_batch_dim the region of their level: level L is the L-th
  * region open at that point, as torch numbers them when it exports. */
 static eir_status bind_vmap_regions(eir_runtime *rt) {
     uint32_t stack[64];
     uint32_t depth = 0;
+    bool explicit_regions = false, batching = false;
+    for (uint32_t i = 0; i < rt->nsteps; i++) {
+        explicit_regions |= rt->steps[i].kind == STEP_VMAP || rt->steps[i].kind == STEP_VMAP_END;
+        batching |= rt->steps[i].kind == STEP_BATCH_IN || rt->steps[i].kind == STEP_BATCH_OUT;
+    }
+    if (batching && !explicit_regions) return bind_implicit_vmap(rt);
     for (uint32_t i = 0; i < rt->nsteps; i++) {
         rt_step *s = &rt->steps[i];
         const char *name = s->node->name ? s->node->name : "?";
@@ -1307,7 +1357,7 @@ static void vmap_lifetimes(eir_runtime *rt) {
     while (changed) {
         changed = false;
         for (uint32_t b = 0; b < rt->nsteps; b++) {
-            if (rt->steps[b].kind != STEP_VMAP) continue;
+            if (rt->steps[b].kind != STEP_VMAP && !rt->steps[b].vm_head) continue;
             int32_t e = (int32_t)rt->steps[b].vm_end;
             for (uint32_t k = 0; k < rt->nstorages; k++) {
                 rt_storage *s = &rt->storages[k];
@@ -3945,14 +3995,24 @@ static void select_dim(const eir_tview *x, int64_t dim, int64_t i, eir_tview *ou
     if (x->data) out->data = (char *)x->data + i * x->strides[dim] * (int64_t)eir_dtype_size(x->dtype);
 }
 
+/* the first batching step of a region without _vmap_increment_nesting starts a pass */
+static void vmap_enter(eir_runtime *rt, rt_step *s, int64_t n) {
+    s->vm_active = true;
+    s->vm_n = n;
+    s->vm_i = 0;
+    s->vm_rng = rt->rng;
+}
+
 static eir_status run_batch_in(eir_runtime *rt, rt_step *s) {
-    const rt_step *b = &rt->steps[s->vm_begin];
     const rt_value *x = &rt->values[s->src];
     const char *name = s->node->name ? s->node->name : "?";
     int64_t dim = s->vm_dim < 0 ? s->vm_dim + x->view.rank : s->vm_dim;
     if (dim < 0 || dim >= x->view.rank)
         return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): batch dim %lld of %s, a tensor of %d dims", name, s->node->target,
                        (long long)s->vm_dim, rt->g->values[s->src].name, x->view.rank);
+    if (s->vm_head && !s->vm_active) vmap_enter(rt, s, x->view.sizes[dim]);
+    const rt_step *b = &rt->steps[s->vm_begin];
+    if (b->vm_n == 0) return EIR_OK;    /* an empty batch: the region runs no pass */
     if (x->view.sizes[dim] != b->vm_n)
         return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): vmap: %s has size %lld in its mapped dimension %lld, where the batch "
                        "size (node %%%s) is %lld", name, s->node->target, rt->g->values[s->src].name,
@@ -3964,7 +4024,6 @@ static eir_status run_batch_in(eir_runtime *rt, rt_step *s) {
 }
 
 static eir_status run_batch_out(eir_runtime *rt, rt_step *s) {
-    const rt_step *b = &rt->steps[s->vm_begin];
     const rt_value *y = &rt->values[s->src];
     const rt_value *o = &rt->values[s->outs[0]];
     const char *name = s->node->name ? s->node->name : "?";
@@ -3972,6 +4031,13 @@ static eir_status run_batch_out(eir_runtime *rt, rt_step *s) {
     int64_t dim = s->vm_dim < 0 ? s->vm_dim + o->view.rank : s->vm_dim;
     bool ok = true;
     eir_sym_value n = sym_arg(rt, s->vm_size, &ok);
+    if (s->vm_head && !s->vm_active) {
+        if (!ok || n.is_float || n.i < 0)
+            return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): the batch size is not a known integer", name, s->node->target);
+        vmap_enter(rt, s, n.i);
+    }
+    const rt_step *b = &rt->steps[s->vm_begin];
+    if (b->vm_n == 0) return EIR_OK;
     if (ok && !n.is_float && n.i != b->vm_n)
         return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): batch size %lld, where its vmap (node %%%s) has %lld", name,
                        s->node->target, (long long)n.i, b->node->name ? b->node->name : "?", (long long)b->vm_n);
@@ -4112,6 +4178,24 @@ static eir_status step_failed(eir_runtime *rt, const rt_step *s, eir_status st) 
     return st;
 }
 
+/* The step after step i: the next one, or, at the end of a vmap region, the start of
+ * the region's next pass over the batch */
+static uint32_t next_step(eir_runtime *rt, uint32_t i) {
+    rt_step *s = &rt->steps[i];
+    if ((s->kind == STEP_VMAP || (s->vm_head && s->vm_active)) && s->vm_n == 0) {
+        s->vm_active = false;
+        return s->vm_end + 1;           /* an empty batch: no pass */
+    }
+    if (s->kind != STEP_VMAP_END && !s->vm_close) return i + 1;
+    rt_step *b = &rt->steps[s->vm_begin];
+    if (++b->vm_i < b->vm_n) {
+        if (b->vm_random == VMAP_SAME) rt->rng = b->vm_rng;
+        return b->kind == STEP_VMAP ? s->vm_begin + 1 : s->vm_begin;
+    }
+    b->vm_active = false;
+    return i + 1;
+}
+
 eir_status eir_runtime_run(eir_runtime *rt) {
     if (!rt || !rt->steps) return EIR_ERR_ARG;
     eir_status st;
@@ -4132,19 +4216,10 @@ eir_status eir_runtime_run(eir_runtime *rt) {
     if ((st = prepare_inputs(rt))) return st;
     refresh_pointers(rt);
     eir_kctx ctx = {.err = rt->kerr, .errlen = sizeof rt->kerr, .nthreads = 1, .rng = &rt->rng};
-    for (uint32_t i = 0; i < rt->nsteps; i++) {
+    for (uint32_t i = 0; i < rt->nsteps;) {
         rt_step *s = &rt->steps[i];
         if ((st = run_step(rt, s, &ctx))) return step_failed(rt, s, st);
-        if (s->kind == STEP_VMAP && s->vm_n == 0) {
-            i = s->vm_end;          /* an empty batch: no pass */
-        } else if (s->kind == STEP_VMAP_END) {
-            /* the next batch index: back to the step after the region's STEP_VMAP */
-            rt_step *b = &rt->steps[s->vm_begin];
-            if (++b->vm_i < b->vm_n) {
-                if (b->vm_random == VMAP_SAME) rt->rng = b->vm_rng;
-                i = s->vm_begin;
-            }
-        }
+        i = next_step(rt, i);
     }
     /* write mutated state back (outputs are pinned, so they are still intact) */
     for (uint32_t k = 0; k < rt->nwrites; k++) {
