@@ -164,8 +164,6 @@ def test_vmap_randomness(eir, tmp_path, strict):
                 vmap(lambda a: a + torch.rand_like(a), randomness="different")(x))
     x = torch.zeros(6, 50)
     for dec in (False, True):
-        if dec:
-            continue  # run_decompositions() of a random op under vmap: torch fails ("RNG not supported")
         ep, path = export(tmp_path, f, (x,), strict, dec)
         r, out = eir_run(eir, tmp_path, path, (x,))
         assert r.returncode == 0, r.stderr
