@@ -104,14 +104,66 @@ def test_print(eir, tmp_path, capfd):
     assert r.stdout.startswith(want_text), (r.stdout, want_text)
 
 
-def test_print_tensor_field_runs(eir, tmp_path):
-    """a line that formats a tensor: the program runs (eir does not print torch's tensor repr)"""
+PRINT_TENSORS = {
+    "f32_2d": lambda: _r(3, 4),
+    "f32_3d": lambda: _r(2, 3, 4),
+    "f32_0d": lambda: _r(),
+    "f32_wrap": lambda: _r(40),
+    "f32_wrap_2d": lambda: _r(3, 25),
+    "f32_sci_small": lambda: _r(5) * 1e-6,
+    "f32_sci_range": lambda: torch.tensor([1e-3, 5.0, 123456.0, -2.5]),
+    "f32_int_mode": lambda: torch.tensor([[1.0, -20.0], [300.0, 0.0]]),
+    "f32_int_mode_sci": lambda: torch.tensor([1.0, 1e9, -3.0]),
+    "f32_special": lambda: torch.tensor([float("nan"), float("inf"), -float("inf"), 0.0, 1.5]),
+    "f32_zeros": lambda: torch.zeros(2, 3),
+    "f32_empty": lambda: torch.zeros(0),
+    "f32_empty_2d": lambda: torch.zeros(2, 0),
+    "f64": lambda: _r(2, 3, dtype=torch.float64),
+    "f64_long": lambda: _r(4, 30, dtype=torch.float64),
+    "bf16": lambda: _r(4, dtype=torch.bfloat16),
+    "f16": lambda: _r(3, dtype=torch.float16) * 100,
+    "i64": lambda: torch.tensor([[-3, 10], [2000, 0]]),
+    "i64_large": lambda: torch.tensor([2**62 + 1, -(2**63), 7]),
+    "i64_0d": lambda: torch.tensor(2**60 + 3),
+    "bool_0d": lambda: torch.tensor(True),
+    "bf16_0d": lambda: torch.tensor(0.1, dtype=torch.bfloat16),
+    "i32_wrap": lambda: torch.arange(-30, 30, dtype=torch.int32),
+    "u8": lambda: torch.arange(0, 6, dtype=torch.uint8),
+    "bool": lambda: torch.tensor([[True, False], [False, True]]),
+}
+
+
+@pytest.mark.parametrize("name", list(PRINT_TENSORS))
+def test_print_tensor(eir, tmp_path, capfd, name):
+    """a line that formats a tensor: torch's repr (default print options), as torch prints it"""
+    hp = torch._higher_order_ops.print
+
+    def f(x):
+        hp("x = {x}; shape {}", x.shape[0] if x.dim() else 0, x=x)
+        return x.clone()
+    x = PRINT_TENSORS[name]()
+    ep, path = export(tmp_path, f, (x,))
+    assert "higher_order.print" in targets(ep)
+    want_text, _ = _printed(ep.module(), (x,), capfd)
+    r, out = eir_run(eir, tmp_path, path, (x,))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith(want_text), f"eir:\n{r.stdout}\ntorch:\n{want_text}"
+
+
+def test_print_complex_tensor_runs(eir, tmp_path):
+    """a line that formats a complex tensor runs without printing (eir does not write
+    torch's complex repr)"""
     hp = torch._higher_order_ops.print
 
     def f(x):
         hp("x = {x}", x=x)
-        return x.sin()
-    run_and_compare(eir, tmp_path, f, (_r(3),), "print tensor", hop="print")
+        return x * 2
+    x = torch.complex(_r(3), _r(3, seed=1))
+    ep, path = export(tmp_path, f, (x,))
+    r, out = eir_run(eir, tmp_path, path, (x,))
+    assert r.returncode == 0, r.stderr
+    assert "x = " not in r.stdout
+    compare(out, f(x), "print complex")
 
 
 # ---------------------------------------------------------------- invoke_subgraph

@@ -14,6 +14,7 @@
  *
  * Run: refresh symbolic arguments, call the steps in order; nothing is
  * allocated while shapes stay the same. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1096,8 +1097,148 @@ static eir_status bind_hop_call(eir_runtime *rt, rt_step *st, const char *t, rt_
 
 /* higher_order.print(format_str, *args, **kwargs): torch prints
  * format_str.format(*args, **kwargs). eir writes the same line to stdout when every
- * field it formats is a number, a bool, a string or None ({}, {0}, {name}, no format
- * spec); a line that formats a tensor (torch's tensor repr) runs without printing. */
+ * field it formats ({}, {0}, {name}, no format spec) is a number, a bool, a string,
+ * None, or a real or bool tensor of at most 1000 elements (torch's repr: print_tensor);
+ * other lines (complex tensors, tensors torch summarizes with "...") run without printing. */
+
+/* torch's repr of a tensor with the default print options (torch/_tensor_str.py:
+ * precision 4, linewidth 80, no summarization under 1000 elements) */
+typedef struct tfmt { bool floating, int_mode, sci; int width; } tfmt;
+/* an element: integers kept exact */
+typedef struct telem { double f; int64_t i; } telem;
+
+static int tfmt_value(const tfmt *f, telem e, bool is_bool, char *out, size_t n) {
+    double v = e.f;
+    if (is_bool) return snprintf(out, n, "%s", e.i != 0 ? "True" : "False");
+    if (!f->floating) return snprintf(out, n, "%lld", (long long)e.i);
+    if (isnan(v)) return snprintf(out, n, "nan");
+    if (f->sci) return snprintf(out, n, "%.4e", v);
+    if (f->int_mode) return snprintf(out, n, isinf(v) ? "%.0f" : "%.0f.", v);
+    return snprintf(out, n, "%.4f", v);
+}
+
+static double tview_get(const eir_tview *t, const int64_t *idx, bool *is_int) {
+    const void *p = eir_tview_at(t, idx);
+    if (eir_is_integral(t->dtype, true)) { *is_int = true; return (double)eir_load_i64(p, t->dtype); }
+    *is_int = false;
+    return eir_load_f64(p, t->dtype);
+}
+
+static bool tensor_elems(const eir_tview *t, telem *vals, int64_t n) {
+    int64_t idx[EIR_MAX_RANK] = {0};
+    bool is_int;
+    for (int64_t k = 0; k < n; k++) {
+        vals[k].f = tview_get(t, idx, &is_int);
+        if (is_int) vals[k].i = eir_load_i64(eir_tview_at(t, idx), t->dtype);
+        for (int32_t d = t->rank - 1; d >= 0; d--) { if (++idx[d] < t->sizes[d]) break; idx[d] = 0; }
+    }
+    return true;
+}
+
+static void print_slices(eir_buf *out, const tfmt *f, const eir_tview *t, const telem *vals, int32_t dim, int64_t *pos,
+                         int indent) {
+    bool is_bool = t->dtype == EIR_BOOL;
+    char cell[64];
+    if (dim == t->rank - 1) {
+        int per_line = (80 - indent) / (f->width + 2);
+        if (per_line < 1) per_line = 1;
+        eir_buf_putc(out, '[');
+        for (int64_t k = 0; k < t->sizes[dim]; k++) {
+            if (k) {
+                if (k % per_line == 0) { eir_buf_puts(out, ",\n"); for (int q = 0; q < indent + 1; q++) eir_buf_putc(out, ' '); }
+                else eir_buf_puts(out, ", ");
+            }
+            int len = tfmt_value(f, vals[(*pos)++], is_bool, cell, sizeof cell);
+            for (int q = len; q < f->width; q++) eir_buf_putc(out, ' ');
+            eir_buf_puts(out, cell);
+        }
+        eir_buf_putc(out, ']');
+        return;
+    }
+    eir_buf_putc(out, '[');
+    for (int64_t k = 0; k < t->sizes[dim]; k++) {
+        if (k) {
+            eir_buf_putc(out, ',');
+            for (int32_t q = 0; q < t->rank - dim - 1; q++) eir_buf_putc(out, '\n');
+            for (int q = 0; q < indent + 1; q++) eir_buf_putc(out, ' ');
+        }
+        print_slices(out, f, t, vals, dim + 1, pos, indent + 1);
+    }
+    eir_buf_putc(out, ']');
+}
+
+static bool print_tensor(eir_buf *out, const eir_tview *t) {
+    if (eir_is_complex(t->dtype) || !t->data) return false;
+    if (t->rank == 0) {
+        /* str.format of a 0-d tensor formats its item(), a Python number */
+        bool is_int;
+        double v = tview_get(t, NULL, &is_int);
+        if (t->dtype == EIR_BOOL) eir_buf_puts(out, v != 0 ? "True" : "False");
+        else if (is_int) eir_buf_printf(out, "%lld", (long long)eir_load_i64(t->data, t->dtype));
+        else eir_buf_put_pyfloat(out, v);
+        return true;
+    }
+    int64_t n = eir_tview_numel(t);
+    if (n > 1000) return false;
+    telem *vals = malloc(sizeof *vals * (size_t)(n ? n : 1));
+    if (!vals) return false;
+    tensor_elems(t, vals, n);
+    tfmt f = {eir_is_floating(t->dtype), true, false, 1};
+    char cell[64];
+    if (!f.floating) {
+        for (int64_t k = 0; k < n; k++) {
+            int len = tfmt_value(&f, vals[k], t->dtype == EIR_BOOL, cell, sizeof cell);
+            if (len > f.width) f.width = len;
+        }
+    } else {
+        double lo = INFINITY, hi = 0;
+        bool any = false;
+        for (int64_t k = 0; k < n; k++) {
+            double v = vals[k].f;
+            if (!isfinite(v) || v == 0) continue;
+            any = true;
+            if (fabs(v) < lo) lo = fabs(v);
+            if (fabs(v) > hi) hi = fabs(v);
+            if (v != ceil(v)) f.int_mode = false;
+        }
+        if (any) {
+            f.sci = hi / lo > 1000.0 || hi > 1.0e8 || (!f.int_mode && lo < 1.0e-4);
+            for (int64_t k = 0; k < n; k++) {
+                if (!isfinite(vals[k].f) || vals[k].f == 0) continue;
+                int len = tfmt_value(&f, vals[k], false, cell, sizeof cell);
+                if (len > f.width) f.width = len;
+            }
+        }
+    }
+    eir_buf_puts(out, "tensor(");
+    size_t start = out->len;
+    if (n == 0) eir_buf_puts(out, "[]");
+    else { int64_t pos = 0; print_slices(out, &f, t, vals, 0, &pos, 7); }
+    free(vals);
+    /* suffixes, each on a new line when it would pass the line width */
+    char suffix[2][160];
+    int ns = 0;
+    if (n == 0 && t->rank != 1) {
+        int w = snprintf(suffix[ns], sizeof suffix[ns], "size=(");
+        for (int32_t d = 0; d < t->rank; d++)
+            w += snprintf(suffix[ns] + w, sizeof suffix[ns] - (size_t)w, "%s%lld", d ? ", " : "", (long long)t->sizes[d]);
+        snprintf(suffix[ns] + w, sizeof suffix[ns] - (size_t)w, t->rank == 1 ? ",)" : ")");
+        ns++;
+    }
+    if (t->dtype != EIR_F32 && t->dtype != EIR_I64 && t->dtype != EIR_BOOL)
+        snprintf(suffix[ns++], sizeof suffix[0], "dtype=torch.%s", eir_dtype_name(t->dtype));
+    const char *body = out->data + start;
+    const char *nl = strrchr(body, '\n');
+    size_t last = nl ? (size_t)(out->len - (size_t)(nl - out->data)) + 1 : out->len - start + 7 + 2;
+    for (int k = 0; k < ns; k++) {
+        size_t sl = strlen(suffix[k]);
+        if (last + sl + 2 > 80) { eir_buf_puts(out, ",\n       "); last = 7 + sl; }
+        else { eir_buf_puts(out, ", "); last += sl + 2; }
+        eir_buf_puts(out, suffix[k]);
+    }
+    eir_buf_putc(out, ')');
+    return true;
+}
 static eir_sym_value sym_arg(eir_runtime *rt, const eir_arg *a, bool *ok);
 
 static const eir_arg *print_field(const eir_node *n, const char *f, size_t len, uint32_t *auto_i) {
@@ -1134,6 +1275,9 @@ static bool print_line(eir_runtime *rt, const eir_node *n, eir_buf *out) {
         case EIR_ARG_BOOL: eir_buf_puts(out, a->u.b ? "True" : "False"); break;
         case EIR_ARG_STRING: eir_buf_puts(out, a->u.s); break;
         case EIR_ARG_NONE: eir_buf_puts(out, "None"); break;
+        case EIR_ARG_TENSOR:
+            if (a->value == EIR_NO_VALUE || !print_tensor(out, &rt->values[a->value].view)) return false;
+            break;
         case EIR_ARG_SYM_INT: case EIR_ARG_SYM_BOOL: case EIR_ARG_SYM_FLOAT: {
             eir_sym_value v = sym_arg(rt, a, &ok);
             if (!ok) return false;
