@@ -157,13 +157,20 @@ def test_convert_zoo(eir, pt2, variant, tmp_path):
     name = variant.split(".")[0]
     _, args, kwargs, _ = zoo.build(name)
     kwargs = kwargs or {}
+    def fresh():  # programs may write into their inputs: each run gets its own
+        return torch.utils._pytree.tree_map(lambda t: t.clone() if isinstance(t, torch.Tensor) else t, (args, kwargs))
+
     torch.manual_seed(0)
-    want = torch.utils._pytree.tree_leaves(ep.module()(*args, **kwargs))
+    a1, k1 = fresh()
+    want = torch.utils._pytree.tree_leaves(ep.module()(*a1, **k1))
     torch.manual_seed(0)
-    got = torch.utils._pytree.tree_leaves(ep2.module()(*args, **kwargs))
+    a2, k2 = fresh()
+    got = torch.utils._pytree.tree_leaves(ep2.module()(*a2, **k2))
     assert len(got) == len(want)
     for i, (g, w) in enumerate(zip(got, want)):
         assert same_tensor(w, g), f"output {i}"
+    for i, (g, w) in enumerate(zip(torch.utils._pytree.tree_leaves((a2, k2)), torch.utils._pytree.tree_leaves((a1, k1)))):
+        assert same_tensor(w, g), f"input {i} after the run"
     paths = []
     for i, x in enumerate(_flat_inputs(ep, args, kwargs)):
         p = tmp_path / f"in_{i}.npy"
