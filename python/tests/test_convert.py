@@ -276,3 +276,53 @@ def test_convert_refuses(eir, tmp_path):
     assert r.returncode == 2
     r = subprocess.run([eir, "convert", "--help"], capture_output=True, text=True)
     assert r.returncode == 0 and "usage: eir convert" in r.stdout
+
+
+def _mutate(obj, rng, texts, floats):
+    """Replace strings of node metadata and float arguments with hard cases."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if k == "metadata" and isinstance(v, dict):
+                for mk in list(v):
+                    v[mk] = rng.choice(texts)
+                v["custom"] = rng.choice(texts)
+            elif k in ("as_float",) and isinstance(v, (float, str)):
+                obj[k] = rng.choice(floats)
+            elif k == "as_floats" and isinstance(v, list):
+                obj[k] = [rng.choice(floats) for _ in v]
+            else:
+                _mutate(v, rng, texts, floats)
+    elif isinstance(obj, list):
+        for v in obj:
+            _mutate(v, rng, texts, floats)
+
+
+def test_json_form_matches_json_dumps(eir, tmp_path):
+    """Strings and floats are written as Python's json.dumps writes them (and
+    the non-finite floats as torch's serializer replaces them), whatever they hold."""
+    import json
+    import random
+
+    rng = random.Random(0)
+    texts = ["", "plain", "é ü ß", "日本語", "🙂 astral 𝄞", "quote \" backslash \\ slash /", "\x01\x1f\x7f\x80",
+             "tab\tnewline\ncr\rbs\bff\f", "\u2028\u2029", "\ud7ff\ue000\uffff", "a" * 300]
+    floats = [0.0, -0.0, 0.1, 1 / 3, 1e-05, 1e-5 * 3, 1e16, 1.5e16, 123456789012345.6, 5e-324, 1.7976931348623157e308,
+              -2.5, 1e22, 9007199254740993.0, "Infinity", "-Infinity", "NaN", 100.0, 0.0001, 0.00001234]
+    for name in ("mlp", "cond", "sym_exprs", "custom_args", "lifted_constants"):
+        src = os.path.join(REPO, "tests", "e2e", "fixtures", name + ".pt2")
+        with zipfile.ZipFile(src) as z:
+            items = [(i.filename, z.read(i)) for i in z.infolist()]
+        model = next(n for n, _ in items if n.endswith("/models/model.json"))
+        doc = json.loads(dict(items)[model])
+        _mutate(doc, rng, texts, floats)
+        text = json.dumps(doc).encode()
+        mutated = tmp_path / f"{name}.pt2"
+        with zipfile.ZipFile(mutated, "w", zipfile.ZIP_STORED) as z:
+            for n, data in items:
+                z.writestr(n.replace(name + "/", f"{name}/", 1), text if n == model else data)
+        out = tmp_path / "out" / f"{name}.pt2"
+        os.makedirs(out.parent, exist_ok=True)
+        convert(eir, mutated, out)
+        with zipfile.ZipFile(out) as z:
+            got = z.read(f"{name}/models/model.json")
+        assert got == text, name

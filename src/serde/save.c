@@ -32,7 +32,7 @@
 /* ---- JSON in json.dumps form ---- */
 
 /* json.dumps(s) with ensure_ascii: '"' '\\' and the short escapes, other
- * control characters and every non-ASCII code point as \uXXXX (astral ones
+ * control characters, DEL and every non-ASCII code point as \uXXXX (astral ones
  * as a surrogate pair). Invalid UTF-8 bytes are written as the code points
  * U+0080..U+00FF (Latin-1), which is what a lossy decoder would keep. */
 static void j_str(eir_buf *b, const char *s) {
@@ -50,7 +50,7 @@ static void j_str(eir_buf *b, const char *s) {
             case '\b': eir_buf_puts(b, "\\b"); break;
             case '\f': eir_buf_puts(b, "\\f"); break;
             default:
-                if (c < 0x20) eir_buf_printf(b, "\\u%04x", c);
+                if (c < 0x20 || c == 0x7f) eir_buf_printf(b, "\\u%04x", c);
                 else eir_buf_putc(b, (char)c);
             }
             u++;
