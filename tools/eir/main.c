@@ -581,33 +581,52 @@ static const char CONVERT_USAGE[] =
     "same outputs) and shared weights stay shared. OUT is written atomically (a\n"
     "temporary file renamed into place); IN is never overwritten.\n"
     "\n"
-    "options:\n"
-    "  -h, --help                  show this help\n";
+    "options:\n";
 
-/* A pass `eir convert` can apply: its option, and the function from program to
- * program. Passes are added here, one line each. */
+/* A pass `eir convert` can apply: its option (with a value when metavar is
+ * set: `--to edge`), one line of help, and the function from program to
+ * program. A pass is added with one line here; the options are parsed and
+ * listed in --help from this table. */
 typedef struct convert_pass {
     const char *option;        /* "--dce" */
-    eir_status (*run)(eir_program *p);
+    const char *metavar;       /* "DIALECT" for an option that takes a value, or NULL */
+    const char *help;
+    eir_status (*run)(eir_program *p, const char *value);
 } convert_pass;
 
 static const convert_pass CONVERT_PASSES[] = {
-    {NULL, NULL},              /* end of the table */
+    {NULL, NULL, NULL, NULL},  /* end of the table */
 };
+
+static void convert_help(void) {
+    fputs(CONVERT_USAGE, stdout);
+    for (const convert_pass *cp = CONVERT_PASSES; cp->option; cp++) {
+        char opt[64];
+        snprintf(opt, sizeof opt, "%s%s%s", cp->option, cp->metavar ? " " : "", cp->metavar ? cp->metavar : "");
+        printf("  %-26s  %s\n", opt, cp->help);
+    }
+    fputs("  -h, --help                  show this help\n", stdout);
+}
 
 static int cmd_convert(int argc, char **argv) {
     const char *in = NULL, *out = NULL;
-    const convert_pass *todo[64];
+    struct { const convert_pass *pass; const char *value; } todo[64];
     int ntodo = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(CONVERT_USAGE, stdout); return 0; }
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { convert_help(); return 0; }
         if (a[0] == '-' && a[1]) {
             const convert_pass *cp = CONVERT_PASSES;
             while (cp->option && strcmp(cp->option, a)) cp++;
             if (!cp->option) return usage_error("convert: unknown option '%s'", a);
             if (ntodo == (int)(sizeof todo / sizeof todo[0])) return usage_error("convert: too many passes at '%s'", a);
-            todo[ntodo++] = cp;
+            const char *value = NULL;
+            if (cp->metavar) {
+                if (i + 1 >= argc) return usage_error("convert: %s needs a value", a);
+                value = argv[++i];
+            }
+            todo[ntodo].pass = cp;
+            todo[ntodo++].value = value;
         } else if (!in) in = a;
         else if (!out) out = a;
         else return usage_error("convert: unexpected argument '%s' (give IN.pt2 OUT.pt2)", a);
@@ -622,8 +641,8 @@ static int cmd_convert(int argc, char **argv) {
     eir_program *p;
     if (load(in, &p)) return 1;
     for (int k = 0; k < ntodo; k++)
-        if (todo[k]->run(p) != EIR_OK) {
-            fprintf(stderr, "eir: %s: %s\n", todo[k]->option, eir_errmsg(p));
+        if (todo[k].pass->run(p, todo[k].value) != EIR_OK) {
+            fprintf(stderr, "eir: %s: %s\n", todo[k].pass->option, eir_errmsg(p));
             eir_program_free(p);
             return 1;
         }
