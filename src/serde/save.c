@@ -592,6 +592,23 @@ static void w_program(enc *e) {
     eir_buf_putc(b, '}');
 }
 
+eir_status eir_serde_encode_model_json(eir_program *p, char **out, size_t *len) {
+    enc e = {p, {0}, EIR_OK};
+    eir_buf_init(&e.b);
+    *out = NULL;
+    *len = 0;
+    if (!p->graph) return eir_fail(p, EIR_ERR_ARG, "the program has no graph to write");
+    w_program(&e);
+    if (!e.st && e.b.oom) e.st = eir_fail(p, EIR_ERR_NOMEM, "out of memory");
+    if (e.st) {
+        eir_buf_free(&e.b);
+        return e.st;
+    }
+    *len = e.b.len;
+    *out = eir_buf_take(&e.b);
+    return *out ? EIR_OK : eir_fail(p, EIR_ERR_NOMEM, "out of memory");
+}
+
 /* ---- payloads ---- */
 
 typedef enum pkind { PK_PICKLED, PK_RAW, PK_OBJ } pkind;
@@ -606,10 +623,6 @@ typedef struct payload {
 static const char *base_name(const char *rec) {
     const char *s = rec ? strrchr(rec, '/') : NULL;
     return s ? s + 1 : rec ? rec : "";
-}
-
-static bool same_storage(const eir_tensor *a, const eir_tensor *b) {
-    return a->data == b->data && a->storage_nbytes == b->storage_nbytes && a->dtype == b->dtype;
 }
 
 /* The record a tensor of the state dict or constants is written to, in
@@ -629,30 +642,36 @@ static eir_status plan_payloads(eir_program *p, bool constants, eir_arena *ar, p
     pl->items = eir_arena_array(ar, nt ? nt : 1, sizeof *pl->items);
     pl->slot = eir_arena_array(ar, nt ? nt : 1, sizeof *pl->slot);
     pl->order = eir_arena_array(ar, nt ? nt : 1, sizeof *pl->order);
-    if (!pl->items || !pl->slot || !pl->order) return eir_fail(p, EIR_ERR_NOMEM, "out of memory");
+    uint32_t *count = eir_arena_array(ar, nt + 1, sizeof *count);
+    if (!pl->items || !pl->slot || !pl->order || !count) return eir_fail(p, EIR_ERR_NOMEM, "out of memory");
     pl->n = pl->norder = 0;
     const char *prefix = constants ? "tensor_" : "weight_";
     uint32_t idx = 0, n_custom = 0, n_opaque = 0;
-    for (int pass = 0; pass < 3; pass++) {
+    eir_strmap by_storage;     /* "<data pointer>/<bytes>/<dtype>" -> payload */
+    eir_strmap_init(&by_storage);
+    eir_status st = EIR_OK;
+    for (int pass = 0; pass < 3 && !st; pass++) {
         for (uint32_t i = 0; i < nt; i++) {
             const eir_tensor *t = &p->tensors[i];
             if (t->is_constant != constants) continue;
             pkind k = t->is_custom_obj ? PK_OBJ : t->use_pickle ? PK_PICKLED : PK_RAW;
             if ((int)k != pass) continue;
+            pl->order[pl->norder++] = i;
+            char key[96];
             if (k == PK_RAW) {
+                if (!t->data && t->storage_nbytes) {
+                    st = eir_fail(p, EIR_ERR_TENSOR, "%s '%s' has no data to write", constants ? "constant" : "weight",
+                                  t->fqn);
+                    break;
+                }
                 uint32_t j;
-                for (j = 0; j < pl->n; j++)
-                    if (pl->items[j].kind == PK_RAW && same_storage(&p->tensors[pl->items[j].first], t)) break;
-                pl->slot[i] = j;
-                pl->order[pl->norder++] = i;
-                if (j < pl->n) continue;
-            } else {
-                pl->slot[i] = pl->n;
-                pl->order[pl->norder++] = i;
+                eir_snprintf(key, sizeof key, "%p/%llu/%d", t->data, (unsigned long long)t->storage_nbytes, (int)t->dtype);
+                if (eir_strmap_get(&by_storage, key, &j)) {
+                    pl->slot[i] = j;
+                    continue;
+                }
             }
-            if (k == PK_RAW && !t->data && t->storage_nbytes)
-                return eir_fail(p, EIR_ERR_TENSOR, "%s '%s' has no data to write", constants ? "constant" : "weight",
-                                t->fqn);
+            pl->slot[i] = pl->n;
             char nm[64];
             if (k == PK_OBJ) {
                 bool opaque = !strncmp(base_name(t->record), "opaque_obj_", 11);
@@ -662,18 +681,24 @@ static eir_status plan_payloads(eir_program *p, bool constants, eir_arena *ar, p
                 eir_snprintf(nm, sizeof nm, "%s%u", prefix, idx++);
             }
             pl->items[pl->n] = (payload){k, i, eir_arena_strdup(ar, nm)};
-            if (!pl->items[pl->n].name) return eir_fail(p, EIR_ERR_NOMEM, "out of memory");
+            const char *kcopy = k == PK_RAW ? eir_arena_strdup(ar, key) : "";
+            if (!pl->items[pl->n].name || !kcopy || (k == PK_RAW && !eir_strmap_put(&by_storage, kcopy, pl->n))) {
+                st = eir_fail(p, EIR_ERR_NOMEM, "out of memory");
+                break;
+            }
             pl->n++;
         }
     }
-    /* config order: raw members of one storage together, in the order of
-     * their storage's first use (torch iterates the storage groups) */
-    uint32_t w = 0;
+    eir_strmap_free(&by_storage);
+    if (st) return st;
+    /* config order: the members of one storage together, in the order of
+     * their payloads (torch iterates the storage groups); stable within one */
     uint32_t *sorted = eir_arena_array(ar, pl->norder ? pl->norder : 1, sizeof *sorted);
     if (!sorted) return eir_fail(p, EIR_ERR_NOMEM, "out of memory");
-    for (uint32_t s = 0; s < pl->n; s++)
-        for (uint32_t k = 0; k < pl->norder; k++)
-            if (pl->slot[pl->order[k]] == s) sorted[w++] = pl->order[k];
+    memset(count, 0, (nt + 1) * sizeof *count);
+    for (uint32_t k = 0; k < pl->norder; k++) count[pl->slot[pl->order[k]] + 1]++;
+    for (uint32_t s = 0; s < pl->n; s++) count[s + 1] += count[s];
+    for (uint32_t k = 0; k < pl->norder; k++) sorted[count[pl->slot[pl->order[k]]]++] = pl->order[k];
     pl->order = sorted;
     return EIR_OK;
 }
@@ -896,12 +921,11 @@ static eir_status write_archive(eir_program *p, sink *s, const char *root) {
     put_payloads(&w, true, &ar);
 
     if (!w.st) {
-        enc e = {p, {0}, EIR_OK};
-        eir_buf_init(&e.b);
-        w_program(&e);
-        if (e.st) w.st = e.st;
-        else put_text(&w, "models/model.json", &e.b);
-        eir_buf_free(&e.b);
+        char *json;
+        size_t len;
+        w.st = eir_serde_encode_model_json(p, &json, &len);
+        if (!w.st) put_record(&w, "models/model.json", json, len);
+        free(json);
     }
     if (!w.st) copy_source_record(&w, "data/sample_inputs/model.pt", "data/sample_inputs/model.pt", false);
     for (uint32_t i = 0; !w.st && p->archive.records && i < p->archive.num_records; i++)
