@@ -326,3 +326,35 @@ def test_json_form_matches_json_dumps(eir, tmp_path):
         with zipfile.ZipFile(out) as z:
             got = z.read(f"{name}/models/model.json")
         assert got == text, name
+
+
+def test_convert_pickled_payload(eir, tmp_path):
+    """A payload torch pickles (use_pickle: tensor subclasses, torchbind objects) is
+    carried over byte for byte, numbered before the raw ones as torch numbers it."""
+    import io
+    import json
+
+    src = os.path.join(REPO, "tests", "e2e", "fixtures", "mlp.pt2")
+    with zipfile.ZipFile(src) as z:
+        items = [(i.filename.split("/", 1)[1], z.read(i)) for i in z.infolist()]
+    recs = dict(items)
+    cfg = json.loads(recs["data/weights/model_weights_config.json"])["config"]
+    fqn = "fc3.bias"
+    buf = io.BytesIO()
+    torch.save(torch.export.load(src).state_dict[fqn], buf)
+    new_cfg = {fqn: dict(cfg[fqn], path_name="weight_0", use_pickle=True)}
+    payloads = [("data/weights/weight_0", buf.getvalue())]
+    for k, v in cfg.items():
+        if k != fqn:
+            name = f"weight_{len(payloads)}"
+            payloads.append((f"data/weights/{name}", recs["data/weights/" + v["path_name"]]))
+            new_cfg[k] = dict(v, path_name=name)
+    rest = [(n, d) for n, d in items if not n.startswith("data/weights/")]
+    crafted = tmp_path / "pickled.pt2"
+    with zipfile.ZipFile(crafted, "w", zipfile.ZIP_STORED) as z:
+        for n, d in payloads + [("data/weights/model_weights_config.json", json.dumps({"config": new_cfg}).encode())] + rest:
+            z.writestr("pickled/" + n, d)
+    ep, ep2, copy = check_copy(eir, crafted, tmp_path / "out")
+    assert type(ep2.state_dict[fqn]) is torch.nn.Parameter
+    x = torch.randn(2, 8)
+    assert same_tensor(ep.module()(x), ep2.module()(x))

@@ -885,6 +885,7 @@ static eir_status copy_source_record(writer *w, const char *src, const char *rel
 
 static eir_status put_payloads(writer *w, bool constants, eir_arena *ar) {
     eir_program *p = w->p;
+    if (w->st) return w->st;
     plan pl = {0};
     eir_status st = plan_payloads(p, constants, ar, &pl);
     if (st) return w->st = st;
