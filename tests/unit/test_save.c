@@ -4,8 +4,11 @@
  * are written back byte for byte, every payload record holds the same bytes,
  * tensors that share a storage still share one record, saving the copy again
  * gives the same bytes (idempotent), records are 64-byte aligned, and write
- * failures leave nothing behind. */
+ * failures leave nothing behind. All of it again under a decimal-comma
+ * locale when one is installed (floats must still be written as Python
+ * writes them; tests/unit/test_locale.c insists on the locale). */
 #include <dirent.h>
+#include <locale.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -186,6 +189,10 @@ int main(void) {
         size_t l = strlen(e->d_name);
         if (l > 4 && !strcmp(e->d_name + l - 4, ".pt2")) {
             check_fixture(dir, e->d_name);
+            if (setlocale(LC_ALL, "de_DE.UTF-8")) {
+                check_fixture(dir, e->d_name);
+                setlocale(LC_ALL, "C");
+            }
             n++;
         }
     }
