@@ -38,10 +38,11 @@
  *  - a program, once loaded, is only read by runtimes: several threads may
  *    each create, run and free runtimes of one program at the same time
  *    (eir_runtime_create takes it non-const but does not write it), and
- *    read it through the const accessors and eir_program_print /
- *    eir_program_info meanwhile; those two store a failure's message on the
- *    program, so after a failure read eir_errmsg before the program is used
- *    on another thread. Free it after every runtime of it is freed.
+ *    read it through the const accessors, eir_program_print,
+ *    eir_program_info and eir_program_save[_buffer] meanwhile; those store a
+ *    failure's message on the program, so after a failure read eir_errmsg
+ *    before the program is used on another thread. Free it after every
+ *    runtime of it is freed.
  *  - a runtime belongs to one thread at a time: calls on one runtime must
  *    not overlap (move it between threads freely, with the usual
  *    happens-before of a mutex or thread start/join).
