@@ -38,10 +38,11 @@
  *  - a program, once loaded, is only read by runtimes: several threads may
  *    each create, run and free runtimes of one program at the same time
  *    (eir_runtime_create takes it non-const but does not write it), and
- *    read it through the const accessors and eir_program_print /
- *    eir_program_info meanwhile; those two store a failure's message on the
- *    program, so after a failure read eir_errmsg before the program is used
- *    on another thread. Free it after every runtime of it is freed.
+ *    read it through the const accessors, eir_program_print,
+ *    eir_program_info and eir_program_save[_buffer] meanwhile; those store a
+ *    failure's message on the program, so after a failure read eir_errmsg
+ *    before the program is used on another thread. Free it after every
+ *    runtime of it is freed.
  *  - a runtime belongs to one thread at a time: calls on one runtime must
  *    not overlap (move it between threads freely, with the usual
  *    happens-before of a mutex or thread start/join).
@@ -308,6 +309,9 @@ typedef struct eir_tensor {
     int64_t storage_offset;      /* elements */
     const void *data;            /* start of the storage (record data), borrowed */
     uint64_t storage_nbytes;     /* record size */
+    bool requires_grad;          /* as recorded in the payload's tensor_meta */
+    eir_layout layout;
+    eir_device device;           /* the tensor's device when saved ("cpu", index -1) */
 } eir_tensor;
 
 /* ---- the program --------------------------------------------------------- */
@@ -322,6 +326,29 @@ EIR_API eir_status eir_program_load(const char *path, eir_program **out);
 EIR_API eir_status eir_program_load_buffer(const void *data, size_t size, eir_program **out);
 
 EIR_API void eir_program_free(eir_program *p);
+
+/* ---- writing ---------------------------------------------------------------
+ *
+ * Write the program as a .pt2 archive in the layout torch.export.save of
+ * torch 2.13 writes (records, their order, 64-byte aligned payloads,
+ * model.json and the payload configs as its json.dumps writes them), so that
+ * torch.export.load and eir_program_load read it back as the same program.
+ * The archive is built from the program in memory, not copied from the file
+ * it was loaded from: parameters and buffers that share a storage are
+ * written once and stay shared; pickled payloads (tensor subclasses,
+ * torchbind objects), the sample inputs and extra/ records are carried over
+ * from the source archive byte for byte.
+ *
+ * eir_program_save writes `path` atomically: to a temporary file in the same
+ * directory, renamed over `path` only when complete; on failure nothing is
+ * left behind and an existing `path` is untouched. The archive's root
+ * folder is named after the file (`out.pt2` -> `out/`), as torch names it.
+ * Failures set eir_errmsg(p). */
+EIR_API eir_status eir_program_save(eir_program *p, const char *path);
+
+/* Same, into memory: *data (caller frees with eir_free) holds *size bytes.
+ * The root folder is `archive`, as torch.export.save names it for a buffer. */
+EIR_API eir_status eir_program_save_buffer(eir_program *p, void **data, size_t *size);
 
 /* The message of the last failure on p ("" if none). Borrowed from p. A NULL p
  * gives a fixed "out of memory" message. */

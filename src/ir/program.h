@@ -96,6 +96,10 @@ bool eir_stack_user_line(eir_buf *out, const char *stack_trace);
 eir_status eir_serde_load(eir_program *p, const uint8_t *data, size_t size);
 eir_status eir_serde_decode_model_json(eir_program *p, const char *text, size_t len);
 
+/* The program as models/model.json text (src/serde/save.c), in the form
+ * torch's serializer writes it; *out is NUL-terminated, the caller frees it. */
+eir_status eir_serde_encode_model_json(eir_program *p, char **out, size_t *len);
+
 /* An empty program to decode into (internal; public code uses the loaders). */
 eir_program *eir_program_new_empty(void);
 

@@ -1361,6 +1361,9 @@ static eir_status dec_payloads(dec *d, jv root, const char *dir, bool constants)
             t->sizes = sz;
             t->strides = stv;
             t->storage_offset = m.storage_offset.value;
+            t->requires_grad = m.requires_grad;
+            t->layout = m.layout;
+            t->device = m.device;
             pop(d);
         }
         if (!t->use_pickle && !t->is_custom_obj) {

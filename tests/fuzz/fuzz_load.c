@@ -1,8 +1,11 @@
 /* fuzz_load.c — libFuzzer target: whole .pt2 archives from memory, then
- * every printer, info and the verifier (every dialect) on what loads. Seeds: tests/bad/corpus and the
+ * every printer, info and the verifier (every dialect) on what loads, and the
+ * writer: what loads is saved, must load again and print the same program,
+ * and saving that gives the same bytes. Seeds: tests/bad/corpus and the
  * fixtures. Build and run with `make fuzz` (needs clang). */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "eir.h"
 
@@ -23,6 +26,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             if (r && eir_verify_report_format(r, d == EIR_DIALECT_EDGE, &t) == EIR_OK) eir_free(t);
             eir_verify_report_free(r);
         }
+        void *out = NULL, *out2 = NULL;
+        size_t n = 0, n2 = 0;
+        if (eir_program_save_buffer(p, &out, &n) == EIR_OK) {
+            eir_program *q = NULL;
+            if (eir_program_load_buffer(out, n, &q) != EIR_OK) abort();
+            char *a = NULL, *b = NULL;
+            if (eir_program_print(p, EIR_PRINT_PROGRAM, &a) == EIR_OK &&
+                (eir_program_print(q, EIR_PRINT_PROGRAM, &b) != EIR_OK || strcmp(a, b) != 0))
+                abort();
+            if (eir_program_save_buffer(q, &out2, &n2) != EIR_OK || n2 != n || memcmp(out, out2, n) != 0) abort();
+            eir_free(a);
+            eir_free(b);
+            eir_program_free(q);
+        }
+        eir_free(out);
+        eir_free(out2);
     }
     eir_program_free(p);
     return 0;

@@ -1,7 +1,8 @@
 /* test_threads.c — what include/eir.h promises about threads: one program
  * (and one library of custom operators) shared read-only by runtimes on
  * several threads, one runtime per thread, gives every thread the results of
- * a single thread, run after run (state carried over). Run under
+ * a single thread, run after run (state carried over), while the program
+ * is also printed and saved on each thread. Run under
  * ThreadSanitizer by `make test` (build/tsan/tests/test_threads); also in the
  * normal and ASan builds. */
 #include <dirent.h>
@@ -108,6 +109,17 @@ static void *thread_main(void *arg) {
     text = NULL;
     j->text_same &= eir_program_info((eir_program *)j->p, true, &text) == EIR_OK && text != NULL;
     eir_free(text);
+    /* and so does the writer: the copy loads as the same program */
+    void *buf = NULL;
+    size_t len = 0;
+    eir_program *copy = NULL;
+    j->text_same &= eir_program_save_buffer((eir_program *)j->p, &buf, &len) == EIR_OK &&
+                    eir_program_load_buffer(buf, len, &copy) == EIR_OK;
+    text = NULL;
+    j->text_same &= copy && eir_program_print(copy, EIR_PRINT_PROGRAM, &text) == EIR_OK && text && !strcmp(text, j->text);
+    eir_free(text);
+    eir_program_free(copy);
+    eir_free(buf);
     /* messages are per handle: reading the shared ones is fine */
     (void)eir_errmsg(j->p);
     (void)eir_library_errmsg(j->lib);

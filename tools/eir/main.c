@@ -1,4 +1,4 @@
-/* main.c — the `eir` command line: info, print, verify, run, ops. */
+/* main.c — the `eir` command line: info, print, verify, run, convert, ops. */
 #define _POSIX_C_SOURCE 200809L
 #include <dlfcn.h>
 #include <errno.h>
@@ -59,6 +59,8 @@ static const char USAGE[] =
     "      --ops LIB.so            custom operators: a shared library whose function\n"
     "                              eir_ops_init(eir_library *) defines their kernels\n"
     "                              (include/eir.h; example: examples/custom_ops.c)\n"
+    "  convert IN.pt2 OUT.pt2      write the program again, as torch.export.save does (a\n"
+    "                              lossless copy; see `eir convert --help`)\n"
     "  ops [--list KIND] [--missing]\n"
     "                              the ATen overloads of torch 2.13 and how many eir runs,\n"
     "                              by kind (all, core, inplace, out, view); --list prints\n"
@@ -625,6 +627,91 @@ static bool parse_count(const char *val, long long lo, long long hi, long long *
     return *val && !*end && !errno && *x >= lo && *x <= hi;
 }
 
+/* ---- eir convert: load, apply passes, write ---- */
+
+static const char CONVERT_USAGE[] =
+    "usage: eir convert [options] IN.pt2 OUT.pt2\n"
+    "\n"
+    "Load IN.pt2, apply the passes asked for (in the order given), and write the\n"
+    "program to OUT.pt2 as torch.export.save of torch 2.13 writes it. Without passes\n"
+    "the copy is lossless: torch.export.load reads back the same program (same print,\n"
+    "same outputs) and shared weights stay shared. OUT is written atomically (a\n"
+    "temporary file renamed into place); IN is never overwritten.\n"
+    "\n"
+    "options:\n";
+
+/* A pass `eir convert` can apply: its option (with a value when metavar is
+ * set: `--to edge`), one line of help, and the function from program to
+ * program. A pass is added with one line here; the options are parsed and
+ * listed in --help from this table. */
+typedef struct convert_pass {
+    const char *option;        /* "--dce" */
+    const char *metavar;       /* "DIALECT" for an option that takes a value, or NULL */
+    const char *help;
+    eir_status (*run)(eir_program *p, const char *value);
+} convert_pass;
+
+static const convert_pass CONVERT_PASSES[] = {
+    {NULL, NULL, NULL, NULL},  /* end of the table */
+};
+
+static void convert_help(void) {
+    fputs(CONVERT_USAGE, stdout);
+    for (const convert_pass *cp = CONVERT_PASSES; cp->option; cp++) {
+        char opt[64];
+        snprintf(opt, sizeof opt, "%s%s%s", cp->option, cp->metavar ? " " : "", cp->metavar ? cp->metavar : "");
+        printf("  %-26s  %s\n", opt, cp->help);
+    }
+    fputs("  -h, --help                  show this help\n", stdout);
+}
+
+static int cmd_convert(int argc, char **argv) {
+    const char *in = NULL, *out = NULL;
+    struct { const convert_pass *pass; const char *value; } todo[64];
+    int ntodo = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { convert_help(); return 0; }
+        if (a[0] == '-' && a[1]) {
+            const convert_pass *cp = CONVERT_PASSES;
+            while (cp->option && strcmp(cp->option, a)) cp++;
+            if (!cp->option) return usage_error("convert: unknown option '%s'", a);
+            if (ntodo == (int)(sizeof todo / sizeof todo[0])) return usage_error("convert: too many passes at '%s'", a);
+            const char *value = NULL;
+            if (cp->metavar) {
+                if (i + 1 >= argc) return usage_error("convert: %s needs a value", a);
+                value = argv[++i];
+            }
+            todo[ntodo].pass = cp;
+            todo[ntodo++].value = value;
+        } else if (!in) in = a;
+        else if (!out) out = a;
+        else return usage_error("convert: unexpected argument '%s' (give IN.pt2 OUT.pt2)", a);
+    }
+    if (!in || !out) return usage_error("%s", "convert: give IN.pt2 and OUT.pt2");
+    struct stat si, so;
+    if (!strcmp(in, out) ||
+        (stat(in, &si) == 0 && stat(out, &so) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)) {
+        fprintf(stderr, "eir: convert: '%s' is the input; write the output to another file\n", out);
+        return 2;
+    }
+    eir_program *p;
+    if (load(in, &p)) return 1;
+    for (int k = 0; k < ntodo; k++)
+        if (todo[k].pass->run(p, todo[k].value) != EIR_OK) {
+            fprintf(stderr, "eir: %s: %s\n", todo[k].pass->option, eir_errmsg(p));
+            eir_program_free(p);
+            return 1;
+        }
+    int rc = 0;
+    if (eir_program_save(p, out) != EIR_OK) {
+        fprintf(stderr, "eir: %s\n", eir_errmsg(p));
+        rc = 1;
+    }
+    eir_program_free(p);
+    return rc;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         fputs(USAGE, stderr);
@@ -641,6 +728,7 @@ int main(int argc, char **argv) {
     }
     if (!strcmp(cmd, "ops")) return cmd_ops(argc - 2, argv + 2);
     if (!strcmp(cmd, "verify")) return cmd_verify(argc - 2, argv + 2);
+    if (!strcmp(cmd, "convert")) return cmd_convert(argc - 2, argv + 2);
     const char *path = NULL, *ops = NULL;
     bool json = false;
     eir_print_form form = EIR_PRINT_GRAPH;
