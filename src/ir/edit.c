@@ -952,21 +952,37 @@ static eir_status pass_prune_state(eir_program *p, uint32_t *changed) {
         if (st) return st;
         (*changed)++;
     }
+    /* parameters and constants stored without an input (strict export keeps
+     * a module's unused parameters in its state dict) */
+    uint32_t k = 0;
+    for (uint32_t t = 0; t < p->num_tensors; t++) {
+        const eir_tensor *tn = &p->tensors[t];
+        bool named = false;
+        for (uint32_t i = 0; i < p->num_input_specs && !named; i++)
+            named = p->input_specs[i].target && !strcmp(p->input_specs[i].target, tn->fqn);
+        if (!named && (tn->is_param || tn->is_constant) && !tn->is_custom_obj) {
+            (*changed)++;
+            continue;
+        }
+        p->tensors[k++] = *tn;
+    }
+    if (k != p->num_tensors) {
+        p->num_tensors = k;
+        eir_strmap_free(&p->tensor_by_fqn);
+        eir_strmap_init(&p->tensor_by_fqn);
+        for (uint32_t i = 0; i < p->num_tensors; i++)
+            if (!eir_strmap_put(&p->tensor_by_fqn, p->tensors[i].fqn, i))
+                return eir_fail(p, EIR_ERR_NOMEM, "out of memory");
+    }
     return EIR_OK;
 }
 
 static eir_status pass_cse(eir_program *p, uint32_t *changed) { return eir_graph_cse(p, p->graph, changed); }
 
 static const eir_pass PASSES[] = {
-    {"dce", "dead code elimination: nodes whose results nothing uses and that have no side effect "
-            "(torch.fx's Graph.eliminate_dead_code and Node.is_impure), in nested graphs too",
-     pass_dce},
-    {"prune-state", "parameters and tensor constants that no node reads leave the program (graph input, "
-                    "signature and weights); buffers stay",
-     pass_prune_state},
-    {"cse", "common subexpression elimination: a side-effect-free node calling the same operator on the "
-            "same arguments as an earlier one is replaced by it (torch.fx's CSEPass)",
-     pass_cse},
+    {"dce", "remove nodes nothing uses that have no side effect (torch.fx's rule)", pass_dce},
+    {"prune-state", "remove parameters and constants no node reads (buffers stay)", pass_prune_state},
+    {"cse", "merge repeated side-effect-free calls with the same arguments", pass_cse},
 };
 
 uint32_t eir_num_passes(void) { return sizeof PASSES / sizeof *PASSES; }

@@ -640,55 +640,75 @@ static const char CONVERT_USAGE[] =
     "\n"
     "options:\n";
 
-/* A pass `eir convert` can apply: its option (with a value when metavar is
- * set: `--to edge`), one line of help, and the function from program to
- * program. A pass is added with one line here; the options are parsed and
- * listed in --help from this table. */
-typedef struct convert_pass {
-    const char *option;        /* "--dce" */
-    const char *metavar;       /* "DIALECT" for an option that takes a value, or NULL */
-    const char *help;
-    eir_status (*run)(eir_program *p, const char *value);
-} convert_pass;
-
-static const convert_pass CONVERT_PASSES[] = {
-    {NULL, NULL, NULL, NULL},  /* end of the table */
-};
-
+/* The passes are the library's table (eir_num_passes / eir_pass_at): each is
+ * an option `--NAME`, listed in --help with its one line of doc. */
 static void convert_help(void) {
     fputs(CONVERT_USAGE, stdout);
-    for (const convert_pass *cp = CONVERT_PASSES; cp->option; cp++) {
+    for (uint32_t i = 0; i < eir_num_passes(); i++) {
+        const eir_pass *ps = eir_pass_at(i);
         char opt[64];
-        snprintf(opt, sizeof opt, "%s%s%s", cp->option, cp->metavar ? " " : "", cp->metavar ? cp->metavar : "");
-        printf("  %-26s  %s\n", opt, cp->help);
+        snprintf(opt, sizeof opt, "--%s", ps->name);
+        printf("  %-22s  %s\n", opt, ps->doc);
     }
-    fputs("  -h, --help                  show this help\n", stdout);
+    fputs("  --verify-each           run the verifier (ATen dialect) before the first pass and after\n"
+          "                          each; stop at the first pass that leaves a violation\n"
+          "  --print-after PASS      print the program (as `eir print --program`) after PASS\n"
+          "  -h, --help              show this help\n",
+          stdout);
+}
+
+/* The verifier's report on p; 0 when clean, else prints it and returns 1. */
+static int convert_verify(eir_program *p, const char *when) {
+    eir_verify_report *r = NULL;
+    eir_status st = eir_program_verify(p, EIR_DIALECT_ATEN, &r);
+    if (st != EIR_OK && st != EIR_ERR_INVALID) {
+        fprintf(stderr, "eir: verify %s: %s\n", when, eir_errmsg(p));
+        eir_verify_report_free(r);
+        return 1;
+    }
+    int rc = 0;
+    if (r && eir_verify_num_violations(r)) {
+        char *t = NULL;
+        fprintf(stderr, "eir: the program is not valid %s:\n", when);
+        if (eir_verify_report_format(r, false, &t) == EIR_OK) fputs(t, stderr);
+        eir_free(t);
+        rc = 1;
+    }
+    eir_verify_report_free(r);
+    return rc;
 }
 
 static int cmd_convert(int argc, char **argv) {
-    const char *in = NULL, *out = NULL;
-    struct { const convert_pass *pass; const char *value; } todo[64];
+    const char *in = NULL, *out = NULL, *print_after = NULL;
+    const eir_pass *todo[64];
     int ntodo = 0;
+    bool verify_each = false;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) { convert_help(); return 0; }
-        if (a[0] == '-' && a[1]) {
-            const convert_pass *cp = CONVERT_PASSES;
-            while (cp->option && strcmp(cp->option, a)) cp++;
-            if (!cp->option) return usage_error("convert: unknown option '%s'", a);
+        if (!strcmp(a, "--verify-each")) { verify_each = true; continue; }
+        if (!strcmp(a, "--print-after")) {
+            if (i + 1 >= argc) return usage_error("%s", "convert: --print-after needs a pass name");
+            print_after = argv[++i];
+            if (!eir_pass_find(print_after)) return usage_error("convert: --print-after: no pass named '%s'", print_after);
+            continue;
+        }
+        if (!strncmp(a, "--", 2) && a[2]) {
+            const eir_pass *ps = eir_pass_find(a + 2);
+            if (!ps) return usage_error("convert: unknown option '%s' (see eir convert --help)", a);
             if (ntodo == (int)(sizeof todo / sizeof todo[0])) return usage_error("convert: too many passes at '%s'", a);
-            const char *value = NULL;
-            if (cp->metavar) {
-                if (i + 1 >= argc) return usage_error("convert: %s needs a value", a);
-                value = argv[++i];
-            }
-            todo[ntodo].pass = cp;
-            todo[ntodo++].value = value;
-        } else if (!in) in = a;
+            todo[ntodo++] = ps;
+        } else if (a[0] == '-' && a[1]) return usage_error("convert: unknown option '%s' (see eir convert --help)", a);
+        else if (!in) in = a;
         else if (!out) out = a;
         else return usage_error("convert: unexpected argument '%s' (give IN.pt2 OUT.pt2)", a);
     }
     if (!in || !out) return usage_error("%s", "convert: give IN.pt2 and OUT.pt2");
+    if (print_after) {
+        bool asked = false;
+        for (int k = 0; k < ntodo; k++) asked |= !strcmp(todo[k]->name, print_after);
+        if (!asked) return usage_error("convert: --print-after %s: that pass is not among the options given", print_after);
+    }
     struct stat si, so;
     if (!strcmp(in, out) ||
         (stat(in, &si) == 0 && stat(out, &so) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)) {
@@ -697,12 +717,28 @@ static int cmd_convert(int argc, char **argv) {
     }
     eir_program *p;
     if (load(in, &p)) return 1;
-    for (int k = 0; k < ntodo; k++)
-        if (todo[k].pass->run(p, todo[k].value) != EIR_OK) {
-            fprintf(stderr, "eir: %s: %s\n", todo[k].pass->option, eir_errmsg(p));
+    if (verify_each && convert_verify(p, "as loaded")) { eir_program_free(p); return 1; }
+    for (int k = 0; k < ntodo; k++) {
+        uint32_t changed = 0;
+        if (eir_program_run_pass(p, todo[k]->name, &changed) != EIR_OK) {
+            fprintf(stderr, "eir: --%s: %s\n", todo[k]->name, eir_errmsg(p));
             eir_program_free(p);
             return 1;
         }
+        char when[96];
+        snprintf(when, sizeof when, "after --%s", todo[k]->name);
+        if (verify_each && convert_verify(p, when)) { eir_program_free(p); return 1; }
+        if (print_after && !strcmp(print_after, todo[k]->name)) {
+            char *t = NULL;
+            if (eir_program_print(p, EIR_PRINT_PROGRAM, &t) != EIR_OK) {
+                fprintf(stderr, "eir: print %s: %s\n", when, eir_errmsg(p));
+                eir_program_free(p);
+                return 1;
+            }
+            printf("# %s (%u changed)\n%s", when, changed, t);
+            eir_free(t);
+        }
+    }
     int rc = 0;
     if (eir_program_save(p, out) != EIR_OK) {
         fprintf(stderr, "eir: %s\n", eir_errmsg(p));
