@@ -145,3 +145,19 @@ def test_passes_listed_in_help(eir):
     assert r.returncode == 0
     for opt in ("--dce", "--cse", "--prune-state"):
         assert opt in r.stdout, r.stdout
+
+
+def test_convert_options(eir, tmp_path):
+    args = (torch.randn(3, 4),)
+    ep = _export(Repeats(), args)
+    src, dst = tmp_path / "in.pt2", tmp_path / "out.pt2"
+    torch.export.save(ep, src)
+    r = _convert(eir, src, dst, "--verify-each", "--cse", "--print-after", "cse", "--dce")
+    assert r.stdout.startswith("# after --cse (")
+    printed = r.stdout.split("\n", 1)[1]
+    assert printed == str(torch.export.load(dst)) + "\n"
+    for bad, msg in ((["--nope"], "unknown option '--nope'"), (["--print-after", "cse"], "not among the options"),
+                     (["--print-after", "zzz", "--cse"], "no pass named 'zzz'"), (["--print-after"], "no pass named")):
+        r = subprocess.run([eir, "convert", *bad, str(src), str(tmp_path / "x.pt2")], capture_output=True, text=True)
+        assert r.returncode == 2 and msg in r.stderr, (bad, r.stderr)
+        assert not (tmp_path / "x.pt2").exists()
