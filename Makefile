@@ -78,7 +78,10 @@ example: $(B)/eir
 	$(B)/eir run examples/mlp.pt2
 
 # C tests (normal and sanitized), the bad-input corpus and the committed
-# fixtures under the sanitizers, then the live torch conformance suite.
+# fixtures under the sanitizers, then the live torch conformance suite: the zoo
+# is generated once into build/zoo, and pytest runs on two workers (pytest-xdist;
+# --dist loadfile keeps each file's session fixtures, such as the op sweeps, on
+# one worker).
 # Also: the library's exports (scripts/check_exports.sh), runtimes on several threads under
 # ThreadSanitizer (OpenBLAS's own threads are not instrumented: one thread), and a clang build.
 test: $(B)/eir $(BS)/eir $(UNIT) $(UNITS) $(B)/libeir_example_ops.so $(BS)/libeir_example_ops.so \
@@ -89,7 +92,9 @@ test: $(B)/eir $(BS)/eir $(UNIT) $(UNITS) $(B)/libeir_example_ops.so $(BS)/libei
 	OPENBLAS_NUM_THREADS=1 TSAN_OPTIONS=halt_on_error=1 EIR_FIXTURES=tests/e2e/fixtures $(BT)/tests/test_threads
 	EIR_BIN=$(BS)/eir $(PYTHON) tests/run_corpus.py
 	EIR_BIN=$(BS)/eir EIR_OPS=$(BS)/libeir_example_ops.so $(PYTHON) tests/run_fixtures.py tests/e2e/fixtures
-	EIR_BIN=$(B)/eir EIR_OPS=$(B)/libeir_example_ops.so $(PYTHON) -m pytest -q -m "not slow" python/tests
+	rm -rf $(B)/zoo && $(PYTHON) python/zoo/gen.py --out $(B)/zoo
+	EIR_BIN=$(B)/eir EIR_OPS=$(B)/libeir_example_ops.so EIR_ZOO_DIR=$(B)/zoo \
+	    $(PYTHON) -m pytest -q -n 2 --dist loadfile -m "not slow" python/tests
 
 # The slow tests left out of `make test`: the real models too big for its time
 # budget (python/zoo/real_models.py marks them; see README, Tests).

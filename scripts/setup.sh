@@ -39,7 +39,8 @@ if [ "${EIR_SKIP_PYTHON:-0}" != 1 ]; then
         $PY -m pip install -q torch==2.13.0
     fi
     # expecttest: torch's OpInfo database (the OpInfo sweep, python/ops/opinfo_sweep.py) imports it
-    $PY -c 'import numpy, pytest, expecttest' 2>/dev/null || $PY -m pip install -q numpy pytest 'expecttest>=0.2'
+    # pytest-xdist: `make test` runs the suite on two workers
+    $PY -c 'import numpy, pytest, expecttest, xdist' 2>/dev/null || $PY -m pip install -q numpy pytest 'expecttest>=0.2' pytest-xdist
     # the real-model suite: torchvision without its dependencies (they would replace the
     # pinned CPU torch), pillow which it imports, and transformers, all pinned
     if ! $PY -c 'import importlib.metadata as m, sys; sys.exit(0 if m.version("torchvision") == "0.28.0" else 1)' 2>/dev/null; then
