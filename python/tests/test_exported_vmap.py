@@ -193,6 +193,23 @@ def test_vmap_print(eir, tmp_path):
     assert r.stdout.rstrip("\n") == str(ep.graph).rstrip("\n")
 
 
+def test_vmap_info_dialect(eir, tmp_path):
+    """vmap's batching functions are not Core ATen: eir info says ATen and counts them;
+    after run_decompositions() the program is Core ATen"""
+    import json
+    import subprocess
+    f, args = FAMILY["nested_in_dims"]
+    for decompose, want in ((False, "ATen"), (True, "Core ATen")):
+        ep, path = export(tmp_path, f, args(), False, decompose)
+        r = subprocess.run([eir, "info", "--json", path], capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout)["dialect"] == want
+        n = sum(1 for nd in ep.graph.nodes if nd.op == "call_function" and "predispatch" in str(nd.target.__module__))
+        assert (n > 0) == (not decompose)
+        r = subprocess.run([eir, "info", path], capture_output=True, text=True, timeout=60)
+        assert (f", {n} Python function nodes)" in r.stdout) == (not decompose), r.stdout
+
+
 # ---------------------------------------------------------------- malformed programs
 
 def _edit(src, dst, edit):

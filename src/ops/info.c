@@ -45,7 +45,7 @@ static void hist_add(hist *h, const char *name) {
 typedef struct census {
     hist ops;
     uint32_t nodes, graphs;
-    uint32_t noncore, custom, hops, asserts;
+    uint32_t noncore, custom, hops, asserts, pyfns;
 } census;
 
 static bool starts_with(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
@@ -77,6 +77,11 @@ static void census_graph(census *c, const eir_graph *g) {
                 c->noncore++;
         } else if (starts_with(t, "torch.ops.")) {
             c->custom++;
+        } else if (!starts_with(t, "operator.") && !starts_with(t, "_operator.") && !starts_with(t, "math.") &&
+                   !starts_with(t, "torch.sym_") && strcmp(t, "torch._sym_sqrt") != 0) {
+            /* Python callables other than symbolic arithmetic (vmap's batching
+             * functions, grad-mode and autocast switches) are not Core ATen */
+            c->pyfns++;
         }
         for (uint32_t k = 0; k < n->num_inputs; k++)
             if (n->inputs[k].arg.kind == EIR_ARG_GRAPH) census_graph(c, n->inputs[k].arg.u.graph.graph);
@@ -235,7 +240,7 @@ eir_status eir_program_info(eir_program *p, bool json, char **out) {
         stored += p->tensors[i].storage_nbytes;
     }
     eir_strmap_free(&recs);
-    bool core = c.noncore == 0 && c.custom == 0;
+    bool core = c.noncore == 0 && c.custom == 0 && c.pyfns == 0;
     const char *dialect = core ? "Core ATen" : "ATen";
 
     eir_buf b;
@@ -301,9 +306,12 @@ eir_status eir_program_info(eir_program *p, bool json, char **out) {
             for (uint32_t i = 0; i < p->num_verifiers; i++) eir_buf_printf(&b, "%s%s", i ? "," : "", p->verifiers[i]);
         }
         eir_buf_printf(&b, "\ndialect: %s", dialect);
-        if (!core)
-            eir_buf_printf(&b, " (%u non-core ATen node%s, %u custom op node%s)", c.noncore, c.noncore == 1 ? "" : "s",
+        if (!core) {
+            eir_buf_printf(&b, " (%u non-core ATen node%s, %u custom op node%s", c.noncore, c.noncore == 1 ? "" : "s",
                            c.custom, c.custom == 1 ? "" : "s");
+            if (c.pyfns) eir_buf_printf(&b, ", %u Python function node%s", c.pyfns, c.pyfns == 1 ? "" : "s");
+            eir_buf_putc(&b, ')');
+        }
         eir_buf_puts(&b, "\n\ninputs:\n");
         uint32_t nin = 0, nout = 0;
         for (uint32_t i = 0; i < p->num_input_specs; i++) {
