@@ -9,7 +9,7 @@ CPPFLAGS = -Iinclude -Isrc -D_GNU_SOURCE
 LDLIBS   = -lminizip -lz -lopenblas -lpthread -lm
 PYTHON  ?= python3
 
-SRC = src/base/base.c src/base/dtype.c src/serde/archive.c src/base/jdoc.c src/serde/load.c src/ir/program.c src/ir/sym.c src/ir/pyexpr.c \
+SRC = src/base/base.c src/base/dtype.c src/serde/archive.c src/base/jdoc.c src/serde/pickle.c src/serde/torchsave.c src/serde/load.c src/ir/program.c src/ir/sym.c src/ir/pyexpr.c \
       src/ir/print.c src/ops/optable.c src/ops/schema.c src/ops/info.c $(wildcard src/kernels/*.c) \
       $(wildcard src/runtime/*.c)
 HDR = $(wildcard include/*.h src/*/*.h src/ops/*.inc)

@@ -305,8 +305,17 @@ typedef struct eir_tensor {
     uint32_t rank;
     const int64_t *sizes, *strides;
     int64_t storage_offset;      /* elements */
-    const void *data;            /* start of the storage (record data), borrowed */
+    const void *data;            /* start of the storage (record data), borrowed; NULL when the
+                                    payload holds no storage (a wrapper subclass, an object) */
     uint64_t storage_nbytes;     /* record size */
+    /* A tensor subclass torch pickled (use_pickle): its type, e.g.
+     * "torch.testing._internal.two_tensor.TwoTensor", else NULL. A subclass with
+     * its own storage has data; a wrapper subclass has none, and its inner
+     * tensors (TwoTensor: "a", "b") are listed here, each with data. */
+    const char *subclass;
+    uint32_t num_inner;
+    const char *const *inner_names;
+    const struct eir_tensor *inner;
 } eir_tensor;
 
 /* ---- the program --------------------------------------------------------- */

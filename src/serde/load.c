@@ -12,6 +12,7 @@
 
 #include "../ir/program.h"
 #include "../base/jdoc.h"
+#include "torchsave.h"
 
 #define MAX_JSON_BYTES ((uint64_t)1 << 30)   /* 1 GiB of model.json is far beyond any real program */
 
@@ -1296,6 +1297,77 @@ static eir_status read_record(eir_program *p, const char *name, uint64_t max, js
 
 static size_t dtype_size_of(eir_dtype dt) { return eir_dtype_size(dt); }
 
+/* Copies a torch.save tensor (and its inner tensors) into an eir_tensor. */
+static eir_status put_ts_tensor(dec *d, eir_tensor *t, const eir_ts_tensor *s) {
+    eir_program *p = d->p;
+    t->subclass = s->subclass;
+    t->data = s->data;
+    t->storage_nbytes = s->data ? s->nbytes : 0;
+    t->dtype = s->dtype;
+    t->rank = s->rank;
+    t->sizes = s->sizes;
+    t->strides = s->strides;
+    t->storage_offset = s->storage_offset;
+    if (s->num_inner) {
+        eir_tensor *in = eir_arena_array(&p->arena, s->num_inner, sizeof *in);
+        if (!in) return NOMEM(d);
+        for (uint32_t i = 0; i < s->num_inner; i++) {
+            size_t n = strlen(t->fqn) + strlen(s->inner_names[i]) + 2;
+            char *fqn = eir_arena_alloc(&p->arena, n);
+            if (!fqn) return NOMEM(d);
+            snprintf(fqn, n, "%s.%s", t->fqn, s->inner_names[i]);
+            in[i].fqn = fqn;
+            in[i].record = t->record;
+            in[i].is_param = t->is_param;
+            in[i].is_constant = t->is_constant;
+            in[i].use_pickle = true;
+            TRY(put_ts_tensor(d, &in[i], &s->inner[i]));
+        }
+        t->num_inner = s->num_inner;
+        t->inner_names = s->inner_names;
+        t->inner = in;
+    }
+    return EIR_OK;
+}
+
+/* A payload torch pickled (tensor subclasses): a torch.save archive holding
+ * one tensor. Its dtype and sizes must agree with the config's tensor_meta. */
+static eir_status dec_pickled_tensor(dec *d, eir_tensor *t, uint32_t ri) {
+    eir_program *p = d->p;
+    const uint8_t *data;
+    size_t len;
+    bool owned;
+    char err[768];
+    if (!eir_archive_read(&p->archive, ri, UINT64_MAX / 2, &data, &len, &owned, err, sizeof err))
+        return fail(d, EIR_ERR_ARCHIVE, "%s", err);
+    if (owned) {
+        void *copy = eir_arena_alloc(&p->arena, len ? len : 1);
+        if (!copy) { free((void *)data); return NOMEM(d); }
+        memcpy(copy, data, len);
+        free((void *)data);
+        data = copy;
+    }
+    eir_ts_entry *e;
+    uint32_t n;
+    if (!eir_torchsave_read(data, len, &p->arena, &e, &n, err, sizeof err))
+        return fail(d, EIR_ERR_TENSOR, "pickled payload '%s': %s", t->record, err);
+    if (n != 1 || e->key)
+        return fail(d, EIR_ERR_TENSOR, "pickled payload '%s' holds a dict, expected one tensor", t->record);
+    eir_dtype mdt = t->dtype;
+    uint32_t mrank = t->rank;
+    const int64_t *msz = t->sizes;
+    TRY(put_ts_tensor(d, t, &e->t));
+    bool same = mdt == t->dtype && mrank == t->rank;
+    for (uint32_t i = 0; same && i < mrank; i++) same = msz[i] == t->sizes[i];
+    if (!same) {
+        push_key(d, "tensor_meta");
+        return fail(d, EIR_ERR_TENSOR, "says %s of rank %u, but pickled payload '%s' holds %s of rank %u",
+                    eir_dtype_abbr(mdt) ? eir_dtype_abbr(mdt) : "?", mrank, t->record,
+                    eir_dtype_abbr(t->dtype) ? eir_dtype_abbr(t->dtype) : "?", t->rank);
+    }
+    return EIR_OK;
+}
+
 static eir_status dec_payloads(dec *d, jv root, const char *dir, bool constants) {
     eir_program *p = d->p;
     TRY(want_type(d, root, JT_OBJECT, "a PayloadConfig object"));
@@ -1363,7 +1435,9 @@ static eir_status dec_payloads(dec *d, jv root, const char *dir, bool constants)
             t->storage_offset = m.storage_offset.value;
             pop(d);
         }
-        if (!t->use_pickle && !t->is_custom_obj) {
+        if (t->use_pickle && !t->is_custom_obj) {
+            TRY(dec_pickled_tensor(d, t, (uint32_t)ri));
+        } else if (!t->is_custom_obj) {
             if (r->method != 0) {
                 /* compressed payloads cannot be mapped in place; inflate a private copy */
                 const uint8_t *data;
@@ -1450,7 +1524,7 @@ static eir_status check_bindings(eir_program *p) {
                                 ? "data/weights/model_weights_config.json"
                                 : "data/constants/model_constants_config.json");
         const eir_tensor *t = &p->tensors[ti];
-        if (t->use_pickle || t->is_custom_obj || s->arg.value == EIR_NO_VALUE) continue;
+        if (t->is_custom_obj || (t->use_pickle && !t->data) || s->arg.value == EIR_NO_VALUE) continue;
         const eir_tensor_meta *m = &g->values[s->arg.value].meta;
         bool ok = m->dtype == t->dtype && m->rank == t->rank;
         for (uint32_t k = 0; ok && k < m->rank; k++)
