@@ -349,6 +349,16 @@ EIR_API uint32_t eir_program_num_tensors(const eir_program *p);
 EIR_API const eir_tensor *eir_program_tensor(const eir_program *p, uint32_t i);
 /* The stored tensor with this FQN, or NULL. */
 EIR_API const eir_tensor *eir_program_find_tensor(const eir_program *p, const char *fqn);
+/* Makes every wrapper-subclass tensor (eir_tensor.inner) stand for its inner
+ * tensor `name`, so that runtimes created afterwards run the program on it.
+ * For TwoTensor, whose dispatch applies every op to .a and to .b separately,
+ * running with "a" and then with "b" gives the .a and .b of each TwoTensor
+ * output as torch computes them (plain outputs are the same in both). Fails,
+ * naming the tensor, if one has no inner tensor of that name or if its
+ * geometry differs from the subclass tensor's, and if the program has no
+ * wrapper-subclass tensor. Call it before creating runtimes, not while any
+ * runtime of p exists. */
+EIR_API eir_status eir_program_use_inner(eir_program *p, const char *name);
 
 EIR_API const char *eir_program_torch_version(const eir_program *p);
 EIR_API void eir_program_schema_version(const eir_program *p, int64_t *major, int64_t *minor);

@@ -1615,3 +1615,34 @@ eir_status eir_serde_load(eir_program *p, const uint8_t *data, size_t size) {
     }
     return check_bindings(p);
 }
+
+eir_status eir_program_use_inner(eir_program *p, const char *name) {
+    uint32_t used = 0;
+    for (uint32_t i = 0; i < p->num_tensors; i++) {
+        eir_tensor *t = &p->tensors[i];
+        if (!t->num_inner) continue;
+        const eir_tensor *in = NULL;
+        for (uint32_t k = 0; k < t->num_inner && !in; k++)
+            if (!strcmp(t->inner_names[k], name)) in = &t->inner[k];
+        if (!in) {
+            eir_buf names;
+            eir_buf_init(&names);
+            for (uint32_t k = 0; k < t->num_inner; k++) eir_buf_printf(&names, "%s'%s'", k ? ", " : "", t->inner_names[k]);
+            eir_fail(p, EIR_ERR_TENSOR, "'%s' (%s) has no inner tensor '%s' (it has %s)", t->fqn, t->subclass, name,
+                     names.data ? names.data : "");
+            eir_buf_free(&names);
+            return EIR_ERR_TENSOR;
+        }
+        bool same = in->dtype == t->dtype && in->rank == t->rank && in->storage_offset == t->storage_offset;
+        for (uint32_t d = 0; same && d < t->rank; d++)
+            same = in->sizes[d] == t->sizes[d] && (in->sizes[d] <= 1 || in->strides[d] == t->strides[d]);
+        if (!same)
+            return eir_fail(p, EIR_ERR_TENSOR, "inner tensor '%s' of '%s' (%s) has a dtype, sizes, strides or offset "
+                            "other than the subclass tensor's", name, t->fqn, t->subclass);
+        t->data = in->data;
+        t->storage_nbytes = in->storage_nbytes;
+        used++;
+    }
+    if (!used) return eir_fail(p, EIR_ERR_TENSOR, "the program has no tensor subclass with inner tensors");
+    return EIR_OK;
+}
