@@ -1330,6 +1330,12 @@ static eir_status put_ts_tensor(dec *d, eir_tensor *t, const eir_ts_tensor *s) {
     return EIR_OK;
 }
 
+static void put_sizes(eir_buf *b, eir_dtype dt, uint32_t rank, const int64_t *sz) {
+    eir_buf_printf(b, "%s[", eir_dtype_abbr(dt) ? eir_dtype_abbr(dt) : "?");
+    for (uint32_t k = 0; k < rank; k++) eir_buf_printf(b, "%s%lld", k ? ", " : "", (long long)sz[k]);
+    eir_buf_putc(b, ']');
+}
+
 /* A payload torch pickled (tensor subclasses): a torch.save archive holding
  * one tensor. Its dtype and sizes must agree with the config's tensor_meta. */
 static eir_status dec_pickled_tensor(dec *d, eir_tensor *t, uint32_t ri) {
@@ -1360,10 +1366,17 @@ static eir_status dec_pickled_tensor(dec *d, eir_tensor *t, uint32_t ri) {
     bool same = mdt == t->dtype && mrank == t->rank;
     for (uint32_t i = 0; same && i < mrank; i++) same = msz[i] == t->sizes[i];
     if (!same) {
+        eir_buf a, b;
+        eir_buf_init(&a);
+        eir_buf_init(&b);
+        put_sizes(&a, mdt, mrank, msz);
+        put_sizes(&b, t->dtype, t->rank, t->sizes);
         push_key(d, "tensor_meta");
-        return fail(d, EIR_ERR_TENSOR, "says %s of rank %u, but pickled payload '%s' holds %s of rank %u",
-                    eir_dtype_abbr(mdt) ? eir_dtype_abbr(mdt) : "?", mrank, t->record,
-                    eir_dtype_abbr(t->dtype) ? eir_dtype_abbr(t->dtype) : "?", t->rank);
+        fail(d, EIR_ERR_TENSOR, "says %s, but pickled payload '%s' holds %s", a.data ? a.data : "?", t->record,
+             b.data ? b.data : "?");
+        eir_buf_free(&a);
+        eir_buf_free(&b);
+        return EIR_ERR_TENSOR;
     }
     return EIR_OK;
 }

@@ -583,6 +583,132 @@ def _():
 # Written as rNN_name.pt2: `eir info` succeeds, `eir run` (on its own random
 # inputs) exits 1 with the expected message; never an out-of-bounds access.
 
+# ---- pickled payloads (tensor subclasses): torch.save archives in a record ----
+# data.pkl is written opcode by opcode (protocol 2), as torch.save writes it.
+
+def pk_str(s):
+    b = s.encode()
+    return b"X" + struct.pack("<I", len(b)) + b
+
+
+def pk_tuple(*items):
+    return b"(" + b"".join(items) + b"t"
+
+
+def pk_int(i):
+    return b"J" + struct.pack("<i", i)
+
+
+def pk_tensor(key="0", numel=12, size=(3, 4), stride=(4, 1), offset=0, storage=b"FloatStorage"):
+    """_rebuild_tensor_v2(persid('storage', torch.<storage>, key, 'cpu', numel), ...)"""
+    pid = b"(" + pk_str("storage") + b"ctorch\n" + storage + b"\n" + pk_str(key) + pk_str("cpu") + pk_int(numel) + b"tQ"
+    return (b"ctorch._utils\n_rebuild_tensor_v2\n" + b"(" + pid + pk_int(offset) + pk_tuple(*map(pk_int, size)) +
+            pk_tuple(*map(pk_int, stride)) + b"\x89" + b"ccollections\nOrderedDict\n)R" + b"tR")
+
+
+def ts_zip(pkl, storages=None):
+    """A torch.save archive: archive/data.pkl, archive/byteorder, archive/data/<key>."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
+        z.writestr(zipfile.ZipInfo("archive/data.pkl", (1980, 1, 1, 0, 0, 0)), pkl)
+        z.writestr(zipfile.ZipInfo("archive/byteorder", (1980, 1, 1, 0, 0, 0)), b"little")
+        for k, d in (storages or {"0": bytes(48)}).items():
+            z.writestr(zipfile.ZipInfo("archive/data/" + k, (1980, 1, 1, 0, 0, 0)), d)
+        z.writestr(zipfile.ZipInfo("archive/version", (1980, 1, 1, 0, 0, 0)), b"3\n")
+    return buf.getvalue()
+
+
+def pickled_weight(payload):
+    """lin.weight (f32[3, 4]) marked use_pickle, its record replaced by payload."""
+    c = json.loads(rec(WCFG))
+    c["config"]["lin.weight"]["use_pickle"] = True
+    path = c["config"]["lin.weight"]["path_name"]
+    return build({WCFG: dumps(c), "data/weights/" + path: payload})
+
+
+@case("pickle_forbidden_global", "data/weights/model_weights_config.json: $.config.lin.weight: pickled payload 'data/weights/weight_0': data.pkl: pickle byte 2: pickle refers to os.system, which eir does not load")
+def _():
+    return pickled_weight(ts_zip(b"\x80\x02cos\nsystem\n" + pk_tuple(pk_str("true")) + b"R."))
+
+
+@case("pickle_stack_global_builtin", "pickle refers to builtins.eval, which eir does not load")
+def _():
+    return pickled_weight(ts_zip(b"\x80\x04\x8c\x08builtins\x8c\x04eval\x93" + pk_tuple(pk_str("1")) + b"R."))
+
+
+@case("pickle_forbidden_subclass_type", "pickle refers to __main__.Evil, which eir does not load")
+def _():
+    return pickled_weight(ts_zip(b"\x80\x02ctorch._tensor\n_rebuild_from_type_v2\n(ctorch._utils\n_rebuild_tensor_v2\n"
+                                 b"c__main__\nEvil\n" + b")Ntt" + b"R."))
+
+
+@case("pickle_truncated", "data.pkl: pickle byte 149: truncated: the pickle ends without STOP")
+def _():
+    return pickled_weight(ts_zip((b"\x80\x02" + pk_tensor() + b".")[:-1]))
+
+
+@case("pickle_huge_string_length", "truncated: 4294967295 more bytes needed")
+def _():
+    return pickled_weight(ts_zip(b"\x80\x02X\xff\xff\xff\xffabc."))
+
+
+@case("pickle_bad_memo_index", "memo index 9 was never stored")
+def _():
+    return pickled_weight(ts_zip(b"\x80\x02]q\x00h\x09."))
+
+
+@case("pickle_nested_marks", "more than 4096 nested MARKs")
+def _():
+    return pickled_weight(ts_zip(b"\x80\x02" + b"(" * 100000 + b"."))
+
+
+@case("pickle_self_referencing_parameter", "tensor nested deeper than 32 calls")
+def _():
+    # C = _rebuild_parameter_with_state(t, True, {}, D), then D['x'] = C: the state holds the parameter itself
+    return pickled_weight(ts_zip(b"\x80\x02}q\x000" + b"ctorch._utils\n_rebuild_parameter_with_state\n(" + pk_tensor() +
+                                 b"\x88}h\x00tRq\x01" + b"h\x00" + pk_str("x") + b"h\x01s0."))
+
+
+@case("pickle_storage_record_missing", "data.pkl names storage '7' but the archive has no record 'data/7'")
+def _():
+    return pickled_weight(ts_zip(b"\x80\x02" + pk_tensor(key="7") + b"."))
+
+
+@case("pickle_storage_too_small", "record 'data/0' has 8 bytes, but data.pkl says 12 f32 elements (48 bytes)")
+def _():
+    return pickled_weight(ts_zip(b"\x80\x02" + pk_tensor() + b".", {"0": bytes(8)}))
+
+
+@case("pickle_view_past_storage", "data.pkl: a f32 tensor whose sizes/strides/offset need 448 bytes does not fit its storage '0' of 48 bytes")
+def _():
+    return pickled_weight(ts_zip(b"\x80\x02" + pk_tensor(offset=100) + b"."))
+
+
+@case("pickle_storage_key_path", "storage key '../x' is not a plain record name")
+def _():
+    return pickled_weight(ts_zip(b"\x80\x02" + pk_tensor(key="../x") + b"."))
+
+
+@case("pickle_shape_contradicts_config", "$.config.lin.weight.tensor_meta: says f32[3, 4], but pickled payload 'data/weights/weight_0' holds f32[2, 2]")
+def _():
+    return pickled_weight(ts_zip(b"\x80\x02" + pk_tensor(numel=4, size=(2, 2), stride=(2, 1)) + b"."))
+
+
+@case("pickle_payload_not_a_zip", "pickled payload 'data/weights/weight_0': not a torch.save archive")
+def _():
+    return pickled_weight(b"\x80\x02N." + bytes(64))
+
+
+@case("pickle_dict_not_tensor", "pickled payload 'data/weights/weight_0' holds a dict, expected one tensor")
+def _():
+    return pickled_weight(ts_zip(b"\x80\x02}(" + pk_str("w") + pk_tensor() + b"u."))
+
+
+@case("pickle_unknown_opcode", "data.pkl: pickle byte 2: opcode 0xfe is not supported")
+def _():
+    return pickled_weight(ts_zip(b"\x80\x02\xfe."))
+
+
 RUN_CASES = []
 VIEW_BASE = os.path.join(HERE, "view_base.pt2")
 
