@@ -182,6 +182,9 @@ bool eir_archive_open(eir_archive *a, const uint8_t *data, size_t size, char *er
     unzClose(uf);
     return true;
 fail:
+    /* record names come from the file: keep the message printable ASCII */
+    for (char *c = err; errlen && *c; c++)
+        if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f) *c = '?';
     unzClose(uf);
     eir_archive_close(a);
     return false;

@@ -399,6 +399,9 @@ done:
             }
         }
     }
+    if (!ok)  /* keys and names come from the file: keep the message printable ASCII */
+        for (char *ch = err; errlen && *ch; ch++)
+            if ((unsigned char)*ch < 0x20 || (unsigned char)*ch >= 0x7f) *ch = '?';
     eir_pk_reader_free(r);
     if (owned) free((void *)pk);
     eir_archive_close(&c.zip);
