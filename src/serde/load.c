@@ -1584,14 +1584,97 @@ eir_status eir_serde_decode_model_json(eir_program *p, const char *text, size_t 
     return st;
 }
 
+/* A torch.save'd dict of tensors (legacy layouts: the state dict or the
+ * constants in one record). Tensors of one storage share it, as in torch. */
+static eir_status dec_legacy_tensors(eir_program *p, const char *name, bool constants) {
+    int64_t idx = eir_archive_find(&p->archive, name);
+    if (idx < 0)
+        return eir_fail(p, EIR_ERR_ARCHIVE, "archive has no record '%s' (a legacy archive keeps its %s there)", name,
+                        constants ? "constants" : "weights");
+    const uint8_t *data;
+    size_t len;
+    bool owned;
+    char err[768];
+    if (!eir_archive_read(&p->archive, (uint32_t)idx, UINT64_MAX / 2, &data, &len, &owned, err, sizeof err))
+        return eir_fail(p, EIR_ERR_ARCHIVE, "%s", err);
+    if (owned) {
+        void *copy = eir_arena_alloc(&p->arena, len ? len : 1);
+        if (!copy) { free((void *)data); return eir_fail(p, EIR_ERR_NOMEM, "out of memory"); }
+        memcpy(copy, data, len);
+        free((void *)data);
+        data = copy;
+    }
+    if (!len) return EIR_OK;  /* torch writes no bytes for None */
+    eir_ts_entry *e;
+    uint32_t n;
+    if (!eir_torchsave_read(data, len, &p->arena, &e, &n, err, sizeof err))
+        return eir_fail(p, EIR_ERR_TENSOR, "%s: %s", name, err);
+    if (n == 1 && !e->key) return eir_fail(p, EIR_ERR_TENSOR, "%s holds one tensor, expected a dict of tensors", name);
+    eir_tensor *arr = realloc(p->tensors, (p->num_tensors + n + 1) * sizeof *arr);
+    if (!arr) return eir_fail(p, EIR_ERR_NOMEM, "out of memory");
+    p->tensors = arr;
+    dec d = {.p = p, .record = name};
+    for (uint32_t i = 0; i < n; i++) {
+        eir_tensor *t = &p->tensors[p->num_tensors];
+        memset(t, 0, sizeof *t);
+        uint32_t dup;
+        if (eir_strmap_get(&p->tensor_by_fqn, e[i].key, &dup))
+            return eir_fail(p, EIR_ERR_TENSOR, "%s: '%s' is stored twice", name, e[i].key);
+        t->fqn = e[i].key;
+        /* the runtime shares storages by record name: one per torch.save storage */
+        size_t rl = strlen(name) + 2 + (e[i].t.storage_key ? strlen(e[i].t.storage_key) : 0);
+        char *rec = eir_arena_alloc(&p->arena, rl);
+        if (!rec) return eir_fail(p, EIR_ERR_NOMEM, "out of memory");
+        snprintf(rec, rl, "%s:%s", name, e[i].t.storage_key ? e[i].t.storage_key : "");
+        t->record = rec;
+        t->is_param = e[i].t.is_param;
+        t->is_constant = constants;
+        t->use_pickle = true;
+        d.depth = 0;
+        push_key(&d, e[i].key);
+        TRY(put_ts_tensor(&d, t, &e[i].t));
+        if (!eir_strmap_put(&p->tensor_by_fqn, t->fqn, p->num_tensors)) return eir_fail(p, EIR_ERR_NOMEM, "out of memory");
+        p->num_tensors++;
+    }
+    return EIR_OK;
+}
+
+static eir_status read_small_text(eir_program *p, const char *name, const char **out);
+
+/* torch 2.1 - 2.7: a flat ZIP (Python's zipfile) with serialized_exported_program.json,
+ * serialized_state_dict.pt, serialized_constants.pt and version ("8.x"). */
+static eir_status load_flat_legacy(eir_program *p) {
+    const char *version;
+    TRY(read_small_text(p, "version", &version));
+    if (!version) return eir_fail(p, EIR_ERR_ARCHIVE, "legacy archive has no record 'version'");
+    if (strncmp(version, "8.", 2) != 0)
+        return eir_fail(p, EIR_ERR_VERSION, "legacy archive has schema version '%.20s'; eir (like torch 2.13) reads "
+                        "schema 8.x", version);
+    p->model_name = "model";
+    json_record root;
+    TRY(read_record(p, "serialized_exported_program.json", MAX_JSON_BYTES, &root));
+    dec d = {.p = p, .doc = &root.doc, .record = "serialized_exported_program.json"};
+    eir_status st = dec_program(&d, 0);
+    record_free(&root);
+    if (st) return st;
+    TRY(dec_legacy_tensors(p, "serialized_state_dict.pt", false));
+    TRY(dec_legacy_tensors(p, "serialized_constants.pt", true));
+    return check_bindings(p);
+}
+
 eir_status eir_serde_load(eir_program *p, const uint8_t *data, size_t size) {
     char err[1024];
     if (!eir_archive_open(&p->archive, data, size, err, sizeof err)) return eir_fail(p, EIR_ERR_ARCHIVE, "%s", err);
-    if (eir_archive_find(&p->archive, "serialized_exported_program.json") >= 0 ||
-        (eir_archive_find(&p->archive, "data/weights/model.pt") >= 0 &&
-         eir_archive_find(&p->archive, "data/weights/model_weights_config.json") < 0))
-        return eir_fail(p, EIR_ERR_VERSION, "this archive uses a pickled weight layout from torch <= 2.8, which "
-                        "eir does not read; re-save it with torch >= 2.9");
+    if (p->archive.flat) {
+        if (eir_archive_find(&p->archive, "serialized_exported_program.json") >= 0) return load_flat_legacy(p);
+        return eir_fail(p, EIR_ERR_ARCHIVE, "ZIP record '%.200s' is not inside an archive root folder (a .pt2 keeps "
+                        "every record under '<name>/'; torch <= 2.7 wrote a flat ZIP with "
+                        "'serialized_exported_program.json')", p->archive.records[0].name);
+    }
+    bool legacy_weights = eir_archive_find(&p->archive, "data/weights/model.pt") >= 0 &&
+                          eir_archive_find(&p->archive, "data/weights/model_weights_config.json") < 0;
+    bool legacy_constants = eir_archive_find(&p->archive, "data/constants/model.pt") >= 0 &&
+                            eir_archive_find(&p->archive, "data/constants/model_constants_config.json") < 0;
     TRY(read_small_text(p, "archive_format", &p->archive_format));
     if (!p->archive_format)
         return eir_fail(p, EIR_ERR_ARCHIVE, "archive has no record '%s/archive_format' (not a PT2 archive)",
@@ -1619,6 +1702,12 @@ eir_status eir_serde_load(eir_program *p, const uint8_t *data, size_t size) {
         {"data/constants/model_constants_config.json", "data/constants", true},
     };
     for (size_t i = 0; i < EIR_ARRAY_LEN(payloads); i++) {
+        /* torch 2.8 kept each dict in one torch.save record, data/<dir>/model.pt */
+        if (payloads[i].constants ? legacy_constants : legacy_weights) {
+            TRY(dec_legacy_tensors(p, payloads[i].constants ? "data/constants/model.pt" : "data/weights/model.pt",
+                                   payloads[i].constants));
+            continue;
+        }
         json_record cfg;
         TRY(read_record(p, payloads[i].cfg, MAX_JSON_BYTES, &cfg));
         dec dp = {.p = p, .doc = &cfg.doc, .record = payloads[i].cfg};

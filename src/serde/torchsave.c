@@ -6,6 +6,9 @@
  * rebuilt by calls to a few functions of torch (torch/serialization.py,
  * torch/_utils.py, torch/_tensor.py):
  *   torch._utils._rebuild_tensor_v2(storage, offset, size, stride, requires_grad, hooks[, metadata])
+ *   torch._utils._rebuild_tensor_v3(storage, offset, size, stride, requires_grad, hooks, dtype[, metadata])
+ *     (dtypes without a typed storage class, e.g. uint16: the storage is a
+ *     torch.storage.UntypedStorage whose numel counts bytes)
  *   torch._utils._rebuild_parameter(tensor, requires_grad, hooks)       nn.Parameter
  *   torch._utils._rebuild_parameter_with_state(tensor, requires_grad, hooks, state)
  *   torch._tensor._rebuild_from_type_v2(func, type, args, state)         a tensor subclass
@@ -43,12 +46,16 @@ static const struct { const char *name; eir_dtype dt; } STORAGES[] = {
 static const struct { const char *name; eir_dtype dt; } DTYPE_NAMES[] = {
     {"float32", EIR_F32}, {"float64", EIR_F64}, {"float16", EIR_F16}, {"bfloat16", EIR_BF16},
     {"int64", EIR_I64}, {"int32", EIR_I32}, {"int16", EIR_I16}, {"int8", EIR_I8}, {"uint8", EIR_U8},
-    {"bool", EIR_BOOL}, {"complex64", EIR_C64}, {"complex128", EIR_C128},
+    {"bool", EIR_BOOL}, {"complex64", EIR_C64}, {"complex128", EIR_C128}, {"complex32", EIR_C32},
+    {"uint16", EIR_U16}, {"uint32", EIR_U32}, {"uint64", EIR_U64}, {"float8_e4m3fn", EIR_F8E4M3FN},
+    {"float8_e5m2", EIR_F8E5M2}, {"float8_e4m3fnuz", EIR_F8E4M3FNUZ}, {"float8_e5m2fnuz", EIR_F8E5M2FNUZ},
+    {"float8_e8m0fnu", EIR_F8E8M0FNU},
 };
 
 /* Callables torch's serializer writes for tensors, and the data-only globals. */
 static const char *const CALLABLES[][2] = {
     {"torch._utils", "_rebuild_tensor_v2"},
+    {"torch._utils", "_rebuild_tensor_v3"},
     {"torch._utils", "_rebuild_parameter"},
     {"torch._utils", "_rebuild_parameter_with_state"},
     {"torch._utils", "_rebuild_wrapper_subclass"},
@@ -90,7 +97,7 @@ bool eir_torchsave_global_ok(void *ctx, const char *module, const char *name) {
     for (size_t i = 0; i < EIR_ARRAY_LEN(SUBCLASSES); i++)
         if (!strcmp(SUBCLASSES[i][0], module) && !strcmp(SUBCLASSES[i][1], name)) return true;
     if (!strcmp(module, "torch")) return dtype_of_storage(name, &dt) || dtype_of_name(name, &dt);
-    return false;
+    return !strcmp(module, "torch.storage") && !strcmp(name, "UntypedStorage");
 }
 
 static bool fail(tsctx *c, const char *fmt, ...) EIR_PRINTF(2, 3);
@@ -149,7 +156,12 @@ static bool storage(tsctx *c, const eir_pk *v, eir_ts_tensor *t) {
         strcmp(pid->items[0]->s, "storage") != 0)
         return fail(c, "data.pkl: persistent id is not ('storage', type, key, location, numel)");
     const eir_pk *ty = pid->items[1], *key = pid->items[2], *numel = pid->items[4];
-    if (ty->kind != EIR_PK_GLOBAL || strcmp(ty->s, "torch") != 0 || !dtype_of_storage(ty->name, &t->dtype))
+    bool untyped = is_global(ty, "torch.storage", "UntypedStorage");
+    if (untyped != (t->dtype != EIR_DTYPE_UNKNOWN))
+        return fail(c, "data.pkl: storage type %s.%s does not go with %s", ty->kind == EIR_PK_GLOBAL ? ty->s : "?",
+                    ty->kind == EIR_PK_GLOBAL ? ty->name : "?",
+                    untyped ? "_rebuild_tensor_v2" : "_rebuild_tensor_v3");
+    if (!untyped && (ty->kind != EIR_PK_GLOBAL || strcmp(ty->s, "torch") != 0 || !dtype_of_storage(ty->name, &t->dtype)))
         return fail(c, "data.pkl: storage type %s%s%s is not one eir reads", ty->kind == EIR_PK_GLOBAL ? ty->s : "",
                     ty->kind == EIR_PK_GLOBAL ? "." : "", ty->kind == EIR_PK_GLOBAL ? ty->name : eir_pk_kind_name(ty->kind));
     if (key->kind != EIR_PK_STR) return fail(c, "data.pkl: storage key is a %s, expected a str", eir_pk_kind_name(key->kind));
@@ -157,7 +169,7 @@ static bool storage(tsctx *c, const eir_pk *v, eir_ts_tensor *t) {
         return fail(c, "data.pkl: storage key '%.40s' is not a plain record name", key->s);
     int64_t ne = 0;
     if (!want_int(c, numel, "storage numel", &ne)) return false;
-    size_t es = eir_dtype_size(t->dtype);
+    size_t es = untyped ? 1 : eir_dtype_size(t->dtype);  /* an untyped storage counts bytes */
     if (ne < 0 || (uint64_t)ne > UINT64_MAX / 2 / es)
         return fail(c, "data.pkl: storage '%s' has %lld elements", key->s, (long long)ne);
     char rec[64];
@@ -179,7 +191,7 @@ static bool storage(tsctx *c, const eir_pk *v, eir_ts_tensor *t) {
     }
     if ((uint64_t)len < (uint64_t)ne * es)
         return fail(c, "record '%s' has %zu bytes, but data.pkl says %lld %s elements (%llu bytes)", rec, len,
-                    (long long)ne, eir_dtype_abbr(t->dtype), (unsigned long long)((uint64_t)ne * es));
+                    (long long)ne, untyped ? "byte" : eir_dtype_abbr(t->dtype), (unsigned long long)((uint64_t)ne * es));
     t->data = d;
     t->nbytes = (uint64_t)ne * es;
     t->storage_key = eir_arena_strdup(c->arena, key->s);
@@ -208,9 +220,16 @@ static bool check_view(tsctx *c, const eir_ts_tensor *t) {
 
 static bool tensor(tsctx *c, const eir_pk *v, int depth, eir_ts_tensor *t);
 
-static bool rebuild_v2(tsctx *c, const eir_pk *args, eir_ts_tensor *t) {
-    if (args->n != 6 && args->n != 7)
+static bool rebuild_v2(tsctx *c, const eir_pk *args, bool v3, eir_ts_tensor *t) {
+    if (!v3 && args->n != 6 && args->n != 7)
         return fail(c, "data.pkl: _rebuild_tensor_v2 takes 6 or 7 arguments, got %u", args->n);
+    if (v3) {
+        if (args->n != 7 && args->n != 8)
+            return fail(c, "data.pkl: _rebuild_tensor_v3 takes 7 or 8 arguments, got %u", args->n);
+        const eir_pk *dt = args->items[6];
+        if (dt->kind != EIR_PK_GLOBAL || strcmp(dt->s, "torch") != 0 || !dtype_of_name(dt->name, &t->dtype))
+            return fail(c, "data.pkl: _rebuild_tensor_v3 dtype is not a torch dtype eir reads");
+    }
     if (!storage(c, args->items[0], t) || !want_int(c, args->items[1], "storage offset", &t->storage_offset))
         return false;
     uint32_t r2;
@@ -285,7 +304,8 @@ static bool tensor(tsctx *c, const eir_pk *v, int depth, eir_ts_tensor *t) {
     const eir_pk *fn = v->items[0], *args = v->items[1];
     if (v->n > 2 && v->items[2]->kind != EIR_PK_NONE)
         return fail(c, "data.pkl: %s.%s result has a BUILD state, which torch does not write", fn->s, fn->name);
-    if (is_global(fn, "torch._utils", "_rebuild_tensor_v2")) return rebuild_v2(c, args, t);
+    if (is_global(fn, "torch._utils", "_rebuild_tensor_v2")) return rebuild_v2(c, args, false, t);
+    if (is_global(fn, "torch._utils", "_rebuild_tensor_v3")) return rebuild_v2(c, args, true, t);
     if (is_global(fn, "torch._utils", "_rebuild_wrapper_subclass")) return rebuild_wrapper(c, args, t);
     if (is_global(fn, "torch._utils", "_rebuild_parameter") ||
         is_global(fn, "torch._utils", "_rebuild_parameter_with_state")) {
