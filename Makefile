@@ -89,6 +89,7 @@ test: $(B)/eir $(BS)/eir $(UNIT) $(UNITS) $(B)/libeir_example_ops.so $(BS)/libei
 	OPENBLAS_NUM_THREADS=1 TSAN_OPTIONS=halt_on_error=1 EIR_FIXTURES=tests/e2e/fixtures $(BT)/tests/test_threads
 	EIR_BIN=$(BS)/eir $(PYTHON) tests/run_corpus.py
 	EIR_BIN=$(BS)/eir EIR_OPS=$(BS)/libeir_example_ops.so $(PYTHON) tests/run_fixtures.py tests/e2e/fixtures
+	EIR_BIN=$(BS)/eir $(PYTHON) tests/run_fixtures.py tests/legacy
 	EIR_BIN=$(B)/eir EIR_OPS=$(B)/libeir_example_ops.so $(PYTHON) -m pytest -q -m "not slow" python/tests
 
 # The slow tests left out of `make test`: the real models too big for its time
