@@ -1519,6 +1519,14 @@ static void put_type(eir_buf *b, eir_dtype dt, uint32_t rank, const eir_symint *
     eir_buf_putc(b, ']');
 }
 
+/* Where the archive keeps its weights (or constants), for messages. */
+static const char *payload_home(const eir_program *p, bool weights) {
+    if (p->archive.flat) return weights ? "serialized_state_dict.pt" : "serialized_constants.pt";
+    const char *legacy = weights ? "data/weights/model.pt" : "data/constants/model.pt";
+    const char *cfg = weights ? "data/weights/model_weights_config.json" : "data/constants/model_constants_config.json";
+    return eir_archive_find(&p->archive, legacy) >= 0 && eir_archive_find(&p->archive, cfg) < 0 ? legacy : cfg;
+}
+
 /* Every lifted parameter/buffer/constant must have a payload, and its graph
  * metadata must agree with it. */
 static eir_status check_bindings(eir_program *p) {
@@ -1533,9 +1541,8 @@ static eir_status check_bindings(eir_program *p) {
             return eir_fail(p, EIR_ERR_ARCHIVE,
                             "models/model.json: $.graph_module.signature.input_specs[%u]: %s '%s' (graph input "
                             "%%%s) has no payload in %s", i, kind, s->target, s->arg.name,
-                            s->kind == EIR_IN_PARAMETER || (s->kind == EIR_IN_BUFFER && s->persistent == 1)
-                                ? "data/weights/model_weights_config.json"
-                                : "data/constants/model_constants_config.json");
+                            payload_home(p, s->kind == EIR_IN_PARAMETER ||
+                                                (s->kind == EIR_IN_BUFFER && s->persistent == 1)));
         const eir_tensor *t = &p->tensors[ti];
         if (t->is_custom_obj || (t->use_pickle && !t->data) || s->arg.value == EIR_NO_VALUE) continue;
         const eir_tensor_meta *m = &g->values[s->arg.value].meta;

@@ -709,6 +709,121 @@ def _():
     return pickled_weight(ts_zip(b"\x80\x02\xfe."))
 
 
+# ---- legacy layouts: the flat ZIP of torch <= 2.7, the 2.8 PT2 archive ----
+
+def pk_param(t):
+    return b"ctorch._utils\n_rebuild_parameter\n(" + t + b"\x88ccollections\nOrderedDict\n)Rt" + b"R"
+
+
+def pk_dict(items):
+    return b"}(" + b"".join(pk_str(k) + v for k, v in items) + b"u"
+
+
+def legacy_state(weight=None):
+    """base.pt2's state dict as torch.save writes it: lin.weight, lin.bias (parameters), scale."""
+    w = weight if weight is not None else pk_param(pk_tensor("0", 12, (3, 4), (4, 1)))
+    return ts_zip(b"\x80\x02" + pk_dict([("lin.weight", w), ("lin.bias", pk_param(pk_tensor("1", 3, (3,), (1,)))),
+                                          ("scale", pk_tensor("2", 3, (3,), (1,)))]) + b".",
+                  {"0": bytes(48), "1": bytes(12), "2": bytes(12)})
+
+
+def legacy_constants():
+    return ts_zip(b"\x80\x02" + pk_dict([("const", pk_tensor("0", 3, (3,), (1,)))]) + b".", {"0": bytes(12)})
+
+
+def flat(state=None, constants=None, version=b"8.20", drop=()):
+    recs = [("serialized_exported_program.json", rec(MJ)), ("serialized_state_dict.pt", state or legacy_state()),
+            ("serialized_constants.pt", constants or legacy_constants()), ("serialized_example_inputs.pt", b""),
+            ("version", version)]
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
+        for n, d in recs:
+            if n not in drop:
+                z.writestr(zipfile.ZipInfo(n, (1980, 1, 1, 0, 0, 0)), d)
+    return buf.getvalue()
+
+
+def v28(state=None):
+    """base.pt2 with its weights and constants in data/weights/model.pt, data/constants/model.pt."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
+        z.writestr(zipfile.ZipInfo(ROOT + "/data/weights/model.pt", (1980, 1, 1, 0, 0, 0)), state or legacy_state())
+        z.writestr(zipfile.ZipInfo(ROOT + "/data/constants/model.pt", (1980, 1, 1, 0, 0, 0)), legacy_constants())
+        for n, d in RECORDS:
+            rel = n.split("/", 1)[1]
+            if not rel.startswith("data/weights/") and not rel.startswith("data/constants/"):
+                z.writestr(zipfile.ZipInfo(n, (1980, 1, 1, 0, 0, 0)), d)
+    return buf.getvalue()
+
+
+@case("legacy_flat_forbidden_global", "serialized_state_dict.pt: data.pkl: pickle byte 19: pickle refers to posix.system, which eir does not load")
+def _():
+    return flat(legacy_state(b"cposix\nsystem\n" + pk_tuple(pk_str("true")) + b"R"))
+
+
+@case("legacy_flat_rebuild_wrong_arity", "serialized_state_dict.pt: 'lin.weight': data.pkl: _rebuild_tensor_v2 takes 6 or 7 arguments, got 2")
+def _():
+    return flat(legacy_state(b"ctorch._utils\n_rebuild_tensor_v2\n" + pk_tuple(pk_int(1), pk_int(2)) + b"R"))
+
+
+@case("legacy_flat_wrong_version", "legacy archive has schema version '7.3'; eir (like torch 2.13) reads schema 8.x")
+def _():
+    return flat(version=b"7.3")
+
+
+@case("legacy_flat_missing_state_dict", "archive has no record 'serialized_state_dict.pt' (a legacy archive keeps its weights there)")
+def _():
+    return flat(drop=("serialized_state_dict.pt",))
+
+
+@case("legacy_flat_missing_version", "legacy archive has no record 'version'")
+def _():
+    return flat(drop=("version",))
+
+
+@case("legacy_flat_state_dict_one_tensor", "serialized_state_dict.pt holds one tensor, expected a dict of tensors")
+def _():
+    return flat(ts_zip(b"\x80\x02" + pk_tensor() + b"."))
+
+
+@case("legacy_flat_weight_wrong_shape", "the graph declares %p_lin_weight as f32[3, 4] but its payload 'serialized_state_dict.pt:0' holds f32[4, 3]")
+def _():
+    return flat(legacy_state(pk_param(pk_tensor("0", 12, (4, 3), (3, 1)))))
+
+
+@case("legacy_flat_storage_past_end", "serialized_state_dict.pt: 'lin.weight': data.pkl: a f32 tensor whose sizes/strides/offset need 64 bytes does not fit its storage '0' of 48 bytes")
+def _():
+    return flat(legacy_state(pk_param(pk_tensor("0", 12, (3, 4), (6, 1)))))
+
+
+@case("legacy_flat_dotdot_record", "ZIP record '../evil' has a '.' or '..' path segment")
+def _():
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
+        z.writestr(zipfile.ZipInfo("version", (1980, 1, 1, 0, 0, 0)), b"8.20")
+        z.writestr(zipfile.ZipInfo("../evil", (1980, 1, 1, 0, 0, 0)), b"x")
+    return buf.getvalue()
+
+
+@case("flat_zip_not_an_archive", "ZIP record 'hello.txt' is not inside an archive root folder")
+def _():
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
+        z.writestr(zipfile.ZipInfo("hello.txt", (1980, 1, 1, 0, 0, 0)), b"hi")
+    return buf.getvalue()
+
+
+@case("legacy_v28_truncated_pickle", "data/weights/model.pt: data.pkl: pickle byte")
+def _():
+    st = ts_zip((b"\x80\x02" + pk_dict([("lin.weight", pk_param(pk_tensor()))]) + b".")[:-9])
+    return v28(st)
+
+
+@case("legacy_v28_missing_weight", "parameter 'lin.bias' (graph input %p_lin_bias) has no payload in data/weights/model.pt")
+def _():
+    return v28(ts_zip(b"\x80\x02" + pk_dict([("lin.weight", pk_param(pk_tensor()))]) + b"."))
+
+
 RUN_CASES = []
 VIEW_BASE = os.path.join(HERE, "view_base.pt2")
 
