@@ -299,7 +299,8 @@ typedef struct eir_tensor {
     const char *record;          /* archive record, e.g. "data/weights/weight_0" */
     bool is_param;
     bool is_constant;            /* from the constants config (not the weights) */
-    bool use_pickle;             /* payload is pickled: data is NULL */
+    bool use_pickle;             /* payload is pickled (a tensor subclass, or every tensor of an
+                                    archive from torch <= 2.8); read by eir's restricted reader */
     bool is_custom_obj;          /* a torchbind / opaque object: no tensor meta */
     eir_dtype dtype;
     uint32_t rank;
