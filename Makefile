@@ -131,7 +131,7 @@ $(B)/fuzz/%: tests/fuzz/%.c $(SRC) $(HDR)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZFLAGS) -std=c11 $< $(SRC) $(LDLIBS) -o $@
 
-fuzz: $(B)/fuzz/fuzz_load $(B)/fuzz/fuzz_model_json $(B)/fuzz/fuzz_schema $(B)/fuzz/fuzz_exprs
+fuzz: $(B)/fuzz/fuzz_load $(B)/fuzz/fuzz_model_json $(B)/fuzz/fuzz_schema $(B)/fuzz/fuzz_exprs $(B)/fuzz/fuzz_pickle
 	@mkdir -p $(B)/fuzz/seeds_load $(B)/fuzz/seeds_json $(B)/fuzz/out_load $(B)/fuzz/out_json $(B)/fuzz/seeds_schema $(B)/fuzz/out_schema $(B)/fuzz/seeds_exprs $(B)/fuzz/out_exprs
 	$(PYTHON) -c 'import sys, os; [open(os.path.join(sys.argv[1], "s%d" % i), "w").write(l.rstrip("\n")) for i, l in enumerate(open("tests/fuzz/schemas.txt"))]' $(B)/fuzz/seeds_schema
 	cp tests/bad/corpus/*.pt2 tests/e2e/fixtures/*.pt2 $(B)/fuzz/seeds_load/
@@ -141,4 +141,7 @@ fuzz: $(B)/fuzz/fuzz_load $(B)/fuzz/fuzz_model_json $(B)/fuzz/fuzz_schema $(B)/f
 	$(B)/fuzz/fuzz_schema -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 $(B)/fuzz/out_schema $(B)/fuzz/seeds_schema
 	$(PYTHON) -c 'import sys, zipfile, glob, os, json, re; [open(os.path.join(sys.argv[1], "e%d" % i), "w").write(t) for i, t in enumerate(sorted({t for f in glob.glob("tests/e2e/fixtures/*.pt2") for m in zipfile.ZipFile(f).namelist() if m.endswith("models/model.json") for t in re.findall(r"\"expr_str\": \"((?:[^\"\\\\]|\\\\.)*)\"", zipfile.ZipFile(f).read(m).decode()) + json.loads(zipfile.ZipFile(f).read(m)).get("guards_code", [])}))]' $(B)/fuzz/seeds_exprs
 	$(B)/fuzz/fuzz_exprs -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 $(B)/fuzz/out_exprs $(B)/fuzz/seeds_exprs
+	@mkdir -p $(B)/fuzz/seeds_pickle $(B)/fuzz/out_pickle
+	$(PYTHON) -c 'import sys, zipfile, glob, os, io; [open(os.path.join(sys.argv[1], "p%d_%d" % (i, j)), "wb").write(d) for i, f in enumerate(["tests/bad/pickle_base.pt2"] + glob.glob("tests/legacy/*.pt2")) for j, (n, d) in enumerate((n, zipfile.ZipFile(f).read(n)) for n in zipfile.ZipFile(f).namelist() if n.endswith(".pt") or "/weight_" in n or "/tensor_" in n)]' $(B)/fuzz/seeds_pickle
+	$(B)/fuzz/fuzz_pickle -max_total_time=$(FUZZ_SECONDS) -max_len=200000 -timeout=10 $(B)/fuzz/out_pickle $(B)/fuzz/seeds_pickle
 .PHONY: fuzz

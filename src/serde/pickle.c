@@ -259,21 +259,13 @@ static bool call(eir_pk_reader *r, const char *what) {
     return push(r, c);
 }
 
+/* Pairs are kept in order; equal keys are not merged (torch never writes them,
+ * and merging would cost a search per item on hostile input). */
 static bool set_items(eir_pk_reader *r, eir_pk *d, eir_pk **kv, size_t n, const char *what) {
     if (d->kind != EIR_PK_DICT) return fail(r, "%s on a %s (expected a dict)", what, eir_pk_kind_name(d->kind));
     if (n % 2) return fail(r, "%s with an odd number of values", what);
-    for (size_t i = 0; i < n; i += 2) {
-        /* a later key replaces an earlier equal one, as in Python; keys here are ints or strings */
-        bool done = false;
-        for (uint32_t j = 0; j < d->n && !done; j += 2) {
-            const eir_pk *k = d->items[j], *k2 = kv[i];
-            bool eq = k->kind == k2->kind &&
-                      ((k->kind == EIR_PK_STR && k->len == k2->len && !memcmp(k->s, k2->s, k->len)) ||
-                       (k->kind == EIR_PK_INT && k->i == k2->i));
-            if (eq) { d->items[j + 1] = kv[i + 1]; done = true; }
-        }
-        if (!done && (!add_item(r, d, kv[i]) || !add_item(r, d, kv[i + 1]))) return false;
-    }
+    for (size_t i = 0; i < n; i++)
+        if (!add_item(r, d, kv[i])) return false;
     return true;
 }
 

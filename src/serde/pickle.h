@@ -25,7 +25,8 @@ typedef enum eir_pk_kind {
     EIR_PK_BYTES,     /* bytes / bytearray / protocol-1 strings */
     EIR_PK_TUPLE,
     EIR_PK_LIST,
-    EIR_PK_DICT,      /* items: key0, value0, key1, value1, ... in insertion order;
+    EIR_PK_DICT,      /* items: key0, value0, key1, value1, ... in insertion order
+                         (a repeated key is kept twice: callers that care refuse it);
                          also what collections.OrderedDict() (no arguments) makes */
     EIR_PK_GLOBAL,    /* module + name, never resolved */
     EIR_PK_CALL,      /* REDUCE / NEWOBJ: items[0] callable, items[1] args tuple;

@@ -28,12 +28,18 @@
 
 enum { MAX_DEPTH = 32, MAX_RANK = 64 };
 
+typedef struct storage_copy {
+    const char *key;
+    const uint8_t *data;
+    struct storage_copy *next;
+} storage_copy;
+
 typedef struct tsctx {
     eir_archive zip;
     eir_arena *arena;
     char *err;
     size_t errlen;
-    void **owned;               /* inflated storages, copied into the arena then freed */
+    storage_copy *copies;       /* storages copied to aligned memory, shared by key */
 } tsctx;
 
 static const struct { const char *name; eir_dtype dt; } STORAGES[] = {
@@ -172,7 +178,8 @@ static bool storage(tsctx *c, const eir_pk *v, eir_ts_tensor *t) {
     size_t es = untyped ? 1 : eir_dtype_size(t->dtype);  /* an untyped storage counts bytes */
     if (ne < 0 || (uint64_t)ne > UINT64_MAX / 2 / es)
         return fail(c, "data.pkl: storage '%s' has %lld elements", key->s, (long long)ne);
-    char rec[64];
+    if (key->len > 200) return fail(c, "data.pkl: storage key of %zu bytes (at most 200)", key->len);
+    char rec[256];
     eir_snprintf(rec, sizeof rec, "data/%s", key->s);
     int64_t idx = eir_archive_find(&c->zip, rec);
     if (idx < 0) return fail(c, "data.pkl names storage '%s' but the archive has no record '%s'", key->s, rec);
@@ -182,12 +189,27 @@ static bool storage(tsctx *c, const eir_pk *v, eir_ts_tensor *t) {
     char e[256];
     if (!eir_archive_read(&c->zip, (uint32_t)idx, UINT64_MAX / 2, &d, &len, &owned, e, sizeof e))
         return fail(c, "%s", e);
-    if (owned) {
-        void *copy = eir_arena_alloc(c->arena, len ? len : 1);
-        if (!copy) { free((void *)d); return fail(c, "out of memory"); }
-        memcpy(copy, d, len);
-        free((void *)d);
-        d = copy;
+    /* a storage not aligned for its elements (a flat ZIP written by Python's zipfile
+     * does not align records) is copied once into the arena, which aligns to 16 */
+    bool misaligned = ((uintptr_t)d % 16) != 0;
+    if (owned || misaligned) {
+        const uint8_t *prev = NULL;
+        for (storage_copy *s = c->copies; s && !prev; s = s->next)
+            if (!strcmp(s->key, key->s)) prev = s->data;
+        if (prev) {
+            if (owned) free((void *)d);
+            d = prev;
+        } else {
+            void *copy = eir_arena_alloc(c->arena, len ? len : 1);
+            storage_copy *sc = eir_arena_alloc(c->arena, sizeof *sc);
+            char *k = eir_arena_strdup(c->arena, key->s);
+            if (!copy || !sc || !k) { if (owned) free((void *)d); return fail(c, "out of memory"); }
+            memcpy(copy, d, len);
+            if (owned) free((void *)d);
+            d = copy;
+            *sc = (storage_copy){k, d, c->copies};
+            c->copies = sc;
+        }
     }
     if ((uint64_t)len < (uint64_t)ne * es)
         return fail(c, "record '%s' has %zu bytes, but data.pkl says %lld %s elements (%llu bytes)", rec, len,
