@@ -35,7 +35,7 @@ def _eir(eir, *args):
 
 @pytest.mark.parametrize("strict", [False, True], ids=["nonstrict", "strict"])
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
-@pytest.mark.parametrize("name", ["two_add", "two_linear", "two_buffer_views", "parametrized"])
+@pytest.mark.parametrize("name", ["two_add", "two_linear", "two_two", "two_buffer_views", "parametrized"])
 def test_legacy_layout(eir, name, layout, strict, tmp_path):
     factory, shape = CASES[name]
     torch.manual_seed(0)

@@ -56,6 +56,16 @@ class TwoLinear(nn.Module):  # a TwoTensor weight, a plain bias, and an output t
         return torch.relu(self.lin(x)), x * 2
 
 
+class TwoTwo(nn.Module):  # two TwoTensor parameters of one shape: each keeps its own storages
+    def __init__(self):
+        super().__init__()
+        self.w1 = nn.Parameter(_two(3, 4))
+        self.w2 = nn.Parameter(_two(3, 4))
+
+    def forward(self, x):
+        return x * self.w1 - self.w2
+
+
 class TwoBufferViews(nn.Module):  # a TwoTensor buffer through views and a reduction
     def __init__(self):
         super().__init__()
@@ -104,6 +114,7 @@ class TwoParametrized(nn.Module):  # a parametrization of a TwoTensor parameter
 CASES = {
     "two_add": (TwoAdd, (3, 4)),
     "two_linear": (TwoLinear, (2, 4)),
+    "two_two": (TwoTwo, (3, 4)),
     "two_buffer_views": (TwoBufferViews, (2, 3)),
     "two_nonpersistent": (TwoNonPersistent, (3, 4)),
     "parametrized": (Parametrized, (2, 4)),

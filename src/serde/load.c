@@ -1297,8 +1297,11 @@ static eir_status read_record(eir_program *p, const char *name, uint64_t max, js
 
 static size_t dtype_size_of(eir_dtype dt) { return eir_dtype_size(dt); }
 
-/* Copies a torch.save tensor (and its inner tensors) into an eir_tensor. */
-static eir_status put_ts_tensor(dec *d, eir_tensor *t, const eir_ts_tensor *s) {
+/* Copies a torch.save tensor (and its inner tensors) into an eir_tensor.
+ * base names the torch.save record: an inner tensor's record is
+ * "<base>:<storage key>", so that the runtime, which shares storages by record
+ * name, keeps the inner storages of different subclass tensors apart. */
+static eir_status put_ts_tensor(dec *d, eir_tensor *t, const eir_ts_tensor *s, const char *base) {
     eir_program *p = d->p;
     t->subclass = s->subclass;
     t->data = s->data;
@@ -1317,11 +1320,15 @@ static eir_status put_ts_tensor(dec *d, eir_tensor *t, const eir_ts_tensor *s) {
             if (!fqn) return NOMEM(d);
             snprintf(fqn, n, "%s.%s", t->fqn, s->inner_names[i]);
             in[i].fqn = fqn;
-            in[i].record = t->record;
+            size_t rl = strlen(base) + strlen(s->inner[i].storage_key ? s->inner[i].storage_key : "") + 2;
+            char *rec = eir_arena_alloc(&p->arena, rl);
+            if (!rec) return NOMEM(d);
+            snprintf(rec, rl, "%s:%s", base, s->inner[i].storage_key ? s->inner[i].storage_key : "");
+            in[i].record = rec;
             in[i].is_param = t->is_param;
             in[i].is_constant = t->is_constant;
             in[i].use_pickle = true;
-            TRY(put_ts_tensor(d, &in[i], &s->inner[i]));
+            TRY(put_ts_tensor(d, &in[i], &s->inner[i], base));
         }
         t->num_inner = s->num_inner;
         t->inner_names = s->inner_names;
@@ -1362,7 +1369,7 @@ static eir_status dec_pickled_tensor(dec *d, eir_tensor *t, uint32_t ri) {
     eir_dtype mdt = t->dtype;
     uint32_t mrank = t->rank;
     const int64_t *msz = t->sizes;
-    TRY(put_ts_tensor(d, t, &e->t));
+    TRY(put_ts_tensor(d, t, &e->t, t->record));
     bool same = mdt == t->dtype && mrank == t->rank;
     for (uint32_t i = 0; same && i < mrank; i++) same = msz[i] == t->sizes[i];
     if (!same) {
@@ -1639,7 +1646,7 @@ static eir_status dec_legacy_tensors(eir_program *p, const char *name, bool cons
         t->use_pickle = true;
         d.depth = 0;
         push_key(&d, e[i].key);
-        TRY(put_ts_tensor(&d, t, &e[i].t));
+        TRY(put_ts_tensor(&d, t, &e[i].t, name));
         if (!eir_strmap_put(&p->tensor_by_fqn, t->fqn, p->num_tensors)) return eir_fail(p, EIR_ERR_NOMEM, "out of memory");
         p->num_tensors++;
     }
@@ -1750,6 +1757,7 @@ eir_status eir_program_use_inner(eir_program *p, const char *name) {
                             "other than the subclass tensor's", name, t->fqn, t->subclass);
         t->data = in->data;
         t->storage_nbytes = in->storage_nbytes;
+        t->record = in->record;
         used++;
     }
     if (!used) return eir_fail(p, EIR_ERR_TENSOR, "the program has no tensor subclass with inner tensors");
