@@ -9,10 +9,11 @@ CPPFLAGS = -Iinclude -Isrc -D_GNU_SOURCE
 LDLIBS   = -lminizip -lz -lopenblas -lpthread -lm
 PYTHON  ?= python3
 
-SRC = src/base/base.c src/base/dtype.c src/serde/archive.c src/base/jdoc.c src/serde/pickle.c src/serde/torchsave.c src/serde/load.c src/ir/program.c src/ir/sym.c src/ir/pyexpr.c \
-      src/ir/print.c src/ops/optable.c src/ops/schema.c src/ops/info.c $(wildcard src/kernels/*.c) \
+SRC = src/base/base.c src/base/dtype.c src/serde/archive.c src/base/jdoc.c src/serde/pickle.c src/serde/torchsave.c src/serde/load.c \
+      src/ir/program.c src/ir/sym.c src/ir/pyexpr.c \
+      src/ir/print.c src/ir/verify.c src/ir/edit.c src/ops/optable.c src/ops/schema.c src/ops/info.c $(wildcard src/kernels/*.c) \
       $(wildcard src/runtime/*.c)
-HDR = $(wildcard include/*.h src/*/*.h src/ops/*.inc)
+HDR = $(wildcard include/*.h src/*/*.h src/ops/*.inc src/ir/*.inc)
 TESTS = $(basename $(wildcard tests/unit/test_*.c))
 
 B  = build
@@ -26,7 +27,7 @@ CLANG ?= clang
 CLI = tools/eir/main.c tools/eir/npy.c
 UNIT_DEPS = $(wildcard tests/unit/*.h) examples/custom_ops.c tools/eir/npy.c
 # unit tests that use only the public API: linked with libeir.a itself
-PUBLIC_TESTS = test_api
+PUBLIC_TESTS = test_api test_verify
 
 # One build tree per configuration: $(1) directory, $(2) compiler, $(3) flags.
 # Objects are compiled with -fvisibility=hidden (include/eir.h marks the API
@@ -107,6 +108,7 @@ ops-doc: $(B)/eir
 
 check-generated:
 	$(PYTHON) scripts/gen_ops.py | diff -q src/ops/schemas.inc - >/dev/null || { echo "src/ops/schemas.inc is stale: run $(PYTHON) scripts/gen_ops.py > src/ops/schemas.inc"; exit 1; }
+	$(PYTHON) scripts/gen_edge.py | diff -q src/ir/edge_ops.inc - >/dev/null || { echo "src/ir/edge_ops.inc is stale: run $(PYTHON) scripts/gen_edge.py > src/ir/edge_ops.inc"; exit 1; }
 
 clean:
 	rm -rf $(B)

@@ -99,6 +99,7 @@ typedef enum eir_status {
     EIR_ERR_ARG = 9,       /* invalid argument to an API call */
     EIR_ERR_UNSUPPORTED = 10, /* eir_runtime_create: the program calls operators this runtime
                               * cannot run (eir_runtime_missing_op lists them) */
+    EIR_ERR_INVALID = 11,  /* eir_program_verify: the program breaks rules of the IR or its dialect */
 } eir_status;
 
 /* Dtypes use the export schema's ScalarType codes (not c10's). */
@@ -395,6 +396,63 @@ EIR_API const char *eir_dtype_name(eir_dtype dt);
 EIR_API size_t eir_dtype_size(eir_dtype dt);
 
 EIR_API void eir_free(void *ptr);
+
+/* ---- verifying -------------------------------------------------------------
+ *
+ * Check a loaded program against the Export IR's rules and those of a
+ * dialect (docs/IR.md lists every rule and why), reporting every violation,
+ * not only the first:
+ *
+ *     eir_verify_report *r;
+ *     eir_status st = eir_program_verify(p, EIR_DIALECT_CORE, &r);
+ *     for (uint32_t i = 0; i < eir_verify_num_violations(r); i++)
+ *         puts(eir_verify_violation(r, i)->message);
+ *     eir_verify_report_free(r);
+ *
+ * Rules the loader already enforces (values used before their definition,
+ * dangling names, one signature spec per graph input and output, payloads
+ * of the sizes and dtypes the graph declares) make eir_program_load fail, so
+ * a loaded program has them. Recorded sizes and dtypes are not yet compared
+ * with shape inference (eir has none yet). */
+
+typedef enum eir_dialect {
+    EIR_DIALECT_ATEN,    /* as torch.export.export returns it: ATen, higher-order, symbolic and custom ops */
+    EIR_DIALECT_CORE,    /* after ep.run_decompositions(): functional Core ATen ops of torch 2.13 */
+    EIR_DIALECT_EDGE,    /* ExecuTorch's to_edge(): Edge ops, dtypes of edge.yaml, scalars as tensors */
+} eir_dialect;
+
+/* One violation. Strings are borrowed from the report. */
+typedef struct eir_violation {
+    const char *rule;            /* the rule's id in docs/IR.md: "arg.missing", "core.not-core", ... */
+    const char *graph;           /* the subgraph holding the node, as a path of subgraph argument names
+                                  * ("true_graph_0", "true_graph_0/false_graph_0"); NULL: the root graph */
+    const char *node;            /* the node's name, NULL for a violation of the signature or the program */
+    const char *target;          /* the node's target without "torch.ops." ("aten.add.Tensor"), or NULL */
+    const char *arg;             /* the argument, signature spec or tensor at fault, or NULL */
+    const char *source;          /* the user's source line from the node's stack_trace ("File: m.py:12 in
+                                  * forward, code: y = x + 1"), or NULL */
+    const char *message;         /* one line naming all of the above and what was expected */
+} eir_violation;
+
+typedef struct eir_verify_report eir_verify_report;
+
+/* Verify p in dialect d. *out receives the report (free it with
+ * eir_verify_report_free) whatever the outcome, unless memory ran out (NULL).
+ * Returns EIR_OK when there is no violation, EIR_ERR_INVALID when there are
+ * some (eir_errmsg(p) then gives their count and the first), EIR_ERR_ARG for
+ * a bad argument, EIR_ERR_NOMEM. p is only read, except for its message. */
+EIR_API eir_status eir_program_verify(eir_program *p, eir_dialect d, eir_verify_report **out);
+EIR_API uint32_t eir_verify_num_violations(const eir_verify_report *r);
+/* Violation i (in graph order: the root graph's nodes with their subgraphs,
+ * then the signature), or NULL when i is out of range. */
+EIR_API const eir_violation *eir_verify_violation(const eir_verify_report *r, uint32_t i);
+/* The report as text (one message per line) or as JSON ({"violations": [{"rule": ..., "graph": ...,
+ * "node": ..., "target": ..., "arg": ..., "source": ..., "message": ...}, ...]}); the caller frees *out
+ * with eir_free. EIR_ERR_ARG for a NULL report, EIR_ERR_NOMEM. */
+EIR_API eir_status eir_verify_report_format(const eir_verify_report *r, bool json, char **out);
+EIR_API void eir_verify_report_free(eir_verify_report *r);
+/* "aten", "core", "edge" -> the dialect; false for another name. */
+EIR_API bool eir_dialect_parse(const char *name, eir_dialect *out);
 
 /* ---- running -------------------------------------------------------------
  *
@@ -707,6 +765,102 @@ EIR_API eir_status eir_library_define(eir_library *lib, const char *qualname, co
  * wrong type, or a different number of outputs is an error naming the node,
  * the argument, and what the schema expects. */
 EIR_API eir_status eir_runtime_create_with(eir_program *p, const eir_library *lib, eir_runtime **out);
+
+/* ---- editing a program ---------------------------------------------------
+ *
+ * A loaded program can be edited in place; what eir prints, runs and writes
+ * afterwards is the edited program. A graph's values are numbered (an
+ * argument names one by index, eir_arg.value) and each records the node that
+ * defines it (eir_value.producer: a node index, -1 for a graph input, -2
+ * for none yet). Every call below keeps these consistent, renumbering when
+ * it removes something, so value and node indices held across an erase are
+ * stale afterwards. On failure a call changes nothing and eir_errmsg(p)
+ * says why. Runtimes created before an edit keep running the program as it
+ * was when they were created only if the edit did not touch what they read:
+ * create runtimes after editing.
+ *
+ * Names follow torch.fx's rules: a new value or node takes the hint if it is
+ * free in its graph, else hint_1, hint_2, ...; a node is named after its
+ * single output, or after its operator ("add" for aten.add.Tensor). */
+
+/* The root graph, writable. Nested graphs are reached through EIR_ARG_GRAPH
+ * arguments (eir_arg.u.graph.graph) and may be edited the same way. */
+EIR_API eir_graph *eir_program_graph_mut(eir_program *p);
+
+/* A new value of graph g, not yet defined by any node (producer -2); for a
+ * tensor, meta gives its dtype, sizes and strides (copied). Returns its
+ * index, or EIR_NO_VALUE. */
+EIR_API uint32_t eir_graph_add_value(eir_program *p, eir_graph *g, eir_value_kind kind,
+                                     const eir_tensor_meta *meta, const char *name_hint);
+
+/* Insert a node calling `target` ("torch.ops.aten.add.Tensor") at position
+ * pos (0..num_nodes; later nodes move up one). inputs are its arguments as
+ * the loader gives them (eir_named_arg: schema name, kind 1 positional or 2
+ * keyword); every value they name must be defined before pos. outputs name
+ * values made by eir_graph_add_value, which the node then defines.
+ * Arguments are copied. *node_out (may be NULL) receives pos. */
+EIR_API eir_status eir_graph_insert_node(eir_program *p, eir_graph *g, uint32_t pos, const char *target,
+                                         uint32_t num_inputs, const eir_named_arg *inputs,
+                                         uint32_t num_outputs, const eir_arg *outputs, uint32_t *node_out);
+
+/* Set (value non-NULL) or remove (NULL) a metadata entry of a node
+ * ("stack_trace", "nn_module_stack", ...). */
+EIR_API eir_status eir_node_set_metadata(eir_program *p, eir_node *node, const char *key, const char *value);
+
+/* How many arguments of g's nodes and outputs name the value. */
+EIR_API uint32_t eir_graph_num_uses(const eir_graph *g, uint32_t value);
+
+/* Make the uses of value `from` in the nodes after `to`'s definition, the
+ * graph's outputs and the output specs use `to` instead (so that after
+ * inserting to = f(from), f keeps reading `from`; a graph input `to` takes
+ * every use). Same kind required. *replaced (may be NULL) receives the
+ * number of node arguments and graph outputs moved. */
+EIR_API eir_status eir_graph_replace_uses(eir_program *p, eir_graph *g, uint32_t from, uint32_t to,
+                                          uint32_t *replaced);
+
+/* Remove a node whose outputs nothing uses, and its output values. */
+EIR_API eir_status eir_graph_erase_node(eir_program *p, eir_graph *g, uint32_t node);
+
+/* Dead code elimination on g and its nested graphs, by torch.fx's rule
+ * (Node.is_impure): a node goes when nothing uses its outputs and it has no
+ * side effect (mutable schema, seeded randomness, assertions, effectful
+ * ops; custom operators are kept). *removed counts the nodes removed. */
+EIR_API eir_status eir_graph_dce(eir_program *p, eir_graph *g, uint32_t *removed);
+
+/* Common subexpression elimination on g and its nested graphs: a node
+ * without side effects that calls the same operator with the same
+ * arguments as an earlier node is removed, its uses moved to the earlier
+ * node's outputs (torch.fx.passes.dialect.common.cse_pass). Higher-order
+ * ops are left alone. *removed counts the nodes removed. */
+EIR_API eir_status eir_graph_cse(eir_program *p, eir_graph *g, uint32_t *removed);
+
+/* Add a parameter, buffer or tensor constant (kind EIR_IN_PARAMETER /
+ * EIR_IN_BUFFER / EIR_IN_CONSTANT_TENSOR) named fqn, contiguous, with its
+ * data copied: a new graph input (named p_fqn / b_fqn / c_fqn as torch
+ * names them) and input spec, placed after the others of its kind.
+ * persistent matters for buffers. *value_out receives the input's value. */
+EIR_API eir_status eir_program_add_state(eir_program *p, eir_input_kind kind, const char *fqn, eir_dtype dtype,
+                                         uint32_t rank, const int64_t *sizes, const void *data, bool persistent,
+                                         uint32_t *value_out);
+
+/* Remove graph input `index` (a parameter, buffer, constant, token or
+ * custom object nothing uses) with its input spec, and its tensor when no
+ * other input names it. */
+EIR_API eir_status eir_program_drop_input(eir_program *p, uint32_t index);
+
+/* ---- passes ----------------------------------------------------------------
+ * Program-to-program rewrites, listed in one table: eir_num_passes() /
+ * eir_pass_at(i) enumerate them, eir_program_run_pass runs one by name.
+ * *changed receives how many things the pass changed (0: nothing to do). */
+typedef struct eir_pass {
+    const char *name;            /* "dce" */
+    const char *doc;             /* one line */
+    eir_status (*run)(eir_program *p, uint32_t *changed);
+} eir_pass;
+EIR_API uint32_t eir_num_passes(void);
+EIR_API const eir_pass *eir_pass_at(uint32_t i);
+EIR_API const eir_pass *eir_pass_find(const char *name);
+EIR_API eir_status eir_program_run_pass(eir_program *p, const char *name, uint32_t *changed);
 
 /* Shared libraries of custom operators, as `eir run --ops LIB.so` loads them,
  * export this function (see examples/custom_ops.c); it defines the library's

@@ -291,20 +291,10 @@ def _vmap_fn(x, y):
     return torch.vmap(lambda a, b: (a * b).sum(0) + a.sin(), in_dims=(0, 1))(x, y)
 
 
-def test_vmap_decomposed(eir, tmp_path):
-    """run_decompositions() turns vmap's batching into plain ops, which eir runs"""
-    check(eir, tmp_path, Fn(_vmap_fn), (_r(3, 4), _r(4, 3, seed=1)), "vmap", decompose=(True,))
-
-
-def test_vmap_as_exported_is_refused(eir, tmp_path):
-    """As exported, torch.vmap leaves torch._functorch.predispatch's batching ops in
-    the graph (ops between _add_batch_dim and _remove_batch_dim see per-sample
-    shapes); eir refuses the program at creation, naming them"""
-    ep, path = export(tmp_path, Fn(_vmap_fn), (_r(3, 4), _r(4, 3, seed=1)), False)
-    r, _ = eir_run(eir, tmp_path, path, (_r(3, 4), _r(4, 3, seed=1)))
-    assert r.returncode != 0
-    assert "torch._functorch.predispatch._add_batch_dim" in r.stderr
-    assert "torch._functorch.predispatch._remove_batch_dim" in r.stderr
+def test_vmap(eir, tmp_path):
+    """as exported (torch._functorch.predispatch's batching ops, run as a loop over the
+    batch) and after run_decompositions() (plain ops); test_exported_vmap.py has the family"""
+    check(eir, tmp_path, Fn(_vmap_fn), (_r(3, 4), _r(4, 3, seed=1)), "vmap")
 
 
 # ---------------------------------------------------------------- printing

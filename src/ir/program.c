@@ -54,6 +54,7 @@ void eir_program_free(eir_program *p) {
     eir_unmap_file(&p->map);
     free(p->tensors);
     free(p->exprs);
+    free(p->graph_caps);
     eir_strmap_free(&p->tensor_by_fqn);
     eir_strmap_free(&p->expr_by_srepr);
     eir_arena_release(&p->arena);

@@ -54,6 +54,10 @@ struct eir_program {
     eir_expr *exprs;
     eir_strmap expr_by_srepr;
 
+    /* capacities of the arrays edits grow (src/ir/edit.c) */
+    uint32_t num_graph_caps, cap_graph_caps;
+    struct graph_cap *graph_caps;
+
     /* archive metadata records */
     const char *archive_format, *archive_version, *byteorder;
     uint64_t model_json_bytes;

@@ -14,6 +14,7 @@
  *
  * Run: refresh symbolic arguments, call the steps in order; nothing is
  * allocated while shapes stay the same. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,11 +34,19 @@
  * make one (reshape, flatten, to, contiguous, ...), else a copy into the output's own
  * storage, decided when the step runs, as torch decides */
 enum { STEP_KERNEL, STEP_VIEW, STEP_MAYCOPY, STEP_SYM, STEP_ASSERT, STEP_NOOP, STEP_HOP, STEP_NONZERO, STEP_ITEM, STEP_CUSTOM,
-       STEP_MASKED_SELECT, STEP_UNIQUE, STEP_REPEAT_INTERLEAVE };
+       STEP_MASKED_SELECT, STEP_UNIQUE, STEP_REPEAT_INTERLEAVE, STEP_VMAP, STEP_VMAP_END, STEP_BATCH_IN, STEP_BATCH_OUT,
+       STEP_PRINT };
+/* torch.vmap as exported (torch._functorch.predispatch): the steps between STEP_VMAP
+ * (_vmap_increment_nesting) and its STEP_VMAP_END (_vmap_decrement_nesting) run once per
+ * batch index i; STEP_BATCH_IN (_add_batch_dim) is the view x.select(in_dim, i) and
+ * STEP_BATCH_OUT (_remove_batch_dim) writes its argument into out.select(out_dim, i) */
+enum { VMAP_ERROR, VMAP_DIFFERENT, VMAP_SAME };
 /* HOP_CALL: one subgraph run once on the operands — wrap_with_set_grad_enabled
  * (eir computes no gradients), wrap_with_autocast (casts as autocast does),
- * hints_wrapper, strict_mode */
-enum { HOP_COND, HOP_WHILE, HOP_MAP, HOP_SCAN, HOP_CALL };
+ * hints_wrapper, strict_mode, invoke_subgraph */
+/* HOP_WHILE_STACK: while_loop_stack_output, a while_loop whose outputs stack the body's
+ * outputs of every iteration (the carried operands, unsqueezed, when it runs none) */
+enum { HOP_COND, HOP_WHILE, HOP_MAP, HOP_SCAN, HOP_CALL, HOP_WHILE_STACK };
 
 typedef struct rt_value {
     eir_tview view;            /* geometry + data pointer (after planning) */
@@ -121,6 +130,23 @@ typedef struct rt_step {
     uint32_t nmut;
     const eir_arg *bases;      /* v2: _all_bases */
     uint32_t *ops, nops;       /* HOP_CALL: operand values */
+    /* vmap: STEP_VMAP's batch size (a literal or a symbolic value), its randomness, the
+     * index of its STEP_VMAP_END and the batch index of this pass; STEP_VMAP_END,
+     * STEP_BATCH_IN and STEP_BATCH_OUT: the index of their region's STEP_VMAP */
+    void **ws_buf;             /* HOP_WHILE_STACK: per carried value, the rows stacked so far */
+    size_t *ws_cap;
+    bool out_dtype;            /* higher_order.out_dtype: the op runs in the promoted dtype, then is cast */
+    void *od_buf;              /* out_dtype: the result in the promoted dtype */
+    size_t od_cap;
+    const eir_arg *vm_size;
+    int vm_random;
+    int64_t vm_n, vm_i, vm_level, vm_dim;
+    uint32_t vm_begin, vm_end;
+    bool vm_head, vm_close;    /* a region without increment/decrement (see bind_vmap_regions): its first
+                                  batching step holds the region (vm_end: its last _remove_batch_dim,
+                                  which has vm_close) */
+    bool vm_active;            /* vm_head: a pass over the batch is under way */
+    uint64_t vm_rng;           /* randomness "same": the generator's state at the first pass */
     /* kernels in an autocast region: inputs cast to the recorded output dtype */
     eir_tview *cast;
     void **cast_buf;
@@ -1069,16 +1095,234 @@ static eir_status bind_hop_call(eir_runtime *rt, rt_step *st, const char *t, rt_
     return EIR_OK;
 }
 
+/* higher_order.print(format_str, *args, **kwargs): torch prints
+ * format_str.format(*args, **kwargs). eir writes the same line to stdout when every
+ * field it formats ({}, {0}, {name}, no format spec) is a number, a bool, a string,
+ * None, or a real or bool tensor of at most 1000 elements (torch's repr: print_tensor);
+ * other lines (complex tensors, tensors torch summarizes with "...") run without printing. */
+
+/* torch's repr of a tensor with the default print options (torch/_tensor_str.py:
+ * precision 4, linewidth 80, no summarization under 1000 elements) */
+typedef struct tfmt { bool floating, int_mode, sci; int width; } tfmt;
+/* an element: integers kept exact */
+typedef struct telem { double f; int64_t i; } telem;
+
+static int tfmt_value(const tfmt *f, telem e, bool is_bool, char *out, size_t n) {
+    double v = e.f;
+    if (is_bool) return snprintf(out, n, "%s", e.i != 0 ? "True" : "False");
+    if (!f->floating) return snprintf(out, n, "%lld", (long long)e.i);
+    if (isnan(v)) return snprintf(out, n, "nan");
+    if (f->sci) return snprintf(out, n, "%.4e", v);
+    if (f->int_mode) return snprintf(out, n, isinf(v) ? "%.0f" : "%.0f.", v);
+    return snprintf(out, n, "%.4f", v);
+}
+
+static double tview_get(const eir_tview *t, const int64_t *idx, bool *is_int) {
+    const void *p = eir_tview_at(t, idx);
+    if (eir_is_integral(t->dtype, true)) { *is_int = true; return (double)eir_load_i64(p, t->dtype); }
+    *is_int = false;
+    return eir_load_f64(p, t->dtype);
+}
+
+static bool tensor_elems(const eir_tview *t, telem *vals, int64_t n) {
+    int64_t idx[EIR_MAX_RANK] = {0};
+    bool is_int;
+    for (int64_t k = 0; k < n; k++) {
+        vals[k].f = tview_get(t, idx, &is_int);
+        if (is_int) vals[k].i = eir_load_i64(eir_tview_at(t, idx), t->dtype);
+        for (int32_t d = t->rank - 1; d >= 0; d--) { if (++idx[d] < t->sizes[d]) break; idx[d] = 0; }
+    }
+    return true;
+}
+
+static void print_slices(eir_buf *out, const tfmt *f, const eir_tview *t, const telem *vals, int32_t dim, int64_t *pos,
+                         int indent) {
+    bool is_bool = t->dtype == EIR_BOOL;
+    char cell[64];
+    if (dim == t->rank - 1) {
+        int per_line = (80 - indent) / (f->width + 2);
+        if (per_line < 1) per_line = 1;
+        eir_buf_putc(out, '[');
+        for (int64_t k = 0; k < t->sizes[dim]; k++) {
+            if (k) {
+                if (k % per_line == 0) { eir_buf_puts(out, ",\n"); for (int q = 0; q < indent + 1; q++) eir_buf_putc(out, ' '); }
+                else eir_buf_puts(out, ", ");
+            }
+            int len = tfmt_value(f, vals[(*pos)++], is_bool, cell, sizeof cell);
+            for (int q = len; q < f->width; q++) eir_buf_putc(out, ' ');
+            eir_buf_puts(out, cell);
+        }
+        eir_buf_putc(out, ']');
+        return;
+    }
+    eir_buf_putc(out, '[');
+    for (int64_t k = 0; k < t->sizes[dim]; k++) {
+        if (k) {
+            eir_buf_putc(out, ',');
+            for (int32_t q = 0; q < t->rank - dim - 1; q++) eir_buf_putc(out, '\n');
+            for (int q = 0; q < indent + 1; q++) eir_buf_putc(out, ' ');
+        }
+        print_slices(out, f, t, vals, dim + 1, pos, indent + 1);
+    }
+    eir_buf_putc(out, ']');
+}
+
+static bool print_tensor(eir_buf *out, const eir_tview *t) {
+    if (eir_is_complex(t->dtype) || !t->data) return false;
+    if (t->rank == 0) {
+        /* str.format of a 0-d tensor formats its item(), a Python number */
+        bool is_int;
+        double v = tview_get(t, NULL, &is_int);
+        if (t->dtype == EIR_BOOL) eir_buf_puts(out, v != 0 ? "True" : "False");
+        else if (is_int) eir_buf_printf(out, "%lld", (long long)eir_load_i64(t->data, t->dtype));
+        else eir_buf_put_pyfloat(out, v);
+        return true;
+    }
+    int64_t n = eir_tview_numel(t);
+    if (n > 1000) return false;
+    telem *vals = malloc(sizeof *vals * (size_t)(n ? n : 1));
+    if (!vals) return false;
+    tensor_elems(t, vals, n);
+    tfmt f = {eir_is_floating(t->dtype), true, false, 1};
+    char cell[64];
+    if (!f.floating) {
+        for (int64_t k = 0; k < n; k++) {
+            int len = tfmt_value(&f, vals[k], t->dtype == EIR_BOOL, cell, sizeof cell);
+            if (len > f.width) f.width = len;
+        }
+    } else {
+        double lo = INFINITY, hi = 0;
+        bool any = false;
+        for (int64_t k = 0; k < n; k++) {
+            double v = vals[k].f;
+            if (!isfinite(v) || v == 0) continue;
+            any = true;
+            if (fabs(v) < lo) lo = fabs(v);
+            if (fabs(v) > hi) hi = fabs(v);
+            if (v != ceil(v)) f.int_mode = false;
+        }
+        if (any) {
+            f.sci = hi / lo > 1000.0 || hi > 1.0e8 || (!f.int_mode && lo < 1.0e-4);
+            for (int64_t k = 0; k < n; k++) {
+                if (!isfinite(vals[k].f) || vals[k].f == 0) continue;
+                int len = tfmt_value(&f, vals[k], false, cell, sizeof cell);
+                if (len > f.width) f.width = len;
+            }
+        }
+    }
+    eir_buf_puts(out, "tensor(");
+    size_t start = out->len;
+    if (n == 0) eir_buf_puts(out, "[]");
+    else { int64_t pos = 0; print_slices(out, &f, t, vals, 0, &pos, 7); }
+    free(vals);
+    /* suffixes, each on a new line when it would pass the line width */
+    char suffix[2][160];
+    int ns = 0;
+    if (n == 0 && t->rank != 1) {
+        int w = snprintf(suffix[ns], sizeof suffix[ns], "size=(");
+        for (int32_t d = 0; d < t->rank; d++)
+            w += snprintf(suffix[ns] + w, sizeof suffix[ns] - (size_t)w, "%s%lld", d ? ", " : "", (long long)t->sizes[d]);
+        snprintf(suffix[ns] + w, sizeof suffix[ns] - (size_t)w, t->rank == 1 ? ",)" : ")");
+        ns++;
+    }
+    if (t->dtype != EIR_F32 && t->dtype != EIR_I64 && t->dtype != EIR_BOOL)
+        snprintf(suffix[ns++], sizeof suffix[0], "dtype=torch.%s", eir_dtype_name(t->dtype));
+    const char *body = out->data + start;
+    const char *nl = strrchr(body, '\n');
+    size_t last = nl ? (size_t)(out->len - (size_t)(nl - out->data)) + 1 : out->len - start + 7 + 2;
+    for (int k = 0; k < ns; k++) {
+        size_t sl = strlen(suffix[k]);
+        if (last + sl + 2 > 80) { eir_buf_puts(out, ",\n       "); last = 7 + sl; }
+        else { eir_buf_puts(out, ", "); last += sl + 2; }
+        eir_buf_puts(out, suffix[k]);
+    }
+    eir_buf_putc(out, ')');
+    return true;
+}
+static eir_sym_value sym_arg(eir_runtime *rt, const eir_arg *a, bool *ok);
+
+static const eir_arg *print_field(const eir_node *n, const char *f, size_t len, uint32_t *auto_i) {
+    if (len == 0 || eir_isdigit(f[0])) {
+        uint32_t k = len ? (uint32_t)strtoul(f, NULL, 10) : (*auto_i)++;
+        for (uint32_t i = 1, c = 0; i < n->num_inputs; i++)
+            if (n->inputs[i].kind != 2 && c++ == k) return &n->inputs[i].arg;
+        return NULL;
+    }
+    for (uint32_t i = 1; i < n->num_inputs; i++)
+        if (n->inputs[i].kind == 2 && strlen(n->inputs[i].name) == len && !strncmp(n->inputs[i].name, f, len))
+            return &n->inputs[i].arg;
+    return NULL;
+}
+
+/* the line print writes, or false when eir does not render one of its fields */
+static bool print_line(eir_runtime *rt, const eir_node *n, eir_buf *out) {
+    const char *fmt = n->inputs[0].arg.u.s;
+    uint32_t auto_i = 0;
+    for (const char *c = fmt; *c; c++) {
+        if ((c[0] == '{' && c[1] == '{') || (c[0] == '}' && c[1] == '}')) { eir_buf_putc(out, *c++); continue; }
+        if (*c != '{') { eir_buf_putc(out, *c); continue; }
+        const char *end = strchr(c, '}');
+        if (!end) return false;
+        size_t len = (size_t)(end - c - 1);
+        for (size_t k = 0; k < len; k++)
+            if (!eir_isalnum(c[1 + k]) && c[1 + k] != '_') return false;   /* a format spec, a conversion, an index */
+        const eir_arg *a = print_field(n, c + 1, len, &auto_i);
+        if (!a) return false;
+        bool ok = true;
+        switch (a->kind) {
+        case EIR_ARG_INT: eir_buf_printf(out, "%lld", (long long)a->u.i); break;
+        case EIR_ARG_FLOAT: eir_buf_put_pyfloat(out, a->u.f); break;
+        case EIR_ARG_BOOL: eir_buf_puts(out, a->u.b ? "True" : "False"); break;
+        case EIR_ARG_STRING: eir_buf_puts(out, a->u.s); break;
+        case EIR_ARG_NONE: eir_buf_puts(out, "None"); break;
+        case EIR_ARG_TENSOR:
+            if (a->value == EIR_NO_VALUE || !print_tensor(out, &rt->values[a->value].view)) return false;
+            break;
+        case EIR_ARG_SYM_INT: case EIR_ARG_SYM_BOOL: case EIR_ARG_SYM_FLOAT: {
+            eir_sym_value v = sym_arg(rt, a, &ok);
+            if (!ok) return false;
+            if (a->kind == EIR_ARG_SYM_BOOL) eir_buf_puts(out, v.i ? "True" : "False");
+            else if (v.is_float) eir_buf_put_pyfloat(out, v.f);
+            else eir_buf_printf(out, "%lld", (long long)v.i);
+            break;
+        }
+        default: return false;
+        }
+        c = end;
+    }
+    return true;
+}
+
+static eir_status run_print(eir_runtime *rt, const rt_step *s) {
+    eir_buf line;
+    eir_buf_init(&line);
+    bool ok = print_line(rt, s->node, &line);
+    if (ok) {
+        fputs(line.data ? line.data : "", stdout);
+        fputc('\n', stdout);
+        fflush(stdout);
+    }
+    eir_buf_free(&line);
+    return EIR_OK;
+}
+
 static eir_status bind_hop(eir_runtime *rt, rt_step *st, rt_missing *missing) {
     const eir_node *n = st->node;
     const char *t = n->target + strlen("torch.ops.higher_order.");
     st->kind = STEP_HOP;
+    if (!strcmp(t, "print")) {
+        if (n->num_inputs < 1 || n->inputs[0].arg.kind != EIR_ARG_STRING)
+            return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (higher_order.print): expected a format string first", n->name);
+        st->kind = STEP_PRINT;
+        return EIR_OK;
+    }
     if (!strcmp(t, "cond")) st->hop = HOP_COND;
     else if (!strcmp(t, "while_loop")) st->hop = HOP_WHILE;
+    else if (!strcmp(t, "while_loop_stack_output")) st->hop = HOP_WHILE_STACK;
     else if (!strcmp(t, "map_impl")) st->hop = HOP_MAP;
     else if (!strcmp(t, "scan")) st->hop = HOP_SCAN;
     else if (!strcmp(t, "wrap_with_set_grad_enabled") || !strcmp(t, "wrap_with_autocast") || !strcmp(t, "hints_wrapper") ||
-             !strcmp(t, "strict_mode"))
+             !strcmp(t, "strict_mode") || !strcmp(t, "invoke_subgraph"))
         return bind_hop_call(rt, st, t, missing);
     else
         return note_missing(rt, missing, short_target(n->target), n->name, NULL, NULL, 1);
@@ -1117,6 +1361,189 @@ static eir_status bind_hop(eir_runtime *rt, rt_step *st, rt_missing *missing) {
     return EIR_OK;
 }
 
+/* An integer argument of a predispatch vmap op, by position (they are positional) */
+static bool vmap_int(const eir_node *n, uint32_t pos, int64_t *out) {
+    if (pos >= n->num_inputs) return false;
+    const eir_arg *a = &n->inputs[pos].arg;
+    if (a->kind == EIR_ARG_INT || (a->kind == EIR_ARG_SYM_INT && a->literal)) { *out = a->u.i; return true; }
+    return false;
+}
+
+/* torch._functorch.predispatch's ops, which torch.vmap leaves in a program as exported */
+static eir_status bind_vmap(eir_runtime *rt, rt_step *st, rt_missing *missing) {
+    const eir_node *n = st->node;
+    const char *op = n->target + strlen("torch._functorch.predispatch.");
+    const char *name = n->name ? n->name : "?";
+    if (!strcmp(op, "lazy_load_decompositions")) { st->kind = STEP_NOOP; return EIR_OK; }
+    if (!strcmp(op, "_vmap_decrement_nesting")) { st->kind = STEP_VMAP_END; return EIR_OK; }
+    if (!strcmp(op, "_vmap_increment_nesting")) {
+        /* (batch_size, randomness) */
+        const eir_arg *b = n->num_inputs > 0 ? &n->inputs[0].arg : NULL;
+        const eir_arg *r = n->num_inputs > 1 ? &n->inputs[1].arg : NULL;
+        if (!b || (b->kind != EIR_ARG_INT && b->kind != EIR_ARG_SYM_INT) || !r || r->kind != EIR_ARG_STRING)
+            return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): expected (batch_size: SymInt, randomness: str) arguments",
+                           name, n->target);
+        if (!strcmp(r->u.s, "error")) st->vm_random = VMAP_ERROR;
+        else if (!strcmp(r->u.s, "different")) st->vm_random = VMAP_DIFFERENT;
+        else if (!strcmp(r->u.s, "same")) st->vm_random = VMAP_SAME;
+        else
+            return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): randomness '%s', expected 'error', 'different' or 'same'",
+                           name, n->target, r->u.s);
+        st->vm_size = b;
+        st->kind = STEP_VMAP;
+        return EIR_OK;
+    }
+    bool in = !strcmp(op, "_add_batch_dim");
+    if (in || !strcmp(op, "_remove_batch_dim")) {
+        /* _add_batch_dim(self, batch_dim, level); _remove_batch_dim(self, level, batch_size, out_dim) */
+        const eir_arg *x = n->num_inputs > 0 ? &n->inputs[0].arg : NULL;
+        int64_t size;
+        if (!x || x->kind != EIR_ARG_TENSOR || x->value == EIR_NO_VALUE || st->nout != 1 || st->outs[0] == EIR_NO_VALUE ||
+            !vmap_int(n, in ? 2 : 1, &st->vm_level) || !vmap_int(n, in ? 1 : 3, &st->vm_dim) ||
+            (!in && (n->num_inputs < 3 || (!vmap_int(n, 2, &size) && n->inputs[2].arg.kind != EIR_ARG_SYM_INT))))
+            return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): expected %s and one tensor output", name, n->target,
+                           in ? "(self: Tensor, batch_dim: int, level: int)"
+                              : "(self: Tensor, level: int, batch_size: SymInt, out_dim: int)");
+        st->src = x->value;
+        st->vm_size = in ? NULL : &n->inputs[2].arg;
+        st->kind = in ? STEP_BATCH_IN : STEP_BATCH_OUT;
+        return EIR_OK;
+    }
+    return note_missing(rt, missing, n->target, name, NULL, NULL, 1);
+}
+
+/* A vmap inside a cond branch is exported without its _vmap_increment_nesting and
+ * _vmap_decrement_nesting (torch drops them from the subgraph; torch's batching ops
+ * still work without them, the batch size coming from the tensor). Such a graph's
+ * region of level L runs from its first _add_batch_dim / _remove_batch_dim of that level
+ * to its last _remove_batch_dim of that level; the batch size is the size of the first
+ * one's mapped dimension (or its batch_size argument). Regions of higher levels must lie
+ * inside those of lower ones. */
+static eir_status bind_implicit_vmap(eir_runtime *rt) {
+    int64_t levels = 0;
+    for (uint32_t i = 0; i < rt->nsteps; i++)
+        if ((rt->steps[i].kind == STEP_BATCH_IN || rt->steps[i].kind == STEP_BATCH_OUT) && rt->steps[i].vm_level > levels)
+            levels = rt->steps[i].vm_level;
+    uint32_t prev_head = 0, prev_close = rt->nsteps;
+    for (int64_t L = 1; L <= levels; L++) {
+        uint32_t head = UINT32_MAX, close = UINT32_MAX;
+        for (uint32_t i = 0; i < rt->nsteps; i++) {
+            rt_step *s = &rt->steps[i];
+            if ((s->kind != STEP_BATCH_IN && s->kind != STEP_BATCH_OUT) || s->vm_level != L) continue;
+            if (head == UINT32_MAX) head = i;
+            if (s->kind == STEP_BATCH_OUT) close = i;
+        }
+        const rt_step *h = head == UINT32_MAX ? NULL : &rt->steps[head];
+        if (!h || close == UINT32_MAX || (L > 1 && (head <= prev_head || close >= prev_close)) ||
+            (h->kind == STEP_BATCH_OUT && head != close))
+            return rt_fail(rt, EIR_ERR_UNSUPPORTED, "node %%%s (%s): vmap level %lld without _vmap_increment_nesting / "
+                           "_vmap_decrement_nesting, whose batching ops eir cannot arrange into one loop",
+                           h && h->node->name ? h->node->name : "?", h ? h->node->target : "vmap", (long long)L);
+        for (uint32_t i = head; i <= close; i++) {
+            rt_step *s = &rt->steps[i];
+            if ((s->kind == STEP_BATCH_IN || s->kind == STEP_BATCH_OUT) && s->vm_level == L) s->vm_begin = head;
+        }
+        rt->steps[head].vm_head = true;
+        rt->steps[head].vm_end = close;
+        rt->steps[close].vm_close = true;
+        prev_head = head;
+        prev_close = close;
+    }
+    return EIR_OK;
+}
+
+/* Pair each _vmap_increment_nesting with its _vmap_decrement_nesting (they nest), and give
+ * _add_batch_dim / _remove_batch_dim the region of their level: level L is the L-th
+ * region open at that point, as torch numbers them when it exports. */
+static eir_status bind_vmap_regions(eir_runtime *rt) {
+    uint32_t stack[64];
+    uint32_t depth = 0;
+    bool explicit_regions = false, batching = false;
+    for (uint32_t i = 0; i < rt->nsteps; i++) {
+        explicit_regions |= rt->steps[i].kind == STEP_VMAP || rt->steps[i].kind == STEP_VMAP_END;
+        batching |= rt->steps[i].kind == STEP_BATCH_IN || rt->steps[i].kind == STEP_BATCH_OUT;
+    }
+    if (batching && !explicit_regions) return bind_implicit_vmap(rt);
+    for (uint32_t i = 0; i < rt->nsteps; i++) {
+        rt_step *s = &rt->steps[i];
+        const char *name = s->node->name ? s->node->name : "?";
+        if (s->kind == STEP_VMAP) {
+            if (depth == EIR_ARRAY_LEN(stack))
+                return rt_fail(rt, EIR_ERR_UNSUPPORTED, "node %%%s (%s): vmap nested more than %zu deep", name,
+                               s->node->target, EIR_ARRAY_LEN(stack));
+            stack[depth++] = i;
+        } else if (s->kind == STEP_VMAP_END) {
+            if (!depth)
+                return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): no _vmap_increment_nesting before it", name, s->node->target);
+            s->vm_begin = stack[--depth];
+            rt->steps[s->vm_begin].vm_end = i;
+        } else if (s->kind == STEP_BATCH_IN || s->kind == STEP_BATCH_OUT) {
+            if (s->vm_level < 1 || s->vm_level > (int64_t)depth)
+                return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): vmap level %lld, but %u vmap level%s open here", name,
+                               s->node->target, (long long)s->vm_level, depth, depth == 1 ? " is" : "s are");
+            s->vm_begin = stack[s->vm_level - 1];
+        }
+    }
+    if (depth) {
+        const rt_step *s = &rt->steps[stack[depth - 1]];
+        return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): no _vmap_decrement_nesting after it", s->node->name ? s->node->name : "?",
+                       s->node->target);
+    }
+    return EIR_OK;
+}
+
+/* The steps of a vmap region run once per batch index, so a storage they share with
+ * steps outside it lives through the whole region: one made before it (an operand
+ * read in every pass) to its end, one that outlives it (a _remove_batch_dim result,
+ * written in every pass) from its start. */
+static void vmap_lifetimes(eir_runtime *rt) {
+    bool changed = true;
+    while (changed) {
+        changed = false;
+        for (uint32_t b = 0; b < rt->nsteps; b++) {
+            if (rt->steps[b].kind != STEP_VMAP && !rt->steps[b].vm_head) continue;
+            int32_t e = (int32_t)rt->steps[b].vm_end;
+            for (uint32_t k = 0; k < rt->nstorages; k++) {
+                rt_storage *s = &rt->storages[k];
+                if (s->first < 0 && s->last < 0) continue;
+                int32_t last = s->pinned ? INT32_MAX : s->last;
+                if (last < (int32_t)b || s->first > e) continue;
+                if (s->first < (int32_t)b && last < e) { s->last = e; changed = true; }
+                if (last > e && s->first > (int32_t)b) { s->first = (int32_t)b; changed = true; }
+            }
+        }
+    }
+}
+
+/* out_dtype(op, dtype, *args): the op's kernel on the arguments cast to their dtype
+ * promoted with `dtype`, its result cast to `dtype` (torch's out_dtype_fallback) */
+static eir_status bind_out_dtype(eir_runtime *rt, uint32_t si, rt_missing *missing) {
+    rt_step *st = &rt->steps[si];
+    const eir_node *n = st->node;
+    if (n->num_inputs < 2 || n->inputs[0].arg.kind != EIR_ARG_OPERATOR || n->inputs[1].arg.kind != EIR_ARG_SCALAR_TYPE ||
+        n->num_outputs != 1 || n->outputs[0].kind != EIR_ARG_TENSOR)
+        return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (higher_order.out_dtype): expected (operator, dtype, args...) and one "
+                       "tensor output", n->name ? n->name : "?");
+    const char *inner = n->inputs[0].arg.u.s;
+    if (strncmp(inner, "torch.ops.aten.", 15) != 0)
+        return note_missing(rt, missing, short_target(inner), n->name, NULL, "inside higher_order.out_dtype", 1);
+    eir_node *in = eir_arena_alloc(&rt->arena, sizeof *in);
+    if (!in) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
+    *in = *n;
+    in->target = inner;
+    in->inputs = n->inputs + 2;
+    in->num_inputs = n->num_inputs - 2;
+    st->node = in;
+    uint32_t before = missing->n;
+    eir_status s = bind_step(rt, si, missing);
+    if (s || missing->n != before) return s;
+    if (st->kind != STEP_KERNEL || st->via_functional || (st->schema->flags & (EIR_OPF_INPLACE | EIR_OPF_OUT)) || st->nout != 1)
+        return rt_fail(rt, EIR_ERR_UNSUPPORTED, "node %%%s (higher_order.out_dtype): eir runs out_dtype of functional "
+                       "operators with one result, not of %s", n->name ? n->name : "?", short_target(inner));
+    st->out_dtype = true;
+    return EIR_OK;
+}
+
 static eir_status bind_step(eir_runtime *rt, uint32_t si, rt_missing *missing) {
     rt_step *st = &rt->steps[si];
     const eir_node *n = st->node;
@@ -1131,7 +1558,9 @@ static eir_status bind_step(eir_runtime *rt, uint32_t si, rt_missing *missing) {
     if (is_assert(t)) { st->kind = STEP_ASSERT; return EIR_OK; }
     if (!strcmp(t, "torch.ops.higher_order.with_effects")) return bind_effects(rt, si, missing);
     if (!strcmp(t, "torch.ops.higher_order.auto_functionalized_v2")) return bind_autofunc(rt, si, missing);
+    if (!strcmp(t, "torch.ops.higher_order.out_dtype")) return bind_out_dtype(rt, si, missing);
     if (!strncmp(t, "torch.ops.higher_order.", 23)) return bind_hop(rt, st, missing);
+    if (!strncmp(t, "torch._functorch.predispatch.", 29)) return bind_vmap(rt, st, missing);
     if (!strcmp(t, "torch.ops.aten.nonzero.default") || !strcmp(t, "torch.ops.aten.argwhere.default") ||
         !strcmp(t, "torch.ops.aten.item.default") || !strcmp(t, "torch.ops.aten._local_scalar_dense.default")) {
         /* data-dependent: the count / the value binds an unbacked symbol (argwhere is nonzero) */
@@ -1648,6 +2077,7 @@ static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, b
         if (st) return st;
     }
     if (missing.n) return missing_failure(rt, &missing);
+    if ((st = bind_vmap_regions(rt))) return st;
 
     /* storages of step outputs: views and in-place ops share their source's */
     for (uint32_t i = 0; i < rt->nsteps; i++) {
@@ -1655,10 +2085,10 @@ static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, b
         for (uint32_t k = 0; k < s->nout; k++) {
             uint32_t v = s->outs[k];
             if (v == EIR_NO_VALUE || !rt->values[v].is_tensor) continue;
-            if (s->kind == STEP_VIEW) {
+            if (s->kind == STEP_VIEW || s->kind == STEP_BATCH_IN) {
                 rt->values[v].storage = rt->values[s->src].storage;
                 rt->values[v].rview = true;
-                rt->values[v].sizes_storage = !strcmp(s->schema->name, "aten.resize_.default");
+                rt->values[v].sizes_storage = s->schema && !strcmp(s->schema->name, "aten.resize_.default");
             } else if (s->kind == STEP_KERNEL && (s->schema->flags & EIR_OPF_INPLACE) && k == 0 &&
                        s->args[0].kind == EIR_KA_TENSOR) {
                 uint32_t src = EIR_NO_VALUE;
@@ -1747,7 +2177,9 @@ static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, b
             for (int32_t sid = rt->values[a->value].storage; sid >= 0; sid = rt->storages[sid].parent)
                 rt->storages[sid].pinned = true;
     }
-    return root ? setup_writes(rt) : EIR_OK;
+    if (root && (st = setup_writes(rt))) return st;
+    vmap_lifetimes(rt);
+    return EIR_OK;
 }
 
 void eir_runtime_free(eir_runtime *rt) {
@@ -1756,6 +2188,8 @@ void eir_runtime_free(eir_runtime *rt) {
         eir_runtime_free(rt->steps[i].sub[0]);
         eir_runtime_free(rt->steps[i].sub[1]);
         free(rt->steps[i].scratch);
+        free(rt->steps[i].od_buf);
+        for (uint32_t k = 0; rt->steps[i].ws_buf && k < rt->steps[i].nout; k++) free(rt->steps[i].ws_buf[k]);
         if (rt->steps[i].cast_buf)
             for (uint32_t k = 0; k < rt->steps[i].nargs; k++) free(rt->steps[i].cast_buf[k]);
     }
@@ -3093,10 +3527,108 @@ static eir_status run_sub(eir_runtime *rt, eir_runtime *sub, const eir_node *n) 
     return EIR_OK;
 }
 
+static void contiguous_strides(eir_tview *t) {
+    int64_t st = 1;
+    for (int32_t d = t->rank - 1; d >= 0; d--) { t->strides[d] = st; st *= t->sizes[d] > 1 ? t->sizes[d] : 1; }
+}
+
+/* The inputs of while_loop_stack_output's condition or body: the carried values of
+ * this iteration (the operands, then the rows the body wrote last), then the others */
+static eir_status while_stack_inputs(eir_runtime *rt, rt_step *st, eir_runtime *sub, const eir_tview *row, int64_t iter,
+                                     int64_t *slots) {
+    const eir_arg *carried = st->lists[0], *extra = st->lists[1];
+    uint32_t nc = carried->u.list.n, ne = extra->u.list.n;
+    eir_status e;
+    for (uint32_t i = 0; i < nc; i++) {
+        eir_tview cur = row[i];
+        cur.data = (char *)st->ws_buf[i] + (iter - 1) * eir_tview_numel(&row[i]) * (int64_t)eir_dtype_size(row[i].dtype);
+        if ((e = sub_input(rt, sub, i, iter ? EIR_NO_VALUE : carried->u.list.items[i].value, iter ? &cur : NULL, &slots[i])))
+            return e;
+    }
+    for (uint32_t i = 0; i < ne; i++)
+        if ((e = sub_input(rt, sub, nc + i, extra->u.list.items[i].value, NULL, &slots[nc + i]))) return e;
+    return EIR_OK;
+}
+
+static eir_status run_while_stack(eir_runtime *rt, rt_step *st) {
+    const eir_node *n = st->node;
+    const char *name = n->name ? n->name : "?";
+    const eir_arg *carried = st->lists[0], *extra = st->lists[1];
+    uint32_t nc = carried->u.list.n, ne = extra->u.list.n;
+    int64_t slots[64];
+    eir_tview row[64];
+    eir_status e;
+    if (nc != st->nout || nc + ne > 64 || nc == 0)
+        return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s: bad while_loop_stack_output operands", name);
+    for (uint32_t i = 0; i < nc; i++) {
+        uint32_t v = carried->u.list.items[i].value;
+        if (v == EIR_NO_VALUE || !rt->values[v].is_tensor || st->outs[i] == EIR_NO_VALUE)
+            return rt_fail(rt, EIR_ERR_UNSUPPORTED, "node %%%s (higher_order.while_loop_stack_output): carried value %u is "
+                           "not a tensor; eir stacks tensors only", name, i);
+        row[i] = rt->values[v].view;
+        contiguous_strides(&row[i]);
+    }
+    if (!st->ws_buf) {
+        st->ws_buf = eir_arena_array(&rt->arena, nc, sizeof *st->ws_buf);
+        st->ws_cap = eir_arena_array(&rt->arena, nc, sizeof *st->ws_cap);
+        if (!st->ws_buf || !st->ws_cap) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
+    }
+    int64_t iter = 0;
+    for (;; iter++) {
+        /* room for this iteration's rows, before any view into the rows is handed out */
+        for (uint32_t i = 0; i < nc; i++) {
+            size_t rb = (size_t)eir_tview_numel(&row[i]) * eir_dtype_size(row[i].dtype);
+            size_t need = (size_t)(iter + 1) * rb;
+            if (need > st->ws_cap[i] || !st->ws_buf[i]) {
+                size_t cap = st->ws_cap[i] * 2 > need ? st->ws_cap[i] * 2 : need;
+                void *b = realloc(st->ws_buf[i], cap ? cap : 1);
+                rt->nallocs++;
+                if (!b) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
+                st->ws_buf[i] = b;
+                st->ws_cap[i] = cap;
+            }
+        }
+        if ((e = while_stack_inputs(rt, st, st->sub[0], row, iter, slots)) || (e = run_sub(rt, st->sub[0], n))) return e;
+        eir_tensor_view c;
+        if (eir_runtime_output(st->sub[0], 0, &c) != EIR_OK) return rt_fail(rt, EIR_ERR_ARG, "%s", st->sub[0]->errmsg);
+        if (eir_load_f64(c.data, c.dtype) == 0) break;
+        if ((e = while_stack_inputs(rt, st, st->sub[1], row, iter, slots)) || (e = run_sub(rt, st->sub[1], n))) return e;
+        for (uint32_t j = 0; j < nc; j++) {
+            eir_tview dst = row[j];
+            dst.data = (char *)st->ws_buf[j] + iter * eir_tview_numel(&row[j]) * (int64_t)eir_dtype_size(row[j].dtype);
+            if ((e = sub_output(rt, st->sub[1], j, EIR_NO_VALUE, &dst))) return e;
+        }
+    }
+    /* torch stacks the body's outputs; with no iteration, the carried operands unsqueezed */
+    for (uint32_t j = 0; j < nc; j++) {
+        int64_t sizes[EIR_MAX_RANK];
+        if (row[j].rank + 1 > EIR_MAX_RANK) return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s: carried value %u: rank too large", name, j);
+        sizes[0] = iter ? iter : 1;
+        for (int32_t d = 0; d < row[j].rank; d++) sizes[d + 1] = row[j].sizes[d];
+        char what[64];
+        snprintf(what, sizeof what, "the stacked carried value %u", j);
+        if ((e = settle_output(rt, st->outs[j], sizes, row[j].rank + 1, what))) return e;
+        const eir_tview *out = &rt->values[st->outs[j]].view;
+        if (!iter) {
+            eir_tview dst = select0(out, 0);
+            copy_logical(&dst, &rt->values[carried->u.list.items[j].value].view);
+            continue;
+        }
+        eir_tview src = row[j];
+        src.rank = row[j].rank + 1;
+        memcpy(src.sizes, sizes, sizeof(int64_t) * (size_t)src.rank);
+        contiguous_strides(&src);
+        src.data = st->ws_buf[j];
+        copy_logical(out, &src);
+    }
+    return EIR_OK;
+}
+
 static eir_status run_hop(eir_runtime *rt, rt_step *st) {
     const eir_node *n = st->node;
     eir_status e;
     int64_t slots[64];
+    if (st->hop == HOP_WHILE_STACK) return run_while_stack(rt, st);
     if (st->hop == HOP_CALL) {
         for (uint32_t i = 0; i < st->nops && i < 64; i++)
             if ((e = sub_input(rt, st->sub[0], i, st->ops[i], NULL, &slots[i]))) return e;
@@ -3390,10 +3922,18 @@ static eir_status run_custom(eir_runtime *rt, rt_step *s) {
  * output dtype are cast to it — what autocast does for its lower-precision
  * and fp32 ops, and exact (a widening) for ops that merely promote. With
  * begin false, the arguments point back at the values. */
+static eir_status cast_inputs(eir_runtime *rt, rt_step *s, bool begin, eir_dtype want, bool any_dtype);
+
 static eir_status autocast_inputs(eir_runtime *rt, rt_step *s, bool begin) {
     if (!s->nout || s->outs[0] == EIR_NO_VALUE) return EIR_OK;
     eir_dtype want = rt->values[s->outs[0]].view.dtype;
     if (!eir_is_floating(want)) return EIR_OK;
+    return cast_inputs(rt, s, begin, want, false);
+}
+
+/* Tensor arguments cast to `want` into buffers of the step's own (begin), or the
+ * original views put back (!begin); any_dtype: every tensor, else floating ones */
+static eir_status cast_inputs(eir_runtime *rt, rt_step *s, bool begin, eir_dtype want, bool any_dtype) {
     if (!s->cast) {
         s->cast = eir_arena_array(&rt->arena, s->nargs + 1, sizeof *s->cast);
         s->cast_buf = eir_arena_array(&rt->arena, s->nargs + 1, sizeof *s->cast_buf);
@@ -3416,7 +3956,7 @@ static eir_status autocast_inputs(eir_runtime *rt, rt_step *s, bool begin) {
         ti++;
         if (!orig) continue;
         if (!begin) { a->t = orig; continue; }
-        if (!eir_is_floating(orig->dtype) || orig->dtype == want) continue;
+        if ((!any_dtype && !eir_is_floating(orig->dtype)) || orig->dtype == want) continue;
         size_t need = (size_t)eir_tview_numel(orig) * eir_dtype_size(want);
         if (need > s->cast_cap[k]) {
             free(s->cast_buf[k]);
@@ -3577,6 +4117,130 @@ static eir_status functional_target(eir_runtime *rt, rt_step *s) {
     return EIR_OK;
 }
 
+/* ---- vmap as exported: a loop over the batch ---- */
+
+static eir_status run_vmap(eir_runtime *rt, rt_step *s) {
+    bool ok = true;
+    eir_sym_value n = sym_arg(rt, s->vm_size, &ok);
+    if (!ok || n.is_float || n.i < 0)
+        return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): the batch size %s", s->node->name ? s->node->name : "?",
+                       s->node->target, !ok || n.is_float ? "is not a known integer" : "is negative");
+    s->vm_n = n.i;
+    s->vm_i = 0;
+    s->vm_rng = rt->rng;
+    return EIR_OK;
+}
+
+/* x.select(dim, i) of a rank-r view: rank r-1, the offset moved by i strides */
+static void select_dim(const eir_tview *x, int64_t dim, int64_t i, eir_tview *out, int64_t *off) {
+    *out = *x;
+    out->rank = x->rank - 1;
+    for (int32_t d = (int32_t)dim; d < out->rank; d++) {
+        out->sizes[d] = x->sizes[d + 1];
+        out->strides[d] = x->strides[d + 1];
+    }
+    *off += i * x->strides[dim];
+    if (x->data) out->data = (char *)x->data + i * x->strides[dim] * (int64_t)eir_dtype_size(x->dtype);
+}
+
+/* the first batching step of a region without _vmap_increment_nesting starts a pass */
+static void vmap_enter(eir_runtime *rt, rt_step *s, int64_t n) {
+    s->vm_active = true;
+    s->vm_n = n;
+    s->vm_i = 0;
+    s->vm_rng = rt->rng;
+}
+
+static eir_status run_batch_in(eir_runtime *rt, rt_step *s) {
+    const rt_value *x = &rt->values[s->src];
+    const char *name = s->node->name ? s->node->name : "?";
+    int64_t dim = s->vm_dim < 0 ? s->vm_dim + x->view.rank : s->vm_dim;
+    if (dim < 0 || dim >= x->view.rank)
+        return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): batch dim %lld of %s, a tensor of %d dims", name, s->node->target,
+                       (long long)s->vm_dim, rt->g->values[s->src].name, x->view.rank);
+    if (s->vm_head && !s->vm_active) vmap_enter(rt, s, x->view.sizes[dim]);
+    const rt_step *b = &rt->steps[s->vm_begin];
+    if (b->vm_n == 0) return EIR_OK;    /* an empty batch: the region runs no pass */
+    if (x->view.sizes[dim] != b->vm_n)
+        return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): vmap: %s has size %lld in its mapped dimension %lld, where the batch "
+                       "size (node %%%s) is %lld", name, s->node->target, rt->g->values[s->src].name,
+                       (long long)x->view.sizes[dim], (long long)dim, b->node->name ? b->node->name : "?", (long long)b->vm_n);
+    eir_tview g;
+    int64_t off = x->offset;
+    select_dim(&x->view, dim, b->vm_i, &g, &off);
+    return set_view(rt, s, s->outs[0], &g, off, x->cur);
+}
+
+static eir_status run_batch_out(eir_runtime *rt, rt_step *s) {
+    const rt_value *y = &rt->values[s->src];
+    const rt_value *o = &rt->values[s->outs[0]];
+    const char *name = s->node->name ? s->node->name : "?";
+    const char *oname = rt->g->values[s->outs[0]].name;
+    int64_t dim = s->vm_dim < 0 ? s->vm_dim + o->view.rank : s->vm_dim;
+    bool ok = true;
+    eir_sym_value n = sym_arg(rt, s->vm_size, &ok);
+    if (s->vm_head && !s->vm_active) {
+        if (!ok || n.is_float || n.i < 0)
+            return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): the batch size is not a known integer", name, s->node->target);
+        vmap_enter(rt, s, n.i);
+    }
+    const rt_step *b = &rt->steps[s->vm_begin];
+    if (b->vm_n == 0) return EIR_OK;
+    if (ok && !n.is_float && n.i != b->vm_n)
+        return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): batch size %lld, where its vmap (node %%%s) has %lld", name,
+                       s->node->target, (long long)n.i, b->node->name ? b->node->name : "?", (long long)b->vm_n);
+    if (dim < 0 || dim >= o->view.rank || o->view.sizes[dim] != b->vm_n)
+        return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): out dim %lld of %s, a tensor of %d dims, is not of the batch "
+                       "size %lld", name, s->node->target, (long long)s->vm_dim, oname, o->view.rank, (long long)b->vm_n);
+    eir_tview dst;
+    int64_t off = o->offset;
+    select_dim(&o->view, dim, b->vm_i, &dst, &off);
+    bool same = dst.rank == y->view.rank && dst.dtype == y->view.dtype;
+    for (int32_t d = 0; same && d < dst.rank; d++) same = dst.sizes[d] == y->view.sizes[d];
+    if (!same) {
+        char ys[160], ds[160];
+        put_ints(ys, sizeof ys, y->view.sizes, (uint32_t)y->view.rank);
+        put_ints(ds, sizeof ds, dst.sizes, (uint32_t)dst.rank);
+        return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (%s): a sample of %s is a %s tensor of sizes %s, where %s records %s %s",
+                       name, s->node->target, rt->g->values[s->src].name, eir_dtype_name(y->view.dtype), ys, oname,
+                       eir_dtype_name(dst.dtype), ds);
+    }
+    copy_logical(&dst, &y->view);
+    return EIR_OK;
+}
+
+/* out_dtype: the arguments cast to their dtype promoted with the output's (a tensor of
+ * one dim, as torch's fallback adds torch.ones(1, dtype=out_dtype)); the kernel writes
+ * a result of that dtype, cast into the output after it */
+static eir_status out_dtype_begin(eir_runtime *rt, rt_step *s) {
+    eir_dtype want = rt->values[s->outs[0]].view.dtype;
+    const eir_karg *args[64];
+    int na = 0;
+    for (uint32_t k = 0; k < s->nargs && na < 63; k++) args[na++] = &s->args[k];
+    eir_tview one = {.dtype = want, .rank = 1, .sizes = {1}, .strides = {1}};
+    eir_karg ones = {.kind = EIR_KA_TENSOR, .t = &one};
+    args[na++] = &ones;
+    eir_dtype promoted = eir_result_type(args, na);
+    eir_status st = cast_inputs(rt, s, true, promoted, true);
+    if (st || promoted == want) return st;
+    eir_tview t = rt->values[s->outs[0]].view;
+    size_t need = (size_t)eir_tview_numel(&t) * eir_dtype_size(promoted);
+    if (need > s->od_cap || !s->od_buf) {
+        free(s->od_buf);
+        s->od_cap = 0;
+        s->od_buf = malloc(need ? need : 1);
+        rt->nallocs++;
+        if (!s->od_buf) return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
+        s->od_cap = need;
+    }
+    t.dtype = promoted;
+    int64_t stride = 1;
+    for (int32_t d = t.rank - 1; d >= 0; d--) { t.strides[d] = stride; stride *= t.sizes[d] > 1 ? t.sizes[d] : 1; }
+    t.data = s->od_buf;
+    s->outv[0] = t;
+    return EIR_OK;
+}
+
 static eir_status run_step(eir_runtime *rt, rt_step *s, eir_kctx *ctx) {
     eir_status st;
     switch (s->kind) {
@@ -3592,6 +4256,10 @@ static eir_status run_step(eir_runtime *rt, rt_step *s, eir_kctx *ctx) {
     case STEP_REPEAT_INTERLEAVE: return run_repeat_interleave(rt, s);
     case STEP_CUSTOM: return run_custom(rt, s);
     case STEP_ITEM: return run_item(rt, s);
+    case STEP_VMAP: return run_vmap(rt, s);
+    case STEP_PRINT: return run_print(rt, s);
+    case STEP_BATCH_IN: return run_batch_in(rt, s);
+    case STEP_BATCH_OUT: return run_batch_out(rt, s);
     case STEP_KERNEL: {
         apply_patches(rt, s);
         /* results that are their self / out= argument: that argument's geometry */
@@ -3618,9 +4286,15 @@ static eir_status run_step(eir_runtime *rt, rt_step *s, eir_kctx *ctx) {
         }
         if (s->via_functional && s->nout && (st = functional_target(rt, s))) return st;
         if (rt->autocast && (st = autocast_inputs(rt, s, true))) return st;
+        if (s->out_dtype && (st = out_dtype_begin(rt, s))) return st;
         rt->kerr[0] = 0;
         int kr = s->fn(s->args, s->nargs, s->outv, s->nout, ctx);
         if (rt->autocast) autocast_inputs(rt, s, false);
+        if (s->out_dtype) {
+            cast_inputs(rt, s, false, EIR_DTYPE_UNKNOWN, true);
+            if (kr == 0 && s->outv[0].data != rt->values[s->outs[0]].view.data)
+                copy_logical(&rt->values[s->outs[0]].view, &s->outv[0]);
+        }
         if (kr != 0)
             return rt_fail(rt, EIR_ERR_ARG, "node %%%s (%s): %s", s->node->name ? s->node->name : "?",
                            short_target(s->node->target), rt->kerr[0] ? rt->kerr : "kernel failed");
@@ -3652,6 +4326,24 @@ static eir_status step_failed(eir_runtime *rt, const rt_step *s, eir_status st) 
     return st;
 }
 
+/* The step after step i: the next one, or, at the end of a vmap region, the start of
+ * the region's next pass over the batch */
+static uint32_t next_step(eir_runtime *rt, uint32_t i) {
+    rt_step *s = &rt->steps[i];
+    if ((s->kind == STEP_VMAP || (s->vm_head && s->vm_active)) && s->vm_n == 0) {
+        s->vm_active = false;
+        return s->vm_end + 1;           /* an empty batch: no pass */
+    }
+    if (s->kind != STEP_VMAP_END && !s->vm_close) return i + 1;
+    rt_step *b = &rt->steps[s->vm_begin];
+    if (++b->vm_i < b->vm_n) {
+        if (b->vm_random == VMAP_SAME) rt->rng = b->vm_rng;
+        return b->kind == STEP_VMAP ? s->vm_begin + 1 : s->vm_begin;
+    }
+    b->vm_active = false;
+    return i + 1;
+}
+
 eir_status eir_runtime_run(eir_runtime *rt) {
     if (!rt || !rt->steps) return EIR_ERR_ARG;
     eir_status st;
@@ -3672,8 +4364,11 @@ eir_status eir_runtime_run(eir_runtime *rt) {
     if ((st = prepare_inputs(rt))) return st;
     refresh_pointers(rt);
     eir_kctx ctx = {.err = rt->kerr, .errlen = sizeof rt->kerr, .nthreads = 1, .rng = &rt->rng};
-    for (uint32_t i = 0; i < rt->nsteps; i++)
-        if ((st = run_step(rt, &rt->steps[i], &ctx))) return step_failed(rt, &rt->steps[i], st);
+    for (uint32_t i = 0; i < rt->nsteps;) {
+        rt_step *s = &rt->steps[i];
+        if ((st = run_step(rt, s, &ctx))) return step_failed(rt, s, st);
+        i = next_step(rt, i);
+    }
     /* write mutated state back (outputs are pinned, so they are still intact) */
     for (uint32_t k = 0; k < rt->nwrites; k++) {
         rt_value *src = &rt->values[rt->writes[k].src], *dst = &rt->values[rt->writes[k].dst];

@@ -1,6 +1,6 @@
 /* fuzz_model_json.c — libFuzzer target: the text of models/model.json
  * alone (JSON reader, schema decoding, symbolic expressions), then every
- * printer and info. Seeds: the fixtures' model.json records. */
+ * printer, info and the verifier in every dialect. Seeds: the fixtures' model.json records. */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -18,6 +18,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         char *t = NULL;
         if (eir_program_info(p, true, &t) == EIR_OK) eir_free(t);
+        for (int d = EIR_DIALECT_ATEN; d <= EIR_DIALECT_EDGE; d++) {
+            eir_verify_report *r = NULL;
+            eir_program_verify(p, (eir_dialect)d, &r);
+            if (r && eir_verify_report_format(r, d == EIR_DIALECT_EDGE, &t) == EIR_OK) eir_free(t);
+            eir_verify_report_free(r);
+        }
     }
     eir_program_free(p);
     return 0;

@@ -1,4 +1,4 @@
-/* main.c — the `eir` command line: info, print, run. */
+/* main.c — the `eir` command line: info, print, verify, run, ops. */
 #define _POSIX_C_SOURCE 200809L
 #include <dlfcn.h>
 #include <errno.h>
@@ -29,6 +29,15 @@ static const char USAGE[] =
     "      (default)               like print(ep.graph)\n"
     "      --code                  like print(ep.graph_module.code)\n"
     "      --program               like print(ep), nested graphs included\n"
+    "  verify [--dialect D] [--json] MODEL.pt2\n"
+    "                              check the program against the Export IR's rules and\n"
+    "                              those of dialect D: aten (default; as torch.export\n"
+    "                              returns it), core (after run_decompositions(): Core\n"
+    "                              ATen, functional) or edge (ExecuTorch's to_edge());\n"
+    "                              prints every violation with its node, target, argument\n"
+    "                              and source line (docs/IR.md lists the rules); --json:\n"
+    "                              {\"violations\": [...]}. Exit status 0 when it holds,\n"
+    "                              3 when it breaks rules, 1 when it cannot be read\n"
     "  run MODEL.pt2 [IN.npy ...]  run the program on NumPy inputs given in the order of\n"
     "                              its flattened user inputs (a symbolic int input as a\n"
     "                              0-d integer .npy; Python values burned into the program\n"
@@ -63,7 +72,8 @@ static const char USAGE[] =
     "  --version                   show the eir version\n"
     "\n"
     "exit status: 0 on success, 1 when the model cannot be read or run (the message\n"
-    "names the record, JSON path, node or input at fault), 2 on a usage error.\n";
+    "names the record, JSON path, node or input at fault), 2 on a usage error,\n"
+    "3 when verify finds violations.\n";
 
 static int usage_error(const char *fmt, const char *arg) {
     fprintf(stderr, "eir: ");
@@ -568,6 +578,53 @@ out:
     return rc;
 }
 
+/* ---- verify ---- */
+
+static int cmd_verify(int argc, char **argv) {
+    const char *path = NULL;
+    bool json = false;
+    eir_dialect dialect = EIR_DIALECT_ATEN;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(USAGE, stdout); return 0; }
+        if (!strcmp(a, "--json")) json = true;
+        else if (!strcmp(a, "--dialect") || !strncmp(a, "--dialect=", 10)) {
+            const char *val = a[9] == '=' ? a + 10 : i + 1 < argc ? argv[++i] : NULL;
+            if (!val) return usage_error("%s needs a value: aten, core or edge", a);
+            if (!eir_dialect_parse(val, &dialect)) return usage_error("unknown dialect '%s' (aten, core or edge)", val);
+        } else if (a[0] == '-' && a[1]) return usage_error("unknown option '%s'", a);
+        else if (path) return usage_error("more than one model given ('%s')", a);
+        else path = a;
+    }
+    if (!path) return usage_error("%s: no model given", "verify");
+    eir_program *p;
+    if (load(path, &p)) return 1;
+    eir_verify_report *r = NULL;
+    eir_status st = eir_program_verify(p, dialect, &r);
+    char *text = NULL;
+    if (!r || eir_verify_report_format(r, json, &text) != EIR_OK) {
+        fprintf(stderr, "eir: %s\n", st == EIR_OK || st == EIR_ERR_INVALID ? "out of memory" : eir_errmsg(p));
+        eir_verify_report_free(r);
+        eir_program_free(p);
+        return 1;
+    }
+    static const char *const names[] = {"ATen", "Core ATen", "Edge"};
+    uint32_t n = eir_verify_num_violations(r);
+    fputs(text, stdout);
+    if (!json) {
+        if (n) printf("%s: %u violation%s of the %s dialect\n", path, n, n == 1 ? "" : "s", names[dialect]);
+        else printf("%s: valid %s program\n", path, names[dialect]);
+    }
+    eir_free(text);
+    eir_verify_report_free(r);
+    eir_program_free(p);
+    if (fflush(stdout) != 0) {
+        perror("eir: writing output");
+        return 1;
+    }
+    return n ? 3 : 0;
+}
+
 /* a non-negative count option */
 static bool parse_count(const char *val, long long lo, long long hi, long long *x) {
     char *end;
@@ -591,6 +648,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (!strcmp(cmd, "ops")) return cmd_ops(argc - 2, argv + 2);
+    if (!strcmp(cmd, "verify")) return cmd_verify(argc - 2, argv + 2);
     const char *path = NULL, *ops = NULL;
     bool json = false;
     eir_print_form form = EIR_PRINT_GRAPH;
