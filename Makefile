@@ -9,7 +9,8 @@ CPPFLAGS = -Iinclude -Isrc -D_GNU_SOURCE
 LDLIBS   = -lminizip -lz -lopenblas -lpthread -lm
 PYTHON  ?= python3
 
-SRC = src/base/base.c src/base/dtype.c src/serde/archive.c src/base/jdoc.c src/serde/load.c src/serde/save.c src/ir/program.c src/ir/sym.c src/ir/pyexpr.c \
+SRC = src/base/base.c src/base/dtype.c src/serde/archive.c src/base/jdoc.c src/serde/pickle.c src/serde/torchsave.c src/serde/load.c \
+      src/serde/save.c src/ir/program.c src/ir/sym.c src/ir/pyexpr.c \
       src/ir/print.c src/ir/verify.c src/ir/edit.c src/ops/optable.c src/ops/schema.c src/ops/info.c $(wildcard src/kernels/*.c) \
       $(wildcard src/runtime/*.c)
 HDR = $(wildcard include/*.h src/*/*.h src/ops/*.inc src/ir/*.inc)
@@ -92,6 +93,7 @@ test: $(B)/eir $(BS)/eir $(UNIT) $(UNITS) $(B)/libeir_example_ops.so $(BS)/libei
 	OPENBLAS_NUM_THREADS=1 TSAN_OPTIONS=halt_on_error=1 EIR_FIXTURES=tests/e2e/fixtures $(BT)/tests/test_threads
 	EIR_BIN=$(BS)/eir $(PYTHON) tests/run_corpus.py
 	EIR_BIN=$(BS)/eir EIR_OPS=$(BS)/libeir_example_ops.so $(PYTHON) tests/run_fixtures.py tests/e2e/fixtures
+	EIR_BIN=$(BS)/eir $(PYTHON) tests/run_fixtures.py tests/legacy
 	rm -rf $(B)/zoo && $(PYTHON) python/zoo/gen.py --out $(B)/zoo
 	EIR_BIN=$(B)/eir EIR_OPS=$(B)/libeir_example_ops.so EIR_ZOO_DIR=$(B)/zoo \
 	    $(PYTHON) -m pytest -q -n 2 --dist loadfile -m "not slow" python/tests
@@ -136,7 +138,7 @@ $(B)/fuzz/%: tests/fuzz/%.c $(SRC) $(HDR)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZFLAGS) -std=c11 $< $(SRC) $(LDLIBS) -o $@
 
-fuzz: $(B)/fuzz/fuzz_load $(B)/fuzz/fuzz_model_json $(B)/fuzz/fuzz_schema $(B)/fuzz/fuzz_exprs
+fuzz: $(B)/fuzz/fuzz_load $(B)/fuzz/fuzz_model_json $(B)/fuzz/fuzz_schema $(B)/fuzz/fuzz_exprs $(B)/fuzz/fuzz_pickle
 	@mkdir -p $(B)/fuzz/seeds_load $(B)/fuzz/seeds_json $(B)/fuzz/out_load $(B)/fuzz/out_json $(B)/fuzz/seeds_schema $(B)/fuzz/out_schema $(B)/fuzz/seeds_exprs $(B)/fuzz/out_exprs
 	$(PYTHON) -c 'import sys, os; [open(os.path.join(sys.argv[1], "s%d" % i), "w").write(l.rstrip("\n")) for i, l in enumerate(open("tests/fuzz/schemas.txt"))]' $(B)/fuzz/seeds_schema
 	cp tests/bad/corpus/*.pt2 tests/e2e/fixtures/*.pt2 $(B)/fuzz/seeds_load/
@@ -146,4 +148,7 @@ fuzz: $(B)/fuzz/fuzz_load $(B)/fuzz/fuzz_model_json $(B)/fuzz/fuzz_schema $(B)/f
 	$(B)/fuzz/fuzz_schema -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 $(B)/fuzz/out_schema $(B)/fuzz/seeds_schema
 	$(PYTHON) -c 'import sys, zipfile, glob, os, json, re; [open(os.path.join(sys.argv[1], "e%d" % i), "w").write(t) for i, t in enumerate(sorted({t for f in glob.glob("tests/e2e/fixtures/*.pt2") for m in zipfile.ZipFile(f).namelist() if m.endswith("models/model.json") for t in re.findall(r"\"expr_str\": \"((?:[^\"\\\\]|\\\\.)*)\"", zipfile.ZipFile(f).read(m).decode()) + json.loads(zipfile.ZipFile(f).read(m)).get("guards_code", [])}))]' $(B)/fuzz/seeds_exprs
 	$(B)/fuzz/fuzz_exprs -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 $(B)/fuzz/out_exprs $(B)/fuzz/seeds_exprs
+	@mkdir -p $(B)/fuzz/seeds_pickle $(B)/fuzz/out_pickle
+	$(PYTHON) -c 'import sys, zipfile, glob, os, io; [open(os.path.join(sys.argv[1], "p%d_%d" % (i, j)), "wb").write(d) for i, f in enumerate(["tests/bad/pickle_base.pt2"] + glob.glob("tests/legacy/*.pt2")) for j, (n, d) in enumerate((n, zipfile.ZipFile(f).read(n)) for n in zipfile.ZipFile(f).namelist() if n.endswith(".pt") or "/weight_" in n or "/tensor_" in n)]' $(B)/fuzz/seeds_pickle
+	$(B)/fuzz/fuzz_pickle -max_total_time=$(FUZZ_SECONDS) -max_len=200000 -timeout=10 $(B)/fuzz/out_pickle $(B)/fuzz/seeds_pickle
 .PHONY: fuzz

@@ -301,17 +301,27 @@ typedef struct eir_tensor {
     const char *record;          /* archive record, e.g. "data/weights/weight_0" */
     bool is_param;
     bool is_constant;            /* from the constants config (not the weights) */
-    bool use_pickle;             /* payload is pickled: data is NULL */
+    bool use_pickle;             /* payload is pickled (a tensor subclass, or every tensor of an
+                                    archive from torch <= 2.8); read by eir's restricted reader */
     bool is_custom_obj;          /* a torchbind / opaque object: no tensor meta */
     eir_dtype dtype;
     uint32_t rank;
     const int64_t *sizes, *strides;
     int64_t storage_offset;      /* elements */
-    const void *data;            /* start of the storage (record data), borrowed */
+    const void *data;            /* start of the storage (record data), borrowed; NULL when the
+                                    payload holds no storage (a wrapper subclass, an object) */
     uint64_t storage_nbytes;     /* record size */
     bool requires_grad;          /* as recorded in the payload's tensor_meta */
     eir_layout layout;
     eir_device device;           /* the tensor's device when saved ("cpu", index -1) */
+    /* A tensor subclass torch pickled (use_pickle): its type, e.g.
+     * "torch.testing._internal.two_tensor.TwoTensor", else NULL. A subclass with
+     * its own storage has data; a wrapper subclass has none, and its inner
+     * tensors (TwoTensor: "a", "b") are listed here, each with data. */
+    const char *subclass;
+    uint32_t num_inner;
+    const char *const *inner_names;
+    const struct eir_tensor *inner;
 } eir_tensor;
 
 /* ---- the program --------------------------------------------------------- */
@@ -368,6 +378,16 @@ EIR_API uint32_t eir_program_num_tensors(const eir_program *p);
 EIR_API const eir_tensor *eir_program_tensor(const eir_program *p, uint32_t i);
 /* The stored tensor with this FQN, or NULL. */
 EIR_API const eir_tensor *eir_program_find_tensor(const eir_program *p, const char *fqn);
+/* Makes every wrapper-subclass tensor (eir_tensor.inner) stand for its inner
+ * tensor `name`, so that runtimes created afterwards run the program on it.
+ * For TwoTensor, whose dispatch applies every op to .a and to .b separately,
+ * running with "a" and then with "b" gives the .a and .b of each TwoTensor
+ * output as torch computes them (plain outputs are the same in both). Fails,
+ * naming the tensor, if one has no inner tensor of that name or if its
+ * geometry differs from the subclass tensor's, and if the program has no
+ * wrapper-subclass tensor. Call it before creating runtimes, not while any
+ * runtime of p exists. */
+EIR_API eir_status eir_program_use_inner(eir_program *p, const char *name);
 
 EIR_API const char *eir_program_torch_version(const eir_program *p);
 EIR_API void eir_program_schema_version(const eir_program *p, int64_t *major, int64_t *minor);

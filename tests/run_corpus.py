@@ -14,7 +14,11 @@ payload or storage, sizes that contradict what an op computes.
 
 Mutations: 300 variants of base.pt2 (random.Random(1234)): truncations,
 byte flips inside models/model.json's data and inside the central
-directory. Each run must exit 0 or 1 within 10 s, without sanitizer report.
+directory; and 150 variants of pickle_base.pt2 (random.Random(4321)) with
+bytes changed inside its pickled payloads (torch.save archives: data.pkl,
+storages, their ZIP headers), and 50 of tests/legacy/tied_weights.flat.pt2
+(random.Random(8765)) with bytes changed inside its serialized_*.pt records.
+Each run must exit 0 or 1 within 10 s, without sanitizer report.
 
 EIR_BIN selects the binary (default build/eir). Prints one line per failure
 and ends with 'N passed, M failed'.
@@ -34,6 +38,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BAD = os.path.join(ROOT, "tests", "bad")
 CORPUS = os.path.join(BAD, "corpus")
 BASE = os.path.join(BAD, "base.pt2")
+PICKLE_BASE = os.path.join(BAD, "pickle_base.pt2")
+N_PICKLE = 150
+LEGACY_BASE = os.path.join(ROOT, "tests", "legacy", "tied_weights.flat.pt2")
+N_LEGACY = 50
 EIR = os.environ.get("EIR_BIN", os.path.join(ROOT, "build", "eir"))
 if not os.path.isabs(EIR):
     EIR = os.path.join(os.getcwd(), EIR)
@@ -126,6 +134,35 @@ def mutations(base):
     return out
 
 
+def pickle_mutations(base, seed=4321, n=None, label="pickle"):
+    """Byte changes inside the records that hold pickled payloads."""
+    rng = random.Random(seed)
+    spans = []
+    with zipfile.ZipFile(io.BytesIO(base)) as z:
+        for info in z.infolist():
+            if ("/data/weights/weight_" in info.filename or "/data/constants/tensor_" in info.filename or
+                    info.filename in ("serialized_state_dict.pt", "serialized_constants.pt")):
+                lh = info.header_offset
+                nlen = int.from_bytes(base[lh + 26:lh + 28], "little")
+                xlen = int.from_bytes(base[lh + 28:lh + 30], "little")
+                lo = lh + 30 + nlen + xlen
+                spans.append((lo, lo + info.compress_size))
+    out = []
+    for i in range(n or N_PICKLE):
+        lo, hi = spans[i % len(spans)]
+        b = bytearray(base)
+        flips = []
+        for _ in range(rng.randint(1, 3)):
+            pos = rng.randrange(lo, hi)
+            val = rng.choice((rng.randrange(256), 0, 0xFF, 0x7F, 0x80))
+            if val == b[pos]:
+                val ^= 0xFF
+            b[pos] = val
+            flips.append("%d=%02x" % (pos, val))
+        out.append(("%s:%s" % (label, ",".join(flips)), bytes(b)))
+    return out
+
+
 def check_mutant(tmpdir, idx, label, data):
     path = os.path.join(tmpdir, "mut_%03d.pt2" % idx)
     with open(path, "wb") as f:
@@ -177,7 +214,8 @@ def main():
 
         base = open(BASE, "rb").read()
         with tempfile.TemporaryDirectory(prefix="eir_mut_") as tmp:
-            muts = mutations(base)
+            muts = (mutations(base) + pickle_mutations(open(PICKLE_BASE, "rb").read()) +
+                    pickle_mutations(open(LEGACY_BASE, "rb").read(), 8765, N_LEGACY, "legacy"))
             for fails in ex.map(lambda im: check_mutant(tmp, im[0], *im[1]), enumerate(muts)):
                 if fails:
                     for l in fails:
@@ -187,7 +225,7 @@ def main():
                     passed += 1
 
     print("(%d corpus files x %d commands, %d mutations, %.1f s, %s)"
-          % (len(files), len(COMMANDS), 300, time.time() - t0, EIR))
+          % (len(files), len(COMMANDS), 300 + N_PICKLE + N_LEGACY, time.time() - t0, EIR))
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 

@@ -1750,6 +1750,10 @@ static eir_status setup_io(eir_runtime *rt) {
         const eir_tensor *t = eir_program_find_tensor(p, s->target);
         if (!t || !t->data) {
             eir_strmap_free(&recs);
+            if (t && t->subclass)
+                return rt_fail(rt, EIR_ERR_TENSOR, "input %s: '%s' is a %s, a tensor subclass with no storage of its "
+                               "own (its data is in %u inner tensors); eir does not run wrapper subclasses", a->name,
+                               s->target, t->subclass, t->num_inner);
             return rt_fail(rt, EIR_ERR_TENSOR, "input %s: '%s' has no readable payload%s", a->name, s->target,
                            t && t->use_pickle ? " (it is pickled)" : "");
         }

@@ -130,20 +130,27 @@ bool eir_archive_open(eir_archive *a, const uint8_t *data, size_t size, char *er
         }
         const char *slash = strchr(name, '/');
         if (i == 0) {
-            if (!slash || slash == name) {
-                snprintf(err, errlen, "ZIP record '%s' is not inside an archive root folder "
-                         "(a .pt2 keeps every record under '<name>/')", name);
+            if (slash == name) {
+                snprintf(err, errlen, "ZIP record '%s' has an absolute path", name);
                 goto fail;
             }
-            a->root = strndup(name, (size_t)(slash - name));
+            /* no folder in the first name: a flat ZIP (torch <= 2.7 wrote one with Python's zipfile) */
+            a->flat = !slash;
+            a->root = slash ? strndup(name, (size_t)(slash - name)) : strdup("");
             if (!a->root) { snprintf(err, errlen, "out of memory"); goto fail; }
         }
         size_t rl = strlen(a->root);
-        if (strncmp(name, a->root, rl) != 0 || name[rl] != '/') {
+        if (a->flat) {
+            if (name[0] == '/') {
+                snprintf(err, errlen, "ZIP record '%s' has an absolute path", name);
+                goto fail;
+            }
+        } else if (strncmp(name, a->root, rl) != 0 || name[rl] != '/') {
             snprintf(err, errlen, "ZIP record '%s' is outside the archive root '%s/'", name, a->root);
             goto fail;
         }
-        if (strstr(name, "/../") || strstr(name, "/./") || (strlen(name) >= 3 && !strcmp(name + strlen(name) - 3, "/.."))) {
+        if (strstr(name, "/../") || strstr(name, "/./") || (strlen(name) >= 3 && !strcmp(name + strlen(name) - 3, "/..")) ||
+            (a->flat && (!strncmp(name, "../", 3) || !strncmp(name, "./", 2) || !strcmp(name, "..")))) {
             snprintf(err, errlen, "ZIP record '%s' has a '.' or '..' path segment", name);
             goto fail;
         }
@@ -170,7 +177,7 @@ bool eir_archive_open(eir_archive *a, const uint8_t *data, size_t size, char *er
             goto fail;
         }
         eir_record *r = &a->records[a->num_records];
-        r->name = strdup(name + rl + 1);
+        r->name = strdup(a->flat ? name : name + rl + 1);
         if (!r->name) { snprintf(err, errlen, "out of memory"); goto fail; }
         a->num_records++;
         r->offset = off;
@@ -182,6 +189,9 @@ bool eir_archive_open(eir_archive *a, const uint8_t *data, size_t size, char *er
     unzClose(uf);
     return true;
 fail:
+    /* record names come from the file: keep the message printable ASCII */
+    for (char *c = err; errlen && *c; c++)
+        if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f) *c = '?';
     unzClose(uf);
     eir_archive_close(a);
     return false;

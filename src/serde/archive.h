@@ -18,7 +18,8 @@ typedef struct eir_record {
 typedef struct eir_archive {
     const uint8_t *data;
     size_t size;
-    char *root;                /* "model" for records named "model/..." */
+    char *root;                /* "model" for records named "model/..."; "" when flat */
+    bool flat;                 /* records have no root folder (the first name has no '/') */
     eir_record *records;
     uint32_t num_records;
 } eir_archive;

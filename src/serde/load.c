@@ -12,6 +12,7 @@
 
 #include "../ir/program.h"
 #include "../base/jdoc.h"
+#include "torchsave.h"
 
 #define MAX_JSON_BYTES ((uint64_t)1 << 30)   /* 1 GiB of model.json is far beyond any real program */
 
@@ -1296,6 +1297,97 @@ static eir_status read_record(eir_program *p, const char *name, uint64_t max, js
 
 static size_t dtype_size_of(eir_dtype dt) { return eir_dtype_size(dt); }
 
+/* Copies a torch.save tensor (and its inner tensors) into an eir_tensor.
+ * base names the torch.save record: an inner tensor's record is
+ * "<base>:<storage key>", so that the runtime, which shares storages by record
+ * name, keeps the inner storages of different subclass tensors apart. */
+static eir_status put_ts_tensor(dec *d, eir_tensor *t, const eir_ts_tensor *s, const char *base) {
+    eir_program *p = d->p;
+    t->subclass = s->subclass;
+    t->data = s->data;
+    t->storage_nbytes = s->data ? s->nbytes : 0;
+    t->dtype = s->dtype;
+    t->rank = s->rank;
+    t->sizes = s->sizes;
+    t->strides = s->strides;
+    t->storage_offset = s->storage_offset;
+    if (s->num_inner) {
+        eir_tensor *in = eir_arena_array(&p->arena, s->num_inner, sizeof *in);
+        if (!in) return NOMEM(d);
+        for (uint32_t i = 0; i < s->num_inner; i++) {
+            size_t n = strlen(t->fqn) + strlen(s->inner_names[i]) + 2;
+            char *fqn = eir_arena_alloc(&p->arena, n);
+            if (!fqn) return NOMEM(d);
+            snprintf(fqn, n, "%s.%s", t->fqn, s->inner_names[i]);
+            in[i].fqn = fqn;
+            size_t rl = strlen(base) + strlen(s->inner[i].storage_key ? s->inner[i].storage_key : "") + 2;
+            char *rec = eir_arena_alloc(&p->arena, rl);
+            if (!rec) return NOMEM(d);
+            snprintf(rec, rl, "%s:%s", base, s->inner[i].storage_key ? s->inner[i].storage_key : "");
+            in[i].record = rec;
+            in[i].is_param = t->is_param;
+            in[i].is_constant = t->is_constant;
+            in[i].use_pickle = true;
+            TRY(put_ts_tensor(d, &in[i], &s->inner[i], base));
+        }
+        t->num_inner = s->num_inner;
+        t->inner_names = s->inner_names;
+        t->inner = in;
+    }
+    return EIR_OK;
+}
+
+static void put_sizes(eir_buf *b, eir_dtype dt, uint32_t rank, const int64_t *sz) {
+    eir_buf_printf(b, "%s[", eir_dtype_abbr(dt) ? eir_dtype_abbr(dt) : "?");
+    for (uint32_t k = 0; k < rank; k++) eir_buf_printf(b, "%s%lld", k ? ", " : "", (long long)sz[k]);
+    eir_buf_putc(b, ']');
+}
+
+/* A payload torch pickled (tensor subclasses): a torch.save archive holding
+ * one tensor. Its dtype and sizes must agree with the config's tensor_meta. */
+static eir_status dec_pickled_tensor(dec *d, eir_tensor *t, uint32_t ri) {
+    eir_program *p = d->p;
+    const uint8_t *data;
+    size_t len;
+    bool owned;
+    char err[768];
+    if (!eir_archive_read(&p->archive, ri, UINT64_MAX / 2, &data, &len, &owned, err, sizeof err))
+        return fail(d, EIR_ERR_ARCHIVE, "%s", err);
+    if (owned) {
+        void *copy = eir_arena_alloc(&p->arena, len ? len : 1);
+        if (!copy) { free((void *)data); return NOMEM(d); }
+        memcpy(copy, data, len);
+        free((void *)data);
+        data = copy;
+    }
+    eir_ts_entry *e;
+    uint32_t n;
+    if (!eir_torchsave_read(data, len, &p->arena, &e, &n, err, sizeof err))
+        return fail(d, EIR_ERR_TENSOR, "pickled payload '%s': %s", t->record, err);
+    if (n != 1 || e->key)
+        return fail(d, EIR_ERR_TENSOR, "pickled payload '%s' holds a dict, expected one tensor", t->record);
+    eir_dtype mdt = t->dtype;
+    uint32_t mrank = t->rank;
+    const int64_t *msz = t->sizes;
+    TRY(put_ts_tensor(d, t, &e->t, t->record));
+    bool same = mdt == t->dtype && mrank == t->rank;
+    for (uint32_t i = 0; same && i < mrank; i++) same = msz[i] == t->sizes[i];
+    if (!same) {
+        eir_buf a, b;
+        eir_buf_init(&a);
+        eir_buf_init(&b);
+        put_sizes(&a, mdt, mrank, msz);
+        put_sizes(&b, t->dtype, t->rank, t->sizes);
+        push_key(d, "tensor_meta");
+        fail(d, EIR_ERR_TENSOR, "says %s, but pickled payload '%s' holds %s", a.data ? a.data : "?", t->record,
+             b.data ? b.data : "?");
+        eir_buf_free(&a);
+        eir_buf_free(&b);
+        return EIR_ERR_TENSOR;
+    }
+    return EIR_OK;
+}
+
 static eir_status dec_payloads(dec *d, jv root, const char *dir, bool constants) {
     eir_program *p = d->p;
     TRY(want_type(d, root, JT_OBJECT, "a PayloadConfig object"));
@@ -1366,7 +1458,9 @@ static eir_status dec_payloads(dec *d, jv root, const char *dir, bool constants)
             t->device = m.device;
             pop(d);
         }
-        if (!t->use_pickle && !t->is_custom_obj) {
+        if (t->use_pickle && !t->is_custom_obj) {
+            TRY(dec_pickled_tensor(d, t, (uint32_t)ri));
+        } else if (!t->is_custom_obj) {
             if (r->method != 0) {
                 /* compressed payloads cannot be mapped in place; inflate a private copy */
                 const uint8_t *data;
@@ -1435,6 +1529,14 @@ static void put_type(eir_buf *b, eir_dtype dt, uint32_t rank, const eir_symint *
     eir_buf_putc(b, ']');
 }
 
+/* Where the archive keeps its weights (or constants), for messages. */
+static const char *payload_home(const eir_program *p, bool weights) {
+    if (p->archive.flat) return weights ? "serialized_state_dict.pt" : "serialized_constants.pt";
+    const char *legacy = weights ? "data/weights/model.pt" : "data/constants/model.pt";
+    const char *cfg = weights ? "data/weights/model_weights_config.json" : "data/constants/model_constants_config.json";
+    return eir_archive_find(&p->archive, legacy) >= 0 && eir_archive_find(&p->archive, cfg) < 0 ? legacy : cfg;
+}
+
 /* Every lifted parameter/buffer/constant must have a payload, and its graph
  * metadata must agree with it. */
 static eir_status check_bindings(eir_program *p) {
@@ -1449,11 +1551,10 @@ static eir_status check_bindings(eir_program *p) {
             return eir_fail(p, EIR_ERR_ARCHIVE,
                             "models/model.json: $.graph_module.signature.input_specs[%u]: %s '%s' (graph input "
                             "%%%s) has no payload in %s", i, kind, s->target, s->arg.name,
-                            s->kind == EIR_IN_PARAMETER || (s->kind == EIR_IN_BUFFER && s->persistent == 1)
-                                ? "data/weights/model_weights_config.json"
-                                : "data/constants/model_constants_config.json");
+                            payload_home(p, s->kind == EIR_IN_PARAMETER ||
+                                                (s->kind == EIR_IN_BUFFER && s->persistent == 1)));
         const eir_tensor *t = &p->tensors[ti];
-        if (t->use_pickle || t->is_custom_obj || s->arg.value == EIR_NO_VALUE) continue;
+        if (t->is_custom_obj || (t->use_pickle && !t->data) || s->arg.value == EIR_NO_VALUE) continue;
         const eir_tensor_meta *m = &g->values[s->arg.value].meta;
         bool ok = m->dtype == t->dtype && m->rank == t->rank;
         for (uint32_t k = 0; ok && k < m->rank; k++)
@@ -1500,14 +1601,97 @@ eir_status eir_serde_decode_model_json(eir_program *p, const char *text, size_t 
     return st;
 }
 
+/* A torch.save'd dict of tensors (legacy layouts: the state dict or the
+ * constants in one record). Tensors of one storage share it, as in torch. */
+static eir_status dec_legacy_tensors(eir_program *p, const char *name, bool constants) {
+    int64_t idx = eir_archive_find(&p->archive, name);
+    if (idx < 0)
+        return eir_fail(p, EIR_ERR_ARCHIVE, "archive has no record '%s' (a legacy archive keeps its %s there)", name,
+                        constants ? "constants" : "weights");
+    const uint8_t *data;
+    size_t len;
+    bool owned;
+    char err[768];
+    if (!eir_archive_read(&p->archive, (uint32_t)idx, UINT64_MAX / 2, &data, &len, &owned, err, sizeof err))
+        return eir_fail(p, EIR_ERR_ARCHIVE, "%s", err);
+    if (owned) {
+        void *copy = eir_arena_alloc(&p->arena, len ? len : 1);
+        if (!copy) { free((void *)data); return eir_fail(p, EIR_ERR_NOMEM, "out of memory"); }
+        memcpy(copy, data, len);
+        free((void *)data);
+        data = copy;
+    }
+    if (!len) return EIR_OK;  /* torch writes no bytes for None */
+    eir_ts_entry *e;
+    uint32_t n;
+    if (!eir_torchsave_read(data, len, &p->arena, &e, &n, err, sizeof err))
+        return eir_fail(p, EIR_ERR_TENSOR, "%s: %s", name, err);
+    if (n == 1 && !e->key) return eir_fail(p, EIR_ERR_TENSOR, "%s holds one tensor, expected a dict of tensors", name);
+    eir_tensor *arr = realloc(p->tensors, (p->num_tensors + n + 1) * sizeof *arr);
+    if (!arr) return eir_fail(p, EIR_ERR_NOMEM, "out of memory");
+    p->tensors = arr;
+    dec d = {.p = p, .record = name};
+    for (uint32_t i = 0; i < n; i++) {
+        eir_tensor *t = &p->tensors[p->num_tensors];
+        memset(t, 0, sizeof *t);
+        uint32_t dup;
+        if (eir_strmap_get(&p->tensor_by_fqn, e[i].key, &dup))
+            return eir_fail(p, EIR_ERR_TENSOR, "%s: '%s' is stored twice", name, e[i].key);
+        t->fqn = e[i].key;
+        /* the runtime shares storages by record name: one per torch.save storage */
+        size_t rl = strlen(name) + 2 + (e[i].t.storage_key ? strlen(e[i].t.storage_key) : 0);
+        char *rec = eir_arena_alloc(&p->arena, rl);
+        if (!rec) return eir_fail(p, EIR_ERR_NOMEM, "out of memory");
+        snprintf(rec, rl, "%s:%s", name, e[i].t.storage_key ? e[i].t.storage_key : "");
+        t->record = rec;
+        t->is_param = e[i].t.is_param;
+        t->is_constant = constants;
+        t->use_pickle = true;
+        d.depth = 0;
+        push_key(&d, e[i].key);
+        TRY(put_ts_tensor(&d, t, &e[i].t, name));
+        if (!eir_strmap_put(&p->tensor_by_fqn, t->fqn, p->num_tensors)) return eir_fail(p, EIR_ERR_NOMEM, "out of memory");
+        p->num_tensors++;
+    }
+    return EIR_OK;
+}
+
+static eir_status read_small_text(eir_program *p, const char *name, const char **out);
+
+/* torch 2.1 - 2.7: a flat ZIP (Python's zipfile) with serialized_exported_program.json,
+ * serialized_state_dict.pt, serialized_constants.pt and version ("8.x"). */
+static eir_status load_flat_legacy(eir_program *p) {
+    const char *version;
+    TRY(read_small_text(p, "version", &version));
+    if (!version) return eir_fail(p, EIR_ERR_ARCHIVE, "legacy archive has no record 'version'");
+    if (strncmp(version, "8.", 2) != 0)
+        return eir_fail(p, EIR_ERR_VERSION, "legacy archive has schema version '%.20s'; eir (like torch 2.13) reads "
+                        "schema 8.x", version);
+    p->model_name = "model";
+    json_record root;
+    TRY(read_record(p, "serialized_exported_program.json", MAX_JSON_BYTES, &root));
+    dec d = {.p = p, .doc = &root.doc, .record = "serialized_exported_program.json"};
+    eir_status st = dec_program(&d, 0);
+    record_free(&root);
+    if (st) return st;
+    TRY(dec_legacy_tensors(p, "serialized_state_dict.pt", false));
+    TRY(dec_legacy_tensors(p, "serialized_constants.pt", true));
+    return check_bindings(p);
+}
+
 eir_status eir_serde_load(eir_program *p, const uint8_t *data, size_t size) {
     char err[1024];
     if (!eir_archive_open(&p->archive, data, size, err, sizeof err)) return eir_fail(p, EIR_ERR_ARCHIVE, "%s", err);
-    if (eir_archive_find(&p->archive, "serialized_exported_program.json") >= 0 ||
-        (eir_archive_find(&p->archive, "data/weights/model.pt") >= 0 &&
-         eir_archive_find(&p->archive, "data/weights/model_weights_config.json") < 0))
-        return eir_fail(p, EIR_ERR_VERSION, "this archive uses a pickled weight layout from torch <= 2.8, which "
-                        "eir does not read; re-save it with torch >= 2.9");
+    if (p->archive.flat) {
+        if (eir_archive_find(&p->archive, "serialized_exported_program.json") >= 0) return load_flat_legacy(p);
+        return eir_fail(p, EIR_ERR_ARCHIVE, "ZIP record '%.200s' is not inside an archive root folder (a .pt2 keeps "
+                        "every record under '<name>/'; torch <= 2.7 wrote a flat ZIP with "
+                        "'serialized_exported_program.json')", p->archive.records[0].name);
+    }
+    bool legacy_weights = eir_archive_find(&p->archive, "data/weights/model.pt") >= 0 &&
+                          eir_archive_find(&p->archive, "data/weights/model_weights_config.json") < 0;
+    bool legacy_constants = eir_archive_find(&p->archive, "data/constants/model.pt") >= 0 &&
+                            eir_archive_find(&p->archive, "data/constants/model_constants_config.json") < 0;
     TRY(read_small_text(p, "archive_format", &p->archive_format));
     if (!p->archive_format)
         return eir_fail(p, EIR_ERR_ARCHIVE, "archive has no record '%s/archive_format' (not a PT2 archive)",
@@ -1535,6 +1719,12 @@ eir_status eir_serde_load(eir_program *p, const uint8_t *data, size_t size) {
         {"data/constants/model_constants_config.json", "data/constants", true},
     };
     for (size_t i = 0; i < EIR_ARRAY_LEN(payloads); i++) {
+        /* torch 2.8 kept each dict in one torch.save record, data/<dir>/model.pt */
+        if (payloads[i].constants ? legacy_constants : legacy_weights) {
+            TRY(dec_legacy_tensors(p, payloads[i].constants ? "data/constants/model.pt" : "data/weights/model.pt",
+                                   payloads[i].constants));
+            continue;
+        }
         json_record cfg;
         TRY(read_record(p, payloads[i].cfg, MAX_JSON_BYTES, &cfg));
         dec dp = {.p = p, .doc = &cfg.doc, .record = payloads[i].cfg};
@@ -1543,4 +1733,36 @@ eir_status eir_serde_load(eir_program *p, const uint8_t *data, size_t size) {
         if (st) return st;
     }
     return check_bindings(p);
+}
+
+eir_status eir_program_use_inner(eir_program *p, const char *name) {
+    uint32_t used = 0;
+    for (uint32_t i = 0; i < p->num_tensors; i++) {
+        eir_tensor *t = &p->tensors[i];
+        if (!t->num_inner) continue;
+        const eir_tensor *in = NULL;
+        for (uint32_t k = 0; k < t->num_inner && !in; k++)
+            if (!strcmp(t->inner_names[k], name)) in = &t->inner[k];
+        if (!in) {
+            eir_buf names;
+            eir_buf_init(&names);
+            for (uint32_t k = 0; k < t->num_inner; k++) eir_buf_printf(&names, "%s'%s'", k ? ", " : "", t->inner_names[k]);
+            eir_fail(p, EIR_ERR_TENSOR, "'%s' (%s) has no inner tensor '%s' (it has %s)", t->fqn, t->subclass, name,
+                     names.data ? names.data : "");
+            eir_buf_free(&names);
+            return EIR_ERR_TENSOR;
+        }
+        bool same = in->dtype == t->dtype && in->rank == t->rank && in->storage_offset == t->storage_offset;
+        for (uint32_t d = 0; same && d < t->rank; d++)
+            same = in->sizes[d] == t->sizes[d] && (in->sizes[d] <= 1 || in->strides[d] == t->strides[d]);
+        if (!same)
+            return eir_fail(p, EIR_ERR_TENSOR, "inner tensor '%s' of '%s' (%s) has a dtype, sizes, strides or offset "
+                            "other than the subclass tensor's", name, t->fqn, t->subclass);
+        t->data = in->data;
+        t->storage_nbytes = in->storage_nbytes;
+        t->record = in->record;
+        used++;
+    }
+    if (!used) return eir_fail(p, EIR_ERR_TENSOR, "the program has no tensor subclass with inner tensors");
+    return EIR_OK;
 }

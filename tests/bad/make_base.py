@@ -3,9 +3,10 @@
 
 Writes tests/bad/base.pt2: a Linear parameter, a buffer, a lifted tensor
 constant, a dynamic batch dim with a Dim range, a torch.cond with two branch
-subgraphs and a multi-output op (max(dim)); and tests/bad/view_base.pt2, views
+subgraphs and a multi-output op (max(dim)); tests/bad/view_base.pt2, views
 of a parameter (slice, view, as_strided) for the archives that load but must
-not run.
+not run; and tests/bad/pickle_base.pt2, a TwoTensor parameter and a TwoTensor
+non-persistent buffer (pickled payloads), the seed of the pickle mutations.
 """
 import os
 import torch
@@ -45,6 +46,17 @@ class V(torch.nn.Module):
         return a * x.sum(), b + 1
 
 
+class P(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        from torch.testing._internal.two_tensor import TwoTensor
+        self.w = torch.nn.Parameter(TwoTensor(torch.randn(3, 4), torch.randn(3, 4)))
+        self.register_buffer("c", TwoTensor(torch.randn(4), torch.randn(4)), persistent=False)
+
+    def forward(self, x):
+        return x * self.w + self.c
+
+
 def main():
     torch.manual_seed(0)
     m = M().eval()
@@ -56,6 +68,10 @@ def main():
     print(out, os.path.getsize(out), "bytes")
     ep = torch.export.export(V(), (torch.randn(2),))
     out = os.path.join(HERE, "view_base.pt2")
+    torch.export.save(ep, out)
+    print(out, os.path.getsize(out), "bytes")
+    ep = torch.export.export(P(), (torch.randn(3, 4),))
+    out = os.path.join(HERE, "pickle_base.pt2")
     torch.export.save(ep, out)
     print(out, os.path.getsize(out), "bytes")
 

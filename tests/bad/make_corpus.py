@@ -583,6 +583,247 @@ def _():
 # Written as rNN_name.pt2: `eir info` succeeds, `eir run` (on its own random
 # inputs) exits 1 with the expected message; never an out-of-bounds access.
 
+# ---- pickled payloads (tensor subclasses): torch.save archives in a record ----
+# data.pkl is written opcode by opcode (protocol 2), as torch.save writes it.
+
+def pk_str(s):
+    b = s.encode()
+    return b"X" + struct.pack("<I", len(b)) + b
+
+
+def pk_tuple(*items):
+    return b"(" + b"".join(items) + b"t"
+
+
+def pk_int(i):
+    return b"J" + struct.pack("<i", i)
+
+
+def pk_tensor(key="0", numel=12, size=(3, 4), stride=(4, 1), offset=0, storage=b"FloatStorage"):
+    """_rebuild_tensor_v2(persid('storage', torch.<storage>, key, 'cpu', numel), ...)"""
+    pid = b"(" + pk_str("storage") + b"ctorch\n" + storage + b"\n" + pk_str(key) + pk_str("cpu") + pk_int(numel) + b"tQ"
+    return (b"ctorch._utils\n_rebuild_tensor_v2\n" + b"(" + pid + pk_int(offset) + pk_tuple(*map(pk_int, size)) +
+            pk_tuple(*map(pk_int, stride)) + b"\x89" + b"ccollections\nOrderedDict\n)R" + b"tR")
+
+
+def ts_zip(pkl, storages=None):
+    """A torch.save archive: archive/data.pkl, archive/byteorder, archive/data/<key>."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
+        z.writestr(zipfile.ZipInfo("archive/data.pkl", (1980, 1, 1, 0, 0, 0)), pkl)
+        z.writestr(zipfile.ZipInfo("archive/byteorder", (1980, 1, 1, 0, 0, 0)), b"little")
+        for k, d in (storages or {"0": bytes(48)}).items():
+            z.writestr(zipfile.ZipInfo("archive/data/" + k, (1980, 1, 1, 0, 0, 0)), d)
+        z.writestr(zipfile.ZipInfo("archive/version", (1980, 1, 1, 0, 0, 0)), b"3\n")
+    return buf.getvalue()
+
+
+def pickled_weight(payload):
+    """lin.weight (f32[3, 4]) marked use_pickle, its record replaced by payload."""
+    c = json.loads(rec(WCFG))
+    c["config"]["lin.weight"]["use_pickle"] = True
+    path = c["config"]["lin.weight"]["path_name"]
+    return build({WCFG: dumps(c), "data/weights/" + path: payload})
+
+
+@case("pickle_forbidden_global", "data/weights/model_weights_config.json: $.config.lin.weight: pickled payload 'data/weights/weight_0': data.pkl: pickle byte 2: pickle refers to os.system, which eir does not load")
+def _():
+    return pickled_weight(ts_zip(b"\x80\x02cos\nsystem\n" + pk_tuple(pk_str("true")) + b"R."))
+
+
+@case("pickle_stack_global_builtin", "pickle refers to builtins.eval, which eir does not load")
+def _():
+    return pickled_weight(ts_zip(b"\x80\x04\x8c\x08builtins\x8c\x04eval\x93" + pk_tuple(pk_str("1")) + b"R."))
+
+
+@case("pickle_forbidden_subclass_type", "pickle refers to __main__.Evil, which eir does not load")
+def _():
+    return pickled_weight(ts_zip(b"\x80\x02ctorch._tensor\n_rebuild_from_type_v2\n(ctorch._utils\n_rebuild_tensor_v2\n"
+                                 b"c__main__\nEvil\n" + b")Ntt" + b"R."))
+
+
+@case("pickle_truncated", "data.pkl: pickle byte 149: truncated: the pickle ends without STOP")
+def _():
+    return pickled_weight(ts_zip((b"\x80\x02" + pk_tensor() + b".")[:-1]))
+
+
+@case("pickle_huge_string_length", "truncated: 4294967295 more bytes needed")
+def _():
+    return pickled_weight(ts_zip(b"\x80\x02X\xff\xff\xff\xffabc."))
+
+
+@case("pickle_bad_memo_index", "memo index 9 was never stored")
+def _():
+    return pickled_weight(ts_zip(b"\x80\x02]q\x00h\x09."))
+
+
+@case("pickle_nested_marks", "more than 4096 nested MARKs")
+def _():
+    return pickled_weight(ts_zip(b"\x80\x02" + b"(" * 100000 + b"."))
+
+
+@case("pickle_self_referencing_parameter", "tensor nested deeper than 32 calls")
+def _():
+    # C = _rebuild_parameter_with_state(t, True, {}, D), then D['x'] = C: the state holds the parameter itself
+    return pickled_weight(ts_zip(b"\x80\x02}q\x000" + b"ctorch._utils\n_rebuild_parameter_with_state\n(" + pk_tensor() +
+                                 b"\x88}h\x00tRq\x01" + b"h\x00" + pk_str("x") + b"h\x01s0."))
+
+
+@case("pickle_storage_record_missing", "data.pkl names storage '7' but the archive has no record 'data/7'")
+def _():
+    return pickled_weight(ts_zip(b"\x80\x02" + pk_tensor(key="7") + b"."))
+
+
+@case("pickle_storage_too_small", "record 'data/0' has 8 bytes, but data.pkl says 12 f32 elements (48 bytes)")
+def _():
+    return pickled_weight(ts_zip(b"\x80\x02" + pk_tensor() + b".", {"0": bytes(8)}))
+
+
+@case("pickle_view_past_storage", "data.pkl: a f32 tensor whose sizes/strides/offset need 448 bytes does not fit its storage '0' of 48 bytes")
+def _():
+    return pickled_weight(ts_zip(b"\x80\x02" + pk_tensor(offset=100) + b"."))
+
+
+@case("pickle_storage_key_path", "storage key '../x' is not a plain record name")
+def _():
+    return pickled_weight(ts_zip(b"\x80\x02" + pk_tensor(key="../x") + b"."))
+
+
+@case("pickle_shape_contradicts_config", "$.config.lin.weight.tensor_meta: says f32[3, 4], but pickled payload 'data/weights/weight_0' holds f32[2, 2]")
+def _():
+    return pickled_weight(ts_zip(b"\x80\x02" + pk_tensor(numel=4, size=(2, 2), stride=(2, 1)) + b"."))
+
+
+@case("pickle_payload_not_a_zip", "pickled payload 'data/weights/weight_0': not a torch.save archive")
+def _():
+    return pickled_weight(b"\x80\x02N." + bytes(64))
+
+
+@case("pickle_dict_not_tensor", "pickled payload 'data/weights/weight_0' holds a dict, expected one tensor")
+def _():
+    return pickled_weight(ts_zip(b"\x80\x02}(" + pk_str("w") + pk_tensor() + b"u."))
+
+
+@case("pickle_unknown_opcode", "data.pkl: pickle byte 2: opcode 0xfe is not supported")
+def _():
+    return pickled_weight(ts_zip(b"\x80\x02\xfe."))
+
+
+# ---- legacy layouts: the flat ZIP of torch <= 2.7, the 2.8 PT2 archive ----
+
+def pk_param(t):
+    return b"ctorch._utils\n_rebuild_parameter\n(" + t + b"\x88ccollections\nOrderedDict\n)Rt" + b"R"
+
+
+def pk_dict(items):
+    return b"}(" + b"".join(pk_str(k) + v for k, v in items) + b"u"
+
+
+def legacy_state(weight=None):
+    """base.pt2's state dict as torch.save writes it: lin.weight, lin.bias (parameters), scale."""
+    w = weight if weight is not None else pk_param(pk_tensor("0", 12, (3, 4), (4, 1)))
+    return ts_zip(b"\x80\x02" + pk_dict([("lin.weight", w), ("lin.bias", pk_param(pk_tensor("1", 3, (3,), (1,)))),
+                                          ("scale", pk_tensor("2", 3, (3,), (1,)))]) + b".",
+                  {"0": bytes(48), "1": bytes(12), "2": bytes(12)})
+
+
+def legacy_constants():
+    return ts_zip(b"\x80\x02" + pk_dict([("const", pk_tensor("0", 3, (3,), (1,)))]) + b".", {"0": bytes(12)})
+
+
+def flat(state=None, constants=None, version=b"8.20", drop=()):
+    recs = [("serialized_exported_program.json", rec(MJ)), ("serialized_state_dict.pt", state or legacy_state()),
+            ("serialized_constants.pt", constants or legacy_constants()), ("serialized_example_inputs.pt", b""),
+            ("version", version)]
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
+        for n, d in recs:
+            if n not in drop:
+                z.writestr(zipfile.ZipInfo(n, (1980, 1, 1, 0, 0, 0)), d)
+    return buf.getvalue()
+
+
+def v28(state=None):
+    """base.pt2 with its weights and constants in data/weights/model.pt, data/constants/model.pt."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
+        z.writestr(zipfile.ZipInfo(ROOT + "/data/weights/model.pt", (1980, 1, 1, 0, 0, 0)), state or legacy_state())
+        z.writestr(zipfile.ZipInfo(ROOT + "/data/constants/model.pt", (1980, 1, 1, 0, 0, 0)), legacy_constants())
+        for n, d in RECORDS:
+            rel = n.split("/", 1)[1]
+            if not rel.startswith("data/weights/") and not rel.startswith("data/constants/"):
+                z.writestr(zipfile.ZipInfo(n, (1980, 1, 1, 0, 0, 0)), d)
+    return buf.getvalue()
+
+
+@case("legacy_flat_forbidden_global", "serialized_state_dict.pt: data.pkl: pickle byte 19: pickle refers to posix.system, which eir does not load")
+def _():
+    return flat(legacy_state(b"cposix\nsystem\n" + pk_tuple(pk_str("true")) + b"R"))
+
+
+@case("legacy_flat_rebuild_wrong_arity", "serialized_state_dict.pt: 'lin.weight': data.pkl: _rebuild_tensor_v2 takes 6 or 7 arguments, got 2")
+def _():
+    return flat(legacy_state(b"ctorch._utils\n_rebuild_tensor_v2\n" + pk_tuple(pk_int(1), pk_int(2)) + b"R"))
+
+
+@case("legacy_flat_wrong_version", "legacy archive has schema version '7.3'; eir (like torch 2.13) reads schema 8.x")
+def _():
+    return flat(version=b"7.3")
+
+
+@case("legacy_flat_missing_state_dict", "archive has no record 'serialized_state_dict.pt' (a legacy archive keeps its weights there)")
+def _():
+    return flat(drop=("serialized_state_dict.pt",))
+
+
+@case("legacy_flat_missing_version", "legacy archive has no record 'version'")
+def _():
+    return flat(drop=("version",))
+
+
+@case("legacy_flat_state_dict_one_tensor", "serialized_state_dict.pt holds one tensor, expected a dict of tensors")
+def _():
+    return flat(ts_zip(b"\x80\x02" + pk_tensor() + b"."))
+
+
+@case("legacy_flat_weight_wrong_shape", "the graph declares %p_lin_weight as f32[3, 4] but its payload 'serialized_state_dict.pt:0' holds f32[4, 3]")
+def _():
+    return flat(legacy_state(pk_param(pk_tensor("0", 12, (4, 3), (3, 1)))))
+
+
+@case("legacy_flat_storage_past_end", "serialized_state_dict.pt: 'lin.weight': data.pkl: a f32 tensor whose sizes/strides/offset need 64 bytes does not fit its storage '0' of 48 bytes")
+def _():
+    return flat(legacy_state(pk_param(pk_tensor("0", 12, (3, 4), (6, 1)))))
+
+
+@case("legacy_flat_dotdot_record", "ZIP record '../evil' has a '.' or '..' path segment")
+def _():
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
+        z.writestr(zipfile.ZipInfo("version", (1980, 1, 1, 0, 0, 0)), b"8.20")
+        z.writestr(zipfile.ZipInfo("../evil", (1980, 1, 1, 0, 0, 0)), b"x")
+    return buf.getvalue()
+
+
+@case("flat_zip_not_an_archive", "ZIP record 'hello.txt' is not inside an archive root folder")
+def _():
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
+        z.writestr(zipfile.ZipInfo("hello.txt", (1980, 1, 1, 0, 0, 0)), b"hi")
+    return buf.getvalue()
+
+
+@case("legacy_v28_truncated_pickle", "data/weights/model.pt: data.pkl: pickle byte")
+def _():
+    st = ts_zip((b"\x80\x02" + pk_dict([("lin.weight", pk_param(pk_tensor()))]) + b".")[:-9])
+    return v28(st)
+
+
+@case("legacy_v28_missing_weight", "parameter 'lin.bias' (graph input %p_lin_bias) has no payload in data/weights/model.pt")
+def _():
+    return v28(ts_zip(b"\x80\x02" + pk_dict([("lin.weight", pk_param(pk_tensor()))]) + b"."))
+
+
 RUN_CASES = []
 VIEW_BASE = os.path.join(HERE, "view_base.pt2")
 

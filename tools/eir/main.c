@@ -59,8 +59,12 @@ static const char USAGE[] =
     "      --ops LIB.so            custom operators: a shared library whose function\n"
     "                              eir_ops_init(eir_library *) defines their kernels\n"
     "                              (include/eir.h; example: examples/custom_ops.c)\n"
+    "      --inner NAME            run on inner tensor NAME of each wrapper tensor subclass\n"
+    "                              (TwoTensor parameters: a, then b, give each TwoTensor\n"
+    "                              output's .a and .b)\n"
     "  convert IN.pt2 OUT.pt2      write the program again, as torch.export.save does (a\n"
-    "                              lossless copy; see `eir convert --help`)\n"
+    "                              lossless copy; passes such as --dce, --cse: see\n"
+    "                              `eir convert --help`)\n"
     "  ops [--list KIND] [--missing]\n"
     "                              the ATen overloads of torch 2.13 and how many eir runs,\n"
     "                              by kind (all, core, inplace, out, view); --list prints\n"
@@ -378,7 +382,7 @@ static int report_run(eir_runtime *rt, const eir_tensor_view *given, const char 
 }
 
 typedef struct run_opts {
-    const char *out_dir, *ops;
+    const char *out_dir, *ops, *inner;
     int repeat, runs;
     uint64_t seed;
 } run_opts;
@@ -386,6 +390,11 @@ typedef struct run_opts {
 static int cmd_run(const char *path, const char **in_paths, int nin, const run_opts *o) {
     eir_program *p;
     if (load(path, &p)) return 1;
+    if (o->inner && eir_program_use_inner(p, o->inner) != EIR_OK) {
+        fprintf(stderr, "eir: %s: %s\n", path, eir_errmsg(p));
+        eir_program_free(p);
+        return 1;
+    }
     eir_runtime *rt = NULL;
     ops_lib lib = {0};
     int rc = 1;
@@ -773,18 +782,19 @@ int main(int argc, char **argv) {
         const char *model = NULL;
         const char **ins = calloc((size_t)argc, sizeof *ins);
         int nin = 0;
-        run_opts o = {NULL, NULL, 1, 1, 0};
+        run_opts o = {NULL, NULL, NULL, 1, 1, 0};
         if (!ins) return 1;
         for (int i = 2; i < argc; i++) {
             const char *a = argv[i];
             if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(USAGE, stdout); free(ins); return 0; }
             if (!strcmp(a, "--out") || !strcmp(a, "--repeat") || !strcmp(a, "--seed") || !strcmp(a, "--runs") ||
-                !strcmp(a, "--ops")) {
+                !strcmp(a, "--ops") || !strcmp(a, "--inner")) {
                 if (i + 1 >= argc) { free(ins); return usage_error("%s needs a value", a); }
                 const char *val = argv[++i];
                 long long x;
                 if (!strcmp(a, "--out")) o.out_dir = val;
                 else if (!strcmp(a, "--ops")) o.ops = val;
+                else if (!strcmp(a, "--inner")) o.inner = val;
                 else if (!strcmp(a, "--seed")) {
                     if (!parse_count(val, 0, INT64_MAX, &x)) { free(ins); return usage_error("--seed needs a non-negative integer, got '%s'", val); }
                     o.seed = (uint64_t)x;
