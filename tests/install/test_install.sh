@@ -61,6 +61,8 @@ cp examples/consumer/consumer.c examples/consumer/consumer.cpp examples/consumer
    examples/consumer/Makefile "$tmp/"
 cd "$tmp"
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+# builds of their own: nothing from a calling make (make test) reaches them
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 [ "$(pkg-config --modversion eir)" = "$version" ] || fail "pkg-config --modversion eir: $(pkg-config --modversion eir)"
 $MAKE -s CC="$CC" CFLAGS="-O2 -Wall -Wextra -Werror" consumer consumer_static
 if readelf -d consumer_static | grep -q 'NEEDED.*libeir'; then fail "consumer_static needs libeir.so"; fi
