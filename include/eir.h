@@ -72,7 +72,17 @@
 extern "C" {
 #endif
 
-#define EIR_VERSION "0.1.0"
+/* The version, defined here only (the Makefile reads these three lines for the
+ * shared library's file name and soname, eir.pc and the CMake package). The
+ * soname carries the major version. */
+#define EIR_VERSION_MAJOR 0
+#define EIR_VERSION_MINOR 1
+#define EIR_VERSION_PATCH 0
+#define EIR_VERSION_XSTR_(x) #x
+#define EIR_VERSION_STR_(x) EIR_VERSION_XSTR_(x)
+#define EIR_VERSION_STRING \
+    EIR_VERSION_STR_(EIR_VERSION_MAJOR) "." EIR_VERSION_STR_(EIR_VERSION_MINOR) "." EIR_VERSION_STR_(EIR_VERSION_PATCH)
+#define EIR_VERSION EIR_VERSION_STRING
 
 /* The library's exported functions. libeir.a is built with every other
  * symbol local (-fvisibility=hidden, then `ld -r` and `objcopy
@@ -83,6 +93,10 @@ extern "C" {
 #else
 #define EIR_API
 #endif
+
+/* The version of the library linked in ("0.1.0"), which may differ from the
+ * EIR_VERSION_STRING a program was compiled with when libeir.so is replaced. */
+EIR_API const char *eir_version(void);
 
 /* Tensors have at most this many dimensions at run time. */
 #define EIR_MAX_RANK 8

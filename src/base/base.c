@@ -1,5 +1,6 @@
-/* base.c — arena, string buffer, Python-compatible number/string repr,
- * string hash map and file mapping. */
+/* base.c — the library version, arena, string buffer, Python-compatible
+ * number/string repr, string hash map and file mapping. */
+#include "eir.h"
 #include "base.h"
 
 #include <errno.h>
@@ -13,6 +14,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+const char *eir_version(void) { return EIR_VERSION_STRING; }
 
 /* ---- arena ---- */
 

@@ -768,7 +768,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (!strcmp(cmd, "--version")) {
-        printf("eir %s\n", EIR_VERSION);
+        printf("eir %s\n", eir_version());
         return 0;
     }
     if (!strcmp(cmd, "ops")) return cmd_ops(argc - 2, argv + 2);
