@@ -1333,6 +1333,14 @@ static eir_status setup_io(eir_runtime *rt) {
             rt->storages[sid].ext = (void *)t->data;
             rt->storages[sid].nbytes = t->storage_nbytes;
             rt->storages[sid].payload = true;
+            /* kernels load whole elements: a payload off their alignment (a record at an odd
+             * offset in the archive, or a caller's unaligned buffer) is read from a copy */
+            if ((uintptr_t)t->data % 16) {
+                void *copy = malloc(t->storage_nbytes ? t->storage_nbytes : 1);
+                if (!copy) { eir_strmap_free(&recs); return rt_fail(rt, EIR_ERR_NOMEM, "out of memory"); }
+                memcpy(copy, t->data, t->storage_nbytes);
+                rt->storages[sid].owned = rt->storages[sid].ext = copy;
+            }
             eir_strmap_put(&recs, t->record, sid);
         }
         rt->values[a->value].storage = (int32_t)sid;
