@@ -1112,7 +1112,8 @@ static eir_status bind_hop(eir_runtime *rt, rt_step *st, rt_missing *missing) {
         }
     }
     int want_graphs = st->hop == HOP_MAP || st->hop == HOP_SCAN ? 1 : 2;
-    if (ng != (uint32_t)want_graphs || st->nlists < (st->hop == HOP_COND ? 1u : 2u))
+    if (ng != (uint32_t)want_graphs || st->nlists < (st->hop == HOP_COND ? 1u : 2u) ||
+        (st->hop == HOP_COND && st->pred == EIR_NO_VALUE))
         return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (higher_order.%s): unexpected arguments", n->name, t);
     return EIR_OK;
 }
@@ -3110,6 +3111,9 @@ static eir_status run_hop(eir_runtime *rt, rt_step *st) {
         return EIR_OK;
     }
     if (st->hop == HOP_COND) {
+        if (st->pred < UINT32_MAX - 2 && rt->values[st->pred].is_tensor && eir_tview_numel(&rt->values[st->pred].view) != 1)
+            return rt_fail(rt, EIR_ERR_ARG, "node %%%s (higher_order.cond): the predicate has %lld elements, expected 1",
+                           n->name ? n->name : "?", (long long)eir_tview_numel(&rt->values[st->pred].view));
         eir_runtime *sub = truth(rt, st->pred) ? st->sub[0] : st->sub[1];
         const eir_arg *ops = st->lists[0];
         for (uint32_t i = 0; i < ops->u.list.n && i < 64; i++)

@@ -638,6 +638,16 @@ def _():
     return build_from(VIEW_BASE, f)
 
 
+@run_case("cond_predicate_keyword", "node %cond (higher_order.cond): unexpected arguments")
+def _():
+    return with_model(lambda m: node(m, "cond")["inputs"][0].__setitem__("kind", 2))
+
+
+@run_case("cond_predicate_not_one_element", "node %cond (higher_order.cond): the predicate has 15 elements, expected 1")
+def _():
+    return with_model(lambda m: node(m, "cond")["inputs"][0]["arg"].__setitem__("as_tensor", {"name": "add"}))
+
+
 def main():
     if os.path.isdir(OUT):
         shutil.rmtree(OUT)
