@@ -19,6 +19,10 @@ B  = build
 BS = build/san
 BT = build/tsan
 BC = build/clang
+BF = build/fuzz
+# libFuzzer targets (tests/fuzz/fuzz_*.c), built against the instrumented library in $(BF)
+FUZZ_TARGETS = $(basename $(notdir $(wildcard tests/fuzz/fuzz_*.c)))
+FUZZ_BINS = $(FUZZ_TARGETS:%=$(BF)/bin/%)
 SANFLAGS  = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 TSANFLAGS = -O1 -g -fsanitize=thread
 CLANG ?= clang
@@ -78,17 +82,19 @@ example: $(B)/eir
 	$(B)/eir run examples/mlp.pt2
 
 # C tests (normal and sanitized), the bad-input corpus and the committed
-# fixtures under the sanitizers, then the live torch conformance suite.
+# fixtures under the sanitizers, every fuzz target for FUZZ_SMOKE_SECONDS on its
+# committed corpus (fuzz-smoke), then the live torch conformance suite.
 # Also: the library's exports (scripts/check_exports.sh), runtimes on several threads under
 # ThreadSanitizer (OpenBLAS's own threads are not instrumented: one thread), and a clang build.
 test: $(B)/eir $(BS)/eir $(UNIT) $(UNITS) $(B)/libeir_example_ops.so $(BS)/libeir_example_ops.so \
-      $(BT)/tests/test_threads $(BC)/eir $(BC)/libeir.a $(UNITC)
+      $(BT)/tests/test_threads $(BC)/eir $(BC)/libeir.a $(UNITC) $(FUZZ_BINS)
 	scripts/check_exports.sh $(B)/libeir.a include/eir.h
 	scripts/check_exports.sh $(BC)/libeir.a include/eir.h
 	@set -e; for t in $(UNIT) $(UNITS) $(UNITC); do echo "== $$t"; EIR_FIXTURES=tests/e2e/fixtures $$t; done
 	OPENBLAS_NUM_THREADS=1 TSAN_OPTIONS=halt_on_error=1 EIR_FIXTURES=tests/e2e/fixtures $(BT)/tests/test_threads
 	EIR_BIN=$(BS)/eir $(PYTHON) tests/run_corpus.py
 	EIR_BIN=$(BS)/eir EIR_OPS=$(BS)/libeir_example_ops.so $(PYTHON) tests/run_fixtures.py tests/e2e/fixtures
+	$(MAKE) --no-print-directory fuzz-smoke
 	EIR_BIN=$(B)/eir EIR_OPS=$(B)/libeir_example_ops.so $(PYTHON) -m pytest -q -m "not slow" python/tests
 
 # The slow tests left out of `make test`: the real models too big for its time
@@ -132,17 +138,14 @@ bench-load: $(B)/load_bench
 FUZZ_SECONDS ?= 30
 FUZZ_SMOKE_SECONDS ?= 15
 FUZZ_CC ?= $(CLANG)
-BF = build/fuzz
 FUZZ_SAN = address,undefined
 FUZZLIBFLAGS = -g -O1 -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
 $(eval $(call tree,$(BF),$(FUZZ_CC),$(FUZZLIBFLAGS)))
-FUZZ_TARGETS = $(basename $(notdir $(wildcard tests/fuzz/fuzz_*.c)))
-FUZZ_BINS = $(FUZZ_TARGETS:%=$(BF)/bin/%)
 # inputs: archives and JSON up to 200 kB, schema and expression texts up to 4 kB
 fuzz_maxlen = case $$t in fuzz_schema|fuzz_exprs) ml=4096;; *) ml=200000;; esac
 FUZZ_OPTS = -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -close_fd_mask=1
 
-$(BF)/bin/%: tests/fuzz/%.c $(BF)/libeir_internal.a $(HDR)
+$(BF)/bin/%: tests/fuzz/%.c $(BF)/libeir_internal.a $(HDR) examples/custom_ops.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS) -g -O1 -fsanitize=fuzzer,$(FUZZ_SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all \
 	    $(call warn,$(FUZZ_CC)) -std=c11 $< $(BF)/libeir_internal.a $(LDLIBS) -o $@

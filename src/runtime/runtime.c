@@ -3141,6 +3141,9 @@ static eir_status run_hop(eir_runtime *rt, rt_step *st) {
             if ((e = run_sub(rt, st->sub[0], n))) return e;
             eir_tensor_view c;
             if (eir_runtime_output(st->sub[0], 0, &c) != EIR_OK) return rt_fail(rt, EIR_ERR_ARG, "%s", st->sub[0]->errmsg);
+            if (eir_tensor_numel(&c) != 1)
+                return rt_fail(rt, EIR_ERR_ARG, "node %%%s (higher_order.while_loop): the condition has %lld elements, expected 1",
+                               n->name ? n->name : "?", (long long)eir_tensor_numel(&c));
             if (eir_load_f64(c.data, c.dtype) == 0) break;
             for (uint32_t i = 0; i < nc; i++)
                 if ((e = sub_input(rt, st->sub[1], i, st->outs[i], NULL, &slots[i]))) return e;

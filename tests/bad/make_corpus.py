@@ -648,6 +648,13 @@ def _():
     return with_model(lambda m: node(m, "cond")["inputs"][0]["arg"].__setitem__("as_tensor", {"name": "add"}))
 
 
+@run_case("while_condition_not_one_element", "node %while_loop (higher_order.while_loop): the condition has 3 elements, expected 1")
+def _():
+    def f(m):
+        node(m, "while_loop")["inputs"][0]["arg"]["as_graph"]["graph"]["outputs"] = [{"as_tensor": {"name": "arg1_1"}}]
+    return build_from(os.path.join(HERE, "..", "e2e", "fixtures", "while_loop.pt2"), f)
+
+
 def main():
     if os.path.isdir(OUT):
         shutil.rmtree(OUT)

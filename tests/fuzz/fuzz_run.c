@@ -11,7 +11,8 @@
  * Programs that are legitimately big are skipped: any tensor of the graph
  * (or of a subgraph) whose recorded size, with hints for symbolic dims,
  * exceeds FUZZ_MAX_ELEMS elements, or all of them together above
- * FUZZ_MAX_TOTAL; and inputs above FUZZ_MAX_ELEMS. Seeds: tests/bad/corpus
+ * FUZZ_MAX_TOTAL; inputs above FUZZ_MAX_ELEMS; and programs with a
+ * while_loop, which may legitimately never end. Seeds: tests/bad/corpus
  * and the fixtures (`make fuzz`). */
 #include <stdint.h>
 #include <stdio.h>
@@ -52,9 +53,13 @@ static int64_t recorded_size(const eir_symint *s) {
     return v >= 0 && v <= (int64_t)1 << 40 ? v : -1;
 }
 
-/* whether every tensor of g and of its subgraphs is small */
+/* whether every tensor of g and of its subgraphs is small, and no loop may run
+ * forever (a while_loop's condition is the program's: a mutated one need not end,
+ * in torch neither) */
 static bool graph_small(const eir_graph *g, int depth, uint64_t *total) {
     if (depth > 8) return false;
+    for (uint32_t i = 0; i < g->num_nodes; i++)
+        if (g->nodes[i].target && strstr(g->nodes[i].target, "while_loop")) return false;
     for (uint32_t i = 0; i < g->num_values; i++) {
         const eir_value *v = &g->values[i];
         if (v->kind != EIR_VALUE_TENSOR) continue;
