@@ -169,13 +169,31 @@ fuzz: $(FUZZ_BINS) fuzz-seeds
 	        -artifact_prefix=$(BF)/artifacts/$$t/ $(BF)/out/$$t tests/fuzz/corpus/$$t $(BF)/seeds/$$t; \
 	done
 
-fuzz-smoke: $(FUZZ_BINS)
+# The committed corpora hold what adds coverage beyond the seeds, within a size budget:
+# fuzz-merge runs each target over the seeds, the committed corpus and a campaign's finds
+# (build/fuzz/out/<target>) with libFuzzer -merge=1 (edge coverage, -use_counters=0),
+# and scripts/fuzz_select.py keeps the inputs that reach edges the seeds do not, most new
+# edges per byte first, within the target's budget (the seeds themselves are rebuilt by
+# fuzz-seeds, so they stay out).
+fuzz_budget = case $$t in fuzz_run) b=1200000;; fuzz_load) b=800000;; fuzz_model_json) b=600000;; *) b=300000;; esac
+fuzz-merge: $(FUZZ_BINS) fuzz-seeds
+	@set -e; for t in $(FUZZ_TARGETS); do $(fuzz_maxlen); $(fuzz_budget); \
+	    rm -rf $(BF)/min/$$t $(BF)/min/$$t.sel $(BF)/min/$$t.ctl && mkdir -p $(BF)/min/$$t $(BF)/out/$$t tests/fuzz/corpus/$$t; \
+	    cp $(BF)/seeds/$$t/* $(BF)/min/$$t/; \
+	    $(BF)/bin/$$t -merge=1 -use_counters=0 -merge_control_file=$(BF)/min/$$t.ctl -max_len=$$ml $(FUZZ_OPTS) \
+	        $(BF)/min/$$t tests/fuzz/corpus/$$t $(BF)/out/$$t 2>$(BF)/min/$$t.log || { tail -n 30 $(BF)/min/$$t.log; exit 1; }; \
+	    printf '%s: ' $$t; $(PYTHON) scripts/fuzz_select.py $(BF)/min/$$t.ctl $$b $(BF)/min/$$t.sel; \
+	    rm -rf tests/fuzz/corpus/$$t && mv $(BF)/min/$$t.sel tests/fuzz/corpus/$$t; \
+	done
+
+# Every committed input (corpus and seeds) is replayed first, then the rest of the time mutates.
+fuzz-smoke: $(FUZZ_BINS) fuzz-seeds
 	@set -e; for t in $(FUZZ_TARGETS); do $(fuzz_maxlen); \
 	    rm -rf $(BF)/smoke/$$t && mkdir -p $(BF)/smoke/$$t $(BF)/artifacts/$$t; \
-	    echo "== $$t ($(FUZZ_SMOKE_SECONDS) s on tests/fuzz/corpus/$$t)"; \
+	    echo "== $$t ($(FUZZ_SMOKE_SECONDS) s on tests/fuzz/corpus/$$t and the seeds)"; \
 	    $(BF)/bin/$$t -seed=1 -max_total_time=$(FUZZ_SMOKE_SECONDS) -max_len=$$ml $(FUZZ_OPTS) \
-	        -artifact_prefix=$(BF)/artifacts/$$t/ $(BF)/smoke/$$t tests/fuzz/corpus/$$t 2>$(BF)/smoke/$$t.log \
+	        -artifact_prefix=$(BF)/artifacts/$$t/ $(BF)/smoke/$$t tests/fuzz/corpus/$$t $(BF)/seeds/$$t 2>$(BF)/smoke/$$t.log \
 	        || { tail -n 60 $(BF)/smoke/$$t.log; exit 1; }; \
-	    grep -E '^(stat::number_of_executed_units|#[0-9]+ +DONE)' $(BF)/smoke/$$t.log | tr '\n' ' '; echo; \
+	    grep -E '^(stat::number_of_executed_units|#[0-9]+[[:space:]]+DONE)' $(BF)/smoke/$$t.log | tr '\n' ' '; echo; \
 	done
-.PHONY: fuzz fuzz-smoke fuzz-seeds
+.PHONY: fuzz fuzz-smoke fuzz-seeds fuzz-merge
