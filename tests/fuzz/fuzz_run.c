@@ -8,7 +8,7 @@
  * geometry are all exercised. Every element of every output and of the
  * mutated state is read back, so a view reaching outside its memory shows.
  *
- * Programs that are legitimately big are skipped: any tensor of the graph
+ * Programs that may legitimately be slow are skipped: any tensor of the graph
  * (or of a subgraph) whose recorded size, with hints for symbolic dims,
  * exceeds FUZZ_MAX_ELEMS elements, or all of them together above
  * FUZZ_MAX_TOTAL; inputs above FUZZ_MAX_ELEMS; and programs with a
