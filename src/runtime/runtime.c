@@ -2628,6 +2628,12 @@ static eir_status run_nonzero(eir_runtime *rt, const rt_step *st) {
     if (e) return e;
     if (!out->resolved && out->deferred)
         return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s: cannot size the output of nonzero", st->node->name);
+    if (out->view.rank != 2)
+        return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s: nonzero gives a 2-d tensor, where the program records %d dims",
+                       st->node->name, out->view.rank);
+    if (out->view.sizes[1] != x->rank)
+        return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s: nonzero of a %d-d tensor gives [n, %d], where the program records [n, %lld]",
+                       st->node->name, x->rank, x->rank, (long long)out->view.sizes[1]);
     memset(idx, 0, sizeof idx);
     int64_t row = 0;
     for (int64_t k = 0; k < n && row < out->view.sizes[0]; k++) {

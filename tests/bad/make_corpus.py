@@ -655,6 +655,12 @@ def _():
     return build_from(os.path.join(HERE, "..", "e2e", "fixtures", "while_loop.pt2"), f)
 
 
+@run_case("nonzero_columns_contradict_rank", "node %nonzero: nonzero of a 2-d tensor gives [n, 2], where the program records [n, 1]")
+def _():
+    return build_from(os.path.join(HERE, "..", "e2e", "fixtures", "nonzero_check.decomp.pt2"),
+                      lambda m: g(m)["tensor_values"]["nonzero"]["sizes"].__setitem__(1, {"as_int": 1}))
+
+
 def main():
     if os.path.isdir(OUT):
         shutil.rmtree(OUT)
