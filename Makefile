@@ -179,7 +179,7 @@ fuzz_budget = case $$t in fuzz_run) b=1200000;; fuzz_load) b=800000;; fuzz_model
 fuzz-merge: $(FUZZ_BINS) fuzz-seeds
 	@set -e; for t in $(FUZZ_TARGETS); do $(fuzz_maxlen); $(fuzz_budget); \
 	    rm -rf $(BF)/min/$$t $(BF)/min/$$t.sel $(BF)/min/$$t.ctl && mkdir -p $(BF)/min/$$t $(BF)/out/$$t tests/fuzz/corpus/$$t; \
-	    cp $(BF)/seeds/$$t/* $(BF)/min/$$t/; \
+	    cp -r $(BF)/seeds/$$t/. $(BF)/min/$$t/; \
 	    $(BF)/bin/$$t -merge=1 -use_counters=0 -merge_control_file=$(BF)/min/$$t.ctl -max_len=$$ml $(FUZZ_OPTS) \
 	        $(BF)/min/$$t tests/fuzz/corpus/$$t $(BF)/out/$$t 2>$(BF)/min/$$t.log || { tail -n 30 $(BF)/min/$$t.log; exit 1; }; \
 	    printf '%s: ' $$t; $(PYTHON) scripts/fuzz_select.py $(BF)/min/$$t.ctl $$b $(BF)/min/$$t.sel; \
@@ -191,8 +191,9 @@ fuzz-smoke: $(FUZZ_BINS) fuzz-seeds
 	@set -e; for t in $(FUZZ_TARGETS); do $(fuzz_maxlen); \
 	    rm -rf $(BF)/smoke/$$t && mkdir -p $(BF)/smoke/$$t $(BF)/artifacts/$$t; \
 	    echo "== $$t ($(FUZZ_SMOKE_SECONDS) s on tests/fuzz/corpus/$$t and the seeds)"; \
+	    c=tests/fuzz/corpus/$$t; [ -d $$c ] || c=; \
 	    $(BF)/bin/$$t -seed=1 -max_total_time=$(FUZZ_SMOKE_SECONDS) -max_len=$$ml $(FUZZ_OPTS) \
-	        -artifact_prefix=$(BF)/artifacts/$$t/ $(BF)/smoke/$$t tests/fuzz/corpus/$$t $(BF)/seeds/$$t 2>$(BF)/smoke/$$t.log \
+	        -artifact_prefix=$(BF)/artifacts/$$t/ $(BF)/smoke/$$t $$c $(BF)/seeds/$$t 2>$(BF)/smoke/$$t.log \
 	        || { tail -n 60 $(BF)/smoke/$$t.log; exit 1; }; \
 	    grep -E '^(stat::number_of_executed_units|#[0-9]+[[:space:]]+DONE)' $(BF)/smoke/$$t.log | tr '\n' ' '; echo; \
 	done
