@@ -32,6 +32,10 @@ B  = build
 BS = build/san
 BT = build/tsan
 BC = build/clang
+BF = build/fuzz
+# libFuzzer targets (tests/fuzz/fuzz_*.c), built against the instrumented library in $(BF)
+FUZZ_TARGETS = $(basename $(notdir $(wildcard tests/fuzz/fuzz_*.c)))
+FUZZ_BINS = $(FUZZ_TARGETS:%=$(BF)/bin/%)
 SANFLAGS  = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 TSANFLAGS = -O1 -g -fsanitize=thread
 CLANG ?= clang
@@ -137,7 +141,8 @@ example: $(B)/eir
 	$(B)/eir run examples/mlp.pt2
 
 # C tests (normal and sanitized), the bad-input corpus and the committed
-# fixtures under the sanitizers, then the live torch conformance suite: the zoo
+# fixtures under the sanitizers, every fuzz target for FUZZ_SMOKE_SECONDS on its
+# committed corpus (fuzz-smoke), then the live torch conformance suite: the zoo
 # is generated once into build/zoo, and pytest runs on two workers (pytest-xdist;
 # --dist loadfile keeps each file's session fixtures, such as the op sweeps, on
 # one worker).
@@ -145,7 +150,7 @@ example: $(B)/eir
 # the consumers of examples/consumer built against it (tests/install), runtimes on several threads under
 # ThreadSanitizer (OpenBLAS's own threads are not instrumented: one thread), and a clang build.
 test: $(B)/eir $(BS)/eir $(UNIT) $(UNITS) $(B)/libeir_example_ops.so $(BS)/libeir_example_ops.so \
-      $(BT)/tests/test_threads $(BC)/eir $(BC)/libeir.a $(BC)/$(SOFILE) $(UNITC) $(B)/libeir.a $(B)/$(SOFILE)
+      $(BT)/tests/test_threads $(BC)/eir $(BC)/libeir.a $(BC)/$(SOFILE) $(UNITC) $(B)/libeir.a $(B)/$(SOFILE) $(FUZZ_BINS)
 	scripts/check_exports.sh $(B)/libeir.a include/eir.h
 	scripts/check_exports.sh $(B)/$(SOFILE) include/eir.h
 	scripts/check_exports.sh $(BC)/libeir.a include/eir.h
@@ -156,6 +161,7 @@ test: $(B)/eir $(BS)/eir $(UNIT) $(UNITS) $(B)/libeir_example_ops.so $(BS)/libei
 	EIR_BIN=$(BS)/eir $(PYTHON) tests/run_corpus.py
 	EIR_BIN=$(BS)/eir EIR_OPS=$(BS)/libeir_example_ops.so $(PYTHON) tests/run_fixtures.py tests/e2e/fixtures
 	EIR_BIN=$(BS)/eir $(PYTHON) tests/run_fixtures.py tests/legacy
+	$(MAKE) --no-print-directory fuzz-smoke
 	rm -rf $(B)/zoo && $(PYTHON) python/zoo/gen.py --out $(B)/zoo
 	EIR_BIN=$(B)/eir EIR_OPS=$(B)/libeir_example_ops.so EIR_ZOO_DIR=$(B)/zoo \
 	    $(PYTHON) -m pytest -q -n 2 --dist loadfile -m "not slow" python/tests
@@ -191,26 +197,75 @@ bench-load: $(B)/load_bench
 	$(PYTHON) python/bench/load_time.py --out docs/BENCHMARKS.md
 .PHONY: bench-load
 
-# libFuzzer targets (clang): `make fuzz FUZZ_SECONDS=60` builds them, seeds
-# them from the corpus and fixtures, and runs each for FUZZ_SECONDS.
+# libFuzzer targets (clang), one per parser plus the runtime (tests/fuzz/*.c). The
+# library is built once into its own tree, instrumented for coverage
+# (-fsanitize=fuzzer-no-link) under ASan+UBSan, and each target links against it.
+# `make fuzz FUZZ_SECONDS=600` grows each target's corpus in build/fuzz/out/<target>
+# from tests/fuzz/corpus/<target> and the seeds (docs/FUZZING.md: minimising back
+# into the committed corpus). `make fuzz-smoke` (part of `make test`) runs each
+# target for FUZZ_SMOKE_SECONDS on the committed corpus alone: a crash, leak or
+# UB report fails it.
 FUZZ_SECONDS ?= 30
-FUZZ_CC ?= clang
-FUZZFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-$(B)/fuzz/%: tests/fuzz/%.c $(SRC) $(HDR)
-	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CPPFLAGS) $(FUZZFLAGS) -std=c11 $< $(SRC) $(LDLIBS) -o $@
+FUZZ_SMOKE_SECONDS ?= 15
+FUZZ_CC ?= $(CLANG)
+FUZZ_SAN = address,undefined
+FUZZLIBFLAGS = -g -O1 -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
+$(eval $(call tree,$(BF),$(FUZZ_CC),$(FUZZLIBFLAGS)))
+# inputs: archives and JSON up to 200 kB, schema and expression texts up to 4 kB
+fuzz_maxlen = case $$t in fuzz_schema|fuzz_exprs) ml=4096;; *) ml=200000;; esac
+FUZZ_OPTS = -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -close_fd_mask=1
 
-fuzz: $(B)/fuzz/fuzz_load $(B)/fuzz/fuzz_model_json $(B)/fuzz/fuzz_schema $(B)/fuzz/fuzz_exprs $(B)/fuzz/fuzz_pickle
-	@mkdir -p $(B)/fuzz/seeds_load $(B)/fuzz/seeds_json $(B)/fuzz/out_load $(B)/fuzz/out_json $(B)/fuzz/seeds_schema $(B)/fuzz/out_schema $(B)/fuzz/seeds_exprs $(B)/fuzz/out_exprs
-	$(PYTHON) -c 'import sys, os; [open(os.path.join(sys.argv[1], "s%d" % i), "w").write(l.rstrip("\n")) for i, l in enumerate(open("tests/fuzz/schemas.txt"))]' $(B)/fuzz/seeds_schema
-	cp tests/bad/corpus/*.pt2 tests/e2e/fixtures/*.pt2 $(B)/fuzz/seeds_load/
-	$(PYTHON) -c 'import sys, zipfile, glob, os; [open(os.path.join(sys.argv[1], os.path.basename(f) + ".json"), "wb").write(zipfile.ZipFile(f).read(n)) for f in glob.glob("tests/e2e/fixtures/*.pt2") for n in zipfile.ZipFile(f).namelist() if n.endswith("models/model.json")]' $(B)/fuzz/seeds_json
-	$(B)/fuzz/fuzz_load -max_total_time=$(FUZZ_SECONDS) -max_len=200000 -timeout=10 $(B)/fuzz/out_load $(B)/fuzz/seeds_load
-	$(B)/fuzz/fuzz_model_json -max_total_time=$(FUZZ_SECONDS) -max_len=200000 -timeout=10 $(B)/fuzz/out_json $(B)/fuzz/seeds_json
-	$(B)/fuzz/fuzz_schema -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 $(B)/fuzz/out_schema $(B)/fuzz/seeds_schema
-	$(PYTHON) -c 'import sys, zipfile, glob, os, json, re; [open(os.path.join(sys.argv[1], "e%d" % i), "w").write(t) for i, t in enumerate(sorted({t for f in glob.glob("tests/e2e/fixtures/*.pt2") for m in zipfile.ZipFile(f).namelist() if m.endswith("models/model.json") for t in re.findall(r"\"expr_str\": \"((?:[^\"\\\\]|\\\\.)*)\"", zipfile.ZipFile(f).read(m).decode()) + json.loads(zipfile.ZipFile(f).read(m)).get("guards_code", [])}))]' $(B)/fuzz/seeds_exprs
-	$(B)/fuzz/fuzz_exprs -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 $(B)/fuzz/out_exprs $(B)/fuzz/seeds_exprs
-	@mkdir -p $(B)/fuzz/seeds_pickle $(B)/fuzz/out_pickle
-	$(PYTHON) -c 'import sys, zipfile, glob, os, io; [open(os.path.join(sys.argv[1], "p%d_%d" % (i, j)), "wb").write(d) for i, f in enumerate(["tests/bad/pickle_base.pt2"] + glob.glob("tests/legacy/*.pt2")) for j, (n, d) in enumerate((n, zipfile.ZipFile(f).read(n)) for n in zipfile.ZipFile(f).namelist() if n.endswith(".pt") or "/weight_" in n or "/tensor_" in n)]' $(B)/fuzz/seeds_pickle
-	$(B)/fuzz/fuzz_pickle -max_total_time=$(FUZZ_SECONDS) -max_len=200000 -timeout=10 $(B)/fuzz/out_pickle $(B)/fuzz/seeds_pickle
-.PHONY: fuzz
+$(BF)/bin/%: tests/fuzz/%.c $(BF)/libeir_internal.a $(HDR) examples/custom_ops.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) -g -O1 -fsanitize=fuzzer,$(FUZZ_SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all \
+	    $(call warn,$(FUZZ_CC)) -std=c11 $< $(BF)/libeir_internal.a $(LDLIBS) -o $@
+
+# Seeds besides the committed corpora: the bad-archive corpus and the fixtures for the
+# archive targets, the fixtures' model.json records, the schema lines, and the srepr
+# and guard texts of the fixtures.
+fuzz-seeds:
+	@rm -rf $(BF)/seeds && mkdir -p $(addprefix $(BF)/seeds/,$(FUZZ_TARGETS))
+	cp tests/bad/corpus/*.pt2 tests/e2e/fixtures/*.pt2 $(BF)/seeds/fuzz_load/
+	cp tests/bad/corpus/*.pt2 tests/e2e/fixtures/*.pt2 $(BF)/seeds/fuzz_run/
+	$(PYTHON) -c 'import sys, os; [open(os.path.join(sys.argv[1], "s%d" % i), "w").write(l.rstrip("\n")) for i, l in enumerate(open("tests/fuzz/schemas.txt"))]' $(BF)/seeds/fuzz_schema
+	$(PYTHON) -c 'import sys, zipfile, glob, os; [open(os.path.join(sys.argv[1], os.path.basename(f) + ".json"), "wb").write(zipfile.ZipFile(f).read(n)) for f in glob.glob("tests/e2e/fixtures/*.pt2") for n in zipfile.ZipFile(f).namelist() if n.endswith("models/model.json")]' $(BF)/seeds/fuzz_model_json
+	$(PYTHON) -c 'import sys, zipfile, glob, os; [open(os.path.join(sys.argv[1], "p%d_%d" % (i, j)), "wb").write(d) for i, f in enumerate(["tests/bad/pickle_base.pt2"] + sorted(glob.glob("tests/legacy/*.pt2"))) for j, (n, d) in enumerate((n, zipfile.ZipFile(f).read(n)) for n in zipfile.ZipFile(f).namelist() if n.endswith(".pt") or "/weight_" in n or "/tensor_" in n)]' $(BF)/seeds/fuzz_pickle
+	$(PYTHON) -c 'import sys, zipfile, glob, os, json, re; [open(os.path.join(sys.argv[1], "e%d" % i), "w").write(t) for i, t in enumerate(sorted({t for f in glob.glob("tests/e2e/fixtures/*.pt2") for m in zipfile.ZipFile(f).namelist() if m.endswith("models/model.json") for t in re.findall(r"\"expr_str\": \"((?:[^\"\\\\]|\\\\.)*)\"", zipfile.ZipFile(f).read(m).decode()) + json.loads(zipfile.ZipFile(f).read(m)).get("guards_code", [])}))]' $(BF)/seeds/fuzz_exprs
+
+fuzz: $(FUZZ_BINS) fuzz-seeds
+	@set -e; for t in $(FUZZ_TARGETS); do $(fuzz_maxlen); \
+	    mkdir -p $(BF)/out/$$t $(BF)/artifacts/$$t tests/fuzz/corpus/$$t; \
+	    echo "== $$t ($(FUZZ_SECONDS) s)"; \
+	    nice -n 19 $(BF)/bin/$$t -max_total_time=$(FUZZ_SECONDS) -max_len=$$ml $(FUZZ_OPTS) \
+	        -artifact_prefix=$(BF)/artifacts/$$t/ $(BF)/out/$$t tests/fuzz/corpus/$$t $(BF)/seeds/$$t; \
+	done
+
+# The committed corpora hold what adds coverage beyond the seeds, within a size budget:
+# fuzz-merge runs each target over the seeds, the committed corpus and a campaign's finds
+# (build/fuzz/out/<target>) with libFuzzer -merge=1 (edge coverage, -use_counters=0),
+# and scripts/fuzz_select.py keeps the inputs that reach edges the seeds do not, most new
+# edges per byte first, within the target's budget (the seeds themselves are rebuilt by
+# fuzz-seeds, so they stay out).
+fuzz_budget = case $$t in fuzz_run) b=1200000;; fuzz_load) b=800000;; fuzz_model_json) b=600000;; *) b=300000;; esac
+fuzz-merge: $(FUZZ_BINS) fuzz-seeds
+	@set -e; for t in $(FUZZ_TARGETS); do $(fuzz_maxlen); $(fuzz_budget); \
+	    rm -rf $(BF)/min/$$t $(BF)/min/$$t.sel $(BF)/min/$$t.ctl && mkdir -p $(BF)/min/$$t $(BF)/out/$$t tests/fuzz/corpus/$$t; \
+	    cp -r $(BF)/seeds/$$t/. $(BF)/min/$$t/; \
+	    $(BF)/bin/$$t -merge=1 -use_counters=0 -merge_control_file=$(BF)/min/$$t.ctl -max_len=$$ml $(FUZZ_OPTS) \
+	        $(BF)/min/$$t tests/fuzz/corpus/$$t $(BF)/out/$$t 2>$(BF)/min/$$t.log || { tail -n 30 $(BF)/min/$$t.log; exit 1; }; \
+	    printf '%s: ' $$t; $(PYTHON) scripts/fuzz_select.py $(BF)/min/$$t.ctl $$b $(BF)/min/$$t.sel; \
+	    rm -rf tests/fuzz/corpus/$$t && mv $(BF)/min/$$t.sel tests/fuzz/corpus/$$t; \
+	done
+
+# Every committed input (corpus and seeds) is replayed first, then the rest of the time mutates.
+fuzz-smoke: $(FUZZ_BINS) fuzz-seeds
+	@set -e; for t in $(FUZZ_TARGETS); do $(fuzz_maxlen); \
+	    rm -rf $(BF)/smoke/$$t && mkdir -p $(BF)/smoke/$$t $(BF)/artifacts/$$t; \
+	    echo "== $$t ($(FUZZ_SMOKE_SECONDS) s on tests/fuzz/corpus/$$t and the seeds)"; \
+	    c=tests/fuzz/corpus/$$t; [ -d $$c ] || c=; \
+	    $(BF)/bin/$$t -seed=1 -max_total_time=$(FUZZ_SMOKE_SECONDS) -max_len=$$ml $(FUZZ_OPTS) \
+	        -artifact_prefix=$(BF)/artifacts/$$t/ $(BF)/smoke/$$t $$c $(BF)/seeds/$$t 2>$(BF)/smoke/$$t.log \
+	        || { tail -n 60 $(BF)/smoke/$$t.log; exit 1; }; \
+	    grep -E '^(stat::number_of_executed_units|#[0-9]+[[:space:]]+DONE)' $(BF)/smoke/$$t.log | tr '\n' ' '; echo; \
+	done
+.PHONY: fuzz fuzz-smoke fuzz-seeds fuzz-merge

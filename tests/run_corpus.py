@@ -20,7 +20,8 @@ storages, their ZIP headers), and 50 of tests/legacy/tied_weights.flat.pt2
 (random.Random(8765)) with bytes changed inside its serialized_*.pt records.
 Each run must exit 0 or 1 within 10 s, without sanitizer report.
 
-EIR_BIN selects the binary (default build/eir). Prints one line per failure
+EIR_BIN selects the binary (default build/eir), EIR_TIMEOUT the seconds each
+command may take (default 10). Prints one line per failure
 and ends with 'N passed, M failed'.
 """
 import io
@@ -45,7 +46,7 @@ N_LEGACY = 50
 EIR = os.environ.get("EIR_BIN", os.path.join(ROOT, "build", "eir"))
 if not os.path.isabs(EIR):
     EIR = os.path.join(os.getcwd(), EIR)
-TIMEOUT = 10
+TIMEOUT = int(os.environ.get("EIR_TIMEOUT", "10"))  # seconds per command; more under valgrind
 SAN_MARKERS = ("AddressSanitizer", "runtime error:", "LeakSanitizer", "UndefinedBehaviorSanitizer")
 COMMANDS = (["info"], ["print", "--program"])
 

@@ -609,9 +609,14 @@ typedef struct pool {
     int n;
     bool fail;
 } pool;
+/* Blocks get 64 bytes of slack: OpenBLAS 0.3.21's complex dot kernel for Haswell
+ * (cdotc_k_HASWELL, under cpotri's clauum) reads up to 24 bytes past the end of
+ * the matrix it is given (valgrind shows it on an exactly sized buffer). */
+#define LAPACK_SLACK 64
 static void *palloc(pool *pl, size_t bytes) {
     if (pl->n == 16) { pl->fail = true; return NULL; }
-    void *q = eir_kalloc(bytes ? bytes : 1);
+    if (bytes > SIZE_MAX - LAPACK_SLACK) { pl->fail = true; return NULL; }
+    void *q = eir_kalloc(bytes + LAPACK_SLACK);
     if (!q) pl->fail = true;
     else pl->p[pl->n++] = q;
     return q;

@@ -1356,7 +1356,8 @@ static eir_status bind_hop(eir_runtime *rt, rt_step *st, rt_missing *missing) {
         }
     }
     int want_graphs = st->hop == HOP_MAP || st->hop == HOP_SCAN ? 1 : 2;
-    if (ng != (uint32_t)want_graphs || st->nlists < (st->hop == HOP_COND ? 1u : 2u))
+    if (ng != (uint32_t)want_graphs || st->nlists < (st->hop == HOP_COND ? 1u : 2u) ||
+        (st->hop == HOP_COND && st->pred == EIR_NO_VALUE))
         return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s (higher_order.%s): unexpected arguments", n->name, t);
     return EIR_OK;
 }
@@ -1766,6 +1767,14 @@ static eir_status setup_io(eir_runtime *rt) {
             rt->storages[sid].ext = (void *)t->data;
             rt->storages[sid].nbytes = t->storage_nbytes;
             rt->storages[sid].payload = true;
+            /* kernels load whole elements: a payload off their alignment (a record at an odd
+             * offset in the archive, or a caller's unaligned buffer) is read from a copy */
+            if ((uintptr_t)t->data % 16) {
+                void *copy = malloc(t->storage_nbytes ? t->storage_nbytes : 1);
+                if (!copy) { eir_strmap_free(&recs); return rt_fail(rt, EIR_ERR_NOMEM, "out of memory"); }
+                memcpy(copy, t->data, t->storage_nbytes);
+                rt->storages[sid].owned = rt->storages[sid].ext = copy;
+            }
             eir_strmap_put(&recs, t->record, sid);
         }
         rt->values[a->value].storage = (int32_t)sid;
@@ -3057,6 +3066,12 @@ static eir_status run_nonzero(eir_runtime *rt, const rt_step *st) {
     if (e) return e;
     if (!out->resolved && out->deferred)
         return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s: cannot size the output of nonzero", st->node->name);
+    if (out->view.rank != 2)
+        return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s: nonzero gives a 2-d tensor, where the program records %d dims",
+                       st->node->name, out->view.rank);
+    if (out->view.sizes[1] != x->rank)
+        return rt_fail(rt, EIR_ERR_GRAPH, "node %%%s: nonzero of a %d-d tensor gives [n, %d], where the program records [n, %lld]",
+                       st->node->name, x->rank, x->rank, (long long)out->view.sizes[1]);
     memset(idx, 0, sizeof idx);
     int64_t row = 0;
     for (int64_t k = 0; k < n && row < out->view.sizes[0]; k++) {
@@ -3638,6 +3653,9 @@ static eir_status run_hop(eir_runtime *rt, rt_step *st) {
         return EIR_OK;
     }
     if (st->hop == HOP_COND) {
+        if (st->pred < UINT32_MAX - 2 && rt->values[st->pred].is_tensor && eir_tview_numel(&rt->values[st->pred].view) != 1)
+            return rt_fail(rt, EIR_ERR_ARG, "node %%%s (higher_order.cond): the predicate has %lld elements, expected 1",
+                           n->name ? n->name : "?", (long long)eir_tview_numel(&rt->values[st->pred].view));
         eir_runtime *sub = truth(rt, st->pred) ? st->sub[0] : st->sub[1];
         const eir_arg *ops = st->lists[0];
         for (uint32_t i = 0; i < ops->u.list.n && i < 64; i++)
@@ -3665,6 +3683,9 @@ static eir_status run_hop(eir_runtime *rt, rt_step *st) {
             if ((e = run_sub(rt, st->sub[0], n))) return e;
             eir_tensor_view c;
             if (eir_runtime_output(st->sub[0], 0, &c) != EIR_OK) return rt_fail(rt, EIR_ERR_ARG, "%s", st->sub[0]->errmsg);
+            if (eir_tensor_numel(&c) != 1)
+                return rt_fail(rt, EIR_ERR_ARG, "node %%%s (higher_order.while_loop): the condition has %lld elements, expected 1",
+                               n->name ? n->name : "?", (long long)eir_tensor_numel(&c));
             if (eir_load_f64(c.data, c.dtype) == 0) break;
             for (uint32_t i = 0; i < nc; i++)
                 if ((e = sub_input(rt, st->sub[1], i, st->outs[i], NULL, &slots[i]))) return e;

@@ -879,6 +879,29 @@ def _():
     return build_from(VIEW_BASE, f)
 
 
+@run_case("cond_predicate_keyword", "node %cond (higher_order.cond): unexpected arguments")
+def _():
+    return with_model(lambda m: node(m, "cond")["inputs"][0].__setitem__("kind", 2))
+
+
+@run_case("cond_predicate_not_one_element", "node %cond (higher_order.cond): the predicate has 15 elements, expected 1")
+def _():
+    return with_model(lambda m: node(m, "cond")["inputs"][0]["arg"].__setitem__("as_tensor", {"name": "add"}))
+
+
+@run_case("while_condition_not_one_element", "node %while_loop (higher_order.while_loop): the condition has 3 elements, expected 1")
+def _():
+    def f(m):
+        node(m, "while_loop")["inputs"][0]["arg"]["as_graph"]["graph"]["outputs"] = [{"as_tensor": {"name": "arg1_1"}}]
+    return build_from(os.path.join(HERE, "..", "e2e", "fixtures", "while_loop.pt2"), f)
+
+
+@run_case("nonzero_columns_contradict_rank", "node %nonzero: nonzero of a 2-d tensor gives [n, 2], where the program records [n, 1]")
+def _():
+    return build_from(os.path.join(HERE, "..", "e2e", "fixtures", "nonzero_check.decomp.pt2"),
+                      lambda m: g(m)["tensor_values"]["nonzero"]["sizes"].__setitem__(1, {"as_int": 1}))
+
+
 def main():
     if os.path.isdir(OUT):
         shutil.rmtree(OUT)
