@@ -79,7 +79,8 @@ def write_run_data(out, variants):
     import torch
 
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests"))
-    from test_run import _flat_inputs, _to_numpy  # the run test's own conventions
+    from conftest import to_npy as _to_numpy  # the run test's own conventions
+    from test_run import _flat_inputs
     from test_state import torch_runs
 
     import zoo
@@ -117,7 +118,8 @@ def write_case_data(out, variants):
     import torch
 
     from test_dynamic import CASES, _torch_refusal
-    from test_run import _flat_inputs, _to_numpy
+    from conftest import to_npy as _to_numpy
+    from test_run import _flat_inputs
 
     def npy(x):
         b = io.BytesIO()
