@@ -88,8 +88,24 @@ def _f32_to_bf16_bits(a: np.ndarray) -> np.ndarray:
 
 def _copy_view(v: TensorView) -> np.ndarray:
     """Copy a tensor view eir owns into a new NumPy array."""
-    shape = tuple(v.sizes[d] for d in range(v.rank))
+    shape = tuple(v.sizes[: v.rank])
     code = v.dtype
+    t = _DTYPES.get(code)
+    if t is not None and v.data:
+        # the common case: a contiguous tensor, copied with one memmove
+        contiguous = not v.strides
+        if not contiguous:
+            acc, contiguous = 1, True
+            for d in range(v.rank - 1, -1, -1):
+                if shape[d] != 1 and v.strides[d] != acc:
+                    contiguous = False
+                    break
+                acc *= shape[d]
+        if contiguous:
+            out = np.empty(shape, dtype=t)
+            if out.nbytes:
+                ctypes.memmove(out.ctypes.data, v.data, out.nbytes)
+            return out
     if code == _BF16:
         base, itemsize = np.uint16, 2
     elif code == _C32:
@@ -292,9 +308,10 @@ class Program:
                 a = np.ascontiguousarray(a)
         keep.append((a, sizes, strides))
         rank = a.ndim - (1 if dtype_code == _C32 else 0)
-        return TensorView(a.ctypes.data if a.size else None, code, rank,
-                          ctypes.cast(sizes, _lib.c_int64_p),
-                          ctypes.cast(strides, _lib.c_int64_p) if strides is not None else None)
+        v = TensorView(a.ctypes.data if a.size else None, code, rank, sizes)
+        if strides is not None:
+            v.strides = strides
+        return v
 
     def run(self, *inputs: Any) -> List[np.ndarray]:
         """Run the program on its flattened user inputs, in order.
