@@ -255,10 +255,24 @@ def test_call_overhead(tmp_path):
     print(f"\neir python: {per * 1e6:.1f} us per run of examples/mlp.pt2")
 
 
-@pytest.mark.slow
 def test_wheel(tmp_path):
+    """pip builds a wheel holding the library and the eir binary (about 15 s once
+    build/ is up to date, as `make test` leaves it)."""
     subprocess.run([sys.executable, "-m", "pip", "wheel", REPO, "-w", str(tmp_path), "--no-deps",
                     "--no-build-isolation", "-q"], check=True, cwd=REPO)
     (whl,) = glob.glob(str(tmp_path / "eir-*.whl"))
     names = zipfile.ZipFile(whl).namelist()
     assert "eir/libeir.so" in names and "eir/bin/eir" in names and "eir/__init__.py" in names
+    # installed from the wheel, the package finds its own library and binary
+    target = tmp_path / "site"
+    zipfile.ZipFile(whl).extractall(target)
+    os.chmod(target / "eir" / "bin" / "eir", 0o755)
+    env = {k: v for k, v in os.environ.items() if k not in ("EIR_LIB", "EIR_BIN")}
+    env["PYTHONPATH"] = str(target)
+    mlp = os.path.join(REPO, "examples", "mlp.pt2")
+    code = f"import eir, numpy as np; p = eir.load({mlp!r}); print(p(np.ones((2, 8), np.float32))[0].shape)"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "(2, 4)"
+    info = subprocess.run([sys.executable, "-m", "eir", "info", mlp], env=env, capture_output=True,
+                          text=True, check=True).stdout
+    assert "linear" in info
