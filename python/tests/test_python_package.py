@@ -208,6 +208,57 @@ def test_bfloat16_output_is_float32(tmp_path):
     np.testing.assert_array_equal(y, M()(x).float().numpy())
 
 
+def test_mutated_input_written_back(tmp_path):
+    class M(torch.nn.Module):
+        def forward(self, x):
+            x.mul_(2)
+            return x + 1
+
+    x = torch.randn(3, 4)
+    p = eir.load(export(tmp_path, "mut", M(), (x.clone(),)))
+    a = x.numpy().copy()
+    (y,) = p(a)
+    want_x = x.clone()
+    want_y = M()(want_x)
+    close(y, want_y)
+    close(a, want_x)  # the caller's array holds the new value, as torch's tensor does
+    t = x.clone()
+    p(t)
+    close(t.numpy(), want_x)
+
+
+def test_constant_input(tmp_path):
+    class M(torch.nn.Module):
+        def forward(self, x, n: int):
+            return x * n
+
+    x = torch.randn(3)
+    p = eir.load(export(tmp_path, "const", M(), (x, 4)))
+    close(p(x)[0], M()(x, 4))       # the burned-in constant may be left out
+    close(p(x, 4)[0], M()(x, 4))    # or given, equal to it
+    with pytest.raises(eir.EirError, match="Guard failed"):
+        p(x, 5)
+
+
+def test_bfloat16_input(tmp_path):
+    class M(torch.nn.Module):
+        def forward(self, x):
+            return x * 2 + 1
+
+    x = torch.randn(4, 5).to(torch.bfloat16)
+    p = eir.load(export(tmp_path, "bf16in", M(), (x,)))
+    assert p.inputs[0]["dtype"] == "bfloat16"
+    want = M()(x).float().numpy()
+    np.testing.assert_array_equal(p(x)[0], want)                  # a bfloat16 torch tensor
+    np.testing.assert_array_equal(p(x.float().numpy())[0], want)  # float32, exactly representable
+    x.requires_grad_(True)
+    np.testing.assert_array_equal(p(x)[0], want)                  # requires_grad: detached
+    # float32 rounds to the nearest bfloat16 (ties to even) as torch's .to(torch.bfloat16)
+    f = torch.randn(4, 5) * 100
+    f[0, :3] = torch.tensor([float("inf"), float("-inf"), float("nan")])
+    np.testing.assert_array_equal(p(f.numpy())[0], M()(f.to(torch.bfloat16)).float().numpy())
+
+
 def test_custom_ops(tmp_path):
     ops = os.environ.get("EIR_OPS") or os.path.join(REPO, "build", "libeir_example_ops.so")
     if not os.path.exists(ops):

@@ -22,6 +22,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import sys
 from typing import Any, Dict, List, Optional, Sequence, Union
 
 import numpy as np
@@ -68,6 +69,12 @@ def _to_array(x: Any) -> np.ndarray:
     """An ndarray viewing x without a copy where possible."""
     if isinstance(x, np.ndarray):
         return x
+    torch = sys.modules.get("torch")  # a torch tensor implies torch is imported already
+    if torch is not None and isinstance(x, torch.Tensor):
+        x = x.detach()
+        if x.dtype == torch.bfloat16:  # NumPy has no bfloat16: its bits, as uint16
+            return x.view(torch.int16).numpy().view(np.uint16)
+        return x.numpy()
     if hasattr(x, "__array__") or not hasattr(x, "__dlpack__"):
         try:
             return np.asarray(x)
