@@ -327,7 +327,9 @@ class Program:
         object with ``__array__`` or the buffer protocol, such as a CPU
         torch tensor, viewed without a copy when contiguous) or with
         ``__dlpack__``; a Python int or float for a symbolic-int input or a
-        burned-in constant (constants may also be left out). Returns the
+        burned-in constant (constants may also be left out). A bfloat16
+        input takes a bfloat16 torch tensor, a float32 array (rounded to
+        nearest even) or a uint16 array of bfloat16 bit patterns. Returns the
         user outputs as new NumPy arrays owned by Python. Inputs the program
         mutates are written back into the caller's array. Raises
         :class:`EirError` with eir's message (e.g. on a wrong input shape:
