@@ -161,6 +161,9 @@ class Program:
     ``p.run(*inputs)`` (or ``p(*inputs)``) runs it; the runtime is created on
     the first run and kept, so module state (buffers the program mutates)
     carries over from one run to the next, as in ``ep.module()``.
+
+    A Program is used by one thread at a time (its runtime is, see
+    include/eir.h, Threads); load one per thread to run in parallel.
     """
 
     def __init__(self, source: Union[str, os.PathLike, bytes, bytearray, memoryview],
