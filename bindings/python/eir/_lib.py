@@ -1,0 +1,105 @@
+"""ctypes declarations of the eir C API (include/eir.h) used by the package.
+
+The shared library is found, in order: $EIR_LIB, then libeir.so next to this
+file (an installed package). It is loaded with RTLD_GLOBAL so that libraries
+of custom operators loaded later resolve eir_library_define from it.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+
+c_int64_p = ctypes.POINTER(ctypes.c_int64)
+
+
+class TensorView(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("dtype", ctypes.c_int),
+        ("rank", ctypes.c_uint32),
+        ("sizes", c_int64_p),
+        ("strides", c_int64_p),
+    ]
+
+
+class IoInfo(ctypes.Structure):
+    _fields_ = [
+        ("name", ctypes.c_char_p),
+        ("is_tensor", ctypes.c_bool),
+        ("is_constant", ctypes.c_bool),
+        ("is_symbolic_int", ctypes.c_bool),
+        ("dtype", ctypes.c_int),
+        ("rank", ctypes.c_uint32),
+        ("sizes", c_int64_p),
+        ("mutated", ctypes.c_bool),
+    ]
+
+
+PRINT_GRAPH, PRINT_CODE, PRINT_PROGRAM = 0, 1, 2
+
+
+def _find() -> str:
+    env = os.environ.get("EIR_LIB")
+    if env:
+        return env
+    here = os.path.dirname(os.path.abspath(__file__))
+    return os.path.join(here, "libeir.so")
+
+
+def _declare(lib: ctypes.CDLL) -> None:
+    vp, cp, st = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int
+
+    def fn(name, res, *args):
+        f = getattr(lib, name)
+        f.restype = res
+        f.argtypes = list(args)
+
+    fn("eir_version", cp)
+    fn("eir_program_load", st, cp, ctypes.POINTER(vp))
+    fn("eir_program_load_buffer", st, vp, ctypes.c_size_t, ctypes.POINTER(vp))
+    fn("eir_program_free", None, vp)
+    fn("eir_errmsg", cp, vp)
+    fn("eir_program_print", st, vp, ctypes.c_int, ctypes.POINTER(vp))
+    fn("eir_program_info", st, vp, ctypes.c_bool, ctypes.POINTER(vp))
+    fn("eir_free", None, vp)
+    fn("eir_runtime_create", st, vp, ctypes.POINTER(vp))
+    fn("eir_runtime_create_with", st, vp, vp, ctypes.POINTER(vp))
+    fn("eir_runtime_free", None, vp)
+    fn("eir_runtime_errmsg", cp, vp)
+    fn("eir_runtime_num_inputs", ctypes.c_uint32, vp)
+    fn("eir_runtime_input_info", st, vp, ctypes.c_uint32, ctypes.POINTER(IoInfo))
+    fn("eir_runtime_num_outputs", ctypes.c_uint32, vp)
+    fn("eir_runtime_output_info", st, vp, ctypes.c_uint32, ctypes.POINTER(IoInfo))
+    fn("eir_runtime_set_input", st, vp, ctypes.c_uint32, ctypes.POINTER(TensorView))
+    fn("eir_runtime_run", st, vp)
+    fn("eir_runtime_output", st, vp, ctypes.c_uint32, ctypes.POINTER(TensorView))
+    fn("eir_runtime_state", st, vp, cp, ctypes.POINTER(TensorView))
+    fn("eir_runtime_seed", None, vp, ctypes.c_uint64)
+    fn("eir_library_create", st, ctypes.POINTER(vp))
+    fn("eir_library_free", None, vp)
+    fn("eir_library_errmsg", cp, vp)
+    fn("eir_dtype_name", cp, ctypes.c_int)
+
+
+_LIB = None
+
+
+def lib() -> ctypes.CDLL:
+    """The loaded libeir (loaded on first use)."""
+    global _LIB
+    if _LIB is None:
+        path = _find()
+        if not os.path.exists(path):
+            raise OSError(f"eir: shared library not found at {path} (set EIR_LIB to build/libeir.so)")
+        l = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+        _declare(l)
+        _LIB = l
+    return _LIB
+
+
+def take_string(ptr: int) -> str:
+    """Copy a string eir allocated and free it with eir_free."""
+    try:
+        return ctypes.string_at(ptr).decode("utf-8")
+    finally:
+        lib().eir_free(ptr)
