@@ -197,7 +197,7 @@ $(B)/run_bench: tools/bench/run_bench.c $(B)/libeir.a
 # Inference latency, time to first result and peak RSS of the benchmark models
 # (python/bench/models.py): eir against torch eager, ONNX Runtime and ExecuTorch
 # (XNNPACK). Not part of `make test`. BENCH_ARGS=--quick for a smoke run.
-bench: $(B)/run_bench $(B)/eir
+bench: $(B)/run_bench
 	$(PYTHON) python/bench/bench.py --out docs/BENCHMARKS.md $(BENCH_ARGS)
 .PHONY: bench
 
