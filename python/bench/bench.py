@@ -23,6 +23,7 @@ import datetime
 import json
 import os
 import platform
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -445,7 +446,13 @@ def _ver(mod):
 def write_doc(path, rows, args, models_desc):
     import models
 
-    cmd = "python3 python/bench/bench.py " + " ".join(args.argv)
+    shown, skip = [], False
+    for a in args.argv:  # the command as run, without where the JSON went
+        if skip or a == "--json":
+            skip = not skip
+            continue
+        shown.append(a)
+    cmd = "python3 python/bench/bench.py " + shlex.join(shown)
     text = [SECTION, "", "## Inference latency: eir vs torch eager, ONNX Runtime, ExecuTorch", "",
             f"Measured by `make bench` (`{cmd.strip()}`) on {datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC. "
             f"Machine: {machine_info()}.", ""]
@@ -460,7 +467,11 @@ def write_doc(path, rows, args, models_desc):
              "partitioner through `executorch.runtime.Runtime` with its threadpool reset to the same count. "
              "eir's outputs were checked against torch's before timing "
              "(python/tests/tolerances.py; atol at least 1e-4 of the output's scale for these deep random-weight "
-             "networks). A ratio eir / contender below 1 means eir is faster.", "",
+             "networks). A ratio eir / contender below 1 means eir is faster. The transformer stacks have 2 layers "
+             "(`--full` for 12). Time to first result is measured from the parent's spawn of a fresh process to "
+             "the moment its first run returns: the C driver for eir, python with the contender's imports "
+             "(`import torch` dominates torch's and ExecuTorch's) for the others; peak RSS is that process's "
+             "maximum resident set.", "",
              "Models (seeded random weights, python/bench/models.py):", ""]
     text += [f"- {r['name']}: {models_desc[r['name'].split('.')[0]]}" for r in rows]
     text += ["", table(rows, args.contenders), ""]
