@@ -393,6 +393,7 @@ def _ms(t):
 
 
 def table(rows, contenders):
+    fails = [(r["name"], c, why) for r in rows for c, why in r["fail"].items()]
     others = [c for c in contenders if c != "eir"]
     head = ["model"] + [LABEL[c] for c in contenders] + [f"eir / {LABEL[c]}" for c in others]
     out = ["| " + " | ".join(head) + " |", "|" + "---|" + "---:|" * (len(head) - 1)]
@@ -404,14 +405,18 @@ def table(rows, contenders):
             e, o = r["median"].get("eir"), r["median"].get(c)
             cells.append(f"{e / o:.2f}x" if e and o else "—")
         out.append("| " + " | ".join(cells) + " |")
-    out += ["", "Time from process start to first result (load + first run, fresh process) and peak RSS:", ""]
+    fresh_rows = [r for r in rows if r["first"]]
+    if not fresh_rows:
+        rows = []
+    else:
+        out += ["", "Time from process start to first result (load + first run, fresh process) and peak RSS:", ""]
     head = ["model"] + [f"{LABEL[c]} first result" for c in contenders] + [f"{LABEL[c]} peak RSS" for c in contenders]
-    out += ["| " + " | ".join(head) + " |", "|" + "---|" + "---:|" * (len(head) - 1)]
+    if rows:
+        out += ["| " + " | ".join(head) + " |", "|" + "---|" + "---:|" * (len(head) - 1)]
     for r in rows:
         cells = [r["name"]] + [_ms(r["first"].get(c)) for c in contenders]
         cells += [f"{r['rss'][c]:.0f} MiB" if r["rss"].get(c) else "—" for c in contenders]
         out.append("| " + " | ".join(cells) + " |")
-    fails = [(r["name"], c, why) for r in rows for c, why in r["fail"].items()]
     if fails:
         out += ["", "Failures:", ""] + [f"- {n}, {LABEL.get(c, c)}: {why}" for n, c, why in fails]
     return "\n".join(out)

@@ -70,3 +70,19 @@ def test_wrong_eir_output_fails_the_run(run_bench, capsys):
     assert "WRONG OUTPUT" in out
     row = [ln for ln in out.splitlines() if ln.startswith("| mlp |")][0]
     assert "failed" in row.split("|")[2]
+
+
+def test_failing_contender_is_reported_not_fatal(tmp_path, capsys):
+    # a driver that cannot run the program: eir is reported failed with its
+    # message, torch eager is still timed, and the run succeeds
+    exe = tmp_path / "run_bench"
+    exe.write_text("#!/bin/sh\necho 'run_bench: runtime: missing operator aten.foo.default' >&2\nexit 1\n")
+    exe.chmod(0o755)
+    rc = bench.main(["--quick", "--models", "mlp", "--contenders", "eir,torch", "--no-fresh", "--runs", "1",
+                     "--exe", str(exe)])
+    out = capsys.readouterr().out
+    assert rc == 0
+    row = [ln for ln in out.splitlines() if ln.startswith("| mlp |")][0].split("|")
+    assert row[2].strip() == "failed" and row[3].strip().endswith(" ms")
+    assert "missing operator aten.foo.default" in out
+    assert "first result" not in out  # --no-fresh: no fresh-process table
