@@ -182,6 +182,7 @@ class TorchEager:
     def __init__(self, prep, threads):
         import torch
 
+        self.saved_threads = torch.get_num_threads()
         torch.set_num_threads(threads)
         self.torch = torch
         self.m = torch.export.load(prep["pt2"]).module()
@@ -194,7 +195,7 @@ class TorchEager:
             return time.perf_counter() - t0
 
     def close(self):
-        pass
+        self.torch.set_num_threads(self.saved_threads)  # the caller's setting, as it was
 
 
 class OnnxRuntime:

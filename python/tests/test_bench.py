@@ -86,3 +86,13 @@ def test_failing_contender_is_reported_not_fatal(tmp_path, capsys):
     assert row[2].strip() == "failed" and row[3].strip().endswith(" ms")
     assert "missing operator aten.foo.default" in out
     assert "first result" not in out  # --no-fresh: no fresh-process table
+
+
+def test_torch_thread_count_restored(run_bench, capsys):
+    import torch
+
+    before = torch.get_num_threads()
+    bench.main(["--quick", "--models", "mlp", "--contenders", "torch", "--no-fresh", "--runs", "1",
+                "--threads", "1" if before != 1 else "2"])
+    capsys.readouterr()
+    assert torch.get_num_threads() == before
