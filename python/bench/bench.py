@@ -440,6 +440,14 @@ def machine_info():
             + ", ".join(f"{k} {v}" for k, v in vers.items()))
 
 
+def _commit():
+    try:
+        return subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
 def _ver(mod):
     try:
         from importlib.metadata import version
@@ -461,7 +469,7 @@ def write_doc(path, rows, args, models_desc):
     cmd = "python3 python/bench/bench.py " + shlex.join(shown)
     text = [SECTION, "", "## Inference latency: eir vs torch eager, ONNX Runtime, ExecuTorch", "",
             f"Measured by `make bench` (`{cmd.strip()}`) on {datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC. "
-            f"Machine: {machine_info()}.", ""]
+            f"Machine: {machine_info()}; eir at commit {_commit()}.", ""]
     if args.note:
         text += [f"**{args.note}**", ""]
     text += [f"Median of {args.runs} rounds after {args.warmup} warm-up runs, the contenders alternating "
