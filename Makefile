@@ -149,7 +149,7 @@ example: $(B)/eir
 # Also: the libraries' exports (scripts/check_exports.sh), `make install` and
 # the consumers of examples/consumer built against it (tests/install), runtimes on several threads under
 # ThreadSanitizer (OpenBLAS's own threads are not instrumented: one thread), and a clang build.
-test: $(B)/eir $(BS)/eir $(UNIT) $(UNITS) $(B)/libeir_example_ops.so $(BS)/libeir_example_ops.so \
+test: $(B)/eir $(B)/run_bench $(BS)/eir $(UNIT) $(UNITS) $(B)/libeir_example_ops.so $(BS)/libeir_example_ops.so \
       $(BT)/tests/test_threads $(BC)/eir $(BC)/libeir.a $(BC)/$(SOFILE) $(UNITC) $(B)/libeir.a $(B)/$(SOFILE) $(FUZZ_BINS)
 	scripts/check_exports.sh $(B)/libeir.a include/eir.h
 	scripts/check_exports.sh $(B)/$(SOFILE) include/eir.h
@@ -196,6 +196,16 @@ $(B)/load_bench: tools/bench/load_bench.c $(B)/libeir.a
 bench-load: $(B)/load_bench
 	$(PYTHON) python/bench/load_time.py --out docs/BENCHMARKS.md
 .PHONY: bench-load
+
+$(B)/run_bench: tools/bench/run_bench.c $(B)/libeir.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(call warn,$(CC)) -std=c11 $< $(B)/libeir.a $(LDLIBS) -o $@
+
+# Inference latency, time to first result and peak RSS of the benchmark models
+# (python/bench/models.py): eir against torch eager, ONNX Runtime and ExecuTorch
+# (XNNPACK). Not part of `make test`. BENCH_ARGS=--quick for a smoke run.
+bench: $(B)/run_bench
+	$(PYTHON) python/bench/bench.py --out docs/BENCHMARKS.md $(BENCH_ARGS)
+.PHONY: bench
 
 # libFuzzer targets (clang), one per parser plus the runtime (tests/fuzz/*.c). The
 # library is built once into its own tree, instrumented for coverage

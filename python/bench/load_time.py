@@ -75,6 +75,11 @@ def main():
                f"over {len(rows)} programs")
     print(summary)
     if args.out:
+        # the sections after this one (make bench's, from their "<!-- " marker on) are kept
+        kept = ""
+        if os.path.exists(args.out):
+            old = open(args.out).read()
+            kept = old[old.find("\n<!-- "):] if "\n<!-- " in old else ""
         with open(args.out, "w") as fh:
             fh.write("# Benchmarks\n\n## Load time: eir vs `torch.export.load`\n\n")
             fh.write(f"Measured by `make bench-load` (python/bench/load_time.py) in one run on this machine "
@@ -93,6 +98,7 @@ def main():
                 fh.write(f"| {name} | {size / 1024:.0f} KiB | {t / 1000:.2f} ms | {e / 1000:.3f} ms | {r:.0f}x |")
                 fh.write(f" {c / 1000:.3f} ms | {c / e:.1f}x |\n" if c else "\n")
             fh.write(f"\n{summary}.\n")
+            fh.write(kept)
 
 
 if __name__ == "__main__":

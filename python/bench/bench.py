@@ -1,0 +1,558 @@
+"""Inference benchmark: eir (C API, tools/bench/run_bench.c) against torch eager,
+ONNX Runtime and ExecuTorch (XNNPACK) on the models of python/bench/models.py.
+
+    python3 python/bench/bench.py [--quick] [--models a,b] [--contenders eir,torch,ort,et]
+                                  [--runs N] [--threads T] [--decomp] [--full] [--out docs/BENCHMARKS.md]
+
+Each model is exported once with torch.export.export (after run_decompositions()
+with --decomp); every contender runs that program on the same inputs: eir from
+the saved .pt2, torch eager as ep.module() under torch.inference_mode(), ONNX
+Runtime on torch.onnx.export(ep, dynamo=True), ExecuTorch on
+to_edge_transform_and_lower(ep, partitioner=[XnnpackPartitioner()]). After
+warm-up the contenders are timed round-robin, one run each per round, and the
+median of N rounds is reported. eir's outputs must match torch's within
+python/tests/tolerances.py, else the run fails (exit status 1). Then each
+contender is started once more as a fresh process that loads the model and
+runs it once: the time from process start to first result, and the peak RSS.
+A contender that fails on a model is reported with the reason.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "python", "tests"))
+
+from tolerances import tolerance  # noqa: E402
+
+CONTENDERS = ("eir", "torch", "ort", "et")
+LABEL = {"eir": "eir", "torch": "torch eager", "ort": "ONNX Runtime", "et": "ExecuTorch+XNNPACK"}
+SECTION = "<!-- make bench: inference -->"
+
+# Deep random-weight networks amplify summation-order differences layer after
+# layer (eir's BLAS and convolution loops vs torch's oneDNN/MKL); like the real
+# models suite, these get a looser absolute tolerance, relative to output scale.
+DEEP_ATOL_SCALE = 1e-4
+
+
+class BenchError(Exception):
+    pass
+
+
+# ---------------------------------------------------------------- output check
+
+def check_outputs(got, want, deep=False):
+    """(ok, message): eir's outputs `got` against torch's `want` (lists of numpy
+    arrays), dtype by dtype with the suite's tolerances. deep: the atol is at
+    least DEEP_ATOL_SCALE times the largest magnitude of the expected output."""
+    if len(got) != len(want):
+        return False, f"{len(got)} outputs, torch has {len(want)}"
+    for i, (g, w) in enumerate(zip(got, want)):
+        if g.shape != w.shape:
+            return False, f"output {i}: shape {g.shape}, torch {w.shape}"
+        rtol, atol = tolerance(str(w.dtype))
+        if deep and w.size and np.issubdtype(w.dtype, np.floating):
+            atol = max(atol, DEEP_ATOL_SCALE * float(np.max(np.abs(w))))
+        if not np.allclose(g, w, rtol=rtol, atol=atol, equal_nan=True):
+            diff = np.abs(g.astype(np.float64) - w.astype(np.float64))
+            return False, (f"output {i}: max abs diff {np.nanmax(diff):.3g} > atol {atol:.3g} + rtol {rtol:.3g}*|torch| "
+                           f"({int(np.sum(~np.isclose(g, w, rtol=rtol, atol=atol)))} of {w.size} elements)")
+    return True, "ok"
+
+
+# ---------------------------------------------------------------- preparing a model
+
+def prepare(name, work, decomp, full, contenders, log):
+    """Export the model into `work`: model.pt2, in<i>.npy, torch's outputs, and
+    the ONNX / .pte files for the contenders asked for (a failure is recorded
+    in the returned dict, not raised)."""
+    import torch
+    import models
+
+    m, args = models.build(name, full)
+    ep = torch.export.export(m, args)
+    if decomp:
+        ep = ep.run_decompositions()
+    pt2 = os.path.join(work, "model.pt2")
+    torch.export.save(ep, pt2)
+    inputs = []
+    for i, a in enumerate(args):
+        p = os.path.join(work, f"in{i}.npy")
+        np.save(p, a.numpy())
+        inputs.append(p)
+    with torch.inference_mode():
+        want = ep.module()(*args)
+    want = [t.numpy() for t in (want if isinstance(want, (tuple, list)) else (want,))]
+    prep = {"pt2": pt2, "inputs": inputs, "args": args, "want": want, "errors": {}}
+    if "ort" in contenders:
+        try:
+            onnx_path = os.path.join(work, "model.onnx")
+            torch.onnx.export(ep, args, onnx_path, dynamo=True, verbose=False)
+            prep["onnx"] = onnx_path
+        except Exception as e:  # noqa: BLE001
+            prep["errors"]["ort"] = "export: " + _short(e)
+    if "et" in contenders:
+        try:
+            from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+            from executorch.exir import to_edge_transform_and_lower
+
+            prog = to_edge_transform_and_lower(ep, partitioner=[XnnpackPartitioner()]).to_executorch()
+            pte = os.path.join(work, "model.pte")
+            with open(pte, "wb") as fh:
+                fh.write(prog.buffer)
+            prep["pte"] = pte
+        except Exception as e:  # noqa: BLE001
+            prep["errors"]["et"] = "lowering: " + _short(e)
+    return prep
+
+
+def _short(e):
+    s = f"{type(e).__name__}: {e}".strip().splitlines()
+    return (s[0] if s else type(e).__name__)[:200]
+
+
+# ---------------------------------------------------------------- contenders, in-process
+
+class Eir:
+    """run_bench --serve: the C driver loads the program once; each "run 1"
+    returns the time of one eir_runtime_run measured inside the driver."""
+
+    def __init__(self, prep, threads, exe):
+        if threads != 1:
+            raise BenchError("eir has no thread option yet: runs on 1 thread")
+        env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
+        self.p = subprocess.Popen([exe, prep["pt2"], "--serve", *prep["inputs"]], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        while True:
+            line = self.p.stdout.readline()
+            if not line:
+                raise BenchError(self.p.stderr.read().strip()[:300] or "run_bench exited")
+            if line.strip() == "ready":
+                break
+
+    def _cmd(self, c):
+        self.p.stdin.write(c + "\n")
+        self.p.stdin.flush()
+        lines = []
+        while True:
+            line = self.p.stdout.readline()
+            if not line:
+                raise BenchError(self.p.stderr.read().strip()[:300] or "run_bench exited")
+            if line.strip() == "ok":
+                return lines
+            lines.append(line.strip())
+
+    def run(self):
+        return float(self._cmd("run 1")[0].split()[1]) / 1e6
+
+    def outputs(self, n):
+        d = tempfile.mkdtemp(prefix="eir-out-")
+        try:
+            self._cmd("out " + d)
+            return [np.load(os.path.join(d, f"out{i}.npy")) for i in range(n)]
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+
+    def close(self):
+        try:
+            self.p.stdin.write("quit\n")
+            self.p.stdin.close()
+            self.p.wait(timeout=30)
+        except Exception:  # noqa: BLE001
+            self.p.kill()
+
+
+class TorchEager:
+    def __init__(self, prep, threads):
+        import torch
+
+        self.saved_threads = torch.get_num_threads()
+        torch.set_num_threads(threads)
+        self.torch = torch
+        self.m = torch.export.load(prep["pt2"]).module()
+        self.args = prep["args"]
+
+    def run(self):
+        with self.torch.inference_mode():
+            t0 = time.perf_counter()
+            self.m(*self.args)
+            return time.perf_counter() - t0
+
+    def close(self):
+        self.torch.set_num_threads(self.saved_threads)  # the caller's setting, as it was
+
+
+class OnnxRuntime:
+    def __init__(self, prep, threads):
+        if "onnx" not in prep:
+            raise BenchError(prep["errors"].get("ort", "no ONNX file"))
+        import onnxruntime as ort
+
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = threads
+        so.inter_op_num_threads = 1
+        self.s = ort.InferenceSession(prep["onnx"], so, providers=["CPUExecutionProvider"])
+        self.feed = {i.name: a.numpy() for i, a in zip(self.s.get_inputs(), prep["args"])}
+
+    def run(self):
+        t0 = time.perf_counter()
+        self.s.run(None, self.feed)
+        return time.perf_counter() - t0
+
+    def close(self):
+        pass
+
+
+class ExecuTorch:
+    def __init__(self, prep, threads):
+        if "pte" not in prep:
+            raise BenchError(prep["errors"].get("et", "no .pte file"))
+        from executorch.extension.pybindings import portable_lib
+        from executorch.runtime import Runtime
+
+        portable_lib._unsafe_reset_threadpool(threads)
+        self.method = Runtime.get().load_program(prep["pte"]).load_method("forward")
+        self.args = list(prep["args"])
+
+    def run(self):
+        t0 = time.perf_counter()
+        self.method.execute(self.args)
+        return time.perf_counter() - t0
+
+    def close(self):
+        pass
+
+
+def make(c, prep, threads, exe):
+    if c == "eir":
+        return Eir(prep, threads, exe)
+    return {"torch": TorchEager, "ort": OnnxRuntime, "et": ExecuTorch}[c](prep, threads)
+
+
+# ---------------------------------------------------------------- fresh processes
+
+# A fresh python process: load the model the contender's way, run it once,
+# print the wall-clock time (epoch seconds) at which the first result exists.
+FIRST_RESULT = r"""
+import sys, time, numpy as np
+kind, path, threads, inputs = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
+arrs = [np.load(p) for p in inputs]
+if kind == "torch":
+    import torch
+    torch.set_num_threads(threads)
+    m = torch.export.load(path).module()
+    with torch.inference_mode():
+        m(*[torch.from_numpy(a) for a in arrs])
+elif kind == "ort":
+    import onnxruntime as ort
+    so = ort.SessionOptions(); so.intra_op_num_threads = threads; so.inter_op_num_threads = 1
+    s = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+    s.run(None, {i.name: a for i, a in zip(s.get_inputs(), arrs)})
+elif kind == "et":
+    import torch
+    from executorch.extension.pybindings import portable_lib
+    from executorch.runtime import Runtime
+    portable_lib._unsafe_reset_threadpool(threads)
+    meth = Runtime.get().load_program(path).load_method("forward")
+    meth.execute([torch.from_numpy(a) for a in arrs])
+print("first_result_epoch_us %.0f" % (time.time() * 1e6))
+"""
+
+
+def fresh_with_rss(c, prep, threads, exe):
+    """fresh(), run under a process of its own so that its peak RSS is the
+    child's own (getrusage of the children of a one-child helper)."""
+    helper = (
+        "import json, resource, subprocess, sys, time\n"
+        "t0 = time.time()\n"
+        "p = subprocess.run(json.loads(sys.argv[1]), capture_output=True, env=json.loads(sys.argv[2]))\n"
+        "ru = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+        "print(json.dumps({'rc': p.returncode, 't0': t0, 'out': p.stdout.decode(errors='replace'),"
+        " 'err': p.stderr.decode(errors='replace')[-2000:], 'maxrss_kib': ru.ru_maxrss}))\n"
+    )
+    if c == "eir":
+        if threads != 1:
+            raise BenchError("eir has no thread option yet: runs on 1 thread")
+        cmd = [exe, prep["pt2"], "--warmup", "0", "--runs", "0", *prep["inputs"]]
+    else:
+        path = {"torch": prep["pt2"], "ort": prep.get("onnx"), "et": prep.get("pte")}[c]
+        if not path:
+            raise BenchError(prep["errors"].get(c, "no model file"))
+        cmd = [sys.executable, "-c", FIRST_RESULT, c, path, str(threads), *prep["inputs"]]
+    env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads))
+    r = subprocess.run([sys.executable, "-S", "-c", helper, json.dumps(cmd), json.dumps(env)],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise BenchError(r.stderr.strip()[-200:])
+    res = json.loads(r.stdout)
+    if res["rc"] != 0:
+        lines = res["err"].strip().splitlines()
+        raise BenchError(lines[-1][:200] if lines else f"exit status {res['rc']}")
+    stamp = [ln for ln in res["out"].splitlines() if ln.startswith("first_result_epoch_us")]
+    return float(stamp[-1].split()[1]) / 1e6 - res["t0"], res["maxrss_kib"] / 1024
+
+
+# ---------------------------------------------------------------- one model
+
+def bench_model(name, args, log):
+    import models
+
+    row = {"name": name + (".decomp" if args.decomp else ""), "desc": models.describe(name, args.full),
+           "median": {}, "fail": {}, "first": {}, "rss": {}, "check": None}
+    work = tempfile.mkdtemp(prefix=f"eir-bench-{name}-")
+    runners = {}
+    try:
+        t0 = time.time()
+        prep = prepare(name, work, args.decomp, args.full, args.contenders, log)
+        log(f"[{name}] exported in {time.time() - t0:.1f}s")
+        for c in args.contenders:
+            try:
+                runners[c] = make(c, prep, args.threads, args.exe)
+            except Exception as e:  # noqa: BLE001
+                row["fail"][c] = _short(e) if not isinstance(e, BenchError) else str(e)
+        # eir's answer first: a fast wrong answer is not a result
+        if "eir" in runners:
+            try:
+                runners["eir"].run()
+                got = runners["eir"].outputs(len(prep["want"]))
+                ok, msg = check_outputs(got, prep["want"], deep=True)
+                if args.corrupt_eir:
+                    got[0] = got[0] + np.asarray(1.0, got[0].dtype) * (np.abs(got[0]).max() + 1)
+                    ok, msg = check_outputs(got, prep["want"], deep=True)
+                row["check"] = msg
+                if not ok:
+                    row["fail"]["eir"] = "WRONG OUTPUT: " + msg
+                    runners.pop("eir").close()
+            except Exception as e:  # noqa: BLE001
+                row["fail"]["eir"] = str(e) if isinstance(e, BenchError) else _short(e)
+                runners.pop("eir").close()
+        times = {c: [] for c in runners}
+        for c in list(runners):
+            try:
+                for _ in range(args.warmup):
+                    runners[c].run()
+            except Exception as e:  # noqa: BLE001
+                row["fail"][c] = _short(e)
+                runners.pop(c).close()
+                times.pop(c)
+        for _ in range(args.runs):
+            for c in list(runners):
+                try:
+                    times[c].append(runners[c].run())
+                except Exception as e:  # noqa: BLE001
+                    row["fail"][c] = _short(e)
+                    runners.pop(c).close()
+                    times.pop(c)
+        for c, ts in times.items():
+            row["median"][c] = statistics.median(ts)
+        log(f"[{name}] " + ", ".join(f"{c} {t * 1e3:.2f} ms" for c, t in row["median"].items())
+            + "".join(f"; {c} FAILED: {r}" for c, r in row["fail"].items()))
+        for c in list(runners):
+            runners.pop(c).close()
+        if not args.no_fresh:
+            for c in args.contenders:
+                if c in row["fail"]:
+                    continue
+                try:
+                    row["first"][c], row["rss"][c] = fresh_with_rss(c, prep, args.threads, args.exe)
+                except Exception as e:  # noqa: BLE001
+                    row["first"][c] = None
+                    row["fail"].setdefault(c + " (fresh)", str(e))
+    except Exception as e:  # noqa: BLE001
+        row["fail"]["export"] = _short(e)
+        if args.verbose:
+            traceback.print_exc()
+    finally:
+        for r in runners.values():
+            r.close()
+        shutil.rmtree(work, ignore_errors=True)
+    return row
+
+
+# ---------------------------------------------------------------- report
+
+def _ms(t):
+    if t is None:
+        return "—"
+    return f"{t * 1e3:.3f} ms" if t < 1e-2 else f"{t * 1e3:.2f} ms" if t < 1 else f"{t * 1e3:.0f} ms"
+
+
+def table(rows, contenders):
+    fails = [(r["name"], c, why) for r in rows for c, why in r["fail"].items()]
+    others = [c for c in contenders if c != "eir"]
+    head = ["model"] + [LABEL[c] for c in contenders] + [f"eir / {LABEL[c]}" for c in others]
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" + "---:|" * (len(head) - 1)]
+    for r in rows:
+        cells = [r["name"]]
+        for c in contenders:
+            cells.append(_ms(r["median"][c]) if c in r["median"] else "failed")
+        for c in others:
+            e, o = r["median"].get("eir"), r["median"].get(c)
+            cells.append(f"{e / o:.2f}x" if e and o else "—")
+        out.append("| " + " | ".join(cells) + " |")
+    fresh_rows = [r for r in rows if r["first"]]
+    if not fresh_rows:
+        rows = []
+    else:
+        out += ["", "Time from process start to first result (load + first run, fresh process) and peak RSS:", ""]
+    head = ["model"] + [f"{LABEL[c]} first result" for c in contenders] + [f"{LABEL[c]} peak RSS" for c in contenders]
+    if rows:
+        out += ["| " + " | ".join(head) + " |", "|" + "---|" + "---:|" * (len(head) - 1)]
+    for r in rows:
+        cells = [r["name"]] + [_ms(r["first"].get(c)) for c in contenders]
+        cells += [f"{r['rss'][c]:.0f} MiB" if r["rss"].get(c) else "—" for c in contenders]
+        out.append("| " + " | ".join(cells) + " |")
+    if fails:
+        out += ["", "Failures:", ""] + [f"- {n}, {LABEL.get(c, c)}: {why}" for n, c, why in fails]
+    return "\n".join(out)
+
+
+def machine_info():
+    info = {}
+    try:
+        lscpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+        for line in lscpu.splitlines():
+            k, _, v = line.partition(":")
+            info[k.strip()] = v.strip()
+    except OSError:
+        pass
+    flags = info.get("Flags", "").split()
+    vers = {"torch": _ver("torch"), "onnxruntime": _ver("onnxruntime"), "executorch": _ver("executorch")}
+    return (f"{info.get('Model name', platform.processor())}, {info.get('CPU(s)', os.cpu_count())} CPUs, "
+            f"AVX2 {'yes' if 'avx2' in flags else 'no'}, AVX-512 {'yes' if any(f.startswith('avx512') for f in flags) else 'no'}; "
+            f"{platform.system()} {platform.release()}; "
+            + ", ".join(f"{k} {v}" for k, v in vers.items()))
+
+
+def _commit():
+    try:
+        return subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def _ver(mod):
+    try:
+        from importlib.metadata import version
+
+        return version(mod)
+    except Exception:  # noqa: BLE001
+        return "not installed"
+
+
+def write_doc(path, rows, args, models_desc):
+    import models
+
+    shown, skip = [], False
+    for a in args.argv:  # the command as run, without where the JSON went
+        if skip or a == "--json":
+            skip = not skip
+            continue
+        shown.append(a)
+    cmd = "python3 python/bench/bench.py " + shlex.join(shown)
+    text = [SECTION, "", "## Inference latency: eir vs torch eager, ONNX Runtime, ExecuTorch", "",
+            f"Measured by `make bench` (`{cmd.strip()}`) on {datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC. "
+            f"Machine: {machine_info()}; eir at commit {_commit()}.", ""]
+    if args.note:
+        text += [f"**{args.note}**", ""]
+    text += [f"Median of {args.runs} rounds after {args.warmup} warm-up runs, the contenders alternating "
+             f"round-robin on the same inputs, {args.threads} thread(s) each: eir through its C API "
+             "(tools/bench/run_bench.c; eir has no thread option yet and runs on one thread, "
+             "OpenBLAS with OPENBLAS_NUM_THREADS=1), torch eager as `ep.module()` under "
+             "`torch.inference_mode()` with `torch.set_num_threads`, ONNX Runtime on "
+             "`torch.onnx.export(ep, dynamo=True)` with intra-op threads set, ExecuTorch with the XNNPACK "
+             "partitioner through `executorch.runtime.Runtime` with its threadpool reset to the same count. "
+             "eir's outputs were checked against torch's before timing "
+             "(python/tests/tolerances.py; atol at least 1e-4 of the output's scale for these deep random-weight "
+             "networks). A ratio eir / contender below 1 means eir is faster. The transformer stacks have 2 layers "
+             "(`--full` for 12). Time to first result is measured from the parent's spawn of a fresh process to "
+             "the moment its first run returns: the C driver for eir, python with the contender's imports "
+             "(`import torch` dominates torch's and ExecuTorch's) for the others; peak RSS is that process's "
+             "maximum resident set.", "",
+             "Models (seeded random weights, python/bench/models.py):", ""]
+    text += [f"- {r['name']}: {models_desc[r['name'].split('.')[0]]}" for r in rows]
+    text += ["", table(rows, args.contenders), ""]
+    body = "\n".join(text)
+    old = open(path).read() if os.path.exists(path) else "# Benchmarks\n"
+    if SECTION in old:
+        before, _, after = old.partition(SECTION)
+        # keep sections that follow ours (marked by the next "<!-- " marker)
+        rest = after[after.find("\n<!-- "):] if "\n<!-- " in after else ""
+        new = before + body + rest
+    else:
+        new = old.rstrip("\n") + "\n\n" + body
+    with open(path, "w") as fh:
+        fh.write(new)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="smoke mode: 3 rounds, 1 warm-up")
+    ap.add_argument("--models", help="comma-separated subset of python/bench/models.py MODELS")
+    ap.add_argument("--contenders", default=",".join(CONTENDERS))
+    ap.add_argument("--runs", type=int, help="timed rounds (default 15, 3 with --quick)")
+    ap.add_argument("--warmup", type=int, help="untimed runs per contender (default 3, 1 with --quick)")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--decomp", action="store_true", help="benchmark ep.run_decompositions()")
+    ap.add_argument("--full", action="store_true", help="12-layer BERT and GPT-2 stacks (default 2 layers)")
+    ap.add_argument("--no-fresh", action="store_true", help="skip the fresh-process first-result and RSS runs")
+    ap.add_argument("--out", help="write the report into this markdown file (its inference section)")
+    ap.add_argument("--note", help="a line printed in bold above the table (e.g. about machine load)")
+    ap.add_argument("--json", help="write the rows as JSON here")
+    ap.add_argument("--exe", default=os.path.join(ROOT, "build", "run_bench"))
+    ap.add_argument("--corrupt-eir", action="store_true",
+                    help="perturb eir's first output before the check (tests that the check fails the run)")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    args = ap.parse_args(argv)
+    args.argv = list(argv if argv is not None else sys.argv[1:])
+    args.runs = args.runs if args.runs is not None else (3 if args.quick else 15)
+    args.warmup = args.warmup if args.warmup is not None else (1 if args.quick else 3)
+    args.contenders = [c for c in args.contenders.split(",") if c]
+    bad = [c for c in args.contenders if c not in CONTENDERS]
+    if bad:
+        ap.error(f"unknown contenders {bad}; choose from {CONTENDERS}")
+    import models
+
+    names = args.models.split(",") if args.models else list(models.MODELS)
+    bad = [n for n in names if n not in models.MODELS]
+    if bad:
+        ap.error(f"unknown models {bad}; choose from {list(models.MODELS)}")
+    if "eir" in args.contenders and not os.path.exists(args.exe):
+        ap.error(f"{args.exe} not found: make build/run_bench")
+
+    def log(s):
+        print(s, file=sys.stderr, flush=True)
+
+    rows = [bench_model(n, args, log) for n in names]
+    print(table(rows, args.contenders))
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump([{k: v for k, v in r.items()} for r in rows], fh, indent=1)
+    if args.out:
+        write_doc(args.out, rows, args, {n: models.describe(n, args.full) for n in models.MODELS})
+    wrong = [r["name"] for r in rows if str(r["fail"].get("eir", "")).startswith("WRONG OUTPUT")]
+    if wrong:
+        log("eir gave wrong outputs on: " + ", ".join(wrong))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,230 @@
+/* run_bench.c — time eir_runtime_run on one program through the public C API.
+ *
+ *   run_bench MODEL.pt2 [options] IN0.npy IN1.npy ...
+ *     --warmup W     untimed runs after the first (default 3)
+ *     --runs N       timed runs (default 15); prints one "run_us T" line each
+ *     --out DIR      write user output i to DIR/out<i>.npy after the last run
+ *     --threads T    accepted for symmetry with the other contenders; eir runs
+ *                    its graph on one thread (only 1 is accepted)
+ *     --serve        after loading, read commands from stdin, one a line:
+ *                    "run K" (K timed runs, one "run_us T" line each, then "ok"),
+ *                    "out DIR" (write the outputs, then "ok"), "quit"
+ *
+ * Inputs are C-order .npy files of float32, float64, int64, int32 or bool.
+ * Besides the run times it prints "load_us" (eir_program_load +
+ * eir_runtime_create + reading the inputs), "first_us" (the first run), and
+ * "first_result_epoch_us", the wall-clock time (CLOCK_REALTIME) at which the
+ * first run returned, so a parent can measure process start to first result.
+ * Used by python/bench/bench.py. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "eir.h"
+
+static double now_us(clockid_t c) {
+    struct timespec ts;
+    clock_gettime(c, &ts);
+    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static void die(const char *what, const char *msg) {
+    fprintf(stderr, "run_bench: %s: %s\n", what, msg ? msg : "(no message)");
+    exit(1);
+}
+
+typedef struct arr {
+    void *data;
+    eir_dtype dtype;
+    uint32_t rank;
+    int64_t sizes[8];
+} arr;
+
+static const struct { const char *descr; eir_dtype dt; } DESCRS[] = {
+    {"<f4", EIR_F32}, {"<f8", EIR_F64}, {"<i8", EIR_I64}, {"<i4", EIR_I32}, {"|b1", EIR_BOOL},
+};
+
+/* A C-order .npy file (format 1.0 or 2.0) into a; exits on anything else. */
+static void npy_load(const char *path, arr *a) {
+    FILE *f = fopen(path, "rb");
+    if (!f) die(path, "cannot open");
+    unsigned char pre[10];
+    if (fread(pre, 1, 8, f) != 8 || memcmp(pre, "\x93NUMPY", 6) != 0) die(path, "not a .npy file");
+    size_t hlen;
+    if (pre[6] == 1) {
+        if (fread(pre + 8, 1, 2, f) != 2) die(path, "truncated");
+        hlen = pre[8] | (size_t)pre[9] << 8;
+    } else {
+        unsigned char l[4];
+        if (fread(l, 1, 4, f) != 4) die(path, "truncated");
+        hlen = l[0] | (size_t)l[1] << 8 | (size_t)l[2] << 16 | (size_t)l[3] << 24;
+    }
+    char *h = calloc(hlen + 1, 1);
+    if (!h || fread(h, 1, hlen, f) != hlen) die(path, "truncated header");
+    if (strstr(h, "'fortran_order': True")) die(path, "Fortran order is not supported");
+    char *d = strstr(h, "'descr': '");
+    if (!d) die(path, "no descr");
+    d += 10;
+    bool found = false;
+    for (size_t i = 0; i < sizeof DESCRS / sizeof DESCRS[0]; i++)
+        if (strncmp(d, DESCRS[i].descr, 3) == 0) { a->dtype = DESCRS[i].dt; found = true; }
+    if (!found) die(path, "unsupported dtype");
+    char *s = strstr(h, "'shape': (");
+    if (!s) die(path, "no shape");
+    s += 10;
+    a->rank = 0;
+    size_t n = 1;
+    while (*s && *s != ')') {
+        char *end;
+        long long v = strtoll(s, &end, 10);
+        if (end == s) { s++; continue; }
+        if (a->rank == 8) die(path, "rank above 8");
+        a->sizes[a->rank++] = v;
+        n *= (size_t)v;
+        s = end;
+    }
+    free(h);
+    size_t bytes = n * eir_dtype_size(a->dtype);
+    a->data = malloc(bytes ? bytes : 1);
+    if (!a->data || fread(a->data, 1, bytes, f) != bytes) die(path, "truncated data");
+    fclose(f);
+}
+
+static void npy_save(const char *path, const eir_tensor_view *v) {
+    const char *descr = NULL;
+    for (size_t i = 0; i < sizeof DESCRS / sizeof DESCRS[0]; i++)
+        if (DESCRS[i].dt == v->dtype) descr = DESCRS[i].descr;
+    if (!descr) die(path, "unsupported output dtype");
+    char h[256];
+    int k = snprintf(h, sizeof h, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
+    size_t n = 1;
+    for (uint32_t i = 0; i < v->rank; i++) {
+        k += snprintf(h + k, sizeof h - (size_t)k, "%lld,%s", (long long)v->sizes[i], i + 1 < v->rank ? " " : "");
+        n *= (size_t)v->sizes[i];
+    }
+    k += snprintf(h + k, sizeof h - (size_t)k, "), }");
+    int total = 10 + k + 1;
+    int pad = (64 - total % 64) % 64;
+    FILE *f = fopen(path, "wb");
+    if (!f) die(path, "cannot create");
+    unsigned short hl = (unsigned short)(k + pad + 1);
+    fwrite("\x93NUMPY\x01\x00", 1, 8, f);
+    fputc(hl & 0xff, f);
+    fputc(hl >> 8, f);
+    fwrite(h, 1, (size_t)k, f);
+    for (int i = 0; i < pad; i++) fputc(' ', f);
+    fputc('\n', f);
+    /* outputs may be strided views: write element by element in C order */
+    size_t es = eir_dtype_size(v->dtype);
+    int64_t idx[8] = {0};
+    for (size_t e = 0; e < n; e++) {
+        int64_t off = 0, st = 1;
+        for (int d = (int)v->rank - 1; d >= 0; d--) {
+            off += idx[d] * (v->strides ? v->strides[d] : st);
+            st *= v->sizes[d];
+        }
+        fwrite((const char *)v->data + off * (int64_t)es, 1, es, f);
+        for (int d = (int)v->rank - 1; d >= 0; d--) {
+            if (++idx[d] < v->sizes[d]) break;
+            idx[d] = 0;
+        }
+    }
+    if (fclose(f) != 0) die(path, "write failed");
+}
+
+static void run_once(eir_runtime *rt, bool print) {
+    double t0 = now_us(CLOCK_MONOTONIC);
+    if (eir_runtime_run(rt) != EIR_OK) die("run", eir_runtime_errmsg(rt));
+    double dt = now_us(CLOCK_MONOTONIC) - t0;
+    if (print) printf("run_us %.1f\n", dt);
+}
+
+static void write_outputs(eir_runtime *rt, const char *dir) {
+    for (uint32_t i = 0; i < eir_runtime_num_outputs(rt); i++) {
+        eir_tensor_view v;
+        if (eir_runtime_output(rt, i, &v) != EIR_OK) die("output", eir_runtime_errmsg(rt));
+        char path[4096];
+        snprintf(path, sizeof path, "%s/out%u.npy", dir, i);
+        npy_save(path, &v);
+    }
+}
+
+int main(int argc, char **argv) {
+    const char *model = NULL, *out = NULL;
+    int warmup = 3, runs = 15, threads = 1;
+    bool serve = false;
+    const char *inputs[64];
+    int nin = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--warmup") && i + 1 < argc) warmup = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
+        else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--serve")) serve = true;
+        else if (!model) model = argv[i];
+        else if (nin < 64) inputs[nin++] = argv[i];
+        else die("arguments", "more than 64 inputs");
+    }
+    if (!model) {
+        fprintf(stderr, "usage: run_bench MODEL.pt2 [--warmup W] [--runs N] [--out DIR] [--threads 1] [--serve] IN.npy...\n");
+        return 2;
+    }
+    if (threads != 1) die("--threads", "eir runs on one thread; only 1 is accepted");
+    if (warmup < 0 || runs < 0) die("arguments", "--warmup and --runs must be >= 0");
+
+    double t0 = now_us(CLOCK_MONOTONIC);
+    eir_program *p;
+    if (eir_program_load(model, &p) != EIR_OK) die(model, eir_errmsg(p));
+    eir_runtime *rt;
+    if (eir_runtime_create(p, &rt) != EIR_OK) die("runtime", rt ? eir_runtime_errmsg(rt) : "out of memory");
+    if ((uint32_t)nin != eir_runtime_num_inputs(rt)) {
+        fprintf(stderr, "run_bench: the program takes %u inputs, %d given\n", eir_runtime_num_inputs(rt), nin);
+        return 1;
+    }
+    arr *a = calloc((size_t)nin + 1, sizeof *a);
+    if (!a) die("inputs", "out of memory");
+    for (int i = 0; i < nin; i++) {
+        npy_load(inputs[i], &a[i]);
+        eir_tensor_view v = {a[i].data, a[i].dtype, a[i].rank, a[i].sizes, NULL};
+        if (eir_runtime_set_input(rt, (uint32_t)i, &v) != EIR_OK) die(inputs[i], eir_runtime_errmsg(rt));
+    }
+    double t1 = now_us(CLOCK_MONOTONIC);
+    run_once(rt, false);
+    double t2 = now_us(CLOCK_MONOTONIC);
+    printf("load_us %.1f\nfirst_us %.1f\nfirst_result_epoch_us %.0f\n", t1 - t0, t2 - t1, now_us(CLOCK_REALTIME));
+    fflush(stdout);
+
+    if (serve) {
+        char line[4200];
+        printf("ready\n");
+        fflush(stdout);
+        while (fgets(line, sizeof line, stdin)) {
+            line[strcspn(line, "\n")] = 0;
+            if (!strncmp(line, "run ", 4)) {
+                int k = atoi(line + 4);
+                for (int i = 0; i < k; i++) run_once(rt, true);
+            } else if (!strncmp(line, "out ", 4)) {
+                write_outputs(rt, line + 4);
+            } else if (!strcmp(line, "quit")) {
+                break;
+            } else {
+                printf("error unknown command\n");
+            }
+            printf("ok\n");
+            fflush(stdout);
+        }
+    } else {
+        for (int i = 0; i < warmup; i++) run_once(rt, false);
+        for (int i = 0; i < runs; i++) run_once(rt, true);
+        if (out) write_outputs(rt, out);
+    }
+    eir_runtime_free(rt);
+    eir_program_free(p);
+    for (int i = 0; i < nin; i++) free(a[i].data);
+    free(a);
+    return 0;
+}
