@@ -882,6 +882,15 @@ eir_status eir_program_add_state(eir_program *p, eir_input_kind kind, const char
     return EIR_OK;
 }
 
+/* The name -> index map of the stored tensors, after some were removed. */
+static eir_status reindex_tensors(eir_program *p) {
+    eir_strmap_free(&p->tensor_by_fqn);
+    eir_strmap_init(&p->tensor_by_fqn);
+    for (uint32_t i = 0; i < p->num_tensors; i++)
+        if (!eir_strmap_put(&p->tensor_by_fqn, p->tensors[i].fqn, i)) return eir_fail(p, EIR_ERR_NOMEM, "out of memory");
+    return EIR_OK;
+}
+
 eir_status eir_program_drop_input(eir_program *p, uint32_t index) {
     if (!p) return EIR_ERR_ARG;
     eir_graph *g = p->graph;
@@ -925,11 +934,7 @@ eir_status eir_program_drop_input(eir_program *p, uint32_t index) {
     if (!shared && target && eir_strmap_get(&p->tensor_by_fqn, target, &ti)) {
         memmove(&p->tensors[ti], &p->tensors[ti + 1], (p->num_tensors - ti - 1) * sizeof *p->tensors);
         p->num_tensors--;
-        eir_strmap_free(&p->tensor_by_fqn);
-        eir_strmap_init(&p->tensor_by_fqn);
-        for (uint32_t i = 0; i < p->num_tensors; i++)
-            if (!eir_strmap_put(&p->tensor_by_fqn, p->tensors[i].fqn, i))
-                return eir_fail(p, EIR_ERR_NOMEM, "out of memory");
+        return reindex_tensors(p);
     }
     return EIR_OK;
 }
@@ -966,15 +971,9 @@ static eir_status pass_prune_state(eir_program *p, uint32_t *changed) {
         }
         p->tensors[k++] = *tn;
     }
-    if (k != p->num_tensors) {
-        p->num_tensors = k;
-        eir_strmap_free(&p->tensor_by_fqn);
-        eir_strmap_init(&p->tensor_by_fqn);
-        for (uint32_t i = 0; i < p->num_tensors; i++)
-            if (!eir_strmap_put(&p->tensor_by_fqn, p->tensors[i].fqn, i))
-                return eir_fail(p, EIR_ERR_NOMEM, "out of memory");
-    }
-    return EIR_OK;
+    if (k == p->num_tensors) return EIR_OK;
+    p->num_tensors = k;
+    return reindex_tensors(p);
 }
 
 static eir_status pass_cse(eir_program *p, uint32_t *changed) { return eir_graph_cse(p, p->graph, changed); }
