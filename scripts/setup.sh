@@ -2,6 +2,7 @@
 # Install what eir needs on Debian 12 (run as root or with sudo available):
 #   C build:  gcc, make, jsmn (JSON tokenizer), minizip + zlib (ZIP), OpenBLAS (BLAS + LAPACK);
 #             clang (make test builds with it too; make fuzz needs it)
+#   eir dot:  graphviz (`dot`, for --svg and python/tests/test_dot.py)
 #   C tests:  the de_DE.UTF-8 locale (decimal comma), for tests/unit/test_locale.c
 #   tests:    torch 2.13.0 (CPU wheel), numpy, pytest, expecttest for the live conformance suite;
 #             torchvision 0.28.0, pillow and transformers 5.24.0 for the real-model suite
@@ -9,7 +10,7 @@
 # Safe to run again: installed packages are skipped.
 set -euo pipefail
 
-DEB_PKGS=(build-essential clang libjsmn-dev libminizip-dev zlib1g-dev libopenblas-dev locales)
+DEB_PKGS=(build-essential clang libjsmn-dev libminizip-dev zlib1g-dev libopenblas-dev locales graphviz)
 missing=()
 for p in "${DEB_PKGS[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
