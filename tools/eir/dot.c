@@ -2,6 +2,7 @@
  * through Graphviz's `dot` program). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,9 @@ static int render_svg(const char *text, const char *svg) {
     if (pipe(fds) != 0) { fprintf(stderr, "eir: dot: pipe: %s\n", strerror(errno)); return 1; }
     int errp[2];
     if (pipe(errp) != 0) { close(fds[0]); close(fds[1]); fprintf(stderr, "eir: dot: pipe: %s\n", strerror(errno)); return 1; }
+    /* the child reports a failed exec on errp; a successful exec closes it */
+    fcntl(errp[1], F_SETFD, FD_CLOEXEC);
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) { fprintf(stderr, "eir: dot: fork: %s\n", strerror(errno)); return 1; }
