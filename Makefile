@@ -26,7 +26,7 @@ CLANG ?= clang
 CLI = tools/eir/main.c tools/eir/npy.c tools/eir/dot.c
 UNIT_DEPS = $(wildcard tests/unit/*.h) examples/custom_ops.c tools/eir/npy.c
 # unit tests that use only the public API: linked with libeir.a itself
-PUBLIC_TESTS = test_api test_verify
+PUBLIC_TESTS = test_api test_verify test_dot
 
 # One build tree per configuration: $(1) directory, $(2) compiler, $(3) flags.
 # Objects are compiled with -fvisibility=hidden (include/eir.h marks the API
