@@ -12,7 +12,7 @@ PYTHON  ?= python3
 
 SRC = src/base/base.c src/base/dtype.c src/serde/archive.c src/base/jdoc.c src/serde/pickle.c src/serde/torchsave.c src/serde/load.c \
       src/serde/save.c src/ir/program.c src/ir/sym.c src/ir/pyexpr.c \
-      src/ir/print.c src/ir/verify.c src/ir/edit.c src/ops/optable.c src/ops/schema.c src/ops/info.c $(wildcard src/kernels/*.c) \
+      src/ir/print.c src/ir/dot.c src/ir/verify.c src/ir/edit.c src/ops/optable.c src/ops/schema.c src/ops/info.c $(wildcard src/kernels/*.c) \
       $(wildcard src/runtime/*.c)
 HDR = $(wildcard include/*.h src/*/*.h src/ops/*.inc src/ir/*.inc)
 TESTS = $(basename $(wildcard tests/unit/test_*.c))
@@ -40,10 +40,10 @@ SANFLAGS  = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-san
 TSANFLAGS = -O1 -g -fsanitize=thread
 CLANG ?= clang
 
-CLI = tools/eir/main.c tools/eir/npy.c
+CLI = tools/eir/main.c tools/eir/npy.c tools/eir/dot.c
 UNIT_DEPS = $(wildcard tests/unit/*.h) examples/custom_ops.c tools/eir/npy.c
 # unit tests that use only the public API: linked with libeir.a itself
-PUBLIC_TESTS = test_api test_verify
+PUBLIC_TESTS = test_api test_verify test_dot
 
 # One build tree per configuration: $(1) directory, $(2) compiler, $(3) flags.
 # Objects are compiled with -fvisibility=hidden (include/eir.h marks the API

@@ -426,6 +426,29 @@ typedef enum eir_print_form {
  * newline. *out is a NUL-terminated string the caller frees with eir_free. */
 EIR_API eir_status eir_program_print(eir_program *p, eir_print_form form, char **out);
 
+/* Draw the program as a Graphviz DOT graph (render it with `dot -Tsvg`).
+ * One DOT node per node of the FX graph torch rebuilds from the file
+ * (placeholders, calls, operator.getitem, output), with the FX name as its
+ * id; nodes of nested graphs (cond branches, while_loop cond/body, map, scan)
+ * have ids prefixed with the path of graph attributes ("true_graph_0/sin")
+ * and sit in a cluster linked to the calling node. Edges are the data flow.
+ * Calls are labelled with their name, operator ("aten.conv2d") and output
+ * type ("f32[1, 64, s77]") and coloured by op family; inputs are styled by
+ * kind (user input, parameter, buffer, constant); outputs that mutate
+ * buffers are dashed, labelled edges. Calls of the root graph are grouped in
+ * nested clusters by module (nn_module_stack). Ids eir makes up contain a
+ * colon ("legend:0", "module:L__self___fc1"). *out is NUL-terminated; the
+ * caller frees it with eir_free. */
+typedef struct eir_dot_options {
+    int collapse;        /* -1: every module a cluster; D >= 0: modules deeper than
+                          * D are drawn as one box per module at depth D+1, labelled
+                          * with their op count (0: one box per direct submodule) */
+    bool no_meta;        /* ignore node metadata: no module clusters, no stack-trace tooltips */
+    bool no_legend;      /* leave out the legend */
+} eir_dot_options;
+/* opt NULL: {-1, false, false}. */
+EIR_API eir_status eir_program_dot(eir_program *p, const eir_dot_options *opt, char **out);
+
 /* A human summary (`eir info`), or the same as JSON when json is true. */
 EIR_API eir_status eir_program_info(eir_program *p, bool json, char **out);
 

@@ -4,6 +4,7 @@
 #             clang (make test builds with it too; make fuzz needs it)
 #   install:  pkg-config and cmake, to build the consumers of the installed library
 #             (examples/consumer, tests/install/test_install.sh)
+#   eir dot:  graphviz (`dot`, for --svg and python/tests/test_dot.py)
 #   C tests:  the de_DE.UTF-8 locale (decimal comma), for tests/unit/test_locale.c
 #   tests:    torch 2.13.0 (CPU wheel), numpy, pytest, expecttest for the live conformance suite;
 #             torchvision 0.28.0, pillow and transformers 5.24.0 for the real-model suite
@@ -11,7 +12,7 @@
 # Safe to run again: installed packages are skipped.
 set -euo pipefail
 
-DEB_PKGS=(build-essential clang libjsmn-dev libminizip-dev zlib1g-dev libopenblas-dev locales pkg-config cmake)
+DEB_PKGS=(build-essential clang libjsmn-dev libminizip-dev zlib1g-dev libopenblas-dev locales pkg-config cmake graphviz)
 missing=()
 for p in "${DEB_PKGS[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

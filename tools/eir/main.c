@@ -1,4 +1,4 @@
-/* main.c — the `eir` command line: info, print, verify, run, convert, ops. */
+/* main.c — the `eir` command line: info, print, verify, run, convert, dot, ops. */
 #define _POSIX_C_SOURCE 200809L
 #include <dlfcn.h>
 #include <errno.h>
@@ -77,6 +77,8 @@ static const char USAGE[] =
     "exit status: 0 on success, 1 when the model cannot be read or run (the message\n"
     "names the record, JSON path, node or input at fault), 2 on a usage error,\n"
     "3 when verify finds violations.\n";
+
+int eir_cli_dot(int argc, char **argv); /* tools/eir/dot.c */
 
 static int usage_error(const char *fmt, const char *arg) {
     fprintf(stderr, "eir: ");
@@ -774,6 +776,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "ops")) return cmd_ops(argc - 2, argv + 2);
     if (!strcmp(cmd, "verify")) return cmd_verify(argc - 2, argv + 2);
     if (!strcmp(cmd, "convert")) return cmd_convert(argc - 2, argv + 2);
+    if (!strcmp(cmd, "dot")) return eir_cli_dot(argc - 2, argv + 2); /* tools/eir/dot.c */
     const char *path = NULL, *ops = NULL;
     bool json = false;
     eir_print_form form = EIR_PRINT_GRAPH;
