@@ -612,10 +612,15 @@ eir_status eir_serde_encode_model_json(eir_program *p, char **out, size_t *len) 
 /* ---- payloads ---- */
 
 /* A pickled payload is carried over from the source archive as it is when
- * it holds a tensor subclass (or no plain storage eir could write). A plain
- * tensor read from a pickle (the state dicts of torch 2.1 - 2.8 archives) is
- * written as raw bytes, as torch 2.13 writes it. */
-static bool carried_pickle(const eir_tensor *t) { return t->use_pickle && (t->subclass || !t->data); }
+ * the archive has it as a record of its own (torch 2.13's layout: tensor
+ * subclasses, torchbind objects), and when it holds no plain storage eir
+ * could write. A plain tensor read out of a larger pickle (the state dicts of
+ * torch 2.1 - 2.8 archives) is written as raw bytes, as torch 2.13 writes it. */
+static bool carried_pickle(const eir_program *p, const eir_tensor *t) {
+    if (!t->use_pickle) return false;
+    if (t->subclass || !t->data) return true;
+    return p->archive.records && t->record && eir_archive_find(&p->archive, t->record) >= 0;
+}
 
 typedef enum pkind { PK_PICKLED, PK_RAW, PK_OBJ } pkind;
 
@@ -660,7 +665,7 @@ static eir_status plan_payloads(eir_program *p, bool constants, eir_arena *ar, p
         for (uint32_t i = 0; i < nt; i++) {
             const eir_tensor *t = &p->tensors[i];
             if (t->is_constant != constants) continue;
-            pkind k = t->is_custom_obj ? PK_OBJ : carried_pickle(t) ? PK_PICKLED : PK_RAW;
+            pkind k = t->is_custom_obj ? PK_OBJ : carried_pickle(p, t) ? PK_PICKLED : PK_RAW;
             if ((int)k != pass) continue;
             pl->order[pl->norder++] = i;
             char key[96];
@@ -721,7 +726,7 @@ static void w_payload_config(eir_buf *b, const eir_program *p, const plan *pl) {
         eir_buf_puts(b, ", \"is_param\": ");
         j_bool(b, t->is_param);
         eir_buf_puts(b, ", \"use_pickle\": ");
-        j_bool(b, carried_pickle(t) || t->is_custom_obj);
+        j_bool(b, carried_pickle(p, t) || t->is_custom_obj);
         eir_buf_puts(b, ", \"tensor_meta\": ");
         if (t->is_custom_obj) {
             eir_buf_puts(b, "null}");
