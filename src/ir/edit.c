@@ -16,6 +16,7 @@
 
 #include "program.h"
 #include "../ops/optable.h"
+#include "../passes/decomp.h"
 
 /* ---- capacities of the arrays an edit may grow ---- */
 
@@ -982,6 +983,7 @@ static const eir_pass PASSES[] = {
     {"dce", "remove nodes nothing uses that have no side effect (torch.fx's rule)", pass_dce},
     {"prune-state", "remove parameters and constants no node reads (buffers stay)", pass_prune_state},
     {"cse", "merge repeated side-effect-free calls with the same arguments", pass_cse},
+    {"to-core", "decompose ATen operators into Core ATen ones, as ep.run_decompositions() does", eir_pass_to_core},
 };
 
 uint32_t eir_num_passes(void) { return sizeof PASSES / sizeof *PASSES; }

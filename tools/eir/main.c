@@ -664,6 +664,8 @@ static void convert_help(void) {
         snprintf(opt, sizeof opt, "--%s", ps->name);
         printf("  %-22s  %s\n", opt, ps->doc);
     }
+    fputs("  --to core               to-core, then dce; fails, writing nothing, when a node is left\n"
+          "                          that torch's run_decompositions() would rewrite\n", stdout);
     fputs("  --verify-each           run the verifier (ATen dialect) before the first pass and after\n"
           "                          each; stop at the first pass that leaves a violation\n"
           "  --print-after PASS      print the program (as `eir print --program`) after PASS\n"
@@ -692,15 +694,61 @@ static int convert_verify(eir_program *p, const char *when) {
     return rc;
 }
 
+/* After --to core: the nodes whose operator torch's run_decompositions()
+ * would still rewrite (no rule of to-core covers them); 1 when there are
+ * some (listed on stderr). Non-core operators torch keeps as well are
+ * listed as a note. */
+static void core_left_graph(const eir_graph *g, bool rewrite, uint32_t *n, bool count) {
+    for (uint32_t i = 0; i < g->num_nodes; i++) {
+        const eir_node *nd = &g->nodes[i];
+        for (uint32_t j = 0; j < nd->num_inputs; j++)
+            if (nd->inputs[j].arg.kind == EIR_ARG_GRAPH && nd->inputs[j].arg.u.graph.graph)
+                core_left_graph(nd->inputs[j].arg.u.graph.graph, rewrite, n, count);
+        const eir_op_schema *s = eir_op_find(nd->target);
+        if (!s || (s->flags & EIR_OPF_CORE)) continue;
+        bool rw = (s->flags & (EIR_OPF_DECOMP | EIR_OPF_FUNCTIONAL | EIR_OPF_INPLACE)) != 0;
+        if (rw != rewrite) continue;
+        if (count) (*n)++;
+        else fprintf(stderr, "  %%%s (%s)\n", nd->name ? nd->name : "?", s->name);
+    }
+}
+
+static int convert_core_left(eir_program *p) {
+    uint32_t n = 0, k = 0;
+    core_left_graph(eir_program_graph(p), true, &n, true);
+    if (n) {
+        fprintf(stderr, "eir: convert --to core: %u node(s) left that torch's run_decompositions() would rewrite "
+                        "(no decomposition yet); nothing written:\n", n);
+        core_left_graph(eir_program_graph(p), true, &n, false);
+        return 1;
+    }
+    core_left_graph(eir_program_graph(p), false, &k, true);
+    if (k) {
+        fprintf(stderr, "eir: note: %u node(s) keep non-core operators, as torch's run_decompositions() does:\n", k);
+        core_left_graph(eir_program_graph(p), false, &k, false);
+    }
+    return 0;
+}
+
 static int cmd_convert(int argc, char **argv) {
     const char *in = NULL, *out = NULL, *print_after = NULL;
     const eir_pass *todo[64];
     int ntodo = 0;
-    bool verify_each = false;
+    bool verify_each = false, to_core = false;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) { convert_help(); return 0; }
         if (!strcmp(a, "--verify-each")) { verify_each = true; continue; }
+        if (!strcmp(a, "--to")) {
+            if (i + 1 >= argc || strcmp(argv[i + 1], "core"))
+                return usage_error("%s", "convert: --to needs a dialect: core");
+            i++;
+            if (ntodo + 2 > (int)(sizeof todo / sizeof todo[0])) return usage_error("%s", "convert: too many passes");
+            todo[ntodo++] = eir_pass_find("to-core");
+            todo[ntodo++] = eir_pass_find("dce");
+            to_core = true;
+            continue;
+        }
         if (!strcmp(a, "--print-after")) {
             if (i + 1 >= argc) return usage_error("%s", "convert: --print-after needs a pass name");
             print_after = argv[++i];
@@ -753,6 +801,7 @@ static int cmd_convert(int argc, char **argv) {
             eir_free(t);
         }
     }
+    if (to_core && convert_core_left(p)) { eir_program_free(p); return 1; }
     int rc = 0;
     if (eir_program_save(p, out) != EIR_OK) {
         fprintf(stderr, "eir: %s\n", eir_errmsg(p));
