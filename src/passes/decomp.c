@@ -44,6 +44,7 @@ typedef struct dc {
     eir_node src;                /* a copy of it (the node array may move) */
     const char *op;              /* its target without "torch.ops." */
     bool dry;                    /* check only */
+    bool kept;                   /* the rule rewrote the node in place */
     eir_arg pool[POOL];
     uint32_t npool;
 } dc;
@@ -873,8 +874,36 @@ static eir_status r_matmul(dc *c) {
     uint32_t b = tensor_of(c, "other");
     if (b == EIR_NO_VALUE) return refuse(c, "argument 'other': expected a tensor");
     const eir_tensor_meta *am = meta_of(c, a), *bm = meta_of(c, b), *om = meta_of(c, out);
+    if (am->rank == 1 && bm->rank == 2) {
+        /* torch: a.unsqueeze(0).mm(b).squeeze(0) */
+        tm ua, mo;
+        tm_from(&ua, am);
+        ua.m.rank = 2;
+        ua.sz[1] = am->sizes[0];
+        ua.st[1] = am->strides[0];
+        ua.sz[0] = si(1);
+        ua.st[0] = am->sizes[0].is_expr ? am->sizes[0] : si(am->sizes[0].value * am->strides[0].value);
+        if (am->strides[0].is_expr || (am->sizes[0].is_expr && !(am->strides[0].value == 1)))
+            return refuse(c, "symbolic strides of operand %s", c->g->values[a].name);
+        tm_from(&mo, om);
+        mo.m.rank = 2;
+        mo.sz[0] = si(1);
+        mo.sz[1] = om->sizes[0];
+        if (!tm_contig(&mo)) return refuse(c, "symbolic result size");
+        if (c->dry) return EIR_OK;
+        uint32_t u, mmv, res;
+        int64_t zero = 0;
+        eir_named_arg ui[2] = {pos_arg("self", a_tensor(a)), pos_arg("dim", a_int(0))};
+        if ((st = emit(c, "unsqueeze.default", 2, ui, &ua.m, "unsqueeze", &u))) return st;
+        eir_named_arg mi[2] = {pos_arg("self", a_tensor(u)), pos_arg("mat2", a_tensor(b))};
+        if ((st = emit(c, "mm.default", 2, mi, &mo.m, "mm", &mmv))) return st;
+        eir_named_arg si_[2] = {pos_arg("self", a_tensor(mmv)), pos_arg("dim", a_ints(c, &zero, 1))};
+        if ((st = emit(c, "squeeze.dims", 2, si_, om, "squeeze", &res))) return st;
+        return finish(c, out, res);
+    }
     if (am->rank < 2 || bm->rank < 2 || bm->rank > MAXR)
-        return refuse(c, "operands of rank %u and %u (only rank >= 2 both are decomposed)", am->rank, bm->rank);
+        return refuse(c, "operands of rank %u and %u (only rank >= 2 both, and 1-d @ 2-d, are decomposed)", am->rank,
+                      bm->rank);
     if (am->rank == 2 && bm->rank == 2) {
         if (c->dry) return EIR_OK;
         eir_named_arg mi[2] = {pos_arg("self", a_tensor(a)), pos_arg("mat2", a_tensor(b))};
@@ -1072,6 +1101,274 @@ static eir_status r_rename(dc *c) {
     return finish(c, out, res);
 }
 
+/* item -> _local_scalar_dense: same argument, same output; the node is
+ * retargeted in place */
+static eir_status r_item(dc *c) {
+    if (c->src.num_outputs != 1) return refuse(c, "expected one output");
+    if (c->dry) return EIR_OK;
+    char *t = eir_arena_strdup(&c->p->arena, "torch.ops.aten._local_scalar_dense.default");
+    if (!t) return eir_fail(c->p, EIR_ERR_NOMEM, "to-core: out of memory");
+    ((eir_node *)&c->g->nodes[c->node])->target = t;
+    c->kept = true;
+    return EIR_OK;
+}
+
+/* squeeze.dim(x, d) -> squeeze.dims(x, [d]) */
+static eir_status r_squeeze(dc *c) {
+    uint32_t x, out;
+    eir_status st = need_io(c, "self", &x, &out);
+    if (st) return st;
+    int64_t d;
+    if (!int_of(arg_named(c, "dim"), &d)) return refuse(c, "argument 'dim': expected an int");
+    if (c->dry) return EIR_OK;
+    eir_named_arg si_[2] = {pos_arg("self", a_tensor(x)), pos_arg("dim", a_ints(c, &d, 1))};
+    uint32_t res;
+    if ((st = emit(c, "squeeze.dims", 2, si_, meta_of(c, out), "squeeze", &res))) return st;
+    return finish(c, out, res);
+}
+
+/* ---- scaled_dot_product_attention (torch's math path, as
+ * run_decompositions() writes it on CPU) ---- */
+
+/* contiguous metadata of concrete sizes, dtype and device of `like` */
+static void tm_new(tm *t, const eir_tensor_meta *like, eir_dtype dt, const int64_t *sz, uint32_t n) {
+    tm_from(t, like);
+    t->m.dtype = dt;
+    t->m.rank = n;
+    for (uint32_t i = 0; i < n; i++) t->sz[i] = si(sz[i]);
+    tm_contig(t);
+}
+
+static void tm_permute(tm *t, const eir_tensor_meta *m, const int64_t *perm) {
+    tm_from(t, m);
+    for (uint32_t i = 0; i < m->rank; i++) {
+        t->sz[i] = m->sizes[perm[i]];
+        t->st[i] = m->strides[perm[i]];
+    }
+}
+
+static eir_arg a_device(const eir_tensor_meta *m) {
+    eir_arg d = {0};
+    d.kind = EIR_ARG_DEVICE;
+    d.u.device = m->device;
+    return d;
+}
+
+/* The strides TensorIterator gives the result of a pointwise op on one
+ * input of metadata m (concrete): the input's dimension order (by stride,
+ * outermost first), dense. */
+static void tm_pointwise(tm *t, const eir_tensor_meta *m) {
+    tm_from(t, m);
+    uint32_t r = t->m.rank, perm[MAXR];
+    for (uint32_t i = 0; i < r; i++) perm[i] = i;
+    /* insertion sort, stable: larger stride first */
+    for (uint32_t i = 1; i < r; i++)
+        for (uint32_t j = i; j > 0; j--) {
+            uint32_t a = perm[j - 1], b = perm[j];
+            if (m->sizes[a].value > 1 && m->sizes[b].value > 1 && m->strides[a].value < m->strides[b].value) {
+                perm[j - 1] = b;
+                perm[j] = a;
+            } else
+                break;
+        }
+    int64_t expect = 1;
+    for (uint32_t i = r; i-- > 0;) {
+        t->st[perm[i]] = si(expect);
+        expect *= m->sizes[perm[i]].value > 1 ? m->sizes[perm[i]].value : 1;
+    }
+    t->m.storage_offset = si(0);
+}
+
+static eir_status emit_scalar_mul(dc *c, uint32_t x, double f, const eir_tensor_meta *m, uint32_t *res) {
+    tm t;
+    tm_pointwise(&t, m);
+    eir_named_arg mi[2] = {pos_arg("self", a_tensor(x)), pos_arg("other", a_float(f))};
+    return emit(c, "mul.Scalar", 2, mi, &t.m, "mul", res);
+}
+
+/* expand x to sizes (concrete), then reshape to [prod(batch), r, c] */
+static eir_status emit_batch3(dc *c, uint32_t x, const int64_t *sz4, uint32_t *res) {
+    const eir_tensor_meta *xm = meta_of(c, x);
+    tm e, v;
+    tm_from(&e, xm);
+    for (uint32_t i = 0; i < 4; i++) {
+        e.sz[i] = si(sz4[i]);
+        e.st[i] = xm->sizes[i].value == sz4[i] ? xm->strides[i] : si(0);
+    }
+    int64_t v3[3] = {sz4[0] * sz4[1], sz4[2], sz4[3]};
+    tm_new(&v, xm, xm->dtype, v3, 3);
+    uint32_t ex;
+    eir_named_arg ei[2] = {pos_arg("self", a_tensor(x)), pos_arg("size", a_ints(c, sz4, 4))};
+    eir_status st = emit(c, "expand.default", 2, ei, &e.m, "expand", &ex);
+    if (st) return st;
+    return emit_reshape(c, ex, &v.m, "view", res);
+}
+
+static eir_status r_sdpa(dc *c) {
+    uint32_t q, out;
+    eir_status st = need_io(c, "query", &q, &out);
+    if (st) return st;
+    uint32_t k = tensor_of(c, "key"), v = tensor_of(c, "value"), mask = tensor_of(c, "attn_mask");
+    if (k == EIR_NO_VALUE || v == EIR_NO_VALUE) return refuse(c, "arguments 'key', 'value': expected tensors");
+    const eir_tensor_meta *qm = meta_of(c, q), *km = meta_of(c, k), *vm = meta_of(c, v), *om = meta_of(c, out);
+    if (qm->rank != 4 || km->rank != 4 || vm->rank != 4) return refuse(c, "only 4-d query, key and value are decomposed");
+    if (!meta_concrete_sizes(qm) || !meta_concrete_sizes(km) || !meta_concrete_sizes(vm))
+        return refuse(c, "symbolic sizes");
+    for (uint32_t i = 0; i < 4; i++)
+        if (qm->strides[i].is_expr || km->strides[i].is_expr || vm->strides[i].is_expr)
+            return refuse(c, "symbolic strides");
+    double p_drop, scale;
+    bool causal, gqa;
+    if (!float_arg(c, "dropout_p", 0.0, &p_drop) || p_drop != 0.0) return refuse(c, "dropout_p other than 0.0");
+    if (!bool_arg(c, "is_causal", false, &causal) || !bool_arg(c, "enable_gqa", false, &gqa) || gqa)
+        return refuse(c, "enable_gqa=True");
+    int64_t B = qm->sizes[0].value, H = qm->sizes[1].value, L = qm->sizes[2].value, E = qm->sizes[3].value;
+    int64_t S = km->sizes[2].value, Ev = vm->sizes[3].value;
+    if (km->sizes[0].value != B || km->sizes[1].value != H || vm->sizes[0].value != B || vm->sizes[1].value != H ||
+        km->sizes[3].value != E || vm->sizes[2].value != S)
+        return refuse(c, "query, key and value with broadcast batch dimensions");
+    if (!float_arg(c, "scale", 1.0 / sqrt((double)E), &scale)) return refuse(c, "argument 'scale': expected a float");
+    if (causal && mask != EIR_NO_VALUE) return refuse(c, "both attn_mask and is_causal");
+    if (mask != EIR_NO_VALUE && (meta_of(c, mask)->rank > 4 || !meta_concrete_sizes(meta_of(c, mask))))
+        return refuse(c, "attn_mask of rank above 4 or symbolic sizes");
+    if (c->dry) return EIR_OK;
+    double sq = sqrt(scale);
+    eir_dtype dt = qm->dtype;
+    tm t1, t2;
+    uint32_t qs, kt, ks, q3, k3, bm, s4, bias = EIR_NO_VALUE;
+    /* q * sqrt(scale) */
+    if ((st = emit_scalar_mul(c, q, sq, qm, &qs))) return st;
+    /* the causal mask as an additive bias */
+    if (causal) {
+        int64_t ls[2] = {L, S}, l1[1] = {L}, s1[1] = {S}, r1s[2] = {1, S}, rl1[2] = {L, 1};
+        uint32_t full, ar_s, ar_l, us, ul, sub, le, land, ninf, zero;
+        tm_new(&t1, qm, EIR_BOOL, ls, 2);
+        eir_named_arg fi[6] = {pos_arg("size", a_ints(c, ls, 2)), pos_arg("fill_value", a_bool(true)),
+                               kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, EIR_BOOL)),
+                               kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)),
+                               kw_arg("device", a_device(qm)), kw_arg("pin_memory", a_bool(false))};
+        if ((st = emit(c, "full.default", 6, fi, &t1.m, "full", &full))) return st;
+        tm_new(&t1, qm, EIR_I64, s1, 1);
+        eir_named_arg ai[5] = {pos_arg("start", a_int(0)), pos_arg("end", a_int(S)),
+                               kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)),
+                               kw_arg("device", a_device(qm)), kw_arg("pin_memory", a_bool(false))};
+        if ((st = emit(c, "arange.start_step", 5, ai, &t1.m, "arange", &ar_s))) return st;
+        tm_new(&t1, qm, EIR_I64, r1s, 2);
+        eir_named_arg u1[2] = {pos_arg("self", a_tensor(ar_s)), pos_arg("dim", a_int(-2))};
+        if ((st = emit(c, "unsqueeze.default", 2, u1, &t1.m, "unsqueeze", &us))) return st;
+        tm_new(&t1, qm, EIR_I64, l1, 1);
+        ai[1] = pos_arg("end", a_int(L));
+        if ((st = emit(c, "arange.start_step", 5, ai, &t1.m, "arange", &ar_l))) return st;
+        tm_new(&t1, qm, EIR_I64, rl1, 2);
+        eir_named_arg u2[2] = {pos_arg("self", a_tensor(ar_l)), pos_arg("dim", a_int(-1))};
+        if ((st = emit(c, "unsqueeze.default", 2, u2, &t1.m, "unsqueeze", &ul))) return st;
+        tm_new(&t1, qm, EIR_I64, ls, 2);
+        eir_named_arg sb[2] = {pos_arg("self", a_tensor(us)), pos_arg("other", a_tensor(ul))};
+        if ((st = emit(c, "sub.Tensor", 2, sb, &t1.m, "sub", &sub))) return st;
+        tm_new(&t1, qm, EIR_BOOL, ls, 2);
+        eir_named_arg li[2] = {pos_arg("self", a_tensor(sub)), pos_arg("other", a_int(0))};
+        if ((st = emit(c, "le.Scalar", 2, li, &t1.m, "le", &le))) return st;
+        eir_named_arg la[2] = {pos_arg("self", a_tensor(le)), pos_arg("other", a_tensor(full))};
+        if ((st = emit(c, "logical_and.default", 2, la, &t1.m, "logical_and", &land))) return st;
+        mask = land;
+        (void)ninf, (void)zero;
+    }
+    if (mask != EIR_NO_VALUE && meta_of(c, mask)->dtype == EIR_BOOL) {
+        const eir_tensor_meta *mm = meta_of(c, mask);
+        uint32_t ninf, zero;
+        tm_new(&t1, qm, dt, NULL, 0);
+        eir_named_arg n1[3] = {pos_arg("s", a_float(-INFINITY)), kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, dt)),
+                               kw_arg("device", a_device(qm))};
+        if ((st = emit(c, "scalar_tensor.default", 3, n1, &t1.m, "scalar_tensor", &ninf))) return st;
+        eir_named_arg n0[4] = {pos_arg("s", a_float(0.0)), kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, dt)),
+                               kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)),
+                               kw_arg("device", a_device(qm))};
+        if ((st = emit(c, "scalar_tensor.default", 4, n0, &t1.m, "scalar_tensor", &zero))) return st;
+        int64_t msz[4];
+        for (uint32_t i = 0; i < mm->rank; i++) msz[i] = mm->sizes[i].value;
+        tm_new(&t1, qm, dt, msz, mm->rank);
+        eir_named_arg wi[3] = {pos_arg("condition", a_tensor(mask)), pos_arg("self", a_tensor(zero)),
+                               pos_arg("other", a_tensor(ninf))};
+        if ((st = emit(c, "where.self", 3, wi, &t1.m, "where", &bias))) return st;
+    } else if (mask != EIR_NO_VALUE)
+        bias = mask;
+    /* k^T * sqrt(scale) */
+    int64_t pk[4] = {0, 1, 3, 2};
+    tm_permute(&t1, km, pk);
+    eir_named_arg pi[2] = {pos_arg("self", a_tensor(k)), pos_arg("dims", a_ints(c, pk, 4))};
+    if ((st = emit(c, "permute.default", 2, pi, &t1.m, "permute", &kt))) return st;
+    if ((st = emit_scalar_mul(c, kt, sq, &t1.m, &ks))) return st;
+    (void)t1;
+    /* scores = q @ k^T */
+    int64_t qsz[4] = {B, H, L, E}, ksz[4] = {B, H, E, S}, ssz[4] = {B, H, L, S}, s3[3] = {B * H, L, S};
+    if ((st = emit_batch3(c, qs, qsz, &q3))) return st;
+    if ((st = emit_batch3(c, ks, ksz, &k3))) return st;
+    tm_new(&t1, qm, dt, s3, 3);
+    eir_named_arg bi[2] = {pos_arg("self", a_tensor(q3)), pos_arg("mat2", a_tensor(k3))};
+    if ((st = emit(c, "bmm.default", 2, bi, &t1.m, "bmm", &bm))) return st;
+    tm_new(&t2, qm, dt, ssz, 4);
+    if ((st = emit_reshape(c, bm, &t2.m, "view", &s4))) return st;
+    if (bias != EIR_NO_VALUE) {
+        uint32_t added;
+        eir_named_arg ad[2] = {pos_arg("self", a_tensor(s4)), pos_arg("other", a_tensor(bias))};
+        if ((st = emit(c, "add.Tensor", 2, ad, &t2.m, "add", &added))) return st;
+        s4 = added;
+    }
+    /* softmax, with rows that are all -inf set to 0 */
+    uint32_t sm, eq, ln1, any, ln2, fl, w;
+    eir_named_arg so[3] = {pos_arg("self", a_tensor(s4)), pos_arg("dim", a_int(-1)), pos_arg("half_to_float", a_bool(false))};
+    if ((st = emit(c, "_softmax.default", 3, so, &t2.m, "_softmax", &sm))) return st;
+    tm bs, bany;
+    tm_new(&bs, qm, EIR_BOOL, ssz, 4);
+    int64_t asz[4] = {B, H, L, 1};
+    tm_new(&bany, qm, EIR_BOOL, asz, 4);
+    eir_named_arg eqi[2] = {pos_arg("self", a_tensor(s4)), pos_arg("other", a_float(-INFINITY))};
+    if ((st = emit(c, "eq.Scalar", 2, eqi, &bs.m, "eq", &eq))) return st;
+    eir_named_arg n1i[1] = {pos_arg("self", a_tensor(eq))};
+    if ((st = emit(c, "logical_not.default", 1, n1i, &bs.m, "logical_not", &ln1))) return st;
+    eir_named_arg ani[3] = {pos_arg("self", a_tensor(ln1)), pos_arg("dim", a_int(-1)), pos_arg("keepdim", a_bool(true))};
+    if ((st = emit(c, "any.dim", 3, ani, &bany.m, "any", &any))) return st;
+    eir_named_arg n2i[1] = {pos_arg("self", a_tensor(any))};
+    if ((st = emit(c, "logical_not.default", 1, n2i, &bany.m, "logical_not", &ln2))) return st;
+    eir_named_arg fli[4] = {pos_arg("self", a_tensor(sm)), pos_arg("fill_value", a_int(0)),
+                            kw_arg("pin_memory", a_bool(false)),
+                            kw_arg("memory_format", a_kind(EIR_ARG_MEMORY_FORMAT, EIR_MF_PRESERVE))};
+    if ((st = emit(c, "full_like.default", 4, fli, &t2.m, "full_like", &fl))) return st;
+    eir_named_arg wi[3] = {pos_arg("condition", a_tensor(ln2)), pos_arg("self", a_tensor(fl)), pos_arg("other", a_tensor(sm))};
+    if ((st = emit(c, "where.self", 3, wi, &t2.m, "where", &w))) return st;
+    /* @ v */
+    uint32_t p3, v3, b2, o4, pr, cl, res;
+    int64_t vsz[4] = {B, H, S, Ev}, o3[3] = {B * H, L, Ev}, osz[4] = {B, H, L, Ev};
+    if ((st = emit_batch3(c, w, ssz, &p3))) return st;
+    if ((st = emit_batch3(c, v, vsz, &v3))) return st;
+    tm_new(&t1, qm, dt, o3, 3);
+    eir_named_arg b2i[2] = {pos_arg("self", a_tensor(p3)), pos_arg("mat2", a_tensor(v3))};
+    if ((st = emit(c, "bmm.default", 2, b2i, &t1.m, "bmm", &b2))) return st;
+    tm_new(&t2, qm, dt, osz, 4);
+    if ((st = emit_reshape(c, b2, &t2.m, "view", &o4))) return st;
+    /* the result gets the layout the program recorded for it (torch's CPU
+     * kernel writes [B, L, H, Ev] in memory): permute to that memory order,
+     * copy contiguous, permute back */
+    if (meta_contiguous(om)) return finish(c, out, o4);
+    int64_t p1[4] = {0, 1, 2, 3}, p2[4];
+    for (uint32_t i = 1; i < 4; i++)
+        for (uint32_t j = i; j > 0 && om->strides[p1[j - 1]].value < om->strides[p1[j]].value; j--) {
+            int64_t tmp = p1[j - 1];
+            p1[j - 1] = p1[j];
+            p1[j] = tmp;
+        }
+    for (uint32_t i = 0; i < 4; i++) p2[p1[i]] = i;
+    tm_permute(&t1, &t2.m, p1);
+    eir_named_arg ppi[2] = {pos_arg("self", a_tensor(o4)), pos_arg("dims", a_ints(c, p1, 4))};
+    if ((st = emit(c, "permute.default", 2, ppi, &t1.m, "permute", &pr))) return st;
+    tm_contig(&t1);
+    eir_named_arg ci[2] = {pos_arg("self", a_tensor(pr)), kw_arg("memory_format", a_kind(EIR_ARG_MEMORY_FORMAT, EIR_MF_CONTIGUOUS))};
+    if ((st = emit(c, "clone.default", 2, ci, &t1.m, "clone", &cl))) return st;
+    eir_named_arg p2i[2] = {pos_arg("self", a_tensor(cl)), pos_arg("dims", a_ints(c, p2, 4))};
+    if ((st = emit(c, "permute.default", 2, p2i, om, "permute", &res))) return st;
+    return finish(c, out, res);
+}
+
 /* ---- in-place ops on intermediates ---- */
 
 static bool arg_names(const eir_arg *a, uint32_t v) {
@@ -1177,6 +1474,9 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.__xor__.Scalar", r_rename},
     {"aten.arange.start", r_rename},
     {"aten.arange.default", r_rename},
+    {"aten.item.default", r_item},
+    {"aten.scaled_dot_product_attention.default", r_sdpa},
+    {"aten.squeeze.dim", r_squeeze},
 };
 
 uint32_t eir_decomp_num_rules(void) { return sizeof RULES / sizeof *RULES; }
@@ -1215,8 +1515,13 @@ static eir_status run_graph(eir_program *p, eir_graph *g, bool dry, uint32_t *ch
         c->op = op;
         c->dry = dry;
         c->npool = 0;
+        c->kept = false;
         st = fn ? fn(c) : r_inplace(c, fs);
         if (st || dry) continue;
+        if (c->kept) {
+            (*changed)++;
+            continue;
+        }
         /* c->node is where the decomposed node now sits */
         st = eir_graph_erase_node(p, g, c->node);
         if (st) break;
