@@ -45,6 +45,7 @@ typedef struct dc {
     const char *op;              /* its target without "torch.ops." */
     bool dry;                    /* check only */
     bool kept;                   /* the rule rewrote the node in place */
+    const eir_tensor_meta *pwm;  /* metadata of the steps of a pointwise chain */
     eir_arg pool[POOL];
     uint32_t npool;
 } dc;
@@ -407,6 +408,22 @@ static eir_status need_io(dc *c, const char *self_name, uint32_t *self, uint32_t
     return EIR_OK;
 }
 
+/* Whether x (all but its last dimension folded into one) can be viewed as
+ * a matrix, so that torch's matmul folds it rather than broadcasting. */
+static bool can_view(const eir_tensor_meta *xm) {
+    if (meta_contiguous(xm)) return true;
+    if (!meta_concrete_sizes(xm) || xm->rank > MAXR) return false;
+    int64_t osz[MAXR], ost[MAXR], nsz[2] = {1, 1}, nst[2];
+    for (uint32_t i = 0; i < xm->rank; i++) {
+        if (xm->strides[i].is_expr) return false;
+        osz[i] = xm->sizes[i].value;
+        ost[i] = xm->strides[i].value;
+        if (i + 1 < xm->rank) nsz[0] *= osz[i];
+    }
+    nsz[1] = xm->rank ? osz[xm->rank - 1] : 1;
+    return view_strides(osz, ost, xm->rank, nsz, 2, nst);
+}
+
 /* view(x, sizes of m) with m's metadata, preceded by a contiguous clone when
  * x's strides admit no such view (torch's reshape). */
 static eir_status emit_reshape(dc *c, uint32_t x, const eir_tensor_meta *m, const char *hint, uint32_t *res) {
@@ -458,6 +475,8 @@ static eir_status emit_reshape(dc *c, uint32_t x, const eir_tensor_meta *m, cons
 
 /* ---- rules ---- */
 
+static eir_status emit_batched_mm(dc *c, uint32_t a, uint32_t b, const eir_tensor_meta *om, uint32_t *out_res);
+
 typedef eir_status (*rule_fn)(dc *c);
 
 /* x.T of a 2-d weight: permute(w, [1, 0]) */
@@ -504,6 +523,25 @@ static eir_status r_linear(dc *c) {
         probe.dry = true;
         st = emit_reshape(&probe, x, &flat_in.m, "view", &x);
         if (st) return st;
+    }
+    if (xm->rank > 2 && !can_view(xm)) {
+        /* torch's matmul: broadcast the weight, bmm, then add the bias */
+        if (!meta_concrete_sizes(xm)) return refuse(c, "symbolic sizes of a non-contiguous input");
+        for (uint32_t i = 0; i < xm->rank; i++)
+            if (xm->strides[i].is_expr) return refuse(c, "symbolic strides of input %s", c->g->values[x].name);
+        if (c->dry) return EIR_OK;
+        uint32_t wt, mmv, res;
+        tm mo;
+        tm_from(&mo, om);
+        if (!tm_contig(&mo)) return refuse(c, "symbolic output size");
+        if ((st = emit_t(c, w, &wt))) return st;
+        if ((st = emit_batched_mm(c, x, wt, b != EIR_NO_VALUE ? &mo.m : om, &mmv))) return st;
+        res = mmv;
+        if (b != EIR_NO_VALUE) {
+            eir_named_arg ad[2] = {pos_arg("self", a_tensor(mmv)), pos_arg("other", a_tensor(b))};
+            if ((st = emit(c, "add.Tensor", 2, ad, om, "add", &res))) return st;
+        }
+        return finish(c, out, res);
     }
     if (c->dry) return EIR_OK;
     uint32_t in2 = x, wt, mm;
@@ -833,7 +871,12 @@ static eir_status r_fill(dc *c) {
 static eir_status emit_pw(dc *c, const char *target, uint32_t a, eir_arg other, const char *other_name,
                           const char *hint, uint32_t *res) {
     eir_named_arg pi[2] = {pos_arg("self", a_tensor(a)), pos_arg(other_name, other)};
-    return emit(c, target, other_name ? 2 : 1, pi, meta_of(c, out_value(c)), hint, res);
+    return emit(c, target, other_name ? 2 : 1, pi, c->pwm, hint, res);
+}
+
+static eir_status emit_to_copy(dc *c, uint32_t x, const eir_tensor_meta *m, uint32_t *res) {
+    eir_named_arg ti[2] = {pos_arg("self", a_tensor(x)), kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, m->dtype))};
+    return emit(c, "_to_copy.default", 2, ti, m, "_to_copy", res);
 }
 
 static eir_status r_activation(dc *c) {
@@ -843,15 +886,27 @@ static eir_status r_activation(dc *c) {
     if (c->dry) return EIR_OK;
     const char *op = c->op + 5;
     uint32_t r, s, t, u;
+    /* half types compute in float32, as torch's decompositions do
+     * (pw_cast_for_opmath) */
+    const eir_tensor_meta *om = meta_of(c, out);
+    tm f32;
+    tm_from(&f32, om);
+    bool upcast = (om->dtype == EIR_F16 || om->dtype == EIR_BF16) && strncmp(op, "relu6.", 6);
+    c->pwm = om;
+    if (upcast) {
+        f32.m.dtype = EIR_F32;
+        c->pwm = &f32.m;
+        if ((st = emit_to_copy(c, x, &f32.m, &x))) return st;
+    }
     if (!strncmp(op, "silu.", 5)) {
         if ((st = emit_pw(c, "sigmoid.default", x, a_none(), NULL, "sigmoid", &s))) return st;
         if ((st = emit_pw(c, "mul.Tensor", x, a_tensor(s), "other", "mul", &r))) return st;
     } else if (!strncmp(op, "hardswish.", 10) || !strncmp(op, "hardsigmoid.", 12)) {
-        bool swish = op[4] == 's';
+        bool swish = !strncmp(op, "hardswish.", 10);
         if ((st = emit_pw(c, "add.Tensor", x, a_int(3), "other", "add", &s))) return st;
         if ((st = emit_pw(c, "clamp.default", s, a_int(0), "min", "clamp", &t))) return st;
         eir_named_arg ci[3] = {pos_arg("self", a_tensor(t)), pos_arg("min", a_none()), pos_arg("max", a_int(6))};
-        if ((st = emit(c, "clamp.default", 3, ci, meta_of(c, out), "clamp", &u))) return st;
+        if ((st = emit(c, "clamp.default", 3, ci, c->pwm, "clamp", &u))) return st;
         if (swish) {
             uint32_t m;
             if ((st = emit_pw(c, "mul.Tensor", x, a_tensor(u), "other", "mul", &m))) return st;
@@ -862,7 +917,62 @@ static eir_status r_activation(dc *c) {
         eir_named_arg hi[3] = {pos_arg("self", a_tensor(x)), pos_arg("min_val", a_int(0)), pos_arg("max_val", a_int(6))};
         if ((st = emit(c, "hardtanh.default", 3, hi, meta_of(c, out), "hardtanh", &r))) return st;
     }
+    if (upcast && (st = emit_to_copy(c, r, om, &r))) return st;
     return finish(c, out, r);
+}
+
+/* a @ b (ranks >= 2 and >= 1... with b of rank >= 2) by expand + view +
+ * bmm + view, batch dims broadcast, concrete sizes; the result has
+ * metadata om. */
+static eir_status emit_batched_mm(dc *c, uint32_t a, uint32_t b, const eir_tensor_meta *om, uint32_t *out_res) {
+    const eir_tensor_meta *am = meta_of(c, a), *bm = meta_of(c, b);
+    eir_status st;
+    int64_t n = am->sizes[am->rank - 2].value, k = am->sizes[am->rank - 1].value, m = bm->sizes[bm->rank - 1].value;
+    /* batched: broadcast batch dims */
+    uint32_t br = om->rank - 2;
+    int64_t batch = 1;
+    for (uint32_t i = 0; i < br; i++) batch *= om->sizes[i].value;
+    tm ea, eb, va, vb, bo;
+    tm_from(&ea, am);
+    ea.m.rank = br + 2;
+    tm_from(&eb, bm);
+    eb.m.rank = br + 2;
+    int64_t esa[MAXR], esb[MAXR];
+    for (uint32_t i = 0; i < br; i++) esa[i] = esb[i] = om->sizes[i].value;
+    esa[br] = n, esa[br + 1] = k, esb[br] = k, esb[br + 1] = m;
+    /* expand strides: broadcast dims get stride 0 */
+    for (uint32_t i = 0; i < br + 2; i++) {
+        int64_t ia = (int64_t)i - (int64_t)(br + 2 - am->rank), ib = (int64_t)i - (int64_t)(br + 2 - bm->rank);
+        ea.sz[i] = si(esa[i]);
+        ea.st[i] = ia >= 0 && am->sizes[ia].value == esa[i] ? am->strides[ia] : si(0);
+        eb.sz[i] = si(esb[i]);
+        eb.st[i] = ib >= 0 && bm->sizes[ib].value == esb[i] ? bm->strides[ib] : si(0);
+        if (ea.st[i].is_expr || eb.st[i].is_expr) return refuse(c, "symbolic operand strides");
+    }
+    ea.m.storage_offset = am->storage_offset;
+    eb.m.storage_offset = bm->storage_offset;
+    tm_from(&va, am);
+    va.m.rank = 3;
+    va.sz[0] = si(batch), va.sz[1] = si(n), va.sz[2] = si(k);
+    tm_contig(&va);
+    tm_from(&vb, bm);
+    vb.m.rank = 3;
+    vb.sz[0] = si(batch), vb.sz[1] = si(k), vb.sz[2] = si(m);
+    tm_contig(&vb);
+    tm_from(&bo, om);
+    bo.m.rank = 3;
+    bo.sz[0] = si(batch), bo.sz[1] = si(n), bo.sz[2] = si(m);
+    tm_contig(&bo);
+    uint32_t xa, xb, ra, rb, bmv;
+    eir_named_arg ei[2] = {pos_arg("self", a_tensor(a)), pos_arg("size", a_ints(c, esa, br + 2))};
+    if ((st = emit(c, "expand.default", 2, ei, &ea.m, "expand", &xa))) return st;
+    if ((st = emit_reshape(c, xa, &va.m, "view", &ra))) return st;
+    eir_named_arg fi[2] = {pos_arg("self", a_tensor(b)), pos_arg("size", a_ints(c, esb, br + 2))};
+    if ((st = emit(c, "expand.default", 2, fi, &eb.m, "expand", &xb))) return st;
+    if ((st = emit_reshape(c, xb, &vb.m, "view", &rb))) return st;
+    eir_named_arg bi[2] = {pos_arg("self", a_tensor(ra)), pos_arg("mat2", a_tensor(rb))};
+    if ((st = emit(c, "bmm.default", 2, bi, &bo.m, "bmm", &bmv))) return st;
+    return emit_reshape(c, bmv, om, "view", out_res);
 }
 
 /* matmul: 2-d @ 2-d -> mm; n-d @ 2-d -> view + mm + view; batched -> expand +
@@ -912,8 +1022,12 @@ static eir_status r_matmul(dc *c) {
         return finish(c, out, res);
     }
     if (!meta_concrete_sizes(am) || !meta_concrete_sizes(bm)) return refuse(c, "symbolic operand sizes");
-    int64_t n = am->sizes[am->rank - 2].value, k = am->sizes[am->rank - 1].value, m = bm->sizes[bm->rank - 1].value;
-    if (bm->rank == 2) {
+    for (uint32_t i = 0; i < am->rank; i++)
+        if (am->strides[i].is_expr) return refuse(c, "symbolic strides of operand %s", c->g->values[a].name);
+    for (uint32_t i = 0; i < bm->rank; i++)
+        if (bm->strides[i].is_expr) return refuse(c, "symbolic strides of operand %s", c->g->values[b].name);
+    int64_t k = am->sizes[am->rank - 1].value, m = bm->sizes[bm->rank - 1].value;
+    if (bm->rank == 2 && can_view(am)) {
         /* fold the batch into the rows */
         int64_t rows = 1;
         for (uint32_t i = 0; i + 1 < am->rank; i++) rows *= am->sizes[i].value;
@@ -940,52 +1054,9 @@ static eir_status r_matmul(dc *c) {
         if ((st = emit_reshape(c, mmv, om, "view", &res))) return st;
         return finish(c, out, res);
     }
-    /* batched: broadcast batch dims */
-    uint32_t br = om->rank - 2;
-    int64_t batch = 1;
-    for (uint32_t i = 0; i < br; i++) batch *= om->sizes[i].value;
-    tm ea, eb, va, vb, bo;
-    tm_from(&ea, am);
-    ea.m.rank = br + 2;
-    tm_from(&eb, bm);
-    eb.m.rank = br + 2;
-    int64_t esa[MAXR], esb[MAXR];
-    for (uint32_t i = 0; i < br; i++) esa[i] = esb[i] = om->sizes[i].value;
-    esa[br] = n, esa[br + 1] = k, esb[br] = k, esb[br + 1] = m;
-    /* expand strides: broadcast dims get stride 0 */
-    for (uint32_t i = 0; i < br + 2; i++) {
-        int64_t ia = (int64_t)i - (int64_t)(br + 2 - am->rank), ib = (int64_t)i - (int64_t)(br + 2 - bm->rank);
-        ea.sz[i] = si(esa[i]);
-        ea.st[i] = ia >= 0 && am->sizes[ia].value == esa[i] ? am->strides[ia] : si(0);
-        eb.sz[i] = si(esb[i]);
-        eb.st[i] = ib >= 0 && bm->sizes[ib].value == esb[i] ? bm->strides[ib] : si(0);
-        if (ea.st[i].is_expr || eb.st[i].is_expr) return refuse(c, "symbolic operand strides");
-    }
-    ea.m.storage_offset = am->storage_offset;
-    eb.m.storage_offset = bm->storage_offset;
-    tm_from(&va, am);
-    va.m.rank = 3;
-    va.sz[0] = si(batch), va.sz[1] = si(n), va.sz[2] = si(k);
-    tm_contig(&va);
-    tm_from(&vb, bm);
-    vb.m.rank = 3;
-    vb.sz[0] = si(batch), vb.sz[1] = si(k), vb.sz[2] = si(m);
-    tm_contig(&vb);
-    tm_from(&bo, om);
-    bo.m.rank = 3;
-    bo.sz[0] = si(batch), bo.sz[1] = si(n), bo.sz[2] = si(m);
-    tm_contig(&bo);
     if (c->dry) return EIR_OK;
-    uint32_t xa, xb, ra, rb, bmv, res;
-    eir_named_arg ei[2] = {pos_arg("self", a_tensor(a)), pos_arg("size", a_ints(c, esa, br + 2))};
-    if ((st = emit(c, "expand.default", 2, ei, &ea.m, "expand", &xa))) return st;
-    if ((st = emit_reshape(c, xa, &va.m, "view", &ra))) return st;
-    eir_named_arg fi[2] = {pos_arg("self", a_tensor(b)), pos_arg("size", a_ints(c, esb, br + 2))};
-    if ((st = emit(c, "expand.default", 2, fi, &eb.m, "expand", &xb))) return st;
-    if ((st = emit_reshape(c, xb, &vb.m, "view", &rb))) return st;
-    eir_named_arg bi[2] = {pos_arg("self", a_tensor(ra)), pos_arg("mat2", a_tensor(rb))};
-    if ((st = emit(c, "bmm.default", 2, bi, &bo.m, "bmm", &bmv))) return st;
-    if ((st = emit_reshape(c, bmv, om, "view", &res))) return st;
+    uint32_t res;
+    if ((st = emit_batched_mm(c, a, b, om, &res))) return st;
     return finish(c, out, res);
 }
 
@@ -1023,6 +1094,7 @@ static eir_status r_adaptive_avg_pool(dc *c) {
     if (!ints_of(arg_named(c, "output_size"), os, 3, &n)) return refuse(c, "argument 'output_size': expected ints");
     bool ones = true;
     for (uint32_t i = 0; i < n; i++) ones = ones && os[i] == 1;
+    if (!ones && n == 1) return refuse(c, "adaptive_avg_pool1d to a size other than 1");
     if (c->dry) return EIR_OK;
     uint32_t res;
     if (ones) {
@@ -1031,8 +1103,7 @@ static eir_status r_adaptive_avg_pool(dc *c) {
         st = emit(c, "mean.dim", 3, mi, meta_of(c, out), "mean", &res);
     } else {
         eir_named_arg ai[2] = {pos_arg("self", a_tensor(x)), pos_arg("output_size", *arg_named(c, "output_size"))};
-        st = emit(c, n == 1 ? "_adaptive_avg_pool1d.default" : n == 2 ? "_adaptive_avg_pool2d.default"
-                                                                       : "_adaptive_avg_pool3d.default",
+        st = emit(c, n == 2 ? "_adaptive_avg_pool2d.default" : "_adaptive_avg_pool3d.default",
                   2, ai, meta_of(c, out), "_adaptive_avg_pool", &res);
     }
     if (st) return st;
@@ -1391,7 +1462,9 @@ static eir_status r_inplace(dc *c, const eir_op_schema *fn) {
                       xv->name);
     const eir_node *pn = &c->g->nodes[xv->producer];
     const eir_op_schema *ps = eir_op_find(short_op(pn->target));
-    if (!ps || (ps->flags & (EIR_OPF_VIEW | EIR_OPF_INPLACE)))
+    /* an in-place producer is fine when it is itself rewritten (earlier) */
+    bool chain = ps && (ps->flags & EIR_OPF_INPLACE) && (ps->flags & EIR_OPF_FUNCTIONAL) && !eir_op_mutates_args(ps);
+    if (!ps || (ps->flags & EIR_OPF_VIEW) || ((ps->flags & EIR_OPF_INPLACE) && !chain))
         return refuse(c, "it writes %s, a view or an in-place result of %%%s (%s)", xv->name,
                       pn->name ? pn->name : "?", short_op(pn->target));
     for (uint32_t i = (uint32_t)xv->producer + 1; i < c->node; i++) {
