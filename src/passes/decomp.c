@@ -1184,6 +1184,42 @@ static eir_status r_item(dc *c) {
     return EIR_OK;
 }
 
+/* real / imag of a complex tensor -> view_as_real + select; of a real one
+ * (real only) the tensor itself */
+static eir_status r_real_imag(dc *c) {
+    uint32_t x, out;
+    eir_status st = need_io(c, "self", &x, &out);
+    if (st) return st;
+    const eir_tensor_meta *xm = meta_of(c, x);
+    eir_dtype part = xm->dtype == EIR_C64 ? EIR_F32 : xm->dtype == EIR_C128 ? EIR_F64 : xm->dtype == EIR_C32 ? EIR_F16
+                                                                                                          : EIR_DTYPE_UNKNOWN;
+    bool imag = strstr(c->op, "imag") != NULL;
+    if (part == EIR_DTYPE_UNKNOWN) {
+        if (imag) return refuse(c, "imag of a real tensor");
+        if (c->dry) return EIR_OK;
+        return finish(c, out, x);
+    }
+    if (xm->rank + 1 > MAXR) return refuse(c, "rank above %d", MAXR - 1);
+    for (uint32_t i = 0; i < xm->rank; i++)
+        if (xm->strides[i].is_expr) return refuse(c, "symbolic strides of input %s", c->g->values[x].name);
+    if (xm->storage_offset.is_expr) return refuse(c, "symbolic storage offset of input %s", c->g->values[x].name);
+    if (c->dry) return EIR_OK;
+    tm v;
+    tm_from(&v, xm);
+    v.m.dtype = part;
+    for (uint32_t i = 0; i < xm->rank; i++) v.st[i] = si(xm->strides[i].value * 2);
+    v.sz[xm->rank] = si(2);
+    v.st[xm->rank] = si(1);
+    v.m.rank = xm->rank + 1;
+    v.m.storage_offset = si(xm->storage_offset.value * 2);
+    uint32_t vr, res;
+    eir_named_arg vi[1] = {pos_arg("self", a_tensor(x))};
+    if ((st = emit(c, "view_as_real.default", 1, vi, &v.m, "view_as_real", &vr))) return st;
+    eir_named_arg si_[3] = {pos_arg("self", a_tensor(vr)), pos_arg("dim", a_int(xm->rank)), pos_arg("index", a_int(imag))};
+    if ((st = emit(c, "select.int", 3, si_, meta_of(c, out), "select", &res))) return st;
+    return finish(c, out, res);
+}
+
 /* squeeze.dim(x, d) -> squeeze.dims(x, [d]) */
 static eir_status r_squeeze(dc *c) {
     uint32_t x, out;
@@ -1550,6 +1586,8 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.item.default", r_item},
     {"aten.scaled_dot_product_attention.default", r_sdpa},
     {"aten.squeeze.dim", r_squeeze},
+    {"aten.real.default", r_real_imag},
+    {"aten.imag.default", r_real_imag},
 };
 
 uint32_t eir_decomp_num_rules(void) { return sizeof RULES / sizeof *RULES; }
