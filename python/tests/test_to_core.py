@@ -324,18 +324,54 @@ def test_refuse_training_modes(eir, tmp_path):
     assert "node %dropout (aten.dropout.default): cannot decompose: dropout in training mode" in err
 
 
+class Mutations(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("n", torch.zeros(3))
+        self.register_buffer("last", torch.zeros(3))
+        self.register_buffer("steps", torch.zeros((), dtype=torch.int64))
+
+    def forward(self, x, y):
+        self.n.mul_(0.5).add_(x)
+        self.steps += 1
+        self.last.copy_(x * 3)
+        y.sigmoid_()
+        return x * self.n + y, self.steps
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["nonstrict", "strict"])
+def test_input_and_buffer_mutation(eir, tmp_path, strict):
+    """In-place writes to buffers and user inputs become mutation outputs, as torch's functionalization."""
+    args = (r(3), r(3))
+    m, ep = export(Mutations, args, strict)
+    src, dst = tmp_path / "m.pt2", tmp_path / "m.core.pt2"
+    torch.export.save(ep, str(src))
+    dec = ep.run_decompositions()
+    res = K.check(eir, src, dst, args, torch_core_ops=K.op_set(dec))
+    assert res["converted"] and res["verify"] and res["outputs"] and res["ops"], res["why"]
+    new = torch.export.load(str(dst))
+    kinds = lambda e: [(s.kind.name, s.target) for s in e.graph_signature.output_specs]
+    assert kinds(new) == kinds(dec)
+    # buffers and the written input after two runs, against the eager module
+    mod, a = new.module(), K.clone_args(args)
+    m2, b = export(Mutations, args, strict)[0], K.clone_args(args)
+    for _ in range(2):
+        got, want = mod(*a), m2(*b)
+    assert torch.allclose(got[0], want[0]) and torch.equal(got[1], want[1])
+    assert torch.allclose(a[1], b[1])
+    for (k, v), (k2, v2) in zip(sorted(mod.named_buffers()), sorted(m2.named_buffers())):
+        assert k == k2 and torch.allclose(v, v2), k
+
+
 def test_refuse_input_mutation(eir, tmp_path):
     class Mut(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.register_buffer("n", torch.zeros(3))
-
         def forward(self, x):
-            self.n.add_(x)
+            x[0].add_(1)
             return x * 2
 
-    err = refused(eir, tmp_path, Mut(), (r(3),))
-    assert "node %add_ (aten.add_.Tensor): cannot decompose: it writes the graph input b_n in place" in err
+    err = refused(eir, tmp_path, Mut(), (r(3, 2),))
+    assert "node %add_ (aten.add_.Tensor): cannot decompose: it writes select, a view or an in-place result of " \
+           "%select (aten.select.int)" in err
 
 
 def test_refuse_view_mutation(eir, tmp_path):
@@ -378,10 +414,8 @@ def test_verify_each_and_print_after(eir, tmp_path):
 # why these zoo programs are not converted (the pass refuses them, or torch's
 # result differs in a way that is not an error)
 ZOO_KNOWN = {
-    "buffer_mutation": "in-place writes to buffers are not functionalized yet",
-    "buffer_reassign": "in-place writes to buffers are not functionalized yet",
-    "custom_mutation": "in-place writes to buffers are not functionalized yet",
-    "input_mutation": "in-place writes to user inputs are not functionalized yet",
+    "custom_mutation": "writes a buffer a slice of which is read afterwards (not functionalized yet)",
+    "input_mutation": "writes a user input through a view (select; not functionalized yet)",
     "dynamic_shapes": "linear over a symbolic batch needs a symbolic product (s0*8) as a size",
     "lstm": "no decomposition of aten.lstm",
     "mask_repeat": "no decomposition of aten.repeat_interleave.self_Tensor",

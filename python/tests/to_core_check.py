@@ -49,10 +49,16 @@ def clone_args(args):
 def same_outputs(ep_a, ep_b, args, kwargs=None):
     """(ok, message): both programs run on the same inputs give equal results."""
     kwargs = kwargs or {}
-    torch.manual_seed(0)
-    ra = flat(ep_a.module()(*clone_args(args), **clone_args(kwargs)))
-    torch.manual_seed(0)
-    rb = flat(ep_b.module()(*clone_args(args), **clone_args(kwargs)))
+    res = []
+    for ep in (ep_a, ep_b):
+        # outputs, then the buffers and inputs the program writes, after two runs
+        m = ep.module()
+        torch.manual_seed(0)
+        a, kw = clone_args(args), clone_args(kwargs)
+        m(*clone_args(args), **clone_args(kwargs))
+        out = flat(m(*a, **kw))
+        res.append(out + [b for b in m.buffers()] + flat(a) + flat(kw))
+    ra, rb = res
     if len(ra) != len(rb):
         return False, f"{len(ra)} outputs vs {len(rb)}"
     for i, (a, b) in enumerate(zip(ra, rb)):

@@ -36,6 +36,21 @@ typedef struct tm {
     eir_symint sz[MAXR], st[MAXR];
 } tm;
 
+/* In-place writes to graph inputs (buffers, user inputs) become mutation
+ * outputs: per input, the name of the value that holds its latest version
+ * (names, since value ids shift when nodes are erased). */
+typedef struct mutation {
+    const char *input;           /* the placeholder */
+    const char *latest;          /* its newest value */
+    eir_output_kind kind;        /* BUFFER_MUTATION or USER_INPUT_MUTATION */
+    const char *target;          /* buffer FQN, or the user input's name */
+} mutation;
+
+typedef struct mut_state {
+    mutation m[64];
+    uint32_t n;
+} mut_state;
+
 typedef struct dc {
     eir_program *p;
     eir_graph *g;
@@ -46,6 +61,7 @@ typedef struct dc {
     bool dry;                    /* check only */
     bool kept;                   /* the rule rewrote the node in place */
     const eir_tensor_meta *pwm;  /* metadata of the steps of a pointwise chain */
+    mut_state *muts;             /* the root graph's input mutations */
     eir_arg pool[POOL];
     uint32_t npool;
 } dc;
@@ -1486,33 +1502,84 @@ static bool arg_names(const eir_arg *a, uint32_t v) {
     return false;
 }
 
+/* Whether an output of node u is read by a node after `after`, or is a
+ * graph output. */
+static bool view_read_after(const eir_graph *g, const eir_node *u, uint32_t after) {
+    for (uint32_t o = 0; o < u->num_outputs; o++) {
+        const eir_arg *oa = &u->outputs[o];
+        uint32_t vals[MAXR + 1], nv = 0;
+        if (oa->kind == EIR_ARG_TENSOR) vals[nv++] = oa->value;
+        else if (oa->kind == EIR_ARG_TENSORS)
+            for (uint32_t i = 0; i < oa->u.list.n && nv <= MAXR; i++) vals[nv++] = oa->u.list.items[i].value;
+        for (uint32_t k = 0; k < nv; k++) {
+            for (uint32_t i = after + 1; i < g->num_nodes; i++)
+                for (uint32_t j = 0; j < g->nodes[i].num_inputs; j++)
+                    if (arg_names(&g->nodes[i].inputs[j].arg, vals[k])) return true;
+            for (uint32_t i = 0; i < g->num_outputs; i++)
+                if (arg_names(&g->outputs[i], vals[k])) return true;
+            /* a view of the view: be conservative */
+            for (uint32_t i = 0; i <= after && i < g->num_nodes; i++) {
+                const eir_op_schema *s = eir_op_find(!strncmp(g->nodes[i].target, "torch.ops.", 10)
+                                                         ? g->nodes[i].target + 10 : g->nodes[i].target);
+                if (s && !(s->flags & EIR_OPF_VIEW)) continue;
+                for (uint32_t j = 0; j < g->nodes[i].num_inputs; j++)
+                    if (arg_names(&g->nodes[i].inputs[j].arg, vals[k])) return true;
+            }
+        }
+    }
+    return false;
+}
+
 static const char *short_op(const char *t) { return !strncmp(t, "torch.ops.", 10) ? t + 10 : t; }
 
-static eir_status r_inplace(dc *c, const eir_op_schema *fn) {
-    uint32_t x, out;
-    eir_status st = need_io(c, "self", &x, &out);
-    if (st) return st;
-    const eir_value *xv = &c->g->values[x];
-    if (xv->producer < 0)
-        return refuse(c, "it writes the graph input %s in place (input and buffer mutations are not functionalized yet)",
-                      xv->name);
-    const eir_node *pn = &c->g->nodes[xv->producer];
-    const eir_op_schema *ps = eir_op_find(short_op(pn->target));
-    /* an in-place producer is fine when it is itself rewritten (earlier) */
-    bool chain = ps && (ps->flags & EIR_OPF_INPLACE) && (ps->flags & EIR_OPF_FUNCTIONAL) && !eir_op_mutates_args(ps);
-    if (!ps || (ps->flags & EIR_OPF_VIEW) || ((ps->flags & EIR_OPF_INPLACE) && !chain))
-        return refuse(c, "it writes %s, a view or an in-place result of %%%s (%s)", xv->name,
-                      pn->name ? pn->name : "?", short_op(pn->target));
-    for (uint32_t i = (uint32_t)xv->producer + 1; i < c->node; i++) {
-        const eir_node *u = &c->g->nodes[i];
-        const eir_op_schema *us = eir_op_find(short_op(u->target));
-        if (us && !(us->flags & EIR_OPF_VIEW)) continue;
-        for (uint32_t j = 0; j < u->num_inputs; j++)
-            if (arg_names(&u->inputs[j].arg, x))
-                return refuse(c, "%s, which it writes, is aliased by %%%s (%s)", xv->name, u->name ? u->name : "?",
-                              short_op(u->target));
+/* Uses of `from` in the nodes from index `start` on, the graph outputs and
+ * (root graph) the output specs move to `to`. */
+static void replace_from(dc *c, uint32_t from, uint32_t to, uint32_t start);
+
+static void repl_arg(eir_arg *a, uint32_t from, uint32_t to, const char *name) {
+    if ((a->kind == EIR_ARG_TENSOR || a->kind == EIR_ARG_OPTIONAL_TENSOR) && a->value == from) {
+        a->value = to;
+        a->name = name;
+    } else if (a->kind == EIR_ARG_TENSORS || a->kind == EIR_ARG_OPTIONAL_TENSORS)
+        for (uint32_t i = 0; i < a->u.list.n; i++) repl_arg(&a->u.list.items[i], from, to, name);
+}
+
+static void replace_from(dc *c, uint32_t from, uint32_t to, uint32_t start) {
+    eir_graph *g = c->g;
+    const char *name = g->values[to].name;
+    for (uint32_t i = start; i < g->num_nodes; i++)
+        for (uint32_t j = 0; j < g->nodes[i].num_inputs; j++)
+            repl_arg((eir_arg *)&g->nodes[i].inputs[j].arg, from, to, name);
+    for (uint32_t i = 0; i < g->num_outputs; i++) repl_arg((eir_arg *)&g->outputs[i], from, to, name);
+    if (g == c->p->graph)
+        for (uint32_t i = 0; i < c->p->num_output_specs; i++) repl_arg(&c->p->output_specs[i].arg, from, to, name);
+}
+
+/* the functional op in place of the in-place one; mi >= 0: x is the latest
+ * version of mutated input mi, and the result becomes it */
+static eir_status inplace_emit(dc *c, const eir_op_schema *fn, uint32_t x, uint32_t out, int32_t mi) {
+    if (!strcmp(c->op, "aten.copy_.default")) {
+        /* x.copy_(src) of the same dtype and sizes: src is x's new value */
+        uint32_t src = tensor_of(c, "src");
+        const eir_tensor_meta *xm = meta_of(c, x), *sm = src != EIR_NO_VALUE ? meta_of(c, src) : NULL;
+        bool same = sm && sm->dtype == xm->dtype && sm->rank == xm->rank;
+        for (uint32_t i = 0; same && i < xm->rank; i++) same = si_eq(sm->sizes[i], xm->sizes[i]);
+        if (!same) return refuse(c, "copy_ that converts or broadcasts its source");
+        if (c->dry) {
+            if (mi >= 0) c->muts->m[mi].latest = c->g->values[out].name;
+            return EIR_OK;
+        }
+        replace_from(c, out, src, c->node + 1);
+        replace_from(c, x, src, c->node + 1);
+        if (mi >= 0) c->muts->m[mi].latest = c->g->values[src].name;
+        return EIR_OK;
     }
-    if (c->dry) return EIR_OK;
+    if (c->dry) {
+        /* later writes through this node's output write the same input */
+        if (mi >= 0 && c->src.outputs[0].kind == EIR_ARG_TENSOR)
+            c->muts->m[mi].latest = c->g->values[out].name;
+        return EIR_OK;
+    }
     eir_named_arg ins[16];
     uint32_t n = 0;
     for (uint32_t i = 0; i < c->src.num_inputs && n < 16; i++)
@@ -1521,9 +1588,59 @@ static eir_status r_inplace(dc *c, const eir_op_schema *fn) {
     char hint[48];
     snprintf(hint, sizeof hint, "%.*s", (int)(strchr(name, '.') - name), name);
     uint32_t res;
+    eir_status st;
     if ((st = emit(c, name, n, ins, meta_of(c, out), hint, &res))) return st;
     if ((st = finish(c, out, res))) return st;
-    return finish(c, x, res);
+    if ((st = finish(c, x, res))) return st;
+    if (mi >= 0) c->muts->m[mi].latest = c->g->values[res].name;
+    return EIR_OK;
+}
+
+static eir_status r_inplace(dc *c, const eir_op_schema *fn) {
+    uint32_t x, out;
+    eir_status st = need_io(c, "self", &x, &out);
+    if (st) return st;
+    const eir_value *xv = &c->g->values[x];
+    /* the graph input this writes: x itself, or x as its latest version */
+    int32_t mi = -1;
+    for (uint32_t i = 0; c->muts && i < c->muts->n; i++)
+        if (!strcmp(c->muts->m[i].latest, xv->name)) mi = (int32_t)i;
+    if (xv->producer < 0 && mi < 0) {
+        const eir_input_spec *spec = NULL;
+        for (uint32_t i = 0; c->g == c->p->graph && i < c->p->num_input_specs; i++)
+            if (c->p->input_specs[i].arg.kind == EIR_ARG_TENSOR && c->p->input_specs[i].arg.value == x)
+                spec = &c->p->input_specs[i];
+        if (!spec || (spec->kind != EIR_IN_BUFFER && spec->kind != EIR_IN_USER_INPUT))
+            return refuse(c, "it writes the graph input %s in place (only buffers and user inputs of the top-level "
+                             "graph become mutation outputs)", xv->name);
+        if (!c->muts || c->muts->n == sizeof c->muts->m / sizeof *c->muts->m)
+            return refuse(c, "too many mutated inputs");
+        mutation *m = &c->muts->m[c->muts->n];
+        m->input = m->latest = xv->name;
+        m->kind = spec->kind == EIR_IN_BUFFER ? EIR_OUT_BUFFER_MUTATION : EIR_OUT_USER_INPUT_MUTATION;
+        m->target = spec->kind == EIR_IN_BUFFER ? spec->target : xv->name;
+        mi = (int32_t)c->muts->n++;
+    }
+    const eir_node *pn = xv->producer >= 0 ? &c->g->nodes[xv->producer] : NULL;
+    /* a view of x taken before and read after would see the write */
+    for (uint32_t i = xv->producer >= 0 ? (uint32_t)xv->producer + 1 : 0; i < c->node; i++) {
+        const eir_node *u = &c->g->nodes[i];
+        const eir_op_schema *us = eir_op_find(short_op(u->target));
+        if (us && !(us->flags & EIR_OPF_VIEW)) continue;
+        bool reads = false;
+        for (uint32_t j = 0; j < u->num_inputs; j++) reads = reads || arg_names(&u->inputs[j].arg, x);
+        if (reads && view_read_after(c->g, u, c->node))
+            return refuse(c, "%s, which it writes, is aliased by %%%s (%s), read afterwards", xv->name,
+                          u->name ? u->name : "?", short_op(u->target));
+    }
+    if (!pn) return inplace_emit(c, fn, x, out, mi);
+    const eir_op_schema *ps = eir_op_find(short_op(pn->target));
+    /* an in-place producer is fine when it is itself rewritten (earlier) */
+    bool chain = ps && (ps->flags & EIR_OPF_INPLACE) && (ps->flags & EIR_OPF_FUNCTIONAL) && !eir_op_mutates_args(ps);
+    if (!ps || (ps->flags & EIR_OPF_VIEW) || ((ps->flags & EIR_OPF_INPLACE) && !chain))
+        return refuse(c, "it writes %s, a view or an in-place result of %%%s (%s)", xv->name,
+                      pn->name ? pn->name : "?", short_op(pn->target));
+    return inplace_emit(c, fn, x, out, mi);
 }
 
 /* ---- the table ---- */
@@ -1599,7 +1716,7 @@ static rule_fn rule_for(const char *op) {
     return NULL;
 }
 
-static eir_status run_graph(eir_program *p, eir_graph *g, bool dry, uint32_t *changed) {
+static eir_status run_graph(eir_program *p, eir_graph *g, bool dry, mut_state *muts, uint32_t *changed) {
     dc *c = calloc(1, sizeof *c);
     if (!c) return eir_fail(p, EIR_ERR_NOMEM, "to-core: out of memory");
     eir_status st = EIR_OK;
@@ -1608,7 +1725,7 @@ static eir_status run_graph(eir_program *p, eir_graph *g, bool dry, uint32_t *ch
         /* nested graphs first (control flow bodies) */
         for (uint32_t j = 0; j < nd->num_inputs && !st; j++) {
             const eir_arg *a = &nd->inputs[j].arg;
-            if (a->kind == EIR_ARG_GRAPH && a->u.graph.graph) st = run_graph(p, a->u.graph.graph, dry, changed);
+            if (a->kind == EIR_ARG_GRAPH && a->u.graph.graph) st = run_graph(p, a->u.graph.graph, dry, NULL, changed);
         }
         if (st) break;
         nd = &g->nodes[i];
@@ -1625,6 +1742,7 @@ static eir_status run_graph(eir_program *p, eir_graph *g, bool dry, uint32_t *ch
         c->src = *nd;
         c->op = op;
         c->dry = dry;
+        c->muts = muts;
         c->npool = 0;
         c->kept = false;
         st = fn ? fn(c) : r_inplace(c, fs);
@@ -1643,9 +1761,61 @@ static eir_status run_graph(eir_program *p, eir_graph *g, bool dry, uint32_t *ch
     return st;
 }
 
+static uint32_t value_by_name(const eir_graph *g, const char *name) {
+    for (uint32_t i = 0; i < g->num_values; i++)
+        if (!strcmp(g->values[i].name, name)) return i;
+    return EIR_NO_VALUE;
+}
+
+/* The mutated inputs' latest values become BUFFER_MUTATION /
+ * USER_INPUT_MUTATION outputs, ahead of the others, in input order (as
+ * torch's functionalization writes them). */
+static eir_status add_mutation_outputs(eir_program *p, const mut_state *ms) {
+    if (!ms->n) return EIR_OK;
+    eir_graph *g = p->graph;
+    uint32_t n = g->num_outputs, ns = p->num_output_specs, k = 0;
+    eir_arg *outs = eir_arena_array(&p->arena, n + ms->n, sizeof *outs);
+    eir_output_spec *specs = eir_arena_array(&p->arena, ns + ms->n, sizeof *specs);
+    if (!outs || !specs) return eir_fail(p, EIR_ERR_NOMEM, "to-core: out of memory");
+    for (uint32_t in = 0; in < g->num_inputs; in++) {
+        const eir_arg *ia = &g->inputs[in];
+        if (ia->kind != EIR_ARG_TENSOR || ia->value >= g->num_values) continue;
+        for (uint32_t i = 0; i < ms->n; i++) {
+            if (strcmp(ms->m[i].input, g->values[ia->value].name)) continue;
+            uint32_t v = value_by_name(g, ms->m[i].latest);
+            if (v == EIR_NO_VALUE) return eir_fail(p, EIR_ERR_GRAPH, "to-core: lost the value %s", ms->m[i].latest);
+            eir_arg a = {0};
+            a.kind = EIR_ARG_TENSOR;
+            a.value = v;
+            a.name = g->values[v].name;
+            outs[k] = a;
+            memset(&specs[k], 0, sizeof specs[k]);
+            specs[k].kind = ms->m[i].kind;
+            specs[k].arg = a;
+            specs[k].target = ms->m[i].target;
+            k++;
+        }
+    }
+    if (k != ms->n) return eir_fail(p, EIR_ERR_GRAPH, "to-core: a mutated input is not a graph input");
+    memcpy(outs + k, g->outputs, n * sizeof *outs);
+    memcpy(specs + k, p->output_specs, ns * sizeof *specs);
+    g->outputs = outs;
+    g->num_outputs = n + k;
+    p->output_specs = specs;
+    p->num_output_specs = ns + k;
+    return EIR_OK;
+}
+
 eir_status eir_pass_to_core(eir_program *p, uint32_t *changed) {
     uint32_t n = 0;
-    eir_status st = run_graph(p, p->graph, true, &n);
-    if (st) return st;
-    return run_graph(p, p->graph, false, changed);
+    mut_state *ms = calloc(1, sizeof *ms);
+    if (!ms) return eir_fail(p, EIR_ERR_NOMEM, "to-core: out of memory");
+    eir_status st = run_graph(p, p->graph, true, ms, &n);
+    if (!st) {
+        ms->n = 0;
+        st = run_graph(p, p->graph, false, ms, changed);
+    }
+    if (!st) st = add_mutation_outputs(p, ms);
+    free(ms);
+    return st;
 }

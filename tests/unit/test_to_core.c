@@ -87,10 +87,26 @@ int main(void) {
     CHECK(eir_pass_find("to-core") != NULL);
     converts("mlp", 3);
     converts("tied_weights", 1);
-    refuses("buffer_mutation",
-            "to-core: node %add_ (aten.add_.Tensor): cannot decompose: it writes the graph input b_count in place "
-            "(input and buffer mutations are not functionalized yet) [File: ");
-    refuses("input_mutation", "node %add_ (aten.add_.Tensor): cannot decompose: it writes the graph input x in place");
+    refuses("input_mutation",
+            "to-core: node %mul_ (aten.mul_.Tensor): cannot decompose: it writes select, a view or an in-place result "
+            "of %select (aten.select.int) [File: ");
+    refuses("custom_mutation", "node %add_ (aten.add_.Tensor): cannot decompose: b_acc, which it writes, is aliased "
+                               "by %slice_1 (aten.slice.Tensor), read afterwards");
+    /* buffer writes become BUFFER_MUTATION outputs ahead of the user outputs */
+    eir_program *bm = load_fixture("buffer_mutation");
+    uint32_t nb = 0;
+    CHECK(bm && eir_program_run_pass(bm, "to-core", &nb) == EIR_OK && nb == 3);
+    CHECK(bm && eir_program_num_output_specs(bm) == 4);
+    if (bm && eir_program_num_output_specs(bm) == 4) {
+        CHECK(eir_program_output_spec(bm, 0)->kind == EIR_OUT_BUFFER_MUTATION);
+        CHECK_STR(eir_program_output_spec(bm, 0)->target, "count");
+        CHECK(eir_program_output_spec(bm, 1)->kind == EIR_OUT_BUFFER_MUTATION);
+        CHECK_STR(eir_program_output_spec(bm, 1)->target, "running");
+        CHECK(eir_program_output_spec(bm, 2)->kind == EIR_OUT_USER_OUTPUT);
+        CHECK(eir_program_graph(bm)->num_outputs == 4);
+    }
+    CHECK(bm && core_violations(bm) == 0);
+    eir_program_free(bm);
     refuses("dynamic_shapes",
             "node %linear (aten.linear.default): cannot decompose: symbolic batch size of input x");
     /* already Core ATen: nothing to do */
