@@ -278,21 +278,21 @@ def test_dynamic_shapes(eir, tmp_path):
             self.bn = nn.BatchNorm2d(4)
             self.l = nn.Linear(8, 5)
 
-        def forward(self, x, img):
+        def forward(self, x, img, seq):
             y = F.silu(self.ln(x))
             z = self.bn(self.c(img)).flatten(1)
-            return self.l(y), z.sum(), y.transpose(0, 1).contiguous()
+            return self.l(y), z.sum(), y.transpose(0, 1).contiguous(), self.l(seq)
 
-    args = (r(4, 8), r(2, 3, 6, 6))
-    b, n = torch.export.Dim("b", min=2, max=64), torch.export.Dim("n", min=2, max=64)
-    ep = torch.export.export(Dyn().eval(), args, dynamic_shapes=({0: b}, {0: n}), strict=False)
+    args = (r(4, 8), r(2, 3, 6, 6), r(4, 5, 8))
+    b, n, s = (torch.export.Dim(k, min=2, max=64) for k in "bns")
+    ep = torch.export.export(Dyn().eval(), args, dynamic_shapes=({0: b}, {0: n}, {0: b, 1: s}), strict=False)
     src, dst = tmp_path / "dyn.pt2", tmp_path / "dyn.core.pt2"
     torch.export.save(ep, str(src))
     res = K.check(eir, src, dst, args, torch_core_ops=K.op_set(ep.run_decompositions()))
     assert res["converted"] and res["verify"] and res["outputs"] and res["ops"], res["why"]
     new = torch.export.load(str(dst))
     for k in (3, 9):
-        a2 = (r(k, 8), r(k + 1, 3, 6, 6))
+        a2 = (r(k, 8), r(k + 1, 3, 6, 6), r(k, k + 2, 8))
         ok, msg = K.same_outputs(ep, new, a2)
         assert ok, (k, msg)
 
@@ -416,7 +416,6 @@ def test_verify_each_and_print_after(eir, tmp_path):
 ZOO_KNOWN = {
     "custom_mutation": "writes a buffer a slice of which is read afterwards (not functionalized yet)",
     "input_mutation": "writes a user input through a view (select; not functionalized yet)",
-    "dynamic_shapes": "linear over a symbolic batch needs a symbolic product (s0*8) as a size",
     "lstm": "no decomposition of aten.lstm",
     "mask_repeat": "no decomposition of aten.repeat_interleave.self_Tensor",
     "effects": "torch wraps effectful ops in with_effects (ops compared by name differ)",

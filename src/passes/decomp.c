@@ -62,6 +62,7 @@ typedef struct dc {
     bool kept;                   /* the rule rewrote the node in place */
     const eir_tensor_meta *pwm;  /* metadata of the steps of a pointwise chain */
     mut_state *muts;             /* the root graph's input mutations */
+    uint32_t size_src;           /* a tensor whose sizes views may read (sym_size) */
     eir_arg pool[POOL];
     uint32_t npool;
 } dc;
@@ -424,10 +425,140 @@ static eir_status need_io(dc *c, const char *self_name, uint32_t *self, uint32_t
     return EIR_OK;
 }
 
+/* The product of sizes sz[0..n) as one size: concrete, or a sympy Mul of a
+ * constant and plain symbols (interned in the program's expression table;
+ * in a dry run only checked). False for other symbolic factors. */
+static bool sym_product(dc *c, const eir_symint *sz, uint32_t n, eir_symint *out);
+
+/* The srepr of the product of sizes sz[0..n) into b (sympy's order: the
+ * number first, then the symbols by name); *k the constant factor, *ns the
+ * number of symbols. False for symbolic factors other than plain symbols. */
+static bool product_srepr(const dc *c, const eir_symint *sz, uint32_t n, eir_buf *b, int64_t *k, uint32_t *ns) {
+    const char *syms[MAXR];
+    *k = 1;
+    *ns = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!sz[i].is_expr) { *k *= sz[i].value; continue; }
+        if (sz[i].expr >= c->p->num_exprs || strncmp(c->p->exprs[sz[i].expr].srepr, "Symbol('", 8) || *ns == MAXR)
+            return false;
+        syms[(*ns)++] = c->p->exprs[sz[i].expr].srepr;
+    }
+    for (uint32_t i = 1; i < *ns; i++)
+        for (uint32_t j = i; j > 0 && strcmp(syms[j - 1], syms[j]) > 0; j--) {
+            const char *t = syms[j - 1];
+            syms[j - 1] = syms[j];
+            syms[j] = t;
+        }
+    if (*ns == 1 && *k == 1) { eir_buf_puts(b, syms[0]); return true; }
+    eir_buf_puts(b, "Mul(");
+    if (*k != 1) eir_buf_printf(b, "Integer(%lld), ", (long long)*k);
+    for (uint32_t i = 0; i < *ns; i++) eir_buf_printf(b, "%s%s", i ? ", " : "", syms[i]);
+    eir_buf_puts(b, ")");
+    return true;
+}
+
+/* Whether m's strides are the contiguous ones, symbolic ones compared as
+ * sympy expressions. */
+static bool sym_contiguous(const dc *c, const eir_tensor_meta *m) {
+    for (uint32_t d = 0; d < m->rank; d++) {
+        if (!m->sizes[d].is_expr && m->sizes[d].value <= 1) continue;
+        eir_buf b;
+        eir_buf_init(&b);
+        int64_t k;
+        uint32_t ns;
+        bool ok = product_srepr(c, m->sizes + d + 1, m->rank - d - 1, &b, &k, &ns);
+        if (ok && !ns) ok = !m->strides[d].is_expr && m->strides[d].value == k;
+        else if (ok) ok = m->strides[d].is_expr && m->strides[d].expr < c->p->num_exprs && b.data &&
+                          !strcmp(c->p->exprs[m->strides[d].expr].srepr, b.data);
+        eir_buf_free(&b);
+        if (!ok) return false;
+    }
+    return true;
+}
+
+static bool sym_product(dc *c, const eir_symint *sz, uint32_t n, eir_symint *out) {
+    int64_t hint = 1;
+    bool hinted = true;
+    for (uint32_t i = 0; i < n; i++) {
+        hint *= sz[i].value;
+        if (sz[i].is_expr) hinted = hinted && sz[i].has_hint;
+    }
+    eir_buf b;
+    eir_buf_init(&b);
+    int64_t k;
+    uint32_t ns;
+    bool ok = product_srepr(c, sz, n, &b, &k, &ns);
+    if (ok && (!ns || k == 0)) {
+        *out = si(k == 0 ? 0 : k);
+    } else if (ok && ns == 1 && k == 1) {
+        for (uint32_t i = 0; i < n; i++)
+            if (sz[i].is_expr) *out = sz[i];
+    } else if (ok && !c->dry) {
+        uint32_t id = b.data ? eir_program_intern_expr(c->p, b.data, "to-core") : UINT32_MAX;
+        ok = id != UINT32_MAX;
+        memset(out, 0, sizeof *out);
+        out->is_expr = true;
+        out->expr = id;
+        out->has_hint = hinted;
+        out->value = hinted ? hint : 0;
+    } else if (ok)
+        memset(out, 0, sizeof *out), out->is_expr = true;
+    eir_buf_free(&b);
+    return ok;
+}
+
+/* A size list for sizes sz[0..n) whose symbolic entries are sizes of tensor
+ * `src`: sym_size.int nodes read them (torch's way). False when one is not. */
+static bool sym_size_list(dc *c, uint32_t src, const eir_symint *sz, uint32_t n, eir_arg *out) {
+    const eir_tensor_meta *sm = src != EIR_NO_VALUE ? meta_of(c, src) : NULL;
+    int64_t dim[MAXR];
+    if (n > MAXR || c->npool + n > POOL) return false;
+    for (uint32_t i = 0; i < n; i++) {
+        dim[i] = -1;
+        if (!sz[i].is_expr) continue;
+        for (uint32_t d = 0; sm && d < sm->rank && dim[i] < 0; d++)
+            if (si_eq(sm->sizes[d], sz[i])) dim[i] = d;
+        if (dim[i] < 0) return false;
+    }
+    eir_arg items[MAXR];
+    for (uint32_t i = 0; i < n; i++) {
+        eir_arg a = {0};
+        a.kind = EIR_ARG_SYM_INT;
+        a.literal = true;
+        a.u.i = sz[i].value;
+        if (dim[i] >= 0 && !c->dry) {
+            uint32_t v = eir_graph_add_value(c->p, c->g, EIR_VALUE_SYM_INT, NULL, "sym_size_int");
+            if (v == EIR_NO_VALUE) return false;
+            ((eir_value *)&c->g->values[v])->sym = sz[i];
+            eir_arg o = {0};
+            o.kind = EIR_ARG_SYM_INT;
+            o.value = v;
+            eir_named_arg ins[2] = {pos_arg("self", a_tensor(src)), pos_arg("dim", a_int(dim[i]))};
+            if (eir_graph_insert_node(c->p, c->g, c->pos, "torch.ops.aten.sym_size.int", 2, ins, 1, &o, NULL))
+                return false;
+            eir_node *nd = (eir_node *)&c->g->nodes[c->pos];
+            for (uint32_t k = 0; k < c->src.num_metadata; k++)
+                if (eir_node_set_metadata(c->p, nd, c->src.metadata[k].key, c->src.metadata[k].value)) return false;
+            c->pos++;
+            c->node++;
+            a.literal = false;
+            a.value = v;
+            a.u.i = 0;
+        }
+        items[i] = a;
+    }
+    out->kind = EIR_ARG_SYM_INTS;
+    out->value = 0;
+    out->u.list.n = n;
+    out->u.list.items = &c->pool[c->npool];
+    for (uint32_t i = 0; i < n; i++) c->pool[c->npool++] = items[i];
+    return true;
+}
+
 /* Whether x (all but its last dimension folded into one) can be viewed as
  * a matrix, so that torch's matmul folds it rather than broadcasting. */
-static bool can_view(const eir_tensor_meta *xm) {
-    if (meta_contiguous(xm)) return true;
+static bool can_view(const dc *c, const eir_tensor_meta *xm) {
+    if (meta_contiguous(xm) || sym_contiguous(c, xm)) return true;
     if (!meta_concrete_sizes(xm) || xm->rank > MAXR) return false;
     int64_t osz[MAXR], ost[MAXR], nsz[2] = {1, 1}, nst[2];
     for (uint32_t i = 0; i < xm->rank; i++) {
@@ -446,10 +577,14 @@ static eir_status emit_reshape(dc *c, uint32_t x, const eir_tensor_meta *m, cons
     const eir_tensor_meta *xm = meta_of(c, x);
     tm out;
     tm_from(&out, m);
-    bool viewable = meta_contiguous(xm);
+    bool viewable = meta_contiguous(xm) || sym_contiguous(c, xm);
     bool concrete = meta_concrete_sizes(xm) && meta_concrete_sizes(m);
     if (viewable) {
-        if (!tm_contig(&out)) return refuse(c, "the strides of a view of symbolic size");
+        if (!tm_contig(&out)) {
+            /* symbolic strides: the recorded ones, when they are the contiguous ones */
+            if (!sym_contiguous(c, m)) return refuse(c, "the strides of a view of symbolic size");
+            tm_from(&out, m);
+        }
         out.m.storage_offset = xm->storage_offset;
     } else if (concrete) {
         int64_t osz[MAXR], ost[MAXR], nsz[MAXR], nst[MAXR];
@@ -470,7 +605,7 @@ static eir_status emit_reshape(dc *c, uint32_t x, const eir_tensor_meta *m, cons
     } else
         return refuse(c, "a reshape of the non-contiguous input %s with symbolic sizes", c->g->values[x].name);
     eir_arg size;
-    if (!a_size_list(c, m->sizes, m->rank, true, &size))
+    if (!a_size_list(c, m->sizes, m->rank, true, &size) && !sym_size_list(c, c->size_src, m->sizes, m->rank, &size))
         return refuse(c, "a view to more than one symbolic size");
     if (c->dry) { c->npool = 0; return EIR_OK; }
     uint32_t src = x;
@@ -520,19 +655,18 @@ static eir_status r_linear(dc *c) {
     if (xm->rank < 2) return refuse(c, "input of rank %u (only rank >= 2 is decomposed)", xm->rank);
     if (b != EIR_NO_VALUE && meta_of(c, b)->rank > 1) return refuse(c, "argument 'bias': expected a 1-d tensor");
     tm flat_in, flat_out;
+    c->size_src = x;
     if (xm->rank > 2) {
-        int64_t n = 1;
-        for (uint32_t i = 0; i + 1 < xm->rank; i++) {
-            if (xm->sizes[i].is_expr) return refuse(c, "symbolic batch size of input %s", c->g->values[x].name);
-            n *= xm->sizes[i].value;
-        }
+        eir_symint n;
+        if (!sym_product(c, xm->sizes, xm->rank - 1, &n))
+            return refuse(c, "the batch sizes of input %s are not plain symbols", c->g->values[x].name);
         tm_from(&flat_in, xm);
         flat_in.m.rank = 2;
-        flat_in.sz[0] = si(n);
+        flat_in.sz[0] = n;
         flat_in.sz[1] = xm->sizes[xm->rank - 1];
         tm_from(&flat_out, om);
         flat_out.m.rank = 2;
-        flat_out.sz[0] = si(n);
+        flat_out.sz[0] = n;
         flat_out.sz[1] = om->sizes[om->rank - 1];
         if (!tm_contig(&flat_out) || !tm_contig(&flat_in)) return refuse(c, "symbolic feature size");
         dc probe = *c;
@@ -540,7 +674,7 @@ static eir_status r_linear(dc *c) {
         st = emit_reshape(&probe, x, &flat_in.m, "view", &x);
         if (st) return st;
     }
-    if (xm->rank > 2 && !can_view(xm)) {
+    if (xm->rank > 2 && !can_view(c, xm)) {
         /* torch's matmul: broadcast the weight, bmm, then add the bias */
         if (!meta_concrete_sizes(xm)) return refuse(c, "symbolic sizes of a non-contiguous input");
         for (uint32_t i = 0; i < xm->rank; i++)
@@ -1043,7 +1177,7 @@ static eir_status r_matmul(dc *c) {
     for (uint32_t i = 0; i < bm->rank; i++)
         if (bm->strides[i].is_expr) return refuse(c, "symbolic strides of operand %s", c->g->values[b].name);
     int64_t k = am->sizes[am->rank - 1].value, m = bm->sizes[bm->rank - 1].value;
-    if (bm->rank == 2 && can_view(am)) {
+    if (bm->rank == 2 && can_view(c, am)) {
         /* fold the batch into the rows */
         int64_t rows = 1;
         for (uint32_t i = 0; i + 1 < am->rank; i++) rows *= am->sizes[i].value;
@@ -1743,6 +1877,7 @@ static eir_status run_graph(eir_program *p, eir_graph *g, bool dry, mut_state *m
         c->op = op;
         c->dry = dry;
         c->muts = muts;
+        c->size_src = EIR_NO_VALUE;
         c->npool = 0;
         c->kept = false;
         st = fn ? fn(c) : r_inplace(c, fs);
