@@ -547,8 +547,8 @@ static bool sym_size_list(dc *c, uint32_t src, const eir_symint *sz, uint32_t n,
         }
         items[i] = a;
     }
+    memset(out, 0, sizeof *out);
     out->kind = EIR_ARG_SYM_INTS;
-    out->value = 0;
     out->u.list.n = n;
     out->u.list.items = &c->pool[c->npool];
     for (uint32_t i = 0; i < n; i++) c->pool[c->npool++] = items[i];
@@ -604,7 +604,7 @@ static eir_status emit_reshape(dc *c, uint32_t x, const eir_tensor_meta *m, cons
             return refuse(c, "the strides of a view of symbolic size");
     } else
         return refuse(c, "a reshape of the non-contiguous input %s with symbolic sizes", c->g->values[x].name);
-    eir_arg size;
+    eir_arg size = {0};
     if (!a_size_list(c, m->sizes, m->rank, true, &size) && !sym_size_list(c, c->size_src, m->sizes, m->rank, &size))
         return refuse(c, "a view to more than one symbolic size");
     if (c->dry) { c->npool = 0; return EIR_OK; }
