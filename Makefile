@@ -40,10 +40,10 @@ SANFLAGS  = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-san
 TSANFLAGS = -O1 -g -fsanitize=thread
 CLANG ?= clang
 
-CLI = tools/eir/main.c tools/eir/npy.c tools/eir/dot.c
+CLI = tools/eir/main.c tools/eir/npy.c tools/eir/dot.c tools/eir/progress.c
 UNIT_DEPS = $(wildcard tests/unit/*.h) examples/custom_ops.c tools/eir/npy.c
 # unit tests that use only the public API: linked with libeir.a itself
-PUBLIC_TESTS = test_api test_verify test_dot
+PUBLIC_TESTS = test_api test_verify test_dot test_progress
 
 # One build tree per configuration: $(1) directory, $(2) compiler, $(3) flags.
 # Objects are compiled with -fvisibility=hidden (include/eir.h marks the API
@@ -75,7 +75,7 @@ $(1)/$$(SOFILE): $$(SRC:%.c=$(1)/obj/%.o)
 	ln -sf $$(SOFILE) $(1)/$$(SONAME)
 	ln -sf $$(SONAME) $(1)/libeir.so
 
-$(1)/eir: $$(CLI) tools/eir/npy.h $(1)/libeir_internal.a
+$(1)/eir: $$(CLI) tools/eir/npy.h tools/eir/progress.h $(1)/libeir_internal.a
 	$(2) $$(CPPFLAGS) $(3) $$(call warn,$(2)) -std=c11 -rdynamic $$(CLI) $(1)/libeir_internal.a $$(LDLIBS) -ldl -o $$@
 
 # the example library of custom-operator kernels (the zoo's mylib ops), for --ops
