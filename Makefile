@@ -164,7 +164,7 @@ test: $(B)/eir $(B)/run_bench $(BS)/eir $(UNIT) $(UNITS) $(B)/libeir_example_ops
 	$(MAKE) --no-print-directory fuzz-smoke
 	rm -rf $(B)/zoo && $(PYTHON) python/zoo/gen.py --out $(B)/zoo
 	EIR_BIN=$(B)/eir EIR_OPS=$(B)/libeir_example_ops.so EIR_ZOO_DIR=$(B)/zoo \
-	    $(PYTHON) -m pytest -q -n 2 --dist loadfile -m "not slow" python/tests
+	    $(PYTHON) -m pytest -q -n 2 --dist loadfile -m "not slow" --durations=25 python/tests
 
 # The slow tests left out of `make test`: the real models too big for its time
 # budget (python/zoo/real_models.py marks them; see README, Tests).
