@@ -152,6 +152,25 @@ static void test_nothing_to_fold(void) {
     fixture_dir = saved;
 }
 
+/* a program whose folded part cannot be evaluated (a slice recorded with
+ * the wrong size): an error naming the node, and the program unchanged */
+static void test_error_leaves_program(void) {
+    eir_program *p = NULL;
+    if (eir_program_load("tests/bad/corpus/r03_view_size_contradicts_op.pt2", &p) != EIR_OK) {
+        CHECK(0);
+        eir_program_free(p);
+        return;
+    }
+    char *before = print_prog(p);
+    uint32_t changed = 99;
+    CHECK(eir_program_run_pass(p, "fold", &changed) != EIR_OK && changed == 0);
+    CHECK(strstr(eir_errmsg(p), "fold: evaluating the constant calls: node %slice_1 (aten.slice.Tensor)") != NULL);
+    char *after = print_prog(p);
+    CHECK(before && after && !strcmp(before, after));
+    free(before), free(after);
+    eir_program_free(p);
+}
+
 static void test_table(void) {
     const eir_pass *ps = eir_pass_find("fold");
     CHECK(ps && ps->run && ps->doc && ps->doc[0]);
@@ -171,6 +190,7 @@ int main(void) {
     test_fold("fold", false);
     test_fold("fold.decomp", true);
     test_nothing_to_fold();
+    test_error_leaves_program();
     test_table();
     return check_summary("test_fold");
 }
