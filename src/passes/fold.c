@@ -271,6 +271,11 @@ static bool satisfied_assert(const eir_graph *g, const eir_node *nd, const bool 
 typedef struct use_ctx { uint32_t *uses; } use_ctx;
 static void count_use(const eir_arg *a, void *ctx) { ((use_ctx *)ctx)->uses[a->value]++; }
 
+static void reads_any(const eir_arg *a, void *ctx) {
+    args_ctx *x = ctx;
+    if ((a->kind == EIR_ARG_TENSOR || a->kind == EIR_ARG_OPTIONAL_TENSOR) && x->is_const[a->value]) x->any_tensor = true;
+}
+
 typedef struct need_ctx { bool *need; } need_ctx;
 static void mark_need(const eir_arg *a, void *ctx) { ((need_ctx *)ctx)->need[a->value] = true; }
 
@@ -334,12 +339,26 @@ static eir_status plan_fold(fold_ctx *c, uint32_t *nfront) {
         nf += c->frontier[v];
     }
     need_ctx nc = {need};
+    memcpy(ctor, c->fold, c->nn * sizeof *ctor);      /* ctor now: the fold set before pruning */
     for (uint32_t n = c->nn; n-- > 0;) {
         if (!c->fold[n]) continue;
         bool needed = assert_n[n];
         for (uint32_t k = 0, v; (v = output_value(&g->nodes[n], k)) != EIR_NO_VALUE; k++) needed |= need[v];
         c->fold[n] = needed;
         if (needed) each_input_value(&g->nodes[n], mark_need, &nc);
+    }
+    /* an unneeded foldable call is dead (only other such calls read it); one
+     * that reads a folded result goes with it, or it would read an erased value */
+    memset(outv, 0, c->nv * sizeof *outv);
+    for (uint32_t n = 0; n < c->nn; n++) {
+        if (!ctor[n]) continue;
+        if (!c->fold[n]) {
+            args_ctx rc = {outv, true, false};
+            each_input_value(&g->nodes[n], reads_any, &rc);
+            c->fold[n] = rc.any_tensor;
+        }
+        if (c->fold[n])
+            for (uint32_t k = 0, v; (v = output_value(&g->nodes[n], k)) != EIR_NO_VALUE; k++) outv[v] = true;
     }
     *nfront = nf;
 done:
@@ -535,7 +554,7 @@ eir_status eir_pass_fold(eir_program *p, uint32_t *changed) {
     for (uint32_t i = 0; i < nf; i++) {
         uint32_t v = output_value(&g->nodes[fv[i].node], fv[i].k);
         const eir_tensor_meta *m = &g->values[v].meta;
-        int64_t sizes[EIR_MAX_RANK > 64 ? EIR_MAX_RANK : 64];
+        int64_t sizes[64];
         if (m->rank > 64) {
             st = eir_fail(p, EIR_ERR_GRAPH, "fold: value %s has rank %u", g->values[v].name, m->rank);
             goto done;

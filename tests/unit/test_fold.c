@@ -171,6 +171,30 @@ static void test_error_leaves_program(void) {
     eir_program_free(p);
 }
 
+/* a dead call on a folded result (made with the editing API; torch.export
+ * leaves none) goes with the folded calls instead of reading an erased value */
+static void test_dead_reader(void) {
+    eir_program *p = load_fixture("fold");
+    if (!p) { CHECK(0); return; }
+    eir_graph *g = eir_program_graph_mut(p);
+    uint32_t t = UINT32_MAX;
+    for (uint32_t i = 0; i < g->num_nodes; i++)
+        if (!strcmp(g->nodes[i].target, "torch.ops.aten.t.default")) { t = i; break; }
+    CHECK(t != UINT32_MAX);
+    if (t == UINT32_MAX) { eir_program_free(p); return; }
+    uint32_t tv = g->nodes[t].outputs[0].value;
+    uint32_t out = eir_graph_add_value(p, g, EIR_VALUE_TENSOR, &g->values[tv].meta, "neg");
+    eir_named_arg in = {"self", {.kind = EIR_ARG_TENSOR, .value = tv}, 1};
+    eir_arg o = {.kind = EIR_ARG_TENSOR, .value = out};
+    CHECK(eir_graph_insert_node(p, g, t + 1, "torch.ops.aten.neg.default", 1, &in, 1, &o, NULL) == EIR_OK);
+    uint32_t n0 = g->num_nodes, changed = 0;
+    CHECK(eir_program_run_pass(p, "fold", &changed) == EIR_OK);
+    CHECK(changed == 6 && g->num_nodes == n0 - 6);
+    CHECK(count_target(g, "torch.ops.aten.neg.default") == 0);
+    CHECK(runs_like_torch(p, "fold with a dead reader"));
+    eir_program_free(p);
+}
+
 static void test_table(void) {
     const eir_pass *ps = eir_pass_find("fold");
     CHECK(ps && ps->run && ps->doc && ps->doc[0]);
@@ -191,6 +215,7 @@ int main(void) {
     test_fold("fold.decomp", true);
     test_nothing_to_fold();
     test_error_leaves_program();
+    test_dead_reader();
     test_table();
     return check_summary("test_fold");
 }
