@@ -566,6 +566,8 @@ eir_status eir_pass_fold(eir_program *p, uint32_t *changed) {
             (st = eir_program_add_state(p, EIR_IN_CONSTANT_TENSOR, name, m->dtype, m->rank, sizes, fv[i].data, true,
                                         &cv)))
             goto done;
+        free(fv[i].data);                /* copied into the program */
+        fv[i].data = NULL;
         v = output_value(&g->nodes[fv[i].node], fv[i].k);
         if ((st = eir_graph_replace_uses(p, g, v, cv, NULL))) goto done;
     }
