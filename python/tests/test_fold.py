@@ -145,10 +145,14 @@ def test_fold_parameters(eir, tmp_path, strict, decomp):
     # (decomposed, linear is addmm(bias, x, permute(weight)): the weight folds too)
     assert set(ep2.state_dict) == {"count", "scale", "lin.bias"} | (set() if decomp else {"lin.weight"})
     assert ep2.constants and all(k.startswith("_prop_tensor_constant") for k in ep2.constants)
-    # the folded transpose is a contiguous constant with w.t()'s values
+    # the folded transpose is a constant with w.t()'s values and recorded strides, in a storage of its own
     wt = [t for t in ep2.constants.values() if t.shape == (3, 4)]
-    assert len(wt) == 1 and wt[0].is_contiguous()
+    assert len(wt) == 1 and wt[0].stride() == m.w.t().stride() == (1, 3)
+    assert wt[0].untyped_storage().nbytes() == 48
     torch.testing.assert_close(wt[0], m.w.detach().t(), rtol=0, atol=0)
+    # and the graph's metadata for it is the value's
+    ph = [n for n in ep2.graph.nodes if n.op == "placeholder" and n.meta["val"].shape == (3, 4)]
+    assert len(ph) == 1 and ph[0].meta["val"].stride() == (1, 3)
     # eir runs the folded program to torch's outputs (the first run: torch's
     # modules share the program's buffers, which the runs below write)
     torch.manual_seed(0)

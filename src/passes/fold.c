@@ -499,6 +499,46 @@ done:
 
 /* ---- rewriting ---- */
 
+/* The value's recorded strides into st, when they lay its elements out
+ * densely: a permutation of the contiguous strides (w.t(), a permute), no
+ * overlap (expand) and no gap (a slice). */
+static bool dense_strides(const eir_tensor_meta *m, int64_t *st) {
+    if (!m->strides || m->rank > 64) return false;
+    uint32_t order[64], n = 0;
+    for (uint32_t d = 0; d < m->rank; d++) {
+        if (m->sizes[d].value == 0) return false;
+        st[d] = m->strides[d].value;
+        if (st[d] < 0) return false;
+        if (m->sizes[d].value > 1) order[n++] = d;
+    }
+    for (uint32_t i = 1; i < n; i++)
+        for (uint32_t j = i; j > 0 && st[order[j - 1]] > st[order[j]]; j--) {
+            uint32_t t = order[j];
+            order[j] = order[j - 1], order[j - 1] = t;
+        }
+    int64_t expect = 1;
+    for (uint32_t i = 0; i < n; i++) {
+        if (st[order[i]] != expect) return false;
+        expect *= m->sizes[order[i]].value;
+    }
+    return true;
+}
+
+/* src (contiguous) into dst laid out with strides st */
+static void scatter_strided(char *dst, const char *src, const eir_tensor_meta *m, const int64_t *st, size_t es) {
+    int64_t numel = 1, idx[64] = {0};
+    for (uint32_t d = 0; d < m->rank; d++) numel *= m->sizes[d].value;
+    for (int64_t i = 0; i < numel; i++) {
+        int64_t off = 0;
+        for (uint32_t d = 0; d < m->rank; d++) off += idx[d] * st[d];
+        memcpy(dst + off * (int64_t)es, src + i * (int64_t)es, es);
+        for (uint32_t d = m->rank; d-- > 0;) {
+            if (++idx[d] < m->sizes[d].value) break;
+            idx[d] = 0;
+        }
+    }
+}
+
 static eir_status constant_name(eir_program *p, char *out, size_t cap) {
     uint32_t n = 0;
     for (uint32_t i = 0; i < p->num_tensors; i++) n += p->tensors[i].is_constant;
@@ -553,7 +593,8 @@ eir_status eir_pass_fold(eir_program *p, uint32_t *changed) {
     /* each frontier value becomes a lifted constant */
     for (uint32_t i = 0; i < nf; i++) {
         uint32_t v = output_value(&g->nodes[fv[i].node], fv[i].k);
-        const eir_tensor_meta *m = &g->values[v].meta;
+        /* a copy: adding the constant may move the value table (sizes and strides stay put) */
+        const eir_tensor_meta meta = g->values[v].meta, *m = &meta;
         int64_t sizes[64];
         if (m->rank > 64) {
             st = eir_fail(p, EIR_ERR_GRAPH, "fold: value %s has rank %u", g->values[v].name, m->rank);
@@ -566,6 +607,17 @@ eir_status eir_pass_fold(eir_program *p, uint32_t *changed) {
             (st = eir_program_add_state(p, EIR_IN_CONSTANT_TENSOR, name, m->dtype, m->rank, sizes, fv[i].data, true,
                                         &cv)))
             goto done;
+        /* a dense view keeps its recorded strides (w.t() stays column-major) */
+        int64_t ks[64];
+        eir_tensor *tn = (eir_tensor *)eir_program_find_tensor(p, name);
+        if (tn && tn->data && dense_strides(m, ks)) {
+            scatter_strided((char *)tn->data, fv[i].data, m, ks, eir_dtype_size(m->dtype));
+            eir_symint *vs = (eir_symint *)g->values[cv].meta.strides;
+            for (uint32_t d = 0; d < m->rank; d++) {
+                ((int64_t *)tn->strides)[d] = ks[d];
+                vs[d].value = ks[d];
+            }
+        }
         free(fv[i].data);                /* copied into the program */
         fv[i].data = NULL;
         v = output_value(&g->nodes[fv[i].node], fv[i].k);

@@ -90,7 +90,7 @@ static void test_fold(const char *name, bool decomposed) {
     /* stays: the random op, the in-place write of the buffer, what reads x */
     CHECK(count_target(g, "torch.ops.aten.rand.default") == 1);
     CHECK(count_target(g, INPLACE) == inplace0);
-    /* three new constants, contiguous, with the folded values' sizes and dtypes */
+    /* three new constants, with the folded values' sizes, strides and dtypes */
     CHECK(count_kind(p, EIR_IN_CONSTANT_TENSOR) == 3);
     CHECK(count_kind(p, EIR_IN_PARAMETER) == 0);
     CHECK(count_kind(p, EIR_IN_BUFFER) == 2);
@@ -100,7 +100,12 @@ static void test_fold(const char *name, bool decomposed) {
     const eir_tensor *bt = eir_program_find_tensor(p, "_prop_tensor_constant2");
     const eir_tensor *ct = eir_program_find_tensor(p, "_prop_tensor_constant3");
     CHECK(wt && wt->is_constant && wt->dtype == EIR_F32 && wt->rank == 2 && wt->sizes[0] == 3 && wt->sizes[1] == 4 &&
-          wt->strides[0] == 4 && wt->strides[1] == 1);
+          wt->strides[0] == 1 && wt->strides[1] == 3);
+    /* w.t() keeps its recorded strides: column-major, so its storage is w's, byte for byte */
+    eir_program *orig = load_fixture(name);
+    const eir_tensor *w = orig ? eir_program_find_tensor(orig, "w") : NULL;
+    CHECK(w && wt && wt->storage_nbytes == 48 && w->storage_nbytes == 48 && !memcmp(wt->data, w->data, 48));
+    eir_program_free(orig);
     CHECK(bt && bt->dtype == EIR_F32 && bt->rank == 1 && bt->sizes[0] == 4);
     CHECK(ct && ct->dtype == EIR_F32 && ct->rank == 2 && ct->sizes[0] == 1 && ct->sizes[1] == 4);
     if (ct) {
