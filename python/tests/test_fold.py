@@ -254,6 +254,8 @@ def test_fold_zoo(eir, zoo_dir, zv, tmp_path):
     assert text == str(ep2) + "\n"
     verify(eir, dst)
     assert len(calls(ep2)) == len(calls(ep)) - n
+    n2, text2 = fold(eir, dst, tmp_path / "again.pt2")
+    assert n2 == 0 and text2 == text
     _, args, kwargs, _ = zoo.build(zv.split(".")[0])
     kwargs = kwargs or {}
 
