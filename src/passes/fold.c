@@ -126,8 +126,8 @@ static bool may_write(const eir_node *nd) {
 static eir_status find_constant_inputs(fold_ctx *c) {
     eir_program *p = c->p;
     eir_graph *g = c->g;
-    uint32_t *origin = malloc(c->nv * sizeof *origin);
-    bool *written = calloc(c->nv, sizeof *written);
+    uint32_t *origin = malloc((c->nv ? c->nv : 1) * sizeof *origin);
+    bool *written = calloc(c->nv ? c->nv : 1, sizeof *written);
     if (!origin || !written) {
         free(origin), free(written);
         return eir_fail(p, EIR_ERR_NOMEM, "out of memory");
@@ -229,10 +229,7 @@ static bool constructor_like(const eir_node *nd, bool any_tensor) {
     return false;
 }
 
-/* aten._assert_tensor_metadata on a constant whose recorded metadata
- * satisfies it: torch inserts one before each dtype cast (`.to`), and on a
- * constant it checks what is already known, so it goes with the folded
- * calls. One that would fail stays, to fail at run time as in torch. */
+/* An int list argument equal to the recorded sizes or strides (None: no claim). */
 static bool ints_match(const eir_arg *a, const eir_symint *v, uint32_t rank) {
     if (a->kind == EIR_ARG_NONE || (a->kind == EIR_ARG_OPTIONAL_TENSOR && a->value == EIR_NO_VALUE)) return true;
     if ((a->kind != EIR_ARG_INTS && a->kind != EIR_ARG_SYM_INTS) || a->u.list.n != rank) return false;
@@ -244,6 +241,10 @@ static bool ints_match(const eir_arg *a, const eir_symint *v, uint32_t rank) {
     return true;
 }
 
+/* aten._assert_tensor_metadata on a constant whose recorded metadata
+ * satisfies it: torch inserts one before each dtype cast (`.to`), and on a
+ * constant it checks what is already known, so it goes with the folded
+ * calls. One that would fail stays, to fail at run time as in torch. */
 static bool satisfied_assert(const eir_graph *g, const eir_node *nd, const bool *is_const) {
     if (strcmp(nd->target, "torch.ops.aten._assert_tensor_metadata.default") || nd->num_inputs == 0) return false;
     const eir_arg *t = &nd->inputs[0].arg;
@@ -280,16 +281,16 @@ typedef struct need_ctx { bool *need; } need_ctx;
 static void mark_need(const eir_arg *a, void *ctx) { ((need_ctx *)ctx)->need[a->value] = true; }
 
 /* The fold set and its frontier, excluding calls until no constructor-like
- * call is at the frontier. Returns the number of frontier values. */
+ * call is at the frontier; *nfront receives the number of frontier values. */
 static eir_status plan_fold(fold_ctx *c, uint32_t *nfront) {
     eir_program *p = c->p;
     eir_graph *g = c->g;
     bool *callable = calloc(c->nn ? c->nn : 1, sizeof *callable);
     bool *ctor = calloc(c->nn ? c->nn : 1, sizeof *ctor);
     bool *assert_n = calloc(c->nn ? c->nn : 1, sizeof *assert_n);
-    bool *outv = calloc(c->nv, sizeof *outv);
-    bool *need = calloc(c->nv, sizeof *need);
-    uint32_t *uses = calloc(c->nv, sizeof *uses);
+    bool *outv = calloc(c->nv ? c->nv : 1, sizeof *outv);
+    bool *need = calloc(c->nv ? c->nv : 1, sizeof *need);
+    uint32_t *uses = calloc(c->nv ? c->nv : 1, sizeof *uses);
     eir_status st = EIR_OK;
     if (!callable || !ctor || !assert_n || !outv || !need || !uses) {
         st = eir_fail(p, EIR_ERR_NOMEM, "out of memory");
