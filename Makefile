@@ -14,6 +14,8 @@ SRC = src/base/base.c src/base/dtype.c src/serde/archive.c src/base/jdoc.c src/s
       src/serde/save.c src/ir/program.c src/ir/sym.c src/ir/pyexpr.c \
       src/ir/print.c src/ir/dot.c src/ir/verify.c src/ir/edit.c src/ops/optable.c src/ops/schema.c src/ops/info.c $(wildcard src/kernels/*.c) \
       $(wildcard src/runtime/*.c) \
+      src/passes/passes.c \
+      src/passes/fold.c \
       src/passes/decomp.c
 HDR = $(wildcard include/*.h src/*/*.h src/ops/*.inc src/ir/*.inc)
 TESTS = $(basename $(wildcard tests/unit/test_*.c))
@@ -41,10 +43,10 @@ SANFLAGS  = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-san
 TSANFLAGS = -O1 -g -fsanitize=thread
 CLANG ?= clang
 
-CLI = tools/eir/main.c tools/eir/npy.c tools/eir/dot.c
+CLI = tools/eir/main.c tools/eir/npy.c tools/eir/dot.c tools/eir/progress.c
 UNIT_DEPS = $(wildcard tests/unit/*.h) examples/custom_ops.c tools/eir/npy.c
 # unit tests that use only the public API: linked with libeir.a itself
-PUBLIC_TESTS = test_api test_verify test_dot
+PUBLIC_TESTS = test_api test_verify test_dot test_progress
 
 # One build tree per configuration: $(1) directory, $(2) compiler, $(3) flags.
 # Objects are compiled with -fvisibility=hidden (include/eir.h marks the API
@@ -76,7 +78,7 @@ $(1)/$$(SOFILE): $$(SRC:%.c=$(1)/obj/%.o)
 	ln -sf $$(SOFILE) $(1)/$$(SONAME)
 	ln -sf $$(SONAME) $(1)/libeir.so
 
-$(1)/eir: $$(CLI) tools/eir/npy.h $(1)/libeir_internal.a
+$(1)/eir: $$(CLI) tools/eir/npy.h tools/eir/progress.h $(1)/libeir_internal.a
 	$(2) $$(CPPFLAGS) $(3) $$(call warn,$(2)) -std=c11 -rdynamic $$(CLI) $(1)/libeir_internal.a $$(LDLIBS) -ldl -o $$@
 
 # the example library of custom-operator kernels (the zoo's mylib ops), for --ops
@@ -165,7 +167,7 @@ test: $(B)/eir $(B)/run_bench $(BS)/eir $(UNIT) $(UNITS) $(B)/libeir_example_ops
 	$(MAKE) --no-print-directory fuzz-smoke
 	rm -rf $(B)/zoo && $(PYTHON) python/zoo/gen.py --out $(B)/zoo
 	EIR_BIN=$(B)/eir EIR_OPS=$(B)/libeir_example_ops.so EIR_ZOO_DIR=$(B)/zoo \
-	    $(PYTHON) -m pytest -q -n 2 --dist loadfile -m "not slow" python/tests
+	    $(PYTHON) -m pytest -q -n 2 --dist loadfile -m "not slow" --durations=25 python/tests
 
 # The slow tests left out of `make test`: the real models too big for its time
 # budget (python/zoo/real_models.py marks them; see README, Tests).

@@ -374,6 +374,17 @@ EIR_API eir_status eir_program_save(eir_program *p, const char *path);
  * The root folder is `archive`, as torch.export.save names it for a buffer. */
 EIR_API eir_status eir_program_save_buffer(eir_program *p, void **data, size_t *size);
 
+/* ---- progress ----------------------------------------------------------------
+ * Long operations report their progress to a callback the calling thread sets
+ * (each thread has its own; NULL, the default, reports nothing): loading an
+ * archive whose payloads must be inflated or unpickled ("loading"), and
+ * writing one ("writing"). `done` and `total` count bytes; `done` grows
+ * monotonically from 0 to `total` within one operation, and the last call of
+ * an operation has done == total. The callback must not call back into eir
+ * on the same program. `eir` draws these as a progress line on a terminal. */
+typedef void (*eir_progress_fn)(void *user, const char *what, uint64_t done, uint64_t total);
+EIR_API void eir_set_progress(eir_progress_fn fn, void *user);
+
 /* The message of the last failure on p ("" if none). Borrowed from p. A NULL p
  * gives a fixed "out of memory" message. */
 EIR_API const char *eir_errmsg(const eir_program *p);

@@ -6,6 +6,7 @@ bindings/python on sys.path, so no pip install is needed."""
 from __future__ import annotations
 
 import glob
+import json
 import os
 import subprocess
 import sys
@@ -21,6 +22,7 @@ LIB = os.environ.get("EIR_LIB") or os.path.join(REPO, "build", "libeir.so")
 os.environ["EIR_LIB"] = LIB
 sys.path.insert(0, os.path.join(REPO, "bindings", "python"))
 import eir  # noqa: E402
+from conftest import eir_bin  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not os.path.exists(LIB), reason=f"{LIB} not built")
 
@@ -94,6 +96,11 @@ def test_mlp_print_and_run(tmp_path):
     assert p.outputs[0]["shape"] == (2, 4) and p.outputs[0]["dtype"] == np.float32
     info = p.info()
     assert info["ops"] == {"aten.linear.default": 2, "aten.relu.default": 1}
+    # what `eir info --json` says, runtime verdict included
+    cli = json.loads(subprocess.run([eir_bin(), "info", "--json", path], capture_output=True, text=True,
+                                    check=True).stdout)
+    assert info == cli
+    assert info["runnable"] is True and 0 < info["arena_bytes"] <= info["intermediate_bytes"]
     (y,) = p.run(x.numpy())
     close(y, m(x))
     # torch tensors directly, and p(...) == p.run(...)
@@ -274,6 +281,10 @@ def test_custom_ops(tmp_path):
     path = export(tmp_path, "custom", M(), (x,))
     with pytest.raises(eir.EirError, match="mylib"):
         eir.load(path)(x)
+    info = eir.load(path).info()
+    assert info["runnable"] is False
+    assert info["missing_ops"] == [{"operator": "mylib.sin.default", "count": 1, "first_node": "sin", "custom": True}]
+    assert eir.load(path, ops=ops).info()["runnable"] is True
     p = eir.load(path, ops=ops)
     close(p(x)[0], M()(x), 1e-6)
 

@@ -326,3 +326,18 @@ void eir_unmap_file(eir_mapped *m) {
     if (m->is_mmap && m->data) munmap((void *)m->data, m->size);
     memset(m, 0, sizeof *m);
 }
+
+/* ---- progress: one callback per thread ---------------------------------- */
+static _Thread_local eir_progress_fn progress_fn;
+static _Thread_local void *progress_user;
+
+void eir_set_progress(eir_progress_fn fn, void *user) {
+    progress_fn = fn;
+    progress_user = user;
+}
+
+bool eir_progress_wanted(void) { return progress_fn != NULL; }
+
+void eir_progress(const char *what, uint64_t done, uint64_t total) {
+    if (progress_fn) progress_fn(progress_user, what, done > total ? total : done, total);
+}

@@ -59,6 +59,10 @@ double eir_strtod(const char *s, char **end);
 /* vsnprintf / snprintf in the C locale, same contract as libc's. */
 int eir_vsnprintf(char *buf, size_t n, const char *fmt, va_list ap);
 int eir_snprintf(char *buf, size_t n, const char *fmt, ...) EIR_PRINTF(3, 4);
+
+/* Report progress to the calling thread's eir_set_progress callback, if any. */
+void eir_progress(const char *what, uint64_t done, uint64_t total);
+bool eir_progress_wanted(void);
 /* ASCII character classes for parsers (<ctype.h>'s follow LC_CTYPE: in a
  * single-byte locale isalpha(0xE4) is true). */
 static inline bool eir_isdigit(int c) { return c >= '0' && c <= '9'; }

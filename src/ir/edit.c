@@ -16,7 +16,7 @@
 
 #include "program.h"
 #include "../ops/optable.h"
-#include "../passes/decomp.h"
+#include "edit.h"
 
 /* ---- capacities of the arrays an edit may grow ---- */
 
@@ -484,7 +484,7 @@ static void mark_fn(eir_arg *a, void *ctx) { ((mark_ctx *)ctx)->used[a->value] =
 
 /* Remove the nodes with erase[i] set and the values they define, then
  * renumber the remaining values everywhere they are named. */
-static eir_status erase_nodes(eir_program *p, eir_graph *g, const bool *erase) {
+eir_status eir_graph_erase_nodes(eir_program *p, eir_graph *g, const bool *erase) {
     uint32_t nv = g->num_values, nn = g->num_nodes;
     eir_value *vals = (eir_value *)g->values;
     eir_node *nodes = (eir_node *)g->nodes;
@@ -550,7 +550,7 @@ eir_status eir_graph_erase_node(eir_program *p, eir_graph *g, uint32_t node) {
     bool *erase = calloc(g->num_nodes, sizeof *erase);
     if (!erase) return eir_fail(p, EIR_ERR_NOMEM, "out of memory");
     erase[node] = true;
-    eir_status st = erase_nodes(p, g, erase);
+    eir_status st = eir_graph_erase_nodes(p, g, erase);
     free(erase);
     return st;
 }
@@ -560,7 +560,7 @@ eir_status eir_graph_erase_node(eir_program *p, eir_graph *g, uint32_t node) {
 /* torch.fx.Node.is_impure for call_function (torch._library.utils.is_impure):
  * operators with a mutable schema or seeded randomness, the functions of
  * torch.fx.node._side_effectful_functions, effectful higher-order ops. */
-static bool is_impure(const eir_node *nd) {
+bool eir_node_is_impure(const eir_node *nd) {
     static const char *const SIDE_EFFECTS[] = {
         "torch.ops.aten._print.default", "torch.ops.aten._assert_async.msg", "torch.ops.aten._assert_scalar.default",
         "torch.ops.aten._assert_tensor_metadata.default", "torch.ops.aten.sym_constrain_range.default",
@@ -618,7 +618,7 @@ eir_status eir_graph_dce(eir_program *p, eir_graph *g, uint32_t *removed) {
     uint32_t count = 0;
     for (uint32_t n = nn; n-- > 0;) {
         const eir_node *nd = &g->nodes[n];
-        if (is_impure(nd)) continue;
+        if (eir_node_is_impure(nd)) continue;
         bool live = false;
         for (uint32_t i = 0; i < nd->num_outputs && !live; i++) {
             const eir_arg *o = &nd->outputs[i];
@@ -635,7 +635,7 @@ eir_status eir_graph_dce(eir_program *p, eir_graph *g, uint32_t *removed) {
         for (uint32_t i = 0; i < nd->num_inputs; i++) walk_arg(&na[i].arg, unuse_fn, uses);
     }
     free(uses);
-    eir_status st = count ? erase_nodes(p, g, erase) : EIR_OK;
+    eir_status st = count ? eir_graph_erase_nodes(p, g, erase) : EIR_OK;
     free(erase);
     if (removed) *removed = total + (st ? 0 : count);
     return st;
@@ -700,7 +700,7 @@ static uint32_t output_values(const eir_node *nd, uint32_t *out, uint32_t cap) {
 }
 
 static bool cse_candidate(const eir_node *nd) {
-    if (is_impure(nd)) return false;
+    if (eir_node_is_impure(nd)) return false;
     if (!strncmp(nd->target, "torch.ops.higher_order.", 23)) return false;   /* subgraphs compare by identity */
     return nd->num_outputs > 0;
 }
@@ -754,7 +754,7 @@ eir_status eir_graph_cse(eir_program *p, eir_graph *g, uint32_t *removed) {
         erase[n] = true;
         count++;
     }
-    if (!st && count) st = erase_nodes(p, g, erase);
+    if (!st && count) st = eir_graph_erase_nodes(p, g, erase);
     free(erase);
     eir_strmap_free(&seen);
     eir_arena_release(&keys);
@@ -940,13 +940,13 @@ eir_status eir_program_drop_input(eir_program *p, uint32_t index) {
     return EIR_OK;
 }
 
-/* ---- passes ---- */
+/* ---- passes (listed in src/passes/passes.c) ---- */
 
-static eir_status pass_dce(eir_program *p, uint32_t *changed) { return eir_graph_dce(p, p->graph, changed); }
+eir_status eir_ir_pass_dce(eir_program *p, uint32_t *changed) { return eir_graph_dce(p, p->graph, changed); }
 
 /* parameters and tensor constants nothing reads; buffers stay (they are
  * module state the caller can read back) */
-static eir_status pass_prune_state(eir_program *p, uint32_t *changed) {
+eir_status eir_ir_pass_prune_state(eir_program *p, uint32_t *changed) {
     eir_graph *g = p->graph;
     for (uint32_t i = g->num_inputs; i-- > 0;) {
         if (i >= p->num_input_specs) continue;
@@ -977,38 +977,4 @@ static eir_status pass_prune_state(eir_program *p, uint32_t *changed) {
     return reindex_tensors(p);
 }
 
-static eir_status pass_cse(eir_program *p, uint32_t *changed) { return eir_graph_cse(p, p->graph, changed); }
-
-static const eir_pass PASSES[] = {
-    {"dce", "remove nodes nothing uses that have no side effect (torch.fx's rule)", pass_dce},
-    {"prune-state", "remove parameters and constants no node reads (buffers stay)", pass_prune_state},
-    {"cse", "merge repeated side-effect-free calls with the same arguments", pass_cse},
-    {"to-core", "decompose ATen operators into Core ATen ones, as ep.run_decompositions() does", eir_pass_to_core},
-};
-
-uint32_t eir_num_passes(void) { return sizeof PASSES / sizeof *PASSES; }
-const eir_pass *eir_pass_at(uint32_t i) { return i < eir_num_passes() ? &PASSES[i] : NULL; }
-const eir_pass *eir_pass_find(const char *name) {
-    for (uint32_t i = 0; name && i < eir_num_passes(); i++)
-        if (!strcmp(PASSES[i].name, name)) return &PASSES[i];
-    return NULL;
-}
-
-eir_status eir_program_run_pass(eir_program *p, const char *name, uint32_t *changed) {
-    if (!p) return EIR_ERR_ARG;
-    if (changed) *changed = 0;
-    const eir_pass *ps = eir_pass_find(name);
-    if (!ps) {
-        eir_buf b;
-        eir_buf_init(&b);
-        for (uint32_t i = 0; i < eir_num_passes(); i++) eir_buf_printf(&b, "%s%s", i ? ", " : "", PASSES[i].name);
-        eir_status st = eir_fail(p, EIR_ERR_ARG, "no pass named '%s' (passes: %s)", name ? name : "(null)",
-                                 b.data ? b.data : "");
-        eir_buf_free(&b);
-        return st;
-    }
-    uint32_t n = 0;
-    eir_status st = ps->run(p, &n);
-    if (changed) *changed = n;
-    return st;
-}
+eir_status eir_ir_pass_cse(eir_program *p, uint32_t *changed) { return eir_graph_cse(p, p->graph, changed); }

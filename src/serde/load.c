@@ -1388,6 +1388,14 @@ static eir_status dec_pickled_tensor(dec *d, eir_tensor *t, uint32_t ri) {
     return EIR_OK;
 }
 
+/* Progress of one load on this thread: payload bytes read (eir_progress). */
+static _Thread_local uint64_t load_done, load_total;
+static void load_progress(uint64_t add) {
+    if (!load_total) return;
+    load_done += add;
+    eir_progress("loading", load_done, load_total);
+}
+
 static eir_status dec_payloads(dec *d, jv root, const char *dir, bool constants) {
     eir_program *p = d->p;
     TRY(want_type(d, root, JT_OBJECT, "a PayloadConfig object"));
@@ -1460,6 +1468,7 @@ static eir_status dec_payloads(dec *d, jv root, const char *dir, bool constants)
         }
         if (t->use_pickle && !t->is_custom_obj) {
             TRY(dec_pickled_tensor(d, t, (uint32_t)ri));
+            load_progress(r->usize);
         } else if (!t->is_custom_obj) {
             if (r->method != 0) {
                 /* compressed payloads cannot be mapped in place; inflate a private copy */
@@ -1478,6 +1487,7 @@ static eir_status dec_payloads(dec *d, jv root, const char *dir, bool constants)
                 t->data = p->archive.data + r->offset;
             }
             t->storage_nbytes = r->usize;
+            load_progress(r->usize);
             /* the view must stay inside its storage: max element index < elements */
             size_t es = dtype_size_of(t->dtype);
             bool empty = false;
@@ -1614,6 +1624,7 @@ static eir_status dec_legacy_tensors(eir_program *p, const char *name, bool cons
     char err[768];
     if (!eir_archive_read(&p->archive, (uint32_t)idx, UINT64_MAX / 2, &data, &len, &owned, err, sizeof err))
         return eir_fail(p, EIR_ERR_ARCHIVE, "%s", err);
+    load_progress(p->archive.records[idx].usize);
     if (owned) {
         void *copy = eir_arena_alloc(&p->arena, len ? len : 1);
         if (!copy) { free((void *)data); return eir_fail(p, EIR_ERR_NOMEM, "out of memory"); }
@@ -1679,9 +1690,30 @@ static eir_status load_flat_legacy(eir_program *p) {
     return check_bindings(p);
 }
 
+static eir_status serde_load(eir_program *p, const uint8_t *data, size_t size);
+
+/* Loads with progress: the total is the size of the records payloads come from. */
 eir_status eir_serde_load(eir_program *p, const uint8_t *data, size_t size) {
+    load_done = load_total = 0;
+    eir_status st = serde_load(p, data, size);
+    if (!st && load_total) {
+        load_done = load_total;
+        eir_progress("loading", load_done, load_total);
+    }
+    load_done = load_total = 0;
+    return st;
+}
+
+static eir_status serde_load(eir_program *p, const uint8_t *data, size_t size) {
     char err[1024];
     if (!eir_archive_open(&p->archive, data, size, err, sizeof err)) return eir_fail(p, EIR_ERR_ARCHIVE, "%s", err);
+    if (eir_progress_wanted())
+        for (uint32_t i = 0; i < p->archive.num_records; i++) {
+            const char *n = p->archive.records[i].name;
+            if (!strncmp(n, "data/weights/", 13) || !strncmp(n, "data/constants/", 15) ||
+                !strcmp(n, "serialized_state_dict.pt") || !strcmp(n, "serialized_constants.pt"))
+                if (!strstr(n, "_config.json")) load_total += p->archive.records[i].usize;
+        }
     if (p->archive.flat) {
         if (eir_archive_find(&p->archive, "serialized_exported_program.json") >= 0) return load_flat_legacy(p);
         return eir_fail(p, EIR_ERR_ARCHIVE, "ZIP record '%.200s' is not inside an archive root folder (a .pt2 keeps "

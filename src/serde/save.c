@@ -28,6 +28,7 @@
 
 #define ALIGN 64
 #define CHUNK ((size_t)1 << 30)
+#define PROGRESS_CHUNK ((size_t)16 << 20)   /* when progress is reported */
 
 /* ---- JSON in json.dumps form ---- */
 
@@ -827,6 +828,7 @@ typedef struct writer {
     uint64_t names_hash;       /* for .data/serialization_id */
     uLong crc_all;
     eir_status st;
+    uint64_t prog_done, prog_total;  /* payload bytes, for eir_progress */
 } writer;
 
 /* One stored record, its data starting at a multiple of 64 bytes. */
@@ -854,11 +856,16 @@ static eir_status put_record(writer *w, const char *rel, const void *data, uint6
     const uint8_t *d = data;
     uint64_t left = size;
     while (rc == ZIP_OK && left) {
-        size_t n = left > CHUNK ? CHUNK : (size_t)left;
+        size_t chunk = w->prog_total ? PROGRESS_CHUNK : CHUNK;
+        size_t n = left > chunk ? chunk : (size_t)left;
         rc = zipWriteInFileInZip(w->zf, d, (unsigned)n);
         w->crc_all = crc32(w->crc_all, d, (uInt)n);
         d += n;
         left -= n;
+        if (w->prog_total) {
+            w->prog_done += n;
+            eir_progress("writing", w->prog_done, w->prog_total);
+        }
     }
     if (rc == ZIP_OK) rc = zipCloseFileInZip(w->zf);
     if (rc != ZIP_OK || w->s->err)
@@ -894,15 +901,20 @@ static eir_status copy_source_record(writer *w, const char *src, const char *rel
     return w->st;
 }
 
-static eir_status put_payloads(writer *w, bool constants, eir_arena *ar) {
+/* Bytes a payload writes: the tensor's storage, or the carried record's size. */
+static uint64_t payload_bytes(const eir_program *p, const payload *it) {
+    const eir_tensor *t = &p->tensors[it->first];
+    if (it->kind == PK_RAW) return t->data ? t->storage_nbytes : 0;
+    int64_t idx = p->archive.records && t->record ? eir_archive_find(&p->archive, t->record) : -1;
+    return idx < 0 ? 0 : p->archive.records[idx].usize;
+}
+
+static eir_status put_payloads(writer *w, bool constants, const plan *pl) {
     eir_program *p = w->p;
     if (w->st) return w->st;
-    plan pl = {0};
-    eir_status st = plan_payloads(p, constants, ar, &pl);
-    if (st) return w->st = st;
     const char *dir = constants ? "data/constants" : "data/weights";
-    for (uint32_t k = 0; k < pl.n; k++) {
-        const payload *it = &pl.items[k];
+    for (uint32_t k = 0; k < pl->n; k++) {
+        const payload *it = &pl->items[k];
         const eir_tensor *t = &p->tensors[it->first];
         char rel[256];
         eir_snprintf(rel, sizeof rel, "%s/%s", dir, it->name);
@@ -912,8 +924,11 @@ static eir_status put_payloads(writer *w, bool constants, eir_arena *ar) {
     }
     eir_buf b;
     eir_buf_init(&b);
-    w_payload_config(&b, p, &pl);
+    w_payload_config(&b, p, pl);
+    uint64_t total = w->prog_total;
+    w->prog_total = 0;  /* configs are not payload bytes */
     put_text(w, constants ? "data/constants/model_constants_config.json" : "data/weights/model_weights_config.json", &b);
+    w->prog_total = total;
     eir_buf_free(&b);
     return w->st;
 }
@@ -922,15 +937,29 @@ static eir_status put_payloads(writer *w, bool constants, eir_arena *ar) {
 static eir_status write_archive(eir_program *p, sink *s, const char *root) {
     if (!p->graph) return eir_fail(p, EIR_ERR_ARG, "the program has no graph to write");
     zlib_filefunc64_def io = {s_open, s_read, s_write, s_tell, s_seek, s_close, s_error, s};
-    writer w = {p, NULL, s, root, 14695981039346656037ull, 0, EIR_OK};
+    writer w = {p, NULL, s, root, 14695981039346656037ull, 0, EIR_OK, 0, 0};
     w.crc_all = crc32(0, Z_NULL, 0);
     w.zf = zipOpen2_64("eir", APPEND_STATUS_CREATE, NULL, &io);
     if (!w.zf) return eir_fail(p, EIR_ERR_IO, "cannot start the ZIP archive");
     eir_arena ar;
     eir_arena_init(&ar);
 
-    put_payloads(&w, false, &ar);
-    put_payloads(&w, true, &ar);
+    plan plw = {0}, plc = {0};
+    eir_status pst = plan_payloads(p, false, &ar, &plw);
+    if (!pst) pst = plan_payloads(p, true, &ar, &plc);
+    if (pst) w.st = pst;
+    if (!w.st && eir_progress_wanted()) {
+        for (uint32_t k = 0; k < plw.n; k++) w.prog_total += payload_bytes(p, &plw.items[k]);
+        for (uint32_t k = 0; k < plc.n; k++) w.prog_total += payload_bytes(p, &plc.items[k]);
+    }
+    put_payloads(&w, false, &plw);
+    put_payloads(&w, true, &plc);
+    if (!w.st && w.prog_total && w.prog_done < w.prog_total) {
+        /* carried records and empty payloads may write less than counted */
+        w.prog_done = w.prog_total;
+        eir_progress("writing", w.prog_done, w.prog_total);
+    }
+    w.prog_total = 0;
 
     if (!w.st) {
         char *json;

@@ -11,6 +11,7 @@
 
 #include "eir.h"
 #include "npy.h"
+#include "progress.h"
 #include "../../src/base/base.h" /* eir_snprintf: numbers in the C locale */
 #include "../../src/kernels/kutil.h"
 #include "../../src/ops/optable.h"
@@ -76,6 +77,9 @@ static const char USAGE[] =
     "options:\n"
     "  -h, --help                  show this help\n"
     "  --version                   show the eir version\n"
+    "\n"
+    "On a terminal, long operations (writing or inflating large archives, run --repeat)\n"
+    "show a progress line on stderr; EIR_NO_PROGRESS=1 turns it off.\n"
     "\n"
     "exit status: 0 on success, 1 when the model cannot be read or run (the message\n"
     "names the record, JSON path, node or input at fault), 2 on a usage error,\n"
@@ -542,6 +546,7 @@ static int cmd_run(const char *path, const char **in_paths, int nin, const run_o
                 goto out;
             }
             times[r] = now_sec() - t0;
+            if (nrep > 1) cli_progress_steps("running", (uint64_t)r + 1, (uint64_t)nrep);
         }
         char dir[4096];
         const char *where = o->out_dir;
@@ -817,6 +822,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     const char *cmd = argv[1];
+    cli_progress_install();
     if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
         fputs(USAGE, stdout);
         return 0;

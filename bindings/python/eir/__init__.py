@@ -250,8 +250,35 @@ class Program:
             out = ctypes.c_void_p()
             if _lib.lib().eir_program_info(self._p, True, ctypes.byref(out)) != 0:
                 raise EirError(_lib.lib().eir_errmsg(self._p).decode(errors="replace"))
-            self._info = json.loads(_lib.take_string(out.value))
+            info = json.loads(_lib.take_string(out.value))
+            info.update(self._runnable())
+            self._info = info
         return dict(self._info)
+
+    def _runnable(self) -> Dict[str, Any]:
+        """What ``eir info --json`` adds from the runtime: ``runnable``, and then
+        ``arena_bytes`` / ``intermediate_bytes`` at the exported shapes, or the
+        operators eir lacks (``missing_ops``) or the reason (``reason``)."""
+        L = _lib.lib()
+        rt = ctypes.c_void_p()
+        st = L.eir_runtime_create_with(self._p, self._eir_lib, ctypes.byref(rt))
+        try:
+            if st == 0 and L.eir_runtime_plan_example(rt) == 0:
+                arena, inter = ctypes.c_uint64(), ctypes.c_uint64()
+                L.eir_runtime_memory(rt, ctypes.byref(arena), ctypes.byref(inter))
+                return {"runnable": True, "arena_bytes": arena.value, "intermediate_bytes": inter.value}
+            res: Dict[str, Any] = {"runnable": False}
+            n = L.eir_runtime_num_missing_ops(rt) if rt else 0
+            if n:
+                res["missing_ops"] = [
+                    {"operator": m.op.decode(), "count": m.count, "first_node": m.first_node.decode(),
+                     "custom": bool(m.custom)}
+                    for m in (L.eir_runtime_missing_op(rt, i).contents for i in range(n))]
+            else:
+                res["reason"] = L.eir_runtime_errmsg(rt).decode(errors="replace") if rt else "out of memory"
+            return res
+        finally:
+            L.eir_runtime_free(rt)
 
     def _io(self, key: str) -> List[Dict[str, Any]]:
         res = []

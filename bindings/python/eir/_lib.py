@@ -46,6 +46,12 @@ def _find() -> str:
     return os.path.join(here, "libeir.so")
 
 
+class MissingOp(ctypes.Structure):
+    """eir_missing_op (include/eir.h), the fields info() reports."""
+    _fields_ = [("op", ctypes.c_char_p), ("count", ctypes.c_uint32), ("first_node", ctypes.c_char_p),
+                ("subgraph", ctypes.c_char_p), ("context", ctypes.c_char_p), ("custom", ctypes.c_bool)]
+
+
 def _declare(lib: ctypes.CDLL) -> None:
     vp, cp, st = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int
 
@@ -75,6 +81,10 @@ def _declare(lib: ctypes.CDLL) -> None:
     fn("eir_runtime_output", st, vp, ctypes.c_uint32, ctypes.POINTER(TensorView))
     fn("eir_runtime_state", st, vp, cp, ctypes.POINTER(TensorView))
     fn("eir_runtime_seed", None, vp, ctypes.c_uint64)
+    fn("eir_runtime_num_missing_ops", ctypes.c_uint32, vp)
+    fn("eir_runtime_missing_op", ctypes.POINTER(MissingOp), vp, ctypes.c_uint32)
+    fn("eir_runtime_plan_example", st, vp)
+    fn("eir_runtime_memory", None, vp, ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64))
     fn("eir_library_create", st, ctypes.POINTER(vp))
     fn("eir_library_free", None, vp)
     fn("eir_library_errmsg", cp, vp)

@@ -1,0 +1,25 @@
+/* edit.h — the editing layer's internal entry points that other layers
+ * use: the IR passes (listed in src/passes/passes.c), erasing several nodes
+ * at once, and torch.fx's side-effect rule for a node. */
+#ifndef EIR_EDIT_H
+#define EIR_EDIT_H
+
+#include "program.h"
+
+/* The passes of src/ir/edit.c, as the pass table calls them. */
+eir_status eir_ir_pass_dce(eir_program *p, uint32_t *changed);
+eir_status eir_ir_pass_prune_state(eir_program *p, uint32_t *changed);
+eir_status eir_ir_pass_cse(eir_program *p, uint32_t *changed);
+
+/* Remove the nodes of g with erase[n] set (erase has g->num_nodes entries)
+ * and the values they define, renumbering the rest. Refused, changing
+ * nothing, when a remaining node, output or output spec names one of
+ * those values. */
+eir_status eir_graph_erase_nodes(eir_program *p, eir_graph *g, const bool *erase);
+
+/* torch.fx.Node.is_impure for a call: a mutable schema, seeded randomness,
+ * assertions and other side-effectful functions, effectful higher-order ops,
+ * custom operators. */
+bool eir_node_is_impure(const eir_node *nd);
+
+#endif

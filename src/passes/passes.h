@@ -1,0 +1,17 @@
+/* passes.h — passes that evaluate or lower a program, beyond the IR's own
+ * edits (src/ir/edit.h); all are listed in the one table of passes.c. */
+#ifndef EIR_PASSES_H
+#define EIR_PASSES_H
+
+#include "../ir/program.h"
+
+/* Constant folding (fold.c): side-effect-free ATen calls whose tensor
+ * arguments are all constants (parameters, tensor constants, buffers the
+ * program never writes, or results of such calls) are evaluated with eir's
+ * kernels; each result still read by the rest of the program becomes a
+ * lifted tensor constant, and the folded calls leave the graph, with the
+ * parameters and constants only they read. *changed counts the nodes
+ * removed. */
+eir_status eir_pass_fold(eir_program *p, uint32_t *changed);
+
+#endif
