@@ -1047,8 +1047,47 @@ static bool view_strides(const int64_t *os, const int64_t *ost, uint32_t on, con
     return view_d == -1;
 }
 
-/* view / reshape: the new shape with -1 inferred; `copy_ok`: reshape,
- * which copies (contiguous, offset 0) when no view fits */
+/* self viewed (or, `copy_ok`, reshaped: copied, contiguous at offset 0,
+ * when no view fits) as sizes sz */
+static int reshape_to(mctx *c, eir_mtensor *o, const eir_mtensor *self_in, const eir_mdim *sz, uint32_t n, bool copy_ok,
+                      const char *what) {
+    eir_mtensor self = *self_in;
+    memset(o, 0, sizeof *o);
+    o->dtype = self.dtype;
+    o->rank = n;
+    o->sizes_known = true;
+    for (uint32_t i = 0; i < n; i++) o->sizes[i] = sz[i];
+    /* a contiguous input gives a contiguous view at its offset */
+    if (is_contiguous(c, &self)) {
+        set_contiguous(c, o);
+        o->offset = self.offset;
+        return 1;
+    }
+    int64_t os[MAXR], ost[MAXR], ns[MAXR], nst[MAXR];
+    bool all_int = self.strides_known && self.offset.kind == EIR_MDIM_INT;
+    for (uint32_t i = 0; i < self.rank && all_int; i++) {
+        all_int = self.sizes[i].kind == EIR_MDIM_INT && self.strides[i].kind == EIR_MDIM_INT;
+        if (all_int) { os[i] = self.sizes[i].c; ost[i] = self.strides[i].c; }
+    }
+    for (uint32_t i = 0; i < n && all_int; i++) {
+        all_int = sz[i].kind == EIR_MDIM_INT;
+        if (all_int) ns[i] = sz[i].c;
+    }
+    if (!all_int) return 1; /* sizes only */
+    if (view_strides(os, ost, self.rank, ns, n, nst)) {
+        for (uint32_t i = 0; i < n; i++) o->strides[i] = D(nst[i]);
+        o->offset = self.offset;
+        o->strides_known = true;
+        return 1;
+    }
+    if (!copy_ok)
+        return fail(c, "%s: 'self' has strides no view of the new shape can express; expected reshape() or a "
+                    "contiguous input", what);
+    set_contiguous(c, o);
+    return 1;
+}
+
+/* view / reshape: the new shape with -1 inferred */
 static int view_like(mctx *c, eir_mtensor *o, const char *size_name, bool copy_ok) {
     eir_mtensor self;
     if (in_tensor(c, "self", &self) != 1) return 0;
@@ -1066,46 +1105,15 @@ static int view_like(mctx *c, eir_mtensor *o, const char *size_name, bool copy_o
             known_prod = dmul(c, known_prod, sz[i]);
         }
     }
-    if (infer >= 0) sz[infer] = dfloordiv(c, numel, known_prod);
-    else {
-        eir_mdim prod = known_prod;
-        if (numel.kind == EIR_MDIM_INT && prod.kind == EIR_MDIM_INT && numel.c != prod.c)
-            return fail(c, "argument '%s' has %lld elements, but 'self' has %lld (expected the same number)",
-                        size_name, (long long)prod.c, (long long)numel.c);
+    if (infer >= 0) {
+        sz[infer] = dfloordiv(c, numel, known_prod);
+    } else if (numel.kind == EIR_MDIM_INT && known_prod.kind == EIR_MDIM_INT && numel.c != known_prod.c) {
+        return fail(c, "argument '%s' has %lld elements, but 'self' has %lld (expected the same number)", size_name,
+                    (long long)known_prod.c, (long long)numel.c);
     }
-    memset(o, 0, sizeof *o);
-    o->dtype = self.dtype;
-    o->rank = (uint32_t)n;
-    o->sizes_known = true;
-    for (int i = 0; i < n; i++) o->sizes[i] = sz[i];
-    /* a contiguous input gives a contiguous view at its offset */
-    if (is_contiguous(c, &self)) {
-        set_contiguous(c, o);
-        o->offset = self.offset;
-        return 1;
-    }
-    int64_t os[MAXR], ost[MAXR], ns[MAXR], nst[MAXR];
-    bool all_int = self.strides_known && self.offset.kind == EIR_MDIM_INT;
-    for (uint32_t i = 0; i < self.rank && all_int; i++) {
-        all_int = self.sizes[i].kind == EIR_MDIM_INT && self.strides[i].kind == EIR_MDIM_INT;
-        if (all_int) { os[i] = self.sizes[i].c; ost[i] = self.strides[i].c; }
-    }
-    for (int i = 0; i < n && all_int; i++) {
-        all_int = sz[i].kind == EIR_MDIM_INT;
-        if (all_int) ns[i] = sz[i].c;
-    }
-    if (!all_int) return 1; /* sizes only */
-    if (view_strides(os, ost, self.rank, ns, (uint32_t)n, nst)) {
-        for (int i = 0; i < n; i++) o->strides[i] = D(nst[i]);
-        o->offset = self.offset;
-        o->strides_known = true;
-        return 1;
-    }
-    if (!copy_ok)
-        return fail(c, "'self' (strides not compatible with the new shape) cannot be viewed as the new shape; "
-                    "expected reshape() or a contiguous input");
-    set_contiguous(c, o);
-    return 1;
+    char what[64];
+    snprintf(what, sizeof what, "argument '%s'", size_name);
+    return reshape_to(c, o, &self, sz, (uint32_t)n, copy_ok, what);
 }
 
 static int m_view(mctx *c, eir_mtensor *o, uint32_t max) { return view_like(c, o, "size", false); }
@@ -1449,7 +1457,7 @@ static int m_convolution(mctx *c, eir_mtensor *o, uint32_t max) {
     const eir_arg *pa = arg(c, "padding");
     if (pa && pa->kind == EIR_ARG_STRING) return 0; /* 'same' / 'valid' */
     if (in_ints(c, "padding", pd, MAXR, k) != (int)k) return 0;
-    bool transposed = conv_nd ? false : in_bool(c, "transposed", false);
+    bool transposed = conv_nd ? strstr(c->s->name, "conv_transpose") != NULL : in_bool(c, "transposed", false);
     int64_t groups = 1;
     if (!in_int(c, "groups", &groups)) return 0;
     if (transposed && in_ints(c, "output_padding", op, MAXR, k) != (int)k) return 0;
@@ -1746,6 +1754,188 @@ static int m_sdpa(mctx *c, eir_mtensor *o, uint32_t max) {
     return 1;
 }
 
+/* ---- composites as exported (the ATen dialect keeps them) ---- */
+
+static int m_dropout(mctx *c, eir_mtensor *o, uint32_t max) {
+    if (!in_bool(c, "train", true)) return in_tensor(c, "input", o) == 1 ? 1 : 0;
+    static const char *const names[] = {"input"};
+    return pointwise(c, o, names, 1, PW_SAME);
+}
+
+static int m_flatten(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor self;
+    int64_t s0 = 0, s1 = -1;
+    uint32_t a, b;
+    if (in_tensor(c, "self", &self) != 1 || !in_int(c, "start_dim", &s0) || !in_int(c, "end_dim", &s1)) return 0;
+    if (self.rank == 0) {
+        *o = self;
+        o->rank = 1;
+        o->sizes[0] = D(1);
+        o->strides[0] = D(1);
+        return 1;
+    }
+    if (!wrap_dim(c, s0, self.rank, "argument 'start_dim'", &a) || !wrap_dim(c, s1, self.rank, "argument 'end_dim'", &b))
+        return -1;
+    if (a > b) return fail(c, "argument 'start_dim' (%u) comes after 'end_dim' (%u)", a, b);
+    if (a == b) { *o = self; return 1; }
+    eir_mdim sz[MAXR];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < a; i++) sz[n++] = self.sizes[i];
+    eir_mdim prod = D(1);
+    for (uint32_t i = a; i <= b; i++) prod = dmul(c, prod, self.sizes[i]);
+    sz[n++] = prod;
+    for (uint32_t i = b + 1; i < self.rank; i++) sz[n++] = self.sizes[i];
+    return reshape_to(c, o, &self, sz, n, true, "argument 'start_dim'");
+}
+
+static int m_unflatten(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor self;
+    int64_t dim;
+    uint32_t d;
+    if (in_tensor(c, "self", &self) != 1 || !in_int(c, "dim", &dim)) return 0;
+    if (!wrap_dim(c, dim, self.rank, "argument 'dim'", &d) || self.rank == 0) return self.rank ? -1 : 0;
+    eir_mdim part[MAXR], sz[MAXR];
+    int k = in_ints(c, "sizes", part, MAXR, 0);
+    if (k <= 0 || self.rank - 1 + (uint32_t)k > MAXR) return 0;
+    int infer = -1;
+    eir_mdim prod = D(1);
+    for (int i = 0; i < k; i++) {
+        if (is_int(part[i], -1)) infer = i;
+        else prod = dmul(c, prod, part[i]);
+    }
+    if (infer >= 0) part[infer] = dfloordiv(c, self.sizes[d], prod);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < d; i++) sz[n++] = self.sizes[i];
+    for (int i = 0; i < k; i++) sz[n++] = part[i];
+    for (uint32_t i = d + 1; i < self.rank; i++) sz[n++] = self.sizes[i];
+    return reshape_to(c, o, &self, sz, n, false, "argument 'sizes'");
+}
+
+static int m_narrow(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor self;
+    int64_t dim;
+    uint32_t d;
+    if (in_tensor(c, "self", &self) != 1 || !in_int(c, "dim", &dim)) return 0;
+    if (!wrap_dim(c, dim, self.rank, "argument 'dim'", &d) || self.rank == 0) return self.rank ? -1 : 0;
+    const eir_arg *as = arg(c, "start"), *al = arg(c, "length");
+    eir_mdim start, len;
+    if (!as || !al || !symint_arg(c, as, &start) || !symint_arg(c, al, &len)) return 0;
+    if (start.kind == EIR_MDIM_INT && start.c < 0) start = dadd(c, self.sizes[d], start);
+    *o = self;
+    o->sizes[d] = len;
+    o->offset = dadd(c, self.offset, dmul(c, start, self.strides[d]));
+    return 1;
+}
+
+static int m_chunk(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor self;
+    int64_t chunks, dim = 0;
+    uint32_t d;
+    if (in_tensor(c, "self", &self) != 1 || !in_int(c, "chunks", &chunks) || !in_int(c, "dim", &dim)) return 0;
+    if (!wrap_dim(c, dim, self.rank, "argument 'dim'", &d) || self.rank == 0) return self.rank ? -1 : 0;
+    if (chunks <= 0) return fail(c, "argument 'chunks' is %lld; expected > 0", (long long)chunks);
+    if (self.sizes[d].kind != EIR_MDIM_INT) return 0;
+    int64_t size = self.sizes[d].c, ss = (size + chunks - 1) / chunks;
+    eir_mdim lens[64];
+    uint32_t n = 0;
+    if (ss == 0) { lens[n++] = D(0); }
+    for (int64_t s = 0; ss > 0 && s < size; s += ss) {
+        if (n >= 64) return 0;
+        lens[n++] = D(size - s < ss ? size - s : ss);
+    }
+    return split_common(c, o, max, lens, n, d, &self);
+}
+
+static int m_pad(mctx *c, eir_mtensor *o, uint32_t max) {
+    const eir_arg *m = arg(c, "mode");
+    if (m && (m->kind != EIR_ARG_STRING || strcmp(m->u.s, "constant"))) return 0;
+    return m_constant_pad_nd(c, o, max);
+}
+
+static int m_group_norm(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor x;
+    if (in_tensor(c, "input", &x) != 1) return 0;
+    o[0] = x;
+    like_preserve(c, &x, &o[0]);
+    return 1;
+}
+
+static int m_real(mctx *c, eir_mtensor *o, uint32_t max) {
+    if (in_tensor(c, "self", o) != 1) return 0;
+    if (dt_cat(o->dtype) != 3) return 1;
+    o->dtype = complex_value(o->dtype);
+    for (uint32_t i = 0; i < o->rank; i++) o->strides[i] = dmul(c, o->strides[i], D(2));
+    o->offset = dmul(c, o->offset, D(2));
+    return 1;
+}
+
+static int m_view_as_real(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor self;
+    if (in_tensor(c, "self", &self) != 1) return 0;
+    if (dt_cat(self.dtype) != 3)
+        return fail(c, "'self' has dtype %s; view_as_real expects a complex tensor",
+                    eir_dtype_name(self.dtype) ? eir_dtype_name(self.dtype) : "?");
+    if (self.rank + 1 > MAXR) return 0;
+    *o = self;
+    o->dtype = complex_value(self.dtype);
+    for (uint32_t i = 0; i < self.rank; i++) o->strides[i] = dmul(c, self.strides[i], D(2));
+    o->sizes[self.rank] = D(2);
+    o->strides[self.rank] = D(1);
+    o->rank = self.rank + 1;
+    o->offset = dmul(c, self.offset, D(2));
+    return 1;
+}
+
+/* index.Tensor with integer index tensors: the indexed dims are replaced by
+ * the indices' broadcast shape, in place when they are adjacent, else in front */
+static int m_index(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor self;
+    const eir_arg *ia = arg(c, "indices");
+    if (in_tensor(c, "self", &self) != 1 || !ia) return 0;
+    if (ia->kind != EIR_ARG_OPTIONAL_TENSORS && ia->kind != EIR_ARG_TENSORS) return 0;
+    uint32_t n = ia->u.list.n;
+    if (n > self.rank) return fail(c, "argument 'indices' has %u entries, more than the rank of 'self' (%u)", n, self.rank);
+    operand idx[MAXR];
+    const char *names[MAXR];
+    uint32_t ni = 0, first = UINT32_MAX, last = 0;
+    bool used[MAXR] = {0};
+    for (uint32_t k = 0; k < n; k++) {
+        const eir_arg *e = &ia->u.list.items[k];
+        if (e->kind == EIR_ARG_NONE || e->value == EIR_NO_VALUE) continue;
+        idx[ni].wrapped = false;
+        if (!tensor_of_value(c, e->value, &idx[ni].t)) return 0;
+        if (dt_cat(idx[ni].t.dtype) != 1 || idx[ni].t.dtype == EIR_U8) return 0; /* masks: data-dependent sizes */
+        names[ni] = "indices";
+        used[k] = true;
+        if (first == UINT32_MAX) first = k;
+        last = k;
+        ni++;
+    }
+    if (!ni) return 0;
+    eir_mtensor bs;
+    memset(&bs, 0, sizeof bs);
+    int b = broadcast(c, idx, ni, &bs, names);
+    if (b <= 0) return b;
+    bool adjacent = true;
+    for (uint32_t k = first; k <= last; k++) if (!used[k]) adjacent = false;
+    memset(o, 0, sizeof *o);
+    o->dtype = self.dtype;
+    o->sizes_known = true;
+    uint32_t r = 0;
+    if (self.rank - ni + bs.rank > MAXR) return 0;
+    if (!adjacent) for (uint32_t i = 0; i < bs.rank; i++) o->sizes[r++] = bs.sizes[i];
+    for (uint32_t k = 0; k < self.rank; k++) {
+        if (k < n && used[k]) {
+            if (adjacent && k == first) for (uint32_t i = 0; i < bs.rank; i++) o->sizes[r++] = bs.sizes[i];
+            continue;
+        }
+        o->sizes[r++] = self.sizes[k];
+    }
+    o->rank = r;
+    set_contiguous(c, o);
+    return 1;
+}
+
 /* ---- the table ---- */
 
 typedef int (*meta_fn)(mctx *c, eir_mtensor *outs, uint32_t max);
@@ -1753,6 +1943,7 @@ typedef struct meta_row { const char *name; meta_fn fn; } meta_row;
 
 /* sorted by name (strcmp) */
 static const meta_row META[] = {
+    {"aten.__and__.Scalar", m_binary},
     {"aten.__and__.Tensor", m_binary},
     {"aten.__lshift__.Scalar", m_binary},
     {"aten.__or__.Tensor", m_binary},
@@ -1785,13 +1976,16 @@ static const meta_row META[] = {
     {"aten.avg_pool2d.default", m_avg_pool2d},
     {"aten.baddbmm.default", m_baddbmm},
     {"aten.batch_norm.default", m_batch_norm},
+    {"aten.bitwise_and.Scalar", m_binary},
     {"aten.bitwise_and.Tensor", m_binary},
     {"aten.bitwise_not.default", m_unary},
+    {"aten.bitwise_or.Scalar", m_binary},
     {"aten.bitwise_or.Tensor", m_binary},
     {"aten.bitwise_xor.Tensor", m_binary},
     {"aten.bmm.default", m_bmm},
     {"aten.cat.default", m_cat},
     {"aten.ceil.default", m_unary},
+    {"aten.chunk.default", m_chunk},
     {"aten.clamp.default", m_unary},
     {"aten.clone.default", m_clone},
     {"aten.constant_pad_nd.default", m_constant_pad_nd},
@@ -1799,18 +1993,23 @@ static const meta_row META[] = {
     {"aten.conv1d.default", m_convolution},
     {"aten.conv2d.default", m_convolution},
     {"aten.conv3d.default", m_convolution},
+    {"aten.conv_transpose1d.default", m_convolution},
+    {"aten.conv_transpose2d.input", m_convolution},
+    {"aten.conv_transpose3d.input", m_convolution},
     {"aten.convolution.default", m_convolution},
     {"aten.copy_.default", m_self},
     {"aten.cos.default", m_unary_float},
     {"aten.div.Scalar", m_binary_float},
     {"aten.div.Tensor", m_binary_float},
     {"aten.div.Tensor_mode", m_div_mode},
+    {"aten.dropout.default", m_dropout},
     {"aten.embedding.default", m_embedding},
     {"aten.eq.Scalar", m_binary_bool},
     {"aten.eq.Tensor", m_binary_bool},
     {"aten.erf.default", m_unary_float},
     {"aten.exp.default", m_unary_float},
     {"aten.expand.default", m_expand},
+    {"aten.flatten.using_ints", m_flatten},
     {"aten.floor.default", m_unary},
     {"aten.full.default", m_full},
     {"aten.full_like.default", m_like},
@@ -1818,10 +2017,12 @@ static const meta_row META[] = {
     {"aten.ge.Scalar", m_binary_bool},
     {"aten.ge.Tensor", m_binary_bool},
     {"aten.gelu.default", m_unary},
+    {"aten.group_norm.default", m_group_norm},
     {"aten.gt.Scalar", m_binary_bool},
     {"aten.gt.Tensor", m_binary_bool},
     {"aten.hardtanh.default", m_unary},
     {"aten.hardtanh_.default", m_self},
+    {"aten.index.Tensor", m_index},
     {"aten.index_select.default", m_index_select},
     {"aten.isnan.default", m_unary_bool},
     {"aten.layer_norm.default", m_layer_norm},
@@ -1829,6 +2030,7 @@ static const meta_row META[] = {
     {"aten.le.Tensor", m_binary_bool},
     {"aten.linear.default", m_linear},
     {"aten.log.default", m_unary_float},
+    {"aten.log_softmax.int", m_softmax},
     {"aten.logical_and.default", m_binary_bool},
     {"aten.logical_not.default", m_unary_bool},
     {"aten.logical_or.default", m_binary_bool},
@@ -1846,6 +2048,7 @@ static const meta_row META[] = {
     {"aten.mul.Scalar", m_binary},
     {"aten.mul.Tensor", m_binary},
     {"aten.mul_.Tensor", m_self},
+    {"aten.narrow.default", m_narrow},
     {"aten.native_group_norm.default", m_native_group_norm},
     {"aten.native_layer_norm.default", m_native_layer_norm},
     {"aten.ne.Scalar", m_binary_bool},
@@ -1857,7 +2060,9 @@ static const meta_row META[] = {
     {"aten.new_zeros.default", m_new},
     {"aten.ones.default", m_zeros},
     {"aten.ones_like.default", m_like},
+    {"aten.pad.default", m_pad},
     {"aten.permute.default", m_permute},
+    {"aten.real.default", m_real},
     {"aten.reciprocal.default", m_unary_float},
     {"aten.relu.default", m_unary},
     {"aten.relu_.default", m_self},
@@ -1873,6 +2078,7 @@ static const meta_row META[] = {
     {"aten.silu.default", m_unary},
     {"aten.sin.default", m_unary_float},
     {"aten.slice.Tensor", m_slice},
+    {"aten.softmax.int", m_softmax},
     {"aten.split.Tensor", m_split},
     {"aten.split_with_sizes.default", m_split_with_sizes},
     {"aten.sqrt.default", m_unary_float},
@@ -1889,9 +2095,12 @@ static const meta_row META[] = {
     {"aten.to.dtype", m_to},
     {"aten.transpose.int", m_transpose},
     {"aten.unbind.int", m_unbind},
+    {"aten.unflatten.int", m_unflatten},
     {"aten.unsqueeze.default", m_unsqueeze},
     {"aten.var.correction", m_reduce_var},
+    {"aten.var.dim", m_reduce_var},
     {"aten.view.default", m_view},
+    {"aten.view_as_real.default", m_view_as_real},
     {"aten.where.self", m_where},
     {"aten.zeros.default", m_zeros},
     {"aten.zeros_like.default", m_like},
