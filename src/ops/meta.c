@@ -83,6 +83,13 @@ static eir_mdim dmul(mctx *c, eir_mdim x, eir_mdim y) {
     if (is_int(x, 1)) return y;
     if (is_int(y, 1)) return x;
     if (is_int(x, 0) || is_int(y, 0)) return D(0);
+    if (y.kind == EIR_MDIM_INT) { eir_mdim t = x; x = y; y = t; }
+    /* k * (j * e) -> (k j) * e */
+    if (x.kind == EIR_MDIM_INT && y.e->kind == EIR_SYM_CALL && !strcmp(y.e->name, "Mul") && y.e->nargs == 2 &&
+        y.e->args[0]->kind == EIR_SYM_INTEGER) {
+        int64_t k;
+        if (!__builtin_mul_overflow(x.c, y.e->args[0]->ival, &k)) return call2(c, "Mul", D(k), (eir_mdim){EIR_MDIM_SYM, 0, y.e->args[1]});
+    }
     return call2(c, "Mul", x, y);
 }
 
@@ -95,6 +102,16 @@ static eir_mdim dadd(mctx *c, eir_mdim x, eir_mdim y) {
     }
     if (is_int(x, 0)) return y;
     if (is_int(y, 0)) return x;
+    if (x.kind == EIR_MDIM_INT) { eir_mdim t = x; x = y; y = t; }
+    /* (e + k) + j -> e + (k + j), so that sizes such as s + 2p - 2 - 1 read as torch prints them */
+    if (y.kind == EIR_MDIM_INT && x.e->kind == EIR_SYM_CALL && !strcmp(x.e->name, "Add") && x.e->nargs == 2 &&
+        x.e->args[1]->kind == EIR_SYM_INTEGER) {
+        int64_t k;
+        if (!__builtin_add_overflow(x.e->args[1]->ival, y.c, &k)) {
+            eir_mdim e = {EIR_MDIM_SYM, 0, x.e->args[0]};
+            return k == 0 ? e : call2(c, "Add", e, D(k));
+        }
+    }
     return call2(c, "Add", x, y);
 }
 
