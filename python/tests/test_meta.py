@@ -98,6 +98,18 @@ class Attention(torch.nn.Module):
         return F.scaled_dot_product_attention(q, k, v), F.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2))
 
 
+class More(torch.nn.Module):
+    def forward(self, x, i, m):
+        v, ix = x.max(dim=1)
+        tv, ti = x.topk(2, dim=-1)
+        return (x ** 2, i ** 2, i ** 0.5, 2 ** x, x.clamp(min=x[0]), x.masked_fill(m, 0.5),
+                i.masked_fill(m, 3), v, ix, x.min(dim=0, keepdim=True)[0], i.cumsum(0), x.cumsum(1), tv, ti,
+                x.prod(1), i.prod(0), torch.logsumexp(x, 1), F.leaky_relu(x), F.hardswish(x), F.elu(x),
+                torch.log1p(x), x.round(), i.sign(), torch.floor_divide(i, 2), torch.fmod(x, 1.5),
+                x.diagonal(), x.t().diagonal(1), x.diagonal(-1) + 0, torch.empty(2, 3).fill_(1.0), 1 - x,
+                torch.exp2(i), x.trunc())
+
+
 class Dyn(torch.nn.Module):
     def __init__(self):
         super().__init__()
@@ -125,6 +137,7 @@ CASES = {
     "linalg": (LinAlg, lambda: (torch.randn(4, 6), torch.randn(6, 5), torch.randn(2, 4, 6)), None),
     "misc": (Misc, lambda: (torch.randn(4, 4), torch.tensor([[1, 2, 3], [3, 2, 1]]), torch.randn(2, 4, 3)), None),
     "attention": (Attention, lambda: (torch.randn(2, 3, 5, 8), torch.randn(2, 3, 5, 8), torch.randn(2, 3, 5, 8)), None),
+    "more": (More, lambda: (torch.randn(4, 4), torch.arange(1, 17).view(4, 4), torch.rand(4, 4) > 0.5), None),
     "dyn": (Dyn, lambda: (torch.randn(3, 3, 9, 9), torch.randn(3, 5)),
             lambda: ({0: torch.export.Dim("b", min=3, max=64)}, {0: torch.export.Dim("b", min=3, max=64)})),
 }
@@ -257,3 +270,30 @@ def test_planted_bad_view(eir, tmp_path):
         "node %view (aten.view.default): shape inference fails: argument 'size' has 20 elements, but 'self' has "
         "24 (expected the same number)"), meta[0]["message"]
     assert cls is Views
+
+
+def test_meta_edge_view_copies(eir, tmp_path):
+    """ExecuTorch's to_edge() turns views into *_copy ops (new contiguous tensors):
+    the inference agrees with what it records."""
+    pytest.importorskip("executorch.exir")
+    import warnings
+    from executorch.exir import to_edge
+    warnings.filterwarnings("ignore")
+    class EdgeViews(torch.nn.Module):
+        # list-returning views (split, unbind) are left out: torch.export.save cannot write
+        # their Edge form
+        def forward(self, x, y):
+            return (x.view(6, 4), x.permute(2, 0, 1) * 1, x[:, 1::2, 1:3], x[1], x.unsqueeze(1), y.squeeze(),
+                    x.expand(5, 2, 4, 3), y.t(), x.transpose(0, 2), x.diagonal(0, 1, 2))
+
+    torch.manual_seed(0)
+    ep = torch.export.export(EdgeViews(), CASES["views"][1]())
+    out = str(tmp_path / "views_edge.pt2")
+    torch.export.save(to_edge(ep).exported_program(), out)
+    nodes = meta_report(eir, out)
+    copies = [n for n in nodes if "_copy" in n["target"] and n["has_meta"]]
+    assert len(copies) >= 5
+    bad = [(n["node"], o) for n in nodes for o in n["outputs"] if "differ" in (o["dtype"], o["sizes"], o["strides"],
+                                                                           o["offset"])]
+    assert not bad and not [n for n in nodes if n["error"]], bad
+    assert all(o["strides"] == "agree" for n in copies for o in n["outputs"])

@@ -684,15 +684,19 @@ static int pointwise(mctx *c, eir_mtensor *o, const char *const *names, uint32_t
     operand ops[4];
     eir_mtensor ts[4];
     uint32_t nt = 0;
+    const char *present[4];
+    uint32_t np = 0;
     for (uint32_t k = 0; k < n; k++) {
-        int r = in_operand(c, arg(c, names[k]), &ops[k]);
-        if (r <= 0) return r < 0 ? 0 : 0;
-        ts[nt++] = ops[k].t;
+        int r = in_operand(c, arg(c, names[k]), &ops[np]);
+        if (r < 0 || (r == 0 && k == 0)) return 0;
+        if (r == 0) continue; /* an optional operand left out (clamp's min or max) */
+        present[np] = names[k];
+        ts[nt++] = ops[np++].t;
     }
     memset(o, 0, sizeof *o);
-    int b = broadcast(c, ops, n, o, names);
+    int b = broadcast(c, ops, np, o, present);
     if (b <= 0) return b;
-    eir_dtype dt = result_type(ops, n);
+    eir_dtype dt = result_type(ops, np);
     if (dt == EIR_DTYPE_UNKNOWN) return 0;
     if ((kind == PW_FLOAT || kind == PW_TRUEDIV) && dt_cat(dt) < 2) dt = EIR_F32;
     if (kind == PW_BOOL) dt = EIR_BOOL;
@@ -1953,6 +1957,168 @@ static int m_index(mctx *c, eir_mtensor *o, uint32_t max) {
     return 1;
 }
 
+/* ---- more pointwise, reductions and the Edge dialect's view copies ---- */
+
+static const char *const N_POW[] = {"self", "exponent"};
+static int m_pow(mctx *c, eir_mtensor *o, uint32_t max) { return pointwise(c, o, N_POW, 2, PW_SAME); }
+
+static int m_clamp_tensor(mctx *c, eir_mtensor *o, uint32_t max) {
+    static const char *const names[] = {"self", "min", "max"};
+    return pointwise(c, o, names, 3, PW_SAME);
+}
+
+/* masked_fill: self's dtype, self and mask broadcast (mask must fit self) */
+static int m_masked_fill(mctx *c, eir_mtensor *o, uint32_t max) {
+    static const char *const names[] = {"self", "mask"};
+    operand ops[2];
+    if (in_operand(c, arg(c, "self"), &ops[0]) != 1 || in_operand(c, arg(c, "mask"), &ops[1]) != 1) return 0;
+    if (ops[1].t.dtype != EIR_BOOL)
+        return fail(c, "'mask' has dtype %s; expected bool", eir_dtype_name(ops[1].t.dtype) ? eir_dtype_name(ops[1].t.dtype) : "?");
+    memset(o, 0, sizeof *o);
+    int b = broadcast(c, ops, 2, o, names);
+    if (b <= 0) return b;
+    o->dtype = ops[0].t.dtype;
+    eir_mtensor ts[2] = {ops[0].t, ops[1].t};
+    ti_layout(c, ts, 2, o);
+    return 1;
+}
+
+static int m_fill(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor self;
+    if (in_tensor(c, "self", &self) != 1) return 0;
+    *o = self;
+    like_preserve(c, &self, o);
+    return 1;
+}
+
+/* max.dim / min.dim: values and int64 indices */
+static int m_minmax_dim(mctx *c, eir_mtensor *o, uint32_t max) {
+    if (max < 2) return 0;
+    int r = reduction(c, o, RED_SAME, "dim");
+    if (r <= 0) return r;
+    o[1] = o[0];
+    o[1].dtype = EIR_I64;
+    return 2;
+}
+
+static int m_prod(mctx *c, eir_mtensor *o, uint32_t max) { return reduction(c, o, RED_SUM, "dim"); }
+
+static int m_logsumexp(mctx *c, eir_mtensor *o, uint32_t max) {
+    int r = reduction(c, o, RED_SAME, "dim");
+    if (r > 0 && dt_cat(o->dtype) < 2) o->dtype = EIR_F32;
+    return r;
+}
+
+static int m_cumsum(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor x;
+    int64_t dim;
+    uint32_t d;
+    if (in_tensor(c, "self", &x) != 1 || !in_int(c, "dim", &dim)) return 0;
+    if (!wrap_dim(c, dim, x.rank, "argument 'dim'", &d)) return -1;
+    *o = x;
+    eir_dtype dt = in_dtype(c, "dtype");
+    if (dt != EIR_DTYPE_UNKNOWN) o->dtype = dt;
+    else if (dt_cat(x.dtype) <= 1) o->dtype = EIR_I64;
+    set_contiguous(c, o);
+    return 1;
+}
+
+static int m_topk(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor x;
+    int64_t dim = -1;
+    uint32_t d;
+    const eir_arg *ak = arg(c, "k");
+    eir_mdim k;
+    if (in_tensor(c, "self", &x) != 1 || !in_int(c, "dim", &dim) || !ak || !symint_arg(c, ak, &k) || max < 2) return 0;
+    if (!wrap_dim(c, dim, x.rank, "argument 'dim'", &d)) return -1;
+    o[0] = x;
+    if (x.rank) o[0].sizes[d] = k;
+    set_contiguous(c, &o[0]);
+    o[1] = o[0];
+    o[1].dtype = EIR_I64;
+    return 2;
+}
+
+static int m_native_dropout(mctx *c, eir_mtensor *o, uint32_t max) {
+    static const char *const names[] = {"input"};
+    if (max < 2) return 0;
+    int r = pointwise(c, o, names, 1, PW_SAME);
+    if (r <= 0) return r;
+    o[1] = o[0];
+    o[1].dtype = EIR_BOOL;
+    return 2;
+}
+
+static int m_diagonal(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor x;
+    int64_t off = 0, d1 = 0, d2 = 1;
+    uint32_t a, b;
+    if (in_tensor(c, "self", &x) != 1 || !in_int(c, "offset", &off) || !in_int(c, "dim1", &d1) ||
+        !in_int(c, "dim2", &d2))
+        return 0;
+    if (!wrap_dim(c, d1, x.rank, "argument 'dim1'", &a) || !wrap_dim(c, d2, x.rank, "argument 'dim2'", &b)) return -1;
+    if (a == b) return fail(c, "arguments 'dim1' and 'dim2' are both dim %u; expected two different dims", a);
+    if (x.sizes[a].kind != EIR_MDIM_INT || x.sizes[b].kind != EIR_MDIM_INT) return 0;
+    int64_t s1 = x.sizes[a].c, s2 = x.sizes[b].c, n;
+    *o = x;
+    if (off >= 0) {
+        n = s1 < s2 - off ? s1 : s2 - off;
+        o->offset = dadd(c, x.offset, dmul(c, D(off), x.strides[b]));
+    } else {
+        n = s1 + off < s2 ? s1 + off : s2;
+        o->offset = dadd(c, x.offset, dmul(c, D(-off), x.strides[a]));
+    }
+    if (n <= 0) { n = 0; o->offset = x.offset; }
+    uint32_t r = 0;
+    for (uint32_t i = 0; i < x.rank; i++) {
+        if (i == a || i == b) continue;
+        o->sizes[r] = x.sizes[i];
+        o->strides[r] = x.strides[i];
+        r++;
+    }
+    o->sizes[r] = D(n);
+    o->strides[r] = dadd(c, x.strides[a], x.strides[b]);
+    o->rank = r + 1;
+    return 1;
+}
+
+/* _scaled_dot_product_flash_attention_for_cpu: the output laid out as
+ * (batch, L, heads, Ev) transposed to (batch, heads, L, Ev); logsumexp f32 */
+static int m_sdpa_flash_cpu(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor q, v;
+    if (in_tensor(c, "query", &q) != 1 || in_tensor(c, "value", &v) != 1 || q.rank != 4 || max < 2) return 0;
+    o[0] = q;
+    o[0].sizes[3] = v.sizes[3];
+    static const uint32_t order[] = {3, 1, 2, 0};
+    set_strides_order(c, &o[0], order);
+    o[1] = q;
+    o[1].rank = 3;
+    o[1].dtype = EIR_F32;
+    set_contiguous(c, &o[1]);
+    return 2;
+}
+
+/* The Edge dialect's *_copy ops: the view's sizes in a new contiguous tensor */
+#define VIEW_COPY(name, view)                                                       \
+    static int name(mctx *c, eir_mtensor *o, uint32_t max) {                        \
+        int r = view(c, o, max);                                                    \
+        for (int k = 0; k < r; k++) if (o[k].sizes_known) set_contiguous(c, &o[k]); \
+        return r;                                                                   \
+    }
+VIEW_COPY(m_alias_copy, m_alias)
+VIEW_COPY(m_expand_copy, m_expand)
+VIEW_COPY(m_permute_copy, m_permute)
+VIEW_COPY(m_select_copy, m_select)
+VIEW_COPY(m_slice_copy, m_slice)
+VIEW_COPY(m_split_with_sizes_copy, m_split_with_sizes)
+VIEW_COPY(m_squeeze_copy, m_squeeze)
+VIEW_COPY(m_t_copy, m_t)
+VIEW_COPY(m_transpose_copy, m_transpose)
+VIEW_COPY(m_unbind_copy, m_unbind)
+VIEW_COPY(m_unsqueeze_copy, m_unsqueeze)
+VIEW_COPY(m_view_copy, m_view)
+VIEW_COPY(m_diagonal_copy, m_diagonal)
+
 /* ---- the table ---- */
 
 typedef int (*meta_fn)(mctx *c, eir_mtensor *outs, uint32_t max);
@@ -1968,6 +2134,7 @@ static const meta_row META[] = {
     {"aten._adaptive_avg_pool2d.default", m_adaptive_avg_pool2d},
     {"aten._log_softmax.default", m_softmax},
     {"aten._native_batch_norm_legit_no_training.default", m_batch_norm_no_training},
+    {"aten._scaled_dot_product_flash_attention_for_cpu.default", m_sdpa_flash_cpu},
     {"aten._softmax.default", m_softmax},
     {"aten._to_copy.default", m_clone},
     {"aten._unsafe_view.default", m_view},
@@ -1975,9 +2142,11 @@ static const meta_row META[] = {
     {"aten.adaptive_avg_pool2d.default", m_adaptive_avg_pool2d},
     {"aten.add.Scalar", m_binary},
     {"aten.add.Tensor", m_binary},
+    {"aten.add_.Scalar", m_self},
     {"aten.add_.Tensor", m_self},
     {"aten.addmm.default", m_addmm},
     {"aten.alias.default", m_alias},
+    {"aten.alias_copy.default", m_alias_copy},
     {"aten.amax.default", m_amax},
     {"aten.amin.default", m_amax},
     {"aten.any.default", m_reduce_bool},
@@ -1998,12 +2167,16 @@ static const meta_row META[] = {
     {"aten.bitwise_not.default", m_unary},
     {"aten.bitwise_or.Scalar", m_binary},
     {"aten.bitwise_or.Tensor", m_binary},
+    {"aten.bitwise_xor.Scalar", m_binary},
     {"aten.bitwise_xor.Tensor", m_binary},
     {"aten.bmm.default", m_bmm},
     {"aten.cat.default", m_cat},
     {"aten.ceil.default", m_unary},
     {"aten.chunk.default", m_chunk},
+    {"aten.clamp.Tensor", m_clamp_tensor},
     {"aten.clamp.default", m_unary},
+    {"aten.clamp_.default", m_self},
+    {"aten.clamp_min_.default", m_self},
     {"aten.clone.default", m_clone},
     {"aten.constant_pad_nd.default", m_constant_pad_nd},
     {"aten.contiguous.default", m_contiguous},
@@ -2016,27 +2189,45 @@ static const meta_row META[] = {
     {"aten.convolution.default", m_convolution},
     {"aten.copy_.default", m_self},
     {"aten.cos.default", m_unary_float},
+    {"aten.cumsum.default", m_cumsum},
+    {"aten.diagonal.default", m_diagonal},
+    {"aten.diagonal_copy.default", m_diagonal_copy},
     {"aten.div.Scalar", m_binary_float},
     {"aten.div.Tensor", m_binary_float},
     {"aten.div.Tensor_mode", m_div_mode},
+    {"aten.div_.Tensor", m_self},
     {"aten.dropout.default", m_dropout},
+    {"aten.elu.default", m_unary},
     {"aten.embedding.default", m_embedding},
+    {"aten.empty.memory_format", m_zeros},
     {"aten.eq.Scalar", m_binary_bool},
     {"aten.eq.Tensor", m_binary_bool},
     {"aten.erf.default", m_unary_float},
     {"aten.exp.default", m_unary_float},
+    {"aten.exp2.default", m_unary_float},
     {"aten.expand.default", m_expand},
+    {"aten.expand_copy.default", m_expand_copy},
+    {"aten.expm1.default", m_unary_float},
+    {"aten.fill.Scalar", m_fill},
+    {"aten.fill_.Scalar", m_self},
     {"aten.flatten.using_ints", m_flatten},
     {"aten.floor.default", m_unary},
+    {"aten.floor_divide.default", m_binary},
+    {"aten.fmod.Scalar", m_binary},
+    {"aten.fmod.Tensor", m_binary},
     {"aten.full.default", m_full},
     {"aten.full_like.default", m_like},
     {"aten.gather.default", m_gather},
     {"aten.ge.Scalar", m_binary_bool},
     {"aten.ge.Tensor", m_binary_bool},
     {"aten.gelu.default", m_unary},
+    {"aten.gelu_.default", m_self},
     {"aten.group_norm.default", m_group_norm},
     {"aten.gt.Scalar", m_binary_bool},
     {"aten.gt.Tensor", m_binary_bool},
+    {"aten.hardsigmoid.default", m_unary},
+    {"aten.hardswish.default", m_unary},
+    {"aten.hardswish_.default", m_self},
     {"aten.hardtanh.default", m_unary},
     {"aten.hardtanh_.default", m_self},
     {"aten.index.Tensor", m_index},
@@ -2045,27 +2236,38 @@ static const meta_row META[] = {
     {"aten.layer_norm.default", m_layer_norm},
     {"aten.le.Scalar", m_binary_bool},
     {"aten.le.Tensor", m_binary_bool},
+    {"aten.leaky_relu.default", m_unary},
+    {"aten.leaky_relu_.default", m_self},
     {"aten.linear.default", m_linear},
     {"aten.log.default", m_unary_float},
+    {"aten.log1p.default", m_unary_float},
     {"aten.log_softmax.int", m_softmax},
     {"aten.logical_and.default", m_binary_bool},
     {"aten.logical_not.default", m_unary_bool},
     {"aten.logical_or.default", m_binary_bool},
     {"aten.logical_xor.default", m_binary_bool},
+    {"aten.logsumexp.default", m_logsumexp},
     {"aten.lt.Scalar", m_binary_bool},
     {"aten.lt.Tensor", m_binary_bool},
+    {"aten.masked_fill.Scalar", m_masked_fill},
+    {"aten.masked_fill.Tensor", m_masked_fill},
+    {"aten.masked_fill_.Scalar", m_self},
     {"aten.matmul.default", m_matmul},
+    {"aten.max.dim", m_minmax_dim},
     {"aten.max_pool2d.default", m_max_pool2d},
     {"aten.max_pool2d_with_indices.default", m_max_pool2d_with_indices},
     {"aten.maximum.default", m_binary},
     {"aten.mean.default", m_reduce_same},
     {"aten.mean.dim", m_reduce_same},
+    {"aten.min.dim", m_minmax_dim},
     {"aten.minimum.default", m_binary},
     {"aten.mm.default", m_mm},
     {"aten.mul.Scalar", m_binary},
     {"aten.mul.Tensor", m_binary},
+    {"aten.mul_.Scalar", m_self},
     {"aten.mul_.Tensor", m_self},
     {"aten.narrow.default", m_narrow},
+    {"aten.native_dropout.default", m_native_dropout},
     {"aten.native_group_norm.default", m_native_group_norm},
     {"aten.native_layer_norm.default", m_native_layer_norm},
     {"aten.ne.Scalar", m_binary_bool},
@@ -2079,6 +2281,11 @@ static const meta_row META[] = {
     {"aten.ones_like.default", m_like},
     {"aten.pad.default", m_pad},
     {"aten.permute.default", m_permute},
+    {"aten.permute_copy.default", m_permute_copy},
+    {"aten.pow.Scalar", m_pow},
+    {"aten.pow.Tensor_Scalar", m_pow},
+    {"aten.pow.Tensor_Tensor", m_pow},
+    {"aten.prod.dim_int", m_prod},
     {"aten.real.default", m_real},
     {"aten.reciprocal.default", m_unary_float},
     {"aten.relu.default", m_unary},
@@ -2086,39 +2293,59 @@ static const meta_row META[] = {
     {"aten.remainder.Scalar", m_binary},
     {"aten.remainder.Tensor", m_binary},
     {"aten.reshape.default", m_reshape},
+    {"aten.round.default", m_unary},
     {"aten.rsqrt.default", m_unary_float},
     {"aten.rsub.Scalar", m_binary},
+    {"aten.rsub.Tensor", m_binary},
     {"aten.scalar_tensor.default", m_scalar_tensor},
     {"aten.scaled_dot_product_attention.default", m_sdpa},
     {"aten.select.int", m_select},
+    {"aten.select_copy.int", m_select_copy},
     {"aten.sigmoid.default", m_unary_float},
+    {"aten.sigmoid_.default", m_self},
+    {"aten.sign.default", m_unary},
     {"aten.silu.default", m_unary},
+    {"aten.silu_.default", m_self},
     {"aten.sin.default", m_unary_float},
     {"aten.slice.Tensor", m_slice},
+    {"aten.slice_copy.Tensor", m_slice_copy},
     {"aten.softmax.int", m_softmax},
     {"aten.split.Tensor", m_split},
     {"aten.split_with_sizes.default", m_split_with_sizes},
+    {"aten.split_with_sizes_copy.default", m_split_with_sizes_copy},
     {"aten.sqrt.default", m_unary_float},
     {"aten.squeeze.default", m_squeeze},
     {"aten.squeeze.dim", m_squeeze},
     {"aten.squeeze.dims", m_squeeze},
+    {"aten.squeeze_copy.dim", m_squeeze_copy},
+    {"aten.squeeze_copy.dims", m_squeeze_copy},
     {"aten.stack.default", m_stack},
     {"aten.sub.Scalar", m_binary},
     {"aten.sub.Tensor", m_binary},
+    {"aten.sub_.Tensor", m_self},
     {"aten.sum.default", m_sum},
     {"aten.sum.dim_IntList", m_sum},
     {"aten.t.default", m_t},
+    {"aten.t_copy.default", m_t_copy},
     {"aten.tanh.default", m_unary_float},
+    {"aten.tanh_.default", m_self},
     {"aten.to.dtype", m_to},
+    {"aten.topk.default", m_topk},
     {"aten.transpose.int", m_transpose},
+    {"aten.transpose_copy.int", m_transpose_copy},
+    {"aten.trunc.default", m_unary},
     {"aten.unbind.int", m_unbind},
+    {"aten.unbind_copy.int", m_unbind_copy},
     {"aten.unflatten.int", m_unflatten},
     {"aten.unsqueeze.default", m_unsqueeze},
+    {"aten.unsqueeze_copy.default", m_unsqueeze_copy},
     {"aten.var.correction", m_reduce_var},
     {"aten.var.dim", m_reduce_var},
     {"aten.view.default", m_view},
     {"aten.view_as_real.default", m_view_as_real},
+    {"aten.view_copy.default", m_view_copy},
     {"aten.where.self", m_where},
+    {"aten.zero_.default", m_self},
     {"aten.zeros.default", m_zeros},
     {"aten.zeros_like.default", m_like},
 };
