@@ -161,11 +161,14 @@ def meta_report(eir, path):
     return [json.loads(line) for line in p.stdout.splitlines()]
 
 
-PARAMS = [(n, s, d) for n in CASES for s in ((False, True) if n in STRICT else (False,)) for d in (False, True)]
+# strict=True export takes longer: two modules in the quick run, the others marked slow
+STRICT_QUICK = {"views", "dyn"}
+PARAMS = [pytest.param(n, s, d, marks=[pytest.mark.slow] if s and n not in STRICT_QUICK else [],
+                       id=f"{n}-{'strict' if s else 'nonstrict'}-{'decomp' if d else 'aten'}")
+          for n in CASES for s in ((False, True) if n in STRICT else (False,)) for d in (False, True)]
 
 
-@pytest.mark.parametrize("name,strict,decomp", PARAMS,
-                         ids=[f"{n}-{'strict' if s else 'nonstrict'}-{'decomp' if d else 'aten'}" for n, s, d in PARAMS])
+@pytest.mark.parametrize("name,strict,decomp", PARAMS)
 def test_meta_agrees_with_torch(eir, tmp_path, name, strict, decomp):
     path = export(name, strict, decomp, str(tmp_path / f"{name}.pt2"))
     nodes = meta_report(eir, path)
@@ -272,6 +275,7 @@ def test_planted_bad_view(eir, tmp_path):
     assert cls is Views
 
 
+@pytest.mark.slow
 def test_meta_edge_view_copies(eir, tmp_path):
     """ExecuTorch's to_edge() turns views into *_copy ops (new contiguous tensors):
     the inference agrees with what it records."""
