@@ -245,8 +245,7 @@ static bool is_contig_order(mctx *c, const eir_mtensor *t, const uint32_t *order
     for (uint32_t k = 0; k < t->rank; k++) {
         uint32_t d = order ? order[k] : t->rank - 1 - k;
         if (sz[d] == 1) continue;
-        if (st[d] != expect) return false;
-        expect *= sz[d];
+        if (st[d] != expect || __builtin_mul_overflow(expect, sz[d], &expect)) return false;
     }
     return true;
 }
@@ -275,8 +274,7 @@ static bool is_dense(mctx *c, const eir_mtensor *t) {
     for (uint32_t k = 0; k < t->rank; k++) {
         uint32_t d = perm[k];
         if (sz[d] < 2) return true;
-        if (st[d] != req) return false;
-        req *= sz[d];
+        if (st[d] != req || __builtin_mul_overflow(req, sz[d], &req)) return false;
     }
     return true;
 }
@@ -295,7 +293,7 @@ static bool strides_like_cl(mctx *c, const eir_mtensor *t) {
         if (st[d] < min) return false;
         if (d == 0 && min == st[1]) return false;
         min = st[d];
-        if (st[d] > 1) min *= sz[d];
+        if (st[d] > 1 && __builtin_mul_overflow(min, sz[d], &min)) return false;
     }
     return true;
 }
@@ -505,6 +503,7 @@ static bool tensor_of_value(mctx *c, uint32_t v, eir_mtensor *t) {
     t->sizes_known = t->strides_known = true;
     for (uint32_t i = 0; i < m->rank; i++) {
         t->sizes[i] = from_symint(c->p, &m->sizes[i]);
+        if (t->sizes[i].kind == EIR_MDIM_INT && t->sizes[i].c < 0) return false; /* not a tensor's size */
         t->strides[i] = m->strides ? from_symint(c->p, &m->strides[i]) : UNK;
     }
     t->offset = from_symint(c->p, &m->storage_offset);
@@ -882,7 +881,8 @@ static int m_arange(mctx *c, eir_mtensor *o, uint32_t max) {
     } else {
         if (step == 0) return fail(c, "argument 'step' is 0; expected a nonzero step");
         double n = (end - start) / step;
-        int64_t len = (int64_t)n;
+        if (!(n < 9.0e18)) return 0; /* nan, inf or beyond int64 */
+        int64_t len = n > 0 ? (int64_t)n : 0;
         if ((double)len < n) len++;
         o->sizes[0] = D(len < 0 ? 0 : len);
     }
@@ -1034,34 +1034,39 @@ static int m_expand(mctx *c, eir_mtensor *o, uint32_t max) {
 }
 
 /* at::detail::computeStride: the strides of a view of (sizes, strides) as
- * shape; false when no view can express it */
-static bool view_strides(const int64_t *os, const int64_t *ost, uint32_t on, const int64_t *ns, uint32_t nn,
+ * shape; 0 when no view can express it, -1 when the numbers overflow */
+static int view_strides(const int64_t *os, const int64_t *ost, uint32_t on, const int64_t *ns, uint32_t nn,
                          int64_t *nst) {
     if (on == 0) {
         for (uint32_t i = 0; i < nn; i++) nst[i] = 1;
-        return true;
+        return 1;
     }
     int64_t numel = 1;
-    for (uint32_t i = 0; i < on; i++) numel *= os[i];
+    for (uint32_t i = 0; i < on; i++)
+        if (__builtin_mul_overflow(numel, os[i], &numel)) return -1;
     if (numel == 0) {
         bool same = on == nn;
         for (uint32_t i = 0; same && i < on; i++) same = os[i] == ns[i];
-        if (same) { memcpy(nst, ost, on * sizeof *nst); return true; }
+        if (same) { memcpy(nst, ost, on * sizeof *nst); return 1; }
         int64_t s = 1;
-        for (uint32_t i = nn; i-- > 0;) { nst[i] = s; s *= ns[i] < 1 ? 1 : ns[i]; }
-        return true;
+        for (uint32_t i = nn; i-- > 0;) {
+            nst[i] = s;
+            if (__builtin_mul_overflow(s, ns[i] < 1 ? 1 : ns[i], &s)) return -1;
+        }
+        return 1;
     }
     int64_t view_d = (int64_t)nn - 1;
     int64_t chunk = ost[on - 1], tnumel = 1, vnumel = 1;
     for (int64_t td = (int64_t)on - 1; td >= 0; td--) {
-        tnumel *= os[td];
+        if (__builtin_mul_overflow(tnumel, os[td], &tnumel)) return -1;
         if (td == 0 || (os[td - 1] != 1 && ost[td - 1] != tnumel * chunk)) {
             while (view_d >= 0 && (vnumel < tnumel || ns[view_d] == 1)) {
-                nst[view_d] = vnumel * chunk;
-                vnumel *= ns[view_d];
+                if (__builtin_mul_overflow(vnumel, chunk, &nst[view_d]) ||
+                    __builtin_mul_overflow(vnumel, ns[view_d], &vnumel))
+                    return -1;
                 view_d--;
             }
-            if (vnumel != tnumel) return false;
+            if (vnumel != tnumel) return 0;
             if (td > 0) { chunk = ost[td - 1]; tnumel = 1; vnumel = 1; }
         }
     }
@@ -1094,8 +1099,10 @@ static int reshape_to(mctx *c, eir_mtensor *o, const eir_mtensor *self_in, const
         all_int = sz[i].kind == EIR_MDIM_INT;
         if (all_int) ns[i] = sz[i].c;
     }
-    if (!all_int) return 1; /* sizes only */
-    if (view_strides(os, ost, self.rank, ns, n, nst)) {
+    for (uint32_t i = 0; i < n && all_int; i++) all_int = ns[i] >= 0;
+    int vs = all_int ? view_strides(os, ost, self.rank, ns, n, nst) : -1;
+    if (vs < 0) return 1; /* sizes only */
+    if (vs) {
         for (uint32_t i = 0; i < n; i++) o->strides[i] = D(nst[i]);
         o->offset = self.offset;
         o->strides_known = true;
@@ -1161,7 +1168,7 @@ static int m_slice(mctx *c, eir_mtensor *o, uint32_t max) {
         if (e < 0) e += n;
         if (s < 0) s = 0; else if (s > n) s = n;
         if (e < s) e = s; else if (e > n) e = n;
-        o->sizes[d] = D((e - s + step - 1) / step);
+        o->sizes[d] = D((e - s) / step + ((e - s) % step != 0));
         start = D(s);
     } else if ((start.kind != EIR_MDIM_INT || start.c >= 0) && (end.kind != EIR_MDIM_INT || end.c >= 0)) {
         /* symbolic bounds inside the dim, as torch guarded them: (end - start + step - 1) // step */
@@ -1276,7 +1283,7 @@ static int m_unbind(mctx *c, eir_mtensor *o, uint32_t max) {
     uint32_t d;
     if (in_tensor(c, "self", &self) != 1 || !in_int(c, "dim", &dim)) return 0;
     if (!wrap_dim(c, dim, self.rank, "argument 'dim'", &d) || self.rank == 0) return self.rank ? -1 : 0;
-    if (self.sizes[d].kind != EIR_MDIM_INT || self.sizes[d].c > (int64_t)max) return 0;
+    if (self.sizes[d].kind != EIR_MDIM_INT || self.sizes[d].c > (int64_t)max || self.sizes[d].c < 1) return 0;
     for (int64_t k = 0; k < self.sizes[d].c; k++) {
         o[k] = self;
         o[k].offset = dadd(c, self.offset, dmul(c, D(k), self.strides[d]));
@@ -1519,7 +1526,9 @@ static eir_mdim pool_size(mctx *c, eir_mdim in, eir_mdim k, eir_mdim s, eir_mdim
     if (ceil) {
         if (out.kind != EIR_MDIM_INT || in.kind != EIR_MDIM_INT || p.kind != EIR_MDIM_INT || s.kind != EIR_MDIM_INT)
             return UNK;
-        if ((out.c - 1) * s.c >= in.c + p.c) out.c--;
+        int64_t start, lim;
+        if (__builtin_mul_overflow(out.c - 1, s.c, &start) || __builtin_add_overflow(in.c, p.c, &lim)) return UNK;
+        if (start >= lim) out.c--;
     }
     return out;
 }
@@ -1767,7 +1776,7 @@ static int m_constant_pad_nd(mctx *c, eir_mtensor *o, uint32_t max) {
 
 static int m_sdpa(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor q, v;
-    if (in_tensor(c, "query", &q) != 1 || in_tensor(c, "value", &v) != 1 || q.rank < 2) return 0;
+    if (in_tensor(c, "query", &q) != 1 || in_tensor(c, "value", &v) != 1 || q.rank < 2 || v.rank < 1) return 0;
     *o = q;
     o->sizes[q.rank - 1] = v.sizes[v.rank - 1];
     if (deq(c, q.sizes[q.rank - 1], v.sizes[v.rank - 1])) like_preserve(c, &q, o);
@@ -2086,7 +2095,8 @@ static int m_diagonal(mctx *c, eir_mtensor *o, uint32_t max) {
  * (batch, L, heads, Ev) transposed to (batch, heads, L, Ev); logsumexp f32 */
 static int m_sdpa_flash_cpu(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor q, v;
-    if (in_tensor(c, "query", &q) != 1 || in_tensor(c, "value", &v) != 1 || q.rank != 4 || max < 2) return 0;
+    if (in_tensor(c, "query", &q) != 1 || in_tensor(c, "value", &v) != 1 || q.rank != 4 || v.rank != 4 || max < 2)
+        return 0;
     o[0] = q;
     o[0].sizes[3] = v.sizes[3];
     static const uint32_t order[] = {3, 1, 2, 0};
