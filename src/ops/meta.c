@@ -1059,7 +1059,9 @@ static int view_strides(const int64_t *os, const int64_t *ost, uint32_t on, cons
     int64_t chunk = ost[on - 1], tnumel = 1, vnumel = 1;
     for (int64_t td = (int64_t)on - 1; td >= 0; td--) {
         if (__builtin_mul_overflow(tnumel, os[td], &tnumel)) return -1;
-        if (td == 0 || (os[td - 1] != 1 && ost[td - 1] != tnumel * chunk)) {
+        int64_t want;
+        bool ovf = __builtin_mul_overflow(tnumel, chunk, &want);
+        if (td == 0 || (os[td - 1] != 1 && (ovf || ost[td - 1] != want))) {
             while (view_d >= 0 && (vnumel < tnumel || ns[view_d] == 1)) {
                 if (__builtin_mul_overflow(vnumel, chunk, &nst[view_d]) ||
                     __builtin_mul_overflow(vnumel, ns[view_d], &vnumel))
@@ -1269,7 +1271,8 @@ static int m_split(mctx *c, eir_mtensor *o, uint32_t max) {
     if (ss <= 0) return ss == 0 && size == 0 ? 0 : fail(c, "argument 'split_size' is %lld; expected > 0", (long long)ss);
     eir_mdim lens[64];
     uint32_t n = 0;
-    for (int64_t s = 0; s < size || (size == 0 && n == 0); s += ss) {
+    if (size / ss + (size % ss != 0) > 64) return 0;
+    for (int64_t s = 0; s < size || (size == 0 && n == 0); s = size - s <= ss ? size : s + ss) {
         if (n >= 64) return 0;
         lens[n++] = D(size - s < ss ? size - s : ss);
         if (size == 0) break;
@@ -1865,11 +1868,12 @@ static int m_chunk(mctx *c, eir_mtensor *o, uint32_t max) {
     if (!wrap_dim(c, dim, self.rank, "argument 'dim'", &d) || self.rank == 0) return self.rank ? -1 : 0;
     if (chunks <= 0) return fail(c, "argument 'chunks' is %lld; expected > 0", (long long)chunks);
     if (self.sizes[d].kind != EIR_MDIM_INT) return 0;
-    int64_t size = self.sizes[d].c, ss = (size + chunks - 1) / chunks;
+    int64_t size = self.sizes[d].c, ss = size / chunks + (size % chunks != 0);
     eir_mdim lens[64];
     uint32_t n = 0;
+    if (ss > 0 && size / ss + (size % ss != 0) > 64) return 0;
     if (ss == 0) { lens[n++] = D(0); }
-    for (int64_t s = 0; ss > 0 && s < size; s += ss) {
+    for (int64_t s = 0; ss > 0 && s < size; s = size - s <= ss ? size : s + ss) {
         if (n >= 64) return 0;
         lens[n++] = D(size - s < ss ? size - s : ss);
     }
@@ -2067,7 +2071,7 @@ static int m_diagonal(mctx *c, eir_mtensor *o, uint32_t max) {
         return 0;
     if (!wrap_dim(c, d1, x.rank, "argument 'dim1'", &a) || !wrap_dim(c, d2, x.rank, "argument 'dim2'", &b)) return -1;
     if (a == b) return fail(c, "arguments 'dim1' and 'dim2' are both dim %u; expected two different dims", a);
-    if (x.sizes[a].kind != EIR_MDIM_INT || x.sizes[b].kind != EIR_MDIM_INT) return 0;
+    if (x.sizes[a].kind != EIR_MDIM_INT || x.sizes[b].kind != EIR_MDIM_INT || off == INT64_MIN) return 0;
     int64_t s1 = x.sizes[a].c, s2 = x.sizes[b].c, n;
     *o = x;
     if (off >= 0) {
