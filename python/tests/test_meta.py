@@ -301,3 +301,28 @@ def test_meta_edge_view_copies(eir, tmp_path):
                                                                            o["offset"])]
     assert not bad and not [n for n in nodes if n["error"]], bad
     assert all(o["strides"] == "agree" for n in copies for o in n["outputs"])
+
+
+def test_nonsense_metadata_is_reported_not_crashed_on(eir, tmp_path):
+    """recorded sizes, strides and offsets at the ends of int64: verify reports the
+    disagreement and never crashes (the loader refuses negative sizes itself)"""
+    src = os.path.join(REPO, "examples", "mlp.pt2")
+    dst = str(tmp_path / "nonsense.pt2")
+
+    def edit(m, _):
+        tv = plant.graph(m)["tensor_values"]
+        tv["linear"]["sizes"][0] = {"as_int": 2 ** 63 - 1}
+        tv["linear"]["strides"][0] = {"as_int": -2 ** 63}
+        tv["relu"]["sizes"][1] = {"as_int": 2 ** 62}
+        tv["linear_1"]["storage_offset"] = {"as_int": 2 ** 62}
+    plant.plant(src, dst, edit)
+    p = subprocess.run([eir, "verify", "--meta-report", dst], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    p = subprocess.run([eir, "verify", "--json", dst], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 3, p.stderr
+    vs = json.loads(p.stdout)["violations"]
+    assert {v["node"] for v in vs if v["rule"] == "meta.mismatch"} >= {"linear", "relu"}, vs
+    # relu's recorded size makes linear_1's inner sizes disagree
+    assert [v["message"] for v in vs if v["node"] == "linear_1"][0].startswith(
+        "node %linear_1 (aten.linear.default): shape inference fails: the last size of 'input' and of 'weight': "
+        "4611686018427387904 vs 16 (expected equal)")

@@ -2383,6 +2383,10 @@ static const meta_row *find_row(const char *target) {
 
 bool eir_meta_has(const char *target) { return find_row(target) != NULL; }
 
+uint32_t eir_meta_count(void) { return (uint32_t)EIR_ARRAY_LEN(META); }
+
+const char *eir_meta_name(uint32_t i) { return i < EIR_ARRAY_LEN(META) ? META[i].name : NULL; }
+
 int eir_meta_infer_node(const eir_program *p, const eir_graph *g, const eir_node *nd, eir_arena *scratch,
                         eir_mtensor *outs, uint32_t max, char *err, size_t errlen) {
     if (errlen) err[0] = 0;

@@ -44,6 +44,11 @@ typedef struct eir_mtensor {
  * the Edge prefix) has a meta function. */
 bool eir_meta_has(const char *target);
 
+/* The overloads with a meta function: their number, and name i (sorted by
+ * strcmp), or NULL. */
+uint32_t eir_meta_count(void);
+const char *eir_meta_name(uint32_t i);
+
 /* The outcome of comparing one output of a node with its inference. */
 typedef enum eir_meta_cmp { EIR_MCMP_AGREE, EIR_MCMP_DIFFER, EIR_MCMP_UNKNOWN } eir_meta_cmp;
 

@@ -12,6 +12,7 @@
 #include "eir.h"
 #include "ir/program.h"
 #include "ops/meta.h"
+#include "ops/optable.h"
 
 /* one size, stride or offset: "3", "s0" (a symbol), "24*s1" */
 static void put_dim(eir_buf *b, const char *s, size_t n) {
@@ -335,7 +336,25 @@ static void test_errors(void) {
     eir_program_free(p);
 }
 
+/* the table: sorted (it is searched by bisection), every name an overload of torch 2.13 */
+static void test_table(void) {
+    CHECK(eir_meta_count() > 150);
+    for (uint32_t i = 0; i < eir_meta_count(); i++) {
+        const char *n = eir_meta_name(i);
+        if (i) CHECK(strcmp(eir_meta_name(i - 1), n) < 0);
+        if (!eir_op_find(n)) fprintf(stderr, "no schema: %s\n", n);
+        CHECK(eir_op_find(n) != NULL);
+        CHECK(eir_meta_has(n));
+    }
+    CHECK(eir_meta_name(eir_meta_count()) == NULL);
+    CHECK(eir_meta_has("torch.ops.aten.add.Tensor"));
+    CHECK(eir_meta_has("executorch.exir.dialects.edge._ops.aten.view_copy.default"));
+    CHECK(!eir_meta_has("torch.ops.aten.nonzero.default"));
+    CHECK(!eir_meta_has("torch.ops.mylib.sin.default"));
+}
+
 int main(void) {
+    test_table();
     test_promotion();
     test_layouts();
     test_views();
