@@ -487,8 +487,9 @@ EIR_API void eir_free(void *ptr);
  * Rules the loader already enforces (values used before their definition,
  * dangling names, one signature spec per graph input and output, payloads
  * of the sizes and dtypes the graph declares) make eir_program_load fail, so
- * a loaded program has them. Recorded sizes and dtypes are not yet compared
- * with shape inference (eir has none yet). */
+ * a loaded program has them. Recorded dtypes, sizes, strides and offsets
+ * are compared with eir's shape inference for the ops it covers (rules
+ * meta.*; docs/META.md). */
 
 typedef enum eir_dialect {
     EIR_DIALECT_ATEN,    /* as torch.export.export returns it: ATen, higher-order, symbolic and custom ops */

@@ -15,6 +15,7 @@
 #include "../../src/base/base.h" /* eir_snprintf: numbers in the C locale */
 #include "../../src/kernels/kutil.h"
 #include "../../src/ops/optable.h"
+#include "../../src/ops/meta.h"
 
 static const char USAGE[] =
     "usage: eir <command> [options] MODEL.pt2\n"
@@ -38,7 +39,12 @@ static const char USAGE[] =
     "                              prints every violation with its node, target, argument\n"
     "                              and source line (docs/IR.md lists the rules); --json:\n"
     "                              {\"violations\": [...]}. Exit status 0 when it holds,\n"
-    "                              3 when it breaks rules, 1 when it cannot be read\n"
+    "                              3 when it breaks rules, 1 when it cannot be read.\n"
+    "                              Recorded dtypes, sizes and strides are checked against\n"
+    "                              eir's shape inference (rules meta.*; docs/META.md)\n"
+    "  verify --meta-report MODEL.pt2\n"
+    "                              one JSON line per node: its outputs' recorded metadata\n"
+    "                              against the inferred (agree, differ or unknown)\n"
     "  run MODEL.pt2 [IN.npy ...]  run the program on NumPy inputs given in the order of\n"
     "                              its flattened user inputs (a symbolic int input as a\n"
     "                              0-d integer .npy; Python values burned into the program\n"
@@ -593,14 +599,53 @@ out:
 
 /* ---- verify ---- */
 
+/* `eir verify --meta-report`: one JSON line per node, its outputs' recorded
+ * metadata against eir's inference (python/tools/meta_agreement.py reads them) */
+static void meta_json_str(const char *s) {
+    putchar('"');
+    for (; s && *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') printf("\\%c", ch);
+        else if (ch < 0x20) printf("\\u%04x", ch);
+        else putchar(ch);
+    }
+    putchar('"');
+}
+
+static void meta_visit(void *ctx, const char *graph, const eir_node *nd, bool has_meta, const eir_meta_outcome *o,
+                       int n, const char *err) {
+    static const char *const cmp[] = {"agree", "differ", "unknown"};
+    printf("{\"graph\": ");
+    if (graph) meta_json_str(graph); else fputs("null", stdout);
+    printf(", \"node\": ");
+    meta_json_str(nd->name ? nd->name : "?");
+    printf(", \"target\": ");
+    meta_json_str(nd->target);
+    printf(", \"has_meta\": %s, \"error\": ", has_meta ? "true" : "false");
+    if (err) meta_json_str(err); else fputs("null", stdout);
+    printf(", \"outputs\": [");
+    for (int i = 0; i < n; i++) {
+        printf("%s{\"output\": %u, \"value\": ", i ? ", " : "", o[i].output);
+        meta_json_str(o[i].value);
+        printf(", \"dtype\": \"%s\", \"sizes\": \"%s\", \"strides\": \"%s\", \"offset\": \"%s\", \"recorded\": ",
+               cmp[o[i].dtype], cmp[o[i].sizes], cmp[o[i].strides], cmp[o[i].offset]);
+        meta_json_str(o[i].recorded);
+        printf(", \"inferred\": ");
+        meta_json_str(o[i].inferred);
+        putchar('}');
+    }
+    printf("]}\n");
+}
+
 static int cmd_verify(int argc, char **argv) {
     const char *path = NULL;
-    bool json = false;
+    bool json = false, meta_report = false;
     eir_dialect dialect = EIR_DIALECT_ATEN;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(USAGE, stdout); return 0; }
         if (!strcmp(a, "--json")) json = true;
+        else if (!strcmp(a, "--meta-report")) meta_report = true;
         else if (!strcmp(a, "--dialect") || !strncmp(a, "--dialect=", 10)) {
             const char *val = a[9] == '=' ? a + 10 : i + 1 < argc ? argv[++i] : NULL;
             if (!val) return usage_error("%s needs a value: aten, core or edge", a);
@@ -612,6 +657,11 @@ static int cmd_verify(int argc, char **argv) {
     if (!path) return usage_error("%s: no model given", "verify");
     eir_program *p;
     if (load(path, &p)) return 1;
+    if (meta_report) {
+        eir_meta_check_program(p, meta_visit, NULL);
+        eir_program_free(p);
+        return fflush(stdout) == 0 ? 0 : 1;
+    }
     eir_verify_report *r = NULL;
     eir_status st = eir_program_verify(p, dialect, &r);
     char *text = NULL;
