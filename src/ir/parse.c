@@ -702,7 +702,7 @@ static bool is_bool_expr(const eir_sym_node *t) {
 
 static bool is_float_expr(const eir_sym_node *t) {
     if (t->kind == EIR_SYM_FLOAT) return true;
-    if (t->kind == EIR_SYM_CALL && (!strcmp(t->name, "ToFloat") || !strcmp(t->name, "FloatTrueDiv") ||
+    if (t->kind == EIR_SYM_CALL && (!strcmp(t->name, "ToFloat") || !strcmp(t->name, "FloatTrueDiv") || !strcmp(t->name, "IntTrueDiv") ||
                                     !strcmp(t->name, "FloatPow") || !strncmp(t->name, "OpaqueUnaryFn", 13) ||
                                     !strcmp(t->name, "TruncToFloat")))
         return true;
@@ -2111,6 +2111,12 @@ static eir_status build_tensors(ps *P) {
         void *data = eir_arena_alloc(&p->arena, nbytes ? (size_t)nbytes : 1);
         if (!data) return oom(P);
         memset(data, 0, nbytes ? (size_t)nbytes : 1);
+        t->is_constant = s->kind == EIR_IN_CONSTANT_TENSOR || (s->kind == EIR_IN_BUFFER && s->persistent == 0);
+        char rec[64];
+        snprintf(rec, sizeof rec, "%s_%u", t->is_constant ? "data/constants/tensor" : "data/weights/weight",
+                 p->num_tensors);
+        t->record = pstrndup(P, rec, strlen(rec));
+        if (!t->record) return EIR_ERR_NOMEM;
         t->fqn = s->target;
         t->is_param = s->kind == EIR_IN_PARAMETER;
         t->is_constant = s->kind == EIR_IN_CONSTANT_TENSOR || (s->kind == EIR_IN_BUFFER && s->persistent == 0);
@@ -2127,6 +2133,67 @@ static eir_status build_tensors(ps *P) {
         if (!eir_strmap_put(&p->tensor_by_fqn, t->fqn, p->num_tensors)) return oom(P);
         p->num_tensors++;
     }
+    return EIR_OK;
+}
+
+/* The root module's call signature, as torch writes it for forward(*args)
+ * returning its outputs (one output: not a tuple), so that torch.export.load
+ * can rebuild ep.module() from an archive written from the text. */
+static eir_status build_module_call(ps *P) {
+    eir_program *p = P->p;
+    static const char LEAF[] = "{\"type\": null, \"context\": null, \"children_spec\": []}";
+    uint32_t nin = 0, nout = 0;
+    for (uint32_t i = 0; i < p->num_input_specs; i++)
+        nin += p->input_specs[i].kind == EIR_IN_USER_INPUT || p->input_specs[i].kind == EIR_IN_CONSTANT_INPUT;
+    for (uint32_t i = 0; i < p->num_output_specs; i++) nout += p->output_specs[i].kind == EIR_OUT_USER_OUTPUT;
+    eir_module_call *mc = eir_arena_alloc(&p->arena, sizeof *mc);
+    eir_arg *ins = eir_arena_array(&p->arena, nin ? nin : 1, sizeof *ins);
+    eir_arg *outs = eir_arena_array(&p->arena, nout ? nout : 1, sizeof *outs);
+    const char **names = eir_arena_array(&p->arena, nin ? nin : 1, sizeof *names);
+    if (!mc || !ins || !outs || !names) return oom(P);
+    memset(mc, 0, sizeof *mc);
+    uint32_t k = 0;
+    eir_buf b;
+    eir_buf_init(&b);
+    eir_buf_puts(&b, "[1, {\"type\": \"builtins.tuple\", \"context\": \"null\", \"children_spec\": [{\"type\": "
+                     "\"builtins.tuple\", \"context\": \"null\", \"children_spec\": [");
+    for (uint32_t i = 0; i < p->num_input_specs; i++) {
+        const eir_input_spec *s = &p->input_specs[i];
+        if (s->kind != EIR_IN_USER_INPUT && s->kind != EIR_IN_CONSTANT_INPUT) continue;
+        ins[k] = s->arg;
+        names[k] = s->kind == EIR_IN_CONSTANT_INPUT ? s->target : s->arg.name;
+        if (!names[k]) names[k] = "";
+        eir_buf_puts(&b, k ? ", " : "");
+        eir_buf_puts(&b, LEAF);
+        k++;
+    }
+    eir_buf_puts(&b, "]}, {\"type\": \"builtins.dict\", \"context\": \"[]\", \"children_spec\": []}]}]");
+    mc->in_spec = pstrndup(P, b.data ? b.data : "", b.len);
+    eir_buf_free(&b);
+    eir_buf_init(&b);
+    k = 0;
+    if (nout == 1) eir_buf_printf(&b, "[1, %s]", LEAF);
+    else eir_buf_puts(&b, "[1, {\"type\": \"builtins.tuple\", \"context\": \"null\", \"children_spec\": [");
+    for (uint32_t i = 0; i < p->num_output_specs; i++) {
+        if (p->output_specs[i].kind != EIR_OUT_USER_OUTPUT) continue;
+        outs[k] = p->output_specs[i].arg;
+        if (nout != 1) { eir_buf_puts(&b, k ? ", " : ""); eir_buf_puts(&b, LEAF); }
+        k++;
+    }
+    if (nout != 1) eir_buf_puts(&b, "]}]");
+    mc->out_spec = pstrndup(P, b.data ? b.data : "", b.len);
+    eir_buf_free(&b);
+    if (!mc->in_spec || !mc->out_spec) return EIR_ERR_NOMEM;
+    mc->fqn = "";
+    mc->has_signature = true;
+    mc->num_inputs = nin;
+    mc->inputs = ins;
+    mc->num_outputs = nout;
+    mc->outputs = outs;
+    mc->num_forward_arg_names = (int32_t)nin;
+    mc->forward_arg_names = names;
+    p->module_calls = mc;
+    p->num_module_calls = 1;
     return EIR_OK;
 }
 
@@ -2216,6 +2283,8 @@ static eir_status parse_program(ps *P, const char *text, size_t len) {
                         "range constraints");
     if ((st = build_specs(P, sig < P->nlines ? P->lines[sig].no : 1))) return st;
     if ((st = build_tensors(P))) return st;
+    if ((st = build_module_call(P))) return st;
+    P->p->torch_version = "2.13.0";
     P->p->schema_major = 8;
     P->p->schema_minor = 20;
     P->p->model_name = "model";
