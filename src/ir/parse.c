@@ -2285,6 +2285,16 @@ static eir_status parse_program(ps *P, const char *text, size_t len) {
     if ((st = build_tensors(P))) return st;
     if ((st = build_module_call(P))) return st;
     P->p->torch_version = "2.13.0";
+    /* the text does not say whether the program was decomposed: TRAINING is
+     * the dialect torch's verifier accepts either way */
+    static const char *const VERIFIERS[] = {"TRAINING"};
+    P->p->verifiers = (const char **)VERIFIERS;
+    P->p->num_verifiers = 1;
+    P->p->opset = eir_arena_alloc(&P->p->arena, sizeof *P->p->opset);
+    if (!P->p->opset) return oom(P);
+    P->p->opset[0].name = "aten";
+    P->p->opset[0].version = 10;
+    P->p->num_opset = 1;
     P->p->schema_major = 8;
     P->p->schema_minor = 20;
     P->p->model_name = "model";
