@@ -1404,7 +1404,9 @@ static eir_status call_line(ps *P, gb *g, const line *ln) {
         for (;;) {
             if (ceat(&c, ")")) break;
             /* keyword? */
+            cws(&c);
             cur save = c;
+            uint32_t kcol = ccol(&c);
             size_t kn;
             const char *kw = cident(&c, &kn);
             bool is_kw = kw && ceat(&c, "=") && !(c.s < c.e && *c.s == '=');
@@ -1422,14 +1424,14 @@ static eir_status call_line(ps *P, gb *g, const line *ln) {
                 if (!na->name) { rst = EIR_ERR_NOMEM; goto fail; }
                 for (uint32_t i = 0; i < nin - 1; i++)
                     if (ins[i].kind == 2 && !strcmp(ins[i].name, na->name)) {
-                        rst = perr(P, EIR_ERR_SCHEMA, ln->no, acol, "keyword argument '%s' given twice", na->name);
+                        rst = perr(P, EIR_ERR_SCHEMA, ln->no, kcol, "keyword argument '%s' given twice", na->name);
                         goto fail;
                     }
                 if (sc) {
                     uint32_t k = 0;
                     while (k < sc->nargs && strcmp(sc->args[k].name, na->name)) k++;
                     if (k == sc->nargs) {
-                        rst = perr(P, EIR_ERR_SCHEMA, ln->no, acol, "%s has no argument '%s'", target + 10, na->name);
+                        rst = perr(P, EIR_ERR_SCHEMA, ln->no, kcol, "%s has no argument '%s'", target + 10, na->name);
                         goto fail;
                     }
                     stype = (int)sc->args[k].type;
@@ -1539,6 +1541,7 @@ deletions:
     if ((st = cexpect(&c, ";", "or the end of the line after the statement"))) return st;
     for (;;) {
         size_t dn;
+        cws(&c);
         uint32_t dcol = ccol(&c);
         const char *d = cident(&c, &dn);
         if (!d) return cerr(&c, EIR_ERR_SCHEMA, "expected 'name = ... = None' after ';'");
@@ -1672,6 +1675,7 @@ static eir_status forward_line(ps *P, gb *g, const line *ln, bool root) {
         if (ceat(&c, ")")) break;
         if ((st = cexpect(&c, ",", "between parameters"))) return st;
         size_t n;
+        cws(&c);
         uint32_t col = ccol(&c);
         const char *nm = cident(&c, &n);
         if (!nm) return cerr(&c, EIR_ERR_SCHEMA, "expected a parameter name");
@@ -1876,6 +1880,7 @@ static eir_status spec_line(ps *P, const line *ln, bool outputs) {
     if (!name) return EIR_ERR_NOMEM;
     if ((st = cexpect(&c, ":", "after the name of a signature entry"))) return st;
     size_t kn;
+    cws(&c);
     uint32_t kcol = ccol(&c);
     const char *k = cident(&c, &kn);
     int kind = -1;
