@@ -237,6 +237,7 @@ fuzz-seeds:
 	@rm -rf $(BF)/seeds && mkdir -p $(addprefix $(BF)/seeds/,$(FUZZ_TARGETS))
 	cp tests/bad/corpus/*.pt2 tests/e2e/fixtures/*.pt2 $(BF)/seeds/fuzz_load/
 	cp tests/bad/corpus/*.pt2 tests/e2e/fixtures/*.pt2 $(BF)/seeds/fuzz_run/
+	cp tests/e2e/fixtures/*.program.txt $(BF)/seeds/fuzz_parse/
 	$(PYTHON) -c 'import sys, os; [open(os.path.join(sys.argv[1], "s%d" % i), "w").write(l.rstrip("\n")) for i, l in enumerate(open("tests/fuzz/schemas.txt"))]' $(BF)/seeds/fuzz_schema
 	$(PYTHON) -c 'import sys, zipfile, glob, os; [open(os.path.join(sys.argv[1], os.path.basename(f) + ".json"), "wb").write(zipfile.ZipFile(f).read(n)) for f in glob.glob("tests/e2e/fixtures/*.pt2") for n in zipfile.ZipFile(f).namelist() if n.endswith("models/model.json")]' $(BF)/seeds/fuzz_model_json
 	$(PYTHON) -c 'import sys, zipfile, glob, os; [open(os.path.join(sys.argv[1], "p%d_%d" % (i, j)), "wb").write(d) for i, f in enumerate(["tests/bad/pickle_base.pt2"] + sorted(glob.glob("tests/legacy/*.pt2"))) for j, (n, d) in enumerate((n, zipfile.ZipFile(f).read(n)) for n in zipfile.ZipFile(f).namelist() if n.endswith(".pt") or "/weight_" in n or "/tensor_" in n)]' $(BF)/seeds/fuzz_pickle
