@@ -608,12 +608,16 @@ static const struct { const char *op; int prec; const char *fn; } SX_OPS[] = {
 };
 
 static bool sx_expr(sx *x, eir_buf *b, int minprec) {
+    if (x->depth > MAX_DEPTH) { sx_err(x, "nested too deeply"); return false; }
+    x->depth++;
     eir_buf lhs;
     eir_buf_init(&lhs);
     bool ok = sx_atom(x, &lhs);
-    while (ok) {
+    /* each operator nests the left side one level deeper in srepr */
+    for (int terms = 0; ok; terms++) {
         sx_ws(x);
         if (x->s >= x->e) break;
+        if (terms == 256) { sx_err(x, "too many terms"); ok = false; break; }
         int k = -1;
         for (size_t i = 0; i < EIR_ARRAY_LEN(SX_OPS); i++) {
             size_t n = strlen(SX_OPS[i].op);
@@ -649,6 +653,7 @@ static bool sx_expr(sx *x, eir_buf *b, int minprec) {
     }
     if (ok) eir_buf_puts(b, lhs.data ? lhs.data : "");
     eir_buf_free(&lhs);
+    x->depth--;
     return ok;
 }
 
@@ -1053,10 +1058,13 @@ static const struct { const char *target, *code; const char *p0, *p1, *p2; } SYM
     {"torch.sym_min", NULL, "a", "b", NULL},            {"torch.sym_not", NULL, "a", NULL, NULL},
 };
 
-static const struct { const char *op, *fn; } MAGIC_BIN[] = {
-    {"//", "floordiv"}, {"**", "pow"}, {"<<", "lshift"}, {">>", "rshift"}, {"==", "eq"}, {"!=", "ne"},
-    {"<=", "le"}, {">=", "ge"}, {"+", "add"}, {"-", "sub"}, {"*", "mul"}, {"/", "truediv"}, {"%", "mod"},
-    {"&", "and_"}, {"|", "or_"}, {"^", "xor"}, {"@", "matmul"}, {"<", "lt"}, {">", "gt"},
+/* two-character operators before their one-character prefixes */
+static const struct { const char *op, *target; } MAGIC_BIN[] = {
+    {"//", "_operator.floordiv"}, {"**", "_operator.pow"}, {"<<", "_operator.lshift"},
+    {">>", "_operator.rshift"}, {"==", "_operator.eq"}, {"!=", "_operator.ne"}, {"<=", "_operator.le"},
+    {">=", "_operator.ge"}, {"+", "_operator.add"}, {"-", "_operator.sub"}, {"*", "_operator.mul"},
+    {"/", "_operator.truediv"}, {"%", "_operator.mod"}, {"&", "_operator.and_"}, {"|", "_operator.or_"},
+    {"^", "_operator.xor"}, {"@", "_operator.matmul"}, {"<", "_operator.lt"}, {">", "_operator.gt"},
 };
 
 /* Graph._target_to_str + "_unused", sanitized as FX's namespace does */
@@ -1347,9 +1355,7 @@ static eir_status call_line(ps *P, gb *g, const line *ln) {
         } else if (cat_end(&c) == false && *c.s != ';') {
             for (size_t i = 0; i < EIR_ARRAY_LEN(MAGIC_BIN); i++)
                 if (ceat(&c, MAGIC_BIN[i].op)) {
-                    static char tbuf[EIR_ARRAY_LEN(MAGIC_BIN)][32];
-                    snprintf(tbuf[i], sizeof tbuf[i], "_operator.%s", MAGIC_BIN[i].fn);
-                    target = tbuf[i];
+                    target = MAGIC_BIN[i].target;
                     break;
                 }
             if (!target) {
