@@ -2020,6 +2020,64 @@ out:
     return st;
 }
 
+/* ---- hints ----
+ *
+ * torch records an example value (hint) for every backed size; the text
+ * does not show it. Backed symbols (s*) get the smallest value of their
+ * range that is at least 2 (torch's default range starts there), sizes
+ * that are expressions of them the value of the expression; unbacked ones
+ * (u*, data-dependent) stay without a hint, as in torch. */
+
+typedef struct hint_ctx {
+    const eir_program *p;
+} hint_ctx;
+
+static bool hint_of(void *ctx, const char *name, eir_sym_value *v) {
+    const eir_program *p = ((hint_ctx *)ctx)->p;
+    if (name[0] != 's') return false;
+    int64_t h = 2;
+    for (uint32_t i = 0; i < p->num_ranges; i++) {
+        const eir_range *r = &p->ranges[i];
+        if (strcmp(r->symbol, name) != 0) continue;
+        if (r->has_min && r->min > h) h = r->min;
+        if (r->has_max && r->max < h) h = r->max;
+    }
+    *v = (eir_sym_value){false, h, (double)h};
+    return true;
+}
+
+static void set_hint(const eir_program *p, eir_symint *si) {
+    if (!si->is_expr) return;
+    hint_ctx c = {p};
+    char err[128];
+    eir_sym_value v;
+    if (!eir_sym_eval_value(p->exprs[si->expr].tree, hint_of, &c, &v, err, sizeof err)) return;
+    if (v.is_float) { si->hint_kind = 2; si->hint_float = v.f; si->value = (int64_t)v.f; }
+    else si->value = v.i;
+    si->has_hint = true;
+}
+
+static void set_hints(eir_program *p, eir_graph *g, int depth) {
+    if (depth > MAX_DEPTH) return;
+    for (uint32_t i = 0; i < g->num_values; i++) {
+        eir_value *v = (eir_value *)&g->values[i];
+        if (v->kind == EIR_VALUE_TENSOR) {
+            for (uint32_t d = 0; d < v->meta.rank; d++) {
+                set_hint(p, (eir_symint *)&v->meta.sizes[d]);
+                set_hint(p, (eir_symint *)&v->meta.strides[d]);
+            }
+        } else if (v->kind == EIR_VALUE_SYM_INT || v->kind == EIR_VALUE_SYM_FLOAT || v->kind == EIR_VALUE_SYM_BOOL) {
+            set_hint(p, &v->sym);
+            if (v->sym.has_hint && v->kind == EIR_VALUE_SYM_FLOAT) v->symf = v->sym.hint_float;
+        }
+    }
+    for (uint32_t i = 0; i < g->num_nodes; i++)
+        for (uint32_t j = 0; j < g->nodes[i].num_inputs; j++) {
+            const eir_arg *a = &g->nodes[i].inputs[j].arg;
+            if (a->kind == EIR_ARG_GRAPH && a->u.graph.graph) set_hints(p, a->u.graph.graph, depth + 1);
+        }
+}
+
 /* ---- the program ---- */
 
 /* the signature: one spec per root input and output */
@@ -2292,6 +2350,7 @@ static eir_status parse_program(ps *P, const char *text, size_t len) {
         if (!P->lines[k].blank && P->lines[k].indent <= top && k != sig && (ranges == P->nlines || k > ranges))
             return perr(P, EIR_ERR_SCHEMA, P->lines[k].no, P->lines[k].indent + 1, "unexpected line after the "
                         "range constraints");
+    set_hints(P->p, g, 0);
     if ((st = build_specs(P, sig < P->nlines ? P->lines[sig].no : 1))) return st;
     if ((st = build_tensors(P))) return st;
     if ((st = build_module_call(P))) return st;
