@@ -15,6 +15,7 @@ import glob
 import os
 import re
 import subprocess
+import tempfile
 
 import pytest
 
@@ -100,7 +101,9 @@ def test_text_to_archive_loads_in_torch(eir, tmp_path):
 
 def test_text_case_files(eir):
     """tests/text/NAME.txt with the expected `eir verify` output in
-    NAME.verify-DIALECT.out (or NAME.error: the expected parse error)."""
+    NAME.verify-DIALECT.out, or the output of `eir convert` with the options
+    in NAME.passes in NAME.passes.out, or NAME.error: the expected parse
+    error."""
     cases = sorted(glob.glob(os.path.join(TEXT_CASES, "*.txt")))
     assert cases
     for txt in cases:
@@ -112,6 +115,14 @@ def test_text_case_files(eir):
             assert r.stderr == open(stem + ".error").read(), rel
             continue
         outs = sorted(glob.glob(stem + ".verify-*.out"))
+        if os.path.exists(stem + ".passes"):
+            # eir convert NAME.txt OUT.pt2 <options in NAME.passes>: its output
+            opts = open(stem + ".passes").read().split()
+            with tempfile.TemporaryDirectory() as d:
+                r = run([eir, "convert", rel, os.path.join(d, "out.pt2")] + opts, cwd=REPO)
+            assert r.returncode == 0, r.stderr
+            assert r.stdout + r.stderr == open(stem + ".passes.out").read(), rel
+            continue
         assert outs, f"{rel}: no expected output"
         for exp in outs:
             d = exp[len(stem) + len(".verify-"):-len(".out")]
