@@ -15,6 +15,7 @@ import glob
 import os
 import re
 import subprocess
+import sys
 import tempfile
 
 import pytest
@@ -150,3 +151,33 @@ def test_text_errors(eir, tmp_path, text, msg):
     r = run([eir, "print", "--program", str(p)])
     assert r.returncode == 1
     assert r.stderr == f"eir: {p}:{msg}\n"
+
+
+def test_python_package_reads_text(tmp_path):
+    """eir.load takes the text form, as a str or a file: it prints it back
+    and runs it (sin(x) + sin(x) after CSE-able duplicates), and a bad text
+    raises EirError with the position."""
+    import numpy as np
+    lib = os.environ.get("EIR_LIB") or os.path.join(REPO, "build", "libeir.so")
+    if not os.path.exists(lib):
+        pytest.skip(f"{lib} not built")
+    env = dict(os.environ, EIR_LIB=lib, PYTHONPATH=os.path.join(REPO, "bindings", "python"))
+    script = r'''
+import sys, numpy as np, eir
+text = open(sys.argv[1]).read()
+p = eir.load(text)
+assert str(p) + "\n" == text, str(p)
+q = eir.load(sys.argv[2])
+x = np.linspace(-2, 2, 4).astype(np.float32)
+(y,) = q(x)
+np.testing.assert_allclose(y, 2 * np.sin(x), rtol=1e-6)
+try:
+    eir.load("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        return (y,)\n")
+    raise SystemExit("no error")
+except eir.EirError as e:
+    assert str(e) == "3:17: undefined name 'y'", str(e)
+print("ok")
+'''
+    r = run([sys.executable, "-c", script, os.path.join(FIXTURES, "buffer_mutation.program.txt"),
+             os.path.join(TEXT_CASES, "dce_cse.txt")], env=env)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stdout + r.stderr
