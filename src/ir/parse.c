@@ -1738,13 +1738,21 @@ static eir_status return_line(ps *P, gb *g, const line *ln, eir_graph *graph) {
 }
 
 /* GRAPH arguments name child classes */
-static eir_status bind_subgraphs(ps *P, gb *g, const line *cls, parsed_graph *kids, uint32_t nkids) {
+static eir_status bind_subgraphs(ps *P, gb *g, const char *cls, parsed_graph *kids, uint32_t nkids,
+                                 const uint32_t *kid_lines) {
+    for (uint32_t k = 0; k < nkids; k++) {
+        uint32_t a = 0;
+        while (a < g->nattrs && strcmp(kids[k].name, g->attr_names[a])) a++;
+        if (a == g->nattrs)
+            return perr(P, EIR_ERR_GRAPH, kid_lines[k], 1, "class '%s' is not used: %s has no 'self.%s'",
+                        kids[k].name, cls, kids[k].name);
+    }
     for (uint32_t a = 0; a < g->nattrs; a++) {
         uint32_t k = 0;
         while (k < nkids && strcmp(kids[k].name, g->attr_names[a])) k++;
         if (k == nkids)
-            return perr(P, EIR_ERR_GRAPH, g->attr_lines[a], 1, "no class '%s' in class %.*s for 'self.%s'",
-                        g->attr_names[a], (int)cls->len, cls->s, g->attr_names[a]);
+            return perr(P, EIR_ERR_GRAPH, g->attr_lines[a], 1, "no class '%s' in %s for 'self.%s'",
+                        g->attr_names[a], cls, g->attr_names[a]);
     }
     for (uint32_t i = 0; i < g->nnodes; i++) {
         eir_node *nd = &g->nodes[i];
@@ -1787,7 +1795,8 @@ static eir_status parse_class(ps *P, uint32_t *li, uint32_t indent, bool root, c
     g.pending = -1;
     g.list_item = -1;
     parsed_graph *kids = NULL;
-    uint32_t nkids = 0, capkids = 0;
+    uint32_t *kid_lines = NULL;
+    uint32_t nkids = 0, capkids = 0, capkidl = 0;
     eir_graph *graph = eir_arena_alloc(&P->p->arena, sizeof *graph);
     if (!graph) { st = oom(P); goto out; }
     memset(graph, 0, sizeof *graph);
@@ -1827,6 +1836,10 @@ static eir_status parse_class(ps *P, uint32_t *li, uint32_t indent, bool root, c
     for (;;) {
         i = next_nonblank(P, i);
         if (i >= P->nlines || P->lines[i].indent != indent + 4) break;
+        uint32_t *kl = grow(kid_lines, nkids, &capkidl, sizeof *kid_lines);
+        if (!kl) { st = oom(P); goto out; }
+        kid_lines = kl;
+        kid_lines[nkids] = P->lines[i].no;
         parsed_graph *k = PUSH(P, kids, nkids, capkids);
         if (!k) { st = oom(P); goto out; }
         uint32_t at = i;
@@ -1842,7 +1855,7 @@ static eir_status parse_class(ps *P, uint32_t *li, uint32_t indent, bool root, c
                   indent + 5);
         goto out;
     }
-    if ((st = bind_subgraphs(P, &g, cl, kids, nkids))) goto out;
+    if ((st = bind_subgraphs(P, &g, *name_out, kids, nkids, kid_lines))) goto out;
 
     /* copy into the arena */
     eir_arena *ar = &P->p->arena;
@@ -1864,6 +1877,7 @@ static eir_status parse_class(ps *P, uint32_t *li, uint32_t indent, bool root, c
 out:
     P->depth--;
     free(kids);
+    free(kid_lines);
     gb_free(&g);
     return st;
 }

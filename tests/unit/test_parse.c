@@ -250,7 +250,10 @@ static void hostile(void) {
                  "4:17: 's' (line 3) is not a value: a call with several or no outputs, a submodule, or an input "
                  "without a type");
     expect_error(HEAD "        g = self.true_graph_0\n        return (x,)\n", EIR_ERR_GRAPH,
-                 "3:1: no class 'true_graph_0' in class class GraphModule(torch.nn.Module): for 'self.true_graph_0'");
+                 "3:1: no class 'true_graph_0' in GraphModule for 'self.true_graph_0'");
+    expect_error(HEAD "        return (x,)\n\n    class true_graph_0(torch.nn.Module):\n        def forward(self, y: \"f32[2]\"):\n"
+                 "            return (y,)\n", EIR_ERR_GRAPH,
+                 "5:1: class 'true_graph_0' is not used: GraphModule has no 'self.true_graph_0'");
     /* operators and arguments */
     expect_error(HEAD "        y: \"f32[2, 3]\" = torch.ops.aten.nope.default(x)\n        return (y,)\n", EIR_ERR_SCHEMA,
                  "3:26: unknown operator 'torch.ops.aten.nope.default' (torch 2.13 has no such overload)");
