@@ -198,6 +198,9 @@ static int load(const char *path, eir_program **p) {
     return 0;
 }
 
+int eir_cli_load(const char *path, eir_program **p);
+int eir_cli_load(const char *path, eir_program **p) { return load(path, p); }
+
 static int emit(eir_program *p, eir_status st, char *text) {
     if (st != EIR_OK) {
         fprintf(stderr, "eir: %s\n", eir_errmsg(p));
