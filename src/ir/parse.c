@@ -13,32 +13,18 @@
  * contiguous strides, cpu, zero-filled parameters, buffers and constants.
  *
  * Every error names the line and column and what was expected; nothing
- * here trusts the text (lengths, nesting and numbers are all checked). */
+ * here trusts the text (lengths, nesting and numbers are all checked).
+ * This file builds the program from statements; parse_lex.c reads the
+ * values, expressions and annotations inside them. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "program.h"
+#include "parse.h"
 #include "../ops/optable.h"
 
-#define MAX_DEPTH 64
-
-/* ---- lines ---- */
-
-typedef struct line {
-    const char *s;               /* first character after the indentation */
-    uint32_t len;                /* from s, without trailing whitespace */
-    uint32_t indent;
-    uint32_t no;                 /* 1-based */
-    bool blank;
-} line;
-
-typedef struct child {
-    const char *name;
-    eir_graph *graph;
-} child;
 
 /* One graph being read. Arrays are malloc'd while they grow and copied to the
  * program's arena when the graph is complete. */
@@ -70,761 +56,6 @@ typedef struct gb {
     const char *custom;
 } gb;
 
-typedef struct ps {
-    eir_program *p;
-    line *lines;
-    uint32_t nlines;
-    bool failed;
-    int depth;
-    /* signature, read before the graph: the kinds of the root's inputs */
-    struct sig_in { const char *name; eir_input_kind kind; const char *target; int8_t persistent; } *sin;
-    uint32_t nsin, capsin;
-    struct sig_out { const char *name; eir_output_kind kind; const char *target; } *sout;
-    uint32_t nsout, capsout;
-    uint32_t *sin_line, *sout_line;
-    uint32_t capsinl, capsoutl;
-    bool have_sig;
-} ps;
-
-static eir_status perr(ps *P, eir_status st, uint32_t lno, uint32_t col, const char *fmt, ...) EIR_PRINTF(5, 6);
-static eir_status perr(ps *P, eir_status st, uint32_t lno, uint32_t col, const char *fmt, ...) {
-    if (P->failed) return st;
-    P->failed = true;
-    char msg[1800];
-    va_list ap;
-    va_start(ap, fmt);
-    eir_vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return eir_fail(P->p, st, "%u:%u: %s", lno, col, msg);
-}
-
-static eir_status oom(ps *P) {
-    P->failed = true;
-    return eir_fail(P->p, EIR_ERR_NOMEM, "out of memory");
-}
-
-static void *grow(void *arr, uint32_t n, uint32_t *cap, size_t elem) {
-    if (n < *cap) return arr;
-    uint32_t nc = *cap ? *cap * 2 : 16;
-    if (nc > UINT32_MAX / 2 / elem) return NULL;
-    void *a = realloc(arr, (size_t)nc * elem);
-    if (a) *cap = nc;
-    return a;
-}
-#define PUSH(P, arr, n, cap) \
-    ((arr) = grow((arr), (n), &(cap), sizeof *(arr)), (arr) ? &(arr)[(n)++] : NULL)
-
-static char *pstrndup(ps *P, const char *s, size_t n) {
-    char *r = eir_arena_strndup(&P->p->arena, s, n);
-    if (!r) oom(P);
-    return r;
-}
-
-/* ---- a cursor over one line ---- */
-
-typedef struct cur {
-    ps *P;
-    const line *ln;
-    const char *s, *e;           /* position, end */
-} cur;
-
-static uint32_t ccol(const cur *c) { return (uint32_t)(c->s - c->ln->s) + c->ln->indent + 1; }
-
-static eir_status cerr(cur *c, eir_status st, const char *fmt, ...) EIR_PRINTF(3, 4);
-static eir_status cerr(cur *c, eir_status st, const char *fmt, ...) {
-    char msg[1500];
-    va_list ap;
-    va_start(ap, fmt);
-    eir_vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return perr(c->P, st, c->ln->no, ccol(c), "%s", msg);
-}
-
-static void cws(cur *c) { while (c->s < c->e && (*c->s == ' ' || *c->s == '\t')) c->s++; }
-static bool cat_end(cur *c) { cws(c); return c->s >= c->e; }
-static bool cpeek(cur *c, char ch) { cws(c); return c->s < c->e && *c->s == ch; }
-static bool ceat(cur *c, const char *tok) {
-    cws(c);
-    size_t n = strlen(tok);
-    if ((size_t)(c->e - c->s) >= n && !memcmp(c->s, tok, n)) { c->s += n; return true; }
-    return false;
-}
-
-/* what is at the cursor, for "got ..." */
-static const char *got(cur *c, char *buf, size_t n) {
-    cws(c);
-    if (c->s >= c->e) return "the end of the line";
-    size_t k = 0;
-    while (c->s + k < c->e && k < 20 && c->s[k] != ' ') k++;
-    snprintf(buf, n, "'%.*s'", (int)k, c->s);
-    return buf;
-}
-
-static eir_status cexpect(cur *c, const char *tok, const char *what) {
-    if (ceat(c, tok)) return EIR_OK;
-    char g[40];
-    return cerr(c, EIR_ERR_SCHEMA, "expected '%s' %s, got %s", tok, what, got(c, g, sizeof g));
-}
-
-static bool ident_start(char ch) { return eir_isalpha((unsigned char)ch) || ch == '_'; }
-static bool ident_char(char ch) { return eir_isalnum((unsigned char)ch) || ch == '_'; }
-
-/* an identifier, or NULL (nothing consumed) */
-static const char *cident(cur *c, size_t *len) {
-    cws(c);
-    if (c->s >= c->e || !ident_start(*c->s)) return NULL;
-    const char *st = c->s;
-    while (c->s < c->e && ident_char(*c->s)) c->s++;
-    *len = (size_t)(c->s - st);
-    return st;
-}
-
-/* a dotted name (torch.ops.aten.add.Tensor), or NULL */
-static const char *cdotted(cur *c, size_t *len) {
-    const char *st = cident(c, len);
-    if (!st) return NULL;
-    while (c->s + 1 < c->e && c->s[0] == '.' && ident_start(c->s[1])) {
-        c->s++;
-        while (c->s < c->e && ident_char(*c->s)) c->s++;
-    }
-    *len = (size_t)(c->s - st);
-    return st;
-}
-
-/* a Python string literal as repr() writes it ('...' or "..."), decoded */
-static eir_status cstring(cur *c, const char **out) {
-    cws(c);
-    char q = *c->s;
-    const char *start = c->s;
-    c->s++;
-    eir_buf b;
-    eir_buf_init(&b);
-    while (c->s < c->e && *c->s != q) {
-        char ch = *c->s++;
-        if (ch != '\\') { eir_buf_putc(&b, ch); continue; }
-        if (c->s >= c->e) break;
-        char esc = *c->s++;
-        int hexn = 0;
-        switch (esc) {
-        case 'n': eir_buf_putc(&b, '\n'); break;
-        case 't': eir_buf_putc(&b, '\t'); break;
-        case 'r': eir_buf_putc(&b, '\r'); break;
-        case '\\': case '\'': case '"': eir_buf_putc(&b, esc); break;
-        case 'x': hexn = 2; break;
-        case 'u': hexn = 4; break;
-        case 'U': hexn = 8; break;
-        default:
-            c->s -= 2;
-            eir_buf_free(&b);
-            return cerr(c, EIR_ERR_SCHEMA, "unknown escape '\\%c' in a string", esc);
-        }
-        if (hexn) {
-            uint32_t v = 0;
-            for (int i = 0; i < hexn; i++) {
-                char h = c->s < c->e ? *c->s : 0;
-                int d = h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10
-                      : h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
-                if (d < 0) { eir_buf_free(&b); return cerr(c, EIR_ERR_SCHEMA, "bad \\%c escape in a string", esc); }
-                v = v * 16 + (uint32_t)d;
-                c->s++;
-            }
-            if (v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF) || v == 0) {
-                eir_buf_free(&b);
-                return cerr(c, EIR_ERR_SCHEMA, "escape \\%c gives no valid character", esc);
-            }
-            /* UTF-8 */
-            if (v < 0x80) eir_buf_putc(&b, (char)v);
-            else if (v < 0x800) { eir_buf_putc(&b, (char)(0xC0 | (v >> 6))); eir_buf_putc(&b, (char)(0x80 | (v & 63))); }
-            else if (v < 0x10000) {
-                eir_buf_putc(&b, (char)(0xE0 | (v >> 12)));
-                eir_buf_putc(&b, (char)(0x80 | ((v >> 6) & 63)));
-                eir_buf_putc(&b, (char)(0x80 | (v & 63)));
-            } else {
-                eir_buf_putc(&b, (char)(0xF0 | (v >> 18)));
-                eir_buf_putc(&b, (char)(0x80 | ((v >> 12) & 63)));
-                eir_buf_putc(&b, (char)(0x80 | ((v >> 6) & 63)));
-                eir_buf_putc(&b, (char)(0x80 | (v & 63)));
-            }
-        }
-    }
-    if (c->s >= c->e) {
-        eir_buf_free(&b);
-        c->s = start;
-        return cerr(c, EIR_ERR_SCHEMA, "unterminated string");
-    }
-    c->s++;
-    *out = pstrndup(c->P, b.data ? b.data : "", b.len);
-    eir_buf_free(&b);
-    return *out ? EIR_OK : EIR_ERR_NOMEM;
-}
-
-/* ---- Python values (arguments, as the code printer writes them) ---- */
-
-typedef enum pv_kind {
-    PV_NAME, PV_INT, PV_FLOAT, PV_BOOL, PV_NONE, PV_STR, PV_DTYPE, PV_MEMFMT, PV_LAYOUT, PV_DEVICE,
-    PV_COMPLEX, PV_OP, PV_LIST, PV_TUPLE, PV_DICT,
-} pv_kind;
-
-typedef struct pv {
-    pv_kind kind;
-    uint32_t col;
-    int64_t i;
-    double f, im;
-    const char *s;               /* NAME, STR, OP; DEVICE type */
-    uint32_t n;
-    struct pv *items;
-    const char **keys;
-} pv;
-
-static const char *const MEMFMTS[] = {"torch.unknown_format", "torch.contiguous_format", "torch.channels_last",
-                                      "torch.channels_last_3d", "torch.preserve_format"};
-static const char *const LAYOUTS[] = {"torch.unknown_layout", "torch.sparse_coo", "torch.sparse_csr",
-                                      "torch.sparse_csc", "torch.sparse_bsr", "torch.sparse_bsc", "torch._mkldnn",
-                                      "torch.strided"};
-
-static int dtype_by_name(const char *s, size_t n) {
-    for (int c = 1; c < 64; c++) {
-        const char *nm = eir_dtype_name((eir_dtype)c);
-        if (nm && strlen(nm) == n && !memcmp(nm, s, n)) return c;
-    }
-    return -1;
-}
-
-static int dtype_by_abbr(const char *s, size_t n) {
-    for (int c = 1; c < 64; c++) {
-        const char *nm = eir_dtype_abbr((eir_dtype)c);
-        if (nm && strlen(nm) == n && !memcmp(nm, s, n)) return c;
-    }
-    return -1;
-}
-
-/* a number: int, float (1.5, 1e-05, inf, nan) or an imaginary literal (2j) */
-static eir_status cnumber(cur *c, pv *v) {
-    cws(c);
-    const char *st = c->s;
-    bool neg = false;
-    if (c->s < c->e && (*c->s == '-' || *c->s == '+')) { neg = *c->s == '-'; c->s++; }
-    size_t k = 0;
-    while (c->s + k < c->e && (eir_isalnum((unsigned char)c->s[k]) || c->s[k] == '.' ||
-                               ((c->s[k] == '-' || c->s[k] == '+') && k && (c->s[k - 1] == 'e' || c->s[k - 1] == 'E'))))
-        k++;
-    char buf[64];
-    if (k == 0 || k >= sizeof buf) { c->s = st; return cerr(c, EIR_ERR_SCHEMA, "expected a number"); }
-    memcpy(buf, c->s, k);
-    buf[k] = 0;
-    bool imag = buf[k - 1] == 'j';
-    if (imag) buf[--k] = 0;
-    bool isfloat = imag || strchr(buf, '.') || strchr(buf, 'e') || strchr(buf, 'E') || !strcmp(buf, "inf") ||
-                   !strcmp(buf, "nan");
-    char *end;
-    if (!isfloat) {
-        errno = 0;
-        long long x = strtoll(buf, &end, 10);
-        if (errno || *end || !eir_isdigit((unsigned char)buf[0])) {
-            c->s = st;
-            return cerr(c, EIR_ERR_SCHEMA, errno ? "integer '%s' is out of range (int64)" : "bad number '%s'", buf);
-        }
-        v->kind = PV_INT;
-        v->i = neg ? -x : x;
-        if (neg && x == INT64_MIN) v->i = x;
-    } else {
-        double x;
-        if (!strcmp(buf, "inf")) x = INFINITY;
-        else if (!strcmp(buf, "nan")) x = NAN;
-        else {
-            if (!eir_isdigit((unsigned char)buf[0]) && buf[0] != '.') {
-                c->s = st;
-                return cerr(c, EIR_ERR_SCHEMA, "bad number '%s'", buf);
-            }
-            x = eir_strtod(buf, &end);
-            if (*end) { c->s = st; return cerr(c, EIR_ERR_SCHEMA, "bad number '%s'", buf); }
-        }
-        if (neg) x = -x;
-        if (imag) { v->kind = PV_COMPLEX; v->f = 0; v->im = x; }
-        else { v->kind = PV_FLOAT; v->f = x; }
-    }
-    c->s += k + (imag ? 1 : 0);
-    return EIR_OK;
-}
-
-static eir_status cvalue(cur *c, pv *v);
-
-/* items up to `close`; a trailing comma is allowed */
-static eir_status cseq(cur *c, char close, pv *v, bool dict) {
-    pv tmp[1];
-    pv *items = NULL;
-    const char **keys = NULL;
-    uint32_t n = 0, cap = 0, kcap = 0;
-    (void)tmp;
-    eir_status st = EIR_OK;
-    if (++c->P->depth > MAX_DEPTH) { st = cerr(c, EIR_ERR_SCHEMA, "nested too deeply"); goto out; }
-    for (;;) {
-        if (ceat(c, (char[]){close, 0})) break;
-        const char *key = NULL;
-        if (dict) {
-            if (!cpeek(c, '\'') && !cpeek(c, '"')) { st = cerr(c, EIR_ERR_SCHEMA, "expected a string key"); goto out; }
-            if ((st = cstring(c, &key))) goto out;
-            if ((st = cexpect(c, ":", "after a dict key"))) goto out;
-        }
-        pv *it = PUSH(c->P, items, n, cap);
-        if (!it) { st = oom(c->P); goto out; }
-        memset(it, 0, sizeof *it);
-        if (dict) {
-            keys = grow(keys, n - 1, &kcap, sizeof *keys);
-            if (!keys) { st = oom(c->P); goto out; }
-            keys[n - 1] = key;
-        }
-        if ((st = cvalue(c, it))) goto out;
-        if (ceat(c, ",")) continue;
-        if (ceat(c, (char[]){close, 0})) break;
-        char g[40];
-        st = cerr(c, EIR_ERR_SCHEMA, "expected ',' or '%c', got %s", close, got(c, g, sizeof g));
-        goto out;
-    }
-    v->n = n;
-    v->items = eir_arena_array(&c->P->p->arena, n ? n : 1, sizeof *v->items);
-    if (!v->items) { st = oom(c->P); goto out; }
-    if (n) memcpy(v->items, items, n * sizeof *items);
-    if (dict) {
-        v->keys = eir_arena_array(&c->P->p->arena, n ? n : 1, sizeof *v->keys);
-        if (!v->keys) { st = oom(c->P); goto out; }
-        if (n) memcpy(v->keys, keys, n * sizeof *keys);
-    }
-out:
-    c->P->depth--;
-    free(items);
-    free(keys);
-    return st;
-}
-
-static eir_status cvalue(cur *c, pv *v) {
-    cws(c);
-    memset(v, 0, sizeof *v);
-    v->col = ccol(c);
-    if (c->s >= c->e) return cerr(c, EIR_ERR_SCHEMA, "expected a value, got the end of the line");
-    char ch = *c->s;
-    if (ch == '\'' || ch == '"') { v->kind = PV_STR; return cstring(c, &v->s); }
-    if (ch == '[') { c->s++; v->kind = PV_LIST; return cseq(c, ']', v, false); }
-    if (ch == '{') { c->s++; v->kind = PV_DICT; return cseq(c, '}', v, true); }
-    if (ch == '(') {
-        /* a tuple, or a complex number (1+2j) */
-        const char *save = c->s;
-        c->s++;
-        cws(c);
-        if (c->s < c->e && (eir_isdigit((unsigned char)*c->s) || *c->s == '-' || *c->s == '.' || *c->s == 'i' ||
-                            *c->s == 'n')) {
-            pv re;
-            cur t = *c;
-            if (cnumber(&t, &re) == EIR_OK && (re.kind == PV_FLOAT || re.kind == PV_INT) && t.s < t.e &&
-                (*t.s == '+' || *t.s == '-')) {
-                pv im;
-                if (cnumber(&t, &im) == EIR_OK && im.kind == PV_COMPLEX && t.s < t.e && *t.s == ')') {
-                    v->kind = PV_COMPLEX;
-                    v->f = re.kind == PV_INT ? (double)re.i : re.f;
-                    v->im = im.im;
-                    c->s = t.s + 1;
-                    return EIR_OK;
-                }
-            }
-            c->P->failed = false;
-        }
-        c->s = save + 1;
-        v->kind = PV_TUPLE;
-        return cseq(c, ')', v, false);
-    }
-    if (eir_isdigit((unsigned char)ch) || ch == '-' || ch == '.') return cnumber(c, v);
-    size_t n;
-    const char *id = cdotted(c, &n);
-    if (!id) {
-        char g[40];
-        return cerr(c, EIR_ERR_SCHEMA, "expected a value, got %s", got(c, g, sizeof g));
-    }
-#define IS(lit) (n == sizeof(lit) - 1 && !memcmp(id, lit, n))
-    if (IS("None")) { v->kind = PV_NONE; return EIR_OK; }
-    if (IS("True") || IS("False")) { v->kind = PV_BOOL; v->i = IS("True"); return EIR_OK; }
-    if (IS("inf")) { v->kind = PV_FLOAT; v->f = INFINITY; return EIR_OK; }
-    if (IS("nan")) { v->kind = PV_FLOAT; v->f = NAN; return EIR_OK; }
-    if (IS("device") && c->s < c->e && *c->s == '(') {
-        /* device(type='cpu', index=0) */
-        v->kind = PV_DEVICE;
-        v->i = -1;
-        eir_status st;
-        if ((st = cexpect(c, "(", "after device")) || (st = cexpect(c, "type", "in device(...)")) ||
-            (st = cexpect(c, "=", "after type")))
-            return st;
-        if (!cpeek(c, '\'')) return cerr(c, EIR_ERR_SCHEMA, "expected a device type string");
-        if ((st = cstring(c, &v->s))) return st;
-        if (ceat(c, ",")) {
-            if ((st = cexpect(c, "index", "in device(...)")) || (st = cexpect(c, "=", "after index"))) return st;
-            pv ix;
-            if ((st = cnumber(c, &ix))) return st;
-            if (ix.kind != PV_INT || ix.i < 0) return cerr(c, EIR_ERR_SCHEMA, "a device index is an int >= 0");
-            v->i = ix.i;
-        }
-        return cexpect(c, ")", "after the device");
-    }
-    if (n > 6 && !memcmp(id, "torch.", 6)) {
-        int dt = dtype_by_name(id + 6, n - 6);
-        if (dt > 0) { v->kind = PV_DTYPE; v->i = dt; return EIR_OK; }
-        for (int k = 0; k < 5; k++)
-            if (strlen(MEMFMTS[k]) == n && !memcmp(id, MEMFMTS[k], n)) { v->kind = PV_MEMFMT; v->i = k; return EIR_OK; }
-        for (int k = 0; k < 8; k++)
-            if (strlen(LAYOUTS[k]) == n && !memcmp(id, LAYOUTS[k], n)) { v->kind = PV_LAYOUT; v->i = k; return EIR_OK; }
-        if (n > 10 && !memcmp(id, "torch.ops.", 10)) {
-            v->kind = PV_OP;
-            v->s = pstrndup(c->P, id, n);
-            return v->s ? EIR_OK : EIR_ERR_NOMEM;
-        }
-        c->s = id;
-        return cerr(c, EIR_ERR_SCHEMA, "unknown torch constant '%.*s' (a dtype, memory format, layout or "
-                    "torch.ops operator was expected)", (int)n, id);
-    }
-    if (memchr(id, '.', n)) {
-        c->s = id;
-        return cerr(c, EIR_ERR_SCHEMA, "unexpected dotted name '%.*s' as a value", (int)n, id);
-    }
-    v->kind = PV_NAME;
-    v->s = pstrndup(c->P, id, n);
-    return v->s ? EIR_OK : EIR_ERR_NOMEM;
-#undef IS
-}
-
-/* ---- symbolic sizes: sympy str() text -> srepr ---- */
-
-typedef struct sx {
-    ps *P;
-    const char *text, *s, *e;
-    const line *ln;
-    uint32_t col0;
-    eir_buf *out;
-    int depth;
-    bool bad;
-} sx;
-
-static void sx_err(sx *x, const char *what) {
-    if (x->bad) return;
-    x->bad = true;
-    perr(x->P, EIR_ERR_SCHEMA, x->ln->no, x->col0 + (uint32_t)(x->s - x->text), "bad symbolic expression '%.*s': %s",
-         (int)(x->e - x->text), x->text, what);
-}
-
-static void sx_ws(sx *x) { while (x->s < x->e && *x->s == ' ') x->s++; }
-
-static void sx_symbol(eir_buf *b, const char *s, size_t n) {
-    eir_buf_printf(b, "Symbol('%.*s', %s)", (int)n, s, s[0] == 's' ? "positive=True, integer=True" : "integer=True");
-}
-
-static bool sx_expr(sx *x, eir_buf *b, int minprec);
-
-/* atom: number, name, Name(args), (expr) */
-static bool sx_atom(sx *x, eir_buf *b) {
-    sx_ws(x);
-    if (x->s >= x->e) { sx_err(x, "unexpected end"); return false; }
-    if (++x->depth > MAX_DEPTH) { sx_err(x, "nested too deeply"); return false; }
-    bool ok = true;
-    char ch = *x->s;
-    if (ch == '(') {
-        x->s++;
-        eir_buf in;
-        eir_buf_init(&in);
-        ok = sx_expr(x, &in, 0);
-        sx_ws(x);
-        if (ok && x->s < x->e && *x->s == ',') {
-            /* (expr, cond): a Piecewise pair */
-            x->s++;
-            eir_buf_printf(b, "ExprCondPair(%s, ", in.data ? in.data : "");
-            ok = sx_expr(x, b, 0);
-            eir_buf_putc(b, ')');
-            sx_ws(x);
-        } else {
-            eir_buf_puts(b, in.data ? in.data : "");
-        }
-        eir_buf_free(&in);
-        if (ok && (x->s >= x->e || *x->s != ')')) { sx_err(x, "expected ')'"); ok = false; }
-        else if (ok) x->s++;
-    } else if (ch == '-') {
-        x->s++;
-        eir_buf t;
-        eir_buf_init(&t);
-        ok = sx_atom(x, &t);
-        /* -2 is Integer(-2); -x is Mul(Integer(-1), x) */
-        if (ok && t.data && !strncmp(t.data, "Integer(", 8)) {
-            if (t.data[8] == '-') eir_buf_printf(b, "Integer(%s", t.data + 9);
-            else eir_buf_printf(b, "Integer(-%s", t.data + 8);
-        } else if (ok) {
-            eir_buf_printf(b, "Mul(Integer(-1), %s)", t.data ? t.data : "");
-        }
-        eir_buf_free(&t);
-    } else if (eir_isdigit((unsigned char)ch)) {
-        const char *st = x->s;
-        while (x->s < x->e && eir_isdigit((unsigned char)*x->s)) x->s++;
-        if (x->s < x->e && (*x->s == '.' || *x->s == 'e')) {
-            while (x->s < x->e && (eir_isalnum((unsigned char)*x->s) || *x->s == '.' ||
-                                   ((*x->s == '-' || *x->s == '+') && (x->s[-1] == 'e'))))
-                x->s++;
-            eir_buf_printf(b, "Float('%.*s', precision=53)", (int)(x->s - st), st);
-        } else {
-            if (x->s - st > 18) { sx_err(x, "integer out of range"); ok = false; }
-            else eir_buf_printf(b, "Integer(%.*s)", (int)(x->s - st), st);
-        }
-    } else if (ident_start(ch)) {
-        const char *st = x->s;
-        while (x->s < x->e && ident_char(*x->s)) x->s++;
-        size_t n = (size_t)(x->s - st);
-        if (x->s < x->e && *x->s == '(') {
-            x->s++;
-            eir_buf_printf(b, "%.*s(", (int)n, st);
-            sx_ws(x);
-            bool first = true;
-            while (ok && !(x->s < x->e && *x->s == ')')) {
-                if (!first) {
-                    if (x->s >= x->e || *x->s != ',') { sx_err(x, "expected ',' or ')'"); ok = false; break; }
-                    x->s++;
-                    eir_buf_puts(b, ", ");
-                }
-                first = false;
-                ok = sx_expr(x, b, 0);
-                sx_ws(x);
-            }
-            if (ok) { x->s++; eir_buf_putc(b, ')'); }
-        } else if (n == 4 && !memcmp(st, "True", 4)) eir_buf_puts(b, "true");
-        else if (n == 5 && !memcmp(st, "False", 5)) eir_buf_puts(b, "false");
-        else if ((n == 2 && !memcmp(st, "oo", 2)) || (n == 6 && !memcmp(st, "int_oo", 6))) eir_buf_putn(b, st, n);
-        else sx_symbol(b, st, n);
-    } else {
-        sx_err(x, "unexpected character");
-        ok = false;
-    }
-    x->depth--;
-    return ok;
-}
-
-/* binary operators by precedence (sympy str's): relations < | < & < + - < * / // % < ** */
-static const struct { const char *op; int prec; const char *fn; } SX_OPS[] = {
-    {">=", 1, "GreaterThan"}, {"<=", 1, "LessThan"}, {"==", 1, "Eq"}, {"!=", 1, "Ne"},
-    {">", 1, "StrictGreaterThan"}, {"<", 1, "StrictLessThan"}, {"|", 2, "Or"}, {"&", 3, "And"},
-    {"+", 4, "Add"}, {"-", 4, "Sub"}, {"//", 5, "FloorDiv"}, {"**", 6, "Pow"}, {"*", 5, "Mul"},
-    {"/", 5, "Div"}, {"%", 5, "PythonMod"},
-};
-
-static bool sx_expr(sx *x, eir_buf *b, int minprec) {
-    if (x->depth > MAX_DEPTH) { sx_err(x, "nested too deeply"); return false; }
-    x->depth++;
-    eir_buf lhs;
-    eir_buf_init(&lhs);
-    bool ok = sx_atom(x, &lhs);
-    /* each operator nests the left side one level deeper in srepr */
-    for (int terms = 0; ok; terms++) {
-        sx_ws(x);
-        if (x->s >= x->e) break;
-        if (terms == 256) { sx_err(x, "too many terms"); ok = false; break; }
-        int k = -1;
-        for (size_t i = 0; i < EIR_ARRAY_LEN(SX_OPS); i++) {
-            size_t n = strlen(SX_OPS[i].op);
-            if ((size_t)(x->e - x->s) >= n && !memcmp(x->s, SX_OPS[i].op, n)) { k = (int)i; break; }
-        }
-        if (k < 0 || SX_OPS[k].prec < minprec || (SX_OPS[k].prec == minprec && SX_OPS[k].prec != 6)) break;
-        x->s += strlen(SX_OPS[k].op);
-        eir_buf rhs;
-        eir_buf_init(&rhs);
-        /* ** is right-associative */
-        ok = sx_expr(x, &rhs, SX_OPS[k].prec == 6 ? SX_OPS[k].prec : SX_OPS[k].prec);
-        if (ok) {
-            const char *l = lhs.data ? lhs.data : "", *r = rhs.data ? rhs.data : "";
-            eir_buf nb;
-            eir_buf_init(&nb);
-            const char *fn = SX_OPS[k].fn;
-            if (!strcmp(fn, "Sub")) {
-                if (!strncmp(r, "Integer(", 8)) {
-                    if (r[8] == '-') eir_buf_printf(&nb, "Add(%s, Integer(%s)", l, r + 9);
-                    else eir_buf_printf(&nb, "Add(%s, Integer(-%s)", l, r + 8);
-                } else {
-                    eir_buf_printf(&nb, "Add(%s, Mul(Integer(-1), %s))", l, r);
-                }
-            } else if (!strcmp(fn, "Div")) {
-                eir_buf_printf(&nb, "Mul(%s, Pow(%s, Integer(-1)))", l, r);
-            } else {
-                eir_buf_printf(&nb, "%s(%s, %s)", fn, l, r);
-            }
-            eir_buf_free(&lhs);
-            lhs = nb;
-        }
-        eir_buf_free(&rhs);
-    }
-    if (ok) eir_buf_puts(b, lhs.data ? lhs.data : "");
-    eir_buf_free(&lhs);
-    x->depth--;
-    return ok;
-}
-
-/* The expression id of sympy str text (which is kept as its printed form). */
-static eir_status sym_expr(ps *P, const line *ln, uint32_t col, const char *text, size_t n, uint32_t *id) {
-    eir_buf b;
-    eir_buf_init(&b);
-    sx x = {P, text, text, text + n, ln, col, &b, 0, false};
-    bool ok = sx_expr(&x, &b, 0);
-    sx_ws(&x);
-    if (ok && x.s < x.e) { sx_err(&x, "unexpected text after the expression"); ok = false; }
-    if (!ok) { eir_buf_free(&b); return EIR_ERR_SCHEMA; }
-    uint32_t before = P->p->num_exprs;
-    uint32_t e = eir_program_intern_expr(P->p, b.data ? b.data : "", NULL);
-    eir_buf_free(&b);
-    if (e == UINT32_MAX) {
-        char msg[sizeof P->p->errmsg];
-        snprintf(msg, sizeof msg, "%s", P->p->errmsg);
-        return perr(P, EIR_ERR_SCHEMA, ln->no, col, "symbolic expression '%.*s': %s", (int)n, text, msg);
-    }
-    if (e >= before) {
-        /* a new expression prints as written */
-        char *s = pstrndup(P, text, n);
-        if (!s) return EIR_ERR_NOMEM;
-        P->p->exprs[e].str = s;
-    }
-    *id = e;
-    return EIR_OK;
-}
-
-/* ---- annotations: "f32[2, s77]" and "Sym(s0 + 1)" ---- */
-
-typedef struct ann {
-    bool present, is_sym;
-    eir_dtype dtype;
-    uint32_t rank;
-    eir_symint sizes[EIR_MAX_RANK * 4];
-    uint32_t sym_expr;
-    eir_value_kind sym_kind;
-} ann;
-
-static bool is_bool_expr(const eir_sym_node *t) {
-    static const char *const B[] = {"GreaterThan", "LessThan", "StrictGreaterThan", "StrictLessThan", "Eq", "Ne",
-                                    "And", "Or", "Not"};
-    if (t->kind == EIR_SYM_TRUE || t->kind == EIR_SYM_FALSE) return true;
-    if (t->kind != EIR_SYM_CALL) return false;
-    for (size_t i = 0; i < EIR_ARRAY_LEN(B); i++)
-        if (!strcmp(t->name, B[i])) return true;
-    return false;
-}
-
-static bool is_float_expr(const eir_sym_node *t) {
-    if (t->kind == EIR_SYM_FLOAT) return true;
-    if (t->kind == EIR_SYM_CALL && (!strcmp(t->name, "ToFloat") || !strcmp(t->name, "FloatTrueDiv") || !strcmp(t->name, "IntTrueDiv") ||
-                                    !strcmp(t->name, "FloatPow") || !strncmp(t->name, "OpaqueUnaryFn", 13) ||
-                                    !strcmp(t->name, "TruncToFloat")))
-        return true;
-    if (t->kind == EIR_SYM_CALL && (!strcmp(t->name, "TruncToInt") || !strcmp(t->name, "FloorToInt") ||
-                                    !strcmp(t->name, "CeilToInt") || !strcmp(t->name, "RoundToInt")))
-        return false;
-    for (uint32_t i = 0; i < t->nargs; i++)
-        if (is_float_expr(t->args[i])) return true;
-    return false;
-}
-
-/* c is just past the opening quote */
-static eir_status cannotation(cur *c, ann *a) {
-    memset(a, 0, sizeof *a);
-    a->present = true;
-    const char *q = memchr(c->s, '"', (size_t)(c->e - c->s));
-    if (!q) return cerr(c, EIR_ERR_SCHEMA, "unterminated type annotation");
-    const char *st = c->s;
-    uint32_t col = ccol(c);
-    if (q - st > 4 && !memcmp(st, "Sym(", 4) && q[-1] == ')') {
-        a->is_sym = true;
-        eir_status s = sym_expr(c->P, c->ln, col + 4, st + 4, (size_t)(q - st - 5), &a->sym_expr);
-        if (s) return s;
-        const eir_sym_node *t = c->P->p->exprs[a->sym_expr].tree;
-        a->sym_kind = is_bool_expr(t) ? EIR_VALUE_SYM_BOOL : is_float_expr(t) ? EIR_VALUE_SYM_FLOAT
-                                                                                : EIR_VALUE_SYM_INT;
-        c->s = q + 1;
-        return EIR_OK;
-    }
-    const char *br = memchr(st, '[', (size_t)(q - st));
-    if (!br || q[-1] != ']')
-        return cerr(c, EIR_ERR_SCHEMA, "expected a type annotation \"<dtype>[<sizes>]\" or \"Sym(<expr>)\"");
-    int dt = dtype_by_abbr(st, (size_t)(br - st));
-    if (dt < 0) return cerr(c, EIR_ERR_SCHEMA, "unknown dtype '%.*s' (f32, i64, b8, bf16, ... expected)",
-                            (int)(br - st), st);
-    a->dtype = (eir_dtype)dt;
-    const char *s = br + 1, *end = q - 1;
-    while (s < end) {
-        /* one size up to a top-level comma */
-        int depth = 0;
-        const char *z = s;
-        while (z < end && !(depth == 0 && *z == ',')) {
-            if (*z == '(') depth++;
-            else if (*z == ')') depth--;
-            z++;
-        }
-        const char *a0 = s, *a1 = z;
-        while (a0 < a1 && *a0 == ' ') a0++;
-        while (a1 > a0 && a1[-1] == ' ') a1--;
-        uint32_t dcol = col + (uint32_t)(a0 - st);
-        if (a0 == a1) return perr(c->P, EIR_ERR_SCHEMA, c->ln->no, dcol, "empty size in a type annotation");
-        if (a->rank >= EIR_ARRAY_LEN(a->sizes))
-            return perr(c->P, EIR_ERR_SCHEMA, c->ln->no, dcol, "too many dimensions (at most %u)",
-                        (unsigned)EIR_ARRAY_LEN(a->sizes));
-        eir_symint *si = &a->sizes[a->rank++];
-        bool digits = true;
-        for (const char *k = a0; k < a1; k++) digits &= eir_isdigit((unsigned char)*k) != 0;
-        if (digits) {
-            if (a1 - a0 > 18) return perr(c->P, EIR_ERR_SCHEMA, c->ln->no, dcol, "size out of range");
-            char buf[24];
-            memcpy(buf, a0, (size_t)(a1 - a0));
-            buf[a1 - a0] = 0;
-            si->value = strtoll(buf, NULL, 10);
-        } else {
-            si->is_expr = true;
-            eir_status r = sym_expr(c->P, c->ln, dcol, a0, (size_t)(a1 - a0), &si->expr);
-            if (r) return r;
-        }
-        s = z < end ? z + 1 : z;
-    }
-    c->s = q + 1;
-    return EIR_OK;
-}
-
-/* contiguous strides: products of the sizes after each dim */
-static eir_status contiguous_strides(ps *P, uint32_t rank, const eir_symint *sizes, eir_symint *strides) {
-    eir_buf acc;
-    eir_buf_init(&acc);
-    int64_t k = 1;
-    bool sym = false;
-    eir_status st = EIR_OK;
-    for (uint32_t d = rank; d-- > 0;) {
-        memset(&strides[d], 0, sizeof strides[d]);
-        if (!sym) strides[d].value = k;
-        else {
-            eir_buf e;
-            eir_buf_init(&e);
-            if (k == 1) eir_buf_puts(&e, acc.data);
-            else eir_buf_printf(&e, "Mul(Integer(%lld), %s)", (long long)k, acc.data);
-            uint32_t id = eir_program_intern_expr(P->p, e.data ? e.data : "", NULL);
-            eir_buf_free(&e);
-            if (id == UINT32_MAX) { st = oom(P); break; }
-            strides[d].is_expr = true;
-            strides[d].expr = id;
-        }
-        if (d == 0) break;
-        const eir_symint *s = &sizes[d];
-        if (!s->is_expr) {
-            int64_t m = s->value > 1 ? s->value : 1;
-            if (k > INT64_MAX / m) k = INT64_MAX;
-            else k *= m;
-        } else {
-            const char *sr = P->p->exprs[s->expr].srepr;
-            if (!sym) { eir_buf_puts(&acc, sr); sym = true; }
-            else {
-                eir_buf t;
-                eir_buf_init(&t);
-                eir_buf_printf(&t, "Mul(%s, %s)", sr, acc.data);
-                eir_buf_free(&acc);
-                acc = t;
-            }
-        }
-    }
-    eir_buf_free(&acc);
-    return st;
-}
-
 /* ---- graphs ---- */
 
 static void gb_free(gb *g) {
@@ -845,9 +76,9 @@ static void gb_free(gb *g) {
 static eir_status reserve(ps *P, gb *g, const line *ln, uint32_t col, const char *name) {
     uint32_t prev;
     if (eir_strmap_get(&g->names, name, &prev))
-        return perr(P, EIR_ERR_GRAPH, ln->no, col, "'%s' is defined twice in this graph (first on line %u)", name,
+        return tp_perr(P, EIR_ERR_GRAPH, ln->no, col, "'%s' is defined twice in this graph (first on line %u)", name,
                     prev);
-    return eir_strmap_put(&g->names, name, ln->no) ? EIR_OK : oom(P);
+    return eir_strmap_put(&g->names, name, ln->no) ? EIR_OK : tp_oom(P);
 }
 
 /* a new value (a is NULL: only the name is taken, for a call without a
@@ -857,7 +88,7 @@ static eir_status add_value(ps *P, gb *g, const line *ln, uint32_t col, const ch
     eir_status rs = reserve(P, g, ln, col, name);
     if (rs || !a) return rs;
     eir_value *v = PUSH(P, g->values, g->nvalues, g->capvalues);
-    if (!v) return oom(P);
+    if (!v) return tp_oom(P);
     memset(v, 0, sizeof *v);
     v->name = name;
     v->producer = producer;
@@ -874,9 +105,9 @@ static eir_status add_value(ps *P, gb *g, const line *ln, uint32_t col, const ch
         m->rank = a->rank;
         eir_symint *sz = eir_arena_array(&P->p->arena, a->rank ? a->rank : 1, sizeof *sz);
         eir_symint *sd = eir_arena_array(&P->p->arena, a->rank ? a->rank : 1, sizeof *sd);
-        if (!sz || !sd) return oom(P);
+        if (!sz || !sd) return tp_oom(P);
         if (a->rank) memcpy(sz, a->sizes, a->rank * sizeof *sz);
-        eir_status st = contiguous_strides(P, a->rank, sz, sd);
+        eir_status st = tp_contiguous_strides(P, a->rank, sz, sd);
         if (st) return st;
         m->sizes = sz;
         m->strides = sd;
@@ -886,7 +117,7 @@ static eir_status add_value(ps *P, gb *g, const line *ln, uint32_t col, const ch
         v->kind = EIR_VALUE_UNTYPED;
     }
     (void)producer;
-    if (!eir_strmap_put(&g->by_name, name, g->nvalues - 1)) return oom(P);
+    if (!eir_strmap_put(&g->by_name, name, g->nvalues - 1)) return tp_oom(P);
     *id = g->nvalues - 1;
     return EIR_OK;
 }
@@ -914,9 +145,9 @@ static eir_status lookup(ps *P, gb *g, const line *ln, uint32_t col, const char 
     if (eir_strmap_get(&g->by_name, name, id)) return EIR_OK;
     uint32_t l;
     if (eir_strmap_get(&g->names, name, &l))
-        return perr(P, EIR_ERR_GRAPH, ln->no, col, "'%s' (line %u) is not a value: a call with several or no "
+        return tp_perr(P, EIR_ERR_GRAPH, ln->no, col, "'%s' (line %u) is not a value: a call with several or no "
                     "outputs, a submodule, or an input without a type", name, l);
-    return perr(P, EIR_ERR_GRAPH, ln->no, col, "undefined name '%s'", name);
+    return tp_perr(P, EIR_ERR_GRAPH, ln->no, col, "undefined name '%s'", name);
 }
 
 static bool pv_is_value(gb *g, const pv *v, eir_value_kind k) {
@@ -962,7 +193,7 @@ static eir_status to_arg(ps *P, gb *g, const line *ln, const pv *v, int stype, e
         a->u.list.n = v->n;
         a->u.list.items = eir_arena_array(ar, v->n ? v->n : 1, sizeof(eir_arg));
         a->u.list.keys = eir_arena_array(ar, v->n ? v->n : 1, sizeof(char *));
-        if (!a->u.list.items || !a->u.list.keys) return oom(P);
+        if (!a->u.list.items || !a->u.list.keys) return tp_oom(P);
         for (uint32_t i = 0; i < v->n; i++) {
             a->u.list.keys[i] = v->keys[i];
             eir_status st = to_arg(P, g, ln, &v->items[i], -1, &a->u.list.items[i]);
@@ -985,7 +216,7 @@ static eir_status to_arg(ps *P, gb *g, const line *ln, const pv *v, int stype, e
         }
         a->kind = lk;
         a->u.list.items = eir_arena_array(ar, 1, sizeof(eir_arg));
-        return a->u.list.items ? EIR_OK : oom(P);
+        return a->u.list.items ? EIR_OK : tp_oom(P);
     }
     bool all_bool = true, all_int = true, all_float = true, all_str = true, all_symint = true, all_symfloat = true,
          all_symbool = true, all_tensor = true, all_opt = true, all_nested = true;
@@ -1023,13 +254,13 @@ static eir_status to_arg(ps *P, gb *g, const line *ln, const pv *v, int stype, e
                 eir_status st = lookup(P, g, ln, v->items[i].col, v->items[i].s, &id);
                 if (st) return st;
             }
-        return perr(P, EIR_ERR_SCHEMA, ln->no, v->col, "a list mixing kinds of elements (expected all ints, "
+        return tp_perr(P, EIR_ERR_SCHEMA, ln->no, v->col, "a list mixing kinds of elements (expected all ints, "
                     "floats, bools, strings, symbolic values or tensors, or tensors and None)");
     }
     a->kind = lk;
     a->u.list.n = n;
     a->u.list.items = eir_arena_array(ar, n, sizeof(eir_arg));
-    if (!a->u.list.items) return oom(P);
+    if (!a->u.list.items) return tp_oom(P);
     for (uint32_t i = 0; i < n; i++) {
         eir_arg *e = &a->u.list.items[i];
         const pv *it = &v->items[i];
@@ -1085,8 +316,8 @@ static bool is_unused_name(const char *name, const char *t) {
             if (q > s && q[-1] >= 'a' && q[-1] <= 'z') buf[k++] = '_';
             ch = (char)(ch - 'A' + 'a');
         }
-        if (!ident_char(ch)) {
-            if (k == 0 || buf[k - 1] != '_' || ident_char(q[-1])) buf[k++] = '_';
+        if (!tp_ident_char(ch)) {
+            if (k == 0 || buf[k - 1] != '_' || tp_ident_char(q[-1])) buf[k++] = '_';
             continue;
         }
         buf[k++] = ch;
@@ -1117,7 +348,7 @@ static eir_status finish_list(ps *P, gb *g) {
     eir_arg *a = &g->items[g->list_item];
     a->u.list.n = g->nlitems;
     a->u.list.items = eir_arena_array(&P->p->arena, g->nlitems ? g->nlitems : 1, sizeof(eir_arg));
-    if (!a->u.list.items) return oom(P);
+    if (!a->u.list.items) return tp_oom(P);
     if (g->nlitems) memcpy(a->u.list.items, g->litems, g->nlitems * sizeof *g->litems);
     /* a list of symbolic ints is SYM_INTS */
     if (g->nlitems && a->u.list.items[0].kind == EIR_ARG_SYM_INT) a->kind = EIR_ARG_SYM_INTS;
@@ -1140,7 +371,7 @@ static eir_status finish_pending(ps *P, gb *g) {
     if (n == 0) {
         if (is_unused_name(nd->name, nd->target)) {
             outs = eir_arena_array(&P->p->arena, 1, sizeof *outs);
-            if (!outs) return oom(P);
+            if (!outs) return tp_oom(P);
             memset(outs, 0, sizeof *outs);
             outs[0].kind = EIR_ARG_NONE;
             outs[0].value = EIR_NO_VALUE;
@@ -1153,7 +384,7 @@ static eir_status finish_pending(ps *P, gb *g) {
         if (one_list) {
             outs = eir_arena_array(&P->p->arena, 1, sizeof *outs);
             eir_arg *it = eir_arena_array(&P->p->arena, n, sizeof *it);
-            if (!outs || !it) return oom(P);
+            if (!outs || !it) return tp_oom(P);
             memcpy(it, g->items, n * sizeof *it);
             memset(outs, 0, sizeof *outs);
             outs[0].kind = EIR_ARG_TENSORS;
@@ -1163,7 +394,7 @@ static eir_status finish_pending(ps *P, gb *g) {
             no = 1;
         } else {
             outs = eir_arena_array(&P->p->arena, n, sizeof *outs);
-            if (!outs) return oom(P);
+            if (!outs) return tp_oom(P);
             memcpy(outs, g->items, n * sizeof *outs);
             no = n;
         }
@@ -1189,7 +420,7 @@ static eir_status node_meta(ps *P, gb *g, eir_node *nd) {
     nd->num_metadata = n;
     if (!n) return EIR_OK;
     eir_kv *kv = eir_arena_array(&P->p->arena, n, sizeof *kv);
-    if (!kv) return oom(P);
+    if (!kv) return tp_oom(P);
     uint32_t k = 0;
     if (g->stack_trace) kv[k++] = (eir_kv){"stack_trace", g->stack_trace};
     if (g->custom) kv[k++] = (eir_kv){"custom", g->custom};
@@ -1207,7 +438,7 @@ static eir_status getitem_line(ps *P, gb *g, const line *ln, uint32_t col, const
     }
     uint32_t expect = nested ? g->nlitems : g->nitems;
     if (idx != (int64_t)expect)
-        return perr(P, EIR_ERR_GRAPH, ln->no, icol, "%s[%lld]: the outputs of '%s' are read in order, expected "
+        return tp_perr(P, EIR_ERR_GRAPH, ln->no, icol, "%s[%lld]: the outputs of '%s' are read in order, expected "
                     "index %u", parent, (long long)idx, parent, expect);
     eir_arg o;
     memset(&o, 0, sizeof o);
@@ -1228,16 +459,16 @@ static eir_status getitem_line(ps *P, gb *g, const line *ln, uint32_t col, const
         eir_status st = add_value(P, g, ln, col, name, NULL, g->pending, &id);
         if (st) return st;
     } else {
-        return perr(P, EIR_ERR_SCHEMA, ln->no, col, "'%s' needs a type annotation", name);
+        return tp_perr(P, EIR_ERR_SCHEMA, ln->no, col, "'%s' needs a type annotation", name);
     }
     if (nested) {
         eir_arg *slot = PUSH(P, g->litems, g->nlitems, g->caplitems);
-        if (!slot) return oom(P);
+        if (!slot) return tp_oom(P);
         *slot = o;
         return EIR_OK;
     }
     eir_arg *slot = PUSH(P, g->items, g->nitems, g->capitems);
-    if (!slot) return oom(P);
+    if (!slot) return tp_oom(P);
     *slot = o;
     if (o.kind == EIR_ARG_TENSORS) {
         g->list_item = (int32_t)(g->nitems - 1);
@@ -1252,22 +483,22 @@ static eir_status call_line(ps *P, gb *g, const line *ln) {
     cur c = {P, ln, ln->s, ln->s + ln->len};
     eir_status st;
     size_t n;
-    uint32_t ncol = ccol(&c);
-    const char *nm = cident(&c, &n);
+    uint32_t ncol = tp_ccol(&c);
+    const char *nm = tp_cident(&c, &n);
     if (!nm) {
         char gg[40];
-        return cerr(&c, EIR_ERR_SCHEMA, "expected a statement 'name = ...', got %s", got(&c, gg, sizeof gg));
+        return tp_cerr(&c, EIR_ERR_SCHEMA, "expected a statement 'name = ...', got %s", tp_got(&c, gg, sizeof gg));
     }
-    const char *name = pstrndup(P, nm, n);
+    const char *name = tp_pstrndup(P, nm, n);
     if (!name) return EIR_ERR_NOMEM;
     ann a = {0};
-    if (ceat(&c, ":")) {
-        if (!ceat(&c, "\"")) return cerr(&c, EIR_ERR_SCHEMA, "expected a type annotation in double quotes");
-        if ((st = cannotation(&c, &a))) return st;
+    if (tp_ceat(&c, ":")) {
+        if (!tp_ceat(&c, "\"")) return tp_cerr(&c, EIR_ERR_SCHEMA, "expected a type annotation in double quotes");
+        if ((st = tp_cannotation(&c, &a))) return st;
     }
-    if ((st = cexpect(&c, "=", "after the name"))) return st;
-    cws(&c);
-    uint32_t rcol = ccol(&c);
+    if ((st = tp_cexpect(&c, "=", "after the name"))) return st;
+    tp_cws(&c);
+    uint32_t rcol = tp_ccol(&c);
 
     /* the right-hand side: get_attr, alias, getitem, magic operator or call */
     const char *target = NULL;
@@ -1276,20 +507,20 @@ static eir_status call_line(ps *P, gb *g, const line *ln) {
     pv call;
     memset(&call, 0, sizeof call);
     bool is_call = false;
-    if (ceat(&c, "self.")) {
-        const char *an = cident(&c, &n);
-        if (!an) return cerr(&c, EIR_ERR_SCHEMA, "expected a submodule name after 'self.'");
-        if (a.present) return perr(P, EIR_ERR_SCHEMA, ln->no, ncol, "a submodule reference has no type annotation");
+    if (tp_ceat(&c, "self.")) {
+        const char *an = tp_cident(&c, &n);
+        if (!an) return tp_cerr(&c, EIR_ERR_SCHEMA, "expected a submodule name after 'self.'");
+        if (a.present) return tp_perr(P, EIR_ERR_SCHEMA, ln->no, ncol, "a submodule reference has no type annotation");
         if ((st = reserve(P, g, ln, ncol, name))) return st;
-        uint32_t *lslot = grow(g->attr_lines, g->nattrs, &g->capattrl, sizeof *g->attr_lines);
-        if (!lslot) return oom(P);
+        uint32_t *lslot = tp_grow(g->attr_lines, g->nattrs, &g->capattrl, sizeof *g->attr_lines);
+        if (!lslot) return tp_oom(P);
         g->attr_lines = lslot;
         lslot[g->nattrs] = ln->no;
         const char **slot = PUSH(P, g->attr_names, g->nattrs, g->capattrs);
-        if (!slot) return oom(P);
-        *slot = pstrndup(P, an, n);
-        if (!*slot || !eir_strmap_put(&g->attrs, name, g->nattrs - 1)) return oom(P);
-        if (!cat_end(&c)) return cerr(&c, EIR_ERR_SCHEMA, "unexpected text after 'self.%.*s'", (int)n, an);
+        if (!slot) return tp_oom(P);
+        *slot = tp_pstrndup(P, an, n);
+        if (!*slot || !eir_strmap_put(&g->attrs, name, g->nattrs - 1)) return tp_oom(P);
+        if (!tp_cat_end(&c)) return tp_cerr(&c, EIR_ERR_SCHEMA, "unexpected text after 'self.%.*s'", (int)n, an);
         return EIR_OK;
     }
     char op1 = c.s < c.e ? *c.s : 0;
@@ -1297,49 +528,49 @@ static eir_status call_line(ps *P, gb *g, const line *ln) {
         /* unary magic: -x, +x, ~x (a negative number is not a call) */
         c.s++;
         target = op1 == '-' ? "_operator.neg" : op1 == '+' ? "_operator.pos" : "_operator.invert";
-        if ((st = cvalue(&c, &args[0]))) return st;
+        if ((st = tp_cvalue(&c, &args[0]))) return st;
         nargs = 1;
     } else {
         /* a call: a dotted name and '(' */
         cur save = c;
         size_t cn;
-        uint32_t ccl = ccol(&c);
-        const char *callee = cdotted(&c, &cn);
+        uint32_t ccl = tp_ccol(&c);
+        const char *callee = tp_cdotted(&c, &cn);
         if (callee && c.s < c.e && *c.s == '(') {
             memset(&args[0], 0, sizeof args[0]);
             args[0].kind = PV_NAME;
             args[0].col = ccl;
-            args[0].s = pstrndup(P, callee, cn);
+            args[0].s = tp_pstrndup(P, callee, cn);
             if (!args[0].s) return EIR_ERR_NOMEM;
             is_call = true;
         } else {
             c = save;
-            if (callee && (c.s = callee + cn, cat_end(&c) || *c.s == ';') && !memchr(callee, '.', cn)) {
+            if (callee && (c.s = callee + cn, tp_cat_end(&c) || *c.s == ';') && !memchr(callee, '.', cn)) {
                 /* `input_1 = input`: the code's name for a placeholder */
-                if (a.present) return perr(P, EIR_ERR_SCHEMA, ln->no, rcol, "a renamed input has no annotation");
-                char *pn = pstrndup(P, callee, cn);
+                if (a.present) return tp_perr(P, EIR_ERR_SCHEMA, ln->no, rcol, "a renamed input has no annotation");
+                char *pn = tp_pstrndup(P, callee, cn);
                 uint32_t id;
                 if (!pn) return EIR_ERR_NOMEM;
                 if (!eir_strmap_get(&g->by_name, pn, &id) || g->values[id].producer != -1)
-                    return perr(P, EIR_ERR_SCHEMA, ln->no, rcol, "'%s = %s': only graph inputs can be renamed",
+                    return tp_perr(P, EIR_ERR_SCHEMA, ln->no, rcol, "'%s = %s': only graph inputs can be renamed",
                                 name, pn);
-                if (!eir_strmap_put(&g->aliases, name, id)) return oom(P);
+                if (!eir_strmap_put(&g->aliases, name, id)) return tp_oom(P);
                 goto deletions;
             }
             c = save;
         }
-        if (!is_call && (st = cvalue(&c, &args[0]))) return st;
+        if (!is_call && (st = tp_cvalue(&c, &args[0]))) return st;
         nargs = 1;
-        cws(&c);
+        tp_cws(&c);
         if (is_call) {
             /* below */
         } else if (args[0].kind == PV_NAME && c.s < c.e && *c.s == '[') {
             c.s++;
-            uint32_t icol = ccol(&c);
+            uint32_t icol = tp_ccol(&c);
             pv ix;
-            if ((st = cnumber(&c, &ix))) return st;
-            if (ix.kind != PV_INT) return cerr(&c, EIR_ERR_SCHEMA, "expected an integer index");
-            if ((st = cexpect(&c, "]", "after the index"))) return st;
+            if ((st = tp_cnumber(&c, &ix))) return st;
+            if (ix.kind != PV_INT) return tp_cerr(&c, EIR_ERR_SCHEMA, "expected an integer index");
+            if ((st = tp_cexpect(&c, "]", "after the index"))) return st;
             /* outputs of the call above */
             bool ok_parent = g->pending >= 0 &&
                              ((g->nodes[g->pending].name && !strcmp(args[0].s, g->nodes[g->pending].name)) ||
@@ -1347,26 +578,26 @@ static eir_status call_line(ps *P, gb *g, const line *ln) {
             if (!ok_parent) {
                 uint32_t id;
                 if ((st = lookup(P, g, ln, args[0].col, args[0].s, &id))) return st;
-                return perr(P, EIR_ERR_GRAPH, ln->no, args[0].col, "'%s[%lld]': getitem lines must directly "
+                return tp_perr(P, EIR_ERR_GRAPH, ln->no, args[0].col, "'%s[%lld]': getitem lines must directly "
                             "follow the call whose outputs they read", args[0].s, (long long)ix.i);
             }
             if ((st = getitem_line(P, g, ln, ncol, name, &a, args[0].s, ix.i, icol))) return st;
             goto deletions;
-        } else if (cat_end(&c) == false && *c.s != ';') {
+        } else if (tp_cat_end(&c) == false && *c.s != ';') {
             for (size_t i = 0; i < EIR_ARRAY_LEN(MAGIC_BIN); i++)
-                if (ceat(&c, MAGIC_BIN[i].op)) {
+                if (tp_ceat(&c, MAGIC_BIN[i].op)) {
                     target = MAGIC_BIN[i].target;
                     break;
                 }
             if (!target) {
                 char gg[40];
-                return cerr(&c, EIR_ERR_SCHEMA, "expected '(', '[' or an operator after the first operand, got %s",
-                            got(&c, gg, sizeof gg));
+                return tp_cerr(&c, EIR_ERR_SCHEMA, "expected '(', '[' or an operator after the first operand, got %s",
+                            tp_got(&c, gg, sizeof gg));
             }
-            if ((st = cvalue(&c, &args[1]))) return st;
+            if ((st = tp_cvalue(&c, &args[1]))) return st;
             nargs = 2;
         } else {
-            return perr(P, EIR_ERR_SCHEMA, ln->no, rcol, "expected a call, an operator or a getitem");
+            return tp_perr(P, EIR_ERR_SCHEMA, ln->no, rcol, "expected a call, an operator or a getitem");
         }
     }
     if ((st = finish_pending(P, g))) return st;
@@ -1384,10 +615,10 @@ static eir_status call_line(ps *P, gb *g, const line *ln) {
     if (!strncmp(target, "torch.", 6) || !strncmp(target, "_operator.", 10) || !strcmp(target, "math.trunc")) {
         /* fine */
     } else {
-        return perr(P, EIR_ERR_SCHEMA, ln->no, tcol, "unknown callable '%s' (torch.ops.<ns>.<op>.<overload>, "
+        return tp_perr(P, EIR_ERR_SCHEMA, ln->no, tcol, "unknown callable '%s' (torch.ops.<ns>.<op>.<overload>, "
                     "torch.sym_*, math_trunc or an operator expected)", target);
     }
-    const char *tdup = pstrndup(P, target, strlen(target));
+    const char *tdup = tp_pstrndup(P, target, strlen(target));
     if (!tdup) return EIR_ERR_NOMEM;
     target = tdup;
     bool hop = !strncmp(target, "torch.ops.higher_order.", 23);
@@ -1397,7 +628,7 @@ static eir_status call_line(ps *P, gb *g, const line *ln) {
         sc = eir_op_find(target);
         const char *ns = target + 10;
         if (!sc && (!strncmp(ns, "aten.", 5) || !strncmp(ns, "prims.", 6)))
-            return perr(P, EIR_ERR_SCHEMA, ln->no, tcol, "unknown operator '%s' (torch 2.13 has no such overload)",
+            return tp_perr(P, EIR_ERR_SCHEMA, ln->no, tcol, "unknown operator '%s' (torch 2.13 has no such overload)",
                         target);
     }
 
@@ -1408,50 +639,50 @@ static eir_status call_line(ps *P, gb *g, const line *ln) {
     if (is_call) {
         uint32_t npos = 0;
         for (;;) {
-            if (ceat(&c, ")")) break;
+            if (tp_ceat(&c, ")")) break;
             /* keyword? */
-            cws(&c);
+            tp_cws(&c);
             cur save = c;
-            uint32_t kcol = ccol(&c);
+            uint32_t kcol = tp_ccol(&c);
             size_t kn;
-            const char *kw = cident(&c, &kn);
-            bool is_kw = kw && ceat(&c, "=") && !(c.s < c.e && *c.s == '=');
+            const char *kw = tp_cident(&c, &kn);
+            bool is_kw = kw && tp_ceat(&c, "=") && !(c.s < c.e && *c.s == '=');
             if (!is_kw) { c = save; kw = NULL; }
-            uint32_t acol = ccol(&c);
+            uint32_t acol = tp_ccol(&c);
             pv v;
-            if ((rst = cvalue(&c, &v))) goto fail;
+            if ((rst = tp_cvalue(&c, &v))) goto fail;
             eir_named_arg *na = PUSH(P, ins, nin, capin);
-            if (!na) { rst = oom(P); goto fail; }
+            if (!na) { rst = tp_oom(P); goto fail; }
             memset(na, 0, sizeof *na);
             int stype = -1;
             if (kw) {
                 na->kind = 2;
-                na->name = pstrndup(P, kw, kn);
+                na->name = tp_pstrndup(P, kw, kn);
                 if (!na->name) { rst = EIR_ERR_NOMEM; goto fail; }
                 for (uint32_t i = 0; i < nin - 1; i++)
                     if (ins[i].kind == 2 && !strcmp(ins[i].name, na->name)) {
-                        rst = perr(P, EIR_ERR_SCHEMA, ln->no, kcol, "keyword argument '%s' given twice", na->name);
+                        rst = tp_perr(P, EIR_ERR_SCHEMA, ln->no, kcol, "keyword argument '%s' given twice", na->name);
                         goto fail;
                     }
                 if (sc) {
                     uint32_t k = 0;
                     while (k < sc->nargs && strcmp(sc->args[k].name, na->name)) k++;
                     if (k == sc->nargs) {
-                        rst = perr(P, EIR_ERR_SCHEMA, ln->no, kcol, "%s has no argument '%s'", target + 10, na->name);
+                        rst = tp_perr(P, EIR_ERR_SCHEMA, ln->no, kcol, "%s has no argument '%s'", target + 10, na->name);
                         goto fail;
                     }
                     stype = (int)sc->args[k].type;
                 }
             } else {
                 if (nin > 1 && ins[nin - 2].kind == 2) {
-                    rst = perr(P, EIR_ERR_SCHEMA, ln->no, acol, "positional argument after a keyword argument");
+                    rst = tp_perr(P, EIR_ERR_SCHEMA, ln->no, acol, "positional argument after a keyword argument");
                     goto fail;
                 }
                 na->kind = 1;
                 na->name = "";
                 if (sc) {
                     if (npos >= sc->nargs || sc->args[npos].kwarg_only) {
-                        rst = perr(P, EIR_ERR_SCHEMA, ln->no, acol, "%s takes %u positional arguments, got more",
+                        rst = tp_perr(P, EIR_ERR_SCHEMA, ln->no, acol, "%s takes %u positional arguments, got more",
                                    target + 10, npos);
                         goto fail;
                     }
@@ -1466,17 +697,17 @@ static eir_status call_line(ps *P, gb *g, const line *ln) {
                 npos++;
             }
             if ((rst = to_arg(P, g, ln, &v, stype, &na->arg))) goto fail;
-            if (ceat(&c, ",")) continue;
-            if (ceat(&c, ")")) break;
+            if (tp_ceat(&c, ",")) continue;
+            if (tp_ceat(&c, ")")) break;
             char gg[40];
-            rst = cerr(&c, EIR_ERR_SCHEMA, "expected ',' or ')' in the arguments of %s, got %s", target,
-                       got(&c, gg, sizeof gg));
+            rst = tp_cerr(&c, EIR_ERR_SCHEMA, "expected ',' or ')' in the arguments of %s, got %s", target,
+                       tp_got(&c, gg, sizeof gg));
             goto fail;
         }
     } else {
         for (uint32_t i = 0; i < nargs; i++) {
             eir_named_arg *na = PUSH(P, ins, nin, capin);
-            if (!na) { rst = oom(P); goto fail; }
+            if (!na) { rst = tp_oom(P); goto fail; }
             memset(na, 0, sizeof *na);
             na->kind = 1;
             na->name = i == 0 ? "a" : "b";
@@ -1503,14 +734,14 @@ static eir_status call_line(ps *P, gb *g, const line *ln) {
 
     /* the node itself */
     eir_node *nd = PUSH(P, g->nodes, g->nnodes, g->capnodes);
-    if (!nd) { rst = oom(P); goto fail; }
+    if (!nd) { rst = tp_oom(P); goto fail; }
     memset(nd, 0, sizeof *nd);
     nd->target = target;
     nd->name = name;
     nd->is_hop_single_tensor_return = -1;
     nd->num_inputs = nin;
     eir_named_arg *cin = eir_arena_array(&P->p->arena, nin ? nin : 1, sizeof *cin);
-    if (!cin) { rst = oom(P); goto fail; }
+    if (!cin) { rst = tp_oom(P); goto fail; }
     if (nin) memcpy(cin, ins, nin * sizeof *ins);
     nd->inputs = cin;
     free(ins);
@@ -1520,13 +751,13 @@ static eir_status call_line(ps *P, gb *g, const line *ln) {
         uint32_t id;
         if ((st = add_value(P, g, ln, ncol, name, &a, (int32_t)(g->nnodes - 1), &id))) return st;
         eir_arg *o = eir_arena_array(&P->p->arena, 1, sizeof *o);
-        if (!o) return oom(P);
+        if (!o) return tp_oom(P);
         *o = value_arg(g, id);
         g->nodes[g->nnodes - 1].outputs = o;
         g->nodes[g->nnodes - 1].num_outputs = 1;
         if (hop) g->nodes[g->nnodes - 1].is_hop_single_tensor_return = 1;
     } else if (symop) {
-        return perr(P, EIR_ERR_SCHEMA, ln->no, ncol, "'%s' needs a \"Sym(...)\" type annotation", name);
+        return tp_perr(P, EIR_ERR_SCHEMA, ln->no, ncol, "'%s' needs a \"Sym(...)\" type annotation", name);
     } else {
         /* outputs come from the getitem lines below, if any */
         uint32_t id;
@@ -1543,24 +774,24 @@ fail:
 
 deletions:
     /* `;  a = b = None`: names must exist */
-    if (cat_end(&c)) return EIR_OK;
-    if ((st = cexpect(&c, ";", "or the end of the line after the statement"))) return st;
+    if (tp_cat_end(&c)) return EIR_OK;
+    if ((st = tp_cexpect(&c, ";", "or the end of the line after the statement"))) return st;
     for (;;) {
         size_t dn;
-        cws(&c);
-        uint32_t dcol = ccol(&c);
-        const char *d = cident(&c, &dn);
-        if (!d) return cerr(&c, EIR_ERR_SCHEMA, "expected 'name = ... = None' after ';'");
+        tp_cws(&c);
+        uint32_t dcol = tp_ccol(&c);
+        const char *d = tp_cident(&c, &dn);
+        if (!d) return tp_cerr(&c, EIR_ERR_SCHEMA, "expected 'name = ... = None' after ';'");
         if (dn == 4 && !memcmp(d, "None", 4)) {
-            if (!cat_end(&c)) return cerr(&c, EIR_ERR_SCHEMA, "unexpected text after 'None'");
+            if (!tp_cat_end(&c)) return tp_cerr(&c, EIR_ERR_SCHEMA, "unexpected text after 'None'");
             return EIR_OK;
         }
         char tmp[256];
         snprintf(tmp, sizeof tmp, "%.*s", (int)(dn < 255 ? dn : 255), d);
         uint32_t id;
         if (!eir_strmap_get(&g->names, tmp, &id) && !eir_strmap_get(&g->aliases, tmp, &id))
-            return perr(P, EIR_ERR_GRAPH, ln->no, dcol, "undefined name '%s' in a deletion", tmp);
-        if ((st = cexpect(&c, "=", "in 'name = ... = None'"))) return st;
+            return tp_perr(P, EIR_ERR_GRAPH, ln->no, dcol, "undefined name '%s' in a deletion", tmp);
+        if ((st = tp_cexpect(&c, "=", "in 'name = ... = None'"))) return st;
     }
 }
 
@@ -1613,25 +844,25 @@ static eir_status comment_line(ps *P, gb *g, const line *ln) {
     cur c = {P, ln, ln->s + 1, ln->s + ln->len};
     g->custom = NULL;
     g->stack_trace = NULL;
-    if (ceat(&c, "Annotation:")) {
+    if (tp_ceat(&c, "Annotation:")) {
         pv d;
-        eir_status st = cvalue(&c, &d);
+        eir_status st = tp_cvalue(&c, &d);
         if (st) return st;
-        if (d.kind != PV_DICT) return cerr(&c, EIR_ERR_SCHEMA, "expected a dict after 'Annotation:'");
+        if (d.kind != PV_DICT) return tp_cerr(&c, EIR_ERR_SCHEMA, "expected a dict after 'Annotation:'");
         eir_buf b;
         eir_buf_init(&b);
         bool ok = pv_json(&b, &d);
-        if (ok) g->custom = pstrndup(P, b.data ? b.data : "{}", b.len);
+        if (ok) g->custom = tp_pstrndup(P, b.data ? b.data : "{}", b.len);
         eir_buf_free(&b);
-        if (!ok) return perr(P, EIR_ERR_SCHEMA, ln->no, d.col, "an annotation holds only JSON values");
+        if (!ok) return tp_perr(P, EIR_ERR_SCHEMA, ln->no, d.col, "an annotation holds only JSON values");
         if (!g->custom) return EIR_ERR_NOMEM;
     }
-    cws(&c);
+    tp_cws(&c);
     const char *s = c.s, *e = c.e;
     size_t n = (size_t)(e - s);
     if (n == 39 && !strncmp(s, "No stacktrace found for following nodes", 39)) return EIR_OK;
     if (n < 6 || strncmp(s, "File: ", 6) != 0)
-        return cerr(&c, EIR_ERR_SCHEMA, "expected a comment 'File: <path>:<line> in <function>, code: <code>' or "
+        return tp_cerr(&c, EIR_ERR_SCHEMA, "expected a comment 'File: <path>:<line> in <function>, code: <code>' or "
                     "'No stacktrace found for following nodes'");
     /* File: PATH:LINE in FN, code: CODE — the first ", code: " ends FN, and
      * the last ":<digits> in " before it ends PATH */
@@ -1645,12 +876,12 @@ static eir_status comment_line(ps *P, gb *g, const line *ln) {
         while (d < code && eir_isdigit((unsigned char)*d)) d++;
         if (d > q + 1 && d + 4 <= code && !memcmp(d, " in ", 4)) { colon = q; fn = d + 4; break; }
     }
-    if (!code || !colon) return cerr(&c, EIR_ERR_SCHEMA, "expected 'File: <path>:<line> in <function>, code: <code>'");
+    if (!code || !colon) return tp_cerr(&c, EIR_ERR_SCHEMA, "expected 'File: <path>:<line> in <function>, code: <code>'");
     eir_buf b;
     eir_buf_init(&b);
     eir_buf_printf(&b, "  File \"%.*s\", line %.*s, in %.*s\n    %.*s\n", (int)(colon - (s + 6)), s + 6,
                    (int)(fn - 4 - colon - 1), colon + 1, (int)(code - fn), fn, (int)(e - code - 8), code + 8);
-    g->stack_trace = pstrndup(P, b.data, b.len);
+    g->stack_trace = tp_pstrndup(P, b.data, b.len);
     eir_buf_free(&b);
     return g->stack_trace ? EIR_OK : EIR_ERR_NOMEM;
 }
@@ -1674,27 +905,27 @@ static uint32_t next_nonblank(ps *P, uint32_t i) {
 static eir_status forward_line(ps *P, gb *g, const line *ln, bool root) {
     cur c = {P, ln, ln->s, ln->s + ln->len};
     eir_status st;
-    if ((st = cexpect(&c, "def", "(the forward method)")) || (st = cexpect(&c, "forward", "after 'def'")) ||
-        (st = cexpect(&c, "(", "after 'def forward'")) || (st = cexpect(&c, "self", "as forward's first parameter")))
+    if ((st = tp_cexpect(&c, "def", "(the forward method)")) || (st = tp_cexpect(&c, "forward", "after 'def'")) ||
+        (st = tp_cexpect(&c, "(", "after 'def forward'")) || (st = tp_cexpect(&c, "self", "as forward's first parameter")))
         return st;
     for (;;) {
-        if (ceat(&c, ")")) break;
-        if ((st = cexpect(&c, ",", "between parameters"))) return st;
+        if (tp_ceat(&c, ")")) break;
+        if ((st = tp_cexpect(&c, ",", "between parameters"))) return st;
         size_t n;
-        cws(&c);
-        uint32_t col = ccol(&c);
-        const char *nm = cident(&c, &n);
-        if (!nm) return cerr(&c, EIR_ERR_SCHEMA, "expected a parameter name");
-        const char *name = pstrndup(P, nm, n);
+        tp_cws(&c);
+        uint32_t col = tp_ccol(&c);
+        const char *nm = tp_cident(&c, &n);
+        if (!nm) return tp_cerr(&c, EIR_ERR_SCHEMA, "expected a parameter name");
+        const char *name = tp_pstrndup(P, nm, n);
         if (!name) return EIR_ERR_NOMEM;
         ann a = {0};
-        if (ceat(&c, ":")) {
-            if (!ceat(&c, "\"")) return cerr(&c, EIR_ERR_SCHEMA, "expected a type annotation in double quotes");
-            if ((st = cannotation(&c, &a))) return st;
+        if (tp_ceat(&c, ":")) {
+            if (!tp_ceat(&c, "\"")) return tp_cerr(&c, EIR_ERR_SCHEMA, "expected a type annotation in double quotes");
+            if ((st = tp_cannotation(&c, &a))) return st;
         }
         uint32_t idx = g->ninputs;
         eir_arg *in = PUSH(P, g->inputs, g->ninputs, g->capinputs);
-        if (!in) return oom(P);
+        if (!in) return tp_oom(P);
         memset(in, 0, sizeof *in);
         in->value = EIR_NO_VALUE;
         if (a.present) {
@@ -1714,21 +945,21 @@ static eir_status forward_line(ps *P, gb *g, const line *ln, bool root) {
             in->kind = EIR_ARG_NONE;
         }
     }
-    if ((st = cexpect(&c, ":", "after forward's parameters"))) return st;
-    if (!cat_end(&c)) return cerr(&c, EIR_ERR_SCHEMA, "unexpected text after 'def forward(...):'");
+    if ((st = tp_cexpect(&c, ":", "after forward's parameters"))) return st;
+    if (!tp_cat_end(&c)) return tp_cerr(&c, EIR_ERR_SCHEMA, "unexpected text after 'def forward(...):'");
     return EIR_OK;
 }
 
 static eir_status return_line(ps *P, gb *g, const line *ln, eir_graph *graph) {
     cur c = {P, ln, ln->s + 6, ln->s + ln->len};
     pv v;
-    eir_status st = cvalue(&c, &v);
+    eir_status st = tp_cvalue(&c, &v);
     if (st) return st;
-    if (!cat_end(&c)) return cerr(&c, EIR_ERR_SCHEMA, "unexpected text after the return value");
+    if (!tp_cat_end(&c)) return tp_cerr(&c, EIR_ERR_SCHEMA, "unexpected text after the return value");
     if ((st = finish_pending(P, g))) return st;
     uint32_t n = v.kind == PV_TUPLE ? v.n : 1;
     eir_arg *outs = eir_arena_array(&P->p->arena, n ? n : 1, sizeof *outs);
-    if (!outs) return oom(P);
+    if (!outs) return tp_oom(P);
     for (uint32_t i = 0; i < n; i++)
         if ((st = to_arg(P, g, ln, v.kind == PV_TUPLE ? &v.items[i] : &v, -1, &outs[i]))) return st;
     graph->outputs = outs;
@@ -1744,14 +975,14 @@ static eir_status bind_subgraphs(ps *P, gb *g, const char *cls, parsed_graph *ki
         uint32_t a = 0;
         while (a < g->nattrs && strcmp(kids[k].name, g->attr_names[a])) a++;
         if (a == g->nattrs)
-            return perr(P, EIR_ERR_GRAPH, kid_lines[k], 1, "class '%s' is not used: %s has no 'self.%s'",
+            return tp_perr(P, EIR_ERR_GRAPH, kid_lines[k], 1, "class '%s' is not used: %s has no 'self.%s'",
                         kids[k].name, cls, kids[k].name);
     }
     for (uint32_t a = 0; a < g->nattrs; a++) {
         uint32_t k = 0;
         while (k < nkids && strcmp(kids[k].name, g->attr_names[a])) k++;
         if (k == nkids)
-            return perr(P, EIR_ERR_GRAPH, g->attr_lines[a], 1, "no class '%s' in %s for 'self.%s'",
+            return tp_perr(P, EIR_ERR_GRAPH, g->attr_lines[a], 1, "no class '%s' in %s for 'self.%s'",
                         g->attr_names[a], cls, g->attr_names[a]);
     }
     for (uint32_t i = 0; i < g->nnodes; i++) {
@@ -1769,22 +1000,22 @@ static eir_status bind_subgraphs(ps *P, gb *g, const char *cls, parsed_graph *ki
 static eir_status parse_class(ps *P, uint32_t *li, uint32_t indent, bool root, const char **name_out,
                               eir_graph **out) {
     uint32_t i = next_nonblank(P, *li);
-    if (i >= P->nlines) return perr(P, EIR_ERR_SCHEMA, P->nlines ? P->lines[P->nlines - 1].no : 1, 1,
+    if (i >= P->nlines) return tp_perr(P, EIR_ERR_SCHEMA, P->nlines ? P->lines[P->nlines - 1].no : 1, 1,
                                     "expected 'class <name>(torch.nn.Module):', got the end of the text");
     const line *cl = &P->lines[i];
-    if (++P->depth > MAX_DEPTH) return perr(P, EIR_ERR_SCHEMA, cl->no, 1, "classes nested too deeply");
+    if (++P->depth > MAX_DEPTH) return tp_perr(P, EIR_ERR_SCHEMA, cl->no, 1, "classes nested too deeply");
     cur c = {P, cl, cl->s, cl->s + cl->len};
     eir_status st;
     if (cl->indent != indent)
-        return perr(P, EIR_ERR_SCHEMA, cl->no, cl->indent + 1, "expected a class at column %u", indent + 1);
+        return tp_perr(P, EIR_ERR_SCHEMA, cl->no, cl->indent + 1, "expected a class at column %u", indent + 1);
     size_t n;
-    if ((st = cexpect(&c, "class", "(a graph module)"))) return st;
-    const char *nm = cident(&c, &n);
-    if (!nm) return cerr(&c, EIR_ERR_SCHEMA, "expected a class name");
-    *name_out = pstrndup(P, nm, n);
+    if ((st = tp_cexpect(&c, "class", "(a graph module)"))) return st;
+    const char *nm = tp_cident(&c, &n);
+    if (!nm) return tp_cerr(&c, EIR_ERR_SCHEMA, "expected a class name");
+    *name_out = tp_pstrndup(P, nm, n);
     if (!*name_out) return EIR_ERR_NOMEM;
-    if ((st = cexpect(&c, "(torch.nn.Module):", "after the class name"))) return st;
-    if (!cat_end(&c)) return cerr(&c, EIR_ERR_SCHEMA, "unexpected text after the class line");
+    if ((st = tp_cexpect(&c, "(torch.nn.Module):", "after the class name"))) return st;
+    if (!tp_cat_end(&c)) return tp_cerr(&c, EIR_ERR_SCHEMA, "unexpected text after the class line");
 
     gb g;
     memset(&g, 0, sizeof g);
@@ -1798,12 +1029,12 @@ static eir_status parse_class(ps *P, uint32_t *li, uint32_t indent, bool root, c
     uint32_t *kid_lines = NULL;
     uint32_t nkids = 0, capkids = 0, capkidl = 0;
     eir_graph *graph = eir_arena_alloc(&P->p->arena, sizeof *graph);
-    if (!graph) { st = oom(P); goto out; }
+    if (!graph) { st = tp_oom(P); goto out; }
     memset(graph, 0, sizeof *graph);
 
     i = next_nonblank(P, i + 1);
     if (i >= P->nlines || P->lines[i].indent != indent + 4) {
-        st = perr(P, EIR_ERR_SCHEMA, i < P->nlines ? P->lines[i].no : cl->no + 1, indent + 5,
+        st = tp_perr(P, EIR_ERR_SCHEMA, i < P->nlines ? P->lines[i].no : cl->no + 1, indent + 5,
                   "expected 'def forward(self, ...):' at column %u", indent + 5);
         goto out;
     }
@@ -1814,8 +1045,8 @@ static eir_status parse_class(ps *P, uint32_t *li, uint32_t indent, bool root, c
         const line *ln = &P->lines[i];
         if (ln->blank) continue;
         if (ln->indent < body) break;
-        if (ln->indent > body) { st = perr(P, EIR_ERR_SCHEMA, ln->no, ln->indent + 1, "unexpected indentation"); goto out; }
-        if (returned) { st = perr(P, EIR_ERR_SCHEMA, ln->no, ln->indent + 1, "statement after 'return'"); goto out; }
+        if (ln->indent > body) { st = tp_perr(P, EIR_ERR_SCHEMA, ln->no, ln->indent + 1, "unexpected indentation"); goto out; }
+        if (returned) { st = tp_perr(P, EIR_ERR_SCHEMA, ln->no, ln->indent + 1, "statement after 'return'"); goto out; }
         if (ln->s[0] == '#') {
             if ((st = finish_pending(P, &g))) goto out;
             st = comment_line(P, &g, ln);
@@ -1828,7 +1059,7 @@ static eir_status parse_class(ps *P, uint32_t *li, uint32_t indent, bool root, c
         if (st) goto out;
     }
     if (!returned) {
-        st = perr(P, EIR_ERR_SCHEMA, i < P->nlines ? P->lines[i].no : P->lines[P->nlines - 1].no, body + 1,
+        st = tp_perr(P, EIR_ERR_SCHEMA, i < P->nlines ? P->lines[i].no : P->lines[P->nlines - 1].no, body + 1,
                   "expected 'return ...' to end forward()");
         goto out;
     }
@@ -1836,22 +1067,22 @@ static eir_status parse_class(ps *P, uint32_t *li, uint32_t indent, bool root, c
     for (;;) {
         i = next_nonblank(P, i);
         if (i >= P->nlines || P->lines[i].indent != indent + 4) break;
-        uint32_t *kl = grow(kid_lines, nkids, &capkidl, sizeof *kid_lines);
-        if (!kl) { st = oom(P); goto out; }
+        uint32_t *kl = tp_grow(kid_lines, nkids, &capkidl, sizeof *kid_lines);
+        if (!kl) { st = tp_oom(P); goto out; }
         kid_lines = kl;
         kid_lines[nkids] = P->lines[i].no;
         parsed_graph *k = PUSH(P, kids, nkids, capkids);
-        if (!k) { st = oom(P); goto out; }
+        if (!k) { st = tp_oom(P); goto out; }
         uint32_t at = i;
         if ((st = parse_class(P, &i, indent + 4, false, &k->name, &k->graph))) goto out;
         for (uint32_t j = 0; j + 1 < nkids; j++)
             if (!strcmp(kids[j].name, k->name)) {
-                st = perr(P, EIR_ERR_GRAPH, P->lines[at].no, indent + 5, "class '%s' is defined twice", k->name);
+                st = tp_perr(P, EIR_ERR_GRAPH, P->lines[at].no, indent + 5, "class '%s' is defined twice", k->name);
                 goto out;
             }
     }
     if (i < P->nlines && P->lines[i].indent > indent) {
-        st = perr(P, EIR_ERR_SCHEMA, P->lines[i].no, P->lines[i].indent + 1, "expected a class at column %u",
+        st = tp_perr(P, EIR_ERR_SCHEMA, P->lines[i].no, P->lines[i].indent + 1, "expected a class at column %u",
                   indent + 5);
         goto out;
     }
@@ -1865,7 +1096,7 @@ static eir_status parse_class(ps *P, uint32_t *li, uint32_t indent, bool root, c
     eir_arg *ins = eir_arena_array(ar, g.ninputs ? g.ninputs : 1, sizeof *ins);
     eir_node *nodes = eir_arena_array(ar, g.nnodes ? g.nnodes : 1, sizeof *nodes);
     eir_value *vals = eir_arena_array(ar, g.nvalues ? g.nvalues : 1, sizeof *vals);
-    if (!ins || !nodes || !vals) { st = oom(P); goto out; }
+    if (!ins || !nodes || !vals) { st = tp_oom(P); goto out; }
     if (g.ninputs) memcpy(ins, g.inputs, g.ninputs * sizeof *ins);
     if (g.nnodes) memcpy(nodes, g.nodes, g.nnodes * sizeof *nodes);
     if (g.nvalues) memcpy(vals, g.values, g.nvalues * sizeof *vals);
@@ -1895,55 +1126,55 @@ static eir_status spec_line(ps *P, const line *ln, bool outputs) {
     cur c = {P, ln, ln->s, ln->s + ln->len};
     eir_status st;
     size_t n = 0;
-    const char *nm = cident(&c, &n);
-    const char *name = pstrndup(P, nm ? nm : "", nm ? n : 0);
+    const char *nm = tp_cident(&c, &n);
+    const char *name = tp_pstrndup(P, nm ? nm : "", nm ? n : 0);
     if (!name) return EIR_ERR_NOMEM;
-    if ((st = cexpect(&c, ":", "after the name of a signature entry"))) return st;
+    if ((st = tp_cexpect(&c, ":", "after the name of a signature entry"))) return st;
     size_t kn;
-    cws(&c);
-    uint32_t kcol = ccol(&c);
-    const char *k = cident(&c, &kn);
+    tp_cws(&c);
+    uint32_t kcol = tp_ccol(&c);
+    const char *k = tp_cident(&c, &kn);
     int kind = -1;
     const char *const *tab = outputs ? OUT_KINDS : IN_KINDS;
     int ntab = outputs ? (int)EIR_ARRAY_LEN(OUT_KINDS) : (int)EIR_ARRAY_LEN(IN_KINDS);
     for (int i = 0; k && i < ntab; i++)
         if (strlen(tab[i]) == kn && !memcmp(tab[i], k, kn)) kind = i;
     if (kind < 0)
-        return perr(P, EIR_ERR_SCHEMA, ln->no, kcol, "unknown %s kind '%.*s'", outputs ? "output" : "input",
+        return tp_perr(P, EIR_ERR_SCHEMA, ln->no, kcol, "unknown %s kind '%.*s'", outputs ? "output" : "input",
                     k ? (int)kn : 0, k ? k : "");
     const char *target = NULL;
     int8_t persistent = -1;
-    if (ceat(&c, "target=")) {
-        if (!cpeek(&c, '\'') && !cpeek(&c, '"')) return cerr(&c, EIR_ERR_SCHEMA, "expected a quoted target");
-        if ((st = cstring(&c, &target))) return st;
+    if (tp_ceat(&c, "target=")) {
+        if (!tp_cpeek(&c, '\'') && !tp_cpeek(&c, '"')) return tp_cerr(&c, EIR_ERR_SCHEMA, "expected a quoted target");
+        if ((st = tp_cstring(&c, &target))) return st;
     }
-    if (!outputs && ceat(&c, "persistent=")) {
-        if (ceat(&c, "True")) persistent = 1;
-        else if (ceat(&c, "False")) persistent = 0;
-        else return cerr(&c, EIR_ERR_SCHEMA, "expected True or False");
+    if (!outputs && tp_ceat(&c, "persistent=")) {
+        if (tp_ceat(&c, "True")) persistent = 1;
+        else if (tp_ceat(&c, "False")) persistent = 0;
+        else return tp_cerr(&c, EIR_ERR_SCHEMA, "expected True or False");
     }
-    if (!cat_end(&c)) return cerr(&c, EIR_ERR_SCHEMA, "unexpected text in a signature entry");
+    if (!tp_cat_end(&c)) return tp_cerr(&c, EIR_ERR_SCHEMA, "unexpected text in a signature entry");
     if (!outputs) {
         if ((kind == EIR_IN_PARAMETER || kind == EIR_IN_BUFFER || kind == EIR_IN_CONSTANT_TENSOR ||
              kind == EIR_IN_CUSTOM_OBJ) && !target)
-            return perr(P, EIR_ERR_SCHEMA, ln->no, kcol, "a %s input needs target='...'", IN_KINDS[kind]);
+            return tp_perr(P, EIR_ERR_SCHEMA, ln->no, kcol, "a %s input needs target='...'", IN_KINDS[kind]);
         if (kind == EIR_IN_BUFFER && persistent < 0)
-            return perr(P, EIR_ERR_SCHEMA, ln->no, kcol, "a BUFFER input needs persistent=True or False");
-        uint32_t *l = grow(P->sin_line, P->nsin, &P->capsinl, sizeof *l);
-        if (!l) return oom(P);
+            return tp_perr(P, EIR_ERR_SCHEMA, ln->no, kcol, "a BUFFER input needs persistent=True or False");
+        uint32_t *l = tp_grow(P->sin_line, P->nsin, &P->capsinl, sizeof *l);
+        if (!l) return tp_oom(P);
         P->sin_line = l;
         l[P->nsin] = ln->no;
         struct sig_in *s = PUSH(P, P->sin, P->nsin, P->capsin);
-        if (!s) return oom(P);
+        if (!s) return tp_oom(P);
         *s = (struct sig_in){name, (eir_input_kind)kind, target, persistent};
     } else {
-        if (persistent >= 0) return cerr(&c, EIR_ERR_SCHEMA, "outputs have no persistent=");
-        uint32_t *l = grow(P->sout_line, P->nsout, &P->capsoutl, sizeof *l);
-        if (!l) return oom(P);
+        if (persistent >= 0) return tp_cerr(&c, EIR_ERR_SCHEMA, "outputs have no persistent=");
+        uint32_t *l = tp_grow(P->sout_line, P->nsout, &P->capsoutl, sizeof *l);
+        if (!l) return tp_oom(P);
         P->sout_line = l;
         l[P->nsout] = ln->no;
         struct sig_out *s = PUSH(P, P->sout, P->nsout, P->capsout);
-        if (!s) return oom(P);
+        if (!s) return tp_oom(P);
         *s = (struct sig_out){name, (eir_output_kind)kind, target};
     }
     return EIR_OK;
@@ -1956,21 +1187,21 @@ static eir_status parse_signature(ps *P, uint32_t from, uint32_t to) {
         const line *ln = &P->lines[i];
         if (ln->blank) continue;
         if (ln->len == 8 && !memcmp(ln->s, "# inputs", 8)) {
-            if (part != 0) return perr(P, EIR_ERR_SCHEMA, ln->no, ln->indent + 1, "'# inputs' comes first");
+            if (part != 0) return tp_perr(P, EIR_ERR_SCHEMA, ln->no, ln->indent + 1, "'# inputs' comes first");
             part = 1;
             continue;
         }
         if (ln->len == 9 && !memcmp(ln->s, "# outputs", 9)) {
-            if (part != 1) return perr(P, EIR_ERR_SCHEMA, ln->no, ln->indent + 1, "'# outputs' follows '# inputs'");
+            if (part != 1) return tp_perr(P, EIR_ERR_SCHEMA, ln->no, ln->indent + 1, "'# outputs' follows '# inputs'");
             part = 2;
             continue;
         }
-        if (part == 0) return perr(P, EIR_ERR_SCHEMA, ln->no, ln->indent + 1, "expected '# inputs'");
+        if (part == 0) return tp_perr(P, EIR_ERR_SCHEMA, ln->no, ln->indent + 1, "expected '# inputs'");
         eir_status st = spec_line(P, ln, part == 2);
         if (st) return st;
     }
     if (part != 2)
-        return perr(P, EIR_ERR_SCHEMA, to > from ? P->lines[to - 1].no : P->lines[from ? from - 1 : 0].no, 1,
+        return tp_perr(P, EIR_ERR_SCHEMA, to > from ? P->lines[to - 1].no : P->lines[from ? from - 1 : 0].no, 1,
                     "the graph signature needs '# inputs' and '# outputs'");
     P->have_sig = true;
     return EIR_OK;
@@ -1980,53 +1211,53 @@ static eir_status parse_signature(ps *P, uint32_t from, uint32_t to) {
 static eir_status parse_ranges(ps *P, const line *ln) {
     cur c = {P, ln, ln->s + 18, ln->s + ln->len};
     eir_status st;
-    if ((st = cexpect(&c, "{", "after 'Range constraints:'"))) return st;
+    if ((st = tp_cexpect(&c, "{", "after 'Range constraints:'"))) return st;
     eir_range *r = NULL;
     uint32_t n = 0, cap = 0;
-    while (!ceat(&c, "}")) {
+    while (!tp_ceat(&c, "}")) {
         /* a symbol, or an expression (2*s17) of one */
-        cws(&c);
-        uint32_t scol = ccol(&c);
+        tp_cws(&c);
+        uint32_t scol = tp_ccol(&c);
         const char *sym = c.s, *stop = NULL;
         for (const char *q = c.s; q + 5 <= c.e; q++)
             if (!memcmp(q, ": VR[", 5)) { stop = q; break; }
-        if (!stop || stop == sym) { st = cerr(&c, EIR_ERR_SCHEMA, "expected '<symbol>: VR[<min>, <max>]'"); goto out; }
+        if (!stop || stop == sym) { st = tp_cerr(&c, EIR_ERR_SCHEMA, "expected '<symbol>: VR[<min>, <max>]'"); goto out; }
         size_t sn = (size_t)(stop - sym);
         c.s = stop;
         eir_range *x = PUSH(P, r, n, cap);
-        if (!x) { st = oom(P); goto out; }
+        if (!x) { st = tp_oom(P); goto out; }
         memset(x, 0, sizeof *x);
-        x->symbol = pstrndup(P, sym, sn);
+        x->symbol = tp_pstrndup(P, sym, sn);
         if (!x->symbol) { st = EIR_ERR_NOMEM; goto out; }
         for (uint32_t j = 0; j + 1 < n; j++)
             if (!strcmp(r[j].symbol, x->symbol)) {
-                st = perr(P, EIR_ERR_SCHEMA, ln->no, scol, "symbol '%s' has two ranges", x->symbol);
+                st = tp_perr(P, EIR_ERR_SCHEMA, ln->no, scol, "symbol '%s' has two ranges", x->symbol);
                 goto out;
             }
-        if ((st = cexpect(&c, ":", "after the symbol")) || (st = cexpect(&c, "VR[", "(a value range)"))) goto out;
+        if ((st = tp_cexpect(&c, ":", "after the symbol")) || (st = tp_cexpect(&c, "VR[", "(a value range)"))) goto out;
         for (int b = 0; b < 2; b++) {
-            if (ceat(&c, b ? "int_oo" : "-int_oo")) {
+            if (tp_ceat(&c, b ? "int_oo" : "-int_oo")) {
                 /* unbounded */
             } else {
                 pv v;
-                if ((st = cnumber(&c, &v))) goto out;
-                if (v.kind != PV_INT) { st = cerr(&c, EIR_ERR_SCHEMA, "a bound is an integer or %sint_oo", b ? "" : "-"); goto out; }
+                if ((st = tp_cnumber(&c, &v))) goto out;
+                if (v.kind != PV_INT) { st = tp_cerr(&c, EIR_ERR_SCHEMA, "a bound is an integer or %sint_oo", b ? "" : "-"); goto out; }
                 if (b) { x->has_max = true; x->max = v.i; }
                 else { x->has_min = true; x->min = v.i; }
             }
-            if ((st = cexpect(&c, b ? "]" : ",", b ? "after the upper bound" : "between the bounds"))) goto out;
+            if ((st = tp_cexpect(&c, b ? "]" : ",", b ? "after the upper bound" : "between the bounds"))) goto out;
         }
         if (x->has_min && x->has_max && x->min > x->max) {
-            st = perr(P, EIR_ERR_SCHEMA, ln->no, scol, "range of '%s' is empty (%lld > %lld)", x->symbol,
+            st = tp_perr(P, EIR_ERR_SCHEMA, ln->no, scol, "range of '%s' is empty (%lld > %lld)", x->symbol,
                       (long long)x->min, (long long)x->max);
             goto out;
         }
-        if (ceat(&c, ",")) continue;
-        if (!cpeek(&c, '}')) { char gg[40]; st = cerr(&c, EIR_ERR_SCHEMA, "expected ',' or '}', got %s", got(&c, gg, sizeof gg)); goto out; }
+        if (tp_ceat(&c, ",")) continue;
+        if (!tp_cpeek(&c, '}')) { char gg[40]; st = tp_cerr(&c, EIR_ERR_SCHEMA, "expected ',' or '}', got %s", tp_got(&c, gg, sizeof gg)); goto out; }
     }
-    if (!cat_end(&c)) { st = cerr(&c, EIR_ERR_SCHEMA, "unexpected text after the range constraints"); goto out; }
+    if (!tp_cat_end(&c)) { st = tp_cerr(&c, EIR_ERR_SCHEMA, "unexpected text after the range constraints"); goto out; }
     P->p->ranges = eir_arena_array(&P->p->arena, n ? n : 1, sizeof *r);
-    if (!P->p->ranges) { st = oom(P); goto out; }
+    if (!P->p->ranges) { st = tp_oom(P); goto out; }
     if (n) memcpy(P->p->ranges, r, n * sizeof *r);
     P->p->num_ranges = n;
 out:
@@ -2100,13 +1331,13 @@ static eir_status build_specs(ps *P, uint32_t sig_line) {
     const eir_graph *g = p->graph;
     uint32_t ni = g->num_inputs, no = g->num_outputs;
     if (P->have_sig && P->nsin != ni)
-        return perr(P, EIR_ERR_GRAPH, sig_line, 1, "the signature lists %u inputs, forward() takes %u", P->nsin, ni);
+        return tp_perr(P, EIR_ERR_GRAPH, sig_line, 1, "the signature lists %u inputs, forward() takes %u", P->nsin, ni);
     if (P->have_sig && P->nsout != no)
-        return perr(P, EIR_ERR_GRAPH, sig_line, 1, "the signature lists %u outputs, forward() returns %u", P->nsout,
+        return tp_perr(P, EIR_ERR_GRAPH, sig_line, 1, "the signature lists %u outputs, forward() returns %u", P->nsout,
                     no);
     p->input_specs = eir_arena_array(&p->arena, ni ? ni : 1, sizeof *p->input_specs);
     p->output_specs = eir_arena_array(&p->arena, no ? no : 1, sizeof *p->output_specs);
-    if (!p->input_specs || !p->output_specs) return oom(P);
+    if (!p->input_specs || !p->output_specs) return tp_oom(P);
     for (uint32_t i = 0; i < ni; i++) {
         eir_input_spec *s = &p->input_specs[i];
         const eir_arg *a = &g->inputs[i];
@@ -2119,16 +1350,16 @@ static eir_status build_specs(ps *P, uint32_t sig_line) {
             s->target = si->target;
             s->persistent = si->persistent;
             if (a->kind != EIR_ARG_NONE && (!a->name || strcmp(a->name, si->name) != 0))
-                return perr(P, EIR_ERR_GRAPH, P->sin_line[i], 1, "signature input %u is '%s', forward()'s is '%s'", i,
+                return tp_perr(P, EIR_ERR_GRAPH, P->sin_line[i], 1, "signature input %u is '%s', forward()'s is '%s'", i,
                             si->name, a->name ? a->name : "");
             bool tensor = a->kind == EIR_ARG_TENSOR;
             if ((s->kind == EIR_IN_PARAMETER || s->kind == EIR_IN_BUFFER || s->kind == EIR_IN_CONSTANT_TENSOR) &&
                 !tensor)
-                return perr(P, EIR_ERR_GRAPH, P->sin_line[i], 1, "%s input '%s' needs a tensor type in forward()",
+                return tp_perr(P, EIR_ERR_GRAPH, P->sin_line[i], 1, "%s input '%s' needs a tensor type in forward()",
                             IN_KINDS[s->kind], si->name);
             if (a->kind == EIR_ARG_NONE) {
                 if (s->kind != EIR_IN_USER_INPUT)
-                    return perr(P, EIR_ERR_GRAPH, P->sin_line[i], 1, "input '%s' has no type in forward()", si->name);
+                    return tp_perr(P, EIR_ERR_GRAPH, P->sin_line[i], 1, "input '%s' has no type in forward()", si->name);
                 s->kind = EIR_IN_CONSTANT_INPUT;
                 s->target = si->name;
             }
@@ -2146,7 +1377,7 @@ static eir_status build_specs(ps *P, uint32_t sig_line) {
             const struct sig_out *so = &P->sout[i];
             const char *an = a->name ? a->name : "";
             if (strcmp(an, so->name) != 0)
-                return perr(P, EIR_ERR_GRAPH, P->sout_line[i], 1, "signature output %u is '%s', forward() returns "
+                return tp_perr(P, EIR_ERR_GRAPH, P->sout_line[i], 1, "signature output %u is '%s', forward() returns "
                             "'%s'", i, so->name, an);
             s->kind = so->kind;
             s->target = so->target;
@@ -2166,7 +1397,7 @@ static eir_status build_tensors(ps *P) {
         n += k == EIR_IN_PARAMETER || k == EIR_IN_BUFFER || k == EIR_IN_CONSTANT_TENSOR;
     }
     p->tensors = calloc(n ? n : 1, sizeof *p->tensors);
-    if (!p->tensors) return oom(P);
+    if (!p->tensors) return tp_oom(P);
     for (uint32_t i = 0; i < p->num_input_specs; i++) {
         const eir_input_spec *s = &p->input_specs[i];
         if (s->kind != EIR_IN_PARAMETER && s->kind != EIR_IN_BUFFER && s->kind != EIR_IN_CONSTANT_TENSOR) continue;
@@ -2176,29 +1407,29 @@ static eir_status build_tensors(ps *P) {
         eir_tensor *t = &p->tensors[p->num_tensors];
         int64_t *sz = eir_arena_array(&p->arena, m->rank ? m->rank : 1, sizeof *sz);
         int64_t *sd = eir_arena_array(&p->arena, m->rank ? m->rank : 1, sizeof *sd);
-        if (!sz || !sd) return oom(P);
+        if (!sz || !sd) return tp_oom(P);
         uint64_t numel = 1;
         for (uint32_t d = 0; d < m->rank; d++) {
             if (m->sizes[d].is_expr)
-                return perr(P, EIR_ERR_GRAPH, P->have_sig ? P->sin_line[i] : 1, 1, "%s '%s' has a symbolic size "
+                return tp_perr(P, EIR_ERR_GRAPH, P->have_sig ? P->sin_line[i] : 1, 1, "%s '%s' has a symbolic size "
                             "(%s); parameters, buffers and constants have static sizes", IN_KINDS[s->kind],
                             s->target, p->exprs[m->sizes[d].expr].str);
             sz[d] = m->sizes[d].value;
             if (sz[d] < 0 || (sz[d] && numel > (UINT64_C(1) << 40) / (uint64_t)sz[d]))
-                return perr(P, EIR_ERR_GRAPH, P->have_sig ? P->sin_line[i] : 1, 1, "%s '%s' is too large",
+                return tp_perr(P, EIR_ERR_GRAPH, P->have_sig ? P->sin_line[i] : 1, 1, "%s '%s' is too large",
                             IN_KINDS[s->kind], s->target);
             numel *= (uint64_t)sz[d];
         }
         for (uint32_t d = m->rank; d-- > 0;) sd[d] = d + 1 == m->rank ? 1 : sd[d + 1] * (sz[d + 1] > 1 ? sz[d + 1] : 1);
         uint64_t nbytes = numel * eir_dtype_size(m->dtype);
         void *data = eir_arena_alloc(&p->arena, nbytes ? (size_t)nbytes : 1);
-        if (!data) return oom(P);
+        if (!data) return tp_oom(P);
         memset(data, 0, nbytes ? (size_t)nbytes : 1);
         t->is_constant = s->kind == EIR_IN_CONSTANT_TENSOR || (s->kind == EIR_IN_BUFFER && s->persistent == 0);
         char rec[64];
         snprintf(rec, sizeof rec, "%s_%u", t->is_constant ? "data/constants/tensor" : "data/weights/weight",
                  p->num_tensors);
-        t->record = pstrndup(P, rec, strlen(rec));
+        t->record = tp_pstrndup(P, rec, strlen(rec));
         if (!t->record) return EIR_ERR_NOMEM;
         t->fqn = s->target;
         t->is_param = s->kind == EIR_IN_PARAMETER;
@@ -2213,7 +1444,7 @@ static eir_status build_tensors(ps *P) {
         t->layout = EIR_LAYOUT_STRIDED;
         t->device.type = "cpu";
         t->device.index = -1;
-        if (!eir_strmap_put(&p->tensor_by_fqn, t->fqn, p->num_tensors)) return oom(P);
+        if (!eir_strmap_put(&p->tensor_by_fqn, t->fqn, p->num_tensors)) return tp_oom(P);
         p->num_tensors++;
     }
     return EIR_OK;
@@ -2233,7 +1464,7 @@ static eir_status build_module_call(ps *P) {
     eir_arg *ins = eir_arena_array(&p->arena, nin ? nin : 1, sizeof *ins);
     eir_arg *outs = eir_arena_array(&p->arena, nout ? nout : 1, sizeof *outs);
     const char **names = eir_arena_array(&p->arena, nin ? nin : 1, sizeof *names);
-    if (!mc || !ins || !outs || !names) return oom(P);
+    if (!mc || !ins || !outs || !names) return tp_oom(P);
     memset(mc, 0, sizeof *mc);
     uint32_t k = 0;
     eir_buf b;
@@ -2251,7 +1482,7 @@ static eir_status build_module_call(ps *P) {
         k++;
     }
     eir_buf_puts(&b, "]}, {\"type\": \"builtins.dict\", \"context\": \"[]\", \"children_spec\": []}]}]");
-    mc->in_spec = pstrndup(P, b.data ? b.data : "", b.len);
+    mc->in_spec = tp_pstrndup(P, b.data ? b.data : "", b.len);
     eir_buf_free(&b);
     eir_buf_init(&b);
     k = 0;
@@ -2264,7 +1495,7 @@ static eir_status build_module_call(ps *P) {
         k++;
     }
     if (nout != 1) eir_buf_puts(&b, "]}]");
-    mc->out_spec = pstrndup(P, b.data ? b.data : "", b.len);
+    mc->out_spec = tp_pstrndup(P, b.data ? b.data : "", b.len);
     eir_buf_free(&b);
     if (!mc->in_spec || !mc->out_spec) return EIR_ERR_NOMEM;
     mc->fqn = "";
@@ -2287,15 +1518,15 @@ static eir_status split_lines(ps *P, const char *text, size_t len) {
         size_t j = i;
         while (j < len && text[j] != '\n') j++;
         if (j == len && i == len) break;
-        if (no == UINT32_MAX) return perr(P, EIR_ERR_SCHEMA, no, 1, "too many lines");
+        if (no == UINT32_MAX) return tp_perr(P, EIR_ERR_SCHEMA, no, 1, "too many lines");
         line *l = PUSH(P, P->lines, P->nlines, cap);
-        if (!l) return oom(P);
+        if (!l) return tp_oom(P);
         size_t k = i;
         while (k < j && text[k] == ' ') k++;
-        if (k < j && text[k] == '\t') return perr(P, EIR_ERR_SCHEMA, no, (uint32_t)(k - i) + 1, "tab in the indentation");
+        if (k < j && text[k] == '\t') return tp_perr(P, EIR_ERR_SCHEMA, no, (uint32_t)(k - i) + 1, "tab in the indentation");
         size_t e = j;
         while (e > k && eir_isspace((unsigned char)text[e - 1])) e--;
-        if (k - i > UINT32_MAX / 2 || e - k > UINT32_MAX / 2) return perr(P, EIR_ERR_SCHEMA, no, 1, "line too long");
+        if (k - i > UINT32_MAX / 2 || e - k > UINT32_MAX / 2) return tp_perr(P, EIR_ERR_SCHEMA, no, 1, "line too long");
         l->s = text + k;
         l->len = (uint32_t)(e - k);
         l->indent = (uint32_t)(k - i);
@@ -2312,11 +1543,11 @@ static eir_status parse_program(ps *P, const char *text, size_t len) {
     if (nul) {
         uint32_t lno = 1, col = 1;
         for (const char *q = text; q < nul; q++) { if (*q == '\n') { lno++; col = 1; } else col++; }
-        return perr(P, EIR_ERR_SCHEMA, lno, col, "NUL byte in the text");
+        return tp_perr(P, EIR_ERR_SCHEMA, lno, col, "NUL byte in the text");
     }
     if ((st = split_lines(P, text, len))) return st;
     uint32_t i = next_nonblank(P, 0);
-    if (i >= P->nlines) return perr(P, EIR_ERR_SCHEMA, 1, 1, "empty text: expected 'ExportedProgram:' or a class");
+    if (i >= P->nlines) return tp_perr(P, EIR_ERR_SCHEMA, 1, 1, "empty text: expected 'ExportedProgram:' or a class");
     uint32_t cls_indent = P->lines[i].indent;
     bool wrapped = false;
     if (P->lines[i].len == 16 && !memcmp(P->lines[i].s, "ExportedProgram:", 16)) {
@@ -2340,7 +1571,7 @@ static eir_status parse_program(ps *P, const char *text, size_t len) {
     }
     if (sig < P->nlines) {
         if (P->lines[sig].len != 16)
-            return perr(P, EIR_ERR_SCHEMA, P->lines[sig].no, top + 17, "unexpected text after 'Graph signature:'");
+            return tp_perr(P, EIR_ERR_SCHEMA, P->lines[sig].no, top + 17, "unexpected text after 'Graph signature:'");
         uint32_t stop = ranges > sig ? ranges : P->nlines;
         for (uint32_t k = sig + 1; k < stop; k++)
             if (!P->lines[k].blank && P->lines[k].indent <= top) { stop = k; break; }
@@ -2356,13 +1587,13 @@ static eir_status parse_program(ps *P, const char *text, size_t len) {
     P->nlines = saved;
     if (st) return st;
     if (after < end_graph)
-        return perr(P, EIR_ERR_SCHEMA, P->lines[after].no, P->lines[after].indent + 1,
+        return tp_perr(P, EIR_ERR_SCHEMA, P->lines[after].no, P->lines[after].indent + 1,
                     "unexpected line after the graph module");
     P->p->graph = g;
     if (ranges < P->nlines && (st = parse_ranges(P, &P->lines[ranges]))) return st;
     for (uint32_t k = (ranges < P->nlines ? ranges : sig < P->nlines ? P->nlines : end_graph) + 1; k < P->nlines; k++)
         if (!P->lines[k].blank && P->lines[k].indent <= top && k != sig && (ranges == P->nlines || k > ranges))
-            return perr(P, EIR_ERR_SCHEMA, P->lines[k].no, P->lines[k].indent + 1, "unexpected line after the "
+            return tp_perr(P, EIR_ERR_SCHEMA, P->lines[k].no, P->lines[k].indent + 1, "unexpected line after the "
                         "range constraints");
     set_hints(P->p, g, 0);
     if ((st = build_specs(P, sig < P->nlines ? P->lines[sig].no : 1))) return st;
@@ -2375,7 +1606,7 @@ static eir_status parse_program(ps *P, const char *text, size_t len) {
     P->p->verifiers = (const char **)VERIFIERS;
     P->p->num_verifiers = 1;
     P->p->opset = eir_arena_alloc(&P->p->arena, sizeof *P->p->opset);
-    if (!P->p->opset) return oom(P);
+    if (!P->p->opset) return tp_oom(P);
     P->p->opset[0].name = "aten";
     P->p->opset[0].version = 10;
     P->p->num_opset = 1;
