@@ -25,7 +25,6 @@
 #include "parse.h"
 #include "../ops/optable.h"
 
-
 /* One graph being read. Arrays are malloc'd while they grow and copied to the
  * program's arena when the graph is complete. */
 typedef struct gb {
