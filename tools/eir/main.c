@@ -152,7 +152,53 @@ static int cmd_ops(int argc, char **argv) {
     return 0;
 }
 
+/* A file whose first non-blank text is "ExportedProgram:" or "class " is the
+ * text form (docs/TEXT-FORM.md); anything else is read as a .pt2 archive. */
+static int load_text(const char *path, eir_program **p, bool *is_text) {
+    *is_text = false;
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;                    /* eir_program_load reports it */
+    char head[64];
+    size_t n = fread(head, 1, sizeof head, f);
+    size_t k = 0;
+    while (k < n && (head[k] == ' ' || head[k] == '\n' || head[k] == '\r' || head[k] == '\t')) k++;
+    if (!((n - k >= 16 && !memcmp(head + k, "ExportedProgram:", 16)) || (n - k >= 6 && !memcmp(head + k, "class ", 6)))) {
+        fclose(f);
+        return 0;
+    }
+    *is_text = true;
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    rewind(f);
+    for (;;) {
+        if (len == cap) {
+            cap = cap ? cap * 2 : 65536;
+            char *nb = realloc(buf, cap);
+            if (!nb) { free(buf); fclose(f); fprintf(stderr, "eir: %s: out of memory\n", path); return 1; }
+            buf = nb;
+        }
+        size_t r = fread(buf + len, 1, cap - len, f);
+        len += r;
+        if (r == 0) break;
+    }
+    bool err = ferror(f);
+    fclose(f);
+    if (err) { free(buf); fprintf(stderr, "eir: %s: read error\n", path); return 1; }
+    eir_status st = eir_program_parse(buf, len, p);
+    free(buf);
+    if (st != EIR_OK) {
+        fprintf(stderr, "eir: %s:%s\n", path, eir_errmsg(*p));
+        eir_program_free(*p);
+        *p = NULL;
+        return 1;
+    }
+    return 0;
+}
+
 static int load(const char *path, eir_program **p) {
+    bool is_text;
+    int rc = load_text(path, p, &is_text);
+    if (is_text) return rc;
     if (eir_program_load(path, p) != EIR_OK) {
         fprintf(stderr, "eir: %s\n", eir_errmsg(*p));
         eir_program_free(*p);
@@ -161,6 +207,9 @@ static int load(const char *path, eir_program **p) {
     }
     return 0;
 }
+
+int eir_cli_load(const char *path, eir_program **p);
+int eir_cli_load(const char *path, eir_program **p) { return load(path, p); }
 
 static int emit(eir_program *p, eir_status st, char *text) {
     if (st != EIR_OK) {
