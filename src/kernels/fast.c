@@ -18,10 +18,11 @@
 #include <string.h>
 
 #include "fast.h"
+#include "kutil.h"
 #include "pw.h"
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && !defined(EIR_NO_CLONES)
-#define FAST_CLONES __attribute__((target_clones("arch=haswell", "default")))
+#define FAST_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define FAST_CLONES
 #endif
@@ -219,22 +220,170 @@ FAST_CLONES static void dw_plane(const float *restrict x, const float *restrict 
     }
 }
 
+/* The plane x (H x W) at row ph, column pw of the HP x WP plane xp, zeros
+ * around it; rows and columns past xp's edge are not needed and dropped. */
+static void pad_plane(const float *x, float *xp, int64_t H, int64_t W, int64_t HP, int64_t WP, int64_t ph, int64_t pw) {
+    memset(xp, 0, (size_t)(HP * WP) * sizeof(float));
+    int64_t wn = W < WP - pw ? W : WP - pw;
+    for (int64_t h = 0; h < H && h + ph < HP; h++)
+        if (wn > 0) memcpy(xp + (h + ph) * WP + pw, x + h * W, (size_t)wn * sizeof(float));
+}
+
+/* One output row of a KH x 3 or KH x 5 depthwise kernel, undilated, over a
+ * padded plane: each output is the sum of the taps in row-major order, then
+ * the bias. rows[kh] is the padded input row of tap row kh. */
+FAST_CLONES static void dw_row3(const float *const *rows, const float *w, float bias, float *restrict y, int64_t OW,
+                                int64_t KH, int64_t s) {
+    for (int64_t ow = 0; ow < OW; ow++) y[ow] = 0.0f;
+    for (int64_t kh = 0; kh < KH; kh++) {
+        const float *restrict r = rows[kh];
+        float w0 = w[kh * 3], w1 = w[kh * 3 + 1], w2 = w[kh * 3 + 2];
+        if (s == 1)
+            for (int64_t ow = 0; ow < OW; ow++) y[ow] += w0 * r[ow] + w1 * r[ow + 1] + w2 * r[ow + 2];
+        else
+            for (int64_t ow = 0; ow < OW; ow++) {
+                const float *q = r + ow * s;
+                y[ow] += w0 * q[0] + w1 * q[1] + w2 * q[2];
+            }
+    }
+    for (int64_t ow = 0; ow < OW; ow++) y[ow] += bias;
+}
+FAST_CLONES static void dw_row5(const float *const *rows, const float *w, float bias, float *restrict y, int64_t OW,
+                                int64_t KH, int64_t s) {
+    for (int64_t ow = 0; ow < OW; ow++) y[ow] = 0.0f;
+    for (int64_t kh = 0; kh < KH; kh++) {
+        const float *restrict r = rows[kh];
+        const float *wk = w + kh * 5;
+        float w0 = wk[0], w1 = wk[1], w2 = wk[2], w3 = wk[3], w4 = wk[4];
+        if (s == 1)
+            for (int64_t ow = 0; ow < OW; ow++)
+                y[ow] += w0 * r[ow] + w1 * r[ow + 1] + w2 * r[ow + 2] + w3 * r[ow + 3] + w4 * r[ow + 4];
+        else
+            for (int64_t ow = 0; ow < OW; ow++) {
+                const float *q = r + ow * s;
+                y[ow] += w0 * q[0] + w1 * q[1] + w2 * q[2] + w3 * q[3] + w4 * q[4];
+            }
+    }
+    for (int64_t ow = 0; ow < OW; ow++) y[ow] += bias;
+}
+
 void eir_conv2d_depthwise_f32(const float *x, const float *w, const float *bias, float *y, int64_t N, int64_t C,
                               int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t KH, int64_t KW, const int64_t *stride,
                               const int64_t *pad, const int64_t *dil) {
+    /* kernel width 3 or 5, no dilation, padding within the kernel: rows over a zero-padded copy of the plane */
+    int64_t HP = (OH - 1) * stride[0] + KH, WP = (OW - 1) * stride[1] + KW;
+    float *xp = NULL;
+    bool padded = (KW == 3 || KW == 5) && KH <= 16 && dil[0] == 1 && dil[1] == 1 && pad[0] >= 0 && pad[1] >= 0 &&
+                  pad[0] < KH && pad[1] < KW && HP > 0 && WP > 0 &&
+                  (xp = eir_kalloc((size_t)(HP * WP) * sizeof(float))) != NULL;
     for (int64_t n = 0; n < N; n++)
-        for (int64_t c = 0; c < C; c++)
-            dw_plane(x + (n * C + c) * H * W, w + c * KH * KW, bias ? bias[c] : 0.0f, y + (n * C + c) * OH * OW, H, W, OH,
-                     OW, KH, KW, stride, pad, dil);
+        for (int64_t c = 0; c < C; c++) {
+            const float *xc = x + (n * C + c) * H * W, *wc = w + c * KH * KW;
+            float *yc = y + (n * C + c) * OH * OW, b = bias ? bias[c] : 0.0f;
+            if (!padded) {
+                dw_plane(xc, wc, b, yc, H, W, OH, OW, KH, KW, stride, pad, dil);
+                continue;
+            }
+            pad_plane(xc, xp, H, W, HP, WP, pad[0], pad[1]);
+            const float *rows[16];
+            for (int64_t oh = 0; oh < OH; oh++) {
+                for (int64_t kh = 0; kh < KH; kh++) rows[kh] = xp + (oh * stride[0] + kh) * WP;
+                if (KW == 3) dw_row3(rows, wc, b, yc + oh * OW, OW, KH, stride[1]);
+                else dw_row5(rows, wc, b, yc + oh * OW, OW, KH, stride[1]);
+            }
+        }
+    eir_kfree(xp);
+}
+
+/* ======================================================================
+ * im2col
+ * ====================================================================== */
+
+void eir_im2col2d_f32(const float *x, float *col, int64_t C, int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t KH,
+                      int64_t KW, const int64_t *stride, const int64_t *pad, const int64_t *dil) {
+    float *q = col;
+    for (int64_t c = 0; c < C; c++)
+        for (int64_t kh = 0; kh < KH; kh++)
+            for (int64_t kw = 0; kw < KW; kw++) {
+                int64_t off = kw * dil[1] - pad[1], lo, hi;
+                col_range(OW, W, stride[1], off, &lo, &hi);
+                for (int64_t oh = 0; oh < OH; oh++, q += OW) {
+                    int64_t ih = oh * stride[0] - pad[0] + kh * dil[0];
+                    if (ih < 0 || ih >= H) {
+                        memset(q, 0, (size_t)OW * sizeof(float));
+                        continue;
+                    }
+                    const float *xr = x + (c * H + ih) * W;
+                    for (int64_t ow = 0; ow < lo; ow++) q[ow] = 0.0f;
+                    if (stride[1] == 1) {
+                        if (hi > lo) memcpy(q + lo, xr + lo + off, (size_t)(hi - lo) * sizeof(float));
+                    } else
+                        for (int64_t ow = lo; ow < hi; ow++) q[ow] = xr[ow * stride[1] + off];
+                    for (int64_t ow = hi; ow < OW; ow++) q[ow] = 0.0f;
+                }
+            }
 }
 
 /* ======================================================================
  * pooling
  * ====================================================================== */
 
-FAST_CLONES void eir_max_pool2d_f32(const float *x, float *y, int64_t *ind, int64_t planes, int64_t H, int64_t W,
-                                    int64_t OH, int64_t OW, const int64_t *ks, const int64_t *st, const int64_t *pd,
-                                    const int64_t *dl) {
+/* One output of max pooling over rows [hs, he) and columns [ws, we) (both
+ * clipped to the plane): the generic kernel's loop. */
+static inline void max_one(const float *xp, int64_t W, int64_t hs, int64_t he, int64_t ws, int64_t we, int64_t dh,
+                           int64_t dw, float *y, int64_t *ind) {
+    int64_t mi = hs * W + ws;
+    float mv = -INFINITY;
+    for (int64_t h = hs; h < he; h += dh)
+        for (int64_t w = ws; w < we; w += dw) {
+            float v = xp[h * W + w];
+            if (v > mv || v != v) { mv = v; mi = h * W + w; }
+        }
+    *y = mv;
+    if (ind) *ind = mi;
+}
+
+/* Outputs [lo, hi) of one output row whose column windows lie inside the
+ * plane, tap by tap across the row (the same taps in the same order per
+ * output as max_one): y and ind hold the running maximum and its index. */
+FAST_CLONES static void max_row(const float *xp, int64_t W, int64_t hs, int64_t he, int64_t dh, int64_t KW, int64_t dw,
+                                int64_t s, int64_t p, int64_t lo, int64_t hi, float *restrict y, int64_t *restrict ind) {
+    for (int64_t ow = lo; ow < hi; ow++) y[ow] = -INFINITY;
+    if (ind)
+        for (int64_t ow = lo; ow < hi; ow++) ind[ow] = hs * W + ow * s - p;
+    for (int64_t h = hs; h < he; h += dh) {
+        const float *restrict xr = xp + h * W;
+        for (int64_t kw = 0; kw < KW; kw++) {
+            int64_t off = kw * dw - p;
+            if (!ind) {
+                for (int64_t ow = lo; ow < hi; ow++) {
+                    float v = xr[ow * s + off], m = y[ow];
+                    y[ow] = v > m || v != v ? v : m;
+                }
+            } else {
+                int64_t base = h * W + off;
+                for (int64_t ow = lo; ow < hi; ow++) {
+                    float v = xr[ow * s + off], m = y[ow];
+                    bool c = v > m || v != v;
+                    y[ow] = c ? v : m;
+                    ind[ow] = c ? base + ow * s : ind[ow];
+                }
+            }
+        }
+    }
+}
+
+void eir_max_pool2d_f32(const float *x, float *y, int64_t *ind, int64_t planes, int64_t H, int64_t W, int64_t OH,
+                        int64_t OW, const int64_t *ks, const int64_t *st, const int64_t *pd, const int64_t *dl) {
+    /* the columns whose whole window is inside the plane */
+    int64_t lo = 0, hi = 0;
+    if (st[1] > 0) {
+        lo = pd[1] > 0 ? (pd[1] + st[1] - 1) / st[1] : 0;
+        int64_t last = W - 1 - ((ks[1] - 1) * dl[1] - pd[1]); /* ow * s <= last */
+        hi = last < 0 ? 0 : last / st[1] + 1;
+        if (hi > OW) hi = OW;
+        if (lo > hi) lo = hi;
+    }
     for (int64_t pl = 0; pl < planes; pl++) {
         const float *xp = x + pl * H * W;
         float *yp = y + pl * OH * OW;
@@ -243,21 +392,18 @@ FAST_CLONES void eir_max_pool2d_f32(const float *x, float *y, int64_t *ind, int6
             int64_t hs = oh * st[0] - pd[0], he = hs + (ks[0] - 1) * dl[0] + 1;
             if (he > H) he = H;
             while (hs < 0) hs += dl[0];
+            float *yr = yp + oh * OW;
+            int64_t *ir = ip ? ip + oh * OW : NULL;
             for (int64_t ow = 0; ow < OW; ow++) {
+                if (ow == lo && hi > lo) {
+                    max_row(xp, W, hs, he, dl[0], ks[1], dl[1], st[1], pd[1], lo, hi, yr, ir);
+                    ow = hi - 1;
+                    continue;
+                }
                 int64_t ws = ow * st[1] - pd[1], we = ws + (ks[1] - 1) * dl[1] + 1;
                 if (we > W) we = W;
                 while (ws < 0) ws += dl[1];
-                int64_t mi = hs * W + ws;
-                float mv = -INFINITY;
-                for (int64_t h = hs; h < he; h += dl[0]) {
-                    const float *xr = xp + h * W;
-                    for (int64_t w = ws; w < we; w += dl[1]) {
-                        float v = xr[w];
-                        if (v > mv || v != v) { mv = v; mi = h * W + w; }
-                    }
-                }
-                yp[oh * OW + ow] = mv;
-                if (ip) ip[oh * OW + ow] = mi;
+                max_one(xp, W, hs, he, ws, we, dl[0], dl[1], yr + ow, ir ? ir + ow : NULL);
             }
         }
     }
@@ -312,12 +458,12 @@ void eir_adaptive_avg_pool2d_f32(const float *x, float *y, int64_t planes, int64
  * batch norm
  * ====================================================================== */
 
-FAST_CLONES static void bn_row(const float *restrict x, float *restrict y, int64_t P, double alpha, double beta) {
-    for (int64_t i = 0; i < P; i++) y[i] = (float)((double)x[i] * alpha + beta);
+FAST_CLONES static void bn_row(const float *restrict x, float *restrict y, int64_t P, float alpha, float beta) {
+    for (int64_t i = 0; i < P; i++) y[i] = x[i] * alpha + beta;
 }
 
 void eir_batch_norm_apply_f32(const float *x, float *y, int64_t N, int64_t C, int64_t P, const double *alpha,
                               const double *beta) {
     for (int64_t n = 0; n < N; n++)
-        for (int64_t c = 0; c < C; c++) bn_row(x + (n * C + c) * P, y + (n * C + c) * P, P, alpha[c], beta[c]);
+        for (int64_t c = 0; c < C; c++) bn_row(x + (n * C + c) * P, y + (n * C + c) * P, P, (float)alpha[c], (float)beta[c]);
 }

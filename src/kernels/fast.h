@@ -3,8 +3,10 @@
  * pooling and eval-mode batch norm on contiguous NCHW tensors. Internal to
  * src/kernels/.
  *
- * Every fast path computes what the generic path of its kernel computes,
- * in the same order per element, so results are bit-identical to it; the
+ * The pointwise rows, pooling and im2col compute what the generic path of
+ * their kernel computes, in the same order per element, so results are
+ * bit-identical to it; the depthwise convolution sums in another order and
+ * batch norm computes in float (within an ulp or a few of the generic). The
  * kernel decides when a fast path applies (dtype, layout) and falls back to
  * the generic path otherwise. eir_kernels_fast = 0 turns them all off (the
  * unit tests compare both paths). */
@@ -43,6 +45,11 @@ void eir_conv2d_depthwise_f32(const float *x, const float *w, const float *bias,
                               int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t KH, int64_t KW, const int64_t *stride,
                               const int64_t *pad, const int64_t *dil);
 
+/* im2col of one group, float32, 2-d: col (C*KH*KW, OH*OW) from x (C, H, W), zeros where a tap falls
+ * in the padding; what nn.c's generic im2col writes. */
+void eir_im2col2d_f32(const float *x, float *col, int64_t C, int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t KH,
+                      int64_t KW, const int64_t *stride, const int64_t *pad, const int64_t *dil);
+
 /* ---- pooling, float32, x (N*C planes of H x W) and y (N*C planes of OH x OW) contiguous ----
  * max_pool2d: NaN wins (the last NaN's index), ind (int64, same layout as
  * y) when not NULL. avg_pool2d: sums in double as the generic kernel does;
@@ -56,8 +63,9 @@ void eir_adaptive_avg_pool2d_f32(const float *x, float *y, int64_t planes, int64
                                  int64_t OW);
 
 /* ---- batch norm (eval) ----
- * y = x * alpha[c] + beta[c] over N planes of C channels of P elements,
- * computed in double and rounded to float, as the generic kernel does. */
+ * y = x * alpha[c] + beta[c] over N planes of C channels of P elements, in
+ * float with alpha and beta rounded to float, as torch's CPU kernel computes
+ * it (the generic kernel computes in double: results differ by an ulp). */
 void eir_batch_norm_apply_f32(const float *x, float *y, int64_t N, int64_t C, int64_t P, const double *alpha,
                               const double *beta);
 

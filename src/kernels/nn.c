@@ -516,7 +516,9 @@ static void cgemm(eir_dtype ct, bool ta, bool tb, int64_t M, int64_t N, int64_t 
 }
 
 static void im2col_any(eir_dtype ct, const void *x, void *col, const conv_geo *g) {
-    if (ct == EIR_F32) im2col_float(x, col, g);
+    if (ct == EIR_F32 && eir_kernels_fast && g->K[0] == 1 && g->Ii[0] == 1 && g->Oo[0] == 1)
+        eir_im2col2d_f32(x, col, g->C, g->Ii[1], g->Ii[2], g->Oo[1], g->Oo[2], g->K[1], g->K[2], &g->S[1], &g->P[1], &g->D[1]);
+    else if (ct == EIR_F32) im2col_float(x, col, g);
     else if (ct == EIR_F64) im2col_double(x, col, g);
     else im2col_int64_t(x, col, g);
 }

@@ -272,6 +272,21 @@ static int pw_run(const pw_op *op, pw_params *p, eir_dtype ct, const eir_tview *
         rnd[k] = dt[k] != ct && ((dom == DOM_F && reduced(ct)) || (dom == DOM_C && ct == EIR_C64)) &&
                  !(((op->keep_opmath >> k) & 1) && eir_tview_numel(ins[k]) == 1);
     }
+    /* one-element operands of another dtype (Python scalars, 0-d tensors) converted to a float32 /
+     * float64 ct once, as the loops below would convert them at every element */
+    float sf[4];
+    double sd[4];
+    eir_tview sv[4];
+    if (ct == EIR_F32 || ct == EIR_F64)
+        for (int k = 0; k < nin; k++) {
+            if (dt[k] == ct || domain_of(dt[k]) == DOM_C || eir_tview_numel(ins[k]) != 1) continue;
+            sv[k] = bv[k];
+            if (ct == EIR_F32) { sf[k] = ld_f(ins[k]->data, dt[k]); sv[k].data = &sf[k]; }
+            else { sd[k] = ld_d(ins[k]->data, dt[k]); sv[k].data = &sd[k]; }
+            sv[k].dtype = ct;
+            dt[k] = ct;
+            ops[k + 1] = &sv[k];
+        }
     eir_iter it;
     eir_iter_init(&it, out->rank, out->sizes, nin + 1, ops);
     char *ptr[5];
