@@ -67,7 +67,8 @@ def measure(name, decomp, args, log):
 
 def report(rows, args):
     out = [BEGIN, "",
-           f"Measured by `python3 python/bench/compare_builds.py --base {args.base_label} --runs {args.runs}` on "
+           f"Measured by `python3 python/bench/compare_builds.py --base {args.base} --runs {args.runs}` "
+           f"(before: {args.base_label}) on "
            f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC: median of {args.runs} rounds after "
            f"{args.warmup} warm-up runs, the three contenders alternating round-robin on the same inputs, one thread "
            "each. Both builds' outputs were checked against torch's first.", ""]
