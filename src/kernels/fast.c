@@ -42,7 +42,7 @@ int eir_kernels_fast = 1;
  * output may be one of the operands (in-place ops) but never overlaps them
  * otherwise (the engine checks), so restrict holds index by index. */
 #define ROW2(name, T, sfx, EXPR)                                                                                \
-    FAST_CLONES bool eir_pw_row_##name##_##sfx(T *o_, const T *const *x, const int64_t *s, int64_t n,            \
+    FAST_CLONES static bool row_##name##_##sfx(T *o_, const T *const *x, const int64_t *s, int64_t n,            \
                                                const struct pw_params *p) {                                      \
         T *restrict o = o_;                                                                                      \
         const T *restrict xa = x[0], *restrict xb = x[1];                                                        \
@@ -62,7 +62,7 @@ int eir_kernels_fast = 1;
 
 /* A unary row over a contiguous operand. */
 #define ROW1(name, T, sfx, EXPR)                                                                                \
-    FAST_CLONES bool eir_pw_row_##name##_##sfx(T *o_, const T *const *x, const int64_t *s, int64_t n,            \
+    FAST_CLONES static bool row_##name##_##sfx(T *o_, const T *const *x, const int64_t *s, int64_t n,            \
                                                const struct pw_params *p) {                                      \
         T *restrict o = o_;                                                                                      \
         const T *restrict xa = x[0];                                                                             \
@@ -72,8 +72,21 @@ int eir_kernels_fast = 1;
         return true;                                                                                             \
     }
 
-#define BOTH2(name, EF, ED) ROW2(name, float, f32, EF) ROW2(name, double, f64, ED)
-#define BOTH1(name, EF, ED) ROW1(name, float, f32, EF) ROW1(name, double, f64, ED)
+/* The entry points fast.h declares: plain functions calling the cloned
+ * static ones (a cloned function gets an ifunc symbol of default visibility,
+ * which would leave the library). */
+#define ENTRY(name)                                                                                            \
+    bool eir_pw_row_##name##_f32(float *o, const float *const *x, const int64_t *s, int64_t n,                  \
+                                 const struct pw_params *p) {                                                  \
+        return row_##name##_f32(o, x, s, n, p);                                                                \
+    }                                                                                                          \
+    bool eir_pw_row_##name##_f64(double *o, const double *const *x, const int64_t *s, int64_t n,                \
+                                 const struct pw_params *p) {                                                  \
+        return row_##name##_f64(o, x, s, n, p);                                                                \
+    }
+
+#define BOTH2(name, EF, ED) ROW2(name, float, f32, EF) ROW2(name, double, f64, ED) ENTRY(name)
+#define BOTH1(name, EF, ED) ROW1(name, float, f32, EF) ROW1(name, double, f64, ED) ENTRY(name)
 
 /* add(a, b, alpha) is fma(b, alpha, a): with alpha = 1 that is a + b
  * exactly (b * 1 is exact, one rounding), with alpha = -1 a - b. */
@@ -84,14 +97,14 @@ ROW2(sub1, double, f64, a - b)
 ROW2(adda, float, f32, fmaf(b, p->af, a))
 ROW2(adda, double, f64, fma(b, p->a, a))
 bool eir_pw_row_add_f32(float *o, const float *const *x, const int64_t *s, int64_t n, const struct pw_params *p) {
-    if (p->af == 1.0f) return eir_pw_row_add1_f32(o, x, s, n, p);
-    if (p->af == -1.0f) return eir_pw_row_sub1_f32(o, x, s, n, p);
-    return eir_pw_row_adda_f32(o, x, s, n, p);
+    if (p->af == 1.0f) return row_add1_f32(o, x, s, n, p);
+    if (p->af == -1.0f) return row_sub1_f32(o, x, s, n, p);
+    return row_adda_f32(o, x, s, n, p);
 }
 bool eir_pw_row_add_f64(double *o, const double *const *x, const int64_t *s, int64_t n, const struct pw_params *p) {
-    if (p->a == 1.0) return eir_pw_row_add1_f64(o, x, s, n, p);
-    if (p->a == -1.0) return eir_pw_row_sub1_f64(o, x, s, n, p);
-    return eir_pw_row_adda_f64(o, x, s, n, p);
+    if (p->a == 1.0) return row_add1_f64(o, x, s, n, p);
+    if (p->a == -1.0) return row_sub1_f64(o, x, s, n, p);
+    return row_adda_f64(o, x, s, n, p);
 }
 BOTH2(mul, a * b, a * b)
 BOTH2(div, a / b, a / b)
@@ -158,7 +171,7 @@ bool eir_pw_row_gelu_f64(double *o, const double *const *x, const int64_t *s, in
 
 /* clamp(self, lo, hi): x = (self, lo, hi), lo and hi scalars, either absent */
 #define CLAMP_ROW(T, sfx)                                                                                       \
-    FAST_CLONES bool eir_pw_row_clamp_##sfx(T *o_, const T *const *x, const int64_t *s, int64_t n,               \
+    FAST_CLONES static bool row_clamp_##sfx(T *o_, const T *const *x, const int64_t *s, int64_t n,               \
                                             const struct pw_params *p) {                                         \
         if (!s[0] || s[1] || s[2]) return false;                                                                 \
         T *restrict o = o_;                                                                                      \
@@ -176,6 +189,7 @@ bool eir_pw_row_gelu_f64(double *o, const double *const *x, const int64_t *s, in
     }
 CLAMP_ROW(float, f32)
 CLAMP_ROW(double, f64)
+ENTRY(clamp)
 
 /* ======================================================================
  * depthwise convolution
