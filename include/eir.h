@@ -628,6 +628,8 @@ typedef struct eir_io_info {
     bool mutated;                /* inputs: the program writes into it (an in-place op, a custom
                                   * op's Tensor(a!) argument, a USER_INPUT_MUTATION output); after
                                   * each run the caller's tensor holds the new value, as in torch */
+    bool is_none;                /* outputs: the program returns None here (is_constant too);
+                                  * eir_runtime_output has no view to give for it */
 } eir_io_info;
 EIR_API uint32_t eir_runtime_num_inputs(const eir_runtime *rt);
 EIR_API eir_status eir_runtime_input_info(const eir_runtime *rt, uint32_t i, eir_io_info *info);

@@ -266,6 +266,37 @@ def test_bfloat16_input(tmp_path):
     np.testing.assert_array_equal(p(f.numpy())[0], M()(f.to(torch.bfloat16)).float().numpy())
 
 
+def test_structured_outputs_and_none(tmp_path):
+    class M(torch.nn.Module):
+        def forward(self, x):
+            return {"a": x + 1, "b": [x * 2, (x - 1, None)]}, x.sum(), 3
+
+    x = torch.randn(2)
+    path = export(tmp_path, "struct", M(), (x,))
+    p = eir.load(path)
+    flat = p.run(x)
+    assert len(flat) == 6 and flat[3] is None and int(flat[5]) == 3
+    got = p.forward(x)
+    want = torch.export.load(path).module()(x)
+    assert isinstance(got, tuple) and len(got) == 3 and set(got[0]) == {"a", "b"}
+    np.testing.assert_allclose(got[0]["a"], want[0]["a"].numpy(), rtol=1e-6)
+    assert isinstance(got[0]["b"], list) and isinstance(got[0]["b"][1], tuple)
+    np.testing.assert_allclose(got[0]["b"][0], want[0]["b"][0].numpy(), rtol=1e-6)
+    np.testing.assert_allclose(got[0]["b"][1][0], want[0]["b"][1][0].numpy(), rtol=1e-6)
+    assert got[0]["b"][1][1] is None and want[0]["b"][1][1] is None
+    np.testing.assert_allclose(got[1], want[1].numpy(), rtol=1e-5)
+    assert int(got[2]) == want[2] == 3
+    # the CLI prints the None output and writes the others
+    r = subprocess.run([eir_bin(), "run", path, "--out", str(tmp_path / "o")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert sorted(os.listdir(tmp_path / "o")) == [f"output_{i}.npy" for i in (0, 1, 2, 4, 5)]
+    r = subprocess.run([eir_bin(), "run", path], capture_output=True, text=True)
+    assert r.returncode == 0 and "output 3: None" in r.stdout, r.stderr
+    # a single tensor comes back as one array
+    q = eir.load(export(tmp_path, "mlp", MLP(), (torch.randn(2, 8),)))
+    assert isinstance(q.forward(torch.randn(2, 8)), np.ndarray)
+
+
 def test_custom_ops(tmp_path):
     ops = os.environ.get("EIR_OPS") or os.path.join(REPO, "build", "libeir_example_ops.so")
     if not os.path.exists(ops):

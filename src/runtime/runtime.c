@@ -2253,7 +2253,11 @@ eir_status eir_runtime_output_info(const eir_runtime *rt, uint32_t i, eir_io_inf
     const rt_io *io = &rt->outputs[i];
     memset(info, 0, sizeof *info);
     info->name = io->name;
-    if (io->value == EIR_NO_VALUE) { info->is_constant = true; return EIR_OK; }
+    if (io->value == EIR_NO_VALUE) {
+        info->is_constant = true;
+        info->is_none = !io->arg || io->arg->kind == EIR_ARG_NONE;
+        return EIR_OK;
+    }
     const eir_value *v = &rt->g->values[io->value];
     info->is_tensor = v->kind == EIR_VALUE_TENSOR;
     info->is_symbolic_int = !info->is_tensor;

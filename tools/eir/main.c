@@ -418,6 +418,10 @@ static int report_run(eir_runtime *rt, const eir_tensor_view *given, const char 
         eir_tensor_view v;
         eir_io_info info;
         eir_runtime_output_info(rt, i, &info);
+        if (info.is_none) {  /* torch returns None there: nothing to write */
+            if (!dir) printf("output %u: None\n", i);
+            continue;
+        }
         if (eir_runtime_output(rt, i, &v) != EIR_OK) {
             fprintf(stderr, "eir: %s\n", eir_runtime_errmsg(rt));
             return 1;

@@ -175,6 +175,35 @@ def _text_form(source) -> Optional[str]:
     return None
 
 
+_END = object()
+
+
+def _unflatten(spec: Dict[str, Any], it: Any) -> Any:
+    """Rebuild one node of a torch pytree spec (treespec JSON, protocol 1)."""
+    kind = spec.get("type")
+    children = spec.get("children_spec") or []
+    if kind is None:
+        v = next(it, _END)
+        if v is _END:
+            raise EirError("the program's output structure holds more values than it returns")
+        return v
+    if kind == "builtins.NoneType":
+        return None
+    items = [_unflatten(c, it) for c in children]
+    ctx = spec.get("context")
+    if kind in ("builtins.tuple", "collections.namedtuple", "torch.return_types"):
+        return tuple(items)
+    if kind in ("builtins.list", "torch.fx.immutable_collections.immutable_list"):
+        return items
+    if kind in ("builtins.dict", "collections.OrderedDict", "collections.defaultdict",
+                "torch.fx.immutable_collections.immutable_dict"):
+        keys = json.loads(ctx) if isinstance(ctx, str) else ctx
+        if isinstance(keys, dict):  # defaultdict: {"default_factory_module": ..., "dict_context": [...]}
+            keys = keys.get("dict_context", [])
+        return dict(zip(keys, items))
+    raise EirError(f"output structure of type {kind} is not supported; use run() for the flat list")
+
+
 class Program:
     """An exported program loaded by eir (see :func:`load`).
 
@@ -349,6 +378,11 @@ class Program:
                 L.eir_runtime_input_info(rt, i, ctypes.byref(inf))
                 self._in_info.append((inf.dtype, inf.is_constant, inf.is_tensor))
             self._n_out = L.eir_runtime_num_outputs(rt)
+            self._out_none = []
+            for i in range(self._n_out):
+                inf = IoInfo()
+                L.eir_runtime_output_info(rt, i, ctypes.byref(inf))
+                self._out_none.append(bool(inf.is_none))
         return self._rt
 
     def _view(self, x: Any, dtype_code: int, keep: list) -> TensorView:
@@ -416,8 +450,11 @@ class Program:
                 raise EirError(L.eir_runtime_errmsg(rt).decode(errors="replace"))
         if L.eir_runtime_run(rt) != 0:
             raise EirError(L.eir_runtime_errmsg(rt).decode(errors="replace"))
-        outs = []
+        outs: List[Any] = []
         for i in range(self._n_out):
+            if self._out_none[i]:
+                outs.append(None)  # torch returns None there
+                continue
             v = TensorView()
             if L.eir_runtime_output(rt, i, ctypes.byref(v)) != 0:
                 raise EirError(L.eir_runtime_errmsg(rt).decode(errors="replace"))
@@ -426,6 +463,37 @@ class Program:
         return outs
 
     __call__ = run
+
+    def forward(self, *inputs: Any) -> Any:
+        """Like ``ep.module()(x0, ...)``: the outputs in the program's output
+        structure (an array, or tuples, lists and dicts of them, None, as the
+        exported ``forward`` returned them); :meth:`run` takes the same
+        inputs and returns the flat list."""
+        return self.unflatten(self.run(*inputs))
+
+    def unflatten(self, flat: List[Any]) -> Any:
+        """Arrange a flat list of outputs in the program's output structure
+        (its out_spec: tuples, lists, dicts, namedtuples as tuples, None)."""
+        spec = self._out_spec()
+        if spec is None:
+            return flat
+        it = iter(flat)
+        res = _unflatten(spec, it)
+        if next(it, _END) is not _END:
+            raise EirError("the program's output structure holds fewer values than it returns")
+        return res
+
+    def _out_spec(self) -> Any:
+        if not hasattr(self, "_spec"):
+            L = _lib.lib()
+            self._spec = None
+            if L.eir_program_num_module_calls(self._p):
+                mc = L.eir_program_module_call(self._p, 0)
+                if mc and mc.contents.out_spec:
+                    doc = json.loads(mc.contents.out_spec.decode())
+                    if isinstance(doc, list) and len(doc) == 2 and doc[0] == 1:
+                        self._spec = doc[1]
+        return self._spec
 
     def state(self, fqn: str) -> np.ndarray:
         """A copy of buffer or parameter ``fqn`` as the next run will see it

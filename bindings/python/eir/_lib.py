@@ -32,6 +32,7 @@ class IoInfo(ctypes.Structure):
         ("rank", ctypes.c_uint32),
         ("sizes", c_int64_p),
         ("mutated", ctypes.c_bool),
+        ("is_none", ctypes.c_bool),
     ]
 
 
@@ -44,6 +45,13 @@ def _find() -> str:
         return env
     here = os.path.dirname(os.path.abspath(__file__))
     return os.path.join(here, "libeir.so")
+
+
+class ModuleCall(ctypes.Structure):
+    """The leading fields of eir_module_call (include/eir.h)."""
+    _fields_ = [("fqn", ctypes.c_char_p), ("has_signature", ctypes.c_bool), ("num_inputs", ctypes.c_uint32),
+                ("num_outputs", ctypes.c_uint32), ("inputs", ctypes.c_void_p), ("outputs", ctypes.c_void_p),
+                ("in_spec", ctypes.c_char_p), ("out_spec", ctypes.c_char_p)]
 
 
 class MissingOp(ctypes.Structure):
@@ -83,6 +91,8 @@ def _declare(lib: ctypes.CDLL) -> None:
     fn("eir_runtime_state", st, vp, cp, ctypes.POINTER(TensorView))
     fn("eir_runtime_seed", None, vp, ctypes.c_uint64)
     fn("eir_runtime_num_missing_ops", ctypes.c_uint32, vp)
+    fn("eir_program_num_module_calls", ctypes.c_uint32, vp)
+    fn("eir_program_module_call", ctypes.POINTER(ModuleCall), vp, ctypes.c_uint32)
     fn("eir_runtime_missing_op", ctypes.POINTER(MissingOp), vp, ctypes.c_uint32)
     fn("eir_runtime_plan_example", st, vp)
     fn("eir_runtime_memory", None, vp, ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64))
