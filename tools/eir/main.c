@@ -671,15 +671,16 @@ static void convert_help(void) {
     }
     fputs("  --verify-each           run the verifier (ATen dialect) before the first pass and after\n"
           "                          each; stop at the first pass that leaves a violation\n"
+          "  --to edge               the pass to-edge (ExecuTorch's to_edge())\n"
           "  --print-after PASS      print the program (as `eir print --program`) after PASS\n"
           "  -h, --help              show this help\n",
           stdout);
 }
 
 /* The verifier's report on p; 0 when clean, else prints it and returns 1. */
-static int convert_verify(eir_program *p, const char *when) {
+static int convert_verify(eir_program *p, const char *when, eir_dialect d) {
     eir_verify_report *r = NULL;
-    eir_status st = eir_program_verify(p, EIR_DIALECT_ATEN, &r);
+    eir_status st = eir_program_verify(p, d, &r);
     if (st != EIR_OK && st != EIR_ERR_INVALID) {
         fprintf(stderr, "eir: verify %s: %s\n", when, eir_errmsg(p));
         eir_verify_report_free(r);
@@ -706,6 +707,18 @@ static int cmd_convert(int argc, char **argv) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) { convert_help(); return 0; }
         if (!strcmp(a, "--verify-each")) { verify_each = true; continue; }
+        if (!strcmp(a, "--to") || !strncmp(a, "--to=", 5)) {
+            /* --to DIALECT: the pass to-DIALECT */
+            const char *d = a[4] == '=' ? a + 5 : i + 1 < argc ? argv[++i] : NULL;
+            if (!d) return usage_error("%s", "convert: --to needs a dialect (edge)");
+            char pname[64];
+            snprintf(pname, sizeof pname, "to-%s", d);
+            const eir_pass *ps = eir_pass_find(pname);
+            if (!ps) return usage_error("convert: --to %s: no pass lowers to that dialect", d);
+            if (ntodo == (int)(sizeof todo / sizeof todo[0])) return usage_error("convert: too many passes at '%s'", a);
+            todo[ntodo++] = ps;
+            continue;
+        }
         if (!strcmp(a, "--print-after")) {
             if (i + 1 >= argc) return usage_error("%s", "convert: --print-after needs a pass name");
             print_after = argv[++i];
@@ -736,7 +749,8 @@ static int cmd_convert(int argc, char **argv) {
     }
     eir_program *p;
     if (load(in, &p)) return 1;
-    if (verify_each && convert_verify(p, "as loaded")) { eir_program_free(p); return 1; }
+    eir_dialect dialect = EIR_DIALECT_ATEN;
+    if (verify_each && convert_verify(p, "as loaded", dialect)) { eir_program_free(p); return 1; }
     for (int k = 0; k < ntodo; k++) {
         uint32_t changed = 0;
         if (eir_program_run_pass(p, todo[k]->name, &changed) != EIR_OK) {
@@ -746,7 +760,8 @@ static int cmd_convert(int argc, char **argv) {
         }
         char when[96];
         snprintf(when, sizeof when, "after --%s", todo[k]->name);
-        if (verify_each && convert_verify(p, when)) { eir_program_free(p); return 1; }
+        if (!strcmp(todo[k]->name, "to-edge")) dialect = EIR_DIALECT_EDGE;
+        if (verify_each && convert_verify(p, when, dialect)) { eir_program_free(p); return 1; }
         if (print_after && !strcmp(print_after, todo[k]->name)) {
             char *t = NULL;
             if (eir_program_print(p, EIR_PRINT_PROGRAM, &t) != EIR_OK) {
