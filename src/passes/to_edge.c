@@ -234,8 +234,8 @@ static eir_status lift_scalar(te_ctx *c, const eir_arg *num, uint32_t *value_out
     return EIR_OK;
 }
 
-/* Insert, before node pos, `_to_copy(src, dtype=dt)`; *out receives its
- * result, a contiguous tensor of src's sizes. */
+/* Insert, before node pos, `_to_copy(src, dtype=dt)` with node pos's
+ * metadata; *out receives its result, a contiguous tensor of src's sizes. */
 static eir_status insert_cast(te_ctx *c, uint32_t pos, uint32_t src, eir_dtype dt, uint32_t *out) {
     eir_program *p = c->p;
     eir_graph *g = c->g;
@@ -277,6 +277,11 @@ static eir_status insert_cast(te_ctx *c, uint32_t pos, uint32_t src, eir_dtype d
     o.name = g->values[v].name;
     eir_status s = eir_graph_insert_node(p, g, pos, "torch.ops.aten._to_copy.default", 2, ins, 1, &o, NULL);
     if (s != EIR_OK) return s;
+    /* ExportPass gives a call it inserts the metadata of the call it is at */
+    const eir_node *user = &g->nodes[pos + 1];
+    eir_node *cast = (eir_node *)&g->nodes[pos];
+    for (uint32_t i = 0; i < user->num_metadata; i++)
+        if ((s = eir_node_set_metadata(p, cast, user->metadata[i].key, user->metadata[i].value)) != EIR_OK) return s;
     *out = v;
     return EIR_OK;
 }
@@ -542,6 +547,96 @@ static eir_status rename_nodes(te_ctx *c) {
     return st;
 }
 
+/* The contiguous strides of m's sizes into st (a view_copy operator's
+ * result). A symbolic stride is kept when it is a symbol times a constant;
+ * beyond that the recorded strides stay. */
+static eir_status contiguous_strides(eir_program *p, const eir_tensor_meta *m, eir_symint *st) {
+    int64_t k = 1;
+    uint32_t sym = EIR_NO_VALUE;
+    eir_symint symsz = {0};
+    for (uint32_t d = m->rank; d-- > 0;) {
+        eir_symint s = {0};
+        if (sym == EIR_NO_VALUE) s.value = k;
+        else if (k == 1) s = symsz;
+        else {
+            eir_buf b;
+            eir_buf_init(&b);
+            eir_buf_printf(&b, "Mul(Integer(%lld), %s)", (long long)k, p->exprs[sym].srepr);
+            uint32_t id = b.data ? eir_program_intern_expr(p, b.data, "to-edge") : EIR_NO_VALUE;
+            eir_buf_free(&b);
+            if (id == EIR_NO_VALUE) return EIR_ERR_NOMEM;
+            s.is_expr = true;
+            s.expr = id;
+            s.has_hint = symsz.has_hint;
+            s.value = symsz.value * k;
+        }
+        st[d] = s;
+        const eir_symint *z = &m->sizes[d];
+        if (!z->is_expr) k *= z->value ? z->value : 1;
+        else if (sym == EIR_NO_VALUE && !strncmp(p->exprs[z->expr].srepr, "Symbol(", 7)) sym = z->expr, symsz = *z;
+        else return EIR_ERR_ARG;         /* two symbols or an expression: keep the recorded strides */
+    }
+    return EIR_OK;
+}
+
+static bool float_dtype(eir_dtype d) { return dtype_category(d) >= 2; }
+
+typedef struct rg_ctx { const eir_graph *g; bool any; } rg_ctx;
+static void rg_arg(const eir_arg *a, rg_ctx *c) {
+    if ((a->kind == EIR_ARG_TENSOR || a->kind == EIR_ARG_OPTIONAL_TENSOR) && a->value != EIR_NO_VALUE &&
+        a->value < c->g->num_values)
+        c->any |= c->g->values[a->value].meta.requires_grad;
+    else if (is_list_kind(a->kind))
+        for (uint32_t i = 0; i < a->u.list.n; i++) rg_arg(&a->u.list.items[i], c);
+}
+
+/* The metadata a retrace gives the results of Edge calls: view_copy results
+ * are contiguous, and a floating result requires grad when an operand
+ * does (parameters do). Positional arguments of Edge calls are written
+ * without schema names, as torch.export.save writes calls of operators
+ * that are not OpOverloads; an empty dim_order list as a tensor list. */
+static eir_status finish_metadata(te_ctx *c) {
+    eir_program *p = c->p;
+    eir_graph *g = c->g;
+    eir_value *vals = (eir_value *)g->values;
+    for (uint32_t n = 0; n < g->num_nodes; n++) {
+        eir_node *nd = (eir_node *)&g->nodes[n];
+        if (strncmp(nd->target, EDGE_OPS, strlen(EDGE_OPS))) continue;
+        const char *o = nd->target + strlen(EDGE_OPS);
+        rg_ctx rc = {g, false};
+        for (uint32_t i = 0; i < nd->num_inputs; i++) rg_arg(&nd->inputs[i].arg, &rc);
+        for (uint32_t i = 0; i < nd->num_outputs; i++) {
+            const eir_arg *a = &nd->outputs[i];
+            uint32_t cnt = is_list_kind(a->kind) ? a->u.list.n : 1;
+            for (uint32_t j = 0; j < cnt; j++) {
+                const eir_arg *x = is_list_kind(a->kind) ? &a->u.list.items[j] : a;
+                if (x->kind != EIR_ARG_TENSOR || x->value == EIR_NO_VALUE || x->value >= g->num_values) continue;
+                eir_tensor_meta *m = &vals[x->value].meta;
+                m->requires_grad = rc.any && float_dtype(m->dtype);
+                if (!eir_edge_is_view_copy(o) || !m->strides) continue;
+                eir_symint *st = eir_arena_array(&p->arena, m->rank ? m->rank : 1, sizeof *st);
+                if (!st) return nomem(c);
+                eir_status s = contiguous_strides(p, m, st);
+                if (s == EIR_ERR_NOMEM) return nomem(c);
+                if (s != EIR_OK) continue;
+                m->strides = st;
+                m->storage_offset = (eir_symint){0};
+            }
+        }
+        eir_named_arg *ins = (eir_named_arg *)nd->inputs;
+        for (uint32_t i = 0; i < nd->num_inputs; i++) {
+            if (ins[i].kind == 1) ins[i].name = "";
+            if (ins[i].name && !strcmp(ins[i].name, "dim_order") && ins[i].arg.kind == EIR_ARG_INTS &&
+                !ins[i].arg.u.list.n)
+                ins[i].arg.kind = EIR_ARG_TENSORS;
+        }
+    }
+    static const char *const edge[] = {"EDGE"};
+    p->verifiers = (const char **)edge;
+    p->num_verifiers = 1;
+    return EIR_OK;
+}
+
 /* ---- the dialect of the input ---- */
 
 static eir_status require_core(eir_program *p) {
@@ -674,6 +769,7 @@ eir_status eir_pass_to_edge(eir_program *p, uint32_t *changed) {
     if ((st = eir_graph_dce(p, c.g, &removed)) != EIR_OK) return st;
     c.changed += removed;
     if ((st = rename_nodes(&c)) != EIR_OK) return st;
+    if ((st = finish_metadata(&c)) != EIR_OK) return st;
     if (changed) *changed = c.changed;
     return EIR_OK;
 }
