@@ -536,7 +536,16 @@ static eir_status rename_nodes(te_ctx *c) {
             for (uint32_t j = 0; j < cnt; j++) {
                 const eir_arg *a = is_list_kind(o->kind) ? &o->u.list.items[j] : o;
                 if (!names_value(a)) continue;
-                const char *gi = fresh(&nm, "getitem");
+                const char *gi;
+                if (eir_graph_num_uses(g, a->value) || is_list_kind(o->kind))
+                    gi = fresh(&nm, "getitem");
+                else {
+                    /* no getitem reads it: torch.export.save names it after the call */
+                    char un[300];
+                    snprintf(un, sizeof un, "%s_unused_%u", name, i);
+                    gi = eir_arena_strdup(&p->arena, un);
+                    vals[a->value].meta.requires_grad = false;
+                }
                 if (!gi) { st = nomem(c); break; }
                 vals[a->value].name = gi;
             }
@@ -612,7 +621,8 @@ static eir_status finish_metadata(te_ctx *c) {
                 const eir_arg *x = is_list_kind(a->kind) ? &a->u.list.items[j] : a;
                 if (x->kind != EIR_ARG_TENSOR || x->value == EIR_NO_VALUE || x->value >= g->num_values) continue;
                 eir_tensor_meta *m = &vals[x->value].meta;
-                m->requires_grad = rc.any && float_dtype(m->dtype);
+                bool unused = nd->num_outputs > 1 && !is_list_kind(a->kind) && !eir_graph_num_uses(g, x->value);
+                m->requires_grad = rc.any && float_dtype(m->dtype) && !unused;
                 if (!eir_edge_is_view_copy(o) || !m->strides) continue;
                 eir_symint *st = eir_arena_array(&p->arena, m->rank ? m->rank : 1, sizeof *st);
                 if (!st) return nomem(c);
