@@ -507,22 +507,17 @@ static eir_status rename_nodes(te_ctx *c) {
     eir_value *vals = (eir_value *)g->values;
     for (uint32_t n = 0; n < g->num_nodes && st == EIR_OK; n++) {
         eir_node *nd = (eir_node *)&g->nodes[n];
-        bool edge = !strncmp(nd->target, EDGE_OPS, strlen(EDGE_OPS));
-        if (!edge) {
-            /* kept as it is: its names stay taken */
-            if (nd->name) eir_strmap_put(&nm.taken, nd->name, 0);
-            for (uint32_t i = 0; i < nd->num_outputs; i++) {
-                const eir_arg *o = &nd->outputs[i];
-                if (names_value(o)) eir_strmap_put(&nm.taken, vals[o->value].name, 0);
-                else if (is_list_kind(o->kind))
-                    for (uint32_t j = 0; j < o->u.list.n; j++)
-                        if (names_value(&o->u.list.items[j]))
-                            eir_strmap_put(&nm.taken, vals[o->u.list.items[j].value].name, 0);
-            }
-            continue;
-        }
         char cand[256];
-        fx_name(nd->target + strlen(EDGE_OPS), cand, sizeof cand);
+        if (!strncmp(nd->target, EDGE_OPS, strlen(EDGE_OPS))) fx_name(nd->target + strlen(EDGE_OPS), cand, sizeof cand);
+        else if (op_name(nd->target)) {
+            /* an OpOverload or higher-order operator: its name alone */
+            const char *o = op_name(nd->target), *d1 = strchr(o, '.');
+            const char *b = d1 ? d1 + 1 : o, *d2 = strchr(b, '.');
+            snprintf(cand, sizeof cand, "%.*s", (int)(d2 ? (size_t)(d2 - b) : strlen(b)), b);
+        } else {
+            const char *d = strrchr(nd->target, '.');
+            snprintf(cand, sizeof cand, "%s", d ? d + 1 : nd->target);
+        }
         const char *name = fresh(&nm, cand);
         if (!name) { st = nomem(c); break; }
         nd->name = name;
@@ -588,6 +583,25 @@ static eir_status contiguous_strides(eir_program *p, const eir_tensor_meta *m, e
     return EIR_OK;
 }
 
+/* A view_copy call's results are contiguous tensors of the view's sizes. */
+static eir_status contiguous_result(te_ctx *c, const eir_node *nd) {
+    eir_value *vals = (eir_value *)c->g->values;
+    for (uint32_t i = 0; i < nd->num_outputs; i++) {
+        const eir_arg *a = &nd->outputs[i];
+        if (a->kind != EIR_ARG_TENSOR || a->value == EIR_NO_VALUE || a->value >= c->g->num_values) continue;
+        eir_tensor_meta *m = &vals[a->value].meta;
+        if (!m->strides) continue;
+        eir_symint *st = eir_arena_array(&c->p->arena, m->rank ? m->rank : 1, sizeof *st);
+        if (!st) return nomem(c);
+        eir_status s = contiguous_strides(c->p, m, st);
+        if (s == EIR_ERR_NOMEM) return nomem(c);
+        if (s != EIR_OK) continue;
+        m->strides = st;
+        m->storage_offset = (eir_symint){0};
+    }
+    return EIR_OK;
+}
+
 static bool float_dtype(eir_dtype d) { return dtype_category(d) >= 2; }
 
 typedef struct rg_ctx { const eir_graph *g; bool any; } rg_ctx;
@@ -611,7 +625,6 @@ static eir_status finish_metadata(te_ctx *c) {
     for (uint32_t n = 0; n < g->num_nodes; n++) {
         eir_node *nd = (eir_node *)&g->nodes[n];
         if (strncmp(nd->target, EDGE_OPS, strlen(EDGE_OPS))) continue;
-        const char *o = nd->target + strlen(EDGE_OPS);
         rg_ctx rc = {g, false};
         for (uint32_t i = 0; i < nd->num_inputs; i++) rg_arg(&nd->inputs[i].arg, &rc);
         for (uint32_t i = 0; i < nd->num_outputs; i++) {
@@ -623,14 +636,6 @@ static eir_status finish_metadata(te_ctx *c) {
                 eir_tensor_meta *m = &vals[x->value].meta;
                 bool unused = nd->num_outputs > 1 && !is_list_kind(a->kind) && !eir_graph_num_uses(g, x->value);
                 m->requires_grad = rc.any && float_dtype(m->dtype) && !unused;
-                if (!eir_edge_is_view_copy(o) || !m->strides) continue;
-                eir_symint *st = eir_arena_array(&p->arena, m->rank ? m->rank : 1, sizeof *st);
-                if (!st) return nomem(c);
-                eir_status s = contiguous_strides(p, m, st);
-                if (s == EIR_ERR_NOMEM) return nomem(c);
-                if (s != EIR_OK) continue;
-                m->strides = st;
-                m->storage_offset = (eir_symint){0};
             }
         }
         eir_named_arg *ins = (eir_named_arg *)nd->inputs;
@@ -732,6 +737,7 @@ eir_status eir_pass_to_edge(eir_program *p, uint32_t *changed) {
                 if (!(nd->target = eir_arena_strdup(&p->arena, t))) return nomem(&c);
                 o = op_name(nd->target);
                 s = eir_op_find(o);
+                if ((st = contiguous_result(&c, nd)) != EIR_OK) return st;
                 c.changed++;
             }
         }
