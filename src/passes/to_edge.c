@@ -28,7 +28,9 @@
  *   9. lift_constant_tensor_pass: the constants of step 4 become persistent
  *      buffers `_lifted_tensor_constant<N>` (N counts the buffers), placed
  *      before the first user input.
- *  10. dead code elimination, and the names a retrace gives: each converted
+ *  10. a retrace writes each mutated user input back: aten.copy(input,
+ *      value) at the end, named by the USER_INPUT_MUTATION output.
+ *  11. dead code elimination, and the names a retrace gives: each converted
  *      call is named after its operator (`aten_add_tensor`,
  *      `dim_order_ops__to_dim_order_copy_default`, FX's snake case and
  *      `_1`, `_2` suffixes), each output of a multi-output call `getitem`.
@@ -780,7 +782,45 @@ eir_status eir_pass_to_edge(eir_program *p, uint32_t *changed) {
         c.changed++;
     }
 
-    /* 10. dead code, names */
+    /* a retrace writes each mutated user input back with aten.copy */
+    for (uint32_t k = 0, nk = 0; k < p->num_output_specs; k++) {
+        const eir_output_spec *os = &p->output_specs[k];
+        if (os->kind != EIR_OUT_USER_INPUT_MUTATION || !os->target || !names_value(&os->arg)) continue;
+        uint32_t in = EIR_NO_VALUE, m = os->arg.value;
+        for (uint32_t i = 0; i < c.g->num_inputs; i++)
+            if (names_value(&c.g->inputs[i]) && !strcmp(c.g->values[c.g->inputs[i].value].name, os->target))
+                in = c.g->inputs[i].value;
+        if (in == EIR_NO_VALUE || c.g->values[in].kind != EIR_VALUE_TENSOR) continue;
+        eir_tensor_meta meta = c.g->values[in].meta;
+        uint32_t v = eir_graph_add_value(p, c.g, EIR_VALUE_TENSOR, &meta, "copy");
+        if (v == EIR_NO_VALUE) return EIR_ERR_NOMEM;
+        eir_named_arg ins[2];
+        memset(ins, 0, sizeof ins);
+        ins[0].name = "self", ins[0].kind = 1, ins[0].arg.kind = EIR_ARG_TENSOR, ins[0].arg.value = in;
+        ins[1].name = "src", ins[1].kind = 1, ins[1].arg.kind = EIR_ARG_TENSOR, ins[1].arg.value = m;
+        ins[0].arg.name = c.g->values[in].name;
+        ins[1].arg.name = c.g->values[m].name;
+        eir_arg o = {0};
+        o.kind = EIR_ARG_TENSOR;
+        o.value = v;
+        o.name = c.g->values[v].name;
+        uint32_t pos = c.g->num_nodes;
+        if ((st = eir_graph_insert_node(p, c.g, pos, EDGE_OPS "aten.copy.default", 2, ins, 1, &o, NULL)) != EIR_OK)
+            return st;
+        char fn[96];
+        snprintf(fn, sizeof fn, "copy_.default_%u;OpOverload.copy_.default", ++nk);
+        eir_node *cp = (eir_node *)&c.g->nodes[pos];
+        if ((st = eir_node_set_metadata(p, cp, "torch_fn", fn)) != EIR_OK ||
+            (st = eir_node_set_metadata(p, cp, "custom", "{\"_torchdynamo_disable\": true, "
+                                        "\"_torchdynamo_disable_recursive\": true, "
+                                        "\"_torchdynamo_disable_method\": \"dispatch_trace\"}")) != EIR_OK)
+            return st;
+        /* the mutation output (and any other use after the copy) reads the copy */
+        if ((st = eir_graph_replace_uses(p, c.g, m, v, NULL)) != EIR_OK) return st;
+        c.changed++;
+    }
+
+    /* 11. dead code, names */
     uint32_t removed = 0;
     if ((st = eir_graph_dce(p, c.g, &removed)) != EIR_OK) return st;
     c.changed += removed;
