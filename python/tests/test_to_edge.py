@@ -89,6 +89,9 @@ def test_verify_each_checks_edge(eir, tmp_path):
 # ---- against ExecuTorch ----
 
 def _outputs(mod, args):
+    import torch
+    # a copy of the inputs for each run: programs may write them
+    args = torch.utils._pytree.tree_map(lambda a: a.clone() if isinstance(a, torch.Tensor) else a, args)
     out = mod(*args)
     return out if isinstance(out, (tuple, list)) else (out,)
 
