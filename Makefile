@@ -12,11 +12,15 @@ PYTHON  ?= python3
 
 SRC = src/base/base.c src/base/dtype.c src/serde/archive.c src/base/jdoc.c src/serde/pickle.c src/serde/torchsave.c src/serde/load.c \
       src/serde/save.c src/ir/program.c src/ir/sym.c src/ir/pyexpr.c \
-      src/ir/print.c src/ir/dot.c src/ir/verify.c src/ir/edit.c src/ops/optable.c src/ops/schema.c src/ops/info.c $(wildcard src/kernels/*.c) \
+      src/ir/print.c src/ir/parse.c src/ir/parse_lex.c src/ir/dot.c src/ir/verify.c src/ir/edit.c \
+      src/ops/optable.c src/ops/schema.c src/ops/info.c \
+      src/ops/meta.c \
+      $(wildcard src/kernels/*.c) \
       $(wildcard src/runtime/*.c) \
       src/passes/passes.c \
       src/passes/fold.c \
-      src/passes/to_edge.c
+      src/passes/to_edge.c \
+      src/passes/decomp.c
 HDR = $(wildcard include/*.h src/*/*.h src/ops/*.inc src/ir/*.inc)
 TESTS = $(basename $(wildcard tests/unit/test_*.c))
 
@@ -240,6 +244,7 @@ fuzz-seeds:
 	@rm -rf $(BF)/seeds && mkdir -p $(addprefix $(BF)/seeds/,$(FUZZ_TARGETS))
 	cp tests/bad/corpus/*.pt2 tests/e2e/fixtures/*.pt2 $(BF)/seeds/fuzz_load/
 	cp tests/bad/corpus/*.pt2 tests/e2e/fixtures/*.pt2 $(BF)/seeds/fuzz_run/
+	cp tests/e2e/fixtures/*.program.txt $(BF)/seeds/fuzz_parse/
 	$(PYTHON) -c 'import sys, os; [open(os.path.join(sys.argv[1], "s%d" % i), "w").write(l.rstrip("\n")) for i, l in enumerate(open("tests/fuzz/schemas.txt"))]' $(BF)/seeds/fuzz_schema
 	$(PYTHON) -c 'import sys, zipfile, glob, os; [open(os.path.join(sys.argv[1], os.path.basename(f) + ".json"), "wb").write(zipfile.ZipFile(f).read(n)) for f in glob.glob("tests/e2e/fixtures/*.pt2") for n in zipfile.ZipFile(f).namelist() if n.endswith("models/model.json")]' $(BF)/seeds/fuzz_model_json
 	$(PYTHON) -c 'import sys, zipfile, glob, os; [open(os.path.join(sys.argv[1], "p%d_%d" % (i, j)), "wb").write(d) for i, f in enumerate(["tests/bad/pickle_base.pt2"] + sorted(glob.glob("tests/legacy/*.pt2"))) for j, (n, d) in enumerate((n, zipfile.ZipFile(f).read(n)) for n in zipfile.ZipFile(f).namelist() if n.endswith(".pt") or "/weight_" in n or "/tensor_" in n)]' $(BF)/seeds/fuzz_pickle

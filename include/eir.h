@@ -349,6 +349,17 @@ EIR_API eir_status eir_program_load(const char *path, eir_program **out);
  * until the program is freed. */
 EIR_API eir_status eir_program_load_buffer(const void *data, size_t size, eir_program **out);
 
+/* ---- the text form ----------------------------------------------------------
+ * Parse a program from the text eir_program_print(EIR_PRINT_PROGRAM) writes
+ * (torch's print(ep); the grammar is docs/TEXT-FORM.md). What that text does
+ * not show is made up: strides are contiguous, devices cpu, constant inputs
+ * None, and parameters, buffers and tensor constants are zero-filled tensors
+ * of the declared dtype and sizes (so the program prints, verifies, runs and
+ * saves like a loaded one). The text is copied; len excludes any NUL. On
+ * failure *out holds a handle whose message starts "LINE:COLUMN: " and says
+ * what was expected (free it), unless memory ran out (*out NULL). */
+EIR_API eir_status eir_program_parse(const char *text, size_t len, eir_program **out);
+
 EIR_API void eir_program_free(eir_program *p);
 
 /* ---- writing ---------------------------------------------------------------
@@ -487,8 +498,9 @@ EIR_API void eir_free(void *ptr);
  * Rules the loader already enforces (values used before their definition,
  * dangling names, one signature spec per graph input and output, payloads
  * of the sizes and dtypes the graph declares) make eir_program_load fail, so
- * a loaded program has them. Recorded sizes and dtypes are not yet compared
- * with shape inference (eir has none yet). */
+ * a loaded program has them. Recorded dtypes, sizes, strides and offsets
+ * are compared with eir's shape inference for the ops it covers (rules
+ * meta.*; docs/META.md). */
 
 typedef enum eir_dialect {
     EIR_DIALECT_ATEN,    /* as torch.export.export returns it: ATen, higher-order, symbolic and custom ops */

@@ -11,6 +11,7 @@
 
 #include "program.h"
 #include "../ops/optable.h"
+#include "../ops/meta.h"
 
 #include "edge_ops.inc"
 
@@ -110,6 +111,7 @@ typedef struct vctx {
     eir_dialect dialect;
     eir_verify_report *r;
     const char *graph;           /* path of the current subgraph, NULL at the root */
+    uint32_t meta_flags;         /* EIR_META_* for the current subgraph's nodes */
 } vctx;
 
 static char *rdup(eir_verify_report *r, const char *s) {
@@ -602,6 +604,36 @@ static void check_node(vctx *c, const eir_graph *g, const eir_node *nd) {
          "custom operators (torch.ops...), Python's operator/math builtins on symbolic values, and torch.sym_*", t);
 }
 
+/* ---- metadata: eir's inference (src/ops/meta.c) against what was recorded ---- */
+
+static void check_meta(vctx *c, const eir_graph *g, const eir_node *nd) {
+    if (!eir_meta_has(nd->target)) return;
+    eir_meta_outcome outs[16];
+    char err[512];
+    int n = eir_meta_check_node(c->p, g, nd, c->meta_flags, outs, EIR_ARRAY_LEN(outs), err, sizeof err);
+    if (n < 0) {
+        viol(c, "meta.args", nd, NULL, "shape inference fails: %s", err);
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        const eir_meta_outcome *o = &outs[i];
+        const char *what[4];
+        uint32_t k = 0;
+        if (o->dtype == EIR_MCMP_DIFFER) what[k++] = "dtype";
+        if (o->sizes == EIR_MCMP_DIFFER) what[k++] = "sizes";
+        if (o->strides == EIR_MCMP_DIFFER) what[k++] = "strides";
+        if (o->offset == EIR_MCMP_DIFFER) what[k++] = "storage offset";
+        if (!k) continue;
+        char list[64] = "";
+        for (uint32_t j = 0; j < k; j++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", j ? (j + 1 == k ? " and " : ", ") : "",
+                     what[j]);
+        viol(c, "meta.mismatch", nd, o->value, "output %u (%%%s): recorded %s, inferred %s (%s differ%s)", o->output,
+             o->value ? o->value : "?", o->recorded, o->inferred, list, k == 1 && strcmp(what[0], "sizes") &&
+             strcmp(what[0], "strides") ? "s" : "");
+    }
+}
+
 static void verify_graph(vctx *c, const eir_graph *g) {
     eir_strmap names;
     eir_strmap_init(&names);
@@ -627,6 +659,7 @@ static void verify_graph(vctx *c, const eir_graph *g) {
             }
         }
         check_node(c, g, nd);
+        check_meta(c, g, nd);
         for (uint32_t k = 0; k < nd->num_inputs; k++) {
             const eir_arg *a = &nd->inputs[k].arg;
             if (a->kind != EIR_ARG_GRAPH || !a->u.graph.graph) continue;
@@ -638,7 +671,10 @@ static void verify_graph(vctx *c, const eir_graph *g) {
             char *pd = rdup(c->r, path.data ? path.data : "?");
             eir_buf_free(&path);
             c->graph = pd;
+            uint32_t flags = c->meta_flags;
+            c->meta_flags |= eir_meta_subgraph_flags(nd);
             verify_graph(c, a->u.graph.graph);
+            c->meta_flags = flags;
             c->graph = outer;
         }
     }
@@ -787,7 +823,7 @@ eir_status eir_program_verify(eir_program *p, eir_dialect d, eir_verify_report *
     eir_verify_report *r = calloc(1, sizeof *r);
     if (!r) return eir_fail(p, EIR_ERR_NOMEM, "out of memory");
     eir_arena_init(&r->arena);
-    vctx c = {p, d, r, NULL};
+    vctx c = {p, d, r, NULL, 0};
     verify_graph(&c, p->graph);
     check_signature(&c);
     if (r->oom) {

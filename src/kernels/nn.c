@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
+#include "fast.h"
 #include "kutil.h"
 #include "tables.h"
 
@@ -515,7 +516,9 @@ static void cgemm(eir_dtype ct, bool ta, bool tb, int64_t M, int64_t N, int64_t 
 }
 
 static void im2col_any(eir_dtype ct, const void *x, void *col, const conv_geo *g) {
-    if (ct == EIR_F32) im2col_float(x, col, g);
+    if (ct == EIR_F32 && eir_kernels_fast && g->K[0] == 1 && g->Ii[0] == 1 && g->Oo[0] == 1)
+        eir_im2col2d_f32(x, col, g->C, g->Ii[1], g->Ii[2], g->Oo[1], g->Oo[2], g->K[1], g->K[2], &g->S[1], &g->P[1], &g->D[1]);
+    else if (ct == EIR_F32) im2col_float(x, col, g);
     else if (ct == EIR_F64) im2col_double(x, col, g);
     else im2col_int64_t(x, col, g);
 }
@@ -646,6 +649,17 @@ static int conv_impl(eir_kctx *ctx, const eir_tview *x0, const eir_tview *w, con
     int64_t colsz = transposed ? Cog * Kp * Pin : Cig * Kp * Pout;
     if (!trivial) col = eir_kalloc((size_t)(colsz > 0 ? colsz : 1) * es);
     if (!X || !W || !Y || (!trivial && !col)) { rc = eir_kerr(ctx, "out of memory"); goto done; }
+    /* depthwise 2-d, float32: a direct kernel instead of one small GEMM per channel */
+    if (eir_kernels_fast && !transposed && dt == EIR_F32 && nsp == 2 && groups == Cin && Cout == Cin && Cig == 1 &&
+        (!bias || bias->dtype == EIR_F32)) {
+        void *bo = NULL;
+        const float *Bv = bias ? (const float *)as_contig(bias, ct, &bo) : NULL;
+        if (bias && !Bv) { rc = eir_kerr(ctx, "out of memory"); goto done; }
+        eir_conv2d_depthwise_f32((const float *)X, (const float *)W, Bv, (float *)Y, Nb, Cin, g.Ii[1], g.Ii[2], g.Oo[1],
+                                 g.Oo[2], g.K[1], g.K[2], &g.S[1], &g.P[1], &g.D[1]);
+        eir_kfree(bo);
+        goto copy_out;
+    }
     if (transposed) memset(Y, 0, (size_t)eir_tview_numel(&out) * es);
     for (int64_t n = 0; n < Nb; n++)
         for (int64_t gi = 0; gi < groups; gi++) {
@@ -683,6 +697,7 @@ static int conv_impl(eir_kctx *ctx, const eir_tview *x0, const eir_tview *w, con
             }
         eir_kfree(bo);
     }
+copy_out:
     if (!ydirect) {
         eir_tview yv = contig_view(Y, ct, out.rank, out.sizes);
         copy_view(&out, &yv);
@@ -748,6 +763,12 @@ static int pool_views(eir_kctx *ctx, const eir_tview *x, eir_tview *y, eir_tview
     return 0;
 }
 
+/* float32 input and output, (and int64 indices), all contiguous: the loops of fast.c */
+static bool pool_fast(const pool_in *p) {
+    return eir_kernels_fast && p->x.dtype == EIR_F32 && p->y.dtype == EIR_F32 && eir_tview_is_contiguous(&p->x) &&
+           eir_tview_is_contiguous(&p->y) && (!p->has_ind || (p->ind.dtype == EIR_I64 && eir_tview_is_contiguous(&p->ind)));
+}
+
 static inline char *at4(const eir_tview *t, int64_t n, int64_t c, int64_t h, int64_t w) {
     return (char *)t->data + (n * t->strides[0] + c * t->strides[1] + h * t->strides[2] + w * t->strides[3]) * (int64_t)eir_elsize(t->dtype);
 }
@@ -764,6 +785,11 @@ static int k_max_pool2d_common(const eir_karg *a, eir_tview *out, uint32_t no, e
     bool isint = eir_is_integral(dt, true);
     if (!isint && !eir_is_floating(dt)) return eir_kerr(ctx, "\"max_pool2d\" not implemented for '%s'", dname(dt));
     int64_t H = p.x.sizes[2], W = p.x.sizes[3], OH = p.y.sizes[2], OW = p.y.sizes[3];
+    if (pool_fast(&p)) {
+        eir_max_pool2d_f32(p.x.data, p.y.data, p.has_ind ? p.ind.data : NULL, p.x.sizes[0] * p.x.sizes[1], H, W, OH, OW,
+                           ks, st, pd, dl);
+        return 0;
+    }
     for (int64_t n = 0; n < p.x.sizes[0]; n++)
         for (int64_t c = 0; c < p.x.sizes[1]; c++)
             for (int64_t oh = 0; oh < OH; oh++)
@@ -821,6 +847,10 @@ static int k_avg_pool2d(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t
     bool isint = eir_is_integral(dt, false);
     if (!isint && !eir_is_floating(dt)) return eir_kerr(ctx, "\"avg_pool2d\" not implemented for '%s'", dname(dt));
     int64_t H = p.x.sizes[2], W = p.x.sizes[3], OH = p.y.sizes[2], OW = p.y.sizes[3];
+    if (pool_fast(&p)) {
+        eir_avg_pool2d_f32(p.x.data, p.y.data, p.x.sizes[0] * p.x.sizes[1], H, W, OH, OW, ks, st, pd, cip, divov);
+        return 0;
+    }
     for (int64_t n = 0; n < p.x.sizes[0]; n++)
         for (int64_t c = 0; c < p.x.sizes[1]; c++)
             for (int64_t oh = 0; oh < OH; oh++)
@@ -859,6 +889,10 @@ static int adaptive_common(const eir_karg *a, eir_tview *out, uint32_t no, eir_k
     if (!eir_is_floating(dt))
         return eir_kerr(ctx, "\"%s\" not implemented for '%s'", is_max ? "adaptive_max_pool2d" : "adaptive_avg_pool2d", dname(dt));
     int64_t H = p.x.sizes[2], W = p.x.sizes[3], OH = p.y.sizes[2], OW = p.y.sizes[3];
+    if (!is_max && pool_fast(&p)) {
+        eir_adaptive_avg_pool2d_f32(p.x.data, p.y.data, p.x.sizes[0] * p.x.sizes[1], H, W, OH, OW);
+        return 0;
+    }
     for (int64_t n = 0; n < p.x.sizes[0]; n++)
         for (int64_t c = 0; c < p.x.sizes[1]; c++)
             for (int64_t oh = 0; oh < OH; oh++) {

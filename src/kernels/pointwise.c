@@ -189,6 +189,64 @@ static void set_int_info(pw_params *p, eir_dtype ct) {
     p->is_signed = !(ct == EIR_U8 || ct == EIR_U16 || ct == EIR_U32 || ct == EIR_U64 || ct == EIR_BOOL);
 }
 
+/* The row loops of fast.c, when every operand has dtype ct (f32 or f64),
+ * the output's rows are unit-stride and each input's are unit-stride or a
+ * broadcast scalar. An input that is the output itself (in-place ops) is
+ * fine; one that overlaps it otherwise is left to the element loop. A row
+ * the kernel declines runs element by element here. Returns false, having
+ * written nothing, when the layout does not fit. */
+static bool fast_rows(const pw_op *op, const pw_params *p, eir_dtype ct, int nin, eir_iter *it) {
+    int64_t es = (int64_t)eir_elsize(ct);
+    const int64_t *is = it->inner_stride;
+    if (it->rank == 0 || is[0] != es) return false;
+    for (int k = 0; k < nin; k++)
+        if (is[k + 1] != es && is[k + 1] != 0) return false;
+    char *ptr[5];
+    int64_t len, s[4] = {0};
+    for (int k = 0; k < nin; k++) s[k] = is[k + 1] ? 1 : 0;
+    /* overlap: compare the address ranges the whole operation touches */
+    for (int k = 0; k < nin; k++) {
+        const char *b = it->base[k + 1], *o = it->base[0];
+        if (b == o) {
+            for (int32_t d = 0; d < it->rank; d++)
+                if (it->bstrides[k + 1][d] != it->bstrides[0][d]) return false;
+            continue;
+        }
+        int64_t lo_k = 0, hi_k = 0, lo_o = 0, hi_o = 0;
+        for (int32_t d = 0; d < it->rank; d++) {
+            int64_t ek = (it->sizes[d] - 1) * it->bstrides[k + 1][d], eo = (it->sizes[d] - 1) * it->bstrides[0][d];
+            if (ek < 0) lo_k += ek; else hi_k += ek;
+            if (eo < 0) lo_o += eo; else hi_o += eo;
+        }
+        if (b + lo_k < o + hi_o + es && o + lo_o < b + hi_k + es) return false;
+    }
+    while (eir_iter_next(it, ptr, &len)) {
+        bool done;
+        if (ct == EIR_F32) {
+            const float *x[4] = {0};
+            for (int k = 0; k < nin; k++) x[k] = (const float *)ptr[k + 1];
+            done = op->rf((float *)ptr[0], x, s, len, p);
+            if (!done)
+                for (int64_t j = 0; j < len; j++) {
+                    float v[4] = {0};
+                    for (int k = 0; k < nin; k++) v[k] = x[k][j * s[k]];
+                    ((float *)ptr[0])[j] = op->f(v, p);
+                }
+        } else {
+            const double *x[4] = {0};
+            for (int k = 0; k < nin; k++) x[k] = (const double *)ptr[k + 1];
+            done = op->rd((double *)ptr[0], x, s, len, p);
+            if (!done)
+                for (int64_t j = 0; j < len; j++) {
+                    double v[4] = {0};
+                    for (int k = 0; k < nin; k++) v[k] = x[k][j * s[k]];
+                    ((double *)ptr[0])[j] = op->d(v, p);
+                }
+        }
+    }
+    return true;
+}
+
 static int pw_run(const pw_op *op, pw_params *p, eir_dtype ct, const eir_tview *const *ins, eir_tview *out,
                   eir_kctx *ctx) {
     int nin = op->nin;
@@ -214,6 +272,21 @@ static int pw_run(const pw_op *op, pw_params *p, eir_dtype ct, const eir_tview *
         rnd[k] = dt[k] != ct && ((dom == DOM_F && reduced(ct)) || (dom == DOM_C && ct == EIR_C64)) &&
                  !(((op->keep_opmath >> k) & 1) && eir_tview_numel(ins[k]) == 1);
     }
+    /* one-element operands of another dtype (Python scalars, 0-d tensors) converted to a float32 /
+     * float64 ct once, as the loops below would convert them at every element */
+    float sf[4];
+    double sd[4];
+    eir_tview sv[4];
+    if (ct == EIR_F32 || ct == EIR_F64)
+        for (int k = 0; k < nin; k++) {
+            if (dt[k] == ct || domain_of(dt[k]) == DOM_C || eir_tview_numel(ins[k]) != 1) continue;
+            sv[k] = bv[k];
+            if (ct == EIR_F32) { sf[k] = ld_f(ins[k]->data, dt[k]); sv[k].data = &sf[k]; }
+            else { sd[k] = ld_d(ins[k]->data, dt[k]); sv[k].data = &sd[k]; }
+            sv[k].dtype = ct;
+            dt[k] = ct;
+            ops[k + 1] = &sv[k];
+        }
     eir_iter it;
     eir_iter_init(&it, out->rank, out->sizes, nin + 1, ops);
     char *ptr[5];
@@ -222,6 +295,9 @@ static int pw_run(const pw_op *op, pw_params *p, eir_dtype ct, const eir_tview *
     bool same = od == ct;
     for (int k = 0; k < nin; k++) same = same && dt[k] == ct;
     const int64_t *is = it.inner_stride;
+    if (same && eir_kernels_fast && ((ct == EIR_F32 && op->rf) || (ct == EIR_F64 && op->rd)) &&
+        fast_rows(op, p, ct, nin, &it))
+        return 0;
     switch (dom) {
     case DOM_F:
         if (same && ct == EIR_F32) {
@@ -982,20 +1058,24 @@ FC(isreal, cimag(a) == 0)
 FD(ident, a, a)
 FD(one, 1.0f, 1.0)
 
-#define OP(var, nm, n, fF, fD, fI, fC, keep) static const pw_op var = {nm, n, fF, fD, fI, fC, keep, false};
+#define OP(var, nm, n, fF, fD, fI, fC, keep) static const pw_op var = {nm, n, fF, fD, fI, fC, keep, false, NULL, NULL};
 #define OPFD(var, nm, n, base, fI, fC) OP(var, nm, n, base##_f, base##_d, fI, fC, 0)
+/* ops with float32/float64 rows in fast.c */
+#define OPR(var, nm, n, fF, fD, fI, fC, keep, row) \
+    static const pw_op var = {nm, n, fF, fD, fI, fC, keep, false, eir_pw_row_##row##_f32, eir_pw_row_##row##_f64};
+#define OPFDR(var, nm, n, base, fI, fC) OPR(var, nm, n, base##_f, base##_d, fI, fC, 0, base)
 
-OP(op_add, "add", 2, add_f, add_d, add_i, add_c, 0)
-OP(op_mul, "mul", 2, mul_f, mul_d, mul_i, mul_c, 2)
-OP(op_div, "div_true", 2, div_f, div_d, NULL, div_c, 2)
+OPR(op_add, "add", 2, add_f, add_d, add_i, add_c, 0, add)
+OPR(op_mul, "mul", 2, mul_f, mul_d, mul_i, mul_c, 2, mul)
+OPR(op_div, "div_true", 2, div_f, div_d, NULL, div_c, 2, div)
 OPFD(op_divtrunc, "div_trunc", 2, divtrunc, divtrunc_i, NULL)
 OPFD(op_divfloor, "div_floor", 2, divfloor, divfloor_i, NULL)
 OPFD(op_rem, "remainder", 2, rem, rem_i, NULL)
 OPFD(op_fmod, "fmod", 2, fmod, fmod_i, NULL)
 OPFD(op_pow, "pow", 2, pow, pow_i, pow_c)
 OPFD(op_pows, "pow", 1, pows, NULL, pows_c)
-OPFD(op_max, "maximum", 2, max, max_i, NULL)
-OPFD(op_min, "minimum", 2, min, min_i, NULL)
+OPFDR(op_max, "maximum", 2, max, max_i, NULL)
+OPFDR(op_min, "minimum", 2, min, min_i, NULL)
 OPFD(op_atan2, "atan2", 2, atan2, NULL, NULL)
 OP(op_shl, "lshift", 2, NULL, NULL, shl_i, NULL, 0)
 OP(op_shr, "rshift", 2, NULL, NULL, shr_i, NULL, 0)
@@ -1012,19 +1092,19 @@ OPFD(op_lt, "lt", 2, lt, lt_i, NULL)
 OPFD(op_le, "le", 2, le, le_i, NULL)
 OPFD(op_gt, "gt", 2, gt, gt_i, NULL)
 OPFD(op_ge, "ge", 2, ge, ge_i, NULL)
-OPFD(op_neg, "neg", 1, neg, neg_i, neg_c)
-OPFD(op_abs, "abs", 1, abs, abs_i, abs_c)
+OPFDR(op_neg, "neg", 1, neg, neg_i, neg_c)
+OPFDR(op_abs, "abs", 1, abs, abs_i, abs_c)
 OPFD(op_sign, "sign", 1, sign, sign_i, NULL)
-OPFD(op_exp, "exp", 1, exp, NULL, exp_c)
+OPFDR(op_exp, "exp", 1, exp, NULL, exp_c)
 OPFD(op_exp2, "exp2", 1, exp2, NULL, exp2_c)
 OPFD(op_expm1, "expm1", 1, expm1, NULL, expm1_c)
 OPFD(op_log, "log", 1, log, NULL, log_c)
 OPFD(op_log2, "log2", 1, log2, NULL, log2_c)
 OPFD(op_log10, "log10", 1, log10, NULL, log10_c)
 OPFD(op_log1p, "log1p", 1, log1p, NULL, log1p_c)
-OPFD(op_sqrt, "sqrt", 1, sqrt, NULL, sqrt_c)
-OPFD(op_rsqrt, "rsqrt", 1, rsqrt, NULL, rsqrt_c)
-OPFD(op_recip, "reciprocal", 1, recip, NULL, recip_c)
+OPFDR(op_sqrt, "sqrt", 1, sqrt, NULL, sqrt_c)
+OPFDR(op_rsqrt, "rsqrt", 1, rsqrt, NULL, rsqrt_c)
+OPFDR(op_recip, "reciprocal", 1, recip, NULL, recip_c)
 OPFD(op_sin, "sin", 1, sin, NULL, sin_c)
 OPFD(op_cos, "cos", 1, cos, NULL, cos_c)
 OPFD(op_tan, "tan", 1, tan, NULL, tan_c)
@@ -1033,11 +1113,11 @@ OPFD(op_acos, "acos", 1, acos, NULL, acos_c)
 OPFD(op_atan, "atan", 1, atan, NULL, atan_c)
 OPFD(op_sinh, "sinh", 1, sinh, NULL, sinh_c)
 OPFD(op_cosh, "cosh", 1, cosh, NULL, cosh_c)
-OPFD(op_tanh, "tanh", 1, tanh, NULL, tanh_c)
+OPFDR(op_tanh, "tanh", 1, tanh, NULL, tanh_c)
 OPFD(op_asinh, "asinh", 1, asinh, NULL, asinh_c)
 OPFD(op_acosh, "acosh", 1, acosh, NULL, acosh_c)
 OPFD(op_atanh, "atanh", 1, atanh, NULL, atanh_c)
-OPFD(op_sigmoid, "sigmoid", 1, sigmoid, NULL, sigmoid_c)
+OPFDR(op_sigmoid, "sigmoid", 1, sigmoid, NULL, sigmoid_c)
 OPFD(op_erf, "erf", 1, erf, NULL, NULL)
 OPFD(op_erfc, "erfc", 1, erfc, NULL, NULL)
 OPFD(op_floor, "floor", 1, floor, ident_i, NULL)
@@ -1046,13 +1126,13 @@ OPFD(op_round, "round", 1, round, ident_i, NULL)
 OPFD(op_roundd, "round", 1, roundd, NULL, NULL)
 OPFD(op_trunc, "trunc", 1, trunc, ident_i, NULL)
 OPFD(op_frac, "frac", 1, frac, NULL, NULL)
-OPFD(op_relu, "clamp_min", 1, relu, relu_i, NULL)
-OPFD(op_clamp, "clamp", 3, clamp, clamp_i, NULL)
-OPFD(op_gelu, "GeluKernelImpl", 1, gelu, NULL, NULL)
-OPFD(op_silu, "silu", 1, silu, NULL, silu_c)
+OPFDR(op_relu, "clamp_min", 1, relu, relu_i, NULL)
+OPFDR(op_clamp, "clamp", 3, clamp, clamp_i, NULL)
+OPFDR(op_gelu, "GeluKernelImpl", 1, gelu, NULL, NULL)
+OPFDR(op_silu, "silu", 1, silu, NULL, silu_c)
 OPFD(op_mish, "mish", 1, mish, NULL, NULL)
-OPFD(op_hardswish, "hardswish", 1, hardswish, NULL, NULL)
-OPFD(op_hardsigmoid, "hardsigmoid", 1, hardsigmoid, NULL, NULL)
+OPFDR(op_hardswish, "hardswish", 1, hardswish, NULL, NULL)
+OPFDR(op_hardsigmoid, "hardsigmoid", 1, hardsigmoid, NULL, NULL)
 OPFD(op_elu, "elu", 1, elu, NULL, NULL)
 OPFD(op_leaky, "leaky_relu", 1, leaky, NULL, NULL)
 OPFD(op_softplus, "softplus", 1, softplus, NULL, NULL)

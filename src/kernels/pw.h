@@ -16,6 +16,7 @@
 
 #include "base/cmplx.h" /* complex.h, and CMPLX for clang */
 
+#include "fast.h"
 #include "kutil.h"
 
 typedef double _Complex pw_cplx;
@@ -48,6 +49,8 @@ typedef struct pw_op {
     pw_cfn c;
     unsigned keep_opmath;   /* bit k: a one-element input k is not rounded to a reduced-float ct */
     bool f32_only;          /* F domain for float32 only: torch has no float16/bfloat16 kernel */
+    pw_rowf rf;             /* float32 rows when every operand is float32 (fast.h), or NULL */
+    pw_rowd rd;             /* float64 rows likewise */
 } pw_op;
 
 /* Run op on ins[0..op->nin) (each broadcastable to out) into out, computing

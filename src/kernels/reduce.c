@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "fast.h"
 #include "kutil.h"
 #include "tables.h"
 
@@ -1167,6 +1168,11 @@ static int batch_norm_eval(const char *op, const eir_tview *x, const eir_tview *
         if (per[k] && (per[k]->rank != 1 || per[k]->sizes[0] != C))
             return eir_kerr(ctx, "%s: per-channel tensors must have shape [%lld]", op, (long long)C);
     size_t xes = eir_elsize(x->dtype), yes = eir_elsize(out[0].dtype);
+    /* float32, both contiguous: N planes of P elements per channel */
+    bool fast = eir_kernels_fast && x->dtype == EIR_F32 && out[0].dtype == EIR_F32 && eir_tview_is_contiguous(x) &&
+                eir_tview_is_contiguous(&out[0]);
+    int64_t N = x->sizes[0], P = 1;
+    for (int32_t d = 2; d < x->rank; d++) P *= x->sizes[d];
     for (int64_t c = 0; c < C; c++) {
         double mean = ld((const char *)rm->data + c * rm->strides[0] * (int64_t)eir_elsize(rm->dtype), rm->dtype);
         double var = ld((const char *)rv->data + c * rv->strides[0] * (int64_t)eir_elsize(rv->dtype), rv->dtype);
@@ -1174,6 +1180,12 @@ static int batch_norm_eval(const char *op, const eir_tview *x, const eir_tview *
         double ww = w ? ld((const char *)w->data + c * w->strides[0] * (int64_t)eir_elsize(w->dtype), w->dtype) : 1.0;
         double bb = b ? ld((const char *)b->data + c * b->strides[0] * (int64_t)eir_elsize(b->dtype), b->dtype) : 0.0;
         double alpha = invstd * ww, beta = bb - mean * alpha;
+        if (fast) {
+            for (int64_t n = 0; n < N; n++)
+                eir_batch_norm_apply_f32((const float *)x->data + (n * C + c) * P, (float *)out[0].data + (n * C + c) * P,
+                                         1, 1, P, &alpha, &beta);
+            goto stats;
+        }
         /* the channel slice: every dim except 1 */
         eir_tview xs = *x, ys = out[0];
         xs.data = (char *)x->data + c * x->strides[1] * (int64_t)xes;
@@ -1189,6 +1201,7 @@ static int batch_norm_eval(const char *op, const eir_tview *x, const eir_tview *
                 double v = ld(pp[1] + i * it.inner_stride[1], x->dtype);
                 eir_store_f64(pp[0] + i * it.inner_stride[0], out[0].dtype, v * alpha + beta);
             }
+    stats:
         for (uint32_t j = 1; j < no && j < 3; j++)
             if (eir_tview_numel(&out[j]) == C && out[j].rank == 1)
                 eir_store_f64((char *)out[j].data + c * out[j].strides[0] * (int64_t)eir_elsize(out[j].dtype),

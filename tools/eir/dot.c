@@ -12,6 +12,7 @@
 #include "eir.h"
 
 int eir_cli_dot(int argc, char **argv);
+int eir_cli_load(const char *path, eir_program **p); /* tools/eir/main.c: an archive or the text form */
 
 static const char DOT_HELP[] =
     "usage: eir dot MODEL.pt2 [-o OUT.dot] [--svg OUT.svg] [--collapse DEPTH] [--no-meta]\n"
@@ -116,11 +117,7 @@ int eir_cli_dot(int argc, char **argv) {
     }
     if (!model) return dot_usage("give MODEL.pt2", NULL);
     eir_program *p = NULL;
-    if (eir_program_load(model, &p) != EIR_OK) {
-        fprintf(stderr, "eir: %s\n", eir_errmsg(p));
-        eir_program_free(p);
-        return 1;
-    }
+    if (eir_cli_load(model, &p)) return 1;
     char *text = NULL;
     if (eir_program_dot(p, &opt, &text) != EIR_OK) {
         fprintf(stderr, "eir: %s\n", eir_errmsg(p));

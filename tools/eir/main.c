@@ -15,6 +15,7 @@
 #include "../../src/base/base.h" /* eir_snprintf: numbers in the C locale */
 #include "../../src/kernels/kutil.h"
 #include "../../src/ops/optable.h"
+#include "../../src/ops/meta.h"
 
 static const char USAGE[] =
     "usage: eir <command> [options] MODEL.pt2\n"
@@ -38,7 +39,12 @@ static const char USAGE[] =
     "                              prints every violation with its node, target, argument\n"
     "                              and source line (docs/IR.md lists the rules); --json:\n"
     "                              {\"violations\": [...]}. Exit status 0 when it holds,\n"
-    "                              3 when it breaks rules, 1 when it cannot be read\n"
+    "                              3 when it breaks rules, 1 when it cannot be read.\n"
+    "                              Recorded dtypes, sizes and strides are checked against\n"
+    "                              eir's shape inference (rules meta.*; docs/META.md)\n"
+    "  verify --meta-report MODEL.pt2\n"
+    "                              one JSON line per node: its outputs' recorded metadata\n"
+    "                              against the inferred (agree, differ or unknown)\n"
     "  run MODEL.pt2 [IN.npy ...]  run the program on NumPy inputs given in the order of\n"
     "                              its flattened user inputs (a symbolic int input as a\n"
     "                              0-d integer .npy; Python values burned into the program\n"
@@ -146,7 +152,53 @@ static int cmd_ops(int argc, char **argv) {
     return 0;
 }
 
+/* A file whose first non-blank text is "ExportedProgram:" or "class " is the
+ * text form (docs/TEXT-FORM.md); anything else is read as a .pt2 archive. */
+static int load_text(const char *path, eir_program **p, bool *is_text) {
+    *is_text = false;
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;                    /* eir_program_load reports it */
+    char head[64];
+    size_t n = fread(head, 1, sizeof head, f);
+    size_t k = 0;
+    while (k < n && (head[k] == ' ' || head[k] == '\n' || head[k] == '\r' || head[k] == '\t')) k++;
+    if (!((n - k >= 16 && !memcmp(head + k, "ExportedProgram:", 16)) || (n - k >= 6 && !memcmp(head + k, "class ", 6)))) {
+        fclose(f);
+        return 0;
+    }
+    *is_text = true;
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    rewind(f);
+    for (;;) {
+        if (len == cap) {
+            cap = cap ? cap * 2 : 65536;
+            char *nb = realloc(buf, cap);
+            if (!nb) { free(buf); fclose(f); fprintf(stderr, "eir: %s: out of memory\n", path); return 1; }
+            buf = nb;
+        }
+        size_t r = fread(buf + len, 1, cap - len, f);
+        len += r;
+        if (r == 0) break;
+    }
+    bool err = ferror(f);
+    fclose(f);
+    if (err) { free(buf); fprintf(stderr, "eir: %s: read error\n", path); return 1; }
+    eir_status st = eir_program_parse(buf, len, p);
+    free(buf);
+    if (st != EIR_OK) {
+        fprintf(stderr, "eir: %s:%s\n", path, eir_errmsg(*p));
+        eir_program_free(*p);
+        *p = NULL;
+        return 1;
+    }
+    return 0;
+}
+
 static int load(const char *path, eir_program **p) {
+    bool is_text;
+    int rc = load_text(path, p, &is_text);
+    if (is_text) return rc;
     if (eir_program_load(path, p) != EIR_OK) {
         fprintf(stderr, "eir: %s\n", eir_errmsg(*p));
         eir_program_free(*p);
@@ -155,6 +207,9 @@ static int load(const char *path, eir_program **p) {
     }
     return 0;
 }
+
+int eir_cli_load(const char *path, eir_program **p);
+int eir_cli_load(const char *path, eir_program **p) { return load(path, p); }
 
 static int emit(eir_program *p, eir_status st, char *text) {
     if (st != EIR_OK) {
@@ -593,14 +648,53 @@ out:
 
 /* ---- verify ---- */
 
+/* `eir verify --meta-report`: one JSON line per node, its outputs' recorded
+ * metadata against eir's inference (python/tools/meta_agreement.py reads them) */
+static void meta_json_str(const char *s) {
+    putchar('"');
+    for (; s && *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') printf("\\%c", ch);
+        else if (ch < 0x20) printf("\\u%04x", ch);
+        else putchar(ch);
+    }
+    putchar('"');
+}
+
+static void meta_visit(void *ctx, const char *graph, const eir_node *nd, bool has_meta, const eir_meta_outcome *o,
+                       int n, const char *err) {
+    static const char *const cmp[] = {"agree", "differ", "unknown"};
+    printf("{\"graph\": ");
+    if (graph) meta_json_str(graph); else fputs("null", stdout);
+    printf(", \"node\": ");
+    meta_json_str(nd->name ? nd->name : "?");
+    printf(", \"target\": ");
+    meta_json_str(nd->target);
+    printf(", \"has_meta\": %s, \"error\": ", has_meta ? "true" : "false");
+    if (err) meta_json_str(err); else fputs("null", stdout);
+    printf(", \"outputs\": [");
+    for (int i = 0; i < n; i++) {
+        printf("%s{\"output\": %u, \"value\": ", i ? ", " : "", o[i].output);
+        meta_json_str(o[i].value);
+        printf(", \"dtype\": \"%s\", \"sizes\": \"%s\", \"strides\": \"%s\", \"offset\": \"%s\", \"recorded\": ",
+               cmp[o[i].dtype], cmp[o[i].sizes], cmp[o[i].strides], cmp[o[i].offset]);
+        meta_json_str(o[i].recorded);
+        printf(", \"inferred\": ");
+        meta_json_str(o[i].inferred);
+        putchar('}');
+    }
+    printf("]}\n");
+}
+
 static int cmd_verify(int argc, char **argv) {
     const char *path = NULL;
-    bool json = false;
+    bool json = false, meta_report = false;
     eir_dialect dialect = EIR_DIALECT_ATEN;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(USAGE, stdout); return 0; }
         if (!strcmp(a, "--json")) json = true;
+        else if (!strcmp(a, "--meta-report")) meta_report = true;
         else if (!strcmp(a, "--dialect") || !strncmp(a, "--dialect=", 10)) {
             const char *val = a[9] == '=' ? a + 10 : i + 1 < argc ? argv[++i] : NULL;
             if (!val) return usage_error("%s needs a value: aten, core or edge", a);
@@ -612,6 +706,11 @@ static int cmd_verify(int argc, char **argv) {
     if (!path) return usage_error("%s: no model given", "verify");
     eir_program *p;
     if (load(path, &p)) return 1;
+    if (meta_report) {
+        eir_meta_check_program(p, meta_visit, NULL);
+        eir_program_free(p);
+        return fflush(stdout) == 0 ? 0 : 1;
+    }
     eir_verify_report *r = NULL;
     eir_status st = eir_program_verify(p, dialect, &r);
     char *text = NULL;
@@ -669,9 +768,11 @@ static void convert_help(void) {
         snprintf(opt, sizeof opt, "--%s", ps->name);
         printf("  %-22s  %s\n", opt, ps->doc);
     }
+    fputs("  --to core               to-core, then dce; fails, writing nothing, when a node is left\n"
+          "                          that torch's run_decompositions() would rewrite\n"
+          "  --to edge               to-edge: ExecuTorch's to_edge() (after to-core when needed)\n", stdout);
     fputs("  --verify-each           run the verifier (ATen dialect) before the first pass and after\n"
           "                          each; stop at the first pass that leaves a violation\n"
-          "  --to edge               the pass to-edge (ExecuTorch's to_edge())\n"
           "  --print-after PASS      print the program (as `eir print --program`) after PASS\n"
           "  -h, --help              show this help\n",
           stdout);
@@ -698,25 +799,65 @@ static int convert_verify(eir_program *p, const char *when, eir_dialect d) {
     return rc;
 }
 
+/* After --to core: the nodes whose operator torch's run_decompositions()
+ * would still rewrite (no rule of to-core covers them); 1 when there are
+ * some (listed on stderr). Non-core operators torch keeps as well are
+ * listed as a note. */
+static void core_left_graph(const eir_graph *g, bool rewrite, uint32_t *n, bool count) {
+    for (uint32_t i = 0; i < g->num_nodes; i++) {
+        const eir_node *nd = &g->nodes[i];
+        for (uint32_t j = 0; j < nd->num_inputs; j++)
+            if (nd->inputs[j].arg.kind == EIR_ARG_GRAPH && nd->inputs[j].arg.u.graph.graph)
+                core_left_graph(nd->inputs[j].arg.u.graph.graph, rewrite, n, count);
+        const eir_op_schema *s = eir_op_find(nd->target);
+        if (!s || (s->flags & EIR_OPF_CORE)) continue;
+        bool rw = (s->flags & (EIR_OPF_DECOMP | EIR_OPF_FUNCTIONAL | EIR_OPF_INPLACE)) != 0;
+        if (rw != rewrite) continue;
+        if (count) (*n)++;
+        else fprintf(stderr, "  %%%s (%s)\n", nd->name ? nd->name : "?", s->name);
+    }
+}
+
+static int convert_core_left(eir_program *p) {
+    uint32_t n = 0, k = 0;
+    core_left_graph(eir_program_graph(p), true, &n, true);
+    if (n) {
+        fprintf(stderr, "eir: convert --to core: %u node(s) left that torch's run_decompositions() would rewrite "
+                        "(no decomposition yet); nothing written:\n", n);
+        core_left_graph(eir_program_graph(p), true, &n, false);
+        return 1;
+    }
+    core_left_graph(eir_program_graph(p), false, &k, true);
+    if (k) {
+        fprintf(stderr, "eir: note: %u node(s) keep non-core operators, as torch's run_decompositions() does:\n", k);
+        core_left_graph(eir_program_graph(p), false, &k, false);
+    }
+    return 0;
+}
+
 static int cmd_convert(int argc, char **argv) {
     const char *in = NULL, *out = NULL, *print_after = NULL;
     const eir_pass *todo[64];
     int ntodo = 0;
-    bool verify_each = false;
+    bool verify_each = false, to_core = false;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) { convert_help(); return 0; }
         if (!strcmp(a, "--verify-each")) { verify_each = true; continue; }
-        if (!strcmp(a, "--to") || !strncmp(a, "--to=", 5)) {
-            /* --to DIALECT: the pass to-DIALECT */
-            const char *d = a[4] == '=' ? a + 5 : i + 1 < argc ? argv[++i] : NULL;
-            if (!d) return usage_error("%s", "convert: --to needs a dialect (edge)");
-            char pname[64];
-            snprintf(pname, sizeof pname, "to-%s", d);
-            const eir_pass *ps = eir_pass_find(pname);
-            if (!ps) return usage_error("convert: --to %s: no pass lowers to that dialect", d);
-            if (ntodo == (int)(sizeof todo / sizeof todo[0])) return usage_error("convert: too many passes at '%s'", a);
-            todo[ntodo++] = ps;
+        if (!strcmp(a, "--to")) {
+            const char *d = i + 1 < argc ? argv[i + 1] : "";
+            if (strcmp(d, "core") && strcmp(d, "edge"))
+                return usage_error("%s", "convert: --to needs a dialect: core or edge");
+            i++;
+            if (ntodo + 2 > (int)(sizeof todo / sizeof todo[0])) return usage_error("%s", "convert: too many passes");
+            if (!strcmp(d, "edge")) {
+                /* to-edge runs to-core first when the program is not Core ATen */
+                todo[ntodo++] = eir_pass_find("to-edge");
+                continue;
+            }
+            todo[ntodo++] = eir_pass_find("to-core");
+            todo[ntodo++] = eir_pass_find("dce");
+            to_core = true;
             continue;
         }
         if (!strcmp(a, "--print-after")) {
@@ -773,6 +914,7 @@ static int cmd_convert(int argc, char **argv) {
             eir_free(t);
         }
     }
+    if (to_core && convert_core_left(p)) { eir_program_free(p); return 1; }
     int rc = 0;
     if (eir_program_save(p, out) != EIR_OK) {
         fprintf(stderr, "eir: %s\n", eir_errmsg(p));

@@ -153,6 +153,28 @@ def _copy_view(v: TensorView) -> np.ndarray:
     return out
 
 
+def _looks_like_text(s: str) -> bool:
+    t = s.lstrip()
+    return t.startswith("ExportedProgram:") or t.startswith("class ")
+
+
+def _text_form(source) -> Optional[str]:
+    """The program text when source is one (a str holding it, or a path to a
+    file that starts like it), else None."""
+    if isinstance(source, str) and _looks_like_text(source):
+        return source
+    if isinstance(source, (str, os.PathLike)):
+        try:
+            with open(source, "rb") as f:
+                head = f.read(64)
+                if not _looks_like_text(head.decode(errors="replace")):
+                    return None
+                return (head + f.read()).decode()
+        except OSError:
+            return None
+    return None
+
+
 class Program:
     """An exported program loaded by eir (see :func:`load`).
 
@@ -175,7 +197,13 @@ class Program:
         self._eir_lib = None
         self._buf = None
         h = ctypes.c_void_p()
-        if isinstance(source, (bytes, bytearray, memoryview)):
+        text = _text_form(source)
+        if text is not None:
+            # the text form (docs/TEXT-FORM.md): parsed and copied
+            data = text.encode()
+            st = L.eir_program_parse(data, len(data), ctypes.byref(h))
+            self.path = None if isinstance(source, str) and _looks_like_text(source) else os.fspath(source)
+        elif isinstance(source, (bytes, bytearray, memoryview)):
             # eir borrows the buffer until the program is freed: keep a copy alive
             self._buf = ctypes.create_string_buffer(bytes(source), len(source))
             st = L.eir_program_load_buffer(self._buf, len(source), ctypes.byref(h))
@@ -443,7 +471,9 @@ class Program:
 
 def load(source: Union[str, os.PathLike, bytes, bytearray, memoryview],
          ops: Union[None, str, os.PathLike, Sequence[Union[str, os.PathLike]]] = None) -> Program:
-    """Load a program from a ``.pt2`` path or the archive's bytes.
+    """Load a program from a ``.pt2`` path or the archive's bytes, or from
+    the text form: the text ``print(ep)`` prints, as a str or a file
+    (docs/TEXT-FORM.md; state is zero-filled).
 
     ``ops``: path(s) of shared libraries of custom operators (exporting
     ``eir_ops_init``, as ``eir run --ops`` loads them; see

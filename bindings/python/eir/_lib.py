@@ -63,6 +63,7 @@ def _declare(lib: ctypes.CDLL) -> None:
     fn("eir_version", cp)
     fn("eir_program_load", st, cp, ctypes.POINTER(vp))
     fn("eir_program_load_buffer", st, vp, ctypes.c_size_t, ctypes.POINTER(vp))
+    fn("eir_program_parse", st, cp, ctypes.c_size_t, ctypes.POINTER(vp))
     fn("eir_program_free", None, vp)
     fn("eir_errmsg", cp, vp)
     fn("eir_program_print", st, vp, ctypes.c_int, ctypes.POINTER(vp))

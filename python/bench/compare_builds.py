@@ -1,0 +1,127 @@
+"""Two builds of eir side by side, with torch eager as the yardstick: the
+before/after table of a kernel change, measured in one run on the same inputs.
+
+    python3 python/bench/compare_builds.py --base /tmp/base/build/run_bench \
+        [--new build/run_bench] [--models resnet18,mobilenet_v2,...] [--runs N] [--warmup W]
+        [--out docs/BENCHMARKS.md]
+
+Each model of python/bench/models.py is exported once as exported and once after
+run_decompositions(); both builds' run_bench (--serve) load the same .pt2 and
+inputs, their outputs are checked against torch's (bench.check_outputs, deep
+tolerance) and then the three contenders (base eir, new eir, torch eager under
+inference_mode) are timed round-robin, one run each per round, one thread each.
+The medians and ratios go to stdout as a markdown table and, with --out, into
+the file between the markers <!-- compare_builds --> ... <!-- /compare_builds -->.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+
+import bench  # noqa: E402
+
+DEFAULT_MODELS = "resnet18,mobilenet_v2,mobilenet_v3_large,mlp"
+BEGIN, END = "<!-- compare_builds -->", "<!-- /compare_builds -->"
+
+
+def measure(name, decomp, args, log):
+    work = tempfile.mkdtemp(prefix=f"eir-cmp-{name}-")
+    runners = {}
+    try:
+        prep = bench.prepare(name, work, decomp, False, ("torch",), log)
+        runners["base"] = bench.Eir(prep, 1, args.base)
+        runners["new"] = bench.Eir(prep, 1, args.new)
+        runners["torch"] = bench.TorchEager(prep, 1)
+        checks = {}
+        for k in ("base", "new"):
+            runners[k].run()
+            ok, msg = bench.check_outputs(runners[k].outputs(len(prep["want"])), prep["want"], deep=True)
+            if not ok:
+                raise bench.BenchError(f"{k} build: WRONG OUTPUT: {msg}")
+            checks[k] = msg
+        for r in runners.values():
+            for _ in range(args.warmup):
+                r.run()
+        times = {k: [] for k in runners}
+        for _ in range(args.runs):
+            for k, r in runners.items():
+                times[k].append(r.run())
+        med = {k: statistics.median(v) for k, v in times.items()}
+        log(f"[{name}{'.decomp' if decomp else ''}] " + ", ".join(f"{k} {v * 1e3:.2f} ms" for k, v in med.items()))
+        return med
+    finally:
+        for r in runners.values():
+            r.close()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def report(rows, args):
+    out = [BEGIN, "",
+           f"Measured by `python3 python/bench/compare_builds.py --base {args.base} --runs {args.runs}` "
+           f"(before: {args.base_label}) on "
+           f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC: median of {args.runs} rounds after "
+           f"{args.warmup} warm-up runs, the three contenders alternating round-robin on the same inputs, one thread "
+           "each. Both builds' outputs were checked against torch's first.", ""]
+    if args.note:
+        out += [f"**{args.note}**", ""]
+    out += ["| model | eir before | eir after | speed-up | torch eager | before / torch | after / torch |",
+            "|---|---:|---:|---:|---:|---:|---:|"]
+    for name, med in rows:
+        if isinstance(med, str):
+            out.append(f"| {name} | failed: {med} | | | | | |")
+            continue
+        b, n, t = med["base"], med["new"], med["torch"]
+        out.append(f"| {name} | {bench._ms(b)} | {bench._ms(n)} | {b / n:.2f}x | {bench._ms(t)} | {b / t:.2f}x | {n / t:.2f}x |")
+    out += ["", END]
+    return "\n".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--base", required=True, help="run_bench of the baseline build")
+    ap.add_argument("--base-label", help="how the report names the baseline (default: the path)")
+    ap.add_argument("--new", default=os.path.join(ROOT, "build", "run_bench"))
+    ap.add_argument("--models", default=DEFAULT_MODELS)
+    ap.add_argument("--runs", type=int, default=15)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--note")
+    ap.add_argument("--out", help="write the table into this markdown file, between its markers")
+    args = ap.parse_args()
+    args.base_label = args.base_label or args.base
+    log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
+    rows = []
+    for name in args.models.split(","):
+        for decomp in (False, True):
+            label = name + (".decomp" if decomp else "")
+            t0 = time.time()
+            try:
+                rows.append((label, measure(name, decomp, args, log)))
+            except Exception as e:  # noqa: BLE001
+                rows.append((label, bench._short(e) if not isinstance(e, bench.BenchError) else str(e)))
+                log(f"[{label}] FAILED: {rows[-1][1]}")
+            log(f"[{label}] {time.time() - t0:.0f}s")
+    text = report(rows, args)
+    print(text)
+    if args.out:
+        doc = open(args.out).read() if os.path.exists(args.out) else ""
+        if BEGIN in doc and END in doc:
+            doc = doc[:doc.index(BEGIN)] + text + doc[doc.index(END) + len(END):]
+        else:
+            doc = doc.rstrip("\n") + "\n\n" + text + "\n"
+        with open(args.out, "w") as fh:
+            fh.write(doc)
+    return 1 if any(isinstance(m, str) for _, m in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,483 @@
+/* fast.c — float32/float64 fast paths of the CPU kernels (see fast.h):
+ * pointwise rows for the engine in pointwise.c, direct depthwise
+ * convolution, 2-d pooling and eval-mode batch norm on contiguous tensors.
+ *
+ * The loops are plain C written for the compiler's vectoriser: unit-stride
+ * or broadcast operands, no dtype dispatch and no calls per element. The
+ * file is compiled with loop vectorisation on (-O2 alone vectorises only
+ * loops that need no epilogue) and, on x86-64 with gcc, each function is
+ * cloned for AVX2+FMA (x86-64-v3) with the portable SSE2 version as the
+ * fallback, picked once at load time from the CPU's features. Floating-point
+ * contraction stays off (-std=c11), so a clone computes exactly what the
+ * portable code computes. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
+#endif
+
+#include <math.h>
+#include <string.h>
+
+#include "fast.h"
+#include "kutil.h"
+#include "pw.h"
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && !defined(EIR_NO_CLONES)
+#define FAST_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define FAST_CLONES
+#endif
+
+int eir_kernels_fast = 1;
+
+/* ======================================================================
+ * pointwise rows
+ * The element expressions are the engine's float / double element
+ * functions (pointwise.c), written out for a whole row.
+ * ====================================================================== */
+
+#define MAXT(a, b) ((a) != (a) ? (a) : (b) != (b) ? (b) : ((a) < (b) ? (b) : (a)))
+#define MINT(a, b) ((a) != (a) ? (a) : (b) != (b) ? (b) : ((b) < (a) ? (b) : (a)))
+
+/* A binary row: both operands contiguous, or one of them a scalar. The
+ * output may be one of the operands (in-place ops) but never overlaps them
+ * otherwise (the engine checks), so restrict holds index by index. */
+#define ROW2(name, T, sfx, EXPR)                                                                                \
+    FAST_CLONES static bool row_##name##_##sfx(T *o_, const T *const *x, const int64_t *s, int64_t n,            \
+                                               const struct pw_params *p) {                                      \
+        T *restrict o = o_;                                                                                      \
+        const T *restrict xa = x[0], *restrict xb = x[1];                                                        \
+        (void)p;                                                                                                 \
+        if (s[0] && s[1]) {                                                                                      \
+            for (int64_t i = 0; i < n; i++) { T a = xa[i], b = xb[i]; o[i] = (EXPR); }                           \
+        } else if (s[0]) {                                                                                       \
+            const T b = xb[0];                                                                                   \
+            for (int64_t i = 0; i < n; i++) { T a = xa[i]; o[i] = (EXPR); }                                      \
+        } else if (s[1]) {                                                                                       \
+            const T a = xa[0];                                                                                   \
+            for (int64_t i = 0; i < n; i++) { T b = xb[i]; o[i] = (EXPR); }                                      \
+        } else                                                                                                   \
+            return false;                                                                                        \
+        return true;                                                                                             \
+    }
+
+/* A unary row over a contiguous operand. */
+#define ROW1(name, T, sfx, EXPR)                                                                                \
+    FAST_CLONES static bool row_##name##_##sfx(T *o_, const T *const *x, const int64_t *s, int64_t n,            \
+                                               const struct pw_params *p) {                                      \
+        T *restrict o = o_;                                                                                      \
+        const T *restrict xa = x[0];                                                                             \
+        (void)p;                                                                                                 \
+        if (!s[0]) return false;                                                                                 \
+        for (int64_t i = 0; i < n; i++) { T a = xa[i]; o[i] = (EXPR); }                                          \
+        return true;                                                                                             \
+    }
+
+/* The entry points fast.h declares: plain functions calling the cloned
+ * static ones (a cloned function gets an ifunc symbol of default visibility,
+ * which would leave the library). */
+#define ENTRY(name)                                                                                            \
+    bool eir_pw_row_##name##_f32(float *o, const float *const *x, const int64_t *s, int64_t n,                  \
+                                 const struct pw_params *p) {                                                  \
+        return row_##name##_f32(o, x, s, n, p);                                                                \
+    }                                                                                                          \
+    bool eir_pw_row_##name##_f64(double *o, const double *const *x, const int64_t *s, int64_t n,                \
+                                 const struct pw_params *p) {                                                  \
+        return row_##name##_f64(o, x, s, n, p);                                                                \
+    }
+
+#define BOTH2(name, EF, ED) ROW2(name, float, f32, EF) ROW2(name, double, f64, ED) ENTRY(name)
+#define BOTH1(name, EF, ED) ROW1(name, float, f32, EF) ROW1(name, double, f64, ED) ENTRY(name)
+
+/* add(a, b, alpha) is fma(b, alpha, a): with alpha = 1 that is a + b
+ * exactly (b * 1 is exact, one rounding), with alpha = -1 a - b. */
+ROW2(add1, float, f32, a + b)
+ROW2(add1, double, f64, a + b)
+ROW2(sub1, float, f32, a - b)
+ROW2(sub1, double, f64, a - b)
+ROW2(adda, float, f32, fmaf(b, p->af, a))
+ROW2(adda, double, f64, fma(b, p->a, a))
+bool eir_pw_row_add_f32(float *o, const float *const *x, const int64_t *s, int64_t n, const struct pw_params *p) {
+    if (p->af == 1.0f) return row_add1_f32(o, x, s, n, p);
+    if (p->af == -1.0f) return row_sub1_f32(o, x, s, n, p);
+    return row_adda_f32(o, x, s, n, p);
+}
+bool eir_pw_row_add_f64(double *o, const double *const *x, const int64_t *s, int64_t n, const struct pw_params *p) {
+    if (p->a == 1.0) return row_add1_f64(o, x, s, n, p);
+    if (p->a == -1.0) return row_sub1_f64(o, x, s, n, p);
+    return row_adda_f64(o, x, s, n, p);
+}
+BOTH2(mul, a * b, a * b)
+BOTH2(div, a / b, a / b)
+BOTH2(max, MAXT(a, b), MAXT(a, b))
+BOTH2(min, MINT(a, b), MINT(a, b))
+
+BOTH1(relu, MAXT(a, 0.0f), MAXT(a, 0.0))
+BOTH1(neg, -a, -a)
+BOTH1(abs, fabsf(a), fabs(a))
+BOTH1(sqrt, sqrtf(a), sqrt(a))
+BOTH1(rsqrt, 1.0f / sqrtf(a), 1.0 / sqrt(a))
+BOTH1(recip, 1.0f / a, 1.0 / a)
+/* fmax(t, 0) then fmin(., 6): NaN + 3 becomes 0 there, as in the element functions */
+static inline float hs_f(float a) {
+    float t = a + 3.0f;
+    t = t > 0.0f ? t : 0.0f;
+    return t < 6.0f ? t : 6.0f;
+}
+static inline double hs_d(double a) {
+    double t = a + 3.0;
+    t = t > 0.0 ? t : 0.0;
+    return t < 6.0 ? t : 6.0;
+}
+BOTH1(hardswish, a * hs_f(a) / 6.0f, a * hs_d(a) / 6.0)
+BOTH1(hardsigmoid, hs_f(a) / 6.0f, hs_d(a) / 6.0)
+/* libm per element: no vector versions, but no dispatch either */
+BOTH1(exp, expf(a), exp(a))
+BOTH1(tanh, tanhf(a), tanh(a))
+BOTH1(sigmoid, 1.0f / (1.0f + expf(-a)), 1.0 / (1.0 + exp(-a)))
+BOTH1(silu, a / (1.0f + expf(-a)), a / (1.0 + exp(-a)))
+
+bool eir_pw_row_gelu_f32(float *o, const float *const *x, const int64_t *s, int64_t n, const struct pw_params *p) {
+    if (!s[0]) return false;
+    const float *xa = x[0];
+    if (p->mode == 1) {
+        const float k = (float)(M_SQRT2 * M_2_SQRTPI * 0.5), c = 0.044715f;
+        for (int64_t i = 0; i < n; i++) {
+            float a = xa[i], inner = k * (a + c * a * a * a);
+            o[i] = 0.5f * a * (1.0f + tanhf(inner));
+        }
+    } else
+        for (int64_t i = 0; i < n; i++) {
+            float a = xa[i];
+            o[i] = a * 0.5f * (1.0f + erff(a * (float)M_SQRT1_2));
+        }
+    return true;
+}
+bool eir_pw_row_gelu_f64(double *o, const double *const *x, const int64_t *s, int64_t n, const struct pw_params *p) {
+    if (!s[0]) return false;
+    const double *xa = x[0];
+    if (p->mode == 1) {
+        const double k = M_SQRT2 * M_2_SQRTPI * 0.5, c = 0.044715;
+        for (int64_t i = 0; i < n; i++) {
+            double a = xa[i], inner = k * (a + c * a * a * a);
+            o[i] = 0.5 * a * (1.0 + tanh(inner));
+        }
+    } else
+        for (int64_t i = 0; i < n; i++) {
+            double a = xa[i];
+            o[i] = a * 0.5 * (1.0 + erf(a * M_SQRT1_2));
+        }
+    return true;
+}
+
+/* clamp(self, lo, hi): x = (self, lo, hi), lo and hi scalars, either absent */
+#define CLAMP_ROW(T, sfx)                                                                                       \
+    FAST_CLONES static bool row_clamp_##sfx(T *o_, const T *const *x, const int64_t *s, int64_t n,               \
+                                            const struct pw_params *p) {                                         \
+        if (!s[0] || s[1] || s[2]) return false;                                                                 \
+        T *restrict o = o_;                                                                                      \
+        const T *restrict xa = x[0];                                                                             \
+        const T lo = x[1][0], hi = x[2][0];                                                                      \
+        if (p->has_lo && p->has_hi)                                                                              \
+            for (int64_t i = 0; i < n; i++) { T r = MAXT(xa[i], lo); o[i] = MINT(r, hi); }                       \
+        else if (p->has_lo)                                                                                      \
+            for (int64_t i = 0; i < n; i++) { T a = xa[i]; o[i] = MAXT(a, lo); }                                 \
+        else if (p->has_hi)                                                                                      \
+            for (int64_t i = 0; i < n; i++) { T a = xa[i]; o[i] = MINT(a, hi); }                                 \
+        else                                                                                                     \
+            for (int64_t i = 0; i < n; i++) o[i] = xa[i];                                                        \
+        return true;                                                                                             \
+    }
+CLAMP_ROW(float, f32)
+CLAMP_ROW(double, f64)
+ENTRY(clamp)
+
+/* ======================================================================
+ * depthwise convolution
+ * ====================================================================== */
+
+/* The output columns [lo, hi) whose input column ow * s + off is inside [0, W). */
+static void col_range(int64_t OW, int64_t W, int64_t s, int64_t off, int64_t *lo, int64_t *hi) {
+    int64_t l = off < 0 ? (-off + s - 1) / s : 0;
+    int64_t h = W - 1 - off < 0 ? 0 : (W - 1 - off) / s + 1;
+    if (h > OW) h = OW;
+    *lo = l;
+    *hi = h > l ? h : l;
+}
+
+FAST_CLONES static void dw_plane(const float *restrict x, const float *restrict w, float bias, float *restrict y,
+                                 int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t KH, int64_t KW,
+                                 const int64_t *stride, const int64_t *pad, const int64_t *dil) {
+    int64_t sh = stride[0], sw = stride[1];
+    for (int64_t oh = 0; oh < OH; oh++) {
+        float *restrict yr = y + oh * OW;
+        for (int64_t ow = 0; ow < OW; ow++) yr[ow] = 0.0f;
+        for (int64_t kh = 0; kh < KH; kh++) {
+            int64_t ih = oh * sh - pad[0] + kh * dil[0];
+            if (ih < 0 || ih >= H) continue;
+            const float *restrict xr = x + ih * W;
+            for (int64_t kw = 0; kw < KW; kw++) {
+                float wv = w[kh * KW + kw];
+                int64_t off = kw * dil[1] - pad[1], lo, hi;
+                col_range(OW, W, sw, off, &lo, &hi);
+                if (sw == 1) {
+                    const float *restrict xs = xr + off;
+                    for (int64_t ow = lo; ow < hi; ow++) yr[ow] += wv * xs[ow];
+                } else if (sw == 2) {
+                    for (int64_t ow = lo; ow < hi; ow++) yr[ow] += wv * xr[2 * ow + off];
+                } else {
+                    for (int64_t ow = lo; ow < hi; ow++) yr[ow] += wv * xr[ow * sw + off];
+                }
+            }
+        }
+        if (bias != 0.0f)
+            for (int64_t ow = 0; ow < OW; ow++) yr[ow] += bias;
+    }
+}
+
+/* The plane x (H x W) at row ph, column pw of the HP x WP plane xp, zeros
+ * around it; rows and columns past xp's edge are not needed and dropped. */
+static void pad_plane(const float *x, float *xp, int64_t H, int64_t W, int64_t HP, int64_t WP, int64_t ph, int64_t pw) {
+    memset(xp, 0, (size_t)(HP * WP) * sizeof(float));
+    int64_t wn = W < WP - pw ? W : WP - pw;
+    for (int64_t h = 0; h < H && h + ph < HP; h++)
+        if (wn > 0) memcpy(xp + (h + ph) * WP + pw, x + h * W, (size_t)wn * sizeof(float));
+}
+
+/* One output row of a KH x 3 or KH x 5 depthwise kernel, undilated, over a
+ * padded plane: each output is the sum of the taps in row-major order, then
+ * the bias. rows[kh] is the padded input row of tap row kh. */
+FAST_CLONES static void dw_row3(const float *const *rows, const float *w, float bias, float *restrict y, int64_t OW,
+                                int64_t KH, int64_t s) {
+    for (int64_t ow = 0; ow < OW; ow++) y[ow] = 0.0f;
+    for (int64_t kh = 0; kh < KH; kh++) {
+        const float *restrict r = rows[kh];
+        float w0 = w[kh * 3], w1 = w[kh * 3 + 1], w2 = w[kh * 3 + 2];
+        if (s == 1)
+            for (int64_t ow = 0; ow < OW; ow++) y[ow] += w0 * r[ow] + w1 * r[ow + 1] + w2 * r[ow + 2];
+        else
+            for (int64_t ow = 0; ow < OW; ow++) {
+                const float *q = r + ow * s;
+                y[ow] += w0 * q[0] + w1 * q[1] + w2 * q[2];
+            }
+    }
+    for (int64_t ow = 0; ow < OW; ow++) y[ow] += bias;
+}
+FAST_CLONES static void dw_row5(const float *const *rows, const float *w, float bias, float *restrict y, int64_t OW,
+                                int64_t KH, int64_t s) {
+    for (int64_t ow = 0; ow < OW; ow++) y[ow] = 0.0f;
+    for (int64_t kh = 0; kh < KH; kh++) {
+        const float *restrict r = rows[kh];
+        const float *wk = w + kh * 5;
+        float w0 = wk[0], w1 = wk[1], w2 = wk[2], w3 = wk[3], w4 = wk[4];
+        if (s == 1)
+            for (int64_t ow = 0; ow < OW; ow++)
+                y[ow] += w0 * r[ow] + w1 * r[ow + 1] + w2 * r[ow + 2] + w3 * r[ow + 3] + w4 * r[ow + 4];
+        else
+            for (int64_t ow = 0; ow < OW; ow++) {
+                const float *q = r + ow * s;
+                y[ow] += w0 * q[0] + w1 * q[1] + w2 * q[2] + w3 * q[3] + w4 * q[4];
+            }
+    }
+    for (int64_t ow = 0; ow < OW; ow++) y[ow] += bias;
+}
+
+void eir_conv2d_depthwise_f32(const float *x, const float *w, const float *bias, float *y, int64_t N, int64_t C,
+                              int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t KH, int64_t KW, const int64_t *stride,
+                              const int64_t *pad, const int64_t *dil) {
+    /* kernel width 3 or 5, no dilation, padding within the kernel: rows over a zero-padded copy of the plane */
+    int64_t HP = (OH - 1) * stride[0] + KH, WP = (OW - 1) * stride[1] + KW;
+    float *xp = NULL;
+    bool padded = (KW == 3 || KW == 5) && KH <= 16 && dil[0] == 1 && dil[1] == 1 && pad[0] >= 0 && pad[1] >= 0 &&
+                  pad[0] < KH && pad[1] < KW && HP > 0 && WP > 0 &&
+                  (xp = eir_kalloc((size_t)(HP * WP) * sizeof(float))) != NULL;
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t c = 0; c < C; c++) {
+            const float *xc = x + (n * C + c) * H * W, *wc = w + c * KH * KW;
+            float *yc = y + (n * C + c) * OH * OW, b = bias ? bias[c] : 0.0f;
+            if (!padded) {
+                dw_plane(xc, wc, b, yc, H, W, OH, OW, KH, KW, stride, pad, dil);
+                continue;
+            }
+            pad_plane(xc, xp, H, W, HP, WP, pad[0], pad[1]);
+            const float *rows[16];
+            for (int64_t oh = 0; oh < OH; oh++) {
+                for (int64_t kh = 0; kh < KH; kh++) rows[kh] = xp + (oh * stride[0] + kh) * WP;
+                if (KW == 3) dw_row3(rows, wc, b, yc + oh * OW, OW, KH, stride[1]);
+                else dw_row5(rows, wc, b, yc + oh * OW, OW, KH, stride[1]);
+            }
+        }
+    eir_kfree(xp);
+}
+
+/* ======================================================================
+ * im2col
+ * ====================================================================== */
+
+void eir_im2col2d_f32(const float *x, float *col, int64_t C, int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t KH,
+                      int64_t KW, const int64_t *stride, const int64_t *pad, const int64_t *dil) {
+    float *q = col;
+    for (int64_t c = 0; c < C; c++)
+        for (int64_t kh = 0; kh < KH; kh++)
+            for (int64_t kw = 0; kw < KW; kw++) {
+                int64_t off = kw * dil[1] - pad[1], lo, hi;
+                col_range(OW, W, stride[1], off, &lo, &hi);
+                for (int64_t oh = 0; oh < OH; oh++, q += OW) {
+                    int64_t ih = oh * stride[0] - pad[0] + kh * dil[0];
+                    if (ih < 0 || ih >= H) {
+                        memset(q, 0, (size_t)OW * sizeof(float));
+                        continue;
+                    }
+                    const float *xr = x + (c * H + ih) * W;
+                    for (int64_t ow = 0; ow < lo; ow++) q[ow] = 0.0f;
+                    if (stride[1] == 1) {
+                        if (hi > lo) memcpy(q + lo, xr + lo + off, (size_t)(hi - lo) * sizeof(float));
+                    } else
+                        for (int64_t ow = lo; ow < hi; ow++) q[ow] = xr[ow * stride[1] + off];
+                    for (int64_t ow = hi; ow < OW; ow++) q[ow] = 0.0f;
+                }
+            }
+}
+
+/* ======================================================================
+ * pooling
+ * ====================================================================== */
+
+/* One output of max pooling over rows [hs, he) and columns [ws, we) (both
+ * clipped to the plane): the generic kernel's loop. */
+static inline void max_one(const float *xp, int64_t W, int64_t hs, int64_t he, int64_t ws, int64_t we, int64_t dh,
+                           int64_t dw, float *y, int64_t *ind) {
+    int64_t mi = hs * W + ws;
+    float mv = -INFINITY;
+    for (int64_t h = hs; h < he; h += dh)
+        for (int64_t w = ws; w < we; w += dw) {
+            float v = xp[h * W + w];
+            if (v > mv || v != v) { mv = v; mi = h * W + w; }
+        }
+    *y = mv;
+    if (ind) *ind = mi;
+}
+
+/* Outputs [lo, hi) of one output row whose column windows lie inside the
+ * plane, tap by tap across the row (the same taps in the same order per
+ * output as max_one): y and ind hold the running maximum and its index. */
+FAST_CLONES static void max_row(const float *xp, int64_t W, int64_t hs, int64_t he, int64_t dh, int64_t KW, int64_t dw,
+                                int64_t s, int64_t p, int64_t lo, int64_t hi, float *restrict y, int64_t *restrict ind) {
+    for (int64_t ow = lo; ow < hi; ow++) y[ow] = -INFINITY;
+    if (ind)
+        for (int64_t ow = lo; ow < hi; ow++) ind[ow] = hs * W + ow * s - p;
+    for (int64_t h = hs; h < he; h += dh) {
+        const float *restrict xr = xp + h * W;
+        for (int64_t kw = 0; kw < KW; kw++) {
+            int64_t off = kw * dw - p;
+            if (!ind) {
+                for (int64_t ow = lo; ow < hi; ow++) {
+                    float v = xr[ow * s + off], m = y[ow];
+                    y[ow] = v > m || v != v ? v : m;
+                }
+            } else {
+                int64_t base = h * W + off;
+                for (int64_t ow = lo; ow < hi; ow++) {
+                    float v = xr[ow * s + off], m = y[ow];
+                    bool c = v > m || v != v;
+                    y[ow] = c ? v : m;
+                    ind[ow] = c ? base + ow * s : ind[ow];
+                }
+            }
+        }
+    }
+}
+
+void eir_max_pool2d_f32(const float *x, float *y, int64_t *ind, int64_t planes, int64_t H, int64_t W, int64_t OH,
+                        int64_t OW, const int64_t *ks, const int64_t *st, const int64_t *pd, const int64_t *dl) {
+    /* the columns whose whole window is inside the plane */
+    int64_t lo = 0, hi = 0;
+    if (st[1] > 0) {
+        lo = pd[1] > 0 ? (pd[1] + st[1] - 1) / st[1] : 0;
+        int64_t last = W - 1 - ((ks[1] - 1) * dl[1] - pd[1]); /* ow * s <= last */
+        hi = last < 0 ? 0 : last / st[1] + 1;
+        if (hi > OW) hi = OW;
+        if (lo > hi) lo = hi;
+    }
+    for (int64_t pl = 0; pl < planes; pl++) {
+        const float *xp = x + pl * H * W;
+        float *yp = y + pl * OH * OW;
+        int64_t *ip = ind ? ind + pl * OH * OW : NULL;
+        for (int64_t oh = 0; oh < OH; oh++) {
+            int64_t hs = oh * st[0] - pd[0], he = hs + (ks[0] - 1) * dl[0] + 1;
+            if (he > H) he = H;
+            while (hs < 0) hs += dl[0];
+            float *yr = yp + oh * OW;
+            int64_t *ir = ip ? ip + oh * OW : NULL;
+            for (int64_t ow = 0; ow < OW; ow++) {
+                if (ow == lo && hi > lo) {
+                    max_row(xp, W, hs, he, dl[0], ks[1], dl[1], st[1], pd[1], lo, hi, yr, ir);
+                    ow = hi - 1;
+                    continue;
+                }
+                int64_t ws = ow * st[1] - pd[1], we = ws + (ks[1] - 1) * dl[1] + 1;
+                if (we > W) we = W;
+                while (ws < 0) ws += dl[1];
+                max_one(xp, W, hs, he, ws, we, dl[0], dl[1], yr + ow, ir ? ir + ow : NULL);
+            }
+        }
+    }
+}
+
+void eir_avg_pool2d_f32(const float *x, float *y, int64_t planes, int64_t H, int64_t W, int64_t OH, int64_t OW,
+                        const int64_t *ks, const int64_t *st, const int64_t *pd, bool count_include_pad,
+                        int64_t divisor_override) {
+    for (int64_t pl = 0; pl < planes; pl++) {
+        const float *xp = x + pl * H * W;
+        float *yp = y + pl * OH * OW;
+        for (int64_t oh = 0; oh < OH; oh++)
+            for (int64_t ow = 0; ow < OW; ow++) {
+                int64_t hs = oh * st[0] - pd[0], ws = ow * st[1] - pd[1];
+                int64_t he = hs + ks[0], we = ws + ks[1];
+                if (he > H + pd[0]) he = H + pd[0];
+                if (we > W + pd[1]) we = W + pd[1];
+                int64_t pool = (he - hs) * (we - ws);
+                if (hs < 0) hs = 0;
+                if (ws < 0) ws = 0;
+                if (he > H) he = H;
+                if (we > W) we = W;
+                if (hs >= he || ws >= we) { yp[oh * OW + ow] = 0.0f; continue; }
+                int64_t div = divisor_override ? divisor_override : count_include_pad ? pool : (he - hs) * (we - ws);
+                double s = 0;
+                for (int64_t h = hs; h < he; h++)
+                    for (int64_t w = ws; w < we; w++) s += xp[h * W + w];
+                yp[oh * OW + ow] = (float)(s / (double)div);
+            }
+    }
+}
+
+void eir_adaptive_avg_pool2d_f32(const float *x, float *y, int64_t planes, int64_t H, int64_t W, int64_t OH,
+                                 int64_t OW) {
+    for (int64_t pl = 0; pl < planes; pl++) {
+        const float *xp = x + pl * H * W;
+        float *yp = y + pl * OH * OW;
+        for (int64_t oh = 0; oh < OH; oh++) {
+            int64_t hs = (oh * H) / OH, he = ((oh + 1) * H + OH - 1) / OH;
+            for (int64_t ow = 0; ow < OW; ow++) {
+                int64_t ws = (ow * W) / OW, we = ((ow + 1) * W + OW - 1) / OW;
+                double s = 0;
+                for (int64_t h = hs; h < he; h++)
+                    for (int64_t w = ws; w < we; w++) s += xp[h * W + w];
+                yp[oh * OW + ow] = (float)(s / (double)((he - hs) * (we - ws)));
+            }
+        }
+    }
+}
+
+/* ======================================================================
+ * batch norm
+ * ====================================================================== */
+
+FAST_CLONES static void bn_row(const float *restrict x, float *restrict y, int64_t P, float alpha, float beta) {
+    for (int64_t i = 0; i < P; i++) y[i] = x[i] * alpha + beta;
+}
+
+void eir_batch_norm_apply_f32(const float *x, float *y, int64_t N, int64_t C, int64_t P, const double *alpha,
+                              const double *beta) {
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t c = 0; c < C; c++) bn_row(x + (n * C + c) * P, y + (n * C + c) * P, P, (float)alpha[c], (float)beta[c]);
+}

@@ -1,0 +1,72 @@
+/* fast.h — float32/float64 fast paths of the CPU kernels (fast.c): row
+ * loops of the pointwise engine, a direct depthwise convolution, 2-d
+ * pooling and eval-mode batch norm on contiguous NCHW tensors. Internal to
+ * src/kernels/.
+ *
+ * The pointwise rows, pooling and im2col compute what the generic path of
+ * their kernel computes, in the same order per element, so results are
+ * bit-identical to it; the depthwise convolution sums in another order and
+ * batch norm computes in float (within an ulp or a few of the generic). The
+ * kernel decides when a fast path applies (dtype, layout) and falls back to
+ * the generic path otherwise. eir_kernels_fast = 0 turns them all off (the
+ * unit tests compare both paths). */
+#ifndef EIR_KERNELS_FAST_H
+#define EIR_KERNELS_FAST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct pw_params;
+
+/* 1 (default): kernels take their fast paths where they apply. */
+extern int eir_kernels_fast;
+
+/* ---- pointwise rows ----
+ * o[0..n) = op(x[0][i * s[0]], x[1][i * s[1]], ...) where each s[k] is 0
+ * (a broadcast scalar) or 1 (contiguous). Returns false, having written
+ * nothing, for a stride combination the row does not handle. */
+typedef bool (*pw_rowf)(float *o, const float *const *x, const int64_t *s, int64_t n, const struct pw_params *p);
+typedef bool (*pw_rowd)(double *o, const double *const *x, const int64_t *s, int64_t n, const struct pw_params *p);
+
+#define EIR_PW_ROWS(X) \
+    X(add) X(mul) X(div) X(max) X(min) X(relu) X(clamp) X(neg) X(abs) X(sqrt) X(rsqrt) X(recip) \
+    X(hardswish) X(hardsigmoid) X(exp) X(tanh) X(sigmoid) X(silu) X(gelu)
+#define EIR_PW_ROW_DECL(name)                                                                                     \
+    bool eir_pw_row_##name##_f32(float *o, const float *const *x, const int64_t *s, int64_t n, const struct pw_params *p); \
+    bool eir_pw_row_##name##_f64(double *o, const double *const *x, const int64_t *s, int64_t n, const struct pw_params *p);
+EIR_PW_ROWS(EIR_PW_ROW_DECL)
+#undef EIR_PW_ROW_DECL
+
+/* ---- convolution ----
+ * Depthwise 2-d convolution, float32: x (N, C, H, W) and y (N, C, OH, OW)
+ * contiguous, w (C, 1, KH, KW) contiguous, bias (C) or NULL. Each output is
+ * bias + the sum over (kh, kw) in row-major order, accumulated in float. */
+void eir_conv2d_depthwise_f32(const float *x, const float *w, const float *bias, float *y, int64_t N, int64_t C,
+                              int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t KH, int64_t KW, const int64_t *stride,
+                              const int64_t *pad, const int64_t *dil);
+
+/* im2col of one group, float32, 2-d: col (C*KH*KW, OH*OW) from x (C, H, W), zeros where a tap falls
+ * in the padding; what nn.c's generic im2col writes. */
+void eir_im2col2d_f32(const float *x, float *col, int64_t C, int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t KH,
+                      int64_t KW, const int64_t *stride, const int64_t *pad, const int64_t *dil);
+
+/* ---- pooling, float32, x (N*C planes of H x W) and y (N*C planes of OH x OW) contiguous ----
+ * max_pool2d: NaN wins (the last NaN's index), ind (int64, same layout as
+ * y) when not NULL. avg_pool2d: sums in double as the generic kernel does;
+ * divisor_override 0 for none. adaptive_avg_pool2d likewise. */
+void eir_max_pool2d_f32(const float *x, float *y, int64_t *ind, int64_t planes, int64_t H, int64_t W, int64_t OH,
+                        int64_t OW, const int64_t *ks, const int64_t *st, const int64_t *pd, const int64_t *dl);
+void eir_avg_pool2d_f32(const float *x, float *y, int64_t planes, int64_t H, int64_t W, int64_t OH, int64_t OW,
+                        const int64_t *ks, const int64_t *st, const int64_t *pd, bool count_include_pad,
+                        int64_t divisor_override);
+void eir_adaptive_avg_pool2d_f32(const float *x, float *y, int64_t planes, int64_t H, int64_t W, int64_t OH,
+                                 int64_t OW);
+
+/* ---- batch norm (eval) ----
+ * y = x * alpha[c] + beta[c] over N planes of C channels of P elements, in
+ * float with alpha and beta rounded to float, as torch's CPU kernel computes
+ * it (the generic kernel computes in double: results differ by an ulp). */
+void eir_batch_norm_apply_f32(const float *x, float *y, int64_t N, int64_t C, int64_t P, const double *alpha,
+                              const double *beta);
+
+#endif
