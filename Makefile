@@ -19,6 +19,7 @@ SRC = src/base/base.c src/base/dtype.c src/serde/archive.c src/base/jdoc.c src/s
       $(wildcard src/runtime/*.c) \
       src/passes/passes.c \
       src/passes/fold.c \
+      src/passes/to_edge.c \
       src/passes/decomp.c
 HDR = $(wildcard include/*.h src/*/*.h src/ops/*.inc src/ir/*.inc)
 TESTS = $(basename $(wildcard tests/unit/test_*.c))

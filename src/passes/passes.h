@@ -14,4 +14,11 @@
  * removed. */
 eir_status eir_pass_fold(eir_program *p, uint32_t *changed);
 
+/* Lowering to ExecuTorch's Edge dialect (to_edge.c), as
+ * executorch.exir.to_edge() does: view_copy operators, numbers as lifted
+ * tensor constants, dim-order copies, Edge operator targets and names.
+ * A program that is not Core ATen goes through the pass to-core first when
+ * there is one, else is refused. *changed counts the edits. */
+eir_status eir_pass_to_edge(eir_program *p, uint32_t *changed);
+
 #endif

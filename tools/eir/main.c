@@ -773,7 +773,8 @@ static void convert_help(void) {
         printf("  %-22s  %s\n", opt, ps->doc);
     }
     fputs("  --to core               to-core, then dce; fails, writing nothing, when a node is left\n"
-          "                          that torch's run_decompositions() would rewrite\n", stdout);
+          "                          that torch's run_decompositions() would rewrite\n"
+          "  --to edge               to-edge: ExecuTorch's to_edge() (after to-core when needed)\n", stdout);
     fputs("  --verify-each           run the verifier (ATen dialect) before the first pass and after\n"
           "                          each; stop at the first pass that leaves a violation\n"
           "  --print-after PASS      print the program (as `eir print --program`) after PASS\n"
@@ -782,9 +783,9 @@ static void convert_help(void) {
 }
 
 /* The verifier's report on p; 0 when clean, else prints it and returns 1. */
-static int convert_verify(eir_program *p, const char *when) {
+static int convert_verify(eir_program *p, const char *when, eir_dialect d) {
     eir_verify_report *r = NULL;
-    eir_status st = eir_program_verify(p, EIR_DIALECT_ATEN, &r);
+    eir_status st = eir_program_verify(p, d, &r);
     if (st != EIR_OK && st != EIR_ERR_INVALID) {
         fprintf(stderr, "eir: verify %s: %s\n", when, eir_errmsg(p));
         eir_verify_report_free(r);
@@ -848,10 +849,16 @@ static int cmd_convert(int argc, char **argv) {
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) { convert_help(); return 0; }
         if (!strcmp(a, "--verify-each")) { verify_each = true; continue; }
         if (!strcmp(a, "--to")) {
-            if (i + 1 >= argc || strcmp(argv[i + 1], "core"))
-                return usage_error("%s", "convert: --to needs a dialect: core");
+            const char *d = i + 1 < argc ? argv[i + 1] : "";
+            if (strcmp(d, "core") && strcmp(d, "edge"))
+                return usage_error("%s", "convert: --to needs a dialect: core or edge");
             i++;
             if (ntodo + 2 > (int)(sizeof todo / sizeof todo[0])) return usage_error("%s", "convert: too many passes");
+            if (!strcmp(d, "edge")) {
+                /* to-edge runs to-core first when the program is not Core ATen */
+                todo[ntodo++] = eir_pass_find("to-edge");
+                continue;
+            }
             todo[ntodo++] = eir_pass_find("to-core");
             todo[ntodo++] = eir_pass_find("dce");
             to_core = true;
@@ -887,7 +894,8 @@ static int cmd_convert(int argc, char **argv) {
     }
     eir_program *p;
     if (load(in, &p)) return 1;
-    if (verify_each && convert_verify(p, "as loaded")) { eir_program_free(p); return 1; }
+    eir_dialect dialect = EIR_DIALECT_ATEN;
+    if (verify_each && convert_verify(p, "as loaded", dialect)) { eir_program_free(p); return 1; }
     for (int k = 0; k < ntodo; k++) {
         uint32_t changed = 0;
         if (eir_program_run_pass(p, todo[k]->name, &changed) != EIR_OK) {
@@ -897,7 +905,8 @@ static int cmd_convert(int argc, char **argv) {
         }
         char when[96];
         snprintf(when, sizeof when, "after --%s", todo[k]->name);
-        if (verify_each && convert_verify(p, when)) { eir_program_free(p); return 1; }
+        if (!strcmp(todo[k]->name, "to-edge")) dialect = EIR_DIALECT_EDGE;
+        if (verify_each && convert_verify(p, when, dialect)) { eir_program_free(p); return 1; }
         if (print_after && !strcmp(print_after, todo[k]->name)) {
             char *t = NULL;
             if (eir_program_print(p, EIR_PRINT_PROGRAM, &t) != EIR_OK) {
