@@ -13,9 +13,9 @@ static const eir_pass PASSES[] = {
     {"dce", "remove nodes nothing uses that have no side effect (torch.fx's rule)", eir_ir_pass_dce},
     {"prune-state", "remove parameters and constants no node reads (buffers stay)", eir_ir_pass_prune_state},
     {"cse", "merge repeated side-effect-free calls with the same arguments", eir_ir_pass_cse},
-    {"to-edge", "lower Core ATen to ExecuTorch's Edge dialect, as exir.to_edge() does", eir_pass_to_edge},
     {"fold", "evaluate calls on constants and parameters, keep their results as lifted constants", eir_pass_fold},
     {"to-core", "decompose ATen operators into Core ATen ones, as ep.run_decompositions() does", eir_pass_to_core},
+    {"to-edge", "lower Core ATen to ExecuTorch's Edge dialect, as exir.to_edge() does", eir_pass_to_edge},
 };
 
 uint32_t eir_num_passes(void) { return sizeof PASSES / sizeof *PASSES; }
