@@ -21,7 +21,10 @@
 #include "kutil.h"
 #include "pw.h"
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && !defined(EIR_NO_CLONES)
+/* not under ThreadSanitizer: its runtime is not up yet when the loader runs the
+ * clones' IFUNC resolvers, which then crash */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && !defined(EIR_NO_CLONES) && \
+    !defined(__SANITIZE_THREAD__)
 #define FAST_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define FAST_CLONES
