@@ -61,7 +61,7 @@ static void *grow(eir_program *p, const void *arr, uint32_t n, uint32_t *cap, si
  * a value of the graph it belongs to. */
 typedef void (*arg_fn)(eir_arg *a, void *ctx);
 
-static bool names_value(const eir_arg *a) {
+bool eir_arg_names_value(const eir_arg *a) {
     switch (a->kind) {
     case EIR_ARG_TENSOR: case EIR_ARG_OPTIONAL_TENSOR: case EIR_ARG_CUSTOM_OBJ:
         return a->value != EIR_NO_VALUE;
@@ -72,7 +72,7 @@ static bool names_value(const eir_arg *a) {
     }
 }
 
-static bool is_list(eir_arg_kind k) {
+bool eir_arg_kind_is_list(eir_arg_kind k) {
     switch (k) {
     case EIR_ARG_TENSORS: case EIR_ARG_INTS: case EIR_ARG_FLOATS: case EIR_ARG_BOOLS: case EIR_ARG_STRINGS:
     case EIR_ARG_SYM_INTS: case EIR_ARG_SYM_FLOATS: case EIR_ARG_SYM_BOOLS: case EIR_ARG_OPTIONAL_TENSORS:
@@ -84,8 +84,8 @@ static bool is_list(eir_arg_kind k) {
 }
 
 static void walk_arg(eir_arg *a, arg_fn fn, void *ctx) {
-    if (names_value(a)) fn(a, ctx);
-    else if (is_list(a->kind))
+    if (eir_arg_names_value(a)) fn(a, ctx);
+    else if (eir_arg_kind_is_list(a->kind))
         for (uint32_t i = 0; i < a->u.list.n; i++) walk_arg(&a->u.list.items[i], fn, ctx);
 }
 
@@ -201,7 +201,7 @@ static void target_base(const char *target, char *out, size_t cap) {
 
 static bool copy_arg(eir_program *p, eir_arg *dst, const eir_arg *src) {
     *dst = *src;
-    if (is_list(src->kind) && src->u.list.n) {
+    if (eir_arg_kind_is_list(src->kind) && src->u.list.n) {
         eir_arg *items = eir_arena_array(&p->arena, src->u.list.n, sizeof *items);
         if (!items) return false;
         for (uint32_t i = 0; i < src->u.list.n; i++)
@@ -323,7 +323,7 @@ eir_status eir_graph_insert_node(eir_program *p, eir_graph *g, uint32_t pos, con
                         cc.bad_value < g->num_values ? g->values[cc.bad_value].name : "", cc.bad);
     for (uint32_t i = 0; i < num_inputs; i++) {
         const eir_arg *a = &inputs[i].arg;
-        if (names_value(a) && a->kind != EIR_ARG_CUSTOM_OBJ &&
+        if (eir_arg_names_value(a) && a->kind != EIR_ARG_CUSTOM_OBJ &&
             g->values[a->value].kind != arg_value_kind(a->kind))
             return eir_fail(p, EIR_ERR_GRAPH, "eir_graph_insert_node(%s): argument %u names %s, which is %s", target,
                             i, g->values[a->value].name, value_kind_name(g->values[a->value].kind));
@@ -331,7 +331,7 @@ eir_status eir_graph_insert_node(eir_program *p, eir_graph *g, uint32_t pos, con
     /* outputs: values made by eir_graph_add_value and not yet defined */
     for (uint32_t i = 0; i < num_outputs; i++) {
         const eir_arg *o = &outputs[i];
-        if (!names_value(o)) continue;
+        if (!eir_arg_names_value(o)) continue;
         if (o->value >= g->num_values)
             return eir_fail(p, EIR_ERR_ARG, "eir_graph_insert_node(%s): output %u names no value of the graph",
                             target, i);
@@ -339,7 +339,7 @@ eir_status eir_graph_insert_node(eir_program *p, eir_graph *g, uint32_t pos, con
             return eir_fail(p, EIR_ERR_GRAPH, "eir_graph_insert_node(%s): output %u, %s, is already defined",
                             target, i, g->values[o->value].name);
         for (uint32_t j = 0; j < i; j++)
-            if (names_value(&outputs[j]) && outputs[j].value == o->value)
+            if (eir_arg_names_value(&outputs[j]) && outputs[j].value == o->value)
                 return eir_fail(p, EIR_ERR_GRAPH, "eir_graph_insert_node(%s): value %s is output twice", target,
                                 g->values[o->value].name);
     }
@@ -364,15 +364,15 @@ eir_status eir_graph_insert_node(eir_program *p, eir_graph *g, uint32_t pos, con
     eir_value *vals = (eir_value *)g->values;
     for (uint32_t i = 0; i < num_inputs; i++) {
         eir_arg *a = &ins[i].arg;
-        if (names_value(a)) a->name = vals[a->value].name;
-        else if (is_list(a->kind))
+        if (eir_arg_names_value(a)) a->name = vals[a->value].name;
+        else if (eir_arg_kind_is_list(a->kind))
             for (uint32_t k = 0; k < a->u.list.n; k++)
-                if (names_value(&a->u.list.items[k])) a->u.list.items[k].name = vals[a->u.list.items[k].value].name;
+                if (eir_arg_names_value(&a->u.list.items[k])) a->u.list.items[k].name = vals[a->u.list.items[k].value].name;
     }
 
     /* the node's name: its single output's, else one made from the target */
     const char *name = NULL;
-    if (num_outputs == 1 && names_value(&outs[0])) name = vals[outs[0].value].name;
+    if (num_outputs == 1 && eir_arg_names_value(&outs[0])) name = vals[outs[0].value].name;
     if (!name) {
         char base[128];
         target_base(target, base, sizeof base);
@@ -393,13 +393,13 @@ eir_status eir_graph_insert_node(eir_program *p, eir_graph *g, uint32_t pos, con
     g->num_nodes++;
     for (uint32_t i = 0; i < num_outputs; i++) {
         eir_arg *o = &outs[i];
-        if (names_value(o)) {
+        if (eir_arg_names_value(o)) {
             vals[o->value].producer = (int32_t)pos;
             o->name = vals[o->value].name;
-        } else if (is_list(o->kind)) {
+        } else if (eir_arg_kind_is_list(o->kind)) {
             for (uint32_t k = 0; k < o->u.list.n; k++) {
                 eir_arg *it = &o->u.list.items[k];
-                if (!names_value(it)) continue;
+                if (!eir_arg_names_value(it)) continue;
                 vals[it->value].producer = (int32_t)pos;
                 it->name = vals[it->value].name;
             }
@@ -622,10 +622,10 @@ eir_status eir_graph_dce(eir_program *p, eir_graph *g, uint32_t *removed) {
         bool live = false;
         for (uint32_t i = 0; i < nd->num_outputs && !live; i++) {
             const eir_arg *o = &nd->outputs[i];
-            if (names_value(o)) live = uses[o->value] > 0;
-            else if (is_list(o->kind))
+            if (eir_arg_names_value(o)) live = uses[o->value] > 0;
+            else if (eir_arg_kind_is_list(o->kind))
                 for (uint32_t k = 0; k < o->u.list.n && !live; k++)
-                    if (names_value(&o->u.list.items[k])) live = uses[o->u.list.items[k].value] > 0;
+                    if (eir_arg_names_value(&o->u.list.items[k])) live = uses[o->u.list.items[k].value] > 0;
         }
         if (live) continue;
         erase[n] = true;
@@ -672,7 +672,7 @@ static void key_arg(eir_buf *b, const eir_arg *a) {
     case EIR_ARG_COMPLEX: eir_buf_printf(b, " c%a,%a", a->u.c.re, a->u.c.im); break;
     case EIR_ARG_GRAPH: eir_buf_printf(b, " g%p", (void *)a->u.graph.graph); break;
     default:
-        if (is_list(a->kind))
+        if (eir_arg_kind_is_list(a->kind))
             for (uint32_t i = 0; i < a->u.list.n; i++) {
                 if (a->u.list.keys) eir_buf_printf(b, " k%s", a->u.list.keys[i]);
                 key_arg(b, &a->u.list.items[i]);
@@ -686,12 +686,12 @@ static uint32_t output_values(const eir_node *nd, uint32_t *out, uint32_t cap) {
     uint32_t n = 0;
     for (uint32_t i = 0; i < nd->num_outputs; i++) {
         const eir_arg *o = &nd->outputs[i];
-        if (names_value(o)) {
+        if (eir_arg_names_value(o)) {
             if (n < cap) out[n] = o->value;
             n++;
-        } else if (is_list(o->kind))
+        } else if (eir_arg_kind_is_list(o->kind))
             for (uint32_t k = 0; k < o->u.list.n; k++)
-                if (names_value(&o->u.list.items[k])) {
+                if (eir_arg_names_value(&o->u.list.items[k])) {
                     if (n < cap) out[n] = o->u.list.items[k].value;
                     n++;
                 }
@@ -902,7 +902,7 @@ eir_status eir_program_drop_input(eir_program *p, uint32_t index) {
         return eir_fail(p, EIR_ERR_ARG, "eir_program_drop_input: input %u is a user input (the caller passes it)",
                         index);
     const eir_arg *a = &g->inputs[index];
-    uint32_t v = names_value(a) ? a->value : EIR_NO_VALUE;
+    uint32_t v = eir_arg_names_value(a) ? a->value : EIR_NO_VALUE;
     if (v != EIR_NO_VALUE && eir_graph_num_uses(g, v))
         return eir_fail(p, EIR_ERR_GRAPH, "eir_program_drop_input: %s is still used", g->values[v].name);
     const char *target = s->target;
@@ -953,7 +953,7 @@ eir_status eir_ir_pass_prune_state(eir_program *p, uint32_t *changed) {
         eir_input_kind k = p->input_specs[i].kind;
         if (k != EIR_IN_PARAMETER && k != EIR_IN_CONSTANT_TENSOR) continue;
         const eir_arg *a = &g->inputs[i];
-        if (!names_value(a) || eir_graph_num_uses(g, a->value)) continue;
+        if (!eir_arg_names_value(a) || eir_graph_num_uses(g, a->value)) continue;
         eir_status st = eir_program_drop_input(p, i);
         if (st) return st;
         (*changed)++;

@@ -22,4 +22,10 @@ eir_status eir_graph_erase_nodes(eir_program *p, eir_graph *g, const bool *erase
  * custom operators. */
 bool eir_node_is_impure(const eir_node *nd);
 
+/* An argument that names a value of its graph (a tensor, an optional
+ * tensor, a custom object, a symbolic int/float/bool that is not a literal);
+ * and the argument kinds that are lists of arguments. */
+bool eir_arg_names_value(const eir_arg *a);
+bool eir_arg_kind_is_list(eir_arg_kind k);
+
 #endif

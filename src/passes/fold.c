@@ -43,32 +43,10 @@ typedef struct fold_ctx {
     bool *frontier;              /* per value: a folded result something that stays reads */
 } fold_ctx;
 
-static bool arg_names_value(const eir_arg *a) {
-    switch (a->kind) {
-    case EIR_ARG_TENSOR: case EIR_ARG_OPTIONAL_TENSOR: case EIR_ARG_CUSTOM_OBJ:
-        return a->value != EIR_NO_VALUE;
-    case EIR_ARG_SYM_INT: case EIR_ARG_SYM_FLOAT: case EIR_ARG_SYM_BOOL:
-        return !a->literal && a->value != EIR_NO_VALUE;
-    default:
-        return false;
-    }
-}
-
-static bool arg_is_list(eir_arg_kind k) {
-    switch (k) {
-    case EIR_ARG_TENSORS: case EIR_ARG_INTS: case EIR_ARG_FLOATS: case EIR_ARG_BOOLS: case EIR_ARG_STRINGS:
-    case EIR_ARG_SYM_INTS: case EIR_ARG_SYM_FLOATS: case EIR_ARG_SYM_BOOLS: case EIR_ARG_OPTIONAL_TENSORS:
-    case EIR_ARG_NESTED_TENSORS: case EIR_ARG_INT_LISTS: case EIR_ARG_FLOAT_LISTS: case EIR_ARG_STRING_TO_ARG:
-        return true;
-    default:
-        return false;
-    }
-}
-
 /* Calls fn on every argument (list items included) that names a value. */
 static void each_value(const eir_arg *a, void (*fn)(const eir_arg *, void *), void *ctx) {
-    if (arg_names_value(a)) fn(a, ctx);
-    else if (arg_is_list(a->kind))
+    if (eir_arg_names_value(a)) fn(a, ctx);
+    else if (eir_arg_kind_is_list(a->kind))
         for (uint32_t i = 0; i < a->u.list.n; i++) each_value(&a->u.list.items[i], fn, ctx);
 }
 
@@ -81,11 +59,11 @@ static uint32_t output_value(const eir_node *nd, uint32_t k) {
     uint32_t n = 0;
     for (uint32_t i = 0; i < nd->num_outputs; i++) {
         const eir_arg *o = &nd->outputs[i];
-        if (arg_names_value(o)) {
+        if (eir_arg_names_value(o)) {
             if (n++ == k) return o->value;
-        } else if (arg_is_list(o->kind))
+        } else if (eir_arg_kind_is_list(o->kind))
             for (uint32_t j = 0; j < o->u.list.n; j++)
-                if (arg_names_value(&o->u.list.items[j]) && n++ == k) return o->u.list.items[j].value;
+                if (eir_arg_names_value(&o->u.list.items[j]) && n++ == k) return o->u.list.items[j].value;
     }
     return EIR_NO_VALUE;
 }
@@ -161,7 +139,7 @@ static eir_status find_constant_inputs(fold_ctx *c) {
         if (s->kind != EIR_OUT_BUFFER_MUTATION && s->kind != EIR_OUT_PARAMETER_MUTATION) continue;
         for (uint32_t i = 0; i < g->num_inputs && i < p->num_input_specs; i++)
             if (p->input_specs[i].target && s->target && !strcmp(p->input_specs[i].target, s->target) &&
-                arg_names_value(&g->inputs[i]))
+                eir_arg_names_value(&g->inputs[i]))
                 written[g->inputs[i].value] = true;
     }
     for (uint32_t v = 0; v < c->nv; v++)
@@ -183,7 +161,7 @@ static void check_arg(const eir_arg *a, void *ctx) {
 
 static bool bad_arg_kind(const eir_arg *a) {
     if (a->kind == EIR_ARG_GRAPH || a->kind == EIR_ARG_CUSTOM_OBJ) return true;
-    if (arg_is_list(a->kind))
+    if (eir_arg_kind_is_list(a->kind))
         for (uint32_t i = 0; i < a->u.list.n; i++)
             if (bad_arg_kind(&a->u.list.items[i])) return true;
     return false;
@@ -448,7 +426,7 @@ static eir_status evaluate(fold_ctx *c, folded *fv, uint32_t nf) {
     for (uint32_t i = qg->num_inputs; i-- > 0;) {
         if (i >= q->num_input_specs) continue;
         const eir_arg *a = &qg->inputs[i];
-        if (arg_names_value(a) && eir_graph_num_uses(qg, a->value)) continue;
+        if (eir_arg_names_value(a) && eir_graph_num_uses(qg, a->value)) continue;
         eir_input_spec *s = &q->input_specs[i];
         if (s->kind == EIR_IN_USER_INPUT || s->kind == EIR_IN_CONSTANT_INPUT) {
             s->kind = EIR_IN_TOKEN;      /* a placeholder drop_input takes; no stored tensor */
@@ -587,7 +565,7 @@ eir_status eir_pass_fold(eir_program *p, uint32_t *changed) {
     for (uint32_t i = 0; i < g->num_inputs && i < p->num_input_specs; i++) {
         const eir_input_spec *s = &p->input_specs[i];
         if ((s->kind == EIR_IN_PARAMETER || s->kind == EIR_IN_CONSTANT_TENSOR) && s->target &&
-            arg_names_value(&g->inputs[i]) && eir_graph_num_uses(g, g->inputs[i].value))
+            eir_arg_names_value(&g->inputs[i]) && eir_graph_num_uses(g, g->inputs[i].value))
             used_state[nused++] = (char *)s->target;
     }
 
@@ -634,7 +612,7 @@ eir_status eir_pass_fold(eir_program *p, uint32_t *changed) {
         if (i >= p->num_input_specs) continue;
         const eir_input_spec *s = &p->input_specs[i];
         if ((s->kind != EIR_IN_PARAMETER && s->kind != EIR_IN_CONSTANT_TENSOR) || !s->target) continue;
-        if (!arg_names_value(&g->inputs[i]) || eir_graph_num_uses(g, g->inputs[i].value)) continue;
+        if (!eir_arg_names_value(&g->inputs[i]) || eir_graph_num_uses(g, g->inputs[i].value)) continue;
         bool was_used = false;
         for (uint32_t u = 0; u < nused && !was_used; u++) was_used = !strcmp(used_state[u], s->target);
         if (was_used && (st = eir_program_drop_input(p, i))) goto done;

@@ -60,33 +60,11 @@ typedef struct te_ctx {
 
 /* ---- small facts ---- */
 
-static bool is_list_kind(eir_arg_kind k) {
-    switch (k) {
-    case EIR_ARG_TENSORS: case EIR_ARG_INTS: case EIR_ARG_FLOATS: case EIR_ARG_BOOLS: case EIR_ARG_STRINGS:
-    case EIR_ARG_SYM_INTS: case EIR_ARG_SYM_FLOATS: case EIR_ARG_SYM_BOOLS: case EIR_ARG_OPTIONAL_TENSORS:
-    case EIR_ARG_NESTED_TENSORS: case EIR_ARG_INT_LISTS: case EIR_ARG_FLOAT_LISTS: case EIR_ARG_STRING_TO_ARG:
-        return true;
-    default:
-        return false;
-    }
-}
-
-static bool names_value(const eir_arg *a) {
-    switch (a->kind) {
-    case EIR_ARG_TENSOR: case EIR_ARG_OPTIONAL_TENSOR: case EIR_ARG_CUSTOM_OBJ:
-        return a->value != EIR_NO_VALUE;
-    case EIR_ARG_SYM_INT: case EIR_ARG_SYM_FLOAT: case EIR_ARG_SYM_BOOL:
-        return !a->literal && a->value != EIR_NO_VALUE;
-    default:
-        return false;
-    }
-}
-
 /* Sets every argument naming a value to that value's current name. */
 static void sync_arg(const eir_graph *g, eir_arg *a) {
-    if (names_value(a)) {
+    if (eir_arg_names_value(a)) {
         if (a->value < g->num_values) a->name = g->values[a->value].name;
-    } else if (is_list_kind(a->kind))
+    } else if (eir_arg_kind_is_list(a->kind))
         for (uint32_t i = 0; i < a->u.list.n; i++) sync_arg(g, &a->u.list.items[i]);
 }
 
@@ -504,7 +482,7 @@ static eir_status rename_nodes(te_ctx *c) {
     eir_strmap_init(&nm.taken);
     eir_status st = EIR_OK;
     for (uint32_t i = 0; i < g->num_inputs; i++)
-        if (names_value(&g->inputs[i]) && !eir_strmap_put(&nm.taken, g->values[g->inputs[i].value].name, 0))
+        if (eir_arg_names_value(&g->inputs[i]) && !eir_strmap_put(&nm.taken, g->values[g->inputs[i].value].name, 0))
             st = nomem(c);
     eir_value *vals = (eir_value *)g->values;
     for (uint32_t n = 0; n < g->num_nodes && st == EIR_OK; n++) {
@@ -523,18 +501,18 @@ static eir_status rename_nodes(te_ctx *c) {
         const char *name = fresh(&nm, cand);
         if (!name) { st = nomem(c); break; }
         nd->name = name;
-        if (nd->num_outputs == 1 && names_value(&nd->outputs[0])) {
+        if (nd->num_outputs == 1 && eir_arg_names_value(&nd->outputs[0])) {
             vals[nd->outputs[0].value].name = name;
             continue;
         }
         for (uint32_t i = 0; i < nd->num_outputs && st == EIR_OK; i++) {
             const eir_arg *o = &nd->outputs[i];
-            uint32_t cnt = is_list_kind(o->kind) ? o->u.list.n : 1;
+            uint32_t cnt = eir_arg_kind_is_list(o->kind) ? o->u.list.n : 1;
             for (uint32_t j = 0; j < cnt; j++) {
-                const eir_arg *a = is_list_kind(o->kind) ? &o->u.list.items[j] : o;
-                if (!names_value(a)) continue;
+                const eir_arg *a = eir_arg_kind_is_list(o->kind) ? &o->u.list.items[j] : o;
+                if (!eir_arg_names_value(a)) continue;
                 const char *gi;
-                if (eir_graph_num_uses(g, a->value) || is_list_kind(o->kind))
+                if (eir_graph_num_uses(g, a->value) || eir_arg_kind_is_list(o->kind))
                     gi = fresh(&nm, "getitem");
                 else {
                     /* no getitem reads it: torch.export.save names it after the call */
@@ -611,7 +589,7 @@ static void rg_arg(const eir_arg *a, rg_ctx *c) {
     if ((a->kind == EIR_ARG_TENSOR || a->kind == EIR_ARG_OPTIONAL_TENSOR) && a->value != EIR_NO_VALUE &&
         a->value < c->g->num_values)
         c->any |= c->g->values[a->value].meta.requires_grad;
-    else if (is_list_kind(a->kind))
+    else if (eir_arg_kind_is_list(a->kind))
         for (uint32_t i = 0; i < a->u.list.n; i++) rg_arg(&a->u.list.items[i], c);
 }
 
@@ -631,12 +609,12 @@ static eir_status finish_metadata(te_ctx *c) {
         for (uint32_t i = 0; i < nd->num_inputs; i++) rg_arg(&nd->inputs[i].arg, &rc);
         for (uint32_t i = 0; i < nd->num_outputs; i++) {
             const eir_arg *a = &nd->outputs[i];
-            uint32_t cnt = is_list_kind(a->kind) ? a->u.list.n : 1;
+            uint32_t cnt = eir_arg_kind_is_list(a->kind) ? a->u.list.n : 1;
             for (uint32_t j = 0; j < cnt; j++) {
-                const eir_arg *x = is_list_kind(a->kind) ? &a->u.list.items[j] : a;
+                const eir_arg *x = eir_arg_kind_is_list(a->kind) ? &a->u.list.items[j] : a;
                 if (x->kind != EIR_ARG_TENSOR || x->value == EIR_NO_VALUE || x->value >= g->num_values) continue;
                 eir_tensor_meta *m = &vals[x->value].meta;
-                bool unused = nd->num_outputs > 1 && !is_list_kind(a->kind) && !eir_graph_num_uses(g, x->value);
+                bool unused = nd->num_outputs > 1 && !eir_arg_kind_is_list(a->kind) && !eir_graph_num_uses(g, x->value);
                 m->requires_grad = rc.any && float_dtype(m->dtype) && !unused;
             }
         }
@@ -702,7 +680,7 @@ eir_status eir_pass_to_edge(eir_program *p, uint32_t *changed) {
     for (uint32_t i = p->num_input_specs; i-- > 0;) {
         if (p->input_specs[i].kind != EIR_IN_PARAMETER || i >= c.g->num_inputs) continue;
         const eir_arg *a = &c.g->inputs[i];
-        if (!names_value(a) || eir_graph_num_uses(c.g, a->value)) continue;
+        if (!eir_arg_names_value(a) || eir_graph_num_uses(c.g, a->value)) continue;
         if ((st = eir_program_drop_input(p, i)) != EIR_OK) return st;
         c.changed++;
     }
@@ -785,10 +763,10 @@ eir_status eir_pass_to_edge(eir_program *p, uint32_t *changed) {
     /* a retrace writes each mutated user input back with aten.copy */
     for (uint32_t k = 0, nk = 0; k < p->num_output_specs; k++) {
         const eir_output_spec *os = &p->output_specs[k];
-        if (os->kind != EIR_OUT_USER_INPUT_MUTATION || !os->target || !names_value(&os->arg)) continue;
+        if (os->kind != EIR_OUT_USER_INPUT_MUTATION || !os->target || !eir_arg_names_value(&os->arg)) continue;
         uint32_t in = EIR_NO_VALUE, m = os->arg.value;
         for (uint32_t i = 0; i < c.g->num_inputs; i++)
-            if (names_value(&c.g->inputs[i]) && !strcmp(c.g->values[c.g->inputs[i].value].name, os->target))
+            if (eir_arg_names_value(&c.g->inputs[i]) && !strcmp(c.g->values[c.g->inputs[i].value].name, os->target))
                 in = c.g->inputs[i].value;
         if (in == EIR_NO_VALUE || c.g->values[in].kind != EIR_VALUE_TENSOR) continue;
         eir_tensor_meta meta = c.g->values[in].meta;
