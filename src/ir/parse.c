@@ -1630,5 +1630,6 @@ eir_status eir_program_parse(const char *text, size_t len, eir_program **out) {
     free(P.sin_line);
     free(P.sout_line);
     if (st != EIR_OK) p->graph = NULL;
+    else p->layout_made_up = true;  /* print shows no strides */
     return st;
 }

@@ -24,6 +24,8 @@ struct eir_program {
     const char *model_name;      /* "model" */
 
     eir_graph *graph;
+    bool layout_made_up;         /* strides and storage offsets are not the program's but
+                                  * contiguous ones made up (read from the text form) */
 
     uint32_t num_input_specs, num_output_specs;
     eir_input_spec *input_specs;

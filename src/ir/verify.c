@@ -823,7 +823,7 @@ eir_status eir_program_verify(eir_program *p, eir_dialect d, eir_verify_report *
     eir_verify_report *r = calloc(1, sizeof *r);
     if (!r) return eir_fail(p, EIR_ERR_NOMEM, "out of memory");
     eir_arena_init(&r->arena);
-    vctx c = {p, d, r, NULL, 0};
+    vctx c = {p, d, r, NULL, p->layout_made_up ? EIR_META_NO_LAYOUT : 0};
     verify_graph(&c, p->graph);
     check_signature(&c);
     if (r->oom) {

@@ -2484,7 +2484,7 @@ int eir_meta_check_node(const eir_program *p, const eir_graph *g, const eir_node
                     }
                 }
             }
-            if (t->strides_known && t->sizes_known && t->rank == rec.rank) {
+            if (t->strides_known && t->sizes_known && t->rank == rec.rank && !(flags & EIR_META_NO_LAYOUT)) {
                 o->strides = EIR_MCMP_AGREE;
                 for (uint32_t k = 0; k < t->rank; k++) {
                     /* a stride of a size-1 dim is never used to address memory; torch's own
@@ -2539,5 +2539,5 @@ static void walk(walkctx *w, const eir_graph *g, const char *path, uint32_t flag
 void eir_meta_check_program(const eir_program *p, eir_meta_visit visit, void *ctx) {
     if (!p || !p->graph || !visit) return;
     walkctx w = {p, visit, ctx};
-    walk(&w, p->graph, NULL, 0);
+    walk(&w, p->graph, NULL, p->layout_made_up ? EIR_META_NO_LAYOUT : 0);
 }

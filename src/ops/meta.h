@@ -73,6 +73,9 @@ int eir_meta_check_node(const eir_program *p, const eir_graph *g, const eir_node
 /* flags: dtypes are not compared (the node runs under autocast, which
  * casts its inputs: torch.autocast's wrap_with_autocast subgraphs) */
 #define EIR_META_NO_DTYPE 1u
+/* flags: strides and storage offsets are not compared (the program's are made
+ * up: read from the text form, which does not show them) */
+#define EIR_META_NO_LAYOUT 2u
 
 /* The flags a node's subgraphs add for their nodes (wrap_with_autocast:
  * EIR_META_NO_DTYPE). */
