@@ -1401,8 +1401,17 @@ static eir_status build_tensors(ps *P) {
         const eir_input_spec *s = &p->input_specs[i];
         if (s->kind != EIR_IN_PARAMETER && s->kind != EIR_IN_BUFFER && s->kind != EIR_IN_CONSTANT_TENSOR) continue;
         uint32_t prev;
-        if (eir_strmap_get(&p->tensor_by_fqn, s->target, &prev)) continue;    /* tied: one tensor */
         const eir_tensor_meta *m = &p->graph->values[s->arg.value].meta;
+        if (eir_strmap_get(&p->tensor_by_fqn, s->target, &prev)) {  /* tied: one tensor, of one type */
+            const eir_tensor *u = &p->tensors[prev];
+            bool same = u->dtype == m->dtype && u->rank == m->rank;
+            for (uint32_t d = 0; same && d < m->rank; d++)
+                same = !m->sizes[d].is_expr && m->sizes[d].value == u->sizes[d];
+            if (!same)
+                return tp_perr(P, EIR_ERR_GRAPH, P->have_sig ? P->sin_line[i] : 1, 1, "%s '%s' is the target of "
+                               "two placeholders of different dtypes or sizes", IN_KINDS[s->kind], s->target);
+            continue;
+        }
         eir_tensor *t = &p->tensors[p->num_tensors];
         int64_t *sz = eir_arena_array(&p->arena, m->rank ? m->rank : 1, sizeof *sz);
         int64_t *sd = eir_arena_array(&p->arena, m->rank ? m->rank : 1, sizeof *sd);
