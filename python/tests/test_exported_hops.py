@@ -18,6 +18,7 @@ np = pytest.importorskip("numpy")
 import torch._dynamo._trace_wrapped_higher_order_op  # noqa: E402,F401
 import torch._higher_order_ops  # noqa: E402,F401
 import torch._higher_order_ops.triton_kernel_wrap  # noqa: E402,F401
+import torch._inductor.fx_passes.control_dependencies  # noqa: E402,F401
 from torch._higher_order_ops.out_dtype import out_dtype  # noqa: E402
 
 from conftest import REPO  # noqa: E402
