@@ -694,6 +694,13 @@ EIR_API eir_status eir_runtime_plan_example(eir_runtime *rt);
  * run or eir_runtime_plan_example. */
 EIR_API void eir_runtime_memory(const eir_runtime *rt, uint64_t *arena_bytes, uint64_t *sum_of_intermediates);
 
+/* The largest total of intermediate storages alive at one step of the plan
+ * (each rounded up to the arena's 64-byte alignment): the smallest arena any
+ * placement could reach. The planner tries a few placement orders and keeps
+ * the smallest arena; eir_runtime_memory's arena_bytes divided by this is
+ * its overhead. Valid after a run or eir_runtime_plan_example. */
+EIR_API uint64_t eir_runtime_peak_live_bytes(const eir_runtime *rt);
+
 /* ---- custom operators ------------------------------------------------------
  *
  * A program may call operators of its own namespace, defined in Python with

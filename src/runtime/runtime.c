@@ -9,7 +9,7 @@
  * Plan (on the first run and whenever input shapes change): evaluate the
  * recorded sizes/strides (symbolic ones from the symbols bound by the
  * inputs), then place every intermediate storage into one arena by value
- * lifetimes (greedy, largest first, first fit); inputs, parameters and
+ * lifetimes (first fit in the best of three orders); inputs, parameters and
  * outputs are pinned.
  *
  * Run: refresh symbolic arguments, call the steps in order; nothing is
@@ -203,6 +203,7 @@ struct eir_runtime {
     /* planning */
     void *mem;
     uint64_t mem_bytes, planned_bytes, sum_bytes;
+    uint64_t peak_live_bytes;  /* the largest total of storages alive at one step */
     bool planned;
     int64_t *last_shapes;      /* input sizes of the last plan */
     uint32_t nlast_shapes;
@@ -2593,44 +2594,117 @@ static eir_status eval_geometry(eir_runtime *rt) {
 
 typedef struct placed { uint64_t off, end; int32_t first, last; } placed;
 
-static int cmp_by_size(const void *a, const void *b, void *ctx) {
-    const rt_storage *s = ctx;
+/* Orders in which storages are offered to first fit: largest first (ties
+ * by earlier start), earliest start first (ties by size), and longest
+ * lifetime first. Each tends to win on a different graph shape; the plan
+ * keeps the smallest arena. */
+enum { ORDER_SIZE, ORDER_START, ORDER_SPAN, NORDERS };
+
+typedef struct order_ctx { const rt_storage *s; int how; } order_ctx;
+
+static int64_t span_of(const rt_storage *s) { return (int64_t)(s->pinned ? INT32_MAX : s->last) - s->first; }
+
+static int cmp_storage(const void *a, const void *b, void *ctx) {
+    const order_ctx *c = ctx;
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return s[x].nbytes < s[y].nbytes ? 1 : s[x].nbytes > s[y].nbytes ? -1 : (x > y) - (x < y);
+    const rt_storage *sx = &c->s[x], *sy = &c->s[y];
+    int r = 0;
+    if (c->how == ORDER_START) r = (sx->first > sy->first) - (sx->first < sy->first);
+    else if (c->how == ORDER_SPAN) r = (span_of(sx) < span_of(sy)) - (span_of(sx) > span_of(sy));
+    if (!r) r = (sx->nbytes < sy->nbytes) - (sx->nbytes > sy->nbytes);
+    if (!r) r = (sx->first > sy->first) - (sx->first < sy->first);
+    return r ? r : (x > y) - (x < y);
 }
 
-static eir_status plan_memory(eir_runtime *rt) {
-    uint32_t n = 0;
-    uint32_t *order = malloc((rt->nstorages + 1) * sizeof *order);
-    placed *pl = malloc((rt->nstorages + 1) * sizeof *pl);
-    rt->nplans++;
-    rt->nallocs += 2;
-    if (!order || !pl) { free(order); free(pl); return rt_fail(rt, EIR_ERR_NOMEM, "out of memory"); }
-    for (uint32_t i = 0; i < rt->nstorages; i++)
-        if (!rt->storages[i].external && !rt->storages[i].deferred) order[n++] = i;
-    qsort_r(order, n, sizeof *order, cmp_by_size, rt->storages);
+static uint64_t arena_size(uint64_t nbytes) { return (nbytes + 63) & ~(uint64_t)63; }
+
+/* First fit in the given order: each storage at the lowest offset that does
+ * not overlap a storage placed before it and alive at the same time. Writes
+ * offsets to off[]; returns the arena's size. */
+static uint64_t place_storages(const rt_storage *st, const uint32_t *order, uint32_t n, placed *pl, int64_t *off) {
     uint64_t total = 0;
     uint32_t np = 0;
     for (uint32_t k = 0; k < n; k++) {
-        rt_storage *s = &rt->storages[order[k]];
+        const rt_storage *s = &st[order[k]];
         int32_t first = s->first, last = s->pinned ? INT32_MAX : s->last;
-        uint64_t size = (s->nbytes + 63) & ~(uint64_t)63;
-        /* first fit among the gaps left by storages alive at the same time */
-        uint64_t off = 0;
+        uint64_t size = arena_size(s->nbytes);
+        uint64_t o = 0;
         bool moved = true;
         while (moved) {
             moved = false;
             for (uint32_t q = 0; q < np; q++) {
                 if (pl[q].last < first || pl[q].first > last) continue;
-                if (off < pl[q].end && pl[q].off < off + size) { off = pl[q].end; moved = true; }
+                if (o < pl[q].end && pl[q].off < o + size) { o = pl[q].end; moved = true; }
             }
         }
-        s->arena_off = (int64_t)off;
-        pl[np++] = (placed){off, off + (size ? size : 64), first, last};
-        if (off + size > total) total = off + size;
+        off[k] = (int64_t)o;
+        pl[np++] = (placed){o, o + (size ? size : 64), first, last};
+        if (o + size > total) total = o + size;
     }
+    return total;
+}
+
+typedef struct live_event { int64_t at; int64_t delta; } live_event;
+
+static int cmp_event(const void *a, const void *b) {
+    const live_event *x = a, *y = b;
+    if (x->at != y->at) return (x->at > y->at) - (x->at < y->at);
+    return (x->delta > y->delta) - (x->delta < y->delta); /* a storage ending frees its bytes before the next starts */
+}
+
+/* The largest total of planned storages alive at one step: no arena can be
+ * smaller. ev has room for 2 n events. */
+static uint64_t peak_live(const rt_storage *st, const uint32_t *idx, uint32_t n, live_event *ev) {
+    uint32_t ne = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        const rt_storage *s = &st[idx[k]];
+        int64_t size = (int64_t)arena_size(s->nbytes);
+        ev[ne++] = (live_event){s->first, size};
+        ev[ne++] = (live_event){(s->pinned ? (int64_t)INT32_MAX : s->last) + 1, -size};
+    }
+    qsort(ev, ne, sizeof *ev, cmp_event);
+    int64_t cur = 0, best = 0;
+    for (uint32_t k = 0; k < ne; k++) {
+        cur += ev[k].delta;
+        if (cur > best) best = cur;
+    }
+    return (uint64_t)best;
+}
+
+static eir_status plan_memory(eir_runtime *rt) {
+    uint32_t n = 0, ns = rt->nstorages + 1;
+    uint32_t *order = malloc(ns * sizeof *order), *idx = malloc(ns * sizeof *idx);
+    placed *pl = malloc(ns * sizeof *pl);
+    int64_t *off = malloc(ns * sizeof *off), *best_off = malloc(ns * sizeof *best_off);
+    live_event *ev = malloc(2 * (size_t)ns * sizeof *ev);
+    rt->nplans++;
+    rt->nallocs += 6;
+    if (!order || !idx || !pl || !off || !best_off || !ev) {
+        free(order); free(idx); free(pl); free(off); free(best_off); free(ev);
+        return rt_fail(rt, EIR_ERR_NOMEM, "out of memory");
+    }
+    for (uint32_t i = 0; i < rt->nstorages; i++)
+        if (!rt->storages[i].external && !rt->storages[i].deferred) idx[n++] = i;
+    uint64_t lower = peak_live(rt->storages, idx, n, ev);
+    uint64_t total = UINT64_MAX;
+    for (int how = 0; how < NORDERS && total > lower; how++) {
+        memcpy(order, idx, n * sizeof *order);
+        order_ctx c = {rt->storages, how};
+        qsort_r(order, n, sizeof *order, cmp_storage, &c);
+        uint64_t t = place_storages(rt->storages, order, n, pl, off);
+        if (t < total) {
+            total = t;
+            for (uint32_t k = 0; k < n; k++) best_off[order[k]] = off[k];
+        }
+    }
+    if (total == UINT64_MAX) total = 0;
+    for (uint32_t k = 0; k < n; k++) rt->storages[idx[k]].arena_off = best_off[idx[k]];
     free(order);
+    free(idx);
     free(pl);
+    free(off);
+    free(best_off);
+    free(ev);
     if (total > rt->mem_bytes) {
         free(rt->mem);
         rt->mem = aligned_alloc(64, (total + 63) & ~(uint64_t)63);
@@ -2639,6 +2713,7 @@ static eir_status plan_memory(eir_runtime *rt) {
         rt->mem_bytes = total;
     }
     rt->planned_bytes = total;
+    rt->peak_live_bytes = lower;
     return EIR_OK;
 }
 
@@ -4498,6 +4573,8 @@ void eir_runtime_memory(const eir_runtime *rt, uint64_t *arena_bytes, uint64_t *
     if (arena_bytes) *arena_bytes = rt->planned_bytes;
     if (sum) *sum = rt->sum_bytes;
 }
+
+uint64_t eir_runtime_peak_live_bytes(const eir_runtime *rt) { return rt ? rt->peak_live_bytes : 0; }
 
 int eir_op_runnable(const char *op) {
     if (!op) return 0;

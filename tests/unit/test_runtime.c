@@ -6,6 +6,8 @@
 #include "check.h"
 #include "fixture.h"
 
+#include <dirent.h>
+
 /* max |got - want| over a float32 output vs an .npy */
 static double max_err(const eir_tensor_view *got, const npy_array *want) {
     int64_t n = 1;
@@ -256,6 +258,39 @@ static void test_constant_inputs(void) {
     eir_program_free(p);
 }
 
+/* The memory plan of every fixture at its exported shapes: the arena is never
+ * smaller than the bytes alive at one step (a smaller one would overlap two
+ * live tensors) and within 10% of it (the planner's target). */
+static void test_arena_near_peak_live(void) {
+    DIR *d = opendir(fixture_dir);
+    if (!d) { CHECK(false); return; }
+    struct dirent *e;
+    int planned = 0;
+    while ((e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (n < 5 || strcmp(e->d_name + n - 4, ".pt2")) continue;
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)(n - 4), e->d_name);
+        eir_program *p = load_fixture(name);
+        if (!p) continue; /* fixtures of bad archives */
+        eir_runtime *rt = NULL;
+        if (eir_runtime_create(p, &rt) == EIR_OK && eir_runtime_plan_example(rt) == EIR_OK) {
+            uint64_t arena = 0, sum = 0, live = eir_runtime_peak_live_bytes(rt);
+            eir_runtime_memory(rt, &arena, &sum);
+            CHECK(live <= arena);
+            CHECK(arena <= live + live / 10);
+            if (!(live <= arena && arena <= live + live / 10))
+                fprintf(stderr, "  %s: arena %llu bytes, %llu alive at once\n", name, (unsigned long long)arena,
+                        (unsigned long long)live);
+            planned++;
+        }
+        eir_runtime_free(rt);
+        eir_program_free(p);
+    }
+    closedir(d);
+    CHECK(planned >= 20);
+}
+
 int main(void) {
     if (getenv("EIR_FIXTURES")) fixture_dir = getenv("EIR_FIXTURES");
     test_mlp();
@@ -266,5 +301,6 @@ int main(void) {
     test_constant_inputs();
     test_buffer_mutation("buffer_mutation");
     test_buffer_mutation("buffer_mutation.decomp");
+    test_arena_near_peak_live();
     return check_summary("test_runtime");
 }

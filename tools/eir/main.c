@@ -633,8 +633,8 @@ static int cmd_run(const char *path, const char **in_paths, int nin, const run_o
     uint64_t arena, sum;
     eir_runtime_memory(rt, &arena, &sum);
     if (!o->out_dir)
-        printf("activation arena: %llu bytes for %llu bytes of intermediates\n", (unsigned long long)arena,
-               (unsigned long long)sum);
+        printf("activation arena: %llu bytes for %llu bytes of intermediates (at most %llu bytes alive at once)\n",
+               (unsigned long long)arena, (unsigned long long)sum, (unsigned long long)eir_runtime_peak_live_bytes(rt));
     rc = 0;
 out:
     for (int i = 0; i < nin + 64 && arrays; i++) free(arrays[i].data);
@@ -1022,12 +1022,15 @@ int main(int argc, char **argv) {
             uint64_t arena, sum;
             eir_runtime_memory(rt, &arena, &sum);
             if (json)
-                snprintf(extra, sizeof extra, ", \"runnable\": true, \"arena_bytes\": %llu, \"intermediate_bytes\": %llu}\n",
-                         (unsigned long long)arena, (unsigned long long)sum);
+                snprintf(extra, sizeof extra, ", \"runnable\": true, \"arena_bytes\": %llu, \"intermediate_bytes\": %llu, "
+                         "\"peak_live_bytes\": %llu}\n", (unsigned long long)arena, (unsigned long long)sum,
+                         (unsigned long long)eir_runtime_peak_live_bytes(rt));
             else
                 snprintf(extra, sizeof extra, "runnable: yes; activation arena %llu bytes for %llu bytes of "
-                         "intermediates (%.0f%%) at the exported shapes\n", (unsigned long long)arena,
-                         (unsigned long long)sum, sum ? 100.0 * (double)arena / (double)sum : 100.0);
+                         "intermediates (%.0f%%; at most %llu bytes alive at once) at the exported shapes\n",
+                         (unsigned long long)arena, (unsigned long long)sum,
+                         sum ? 100.0 * (double)arena / (double)sum : 100.0,
+                         (unsigned long long)eir_runtime_peak_live_bytes(rt));
         } else {
             runnable_no(extra, sizeof extra, rt, cs, json, !lib.lib && lacks_custom_op(rt));
         }
