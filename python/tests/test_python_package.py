@@ -101,6 +101,7 @@ def test_mlp_print_and_run(tmp_path):
                                     check=True).stdout)
     assert info == cli
     assert info["runnable"] is True and 0 < info["arena_bytes"] <= info["intermediate_bytes"]
+    assert 0 < info["peak_live_bytes"] <= info["arena_bytes"] <= info["peak_live_bytes"] * 1.1
     (y,) = p.run(x.numpy())
     close(y, m(x))
     # torch tensors directly, and p(...) == p.run(...)

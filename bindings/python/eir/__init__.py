@@ -314,7 +314,7 @@ class Program:
 
     def _runnable(self) -> Dict[str, Any]:
         """What ``eir info --json`` adds from the runtime: ``runnable``, and then
-        ``arena_bytes`` / ``intermediate_bytes`` at the exported shapes, or the
+        ``arena_bytes`` / ``intermediate_bytes`` / ``peak_live_bytes`` at the exported shapes, or the
         operators eir lacks (``missing_ops``) or the reason (``reason``)."""
         L = _lib.lib()
         rt = ctypes.c_void_p()
@@ -323,7 +323,8 @@ class Program:
             if st == 0 and L.eir_runtime_plan_example(rt) == 0:
                 arena, inter = ctypes.c_uint64(), ctypes.c_uint64()
                 L.eir_runtime_memory(rt, ctypes.byref(arena), ctypes.byref(inter))
-                return {"runnable": True, "arena_bytes": arena.value, "intermediate_bytes": inter.value}
+                return {"runnable": True, "arena_bytes": arena.value, "intermediate_bytes": inter.value,
+                        "peak_live_bytes": int(L.eir_runtime_peak_live_bytes(rt))}
             res: Dict[str, Any] = {"runnable": False}
             n = L.eir_runtime_num_missing_ops(rt) if rt else 0
             if n:

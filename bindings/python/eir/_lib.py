@@ -96,6 +96,7 @@ def _declare(lib: ctypes.CDLL) -> None:
     fn("eir_runtime_missing_op", ctypes.POINTER(MissingOp), vp, ctypes.c_uint32)
     fn("eir_runtime_plan_example", st, vp)
     fn("eir_runtime_memory", None, vp, ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64))
+    fn("eir_runtime_peak_live_bytes", ctypes.c_uint64, vp)
     fn("eir_library_create", st, ctypes.POINTER(vp))
     fn("eir_library_free", None, vp)
     fn("eir_library_errmsg", cp, vp)
