@@ -171,6 +171,12 @@ test: $(B)/eir $(B)/run_bench $(BS)/eir $(UNIT) $(UNITS) $(B)/libeir_example_ops
 	EIR_BIN=$(B)/eir EIR_OPS=$(B)/libeir_example_ops.so EIR_ZOO_DIR=$(B)/zoo \
 	    $(PYTHON) -m pytest -q -n 2 --dist loadfile -m "not slow" --durations=25 python/tests
 
+# The op sweeps in full: the Core ATen sweep in all 12 dtypes and the OpInfo sweep in the
+# dtypes of docs/OPS-EXPORTED.md (`make test` runs a sample of each; see python/tests/test_ops.py).
+test-sweeps: $(B)/eir
+	EIR_BIN=$(B)/eir EIR_OPS_DTYPES=all EIR_OPINFO_DTYPES=default \
+	    $(PYTHON) -m pytest -q -n 2 --dist loadfile python/tests/test_ops.py python/tests/test_opinfo.py
+
 # The slow tests left out of `make test`: the real models too big for its time
 # budget (python/zoo/real_models.py marks them; see README, Tests).
 test-slow: $(B)/eir $(B)/libeir_example_ops.so
@@ -200,7 +206,7 @@ clean:
 
 
 .PHONY: test-clang
-.PHONY: all test test-slow example clean check-generated ops-doc install uninstall
+.PHONY: all test test-slow test-sweeps example clean check-generated ops-doc install uninstall
 .SECONDARY:
 
 $(B)/load_bench: tools/bench/load_bench.c $(B)/libeir.a
@@ -230,7 +236,7 @@ bench: $(B)/run_bench
 # target for FUZZ_SMOKE_SECONDS on the committed corpus alone: a crash, leak or
 # UB report fails it.
 FUZZ_SECONDS ?= 30
-FUZZ_SMOKE_SECONDS ?= 15
+FUZZ_SMOKE_SECONDS ?= 5
 FUZZ_CC ?= $(CLANG)
 FUZZ_SAN = address,undefined
 FUZZLIBFLAGS = -g -O1 -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all

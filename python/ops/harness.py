@@ -16,6 +16,7 @@ import importlib
 import os
 import shutil
 import subprocess
+import zlib
 import sys
 import tempfile
 import time
@@ -502,6 +503,24 @@ def run_cells(make_tasks, jobs=2, progress=None, timeout=300, prefix="eir-ops-")
 # ---------------------------------------------------------------------------
 # known gaps and the verdict
 # ---------------------------------------------------------------------------
+
+def sample_dtypes(key, always, extra, gaps, available):
+    """The dtypes a sampled sweep (`make test`) runs for one op: `always`,
+    `extra` more of `available` chosen by a hash of the key (so every dtype is
+    covered across ops, the same ones on every run), and every dtype a gap
+    entry names for the key, so each listed gap is still checked; a "*" gap
+    (any dtype) brings all of `available`."""
+    named = {dt for (k, dt, _) in gaps if k == key}
+    if "*" in named:
+        return list(available)
+    rest = [d for d in available if d not in always]
+    h = zlib.crc32(key.encode())
+    chosen = set()
+    while rest and len(chosen) < extra:
+        chosen.add(rest.pop(h % len(rest)))
+        h //= 7
+    return [d for d in available if d in always or d in chosen or d in named]
+
 
 def load_gaps(path):
     """{(op, dtype or "*", sample or None): reason} from `op dtype[:sample] reason...` lines."""

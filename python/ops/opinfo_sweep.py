@@ -63,6 +63,8 @@ SCAN = 40          # samples read from OpInfo's generator to choose from
 # always swept; EXTRA more per OpInfo are chosen by hash (dtypes_for)
 DEFAULT_DTYPES = ("f32", "bf16", "i64")
 EXTRA = 1
+# the sampled sweep of `make test` (dtypes "sample"): float32 and one of these per OpInfo
+SAMPLE_PICK = ("bf16", "i64")
 
 
 # ---------------------------------------------------------------------------
@@ -103,6 +105,15 @@ def dtypes_for(key, choice=None, sup=None):
     from samples import DTYPES
     if choice == "all":
         return list(DTYPES)
+    if choice == "sample":
+        # `make test`: float32, and bfloat16 or int64 by a hash of the key (the
+        # Core ATen sweep's sample covers the other dtypes op by op)
+        gaps = _gaps()
+        if (key, "*") in {(k, dt) for (k, dt, _) in gaps}:
+            return dtypes_for(key, None, sup)  # a gap in any dtype: the default sweep's dtypes
+        pick = SAMPLE_PICK[zlib.crc32(key.encode()) % len(SAMPLE_PICK)]
+        avail = [d for d in DTYPES if sup is None or d in sup]
+        return harness.sample_dtypes(key, ("f32", pick), 0, gaps, avail)
     if choice:
         return list(choice)
     rest = [d for d in (sup if sup is not None else DTYPES) if d not in DEFAULT_DTYPES]
@@ -563,6 +574,11 @@ def load_gaps(path=GAPS_FILE):
     return harness.load_gaps(path)
 
 
+@functools.lru_cache(maxsize=None)
+def _gaps():
+    return load_gaps()
+
+
 def judge(results, gaps):
     return harness.judge(results, gaps, FAILING, "known_gaps_opinfo.txt")
 
@@ -681,6 +697,9 @@ def render_table(results, gaps, seconds=None, dtype_note=None):
 DTYPE_NOTE = ("Dtypes: every OpInfo in " + ", ".join(DEFAULT_DTYPES) + " and one more of the other dtypes, chosen "
               "by a hash of its name (`dtypes_for` in the script), so `make test` stays within its time budget "
               "while every dtype is covered across OpInfos. `opinfo_sweep.py --dtypes all` sweeps all 12.")
+SAMPLE_NOTE = ("Dtypes: the sample `make test` runs: every OpInfo in float32 and in bfloat16 or int64, chosen by a "
+               "hash of its name, and the dtypes the known-gaps list names for it. `make test-sweeps` runs the dtypes "
+               "of docs/OPS-EXPORTED.md.")
 
 
 def main(argv=None):

@@ -128,13 +128,30 @@ def run_one(op_name, dt_name, eir, workdir):
     return done(*run_samples(res, op, kept, eir, workdir, "not-in-graph", in_graph))
 
 
-def sweep(ops=None, dtypes=None, jobs=2, eir=None, progress=None):
-    """Results of every (op, dtype): {(op, dtype): result dict}."""
+# the sampled sweep of `make test` (dtypes="sample"): these in every op, SAMPLE_EXTRA more
+# per op chosen by a hash of its name, and the dtypes known_gaps.txt names for it
+SAMPLE_DTYPES = ("f32", "i64", "bool")
+SAMPLE_EXTRA = 2
+
+
+def dtypes_for(op, dtypes=None, gaps=None):
+    """The dtypes swept for op: `dtypes` (a list of names), all of them
+    (None or "all"), or "sample" (harness.sample_dtypes)."""
     from samples import DTYPES
+    if dtypes == "sample":
+        return harness.sample_dtypes(op, SAMPLE_DTYPES, SAMPLE_EXTRA, load_gaps() if gaps is None else gaps, list(DTYPES))
+    return list(DTYPES) if dtypes in (None, "all") else list(dtypes)
+
+
+def sweep(ops=None, dtypes=None, jobs=2, eir=None, progress=None):
+    """Results of every (op, dtype): {(op, dtype): result dict}. dtypes: a
+    list of names, None or "all" for every dtype, "sample" for the sampled
+    sweep (dtypes_for)."""
     ops = ops or core_ops()
-    dtypes = dtypes or list(DTYPES)
     eir = eir or harness.default_eir()
-    return harness.run_cells(lambda wd: [("sweep:run_one", o, d, eir, wd) for o in ops for d in dtypes], jobs, progress)
+    gaps = load_gaps()
+    cells = [(o, d) for o in ops for d in dtypes_for(o, dtypes, gaps)]
+    return harness.run_cells(lambda wd: [("sweep:run_one", o, d, eir, wd) for o, d in cells], jobs, progress)
 
 
 # ---------------------------------------------------------------------------

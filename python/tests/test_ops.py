@@ -8,8 +8,15 @@ build/ops_details.txt). One test per op fails when a cell of the op fails
 (mismatch, eir error, missing kernel, not sampled) and python/ops/known_gaps.txt
 does not excuse it, or when the list excuses a cell that now passes.
 
+By default the sweep is sampled (`make test`): every op in float32, int64 and
+bool, two more dtypes per op chosen by a hash of its name (every dtype is
+covered across ops), and the dtypes python/ops/known_gaps.txt names for it.
+`make test-sweeps` (EIR_OPS_DTYPES=all) runs every op in all 12 dtypes, as
+`make ops-doc` does for docs/OPS.md.
+
 Environment: EIR_BIN (the eir binary), EIR_OPS_ONLY="add.Tensor mm.default"
-to restrict the sweep.
+to restrict the sweep, EIR_OPS_DTYPES="sample" (the default), "all" or
+"f32,i64".
 """
 from __future__ import annotations
 
@@ -36,13 +43,18 @@ def _ops():
     return only or sweep.core_ops()
 
 
+def _dtypes():
+    d = os.environ.get("EIR_OPS_DTYPES", "sample")
+    return d if d in ("sample", "all") else d.split(",")
+
+
 @pytest.fixture(scope="session")
 def op_results():
     b = eir_bin()
     if not (os.path.isfile(b) and os.access(b, os.X_OK)):
         pytest.skip(f"eir binary not found at {b}")
     t0 = time.time()
-    results = sweep.sweep(_ops(), jobs=2, eir=b)
+    results = sweep.sweep(_ops(), _dtypes(), jobs=2, eir=b)
     secs = time.time() - t0
     gaps = sweep.load_gaps()
     build = os.path.join(REPO, "build")
