@@ -158,4 +158,8 @@ void *eir_kcalloc(size_t n, size_t elem);
 void eir_kfree(void *p);
 void eir_kscratch_release(void);
 
+/* OpenBLAS on one thread, for the whole process (nn.c): when eir runs its
+ * own threads, it cuts large products into blocks for them. */
+void eir_blas_single_thread(void);
+
 #endif

@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
+#include "../base/pool.h"
 #include "fast.h"
 #include "kutil.h"
 #include "tables.h"
@@ -143,6 +144,79 @@ static bool blas_lay(int64_t rows, int64_t cols, int64_t rs, int64_t cs, bool *t
     return *ld <= INT_MAX;
 }
 
+/* ---- large real products, cut into blocks ----
+ * A product of at least GEMM_SPLIT_FLOPS is cut into blocks of C's columns
+ * (or of its rows, when C is taller than wide), each one sgemm/dgemm call,
+ * and the blocks run on the pool of the run in progress. The cut depends on
+ * M, N and K only, never on the thread count, and every block is the same
+ * call at any thread count: results are bit-identical at 1 and N threads.
+ * (OpenBLAS's result for an element does depend on where its block starts,
+ * so the product of one whole call would differ in the last bits.) Cutting
+ * rows packs B once per block, cutting columns packs A once per block: rows
+ * are cut into fewer, larger blocks. */
+enum { GEMM_SPLIT_FLOPS = 1 << 23, GEMM_MAX_BLOCKS = 12, GEMM_MAX_ROW_BLOCKS = 4, GEMM_MIN_COLS = 128, GEMM_MIN_ROWS = 64 };
+
+typedef struct gemm_job {
+    CBLAS_ORDER ord;
+    CBLAS_TRANSPOSE TA, TB;
+    int64_t M, N, K, lda, ldb, ldc, nb;
+    bool bycol;
+    double alpha, beta;
+    const char *A, *B;
+    char *C;
+    size_t es;
+} gemm_job;
+
+/* Start of block b of nb over a dimension of n, on a multiple of 16 (the last ends at n). */
+static int64_t block_start(int64_t n, int64_t nb, int64_t b) { return b >= nb ? n : (n * b / nb) & ~(int64_t)15; }
+
+static void gemm_blocks(void *ctx, int64_t b0, int64_t b1) {
+    const gemm_job *j = ctx;
+    bool row = j->ord == CblasRowMajor, ta = j->TA == CblasTrans, tb = j->TB == CblasTrans;
+    for (int64_t b = b0; b < b1; b++) {
+        int64_t dim = j->bycol ? j->N : j->M, lo = block_start(dim, j->nb, b), hi = block_start(dim, j->nb, b + 1);
+        if (hi <= lo) continue;
+        const char *A = j->A, *B = j->B;
+        char *C = j->C;
+        int64_t M = j->M, N = j->N;
+        if (j->bycol) {
+            B += (size_t)(row == tb ? lo * j->ldb : lo) * j->es;
+            C += (size_t)(row ? lo : lo * j->ldc) * j->es;
+            N = hi - lo;
+        } else {
+            A += (size_t)(row != ta ? lo * j->lda : lo) * j->es;
+            C += (size_t)(row ? lo * j->ldc : lo) * j->es;
+            M = hi - lo;
+        }
+        if (j->es == sizeof(float))
+            cblas_sgemm(j->ord, j->TA, j->TB, (int)M, (int)N, (int)j->K, (float)j->alpha, (const float *)A, (int)j->lda,
+                        (const float *)B, (int)j->ldb, (float)j->beta, (float *)C, (int)j->ldc);
+        else
+            cblas_dgemm(j->ord, j->TA, j->TB, (int)M, (int)N, (int)j->K, j->alpha, (const double *)A, (int)j->lda,
+                        (const double *)B, (int)j->ldb, j->beta, (double *)C, (int)j->ldc);
+    }
+}
+
+/* The product in blocks when it is large enough; false: do it in one call. */
+static bool gemm_split(CBLAS_ORDER ord, CBLAS_TRANSPOSE TA, CBLAS_TRANSPOSE TB, int64_t M, int64_t N, int64_t K,
+                       double alpha, const void *A, int64_t lda, const void *B, int64_t ldb, double beta, void *C,
+                       int64_t ldc, eir_dtype ct) {
+    double flops = 2.0 * (double)M * (double)N * (double)K;
+    if (flops < GEMM_SPLIT_FLOPS) return false;
+    bool bycol = N >= M;
+    int64_t nb = bycol ? N / GEMM_MIN_COLS : M / GEMM_MIN_ROWS, most = bycol ? GEMM_MAX_BLOCKS : GEMM_MAX_ROW_BLOCKS;
+    if (nb > most) nb = most;
+    if ((double)nb > flops / GEMM_SPLIT_FLOPS) nb = (int64_t)(flops / GEMM_SPLIT_FLOPS);
+    if (nb < 2) return false;
+    gemm_job j = {ord, TA, TB, M, N, K, lda, ldb, ldc, nb, bycol, alpha, beta, A, B, C, eir_elsize(ct)};
+    eir_parallel_for(eir_pool_current(), nb, 1, gemm_blocks, &j);
+    return true;
+}
+
+void eir_blas_single_thread(void) {
+    if (openblas_get_num_threads() != 1) openblas_set_num_threads(1);
+}
+
 /* C (M x N, row-major ldc, or column-major when ccol) = alpha A B + beta C,
  * f32 / f64 / c64 / c128 (real alpha and beta). */
 static void blas_gemm(eir_dtype ct, bool ccol, bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha,
@@ -164,6 +238,8 @@ static void blas_gemm(eir_dtype ct, bool ccol, bool ta, bool tb, int64_t M, int6
             }
         return;
     }
+    if ((ct == EIR_F32 || ct == EIR_F64) && gemm_split(ord, TA, TB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, ct))
+        return;
     if (ct == EIR_C64) {
         float al[2] = {(float)alpha, 0}, be[2] = {(float)beta, 0};
         cblas_cgemm(ord, TA, TB, (int)M, (int)N, (int)K, al, A, (int)lda, B, (int)ldb, be, C, (int)ldc);
