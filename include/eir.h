@@ -668,9 +668,9 @@ EIR_API eir_status eir_runtime_run(eir_runtime *rt);
  * n = 0 takes the CPUs this process may run on. At most EIR_MAX_THREADS;
  * EIR_ERR_ARG for a negative count. Outputs are the same, bit for bit, at
  * any thread count (work is cut into pieces that do not depend on it).
- * With n > 1, OpenBLAS is set to one thread for the whole process
- * (openblas_set_num_threads(1)): eir cuts large matrix products into blocks
- * and runs them on its own threads. */
+ * Matrix products are cut into blocks that run on these threads; OpenBLAS
+ * itself runs on one: the first eir_runtime_create calls
+ * openblas_set_num_threads(1), which holds for the whole process. */
 #define EIR_MAX_THREADS 256
 EIR_API eir_status eir_runtime_set_threads(eir_runtime *rt, int n);
 EIR_API int eir_runtime_threads(const eir_runtime *rt);

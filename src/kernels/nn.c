@@ -10,6 +10,7 @@
  * dtypes use exact loops with wrap-around (as torch's int mm). */
 #include <cblas.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "../base/pool.h"
@@ -213,8 +214,12 @@ static bool gemm_split(CBLAS_ORDER ord, CBLAS_TRANSPOSE TA, CBLAS_TRANSPOSE TB, 
     return true;
 }
 
-void eir_blas_single_thread(void) {
+static void blas_one_thread(void) {
     if (openblas_get_num_threads() != 1) openblas_set_num_threads(1);
+}
+void eir_blas_single_thread(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, blas_one_thread);
 }
 
 /* C (M x N, row-major ldc, or column-major when ccol) = alpha A B + beta C,

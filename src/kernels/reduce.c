@@ -1173,6 +1173,9 @@ static int batch_norm_eval(const char *op, const eir_tview *x, const eir_tview *
                 eir_tview_is_contiguous(&out[0]);
     int64_t N = x->sizes[0], P = 1;
     for (int32_t d = 2; d < x->rank; d++) P *= x->sizes[d];
+    /* the fast path: every channel's alpha and beta first, then one pass (on the run's threads) */
+    double *ab = fast ? eir_kalloc((size_t)(2 * C > 0 ? 2 * C : 1) * sizeof(double)) : NULL;
+    if (!ab) fast = false;
     for (int64_t c = 0; c < C; c++) {
         double mean = ld((const char *)rm->data + c * rm->strides[0] * (int64_t)eir_elsize(rm->dtype), rm->dtype);
         double var = ld((const char *)rv->data + c * rv->strides[0] * (int64_t)eir_elsize(rv->dtype), rv->dtype);
@@ -1181,9 +1184,8 @@ static int batch_norm_eval(const char *op, const eir_tview *x, const eir_tview *
         double bb = b ? ld((const char *)b->data + c * b->strides[0] * (int64_t)eir_elsize(b->dtype), b->dtype) : 0.0;
         double alpha = invstd * ww, beta = bb - mean * alpha;
         if (fast) {
-            for (int64_t n = 0; n < N; n++)
-                eir_batch_norm_apply_f32((const float *)x->data + (n * C + c) * P, (float *)out[0].data + (n * C + c) * P,
-                                         1, 1, P, &alpha, &beta);
+            ab[c] = alpha;
+            ab[C + c] = beta;
             goto stats;
         }
         /* the channel slice: every dim except 1 */
@@ -1207,6 +1209,8 @@ static int batch_norm_eval(const char *op, const eir_tview *x, const eir_tview *
                 eir_store_f64((char *)out[j].data + c * out[j].strides[0] * (int64_t)eir_elsize(out[j].dtype),
                               out[j].dtype, j == 1 ? mean : invstd);
     }
+    if (fast) eir_batch_norm_apply_f32((const float *)x->data, (float *)out[0].data, N, C, P, ab, ab + C);
+    eir_kfree(ab);
     return 0;
 }
 /* _native_batch_norm_legit_no_training(input, weight?, bias?, running_mean, running_var, momentum, eps) */

@@ -1875,6 +1875,7 @@ eir_status eir_runtime_create_with(eir_program *p, const eir_library *lib, eir_r
         if (!*out) return EIR_ERR_NOMEM;
         return rt_fail(*out, EIR_ERR_ARG, "eir_runtime_create: no loaded program");
     }
+    eir_blas_single_thread();   /* the runtime's thread count governs matrix products too */
     return runtime_create_graph(p, p->graph, true, lib, out);
 }
 
@@ -4543,10 +4544,7 @@ int eir_op_runnable(const char *op) {
 
 /* ---- threads ----
  * n > 1 starts a pool of n - 1 workers now (replacing the runtime's old one);
- * its kernels split their work over it (docs/RUNTIME.md, Threads). OpenBLAS
- * then runs single-threaded, process-wide: the GEMMs are cut into blocks that
- * run on the pool's threads, and OpenBLAS threads on the same cores would only
- * compete with them. */
+ * its kernels split their work over it (docs/RUNTIME.md, Threads). */
 eir_status eir_runtime_set_threads(eir_runtime *rt, int n) {
     if (!rt) return EIR_ERR_ARG;
     if (n < 0 || n > EIR_MAX_THREADS)
@@ -4560,7 +4558,6 @@ eir_status eir_runtime_set_threads(eir_runtime *rt, int n) {
     rt->nthreads = 1;
     if (n > 1) {
         if (!(rt->pool = eir_pool_create(n))) return rt_fail(rt, EIR_ERR_NOMEM, "threads: could not start %d threads", n - 1);
-        eir_blas_single_thread();
     }
     rt->nthreads = n;
     return EIR_OK;
