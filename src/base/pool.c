@@ -30,6 +30,8 @@
 
 enum { SPIN_ITERS = 4000 };
 
+int eir_pool_split_all;
+
 typedef struct worker {
     eir_pool *pool;
     int id;                     /* 1 .. T-1: the chunk this worker runs */
@@ -138,7 +140,7 @@ int eir_pool_threads(const eir_pool *p) { return p ? p->nthreads : 1; }
 
 int eir_pool_chunks(const eir_pool *p, int64_t n, int64_t grain) {
     if (!p || in_parallel || n <= 0) return 1;
-    if (grain < 1) grain = 1;
+    if (grain < 1 || eir_pool_split_all) grain = 1;
     int64_t c = (n + grain - 1) / grain;
     return c < p->nthreads ? (int)c : p->nthreads;
 }

@@ -52,6 +52,12 @@ eir_pool *eir_pool_current(void);
 eir_pool *eir_pool_enter(eir_pool *pool);
 void eir_pool_leave(eir_pool *prev);
 
+/* Tests: 1 cuts every parallel loop into as many chunks as there are
+ * threads, whatever its grain, and large-product thresholds drop too
+ * (nn.c), so small programs exercise the threaded paths. Set it before
+ * runs, not during one. */
+extern int eir_pool_split_all;
+
 /* The number of CPUs this process may run on (sched_getaffinity), >= 1. */
 int eir_cpu_count(void);
 

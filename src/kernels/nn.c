@@ -202,12 +202,14 @@ static void gemm_blocks(void *ctx, int64_t b0, int64_t b1) {
 static bool gemm_split(CBLAS_ORDER ord, CBLAS_TRANSPOSE TA, CBLAS_TRANSPOSE TB, int64_t M, int64_t N, int64_t K,
                        double alpha, const void *A, int64_t lda, const void *B, int64_t ldb, double beta, void *C,
                        int64_t ldc, eir_dtype ct) {
-    double flops = 2.0 * (double)M * (double)N * (double)K;
-    if (flops < GEMM_SPLIT_FLOPS) return false;
+    double flops = 2.0 * (double)M * (double)N * (double)K, least = eir_pool_split_all ? 1 : GEMM_SPLIT_FLOPS;
+    if (flops < least) return false;
     bool bycol = N >= M;
-    int64_t nb = bycol ? N / GEMM_MIN_COLS : M / GEMM_MIN_ROWS, most = bycol ? GEMM_MAX_BLOCKS : GEMM_MAX_ROW_BLOCKS;
+    int64_t nb = eir_pool_split_all ? (bycol ? N : M) / 16
+                                    : bycol ? N / GEMM_MIN_COLS : M / GEMM_MIN_ROWS,
+            most = bycol ? GEMM_MAX_BLOCKS : GEMM_MAX_ROW_BLOCKS;
     if (nb > most) nb = most;
-    if ((double)nb > flops / GEMM_SPLIT_FLOPS) nb = (int64_t)(flops / GEMM_SPLIT_FLOPS);
+    if ((double)nb > flops / least) nb = (int64_t)(flops / least);
     if (nb < 2) return false;
     gemm_job j = {ord, TA, TB, M, N, K, lda, ldb, ldc, nb, bycol, alpha, beta, A, B, C, eir_elsize(ct)};
     eir_parallel_for(eir_pool_current(), nb, 1, gemm_blocks, &j);
