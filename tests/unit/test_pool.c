@@ -2,6 +2,8 @@
  * threads: the pool's static chunks (every index once, chunk 0 on the
  * caller, at most T chunks, inline below the grain, nested loops inline,
  * workers asleep and woken), eir_runtime_set_threads, the threaded kernels
+ * (convolution, matrix products, attention, pooling, batch and layer norm,
+ * softmax, pointwise rows)
  * against the same kernels on one thread (bit for bit, on shapes above their
  * grains), and the committed fixtures and examples/mlp.pt2 run at 1, 2 and 3
  * threads with every loop split (eir_pool_split_all): the same bits. */
@@ -215,6 +217,18 @@ static void test_kernels(void) {
         threads_same("aten.addmm.default", am, 5, &R.v, &G.v, 1);
         tfree(&A); tfree(&B); tfree(&Bias); tfree(&R); tfree(&G);
     }
+    /* attention: heads split over the threads */
+    {
+        int64_t qs[4] = {2, 6, 64, 32};
+        tt Q = tnew(EIR_F32, 4, qs, 0), K = tnew(EIR_F32, 4, qs, 0), V = tnew(EIR_F32, 4, qs, 0);
+        tt R = tnew(EIR_F32, 4, qs, 0), G = tnew(EIR_F32, 4, qs, 0);
+        fill_rand(&Q.v); fill_rand(&K.v); fill_rand(&V.v);
+        for (int causal = 0; causal < 2; causal++) {
+            eir_karg a[8] = {KT(&Q.v), KT(&K.v), KT(&V.v), KN(), KF(0.0), KB(causal), KN(), KB(false)};
+            threads_same("aten.scaled_dot_product_attention.default", a, 8, &R.v, &G.v, 1);
+        }
+        tfree(&Q); tfree(&K); tfree(&V); tfree(&R); tfree(&G);
+    }
     /* float64 too */
     {
         int64_t as[2] = {96, 400}, bs[2] = {400, 256}, cs[2] = {96, 256};
@@ -258,6 +272,18 @@ static void test_kernels(void) {
         threads_same("aten.add.Tensor", ad, 3, &Y.v, &Z.v, 1);
         eir_karg ms[2] = {KT(&X.v), KF(3.0)};
         threads_same("aten.mul.Tensor", ms, 2, &Y.v, &Z.v, 1);
+        /* softmax and layer norm over the last dim */
+        eir_karg sm[3] = {KT(&X.v), KI(-1), KB(false)};
+        threads_same("aten._softmax.default", sm, 3, &Y.v, &Z.v, 1);
+        threads_same("aten._log_softmax.default", sm, 3, &Y.v, &Z.v, 1);
+        int64_t last = xs[3], st4[4] = {xs[0], xs[1], xs[2], 1};
+        tt LW = tnew(EIR_F32, 1, &last, 0), LB = tnew(EIR_F32, 1, &last, 0);
+        tt M1 = tnew(EIR_F32, 4, st4, 0), R1 = tnew(EIR_F32, 4, st4, 0), M2 = tnew(EIR_F32, 4, st4, 0), R2 = tnew(EIR_F32, 4, st4, 0);
+        fill_rand(&LW.v); fill_rand(&LB.v);
+        eir_karg ln[5] = {KT(&X.v), KIS(1, &last), KT(&LW.v), KT(&LB.v), KF(1e-5)};
+        eir_tview lro[3] = {Y.v, M1.v, R1.v}, lgo[3] = {Z.v, M2.v, R2.v};
+        threads_same("aten.native_layer_norm.default", ln, 5, lro, lgo, 3);
+        tfree(&LW); tfree(&LB); tfree(&M1); tfree(&R1); tfree(&M2); tfree(&R2);
         tfree(&X); tfree(&R); tfree(&G); tfree(&RI); tfree(&GI); tfree(&RA); tfree(&GA); tfree(&Y); tfree(&Z);
         tfree(&Wt); tfree(&B); tfree(&M); tfree(&V); tfree(&S1); tfree(&S2);
     }
