@@ -1,6 +1,6 @@
 /* pool.c — the thread pool of a runtime (see pool.h): workers that wait for
  * a generation counter to move, run their chunk of the loop, and count down
- * the chunks still pending.
+ * the workers still busy with it.
  *
  * Hand-off: the caller writes the loop (fn, ctx, n, chunks), then bumps the
  * generation under the mutex and broadcasts; a worker that sees a new
@@ -9,9 +9,9 @@
  * the pending count for a while before sleeping on `done`; workers spin on
  * the generation before sleeping on `wake`. Every worker counts down once per
  * loop, with or without a chunk of it, so no worker still reads a loop when
- * the caller writes the next. Spinning is bounded (SPIN_ITERS
- * pauses, some tens of microseconds): this machine's cores are shared, and a
- * spinning idle thread would take a core from whoever needs it. */
+ * the caller writes the next. Spinning is bounded (SPIN_ITERS pauses, some
+ * tens of microseconds): cores are often shared with other work, and an idle
+ * thread that kept spinning would take a core from whoever needs it. */
 #include "pool.h"
 
 #include <pthread.h>
