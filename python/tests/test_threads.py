@@ -77,3 +77,34 @@ def test_bad_thread_count(eir):
     r = subprocess.run([eir, "run", "--threads", "-2", "x.pt2"], capture_output=True, text=True)
     assert r.returncode != 0
     assert "--threads needs a count from 0 to 256, got '-2'" in r.stderr
+
+
+def test_python_binding_threads(tmp_path):
+    """Program.set_threads / .threads in the ctypes binding (bindings/python/eir)."""
+    from conftest import REPO
+
+    lib = os.environ.get("EIR_LIB") or os.path.join(REPO, "build", "libeir.so")
+    if not os.path.exists(lib):
+        pytest.skip(f"{lib} not built")
+    os.environ["EIR_LIB"] = lib
+    sys.path.insert(0, os.path.join(REPO, "bindings", "python"))
+    import eir as eirpy
+    import zoo
+
+    module, _, _, _ = zoo.build("mobilenetv2")
+    x = torch.randn(2, 3, 48, 48, generator=torch.Generator().manual_seed(3))
+    ep = torch.export.export(module, (x,))
+    path = str(tmp_path / "m.pt2")
+    torch.export.save(ep, path)
+    p = eirpy.load(path)
+    assert p.threads == 1
+    one = p.run(x.numpy())[0]
+    p.set_threads(2)
+    assert p.threads == 2
+    two = p.run(x.numpy())[0]
+    assert two.tobytes() == one.tobytes()
+    rtol, atol = tolerance(torch.float32)
+    np.testing.assert_allclose(two, to_npy(ep.module()(x)), rtol=rtol, atol=atol)
+    with pytest.raises(eirpy.EirError, match="threads: -1 is not a thread count"):
+        p.set_threads(-1)
+    p.close()
