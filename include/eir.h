@@ -659,22 +659,6 @@ EIR_API eir_status eir_runtime_set_input(eir_runtime *rt, uint32_t i, const eir_
  * messages torch wrote into the graph ("Runtime assertion failed for
  * expression u0 >= 2 on node 'ge_1'"). */
 EIR_API eir_status eir_runtime_run(eir_runtime *rt);
-/* ---- threads ----
- * Threads a runtime runs on: n = 1 (the default) runs everything on the
- * calling thread, as ExecuTorch does unless told otherwise; n > 1 starts
- * n - 1 worker threads now, kept until the runtime is freed or the count
- * changes, and the kernels (convolution, matrix products, pooling, batch
- * norm, pointwise ops, softmax, layer norm, ...) split their work over them;
- * n = 0 takes the CPUs this process may run on. At most EIR_MAX_THREADS;
- * EIR_ERR_ARG for a negative count. Outputs are the same, bit for bit, at
- * any thread count (work is cut into pieces that do not depend on it).
- * Matrix products are cut into blocks that run on these threads; OpenBLAS
- * itself runs on one: the first eir_runtime_create calls
- * openblas_set_num_threads(1), which holds for the whole process. */
-#define EIR_MAX_THREADS 256
-EIR_API eir_status eir_runtime_set_threads(eir_runtime *rt, int n);
-EIR_API int eir_runtime_threads(const eir_runtime *rt);
-
 /* User output i of the last run. Scalar outputs come back as 0-d tensors. */
 EIR_API eir_status eir_runtime_output(eir_runtime *rt, uint32_t i, eir_tensor_view *out);
 
@@ -714,6 +698,22 @@ EIR_API eir_status eir_runtime_plan_example(eir_runtime *rt);
  * holds (what a one-buffer-per-value runtime would allocate). Valid after a
  * run or eir_runtime_plan_example. */
 EIR_API void eir_runtime_memory(const eir_runtime *rt, uint64_t *arena_bytes, uint64_t *sum_of_intermediates);
+
+/* ---- threads ----
+ * Threads a runtime runs on: n = 1 (the default) runs everything on the
+ * calling thread, as ExecuTorch does unless told otherwise; n > 1 starts
+ * n - 1 worker threads now, kept until the runtime is freed or the count
+ * changes, and the kernels (convolution, matrix products, pooling, batch
+ * norm, pointwise ops, softmax, layer norm, ...) split their work over them;
+ * n = 0 takes the CPUs this process may run on. At most EIR_MAX_THREADS;
+ * EIR_ERR_ARG for a negative count. Outputs are the same, bit for bit, at
+ * any thread count (work is cut into pieces that do not depend on it).
+ * Matrix products are cut into blocks that run on these threads; OpenBLAS
+ * itself runs on one: the first eir_runtime_create calls
+ * openblas_set_num_threads(1), which holds for the whole process. */
+#define EIR_MAX_THREADS 256
+EIR_API eir_status eir_runtime_set_threads(eir_runtime *rt, int n);
+EIR_API int eir_runtime_threads(const eir_runtime *rt);
 
 /* ---- custom operators ------------------------------------------------------
  *
