@@ -10,7 +10,7 @@ CPPFLAGS = -Iinclude -Isrc -D_GNU_SOURCE
 LDLIBS   = -lminizip -lz -lopenblas -lpthread -lm
 PYTHON  ?= python3
 
-SRC = src/base/base.c src/base/dtype.c src/serde/archive.c src/base/jdoc.c src/serde/pickle.c src/serde/torchsave.c src/serde/load.c \
+SRC = src/base/base.c src/base/dtype.c src/base/pool.c src/serde/archive.c src/base/jdoc.c src/serde/pickle.c src/serde/torchsave.c src/serde/load.c \
       src/serde/save.c src/ir/program.c src/ir/sym.c src/ir/pyexpr.c \
       src/ir/print.c src/ir/parse.c src/ir/parse_lex.c src/ir/dot.c src/ir/verify.c src/ir/edit.c \
       src/ops/optable.c src/ops/schema.c src/ops/info.c \
@@ -154,15 +154,16 @@ example: $(B)/eir
 # --dist loadfile keeps each file's session fixtures, such as the op sweeps, on
 # one worker).
 # Also: the libraries' exports (scripts/check_exports.sh), `make install` and
-# the consumers of examples/consumer built against it (tests/install), runtimes on several threads under
-# ThreadSanitizer (OpenBLAS's own threads are not instrumented: one thread); `make test-clang` adds a clang -O2 build.
+# the consumers of examples/consumer built against it (tests/install), runtimes on several threads and the
+# thread pool under ThreadSanitizer (OpenBLAS's own threads are not instrumented: one thread); `make test-clang` adds a clang -O2 build.
 test: $(B)/eir $(B)/run_bench $(BS)/eir $(UNIT) $(UNITS) $(B)/libeir_example_ops.so $(BS)/libeir_example_ops.so \
-      $(BT)/tests/test_threads $(B)/libeir.a $(B)/$(SOFILE) $(FUZZ_BINS)
+      $(BT)/tests/test_threads $(BT)/tests/test_pool $(B)/libeir.a $(B)/$(SOFILE) $(FUZZ_BINS)
 	scripts/check_exports.sh $(B)/libeir.a include/eir.h
 	scripts/check_exports.sh $(B)/$(SOFILE) include/eir.h
 	MAKE="$(MAKE)" PYTHON=$(PYTHON) tests/install/test_install.sh
 	@set -e; for t in $(UNIT) $(UNITS); do echo "== $$t"; EIR_FIXTURES=tests/e2e/fixtures $$t; done
 	OPENBLAS_NUM_THREADS=1 TSAN_OPTIONS=halt_on_error=1 EIR_FIXTURES=tests/e2e/fixtures $(BT)/tests/test_threads
+	OPENBLAS_NUM_THREADS=1 TSAN_OPTIONS=halt_on_error=1 EIR_FIXTURES=tests/e2e/fixtures $(BT)/tests/test_pool
 	EIR_BIN=$(BS)/eir $(PYTHON) tests/run_corpus.py
 	EIR_BIN=$(BS)/eir EIR_OPS=$(BS)/libeir_example_ops.so $(PYTHON) tests/run_fixtures.py tests/e2e/fixtures
 	EIR_BIN=$(BS)/eir $(PYTHON) tests/run_fixtures.py tests/legacy

@@ -46,6 +46,11 @@
  *  - a runtime belongs to one thread at a time: calls on one runtime must
  *    not overlap (move it between threads freely, with the usual
  *    happens-before of a mutex or thread start/join).
+ *    A runtime may itself run on several threads: eir_runtime_set_threads
+ *    gives it a pool of worker threads, created once and used inside its
+ *    runs only (the kernels split their loops over it; idle workers sleep
+ *    between runs). That changes nothing of the above: the caller's thread
+ *    still owns the runtime, and a run returns after all its work is done.
  *  - a library of custom operators is written by eir_library_create and
  *    eir_library_define only; define every operator before creating the
  *    runtimes that use it. From then on runtimes on any number of threads
@@ -700,6 +705,22 @@ EIR_API void eir_runtime_memory(const eir_runtime *rt, uint64_t *arena_bytes, ui
  * the smallest arena; eir_runtime_memory's arena_bytes divided by this is
  * its overhead. Valid after a run or eir_runtime_plan_example. */
 EIR_API uint64_t eir_runtime_peak_live_bytes(const eir_runtime *rt);
+
+/* ---- threads ----
+ * Threads a runtime runs on: n = 1 (the default) runs everything on the
+ * calling thread, as ExecuTorch does unless told otherwise; n > 1 starts
+ * n - 1 worker threads now, kept until the runtime is freed or the count
+ * changes, and the kernels (convolution, matrix products, pooling, batch
+ * norm, pointwise ops, softmax, layer norm, ...) split their work over them;
+ * n = 0 takes the CPUs this process may run on. At most EIR_MAX_THREADS;
+ * EIR_ERR_ARG for a negative count. Outputs are the same, bit for bit, at
+ * any thread count (work is cut into pieces that do not depend on it).
+ * Matrix products are cut into blocks that run on these threads; OpenBLAS
+ * itself runs on one: the first eir_runtime_create calls
+ * openblas_set_num_threads(1), which holds for the whole process. */
+#define EIR_MAX_THREADS 256
+EIR_API eir_status eir_runtime_set_threads(eir_runtime *rt, int n);
+EIR_API int eir_runtime_threads(const eir_runtime *rt);
 
 /* ---- custom operators ------------------------------------------------------
  *

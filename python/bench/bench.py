@@ -3,6 +3,7 @@ ONNX Runtime and ExecuTorch (XNNPACK) on the models of python/bench/models.py.
 
     python3 python/bench/bench.py [--quick] [--models a,b] [--contenders eir,torch,ort,et]
                                   [--runs N] [--threads T] [--decomp] [--full] [--out docs/BENCHMARKS.md]
+    python3 python/bench/bench.py --threads-list 1,2 [--models a,b] [--runs N] [--out docs/BENCHMARKS.md]
 
 Each model is exported once with torch.export.export (after run_decompositions()
 with --decomp); every contender runs that program on the same inputs: eir from
@@ -15,6 +16,12 @@ python/tests/tolerances.py, else the run fails (exit status 1). Then each
 contender is started once more as a fresh process that loads the model and
 runs it once: the time from process start to first result, and the peak RSS.
 A contender that fails on a model is reported with the reason.
+
+--threads-list 1,2 compares eir with torch eager at each of those thread
+counts instead: one eir process per count (run_bench --threads T) and torch
+in-process with torch.set_num_threads(T) before each of its runs, all of them
+alternating round-robin in one run; eir's outputs are checked at every count.
+It writes the "Threads" section of the report.
 """
 from __future__ import annotations
 
@@ -44,6 +51,7 @@ from tolerances import tolerance  # noqa: E402
 CONTENDERS = ("eir", "torch", "ort", "et")
 LABEL = {"eir": "eir", "torch": "torch eager", "ort": "ONNX Runtime", "et": "ExecuTorch+XNNPACK"}
 SECTION = "<!-- make bench: inference -->"
+THREADS_SECTION = "<!-- make bench: threads -->"
 
 # Deep random-weight networks amplify summation-order differences layer after
 # layer (eir's BLAS and convolution loops vs torch's oneDNN/MKL); like the real
@@ -134,10 +142,10 @@ class Eir:
     returns the time of one eir_runtime_run measured inside the driver."""
 
     def __init__(self, prep, threads, exe):
-        if threads != 1:
-            raise BenchError("eir has no thread option yet: runs on 1 thread")
+        # eir runs OpenBLAS on one thread itself and splits products over its own threads
         env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
-        self.p = subprocess.Popen([exe, prep["pt2"], "--serve", *prep["inputs"]], stdin=subprocess.PIPE,
+        self.p = subprocess.Popen([exe, prep["pt2"], "--serve", "--threads", str(threads), *prep["inputs"]],
+                                  stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         while True:
             line = self.p.stdout.readline()
@@ -287,9 +295,7 @@ def fresh_with_rss(c, prep, threads, exe):
         " 'err': p.stderr.decode(errors='replace')[-2000:], 'maxrss_kib': ru.ru_maxrss}))\n"
     )
     if c == "eir":
-        if threads != 1:
-            raise BenchError("eir has no thread option yet: runs on 1 thread")
-        cmd = [exe, prep["pt2"], "--warmup", "0", "--runs", "0", *prep["inputs"]]
+        cmd = [exe, prep["pt2"], "--warmup", "0", "--runs", "0", "--threads", str(threads), *prep["inputs"]]
     else:
         path = {"torch": prep["pt2"], "ort": prep.get("onnx"), "et": prep.get("pte")}[c]
         if not path:
@@ -474,8 +480,8 @@ def write_doc(path, rows, args, models_desc):
         text += [f"**{args.note}**", ""]
     text += [f"Median of {args.runs} rounds after {args.warmup} warm-up runs, the contenders alternating "
              f"round-robin on the same inputs, {args.threads} thread(s) each: eir through its C API "
-             "(tools/bench/run_bench.c; eir has no thread option yet and runs on one thread, "
-             "OpenBLAS with OPENBLAS_NUM_THREADS=1), torch eager as `ep.module()` under "
+             "(tools/bench/run_bench.c with `--threads`: eir_runtime_set_threads; OpenBLAS on one thread, "
+             "eir splits the work itself), torch eager as `ep.module()` under "
              "`torch.inference_mode()` with `torch.set_num_threads`, ONNX Runtime on "
              "`torch.onnx.export(ep, dynamo=True)` with intra-op threads set, ExecuTorch with the XNNPACK "
              "partitioner through `executorch.runtime.Runtime` with its threadpool reset to the same count. "
@@ -489,10 +495,15 @@ def write_doc(path, rows, args, models_desc):
              "Models (seeded random weights, python/bench/models.py):", ""]
     text += [f"- {r['name']}: {models_desc[r['name'].split('.')[0]]}" for r in rows]
     text += ["", table(rows, args.contenders), ""]
-    body = "\n".join(text)
+    write_section(path, SECTION, "\n".join(text))
+
+
+def write_section(path, marker, body):
+    """Replace the section that starts at `marker` (up to the next "<!-- "
+    marker) with body, which starts with the marker; append it if absent."""
     old = open(path).read() if os.path.exists(path) else "# Benchmarks\n"
-    if SECTION in old:
-        before, _, after = old.partition(SECTION)
+    if marker in old:
+        before, _, after = old.partition(marker)
         # keep sections that follow ours (marked by the next "<!-- " marker)
         rest = after[after.find("\n<!-- "):] if "\n<!-- " in after else ""
         new = before + body + rest
@@ -500,6 +511,104 @@ def write_doc(path, rows, args, models_desc):
         new = old.rstrip("\n") + "\n\n" + body
     with open(path, "w") as fh:
         fh.write(new)
+
+
+# ---------------------------------------------------------------- threads
+
+class TorchAt:
+    """torch eager at a given thread count: torch.set_num_threads before each run."""
+
+    def __init__(self, eager, threads):
+        self.eager, self.threads = eager, threads
+
+    def run(self):
+        self.eager.torch.set_num_threads(self.threads)
+        return self.eager.run()
+
+
+def bench_threads_model(name, args, log):
+    """{"name", "desc", "median": {(contender, T): seconds}, "fail": {...}}"""
+    import models
+
+    row = {"name": name + (".decomp" if args.decomp else ""), "desc": models.describe(name, args.full),
+           "median": {}, "fail": {}}
+    work = tempfile.mkdtemp(prefix=f"eir-bench-threads-{name}-")
+    runners, eager = {}, None
+    try:
+        prep = prepare(name, work, args.decomp, args.full, ["eir", "torch"], log)
+        eager = TorchEager(prep, args.threads_list[0])
+        for t in args.threads_list:
+            eir = Eir(prep, t, args.exe)
+            runners[("eir", t)] = eir
+            eir.run()
+            ok, msg = check_outputs(eir.outputs(len(prep["want"])), prep["want"], deep=True)
+            if not ok:
+                row["fail"][f"eir, {t} threads"] = "WRONG OUTPUT: " + msg
+                runners.pop(("eir", t)).close()
+            runners[("torch", t)] = TorchAt(eager, t)
+        times = {k: [] for k in runners}
+        for k, r in runners.items():
+            for _ in range(args.warmup):
+                r.run()
+        for _ in range(args.runs):
+            for k, r in runners.items():
+                times[k].append(r.run())
+        row["median"] = {k: statistics.median(ts) for k, ts in times.items()}
+        log(f"[{name}] " + ", ".join(f"{c} x{t} {m * 1e3:.2f} ms" for (c, t), m in row["median"].items()))
+    except Exception as e:  # noqa: BLE001
+        row["fail"]["run"] = _short(e)
+        if args.verbose:
+            traceback.print_exc()
+    finally:
+        for k, r in runners.items():
+            if k[0] == "eir":
+                r.close()
+        if eager:
+            eager.close()
+        shutil.rmtree(work, ignore_errors=True)
+    return row
+
+
+def threads_table(rows, counts):
+    head = ["model"]
+    for t in counts:
+        head += [f"eir {t}T", f"torch {t}T", f"eir / torch {t}T"]
+    head += [f"eir {counts[0]}T / {t}T" for t in counts[1:]] + [f"torch {counts[0]}T / {t}T" for t in counts[1:]]
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" + "---:|" * (len(head) - 1)]
+    for r in rows:
+        m = r["median"]
+        cells = [r["name"]]
+        for t in counts:
+            e, o = m.get(("eir", t)), m.get(("torch", t))
+            cells += [_ms(e) if e else "failed", _ms(o) if o else "failed", f"{e / o:.2f}x" if e and o else "—"]
+        for c in ("eir", "torch"):
+            for t in counts[1:]:
+                a, b = m.get((c, counts[0])), m.get((c, t))
+                cells.append(f"{a / b:.2f}x" if a and b else "—")
+        out.append("| " + " | ".join(cells) + " |")
+    fails = [(r["name"], k, why) for r in rows for k, why in r["fail"].items()]
+    if fails:
+        out += ["", "Failures:", ""] + [f"- {n}, {k}: {why}" for n, k, why in fails]
+    return "\n".join(out)
+
+
+def write_threads_doc(path, rows, args):
+    cmd = "python3 python/bench/bench.py " + shlex.join(args.argv)
+    counts = args.threads_list
+    text = [THREADS_SECTION, "", "## Threads", "",
+            f"`{cmd.strip()}` on {datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC. Machine: {machine_info()}; "
+            f"eir at commit {_commit()}.", ""]
+    if args.note:
+        text += [f"**{args.note}**", ""]
+    text += [f"Median of {args.runs} rounds after {args.warmup} warm-up runs; in each round eir and torch eager "
+             f"run once at each thread count ({', '.join(map(str, counts))}), alternating. eir: one "
+             "tools/bench/run_bench.c process per count (`--threads T`, eir_runtime_set_threads); torch: "
+             "`ep.module()` under `torch.inference_mode()` with `torch.set_num_threads(T)` before each run. "
+             "eir's outputs were checked against torch's at every count. `eir / torch` below 1: eir is faster; "
+             f"`{counts[0]}T / T`: the speed-up from more threads.", ""]
+    text += [f"- {r['name']}: {r['desc']}" for r in rows]
+    text += ["", threads_table(rows, counts), ""]
+    write_section(path, THREADS_SECTION, "\n".join(text))
 
 
 def main(argv=None):
@@ -510,6 +619,7 @@ def main(argv=None):
     ap.add_argument("--runs", type=int, help="timed rounds (default 15, 3 with --quick)")
     ap.add_argument("--warmup", type=int, help="untimed runs per contender (default 3, 1 with --quick)")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--threads-list", help="comma-separated thread counts: eir vs torch eager at each (Threads section)")
     ap.add_argument("--decomp", action="store_true", help="benchmark ep.run_decompositions()")
     ap.add_argument("--full", action="store_true", help="12-layer BERT and GPT-2 stacks (default 2 layers)")
     ap.add_argument("--no-fresh", action="store_true", help="skip the fresh-process first-result and RSS runs")
@@ -539,6 +649,14 @@ def main(argv=None):
 
     def log(s):
         print(s, file=sys.stderr, flush=True)
+
+    if args.threads_list:
+        args.threads_list = [int(t) for t in args.threads_list.split(",") if t]
+        rows = [bench_threads_model(n, args, log) for n in names]
+        print(threads_table(rows, args.threads_list))
+        if args.out:
+            write_threads_doc(args.out, rows, args)
+        return 1 if any(str(w).startswith("WRONG OUTPUT") for r in rows for w in r["fail"].values()) else 0
 
     rows = [bench_model(n, args, log) for n in names]
     print(table(rows, args.contenders))

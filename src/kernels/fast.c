@@ -9,7 +9,13 @@
  * cloned for AVX2+FMA (x86-64-v3) with the portable SSE2 version as the
  * fallback, picked once at load time from the CPU's features. Floating-point
  * contraction stays off (-std=c11), so a clone computes exactly what the
- * portable code computes. */
+ * portable code computes.
+ *
+ * Threads: each entry point splits its outer loop (a row's elements, the
+ * planes of a convolution or pooling, im2col's channels, batch norm's rows)
+ * over the pool of the run in progress (eir_pool_current; base/pool.h). Every
+ * output element is computed by the same code in the same order at any
+ * thread count, so results are bit-identical to a single thread's. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
 #endif
@@ -17,6 +23,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../base/pool.h"
 #include "fast.h"
 #include "kutil.h"
 #include "pw.h"
@@ -77,19 +84,55 @@ int eir_kernels_fast = 1;
 
 /* The entry points fast.h declares: plain functions calling the cloned
  * static ones (a cloned function gets an ifunc symbol of default visibility,
- * which would leave the library). */
-#define ENTRY(name)                                                                                            \
+ * which would leave the library). A long row is cut into pieces (on
+ * multiples of 16 elements) that run on the pool; `grain` is the fewest
+ * elements worth a thread, lower for ops that call libm per element. */
+enum { ROW_GRAIN = 1 << 15, ROW_GRAIN_LIBM = 1 << 12 };
+
+#define PAR_ROWS(T, sfx)                                                                                        \
+    typedef bool (*row_fn_##sfx)(T *, const T *const *, const int64_t *, int64_t, const struct pw_params *);      \
+    typedef struct row_job_##sfx {                                                                              \
+        row_fn_##sfx f;                                                                                         \
+        T *o;                                                                                                   \
+        const T *const *x;                                                                                      \
+        const int64_t *s;                                                                                       \
+        int64_t n;                                                                                              \
+        const struct pw_params *p;                                                                              \
+    } row_job_##sfx;                                                                                            \
+    static void row_piece_##sfx(void *ctx, int64_t b, int64_t e) {                                              \
+        const row_job_##sfx *j = ctx;                                                                           \
+        int64_t lo = b * 16, hi = e * 16 < j->n ? e * 16 : j->n;                                                \
+        const T *x[4];                                                                                          \
+        for (int k = 0; k < 4; k++) x[k] = j->x[k] && j->s[k] ? j->x[k] + lo : j->x[k];                        \
+        j->f(j->o + lo, x, j->s, hi - lo, j->p);                                                                \
+    }                                                                                                           \
+    /* x has 4 entries (pointwise.c's fast_rows), s too; the row handles the                                    \
+     * strides or not whatever its length: n = 0 asks it without writing */                                     \
+    static bool par_rows_##sfx(row_fn_##sfx f, T *o, const T *const *x, const int64_t *s, int64_t n,            \
+                               const struct pw_params *p, int64_t grain) {                                      \
+        eir_pool *pool = eir_pool_current();                                                                    \
+        if (eir_pool_chunks(pool, n, grain) <= 1 || !f(o, x, s, 0, p)) return f(o, x, s, n, p);                \
+        row_job_##sfx j = {f, o, x, s, n, p};                                                                   \
+        eir_parallel_for(pool, (n + 15) / 16, grain / 16, row_piece_##sfx, &j);                                 \
+        return true;                                                                                            \
+    }
+PAR_ROWS(float, f32)
+PAR_ROWS(double, f64)
+
+#define ENTRY_G(name, grain)                                                                                   \
     bool eir_pw_row_##name##_f32(float *o, const float *const *x, const int64_t *s, int64_t n,                  \
                                  const struct pw_params *p) {                                                  \
-        return row_##name##_f32(o, x, s, n, p);                                                                \
+        return par_rows_f32(row_##name##_f32, o, x, s, n, p, grain);                                           \
     }                                                                                                          \
     bool eir_pw_row_##name##_f64(double *o, const double *const *x, const int64_t *s, int64_t n,                \
                                  const struct pw_params *p) {                                                  \
-        return row_##name##_f64(o, x, s, n, p);                                                                \
+        return par_rows_f64(row_##name##_f64, o, x, s, n, p, grain);                                           \
     }
+#define ENTRY(name) ENTRY_G(name, ROW_GRAIN)
 
 #define BOTH2(name, EF, ED) ROW2(name, float, f32, EF) ROW2(name, double, f64, ED) ENTRY(name)
 #define BOTH1(name, EF, ED) ROW1(name, float, f32, EF) ROW1(name, double, f64, ED) ENTRY(name)
+#define BOTH1_LIBM(name, EF, ED) ROW1(name, float, f32, EF) ROW1(name, double, f64, ED) ENTRY_G(name, ROW_GRAIN_LIBM)
 
 /* add(a, b, alpha) is fma(b, alpha, a): with alpha = 1 that is a + b
  * exactly (b * 1 is exact, one rounding), with alpha = -1 a - b. */
@@ -99,16 +142,17 @@ ROW2(sub1, float, f32, a - b)
 ROW2(sub1, double, f64, a - b)
 ROW2(adda, float, f32, fmaf(b, p->af, a))
 ROW2(adda, double, f64, fma(b, p->a, a))
-bool eir_pw_row_add_f32(float *o, const float *const *x, const int64_t *s, int64_t n, const struct pw_params *p) {
+static bool row_add_f32(float *o, const float *const *x, const int64_t *s, int64_t n, const struct pw_params *p) {
     if (p->af == 1.0f) return row_add1_f32(o, x, s, n, p);
     if (p->af == -1.0f) return row_sub1_f32(o, x, s, n, p);
     return row_adda_f32(o, x, s, n, p);
 }
-bool eir_pw_row_add_f64(double *o, const double *const *x, const int64_t *s, int64_t n, const struct pw_params *p) {
+static bool row_add_f64(double *o, const double *const *x, const int64_t *s, int64_t n, const struct pw_params *p) {
     if (p->a == 1.0) return row_add1_f64(o, x, s, n, p);
     if (p->a == -1.0) return row_sub1_f64(o, x, s, n, p);
     return row_adda_f64(o, x, s, n, p);
 }
+ENTRY(add)
 BOTH2(mul, a * b, a * b)
 BOTH2(div, a / b, a / b)
 BOTH2(max, MAXT(a, b), MAXT(a, b))
@@ -134,12 +178,12 @@ static inline double hs_d(double a) {
 BOTH1(hardswish, a * hs_f(a) / 6.0f, a * hs_d(a) / 6.0)
 BOTH1(hardsigmoid, hs_f(a) / 6.0f, hs_d(a) / 6.0)
 /* libm per element: no vector versions, but no dispatch either */
-BOTH1(exp, expf(a), exp(a))
-BOTH1(tanh, tanhf(a), tanh(a))
-BOTH1(sigmoid, 1.0f / (1.0f + expf(-a)), 1.0 / (1.0 + exp(-a)))
-BOTH1(silu, a / (1.0f + expf(-a)), a / (1.0 + exp(-a)))
+BOTH1_LIBM(exp, expf(a), exp(a))
+BOTH1_LIBM(tanh, tanhf(a), tanh(a))
+BOTH1_LIBM(sigmoid, 1.0f / (1.0f + expf(-a)), 1.0 / (1.0 + exp(-a)))
+BOTH1_LIBM(silu, a / (1.0f + expf(-a)), a / (1.0 + exp(-a)))
 
-bool eir_pw_row_gelu_f32(float *o, const float *const *x, const int64_t *s, int64_t n, const struct pw_params *p) {
+static bool row_gelu_f32(float *o, const float *const *x, const int64_t *s, int64_t n, const struct pw_params *p) {
     if (!s[0]) return false;
     const float *xa = x[0];
     if (p->mode == 1) {
@@ -155,7 +199,7 @@ bool eir_pw_row_gelu_f32(float *o, const float *const *x, const int64_t *s, int6
         }
     return true;
 }
-bool eir_pw_row_gelu_f64(double *o, const double *const *x, const int64_t *s, int64_t n, const struct pw_params *p) {
+static bool row_gelu_f64(double *o, const double *const *x, const int64_t *s, int64_t n, const struct pw_params *p) {
     if (!s[0]) return false;
     const double *xa = x[0];
     if (p->mode == 1) {
@@ -171,6 +215,7 @@ bool eir_pw_row_gelu_f64(double *o, const double *const *x, const int64_t *s, in
         }
     return true;
 }
+ENTRY_G(gelu, ROW_GRAIN_LIBM)
 
 /* clamp(self, lo, hi): x = (self, lo, hi), lo and hi scalars, either absent */
 #define CLAMP_ROW(T, sfx)                                                                                       \
@@ -284,42 +329,75 @@ FAST_CLONES static void dw_row5(const float *const *rows, const float *w, float 
     for (int64_t ow = 0; ow < OW; ow++) y[ow] += bias;
 }
 
-void eir_conv2d_depthwise_f32(const float *x, const float *w, const float *bias, float *y, int64_t N, int64_t C,
-                              int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t KH, int64_t KW, const int64_t *stride,
-                              const int64_t *pad, const int64_t *dil) {
+/* Planes [b, e) of the N*C planes of a depthwise convolution. */
+typedef struct dw_job {
+    const float *x, *w, *bias;
+    float *y;
+    int64_t C, H, W, OH, OW, KH, KW;
+    const int64_t *stride, *pad, *dil;
+} dw_job;
+
+static void dw_planes(void *ctx, int64_t b, int64_t e) {
+    const dw_job *j = ctx;
+    int64_t C = j->C, H = j->H, W = j->W, OH = j->OH, OW = j->OW, KH = j->KH, KW = j->KW;
+    const int64_t *stride = j->stride, *pad = j->pad, *dil = j->dil;
     /* kernel width 3 or 5, no dilation, padding within the kernel: rows over a zero-padded copy of the plane */
     int64_t HP = (OH - 1) * stride[0] + KH, WP = (OW - 1) * stride[1] + KW;
     float *xp = NULL;
     bool padded = (KW == 3 || KW == 5) && KH <= 16 && dil[0] == 1 && dil[1] == 1 && pad[0] >= 0 && pad[1] >= 0 &&
                   pad[0] < KH && pad[1] < KW && HP > 0 && WP > 0 &&
                   (xp = eir_kalloc((size_t)(HP * WP) * sizeof(float))) != NULL;
-    for (int64_t n = 0; n < N; n++)
-        for (int64_t c = 0; c < C; c++) {
-            const float *xc = x + (n * C + c) * H * W, *wc = w + c * KH * KW;
-            float *yc = y + (n * C + c) * OH * OW, b = bias ? bias[c] : 0.0f;
-            if (!padded) {
-                dw_plane(xc, wc, b, yc, H, W, OH, OW, KH, KW, stride, pad, dil);
-                continue;
-            }
-            pad_plane(xc, xp, H, W, HP, WP, pad[0], pad[1]);
-            const float *rows[16];
-            for (int64_t oh = 0; oh < OH; oh++) {
-                for (int64_t kh = 0; kh < KH; kh++) rows[kh] = xp + (oh * stride[0] + kh) * WP;
-                if (KW == 3) dw_row3(rows, wc, b, yc + oh * OW, OW, KH, stride[1]);
-                else dw_row5(rows, wc, b, yc + oh * OW, OW, KH, stride[1]);
-            }
+    for (int64_t pl = b; pl < e; pl++) {
+        int64_t c = pl % C;
+        const float *xc = j->x + pl * H * W, *wc = j->w + c * KH * KW;
+        float *yc = j->y + pl * OH * OW, bv = j->bias ? j->bias[c] : 0.0f;
+        if (!padded) {
+            dw_plane(xc, wc, bv, yc, H, W, OH, OW, KH, KW, stride, pad, dil);
+            continue;
         }
+        pad_plane(xc, xp, H, W, HP, WP, pad[0], pad[1]);
+        const float *rows[16];
+        for (int64_t oh = 0; oh < OH; oh++) {
+            for (int64_t kh = 0; kh < KH; kh++) rows[kh] = xp + (oh * stride[0] + kh) * WP;
+            if (KW == 3) dw_row3(rows, wc, bv, yc + oh * OW, OW, KH, stride[1]);
+            else dw_row5(rows, wc, bv, yc + oh * OW, OW, KH, stride[1]);
+        }
+    }
     eir_kfree(xp);
+}
+
+/* the fewest multiply-adds (or window taps) a thread takes in the loops below */
+enum { PLANE_GRAIN = 1 << 14 };
+
+/* The grain, in planes, of a loop over planes of `per` operations each. */
+static int64_t plane_grain(int64_t per) { return per >= PLANE_GRAIN ? 1 : PLANE_GRAIN / (per > 0 ? per : 1); }
+
+void eir_conv2d_depthwise_f32(const float *x, const float *w, const float *bias, float *y, int64_t N, int64_t C,
+                              int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t KH, int64_t KW, const int64_t *stride,
+                              const int64_t *pad, const int64_t *dil) {
+    dw_job j = {x, w, bias, y, C, H, W, OH, OW, KH, KW, stride, pad, dil};
+    eir_parallel_for(eir_pool_current(), N * C, plane_grain(OH * OW * KH * KW), dw_planes, &j);
 }
 
 /* ======================================================================
  * im2col
  * ====================================================================== */
 
-void eir_im2col2d_f32(const float *x, float *col, int64_t C, int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t KH,
-                      int64_t KW, const int64_t *stride, const int64_t *pad, const int64_t *dil) {
-    float *q = col;
-    for (int64_t c = 0; c < C; c++)
+typedef struct im2col_job {
+    const float *x;
+    float *col;
+    int64_t H, W, OH, OW, KH, KW;
+    const int64_t *stride, *pad, *dil;
+} im2col_job;
+
+/* The rows of channels [c0, c1) of the column matrix. */
+static void im2col_channels(void *ctx, int64_t c0, int64_t c1) {
+    const im2col_job *j = ctx;
+    const float *x = j->x;
+    int64_t H = j->H, W = j->W, OH = j->OH, OW = j->OW, KH = j->KH, KW = j->KW;
+    const int64_t *stride = j->stride, *pad = j->pad, *dil = j->dil;
+    float *q = j->col + c0 * KH * KW * OH * OW;
+    for (int64_t c = c0; c < c1; c++)
         for (int64_t kh = 0; kh < KH; kh++)
             for (int64_t kw = 0; kw < KW; kw++) {
                 int64_t off = kw * dil[1] - pad[1], lo, hi;
@@ -339,6 +417,12 @@ void eir_im2col2d_f32(const float *x, float *col, int64_t C, int64_t H, int64_t 
                     for (int64_t ow = hi; ow < OW; ow++) q[ow] = 0.0f;
                 }
             }
+}
+
+void eir_im2col2d_f32(const float *x, float *col, int64_t C, int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t KH,
+                      int64_t KW, const int64_t *stride, const int64_t *pad, const int64_t *dil) {
+    im2col_job j = {x, col, H, W, OH, OW, KH, KW, stride, pad, dil};
+    eir_parallel_for(eir_pool_current(), C, plane_grain(KH * KW * OH * OW), im2col_channels, &j);
 }
 
 /* ======================================================================
@@ -390,18 +474,22 @@ FAST_CLONES static void max_row(const float *xp, int64_t W, int64_t hs, int64_t 
     }
 }
 
-void eir_max_pool2d_f32(const float *x, float *y, int64_t *ind, int64_t planes, int64_t H, int64_t W, int64_t OH,
-                        int64_t OW, const int64_t *ks, const int64_t *st, const int64_t *pd, const int64_t *dl) {
-    /* the columns whose whole window is inside the plane */
-    int64_t lo = 0, hi = 0;
-    if (st[1] > 0) {
-        lo = pd[1] > 0 ? (pd[1] + st[1] - 1) / st[1] : 0;
-        int64_t last = W - 1 - ((ks[1] - 1) * dl[1] - pd[1]); /* ow * s <= last */
-        hi = last < 0 ? 0 : last / st[1] + 1;
-        if (hi > OW) hi = OW;
-        if (lo > hi) lo = hi;
-    }
-    for (int64_t pl = 0; pl < planes; pl++) {
+typedef struct pool_job {
+    const float *x;
+    float *y;
+    int64_t *ind;
+    int64_t H, W, OH, OW, lo, hi, divisor_override;
+    const int64_t *ks, *st, *pd, *dl;
+    bool count_include_pad;
+} pool_job;
+
+static void max_planes(void *ctx, int64_t b, int64_t e) {
+    const pool_job *j = ctx;
+    const float *x = j->x;
+    float *y = j->y;
+    int64_t *ind = j->ind, H = j->H, W = j->W, OH = j->OH, OW = j->OW, lo = j->lo, hi = j->hi;
+    const int64_t *ks = j->ks, *st = j->st, *pd = j->pd, *dl = j->dl;
+    for (int64_t pl = b; pl < e; pl++) {
         const float *xp = x + pl * H * W;
         float *yp = y + pl * OH * OW;
         int64_t *ip = ind ? ind + pl * OH * OW : NULL;
@@ -426,10 +514,30 @@ void eir_max_pool2d_f32(const float *x, float *y, int64_t *ind, int64_t planes, 
     }
 }
 
-void eir_avg_pool2d_f32(const float *x, float *y, int64_t planes, int64_t H, int64_t W, int64_t OH, int64_t OW,
-                        const int64_t *ks, const int64_t *st, const int64_t *pd, bool count_include_pad,
-                        int64_t divisor_override) {
-    for (int64_t pl = 0; pl < planes; pl++) {
+void eir_max_pool2d_f32(const float *x, float *y, int64_t *ind, int64_t planes, int64_t H, int64_t W, int64_t OH,
+                        int64_t OW, const int64_t *ks, const int64_t *st, const int64_t *pd, const int64_t *dl) {
+    /* the columns whose whole window is inside the plane */
+    int64_t lo = 0, hi = 0;
+    if (st[1] > 0) {
+        lo = pd[1] > 0 ? (pd[1] + st[1] - 1) / st[1] : 0;
+        int64_t last = W - 1 - ((ks[1] - 1) * dl[1] - pd[1]); /* ow * s <= last */
+        hi = last < 0 ? 0 : last / st[1] + 1;
+        if (hi > OW) hi = OW;
+        if (lo > hi) lo = hi;
+    }
+    pool_job j = {.x = x, .y = y, .ind = ind, .H = H, .W = W, .OH = OH, .OW = OW, .lo = lo, .hi = hi,
+                  .ks = ks, .st = st, .pd = pd, .dl = dl};
+    eir_parallel_for(eir_pool_current(), planes, plane_grain(OH * OW * ks[0] * ks[1]), max_planes, &j);
+}
+
+static void avg_planes(void *ctx, int64_t b, int64_t e) {
+    const pool_job *j = ctx;
+    const float *x = j->x;
+    float *y = j->y;
+    int64_t H = j->H, W = j->W, OH = j->OH, OW = j->OW, divisor_override = j->divisor_override;
+    const int64_t *ks = j->ks, *st = j->st, *pd = j->pd;
+    bool count_include_pad = j->count_include_pad;
+    for (int64_t pl = b; pl < e; pl++) {
         const float *xp = x + pl * H * W;
         float *yp = y + pl * OH * OW;
         for (int64_t oh = 0; oh < OH; oh++)
@@ -453,9 +561,20 @@ void eir_avg_pool2d_f32(const float *x, float *y, int64_t planes, int64_t H, int
     }
 }
 
-void eir_adaptive_avg_pool2d_f32(const float *x, float *y, int64_t planes, int64_t H, int64_t W, int64_t OH,
-                                 int64_t OW) {
-    for (int64_t pl = 0; pl < planes; pl++) {
+void eir_avg_pool2d_f32(const float *x, float *y, int64_t planes, int64_t H, int64_t W, int64_t OH, int64_t OW,
+                        const int64_t *ks, const int64_t *st, const int64_t *pd, bool count_include_pad,
+                        int64_t divisor_override) {
+    pool_job j = {.x = x, .y = y, .H = H, .W = W, .OH = OH, .OW = OW, .divisor_override = divisor_override,
+                  .ks = ks, .st = st, .pd = pd, .count_include_pad = count_include_pad};
+    eir_parallel_for(eir_pool_current(), planes, plane_grain(OH * OW * ks[0] * ks[1]), avg_planes, &j);
+}
+
+static void adaptive_planes(void *ctx, int64_t b, int64_t e) {
+    const pool_job *j = ctx;
+    const float *x = j->x;
+    float *y = j->y;
+    int64_t H = j->H, W = j->W, OH = j->OH, OW = j->OW;
+    for (int64_t pl = b; pl < e; pl++) {
         const float *xp = x + pl * H * W;
         float *yp = y + pl * OH * OW;
         for (int64_t oh = 0; oh < OH; oh++) {
@@ -471,6 +590,13 @@ void eir_adaptive_avg_pool2d_f32(const float *x, float *y, int64_t planes, int64
     }
 }
 
+void eir_adaptive_avg_pool2d_f32(const float *x, float *y, int64_t planes, int64_t H, int64_t W, int64_t OH,
+                                 int64_t OW) {
+    pool_job j = {.x = x, .y = y, .H = H, .W = W, .OH = OH, .OW = OW};
+    int64_t win = (H / (OH > 0 ? OH : 1) + 1) * (W / (OW > 0 ? OW : 1) + 1);
+    eir_parallel_for(eir_pool_current(), planes, plane_grain(OH * OW * win), adaptive_planes, &j);
+}
+
 /* ======================================================================
  * batch norm
  * ====================================================================== */
@@ -479,8 +605,23 @@ FAST_CLONES static void bn_row(const float *restrict x, float *restrict y, int64
     for (int64_t i = 0; i < P; i++) y[i] = x[i] * alpha + beta;
 }
 
+typedef struct bn_job {
+    const float *x;
+    float *y;
+    int64_t C, P;
+    const double *alpha, *beta;
+} bn_job;
+
+static void bn_rows(void *ctx, int64_t b, int64_t e) {
+    const bn_job *j = ctx;
+    for (int64_t r = b; r < e; r++) {
+        int64_t c = r % j->C;
+        bn_row(j->x + r * j->P, j->y + r * j->P, j->P, (float)j->alpha[c], (float)j->beta[c]);
+    }
+}
+
 void eir_batch_norm_apply_f32(const float *x, float *y, int64_t N, int64_t C, int64_t P, const double *alpha,
                               const double *beta) {
-    for (int64_t n = 0; n < N; n++)
-        for (int64_t c = 0; c < C; c++) bn_row(x + (n * C + c) * P, y + (n * C + c) * P, P, (float)alpha[c], (float)beta[c]);
+    bn_job j = {x, y, C, P, alpha, beta};
+    eir_parallel_for(eir_pool_current(), N * C, 4 * plane_grain(P), bn_rows, &j);
 }

@@ -71,7 +71,8 @@ typedef struct eir_karg {
 typedef struct eir_kctx {
     char *err;
     size_t errlen;
-    int nthreads;                   /* threads the kernel may use (>= 1) */
+    int nthreads;                   /* threads the kernel may use (>= 1): the run's pool,
+                                     * eir_pool_current() (base/pool.h) */
     uint64_t *rng;                  /* random ops: the runtime's generator state (see random.c) */
 } eir_kctx;
 

@@ -158,4 +158,11 @@ void *eir_kcalloc(size_t n, size_t elem);
 void eir_kfree(void *p);
 void eir_kscratch_release(void);
 
+/* OpenBLAS on one thread, for the whole process, once (nn.c; the first
+ * runtime created calls it): threads are the runtime's to give
+ * (eir_runtime_set_threads), which cuts large products into blocks for them,
+ * and OpenBLAS's own threads would change the results' last bits with the
+ * machine's core count. */
+void eir_blas_single_thread(void);
+
 #endif

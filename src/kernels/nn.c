@@ -10,8 +10,10 @@
  * dtypes use exact loops with wrap-around (as torch's int mm). */
 #include <cblas.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 
+#include "../base/pool.h"
 #include "fast.h"
 #include "kutil.h"
 #include "tables.h"
@@ -143,6 +145,85 @@ static bool blas_lay(int64_t rows, int64_t cols, int64_t rs, int64_t cs, bool *t
     return *ld <= INT_MAX;
 }
 
+/* ---- large real products, cut into blocks ----
+ * A product of at least GEMM_SPLIT_FLOPS is cut into blocks of C's columns
+ * (or of its rows, when C is taller than wide), each one sgemm/dgemm call,
+ * and the blocks run on the pool of the run in progress. The cut depends on
+ * M, N and K only, never on the thread count, and every block is the same
+ * call at any thread count: results are bit-identical at 1 and N threads.
+ * (OpenBLAS's result for an element does depend on where its block starts,
+ * so the product of one whole call would differ in the last bits.) Cutting
+ * rows packs B once per block, cutting columns packs A once per block: rows
+ * are cut into fewer, larger blocks. */
+enum { GEMM_SPLIT_FLOPS = 1 << 23, GEMM_MAX_BLOCKS = 12, GEMM_MAX_ROW_BLOCKS = 4, GEMM_MIN_COLS = 128, GEMM_MIN_ROWS = 64 };
+
+typedef struct gemm_job {
+    CBLAS_ORDER ord;
+    CBLAS_TRANSPOSE TA, TB;
+    int64_t M, N, K, lda, ldb, ldc, nb;
+    bool bycol;
+    double alpha, beta;
+    const char *A, *B;
+    char *C;
+    size_t es;
+} gemm_job;
+
+/* Start of block b of nb over a dimension of n, on a multiple of 16 (the last ends at n). */
+static int64_t block_start(int64_t n, int64_t nb, int64_t b) { return b >= nb ? n : (n * b / nb) & ~(int64_t)15; }
+
+static void gemm_blocks(void *ctx, int64_t b0, int64_t b1) {
+    const gemm_job *j = ctx;
+    bool row = j->ord == CblasRowMajor, ta = j->TA == CblasTrans, tb = j->TB == CblasTrans;
+    for (int64_t b = b0; b < b1; b++) {
+        int64_t dim = j->bycol ? j->N : j->M, lo = block_start(dim, j->nb, b), hi = block_start(dim, j->nb, b + 1);
+        if (hi <= lo) continue;
+        const char *A = j->A, *B = j->B;
+        char *C = j->C;
+        int64_t M = j->M, N = j->N;
+        if (j->bycol) {
+            B += (size_t)(row == tb ? lo * j->ldb : lo) * j->es;
+            C += (size_t)(row ? lo : lo * j->ldc) * j->es;
+            N = hi - lo;
+        } else {
+            A += (size_t)(row != ta ? lo * j->lda : lo) * j->es;
+            C += (size_t)(row ? lo * j->ldc : lo) * j->es;
+            M = hi - lo;
+        }
+        if (j->es == sizeof(float))
+            cblas_sgemm(j->ord, j->TA, j->TB, (int)M, (int)N, (int)j->K, (float)j->alpha, (const float *)A, (int)j->lda,
+                        (const float *)B, (int)j->ldb, (float)j->beta, (float *)C, (int)j->ldc);
+        else
+            cblas_dgemm(j->ord, j->TA, j->TB, (int)M, (int)N, (int)j->K, j->alpha, (const double *)A, (int)j->lda,
+                        (const double *)B, (int)j->ldb, j->beta, (double *)C, (int)j->ldc);
+    }
+}
+
+/* The product in blocks when it is large enough; false: do it in one call. */
+static bool gemm_split(CBLAS_ORDER ord, CBLAS_TRANSPOSE TA, CBLAS_TRANSPOSE TB, int64_t M, int64_t N, int64_t K,
+                       double alpha, const void *A, int64_t lda, const void *B, int64_t ldb, double beta, void *C,
+                       int64_t ldc, eir_dtype ct) {
+    double flops = 2.0 * (double)M * (double)N * (double)K, least = eir_pool_split_all ? 1 : GEMM_SPLIT_FLOPS;
+    if (flops < least) return false;
+    bool bycol = N >= M;
+    int64_t nb = eir_pool_split_all ? (bycol ? N : M) / 16
+                                    : bycol ? N / GEMM_MIN_COLS : M / GEMM_MIN_ROWS,
+            most = bycol ? GEMM_MAX_BLOCKS : GEMM_MAX_ROW_BLOCKS;
+    if (nb > most) nb = most;
+    if ((double)nb > flops / least) nb = (int64_t)(flops / least);
+    if (nb < 2) return false;
+    gemm_job j = {ord, TA, TB, M, N, K, lda, ldb, ldc, nb, bycol, alpha, beta, A, B, C, eir_elsize(ct)};
+    eir_parallel_for(eir_pool_current(), nb, 1, gemm_blocks, &j);
+    return true;
+}
+
+static void blas_one_thread(void) {
+    if (openblas_get_num_threads() != 1) openblas_set_num_threads(1);
+}
+void eir_blas_single_thread(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, blas_one_thread);
+}
+
 /* C (M x N, row-major ldc, or column-major when ccol) = alpha A B + beta C,
  * f32 / f64 / c64 / c128 (real alpha and beta). */
 static void blas_gemm(eir_dtype ct, bool ccol, bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha,
@@ -164,6 +245,8 @@ static void blas_gemm(eir_dtype ct, bool ccol, bool ta, bool tb, int64_t M, int6
             }
         return;
     }
+    if ((ct == EIR_F32 || ct == EIR_F64) && gemm_split(ord, TA, TB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, ct))
+        return;
     if (ct == EIR_C64) {
         float al[2] = {(float)alpha, 0}, be[2] = {(float)beta, 0};
         cblas_cgemm(ord, TA, TB, (int)M, (int)N, (int)K, al, A, (int)lda, B, (int)ldb, be, C, (int)ldc);
@@ -961,55 +1044,44 @@ static int k_embedding(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t 
  * attention (math: softmax(q k^T * scale + mask) v, rows fully masked give 0; dropout on the weights)
  * ====================================================================== */
 
-static int sdpa_impl(eir_kctx *ctx, const eir_tview *q, const eir_tview *k, const eir_tview *v, const eir_karg *maskarg,
-                     double dropout, bool causal, const eir_karg *scalearg, bool gqa, eir_tview *out, eir_tview *lse) {
-    if (!(dropout >= 0 && dropout <= 1))
-        return eir_kerr(ctx, "dropout probability has to be between 0 and 1, but got %g", dropout);
-    if (dropout > 0 && !ctx->rng) return eir_kerr(ctx, "scaled_dot_product_attention: dropout needs the runtime's generator");
-    /* batch dims broadcast as in torch's math attention (matmuls): lower-rank q, k, v get leading 1s */
-    int32_t r = out->rank;
-    if (r < 2 || q->rank < 2 || k->rank < 2 || v->rank < 2 || q->rank > r || k->rank > r || v->rank > r)
-        return eir_kerr(ctx, "scaled_dot_product_attention: query, key and value must have at least 2 dims");
-    eir_tview qp, kp, vp;
-    const eir_tview *src[3] = {q, k, v};
-    eir_tview *dst[3] = {&qp, &kp, &vp};
-    for (int t = 0; t < 3; t++) {
-        int32_t sh = r - src[t]->rank;
-        *dst[t] = *src[t];
-        dst[t]->rank = r;
-        for (int32_t d = r - 1; d >= 0; d--) {
-            dst[t]->sizes[d] = d >= sh ? src[t]->sizes[d - sh] : 1;
-            dst[t]->strides[d] = d >= sh ? src[t]->strides[d - sh] : 0;
-        }
-    }
-    q = &qp; k = &kp; v = &vp;
-    eir_dtype dt = q->dtype, ct = ctype_of(dt);
-    if (ct != EIR_F32 && ct != EIR_F64) return eir_kerr(ctx, "scaled_dot_product_attention: unsupported dtype %s", dname(dt));
-    if (k->dtype != dt || v->dtype != dt)
-        return eir_kerr(ctx, "Expected query, key, and value to have the same dtype, but got query.dtype: %s key.dtype: %s and value.dtype: %s instead.",
-                        dname(dt), dname(k->dtype), dname(v->dtype));
-    int64_t L = q->sizes[r - 2], E = q->sizes[r - 1], S = k->sizes[r - 2], Ev = v->sizes[r - 1];
-    double scale = scalearg && scalearg->kind == EIR_KA_FLOAT ? scalearg->f : 1.0 / sqrt((double)E);
-    /* batch index maps: q/out use out's batch dims; k/v broadcast, with GQA head grouping on dim r-3 */
-    int64_t nb = 1;
-    for (int32_t d = 0; d < r - 2; d++) nb *= out->sizes[d];
-    eir_tview mask;
-    bool has_mask = maskarg && maskarg->kind == EIR_KA_TENSOR;
-    if (has_mask) {
-        int64_t ms[EIR_MAX_RANK];
-        for (int32_t d = 0; d < r - 2; d++) ms[d] = out->sizes[d];
-        ms[r - 2] = L; ms[r - 1] = S;
-        if (!eir_tview_broadcast(maskarg->t, r, ms, &mask)) return eir_kerr(ctx, "scaled_dot_product_attention: attn_mask does not broadcast");
-    }
-    if (nb == 0 || L == 0) return 0;
+/* Attention heads [b0, b1) (flat batch indices of out): each on its own
+ * scratch, so heads can be split over the run's threads (the same bits);
+ * with dropout they run in order on one thread (the generator's draws). */
+typedef struct sdpa_job {
+    eir_kctx *ctx;
+    const eir_tview *q, *k, *v, *mask;
+    eir_tview *out, *lse;
+    eir_dtype ct;
+    int32_t r;
+    int64_t L, E, S, Ev;
+    double scale, dropout;
+    bool causal, has_mask;
+    _Atomic int oom;
+} sdpa_job;
+
+static void sdpa_heads(void *jp, int64_t b0, int64_t b1) {
+    sdpa_job *h = jp;
+    eir_kctx *ctx = h->ctx;
+    const eir_tview *q = h->q, *k = h->k, *v = h->v;
+    eir_tview *out = h->out, *lse = h->lse, mask;
+    if (h->has_mask) mask = *h->mask;
+    eir_dtype ct = h->ct;
+    int32_t r = h->r;
+    int64_t L = h->L, E = h->E, S = h->S, Ev = h->Ev;
+    double scale = h->scale, dropout = h->dropout;
+    bool causal = h->causal, has_mask = h->has_mask;
     size_t es = eir_elsize(ct);
     void *Q = eir_kalloc((size_t)(L * E + 1) * es), *Kb = eir_kalloc((size_t)(S * E + 1) * es), *Vb = eir_kalloc((size_t)(S * Ev + 1) * es);
     void *P = eir_kalloc((size_t)(L * S + 1) * es), *O = eir_kalloc((size_t)(L * Ev + 1) * es);
     double *row = eir_kalloc((size_t)(S + 1) * sizeof(double));
-    int rc = 0;
-    if (!Q || !Kb || !Vb || !P || !O || !row) { rc = eir_kerr(ctx, "out of memory"); goto done; }
-    int64_t bidx[EIR_MAX_RANK] = {0};
-    for (int64_t b = 0; b < nb; b++) {
+    if (!Q || !Kb || !Vb || !P || !O || !row) { h->oom = 1; goto done; }
+    for (int64_t b = b0; b < b1; b++) {
+        int64_t bidx[EIR_MAX_RANK] = {0};
+        int64_t rest = b;
+        for (int32_t d = r - 3; d >= 0; d--) {
+            bidx[d] = rest % out->sizes[d];
+            rest /= out->sizes[d];
+        }
         int64_t kidx[EIR_MAX_RANK], vidx[EIR_MAX_RANK];
         for (int t = 0; t < 2; t++) {
             const eir_tview *kv = t ? v : k;
@@ -1018,8 +1090,6 @@ static int sdpa_impl(eir_kctx *ctx, const eir_tview *q, const eir_tview *k, cons
                 ix[d] = bidx[d];
                 if (kv->sizes[d] == 1) ix[d] = 0;
                 else if (kv->sizes[d] != out->sizes[d]) {
-                    if (!(gqa && d == r - 3 && kv->sizes[d] > 0 && out->sizes[d] % kv->sizes[d] == 0))
-                        { rc = eir_kerr(ctx, "scaled_dot_product_attention: key and value batch dims do not match query"); goto done; }
                     ix[d] = bidx[d] / (out->sizes[d] / kv->sizes[d]);
                 }
             }
@@ -1076,14 +1146,68 @@ static int sdpa_impl(eir_kctx *ctx, const eir_tview *q, const eir_tview *k, cons
         blas_gemm(ct, false, false, false, L, Ev, S, 1.0, P, S > 1 ? S : 1, Vb, Ev > 1 ? Ev : 1, 0, O, Ev > 1 ? Ev : 1);
         eir_tview ov = contig_view(O, ct, 2, oa.sizes);
         if (Ev > 0) copy_view(&oa, &ov);
-        for (int32_t d = r - 3; d >= 0; d--) {
-            if (++bidx[d] < out->sizes[d]) break;
-            bidx[d] = 0;
-        }
     }
 done:
     eir_kfree(Q); eir_kfree(Kb); eir_kfree(Vb); eir_kfree(P); eir_kfree(O); eir_kfree(row);
-    return rc;
+}
+
+static int sdpa_impl(eir_kctx *ctx, const eir_tview *q, const eir_tview *k, const eir_tview *v, const eir_karg *maskarg,
+                     double dropout, bool causal, const eir_karg *scalearg, bool gqa, eir_tview *out, eir_tview *lse) {
+    if (!(dropout >= 0 && dropout <= 1))
+        return eir_kerr(ctx, "dropout probability has to be between 0 and 1, but got %g", dropout);
+    if (dropout > 0 && !ctx->rng) return eir_kerr(ctx, "scaled_dot_product_attention: dropout needs the runtime's generator");
+    /* batch dims broadcast as in torch's math attention (matmuls): lower-rank q, k, v get leading 1s */
+    int32_t r = out->rank;
+    if (r < 2 || q->rank < 2 || k->rank < 2 || v->rank < 2 || q->rank > r || k->rank > r || v->rank > r)
+        return eir_kerr(ctx, "scaled_dot_product_attention: query, key and value must have at least 2 dims");
+    eir_tview qp, kp, vp;
+    const eir_tview *src[3] = {q, k, v};
+    eir_tview *dst[3] = {&qp, &kp, &vp};
+    for (int t = 0; t < 3; t++) {
+        int32_t sh = r - src[t]->rank;
+        *dst[t] = *src[t];
+        dst[t]->rank = r;
+        for (int32_t d = r - 1; d >= 0; d--) {
+            dst[t]->sizes[d] = d >= sh ? src[t]->sizes[d - sh] : 1;
+            dst[t]->strides[d] = d >= sh ? src[t]->strides[d - sh] : 0;
+        }
+    }
+    q = &qp; k = &kp; v = &vp;
+    eir_dtype dt = q->dtype, ct = ctype_of(dt);
+    if (ct != EIR_F32 && ct != EIR_F64) return eir_kerr(ctx, "scaled_dot_product_attention: unsupported dtype %s", dname(dt));
+    if (k->dtype != dt || v->dtype != dt)
+        return eir_kerr(ctx, "Expected query, key, and value to have the same dtype, but got query.dtype: %s key.dtype: %s and value.dtype: %s instead.",
+                        dname(dt), dname(k->dtype), dname(v->dtype));
+    int64_t L = q->sizes[r - 2], E = q->sizes[r - 1], S = k->sizes[r - 2], Ev = v->sizes[r - 1];
+    double scale = scalearg && scalearg->kind == EIR_KA_FLOAT ? scalearg->f : 1.0 / sqrt((double)E);
+    /* batch index maps: q/out use out's batch dims; k/v broadcast, with GQA head grouping on dim r-3 */
+    int64_t nb = 1;
+    for (int32_t d = 0; d < r - 2; d++) nb *= out->sizes[d];
+    eir_tview mask;
+    bool has_mask = maskarg && maskarg->kind == EIR_KA_TENSOR;
+    if (has_mask) {
+        int64_t ms[EIR_MAX_RANK];
+        for (int32_t d = 0; d < r - 2; d++) ms[d] = out->sizes[d];
+        ms[r - 2] = L; ms[r - 1] = S;
+        if (!eir_tview_broadcast(maskarg->t, r, ms, &mask)) return eir_kerr(ctx, "scaled_dot_product_attention: attn_mask does not broadcast");
+    }
+    if (nb == 0 || L == 0) return 0;
+    /* batch dims of k and v against out's (GQA: heads in groups on dim r-3) */
+    for (int t = 0; t < 2; t++) {
+        const eir_tview *kv = t ? v : k;
+        for (int32_t d = 0; d < r - 2; d++)
+            if (kv->sizes[d] != 1 && kv->sizes[d] != out->sizes[d] &&
+                !(gqa && d == r - 3 && kv->sizes[d] > 0 && out->sizes[d] % kv->sizes[d] == 0))
+                return eir_kerr(ctx, "scaled_dot_product_attention: key and value batch dims do not match query");
+    }
+    sdpa_job j = {ctx, q, k, v, has_mask ? &mask : NULL, out, lse, ct, r, L, E, S, Ev, scale, dropout, causal, has_mask, 0};
+    if (dropout > 0) sdpa_heads(&j, 0, nb);
+    else {
+        double per = 2.0 * (double)L * (double)S * (double)(E + Ev) + 20.0 * (double)L * (double)S;
+        eir_parallel_for(eir_pool_current(), nb, per >= (1 << 16) ? 1 : (int64_t)((1 << 16) / (per + 1)), sdpa_heads, &j);
+    }
+    if (j.oom) return eir_kerr(ctx, "out of memory");
+    return 0;
 }
 
 /* scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal, *, scale, enable_gqa) */

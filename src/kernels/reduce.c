@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../base/pool.h"
 #include "fast.h"
 #include "kutil.h"
 #include "tables.h"
@@ -859,6 +860,57 @@ static void softmax_f32(const float *x, float *y, int64_t n, bool lg) {
     }
 }
 
+/* softmax / log_softmax over the lines [l0, l1) of L; each line on its own,
+ * so the lines can be split over the run's threads (the same bits). */
+typedef struct softmax_job {
+    bool lg;
+    const eir_tview *x;
+    eir_tview *out;
+    eir_dtype cast;
+    lines L;
+    _Atomic int oom;
+} softmax_job;
+
+static void softmax_lines(void *ctx, int64_t l0, int64_t l1) {
+    softmax_job *j = ctx;
+    const eir_tview *x = j->x;
+    eir_tview *out = j->out;
+    const lines *L = &j->L;
+    bool lg = j->lg;
+    eir_dtype cast = j->cast;
+    size_t xes = eir_elsize(x->dtype), oes = eir_elsize(out->dtype);
+    double *buf = eir_kalloc((size_t)(L->len > 0 ? L->len : 1) * sizeof *buf);
+    if (!buf) { j->oom = 1; return; }
+    for (int64_t l = l0; l < l1; l++) {
+        int64_t off[3];
+        lines_pos(L, l, off);
+        const char *xb = (const char *)x->data + off[0] * (int64_t)xes;
+        char *ob = (char *)out->data + off[1] * (int64_t)oes;
+        if (x->dtype == EIR_F32 && out->dtype == EIR_F32 && !cast && L->lst[0] == 1 && L->lst[1] == 1) {
+            softmax_f32((const float *)xb, (float *)ob, L->len, lg);
+            continue;
+        }
+        double m = -INFINITY;
+        for (int64_t i = 0; i < L->len; i++) {
+            double v = ld(xb + i * L->lst[0] * (int64_t)xes, x->dtype);
+            if (cast) v = cast_f(v, cast);
+            buf[i] = v;
+            if (v > m) m = v;
+        }
+        double s = 0;
+        if (lg) {
+            for (int64_t i = 0; i < L->len; i++) s += exp(buf[i] - m);
+            double ls = log(s);
+            for (int64_t i = 0; i < L->len; i++) eir_store_f64(ob + i * L->lst[1] * (int64_t)oes, out->dtype, buf[i] - m - ls);
+        } else {
+            for (int64_t i = 0; i < L->len; i++) s += buf[i] = exp(buf[i] - m);
+            double inv = 1.0 / s;
+            for (int64_t i = 0; i < L->len; i++) eir_store_f64(ob + i * L->lst[1] * (int64_t)oes, out->dtype, buf[i] * inv);
+        }
+    }
+    eir_kfree(buf);
+}
+
 /* softmax / log_softmax over dim; cast: the dtype= conversion (or UNKNOWN). */
 static int softmax_impl(bool lg, const eir_tview *x, int64_t dim64, eir_dtype cast, eir_tview *out, eir_kctx *ctx) {
     const char *kname = lg ? "log_softmax_lastdim_kernel_impl" : "softmax_lastdim_kernel_impl";
@@ -869,39 +921,12 @@ static int softmax_impl(bool lg, const eir_tview *x, int64_t dim64, eir_dtype ca
     if (!same_shape(x, out)) return eir_kerr(ctx, "%s: output shape does not match the input", lg ? "log_softmax" : "softmax");
     if (cast == x->dtype) cast = EIR_DTYPE_UNKNOWN;
     const eir_tview *vs[2] = {x, out};
-    lines L;
-    lines_init(&L, vs, 2, dim);
-    size_t xes = eir_elsize(x->dtype), oes = eir_elsize(out->dtype);
-    double *buf = eir_kalloc((size_t)(L.len > 0 ? L.len : 1) * sizeof *buf);
-    if (!buf) return eir_kerr(ctx, "softmax: out of memory");
-    for (int64_t l = 0; l < L.n; l++) {
-        int64_t off[3];
-        lines_pos(&L, l, off);
-        const char *xb = (const char *)x->data + off[0] * (int64_t)xes;
-        char *ob = (char *)out->data + off[1] * (int64_t)oes;
-        if (x->dtype == EIR_F32 && out->dtype == EIR_F32 && !cast && L.lst[0] == 1 && L.lst[1] == 1) {
-            softmax_f32((const float *)xb, (float *)ob, L.len, lg);
-            continue;
-        }
-        double m = -INFINITY;
-        for (int64_t i = 0; i < L.len; i++) {
-            double v = ld(xb + i * L.lst[0] * (int64_t)xes, x->dtype);
-            if (cast) v = cast_f(v, cast);
-            buf[i] = v;
-            if (v > m) m = v;
-        }
-        double s = 0;
-        if (lg) {
-            for (int64_t i = 0; i < L.len; i++) s += exp(buf[i] - m);
-            double ls = log(s);
-            for (int64_t i = 0; i < L.len; i++) eir_store_f64(ob + i * L.lst[1] * (int64_t)oes, out->dtype, buf[i] - m - ls);
-        } else {
-            for (int64_t i = 0; i < L.len; i++) s += buf[i] = exp(buf[i] - m);
-            double inv = 1.0 / s;
-            for (int64_t i = 0; i < L.len; i++) eir_store_f64(ob + i * L.lst[1] * (int64_t)oes, out->dtype, buf[i] * inv);
-        }
-    }
-    eir_kfree(buf);
+    softmax_job j = {.lg = lg, .x = x, .out = out, .cast = cast};
+    lines_init(&j.L, vs, 2, dim);
+    /* a line costs about 20 operations per element (exp) */
+    int64_t per = j.L.len > 0 ? j.L.len * 20 : 1;
+    eir_parallel_for(eir_pool_current(), j.L.n, per >= (1 << 15) ? 1 : (1 << 15) / per, softmax_lines, &j);
+    if (j.oom) return eir_kerr(ctx, "softmax: out of memory");
     return 0;
 }
 /* _softmax(self, dim, half_to_float) */
@@ -1085,6 +1110,43 @@ static void mean_var(const double *v, int64_t n, double *mean, double *var) {
     *var = s / (double)n;
 }
 
+/* Rows [o0, o1) of a layer norm: each row on its own, so the rows can be
+ * split over the run's threads (the same bits). */
+typedef struct ln_job {
+    const eir_tview *x, *y, *w, *b, *mo, *ro;
+    const rplan *p;
+    const int64_t *yoff, *woff, *boff, *yst;
+    double eps;
+    _Atomic int oom;
+} ln_job;
+
+static void ln_rows(void *ctx, int64_t o0, int64_t o1) {
+    ln_job *j = ctx;
+    const rplan *p = j->p;
+    const eir_tview *x = j->x, *w = j->w, *b = j->b, *mo = j->mo, *ro = j->ro;
+    size_t xes = eir_elsize(x->dtype), yes = eir_elsize(j->y->dtype);
+    double *buf = eir_kalloc((size_t)(p->nred > 0 ? p->nred : 1) * sizeof *buf);
+    if (!buf) { j->oom = 1; return; }
+    for (int64_t o = o0; o < o1; o++) {
+        int64_t xi, mi, ri, yi = 0, t = o;
+        plan_pos(p, o, &xi, &mi, &ri);
+        for (int32_t d = p->orank - 1; d >= 0; d--) { yi += (t % p->osz[d]) * j->yst[d]; t /= p->osz[d]; }
+        const char *xb = (const char *)x->data + xi * (int64_t)xes;
+        char *yb = (char *)j->y->data + yi * (int64_t)yes;
+        for (int64_t i = 0; i < p->nred; i++) buf[i] = ld(xb + p->roff[i] * (int64_t)xes, x->dtype);
+        double mean, var;
+        mean_var(buf, p->nred, &mean, &var);
+        double rstd = rstd_of(var, j->eps, x->dtype);
+        for (int64_t i = 0; i < p->nred; i++) {
+            double y = (buf[i] - mean) * rstd * opt_at(w, j->woff, i, 1.0) + opt_at(b, j->boff, i, 0.0);
+            eir_store_f64(yb + j->yoff[i] * (int64_t)yes, j->y->dtype, y);
+        }
+        if (mo) eir_store_f64((char *)mo->data + mi * (int64_t)eir_elsize(mo->dtype), mo->dtype, mean);
+        if (ro) eir_store_f64((char *)ro->data + ri * (int64_t)eir_elsize(ro->dtype), ro->dtype, rstd);
+    }
+    eir_kfree(buf);
+}
+
 /* native_layer_norm(input, normalized_shape, weight?, bias?, eps) -> (y, mean, rstd); nout 1: layer_norm */
 static int layer_norm_impl(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, double eps, eir_kctx *ctx) {
     const eir_tview *x = a[0].t;
@@ -1114,33 +1176,18 @@ static int layer_norm_impl(const eir_karg *a, uint32_t na, eir_tview *out, uint3
     if (plan_init(&p, x, mask, true, mo, ro, "native_layer_norm", ctx)) return -1;
     int64_t ny, nw = 0, nb = 0, *yoff = list_offsets(&out[0], mask, &ny);
     int64_t *woff = w ? list_offsets(w, wmask, &nw) : NULL, *boff = b ? list_offsets(b, wmask, &nb) : NULL;
-    double *buf = eir_kalloc((size_t)(p.nred > 0 ? p.nred : 1) * sizeof *buf);
     int rc = 0;
-    if (!yoff || (w && !woff) || (b && !boff) || !buf) { rc = eir_kerr(ctx, "layer_norm: out of memory"); goto done; }
+    if (!yoff || (w && !woff) || (b && !boff)) { rc = eir_kerr(ctx, "layer_norm: out of memory"); goto done; }
     if ((w && nw != p.nred) || (b && nb != p.nred)) { rc = eir_kerr(ctx, "layer_norm: weight and bias must have the normalized shape"); goto done; }
     /* kept-dim strides of y (same shape as x) */
     int64_t yst[EIR_MAX_RANK];
     for (int32_t d = 0, j = 0; d < x->rank; d++) if (!mask[d]) yst[j++] = out[0].strides[d];
-    size_t xes = eir_elsize(x->dtype), yes = eir_elsize(out[0].dtype);
-    for (int64_t o = 0; o < p.nout; o++) {
-        int64_t xi, mi, ri, yi = 0, t = o;
-        plan_pos(&p, o, &xi, &mi, &ri);
-        for (int32_t d = p.orank - 1; d >= 0; d--) { yi += (t % p.osz[d]) * yst[d]; t /= p.osz[d]; }
-        const char *xb = (const char *)x->data + xi * (int64_t)xes;
-        char *yb = (char *)out[0].data + yi * (int64_t)yes;
-        for (int64_t i = 0; i < p.nred; i++) buf[i] = ld(xb + p.roff[i] * (int64_t)xes, x->dtype);
-        double mean, var;
-        mean_var(buf, p.nred, &mean, &var);
-        double rstd = rstd_of(var, eps, x->dtype);
-        for (int64_t i = 0; i < p.nred; i++) {
-            double y = (buf[i] - mean) * rstd * opt_at(w, woff, i, 1.0) + opt_at(b, boff, i, 0.0);
-            eir_store_f64(yb + yoff[i] * (int64_t)yes, out[0].dtype, y);
-        }
-        if (mo) eir_store_f64((char *)mo->data + mi * (int64_t)eir_elsize(mo->dtype), mo->dtype, mean);
-        if (ro) eir_store_f64((char *)ro->data + ri * (int64_t)eir_elsize(ro->dtype), ro->dtype, rstd);
-    }
+    ln_job j = {x, &out[0], w, b, mo, ro, &p, yoff, woff, boff, yst, eps, 0};
+    eir_parallel_for(eir_pool_current(), p.nout, p.nred * 8 >= (1 << 15) ? 1 : (1 << 15) / (p.nred * 8 + 1),
+                     ln_rows, &j);
+    if (j.oom) rc = eir_kerr(ctx, "layer_norm: out of memory");
 done:
-    eir_kfree(buf); eir_kfree(yoff); eir_kfree(woff); eir_kfree(boff); eir_kfree(p.roff);
+    eir_kfree(yoff); eir_kfree(woff); eir_kfree(boff); eir_kfree(p.roff);
     return rc;
 }
 static int k_native_layer_norm(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) {
@@ -1173,6 +1220,9 @@ static int batch_norm_eval(const char *op, const eir_tview *x, const eir_tview *
                 eir_tview_is_contiguous(&out[0]);
     int64_t N = x->sizes[0], P = 1;
     for (int32_t d = 2; d < x->rank; d++) P *= x->sizes[d];
+    /* the fast path: every channel's alpha and beta first, then one pass (on the run's threads) */
+    double *ab = fast ? eir_kalloc((size_t)(2 * C > 0 ? 2 * C : 1) * sizeof(double)) : NULL;
+    if (!ab) fast = false;
     for (int64_t c = 0; c < C; c++) {
         double mean = ld((const char *)rm->data + c * rm->strides[0] * (int64_t)eir_elsize(rm->dtype), rm->dtype);
         double var = ld((const char *)rv->data + c * rv->strides[0] * (int64_t)eir_elsize(rv->dtype), rv->dtype);
@@ -1181,9 +1231,8 @@ static int batch_norm_eval(const char *op, const eir_tview *x, const eir_tview *
         double bb = b ? ld((const char *)b->data + c * b->strides[0] * (int64_t)eir_elsize(b->dtype), b->dtype) : 0.0;
         double alpha = invstd * ww, beta = bb - mean * alpha;
         if (fast) {
-            for (int64_t n = 0; n < N; n++)
-                eir_batch_norm_apply_f32((const float *)x->data + (n * C + c) * P, (float *)out[0].data + (n * C + c) * P,
-                                         1, 1, P, &alpha, &beta);
+            ab[c] = alpha;
+            ab[C + c] = beta;
             goto stats;
         }
         /* the channel slice: every dim except 1 */
@@ -1207,6 +1256,8 @@ static int batch_norm_eval(const char *op, const eir_tview *x, const eir_tview *
                 eir_store_f64((char *)out[j].data + c * out[j].strides[0] * (int64_t)eir_elsize(out[j].dtype),
                               out[j].dtype, j == 1 ? mean : invstd);
     }
+    if (fast) eir_batch_norm_apply_f32((const float *)x->data, (float *)out[0].data, N, C, P, ab, ab + C);
+    eir_kfree(ab);
     return 0;
 }
 /* _native_batch_norm_legit_no_training(input, weight?, bias?, running_mean, running_var, momentum, eps) */

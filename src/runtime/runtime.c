@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/pool.h"
 #include "../ir/program.h"
 #include "../kernels/kutil.h"
 #include "../ir/pyexpr.h"
@@ -223,6 +224,8 @@ struct eir_runtime {
     eir_missing_op *missing;   /* creation failed with EIR_ERR_UNSUPPORTED: the operators it lacks */
     uint32_t nmissing;
     const char *missing_msg;   /* and the whole message (errmsg holds what fits) */
+    int nthreads;              /* eir_runtime_set_threads; 0 (unset) runs on 1 */
+    eir_pool *pool;            /* its workers, when nthreads > 1 */
 };
 
 static eir_status rt_fail(eir_runtime *rt, eir_status st, const char *fmt, ...) EIR_PRINTF(3, 4);
@@ -1873,6 +1876,7 @@ eir_status eir_runtime_create_with(eir_program *p, const eir_library *lib, eir_r
         if (!*out) return EIR_ERR_NOMEM;
         return rt_fail(*out, EIR_ERR_ARG, "eir_runtime_create: no loaded program");
     }
+    eir_blas_single_thread();   /* the runtime's thread count governs matrix products too */
     return runtime_create_graph(p, p->graph, true, lib, out);
 }
 
@@ -2213,6 +2217,7 @@ void eir_runtime_free(eir_runtime *rt) {
     eir_guards_free(rt->guards);
     eir_strmap_free(&rt->sym_index);
     eir_arena_release(&rt->arena);
+    eir_pool_free(rt->pool);
     free(rt);
 }
 
@@ -4444,7 +4449,20 @@ static uint32_t next_step(eir_runtime *rt, uint32_t i) {
     return i + 1;
 }
 
+static eir_status runtime_run(eir_runtime *rt);
+
+/* A runtime with a pool installs it on this thread for the run (the kernels
+ * find it with eir_pool_current); a subgraph's runtime has none and runs on
+ * the pool of the run that calls it. */
 eir_status eir_runtime_run(eir_runtime *rt) {
+    if (!rt || !rt->pool) return runtime_run(rt);
+    eir_pool *prev = eir_pool_enter(rt->pool);
+    eir_status st = runtime_run(rt);
+    eir_pool_leave(prev);
+    return st;
+}
+
+static eir_status runtime_run(eir_runtime *rt) {
     if (!rt || !rt->steps) return EIR_ERR_ARG;
     eir_status st;
     rt->nruns++;
@@ -4463,7 +4481,8 @@ eir_status eir_runtime_run(eir_runtime *rt) {
     }
     if ((st = prepare_inputs(rt))) return st;
     refresh_pointers(rt);
-    eir_kctx ctx = {.err = rt->kerr, .errlen = sizeof rt->kerr, .nthreads = 1, .rng = &rt->rng};
+    eir_kctx ctx = {.err = rt->kerr, .errlen = sizeof rt->kerr, .nthreads = eir_pool_threads(eir_pool_current()),
+                    .rng = &rt->rng};
     for (uint32_t i = 0; i < rt->nsteps;) {
         rt_step *s = &rt->steps[i];
         if ((st = run_step(rt, s, &ctx))) return step_failed(rt, s, st);
@@ -4599,3 +4618,26 @@ int eir_op_runnable(const char *op) {
     if ((sc->flags & EIR_OPF_OUT) && eir_op_functional(sc, NULL) && find_kernel(eir_op_functional(sc, NULL)->name)) return 1;
     return 0;
 }
+
+/* ---- threads ----
+ * n > 1 starts a pool of n - 1 workers now (replacing the runtime's old one);
+ * its kernels split their work over it (docs/RUNTIME.md, Threads). */
+eir_status eir_runtime_set_threads(eir_runtime *rt, int n) {
+    if (!rt) return EIR_ERR_ARG;
+    if (n < 0 || n > EIR_MAX_THREADS)
+        return rt_fail(rt, EIR_ERR_ARG, "threads: %d is not a thread count (0 for the machine's cores, 1 to %d)", n,
+                       EIR_MAX_THREADS);
+    if (n == 0) n = eir_cpu_count();
+    if (n > EIR_MAX_THREADS) n = EIR_MAX_THREADS;
+    if (n == eir_runtime_threads(rt)) return EIR_OK;
+    eir_pool_free(rt->pool);
+    rt->pool = NULL;
+    rt->nthreads = 1;
+    if (n > 1) {
+        if (!(rt->pool = eir_pool_create(n))) return rt_fail(rt, EIR_ERR_NOMEM, "threads: could not start %d threads", n - 1);
+    }
+    rt->nthreads = n;
+    return EIR_OK;
+}
+
+int eir_runtime_threads(const eir_runtime *rt) { return rt && rt->nthreads > 1 ? rt->nthreads : 1; }

@@ -4,8 +4,8 @@
  *     --warmup W     untimed runs after the first (default 3)
  *     --runs N       timed runs (default 15); prints one "run_us T" line each
  *     --out DIR      write user output i to DIR/out<i>.npy after the last run
- *     --threads T    accepted for symmetry with the other contenders; eir runs
- *                    its graph on one thread (only 1 is accepted)
+ *     --threads T    threads the runtime runs on (eir_runtime_set_threads;
+ *                    default 1, 0 for the machine's cores)
  *     --serve        after loading, read commands from stdin, one a line:
  *                    "run K" (K timed runs, one "run_us T" line each, then "ok"),
  *                    "out DIR" (write the outputs, then "ok"), "quit"
@@ -170,10 +170,9 @@ int main(int argc, char **argv) {
         else die("arguments", "more than 64 inputs");
     }
     if (!model) {
-        fprintf(stderr, "usage: run_bench MODEL.pt2 [--warmup W] [--runs N] [--out DIR] [--threads 1] [--serve] IN.npy...\n");
+        fprintf(stderr, "usage: run_bench MODEL.pt2 [--warmup W] [--runs N] [--out DIR] [--threads T] [--serve] IN.npy...\n");
         return 2;
     }
-    if (threads != 1) die("--threads", "eir runs on one thread; only 1 is accepted");
     if (warmup < 0 || runs < 0) die("arguments", "--warmup and --runs must be >= 0");
 
     double t0 = now_us(CLOCK_MONOTONIC);
@@ -181,6 +180,7 @@ int main(int argc, char **argv) {
     if (eir_program_load(model, &p) != EIR_OK) die(model, eir_errmsg(p));
     eir_runtime *rt;
     if (eir_runtime_create(p, &rt) != EIR_OK) die("runtime", rt ? eir_runtime_errmsg(rt) : "out of memory");
+    if (eir_runtime_set_threads(rt, threads) != EIR_OK) die("--threads", eir_runtime_errmsg(rt));
     if ((uint32_t)nin != eir_runtime_num_inputs(rt)) {
         fprintf(stderr, "run_bench: the program takes %u inputs, %d given\n", eir_runtime_num_inputs(rt), nin);
         return 1;

@@ -63,6 +63,8 @@ static const char USAGE[] =
     "      --repeat N              run N times and report the median time per run (state\n"
     "                              advances N times; the results shown are the last run's)\n"
     "      --seed S                seed of the random inputs and of random ops (default 0)\n"
+    "      --threads N             run on N threads (default 1; 0: the machine's cores);\n"
+    "                              outputs are the same, bit for bit, at any count\n"
     "      --ops LIB.so            custom operators: a shared library whose function\n"
     "                              eir_ops_init(eir_library *) defines their kernels\n"
     "                              (include/eir.h; example: examples/custom_ops.c)\n"
@@ -92,6 +94,10 @@ static const char USAGE[] =
     "3 when verify finds violations.\n";
 
 int eir_cli_dot(int argc, char **argv); /* tools/eir/dot.c */
+
+#define THREADS_STR_(x) #x
+#define THREADS_STR(x) THREADS_STR_(x)
+#define THREADS_MAX_STR THREADS_STR(EIR_MAX_THREADS)
 
 static int usage_error(const char *fmt, const char *arg) {
     fprintf(stderr, "eir: ");
@@ -453,6 +459,7 @@ typedef struct run_opts {
     const char *out_dir, *ops, *inner;
     int repeat, runs;
     uint64_t seed;
+    int threads;
 } run_opts;
 
 static int cmd_run(const char *path, const char **in_paths, int nin, const run_opts *o) {
@@ -505,6 +512,10 @@ static int cmd_run(const char *path, const char **in_paths, int nin, const run_o
         goto out;
     }
     rng_state = o->seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull;
+    if (eir_runtime_set_threads(rt, o->threads) != EIR_OK) {
+        fprintf(stderr, "eir: %s\n", eir_runtime_errmsg(rt));
+        goto out;
+    }
     eir_runtime_seed(rt, o->seed);
     uint32_t k = 0;
     for (uint32_t i = 0; i < ni; i++) {
@@ -955,17 +966,24 @@ int main(int argc, char **argv) {
         const char *model = NULL;
         const char **ins = calloc((size_t)argc, sizeof *ins);
         int nin = 0;
-        run_opts o = {NULL, NULL, NULL, 1, 1, 0};
+        run_opts o = {NULL, NULL, NULL, 1, 1, 0, 1};
         if (!ins) return 1;
         for (int i = 2; i < argc; i++) {
             const char *a = argv[i];
             if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(USAGE, stdout); free(ins); return 0; }
             if (!strcmp(a, "--out") || !strcmp(a, "--repeat") || !strcmp(a, "--seed") || !strcmp(a, "--runs") ||
-                !strcmp(a, "--ops") || !strcmp(a, "--inner")) {
+                !strcmp(a, "--ops") || !strcmp(a, "--inner") || !strcmp(a, "--threads")) {
                 if (i + 1 >= argc) { free(ins); return usage_error("%s needs a value", a); }
                 const char *val = argv[++i];
                 long long x;
                 if (!strcmp(a, "--out")) o.out_dir = val;
+                else if (!strcmp(a, "--threads")) {
+                    if (!parse_count(val, 0, EIR_MAX_THREADS, &x)) {
+                        free(ins);
+                        return usage_error("--threads needs a count from 0 to " THREADS_MAX_STR ", got '%s'", val);
+                    }
+                    o.threads = (int)x;
+                }
                 else if (!strcmp(a, "--ops")) o.ops = val;
                 else if (!strcmp(a, "--inner")) o.inner = val;
                 else if (!strcmp(a, "--seed")) {

@@ -510,6 +510,19 @@ class Program:
         """Seed the runtime's random generator (rand, dropout in training)."""
         _lib.lib().eir_runtime_seed(self._runtime(), seed)
 
+    def set_threads(self, n: int) -> None:
+        """Run on n threads (1, the default: the calling thread only; 0: the
+        machine's cores). Outputs are the same, bit for bit, at any count."""
+        L = _lib.lib()
+        rt = self._runtime()
+        if L.eir_runtime_set_threads(rt, int(n)) != 0:
+            raise EirError(L.eir_runtime_errmsg(rt).decode(errors="replace"))
+
+    @property
+    def threads(self) -> int:
+        """The threads runs use (eir_runtime_threads)."""
+        return _lib.lib().eir_runtime_threads(self._runtime())
+
     def close(self) -> None:
         """Free the runtime and the program (also done when the object is collected)."""
         L = _lib._LIB

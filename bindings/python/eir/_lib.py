@@ -90,6 +90,8 @@ def _declare(lib: ctypes.CDLL) -> None:
     fn("eir_runtime_output", st, vp, ctypes.c_uint32, ctypes.POINTER(TensorView))
     fn("eir_runtime_state", st, vp, cp, ctypes.POINTER(TensorView))
     fn("eir_runtime_seed", None, vp, ctypes.c_uint64)
+    fn("eir_runtime_set_threads", st, vp, ctypes.c_int)
+    fn("eir_runtime_threads", ctypes.c_int, vp)
     fn("eir_runtime_num_missing_ops", ctypes.c_uint32, vp)
     fn("eir_program_num_module_calls", ctypes.c_uint32, vp)
     fn("eir_program_module_call", ctypes.POINTER(ModuleCall), vp, ctypes.c_uint32)
