@@ -1,0 +1,81 @@
+/* gemm.c — the float32 matrix product behind the kernels' GEMM calls
+ * (matrix products, im2col convolutions, attention, recurrent layers).
+ *
+ * On this project's shapes (ResNet-18 and MobileNetV2 im2col GEMMs, BERT and
+ * GPT-2 linear layers and attention) oneDNN's dnnl_sgemm is 12-34% faster
+ * than OpenBLAS's cblas_sgemm on one core (docs/GEMM.md), so eir uses it when
+ * Debian's libdnnl.so.2 is installed. It is loaded at the first product with
+ * dlopen rather than linked, so that eir builds, links and runs without it
+ * (OpenBLAS stays the fallback and the only BLAS for every other dtype and for
+ * LAPACK).
+ *
+ * oneDNN runs its products on OpenMP threads; eir runs each product in the
+ * calling thread (OpenMP's thread count set to 1 in every thread that calls
+ * it, once), so that products cut into blocks on eir's own threads do not
+ * also spawn threads of their own, and a result does not depend on the number
+ * of threads. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gemm.h"
+
+typedef int (*dnnl_sgemm_fn)(char, char, int64_t, int64_t, int64_t, float, const float *, int64_t, const float *, int64_t,
+                             float, float *, int64_t);
+typedef struct {
+    int major, minor, patch;
+    const char *hash;
+    unsigned cpu_runtime, gpu_runtime;
+} dnnl_version_rec;
+
+static pthread_once_t gemm_once = PTHREAD_ONCE_INIT;
+static dnnl_sgemm_fn dnnl_sgemm_p;
+static void (*omp_set_num_threads_p)(int);
+static char gemm_lib_name[48] = "OpenBLAS";
+static _Thread_local int gemm_thread_ready;
+
+static void gemm_choose(void) {
+    const char *want = getenv("EIR_GEMM");
+    if (want && strcmp(want, "dnnl") != 0) return; /* EIR_GEMM=openblas (or anything but dnnl) */
+    void *h = dlopen("libdnnl.so.2", RTLD_NOW | RTLD_LOCAL);
+    if (!h) return;
+    dnnl_sgemm_fn f = (dnnl_sgemm_fn)dlsym(h, "dnnl_sgemm");
+    const dnnl_version_rec *(*ver)(void) = (const dnnl_version_rec *(*)(void))dlsym(h, "dnnl_version");
+    if (!f) {
+        dlclose(h);
+        return;
+    }
+    omp_set_num_threads_p = (void (*)(int))dlsym(h, "omp_set_num_threads");
+    if (ver) {
+        const dnnl_version_rec *v = ver();
+        snprintf(gemm_lib_name, sizeof gemm_lib_name, "oneDNN %d.%d.%d", v->major, v->minor, v->patch);
+    } else snprintf(gemm_lib_name, sizeof gemm_lib_name, "oneDNN");
+    dnnl_sgemm_p = f;
+}
+
+const char *eir_sgemm_library(void) {
+    pthread_once(&gemm_once, gemm_choose);
+    return gemm_lib_name;
+}
+
+static char trans_char(CBLAS_TRANSPOSE t) { return t == CblasNoTrans ? 'N' : 'T'; }
+
+void eir_sgemm(CBLAS_ORDER order, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int M, int N, int K, float alpha, const float *A,
+               int lda, const float *B, int ldb, float beta, float *C, int ldc) {
+    pthread_once(&gemm_once, gemm_choose);
+    if (dnnl_sgemm_p && M > 0 && N > 0 && K > 0) {
+        if (!gemm_thread_ready) {
+            if (omp_set_num_threads_p) omp_set_num_threads_p(1);
+            gemm_thread_ready = 1;
+        }
+        /* dnnl_sgemm is row-major; a column-major C = op(A) op(B) is the row-major C^T = op(B)^T op(A)^T */
+        int rc = order == CblasRowMajor
+                     ? dnnl_sgemm_p(trans_char(ta), trans_char(tb), M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
+                     : dnnl_sgemm_p(trans_char(tb), trans_char(ta), N, M, K, alpha, B, ldb, A, lda, beta, C, ldc);
+        if (rc == 0) return; /* dnnl_success; anything else (arguments it rejects): OpenBLAS */
+    }
+    cblas_sgemm(order, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
