@@ -9,11 +9,11 @@
  * (OpenBLAS stays the fallback and the only BLAS for every other dtype and for
  * LAPACK).
  *
- * oneDNN runs its products on OpenMP threads; eir runs each product in the
- * calling thread (OpenMP's thread count set to 1 in every thread that calls
- * it, once), so that products cut into blocks on eir's own threads do not
- * also spawn threads of their own, and a result does not depend on the number
- * of threads. */
+ * oneDNN runs its products on OpenMP threads. Their number follows
+ * OpenBLAS's (openblas_get_num_threads: OPENBLAS_NUM_THREADS, all cores by
+ * default, 1 once the runtime runs products on its own threads), set in each
+ * calling thread when it changes, so the one setting governs both libraries
+ * as it governed OpenBLAS alone. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -35,7 +35,7 @@ static pthread_once_t gemm_once = PTHREAD_ONCE_INIT;
 static dnnl_sgemm_fn dnnl_sgemm_p;
 static void (*omp_set_num_threads_p)(int);
 static char gemm_lib_name[48] = "OpenBLAS";
-static _Thread_local int gemm_thread_ready;
+static _Thread_local int gemm_omp_threads; /* the count last given to OpenMP in this thread; 0: none */
 
 static void gemm_choose(void) {
     const char *want = getenv("EIR_GEMM");
@@ -67,9 +67,10 @@ void eir_sgemm(CBLAS_ORDER order, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int M,
                int lda, const float *B, int ldb, float beta, float *C, int ldc) {
     pthread_once(&gemm_once, gemm_choose);
     if (dnnl_sgemm_p && M > 0 && N > 0 && K > 0) {
-        if (!gemm_thread_ready) {
-            if (omp_set_num_threads_p) omp_set_num_threads_p(1);
-            gemm_thread_ready = 1;
+        int nt = openblas_get_num_threads();
+        if (nt != gemm_omp_threads && omp_set_num_threads_p) {
+            omp_set_num_threads_p(nt > 0 ? nt : 1);
+            gemm_omp_threads = nt;
         }
         /* dnnl_sgemm is row-major; a column-major C = op(A) op(B) is the row-major C^T = op(B)^T op(A)^T */
         int rc = order == CblasRowMajor

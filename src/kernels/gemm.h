@@ -4,8 +4,8 @@
  * eir_sgemm takes cblas_sgemm's arguments and computes what it computes:
  * C = alpha op(A) op(B) + beta C in row- or column-major storage. It runs
  * oneDNN's dnnl_sgemm when libdnnl.so.2 can be loaded (measured faster on
- * this project's shapes, docs/GEMM.md), single-threaded in the calling
- * thread, and OpenBLAS's cblas_sgemm otherwise. The environment variable
+ * this project's shapes, docs/GEMM.md) on as many threads as OpenBLAS is
+ * set to use, and OpenBLAS's cblas_sgemm otherwise. The environment variable
  * EIR_GEMM=openblas or EIR_GEMM=dnnl picks one (dnnl when it cannot be
  * loaded: OpenBLAS); it is read once, at the first product. */
 #ifndef EIR_KERNELS_GEMM_H
