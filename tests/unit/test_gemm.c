@@ -91,6 +91,34 @@ static void test_empty_k(void) {
     CHECK(C[0] == 0.5f && C[5] == 3.f);
 }
 
+/* Special values as OpenBLAS treats them: beta = 0 never reads C (NaN there is
+ * overwritten), NaN and infinity in A reach C even through zeros of B, and
+ * subnormal products are kept (no flush to zero). */
+static void test_special_values(void) {
+    enum { M = 5, N = 17, K = 9 };
+    float A[M * K], B[K * N], C[M * N], R[M * N];
+    for (int i = 0; i < M * K; i++) A[i] = frand();
+    for (int i = 0; i < K * N; i++) B[i] = i % 3 ? frand() : 0.f;
+    A[0] = NAN;
+    A[K + 1] = INFINITY;
+    for (int k = 0; k < K; k++) B[k * N + 4] = 0.f; /* column 4 of B all zeros: NaN * 0, inf * 0 */
+    for (int i = 0; i < M * N; i++) C[i] = R[i] = NAN;
+    eir_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.f, A, K, B, N, 0.f, C, N);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.f, A, K, B, N, 0.f, R, N);
+    int same = 0;
+    for (int i = 0; i < M * N; i++)
+        same += (isnan(C[i]) && isnan(R[i])) || (isinf(C[i]) && C[i] == R[i]) ||
+                (isfinite(C[i]) && isfinite(R[i]) && fabsf(C[i] - R[i]) <= 1e-5f);
+    CHECK(same == M * N);
+    CHECK(isnan(C[4]) && isnan(C[N + 4]) && isfinite(C[2 * N + 4]) && C[2 * N + 4] == 0.f);
+    /* subnormals: 2^-140 * 1 summed 8 times is 2^-137, subnormal in float */
+    float a[8], b[8 * 3], c[3] = {1, 1, 1};
+    for (int k = 0; k < 8; k++) a[k] = ldexpf(1.f, -140);
+    for (int i = 0; i < 8 * 3; i++) b[i] = 1.f;
+    eir_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 1, 3, 8, 1.f, a, 8, b, 3, 0.f, c, 3);
+    CHECK(c[0] == ldexpf(1.f, -137) && c[2] == ldexpf(1.f, -137));
+}
+
 /* The library: oneDNN when libdnnl.so.2 loads; OpenBLAS when EIR_GEMM=openblas (in a child: read once). */
 static void test_choice(void) {
     /* first, before this process picks its library: the child inherits the choice once made */
@@ -115,6 +143,7 @@ int main(void) {
     test_choice();
     test_products();
     test_empty_k();
+    test_special_values();
     printf("sgemm library: %s\n", eir_sgemm_library());
     return check_summary("test_gemm");
 }
