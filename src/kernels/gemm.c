@@ -31,6 +31,20 @@ typedef struct {
     unsigned cpu_runtime, gpu_runtime;
 } dnnl_version_rec;
 
+/* Sanitizer builds keep to OpenBLAS unless EIR_GEMM=dnnl asks: LeakSanitizer
+ * (gcc 12) crashes at exit scanning the dynamic TLS of the OpenMP threads that a
+ * dlopen'ed oneDNN starts, and ThreadSanitizer does not see OpenMP's barriers. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define GEMM_DNNL_BY_DEFAULT 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#define GEMM_DNNL_BY_DEFAULT 0
+#endif
+#endif
+#ifndef GEMM_DNNL_BY_DEFAULT
+#define GEMM_DNNL_BY_DEFAULT 1
+#endif
+
 static pthread_once_t gemm_once = PTHREAD_ONCE_INIT;
 static dnnl_sgemm_fn dnnl_sgemm_p;
 static void (*omp_set_num_threads_p)(int);
@@ -39,7 +53,7 @@ static _Thread_local int gemm_omp_threads; /* the count last given to OpenMP in 
 
 static void gemm_choose(void) {
     const char *want = getenv("EIR_GEMM");
-    if (want && strcmp(want, "dnnl") != 0) return; /* EIR_GEMM=openblas (or anything but dnnl) */
+    if (want ? strcmp(want, "dnnl") != 0 : !GEMM_DNNL_BY_DEFAULT) return; /* EIR_GEMM=openblas (or anything but dnnl) */
     void *h = dlopen("libdnnl.so.2", RTLD_NOW | RTLD_LOCAL);
     if (!h) return;
     dnnl_sgemm_fn f = (dnnl_sgemm_fn)dlsym(h, "dnnl_sgemm");

@@ -7,7 +7,8 @@
  * this project's shapes, docs/GEMM.md) on as many threads as OpenBLAS is
  * set to use, and OpenBLAS's cblas_sgemm otherwise. The environment variable
  * EIR_GEMM=openblas or EIR_GEMM=dnnl picks one (dnnl when it cannot be
- * loaded: OpenBLAS); it is read once, at the first product. */
+ * loaded: OpenBLAS); it is read once, at the first product. Builds with
+ * AddressSanitizer or ThreadSanitizer use OpenBLAS unless EIR_GEMM=dnnl. */
 #ifndef EIR_KERNELS_GEMM_H
 #define EIR_KERNELS_GEMM_H
 
