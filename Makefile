@@ -228,6 +228,15 @@ bench: $(B)/run_bench
 	$(PYTHON) python/bench/bench.py --out docs/BENCHMARKS.md $(BENCH_ARGS)
 .PHONY: bench
 
+# The float32 GEMM / convolution libraries compared on the models' shapes
+# (docs/GEMM.md). Not part of `make` or `make test`: it links oneDNN and XNNPACK
+# (libdnnl-dev, libxnnpack-dev) and loads OpenBLAS / BLIS variants with dlopen.
+$(B)/gemm_bench: tools/bench/gemm_bench.c
+	@mkdir -p $(B)
+	$(CC) $(CFLAGS) $(call warn,$(CC)) -std=c11 $< -ldnnl -lXNNPACK -lpthreadpool -ldl -lm -o $@
+gemm-bench: $(B)/gemm_bench
+.PHONY: gemm-bench
+
 # libFuzzer targets (clang), one per parser plus the runtime (tests/fuzz/*.c). The
 # library is built once into its own tree, instrumented for coverage
 # (-fsanitize=fuzzer-no-link) under ASan+UBSan, and each target links against it.

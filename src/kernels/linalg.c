@@ -35,6 +35,7 @@
 #include <stdlib.h>
 
 #include "base/base.h" /* eir_snprintf */
+#include "gemm.h"
 #include "kutil.h"
 #include "tables.h"
 
@@ -384,7 +385,7 @@ static void gemm_cm(eir_dtype ct, char ta, char tb, lint m, lint n, lint k, cons
         if (TB == CblasConjTrans) TB = CblasTrans;
     }
     switch (ct) {
-    case EIR_F32: cblas_sgemm(CblasColMajor, TA, TB, m, n, k, 1.f, A, lda, B, ldb, 0.f, C, ldc); break;
+    case EIR_F32: eir_sgemm(CblasColMajor, TA, TB, m, n, k, 1.f, A, lda, B, ldb, 0.f, C, ldc); break;
     case EIR_F64: cblas_dgemm(CblasColMajor, TA, TB, m, n, k, 1.0, A, lda, B, ldb, 0.0, C, ldc); break;
     case EIR_C64: { float one[2] = {1, 0}, zero[2] = {0, 0}; cblas_cgemm(CblasColMajor, TA, TB, m, n, k, one, A, lda, B, ldb, zero, C, ldc); break; }
     default: { double one[2] = {1, 0}, zero[2] = {0, 0}; cblas_zgemm(CblasColMajor, TA, TB, m, n, k, one, A, lda, B, ldb, zero, C, ldc); break; }

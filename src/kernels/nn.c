@@ -5,8 +5,9 @@
  *
  * Floating dtypes compute in a "compute type": f64 in f64, f32/f16/bf16 in
  * f32 (operands converted into f32 scratch, result rounded once). Products go
- * to OpenBLAS (sgemm/dgemm) when an operand's strides fit a leading dimension
- * and a transpose flag, else through a contiguous scratch copy. Integer
+ * to a BLAS (f32: eir_sgemm, gemm.h; f64 and complex: OpenBLAS) when an
+ * operand's strides fit a leading dimension and a transpose flag, else
+ * through a contiguous scratch copy. Integer
  * dtypes use exact loops with wrap-around (as torch's int mm). */
 #include <cblas.h>
 #include <limits.h>
@@ -15,6 +16,7 @@
 
 #include "../base/pool.h"
 #include "fast.h"
+#include "gemm.h"
 #include "kutil.h"
 #include "tables.h"
 
@@ -190,8 +192,8 @@ static void gemm_blocks(void *ctx, int64_t b0, int64_t b1) {
             M = hi - lo;
         }
         if (j->es == sizeof(float))
-            cblas_sgemm(j->ord, j->TA, j->TB, (int)M, (int)N, (int)j->K, (float)j->alpha, (const float *)A, (int)j->lda,
-                        (const float *)B, (int)j->ldb, (float)j->beta, (float *)C, (int)j->ldc);
+            eir_sgemm(j->ord, j->TA, j->TB, (int)M, (int)N, (int)j->K, (float)j->alpha, (const float *)A, (int)j->lda,
+                      (const float *)B, (int)j->ldb, (float)j->beta, (float *)C, (int)j->ldc);
         else
             cblas_dgemm(j->ord, j->TA, j->TB, (int)M, (int)N, (int)j->K, j->alpha, (const double *)A, (int)j->lda,
                         (const double *)B, (int)j->ldb, j->beta, (double *)C, (int)j->ldc);
@@ -254,8 +256,8 @@ static void blas_gemm(eir_dtype ct, bool ccol, bool ta, bool tb, int64_t M, int6
         double al[2] = {alpha, 0}, be[2] = {beta, 0};
         cblas_zgemm(ord, TA, TB, (int)M, (int)N, (int)K, al, A, (int)lda, B, (int)ldb, be, C, (int)ldc);
     } else if (ct == EIR_F32)
-        cblas_sgemm(ord, TA, TB, (int)M, (int)N, (int)K, (float)alpha, (const float *)A, (int)lda, (const float *)B, (int)ldb,
-                    (float)beta, (float *)C, (int)ldc);
+        eir_sgemm(ord, TA, TB, (int)M, (int)N, (int)K, (float)alpha, (const float *)A, (int)lda, (const float *)B, (int)ldb,
+                  (float)beta, (float *)C, (int)ldc);
     else
         cblas_dgemm(ord, TA, TB, (int)M, (int)N, (int)K, alpha, (const double *)A, (int)lda, (const double *)B, (int)ldb,
                     beta, (double *)C, (int)ldc);

@@ -1,0 +1,23 @@
+/* gemm.h — the float32 matrix product every kernel calls (gemm.c). Internal
+ * to src/kernels/.
+ *
+ * eir_sgemm takes cblas_sgemm's arguments and computes what it computes:
+ * C = alpha op(A) op(B) + beta C in row- or column-major storage. It runs
+ * oneDNN's dnnl_sgemm when libdnnl.so.2 can be loaded (measured faster on
+ * this project's shapes, docs/GEMM.md) on as many threads as OpenBLAS is
+ * set to use, and OpenBLAS's cblas_sgemm otherwise. The environment variable
+ * EIR_GEMM=openblas or EIR_GEMM=dnnl picks one (dnnl when it cannot be
+ * loaded: OpenBLAS); it is read once, at the first product. Builds with
+ * AddressSanitizer or ThreadSanitizer use OpenBLAS unless EIR_GEMM=dnnl. */
+#ifndef EIR_KERNELS_GEMM_H
+#define EIR_KERNELS_GEMM_H
+
+#include <cblas.h>
+
+void eir_sgemm(CBLAS_ORDER order, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int M, int N, int K, float alpha, const float *A,
+               int lda, const float *B, int ldb, float beta, float *C, int ldc);
+
+/* The library eir_sgemm uses: "oneDNN 2.6.3" or "OpenBLAS". */
+const char *eir_sgemm_library(void);
+
+#endif

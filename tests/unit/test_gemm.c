@@ -1,0 +1,168 @@
+/* test_gemm.c — eir_sgemm (src/kernels/gemm.c) against a float64 reference
+ * product on random operands: both storage orders, all transpose pairs,
+ * leading dimensions wider than the matrix, alpha and beta, vectors (M = 1,
+ * N = 1) and the model shapes' corner cases; the library it picks (oneDNN
+ * when libdnnl.so.2 loads, OpenBLAS when EIR_GEMM=openblas). */
+#include <dlfcn.h>
+#include <float.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "kernels/gemm.h"
+
+static uint64_t rng = 12345;
+static float frand(void) {
+    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+    return (float)((rng >> 40) & 0xffff) / 32768.f - 1.f;
+}
+
+/* element (i, j) of a rows x cols view stored in `order` with leading dimension ld */
+static size_t at(CBLAS_ORDER order, int i, int j, int ld) { return order == CblasRowMajor ? (size_t)i * ld + j : (size_t)j * ld + i; }
+
+/* One product checked against float64: every element within K ulps of the sum of |terms|. */
+static int gemm_case(CBLAS_ORDER order, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int M, int N, int K, float alpha, float beta,
+                     int pad) {
+    int ar = ta == CblasNoTrans ? M : K, ac = ta == CblasNoTrans ? K : M; /* A as stored: ar x ac */
+    int br = tb == CblasNoTrans ? K : N, bc = tb == CblasNoTrans ? N : K;
+    int lda = (order == CblasRowMajor ? ac : ar) + pad, ldb = (order == CblasRowMajor ? bc : br) + pad;
+    int ldc = (order == CblasRowMajor ? N : M) + pad;
+    size_t na = (size_t)lda * (order == CblasRowMajor ? ar : ac), nb = (size_t)ldb * (order == CblasRowMajor ? br : bc);
+    size_t nc = (size_t)ldc * (order == CblasRowMajor ? M : N);
+    float *A = malloc(na * sizeof *A), *B = malloc(nb * sizeof *B), *C = malloc(nc * sizeof *C), *C0 = malloc(nc * sizeof *C);
+    for (size_t i = 0; i < na; i++) A[i] = frand();
+    for (size_t i = 0; i < nb; i++) B[i] = frand();
+    for (size_t i = 0; i < nc; i++) C0[i] = C[i] = frand();
+    eir_sgemm(order, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    int bad = 0;
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            double s = 0, mag = 0;
+            for (int k = 0; k < K; k++) {
+                double a = ta == CblasNoTrans ? A[at(order, i, k, lda)] : A[at(order, k, i, lda)];
+                double b = tb == CblasNoTrans ? B[at(order, k, j, ldb)] : B[at(order, j, k, ldb)];
+                s += a * b;
+                mag += fabs(a * b);
+            }
+            size_t o = at(order, i, j, ldc);
+            double want = alpha * s + (beta != 0 ? beta * C0[o] : 0);
+            double tol = (K + 2) * FLT_EPSILON * (fabs(alpha) * mag + fabs(beta * C0[o])) + 1e-30;
+            if (!(fabs(C[o] - want) <= tol)) bad++;
+        }
+    /* padding between rows (columns) of C is not written */
+    for (int r = 0; r < (order == CblasRowMajor ? M : N); r++)
+        for (int q = order == CblasRowMajor ? N : M; q < ldc; q++)
+            if (C[(size_t)r * ldc + q] != C0[(size_t)r * ldc + q]) bad++;
+    if (bad)
+        fprintf(stderr, "gemm %s %c%c M=%d N=%d K=%d alpha=%g beta=%g pad=%d: %d elements wrong\n",
+                order == CblasRowMajor ? "row" : "col", ta == CblasNoTrans ? 'N' : 'T', tb == CblasNoTrans ? 'N' : 'T', M, N,
+                K, alpha, beta, pad, bad);
+    free(A);
+    free(B);
+    free(C);
+    free(C0);
+    return bad;
+}
+
+static void test_products(void) {
+    static const int shapes[][3] = {
+        {1, 1, 1},   {1, 1000, 512}, {1000, 1, 64}, {7, 13, 5},  {64, 3136, 27}, {128, 64, 128},
+        {16, 16, 16}, {33, 65, 129}, {3, 2304, 24}, {512, 49, 300},
+    };
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (int o = 0; o < 2; o++)
+            for (int t = 0; t < 4; t++) {
+                CBLAS_ORDER order = o ? CblasColMajor : CblasRowMajor;
+                CBLAS_TRANSPOSE ta = t & 1 ? CblasTrans : CblasNoTrans, tb = t & 2 ? CblasTrans : CblasNoTrans;
+                CHECK(gemm_case(order, ta, tb, shapes[s][0], shapes[s][1], shapes[s][2], 1.f, 0.f, 0) == 0);
+                CHECK(gemm_case(order, ta, tb, shapes[s][0], shapes[s][1], shapes[s][2], 0.5f, 1.f, 3) == 0);
+            }
+    CHECK(gemm_case(CblasRowMajor, CblasNoTrans, CblasTrans, 20, 30, 40, -2.f, 0.25f, 1) == 0);
+    CHECK(gemm_case(CblasColMajor, CblasTrans, CblasNoTrans, 20, 30, 40, 1.f, -1.f, 0) == 0);
+}
+
+/* K = 0: C = beta C, as cblas_sgemm does */
+static void test_empty_k(void) {
+    float C[6] = {1, 2, 3, 4, 5, 6}, A[1] = {7}, B[1] = {9};
+    eir_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 2, 3, 0, 1.f, A, 1, B, 3, 0.5f, C, 3);
+    CHECK(C[0] == 0.5f && C[5] == 3.f);
+}
+
+/* Special values as OpenBLAS treats them: beta = 0 never reads C (NaN there is
+ * overwritten), NaN and infinity in A reach C even through zeros of B, and
+ * subnormal products are kept (no flush to zero). */
+static void test_special_values(void) {
+    enum { M = 5, N = 17, K = 9 };
+    float A[M * K], B[K * N], C[M * N], R[M * N];
+    for (int i = 0; i < M * K; i++) A[i] = frand();
+    for (int i = 0; i < K * N; i++) B[i] = i % 3 ? frand() : 0.f;
+    A[0] = NAN;
+    A[K + 1] = INFINITY;
+    for (int k = 0; k < K; k++) B[k * N + 4] = 0.f; /* column 4 of B all zeros: NaN * 0, inf * 0 */
+    for (int i = 0; i < M * N; i++) C[i] = R[i] = NAN;
+    eir_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.f, A, K, B, N, 0.f, C, N);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.f, A, K, B, N, 0.f, R, N);
+    int same = 0;
+    for (int i = 0; i < M * N; i++)
+        same += (isnan(C[i]) && isnan(R[i])) || (isinf(C[i]) && C[i] == R[i]) ||
+                (isfinite(C[i]) && isfinite(R[i]) && fabsf(C[i] - R[i]) <= 1e-5f);
+    CHECK(same == M * N);
+    CHECK(isnan(C[4]) && isnan(C[N + 4]) && isfinite(C[2 * N + 4]) && C[2 * N + 4] == 0.f);
+    /* subnormals: 2^-140 * 1 summed 8 times is 2^-137, subnormal in float */
+    float a[8], b[8 * 3], c[3] = {1, 1, 1};
+    for (int k = 0; k < 8; k++) a[k] = ldexpf(1.f, -140);
+    for (int i = 0; i < 8 * 3; i++) b[i] = 1.f;
+    eir_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 1, 3, 8, 1.f, a, 8, b, 3, 0.f, c, 3);
+    CHECK(c[0] == ldexpf(1.f, -137) && c[2] == ldexpf(1.f, -137));
+}
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define DNNL_BY_DEFAULT 0
+#else
+#define DNNL_BY_DEFAULT 1
+#endif
+
+/* In a child process with EIR_GEMM=want (the choice is made once per process):
+ * the library it names, then every product. _exit: no leak check at exit (a
+ * sanitizer build's LeakSanitizer cannot scan oneDNN's OpenMP threads). */
+static int child_run(const char *want, const char *lib_prefix) {
+    pid_t pid = fork();
+    if (pid == 0) {
+        setenv("EIR_GEMM", want, 1);
+        if (strncmp(eir_sgemm_library(), lib_prefix, strlen(lib_prefix)) != 0) _exit(2);
+        test_products();
+        test_empty_k();
+        test_special_values();
+        _exit(check_failed ? 1 : 0);
+    }
+    int st = 0;
+    return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The library: OpenBLAS with EIR_GEMM=openblas; oneDNN with EIR_GEMM=dnnl when
+ * libdnnl.so.2 loads; by default oneDNN then, except in sanitizer builds. */
+static void test_choice(void) {
+    void *h = dlopen("libdnnl.so.2", RTLD_NOW | RTLD_LOCAL);
+    CHECK(child_run("openblas", "OpenBLAS") == 0);
+    if (h) CHECK(child_run("dnnl", "oneDNN ") == 0);
+    else CHECK(child_run("dnnl", "OpenBLAS") == 0);
+    const char *env = getenv("EIR_GEMM");
+    const char *lib = eir_sgemm_library();
+    bool dnnl = h && (env ? !strcmp(env, "dnnl") : DNNL_BY_DEFAULT);
+    if (dnnl) CHECK(strncmp(lib, "oneDNN ", 7) == 0);
+    else CHECK_STR(lib, "OpenBLAS");
+    if (h) dlclose(h);
+}
+
+int main(void) {
+    test_choice(); /* first: children must not inherit this process's choice */
+    test_products();
+    test_empty_k();
+    test_special_values();
+    printf("sgemm library: %s\n", eir_sgemm_library());
+    return check_summary("test_gemm");
+}
