@@ -134,6 +134,37 @@ def test_repeat_says_state_advances(eir, zoo_dir, example_ops, tmp_path):
     assert "state 0 'count': i64[] = 3\n" in r.stdout, r.stdout
 
 
+@pytest.mark.parametrize("train", [False, True], ids=["eval", "train"])
+def test_batch_norm_state_only_in_training(eir, train, tmp_path):
+    """aten.batch_norm writes its running statistics only when training: in
+    eval mode eir neither reports them mutated nor changes them; in training
+    mode it writes what torch writes."""
+    m = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.BatchNorm2d(4)).train(train)
+    x = torch.randn(2, 3, 6, 6)
+    ep = torch.export.export(m, (x,))
+    assert any("batch_norm" in str(n.target) for n in ep.graph.nodes)
+    pt2 = str(tmp_path / "bn.pt2")
+    torch.export.save(ep, pt2)
+    np.save(tmp_path / "x.npy", x.numpy())
+    out = tmp_path / "out"
+    r = subprocess.run([eir, "run", pt2, str(tmp_path / "x.npy"), "--out", str(out)], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    states = sorted(f.name for f in out.iterdir() if f.name.startswith("state."))
+    mod = ep.module()
+    with torch.no_grad():
+        want = mod(x)
+    _close(np.load(out / "output_0.npy"), want.numpy(), "output")
+    if train:
+        assert "state.1.running_mean.npy" in states and "state.1.running_var.npy" in states, states
+        _close(np.load(out / "state.1.running_mean.npy"), mod.state_dict()["1.running_mean"].numpy(), "running_mean")
+    else:
+        assert states == [], states
+        r = subprocess.run([eir, "run", pt2, str(tmp_path / "x.npy"), "--repeat", "2"], capture_output=True,
+                           text=True, timeout=120)
+        assert r.returncode == 0 and "mutates its state" not in r.stdout, r.stdout
+
+
 @pytest.mark.parametrize("decomp", [False, True], ids=["exported", "decomp"])
 def test_effects(eir, zoo_dir, example_ops, decomp, tmp_path):
     d, _ = zoo_dir

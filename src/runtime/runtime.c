@@ -2138,6 +2138,12 @@ static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, b
         if (s->kind == STEP_HOP && (st = hop_writes(rt, s))) return st;
         uint64_t mut = s->kind == STEP_KERNEL ? eir_op_mutates_args(s->schema) : 0;
         if (s->kind == STEP_KERNEL && !strcmp(s->schema->name, "aten.instance_norm.default")) mut |= 3u << 3;
+        /* batch norm writes its running stats only in training mode: an eval-mode call (training a
+         * literal False) leaves them untouched, so they are neither copied nor reported mutated */
+        if (mut && s->kind == STEP_KERNEL && s->schema->nargs > 5 && !strcmp(s->schema->args[5].name, "training")) {
+            const eir_named_arg *tr = find_input(s->node, "training", 5, false);
+            if (tr && tr->arg.kind == EIR_ARG_BOOL && !tr->arg.u.b) mut = 0;
+        }
         for (uint32_t q = 0; mut && q < s->schema->nargs && q < 64; q++) {
             if (!(mut >> q & 1)) continue;
             const eir_named_arg *na = find_input(s->node, s->schema->args[q].name, q, false);
