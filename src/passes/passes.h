@@ -21,4 +21,10 @@ eir_status eir_pass_fold(eir_program *p, uint32_t *changed);
  * there is one, else is refused. *changed counts the edits. */
 eir_status eir_pass_to_edge(eir_program *p, uint32_t *changed);
 
+/* The Backend dialect (backend.c): convolution + eval batch norm +
+ * activation and linear / addmm + activation become eir_cpu::conv2d and
+ * eir_cpu::linear calls, batch norm folded into new weight and bias
+ * constants. Float32 patterns only; *changed counts the fused calls. */
+eir_status eir_pass_to_backend(eir_program *p, uint32_t *changed);
+
 #endif

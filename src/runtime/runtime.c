@@ -573,7 +573,7 @@ static eir_kernel_fn find_kernel(const char *op) {
                                                     eir_kernels_data, eir_kernels_random, eir_kernels_spatial,
                                                     eir_kernels_fft, eir_kernels_misc,
                                                     eir_kernels_compose, eir_kernels_stats, eir_kernels_loss,
-                                                    eir_kernels_special, eir_kernels_linalg};
+                                                    eir_kernels_special, eir_kernels_linalg, eir_kernels_fused};
     for (size_t t = 0; t < EIR_ARRAY_LEN(tables); t++)
         for (const eir_kernel_entry *e = tables[t]; e->op; e++)
             if (!strcmp(e->op, op)) return e->fn;
