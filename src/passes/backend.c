@@ -551,3 +551,54 @@ eir_status eir_pass_to_backend(eir_program *p, uint32_t *changed) {
     free(used);
     return st;
 }
+
+/* ---- at runtime creation ---- */
+
+static bool fusion_off(void) {
+    const char *e = getenv("EIR_NO_FUSION");
+    return e && e[0] && strcmp(e, "0");
+}
+
+/* Whether the root graph calls anything to-backend may rewrite. */
+static bool has_candidates(const eir_program *p) {
+    static const char *const ANCHORS[] = {T_CONV2D, T_CONVOLUTION, T_LINEAR, T_ADDMM, T_MM};
+    const eir_graph *g = p->graph;
+    for (uint32_t n = 0; g && n < g->num_nodes; n++)
+        for (size_t k = 0; k < sizeof ANCHORS / sizeof *ANCHORS; k++)
+            if (!strcmp(g->nodes[n].target, ANCHORS[k])) {
+                uint32_t v = output_value(&g->nodes[n], 0);
+                if (v != EIR_NO_VALUE && g->values[v].kind == EIR_VALUE_TENSOR && g->values[v].meta.dtype == EIR_F32)
+                    return true;
+            }
+    return false;
+}
+
+eir_status eir_backend_bind_copy(eir_program *p, eir_program **out, void **buf_out) {
+    *out = NULL;
+    *buf_out = NULL;
+    if (!p || !p->graph || fusion_off() || !has_candidates(p)) return EIR_OK;
+    /* the copy is private: p's message and the caller's progress line stay as they are */
+    char msg[sizeof p->errmsg];
+    memcpy(msg, p->errmsg, sizeof msg);
+    eir_progress_fn fn;
+    void *user;
+    eir_progress_get(&fn, &user);
+    eir_set_progress(NULL, NULL);
+    void *buf = NULL;
+    size_t size = 0;
+    eir_program *q = NULL;
+    uint32_t changed = 0;
+    eir_status st = eir_program_save_buffer(p, &buf, &size);
+    if (!st) st = eir_program_load_buffer(buf, size, &q);
+    if (!st) st = eir_pass_to_backend(q, &changed);
+    eir_set_progress(fn, user);
+    memcpy(p->errmsg, msg, sizeof msg);
+    if (st || !changed) {
+        if (q) eir_program_free(q);
+        eir_free(buf);
+        return st == EIR_ERR_NOMEM ? st : EIR_OK;
+    }
+    *out = q;
+    *buf_out = buf;
+    return EIR_OK;
+}

@@ -28,6 +28,7 @@
 #include "../kernels/view.h"
 #include "../ops/optable.h"
 #include "library.h"
+#include "../passes/passes.h"
 
 /* STEP_VIEW: the outputs are views of the first argument, their geometry computed by
  * the op (src/kernels/view.c) when the step runs; STEP_MAYCOPY: a view when torch can
@@ -182,6 +183,8 @@ typedef struct rt_io {
 
 struct eir_runtime {
     eir_program *p;
+    eir_program *fused;        /* root: the private Backend-dialect copy p points to (freed with the runtime) */
+    void *fused_buf;           /* the archive bytes it was loaded from */
     const eir_graph *g;
     bool root;                 /* the program's graph (signature applies), not a subgraph */
     char errmsg[2048];
@@ -1872,6 +1875,27 @@ eir_status eir_runtime_create_with(eir_program *p, const eir_library *lib, eir_r
         if (!*out) return EIR_ERR_NOMEM;
         return rt_fail(*out, EIR_ERR_ARG, "eir_runtime_create: no loaded program");
     }
+    /* the Backend dialect's fused operators, on a private copy (src/passes/backend.c) */
+    eir_program *q = NULL;
+    void *qbuf = NULL;
+    eir_status st = eir_backend_bind_copy(p, &q, &qbuf);
+    if (st) {
+        *out = calloc(1, sizeof **out);
+        if (!*out) return EIR_ERR_NOMEM;
+        return rt_fail(*out, st, "eir_runtime_create: out of memory");
+    }
+    if (q) {
+        st = runtime_create_graph(q, q->graph, true, lib, out);
+        if (!st) {
+            (*out)->fused = q;
+            (*out)->fused_buf = qbuf;
+            return EIR_OK;
+        }
+        /* the unfused program gives the messages its user knows */
+        eir_runtime_free(*out);
+        eir_program_free(q);
+        eir_free(qbuf);
+    }
     return runtime_create_graph(p, p->graph, true, lib, out);
 }
 
@@ -2212,7 +2236,11 @@ void eir_runtime_free(eir_runtime *rt) {
     eir_guards_free(rt->guards);
     eir_strmap_free(&rt->sym_index);
     eir_arena_release(&rt->arena);
+    eir_program *fused = rt->fused;
+    void *fused_buf = rt->fused_buf;
     free(rt);
+    if (fused) eir_program_free(fused);
+    eir_free(fused_buf);
 }
 
 const char *eir_runtime_errmsg(const eir_runtime *rt) {
