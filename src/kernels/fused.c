@@ -6,19 +6,19 @@
  * what aten.convolution / aten.addmm compute. The epilogue then makes one
  * pass over each image's output while it is still in cache: the bias is
  * added (a convolution's, in float, as nn.c adds it; a linear's goes into
- * the GEMM as addmm's does) and the activation applied in float as torch's
- * CPU kernels compute it:
- *   relu       v < 0 ? 0 : v (NaN stays NaN)
- *   hardtanh   v < min ? min : v > max ? max : v (relu6 is hardtanh(0, 6))
- *   silu       v / (1 + exp(-v))
- *   hardswish  v * min(max(v + 3, 0), 6) / 6
+ * the GEMM as addmm's does) and the activation applied in float with the
+ * pointwise engine's rows (fast.c), so each element is what aten.relu,
+ * aten.hardtanh (a clamp; relu6 is hardtanh(0, 6)), aten.silu or
+ * aten.hardswish would make of it
  * Float32 only; other dtypes are refused (the pass to-backend makes these
  * operators only for float32 programs). */
 #include <math.h>
 #include <string.h>
 
+#include "fast.h"
 #include "fused.h"
 #include "kutil.h"
+#include "pw.h"
 #include "tables.h"
 #include "../ops/optable.h"
 
@@ -27,28 +27,28 @@ typedef struct epilogue {
     float lo, hi;                /* hardtanh's bounds */
 } epilogue;
 
-/* y[0..n) = act(y + b) */
+/* y[0..n) = act(y + b), with the pointwise engine's float32 rows (fast.h):
+ * the same element functions as aten.add, relu, clamp, silu and hardswish */
 static void apply_row(float *y, int64_t n, float b, const epilogue *e) {
+    static const int64_t s[3] = {1, 0, 0};
+    pw_params pp;
+    memset(&pp, 0, sizeof pp);
+    pp.ct = EIR_F32;
+    pp.a = 1.0, pp.af = 1.0f;
+    if (b != 0.f) {
+        const float *x[4] = {y, &b, NULL, NULL};
+        eir_pw_row_add_f32(y, x, s, n, &pp);
+    }
+    const float *x[4] = {y, &e->lo, &e->hi, NULL};
     switch (e->act) {
-    case EIR_ACT_RELU:
-        for (int64_t i = 0; i < n; i++) { float v = y[i] + b; y[i] = v < 0.f ? 0.f : v; }
-        break;
+    case EIR_ACT_RELU: eir_pw_row_relu_f32(y, x, s, n, &pp); break;
     case EIR_ACT_HARDTANH:
-        for (int64_t i = 0; i < n; i++) { float v = y[i] + b; y[i] = v < e->lo ? e->lo : v > e->hi ? e->hi : v; }
+        pp.has_lo = pp.has_hi = true;
+        eir_pw_row_clamp_f32(y, x, s, n, &pp);
         break;
-    case EIR_ACT_SILU:
-        for (int64_t i = 0; i < n; i++) { float v = y[i] + b; y[i] = v / (1.f + expf(-v)); }
-        break;
-    case EIR_ACT_HARDSWISH:
-        for (int64_t i = 0; i < n; i++) {
-            float v = y[i] + b, t = v + 3.f;
-            t = t < 0.f ? 0.f : t > 6.f ? 6.f : t;
-            y[i] = v * t / 6.f;
-        }
-        break;
-    default:
-        if (b != 0.f)
-            for (int64_t i = 0; i < n; i++) y[i] += b;
+    case EIR_ACT_SILU: eir_pw_row_silu_f32(y, x, s, n, &pp); break;
+    case EIR_ACT_HARDSWISH: eir_pw_row_hardswish_f32(y, x, s, n, &pp); break;
+    default: break;
     }
 }
 

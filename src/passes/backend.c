@@ -203,6 +203,23 @@ static double elem(const eir_tensor *t, int64_t i) {
     return f;
 }
 
+/* a float32 state tensor's elements, row-major, into a malloc'd array (NULL: out of memory) */
+static float *read_floats(const eir_tensor *t) {
+    int64_t n = 1, expect = 1;
+    bool contiguous = true;
+    for (uint32_t d = 0; d < t->rank; d++) n *= t->sizes[d];
+    for (uint32_t d = t->rank; d-- > 0;) {
+        if (t->sizes[d] != 1 && t->strides[d] != expect) contiguous = false;
+        expect *= t->sizes[d];
+    }
+    float *out = malloc((size_t)(n > 0 ? n : 1) * sizeof *out);
+    if (!out) return NULL;
+    if (contiguous) memcpy(out, (const float *)t->data + t->storage_offset, (size_t)n * sizeof *out);
+    else
+        for (int64_t i = 0; i < n; i++) out[i] = (float)elem(t, i);
+    return out;
+}
+
 static eir_status constant_name(eir_program *p, char *out, size_t cap) {
     for (uint32_t n = 0; n < 10000000; n++) {
         snprintf(out, cap, "_eir_cpu_fused%u", n);
@@ -372,7 +389,7 @@ static eir_status try_conv(bctx *c, uint32_t n, bool *done) {
         ok = ok && (tm = state_of(c, mv, 1)) && tm->sizes[0] == co && (tv = state_of(c, vv, 1)) && tv->sizes[0] == co;
         if (ok) {
             int64_t per = tw->sizes[1] * tw->sizes[2] * tw->sizes[3];
-            fw = malloc((size_t)(co * per > 0 ? co * per : 1) * sizeof *fw);
+            fw = read_floats(tw);
             fb = malloc((size_t)(co > 0 ? co : 1) * sizeof *fb);
             if (!fw || !fb) {
                 free(fw), free(fb);
@@ -382,7 +399,7 @@ static eir_status try_conv(bctx *c, uint32_t n, bool *done) {
             for (int64_t o = 0; o < co; o++) {
                 double gamma = tg ? elem(tg, o) : 1.0, beta = tbb ? elem(tbb, o) : 0.0;
                 double scale = gamma / sqrt(elem(tv, o) + eps);
-                for (int64_t k = 0; k < per; k++) fw[o * per + k] = (float)(elem(tw, o * per + k) * scale);
+                for (int64_t k = 0; k < per; k++) fw[o * per + k] = (float)((double)fw[o * per + k] * scale);
                 fb[o] = (float)(((tb ? elem(tb, o) : 0.0) - elem(tm, o)) * scale + beta);
             }
             pt.nodes[pt.nnodes++] = (uint32_t)u;
