@@ -590,29 +590,60 @@ static bool has_candidates(const eir_program *p) {
     return false;
 }
 
+/* A copy of p for a runtime: its model.json decoded anew (graph, signature,
+ * symbols), its stored tensors borrowed from p (p outlives the runtime). *buf
+ * receives the JSON text, which q may point into. */
+static eir_status light_copy(eir_program *p, eir_program **out, void **buf) {
+    char *json = NULL;
+    size_t len = 0;
+    *out = NULL;
+    *buf = NULL;
+    eir_status st = eir_serde_encode_model_json(p, &json, &len);
+    if (st) return st;
+    eir_program *q = eir_program_new_empty();
+    if (!q) {
+        free(json);
+        return EIR_ERR_NOMEM;
+    }
+    st = eir_serde_decode_model_json(q, json, len);
+    if (!st && p->num_tensors) {
+        q->tensors = malloc(p->num_tensors * sizeof *q->tensors);
+        if (!q->tensors) st = EIR_ERR_NOMEM;
+        else {
+            memcpy(q->tensors, p->tensors, p->num_tensors * sizeof *q->tensors);
+            q->num_tensors = p->num_tensors;
+            for (uint32_t i = 0; !st && i < q->num_tensors; i++)
+                if (!eir_strmap_put(&q->tensor_by_fqn, q->tensors[i].fqn, i)) st = EIR_ERR_NOMEM;
+        }
+    }
+    if (st) {
+        eir_program_free(q);
+        free(json);
+        return st;
+    }
+    q->layout_made_up = p->layout_made_up;
+    q->model_name = p->model_name;
+    *out = q;
+    *buf = json;
+    return EIR_OK;
+}
+
 eir_status eir_backend_bind_copy(eir_program *p, eir_program **out, void **buf_out) {
     *out = NULL;
     *buf_out = NULL;
     if (!p || !p->graph || fusion_off() || !has_candidates(p)) return EIR_OK;
-    /* the copy is private: p's message and the caller's progress line stay as they are */
+    /* the copy is private: p's message stays as it is */
     char msg[sizeof p->errmsg];
     memcpy(msg, p->errmsg, sizeof msg);
-    eir_progress_fn fn;
-    void *user;
-    eir_progress_get(&fn, &user);
-    eir_set_progress(NULL, NULL);
     void *buf = NULL;
-    size_t size = 0;
     eir_program *q = NULL;
     uint32_t changed = 0;
-    eir_status st = eir_program_save_buffer(p, &buf, &size);
-    if (!st) st = eir_program_load_buffer(buf, size, &q);
+    eir_status st = light_copy(p, &q, &buf);
     if (!st) st = eir_pass_to_backend(q, &changed);
-    eir_set_progress(fn, user);
     memcpy(p->errmsg, msg, sizeof msg);
     if (st || !changed) {
         if (q) eir_program_free(q);
-        eir_free(buf);
+        free(buf);
         return st == EIR_ERR_NOMEM ? st : EIR_OK;
     }
     *out = q;

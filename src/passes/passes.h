@@ -28,10 +28,12 @@ eir_status eir_pass_to_edge(eir_program *p, uint32_t *changed);
 eir_status eir_pass_to_backend(eir_program *p, uint32_t *changed);
 
 /* For eir_runtime_create: a private copy of p with to-backend applied, in
- * *out (backed by *buf, which must outlive it: free the program, then
- * eir_free the buffer), or *out NULL when there is nothing to fuse, the
- * environment has EIR_NO_FUSION set (non-empty, not "0"), or the copy
- * cannot be made (p is then run as it is). p is not changed. */
+ * *out (its graph decoded anew from p's model.json, kept in *buf, which
+ * must outlive it: free the program, then eir_free the buffer; its stored
+ * tensors borrowed from p, which must outlive the copy), or *out NULL when
+ * there is nothing to fuse, the environment has EIR_NO_FUSION set
+ * (non-empty, not "0"), or the copy cannot be made (p is then run as it
+ * is). p is not changed. */
 eir_status eir_backend_bind_copy(eir_program *p, eir_program **out, void **buf);
 
 #endif
