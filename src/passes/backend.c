@@ -632,15 +632,16 @@ eir_status eir_backend_bind_copy(eir_program *p, eir_program **out, void **buf_o
     *out = NULL;
     *buf_out = NULL;
     if (!p || !p->graph || fusion_off() || !has_candidates(p)) return EIR_OK;
-    /* the copy is private: p's message stays as it is */
+    /* p is only read (runtimes of one program may be made on several threads);
+     * a failure to copy it must not leave its message changed either */
     char msg[sizeof p->errmsg];
     memcpy(msg, p->errmsg, sizeof msg);
     void *buf = NULL;
     eir_program *q = NULL;
     uint32_t changed = 0;
     eir_status st = light_copy(p, &q, &buf);
-    if (!st) st = eir_pass_to_backend(q, &changed);
-    memcpy(p->errmsg, msg, sizeof msg);
+    if (st) memcpy(p->errmsg, msg, sizeof msg);
+    else st = eir_pass_to_backend(q, &changed);
     if (st || !changed) {
         if (q) eir_program_free(q);
         free(buf);
