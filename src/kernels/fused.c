@@ -6,10 +6,11 @@
  * what aten.convolution / aten.addmm compute. The epilogue then makes one
  * pass over each image's output while it is still in cache: the bias is
  * added (a convolution's, in float, as nn.c adds it; a linear's goes into
- * the GEMM as addmm's does) and the activation applied in float with the
- * pointwise engine's rows (fast.c), so each element is what aten.relu,
- * aten.hardtanh (a clamp; relu6 is hardtanh(0, 6)), aten.silu or
- * aten.hardswish would make of it
+ * the GEMM as addmm's does) and the activation applied in float, each
+ * element what aten.relu, aten.hardtanh (relu6 is hardtanh(0, 6)),
+ * aten.silu or aten.hardswish would make of it: relu and hardtanh as
+ * vectorized compare-and-select rows here (a NaN stays NaN), silu and
+ * hardswish with the pointwise engine's rows (fast.c)
  * Float32 only; other dtypes are refused (the pass to-backend makes these
  * operators only for float32 programs). */
 #include <math.h>
@@ -27,8 +28,27 @@ typedef struct epilogue {
     float lo, hi;                /* hardtanh's bounds */
 } epilogue;
 
-/* y[0..n) = act(y + b), with the pointwise engine's float32 rows (fast.h):
- * the same element functions as aten.add, relu, clamp, silu and hardswish */
+/* relu and hardtanh rows, vectorized (compare and select: a NaN stays NaN, as
+ * in aten.relu and aten.hardtanh); the other activations use fast.c's rows */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && !defined(EIR_NO_CLONES) && \
+    !defined(__SANITIZE_THREAD__)
+#define EPI_CLONES __attribute__((target_clones("arch=x86-64-v3", "default"), optimize("tree-vectorize")))
+#else
+#define EPI_CLONES
+#endif
+EPI_CLONES static void relu_row(float *restrict y, int64_t n) {
+    for (int64_t i = 0; i < n; i++) y[i] = y[i] < 0.f ? 0.f : y[i];
+}
+EPI_CLONES static void hardtanh_row(float *restrict y, int64_t n, float lo, float hi) {
+    for (int64_t i = 0; i < n; i++) {
+        float v = y[i];
+        v = v < lo ? lo : v;
+        y[i] = v > hi ? hi : v;
+    }
+}
+
+/* y[0..n) = act(y + b): the bias with the pointwise engine's add row (as
+ * aten.add), then the activation's row */
 static void apply_row(float *y, int64_t n, float b, const epilogue *e) {
     static const int64_t s[3] = {1, 0, 0};
     pw_params pp;
@@ -41,11 +61,8 @@ static void apply_row(float *y, int64_t n, float b, const epilogue *e) {
     }
     const float *x[4] = {y, &e->lo, &e->hi, NULL};
     switch (e->act) {
-    case EIR_ACT_RELU: eir_pw_row_relu_f32(y, x, s, n, &pp); break;
-    case EIR_ACT_HARDTANH:
-        pp.has_lo = pp.has_hi = true;
-        eir_pw_row_clamp_f32(y, x, s, n, &pp);
-        break;
+    case EIR_ACT_RELU: relu_row(y, n); break;
+    case EIR_ACT_HARDTANH: hardtanh_row(y, n, e->lo, e->hi); break;
     case EIR_ACT_SILU: eir_pw_row_silu_f32(y, x, s, n, &pp); break;
     case EIR_ACT_HARDSWISH: eir_pw_row_hardswish_f32(y, x, s, n, &pp); break;
     default: break;
