@@ -364,6 +364,7 @@ static eir_status try_conv(bctx *c, uint32_t n, bool *done) {
 
     /* (a) batch norm in eval mode */
     float *fw = NULL, *fb = NULL;
+    int64_t tw_sizes[4] = {0};
     int32_t u = sole_user(c, y);
     const eir_node *bn = u >= 0 ? &g->nodes[u] : NULL;
     bool nt = bn && !strcmp(bn->target, T_BN_NT);
@@ -389,6 +390,7 @@ static eir_status try_conv(bctx *c, uint32_t n, bool *done) {
         ok = ok && (tm = state_of(c, mv, 1)) && tm->sizes[0] == co && (tv = state_of(c, vv, 1)) && tv->sizes[0] == co;
         if (ok) {
             int64_t per = tw->sizes[1] * tw->sizes[2] * tw->sizes[3];
+            for (int d = 0; d < 4; d++) tw_sizes[d] = tw->sizes[d];
             fw = read_floats(tw);
             fb = malloc((size_t)(co > 0 ? co : 1) * sizeof *fb);
             if (!fw || !fb) {
@@ -413,9 +415,8 @@ static eir_status try_conv(bctx *c, uint32_t n, bool *done) {
     if (fw) {
         char nw[64], nb[64];
         uint32_t cw, cb;
-        const eir_value *wv = &g->values[w];
         int64_t sizes[4];
-        for (int d = 0; d < 4; d++) sizes[d] = wv->meta.sizes[d].value;
+        for (int d = 0; d < 4; d++) sizes[d] = tw_sizes[d];
         int64_t co = sizes[0];
         if ((st = constant_name(c->p, nw, sizeof nw)) ||
             (st = eir_program_add_state(c->p, EIR_IN_CONSTANT_TENSOR, nw, EIR_F32, 4, sizes, fw, true, &cw)) ||
@@ -530,7 +531,10 @@ static eir_status try_linear(bctx *c, uint32_t n, bool *done) {
     return EIR_OK;
 }
 
-eir_status eir_pass_to_backend(eir_program *p, uint32_t *changed) {
+/* The pass; drop_state: parameters and constants only the rewritten calls
+ * read leave the program (kept for a runtime's copy, so that
+ * eir_runtime_state still finds every parameter). */
+static eir_status to_backend(eir_program *p, uint32_t *changed, bool drop_state) {
     *changed = 0;
     bctx c = {p, p->graph};
     if (!c.g) return eir_fail(p, EIR_ERR_ARG, "to-backend: the program has no graph");
@@ -556,7 +560,7 @@ eir_status eir_pass_to_backend(eir_program *p, uint32_t *changed) {
             n--;                 /* the pattern's calls are gone: look at position n again */
         }
     }
-    for (uint32_t i = c.g->num_inputs; !st && i-- > 0;) {
+    for (uint32_t i = c.g->num_inputs; drop_state && !st && i-- > 0;) {
         if (i >= p->num_input_specs) continue;
         const eir_input_spec *s = &p->input_specs[i];
         if ((s->kind != EIR_IN_PARAMETER && s->kind != EIR_IN_CONSTANT_TENSOR) || !s->target) continue;
@@ -568,6 +572,8 @@ eir_status eir_pass_to_backend(eir_program *p, uint32_t *changed) {
     free(used);
     return st;
 }
+
+eir_status eir_pass_to_backend(eir_program *p, uint32_t *changed) { return to_backend(p, changed, true); }
 
 /* ---- at runtime creation ---- */
 
@@ -641,7 +647,7 @@ eir_status eir_backend_bind_copy(eir_program *p, eir_program **out, void **buf_o
     uint32_t changed = 0;
     eir_status st = light_copy(p, &q, &buf);
     if (st) memcpy(p->errmsg, msg, sizeof msg);
-    else st = eir_pass_to_backend(q, &changed);
+    else st = to_backend(q, &changed, false);
     if (st || !changed) {
         if (q) eir_program_free(q);
         free(buf);
