@@ -15,6 +15,8 @@ addmm without activation — goes through `eir convert --to backend
   - `eir run` of the converted program gives torch's outputs too;
   - `eir run` of the original program gives torch's outputs with the
     runtime's own fusion (the default) and without it (EIR_NO_FUSION=1).
+Also: float64 is left alone, and a symbolic batch size stays symbolic through
+the fused calls (run at two sizes).
 """
 from __future__ import annotations
 
@@ -209,3 +211,33 @@ def test_float64_left_alone(eir, tmp_path):
     changed, printed = convert(eir, src, os.path.join(str(tmp_path), "out.pt2"))
     assert changed == 0 and not FUSED.search(printed)
     assert "aten._native_batch_norm_legit_no_training.default" in printed
+
+
+class DynNet(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.block = ConvBnAct(torch.nn.ReLU())
+        self.fc = torch.nn.Linear(8, 2)
+
+    def forward(self, x):
+        return torch.relu(self.fc(self.block(x).mean((2, 3))))
+
+
+def test_dynamic_batch(eir, tmp_path):
+    """A symbolic batch size: the fused calls keep it; torch and eir run the Backend program at two sizes."""
+    torch.manual_seed(0)
+    m = DynNet().eval()
+    ep = torch.export.export(m, (torch.randn(2, 4, 8, 8),),
+                             dynamic_shapes={"x": {0: torch.export.Dim("b", min=1, max=16)}})
+    src, dst = os.path.join(str(tmp_path), "dyn.pt2"), os.path.join(str(tmp_path), "backend.pt2")
+    torch.export.save(ep, src)
+    changed, printed = convert(eir, src, dst)
+    assert changed == 2 and len(FUSED.findall(printed)) == 2 and '"f32[s' in printed
+    ep2 = torch.export.load(dst)
+    for n in (1, 5):
+        x = torch.randn(n, 4, 8, 8)
+        with torch.no_grad():
+            want = to_npy(m(x))
+        close(to_npy(ep2.module()(x)), want, f"torch, batch {n}")
+        close(run_eir(eir, dst, (x,), str(tmp_path))[0], want, f"eir, batch {n}")
+        close(run_eir(eir, src, (x,), str(tmp_path))[0], want, f"eir fusing at runtime, batch {n}")
