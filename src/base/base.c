@@ -338,11 +338,6 @@ void eir_set_progress(eir_progress_fn fn, void *user) {
 
 bool eir_progress_wanted(void) { return progress_fn != NULL; }
 
-void eir_progress_get(eir_progress_fn *fn, void **user) {
-    *fn = progress_fn;
-    *user = progress_user;
-}
-
 void eir_progress(const char *what, uint64_t done, uint64_t total) {
     if (progress_fn) progress_fn(progress_user, what, done > total ? total : done, total);
 }

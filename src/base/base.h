@@ -63,8 +63,6 @@ int eir_snprintf(char *buf, size_t n, const char *fmt, ...) EIR_PRINTF(3, 4);
 /* Report progress to the calling thread's eir_set_progress callback, if any. */
 void eir_progress(const char *what, uint64_t done, uint64_t total);
 bool eir_progress_wanted(void);
-/* The calling thread's callback, to restore it after silencing an inner operation. */
-void eir_progress_get(void (**fn)(void *, const char *, uint64_t, uint64_t), void **user);
 /* ASCII character classes for parsers (<ctype.h>'s follow LC_CTYPE: in a
  * single-byte locale isalpha(0xE4) is true). */
 static inline bool eir_isdigit(int c) { return c >= '0' && c <= '9'; }
