@@ -15,12 +15,14 @@ SRC = src/base/base.c src/base/dtype.c src/base/pool.c src/serde/archive.c src/b
       src/ir/print.c src/ir/parse.c src/ir/parse_lex.c src/ir/dot.c src/ir/verify.c src/ir/edit.c \
       src/ops/optable.c src/ops/schema.c src/ops/info.c \
       src/ops/meta.c \
+      src/ops/backend_ops.c \
       $(wildcard src/kernels/*.c) \
       $(wildcard src/runtime/*.c) \
       src/passes/passes.c \
       src/passes/fold.c \
       src/passes/to_edge.c \
-      src/passes/decomp.c
+      src/passes/decomp.c \
+      src/passes/backend.c
 HDR = $(wildcard include/*.h src/*/*.h src/ops/*.inc src/ir/*.inc)
 TESTS = $(basename $(wildcard tests/unit/test_*.c))
 

@@ -511,6 +511,8 @@ typedef enum eir_dialect {
     EIR_DIALECT_ATEN,    /* as torch.export.export returns it: ATen, higher-order, symbolic and custom ops */
     EIR_DIALECT_CORE,    /* after ep.run_decompositions(): functional Core ATen ops of torch 2.13 */
     EIR_DIALECT_EDGE,    /* ExecuTorch's to_edge(): Edge ops, dtypes of edge.yaml, scalars as tensors */
+    EIR_DIALECT_BACKEND, /* eir's Backend dialect (pass to-backend): Core ATen plus the fused eir_cpu
+                          * operators, their arguments checked against their schemas */
 } eir_dialect;
 
 /* One violation. Strings are borrowed from the report. */

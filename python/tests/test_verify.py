@@ -158,8 +158,8 @@ def test_cli(eir, tmp_path):
     bad.write_bytes(b"not a zip")
     p = subprocess.run([eir, "verify", str(bad)], capture_output=True, text=True)
     assert p.returncode == 1 and p.stderr.startswith("eir: ")
-    p = subprocess.run([eir, "verify", "--dialect", "backend", str(bad)], capture_output=True, text=True)
-    assert p.returncode == 2 and "unknown dialect 'backend' (aten, core or edge)" in p.stderr
+    p = subprocess.run([eir, "verify", "--dialect", "cpu", str(bad)], capture_output=True, text=True)
+    assert p.returncode == 2 and "unknown dialect 'cpu' (aten, core, edge or backend)" in p.stderr
     p = subprocess.run([eir, "verify"], capture_output=True, text=True)
     assert p.returncode == 2 and "verify: no model given" in p.stderr
     p = subprocess.run([eir, "verify", "--help"], capture_output=True, text=True)

@@ -587,6 +587,7 @@ bool eir_node_is_impure(const eir_node *nd) {
         if (op->flags & (EIR_OPF_INPLACE | EIR_OPF_OUT | EIR_OPF_RANDOM)) return true;
         return eir_op_mutates_args(op) != 0;
     }
+    if (!strncmp(t, "torch.ops.eir_cpu.", 18)) return !eir_backend_op_find(t);   /* the Backend dialect's: pure */
     if (!strncmp(t, "torch.ops.", 10)) return true;   /* custom operators: their schema is not known here */
     return false;
 }

@@ -112,6 +112,7 @@ typedef struct vctx {
     eir_verify_report *r;
     const char *graph;           /* path of the current subgraph, NULL at the root */
     uint32_t meta_flags;         /* EIR_META_* for the current subgraph's nodes */
+    bool backend;                /* the Backend dialect: Core ATen rules (dialect CORE) plus eir_cpu ops */
 } vctx;
 
 static char *rdup(eir_verify_report *r, const char *s) {
@@ -460,6 +461,61 @@ static void check_aten(vctx *c, const eir_graph *g, const eir_node *nd, const ch
     if (map != stackmap) free(map);
 }
 
+/* ---- the Backend dialect's operators (src/ops/backend_ops.c) ---- */
+
+static void check_backend(vctx *c, const eir_graph *g, const eir_node *nd, const char *name) {
+    const eir_op_schema *s = eir_backend_op_find(name);
+    if (!s) {
+        viol(c, "backend.unknown", nd, NULL, "%s is not an operator of the Backend dialect (eir_cpu.conv2d.default, "
+             "eir_cpu.linear.default)", name);
+        return;
+    }
+    int32_t map[64];
+    if (nd->num_inputs > 64) {
+        viol(c, "arg.count", nd, NULL, "%u arguments; %s takes %u", nd->num_inputs, name, s->nargs);
+        return;
+    }
+    check_args(c, g, nd, s, map);
+    check_outputs(c, g, nd, s);
+    bool conv = !strcmp(name, "eir_cpu.conv2d.default");
+    const char *act = "none";
+    bool has_lo = false, has_hi = false;
+    for (uint32_t i = 0; i < nd->num_inputs; i++) {
+        if (map[i] < 0) continue;
+        const eir_schema_arg *sa = &s->args[map[i]];
+        const eir_arg *a = &nd->inputs[i].arg;
+        if (a->kind == EIR_ARG_TENSOR) {
+            const eir_value *v = value_of(g, a);
+            uint32_t want = !strcmp(sa->name, "bias") ? 1 : conv ? 4 : !strcmp(sa->name, "weight") ? 2 : 0;
+            if (v && v->kind == EIR_VALUE_TENSOR && v->meta.dtype != EIR_F32)
+                viol(c, "backend.dtype", nd, sa->name, "argument '%s' (%%%s) is %s; %s runs on float32 tensors",
+                     sa->name, v->name, eir_dtype_name(v->meta.dtype) ? eir_dtype_name(v->meta.dtype) : "?", name);
+            else if (v && v->kind == EIR_VALUE_TENSOR && want && v->meta.rank != want)
+                viol(c, "backend.rank", nd, sa->name, "argument '%s' (%%%s) has %u dims, expected %u", sa->name,
+                     v->name, v->meta.rank, want);
+        } else if (!strcmp(sa->name, "activation") && a->kind == EIR_ARG_STRING) {
+            act = a->u.s ? a->u.s : "";
+            if (eir_backend_activation(act) < 0)
+                viol(c, "backend.activation", nd, sa->name, "activation '%s' is not one of none, relu, hardtanh, "
+                     "silu, hardswish", act);
+        } else if (!strcmp(sa->name, "min")) has_lo = a->kind != EIR_ARG_NONE;
+        else if (!strcmp(sa->name, "max")) has_hi = a->kind != EIR_ARG_NONE;
+        else if (a->kind == EIR_ARG_INTS && (a->u.list.n < 1 || a->u.list.n > 2))
+            viol(c, "backend.arg", nd, sa->name, "argument '%s' has %u ints, expected 1 or 2", sa->name, a->u.list.n);
+    }
+    if (!strcmp(act, "hardtanh") && (!has_lo || !has_hi))
+        viol(c, "backend.activation", nd, has_lo ? "max" : "min", "activation 'hardtanh' needs min and max");
+    else if (strcmp(act, "hardtanh") && (has_lo || has_hi))
+        viol(c, "backend.activation", nd, has_lo ? "min" : "max", "min and max go with activation 'hardtanh' only, "
+             "not '%s'", act);
+    for (uint32_t i = 0; i < nd->num_outputs; i++) {
+        const eir_value *v = value_of(g, &nd->outputs[i]);
+        if (v && v->kind == EIR_VALUE_TENSOR && v->meta.dtype != EIR_F32)
+            viol(c, "backend.dtype", nd, NULL, "output %u (%%%s) is %s; %s makes float32 tensors", i, v->name,
+                 eir_dtype_name(v->meta.dtype) ? eir_dtype_name(v->meta.dtype) : "?", name);
+    }
+}
+
 /* ---- higher-order operators ---- */
 
 static uint32_t list_len(const eir_arg *a) { return is_list_kind(a->kind) ? a->u.list.n : 1; }
@@ -578,6 +634,10 @@ static void check_node(vctx *c, const eir_graph *g, const eir_node *nd) {
         }
         if (!strncmp(name, "aten.", 5)) {
             check_aten(c, g, nd, name, false);
+            return;
+        }
+        if (c->backend && !strncmp(name, "eir_cpu.", 8)) {
+            check_backend(c, g, nd, name);
             return;
         }
         /* a custom operator (namespace other than aten): no schema here to check it against */
@@ -815,7 +875,8 @@ static void check_signature(vctx *c) {
 
 eir_status eir_program_verify(eir_program *p, eir_dialect d, eir_verify_report **out) {
     if (out) *out = NULL;
-    if (!p || !out || (d != EIR_DIALECT_ATEN && d != EIR_DIALECT_CORE && d != EIR_DIALECT_EDGE)) {
+    if (!p || !out || (d != EIR_DIALECT_ATEN && d != EIR_DIALECT_CORE && d != EIR_DIALECT_EDGE &&
+                       d != EIR_DIALECT_BACKEND)) {
         if (p) return eir_fail(p, EIR_ERR_ARG, "eir_program_verify: %s", !out ? "out is NULL" : "unknown dialect");
         return EIR_ERR_ARG;
     }
@@ -823,7 +884,8 @@ eir_status eir_program_verify(eir_program *p, eir_dialect d, eir_verify_report *
     eir_verify_report *r = calloc(1, sizeof *r);
     if (!r) return eir_fail(p, EIR_ERR_NOMEM, "out of memory");
     eir_arena_init(&r->arena);
-    vctx c = {p, d, r, NULL, p->layout_made_up ? EIR_META_NO_LAYOUT : 0};
+    vctx c = {p, d == EIR_DIALECT_BACKEND ? EIR_DIALECT_CORE : d, r, NULL, p->layout_made_up ? EIR_META_NO_LAYOUT : 0,
+              d == EIR_DIALECT_BACKEND};
     verify_graph(&c, p->graph);
     check_signature(&c);
     if (r->oom) {
@@ -833,7 +895,8 @@ eir_status eir_program_verify(eir_program *p, eir_dialect d, eir_verify_report *
     *out = r;
     if (!r->n) return EIR_OK;
     return eir_fail(p, EIR_ERR_INVALID, "%u violation%s of the %s dialect; the first: %s", r->n, r->n == 1 ? "" : "s",
-                    d == EIR_DIALECT_ATEN ? "ATen" : d == EIR_DIALECT_CORE ? "Core ATen" : "Edge", r->v[0].message);
+                    d == EIR_DIALECT_ATEN ? "ATen" : d == EIR_DIALECT_CORE ? "Core ATen" : d == EIR_DIALECT_EDGE ?
+                    "Edge" : "Backend", r->v[0].message);
 }
 
 uint32_t eir_verify_num_violations(const eir_verify_report *r) { return r ? r->n : 0; }
@@ -909,6 +972,7 @@ bool eir_dialect_parse(const char *name, eir_dialect *out) {
     if (!strcmp(name, "aten")) *out = EIR_DIALECT_ATEN;
     else if (!strcmp(name, "core")) *out = EIR_DIALECT_CORE;
     else if (!strcmp(name, "edge")) *out = EIR_DIALECT_EDGE;
+    else if (!strcmp(name, "backend")) *out = EIR_DIALECT_BACKEND;
     else return false;
     return true;
 }

@@ -17,6 +17,7 @@
 #include "../base/pool.h"
 #include "fast.h"
 #include "gemm.h"
+#include "fused.h"
 #include "kutil.h"
 #include "tables.h"
 
@@ -1518,3 +1519,16 @@ const eir_kernel_entry eir_kernels_nn[] = {
     {"aten.rnn_relu_cell.default", k_rnn_relu_cell},
     {NULL, NULL},
 };
+
+/* ======================================================================
+ * entry points of the fused kernels (fused.c)
+ * ====================================================================== */
+
+int eir_nn_conv(eir_kctx *ctx, const eir_tview *x, const eir_tview *w, const eir_tview *bias, const int64_t *stride,
+                const int64_t *pad, const int64_t *dil, int64_t groups, eir_tview *out) {
+    return conv_impl(ctx, x, w, bias, stride, pad, dil, false, groups, out);
+}
+
+int eir_nn_gemm(eir_kctx *ctx, const eir_tview *A, const eir_tview *B, const eir_tview *bias, const eir_tview *C) {
+    return gemm_views(ctx, A, B, bias, C, 1, bias ? 1 : 0, 1, bias ? 1 : 0);
+}

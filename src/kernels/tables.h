@@ -25,6 +25,8 @@ int eir_compose_presize(const char *op, const eir_karg *args, uint32_t nargs, ui
 
 extern const eir_kernel_entry eir_kernels_special[];    /* special.c: gamma, erf and Bessel families, zeta, orthogonal polynomials */
 
-extern const eir_kernel_entry eir_kernels_linalg[];     /* linalg.c: LAPACK factorizations, solvers, det, pinv, norms, matrix_exp */
+extern const eir_kernel_entry eir_kernels_linalg[];
+
+extern const eir_kernel_entry eir_kernels_fused[];      /* fused.c: the Backend dialect's eir_cpu::conv2d and eir_cpu::linear */     /* linalg.c: LAPACK factorizations, solvers, det, pinv, norms, matrix_exp */
 
 #endif

@@ -14,8 +14,9 @@ static int cmp(const void *key, const void *row) {
 const eir_op_schema *eir_op_find(const char *name) {
     if (!name) return NULL;
     if (!strncmp(name, "torch.ops.", 10)) name += 10;
-    return bsearch(name, EIR_OP_SCHEMAS, sizeof EIR_OP_SCHEMAS / sizeof EIR_OP_SCHEMAS[0], sizeof EIR_OP_SCHEMAS[0],
-                   cmp);
+    const eir_op_schema *s = bsearch(name, EIR_OP_SCHEMAS, sizeof EIR_OP_SCHEMAS / sizeof EIR_OP_SCHEMAS[0],
+                                     sizeof EIR_OP_SCHEMAS[0], cmp);
+    return s ? s : eir_backend_op_find(name);
 }
 
 static int cmp_mut(const void *key, const void *row) {

@@ -67,4 +67,15 @@ const eir_op_schema *eir_op_inplace_functional(const eir_op_schema *op);
 uint32_t eir_op_count(void);
 const eir_op_schema *eir_op_at(uint32_t i);
 
+/* ---- the Backend dialect's operators (backend_ops.c) ----
+ * eir_cpu::conv2d and eir_cpu::linear, "eir_cpu.conv2d.default", found by
+ * eir_op_find too (they are not in eir_op_at's table). schema_text receives
+ * the operator's schema in torch's syntax. */
+const eir_op_schema *eir_backend_op_find(const char *name);
+uint32_t eir_backend_op_count(void);
+const eir_op_schema *eir_backend_op_at(uint32_t i, const char **schema_text);
+/* The epilogue an `activation` argument names: EIR_ACT_NONE .. EIR_ACT_HARDSWISH, or -1. */
+enum { EIR_ACT_NONE, EIR_ACT_RELU, EIR_ACT_HARDTANH, EIR_ACT_SILU, EIR_ACT_HARDSWISH };
+int eir_backend_activation(const char *name);
+
 #endif

@@ -16,6 +16,8 @@ static const eir_pass PASSES[] = {
     {"fold", "evaluate calls on constants and parameters, keep their results as lifted constants", eir_pass_fold},
     {"to-core", "decompose ATen operators into Core ATen ones, as ep.run_decompositions() does", eir_pass_to_core},
     {"to-edge", "lower Core ATen to ExecuTorch's Edge dialect, as exir.to_edge() does", eir_pass_to_edge},
+    {"to-backend", "fuse convolution + batch norm + activation and linear + activation into eir_cpu operators",
+     eir_pass_to_backend},
 };
 
 uint32_t eir_num_passes(void) { return sizeof PASSES / sizeof *PASSES; }

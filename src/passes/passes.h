@@ -21,4 +21,19 @@ eir_status eir_pass_fold(eir_program *p, uint32_t *changed);
  * there is one, else is refused. *changed counts the edits. */
 eir_status eir_pass_to_edge(eir_program *p, uint32_t *changed);
 
+/* The Backend dialect (backend.c): convolution + eval batch norm +
+ * activation and linear / addmm + activation become eir_cpu::conv2d and
+ * eir_cpu::linear calls, batch norm folded into new weight and bias
+ * constants. Float32 patterns only; *changed counts the fused calls. */
+eir_status eir_pass_to_backend(eir_program *p, uint32_t *changed);
+
+/* For eir_runtime_create: a private copy of p with to-backend applied, in
+ * *out (its graph decoded anew from p's model.json, kept in *buf, which
+ * must outlive it: free the program, then eir_free the buffer; its stored
+ * tensors borrowed from p, which must outlive the copy), or *out NULL when
+ * there is nothing to fuse, the environment has EIR_NO_FUSION set
+ * (non-empty, not "0"), or the copy cannot be made (p is then run as it
+ * is). p is not changed. */
+eir_status eir_backend_bind_copy(eir_program *p, eir_program **out, void **buf);
+
 #endif

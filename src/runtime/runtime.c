@@ -29,6 +29,7 @@
 #include "../kernels/view.h"
 #include "../ops/optable.h"
 #include "library.h"
+#include "../passes/passes.h"
 
 /* STEP_VIEW: the outputs are views of the first argument, their geometry computed by
  * the op (src/kernels/view.c) when the step runs; STEP_MAYCOPY: a view when torch can
@@ -183,6 +184,8 @@ typedef struct rt_io {
 
 struct eir_runtime {
     eir_program *p;
+    eir_program *fused;        /* root: the private Backend-dialect copy p points to (freed with the runtime) */
+    void *fused_buf;           /* the archive bytes it was loaded from */
     const eir_graph *g;
     bool root;                 /* the program's graph (signature applies), not a subgraph */
     char errmsg[2048];
@@ -577,7 +580,7 @@ static eir_kernel_fn find_kernel(const char *op) {
                                                     eir_kernels_data, eir_kernels_random, eir_kernels_spatial,
                                                     eir_kernels_fft, eir_kernels_misc,
                                                     eir_kernels_compose, eir_kernels_stats, eir_kernels_loss,
-                                                    eir_kernels_special, eir_kernels_linalg};
+                                                    eir_kernels_special, eir_kernels_linalg, eir_kernels_fused};
     for (size_t t = 0; t < EIR_ARRAY_LEN(tables); t++)
         for (const eir_kernel_entry *e = tables[t]; e->op; e++)
             if (!strcmp(e->op, op)) return e->fn;
@@ -1877,6 +1880,27 @@ eir_status eir_runtime_create_with(eir_program *p, const eir_library *lib, eir_r
         return rt_fail(*out, EIR_ERR_ARG, "eir_runtime_create: no loaded program");
     }
     eir_blas_single_thread();   /* the runtime's thread count governs matrix products too */
+    /* the Backend dialect's fused operators, on a private copy (src/passes/backend.c) */
+    eir_program *q = NULL;
+    void *qbuf = NULL;
+    eir_status st = eir_backend_bind_copy(p, &q, &qbuf);
+    if (st) {
+        *out = calloc(1, sizeof **out);
+        if (!*out) return EIR_ERR_NOMEM;
+        return rt_fail(*out, st, "eir_runtime_create: out of memory");
+    }
+    if (q) {
+        st = runtime_create_graph(q, q->graph, true, lib, out);
+        if (!st) {
+            (*out)->fused = q;
+            (*out)->fused_buf = qbuf;
+            return EIR_OK;
+        }
+        /* the unfused program gives the messages its user knows */
+        eir_runtime_free(*out);
+        eir_program_free(q);
+        eir_free(qbuf);
+    }
     return runtime_create_graph(p, p->graph, true, lib, out);
 }
 
@@ -2224,7 +2248,11 @@ void eir_runtime_free(eir_runtime *rt) {
     eir_strmap_free(&rt->sym_index);
     eir_arena_release(&rt->arena);
     eir_pool_free(rt->pool);
+    eir_program *fused = rt->fused;
+    void *fused_buf = rt->fused_buf;
     free(rt);
+    if (fused) eir_program_free(fused);
+    eir_free(fused_buf);
 }
 
 const char *eir_runtime_errmsg(const eir_runtime *rt) {

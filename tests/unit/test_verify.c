@@ -209,7 +209,8 @@ static void test_format(void) {
     CHECK(eir_dialect_parse("core", &d) && d == EIR_DIALECT_CORE);
     CHECK(eir_dialect_parse("edge", &d) && d == EIR_DIALECT_EDGE);
     CHECK(eir_dialect_parse("aten", &d) && d == EIR_DIALECT_ATEN);
-    CHECK(!eir_dialect_parse("backend", &d) && !eir_dialect_parse(NULL, &d));
+    CHECK(eir_dialect_parse("backend", &d) && d == EIR_DIALECT_BACKEND);
+    CHECK(!eir_dialect_parse("cpu", &d) && !eir_dialect_parse(NULL, &d));
     eir_program_free(p);
 }
 

@@ -35,7 +35,8 @@ static const char USAGE[] =
     "                              check the program against the Export IR's rules and\n"
     "                              those of dialect D: aten (default; as torch.export\n"
     "                              returns it), core (after run_decompositions(): Core\n"
-    "                              ATen, functional) or edge (ExecuTorch's to_edge());\n"
+    "                              ATen, functional), edge (ExecuTorch's to_edge()) or\n"
+    "                              backend (Core ATen plus eir_cpu fused operators);\n"
     "                              prints every violation with its node, target, argument\n"
     "                              and source line (docs/IR.md lists the rules); --json:\n"
     "                              {\"violations\": [...]}. Exit status 0 when it holds,\n"
@@ -712,8 +713,9 @@ static int cmd_verify(int argc, char **argv) {
         else if (!strcmp(a, "--meta-report")) meta_report = true;
         else if (!strcmp(a, "--dialect") || !strncmp(a, "--dialect=", 10)) {
             const char *val = a[9] == '=' ? a + 10 : i + 1 < argc ? argv[++i] : NULL;
-            if (!val) return usage_error("%s needs a value: aten, core or edge", a);
-            if (!eir_dialect_parse(val, &dialect)) return usage_error("unknown dialect '%s' (aten, core or edge)", val);
+            if (!val) return usage_error("%s needs a value: aten, core, edge or backend", a);
+            if (!eir_dialect_parse(val, &dialect))
+                return usage_error("unknown dialect '%s' (aten, core, edge or backend)", val);
         } else if (a[0] == '-' && a[1]) return usage_error("unknown option '%s'", a);
         else if (path) return usage_error("more than one model given ('%s')", a);
         else path = a;
@@ -735,7 +737,7 @@ static int cmd_verify(int argc, char **argv) {
         eir_program_free(p);
         return 1;
     }
-    static const char *const names[] = {"ATen", "Core ATen", "Edge"};
+    static const char *const names[] = {"ATen", "Core ATen", "Edge", "Backend"};
     uint32_t n = eir_verify_num_violations(r);
     fputs(text, stdout);
     if (!json) {
@@ -785,7 +787,8 @@ static void convert_help(void) {
     }
     fputs("  --to core               to-core, then dce; fails, writing nothing, when a node is left\n"
           "                          that torch's run_decompositions() would rewrite\n"
-          "  --to edge               to-edge: ExecuTorch's to_edge() (after to-core when needed)\n", stdout);
+          "  --to edge               to-edge: ExecuTorch's to_edge() (after to-core when needed)\n"
+          "  --to backend            to-core, dce, then to-backend: Core ATen with fused eir_cpu operators\n", stdout);
     fputs("  --verify-each           run the verifier (ATen dialect) before the first pass and after\n"
           "                          each; stop at the first pass that leaves a violation\n"
           "  --print-after PASS      print the program (as `eir print --program`) after PASS\n"
@@ -861,10 +864,16 @@ static int cmd_convert(int argc, char **argv) {
         if (!strcmp(a, "--verify-each")) { verify_each = true; continue; }
         if (!strcmp(a, "--to")) {
             const char *d = i + 1 < argc ? argv[i + 1] : "";
-            if (strcmp(d, "core") && strcmp(d, "edge"))
-                return usage_error("%s", "convert: --to needs a dialect: core or edge");
+            if (strcmp(d, "core") && strcmp(d, "edge") && strcmp(d, "backend"))
+                return usage_error("%s", "convert: --to needs a dialect: core, edge or backend");
             i++;
-            if (ntodo + 2 > (int)(sizeof todo / sizeof todo[0])) return usage_error("%s", "convert: too many passes");
+            if (ntodo + 3 > (int)(sizeof todo / sizeof todo[0])) return usage_error("%s", "convert: too many passes");
+            if (!strcmp(d, "backend")) {
+                todo[ntodo++] = eir_pass_find("to-core");
+                todo[ntodo++] = eir_pass_find("dce");
+                todo[ntodo++] = eir_pass_find("to-backend");
+                continue;
+            }
             if (!strcmp(d, "edge")) {
                 /* to-edge runs to-core first when the program is not Core ATen */
                 todo[ntodo++] = eir_pass_find("to-edge");
@@ -917,6 +926,7 @@ static int cmd_convert(int argc, char **argv) {
         char when[96];
         snprintf(when, sizeof when, "after --%s", todo[k]->name);
         if (!strcmp(todo[k]->name, "to-edge")) dialect = EIR_DIALECT_EDGE;
+        if (!strcmp(todo[k]->name, "to-backend")) dialect = EIR_DIALECT_BACKEND;
         if (verify_each && convert_verify(p, when, dialect)) { eir_program_free(p); return 1; }
         if (print_after && !strcmp(print_after, todo[k]->name)) {
             char *t = NULL;

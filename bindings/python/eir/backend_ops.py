@@ -1,0 +1,90 @@
+"""The Backend dialect's operators (namespace ``eir_cpu``) for torch.
+
+``eir convert --to backend`` (and the pass ``to-backend``) writes programs that
+call ``torch.ops.eir_cpu.conv2d.default`` and ``torch.ops.eir_cpu.linear.default``.
+torch can load and run such a program once the operators are registered::
+
+    import eir.backend_ops          # or: eir.backend_ops.register()
+    ep = torch.export.load("model.backend.pt2")
+    ep.module()(x)
+
+The schemas are eir's (src/ops/backend_ops.c); the implementations are
+written with ATen operators, in the order eir's kernels compute: the
+convolution or matrix product with its bias, then the activation.
+This module does not need the eir C library.
+"""
+from __future__ import annotations
+
+import torch
+
+NAMESPACE = "eir_cpu"
+
+SCHEMAS = {
+    "conv2d": "(Tensor input, Tensor weight, Tensor? bias, int[2] stride, int[2] padding, int[2] dilation, "
+              "int groups, str activation=\"none\", float? min=None, float? max=None) -> Tensor",
+    "linear": "(Tensor input, Tensor weight, Tensor? bias, str activation=\"none\", float? min=None, "
+              "float? max=None) -> Tensor",
+}
+
+ACTIVATIONS = ("none", "relu", "hardtanh", "silu", "hardswish")
+
+_lib = None
+
+
+def _activation(y, activation, lo, hi):
+    if activation == "none":
+        return y
+    if activation == "relu":
+        return torch.relu(y)
+    if activation == "hardtanh":
+        if lo is None or hi is None:
+            raise ValueError("eir_cpu: activation 'hardtanh' needs min and max")
+        return torch.nn.functional.hardtanh(y, lo, hi)
+    if activation == "silu":
+        return torch.nn.functional.silu(y)
+    if activation == "hardswish":
+        return torch.nn.functional.hardswish(y)
+    raise ValueError(f"eir_cpu: unknown activation {activation!r} (one of {', '.join(ACTIVATIONS)})")
+
+
+def _conv2d(input, weight, bias, stride, padding, dilation, groups, activation="none", min=None, max=None):
+    y = torch.ops.aten.convolution.default(input, weight, bias, list(stride), list(padding), list(dilation),
+                                           False, [0, 0], groups)
+    return _activation(y, activation, min, max)
+
+
+def _linear(input, weight, bias, activation="none", min=None, max=None):
+    y = torch.ops.aten.linear.default(input, weight, bias)
+    return _activation(y, activation, min, max)
+
+
+def _conv2d_fake(input, weight, bias, stride, padding, dilation, groups, activation="none", min=None, max=None):
+    return torch.ops.aten.convolution.default(input, weight, bias, list(stride), list(padding), list(dilation),
+                                              False, [0, 0], groups)
+
+
+def _linear_fake(input, weight, bias, activation="none", min=None, max=None):
+    return torch.ops.aten.linear.default(input, weight, bias)
+
+
+def register():
+    """Define the eir_cpu operators in torch (once; later calls do nothing)."""
+    global _lib
+    if _lib is not None:
+        return
+    try:
+        torch.ops.eir_cpu.conv2d.default      # registered by someone else already
+        return
+    except (AttributeError, RuntimeError):
+        pass
+    lib = torch.library.Library(NAMESPACE, "DEF")
+    for name, schema in SCHEMAS.items():
+        lib.define(name + schema)
+    lib.impl("conv2d", _conv2d, "CompositeExplicitAutograd")
+    lib.impl("linear", _linear, "CompositeExplicitAutograd")
+    torch.library.register_fake(f"{NAMESPACE}::conv2d", _conv2d_fake, lib=lib)
+    torch.library.register_fake(f"{NAMESPACE}::linear", _linear_fake, lib=lib)
+    _lib = lib
+
+
+register()

@@ -1,0 +1,228 @@
+/* fused.c — kernels of the Backend dialect's operators (src/ops/backend_ops.c):
+ * eir_cpu::conv2d and eir_cpu::linear, a convolution or matrix product with
+ * its bias and activation applied in one epilogue.
+ *
+ * The product itself is nn.c's (eir_nn_conv, eir_nn_gemm), so it computes
+ * what aten.convolution / aten.addmm compute. The epilogue then makes one
+ * pass over each image's output while it is still in cache: the bias is
+ * added (a convolution's, in float, as nn.c adds it; a linear's goes into
+ * the GEMM as addmm's does) and the activation applied in float, each
+ * element what aten.relu, aten.hardtanh (relu6 is hardtanh(0, 6)),
+ * aten.silu or aten.hardswish would make of it: relu and hardtanh as
+ * vectorized compare-and-select rows here (a NaN stays NaN), silu and
+ * hardswish with the pointwise engine's rows (fast.c)
+ * Float32 only; other dtypes are refused (the pass to-backend makes these
+ * operators only for float32 programs). */
+#include <math.h>
+#include <string.h>
+
+#include "fast.h"
+#include "fused.h"
+#include "kutil.h"
+#include "pw.h"
+#include "tables.h"
+#include "../ops/optable.h"
+
+typedef struct epilogue {
+    int act;                     /* EIR_ACT_* */
+    float lo, hi;                /* hardtanh's bounds */
+} epilogue;
+
+/* relu and hardtanh rows, vectorized (compare and select: a NaN stays NaN, as
+ * in aten.relu and aten.hardtanh); the other activations use fast.c's rows */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && !defined(EIR_NO_CLONES) && \
+    !defined(__SANITIZE_THREAD__)
+#define EPI_CLONES __attribute__((target_clones("arch=x86-64-v3", "default"), optimize("tree-vectorize")))
+#else
+#define EPI_CLONES
+#endif
+EPI_CLONES static void relu_row(float *restrict y, int64_t n) {
+    for (int64_t i = 0; i < n; i++) y[i] = y[i] < 0.f ? 0.f : y[i];
+}
+EPI_CLONES static void hardtanh_row(float *restrict y, int64_t n, float lo, float hi) {
+    for (int64_t i = 0; i < n; i++) {
+        float v = y[i];
+        v = v < lo ? lo : v;
+        y[i] = v > hi ? hi : v;
+    }
+}
+
+/* y[0..n) = act(y + b): the bias with the pointwise engine's add row (as
+ * aten.add), then the activation's row */
+static void apply_row(float *y, int64_t n, float b, const epilogue *e) {
+    static const int64_t s[3] = {1, 0, 0};
+    pw_params pp;
+    memset(&pp, 0, sizeof pp);
+    pp.ct = EIR_F32;
+    pp.a = 1.0, pp.af = 1.0f;
+    if (b != 0.f) {
+        const float *x[4] = {y, &b, NULL, NULL};
+        eir_pw_row_add_f32(y, x, s, n, &pp);
+    }
+    const float *x[4] = {y, &e->lo, &e->hi, NULL};
+    switch (e->act) {
+    case EIR_ACT_RELU: relu_row(y, n); break;
+    case EIR_ACT_HARDTANH: hardtanh_row(y, n, e->lo, e->hi); break;
+    case EIR_ACT_SILU: eir_pw_row_silu_f32(y, x, s, n, &pp); break;
+    case EIR_ACT_HARDSWISH: eir_pw_row_hardswish_f32(y, x, s, n, &pp); break;
+    default: break;
+    }
+}
+
+/* activation (and its bounds) from arguments 'activation', 'min', 'max' */
+static int read_epilogue(const eir_karg *act, const eir_karg *lo, const eir_karg *hi, epilogue *e, eir_kctx *ctx,
+                         const char *op) {
+    const char *name = act->kind == EIR_KA_STRING ? act->str : "none";
+    e->act = eir_backend_activation(name);
+    if (e->act < 0)
+        return eir_kerr(ctx, "%s: unknown activation '%s' (none, relu, hardtanh, silu or hardswish)", op, name);
+    e->lo = -INFINITY, e->hi = INFINITY;
+    if (e->act == EIR_ACT_HARDTANH) {
+        if (lo->kind == EIR_KA_NONE || hi->kind == EIR_KA_NONE)
+            return eir_kerr(ctx, "%s: activation 'hardtanh' needs min and max", op);
+        e->lo = (float)(lo->kind == EIR_KA_FLOAT ? lo->f : lo->s.f);
+        e->hi = (float)(hi->kind == EIR_KA_FLOAT ? hi->f : hi->s.f);
+    }
+    return 0;
+}
+
+/* A contiguous float32 view of t's sizes over buf. */
+static eir_tview contig_like(const eir_tview *t, void *buf) {
+    eir_tview v = *t;
+    v.data = buf;
+    int64_t s = 1;
+    for (int32_t d = t->rank; d-- > 0;) {
+        v.strides[d] = s;
+        s *= t->sizes[d];
+    }
+    return v;
+}
+
+/* dst = src elementwise (float32, same sizes, any strides) */
+static void copy_f32(const eir_tview *dst, const eir_tview *src) {
+    int64_t n = eir_tview_numel(dst), idx[EIR_MAX_RANK] = {0};
+    for (int64_t k = 0; k < n; k++) {
+        int64_t od = 0, os = 0;
+        for (int32_t d = 0; d < dst->rank; d++) od += idx[d] * dst->strides[d], os += idx[d] * src->strides[d];
+        ((float *)dst->data)[od] = ((const float *)src->data)[os];
+        for (int32_t d = dst->rank; d-- > 0;) {
+            if (++idx[d] < dst->sizes[d]) break;
+            idx[d] = 0;
+        }
+    }
+}
+
+/* eir_cpu::conv2d(input, weight, bias, stride, padding, dilation, groups, activation, min, max) */
+static int k_conv2d(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    static const char *op = "eir_cpu::conv2d";
+    if (na < 10 || no < 1) return eir_kerr(ctx, "%s: expected 10 arguments and one output", op);
+    const eir_tview *x = a[0].t, *w = a[1].t, *b = a[2].kind == EIR_KA_TENSOR ? a[2].t : NULL;
+    eir_tview *y = &out[0];
+    if (x->dtype != EIR_F32 || w->dtype != EIR_F32 || (b && b->dtype != EIR_F32) || y->dtype != EIR_F32)
+        return eir_kerr(ctx, "%s: expected float32 input, weight, bias and output, got %s, %s", op,
+                        eir_torch_dtype_name(x->dtype), eir_torch_dtype_name(w->dtype));
+    if (x->rank != 4 || w->rank != 4 || y->rank != 4)
+        return eir_kerr(ctx, "%s: expected a 4-d input and weight, got ranks %d and %d", op, (int)x->rank, (int)w->rank);
+    int64_t st[2], pd[2], dl[2];
+    const eir_karg *lists[3] = {&a[3], &a[4], &a[5]};
+    int64_t *dst[3] = {st, pd, dl};
+    for (int k = 0; k < 3; k++) {
+        if (lists[k]->kind != EIR_KA_INTS || (lists[k]->n != 1 && lists[k]->n != 2))
+            return eir_kerr(ctx, "%s: %s must be a list of 1 or 2 ints", op, k == 0 ? "stride" : k == 1 ? "padding" : "dilation");
+        for (int i = 0; i < 2; i++) dst[k][i] = lists[k]->ints[lists[k]->n == 1 ? 0 : i];
+    }
+    for (int i = 0; i < 2; i++)
+        if (st[i] < 1 || pd[i] < 0 || dl[i] < 1)
+            return eir_kerr(ctx, "%s: stride and dilation must be positive and padding non-negative", op);
+    if (b && (b->rank != 1 || b->sizes[0] != y->sizes[1]))
+        return eir_kerr(ctx, "%s: bias must be 1-d with %lld elements", op, (long long)y->sizes[1]);
+    epilogue e;
+    if (read_epilogue(&a[7], &a[8], &a[9], &e, ctx, op)) return -1;
+    int64_t N = y->sizes[0], C = y->sizes[1], P = y->sizes[2] * y->sizes[3];
+    bool direct = eir_tview_is_contiguous(y);
+    void *scratch = direct ? NULL : eir_kalloc((size_t)(eir_tview_numel(y) > 0 ? eir_tview_numel(y) : 1) * sizeof(float));
+    if (!direct && !scratch) return eir_kerr(ctx, "out of memory");
+    eir_tview yc = direct ? *y : contig_like(y, scratch);
+    float *bias = NULL;
+    void *bias_buf = NULL;
+    if (b) {
+        if (b->strides[0] == 1) bias = b->data;
+        else {
+            if (!(bias = bias_buf = eir_kalloc((size_t)(C > 0 ? C : 1) * sizeof(float)))) {
+                eir_kfree(scratch);
+                return eir_kerr(ctx, "out of memory");
+            }
+            for (int64_t c = 0; c < C; c++) bias[c] = ((const float *)b->data)[c * b->strides[0]];
+        }
+    }
+    int rc = 0;
+    /* one image at a time: its output is still in cache for the epilogue */
+    for (int64_t n = 0; n < N && !rc; n++) {
+        eir_tview xn = *x, yn = yc;
+        xn.data = (float *)x->data + n * x->strides[0];
+        yn.data = (float *)yc.data + n * yc.strides[0];
+        xn.sizes[0] = yn.sizes[0] = 1;
+        if ((rc = eir_nn_conv(ctx, &xn, w, NULL, st, pd, dl, a[6].i, &yn))) break;
+        float *yp = yn.data;
+        for (int64_t c = 0; c < C; c++) apply_row(yp + c * P, P, bias ? bias[c] : 0.f, &e);
+    }
+    if (!rc && !direct) copy_f32(y, &yc);
+    eir_kfree(bias_buf);
+    eir_kfree(scratch);
+    return rc;
+}
+
+/* eir_cpu::linear(input, weight, bias, activation, min, max): input (.., K), weight (N, K), bias (N) */
+static int k_linear(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    static const char *op = "eir_cpu::linear";
+    if (na < 6 || no < 1) return eir_kerr(ctx, "%s: expected 6 arguments and one output", op);
+    const eir_tview *x = a[0].t, *w = a[1].t, *b = a[2].kind == EIR_KA_TENSOR ? a[2].t : NULL;
+    eir_tview *y = &out[0];
+    if (x->dtype != EIR_F32 || w->dtype != EIR_F32 || (b && b->dtype != EIR_F32) || y->dtype != EIR_F32)
+        return eir_kerr(ctx, "%s: expected float32 input, weight, bias and output, got %s, %s", op,
+                        eir_torch_dtype_name(x->dtype), eir_torch_dtype_name(w->dtype));
+    if (x->rank < 1 || w->rank != 2 || y->rank != x->rank || x->sizes[x->rank - 1] != w->sizes[1] ||
+        y->sizes[y->rank - 1] != w->sizes[0])
+        return eir_kerr(ctx, "%s: input (.., %lld) and weight [%lld, %lld] do not multiply", op,
+                        (long long)x->sizes[x->rank - 1], (long long)w->sizes[0], (long long)w->sizes[1]);
+    if (b && (b->rank != 1 || b->sizes[0] != w->sizes[0]))
+        return eir_kerr(ctx, "%s: bias must be 1-d with %lld elements", op, (long long)w->sizes[0]);
+    epilogue e;
+    if (read_epilogue(&a[3], &a[4], &a[5], &e, ctx, op)) return -1;
+    int64_t K = w->sizes[1], N = w->sizes[0], M = 1;
+    for (int32_t d = 0; d + 1 < x->rank; d++) M *= x->sizes[d];
+    /* the input as an M x K matrix: contiguous rows, or a copy */
+    void *xbuf = NULL, *ybuf = NULL;
+    eir_tview xc = *x;
+    if (!eir_tview_is_contiguous(x)) {
+        if (!(xbuf = eir_kalloc((size_t)(M * K > 0 ? M * K : 1) * sizeof(float)))) return eir_kerr(ctx, "out of memory");
+        xc = contig_like(x, xbuf);
+        copy_f32(&xc, x);
+    }
+    bool direct = eir_tview_is_contiguous(y);
+    if (!direct && !(ybuf = eir_kalloc((size_t)(M * N > 0 ? M * N : 1) * sizeof(float)))) {
+        eir_kfree(xbuf);
+        return eir_kerr(ctx, "out of memory");
+    }
+    eir_tview A = {xc.data, EIR_F32, 2, {M, K}, {K, 1}};
+    eir_tview B = {w->data, EIR_F32, 2, {K, N}, {w->strides[1], w->strides[0]}};   /* weight transposed */
+    eir_tview Cm = {direct ? y->data : ybuf, EIR_F32, 2, {M, N}, {N, 1}};
+    eir_tview bias;
+    if (b) bias = (eir_tview){b->data, EIR_F32, 2, {M, N}, {0, b->strides[0]}};
+    int rc = eir_nn_gemm(ctx, &A, &B, b ? &bias : NULL, &Cm);
+    if (!rc && e.act != EIR_ACT_NONE)
+        for (int64_t m = 0; m < M; m++) apply_row((float *)Cm.data + m * N, N, 0.f, &e);
+    if (!rc && !direct) {
+        eir_tview yc = contig_like(y, ybuf);
+        copy_f32(y, &yc);
+    }
+    eir_kfree(xbuf);
+    eir_kfree(ybuf);
+    return rc;
+}
+
+const eir_kernel_entry eir_kernels_fused[] = {
+    {"eir_cpu.conv2d.default", k_conv2d},
+    {"eir_cpu.linear.default", k_linear},
+    {NULL, NULL},
+};

@@ -1,0 +1,19 @@
+/* fused.h — what the fused kernels (fused.c) take from nn.c: its
+ * convolution and GEMM, run as the ATen kernels run them. Internal to
+ * src/kernels/. */
+#ifndef EIR_KERNELS_FUSED_H
+#define EIR_KERNELS_FUSED_H
+
+#include "kernel.h"
+
+/* A 1-3 d convolution, not transposed: out = conv(x, w) + bias (bias may be
+ * NULL); stride, pad and dil have one entry per spatial dim. */
+int eir_nn_conv(eir_kctx *ctx, const eir_tview *x, const eir_tview *w, const eir_tview *bias, const int64_t *stride,
+                const int64_t *pad, const int64_t *dil, int64_t groups, eir_tview *out);
+
+/* C = A B + bias: A (.., M, K), B (.., K, N), C (.., M, N) of one rank with
+ * broadcast batch dims; bias (NULL, or broadcast to C's shape) is copied into
+ * C first and accumulated into, as addmm does. */
+int eir_nn_gemm(eir_kctx *ctx, const eir_tview *A, const eir_tview *B, const eir_tview *bias, const eir_tview *C);
+
+#endif

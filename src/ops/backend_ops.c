@@ -1,0 +1,67 @@
+/* backend_ops.c — the operators of the Backend dialect: namespace eir_cpu,
+ * the fused calls the pass to-backend (src/passes/backend.c) makes and the
+ * kernels of src/kernels/fused.c run. They are ordinary operators with
+ * schemas in torch's syntax (python/eir/backend_ops.py registers the same
+ * schemas with torch.library), printed as torch.ops.eir_cpu.<op>.default.
+ * eir_op_find knows them after the ATen table, so the runtime decodes and
+ * binds them as it does ATen calls. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "optable.h"
+
+/* eir_cpu::conv2d(Tensor input, Tensor weight, Tensor? bias, int[2] stride, int[2] padding,
+ *                 int[2] dilation, int groups, str activation="none", float? min=None,
+ *                 float? max=None) -> Tensor */
+static const eir_schema_arg CONV2D[] = {
+    {"input", EIR_ST_TENSOR, 0, NULL},       {"weight", EIR_ST_TENSOR, 0, NULL},
+    {"bias", EIR_ST_OPT_TENSOR, 0, NULL},    {"stride", EIR_ST_INTS, 0, NULL},
+    {"padding", EIR_ST_INTS, 0, NULL},       {"dilation", EIR_ST_INTS, 0, NULL},
+    {"groups", EIR_ST_INT, 0, NULL},         {"activation", EIR_ST_STR, 0, "none"},
+    {"min", EIR_ST_OPT_FLOAT, 0, "None"},    {"max", EIR_ST_OPT_FLOAT, 0, "None"},
+};
+
+/* eir_cpu::linear(Tensor input, Tensor weight, Tensor? bias, str activation="none",
+ *                 float? min=None, float? max=None) -> Tensor */
+static const eir_schema_arg LINEAR[] = {
+    {"input", EIR_ST_TENSOR, 0, NULL},    {"weight", EIR_ST_TENSOR, 0, NULL}, {"bias", EIR_ST_OPT_TENSOR, 0, NULL},
+    {"activation", EIR_ST_STR, 0, "none"}, {"min", EIR_ST_OPT_FLOAT, 0, "None"}, {"max", EIR_ST_OPT_FLOAT, 0, "None"},
+};
+
+/* sorted by name */
+static const eir_op_schema BACKEND_OPS[] = {
+    {"eir_cpu.conv2d.default", CONV2D, sizeof CONV2D / sizeof *CONV2D, 1, 0},
+    {"eir_cpu.linear.default", LINEAR, sizeof LINEAR / sizeof *LINEAR, 1, 0},
+};
+
+static const char *const SCHEMA_TEXT[] = {
+    "eir_cpu::conv2d(Tensor input, Tensor weight, Tensor? bias, int[2] stride, int[2] padding, int[2] dilation, "
+    "int groups, str activation=\"none\", float? min=None, float? max=None) -> Tensor",
+    "eir_cpu::linear(Tensor input, Tensor weight, Tensor? bias, str activation=\"none\", float? min=None, "
+    "float? max=None) -> Tensor",
+};
+
+static int cmp(const void *key, const void *row) { return strcmp((const char *)key, ((const eir_op_schema *)row)->name); }
+
+const eir_op_schema *eir_backend_op_find(const char *name) {
+    if (!name) return NULL;
+    if (!strncmp(name, "torch.ops.", 10)) name += 10;
+    if (strncmp(name, "eir_cpu.", 8)) return NULL;
+    return bsearch(name, BACKEND_OPS, sizeof BACKEND_OPS / sizeof *BACKEND_OPS, sizeof *BACKEND_OPS, cmp);
+}
+
+uint32_t eir_backend_op_count(void) { return (uint32_t)(sizeof BACKEND_OPS / sizeof *BACKEND_OPS); }
+
+const eir_op_schema *eir_backend_op_at(uint32_t i, const char **schema_text) {
+    if (i >= eir_backend_op_count()) return NULL;
+    if (schema_text) *schema_text = SCHEMA_TEXT[i];
+    return &BACKEND_OPS[i];
+}
+
+static const char *const ACTIVATIONS[] = {"none", "relu", "hardtanh", "silu", "hardswish"};
+
+int eir_backend_activation(const char *name) {
+    for (int i = 0; name && i < (int)(sizeof ACTIVATIONS / sizeof *ACTIVATIONS); i++)
+        if (!strcmp(name, ACTIVATIONS[i])) return i;
+    return -1;
+}

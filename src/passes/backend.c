@@ -1,0 +1,659 @@
+/* backend.c — the pass `to-backend`: the Backend dialect's fused operators
+ * (src/ops/backend_ops.c) in place of the ATen calls they fuse.
+ *
+ * Rewrites, on the root graph, of ATen (as exported) and Core ATen programs:
+ *
+ *  (a) a 2-d convolution (aten.conv2d, or aten.convolution not transposed)
+ *      followed by batch norm in eval mode (aten.batch_norm with
+ *      training=False, or aten._native_batch_norm_legit_no_training whose
+ *      mean and invstd results nothing reads): the batch norm is folded into
+ *      the convolution's weight and bias, as torch's fuse_conv_bn_weights
+ *      does — w' = w * gamma / sqrt(var + eps), b' = (b - mean) * gamma /
+ *      sqrt(var + eps) + beta, computed in double and rounded to float once.
+ *      Only when the convolution's weight (and bias) are parameters or
+ *      constants that nothing else reads, and the batch norm's are
+ *      parameters, constants or buffers nothing writes; the folded ones
+ *      become lifted tensor constants (`_eir_cpu_fused<N>`), and the
+ *      parameters only the rewritten calls read leave the program.
+ *  (b) the convolution (with its folded bias) followed by relu, relu6
+ *      (hardtanh(0, 6)), hardtanh, clamp(min, max), silu or hardswish,
+ *      in-place forms included, whose input nothing else reads:
+ *      eir_cpu::conv2d with that activation.
+ *  (c) aten.linear, aten.addmm(bias, x, w.t()) and aten.mm(x, w.t()) with
+ *      w.t() a permute or t of a 2-d weight, followed by such an activation
+ *      or not (mm only with one): eir_cpu::linear.
+ *
+ * A pattern is rewritten only when every tensor in it is float32, the
+ * convolution 2-d with literal stride, padding and dilation, the linear's
+ * weight 2-d and its bias 1-d; otherwise the calls stay as they are. The
+ * fused call takes the place of the pattern's last node and its result
+ * takes over the uses of that node's result. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes.h"
+#include "../ir/edit.h"
+#include "../ops/optable.h"
+
+#define T_CONV2D "torch.ops.aten.conv2d.default"
+#define T_CONVOLUTION "torch.ops.aten.convolution.default"
+#define T_BN "torch.ops.aten.batch_norm.default"
+#define T_BN_NT "torch.ops.aten._native_batch_norm_legit_no_training.default"
+#define T_LINEAR "torch.ops.aten.linear.default"
+#define T_ADDMM "torch.ops.aten.addmm.default"
+#define T_MM "torch.ops.aten.mm.default"
+
+/* ---- reading node arguments ---- */
+
+static const eir_arg *arg_named(const eir_node *nd, const char *name) {
+    for (uint32_t i = 0; i < nd->num_inputs; i++)
+        if (nd->inputs[i].name && !strcmp(nd->inputs[i].name, name)) return &nd->inputs[i].arg;
+    return NULL;
+}
+
+static bool is_none(const eir_arg *a) {
+    return !a || a->kind == EIR_ARG_NONE || (a->kind == EIR_ARG_OPTIONAL_TENSOR && a->value == EIR_NO_VALUE);
+}
+
+/* the tensor value an argument names, or EIR_NO_VALUE */
+static uint32_t tensor_of(const eir_arg *a) {
+    if (a && (a->kind == EIR_ARG_TENSOR || a->kind == EIR_ARG_OPTIONAL_TENSOR)) return a->value;
+    return EIR_NO_VALUE;
+}
+
+static bool int_of(const eir_arg *a, int64_t dflt, int64_t *out) {
+    if (!a) { *out = dflt; return true; }
+    if (a->kind == EIR_ARG_INT || (a->kind == EIR_ARG_SYM_INT && a->literal)) { *out = a->u.i; return true; }
+    return false;
+}
+
+static bool number_of(const eir_arg *a, double *out) {
+    if (!a) return false;
+    if (a->kind == EIR_ARG_FLOAT || (a->kind == EIR_ARG_SYM_FLOAT && a->literal)) { *out = a->u.f; return true; }
+    if (a->kind == EIR_ARG_INT || (a->kind == EIR_ARG_SYM_INT && a->literal)) { *out = (double)a->u.i; return true; }
+    return false;
+}
+
+static bool bool_of(const eir_arg *a, bool *out) {
+    if (a && (a->kind == EIR_ARG_BOOL || (a->kind == EIR_ARG_SYM_BOOL && a->literal))) { *out = a->u.b; return true; }
+    return false;
+}
+
+/* An int list of one or two literals (one stands for both dims). */
+static bool ints2_of(const eir_arg *a, int64_t dflt, int64_t out[2]) {
+    if (!a) { out[0] = out[1] = dflt; return true; }
+    if ((a->kind != EIR_ARG_INTS && a->kind != EIR_ARG_SYM_INTS) || a->u.list.n < 1 || a->u.list.n > 2) return false;
+    for (uint32_t i = 0; i < 2; i++) {
+        const eir_arg *it = &a->u.list.items[a->u.list.n == 1 ? 0 : i];
+        if (!int_of(it, 0, &out[i])) return false;
+    }
+    return true;
+}
+
+/* ---- the graph ---- */
+
+typedef struct bctx {
+    eir_program *p;
+    eir_graph *g;
+} bctx;
+
+static bool is_f32(const bctx *c, uint32_t v, uint32_t rank) {
+    if (v == EIR_NO_VALUE || v >= c->g->num_values) return false;
+    const eir_value *val = &c->g->values[v];
+    return val->kind == EIR_VALUE_TENSOR && val->meta.dtype == EIR_F32 && (rank == 0 || val->meta.rank == rank);
+}
+
+/* The k-th value a node defines (its outputs flattened), or EIR_NO_VALUE. */
+static uint32_t output_value(const eir_node *nd, uint32_t k) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < nd->num_outputs; i++) {
+        const eir_arg *o = &nd->outputs[i];
+        if (eir_arg_names_value(o)) {
+            if (n++ == k) return o->value;
+        } else if (eir_arg_kind_is_list(o->kind))
+            for (uint32_t j = 0; j < o->u.list.n; j++)
+                if (eir_arg_names_value(&o->u.list.items[j]) && n++ == k) return o->u.list.items[j].value;
+    }
+    return EIR_NO_VALUE;
+}
+
+static bool reads_value(const eir_arg *a, uint32_t v) {
+    if (eir_arg_names_value(a)) return a->value == v;
+    if (eir_arg_kind_is_list(a->kind))
+        for (uint32_t i = 0; i < a->u.list.n; i++)
+            if (reads_value(&a->u.list.items[i], v)) return true;
+    return false;
+}
+
+/* The only node reading v (not a graph output either), or -1. */
+static int32_t sole_user(const bctx *c, uint32_t v) {
+    if (v == EIR_NO_VALUE) return -1;
+    for (uint32_t i = 0; i < c->g->num_outputs; i++)
+        if (reads_value(&c->g->outputs[i], v)) return -1;
+    int32_t user = -1;
+    for (uint32_t n = 0; n < c->g->num_nodes; n++) {
+        const eir_node *nd = &c->g->nodes[n];
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < nd->num_inputs; i++) k += reads_value(&nd->inputs[i].arg, v);
+        if (!k) continue;
+        if (user >= 0 || k > 1) return -1;
+        user = (int32_t)n;
+    }
+    return user;
+}
+
+/* The graph input index of v, or -1. */
+static int32_t input_index(const bctx *c, uint32_t v) {
+    for (uint32_t i = 0; i < c->g->num_inputs && i < c->p->num_input_specs; i++)
+        if (eir_arg_names_value(&c->g->inputs[i]) && c->g->inputs[i].value == v) return (int32_t)i;
+    return -1;
+}
+
+/* A read-only float32 state tensor of `rank` dims: a parameter, tensor
+ * constant or buffer with data, which no output spec writes and which no
+ * node may write (every node reading it is a functional ATen call). */
+static const eir_tensor *state_of(const bctx *c, uint32_t v, uint32_t rank) {
+    if (!is_f32(c, v, rank)) return NULL;
+    int32_t ii = input_index(c, v);
+    if (ii < 0) return NULL;
+    const eir_input_spec *s = &c->p->input_specs[ii];
+    if ((s->kind != EIR_IN_PARAMETER && s->kind != EIR_IN_BUFFER && s->kind != EIR_IN_CONSTANT_TENSOR) || !s->target)
+        return NULL;
+    const eir_tensor *t = eir_program_find_tensor(c->p, s->target);
+    if (!t || !t->data || t->subclass || t->is_custom_obj || t->dtype != EIR_F32 || t->rank != rank) return NULL;
+    for (uint32_t o = 0; o < c->p->num_output_specs; o++) {
+        const eir_output_spec *os = &c->p->output_specs[o];
+        if ((os->kind == EIR_OUT_BUFFER_MUTATION || os->kind == EIR_OUT_PARAMETER_MUTATION) && os->target &&
+            !strcmp(os->target, s->target))
+            return NULL;
+    }
+    for (uint32_t n = 0; n < c->g->num_nodes; n++) {
+        const eir_node *nd = &c->g->nodes[n];
+        bool reads = false;
+        for (uint32_t i = 0; i < nd->num_inputs && !reads; i++) reads = reads_value(&nd->inputs[i].arg, v);
+        if (!reads) continue;
+        if (strncmp(nd->target, "torch.ops.aten.", 15)) return NULL;
+        bool training = true;
+        if (!strcmp(nd->target, T_BN) && bool_of(arg_named(nd, "training"), &training) && !training)
+            continue;            /* its running stats are written only in training */
+        const eir_op_schema *op = eir_op_find(nd->target);
+        if (!op || (op->flags & (EIR_OPF_INPLACE | EIR_OPF_OUT)) || eir_op_mutates_args(op)) return NULL;
+    }
+    /* the payload holds every element */
+    int64_t last = t->storage_offset;
+    for (uint32_t d = 0; d < rank; d++) {
+        if (t->sizes[d] <= 0 || t->strides[d] < 0) return NULL;
+        last += (t->sizes[d] - 1) * t->strides[d];
+    }
+    if ((uint64_t)(last + 1) * sizeof(float) > t->storage_nbytes) return NULL;
+    return t;
+}
+
+/* element i (row-major over its sizes) of a float32 state tensor */
+static double elem(const eir_tensor *t, int64_t i) {
+    int64_t off = t->storage_offset;
+    for (uint32_t d = t->rank; d-- > 0;) {
+        off += (i % t->sizes[d]) * t->strides[d];
+        i /= t->sizes[d];
+    }
+    float f;
+    memcpy(&f, (const char *)t->data + off * (int64_t)sizeof f, sizeof f);
+    return f;
+}
+
+/* a float32 state tensor's elements, row-major, into a malloc'd array (NULL: out of memory) */
+static float *read_floats(const eir_tensor *t) {
+    int64_t n = 1, expect = 1;
+    bool contiguous = true;
+    for (uint32_t d = 0; d < t->rank; d++) n *= t->sizes[d];
+    for (uint32_t d = t->rank; d-- > 0;) {
+        if (t->sizes[d] != 1 && t->strides[d] != expect) contiguous = false;
+        expect *= t->sizes[d];
+    }
+    float *out = malloc((size_t)(n > 0 ? n : 1) * sizeof *out);
+    if (!out) return NULL;
+    if (contiguous) memcpy(out, (const float *)t->data + t->storage_offset, (size_t)n * sizeof *out);
+    else
+        for (int64_t i = 0; i < n; i++) out[i] = (float)elem(t, i);
+    return out;
+}
+
+static eir_status constant_name(eir_program *p, char *out, size_t cap) {
+    for (uint32_t n = 0; n < 10000000; n++) {
+        snprintf(out, cap, "_eir_cpu_fused%u", n);
+        if (!eir_program_find_tensor(p, out)) return EIR_OK;
+    }
+    return eir_fail(p, EIR_ERR_GRAPH, "to-backend: no free constant name");
+}
+
+/* ---- activations ---- */
+
+typedef struct act {
+    int kind;                    /* EIR_ACT_* */
+    double lo, hi;
+} act;
+
+/* Whether node nd is an activation of value v alone (its first argument). */
+static bool match_act(const bctx *c, const eir_node *nd, uint32_t v, act *a) {
+    const char *t = nd->target;
+    if (strncmp(t, "torch.ops.aten.", 15) || nd->num_inputs < 1 || tensor_of(&nd->inputs[0].arg) != v) return false;
+    t += 15;
+    uint32_t out = output_value(nd, 0);
+    if (!is_f32(c, out, 0) || nd->num_outputs != 1) return false;
+    for (uint32_t i = 1; i < nd->num_inputs; i++)
+        if (reads_value(&nd->inputs[i].arg, v)) return false;
+    if (!strcmp(t, "relu.default") || !strcmp(t, "relu_.default")) {
+        *a = (act){EIR_ACT_RELU, 0, 0};
+        return nd->num_inputs == 1;
+    }
+    if (!strcmp(t, "silu.default") || !strcmp(t, "silu_.default")) {
+        *a = (act){EIR_ACT_SILU, 0, 0};
+        return nd->num_inputs == 1;
+    }
+    if (!strcmp(t, "hardswish.default") || !strcmp(t, "hardswish_.default")) {
+        *a = (act){EIR_ACT_HARDSWISH, 0, 0};
+        return nd->num_inputs == 1;
+    }
+    if (!strcmp(t, "hardtanh.default") || !strcmp(t, "hardtanh_.default")) {
+        const eir_arg *lo = arg_named(nd, "min_val"), *hi = arg_named(nd, "max_val");
+        *a = (act){EIR_ACT_HARDTANH, -1, 1};
+        if ((lo && !number_of(lo, &a->lo)) || (hi && !number_of(hi, &a->hi))) return false;
+        return a->lo <= a->hi;
+    }
+    if (!strcmp(t, "clamp.default") || !strcmp(t, "clamp_.default")) {
+        const eir_arg *lo = arg_named(nd, "min"), *hi = arg_named(nd, "max");
+        *a = (act){EIR_ACT_HARDTANH, 0, 0};
+        if (!number_of(lo, &a->lo)) return false;
+        if (is_none(hi)) {
+            if (a->lo != 0) return false;       /* clamp(min=0): relu */
+            a->kind = EIR_ACT_RELU;
+            return true;
+        }
+        return number_of(hi, &a->hi) && a->lo <= a->hi;
+    }
+    return false;
+}
+
+static const char *act_name(int kind) {
+    static const char *const N[] = {"none", "relu", "hardtanh", "silu", "hardswish"};
+    return N[kind];
+}
+
+/* ---- rewriting one pattern ---- */
+
+typedef struct pattern {
+    uint32_t nodes[4];           /* the calls it replaces, in graph order */
+    uint32_t nnodes;
+    uint32_t result;             /* the value the fused call's result replaces */
+    act a;
+} pattern;
+
+/* Extend a pattern ending in value pt->result with an activation, if one follows. */
+static void take_act(const bctx *c, pattern *pt) {
+    pt->a = (act){EIR_ACT_NONE, 0, 0};
+    int32_t u = sole_user(c, pt->result);
+    if (u < 0) return;
+    act a;
+    if (!match_act(c, &c->g->nodes[u], pt->result, &a)) return;
+    pt->a = a;
+    pt->nodes[pt->nnodes++] = (uint32_t)u;
+    pt->result = output_value(&c->g->nodes[u], 0);
+}
+
+static eir_named_arg tensor_arg(const bctx *c, const char *name, uint32_t v) {
+    eir_named_arg na = {name, {.kind = EIR_ARG_TENSOR, .value = v, .name = c->g->values[v].name}, 1};
+    return na;
+}
+
+static eir_named_arg none_arg(const char *name) {
+    eir_named_arg na = {name, {.kind = EIR_ARG_NONE}, 1};
+    return na;
+}
+
+/* Insert the fused call after the pattern's last node, move the uses of
+ * pt->result to its result, erase the pattern's calls. */
+static eir_status replace(bctx *c, const pattern *pt, const char *target, const char *hint, eir_named_arg *in,
+                          uint32_t nin) {
+    eir_program *p = c->p;
+    eir_graph *g = c->g;
+    uint32_t last = 0;
+    for (uint32_t i = 0; i < pt->nnodes; i++)
+        if (pt->nodes[i] > last) last = pt->nodes[i];
+    eir_tensor_meta meta = g->values[pt->result].meta;
+    uint32_t y = eir_graph_add_value(p, g, EIR_VALUE_TENSOR, &meta, hint);
+    if (y == EIR_NO_VALUE) return EIR_ERR_NOMEM;
+    eir_arg out = {.kind = EIR_ARG_TENSOR, .value = y, .name = g->values[y].name};
+    eir_status st = eir_graph_insert_node(p, g, last + 1, target, nin, in, 1, &out, NULL);
+    if (st) return st;
+    if ((st = eir_graph_replace_uses(p, g, pt->result, y, NULL))) return st;
+    bool *erase = calloc(g->num_nodes ? g->num_nodes : 1, sizeof *erase);
+    if (!erase) return eir_fail(p, EIR_ERR_NOMEM, "out of memory");
+    for (uint32_t i = 0; i < pt->nnodes; i++) erase[pt->nodes[i]] = true;   /* all before last + 1 */
+    st = eir_graph_erase_nodes(p, g, erase);
+    free(erase);
+    return st;
+}
+
+/* (a) + (b): a convolution at node n, with the batch norm and activation after it. */
+static eir_status try_conv(bctx *c, uint32_t n, bool *done) {
+    *done = false;
+    eir_graph *g = c->g;
+    const eir_node *nd = &g->nodes[n];
+    bool conv2d = !strcmp(nd->target, T_CONV2D);
+    if (!conv2d && strcmp(nd->target, T_CONVOLUTION)) return EIR_OK;
+    uint32_t x = tensor_of(arg_named(nd, "input")), w = tensor_of(arg_named(nd, "weight"));
+    const eir_arg *barg = arg_named(nd, "bias");
+    uint32_t b = is_none(barg) ? EIR_NO_VALUE : tensor_of(barg);
+    if (!is_none(barg) && b == EIR_NO_VALUE) return EIR_OK;
+    int64_t stride[2], pad[2], dil[2], groups;
+    if (!ints2_of(arg_named(nd, "stride"), 1, stride) || !ints2_of(arg_named(nd, "padding"), 0, pad) ||
+        !ints2_of(arg_named(nd, "dilation"), 1, dil) || !int_of(arg_named(nd, "groups"), 1, &groups))
+        return EIR_OK;
+    if (!conv2d) {
+        bool transposed = true;
+        if (!bool_of(arg_named(nd, "transposed"), &transposed) || transposed) return EIR_OK;
+    }
+    uint32_t y = output_value(nd, 0);
+    if (!is_f32(c, x, 4) || !is_f32(c, w, 4) || !is_f32(c, y, 4) || (b != EIR_NO_VALUE && !is_f32(c, b, 1)))
+        return EIR_OK;
+    if (groups < 1 || stride[0] < 1 || stride[1] < 1 || pad[0] < 0 || pad[1] < 0 || dil[0] < 1 || dil[1] < 1)
+        return EIR_OK;
+    pattern pt = {{n}, 1, y, {EIR_ACT_NONE, 0, 0}};
+
+    /* (a) batch norm in eval mode */
+    float *fw = NULL, *fb = NULL;
+    int64_t tw_sizes[4] = {0};
+    int32_t u = sole_user(c, y);
+    const eir_node *bn = u >= 0 ? &g->nodes[u] : NULL;
+    bool nt = bn && !strcmp(bn->target, T_BN_NT);
+    if (bn && (nt || !strcmp(bn->target, T_BN)) && tensor_of(arg_named(bn, "input")) == y) {
+        bool training = true;
+        double eps = 0;
+        bool ok = number_of(arg_named(bn, "eps"), &eps) && eps >= 0;
+        if (!nt) ok = ok && bool_of(arg_named(bn, "training"), &training) && !training;
+        uint32_t bn_out = output_value(bn, 0);
+        if (nt)                  /* save_mean / save_invstd: nothing may read them */
+            for (uint32_t k = 1, v; ok && (v = output_value(bn, k)) != EIR_NO_VALUE; k++)
+                ok = eir_graph_num_uses(g, v) == 0;
+        ok = ok && is_f32(c, bn_out, 4);
+        const eir_arg *ga = arg_named(bn, "weight"), *ba = arg_named(bn, "bias");
+        uint32_t gv = is_none(ga) ? EIR_NO_VALUE : tensor_of(ga), bv = is_none(ba) ? EIR_NO_VALUE : tensor_of(ba);
+        uint32_t mv = tensor_of(arg_named(bn, "running_mean")), vv = tensor_of(arg_named(bn, "running_var"));
+        int64_t co = g->values[w].meta.sizes[0].value;
+        const eir_tensor *tw = ok ? state_of(c, w, 4) : NULL, *tb = NULL, *tg = NULL, *tbb = NULL, *tm, *tv;
+        ok = tw && sole_user(c, w) == (int32_t)n && tw->sizes[0] == co;
+        if (ok && b != EIR_NO_VALUE) ok = (tb = state_of(c, b, 1)) && sole_user(c, b) == (int32_t)n && tb->sizes[0] == co;
+        if (ok && !is_none(ga)) ok = gv != EIR_NO_VALUE && (tg = state_of(c, gv, 1)) && tg->sizes[0] == co;
+        if (ok && !is_none(ba)) ok = bv != EIR_NO_VALUE && (tbb = state_of(c, bv, 1)) && tbb->sizes[0] == co;
+        ok = ok && (tm = state_of(c, mv, 1)) && tm->sizes[0] == co && (tv = state_of(c, vv, 1)) && tv->sizes[0] == co;
+        if (ok) {
+            int64_t per = tw->sizes[1] * tw->sizes[2] * tw->sizes[3];
+            for (int d = 0; d < 4; d++) tw_sizes[d] = tw->sizes[d];
+            fw = read_floats(tw);
+            fb = malloc((size_t)(co > 0 ? co : 1) * sizeof *fb);
+            if (!fw || !fb) {
+                free(fw), free(fb);
+                return eir_fail(c->p, EIR_ERR_NOMEM, "out of memory");
+            }
+            /* torch.nn.utils.fusion.fuse_conv_bn_weights, in double */
+            for (int64_t o = 0; o < co; o++) {
+                double gamma = tg ? elem(tg, o) : 1.0, beta = tbb ? elem(tbb, o) : 0.0;
+                double scale = gamma / sqrt(elem(tv, o) + eps);
+                for (int64_t k = 0; k < per; k++) fw[o * per + k] = (float)((double)fw[o * per + k] * scale);
+                fb[o] = (float)(((tb ? elem(tb, o) : 0.0) - elem(tm, o)) * scale + beta);
+            }
+            pt.nodes[pt.nnodes++] = (uint32_t)u;
+            pt.result = bn_out;
+        }
+    }
+    take_act(c, &pt);
+    if (!fw && pt.a.kind == EIR_ACT_NONE) return EIR_OK;     /* nothing to fuse */
+
+    eir_status st = EIR_OK;
+    if (fw) {
+        char nw[64], nb[64];
+        uint32_t cw, cb;
+        int64_t sizes[4];
+        for (int d = 0; d < 4; d++) sizes[d] = tw_sizes[d];
+        int64_t co = sizes[0];
+        if ((st = constant_name(c->p, nw, sizeof nw)) ||
+            (st = eir_program_add_state(c->p, EIR_IN_CONSTANT_TENSOR, nw, EIR_F32, 4, sizes, fw, true, &cw)) ||
+            (st = constant_name(c->p, nb, sizeof nb)) ||
+            (st = eir_program_add_state(c->p, EIR_IN_CONSTANT_TENSOR, nb, EIR_F32, 1, &co, fb, true, &cb))) {
+            free(fw), free(fb);
+            return st;
+        }
+        free(fw), free(fb);
+        w = cw, b = cb;
+    }
+    g = c->g;
+    eir_arg ilist[3][2];
+    int64_t *vals[3] = {stride, pad, dil};
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < 2; i++) ilist[k][i] = (eir_arg){.kind = EIR_ARG_INT, .u.i = vals[k][i]};
+    eir_named_arg in[10] = {
+        tensor_arg(c, "input", x), tensor_arg(c, "weight", w),
+        b != EIR_NO_VALUE ? tensor_arg(c, "bias", b) : none_arg("bias"),
+        {"stride", {.kind = EIR_ARG_INTS, .u.list = {2, ilist[0], NULL}}, 1},
+        {"padding", {.kind = EIR_ARG_INTS, .u.list = {2, ilist[1], NULL}}, 1},
+        {"dilation", {.kind = EIR_ARG_INTS, .u.list = {2, ilist[2], NULL}}, 1},
+        {"groups", {.kind = EIR_ARG_INT, .u.i = groups}, 1},
+        {"activation", {.kind = EIR_ARG_STRING, .u.s = act_name(pt.a.kind)}, 1},
+        pt.a.kind == EIR_ACT_HARDTANH ? (eir_named_arg){"min", {.kind = EIR_ARG_FLOAT, .u.f = pt.a.lo}, 1} : none_arg("min"),
+        pt.a.kind == EIR_ACT_HARDTANH ? (eir_named_arg){"max", {.kind = EIR_ARG_FLOAT, .u.f = pt.a.hi}, 1} : none_arg("max"),
+    };
+    uint32_t nin = pt.a.kind == EIR_ACT_HARDTANH ? 10 : pt.a.kind != EIR_ACT_NONE ? 8 : 7;
+    if ((st = replace(c, &pt, "torch.ops.eir_cpu.conv2d.default", "eir_cpu_conv2d", in, nin))) return st;
+    *done = true;
+    return EIR_OK;
+}
+
+/* w when v is w.t() (aten.permute(w, [1, 0]) or aten.t(w)) of a 2-d float32 w; *node the call */
+static uint32_t transposed_of(const bctx *c, uint32_t v, int32_t *node) {
+    if (v == EIR_NO_VALUE || c->g->values[v].producer < 0) return EIR_NO_VALUE;
+    const eir_node *nd = &c->g->nodes[c->g->values[v].producer];
+    uint32_t w = tensor_of(arg_named(nd, "self"));
+    if (!is_f32(c, w, 2)) return EIR_NO_VALUE;
+    if (!strcmp(nd->target, "torch.ops.aten.t.default")) {
+        *node = c->g->values[v].producer;
+        return w;
+    }
+    if (strcmp(nd->target, "torch.ops.aten.permute.default")) return EIR_NO_VALUE;
+    const eir_arg *d = arg_named(nd, "dims");
+    int64_t d0, d1;
+    if (!d || (d->kind != EIR_ARG_INTS && d->kind != EIR_ARG_SYM_INTS) || d->u.list.n != 2 ||
+        !int_of(&d->u.list.items[0], 0, &d0) || !int_of(&d->u.list.items[1], 0, &d1))
+        return EIR_NO_VALUE;
+    if (!((d0 == 1 || d0 == -1) && (d1 == 0 || d1 == -2))) return EIR_NO_VALUE;
+    *node = c->g->values[v].producer;
+    return w;
+}
+
+/* (c): linear / addmm / mm at node n, with the activation after it. */
+static eir_status try_linear(bctx *c, uint32_t n, bool *done) {
+    *done = false;
+    eir_graph *g = c->g;
+    const eir_node *nd = &g->nodes[n];
+    uint32_t x, w, b = EIR_NO_VALUE;
+    int32_t tnode = -1;
+    bool mm = false;
+    if (!strcmp(nd->target, T_LINEAR)) {
+        x = tensor_of(arg_named(nd, "input"));
+        w = tensor_of(arg_named(nd, "weight"));
+        const eir_arg *ba = arg_named(nd, "bias");
+        if (!is_none(ba) && (b = tensor_of(ba)) == EIR_NO_VALUE) return EIR_OK;
+        if (!is_f32(c, w, 2)) return EIR_OK;
+    } else if (!strcmp(nd->target, T_ADDMM) || (mm = !strcmp(nd->target, T_MM))) {
+        x = tensor_of(arg_named(nd, mm ? "self" : "mat1"));
+        w = transposed_of(c, tensor_of(arg_named(nd, mm ? "mat2" : "mat2")), &tnode);
+        if (!mm) {
+            b = tensor_of(arg_named(nd, "self"));
+            double beta = 1, alpha = 1;
+            const eir_arg *be = arg_named(nd, "beta"), *al = arg_named(nd, "alpha");
+            if ((be && !number_of(be, &beta)) || (al && !number_of(al, &alpha)) || beta != 1 || alpha != 1)
+                return EIR_OK;
+            if (!is_f32(c, x, 2)) return EIR_OK;
+        }
+    } else return EIR_OK;
+    uint32_t y = output_value(nd, 0);
+    if (w == EIR_NO_VALUE || !is_f32(c, x, 0) || !is_f32(c, y, 0) || (b != EIR_NO_VALUE && !is_f32(c, b, 1)))
+        return EIR_OK;
+    if (g->values[x].meta.rank < 1 || g->values[x].meta.rank != g->values[y].meta.rank) return EIR_OK;
+    pattern pt = {{n}, 1, y, {EIR_ACT_NONE, 0, 0}};
+    take_act(c, &pt);
+    if (mm && pt.a.kind == EIR_ACT_NONE) return EIR_OK;
+    eir_named_arg in[6] = {
+        tensor_arg(c, "input", x), tensor_arg(c, "weight", w),
+        b != EIR_NO_VALUE ? tensor_arg(c, "bias", b) : none_arg("bias"),
+        {"activation", {.kind = EIR_ARG_STRING, .u.s = act_name(pt.a.kind)}, 1},
+        pt.a.kind == EIR_ACT_HARDTANH ? (eir_named_arg){"min", {.kind = EIR_ARG_FLOAT, .u.f = pt.a.lo}, 1} : none_arg("min"),
+        pt.a.kind == EIR_ACT_HARDTANH ? (eir_named_arg){"max", {.kind = EIR_ARG_FLOAT, .u.f = pt.a.hi}, 1} : none_arg("max"),
+    };
+    uint32_t nin = pt.a.kind == EIR_ACT_HARDTANH ? 6 : pt.a.kind != EIR_ACT_NONE ? 4 : 3;
+    /* the transpose goes too when only this call read it */
+    uint32_t tv = tnode >= 0 ? output_value(&g->nodes[tnode], 0) : EIR_NO_VALUE;
+    bool drop_t = tnode >= 0 && sole_user(c, tv) == (int32_t)n;
+    const char *tname = drop_t ? g->nodes[tnode].name : NULL;
+    eir_status st = replace(c, &pt, "torch.ops.eir_cpu.linear.default", "eir_cpu_linear", in, nin);
+    if (st) return st;
+    if (drop_t) {
+        g = c->g;
+        for (uint32_t k = 0; k < g->num_nodes; k++)
+            if (g->nodes[k].name && tname && !strcmp(g->nodes[k].name, tname)) {
+                if (!eir_graph_num_uses(g, output_value(&g->nodes[k], 0)) && (st = eir_graph_erase_node(c->p, g, k)))
+                    return st;
+                break;
+            }
+    }
+    *done = true;
+    return EIR_OK;
+}
+
+/* The pass; drop_state: parameters and constants only the rewritten calls
+ * read leave the program (kept for a runtime's copy, so that
+ * eir_runtime_state still finds every parameter). */
+static eir_status to_backend(eir_program *p, uint32_t *changed, bool drop_state) {
+    *changed = 0;
+    bctx c = {p, p->graph};
+    if (!c.g) return eir_fail(p, EIR_ERR_ARG, "to-backend: the program has no graph");
+    /* parameters and constants read now, to drop those only rewritten calls read */
+    uint32_t nin0 = c.g->num_inputs;
+    char **used = calloc(nin0 ? nin0 : 1, sizeof *used);
+    if (!used) return eir_fail(p, EIR_ERR_NOMEM, "out of memory");
+    uint32_t nused = 0;
+    for (uint32_t i = 0; i < nin0 && i < p->num_input_specs; i++) {
+        const eir_input_spec *s = &p->input_specs[i];
+        if ((s->kind == EIR_IN_PARAMETER || s->kind == EIR_IN_CONSTANT_TENSOR) && s->target &&
+            eir_arg_names_value(&c.g->inputs[i]) && eir_graph_num_uses(c.g, c.g->inputs[i].value))
+            used[nused++] = (char *)s->target;
+    }
+    eir_status st = EIR_OK;
+    for (uint32_t n = 0; n < c.g->num_nodes; n++) {
+        bool done = false;
+        if ((st = try_conv(&c, n, &done))) break;
+        if (!done && (st = try_linear(&c, n, &done))) break;
+        c.g = p->graph;
+        if (done) {
+            (*changed)++;
+            n--;                 /* the pattern's calls are gone: look at position n again */
+        }
+    }
+    for (uint32_t i = c.g->num_inputs; drop_state && !st && i-- > 0;) {
+        if (i >= p->num_input_specs) continue;
+        const eir_input_spec *s = &p->input_specs[i];
+        if ((s->kind != EIR_IN_PARAMETER && s->kind != EIR_IN_CONSTANT_TENSOR) || !s->target) continue;
+        if (!eir_arg_names_value(&c.g->inputs[i]) || eir_graph_num_uses(c.g, c.g->inputs[i].value)) continue;
+        bool was_used = false;
+        for (uint32_t u = 0; u < nused && !was_used; u++) was_used = !strcmp(used[u], s->target);
+        if (was_used) st = eir_program_drop_input(p, i);
+    }
+    free(used);
+    return st;
+}
+
+eir_status eir_pass_to_backend(eir_program *p, uint32_t *changed) { return to_backend(p, changed, true); }
+
+/* ---- at runtime creation ---- */
+
+static bool fusion_off(void) {
+    const char *e = getenv("EIR_NO_FUSION");
+    return e && e[0] && strcmp(e, "0");
+}
+
+/* Whether the root graph calls anything to-backend may rewrite. */
+static bool has_candidates(const eir_program *p) {
+    static const char *const ANCHORS[] = {T_CONV2D, T_CONVOLUTION, T_LINEAR, T_ADDMM, T_MM};
+    const eir_graph *g = p->graph;
+    for (uint32_t n = 0; g && n < g->num_nodes; n++)
+        for (size_t k = 0; k < sizeof ANCHORS / sizeof *ANCHORS; k++)
+            if (!strcmp(g->nodes[n].target, ANCHORS[k])) {
+                uint32_t v = output_value(&g->nodes[n], 0);
+                if (v != EIR_NO_VALUE && g->values[v].kind == EIR_VALUE_TENSOR && g->values[v].meta.dtype == EIR_F32)
+                    return true;
+            }
+    return false;
+}
+
+/* A copy of p for a runtime: its model.json decoded anew (graph, signature,
+ * symbols), its stored tensors borrowed from p (p outlives the runtime). *buf
+ * receives the JSON text, which q may point into. */
+static eir_status light_copy(eir_program *p, eir_program **out, void **buf) {
+    char *json = NULL;
+    size_t len = 0;
+    *out = NULL;
+    *buf = NULL;
+    eir_status st = eir_serde_encode_model_json(p, &json, &len);
+    if (st) return st;
+    eir_program *q = eir_program_new_empty();
+    if (!q) {
+        free(json);
+        return EIR_ERR_NOMEM;
+    }
+    st = eir_serde_decode_model_json(q, json, len);
+    if (!st && p->num_tensors) {
+        q->tensors = malloc(p->num_tensors * sizeof *q->tensors);
+        if (!q->tensors) st = EIR_ERR_NOMEM;
+        else {
+            memcpy(q->tensors, p->tensors, p->num_tensors * sizeof *q->tensors);
+            q->num_tensors = p->num_tensors;
+            for (uint32_t i = 0; !st && i < q->num_tensors; i++)
+                if (!eir_strmap_put(&q->tensor_by_fqn, q->tensors[i].fqn, i)) st = EIR_ERR_NOMEM;
+        }
+    }
+    if (st) {
+        eir_program_free(q);
+        free(json);
+        return st;
+    }
+    q->layout_made_up = p->layout_made_up;
+    q->model_name = p->model_name;
+    *out = q;
+    *buf = json;
+    return EIR_OK;
+}
+
+eir_status eir_backend_bind_copy(eir_program *p, eir_program **out, void **buf_out) {
+    *out = NULL;
+    *buf_out = NULL;
+    if (!p || !p->graph || fusion_off() || !has_candidates(p)) return EIR_OK;
+    /* p is only read (runtimes of one program may be made on several threads);
+     * a failure to copy it must not leave its message changed either */
+    char msg[sizeof p->errmsg];
+    memcpy(msg, p->errmsg, sizeof msg);
+    void *buf = NULL;
+    eir_program *q = NULL;
+    uint32_t changed = 0;
+    eir_status st = light_copy(p, &q, &buf);
+    if (st) memcpy(p->errmsg, msg, sizeof msg);
+    else st = to_backend(q, &changed, false);
+    if (st || !changed) {
+        if (q) eir_program_free(q);
+        free(buf);
+        return st == EIR_ERR_NOMEM ? st : EIR_OK;
+    }
+    *out = q;
+    *buf_out = buf;
+    return EIR_OK;
+}

@@ -1,0 +1,326 @@
+/* test_backend.c — the pass to-backend on small programs in the text form:
+ * convolution + eval batch norm + relu (Core ATen) and linear + hardtanh
+ * (ATen) fuse into eir_cpu calls that `eir verify --dialect backend` accepts
+ * and that run to the outputs of the unfused program (weights filled with
+ * a pattern, runtimes made with EIR_NO_FUSION=1 for the reference); and
+ * the cases the pass must leave alone: the convolution's weight read
+ * elsewhere, the convolution's result read twice, float64 tensors, a batch
+ * norm whose running variance the program writes, training mode. A batch
+ * norm weight that something else also reads still folds, and stays. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "eir.h"
+#include "check.h"
+
+#define IN_SIG "p_conv_weight: \"%s[4, 3, 3, 3]\", p_bn_weight: \"%s[4]\", p_bn_bias: \"%s[4]\", " \
+               "b_bn_running_mean: \"%s[4]\", b_bn_running_var: \"%s[4]\", x: \"%s[2, 3, 8, 8]\""
+
+/* conv + batch norm + relu, Core ATen; extra: more lines of the body, ret: the returned values,
+ * sig: more signature lines; dt: "f32" or "f64" */
+static char *conv_program(const char *dt, const char *extra, const char *ret, const char *sig_out) {
+    static char buf[8192];
+    snprintf(buf, sizeof buf,
+             "ExportedProgram:\n"
+             "    class GraphModule(torch.nn.Module):\n"
+             "        def forward(self, " IN_SIG "):\n"
+             "            convolution: \"%s[2, 4, 8, 8]\" = torch.ops.aten.convolution.default(x, p_conv_weight, None, "
+             "[1, 1], [1, 1], [1, 1], False, [0, 0], 1)\n"
+             "            _native_batch_norm_legit_no_training = torch.ops.aten._native_batch_norm_legit_no_training."
+             "default(convolution, p_bn_weight, p_bn_bias, b_bn_running_mean, b_bn_running_var, 0.1, 1e-05)\n"
+             "            getitem: \"%s[2, 4, 8, 8]\" = _native_batch_norm_legit_no_training[0]\n"
+             "            relu: \"%s[2, 4, 8, 8]\" = torch.ops.aten.relu.default(getitem)\n"
+             "%s"
+             "            return (%s)\n"
+             "\n"
+             "Graph signature:\n"
+             "    # inputs\n"
+             "    p_conv_weight: PARAMETER target='conv.weight'\n"
+             "    p_bn_weight: PARAMETER target='bn.weight'\n"
+             "    p_bn_bias: PARAMETER target='bn.bias'\n"
+             "    b_bn_running_mean: BUFFER target='bn.running_mean' persistent=True\n"
+             "    b_bn_running_var: BUFFER target='bn.running_var' persistent=True\n"
+             "    x: USER_INPUT\n"
+             "\n"
+             "    # outputs\n"
+             "%s"
+             "\n"
+             "Range constraints: {}\n",
+             dt, dt, dt, dt, dt, dt, dt, dt, dt, extra, ret, sig_out);
+    return buf;
+}
+
+static const char *LINEAR_PROGRAM =
+    "ExportedProgram:\n"
+    "    class GraphModule(torch.nn.Module):\n"
+    "        def forward(self, p_fc_weight: \"f32[5, 7]\", p_fc_bias: \"f32[5]\", x: \"f32[3, 2, 7]\"):\n"
+    "            linear: \"f32[3, 2, 5]\" = torch.ops.aten.linear.default(x, p_fc_weight, p_fc_bias)\n"
+    "            hardtanh_: \"f32[3, 2, 5]\" = torch.ops.aten.hardtanh_.default(linear, 0.0, 6.0)\n"
+    "            return (hardtanh_,)\n"
+    "\n"
+    "Graph signature:\n"
+    "    # inputs\n"
+    "    p_fc_weight: PARAMETER target='fc.weight'\n"
+    "    p_fc_bias: PARAMETER target='fc.bias'\n"
+    "    x: USER_INPUT\n"
+    "\n"
+    "    # outputs\n"
+    "    hardtanh_: USER_OUTPUT\n"
+    "\n"
+    "Range constraints: {}\n";
+
+static eir_program *parse(const char *text) {
+    eir_program *p = NULL;
+    if (eir_program_parse(text, strlen(text), &p) != EIR_OK) {
+        fprintf(stderr, "parse: %s\n", p ? eir_errmsg(p) : "out of memory");
+        eir_program_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+/* Fill every stored tensor with a pattern; variances positive. */
+static void fill_state(eir_program *p) {
+    for (uint32_t i = 0; i < eir_program_num_tensors(p); i++) {
+        const eir_tensor *t = eir_program_tensor(p, i);
+        if (!t->data || t->dtype != EIR_F32) continue;
+        float *d = (float *)t->data + t->storage_offset;
+        int64_t n = 1;
+        for (uint32_t k = 0; k < t->rank; k++) n *= t->sizes[k];
+        bool var = strstr(t->fqn, "running_var") != NULL;
+        for (int64_t k = 0; k < n; k++) d[k] = var ? 0.5f + 0.25f * (float)(k % 5) : sinf(0.7f * (float)k + (float)i);
+    }
+}
+
+static uint32_t count_prefix(const eir_program *p, const char *prefix) {
+    const eir_graph *g = eir_program_graph(p);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < g->num_nodes; i++) n += !strncmp(g->nodes[i].target, prefix, strlen(prefix));
+    return n;
+}
+
+static uint32_t run_to_backend(eir_program *p) {
+    uint32_t changed = 0;
+    eir_status st = eir_program_run_pass(p, "to-backend", &changed);
+    if (st) fprintf(stderr, "to-backend: %s\n", eir_errmsg(p));
+    CHECK(st == EIR_OK);
+    return changed;
+}
+
+static bool verifies(eir_program *p, eir_dialect d) {
+    eir_verify_report *r = NULL;
+    eir_status st = eir_program_verify(p, d, &r);
+    if (st) {
+        char *t = NULL;
+        if (r && eir_verify_report_format(r, false, &t) == EIR_OK) fputs(t, stderr);
+        eir_free(t);
+    }
+    eir_verify_report_free(r);
+    return st == EIR_OK;
+}
+
+/* Output 0 of p on input x (float32, nx elements), into y (ny elements). */
+static bool run(eir_program *p, const float *x, const int64_t *xs, uint32_t xr, float *y, int64_t ny) {
+    eir_runtime *rt = NULL;
+    if (eir_runtime_create(p, &rt) != EIR_OK) {
+        fprintf(stderr, "runtime: %s\n", eir_runtime_errmsg(rt));
+        eir_runtime_free(rt);
+        return false;
+    }
+    eir_tensor_view in = {(void *)x, EIR_F32, xr, xs, NULL}, out;
+    bool ok = eir_runtime_set_input(rt, 0, &in) == EIR_OK && eir_runtime_run(rt) == EIR_OK &&
+              eir_runtime_output(rt, 0, &out) == EIR_OK && eir_tensor_numel(&out) == ny && out.dtype == EIR_F32 &&
+              eir_tensor_is_contiguous(&out);
+    if (!ok) fprintf(stderr, "run: %s\n", eir_runtime_errmsg(rt));
+    if (ok) memcpy(y, out.data, (size_t)ny * sizeof *y);
+    eir_runtime_free(rt);
+    return ok;
+}
+
+static float max_diff(const float *a, const float *b, int64_t n) {
+    float m = 0;
+    for (int64_t i = 0; i < n; i++) m = fmaxf(m, fabsf(a[i] - b[i]));
+    return m;
+}
+
+static void test_conv_bn_relu(void) {
+    eir_program *ref = parse(conv_program("f32", "", "relu,", "    relu: USER_OUTPUT\n"));
+    eir_program *p = parse(conv_program("f32", "", "relu,", "    relu: USER_OUTPUT\n"));
+    CHECK(ref && p);
+    if (!ref || !p) goto done;
+    fill_state(ref), fill_state(p);
+    CHECK(run_to_backend(p) == 1);
+    CHECK(count_prefix(p, "torch.ops.eir_cpu.conv2d.default") == 1);
+    CHECK(count_prefix(p, "torch.ops.aten.") == 0);
+    CHECK(verifies(p, EIR_DIALECT_BACKEND));
+    /* the convolution's weight and the batch norm's parameters are gone; the buffers stay */
+    CHECK(!eir_program_find_tensor(p, "conv.weight") && !eir_program_find_tensor(p, "bn.weight"));
+    CHECK(eir_program_find_tensor(p, "bn.running_mean") && eir_program_find_tensor(p, "_eir_cpu_fused0") &&
+          eir_program_find_tensor(p, "_eir_cpu_fused1"));
+    char *text = NULL;
+    CHECK(eir_program_print(p, EIR_PRINT_GRAPH, &text) == EIR_OK && text &&
+          strstr(text, "torch.ops.eir_cpu.conv2d.default](args = (%x, %c__eir_cpu_fused0, %c__eir_cpu_fused1, "
+                       "[1, 1], [1, 1], [1, 1], 1, relu)"));
+    eir_free(text);
+    float x[2 * 3 * 8 * 8], y0[2 * 4 * 8 * 8], y1[2 * 4 * 8 * 8];
+    for (int i = 0; i < 2 * 3 * 8 * 8; i++) x[i] = cosf(0.3f * (float)i);
+    int64_t xs[4] = {2, 3, 8, 8};
+    setenv("EIR_NO_FUSION", "1", 1);
+    CHECK(run(ref, x, xs, 4, y0, 2 * 4 * 8 * 8));
+    unsetenv("EIR_NO_FUSION");
+    CHECK(run(p, x, xs, 4, y1, 2 * 4 * 8 * 8));
+    CHECK(max_diff(y0, y1, 2 * 4 * 8 * 8) < 1e-5f);
+    int nonzero = 0;
+    for (int i = 0; i < 2 * 4 * 8 * 8; i++) nonzero += y0[i] > 0;
+    CHECK(nonzero > 50);                 /* relu left something to compare */
+    /* the runtime fuses the unfused program itself, to the same outputs */
+    CHECK(run(ref, x, xs, 4, y1, 2 * 4 * 8 * 8));
+    CHECK(max_diff(y0, y1, 2 * 4 * 8 * 8) < 1e-5f);
+    /* a second pass has nothing left to do */
+    CHECK(run_to_backend(p) == 0);
+done:
+    eir_program_free(ref);
+    eir_program_free(p);
+}
+
+static void test_linear_hardtanh(void) {
+    eir_program *ref = parse(LINEAR_PROGRAM), *p = parse(LINEAR_PROGRAM);
+    CHECK(ref && p);
+    if (!ref || !p) goto done;
+    fill_state(ref), fill_state(p);
+    CHECK(run_to_backend(p) == 1);
+    CHECK(count_prefix(p, "torch.ops.eir_cpu.linear.default") == 1 && count_prefix(p, "torch.ops.aten.") == 0);
+    CHECK(verifies(p, EIR_DIALECT_BACKEND));
+    char *text = NULL;
+    CHECK(eir_program_print(p, EIR_PRINT_GRAPH, &text) == EIR_OK && text &&
+          strstr(text, "(args = (%x, %p_fc_weight, %p_fc_bias, hardtanh, 0.0, 6.0)"));
+    eir_free(text);
+    float x[3 * 2 * 7], y0[3 * 2 * 5], y1[3 * 2 * 5];
+    for (int i = 0; i < 42; i++) x[i] = 4.f * sinf(1.3f * (float)i);
+    int64_t xs[3] = {3, 2, 7};
+    setenv("EIR_NO_FUSION", "1", 1);
+    CHECK(run(ref, x, xs, 3, y0, 30));
+    unsetenv("EIR_NO_FUSION");
+    CHECK(run(p, x, xs, 3, y1, 30));
+    CHECK(max_diff(y0, y1, 30) < 1e-6f);
+    int lo = 0, hi = 0;
+    for (int i = 0; i < 30; i++) lo += y0[i] == 0.f, hi += y0[i] == 6.f;
+    CHECK(lo > 0 && hi > 0);             /* both bounds were hit */
+done:
+    eir_program_free(ref);
+    eir_program_free(p);
+}
+
+/* A program the pass must leave as it is (or, with folds_but_keeps, fold and keep that state). */
+static void refused(const char *what, const char *text, uint32_t want_changed) {
+    eir_program *p = parse(text);
+    CHECK(p != NULL);
+    if (!p) return;
+    fill_state(p);
+    const eir_graph *g = eir_program_graph(p);
+    uint32_t before = g->num_nodes;
+    uint32_t changed = run_to_backend(p);
+    if (changed != want_changed) fprintf(stderr, "%s: %u fused, expected %u\n", what, changed, want_changed);
+    CHECK(changed == want_changed);
+    if (!want_changed) {
+        CHECK(eir_program_graph(p)->num_nodes == before);
+        CHECK(count_prefix(p, "torch.ops.eir_cpu.") == 0);
+    }
+    eir_program_free(p);
+}
+
+static void test_refusals(void) {
+    /* the convolution's weight read by another call: no fold (the conv stays, so does the batch norm) */
+    refused("weight used elsewhere",
+            conv_program("f32", "            sum_1: \"f32[]\" = torch.ops.aten.sum.default(p_conv_weight)\n",
+                         "relu, sum_1", "    relu: USER_OUTPUT\n    sum_1: USER_OUTPUT\n"),
+            0);
+    /* the convolution's result read twice */
+    refused("conv output with two users", conv_program("f32", "", "relu, convolution",
+                                                       "    relu: USER_OUTPUT\n    convolution: USER_OUTPUT\n"),
+            0);
+    /* float64 */
+    refused("float64", conv_program("f64", "", "relu,", "    relu: USER_OUTPUT\n"), 0);
+    /* the batch norm's running variance written by the program */
+    refused("mutated buffer",
+            conv_program("f32", "            add: \"f32[4]\" = torch.ops.aten.add.Tensor(b_bn_running_var, 1)\n",
+                         "add, relu", "    add: BUFFER_MUTATION target='bn.running_var'\n    relu: USER_OUTPUT\n"),
+            0);
+    /* the batch norm's weight read elsewhere: it still folds, and the parameter stays */
+    eir_program *p = parse(conv_program("f32", "            add: \"f32[4]\" = torch.ops.aten.add.Tensor(p_bn_weight, 1)\n",
+                                        "relu, add", "    relu: USER_OUTPUT\n    add: USER_OUTPUT\n"));
+    CHECK(p != NULL);
+    if (p) {
+        CHECK(run_to_backend(p) == 1);
+        CHECK(eir_program_find_tensor(p, "bn.weight") != NULL && eir_program_find_tensor(p, "conv.weight") == NULL);
+        CHECK(verifies(p, EIR_DIALECT_BACKEND));
+        eir_program_free(p);
+    }
+    /* aten.batch_norm in training mode after aten.conv2d (ATen): nothing to fold; relu does not follow the conv */
+    static const char *TRAINING =
+        "ExportedProgram:\n"
+        "    class GraphModule(torch.nn.Module):\n"
+        "        def forward(self, p_w: \"f32[4, 3, 3, 3]\", b_m: \"f32[4]\", b_v: \"f32[4]\", x: \"f32[2, 3, 8, 8]\"):\n"
+        "            conv2d: \"f32[2, 4, 6, 6]\" = torch.ops.aten.conv2d.default(x, p_w)\n"
+        "            batch_norm: \"f32[2, 4, 6, 6]\" = torch.ops.aten.batch_norm.default(conv2d, None, None, b_m, b_v, "
+        "True, 0.1, 1e-05, False)\n"
+        "            relu: \"f32[2, 4, 6, 6]\" = torch.ops.aten.relu.default(batch_norm)\n"
+        "            return (relu,)\n"
+        "\n"
+        "Graph signature:\n"
+        "    # inputs\n"
+        "    p_w: PARAMETER target='w'\n"
+        "    b_m: BUFFER target='m' persistent=True\n"
+        "    b_v: BUFFER target='v' persistent=True\n"
+        "    x: USER_INPUT\n"
+        "\n"
+        "    # outputs\n"
+        "    relu: USER_OUTPUT\n"
+        "\n"
+        "Range constraints: {}\n";
+    refused("training", TRAINING, 0);
+}
+
+static void test_verifier(void) {
+    /* an eir_cpu call with a bad activation and float64 input: named violations */
+    static const char *BAD =
+        "ExportedProgram:\n"
+        "    class GraphModule(torch.nn.Module):\n"
+        "        def forward(self, p_fc_weight: \"f32[5, 7]\", x: \"f64[3, 7]\"):\n"
+        "            l: \"f32[3, 5]\" = torch.ops.eir_cpu.linear.default(x, p_fc_weight, None, 'gelu')\n"
+        "            return (l,)\n"
+        "\n"
+        "Graph signature:\n"
+        "    # inputs\n"
+        "    p_fc_weight: PARAMETER target='fc.weight'\n"
+        "    x: USER_INPUT\n"
+        "\n"
+        "    # outputs\n"
+        "    l: USER_OUTPUT\n"
+        "\n"
+        "Range constraints: {}\n";
+    eir_program *p = parse(BAD);
+    CHECK(p != NULL);
+    if (!p) return;
+    eir_verify_report *r = NULL;
+    CHECK(eir_program_verify(p, EIR_DIALECT_BACKEND, &r) == EIR_ERR_INVALID);
+    bool act = false, dtype = false;
+    for (uint32_t i = 0; i < eir_verify_num_violations(r); i++) {
+        const eir_violation *v = eir_verify_violation(r, i);
+        act |= !strcmp(v->rule, "backend.activation") && strstr(v->message, "'gelu'") != NULL;
+        dtype |= !strcmp(v->rule, "backend.dtype") && !strcmp(v->arg, "input");
+    }
+    CHECK(act && dtype);
+    eir_verify_report_free(r);
+    CHECK(verifies(p, EIR_DIALECT_ATEN));       /* a custom operator there */
+    eir_program_free(p);
+}
+
+int main(void) {
+    test_conv_bn_relu();
+    test_linear_hardtanh();
+    test_refusals();
+    test_verifier();
+    return check_summary("test_backend");
+}
