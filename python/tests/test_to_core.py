@@ -417,11 +417,10 @@ ZOO_KNOWN = {
     "custom_mutation": "writes a buffer a slice of which is read afterwards (not functionalized yet)",
     "input_mutation": "writes a user input through a view (select; not functionalized yet)",
     "lstm": "no decomposition of aten.lstm",
-    "mask_repeat": "no decomposition of aten.repeat_interleave.self_Tensor",
     "effects": "torch wraps effectful ops in with_effects (ops compared by name differ)",
     "grad_autocast": "torch inlines wrap_with_autocast / wrap_with_set_grad_enabled; eir keeps them",
 }
-FAST = ["mlp", "gpt", "dtype_bf16", "map_dyn", "storage"]
+FAST = ["mlp", "gpt", "dtype_bf16", "map_dyn", "storage", "mask_repeat"]
 
 
 def zoo_programs():

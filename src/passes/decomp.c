@@ -1626,6 +1626,216 @@ static eir_status r_sdpa(dc *c) {
     return finish(c, out, res);
 }
 
+/* ---- group_norm, pad, repeat_interleave ---- */
+
+/* group_norm -> native_group_norm(x, w, b, N, C, HxW, group, eps) (its
+ * mean / rstd outputs [N, group] in the input's dtype) */
+static eir_status r_group_norm(dc *c) {
+    uint32_t x, out;
+    eir_status st = need_io(c, "input", &x, &out);
+    if (st) return st;
+    const eir_tensor_meta *xm = meta_of(c, x);
+    int64_t groups;
+    double eps;
+    if (!int_of(arg_named(c, "num_groups"), &groups) || groups <= 0)
+        return refuse(c, "argument 'num_groups': expected a positive int");
+    if (!float_arg(c, "eps", 1e-5, &eps)) return refuse(c, "argument 'eps': expected a float");
+    if (xm->rank < 2) return refuse(c, "input of rank %u (expected rank >= 2)", xm->rank);
+    if (!meta_concrete_sizes(xm)) return refuse(c, "symbolic sizes of input %s", c->g->values[x].name);
+    int64_t n = xm->sizes[0].value, ch = xm->sizes[1].value, hw = 1;
+    for (uint32_t i = 2; i < xm->rank; i++) hw *= xm->sizes[i].value;
+    if (ch % groups) return refuse(c, "%lld channels are not divisible into %lld groups", (long long)ch, (long long)groups);
+    if (c->dry) return EIR_OK;
+    tm stat;
+    int64_t ssz[2] = {n, groups};
+    tm_new(&stat, xm, xm->dtype, ssz, 2);
+    const eir_tensor_meta *ms[3] = {meta_of(c, out), &stat.m, &stat.m};
+    eir_named_arg gi[8] = {pos_arg("input", a_tensor(x)),
+                           pos_arg("weight", a_opt_tensor(tensor_of(c, "weight"))),
+                           pos_arg("bias", a_opt_tensor(tensor_of(c, "bias"))),
+                           pos_arg("N", a_int(n)), pos_arg("C", a_int(ch)), pos_arg("HxW", a_int(hw)),
+                           pos_arg("group", a_int(groups)), pos_arg("eps", a_float(eps))};
+    uint32_t vals[3];
+    if ((st = emit_n(c, "native_group_norm.default", 8, gi, 3, ms, NULL, false, vals))) return st;
+    return finish(c, out, vals[0]);
+}
+
+/* pad: 'constant' -> constant_pad_nd; 'reflect' / 'replicate' -> per padded
+ * dimension an index built from arange (torch's
+ * _reflection_or_replication_pad: reflect as m-1 - |m-1 - |i||, replicate as
+ * clamp(i, 0, m-1)) and index.Tensor; 'circular' is refused */
+static eir_status r_pad(dc *c) {
+    uint32_t x, out;
+    eir_status st = need_io(c, "self", &x, &out);
+    if (st) return st;
+    const eir_arg *pa = arg_named(c, "pad"), *ma = arg_named(c, "mode");
+    int64_t pad[2 * MAXR];
+    uint32_t np;
+    if (!ints_of(pa, pad, 2 * MAXR, &np) || np % 2) return refuse(c, "argument 'pad': expected an even number of concrete ints");
+    const char *mode = is_none(ma) ? "constant" : ma->kind == EIR_ARG_STRING ? ma->u.s : NULL;
+    if (!mode) return refuse(c, "argument 'mode': expected a string");
+    const eir_tensor_meta *xm = meta_of(c, x), *om = meta_of(c, out);
+    if (!strcmp(mode, "constant")) {
+        double v;
+        if (!float_arg(c, "value", 0.0, &v)) return refuse(c, "argument 'value': expected a float");
+        if (c->dry) return EIR_OK;
+        eir_named_arg ci[3] = {pos_arg("self", a_tensor(x)), pos_arg("pad", *pa), pos_arg("value", a_float(v))};
+        uint32_t res;
+        if ((st = emit(c, "constant_pad_nd.default", 3, ci, om, "constant_pad_nd", &res))) return st;
+        return finish(c, out, res);
+    }
+    bool reflect = !strcmp(mode, "reflect");
+    if (!reflect && strcmp(mode, "replicate"))
+        return refuse(c, "pad mode '%s' (only 'constant', 'reflect' and 'replicate' are decomposed)", mode);
+    uint32_t k = np / 2;
+    if (!k || xm->rank < k + 1 || xm->rank > k + 2)
+        return refuse(c, "%s padding of %u dimensions of a tensor of rank %u", mode, k, xm->rank);
+    if (!meta_concrete_sizes(xm)) return refuse(c, "symbolic sizes of input %s", c->g->values[x].name);
+    if (!meta_contiguous(om)) return refuse(c, "a non-contiguous result");
+    uint32_t nc = xm->rank - k;
+    for (uint32_t i = 0; i < k; i++) {
+        int64_t l = pad[2 * (k - 1 - i)], r = pad[2 * (k - 1 - i) + 1], m = xm->sizes[nc + i].value;
+        if (l < 0 || r < 0) return refuse(c, "negative %s padding", mode);
+        if (reflect && (l >= m || r >= m))
+            return refuse(c, "reflect padding (%lld, %lld) of a dimension of size %lld", (long long)l, (long long)r,
+                          (long long)m);
+        if (!reflect && m == 0) return refuse(c, "replicate padding of an empty dimension");
+    }
+    if (c->dry) return EIR_OK;
+    uint32_t cur = x;
+    tm res_m;
+    tm_from(&res_m, xm);
+    for (uint32_t i = 0; i < k; i++) {
+        int64_t l = pad[2 * (k - 1 - i)], r = pad[2 * (k - 1 - i) + 1], m = xm->sizes[nc + i].value, len = l + m + r;
+        tm t;
+        uint32_t ar, idx, a1, s1, a2;
+        tm_new(&t, xm, EIR_I64, &len, 1);
+        eir_named_arg ai[5] = {pos_arg("start", a_int(-l)), pos_arg("end", a_int(m + r)),
+                               kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)),
+                               kw_arg("device", a_device(xm)), kw_arg("pin_memory", a_bool(false))};
+        if ((st = emit(c, "arange.start_step", 5, ai, &t.m, "arange", &ar))) return st;
+        if (reflect) {
+            eir_named_arg b1[1] = {pos_arg("self", a_tensor(ar))};
+            if ((st = emit(c, "abs.default", 1, b1, &t.m, "abs", &a1))) return st;
+            eir_named_arg s1i[2] = {pos_arg("self", a_int(m - 1)), pos_arg("other", a_tensor(a1))};
+            if ((st = emit(c, "sub.Tensor", 2, s1i, &t.m, "sub", &s1))) return st;
+            eir_named_arg b2[1] = {pos_arg("self", a_tensor(s1))};
+            if ((st = emit(c, "abs.default", 1, b2, &t.m, "abs", &a2))) return st;
+            eir_named_arg s2i[2] = {pos_arg("self", a_int(m - 1)), pos_arg("other", a_tensor(a2))};
+            if ((st = emit(c, "sub.Tensor", 2, s2i, &t.m, "sub", &idx))) return st;
+        } else {
+            eir_named_arg ci[3] = {pos_arg("self", a_tensor(ar)), pos_arg("min", a_int(0)), pos_arg("max", a_int(m - 1))};
+            if ((st = emit(c, "clamp.default", 3, ci, &t.m, "clamp", &idx))) return st;
+        }
+        eir_arg items[MAXR];
+        for (uint32_t d = 0; d < xm->rank; d++) {
+            memset(&items[d], 0, sizeof items[d]);
+            items[d].kind = EIR_ARG_OPTIONAL_TENSOR;
+            items[d].value = d == nc + i ? idx : EIR_NO_VALUE;
+        }
+        eir_arg il = {0};
+        il.kind = EIR_ARG_OPTIONAL_TENSORS;
+        il.u.list.n = xm->rank;
+        il.u.list.items = items;
+        res_m.sz[nc + i] = si(len);
+        tm_contig(&res_m);
+        eir_named_arg ii[2] = {pos_arg("self", a_tensor(cur)), pos_arg("indices", il)};
+        if ((st = emit(c, "index.Tensor", 2, ii, i + 1 == k ? om : &res_m.m, "index", &cur))) return st;
+    }
+    return finish(c, out, cur);
+}
+
+/* repeat_interleave.self_int -> (flatten) unsqueeze + expand + clone + view;
+ * .self_Tensor -> repeat_interleave.Tensor(repeats) + index_select */
+static eir_status r_repeat_interleave(dc *c) {
+    uint32_t x, out;
+    eir_status st = need_io(c, "self", &x, &out);
+    if (st) return st;
+    const eir_tensor_meta *xm = meta_of(c, x), *om = meta_of(c, out);
+    const eir_arg *da = arg_named(c, "dim");
+    int64_t dim = 0;
+    bool flat = is_none(da);
+    if (!flat && !int_of(da, &dim)) return refuse(c, "argument 'dim': expected an int");
+    if (!flat) {
+        dim = wrap_dim(dim, xm->rank);
+        if (dim < 0 || dim >= (int64_t)(xm->rank ? xm->rank : 1)) return refuse(c, "dimension out of range");
+    }
+    bool by_tensor = !strcmp(c->op, "aten.repeat_interleave.self_Tensor");
+    int64_t reps = 0;
+    uint32_t rv = EIR_NO_VALUE;
+    if (by_tensor) {
+        rv = tensor_of(c, "repeats");
+        if (rv == EIR_NO_VALUE) return refuse(c, "argument 'repeats': expected a tensor");
+        if (meta_of(c, rv)->rank > 1) return refuse(c, "argument 'repeats': a tensor of rank %u", meta_of(c, rv)->rank);
+        if (meta_of(c, rv)->rank == 0 || (!meta_of(c, rv)->sizes[0].is_expr && meta_of(c, rv)->sizes[0].value == 1))
+            return refuse(c, "a single repeat count in a tensor (torch expands it first)");
+    } else if (!int_of(arg_named(c, "repeats"), &reps) || reps < 0)
+        return refuse(c, "argument 'repeats': expected a concrete non-negative int");
+    if (!by_tensor && !meta_concrete_sizes(xm)) return refuse(c, "symbolic sizes of input %s", c->g->values[x].name);
+    if (om->rank < 1) return refuse(c, "a 0-d result");
+    tm fl;
+    if (flat && xm->rank != 1) {
+        int64_t numel = 1;
+        if (!meta_concrete_sizes(xm)) return refuse(c, "symbolic sizes of input %s", c->g->values[x].name);
+        for (uint32_t i = 0; i < xm->rank; i++) numel *= xm->sizes[i].value;
+        tm_new(&fl, xm, xm->dtype, &numel, 1);
+        dc probe = *c;
+        probe.dry = true;
+        uint32_t tmp;
+        if (xm->rank != 1 && (st = emit_reshape(&probe, x, &fl.m, "view", &tmp))) return st;
+    }
+    if (c->dry) return EIR_OK;
+    if (flat && xm->rank != 1 && (st = emit_reshape(c, x, &fl.m, "view", &x))) return st;
+    xm = meta_of(c, x);
+    uint32_t res;
+    if (by_tensor) {
+        tm ri;
+        tm_from(&ri, meta_of(c, rv));
+        ri.m.rank = 1;
+        ri.sz[0] = om->sizes[flat ? 0 : dim];
+        ri.st[0] = si(1);
+        ri.m.storage_offset = si(0);
+        uint32_t idx;
+        eir_named_arg ri_in[1] = {pos_arg("repeats", a_tensor(rv))};
+        if ((st = emit(c, "repeat_interleave.Tensor", 1, ri_in, &ri.m, "repeat_interleave", &idx))) return st;
+        eir_named_arg is[3] = {pos_arg("self", a_tensor(x)), pos_arg("dim", a_int(dim)), pos_arg("index", a_tensor(idx))};
+        if ((st = emit(c, "index_select.default", 3, is, om, "index_select", &res))) return st;
+        return finish(c, out, res);
+    }
+    uint32_t r = xm->rank;
+    if (r + 1 > MAXR) return refuse(c, "rank above %d", MAXR - 1);
+    tm u, e, cl;
+    tm_from(&u, xm);
+    for (uint32_t i = r; i > (uint32_t)dim + 1; i--) {
+        u.sz[i] = u.sz[i - 1];
+        u.st[i] = u.st[i - 1];
+    }
+    u.sz[dim + 1] = si(1);
+    u.st[dim + 1] = (uint32_t)dim + 1 < r ? si(xm->sizes[dim + 1].value * xm->strides[dim + 1].value) : si(1);
+    u.m.rank = r + 1;
+    e = u;
+    e.m.sizes = e.sz;
+    e.m.strides = e.st;
+    e.sz[dim + 1] = si(reps);
+    e.st[dim + 1] = si(0);
+    cl = e;
+    cl.m.sizes = cl.sz;
+    cl.m.strides = cl.st;
+    tm_contig(&cl);
+    int64_t esz[MAXR];
+    for (uint32_t i = 0; i <= r; i++) esz[i] = e.sz[i].value;
+    uint32_t us, ex, cv;
+    eir_named_arg ui[2] = {pos_arg("self", a_tensor(x)), pos_arg("dim", a_int(dim + 1))};
+    if ((st = emit(c, "unsqueeze.default", 2, ui, &u.m, "unsqueeze", &us))) return st;
+    eir_named_arg ei[2] = {pos_arg("self", a_tensor(us)), pos_arg("size", a_ints(c, esz, r + 1))};
+    if ((st = emit(c, "expand.default", 2, ei, &e.m, "expand", &ex))) return st;
+    eir_named_arg ci[2] = {pos_arg("self", a_tensor(ex)),
+                           kw_arg("memory_format", a_kind(EIR_ARG_MEMORY_FORMAT, EIR_MF_CONTIGUOUS))};
+    if ((st = emit(c, "clone.default", 2, ci, &cl.m, "clone", &cv))) return st;
+    if ((st = emit_reshape(c, cv, om, "view", &res))) return st;
+    return finish(c, out, res);
+}
+
 /* ---- in-place ops on intermediates ---- */
 
 static bool arg_names(const eir_arg *a, uint32_t v) {
@@ -1839,6 +2049,10 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.squeeze.dim", r_squeeze},
     {"aten.real.default", r_real_imag},
     {"aten.imag.default", r_real_imag},
+    {"aten.group_norm.default", r_group_norm},
+    {"aten.pad.default", r_pad},
+    {"aten.repeat_interleave.self_int", r_repeat_interleave},
+    {"aten.repeat_interleave.self_Tensor", r_repeat_interleave},
 };
 
 uint32_t eir_decomp_num_rules(void) { return sizeof RULES / sizeof *RULES; }
