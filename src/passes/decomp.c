@@ -630,6 +630,8 @@ static eir_status emit_batched_mm(dc *c, uint32_t a, uint32_t b, const eir_tenso
 
 typedef eir_status (*rule_fn)(dc *c);
 
+static void tm_new(tm *t, const eir_tensor_meta *like, eir_dtype dt, const int64_t *sz, uint32_t n);
+
 /* x.T of a 2-d weight: permute(w, [1, 0]) */
 static eir_status emit_t(dc *c, uint32_t w, uint32_t *res) {
     tm t;
@@ -645,6 +647,51 @@ static eir_status emit_t(dc *c, uint32_t w, uint32_t *res) {
     return emit(c, "permute.default", 2, pi, &t.m, "permute", res);
 }
 
+/* linear of a vector: torch's matmul (unsqueeze + mm + squeeze) without a
+ * bias, addmm on a [1, K] view with one */
+static eir_status linear_1d(dc *c, uint32_t x, uint32_t w, uint32_t b, uint32_t out) {
+    const eir_tensor_meta *xm = meta_of(c, x), *om = meta_of(c, out);
+    if (!meta_concrete_sizes(xm) || !meta_concrete_sizes(om) || xm->strides[0].is_expr)
+        return refuse(c, "symbolic sizes of a 1-d input");
+    int64_t k = xm->sizes[0].value, n = om->rank == 1 ? om->sizes[0].value : 1;
+    if (om->rank != 1) return refuse(c, "a 1-d input with a result of rank %u", om->rank);
+    tm row, res;
+    int64_t rs[2] = {1, k}, os_[2] = {1, n};
+    tm_new(&row, xm, xm->dtype, rs, 2);
+    tm_new(&res, om, om->dtype, os_, 2);
+    if (b == EIR_NO_VALUE) {
+        row.st[1] = xm->strides[0];
+        row.st[0] = si(k * xm->strides[0].value);
+        row.m.storage_offset = xm->storage_offset;
+    } else {
+        dc probe = *c;
+        probe.dry = true;
+        uint32_t tmp;
+        eir_status st = emit_reshape(&probe, x, &row.m, "view", &tmp);
+        if (st) return st;
+    }
+    if (c->dry) return EIR_OK;
+    eir_status st;
+    uint32_t wt, u, mm, r;
+    if (b == EIR_NO_VALUE) {
+        if ((st = emit_t(c, w, &wt))) return st;
+        eir_named_arg ui[2] = {pos_arg("self", a_tensor(x)), pos_arg("dim", a_int(0))};
+        if ((st = emit(c, "unsqueeze.default", 2, ui, &row.m, "unsqueeze", &u))) return st;
+        eir_named_arg mi[2] = {pos_arg("self", a_tensor(u)), pos_arg("mat2", a_tensor(wt))};
+        if ((st = emit(c, "mm.default", 2, mi, &res.m, "mm", &mm))) return st;
+        int64_t zero = 0;
+        eir_named_arg si_[2] = {pos_arg("self", a_tensor(mm)), pos_arg("dim", a_ints(c, &zero, 1))};
+        if ((st = emit(c, "squeeze.dims", 2, si_, om, "squeeze", &r))) return st;
+        return finish(c, out, r);
+    }
+    if ((st = emit_reshape(c, x, &row.m, "view", &u))) return st;
+    if ((st = emit_t(c, w, &wt))) return st;
+    eir_named_arg ai[3] = {pos_arg("self", a_tensor(b)), pos_arg("mat1", a_tensor(u)), pos_arg("mat2", a_tensor(wt))};
+    if ((st = emit(c, "addmm.default", 3, ai, &res.m, "addmm", &mm))) return st;
+    if ((st = emit_reshape(c, mm, om, "view", &r))) return st;
+    return finish(c, out, r);
+}
+
 static eir_status r_linear(dc *c) {
     uint32_t x, out;
     eir_status st = need_io(c, "input", &x, &out);
@@ -652,7 +699,8 @@ static eir_status r_linear(dc *c) {
     uint32_t w = tensor_of(c, "weight"), b = tensor_of(c, "bias");
     if (w == EIR_NO_VALUE || meta_of(c, w)->rank != 2) return refuse(c, "argument 'weight': expected a 2-d tensor");
     const eir_tensor_meta *xm = meta_of(c, x), *om = meta_of(c, out);
-    if (xm->rank < 2) return refuse(c, "input of rank %u (only rank >= 2 is decomposed)", xm->rank);
+    if (xm->rank == 1) return linear_1d(c, x, w, b, out);
+    if (xm->rank < 2) return refuse(c, "input of rank %u (only rank >= 1 is decomposed)", xm->rank);
     if (b != EIR_NO_VALUE && meta_of(c, b)->rank > 1) return refuse(c, "argument 'bias': expected a 1-d tensor");
     tm flat_in, flat_out;
     c->size_src = x;
@@ -1645,14 +1693,28 @@ static eir_status r_group_norm(dc *c) {
     int64_t n = xm->sizes[0].value, ch = xm->sizes[1].value, hw = 1;
     for (uint32_t i = 2; i < xm->rank; i++) hw *= xm->sizes[i].value;
     if (ch % groups) return refuse(c, "%lld channels are not divisible into %lld groups", (long long)ch, (long long)groups);
+    if (!meta_contiguous(xm) && xm->rank == 4 && !xm->strides[1].is_expr && xm->strides[1].value == 1 && ch > 1)
+        return refuse(c, "a channels-last input (torch normalizes a channels-last copy)");
     if (c->dry) return EIR_OK;
+    /* torch normalizes contiguous copies of input, weight and bias */
+    uint32_t wb[3] = {x, tensor_of(c, "weight"), tensor_of(c, "bias")};
+    for (uint32_t i = 0; i < 3; i++) {
+        if (wb[i] == EIR_NO_VALUE || meta_contiguous(meta_of(c, wb[i]))) continue;
+        tm cl;
+        tm_from(&cl, meta_of(c, wb[i]));
+        tm_contig(&cl);
+        eir_named_arg ci[2] = {pos_arg("self", a_tensor(wb[i])),
+                               kw_arg("memory_format", a_kind(EIR_ARG_MEMORY_FORMAT, EIR_MF_CONTIGUOUS))};
+        if ((st = emit(c, "clone.default", 2, ci, &cl.m, "clone", &wb[i]))) return st;
+    }
+    x = wb[0];
+    xm = meta_of(c, x);
     tm stat;
     int64_t ssz[2] = {n, groups};
     tm_new(&stat, xm, xm->dtype, ssz, 2);
     const eir_tensor_meta *ms[3] = {meta_of(c, out), &stat.m, &stat.m};
-    eir_named_arg gi[8] = {pos_arg("input", a_tensor(x)),
-                           pos_arg("weight", a_opt_tensor(tensor_of(c, "weight"))),
-                           pos_arg("bias", a_opt_tensor(tensor_of(c, "bias"))),
+    eir_named_arg gi[8] = {pos_arg("input", a_tensor(x)), pos_arg("weight", a_opt_tensor(wb[1])),
+                           pos_arg("bias", a_opt_tensor(wb[2])),
                            pos_arg("N", a_int(n)), pos_arg("C", a_int(ch)), pos_arg("HxW", a_int(hw)),
                            pos_arg("group", a_int(groups)), pos_arg("eps", a_float(eps))};
     uint32_t vals[3];
