@@ -416,11 +416,10 @@ def test_verify_each_and_print_after(eir, tmp_path):
 ZOO_KNOWN = {
     "custom_mutation": "writes a buffer a slice of which is read afterwards (not functionalized yet)",
     "input_mutation": "writes a user input through a view (select; not functionalized yet)",
-    "lstm": "no decomposition of aten.lstm",
     "effects": "torch wraps effectful ops in with_effects (ops compared by name differ)",
     "grad_autocast": "torch inlines wrap_with_autocast / wrap_with_set_grad_enabled; eir keeps them",
 }
-FAST = ["mlp", "gpt", "dtype_bf16", "map_dyn", "storage", "mask_repeat"]
+FAST = ["mlp", "gpt", "dtype_bf16", "map_dyn", "storage", "mask_repeat", "lstm"]
 
 
 def zoo_programs():

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import glob
+import json
 import os
 import subprocess
 import sys
@@ -159,23 +160,28 @@ def to_core(eir, src, dst, flat, how="close"):
         res["why"] = _reason(err)
         return res
     ep_src = torch.export.load(str(src))
-    try:
-        torch_ops = K.op_set(torch.export.load(str(src)).run_decompositions())
-    except Exception as e:  # noqa: BLE001
-        res.update(status="error", why="torch's run_decompositions() fails: " + harness._short(e, 200))
-        return res
     v = K.verify_core(eir, dst)
-    if v.returncode != 0:
-        bad = K.violating_ops(v.stdout)
-        if not (v.returncode == 3 and bad and bad <= torch_ops):
-            res["why"] = "eir verify --dialect core: " + ((v.stdout + v.stderr).strip().splitlines() or ["?"])[0][:300]
-            return res
     try:
         ep_new = torch.export.load(str(dst))
     except Exception as e:  # noqa: BLE001
         res["why"] = "torch.export.load fails: " + harness._short(e, 300)
         return res
     res["rewrote"] = K.op_set(ep_new) != K.op_set(ep_src)
+    if v.returncode == 0 and not res["rewrote"]:
+        # Core ATen as exported, nothing rewritten: torch's run_decompositions()
+        # leaves these ops too (a core op has no default decomposition)
+        torch_ops = K.op_set(ep_new)
+    else:
+        try:
+            torch_ops = K.op_set(torch.export.load(str(src)).run_decompositions())
+        except Exception as e:  # noqa: BLE001
+            res.update(status="error", why="torch's run_decompositions() fails: " + harness._short(e, 200))
+            return res
+    if v.returncode != 0:
+        bad = K.violating_ops(v.stdout)
+        if not (v.returncode == 3 and bad and bad <= torch_ops):
+            res["why"] = "eir verify --dialect core: " + ((v.stdout + v.stderr).strip().splitlines() or ["?"])[0][:300]
+            return res
     extra = K.op_set(ep_new) - torch_ops
     if extra:
         res["why"] = f"ops torch's run_decompositions() does not leave: {sorted(extra)}"
@@ -477,6 +483,9 @@ def main(argv=None):
     ap.add_argument("--to-core-doc", default=os.path.join(REPO, "docs", "TO-CORE.md"))
     ap.add_argument("--roundtrip-doc", default=os.path.join(REPO, "docs", "ROUNDTRIP.md"))
     ap.add_argument("--eir", default=None)
+    ap.add_argument("--log", help="append each cell's result to this file (JSON lines)")
+    ap.add_argument("--from-log", nargs="*", help="write the tables from these logs instead of sweeping")
+    ap.add_argument("--skip", nargs="*", default=[], help="groups to leave out: opinfo core zoo fixtures")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args(argv)
     modes = set()
@@ -489,16 +498,20 @@ def main(argv=None):
     dtypes = a.dtypes.split(",")
     import opinfo_sweep as O
     keys = a.only or sorted(O.opinfos())[::a.sample]
-    tasks = [("conversion_sweep:opinfo_cell", k, d, eir, "", sorted(modes)) for k in keys for d in dtypes]
+    tasks = [] if "opinfo" in a.skip else [("conversion_sweep:opinfo_cell", k, d, eir, "", sorted(modes))
+                                         for k in keys for d in dtypes]
     if "roundtrip" in modes and not a.only:
         import sweep as S
-        tasks += [("conversion_sweep:core_cell", op, d, eir, "") for op in sorted(S.core_ops())[::a.sample]
-                  for d in dtypes]
+        if "core" not in a.skip:
+            tasks += [("conversion_sweep:core_cell", op, d, eir, "") for op in sorted(S.core_ops())[::a.sample]
+                      for d in dtypes]
         zoo = os.environ.get("EIR_ZOO_DIR")
         files = sorted(glob.glob(os.path.join(zoo, "*.pt2"))) if zoo else []
-        tasks += [("conversion_sweep:file_cell", p, "zoo", eir, "") for p in files[::a.sample]]
+        if "zoo" not in a.skip:
+            tasks += [("conversion_sweep:file_cell", p, "zoo", eir, "") for p in files[::a.sample]]
         fx = sorted(glob.glob(os.path.join(REPO, "tests", "e2e", "fixtures", "*.pt2")))
-        tasks += [("conversion_sweep:file_cell", p, "fixtures", eir, "") for p in fx[::a.sample]]
+        if "fixtures" not in a.skip:
+            tasks += [("conversion_sweep:file_cell", p, "fixtures", eir, "") for p in fx[::a.sample]]
     if HERE not in sys.path:
         sys.path.insert(0, HERE)
     os.environ["PYTHONPATH"] = os.pathsep.join([HERE, os.path.join(REPO, "python", "ops"),
@@ -511,8 +524,13 @@ def main(argv=None):
     results = []
     t0 = time.time()
 
+    log = open(a.log, "w") if a.log else None
+
     def on_result(r):
         results.append(r)
+        if log:
+            log.write(json.dumps(r, default=str) + "\n")
+            log.flush()
         if a.verbose:
             c = r.get("core") or {}
             rt = r.get("rt") or {}
@@ -520,11 +538,17 @@ def main(argv=None):
                   f" core={c.get('status', '-')} rt={rt.get('ok', '-')} {(c.get('why') or rt.get('why') or r['msg'])[:150]}",
                   flush=True)
 
-    try:
-        harness.run_tasks(tasks, a.jobs, on_result, timeout=300)
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
-    secs = time.time() - t0
+    if a.from_log:
+        for fn in a.from_log:
+            with open(fn) as f:
+                results += [json.loads(line) for line in f if line.strip()]
+        secs = 0
+    else:
+        try:
+            harness.run_tasks(tasks, a.jobs, on_result, timeout=300)
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+        secs = time.time() - t0
     if "to-core" in modes:
         with open(a.to_core_doc, "w") as f:
             f.write(to_core_table(results, secs, dtypes))

@@ -692,15 +692,11 @@ static eir_status linear_1d(dc *c, uint32_t x, uint32_t w, uint32_t b, uint32_t 
     return finish(c, out, r);
 }
 
-static eir_status r_linear(dc *c) {
-    uint32_t x, out;
-    eir_status st = need_io(c, "input", &x, &out);
-    if (st) return st;
-    uint32_t w = tensor_of(c, "weight"), b = tensor_of(c, "bias");
-    if (w == EIR_NO_VALUE || meta_of(c, w)->rank != 2) return refuse(c, "argument 'weight': expected a 2-d tensor");
-    const eir_tensor_meta *xm = meta_of(c, x), *om = meta_of(c, out);
-    if (xm->rank == 1) return linear_1d(c, x, w, b, out);
-    if (xm->rank < 2) return refuse(c, "input of rank %u (only rank >= 1 is decomposed)", xm->rank);
+/* linear(x, w, b) of rank >= 2 with result metadata om; *resp the
+ * result (nothing is emitted in a dry run) */
+static eir_status emit_linear(dc *c, uint32_t x, uint32_t w, uint32_t b, const eir_tensor_meta *om, uint32_t *resp) {
+    eir_status st;
+    const eir_tensor_meta *xm = meta_of(c, x);
     if (b != EIR_NO_VALUE && meta_of(c, b)->rank > 1) return refuse(c, "argument 'bias': expected a 1-d tensor");
     tm flat_in, flat_out;
     c->size_src = x;
@@ -739,7 +735,8 @@ static eir_status r_linear(dc *c) {
             eir_named_arg ad[2] = {pos_arg("self", a_tensor(mmv)), pos_arg("other", a_tensor(b))};
             if ((st = emit(c, "add.Tensor", 2, ad, om, "add", &res))) return st;
         }
-        return finish(c, out, res);
+        *resp = res;
+        return EIR_OK;
     }
     if (c->dry) return EIR_OK;
     uint32_t in2 = x, wt, mm;
@@ -763,6 +760,22 @@ static eir_status r_linear(dc *c) {
         st = emit_reshape(c, mm, om, "view", &res);
         if (st) return st;
     }
+    *resp = res;
+    return EIR_OK;
+}
+
+static eir_status r_linear(dc *c) {
+    uint32_t x, out;
+    eir_status st = need_io(c, "input", &x, &out);
+    if (st) return st;
+    uint32_t w = tensor_of(c, "weight"), b = tensor_of(c, "bias");
+    if (w == EIR_NO_VALUE || meta_of(c, w)->rank != 2) return refuse(c, "argument 'weight': expected a 2-d tensor");
+    const eir_tensor_meta *xm = meta_of(c, x);
+    if (xm->rank == 1) return linear_1d(c, x, w, b, out);
+    if (xm->rank < 2) return refuse(c, "input of rank %u (only rank >= 1 is decomposed)", xm->rank);
+    uint32_t res = EIR_NO_VALUE;
+    if ((st = emit_linear(c, x, w, b, meta_of(c, out), &res))) return st;
+    if (c->dry) return EIR_OK;
     return finish(c, out, res);
 }
 
@@ -1898,6 +1911,223 @@ static eir_status r_repeat_interleave(dc *c) {
     return finish(c, out, res);
 }
 
+/* ---- lstm (torch's lstm_impl: one_layer_lstm unrolled over time) ---- */
+
+static eir_status emit_slice0(dc *c, uint32_t x, int64_t i, uint32_t *res) {
+    const eir_tensor_meta *xm = meta_of(c, x);
+    tm t;
+    tm_from(&t, xm);
+    t.sz[0] = si(1);
+    t.m.storage_offset = si(xm->storage_offset.value + i * xm->strides[0].value);
+    eir_named_arg si_[4] = {pos_arg("self", a_tensor(x)), pos_arg("dim", a_int(0)), pos_arg("start", a_int(i)),
+                            pos_arg("end", a_int(i + 1))};
+    return emit(c, "slice.Tensor", 4, si_, &t.m, "slice", res);
+}
+
+/* squeeze.dims(x, [0]) of a tensor whose first size is 1 */
+static eir_status emit_squeeze0(dc *c, uint32_t x, uint32_t *res) {
+    const eir_tensor_meta *xm = meta_of(c, x);
+    tm t;
+    tm_from(&t, xm);
+    for (uint32_t i = 1; i < xm->rank; i++) {
+        t.sz[i - 1] = xm->sizes[i];
+        t.st[i - 1] = xm->strides[i];
+    }
+    t.m.rank = xm->rank - 1;
+    int64_t zero = 0;
+    eir_named_arg si_[2] = {pos_arg("self", a_tensor(x)), pos_arg("dim", a_ints(c, &zero, 1))};
+    return emit(c, "squeeze.dims", 2, si_, &t.m, "squeeze", res);
+}
+
+/* x.unbind(0) as torch's decomposition writes it: every slice, then every
+ * squeeze */
+static eir_status emit_unbind0(dc *c, uint32_t x, uint32_t n, uint32_t *parts) {
+    eir_status st;
+    for (uint32_t i = 0; i < n; i++)
+        if ((st = emit_slice0(c, x, i, &parts[i]))) return st;
+    for (uint32_t i = 0; i < n; i++)
+        if ((st = emit_squeeze0(c, parts[i], &parts[i]))) return st;
+    return EIR_OK;
+}
+
+static eir_status emit_pw2(dc *c, const char *target, uint32_t a, uint32_t b, const eir_tensor_meta *m,
+                           const char *hint, uint32_t *res) {
+    eir_named_arg pi[2] = {pos_arg("self", a_tensor(a)), pos_arg("other", a_tensor(b))};
+    return emit(c, target, b == EIR_NO_VALUE ? 1 : 2, pi, m, hint, res);
+}
+
+static eir_status emit_cat0(dc *c, const uint32_t *vals, uint32_t n, const eir_tensor_meta *m, uint32_t *res) {
+    eir_arg *items = calloc(n, sizeof *items);
+    if (!items) return eir_fail(c->p, EIR_ERR_NOMEM, "to-core: out of memory");
+    for (uint32_t i = 0; i < n; i++) items[i] = a_tensor(vals[i]);
+    eir_arg l = {0};
+    l.kind = EIR_ARG_TENSORS;
+    l.u.list.n = n;
+    l.u.list.items = items;
+    eir_named_arg ci[1] = {pos_arg("tensors", l)};
+    eir_status st = emit(c, "cat.default", 1, ci, m, "cat", res);
+    free(items);
+    return st;
+}
+
+static eir_status r_lstm(dc *c) {
+    uint32_t x = tensor_of(c, "input");
+    if (x == EIR_NO_VALUE) return refuse(c, "argument 'input': expected a tensor");
+    if (c->src.num_outputs != 3) return refuse(c, "expected three outputs");
+    for (uint32_t i = 0; i < 3; i++)
+        if (c->src.outputs[i].kind != EIR_ARG_TENSOR || c->src.outputs[i].value >= c->g->num_values)
+            return refuse(c, "expected three tensor outputs");
+    const eir_arg *hxa = arg_named(c, "hx"), *pa = arg_named(c, "params");
+    if (!hxa || hxa->kind != EIR_ARG_TENSORS || hxa->u.list.n != 2) return refuse(c, "argument 'hx': expected two tensors");
+    if (!pa || pa->kind != EIR_ARG_TENSORS) return refuse(c, "argument 'params': expected a list of tensors");
+    bool has_b, train, bidir, bf;
+    int64_t layers;
+    double drop;
+    if (!bool_arg(c, "has_biases", true, &has_b) || !bool_arg(c, "train", false, &train) ||
+        !bool_arg(c, "bidirectional", false, &bidir) || !bool_arg(c, "batch_first", false, &bf) ||
+        !int_of(arg_named(c, "num_layers"), &layers) || !float_arg(c, "dropout", 0.0, &drop))
+        return refuse(c, "arguments has_biases, num_layers, dropout, train, bidirectional, batch_first: expected "
+                         "concrete values");
+    if (bidir) return refuse(c, "a bidirectional lstm is not decomposed yet");
+    if (train && drop != 0.0 && layers > 1) return refuse(c, "dropout between layers in training mode (random)");
+    uint32_t per = has_b ? 4 : 2;
+    if (layers < 1 || layers > MAXR || pa->u.list.n != per * (uint32_t)layers)
+        return refuse(c, "%u parameters for %lld layers (lstm with projections is not decomposed)", pa->u.list.n,
+                      (long long)layers);
+    for (uint32_t i = 0; i < pa->u.list.n; i++) {
+        const eir_arg *it = &pa->u.list.items[i];
+        if (it->value >= c->g->num_values || c->g->values[it->value].kind != EIR_VALUE_TENSOR)
+            return refuse(c, "argument 'params': item %u is not a tensor", i);
+    }
+    uint32_t h0 = hxa->u.list.items[0].value, c0 = hxa->u.list.items[1].value;
+    if (h0 >= c->g->num_values || c0 >= c->g->num_values) return refuse(c, "argument 'hx': expected two tensors");
+    const eir_tensor_meta *xm = meta_of(c, x), *hm = meta_of(c, h0), *cm = meta_of(c, c0);
+    if (xm->rank != 3) return refuse(c, "input of rank %u (an unbatched lstm is not decomposed)", xm->rank);
+    if (!meta_concrete_sizes(xm) || !meta_concrete_sizes(hm) || !meta_concrete_sizes(cm))
+        return refuse(c, "symbolic sizes");
+    for (uint32_t i = 0; i < 3; i++)
+        if (xm->strides[i].is_expr || hm->strides[i].is_expr || cm->strides[i].is_expr || hm->rank != 3 || cm->rank != 3)
+            return refuse(c, "symbolic strides, or hidden states not of rank 3");
+    int64_t T = xm->sizes[bf ? 1 : 0].value, B = xm->sizes[bf ? 0 : 1].value, H = hm->sizes[2].value;
+    if (T < 1 || T > 4096) return refuse(c, "%lld time steps (1 to 4096 are unrolled)", (long long)T);
+    if (hm->sizes[0].value != layers || hm->sizes[1].value != B || cm->sizes[0].value != layers ||
+        cm->sizes[1].value != B || cm->sizes[2].value != H)
+        return refuse(c, "hidden states of sizes other than [num_layers, batch, hidden]");
+    for (uint32_t l = 0; l < (uint32_t)layers; l++) {
+        const eir_tensor_meta *wih = meta_of(c, pa->u.list.items[l * per].value);
+        const eir_tensor_meta *whh = meta_of(c, pa->u.list.items[l * per + 1].value);
+        if (wih->rank != 2 || whh->rank != 2 || !meta_concrete_sizes(wih) || !meta_concrete_sizes(whh) ||
+            wih->sizes[0].value != 4 * H || whh->sizes[0].value != 4 * H || whh->sizes[1].value != H)
+            return refuse(c, "layer %u: weights of sizes other than [4*hidden, in] and [4*hidden, hidden]", l);
+    }
+    if (c->dry) return EIR_OK;
+
+    eir_status st;
+    eir_dtype dt = xm->dtype;
+    uint32_t *steps = calloc((size_t)T, sizeof *steps);
+    uint32_t hs[MAXR], cs[MAXR], hf[MAXR], cf[MAXR];
+    if (!steps) return eir_fail(c->p, EIR_ERR_NOMEM, "to-core: out of memory");
+#define TRYL(e) do { if ((st = (e))) { free(steps); return st; } } while (0)
+    /* hidden = zip(hx[0], hx[1]) */
+    TRYL(emit_unbind0(c, h0, (uint32_t)layers, hs));
+    TRYL(emit_unbind0(c, c0, (uint32_t)layers, cs));
+    uint32_t inp = x;
+    if (bf) {
+        int64_t perm[3] = {1, 0, 2};
+        tm t;
+        tm_permute(&t, xm, perm);
+        TRYL(emit_permute(c, x, perm, 3, &t.m, &inp));
+    }
+    tm g1, gbh, s1, pre;
+    int64_t gsz[3] = {1, B, 4 * H}, hsz[3] = {1, B, H};
+    tm_new(&g1, xm, dt, gsz, 3);
+    tm_new(&s1, xm, dt, hsz, 3);
+    tm_from(&gbh, &g1.m);
+    gbh.m.rank = 2;
+    gbh.sz[0] = si(B);
+    gbh.sz[1] = si(4 * H);
+    tm_contig(&gbh);
+    for (uint32_t l = 0; l < (uint32_t)layers; l++) {
+        uint32_t wih = pa->u.list.items[l * per].value, whh = pa->u.list.items[l * per + 1].value;
+        uint32_t bih = has_b ? pa->u.list.items[l * per + 2].value : EIR_NO_VALUE;
+        uint32_t bhh = has_b ? pa->u.list.items[l * per + 3].value : EIR_NO_VALUE;
+        uint32_t hx, cx, pv;
+        for (int k = 0; k < 2; k++) {
+            uint32_t v = k ? cs[l] : hs[l];
+            const eir_tensor_meta *vm = meta_of(c, v);
+            tm u;
+            tm_from(&u, vm);
+            u.m.rank = 3;
+            u.sz[2] = vm->sizes[1], u.st[2] = vm->strides[1];
+            u.sz[1] = vm->sizes[0], u.st[1] = vm->strides[0];
+            u.sz[0] = si(1), u.st[0] = si(vm->sizes[0].value * vm->strides[0].value);
+            eir_named_arg ui[2] = {pos_arg("self", a_tensor(v)), pos_arg("dim", a_int(0))};
+            TRYL(emit(c, "unsqueeze.default", 2, ui, &u.m, "unsqueeze", k ? &cx : &hx));
+        }
+        int64_t psz[3] = {T, B, 4 * H};
+        tm_new(&pre, xm, dt, psz, 3);
+        TRYL(emit_linear(c, inp, wih, bih, &pre.m, &pv));
+        TRYL(emit_unbind0(c, pv, (uint32_t)T, steps));
+        for (int64_t t = 0; t < T; t++) {
+            uint32_t gl, ga, parts[4], sg0, sg1, th2, sg3, m0, m1, cy, tc, hy;
+            TRYL(emit_linear(c, hx, whh, bhh, &g1.m, &gl));
+            TRYL(emit_pw2(c, "add.Tensor", gl, steps[t], &g1.m, "add", &ga));
+            /* gates.chunk(4, 2) */
+            tm pm[4];
+            const eir_tensor_meta *pms[4];
+            for (int k = 0; k < 4; k++) {
+                tm_from(&pm[k], &g1.m);
+                pm[k].sz[2] = si(H);
+                pm[k].m.storage_offset = si(k * H);
+                pms[k] = &pm[k].m;
+            }
+            int64_t ss[4] = {H, H, H, H};
+            eir_named_arg sp[3] = {pos_arg("self", a_tensor(ga)), pos_arg("split_sizes", a_ints(c, ss, 4)),
+                                   pos_arg("dim", a_int(2))};
+            TRYL(emit_n(c, "split_with_sizes.default", 3, sp, 4, pms, NULL, true, parts));
+            TRYL(emit_pw2(c, "sigmoid.default", parts[0], EIR_NO_VALUE, &s1.m, "sigmoid", &sg0));
+            TRYL(emit_pw2(c, "sigmoid.default", parts[1], EIR_NO_VALUE, &s1.m, "sigmoid", &sg1));
+            TRYL(emit_pw2(c, "tanh.default", parts[2], EIR_NO_VALUE, &s1.m, "tanh", &th2));
+            TRYL(emit_pw2(c, "sigmoid.default", parts[3], EIR_NO_VALUE, &s1.m, "sigmoid", &sg3));
+            TRYL(emit_pw2(c, "mul.Tensor", sg1, cx, &s1.m, "mul", &m0));
+            TRYL(emit_pw2(c, "mul.Tensor", sg0, th2, &s1.m, "mul", &m1));
+            TRYL(emit_pw2(c, "add.Tensor", m0, m1, &s1.m, "add", &cy));
+            TRYL(emit_pw2(c, "tanh.default", cy, EIR_NO_VALUE, &s1.m, "tanh", &tc));
+            TRYL(emit_pw2(c, "mul.Tensor", sg3, tc, &s1.m, "mul", &hy));
+            hx = hy;
+            cx = cy;
+            steps[t] = hy;
+        }
+        tm o;
+        int64_t osz[3] = {T, B, H};
+        tm_new(&o, xm, dt, osz, 3);
+        TRYL(emit_cat0(c, steps, (uint32_t)T, &o.m, &inp));
+        TRYL(emit_squeeze0(c, hx, &hf[l]));
+        TRYL(emit_squeeze0(c, cx, &cf[l]));
+    }
+    uint32_t out0 = inp, out1, out2, cat;
+    if (bf) {
+        int64_t perm[3] = {1, 0, 2};
+        tm t;
+        tm_permute(&t, meta_of(c, inp), perm);
+        TRYL(emit_permute(c, inp, perm, 3, &t.m, &out0));
+    }
+    /* torch.stack(final_hiddens, 0): cat + view */
+    tm fl, fv;
+    int64_t fsz[2] = {layers * B, H}, vsz[3] = {layers, B, H};
+    tm_new(&fl, xm, dt, fsz, 2);
+    tm_new(&fv, xm, dt, vsz, 3);
+    TRYL(emit_cat0(c, hf, (uint32_t)layers, &fl.m, &cat));
+    TRYL(emit_reshape(c, cat, &fv.m, "view", &out1));
+    TRYL(emit_cat0(c, cf, (uint32_t)layers, &fl.m, &cat));
+    TRYL(emit_reshape(c, cat, &fv.m, "view", &out2));
+#undef TRYL
+    free(steps);
+    if ((st = finish(c, c->src.outputs[0].value, out0))) return st;
+    if ((st = finish(c, c->src.outputs[1].value, out1))) return st;
+    return finish(c, c->src.outputs[2].value, out2);
+}
+
 /* ---- in-place ops on intermediates ---- */
 
 static bool arg_names(const eir_arg *a, uint32_t v) {
@@ -2115,6 +2345,7 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.pad.default", r_pad},
     {"aten.repeat_interleave.self_int", r_repeat_interleave},
     {"aten.repeat_interleave.self_Tensor", r_repeat_interleave},
+    {"aten.lstm.input", r_lstm},
 };
 
 uint32_t eir_decomp_num_rules(void) { return sizeof RULES / sizeof *RULES; }
