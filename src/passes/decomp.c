@@ -630,6 +630,7 @@ static eir_status emit_batched_mm(dc *c, uint32_t a, uint32_t b, const eir_tenso
 
 typedef eir_status (*rule_fn)(dc *c);
 
+static void tm_pointwise(tm *t, const eir_tensor_meta *m);
 static void tm_new(tm *t, const eir_tensor_meta *like, eir_dtype dt, const int64_t *sz, uint32_t n);
 
 /* x.T of a 2-d weight: permute(w, [1, 0]) */
@@ -903,10 +904,35 @@ static eir_status r_dropout(dc *c) {
     bool train;
     if (!bool_arg(c, "train", false, &train)) return refuse(c, "argument 'train': expected a bool");
     if (train) return refuse(c, "dropout in training mode (random) is not decomposed");
+    if (strcmp(c->op, "aten.dropout.default")) {
+        /* the variants' CompositeImplicitAutograd kernels return the input */
+        if (c->dry) return EIR_OK;
+        return finish(c, out, x);
+    }
+    const eir_tensor_meta *xm = meta_of(c, x);
+    bool dense = meta_contiguous(xm);
+    if (!dense && meta_concrete_sizes(xm)) {
+        /* clone keeps the strides of a dense input (a permutation), else
+         * makes it contiguous */
+        tm t;
+        tm_pointwise(&t, xm);
+        dense = true;
+        for (uint32_t i = 0; i < xm->rank && dense; i++)
+            dense = xm->sizes[i].value <= 1 || (!xm->strides[i].is_expr && xm->strides[i].value == t.st[i].value);
+        if (!dense && !meta_concrete_sizes(xm)) return refuse(c, "a non-dense input of symbolic size");
+    } else if (!dense)
+        return refuse(c, "a non-contiguous input of symbolic size");
     if (c->dry) return EIR_OK;
+    tm cm;
+    tm_from(&cm, meta_of(c, out));
+    if (dense) {
+        for (uint32_t i = 0; i < xm->rank; i++) cm.st[i] = xm->strides[i];
+    } else
+        tm_contig(&cm);
+    cm.m.storage_offset = si(0);
     eir_named_arg ci[1] = {pos_arg("self", a_tensor(x))};
     uint32_t res;
-    st = emit(c, "clone.default", 1, ci, meta_of(c, out), "clone", &res);
+    st = emit(c, "clone.default", 1, ci, &cm.m, "clone", &res);
     if (st) return st;
     return finish(c, out, res);
 }
@@ -2347,6 +2373,18 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.repeat_interleave.self_Tensor", r_repeat_interleave},
     {"aten.lstm.input", r_lstm},
 };
+
+static const char *const CIA[] = {
+#include "decomp_cia.inc"
+};
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+bool eir_decomp_torch_rewrites(const char *op) {
+    if (!op) return false;
+    if (!strncmp(op, "torch.ops.", 10)) op += 10;
+    return bsearch(&op, CIA, sizeof CIA / sizeof *CIA, sizeof *CIA, cmp_str) != NULL;
+}
 
 uint32_t eir_decomp_num_rules(void) { return sizeof RULES / sizeof *RULES; }
 const char *eir_decomp_rule(uint32_t i) { return i < eir_decomp_num_rules() ? RULES[i].op : NULL; }

@@ -16,6 +16,7 @@
 #include "../../src/kernels/kutil.h"
 #include "../../src/ops/optable.h"
 #include "../../src/ops/meta.h"
+#include "../../src/passes/decomp.h"
 
 static const char USAGE[] =
     "usage: eir <command> [options] MODEL.pt2\n"
@@ -815,7 +816,10 @@ static void core_left_graph(const eir_graph *g, bool rewrite, uint32_t *n, bool 
                 core_left_graph(nd->inputs[j].arg.u.graph.graph, rewrite, n, count);
         const eir_op_schema *s = eir_op_find(nd->target);
         if (!s || (s->flags & EIR_OPF_CORE)) continue;
-        bool rw = (s->flags & (EIR_OPF_DECOMP | EIR_OPF_FUNCTIONAL | EIR_OPF_INPLACE)) != 0;
+        /* functionalization rewrites what writes its arguments, and
+         * CompositeImplicitAutograd kernels decompose as they trace */
+        bool rw = (s->flags & (EIR_OPF_DECOMP | EIR_OPF_FUNCTIONAL | EIR_OPF_INPLACE)) != 0 ||
+                  eir_op_mutates_args(s) || eir_decomp_torch_rewrites(s->name);
         if (rw != rewrite) continue;
         if (count) (*n)++;
         else fprintf(stderr, "  %%%s (%s)\n", nd->name ? nd->name : "?", s->name);
