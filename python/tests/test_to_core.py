@@ -197,6 +197,13 @@ class Lstms(nn.Module):
         return y, h, c, z, hc
 
 
+class Renames(nn.Module):
+    def forward(self, x, y):
+        return (torch.softmax(x, 1), torch.log_softmax(x, 0, dtype=torch.float64), torch.rsub(x, y, alpha=2),
+                torch.rsub(x, 3), torch.divide(x, y), torch.subtract(x, y, alpha=2), x.detach() + 1,
+                torch.softmax(x.to(torch.float16), 1, dtype=torch.float32), torch.divide(x, y, rounding_mode="floor"))
+
+
 def r(*s, dtype=torch.float32):
     g = torch.Generator().manual_seed(sum(s) + len(s))
     if dtype == torch.bool:
@@ -228,6 +235,7 @@ FAMILIES = {
     "group_norm": (GroupNorms, lambda: (r(2, 4, 3, 5),)),
     "repeat_interleave": (RepeatInterleave, lambda: (r(3, 4), torch.tensor([1, 0, 2]))),
     "lstm": (Lstms, lambda: (r(6, 2, 4),)),
+    "renames": (Renames, lambda: (r(3, 4), r(4, 3).t() + 2)),
 }
 STRICT_TOO = {"linear", "conv", "batch_norm", "layer_norm", "sdpa", "matmul", "views", "inplace", "pad", "lstm"}
 # the strict exports that run in the quick suite (the others are marked slow)

@@ -1389,6 +1389,8 @@ static eir_status r_rename(dc *c) {
         {"aten.__xor__.Tensor", "bitwise_xor.Tensor"},   {"aten.__and__.Scalar", "bitwise_and.Scalar"},
         {"aten.__or__.Scalar", "bitwise_or.Scalar"},     {"aten.__xor__.Scalar", "bitwise_xor.Scalar"},
         {"aten.arange.start", "arange.start_step"},     {"aten.arange.default", "arange.start_step"},
+        {"aten.detach.default", "alias.default"},       {"aten.divide.Tensor", "div.Tensor"},
+        {"aten.divide.Tensor_mode", "div.Tensor_mode"}, {"aten.subtract.Tensor", "sub.Tensor"},
     };
     for (uint32_t i = 0; i < sizeof R / sizeof *R; i++)
         if (!strcmp(c->op, R[i].from)) to = R[i].to;
@@ -1937,6 +1939,51 @@ static eir_status r_repeat_interleave(dc *c) {
     return finish(c, out, res);
 }
 
+/* softmax.int / log_softmax.int -> (_to_copy to dtype) + _softmax /
+ * _log_softmax(x, dim, False) */
+static eir_status r_softmax(dc *c) {
+    uint32_t x, out;
+    eir_status st = need_io(c, "self", &x, &out);
+    if (st) return st;
+    int64_t dim;
+    if (!int_of(arg_named(c, "dim"), &dim)) return refuse(c, "argument 'dim': expected an int");
+    const eir_arg *dt = arg_named(c, "dtype");
+    if (!is_none(dt) && dt->kind != EIR_ARG_SCALAR_TYPE) return refuse(c, "argument 'dtype': expected a dtype");
+    if (c->dry) return EIR_OK;
+    const eir_tensor_meta *xm = meta_of(c, x), *om = meta_of(c, out);
+    if (!is_none(dt) && (eir_dtype)dt->u.i != xm->dtype) {
+        tm t;
+        tm_from(&t, om);
+        eir_named_arg ti[4] = {pos_arg("self", a_tensor(x)), kw_arg("dtype", *dt),
+                               kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)),
+                               kw_arg("device", a_device(xm))};
+        if ((st = emit(c, "_to_copy.default", 4, ti, &t.m, "_to_copy", &x))) return st;
+    }
+    bool lg = strstr(c->op, "log_softmax") != NULL;
+    eir_named_arg si_[3] = {pos_arg("self", a_tensor(x)), pos_arg("dim", a_int(dim)), pos_arg("half_to_float", a_bool(false))};
+    uint32_t res;
+    if ((st = emit(c, lg ? "_log_softmax.default" : "_softmax.default", 3, si_, om, lg ? "_log_softmax" : "_softmax",
+                   &res)))
+        return st;
+    return finish(c, out, res);
+}
+
+/* rsub(self, other, alpha) -> sub(other, self, alpha) */
+static eir_status r_rsub(dc *c) {
+    uint32_t x, out;
+    eir_status st = need_io(c, "self", &x, &out);
+    if (st) return st;
+    const eir_arg *o = arg_named(c, "other"), *al = arg_named(c, "alpha");
+    if (!o) return refuse(c, "argument 'other' missing");
+    if (c->dry) return EIR_OK;
+    eir_named_arg si_[3] = {pos_arg("self", *o), pos_arg("other", a_tensor(x)), {0}};
+    uint32_t n = 2, res;
+    int64_t one;
+    if (!is_none(al) && !(int_of(al, &one) && one == 1 && al->kind == EIR_ARG_INT)) si_[n++] = kw_arg("alpha", *al);
+    if ((st = emit(c, "sub.Tensor", n, si_, meta_of(c, out), "sub", &res))) return st;
+    return finish(c, out, res);
+}
+
 /* ---- lstm (torch's lstm_impl: one_layer_lstm unrolled over time) ---- */
 
 static eir_status emit_slice0(dc *c, uint32_t x, int64_t i, uint32_t *res) {
@@ -2372,6 +2419,14 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.repeat_interleave.self_int", r_repeat_interleave},
     {"aten.repeat_interleave.self_Tensor", r_repeat_interleave},
     {"aten.lstm.input", r_lstm},
+    {"aten.softmax.int", r_softmax},
+    {"aten.log_softmax.int", r_softmax},
+    {"aten.rsub.Tensor", r_rsub},
+    {"aten.rsub.Scalar", r_rsub},
+    {"aten.detach.default", r_rename},
+    {"aten.divide.Tensor", r_rename},
+    {"aten.divide.Tensor_mode", r_rename},
+    {"aten.subtract.Tensor", r_rename},
 };
 
 static const char *const CIA[] = {
