@@ -1984,6 +1984,19 @@ static eir_status r_rsub(dc *c) {
     return finish(c, out, res);
 }
 
+/* lift_fresh_copy -> clone; detach_ -> nothing (its value is its input's) */
+static eir_status r_lift_detach(dc *c) {
+    uint32_t x, out;
+    eir_status st = need_io(c, "self", &x, &out);
+    if (st) return st;
+    if (c->dry) return EIR_OK;
+    if (!strcmp(c->op, "aten.detach_.default")) return finish(c, out, x);
+    eir_named_arg ci[1] = {pos_arg("self", a_tensor(x))};
+    uint32_t res;
+    if ((st = emit(c, "clone.default", 1, ci, meta_of(c, out), "clone", &res))) return st;
+    return finish(c, out, res);
+}
+
 /* ---- lstm (torch's lstm_impl: one_layer_lstm unrolled over time) ---- */
 
 static eir_status emit_slice0(dc *c, uint32_t x, int64_t i, uint32_t *res) {
@@ -2427,6 +2440,8 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.divide.Tensor", r_rename},
     {"aten.divide.Tensor_mode", r_rename},
     {"aten.subtract.Tensor", r_rename},
+    {"aten.lift_fresh_copy.default", r_lift_detach},
+    {"aten.detach_.default", r_lift_detach},
 };
 
 static const char *const CIA[] = {

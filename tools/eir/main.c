@@ -815,9 +815,10 @@ static void core_left_graph(const eir_graph *g, bool rewrite, uint32_t *n, bool 
             if (nd->inputs[j].arg.kind == EIR_ARG_GRAPH && nd->inputs[j].arg.u.graph.graph)
                 core_left_graph(nd->inputs[j].arg.u.graph.graph, rewrite, n, count);
         const eir_op_schema *s = eir_op_find(nd->target);
-        if (!s || (s->flags & EIR_OPF_CORE)) continue;
-        /* functionalization rewrites what writes its arguments, and
-         * CompositeImplicitAutograd kernels decompose as they trace */
+        /* functionalization rewrites what writes its arguments (core ops
+         * such as _native_batch_norm_legit too), and CompositeImplicitAutograd
+         * kernels decompose as they trace */
+        if (!s || ((s->flags & EIR_OPF_CORE) && !eir_op_mutates_args(s))) continue;
         bool rw = (s->flags & (EIR_OPF_DECOMP | EIR_OPF_FUNCTIONAL | EIR_OPF_INPLACE)) != 0 ||
                   eir_op_mutates_args(s) || eir_decomp_torch_rewrites(s->name);
         if (rw != rewrite) continue;
