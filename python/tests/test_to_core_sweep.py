@@ -26,11 +26,10 @@ for d in ("python/tools", "python/ops", "python/tests"):
 
 import conversion_sweep as C  # noqa: E402
 
-CONVERTED = ["nn.functional.pad.constant", "nn.functional.pad.reflect", "nn.functional.pad.replicate",
-             "nn.functional.group_norm", "repeat_interleave", "nn.functional.linear", "nn.functional.silu"]
+CONVERTED = ["nn.functional.pad.reflect", "nn.functional.pad.replicate", "nn.functional.group_norm",
+             "repeat_interleave", "nn.functional.linear"]
 # (OpInfo, the node and reason eir's refusal names)
-REFUSED = [("nn.functional.pad.circular", "node %pad (aten.pad.default): cannot decompose: pad mode 'circular'"),
-           ("einsum", "no rule for aten.einsum.default")]
+REFUSED = [("nn.functional.pad.circular", "node %pad (aten.pad.default): cannot decompose: pad mode 'circular'")]
 
 
 @pytest.mark.parametrize("key", CONVERTED)
@@ -50,8 +49,7 @@ def test_opinfo_refused(eir, tmp_path, key, why):
     assert not os.path.exists(os.path.join(tmp_path, "core.pt2"))
 
 
-@pytest.mark.parametrize("op", ["convolution.default", "index_put.default", "max_pool2d_with_indices.default",
-                                "native_layer_norm.default"])
+@pytest.mark.parametrize("op", ["convolution.default", "index_put.default"])
 def test_core_sweep_roundtrip(eir, tmp_path, op):
     r = C.core_cell(op, "f32", eir, str(tmp_path))
     assert r["status"] == "ok", r["msg"]
@@ -59,12 +57,12 @@ def test_core_sweep_roundtrip(eir, tmp_path, op):
 
 
 def test_fixtures_roundtrip(eir, tmp_path):
-    files = sorted(glob.glob(os.path.join(REPO, "tests", "e2e", "fixtures", "*.pt2")))[::6]
+    files = sorted(glob.glob(os.path.join(REPO, "tests", "e2e", "fixtures", "*.pt2")))[::10]
     assert files
     bad = []
     for f in files:
         r = C.file_cell(f, "fixtures", eir, str(tmp_path))
-        if not r["rt"]["ok"]:
+        if r["rt"]["ok"] is not True:
             bad.append(f"{os.path.basename(f)}: {r['rt']['why']}")
     assert not bad, "\n".join(bad)
 
