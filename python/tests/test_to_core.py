@@ -201,7 +201,8 @@ class Renames(nn.Module):
     def forward(self, x, y):
         return (torch.softmax(x, 1), torch.log_softmax(x, 0, dtype=torch.float64), torch.rsub(x, y, alpha=2),
                 torch.rsub(x, 3), torch.divide(x, y), torch.subtract(x, y, alpha=2), x.detach() + 1,
-                torch.softmax(x.to(torch.float16), 1, dtype=torch.float32), torch.divide(x, y, rounding_mode="floor"))
+                torch.softmax(x.to(torch.float16), 1, dtype=torch.float32), torch.divide(x, y, rounding_mode="floor"),
+                torch.broadcast_to(x[:, :1], (2, 3, 4)) * 2)
 
 
 def r(*s, dtype=torch.float32):

@@ -1391,6 +1391,7 @@ static eir_status r_rename(dc *c) {
         {"aten.arange.start", "arange.start_step"},     {"aten.arange.default", "arange.start_step"},
         {"aten.detach.default", "alias.default"},       {"aten.divide.Tensor", "div.Tensor"},
         {"aten.divide.Tensor_mode", "div.Tensor_mode"}, {"aten.subtract.Tensor", "sub.Tensor"},
+        {"aten.broadcast_to.default", "expand.default"},
     };
     for (uint32_t i = 0; i < sizeof R / sizeof *R; i++)
         if (!strcmp(c->op, R[i].from)) to = R[i].to;
@@ -2440,6 +2441,7 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.divide.Tensor", r_rename},
     {"aten.divide.Tensor_mode", r_rename},
     {"aten.subtract.Tensor", r_rename},
+    {"aten.broadcast_to.default", r_rename},
     {"aten.lift_fresh_copy.default", r_lift_detach},
     {"aten.detach_.default", r_lift_detach},
 };
