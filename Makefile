@@ -200,6 +200,15 @@ ops-doc: $(B)/eir
 	EIR_BIN=$(B)/eir $(PYTHON) python/ops/sweep.py --doc docs/OPS.md
 	EIR_BIN=$(B)/eir $(PYTHON) python/ops/opinfo_sweep.py --decomp f32 --doc docs/OPS-EXPORTED.md
 
+# `eir convert` over the sweeps' programs, committed as docs/: --to core on every
+# OpInfo program (docs/TO-CORE.md) and the round trip of the zoo, the Core ATen and
+# OpInfo sweeps and the e2e fixtures (docs/ROUNDTRIP.md); float32, about an hour.
+to-core-doc: $(B)/eir
+	rm -rf $(B)/zoo && $(PYTHON) python/zoo/gen.py --out $(B)/zoo
+	EIR_ZOO_DIR=$(B)/zoo $(PYTHON) python/tools/conversion_sweep.py --eir $(B)/eir \
+	    --to-core-doc docs/TO-CORE.md --roundtrip-doc docs/ROUNDTRIP.md
+.PHONY: to-core-doc
+
 check-generated:
 	$(PYTHON) scripts/gen_ops.py | diff -q src/ops/schemas.inc - >/dev/null || { echo "src/ops/schemas.inc is stale: run $(PYTHON) scripts/gen_ops.py > src/ops/schemas.inc"; exit 1; }
 	$(PYTHON) scripts/gen_edge.py | diff -q src/ir/edge_ops.inc - >/dev/null || { echo "src/ir/edge_ops.inc is stale: run $(PYTHON) scripts/gen_edge.py > src/ir/edge_ops.inc"; exit 1; }

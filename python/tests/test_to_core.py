@@ -161,6 +161,50 @@ class Bits(nn.Module):
         return a & b, a | b, a ^ b
 
 
+class Pads(nn.Module):
+    def forward(self, x, v):
+        return (F.pad(x, (1, 2)), F.pad(x, (1, 1, 2, 0), value=3.0), F.pad(x, (1, 2), mode="reflect"),
+                F.pad(x, (2, 1, 1, 0), mode="replicate"), F.pad(x.unsqueeze(0), (1, 2, 0, 1), mode="reflect"),
+                F.pad(v, (0, 3), mode="replicate"))
+
+
+class GroupNorms(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gn = nn.GroupNorm(2, 4)
+        nn.init.uniform_(self.gn.weight)
+        nn.init.uniform_(self.gn.bias)
+
+    def forward(self, x):
+        return self.gn(x), F.group_norm(x.transpose(2, 3), 4, eps=1e-3), F.group_norm(x[..., 0], 1)
+
+
+class RepeatInterleave(nn.Module):
+    def forward(self, x, rep):
+        return (x.repeat_interleave(2), x.repeat_interleave(3, dim=1), x.transpose(0, 1).repeat_interleave(2, dim=-1),
+                x.repeat_interleave(rep, dim=0), x[:, 0].repeat_interleave(rep + 1))
+
+
+class Lstms(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.LSTM(4, 5, num_layers=2)
+        self.b = nn.LSTM(4, 3, batch_first=True, bias=False)
+
+    def forward(self, x):
+        y, (h, c) = self.a(x)
+        z, hc = self.b(x.transpose(0, 1))
+        return y, h, c, z, hc
+
+
+class Renames(nn.Module):
+    def forward(self, x, y):
+        return (torch.softmax(x, 1), torch.log_softmax(x, 0, dtype=torch.float64), torch.rsub(x, y, alpha=2),
+                torch.rsub(x, 3), torch.divide(x, y), torch.subtract(x, y, alpha=2), x.detach() + 1,
+                torch.softmax(x.to(torch.float16), 1, dtype=torch.float32), torch.divide(x, y, rounding_mode="floor"),
+                torch.broadcast_to(x[:, :1], (2, 3, 4)) * 2)
+
+
 def r(*s, dtype=torch.float32):
     g = torch.Generator().manual_seed(sum(s) + len(s))
     if dtype == torch.bool:
@@ -188,8 +232,13 @@ FAMILIES = {
     "pools": (Pools, lambda: (r(2, 3, 6, 6),)),
     "inplace": (InPlace, lambda: (r(1, 3, 4, 4),)),
     "bits": (Bits, lambda: (r(4, dtype=torch.int64), r(4, dtype=torch.int64))),
+    "pad": (Pads, lambda: (r(2, 3, 4), r(2, 5))),
+    "group_norm": (GroupNorms, lambda: (r(2, 4, 3, 5),)),
+    "repeat_interleave": (RepeatInterleave, lambda: (r(3, 4), torch.tensor([1, 0, 2]))),
+    "lstm": (Lstms, lambda: (r(6, 2, 4),)),
+    "renames": (Renames, lambda: (r(3, 4), r(4, 3).t() + 2)),
 }
-STRICT_TOO = {"linear", "conv", "batch_norm", "layer_norm", "sdpa", "matmul", "views", "inplace"}
+STRICT_TOO = {"linear", "conv", "batch_norm", "layer_norm", "sdpa", "matmul", "views", "inplace", "pad", "lstm"}
 # the strict exports that run in the quick suite (the others are marked slow)
 STRICT_FAST = {"linear", "inplace"}
 SLOW_NONSTRICT = {"conv", "batch_norm"}
@@ -416,12 +465,10 @@ def test_verify_each_and_print_after(eir, tmp_path):
 ZOO_KNOWN = {
     "custom_mutation": "writes a buffer a slice of which is read afterwards (not functionalized yet)",
     "input_mutation": "writes a user input through a view (select; not functionalized yet)",
-    "lstm": "no decomposition of aten.lstm",
-    "mask_repeat": "no decomposition of aten.repeat_interleave.self_Tensor",
     "effects": "torch wraps effectful ops in with_effects (ops compared by name differ)",
     "grad_autocast": "torch inlines wrap_with_autocast / wrap_with_set_grad_enabled; eir keeps them",
 }
-FAST = ["mlp", "gpt", "dtype_bf16", "map_dyn", "storage"]
+FAST = ["mlp", "gpt", "dtype_bf16", "map_dyn", "storage", "mask_repeat", "lstm"]
 
 
 def zoo_programs():

@@ -630,6 +630,9 @@ static eir_status emit_batched_mm(dc *c, uint32_t a, uint32_t b, const eir_tenso
 
 typedef eir_status (*rule_fn)(dc *c);
 
+static void tm_pointwise(tm *t, const eir_tensor_meta *m);
+static void tm_new(tm *t, const eir_tensor_meta *like, eir_dtype dt, const int64_t *sz, uint32_t n);
+
 /* x.T of a 2-d weight: permute(w, [1, 0]) */
 static eir_status emit_t(dc *c, uint32_t w, uint32_t *res) {
     tm t;
@@ -645,14 +648,56 @@ static eir_status emit_t(dc *c, uint32_t w, uint32_t *res) {
     return emit(c, "permute.default", 2, pi, &t.m, "permute", res);
 }
 
-static eir_status r_linear(dc *c) {
-    uint32_t x, out;
-    eir_status st = need_io(c, "input", &x, &out);
-    if (st) return st;
-    uint32_t w = tensor_of(c, "weight"), b = tensor_of(c, "bias");
-    if (w == EIR_NO_VALUE || meta_of(c, w)->rank != 2) return refuse(c, "argument 'weight': expected a 2-d tensor");
+/* linear of a vector: torch's matmul (unsqueeze + mm + squeeze) without a
+ * bias, addmm on a [1, K] view with one */
+static eir_status linear_1d(dc *c, uint32_t x, uint32_t w, uint32_t b, uint32_t out) {
     const eir_tensor_meta *xm = meta_of(c, x), *om = meta_of(c, out);
-    if (xm->rank < 2) return refuse(c, "input of rank %u (only rank >= 2 is decomposed)", xm->rank);
+    if (!meta_concrete_sizes(xm) || !meta_concrete_sizes(om) || xm->strides[0].is_expr)
+        return refuse(c, "symbolic sizes of a 1-d input");
+    int64_t k = xm->sizes[0].value, n = om->rank == 1 ? om->sizes[0].value : 1;
+    if (om->rank != 1) return refuse(c, "a 1-d input with a result of rank %u", om->rank);
+    tm row, res;
+    int64_t rs[2] = {1, k}, os_[2] = {1, n};
+    tm_new(&row, xm, xm->dtype, rs, 2);
+    tm_new(&res, om, om->dtype, os_, 2);
+    if (b == EIR_NO_VALUE) {
+        row.st[1] = xm->strides[0];
+        row.st[0] = si(k * xm->strides[0].value);
+        row.m.storage_offset = xm->storage_offset;
+    } else {
+        dc probe = *c;
+        probe.dry = true;
+        uint32_t tmp;
+        eir_status st = emit_reshape(&probe, x, &row.m, "view", &tmp);
+        if (st) return st;
+    }
+    if (c->dry) return EIR_OK;
+    eir_status st;
+    uint32_t wt, u, mm, r;
+    if (b == EIR_NO_VALUE) {
+        if ((st = emit_t(c, w, &wt))) return st;
+        eir_named_arg ui[2] = {pos_arg("self", a_tensor(x)), pos_arg("dim", a_int(0))};
+        if ((st = emit(c, "unsqueeze.default", 2, ui, &row.m, "unsqueeze", &u))) return st;
+        eir_named_arg mi[2] = {pos_arg("self", a_tensor(u)), pos_arg("mat2", a_tensor(wt))};
+        if ((st = emit(c, "mm.default", 2, mi, &res.m, "mm", &mm))) return st;
+        int64_t zero = 0;
+        eir_named_arg si_[2] = {pos_arg("self", a_tensor(mm)), pos_arg("dim", a_ints(c, &zero, 1))};
+        if ((st = emit(c, "squeeze.dims", 2, si_, om, "squeeze", &r))) return st;
+        return finish(c, out, r);
+    }
+    if ((st = emit_reshape(c, x, &row.m, "view", &u))) return st;
+    if ((st = emit_t(c, w, &wt))) return st;
+    eir_named_arg ai[3] = {pos_arg("self", a_tensor(b)), pos_arg("mat1", a_tensor(u)), pos_arg("mat2", a_tensor(wt))};
+    if ((st = emit(c, "addmm.default", 3, ai, &res.m, "addmm", &mm))) return st;
+    if ((st = emit_reshape(c, mm, om, "view", &r))) return st;
+    return finish(c, out, r);
+}
+
+/* linear(x, w, b) of rank >= 2 with result metadata om; *resp the
+ * result (nothing is emitted in a dry run) */
+static eir_status emit_linear(dc *c, uint32_t x, uint32_t w, uint32_t b, const eir_tensor_meta *om, uint32_t *resp) {
+    eir_status st;
+    const eir_tensor_meta *xm = meta_of(c, x);
     if (b != EIR_NO_VALUE && meta_of(c, b)->rank > 1) return refuse(c, "argument 'bias': expected a 1-d tensor");
     tm flat_in, flat_out;
     c->size_src = x;
@@ -691,7 +736,8 @@ static eir_status r_linear(dc *c) {
             eir_named_arg ad[2] = {pos_arg("self", a_tensor(mmv)), pos_arg("other", a_tensor(b))};
             if ((st = emit(c, "add.Tensor", 2, ad, om, "add", &res))) return st;
         }
-        return finish(c, out, res);
+        *resp = res;
+        return EIR_OK;
     }
     if (c->dry) return EIR_OK;
     uint32_t in2 = x, wt, mm;
@@ -715,6 +761,22 @@ static eir_status r_linear(dc *c) {
         st = emit_reshape(c, mm, om, "view", &res);
         if (st) return st;
     }
+    *resp = res;
+    return EIR_OK;
+}
+
+static eir_status r_linear(dc *c) {
+    uint32_t x, out;
+    eir_status st = need_io(c, "input", &x, &out);
+    if (st) return st;
+    uint32_t w = tensor_of(c, "weight"), b = tensor_of(c, "bias");
+    if (w == EIR_NO_VALUE || meta_of(c, w)->rank != 2) return refuse(c, "argument 'weight': expected a 2-d tensor");
+    const eir_tensor_meta *xm = meta_of(c, x);
+    if (xm->rank == 1) return linear_1d(c, x, w, b, out);
+    if (xm->rank < 2) return refuse(c, "input of rank %u (only rank >= 1 is decomposed)", xm->rank);
+    uint32_t res = EIR_NO_VALUE;
+    if ((st = emit_linear(c, x, w, b, meta_of(c, out), &res))) return st;
+    if (c->dry) return EIR_OK;
     return finish(c, out, res);
 }
 
@@ -842,10 +904,35 @@ static eir_status r_dropout(dc *c) {
     bool train;
     if (!bool_arg(c, "train", false, &train)) return refuse(c, "argument 'train': expected a bool");
     if (train) return refuse(c, "dropout in training mode (random) is not decomposed");
+    if (strcmp(c->op, "aten.dropout.default")) {
+        /* the variants' CompositeImplicitAutograd kernels return the input */
+        if (c->dry) return EIR_OK;
+        return finish(c, out, x);
+    }
+    const eir_tensor_meta *xm = meta_of(c, x);
+    bool dense = meta_contiguous(xm);
+    if (!dense && meta_concrete_sizes(xm)) {
+        /* clone keeps the strides of a dense input (a permutation), else
+         * makes it contiguous */
+        tm t;
+        tm_pointwise(&t, xm);
+        dense = true;
+        for (uint32_t i = 0; i < xm->rank && dense; i++)
+            dense = xm->sizes[i].value <= 1 || (!xm->strides[i].is_expr && xm->strides[i].value == t.st[i].value);
+        if (!dense && !meta_concrete_sizes(xm)) return refuse(c, "a non-dense input of symbolic size");
+    } else if (!dense)
+        return refuse(c, "a non-contiguous input of symbolic size");
     if (c->dry) return EIR_OK;
+    tm cm;
+    tm_from(&cm, meta_of(c, out));
+    if (dense) {
+        for (uint32_t i = 0; i < xm->rank; i++) cm.st[i] = xm->strides[i];
+    } else
+        tm_contig(&cm);
+    cm.m.storage_offset = si(0);
     eir_named_arg ci[1] = {pos_arg("self", a_tensor(x))};
     uint32_t res;
-    st = emit(c, "clone.default", 1, ci, meta_of(c, out), "clone", &res);
+    st = emit(c, "clone.default", 1, ci, &cm.m, "clone", &res);
     if (st) return st;
     return finish(c, out, res);
 }
@@ -1302,6 +1389,9 @@ static eir_status r_rename(dc *c) {
         {"aten.__xor__.Tensor", "bitwise_xor.Tensor"},   {"aten.__and__.Scalar", "bitwise_and.Scalar"},
         {"aten.__or__.Scalar", "bitwise_or.Scalar"},     {"aten.__xor__.Scalar", "bitwise_xor.Scalar"},
         {"aten.arange.start", "arange.start_step"},     {"aten.arange.default", "arange.start_step"},
+        {"aten.detach.default", "alias.default"},       {"aten.divide.Tensor", "div.Tensor"},
+        {"aten.divide.Tensor_mode", "div.Tensor_mode"}, {"aten.subtract.Tensor", "sub.Tensor"},
+        {"aten.broadcast_to.default", "expand.default"},
     };
     for (uint32_t i = 0; i < sizeof R / sizeof *R; i++)
         if (!strcmp(c->op, R[i].from)) to = R[i].to;
@@ -1626,6 +1716,505 @@ static eir_status r_sdpa(dc *c) {
     return finish(c, out, res);
 }
 
+/* ---- group_norm, pad, repeat_interleave ---- */
+
+/* group_norm -> native_group_norm(x, w, b, N, C, HxW, group, eps) (its
+ * mean / rstd outputs [N, group] in the input's dtype) */
+static eir_status r_group_norm(dc *c) {
+    uint32_t x, out;
+    eir_status st = need_io(c, "input", &x, &out);
+    if (st) return st;
+    const eir_tensor_meta *xm = meta_of(c, x);
+    int64_t groups;
+    double eps;
+    if (!int_of(arg_named(c, "num_groups"), &groups) || groups <= 0)
+        return refuse(c, "argument 'num_groups': expected a positive int");
+    if (!float_arg(c, "eps", 1e-5, &eps)) return refuse(c, "argument 'eps': expected a float");
+    if (xm->rank < 2) return refuse(c, "input of rank %u (expected rank >= 2)", xm->rank);
+    if (!meta_concrete_sizes(xm)) return refuse(c, "symbolic sizes of input %s", c->g->values[x].name);
+    int64_t n = xm->sizes[0].value, ch = xm->sizes[1].value, hw = 1;
+    for (uint32_t i = 2; i < xm->rank; i++) hw *= xm->sizes[i].value;
+    if (ch % groups) return refuse(c, "%lld channels are not divisible into %lld groups", (long long)ch, (long long)groups);
+    if (!meta_contiguous(xm) && xm->rank == 4 && !xm->strides[1].is_expr && xm->strides[1].value == 1 && ch > 1)
+        return refuse(c, "a channels-last input (torch normalizes a channels-last copy)");
+    if (c->dry) return EIR_OK;
+    /* torch normalizes contiguous copies of input, weight and bias */
+    uint32_t wb[3] = {x, tensor_of(c, "weight"), tensor_of(c, "bias")};
+    for (uint32_t i = 0; i < 3; i++) {
+        if (wb[i] == EIR_NO_VALUE || meta_contiguous(meta_of(c, wb[i]))) continue;
+        tm cl;
+        tm_from(&cl, meta_of(c, wb[i]));
+        tm_contig(&cl);
+        eir_named_arg ci[2] = {pos_arg("self", a_tensor(wb[i])),
+                               kw_arg("memory_format", a_kind(EIR_ARG_MEMORY_FORMAT, EIR_MF_CONTIGUOUS))};
+        if ((st = emit(c, "clone.default", 2, ci, &cl.m, "clone", &wb[i]))) return st;
+    }
+    x = wb[0];
+    xm = meta_of(c, x);
+    tm stat;
+    int64_t ssz[2] = {n, groups};
+    tm_new(&stat, xm, xm->dtype, ssz, 2);
+    const eir_tensor_meta *ms[3] = {meta_of(c, out), &stat.m, &stat.m};
+    eir_named_arg gi[8] = {pos_arg("input", a_tensor(x)), pos_arg("weight", a_opt_tensor(wb[1])),
+                           pos_arg("bias", a_opt_tensor(wb[2])),
+                           pos_arg("N", a_int(n)), pos_arg("C", a_int(ch)), pos_arg("HxW", a_int(hw)),
+                           pos_arg("group", a_int(groups)), pos_arg("eps", a_float(eps))};
+    uint32_t vals[3];
+    if ((st = emit_n(c, "native_group_norm.default", 8, gi, 3, ms, NULL, false, vals))) return st;
+    return finish(c, out, vals[0]);
+}
+
+/* pad: 'constant' -> constant_pad_nd; 'reflect' / 'replicate' -> per padded
+ * dimension an index built from arange (torch's
+ * _reflection_or_replication_pad: reflect as m-1 - |m-1 - |i||, replicate as
+ * clamp(i, 0, m-1)) and index.Tensor; 'circular' is refused */
+static eir_status r_pad(dc *c) {
+    uint32_t x, out;
+    eir_status st = need_io(c, "self", &x, &out);
+    if (st) return st;
+    const eir_arg *pa = arg_named(c, "pad"), *ma = arg_named(c, "mode");
+    int64_t pad[2 * MAXR];
+    uint32_t np;
+    if (!ints_of(pa, pad, 2 * MAXR, &np) || np % 2) return refuse(c, "argument 'pad': expected an even number of concrete ints");
+    const char *mode = is_none(ma) ? "constant" : ma->kind == EIR_ARG_STRING ? ma->u.s : NULL;
+    if (!mode) return refuse(c, "argument 'mode': expected a string");
+    const eir_tensor_meta *xm = meta_of(c, x), *om = meta_of(c, out);
+    if (!strcmp(mode, "constant")) {
+        double v;
+        if (!float_arg(c, "value", 0.0, &v)) return refuse(c, "argument 'value': expected a float");
+        if (c->dry) return EIR_OK;
+        eir_named_arg ci[3] = {pos_arg("self", a_tensor(x)), pos_arg("pad", *pa), pos_arg("value", a_float(v))};
+        uint32_t res;
+        if ((st = emit(c, "constant_pad_nd.default", 3, ci, om, "constant_pad_nd", &res))) return st;
+        return finish(c, out, res);
+    }
+    bool reflect = !strcmp(mode, "reflect");
+    if (!reflect && strcmp(mode, "replicate"))
+        return refuse(c, "pad mode '%s' (only 'constant', 'reflect' and 'replicate' are decomposed)", mode);
+    uint32_t k = np / 2;
+    if (!k || xm->rank < k + 1 || xm->rank > k + 2)
+        return refuse(c, "%s padding of %u dimensions of a tensor of rank %u", mode, k, xm->rank);
+    if (!meta_concrete_sizes(xm)) return refuse(c, "symbolic sizes of input %s", c->g->values[x].name);
+    if (!meta_contiguous(om)) return refuse(c, "a non-contiguous result");
+    uint32_t nc = xm->rank - k;
+    for (uint32_t i = 0; i < k; i++) {
+        int64_t l = pad[2 * (k - 1 - i)], r = pad[2 * (k - 1 - i) + 1], m = xm->sizes[nc + i].value;
+        if (l < 0 || r < 0) return refuse(c, "negative %s padding", mode);
+        if (reflect && (l >= m || r >= m))
+            return refuse(c, "reflect padding (%lld, %lld) of a dimension of size %lld", (long long)l, (long long)r,
+                          (long long)m);
+        if (!reflect && m == 0) return refuse(c, "replicate padding of an empty dimension");
+    }
+    if (c->dry) return EIR_OK;
+    uint32_t cur = x;
+    tm res_m;
+    tm_from(&res_m, xm);
+    for (uint32_t i = 0; i < k; i++) {
+        int64_t l = pad[2 * (k - 1 - i)], r = pad[2 * (k - 1 - i) + 1], m = xm->sizes[nc + i].value, len = l + m + r;
+        tm t;
+        uint32_t ar, idx, a1, s1, a2;
+        tm_new(&t, xm, EIR_I64, &len, 1);
+        eir_named_arg ai[5] = {pos_arg("start", a_int(-l)), pos_arg("end", a_int(m + r)),
+                               kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)),
+                               kw_arg("device", a_device(xm)), kw_arg("pin_memory", a_bool(false))};
+        if ((st = emit(c, "arange.start_step", 5, ai, &t.m, "arange", &ar))) return st;
+        if (reflect) {
+            eir_named_arg b1[1] = {pos_arg("self", a_tensor(ar))};
+            if ((st = emit(c, "abs.default", 1, b1, &t.m, "abs", &a1))) return st;
+            eir_named_arg s1i[2] = {pos_arg("self", a_int(m - 1)), pos_arg("other", a_tensor(a1))};
+            if ((st = emit(c, "sub.Tensor", 2, s1i, &t.m, "sub", &s1))) return st;
+            eir_named_arg b2[1] = {pos_arg("self", a_tensor(s1))};
+            if ((st = emit(c, "abs.default", 1, b2, &t.m, "abs", &a2))) return st;
+            eir_named_arg s2i[2] = {pos_arg("self", a_int(m - 1)), pos_arg("other", a_tensor(a2))};
+            if ((st = emit(c, "sub.Tensor", 2, s2i, &t.m, "sub", &idx))) return st;
+        } else {
+            eir_named_arg ci[3] = {pos_arg("self", a_tensor(ar)), pos_arg("min", a_int(0)), pos_arg("max", a_int(m - 1))};
+            if ((st = emit(c, "clamp.default", 3, ci, &t.m, "clamp", &idx))) return st;
+        }
+        eir_arg items[MAXR];
+        for (uint32_t d = 0; d < xm->rank; d++) {
+            memset(&items[d], 0, sizeof items[d]);
+            items[d].kind = EIR_ARG_OPTIONAL_TENSOR;
+            items[d].value = d == nc + i ? idx : EIR_NO_VALUE;
+        }
+        eir_arg il = {0};
+        il.kind = EIR_ARG_OPTIONAL_TENSORS;
+        il.u.list.n = xm->rank;
+        il.u.list.items = items;
+        res_m.sz[nc + i] = si(len);
+        tm_contig(&res_m);
+        eir_named_arg ii[2] = {pos_arg("self", a_tensor(cur)), pos_arg("indices", il)};
+        if ((st = emit(c, "index.Tensor", 2, ii, i + 1 == k ? om : &res_m.m, "index", &cur))) return st;
+    }
+    return finish(c, out, cur);
+}
+
+/* repeat_interleave.self_int -> (flatten) unsqueeze + expand + clone + view;
+ * .self_Tensor -> repeat_interleave.Tensor(repeats) + index_select */
+static eir_status r_repeat_interleave(dc *c) {
+    uint32_t x, out;
+    eir_status st = need_io(c, "self", &x, &out);
+    if (st) return st;
+    const eir_tensor_meta *xm = meta_of(c, x), *om = meta_of(c, out);
+    const eir_arg *da = arg_named(c, "dim");
+    int64_t dim = 0;
+    bool flat = is_none(da);
+    if (!flat && !int_of(da, &dim)) return refuse(c, "argument 'dim': expected an int");
+    if (!flat) {
+        dim = wrap_dim(dim, xm->rank);
+        if (dim < 0 || dim >= (int64_t)(xm->rank ? xm->rank : 1)) return refuse(c, "dimension out of range");
+    }
+    bool by_tensor = !strcmp(c->op, "aten.repeat_interleave.self_Tensor");
+    int64_t reps = 0;
+    uint32_t rv = EIR_NO_VALUE;
+    if (by_tensor) {
+        rv = tensor_of(c, "repeats");
+        if (rv == EIR_NO_VALUE) return refuse(c, "argument 'repeats': expected a tensor");
+        if (meta_of(c, rv)->rank > 1) return refuse(c, "argument 'repeats': a tensor of rank %u", meta_of(c, rv)->rank);
+        if (meta_of(c, rv)->rank == 0 || (!meta_of(c, rv)->sizes[0].is_expr && meta_of(c, rv)->sizes[0].value == 1))
+            return refuse(c, "a single repeat count in a tensor (torch expands it first)");
+    } else if (!int_of(arg_named(c, "repeats"), &reps) || reps < 0)
+        return refuse(c, "argument 'repeats': expected a concrete non-negative int");
+    if (!by_tensor && !meta_concrete_sizes(xm)) return refuse(c, "symbolic sizes of input %s", c->g->values[x].name);
+    if (om->rank < 1) return refuse(c, "a 0-d result");
+    tm fl;
+    if (flat && xm->rank != 1) {
+        int64_t numel = 1;
+        if (!meta_concrete_sizes(xm)) return refuse(c, "symbolic sizes of input %s", c->g->values[x].name);
+        for (uint32_t i = 0; i < xm->rank; i++) numel *= xm->sizes[i].value;
+        tm_new(&fl, xm, xm->dtype, &numel, 1);
+        dc probe = *c;
+        probe.dry = true;
+        uint32_t tmp;
+        if (xm->rank != 1 && (st = emit_reshape(&probe, x, &fl.m, "view", &tmp))) return st;
+    }
+    if (c->dry) return EIR_OK;
+    if (flat && xm->rank != 1 && (st = emit_reshape(c, x, &fl.m, "view", &x))) return st;
+    xm = meta_of(c, x);
+    uint32_t res;
+    if (by_tensor) {
+        tm ri;
+        tm_from(&ri, meta_of(c, rv));
+        ri.m.rank = 1;
+        ri.sz[0] = om->sizes[flat ? 0 : dim];
+        ri.st[0] = si(1);
+        ri.m.storage_offset = si(0);
+        uint32_t idx;
+        eir_named_arg ri_in[1] = {pos_arg("repeats", a_tensor(rv))};
+        if ((st = emit(c, "repeat_interleave.Tensor", 1, ri_in, &ri.m, "repeat_interleave", &idx))) return st;
+        eir_named_arg is[3] = {pos_arg("self", a_tensor(x)), pos_arg("dim", a_int(dim)), pos_arg("index", a_tensor(idx))};
+        if ((st = emit(c, "index_select.default", 3, is, om, "index_select", &res))) return st;
+        return finish(c, out, res);
+    }
+    uint32_t r = xm->rank;
+    if (r + 1 > MAXR) return refuse(c, "rank above %d", MAXR - 1);
+    tm u, e, cl;
+    tm_from(&u, xm);
+    for (uint32_t i = r; i > (uint32_t)dim + 1; i--) {
+        u.sz[i] = u.sz[i - 1];
+        u.st[i] = u.st[i - 1];
+    }
+    u.sz[dim + 1] = si(1);
+    u.st[dim + 1] = (uint32_t)dim + 1 < r ? si(xm->sizes[dim + 1].value * xm->strides[dim + 1].value) : si(1);
+    u.m.rank = r + 1;
+    e = u;
+    e.m.sizes = e.sz;
+    e.m.strides = e.st;
+    e.sz[dim + 1] = si(reps);
+    e.st[dim + 1] = si(0);
+    cl = e;
+    cl.m.sizes = cl.sz;
+    cl.m.strides = cl.st;
+    tm_contig(&cl);
+    int64_t esz[MAXR];
+    for (uint32_t i = 0; i <= r; i++) esz[i] = e.sz[i].value;
+    uint32_t us, ex, cv;
+    eir_named_arg ui[2] = {pos_arg("self", a_tensor(x)), pos_arg("dim", a_int(dim + 1))};
+    if ((st = emit(c, "unsqueeze.default", 2, ui, &u.m, "unsqueeze", &us))) return st;
+    eir_named_arg ei[2] = {pos_arg("self", a_tensor(us)), pos_arg("size", a_ints(c, esz, r + 1))};
+    if ((st = emit(c, "expand.default", 2, ei, &e.m, "expand", &ex))) return st;
+    eir_named_arg ci[2] = {pos_arg("self", a_tensor(ex)),
+                           kw_arg("memory_format", a_kind(EIR_ARG_MEMORY_FORMAT, EIR_MF_CONTIGUOUS))};
+    if ((st = emit(c, "clone.default", 2, ci, &cl.m, "clone", &cv))) return st;
+    if ((st = emit_reshape(c, cv, om, "view", &res))) return st;
+    return finish(c, out, res);
+}
+
+/* softmax.int / log_softmax.int -> (_to_copy to dtype) + _softmax /
+ * _log_softmax(x, dim, False) */
+static eir_status r_softmax(dc *c) {
+    uint32_t x, out;
+    eir_status st = need_io(c, "self", &x, &out);
+    if (st) return st;
+    int64_t dim;
+    if (!int_of(arg_named(c, "dim"), &dim)) return refuse(c, "argument 'dim': expected an int");
+    const eir_arg *dt = arg_named(c, "dtype");
+    if (!is_none(dt) && dt->kind != EIR_ARG_SCALAR_TYPE) return refuse(c, "argument 'dtype': expected a dtype");
+    if (c->dry) return EIR_OK;
+    const eir_tensor_meta *xm = meta_of(c, x), *om = meta_of(c, out);
+    if (!is_none(dt) && (eir_dtype)dt->u.i != xm->dtype) {
+        tm t;
+        tm_from(&t, om);
+        eir_named_arg ti[4] = {pos_arg("self", a_tensor(x)), kw_arg("dtype", *dt),
+                               kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)),
+                               kw_arg("device", a_device(xm))};
+        if ((st = emit(c, "_to_copy.default", 4, ti, &t.m, "_to_copy", &x))) return st;
+    }
+    bool lg = strstr(c->op, "log_softmax") != NULL;
+    eir_named_arg si_[3] = {pos_arg("self", a_tensor(x)), pos_arg("dim", a_int(dim)), pos_arg("half_to_float", a_bool(false))};
+    uint32_t res;
+    if ((st = emit(c, lg ? "_log_softmax.default" : "_softmax.default", 3, si_, om, lg ? "_log_softmax" : "_softmax",
+                   &res)))
+        return st;
+    return finish(c, out, res);
+}
+
+/* rsub(self, other, alpha) -> sub(other, self, alpha) */
+static eir_status r_rsub(dc *c) {
+    uint32_t x, out;
+    eir_status st = need_io(c, "self", &x, &out);
+    if (st) return st;
+    const eir_arg *o = arg_named(c, "other"), *al = arg_named(c, "alpha");
+    if (!o) return refuse(c, "argument 'other' missing");
+    if (c->dry) return EIR_OK;
+    eir_named_arg si_[3] = {pos_arg("self", *o), pos_arg("other", a_tensor(x)), {0}};
+    uint32_t n = 2, res;
+    int64_t one;
+    if (!is_none(al) && !(int_of(al, &one) && one == 1 && al->kind == EIR_ARG_INT)) si_[n++] = kw_arg("alpha", *al);
+    if ((st = emit(c, "sub.Tensor", n, si_, meta_of(c, out), "sub", &res))) return st;
+    return finish(c, out, res);
+}
+
+/* lift_fresh_copy -> clone; detach_ -> nothing (its value is its input's) */
+static eir_status r_lift_detach(dc *c) {
+    uint32_t x, out;
+    eir_status st = need_io(c, "self", &x, &out);
+    if (st) return st;
+    if (c->dry) return EIR_OK;
+    if (!strcmp(c->op, "aten.detach_.default")) return finish(c, out, x);
+    eir_named_arg ci[1] = {pos_arg("self", a_tensor(x))};
+    uint32_t res;
+    if ((st = emit(c, "clone.default", 1, ci, meta_of(c, out), "clone", &res))) return st;
+    return finish(c, out, res);
+}
+
+/* ---- lstm (torch's lstm_impl: one_layer_lstm unrolled over time) ---- */
+
+static eir_status emit_slice0(dc *c, uint32_t x, int64_t i, uint32_t *res) {
+    const eir_tensor_meta *xm = meta_of(c, x);
+    tm t;
+    tm_from(&t, xm);
+    t.sz[0] = si(1);
+    t.m.storage_offset = si(xm->storage_offset.value + i * xm->strides[0].value);
+    eir_named_arg si_[4] = {pos_arg("self", a_tensor(x)), pos_arg("dim", a_int(0)), pos_arg("start", a_int(i)),
+                            pos_arg("end", a_int(i + 1))};
+    return emit(c, "slice.Tensor", 4, si_, &t.m, "slice", res);
+}
+
+/* squeeze.dims(x, [0]) of a tensor whose first size is 1 */
+static eir_status emit_squeeze0(dc *c, uint32_t x, uint32_t *res) {
+    const eir_tensor_meta *xm = meta_of(c, x);
+    tm t;
+    tm_from(&t, xm);
+    for (uint32_t i = 1; i < xm->rank; i++) {
+        t.sz[i - 1] = xm->sizes[i];
+        t.st[i - 1] = xm->strides[i];
+    }
+    t.m.rank = xm->rank - 1;
+    int64_t zero = 0;
+    eir_named_arg si_[2] = {pos_arg("self", a_tensor(x)), pos_arg("dim", a_ints(c, &zero, 1))};
+    return emit(c, "squeeze.dims", 2, si_, &t.m, "squeeze", res);
+}
+
+/* x.unbind(0) as torch's decomposition writes it: every slice, then every
+ * squeeze */
+static eir_status emit_unbind0(dc *c, uint32_t x, uint32_t n, uint32_t *parts) {
+    eir_status st;
+    for (uint32_t i = 0; i < n; i++)
+        if ((st = emit_slice0(c, x, i, &parts[i]))) return st;
+    for (uint32_t i = 0; i < n; i++)
+        if ((st = emit_squeeze0(c, parts[i], &parts[i]))) return st;
+    return EIR_OK;
+}
+
+static eir_status emit_pw2(dc *c, const char *target, uint32_t a, uint32_t b, const eir_tensor_meta *m,
+                           const char *hint, uint32_t *res) {
+    eir_named_arg pi[2] = {pos_arg("self", a_tensor(a)), pos_arg("other", a_tensor(b))};
+    return emit(c, target, b == EIR_NO_VALUE ? 1 : 2, pi, m, hint, res);
+}
+
+static eir_status emit_cat0(dc *c, const uint32_t *vals, uint32_t n, const eir_tensor_meta *m, uint32_t *res) {
+    eir_arg *items = calloc(n, sizeof *items);
+    if (!items) return eir_fail(c->p, EIR_ERR_NOMEM, "to-core: out of memory");
+    for (uint32_t i = 0; i < n; i++) items[i] = a_tensor(vals[i]);
+    eir_arg l = {0};
+    l.kind = EIR_ARG_TENSORS;
+    l.u.list.n = n;
+    l.u.list.items = items;
+    eir_named_arg ci[1] = {pos_arg("tensors", l)};
+    eir_status st = emit(c, "cat.default", 1, ci, m, "cat", res);
+    free(items);
+    return st;
+}
+
+static eir_status r_lstm(dc *c) {
+    uint32_t x = tensor_of(c, "input");
+    if (x == EIR_NO_VALUE) return refuse(c, "argument 'input': expected a tensor");
+    if (c->src.num_outputs != 3) return refuse(c, "expected three outputs");
+    for (uint32_t i = 0; i < 3; i++)
+        if (c->src.outputs[i].kind != EIR_ARG_TENSOR || c->src.outputs[i].value >= c->g->num_values)
+            return refuse(c, "expected three tensor outputs");
+    const eir_arg *hxa = arg_named(c, "hx"), *pa = arg_named(c, "params");
+    if (!hxa || hxa->kind != EIR_ARG_TENSORS || hxa->u.list.n != 2) return refuse(c, "argument 'hx': expected two tensors");
+    if (!pa || pa->kind != EIR_ARG_TENSORS) return refuse(c, "argument 'params': expected a list of tensors");
+    bool has_b, train, bidir, bf;
+    int64_t layers;
+    double drop;
+    if (!bool_arg(c, "has_biases", true, &has_b) || !bool_arg(c, "train", false, &train) ||
+        !bool_arg(c, "bidirectional", false, &bidir) || !bool_arg(c, "batch_first", false, &bf) ||
+        !int_of(arg_named(c, "num_layers"), &layers) || !float_arg(c, "dropout", 0.0, &drop))
+        return refuse(c, "arguments has_biases, num_layers, dropout, train, bidirectional, batch_first: expected "
+                         "concrete values");
+    if (bidir) return refuse(c, "a bidirectional lstm is not decomposed yet");
+    if (train && drop != 0.0 && layers > 1) return refuse(c, "dropout between layers in training mode (random)");
+    uint32_t per = has_b ? 4 : 2;
+    if (layers < 1 || layers > MAXR || pa->u.list.n != per * (uint32_t)layers)
+        return refuse(c, "%u parameters for %lld layers (lstm with projections is not decomposed)", pa->u.list.n,
+                      (long long)layers);
+    for (uint32_t i = 0; i < pa->u.list.n; i++) {
+        const eir_arg *it = &pa->u.list.items[i];
+        if (it->value >= c->g->num_values || c->g->values[it->value].kind != EIR_VALUE_TENSOR)
+            return refuse(c, "argument 'params': item %u is not a tensor", i);
+    }
+    uint32_t h0 = hxa->u.list.items[0].value, c0 = hxa->u.list.items[1].value;
+    if (h0 >= c->g->num_values || c0 >= c->g->num_values) return refuse(c, "argument 'hx': expected two tensors");
+    const eir_tensor_meta *xm = meta_of(c, x), *hm = meta_of(c, h0), *cm = meta_of(c, c0);
+    if (xm->rank != 3) return refuse(c, "input of rank %u (an unbatched lstm is not decomposed)", xm->rank);
+    if (!meta_concrete_sizes(xm) || !meta_concrete_sizes(hm) || !meta_concrete_sizes(cm))
+        return refuse(c, "symbolic sizes");
+    for (uint32_t i = 0; i < 3; i++)
+        if (xm->strides[i].is_expr || hm->strides[i].is_expr || cm->strides[i].is_expr || hm->rank != 3 || cm->rank != 3)
+            return refuse(c, "symbolic strides, or hidden states not of rank 3");
+    int64_t T = xm->sizes[bf ? 1 : 0].value, B = xm->sizes[bf ? 0 : 1].value, H = hm->sizes[2].value;
+    if (T < 1 || T > 4096) return refuse(c, "%lld time steps (1 to 4096 are unrolled)", (long long)T);
+    if (hm->sizes[0].value != layers || hm->sizes[1].value != B || cm->sizes[0].value != layers ||
+        cm->sizes[1].value != B || cm->sizes[2].value != H)
+        return refuse(c, "hidden states of sizes other than [num_layers, batch, hidden]");
+    for (uint32_t l = 0; l < (uint32_t)layers; l++) {
+        const eir_tensor_meta *wih = meta_of(c, pa->u.list.items[l * per].value);
+        const eir_tensor_meta *whh = meta_of(c, pa->u.list.items[l * per + 1].value);
+        if (wih->rank != 2 || whh->rank != 2 || !meta_concrete_sizes(wih) || !meta_concrete_sizes(whh) ||
+            wih->sizes[0].value != 4 * H || whh->sizes[0].value != 4 * H || whh->sizes[1].value != H)
+            return refuse(c, "layer %u: weights of sizes other than [4*hidden, in] and [4*hidden, hidden]", l);
+    }
+    if (c->dry) return EIR_OK;
+
+    eir_status st;
+    eir_dtype dt = xm->dtype;
+    uint32_t *steps = calloc((size_t)T, sizeof *steps);
+    uint32_t hs[MAXR], cs[MAXR], hf[MAXR], cf[MAXR];
+    if (!steps) return eir_fail(c->p, EIR_ERR_NOMEM, "to-core: out of memory");
+#define TRYL(e) do { if ((st = (e))) { free(steps); return st; } } while (0)
+    /* hidden = zip(hx[0], hx[1]) */
+    TRYL(emit_unbind0(c, h0, (uint32_t)layers, hs));
+    TRYL(emit_unbind0(c, c0, (uint32_t)layers, cs));
+    uint32_t inp = x;
+    if (bf) {
+        int64_t perm[3] = {1, 0, 2};
+        tm t;
+        tm_permute(&t, xm, perm);
+        TRYL(emit_permute(c, x, perm, 3, &t.m, &inp));
+    }
+    tm g1, gbh, s1, pre;
+    int64_t gsz[3] = {1, B, 4 * H}, hsz[3] = {1, B, H};
+    tm_new(&g1, xm, dt, gsz, 3);
+    tm_new(&s1, xm, dt, hsz, 3);
+    tm_from(&gbh, &g1.m);
+    gbh.m.rank = 2;
+    gbh.sz[0] = si(B);
+    gbh.sz[1] = si(4 * H);
+    tm_contig(&gbh);
+    for (uint32_t l = 0; l < (uint32_t)layers; l++) {
+        uint32_t wih = pa->u.list.items[l * per].value, whh = pa->u.list.items[l * per + 1].value;
+        uint32_t bih = has_b ? pa->u.list.items[l * per + 2].value : EIR_NO_VALUE;
+        uint32_t bhh = has_b ? pa->u.list.items[l * per + 3].value : EIR_NO_VALUE;
+        uint32_t hx, cx, pv;
+        for (int k = 0; k < 2; k++) {
+            uint32_t v = k ? cs[l] : hs[l];
+            const eir_tensor_meta *vm = meta_of(c, v);
+            tm u;
+            tm_from(&u, vm);
+            u.m.rank = 3;
+            u.sz[2] = vm->sizes[1], u.st[2] = vm->strides[1];
+            u.sz[1] = vm->sizes[0], u.st[1] = vm->strides[0];
+            u.sz[0] = si(1), u.st[0] = si(vm->sizes[0].value * vm->strides[0].value);
+            eir_named_arg ui[2] = {pos_arg("self", a_tensor(v)), pos_arg("dim", a_int(0))};
+            TRYL(emit(c, "unsqueeze.default", 2, ui, &u.m, "unsqueeze", k ? &cx : &hx));
+        }
+        int64_t psz[3] = {T, B, 4 * H};
+        tm_new(&pre, xm, dt, psz, 3);
+        TRYL(emit_linear(c, inp, wih, bih, &pre.m, &pv));
+        TRYL(emit_unbind0(c, pv, (uint32_t)T, steps));
+        for (int64_t t = 0; t < T; t++) {
+            uint32_t gl, ga, parts[4], sg0, sg1, th2, sg3, m0, m1, cy, tc, hy;
+            TRYL(emit_linear(c, hx, whh, bhh, &g1.m, &gl));
+            TRYL(emit_pw2(c, "add.Tensor", gl, steps[t], &g1.m, "add", &ga));
+            /* gates.chunk(4, 2) */
+            tm pm[4];
+            const eir_tensor_meta *pms[4];
+            for (int k = 0; k < 4; k++) {
+                tm_from(&pm[k], &g1.m);
+                pm[k].sz[2] = si(H);
+                pm[k].m.storage_offset = si(k * H);
+                pms[k] = &pm[k].m;
+            }
+            int64_t ss[4] = {H, H, H, H};
+            eir_named_arg sp[3] = {pos_arg("self", a_tensor(ga)), pos_arg("split_sizes", a_ints(c, ss, 4)),
+                                   pos_arg("dim", a_int(2))};
+            TRYL(emit_n(c, "split_with_sizes.default", 3, sp, 4, pms, NULL, true, parts));
+            TRYL(emit_pw2(c, "sigmoid.default", parts[0], EIR_NO_VALUE, &s1.m, "sigmoid", &sg0));
+            TRYL(emit_pw2(c, "sigmoid.default", parts[1], EIR_NO_VALUE, &s1.m, "sigmoid", &sg1));
+            TRYL(emit_pw2(c, "tanh.default", parts[2], EIR_NO_VALUE, &s1.m, "tanh", &th2));
+            TRYL(emit_pw2(c, "sigmoid.default", parts[3], EIR_NO_VALUE, &s1.m, "sigmoid", &sg3));
+            TRYL(emit_pw2(c, "mul.Tensor", sg1, cx, &s1.m, "mul", &m0));
+            TRYL(emit_pw2(c, "mul.Tensor", sg0, th2, &s1.m, "mul", &m1));
+            TRYL(emit_pw2(c, "add.Tensor", m0, m1, &s1.m, "add", &cy));
+            TRYL(emit_pw2(c, "tanh.default", cy, EIR_NO_VALUE, &s1.m, "tanh", &tc));
+            TRYL(emit_pw2(c, "mul.Tensor", sg3, tc, &s1.m, "mul", &hy));
+            hx = hy;
+            cx = cy;
+            steps[t] = hy;
+        }
+        tm o;
+        int64_t osz[3] = {T, B, H};
+        tm_new(&o, xm, dt, osz, 3);
+        TRYL(emit_cat0(c, steps, (uint32_t)T, &o.m, &inp));
+        TRYL(emit_squeeze0(c, hx, &hf[l]));
+        TRYL(emit_squeeze0(c, cx, &cf[l]));
+    }
+    uint32_t out0 = inp, out1, out2, cat;
+    if (bf) {
+        int64_t perm[3] = {1, 0, 2};
+        tm t;
+        tm_permute(&t, meta_of(c, inp), perm);
+        TRYL(emit_permute(c, inp, perm, 3, &t.m, &out0));
+    }
+    /* torch.stack(final_hiddens, 0): cat + view */
+    tm fl, fv;
+    int64_t fsz[2] = {layers * B, H}, vsz[3] = {layers, B, H};
+    tm_new(&fl, xm, dt, fsz, 2);
+    tm_new(&fv, xm, dt, vsz, 3);
+    TRYL(emit_cat0(c, hf, (uint32_t)layers, &fl.m, &cat));
+    TRYL(emit_reshape(c, cat, &fv.m, "view", &out1));
+    TRYL(emit_cat0(c, cf, (uint32_t)layers, &fl.m, &cat));
+    TRYL(emit_reshape(c, cat, &fv.m, "view", &out2));
+#undef TRYL
+    free(steps);
+    if ((st = finish(c, c->src.outputs[0].value, out0))) return st;
+    if ((st = finish(c, c->src.outputs[1].value, out1))) return st;
+    return finish(c, c->src.outputs[2].value, out2);
+}
+
 /* ---- in-place ops on intermediates ---- */
 
 static bool arg_names(const eir_arg *a, uint32_t v) {
@@ -1839,7 +2428,35 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.squeeze.dim", r_squeeze},
     {"aten.real.default", r_real_imag},
     {"aten.imag.default", r_real_imag},
+    {"aten.group_norm.default", r_group_norm},
+    {"aten.pad.default", r_pad},
+    {"aten.repeat_interleave.self_int", r_repeat_interleave},
+    {"aten.repeat_interleave.self_Tensor", r_repeat_interleave},
+    {"aten.lstm.input", r_lstm},
+    {"aten.softmax.int", r_softmax},
+    {"aten.log_softmax.int", r_softmax},
+    {"aten.rsub.Tensor", r_rsub},
+    {"aten.rsub.Scalar", r_rsub},
+    {"aten.detach.default", r_rename},
+    {"aten.divide.Tensor", r_rename},
+    {"aten.divide.Tensor_mode", r_rename},
+    {"aten.subtract.Tensor", r_rename},
+    {"aten.broadcast_to.default", r_rename},
+    {"aten.lift_fresh_copy.default", r_lift_detach},
+    {"aten.detach_.default", r_lift_detach},
 };
+
+static const char *const CIA[] = {
+#include "decomp_cia.inc"
+};
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+bool eir_decomp_torch_rewrites(const char *op) {
+    if (!op) return false;
+    if (!strncmp(op, "torch.ops.", 10)) op += 10;
+    return bsearch(&op, CIA, sizeof CIA / sizeof *CIA, sizeof *CIA, cmp_str) != NULL;
+}
 
 uint32_t eir_decomp_num_rules(void) { return sizeof RULES / sizeof *RULES; }
 const char *eir_decomp_rule(uint32_t i) { return i < eir_decomp_num_rules() ? RULES[i].op : NULL; }

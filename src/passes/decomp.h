@@ -14,4 +14,10 @@ eir_status eir_pass_to_core(eir_program *p, uint32_t *changed);
 uint32_t eir_decomp_num_rules(void);
 const char *eir_decomp_rule(uint32_t i);
 
+/* Whether torch's run_decompositions() rewrites the non-core operator op
+ * ("aten.chunk.default") through its CompositeImplicitAutograd kernel
+ * (decomp_cia.inc, generated from torch); the op table's EIR_OPF_DECOMP
+ * flags the others it rewrites. */
+bool eir_decomp_torch_rewrites(const char *op);
+
 #endif

@@ -16,6 +16,7 @@
 #include "../../src/kernels/kutil.h"
 #include "../../src/ops/optable.h"
 #include "../../src/ops/meta.h"
+#include "../../src/passes/decomp.h"
 
 static const char USAGE[] =
     "usage: eir <command> [options] MODEL.pt2\n"
@@ -828,8 +829,12 @@ static void core_left_graph(const eir_graph *g, bool rewrite, uint32_t *n, bool 
             if (nd->inputs[j].arg.kind == EIR_ARG_GRAPH && nd->inputs[j].arg.u.graph.graph)
                 core_left_graph(nd->inputs[j].arg.u.graph.graph, rewrite, n, count);
         const eir_op_schema *s = eir_op_find(nd->target);
-        if (!s || (s->flags & EIR_OPF_CORE)) continue;
-        bool rw = (s->flags & (EIR_OPF_DECOMP | EIR_OPF_FUNCTIONAL | EIR_OPF_INPLACE)) != 0;
+        /* functionalization rewrites what writes its arguments (core ops
+         * such as _native_batch_norm_legit too), and CompositeImplicitAutograd
+         * kernels decompose as they trace */
+        if (!s || ((s->flags & EIR_OPF_CORE) && !eir_op_mutates_args(s))) continue;
+        bool rw = (s->flags & (EIR_OPF_DECOMP | EIR_OPF_FUNCTIONAL | EIR_OPF_INPLACE)) != 0 ||
+                  eir_op_mutates_args(s) || eir_decomp_torch_rewrites(s->name);
         if (rw != rewrite) continue;
         if (count) (*n)++;
         else fprintf(stderr, "  %%%s (%s)\n", nd->name ? nd->name : "?", s->name);

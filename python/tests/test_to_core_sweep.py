@@ -1,0 +1,83 @@
+"""test_to_core_sweep.py — a sample of python/tools/conversion_sweep.py, the
+sweep behind docs/TO-CORE.md and docs/ROUNDTRIP.md: OpInfo programs that
+exercise to-core's rules (pad in its modes, group_norm, repeat_interleave,
+linear of a vector, activations) go through `eir convert --to core` and are
+checked against torch (verify as Core ATen, torch loads, same outputs, no op
+torch's run_decompositions() leaves out), programs eir has no rule for are
+refused naming the node; and OpInfo, Core ATen sweep and fixture programs go
+through `eir convert IN OUT` and must print and compute as the original.
+"""
+from __future__ import annotations
+
+import glob
+import os
+import sys
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("expecttest")  # torch's OpInfo database imports it
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+for d in ("python/tools", "python/ops", "python/tests"):
+    p = os.path.join(REPO, d)
+    if p not in sys.path:
+        sys.path.insert(0, p)
+
+import conversion_sweep as C  # noqa: E402
+
+CONVERTED = ["nn.functional.pad.reflect", "nn.functional.pad.replicate", "nn.functional.group_norm",
+             "repeat_interleave", "nn.functional.linear"]
+# (OpInfo, the node and reason eir's refusal names)
+REFUSED = [("nn.functional.pad.circular", "node %pad (aten.pad.default): cannot decompose: pad mode 'circular'")]
+
+
+@pytest.mark.parametrize("key", CONVERTED)
+def test_opinfo_to_core(eir, tmp_path, key):
+    r = C.opinfo_cell(key, "f32", eir, str(tmp_path), ["roundtrip", "to-core"])
+    assert r["status"] == "ok", r["msg"]
+    assert r["core"]["status"] == "converted", r["core"]["why"]
+    assert r["core"]["rewrote"], "nothing was rewritten: the OpInfo no longer calls a non-core op"
+    assert r["rt"]["ok"], r["rt"]["why"]
+
+
+@pytest.mark.parametrize("key,why", REFUSED, ids=[k for k, _ in REFUSED])
+def test_opinfo_refused(eir, tmp_path, key, why):
+    r = C.opinfo_cell(key, "f32", eir, str(tmp_path), ["to-core"])
+    assert r["core"]["status"] == "refused"
+    assert why in r["core"]["why"]
+    assert not os.path.exists(os.path.join(tmp_path, "core.pt2"))
+
+
+@pytest.mark.parametrize("op", ["convolution.default", "index_put.default"])
+def test_core_sweep_roundtrip(eir, tmp_path, op):
+    r = C.core_cell(op, "f32", eir, str(tmp_path))
+    assert r["status"] == "ok", r["msg"]
+    assert r["rt"]["ok"], r["rt"]["why"]
+
+
+def test_fixtures_roundtrip(eir, tmp_path):
+    files = sorted(glob.glob(os.path.join(REPO, "tests", "e2e", "fixtures", "*.pt2")))[::10]
+    assert files
+    bad = []
+    for f in files:
+        r = C.file_cell(f, "fixtures", eir, str(tmp_path))
+        if r["rt"]["ok"] is not True:
+            bad.append(f"{os.path.basename(f)}: {r['rt']['why']}")
+    assert not bad, "\n".join(bad)
+
+
+def test_tables(tmp_path):
+    """The tables count and list what the cells report."""
+    cells = [{"op": "a", "dtype": "f32", "kind": "opinfo", "status": "ok",
+              "core": {"status": "converted", "why": "", "rewrote": True}, "rt": {"ok": True, "why": ""}},
+             {"op": "b", "dtype": "f32", "kind": "opinfo", "status": "ok",
+              "core": {"status": "refused", "why": "node %x (aten.pad.default): cannot decompose: pad mode 'circular'",
+                       "rewrote": False}, "rt": {"ok": False, "why": "print(ep) differs at line 3"}},
+             {"op": "m.pt2", "dtype": "zoo", "kind": "zoo", "status": "ok", "rt": {"ok": True, "why": ""}}]
+    t = C.to_core_table(cells, 0, ["f32"])
+    assert "**1 converted** (1 of them needed rewriting" in t and "**1 refused**" in t
+    assert "| aten.pad.default: pad mode 'circular' | 1 | `b` |" in t
+    rt = C.roundtrip_table(cells, 0, ["f32"])
+    assert "- opinfo `b` f32: print(ep) differs at line 3" in rt
+    assert "| zoo variants" in rt and "| 1 | 1 | 0 |" in rt
