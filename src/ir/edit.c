@@ -83,6 +83,19 @@ bool eir_arg_kind_is_list(eir_arg_kind k) {
     }
 }
 
+uint32_t eir_node_output_value(const eir_node *nd, uint32_t k) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < nd->num_outputs; i++) {
+        const eir_arg *o = &nd->outputs[i];
+        if (eir_arg_names_value(o)) {
+            if (n++ == k) return o->value;
+        } else if (eir_arg_kind_is_list(o->kind))
+            for (uint32_t j = 0; j < o->u.list.n; j++)
+                if (eir_arg_names_value(&o->u.list.items[j]) && n++ == k) return o->u.list.items[j].value;
+    }
+    return EIR_NO_VALUE;
+}
+
 static void walk_arg(eir_arg *a, arg_fn fn, void *ctx) {
     if (eir_arg_names_value(a)) fn(a, ctx);
     else if (eir_arg_kind_is_list(a->kind))

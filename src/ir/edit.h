@@ -28,4 +28,8 @@ bool eir_node_is_impure(const eir_node *nd);
 bool eir_arg_names_value(const eir_arg *a);
 bool eir_arg_kind_is_list(eir_arg_kind k);
 
+/* The k-th value a node defines (its outputs flattened, lists included), or
+ * EIR_NO_VALUE. */
+uint32_t eir_node_output_value(const eir_node *nd, uint32_t k);
+
 #endif

@@ -105,20 +105,6 @@ static bool is_f32(const bctx *c, uint32_t v, uint32_t rank) {
     return val->kind == EIR_VALUE_TENSOR && val->meta.dtype == EIR_F32 && (rank == 0 || val->meta.rank == rank);
 }
 
-/* The k-th value a node defines (its outputs flattened), or EIR_NO_VALUE. */
-static uint32_t output_value(const eir_node *nd, uint32_t k) {
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < nd->num_outputs; i++) {
-        const eir_arg *o = &nd->outputs[i];
-        if (eir_arg_names_value(o)) {
-            if (n++ == k) return o->value;
-        } else if (eir_arg_kind_is_list(o->kind))
-            for (uint32_t j = 0; j < o->u.list.n; j++)
-                if (eir_arg_names_value(&o->u.list.items[j]) && n++ == k) return o->u.list.items[j].value;
-    }
-    return EIR_NO_VALUE;
-}
-
 static bool reads_value(const eir_arg *a, uint32_t v) {
     if (eir_arg_names_value(a)) return a->value == v;
     if (eir_arg_kind_is_list(a->kind))
@@ -240,7 +226,7 @@ static bool match_act(const bctx *c, const eir_node *nd, uint32_t v, act *a) {
     const char *t = nd->target;
     if (strncmp(t, "torch.ops.aten.", 15) || nd->num_inputs < 1 || tensor_of(&nd->inputs[0].arg) != v) return false;
     t += 15;
-    uint32_t out = output_value(nd, 0);
+    uint32_t out = eir_node_output_value(nd, 0);
     if (!is_f32(c, out, 0) || nd->num_outputs != 1) return false;
     for (uint32_t i = 1; i < nd->num_inputs; i++)
         if (reads_value(&nd->inputs[i].arg, v)) return false;
@@ -299,7 +285,7 @@ static void take_act(const bctx *c, pattern *pt) {
     if (!match_act(c, &c->g->nodes[u], pt->result, &a)) return;
     pt->a = a;
     pt->nodes[pt->nnodes++] = (uint32_t)u;
-    pt->result = output_value(&c->g->nodes[u], 0);
+    pt->result = eir_node_output_value(&c->g->nodes[u], 0);
 }
 
 static eir_named_arg tensor_arg(const bctx *c, const char *name, uint32_t v) {
@@ -355,7 +341,7 @@ static eir_status try_conv(bctx *c, uint32_t n, bool *done) {
         bool transposed = true;
         if (!bool_of(arg_named(nd, "transposed"), &transposed) || transposed) return EIR_OK;
     }
-    uint32_t y = output_value(nd, 0);
+    uint32_t y = eir_node_output_value(nd, 0);
     if (!is_f32(c, x, 4) || !is_f32(c, w, 4) || !is_f32(c, y, 4) || (b != EIR_NO_VALUE && !is_f32(c, b, 1)))
         return EIR_OK;
     if (groups < 1 || stride[0] < 1 || stride[1] < 1 || pad[0] < 0 || pad[1] < 0 || dil[0] < 1 || dil[1] < 1)
@@ -373,9 +359,9 @@ static eir_status try_conv(bctx *c, uint32_t n, bool *done) {
         double eps = 0;
         bool ok = number_of(arg_named(bn, "eps"), &eps) && eps >= 0;
         if (!nt) ok = ok && bool_of(arg_named(bn, "training"), &training) && !training;
-        uint32_t bn_out = output_value(bn, 0);
+        uint32_t bn_out = eir_node_output_value(bn, 0);
         if (nt)                  /* save_mean / save_invstd: nothing may read them */
-            for (uint32_t k = 1, v; ok && (v = output_value(bn, k)) != EIR_NO_VALUE; k++)
+            for (uint32_t k = 1, v; ok && (v = eir_node_output_value(bn, k)) != EIR_NO_VALUE; k++)
                 ok = eir_graph_num_uses(g, v) == 0;
         ok = ok && is_f32(c, bn_out, 4);
         const eir_arg *ga = arg_named(bn, "weight"), *ba = arg_named(bn, "bias");
@@ -497,7 +483,7 @@ static eir_status try_linear(bctx *c, uint32_t n, bool *done) {
             if (!is_f32(c, x, 2)) return EIR_OK;
         }
     } else return EIR_OK;
-    uint32_t y = output_value(nd, 0);
+    uint32_t y = eir_node_output_value(nd, 0);
     if (w == EIR_NO_VALUE || !is_f32(c, x, 0) || !is_f32(c, y, 0) || (b != EIR_NO_VALUE && !is_f32(c, b, 1)))
         return EIR_OK;
     if (g->values[x].meta.rank < 1 || g->values[x].meta.rank != g->values[y].meta.rank) return EIR_OK;
@@ -513,7 +499,7 @@ static eir_status try_linear(bctx *c, uint32_t n, bool *done) {
     };
     uint32_t nin = pt.a.kind == EIR_ACT_HARDTANH ? 6 : pt.a.kind != EIR_ACT_NONE ? 4 : 3;
     /* the transpose goes too when only this call read it */
-    uint32_t tv = tnode >= 0 ? output_value(&g->nodes[tnode], 0) : EIR_NO_VALUE;
+    uint32_t tv = tnode >= 0 ? eir_node_output_value(&g->nodes[tnode], 0) : EIR_NO_VALUE;
     bool drop_t = tnode >= 0 && sole_user(c, tv) == (int32_t)n;
     const char *tname = drop_t ? g->nodes[tnode].name : NULL;
     eir_status st = replace(c, &pt, "torch.ops.eir_cpu.linear.default", "eir_cpu_linear", in, nin);
@@ -522,7 +508,7 @@ static eir_status try_linear(bctx *c, uint32_t n, bool *done) {
         g = c->g;
         for (uint32_t k = 0; k < g->num_nodes; k++)
             if (g->nodes[k].name && tname && !strcmp(g->nodes[k].name, tname)) {
-                if (!eir_graph_num_uses(g, output_value(&g->nodes[k], 0)) && (st = eir_graph_erase_node(c->p, g, k)))
+                if (!eir_graph_num_uses(g, eir_node_output_value(&g->nodes[k], 0)) && (st = eir_graph_erase_node(c->p, g, k)))
                     return st;
                 break;
             }
@@ -589,7 +575,7 @@ static bool has_candidates(const eir_program *p) {
     for (uint32_t n = 0; g && n < g->num_nodes; n++)
         for (size_t k = 0; k < sizeof ANCHORS / sizeof *ANCHORS; k++)
             if (!strcmp(g->nodes[n].target, ANCHORS[k])) {
-                uint32_t v = output_value(&g->nodes[n], 0);
+                uint32_t v = eir_node_output_value(&g->nodes[n], 0);
                 if (v != EIR_NO_VALUE && g->values[v].kind == EIR_VALUE_TENSOR && g->values[v].meta.dtype == EIR_F32)
                     return true;
             }

@@ -54,20 +54,6 @@ static void each_input_value(const eir_node *nd, void (*fn)(const eir_arg *, voi
     for (uint32_t i = 0; i < nd->num_inputs; i++) each_value(&nd->inputs[i].arg, fn, ctx);
 }
 
-/* The k-th value a node defines (its outputs flattened), or EIR_NO_VALUE. */
-static uint32_t output_value(const eir_node *nd, uint32_t k) {
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < nd->num_outputs; i++) {
-        const eir_arg *o = &nd->outputs[i];
-        if (eir_arg_names_value(o)) {
-            if (n++ == k) return o->value;
-        } else if (eir_arg_kind_is_list(o->kind))
-            for (uint32_t j = 0; j < o->u.list.n; j++)
-                if (eir_arg_names_value(&o->u.list.items[j]) && n++ == k) return o->u.list.items[j].value;
-    }
-    return EIR_NO_VALUE;
-}
-
 static bool static_meta(const eir_tensor_meta *m) {
     if (m->storage_offset.is_expr) return false;
     for (uint32_t d = 0; d < m->rank; d++)
@@ -130,7 +116,7 @@ static eir_status find_constant_inputs(fold_ctx *c) {
         const eir_op_schema *op = is_aten(nd->target) ? eir_op_find(nd->target) : NULL;
         if (op && (op->flags & EIR_OPF_VIEW)) {
             each_input_value(nd, first_origin, &oc);
-            for (uint32_t k = 0, v; (v = output_value(nd, k)) != EIR_NO_VALUE; k++) origin[v] = oc.first;
+            for (uint32_t k = 0, v; (v = eir_node_output_value(nd, k)) != EIR_NO_VALUE; k++) origin[v] = oc.first;
         }
     }
     /* state the program returns a new value for */
@@ -280,7 +266,7 @@ static eir_status plan_fold(fold_ctx *c, uint32_t *nfront) {
     for (uint32_t i = 0; i < g->num_outputs; i++) each_value(&g->outputs[i], mark_need, &oc);
     for (uint32_t i = 0; i < p->num_output_specs; i++) each_value(&p->output_specs[i].arg, mark_need, &oc);
     for (uint32_t n = 0; n < c->nn; n++)
-        for (uint32_t k = 0, v; (v = output_value(&g->nodes[n], k)) != EIR_NO_VALUE; k++)
+        for (uint32_t k = 0, v; (v = eir_node_output_value(&g->nodes[n], k)) != EIR_NO_VALUE; k++)
             if (outv[v]) c->excluded[n] = true;
     for (;;) {
         memcpy(c->is_const, c->const_in, c->nv * sizeof *c->is_const);
@@ -293,7 +279,7 @@ static eir_status plan_fold(fold_ctx *c, uint32_t *nfront) {
             if (!ac.ok) continue;
             c->fold[n] = true;
             ctor[n] = constructor_like(nd, ac.any_tensor);
-            for (uint32_t k = 0, v; (v = output_value(nd, k)) != EIR_NO_VALUE; k++) c->is_const[v] = true;
+            for (uint32_t k = 0, v; (v = eir_node_output_value(nd, k)) != EIR_NO_VALUE; k++) c->is_const[v] = true;
         }
         for (uint32_t n = 0; n < c->nn; n++)
             if (!c->excluded[n] && satisfied_assert(g, &g->nodes[n], c->is_const)) c->fold[n] = assert_n[n] = true;
@@ -305,7 +291,7 @@ static eir_status plan_fold(fold_ctx *c, uint32_t *nfront) {
         bool again = false;
         for (uint32_t n = 0; n < c->nn; n++) {
             if (!c->fold[n] || !ctor[n]) continue;
-            for (uint32_t k = 0, v; (v = output_value(&g->nodes[n], k)) != EIR_NO_VALUE; k++)
+            for (uint32_t k = 0, v; (v = eir_node_output_value(&g->nodes[n], k)) != EIR_NO_VALUE; k++)
                 if (uses[v]) c->excluded[n] = again = true;
         }
         if (!again) break;
@@ -322,7 +308,7 @@ static eir_status plan_fold(fold_ctx *c, uint32_t *nfront) {
     for (uint32_t n = c->nn; n-- > 0;) {
         if (!c->fold[n]) continue;
         bool needed = assert_n[n];
-        for (uint32_t k = 0, v; (v = output_value(&g->nodes[n], k)) != EIR_NO_VALUE; k++) needed |= need[v];
+        for (uint32_t k = 0, v; (v = eir_node_output_value(&g->nodes[n], k)) != EIR_NO_VALUE; k++) needed |= need[v];
         c->fold[n] = needed;
         if (needed) each_input_value(&g->nodes[n], mark_need, &nc);
     }
@@ -337,7 +323,7 @@ static eir_status plan_fold(fold_ctx *c, uint32_t *nfront) {
             c->fold[n] = rc.any_tensor;
         }
         if (c->fold[n])
-            for (uint32_t k = 0, v; (v = output_value(&g->nodes[n], k)) != EIR_NO_VALUE; k++) outv[v] = true;
+            for (uint32_t k = 0, v; (v = eir_node_output_value(&g->nodes[n], k)) != EIR_NO_VALUE; k++) outv[v] = true;
     }
     *nfront = nf;
 done:
@@ -401,7 +387,7 @@ static eir_status evaluate(fold_ctx *c, folded *fv, uint32_t nf) {
         goto done;
     }
     for (uint32_t i = 0; i < nf; i++) {
-        uint32_t v = output_value(&qg->nodes[fv[i].node], fv[i].k);
+        uint32_t v = eir_node_output_value(&qg->nodes[fv[i].node], fv[i].k);
         if (v == EIR_NO_VALUE) {
             st = eir_fail(p, EIR_ERR_GRAPH, "fold: node %s differs after reloading", c->g->nodes[fv[i].node].name);
             goto done;
@@ -445,7 +431,7 @@ static eir_status evaluate(fold_ctx *c, folded *fv, uint32_t nf) {
     }
     for (uint32_t i = 0; i < nf; i++) {
         const eir_node *nd = &c->g->nodes[fv[i].node];
-        const eir_value *val = &c->g->values[output_value(nd, fv[i].k)];
+        const eir_value *val = &c->g->values[eir_node_output_value(nd, fv[i].k)];
         eir_tensor_view v;
         if ((st = eir_runtime_output(rt, i, &v))) {
             st = eir_fail(p, st, "fold: node %s (%s): %s", nd->name, nd->target, eir_runtime_errmsg(rt));
@@ -552,7 +538,7 @@ eir_status eir_pass_fold(eir_program *p, uint32_t *changed) {
     }
     uint32_t k = 0;
     for (uint32_t n = 0; n < c.nn; n++)
-        for (uint32_t j = 0, v; (v = output_value(&g->nodes[n], j)) != EIR_NO_VALUE; j++)
+        for (uint32_t j = 0, v; (v = eir_node_output_value(&g->nodes[n], j)) != EIR_NO_VALUE; j++)
             if (c.frontier[v]) fv[k++] = (folded){n, j, NULL};
     if ((st = evaluate(&c, fv, nf))) goto done;
 
@@ -571,7 +557,7 @@ eir_status eir_pass_fold(eir_program *p, uint32_t *changed) {
 
     /* each frontier value becomes a lifted constant */
     for (uint32_t i = 0; i < nf; i++) {
-        uint32_t v = output_value(&g->nodes[fv[i].node], fv[i].k);
+        uint32_t v = eir_node_output_value(&g->nodes[fv[i].node], fv[i].k);
         /* a copy: adding the constant may move the value table (sizes and strides stay put) */
         const eir_tensor_meta meta = g->values[v].meta, *m = &meta;
         int64_t sizes[64];
@@ -599,7 +585,7 @@ eir_status eir_pass_fold(eir_program *p, uint32_t *changed) {
         }
         free(fv[i].data);                /* copied into the program */
         fv[i].data = NULL;
-        v = output_value(&g->nodes[fv[i].node], fv[i].k);
+        v = eir_node_output_value(&g->nodes[fv[i].node], fv[i].k);
         if ((st = eir_graph_replace_uses(p, g, v, cv, NULL))) goto done;
     }
     uint32_t nfold = 0;

@@ -119,4 +119,29 @@ static inline bool view_close(const eir_tensor_view *got, const npy_array *want,
     }
     return true;
 }
+
+/* A view's elements in logical order (any strides), copied into a new buffer
+ * (free it); NULL when out of memory. */
+static inline unsigned char *view_bytes(const eir_tensor_view *v, size_t *bytes) {
+    size_t es = eir_dtype_size(v->dtype);
+    int64_t n = eir_tensor_numel(v);
+    unsigned char *out = malloc((size_t)n * es + 1);
+    if (!out) return NULL;
+    int64_t idx[EIR_MAX_RANK] = {0};
+    for (int64_t k = 0; k < n; k++) {
+        int64_t off = 0, stride = 1;
+        for (uint32_t d = v->rank; d-- > 0;) {
+            off += idx[d] * (v->strides ? v->strides[d] : stride);
+            stride *= v->sizes[d];
+        }
+        memcpy(out + (size_t)k * es, (const unsigned char *)v->data + off * (int64_t)es, es);
+        for (uint32_t d = v->rank; d-- > 0;) {
+            if (++idx[d] < v->sizes[d]) break;
+            idx[d] = 0;
+        }
+    }
+    *bytes = (size_t)n * es;
+    return out;
+}
+
 #endif

@@ -322,28 +322,6 @@ typedef struct outs {
     unsigned char *data[NRUNS][MAXIO];
 } outs;
 
-static unsigned char *flatten(const eir_tensor_view *v, size_t *bytes) {
-    size_t es = eir_dtype_size(v->dtype);
-    int64_t n = eir_tensor_numel(v);
-    unsigned char *out = malloc((size_t)n * es + 1);
-    if (!out) return NULL;
-    int64_t idx[EIR_MAX_RANK] = {0};
-    for (int64_t k = 0; k < n; k++) {
-        int64_t off = 0, stride = 1;
-        for (uint32_t d = v->rank; d-- > 0;) {
-            off += idx[d] * (v->strides ? v->strides[d] : stride);
-            stride *= v->sizes[d];
-        }
-        memcpy(out + (size_t)k * es, (const unsigned char *)v->data + off * (int64_t)es, es);
-        for (uint32_t d = v->rank; d-- > 0;) {
-            if (++idx[d] < v->sizes[d]) break;
-            idx[d] = 0;
-        }
-    }
-    *bytes = (size_t)n * es;
-    return out;
-}
-
 static void outs_free(outs *o) {
     for (int r = 0; r < NRUNS; r++)
         for (int i = 0; i < MAXIO; i++) free(o->data[r][i]);
@@ -359,7 +337,7 @@ static void run_on(eir_runtime *rt, int threads, outs *o) {
         if (eir_runtime_run(rt) != EIR_OK) { o->ok = false; break; }
         for (uint32_t i = 0; i < o->nout; i++) {
             eir_tensor_view y;
-            if (eir_runtime_output(rt, i, &y) != EIR_OK || !(o->data[r][i] = flatten(&y, &o->bytes[r][i]))) o->ok = false;
+            if (eir_runtime_output(rt, i, &y) != EIR_OK || !(o->data[r][i] = view_bytes(&y, &o->bytes[r][i]))) o->ok = false;
         }
     }
 }

@@ -38,29 +38,6 @@ typedef struct job {
     pthread_t tid;
 } job;
 
-/* a view's elements in logical order (any strides) */
-static unsigned char *flatten(const eir_tensor_view *v, size_t *bytes) {
-    size_t es = eir_dtype_size(v->dtype);
-    int64_t n = eir_tensor_numel(v);
-    unsigned char *out = malloc((size_t)n * es + 1);
-    if (!out) return NULL;
-    int64_t idx[EIR_MAX_RANK] = {0};
-    for (int64_t k = 0; k < n; k++) {
-        int64_t off = 0, stride = 1;
-        for (uint32_t d = v->rank; d-- > 0;) {
-            off += idx[d] * (v->strides ? v->strides[d] : stride);
-            stride *= v->sizes[d];
-        }
-        memcpy(out + (size_t)k * es, (const unsigned char *)v->data + off * (int64_t)es, es);
-        for (uint32_t d = v->rank; d-- > 0;) {
-            if (++idx[d] < v->sizes[d]) break;
-            idx[d] = 0;
-        }
-    }
-    *bytes = (size_t)n * es;
-    return out;
-}
-
 /* one runtime on the shared program: its own inputs, NRUNS runs, on `threads` threads of its own */
 static void run_fixture(const eir_program *p, const eir_library *lib, const char *name, int threads, result *r) {
     memset(r, 0, sizeof *r);
@@ -79,7 +56,7 @@ static void run_fixture(const eir_program *p, const eir_library *lib, const char
         }
         for (uint32_t i = 0; i < r->nout; i++) {
             eir_tensor_view y;
-            if (eir_runtime_output(rt, i, &y) != EIR_OK || !(r->data[run][i] = flatten(&y, &r->bytes[run][i])))
+            if (eir_runtime_output(rt, i, &y) != EIR_OK || !(r->data[run][i] = view_bytes(&y, &r->bytes[run][i])))
                 r->ok = false;
         }
     }
