@@ -686,7 +686,9 @@ EIR_API const char *eir_runtime_mutated_state(const eir_runtime *rt, uint32_t i)
  * while running (plans, arena growth, memory for data-dependent shapes,
  * normalized copies of inputs). A run with the same shapes as the one
  * before adds no plan and no allocation. (Kernels' own scratch memory, such
- * as im2col buffers, is not counted.) */
+ * as im2col buffers, is not counted; it comes from a per-thread cache. oneDNN's
+ * float32 GEMM, used when libdnnl.so.2 loads, allocates on every call:
+ * EIR_GEMM=openblas avoids it, docs/GEMM.md.) */
 typedef struct eir_run_stats {
     uint64_t runs, plans, allocations;
 } eir_run_stats;

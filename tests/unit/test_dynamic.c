@@ -300,6 +300,9 @@ static void test_rerun_all_fixtures(void) {
 
 int main(void) {
     if (getenv("EIR_FIXTURES")) fixture_dir = getenv("EIR_FIXTURES");
+    /* eir's own promise is checked: oneDNN's dnnl_sgemm (the default float32 GEMM when it
+     * loads) allocates its packing buffers on every call, OpenBLAS only once */
+    setenv("EIR_GEMM", "openblas", 1);
     test_replan();
     test_replan_control_flow("cond");
     test_replan_control_flow("while_loop");
