@@ -100,7 +100,9 @@ def test_mlp_print_and_run(tmp_path):
     cli = json.loads(subprocess.run([eir_bin(), "info", "--json", path], capture_output=True, text=True,
                                     check=True).stdout)
     assert info == cli
-    assert info["runnable"] is True and 0 < info["arena_bytes"] <= info["intermediate_bytes"]
+    # the arena rounds each storage up to 64 bytes: it may exceed the sum of this small
+    # program's intermediates, never the bytes alive at once by more than 10%
+    assert info["runnable"] is True and info["intermediate_bytes"] > 0
     assert 0 < info["peak_live_bytes"] <= info["arena_bytes"] <= info["peak_live_bytes"] * 1.1
     (y,) = p.run(x.numpy())
     close(y, m(x))
