@@ -241,3 +241,24 @@ def test_dynamic_batch(eir, tmp_path):
         close(to_npy(ep2.module()(x)), want, f"torch, batch {n}")
         close(run_eir(eir, dst, (x,), str(tmp_path))[0], want, f"eir, batch {n}")
         close(run_eir(eir, src, (x,), str(tmp_path))[0], want, f"eir fusing at runtime, batch {n}")
+
+
+def test_runtime_fusion_keeps_output_names(eir, tmp_path):
+    """The runtime fuses a private copy of the program, whose calls get eir_cpu
+    names; the outputs it reports keep the names of the caller's program."""
+    src = os.path.join(REPO, "examples", "mlp.pt2")
+
+    def names(env):
+        r = subprocess.run([eir, "run", src], capture_output=True, text=True, timeout=120,
+                           env=dict(os.environ, **env))
+        assert r.returncode == 0, r.stderr
+        return re.findall(r"^output \d+ '(\w+)'", r.stdout, re.M)
+
+    unfused = names({"EIR_NO_FUSION": "1"})
+    assert unfused and names({}) == unfused
+    # and the program does get fused (the names would otherwise trivially agree)
+    out = str(tmp_path / "mlp.backend.pt2")
+    r = subprocess.run([eir, "convert", "--to", "backend", src, out], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([eir, "run", out], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and re.findall(r"^output \d+ '(\w+)'", r.stdout, re.M) != unfused, r.stdout

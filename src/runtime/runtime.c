@@ -1894,6 +1894,11 @@ eir_status eir_runtime_create_with(eir_program *p, const eir_library *lib, eir_r
         if (!st) {
             (*out)->fused = q;
             (*out)->fused_buf = qbuf;
+            /* outputs keep the names the caller's program gives them (fusion renames the
+             * calls that compute them); user outputs are in the same order in both */
+            for (uint32_t i = 0, k = 0; i < p->num_output_specs && k < (*out)->noutputs; i++)
+                if (p->output_specs[i].kind == EIR_OUT_USER_OUTPUT)
+                    (*out)->outputs[k++].name = p->output_specs[i].arg.name ? p->output_specs[i].arg.name : "";
             return EIR_OK;
         }
         /* the unfused program gives the messages its user knows */
