@@ -35,9 +35,15 @@
  *      `dim_order_ops__to_dim_order_copy_default`, FX's snake case and
  *      `_1`, `_2` suffixes), each output of a multi-output call `getitem`.
  *
+ * Steps 2-8 and 11 apply to the nested graphs of cond, map_impl, while_loop
+ * and scan too, as to_edge()'s retrace lowers them; their subgraphs are
+ * named submodule_0, submodule_1, ... per graph, as the retrace names them,
+ * and a number in a body becomes aten.scalar_tensor in the body (see
+ * body_scalar).
+ *
  * A program that is not Core ATen is first lowered by the pass `to-core`
  * when the pass table has one; otherwise it is refused with the list of the
- * non-core calls. Nested graphs (control flow) are left as they are. */
+ * non-core calls. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +62,7 @@ typedef struct te_ctx {
     uint32_t changed;
     uint32_t nconst;             /* constants lifted so far */
     uint32_t nbuffers;           /* buffers of the signature before lifting */
+    uint32_t nlocal;             /* constants made in the nested graph being lowered */
 } te_ctx;
 
 /* ---- small facts ---- */
@@ -266,11 +273,57 @@ static eir_status insert_cast(te_ctx *c, uint32_t pos, uint32_t src, eir_dtype d
     return EIR_OK;
 }
 
-/* Each argument of the given schema type that is a number becomes a lifted
- * 0-d tensor (ScalarToTensorPass). */
-static eir_status scalars_to_tensors(te_ctx *c, uint32_t n, const eir_op_schema *s) {
-    for (uint32_t i = 0; i < c->g->nodes[n].num_inputs; i++) {
-        eir_named_arg *na = (eir_named_arg *)&c->g->nodes[n].inputs[i];
+/* In a nested graph, a Python number where the schema wants a Tensor
+ * becomes `aten.scalar_tensor(number, dtype=...)` in front of node *n, named
+ * `_tensor_constant<k>` (k counts per graph). ExecuTorch's retrace makes it
+ * a tensor attribute of the submodule read by get_attr, which the .pt2
+ * schema cannot hold (torch.export.save refuses "getattr nodes containing
+ * tensors"); scalar_tensor computes the same 0-d tensor inside the body and
+ * is one of the plain ATen operators Edge programs keep. */
+static eir_status body_scalar(te_ctx *c, uint32_t *n, const eir_arg *num, uint32_t *value_out) {
+    eir_program *p = c->p;
+    eir_graph *g = c->g;
+    eir_dtype dt = num->kind == EIR_ARG_INT ? EIR_I64 : num->kind == EIR_ARG_FLOAT ? EIR_F32 : EIR_BOOL;
+    eir_tensor_meta m = {0};
+    m.dtype = dt;
+    m.layout = EIR_LAYOUT_STRIDED;
+    char name[64];
+    snprintf(name, sizeof name, "_tensor_constant%u", c->nlocal++);
+    uint32_t v = eir_graph_add_value(p, g, EIR_VALUE_TENSOR, &m, name);
+    if (v == EIR_NO_VALUE) return EIR_ERR_NOMEM;
+    eir_named_arg ins[2];
+    memset(ins, 0, sizeof ins);
+    ins[0].name = "s";
+    ins[0].kind = 1;
+    ins[0].arg = *num;
+    ins[0].arg.name = NULL;
+    ins[1].name = "dtype";
+    ins[1].kind = 2;
+    ins[1].arg.kind = EIR_ARG_SCALAR_TYPE;
+    ins[1].arg.u.i = dt;
+    eir_arg o = {0};
+    o.kind = EIR_ARG_TENSOR;
+    o.value = v;
+    o.name = g->values[v].name;
+    eir_status st = eir_graph_insert_node(p, g, *n, TORCH_OPS "aten.scalar_tensor.default", 2, ins, 1, &o, NULL);
+    if (st != EIR_OK) return st;
+    /* the metadata of the call it is made for, as ExportPass gives it */
+    const eir_node *user = &g->nodes[*n + 1];
+    eir_node *sc = (eir_node *)&g->nodes[*n];
+    for (uint32_t i = 0; i < user->num_metadata; i++)
+        if ((st = eir_node_set_metadata(p, sc, user->metadata[i].key, user->metadata[i].value)) != EIR_OK) return st;
+    (*n)++;
+    *value_out = v;
+    return EIR_OK;
+}
+
+/* Each argument of the given schema type that is a number becomes a 0-d
+ * tensor (ScalarToTensorPass): lifted in the root graph, computed by
+ * scalar_tensor in a nested one. Node *n moves past the calls inserted. */
+static eir_status scalars_to_tensors(te_ctx *c, uint32_t *n, const eir_op_schema *s) {
+    bool root = c->g == c->p->graph;
+    for (uint32_t i = 0; i < c->g->nodes[*n].num_inputs; i++) {
+        eir_named_arg *na = (eir_named_arg *)&c->g->nodes[*n].inputs[i];
         if (!na->kind || !na->name) continue;
         const eir_schema_arg *sa = NULL;
         for (uint32_t k = 0; k < s->nargs; k++)
@@ -279,9 +332,10 @@ static eir_status scalars_to_tensors(te_ctx *c, uint32_t n, const eir_op_schema 
         eir_arg_kind k = na->arg.kind;
         if (k != EIR_ARG_INT && k != EIR_ARG_FLOAT && k != EIR_ARG_BOOL) continue;
         uint32_t v = EIR_NO_VALUE;
-        eir_status st = lift_scalar(c, &na->arg, &v);
+        eir_arg num = na->arg;
+        eir_status st = root ? lift_scalar(c, &num, &v) : body_scalar(c, n, &num, &v);
         if (st != EIR_OK) return st;
-        na = (eir_named_arg *)&c->g->nodes[n].inputs[i];
+        na = (eir_named_arg *)&c->g->nodes[*n].inputs[i];
         memset(&na->arg, 0, sizeof na->arg);
         na->arg.kind = EIR_ARG_TENSOR;
         na->arg.value = v;
@@ -475,6 +529,11 @@ static const char *fresh(namer *nm, const char *cand) {
     return s;
 }
 
+/* A constant body_scalar made (scalar_tensor named _tensor_constant<k>). */
+static bool is_const_call(const eir_node *nd) {
+    return is_op(nd, "aten.scalar_tensor.default") && nd->name && !strncmp(nd->name, "_tensor_constant", 16);
+}
+
 static eir_status rename_nodes(te_ctx *c) {
     eir_program *p = c->p;
     eir_graph *g = c->g;
@@ -484,9 +543,26 @@ static eir_status rename_nodes(te_ctx *c) {
     for (uint32_t i = 0; i < g->num_inputs; i++)
         if (eir_arg_names_value(&g->inputs[i]) && !eir_strmap_put(&nm.taken, g->values[g->inputs[i].value].name, 0))
             st = nomem(c);
+    /* a nested graph's constants keep the names of the tensor attributes
+     * ExecuTorch gives them (body_scalar) */
+    for (uint32_t n = 0; n < g->num_nodes && st == EIR_OK && g != p->graph; n++)
+        if (is_const_call(&g->nodes[n]) && !eir_strmap_put(&nm.taken, g->nodes[n].name, 0)) st = nomem(c);
     eir_value *vals = (eir_value *)g->values;
+    uint32_t nsub = 0;
     for (uint32_t n = 0; n < g->num_nodes && st == EIR_OK; n++) {
         eir_node *nd = (eir_node *)&g->nodes[n];
+        /* the retrace's submodules: submodule_0, submodule_1, ... per graph */
+        for (uint32_t i = 0; i < nd->num_inputs && st == EIR_OK; i++) {
+            eir_arg *a = (eir_arg *)&nd->inputs[i].arg;
+            if (a->kind != EIR_ARG_GRAPH) continue;
+            char sub[64];
+            snprintf(sub, sizeof sub, "submodule_%u", nsub++);
+            char *nmv = eir_arena_strdup(&p->arena, sub);
+            if (!nmv || !eir_strmap_put(&nm.taken, nmv, 0)) st = nomem(c);
+            a->u.graph.name = nmv;
+        }
+        if (st != EIR_OK) break;
+        if (g != p->graph && is_const_call(nd)) continue;
         char cand[256];
         if (!strncmp(nd->target, EDGE_OPS, strlen(EDGE_OPS))) fx_name(nd->target + strlen(EDGE_OPS), cand, sizeof cand);
         else if (op_name(nd->target)) {
@@ -501,7 +577,10 @@ static eir_status rename_nodes(te_ctx *c) {
         const char *name = fresh(&nm, cand);
         if (!name) { st = nomem(c); break; }
         nd->name = name;
-        if (nd->num_outputs == 1 && eir_arg_names_value(&nd->outputs[0])) {
+        /* a higher-order call's results are read by getitem even when it
+         * returns one value */
+        bool hop = !strncmp(nd->target, TORCH_OPS "higher_order.", strlen(TORCH_OPS "higher_order."));
+        if (nd->num_outputs == 1 && eir_arg_names_value(&nd->outputs[0]) && !hop) {
             vals[nd->outputs[0].value].name = name;
             continue;
         }
@@ -669,42 +748,54 @@ static eir_status require_core(eir_program *p) {
 
 /* ---- the pass ---- */
 
-eir_status eir_pass_to_edge(eir_program *p, uint32_t *changed) {
-    if (!p) return EIR_ERR_ARG;
-    if (changed) *changed = 0;
-    eir_status st = require_core(p);
-    if (st != EIR_OK) return st;
-    te_ctx c = {p, p->graph, 0, 0, 0};
-
-    /* 1. unused parameters */
-    for (uint32_t i = p->num_input_specs; i-- > 0;) {
-        if (p->input_specs[i].kind != EIR_IN_PARAMETER || i >= c.g->num_inputs) continue;
-        const eir_arg *a = &c.g->inputs[i];
-        if (!eir_arg_names_value(a) || eir_graph_num_uses(c.g, a->value)) continue;
-        if ((st = eir_program_drop_input(p, i)) != EIR_OK) return st;
-        c.changed++;
+/* Calls fn(c, graph) for each nested graph node n of c->g holds, with c->g
+ * set to it (and its own constant count) for the call. */
+static eir_status each_subgraph(te_ctx *c, uint32_t n, eir_status (*fn)(te_ctx *c)) {
+    eir_graph *g = c->g;
+    uint32_t nlocal = c->nlocal;
+    eir_status st = EIR_OK;
+    for (uint32_t i = 0; i < g->nodes[n].num_inputs && st == EIR_OK; i++) {
+        const eir_arg *a = &g->nodes[n].inputs[i].arg;
+        if (a->kind != EIR_ARG_GRAPH || !a->u.graph.graph) continue;
+        c->g = a->u.graph.graph;
+        c->nlocal = 0;
+        st = fn(c);
+        c->g = g;
     }
-    for (uint32_t i = 0; i < p->num_input_specs; i++) c.nbuffers += p->input_specs[i].kind == EIR_IN_BUFFER;
+    c->nlocal = nlocal;
+    return st;
+}
+
+/* Steps 2-8 on c->g and, recursively, on the graphs its calls hold: to_edge()
+ * retraces the bodies of cond, map_impl, while_loop and scan with the same
+ * passes (their scalars are made in place, see body_scalar). */
+static eir_status lower_graph(te_ctx *c) {
+    eir_program *p = c->p;
+    eir_status st;
 
     /* 2. tensor metadata assertions */
     {
-        eir_graph *g = c.g;
+        eir_graph *g = c->g;
         bool *erase = calloc(g->num_nodes ? g->num_nodes : 1, sizeof *erase);
-        if (!erase) return nomem(&c);
+        if (!erase) return nomem(c);
         uint32_t k = 0;
         for (uint32_t n = 0; n < g->num_nodes; n++)
             if (is_op(&g->nodes[n], "aten._assert_tensor_metadata.default")) erase[n] = true, k++;
         st = k ? eir_graph_erase_nodes(p, g, erase) : EIR_OK;
         free(erase);
         if (st != EIR_OK) return st;
-        c.changed += k;
+        c->changed += k;
     }
 
     /* 3-6: per call, in graph order */
-    for (uint32_t n = 0; n < c.g->num_nodes; n++) {
-        eir_node *nd = (eir_node *)&c.g->nodes[n];
+    for (uint32_t n = 0; n < c->g->num_nodes; n++) {
+        eir_node *nd = (eir_node *)&c->g->nodes[n];
         const char *o = op_name(nd->target);
-        if (!o || !strncmp(o, "higher_order.", 13)) continue;
+        if (o && !strncmp(o, "higher_order.", 13)) {
+            if ((st = each_subgraph(c, n, lower_graph)) != EIR_OK) return st;
+            continue;
+        }
+        if (!o) continue;
         const eir_op_schema *s = eir_op_find(o);
         /* views -> view_copy */
         if (s && (s->flags & EIR_OPF_VIEW)) {
@@ -714,30 +805,30 @@ eir_status eir_pass_to_edge(eir_program *p, uint32_t *changed) {
             if (eir_edge_is_view_copy(cp)) {
                 char t[300];
                 snprintf(t, sizeof t, TORCH_OPS "%s", cp);
-                if (!(nd->target = eir_arena_strdup(&p->arena, t))) return nomem(&c);
+                if (!(nd->target = eir_arena_strdup(&p->arena, t))) return nomem(c);
                 o = op_name(nd->target);
                 s = eir_op_find(o);
-                if ((st = contiguous_result(&c, nd)) != EIR_OK) return st;
-                c.changed++;
+                if ((st = contiguous_result(c, nd)) != EIR_OK) return st;
+                c->changed++;
             }
         }
         if (!s) continue;
-        if ((st = scalars_to_tensors(&c, n, s)) != EIR_OK) return st;
-        nd = (eir_node *)&c.g->nodes[n];
+        if ((st = scalars_to_tensors(c, &n, s)) != EIR_OK) return st;
+        nd = (eir_node *)&c->g->nodes[n];
         uint32_t src;
-        if (is_noop(c.g, nd, &src)) {
-            const eir_value *out = single_output(c.g, nd);
-            uint32_t ov = (uint32_t)(out - c.g->values);
-            if ((st = eir_graph_replace_uses(p, c.g, ov, src, NULL)) != EIR_OK) return st;
-            c.changed++;
+        if (is_noop(c->g, nd, &src)) {
+            const eir_value *out = single_output(c->g, nd);
+            uint32_t ov = (uint32_t)(out - c->g->values);
+            if ((st = eir_graph_replace_uses(p, c->g, ov, src, NULL)) != EIR_OK) return st;
+            c->changed++;
             continue;            /* dead now; DCE removes it */
         }
-        if ((st = unmix_types(&c, &n, o)) != EIR_OK) return st;
+        if ((st = unmix_types(c, &n, o)) != EIR_OK) return st;
     }
 
     /* 7-8: Edge operators, dim order */
-    for (uint32_t n = 0; n < c.g->num_nodes; n++) {
-        eir_node *nd = (eir_node *)&c.g->nodes[n];
+    for (uint32_t n = 0; n < c->g->num_nodes; n++) {
+        eir_node *nd = (eir_node *)&c->g->nodes[n];
         const char *o = op_name(nd->target);
         if (!o || !strncmp(o, "higher_order.", 13)) continue;
         static const char *const keep[] = {
@@ -752,13 +843,45 @@ eir_status eir_pass_to_edge(eir_program *p, uint32_t *changed) {
         const char *d1 = strchr(o, '.'), *d2 = d1 ? strchr(d1 + 1, '.') : NULL;
         if (kept || !d2) continue;
         const char *dt;
-        if ((st = to_dim_order(&c, n, &dt)) != EIR_OK) return st;
-        nd = (eir_node *)&c.g->nodes[n];
+        if ((st = to_dim_order(c, n, &dt)) != EIR_OK) return st;
+        nd = (eir_node *)&c->g->nodes[n];
         char t[300];
         snprintf(t, sizeof t, EDGE_OPS "%s", dt ? dt : o);
-        if (!(nd->target = eir_arena_strdup(&p->arena, t))) return nomem(&c);
+        if (!(nd->target = eir_arena_strdup(&p->arena, t))) return nomem(c);
+        c->changed++;
+    }
+    return EIR_OK;
+}
+
+/* The retrace's names and metadata on c->g and the graphs it holds. */
+static eir_status finish_graph(te_ctx *c) {
+    eir_status st;
+    if ((st = rename_nodes(c)) != EIR_OK || (st = finish_metadata(c)) != EIR_OK) return st;
+    for (uint32_t n = 0; n < c->g->num_nodes; n++)
+        if ((st = each_subgraph(c, n, finish_graph)) != EIR_OK) return st;
+    return EIR_OK;
+}
+
+eir_status eir_pass_to_edge(eir_program *p, uint32_t *changed) {
+    if (!p) return EIR_ERR_ARG;
+    if (changed) *changed = 0;
+    eir_status st = require_core(p);
+    if (st != EIR_OK) return st;
+    te_ctx c = {p, p->graph, 0, 0, 0, 0};
+
+    /* 1. unused parameters */
+    for (uint32_t i = p->num_input_specs; i-- > 0;) {
+        if (p->input_specs[i].kind != EIR_IN_PARAMETER || i >= c.g->num_inputs) continue;
+        const eir_arg *a = &c.g->inputs[i];
+        if (!eir_arg_names_value(a) || eir_graph_num_uses(c.g, a->value)) continue;
+        if ((st = eir_program_drop_input(p, i)) != EIR_OK) return st;
         c.changed++;
     }
+    for (uint32_t i = 0; i < p->num_input_specs; i++) c.nbuffers += p->input_specs[i].kind == EIR_IN_BUFFER;
+
+    /* 2-8 */
+    if ((st = lower_graph(&c)) != EIR_OK) return st;
+    c.g = p->graph;
 
     /* a retrace writes each mutated user input back with aten.copy */
     for (uint32_t k = 0, nk = 0; k < p->num_output_specs; k++) {
@@ -798,12 +921,11 @@ eir_status eir_pass_to_edge(eir_program *p, uint32_t *changed) {
         c.changed++;
     }
 
-    /* 11. dead code, names */
+    /* 11. dead code (nested graphs too), names */
     uint32_t removed = 0;
     if ((st = eir_graph_dce(p, c.g, &removed)) != EIR_OK) return st;
     c.changed += removed;
-    if ((st = rename_nodes(&c)) != EIR_OK) return st;
-    if ((st = finish_metadata(&c)) != EIR_OK) return st;
+    if ((st = finish_graph(&c)) != EIR_OK) return st;
     if (changed) *changed = c.changed;
     return EIR_OK;
 }
