@@ -1,7 +1,8 @@
 /* backend.c — the pass `to-backend`: the Backend dialect's fused operators
  * (src/ops/backend_ops.c) in place of the ATen calls they fuse.
  *
- * Rewrites, on the root graph, of ATen (as exported) and Core ATen programs:
+ * Rewrites, on the root graph and the graphs nested in it (see fuse_graph),
+ * of ATen (as exported) and Core ATen programs:
  *
  *  (a) a 2-d convolution (aten.conv2d, or aten.convolution not transposed)
  *      followed by batch norm in eval mode (aten.batch_norm with
@@ -130,8 +131,10 @@ static int32_t sole_user(const bctx *c, uint32_t v) {
     return user;
 }
 
-/* The graph input index of v, or -1. */
+/* The graph input index of v, or -1. A nested graph's inputs are the
+ * operands its higher-order call passes, not state: -1 there. */
 static int32_t input_index(const bctx *c, uint32_t v) {
+    if (c->g != c->p->graph) return -1;
     for (uint32_t i = 0; i < c->g->num_inputs && i < c->p->num_input_specs; i++)
         if (eir_arg_names_value(&c->g->inputs[i]) && c->g->inputs[i].value == v) return (int32_t)i;
     return -1;
@@ -517,6 +520,36 @@ static eir_status try_linear(bctx *c, uint32_t n, bool *done) {
     return EIR_OK;
 }
 
+/* The rewrites on c->g, then on the graphs its higher-order calls hold
+ * (cond branches, map / while_loop / scan bodies). Inside those the
+ * weights are the body's inputs, operands of the call, not state: a
+ * convolution fuses with its activation there, but no batch norm folds
+ * (its statistics are not known constants in the body); linear and addmm
+ * fuse as in the root graph. */
+static eir_status fuse_graph(bctx *c, uint32_t *changed) {
+    eir_graph *g = c->g;
+    eir_status st = EIR_OK;
+    for (uint32_t n = 0; n < g->num_nodes && !st; n++) {
+        bool done = false;
+        if ((st = try_conv(c, n, &done))) break;
+        if (!done && (st = try_linear(c, n, &done))) break;
+        c->g = g;
+        if (done) {
+            (*changed)++;
+            n--;                 /* the pattern's calls are gone: look at position n again */
+            continue;
+        }
+        for (uint32_t i = 0; i < g->nodes[n].num_inputs && !st; i++) {
+            const eir_arg *a = &g->nodes[n].inputs[i].arg;
+            if (a->kind != EIR_ARG_GRAPH || !a->u.graph.graph) continue;
+            c->g = a->u.graph.graph;
+            st = fuse_graph(c, changed);
+            c->g = g;
+        }
+    }
+    return st;
+}
+
 /* The pass; drop_state: parameters and constants only the rewritten calls
  * read leave the program (kept for a runtime's copy, so that
  * eir_runtime_state still finds every parameter). */
@@ -535,17 +568,8 @@ static eir_status to_backend(eir_program *p, uint32_t *changed, bool drop_state)
             eir_arg_names_value(&c.g->inputs[i]) && eir_graph_num_uses(c.g, c.g->inputs[i].value))
             used[nused++] = (char *)s->target;
     }
-    eir_status st = EIR_OK;
-    for (uint32_t n = 0; n < c.g->num_nodes; n++) {
-        bool done = false;
-        if ((st = try_conv(&c, n, &done))) break;
-        if (!done && (st = try_linear(&c, n, &done))) break;
-        c.g = p->graph;
-        if (done) {
-            (*changed)++;
-            n--;                 /* the pattern's calls are gone: look at position n again */
-        }
-    }
+    eir_status st = fuse_graph(&c, changed);
+    c.g = p->graph;
     for (uint32_t i = c.g->num_inputs; drop_state && !st && i-- > 0;) {
         if (i >= p->num_input_specs) continue;
         const eir_input_spec *s = &p->input_specs[i];
@@ -568,17 +592,21 @@ static bool fusion_off(void) {
     return e && e[0] && strcmp(e, "0");
 }
 
-/* Whether the root graph calls anything to-backend may rewrite. */
-static bool has_candidates(const eir_program *p) {
+/* Whether graph g (or a graph nested in it) calls anything to-backend may rewrite. */
+static bool has_candidates(const eir_graph *g) {
     static const char *const ANCHORS[] = {T_CONV2D, T_CONVOLUTION, T_LINEAR, T_ADDMM, T_MM};
-    const eir_graph *g = p->graph;
-    for (uint32_t n = 0; g && n < g->num_nodes; n++)
+    for (uint32_t n = 0; g && n < g->num_nodes; n++) {
         for (size_t k = 0; k < sizeof ANCHORS / sizeof *ANCHORS; k++)
             if (!strcmp(g->nodes[n].target, ANCHORS[k])) {
                 uint32_t v = eir_node_output_value(&g->nodes[n], 0);
                 if (v != EIR_NO_VALUE && g->values[v].kind == EIR_VALUE_TENSOR && g->values[v].meta.dtype == EIR_F32)
                     return true;
             }
+        for (uint32_t i = 0; i < g->nodes[n].num_inputs; i++) {
+            const eir_arg *a = &g->nodes[n].inputs[i].arg;
+            if (a->kind == EIR_ARG_GRAPH && has_candidates(a->u.graph.graph)) return true;
+        }
+    }
     return false;
 }
 
@@ -623,7 +651,7 @@ static eir_status light_copy(eir_program *p, eir_program **out, void **buf) {
 eir_status eir_backend_bind_copy(eir_program *p, eir_program **out, void **buf_out) {
     *out = NULL;
     *buf_out = NULL;
-    if (!p || !p->graph || fusion_off() || !has_candidates(p)) return EIR_OK;
+    if (!p || !p->graph || fusion_off() || !has_candidates(p->graph)) return EIR_OK;
     /* p is only read (runtimes of one program may be made on several threads);
      * a failure to copy it must not leave its message changed either */
     char msg[sizeof p->errmsg];
