@@ -184,12 +184,13 @@ def _normalize(text):
     return text.replace("], ());", "], []);")
 
 
-# equal to to_edge()'s program once normalized as above
-EDGE_EXACT = ["cond", "cond_shapes", "cond_sym", "map", "nested_cond", "scan", "scan_dyn", "while_loop",
+# equal to to_edge()'s program once normalized as above, as exported and decomposed
+EDGE_EXACT = ["cond", "cond_shapes.decomp", "cond_sym", "map", "nested_cond", "scan", "scan_dyn", "while_loop",
               "while_nested"]
 # where the retrace of to_edge() changes what it does not lower (docs/IR.md)
 EDGE_DIFFERS = {
-    "cond_unbacked": "renumbers unbacked symbols",
+    "cond_shapes": "recreates the sym_size call of a branch (with the retrace's annotation)",
+    "cond_unbacked": "renumbers unbacked symbols, recreates the sym_size call of a branch",
     "while_count": "renumbers unbacked symbols",
     "map_dyn": "specializes the mapped dimension",
 }
@@ -199,7 +200,7 @@ EDGE_FAST = {"cond", "while_nested"}
 def _edge_params():
     out = []
     for n in EDGE_EXACT:
-        for v in (n, n + ".decomp"):
+        for v in ((n,) if "." in n else (n, n + ".decomp")):
             out.append(pytest.param(v, marks=() if n in EDGE_FAST else (pytest.mark.slow,), id=v))
     return out
 
@@ -222,17 +223,28 @@ def test_zoo_to_edge_matches_executorch(eir, tmp_path, zv):
     _same_outputs(want_out, _run(_cases().load_edge(out), args))
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(EDGE_DIFFERS))
-def test_zoo_to_edge_differs_only_in_retrace(eir, tmp_path, name):
+def _differs_params():
+    out = []
+    for n in sorted(EDGE_DIFFERS):
+        for v in (n, n + ".decomp"):
+            if v not in EDGE_EXACT:
+                out.append(pytest.param(v, marks=pytest.mark.slow, id=v))
+    return out
+
+
+@pytest.mark.parametrize("zv", _differs_params())
+def test_zoo_to_edge_differs_only_in_retrace(eir, tmp_path, zv):
     """The programs whose to_edge() output differs from eir's by what the retrace
-    does to symbols: the lowered calls are the same, in the same order."""
+    does to symbols and symbolic sizes: the lowered calls are the same, named the
+    same, in the same order, and compute the same."""
     pytest.importorskip("executorch.exir")
     from executorch.exir import to_edge
-    src = _zoo_src(name + ".decomp")
+    src = _zoo_src(zv)
     out = str(tmp_path / "edge.pt2")
     _convert(eir, ["--to", "edge"], src, out)
     edge = to_edge(torch.export.load(src)).exported_program()
+    _, args, _, _ = zoo.build(zv.split(".")[0])
+    want_out = _run(edge, args)
     _constants_as_calls(edge.graph_module)
     mine = _cases().load_edge(out)
 
@@ -240,6 +252,7 @@ def test_zoo_to_edge_differs_only_in_retrace(eir, tmp_path, name):
         return [(n.name, str(n.target)) for m in [gm] + _bodies(gm) for n in m.graph.nodes
                 if n.op == "call_function"]
     assert calls(mine.graph_module) == calls(edge.graph_module)
+    _same_outputs(want_out, _run(mine, args))
 
 
 # ---- to-backend inside bodies ----
