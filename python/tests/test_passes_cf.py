@@ -51,7 +51,7 @@ PIPELINES = {
     "fold": (["--fold"], None),
     "prune-state": (["--prune-state"], None),
 }
-FAST = {"while_nested", "map_dyn"}
+FAST = {"while_nested"}          # cond, scan and while_loop, nested
 
 
 def _zoo_src(name):
@@ -194,7 +194,7 @@ EDGE_DIFFERS = {
     "while_count": "renumbers unbacked symbols",
     "map_dyn": "specializes the mapped dimension",
 }
-EDGE_FAST = {"cond", "while_nested"}
+EDGE_FAST = {"while_nested"}
 
 
 def _edge_params():
