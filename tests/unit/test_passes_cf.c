@@ -10,6 +10,9 @@
  *  - fold leaves the bodies as they are;
  *  - to-edge lowers the bodies (Edge operators, numbers as scalar_tensor,
  *    submodule names) to an Edge program the verifier accepts;
+ *  - to-backend fuses linear + relu and addmm(w.t()) + hardtanh in the
+ *    branches, whose weights are operands, and the result runs to the
+ *    formula on both branches;
  *  - every edited ATen program runs to the outputs of the original, both
  *    branches. */
 #include <math.h>
@@ -283,10 +286,103 @@ static void test_to_edge(void) {
     eir_program_free(p);
 }
 
+/* linear + relu in one branch, addmm(b, x, w.t()) + hardtanh in the other; the
+ * weights reach the branches as operands */
+static const char *LINEAR_PROGRAM =
+    "ExportedProgram:\n"
+    "    class GraphModule(torch.nn.Module):\n"
+    "        def forward(self, p_fc_weight: \"f32[5, 3]\", p_fc_bias: \"f32[5]\", x: \"f32[4, 3]\"):\n"
+    "            sum_1: \"f32[]\" = torch.ops.aten.sum.dim_IntList(x, [])\n"
+    "            gt: \"b8[]\" = torch.ops.aten.gt.Scalar(sum_1, 0)\n"
+    "            true_graph_0 = self.true_graph_0\n"
+    "            false_graph_0 = self.false_graph_0\n"
+    "            cond = torch.ops.higher_order.cond(gt, true_graph_0, false_graph_0, [x, p_fc_weight, p_fc_bias])\n"
+    "            getitem: \"f32[4, 5]\" = cond[0]\n"
+    "            return (getitem,)\n"
+    "\n"
+    "        class true_graph_0(torch.nn.Module):\n"
+    "            def forward(self, x: \"f32[4, 3]\", p_fc_weight: \"f32[5, 3]\", p_fc_bias: \"f32[5]\"):\n"
+    "                linear: \"f32[4, 5]\" = torch.ops.aten.linear.default(x, p_fc_weight, p_fc_bias)\n"
+    "                relu: \"f32[4, 5]\" = torch.ops.aten.relu.default(linear)\n"
+    "                return (relu,)\n"
+    "\n"
+    "        class false_graph_0(torch.nn.Module):\n"
+    "            def forward(self, x: \"f32[4, 3]\", p_fc_weight: \"f32[5, 3]\", p_fc_bias: \"f32[5]\"):\n"
+    "                permute: \"f32[3, 5]\" = torch.ops.aten.permute.default(p_fc_weight, [1, 0])\n"
+    "                addmm: \"f32[4, 5]\" = torch.ops.aten.addmm.default(p_fc_bias, x, permute)\n"
+    "                hardtanh: \"f32[4, 5]\" = torch.ops.aten.hardtanh.default(addmm, -0.5, 0.5)\n"
+    "                return (hardtanh,)\n"
+    "\n"
+    "Graph signature:\n"
+    "    # inputs\n"
+    "    p_fc_weight: PARAMETER target='fc.weight'\n"
+    "    p_fc_bias: PARAMETER target='fc.bias'\n"
+    "    x: USER_INPUT\n"
+    "\n"
+    "    # outputs\n"
+    "    getitem: USER_OUTPUT\n"
+    "\n"
+    "Range constraints: {}\n";
+
+static void test_backend_in_bodies(void) {
+    eir_program *p = parse(LINEAR_PROGRAM);
+    CHECK(p != NULL);
+    if (!p) return;
+    float w[15], b[5];
+    for (uint32_t i = 0; i < eir_program_num_tensors(p); i++) {
+        const eir_tensor *t = eir_program_tensor(p, i);
+        float *d = (float *)t->data + t->storage_offset;
+        bool is_w = !strcmp(t->fqn, "fc.weight");
+        for (int k = 0; k < (is_w ? 15 : 5); k++) {
+            d[k] = is_w ? 0.2f * (float)(k % 7) - 0.5f : 0.1f * (float)k - 0.2f;
+            (is_w ? w : b)[k] = d[k];
+        }
+    }
+    CHECK(pass(p, "to-backend") == 2);
+    CHECK(verifies(p, EIR_DIALECT_BACKEND));
+    const eir_graph *g = eir_program_graph(p);
+    const eir_graph *t0 = subgraph(g, "torch.ops.higher_order.cond", 0, 0);
+    const eir_graph *f0 = subgraph(g, "torch.ops.higher_order.cond", 0, 1);
+    /* one fused call per branch; the transpose goes with the addmm */
+    CHECK(t0 && t0->num_nodes == 1 && count_target(t0, "torch.ops.eir_cpu.linear.default") == 1);
+    CHECK(f0 && f0->num_nodes == 1 && count_target(f0, "torch.ops.eir_cpu.linear.default") == 1);
+    char *text = NULL;
+    CHECK(eir_program_print(p, EIR_PRINT_PROGRAM, &text) == EIR_OK);
+    CHECK(text && strstr(text, "torch.ops.eir_cpu.linear.default(x, p_fc_weight, p_fc_bias, 'relu')"));
+    CHECK(text && strstr(text, "torch.ops.eir_cpu.linear.default(x, p_fc_weight, p_fc_bias, 'hardtanh', -0.5, 0.5)"));
+    eir_free(text);
+    /* the weights stay parameters of the program */
+    CHECK(eir_program_num_tensors(p) == 2);
+    for (int sign = -1; sign <= 1; sign += 2) {
+        float x[12], got[20];
+        for (int i = 0; i < 12; i++) x[i] = (float)sign * (0.2f + 0.1f * (float)(i % 5));
+        eir_runtime *rt = NULL;
+        int64_t sz[2] = {4, 3};
+        eir_tensor_view in = {x, EIR_F32, 2, sz, NULL}, o;
+        bool ok = eir_runtime_create(p, &rt) == EIR_OK && eir_runtime_set_input(rt, 0, &in) == EIR_OK &&
+                  eir_runtime_run(rt) == EIR_OK && eir_runtime_output(rt, 0, &o) == EIR_OK && eir_tensor_numel(&o) == 20;
+        if (!ok) fprintf(stderr, "run: %s\n", rt ? eir_runtime_errmsg(rt) : eir_errmsg(p));
+        CHECK(ok);
+        if (ok) memcpy(got, o.data, sizeof got);
+        eir_runtime_free(rt);
+        bool same = ok;
+        for (int r = 0; r < 4 && ok; r++)
+            for (int c = 0; c < 5; c++) {
+                float v = b[c];
+                for (int k = 0; k < 3; k++) v += x[r * 3 + k] * w[c * 3 + k];
+                float want = sign > 0 ? (v > 0 ? v : 0) : (v < -0.5f ? -0.5f : v > 0.5f ? 0.5f : v);
+                same &= fabsf(got[r * 5 + c] - want) <= 1e-5f;
+            }
+        CHECK(same);
+    }
+    eir_program_free(p);
+}
+
 int main(void) {
     test_dce();
     test_cse();
     test_fold_keeps_bodies();
     test_to_edge();
+    test_backend_in_bodies();
     return check_summary("test_passes_cf");
 }
