@@ -12,8 +12,9 @@ its program, printed in memory (torch.export.save refuses it: its bodies read
 tensor constants with get_attr), against eir's printed after a save and a
 load, with the one representation eir chooses instead (a number in a body
 is an aten.scalar_tensor call named as ExecuTorch's constant) put into
-ExecuTorch's program first. Modules with linear / conv + relu in cond
-branches check that to-backend fuses inside bodies.
+ExecuTorch's program first; the same for a module with a cond and a
+while_loop exported here, strict and non-strict. Modules with linear / conv +
+relu in cond branches check that to-backend fuses inside bodies.
 """
 from __future__ import annotations
 
@@ -310,3 +311,43 @@ def test_backend_fuses_in_bodies(eir, tmp_path, model, strict, decomp):
         with torch.no_grad():
             want = mod(x)
         _same_outputs([want], _run(ep2, (x,)))
+
+
+class CondEdge(torch.nn.Module):
+    """A branch with a parameter, a view and numbers of both kinds; a while_loop."""
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Linear(6, 5)
+
+    def forward(self, x, n):
+        y = torch.cond(x.sum() > 0, lambda x: self.a(x) * 2, lambda x: torch.relu(x[:, :5]) + 1.5, (x,))
+        _, z = torch._higher_order_ops.while_loop(lambda i, z: i < n, lambda i, z: (i + 1, z.t().t() * 0.5 + 1),
+                                                  (torch.zeros((), dtype=torch.int64), y))
+        return z
+
+
+@pytest.mark.parametrize("strict", [False, pytest.param(True, marks=pytest.mark.slow)], ids=["nonstrict", "strict"])
+@pytest.mark.parametrize("decomp", [False, pytest.param(True, marks=pytest.mark.slow)], ids=["exported", "decomp"])
+def test_to_edge_module_matches_executorch(eir, tmp_path, strict, decomp):
+    pytest.importorskip("executorch.exir")
+    from executorch.exir import to_edge
+    torch.manual_seed(0)
+    mod = CondEdge().eval()
+    args = (torch.randn(4, 6), torch.tensor(3))
+    ep = _export(mod, args, strict, decomp)
+    src, out = str(tmp_path / "in.pt2"), str(tmp_path / "edge.pt2")
+    torch.export.save(ep, src)
+    _convert(eir, ["--to", "edge"], src, out)
+    _verify(eir, out, "edge")
+    edge = to_edge(torch.export.load(src)).exported_program()
+    _constants_as_calls(edge.graph_module)
+    # the retrace of the while_loop leaves range constraints for unbacked symbols
+    # no graph uses (u1 ...); eir keeps the input's
+    got, want = (_normalize(t).split("\nRange constraints: ") for t in (_print(eir, out), str(edge).rstrip("\n")))
+    assert got[0] == want[0]
+    assert got[1] == str(torch.export.load(src)).rstrip("\n").split("\nRange constraints: ")[1]
+    mine = _cases().load_edge(out)
+    for x in (args[0], -args[0]):
+        with torch.no_grad():
+            want = mod(x, args[1])
+        _same_outputs([want], _run(mine, (x, args[1])))
