@@ -351,3 +351,40 @@ def test_to_edge_module_matches_executorch(eir, tmp_path, strict, decomp):
         with torch.no_grad():
             want = mod(x, args[1])
         _same_outputs([want], _run(mine, (x, args[1])))
+
+
+# ---- fold: values computed from state before a call, bodies left alone ----
+
+class CondFold(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.randn(5, 6))
+        self.register_buffer("k", torch.randn(5))
+
+    def forward(self, x):
+        wt = self.w.t() * 2
+        return torch.cond(x.sum() > 0, lambda x, wt, k: x @ wt + k, lambda x, wt, k: x @ wt - k, (x, wt, self.k))
+
+
+@pytest.mark.parametrize("strict", [False, pytest.param(True, marks=pytest.mark.slow)], ids=["nonstrict", "strict"])
+def test_fold_operand_of_cond(eir, tmp_path, strict):
+    """w.t() * 2 folds into a lifted constant that the cond call passes; the
+    branches (which read it as an input) stay as they were, and w leaves."""
+    torch.manual_seed(0)
+    mod = CondFold().eval()
+    x = torch.randn(4, 6)
+    src, out = str(tmp_path / "in.pt2"), str(tmp_path / "fold.pt2")
+    torch.export.save(torch.export.export(mod, (x,), strict=strict), src)
+    _convert(eir, ["--fold"], src, out)
+    _verify(eir, out, None)
+    ep, ep2 = torch.export.load(src), torch.export.load(out)
+    assert _print(eir, out) == str(ep2).rstrip("\n")
+    assert list(ep2.state_dict) == ["k"] and list(ep2.constants) == ["_prop_tensor_constant0"]
+
+    def body_calls(e):
+        return [[str(n.target) for n in b.graph.nodes if n.op == "call_function"] for b in _bodies(e.graph_module)]
+    assert body_calls(ep2) == body_calls(ep)
+    for xx in (x, -x):
+        with torch.no_grad():
+            want = mod(xx)
+        _same_outputs([want], _run(ep2, (xx,)))
