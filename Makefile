@@ -15,6 +15,7 @@ SRC = src/base/base.c src/base/dtype.c src/base/pool.c src/serde/archive.c src/b
       src/ir/print.c src/ir/parse.c src/ir/parse_lex.c src/ir/dot.c src/ir/verify.c src/ir/edit.c \
       src/ops/optable.c src/ops/schema.c src/ops/info.c \
       src/ops/meta.c \
+      src/ops/meta_api.c \
       src/ops/backend_ops.c \
       $(wildcard src/kernels/*.c) \
       $(wildcard src/runtime/*.c) \

@@ -31,6 +31,68 @@ EXPLAINED = {
 }
 
 
+# ---------------------------------------------------------------------------
+# the sweeps' programs: exported once into a directory, reused
+# ---------------------------------------------------------------------------
+
+OPS_DIR = os.path.join(REPO, "python", "ops")
+_SAVE_AS = [None]
+
+
+def _save_instead_of_run(eir, ep, flat, d):
+    """harness.run_eir's stand-in: save the program under _SAVE_AS and report
+    it as not runnable, so the sweep stops there (no eir run, no torch run)."""
+    import torch
+    if _SAVE_AS[0] and not os.path.exists(_SAVE_AS[0]):
+        torch.export.save(ep, _SAVE_AS[0])
+    return 1, "eir: cannot run yet (exported for the meta agreement)", [], {}
+
+
+def _export_init():
+    if OPS_DIR not in sys.path:
+        sys.path.insert(0, OPS_DIR)
+    import harness
+    harness._worker_init()
+    harness.run_eir = _save_instead_of_run
+
+
+def _export_cell(task):
+    kind, key, dt, outdir = task
+    import tempfile
+    out = os.path.join(outdir, f"{kind}.{key}.{dt}.pt2")
+    if os.path.exists(out):
+        return out
+    _SAVE_AS[0] = out
+    mod = __import__("sweep" if kind == "core" else "opinfo_sweep")
+    with tempfile.TemporaryDirectory(prefix="eir-meta-") as wd:
+        try:
+            mod.run_one(key, dt, "eir", wd)
+        except Exception as e:  # noqa: BLE001  (a cell torch cannot export is left out)
+            return f"{out}: {e}"
+    return out
+
+
+def export_sweeps(outdir, jobs=2):
+    """Export the programs of the Core ATen sweep (python/ops/sweep.py) and
+    the OpInfo sweep (python/ops/opinfo_sweep.py), in the dtypes their
+    sampled runs of `make test` use, as core.OP.DTYPE.pt2 and
+    opinfo.KEY.DTYPE.pt2 into outdir (cells already there are kept)."""
+    import multiprocessing
+    sys.path.insert(0, OPS_DIR)
+    import opinfo_sweep
+    import sweep
+    os.makedirs(outdir, exist_ok=True)
+    tasks = [("core", o, d, outdir) for o in sweep.core_ops() for d in sweep.dtypes_for(o, "sample")]
+    db = opinfo_sweep.opinfos()
+    tasks += [("opinfo", k, d, outdir) for k in sorted(db)
+              for d in opinfo_sweep.dtypes_for(k, "sample", opinfo_sweep.supported(db[k]))]
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(jobs, initializer=_export_init, maxtasksperchild=50) as pool:
+        for k, r in enumerate(pool.imap_unordered(_export_cell, tasks)):
+            if k % 100 == 0:
+                print(f"exported {k}/{len(tasks)} cells", file=sys.stderr, flush=True)
+
+
 def short(target):
     for p in ("torch.ops.", "executorch.exir.dialects.edge._ops."):
         if target.startswith(p):

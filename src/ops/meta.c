@@ -719,7 +719,17 @@ static int m_binary_bool(mctx *c, eir_mtensor *o, uint32_t max) { return pointwi
 static int m_div_mode(mctx *c, eir_mtensor *o, uint32_t max) {
     const eir_arg *m = arg(c, "rounding_mode");
     bool rounding = m && m->kind == EIR_ARG_STRING;
-    return pointwise(c, o, N_SELF_OTHER, 2, rounding ? PW_SAME : PW_FLOAT);
+    int r = pointwise(c, o, N_SELF_OTHER, 2, rounding ? PW_SAME : PW_FLOAT);
+    /* floor division of floats: torch's meta is a chain of a dozen pointwise
+     * ops (fmod, where, copysign...) whose layout is not TensorIterator's
+     * when the inputs' layouts differ; inferred only when all are contiguous */
+    if (r > 0 && rounding && !strcmp(m->u.s, "floor") && dt_cat(o->dtype) == 2) {
+        eir_mtensor a, b;
+        bool ca = in_tensor(c, "self", &a) != 1 || is_contiguous(c, &a);
+        bool cb = in_tensor(c, "other", &b) != 1 || is_contiguous(c, &b);
+        if (!ca || !cb) o->strides_known = false;
+    }
+    return r;
 }
 
 static int m_where(mctx *c, eir_mtensor *o, uint32_t max) {
@@ -1620,8 +1630,7 @@ static int layer_norm(mctx *c, eir_mtensor *o, uint32_t max, bool native) {
     for (int k = 1; k < 3; k++) {
         o[k] = x;
         for (uint32_t i = axis; i < x.rank; i++) o[k].sizes[i] = D(1);
-        if (x.dtype == EIR_F16 || x.dtype == EIR_BF16) o[k].dtype = EIR_F32;
-        set_contiguous(c, &o[k]);
+        set_contiguous(c, &o[k]); /* on the CPU, mean and rstd keep the input's dtype */
     }
     return 3;
 }
@@ -1710,6 +1719,8 @@ static int reduce_dims(mctx *c, const eir_mtensor *x, const char *name, bool *ma
     eir_mdim d[MAXR];
     int n = a ? in_ints(c, name, d, MAXR, 0) : 0;
     if (n < 0) return 0;
+    /* any.dims / all.dims with dim=[] reduce nothing (the other overloads: everything) */
+    if (n == 0 && a && c->s && (!strcmp(c->s->name, "aten.any.dims") || !strcmp(c->s->name, "aten.all.dims"))) return 1;
     if (n == 0) {
         for (uint32_t i = 0; i < x->rank; i++) mask[i] = true;
         return 1;
@@ -1973,7 +1984,13 @@ static int m_index(mctx *c, eir_mtensor *o, uint32_t max) {
 /* ---- more pointwise, reductions and the Edge dialect's view copies ---- */
 
 static const char *const N_POW[] = {"self", "exponent"};
-static int m_pow(mctx *c, eir_mtensor *o, uint32_t max) { return pointwise(c, o, N_POW, 2, PW_SAME); }
+static int m_pow(mctx *c, eir_mtensor *o, uint32_t max) {
+    int r = pointwise(c, o, N_POW, 2, PW_SAME);
+    /* pow(bool tensor, bool): torch's meta gives int64 (its eager kernel bool) */
+    const eir_arg *e = arg(c, "exponent");
+    if (r > 0 && o->dtype == EIR_BOOL && e && e->kind == EIR_ARG_BOOL) o->dtype = EIR_I64;
+    return r;
+}
 
 static int m_clamp_tensor(mctx *c, eir_mtensor *o, uint32_t max) {
     static const char *const names[] = {"self", "min", "max"};
@@ -2081,7 +2098,7 @@ static int m_diagonal(mctx *c, eir_mtensor *o, uint32_t max) {
         n = s1 + off < s2 ? s1 + off : s2;
         o->offset = dadd(c, x.offset, dmul(c, D(-off), x.strides[a]));
     }
-    if (n <= 0) { n = 0; o->offset = x.offset; }
+    if (n <= 0) n = 0; /* torch's meta moves the offset all the same (its eager kernel does not) */
     uint32_t r = 0;
     for (uint32_t i = 0; i < x.rank; i++) {
         if (i == a || i == b) continue;
@@ -2133,6 +2150,586 @@ VIEW_COPY(m_unsqueeze_copy, m_unsqueeze)
 VIEW_COPY(m_view_copy, m_view)
 VIEW_COPY(m_diagonal_copy, m_diagonal)
 
+/* ---- more pointwise ops ---- */
+
+static int m_clamp_scalar(mctx *c, eir_mtensor *o, uint32_t max) { return m_clamp_tensor(c, o, max); }
+
+static const char *const N_HEAVISIDE[] = {"self", "values"};
+static int m_heaviside(mctx *c, eir_mtensor *o, uint32_t max) { return pointwise(c, o, N_HEAVISIDE, 2, PW_SAME); }
+
+/* float_power: float64 (complex128 with a complex operand), whatever the inputs */
+static int m_float_power(mctx *c, eir_mtensor *o, uint32_t max) {
+    int r = pointwise(c, o, N_POW, 2, PW_SAME);
+    if (r > 0) o->dtype = dt_cat(o->dtype) == 3 ? EIR_C128 : EIR_F64;
+    return r;
+}
+
+/* addcdiv: integer inputs are refused by torch, floats keep their type */
+static const char *const N_ADDC[] = {"self", "tensor1", "tensor2"};
+static int m_addc(mctx *c, eir_mtensor *o, uint32_t max) { return pointwise(c, o, N_ADDC, 3, PW_SAME); }
+
+static const char *const N_LERP[] = {"self", "end", "weight"};
+static int m_lerp(mctx *c, eir_mtensor *o, uint32_t max) { return pointwise(c, o, N_LERP, 3, PW_SAME); }
+
+/* polygamma(n, self), mvlgamma(self, p): a float result over self */
+static int m_unary_float_self(mctx *c, eir_mtensor *o, uint32_t max) { return pointwise(c, o, N_SELF, 1, PW_FLOAT); }
+
+/* ---- data-dependent sizes: dtype and rank, sizes unknown ---- */
+
+static void unknown_sizes(eir_mtensor *o, eir_dtype dt, uint32_t rank) {
+    memset(o, 0, sizeof *o);
+    o->dtype = dt;
+    o->rank = rank;
+    o->sizes_known = true;
+    for (uint32_t i = 0; i < rank; i++) o->sizes[i] = UNK, o->strides[i] = UNK;
+    o->offset = D(0);
+}
+
+/* nonzero: (number of nonzero elements, rank of self), int64 */
+static int m_nonzero(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor x;
+    if (in_tensor(c, "self", &x) != 1) return 0;
+    unknown_sizes(o, EIR_I64, 2);
+    o->sizes[1] = D(x.rank);
+    return 1;
+}
+
+static int m_masked_select(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor x;
+    if (in_tensor(c, "self", &x) != 1) return 0;
+    unknown_sizes(o, x.dtype, 1);
+    return 1;
+}
+
+/* _unique2: the unique values (1-d), the inverse indices (self's shape, or
+ * empty when not asked for) and the counts */
+static int m_unique2(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor x;
+    if (in_tensor(c, "self", &x) != 1 || max < 3) return 0;
+    unknown_sizes(&o[0], x.dtype, 1);
+    o[0].strides[0] = D(1);
+    o[0].strides_known = true;
+    o[1] = x;
+    o[1].dtype = EIR_I64;
+    if (!in_bool(c, "return_inverse", false)) { o[1].rank = 1; o[1].sizes[0] = D(0); }
+    set_contiguous(c, &o[1]);
+    if (in_bool(c, "return_counts", false)) {
+        unknown_sizes(&o[2], EIR_I64, 1);
+        o[2].strides[0] = D(1);
+        o[2].strides_known = true;
+    } else {
+        memset(&o[2], 0, sizeof o[2]);
+        o[2].dtype = EIR_I64;
+        o[2].rank = 1;
+        o[2].sizes_known = true;
+        o[2].sizes[0] = D(0);
+        set_contiguous(c, &o[2]);
+    }
+    return 3;
+}
+
+/* repeat_interleave.Tensor: sum(repeats) elements, known only as output_size */
+static int m_repeat_interleave_tensor(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor r;
+    if (in_tensor(c, "repeats", &r) != 1) return 0;
+    unknown_sizes(o, r.dtype, 1);
+    const eir_arg *os = arg(c, "output_size");
+    if (os && symint_arg(c, os, &o->sizes[0])) set_contiguous(c, o);
+    return 1;
+}
+
+/* ---- more reductions ---- */
+
+/* values and int64 indices over one dim (schema default when absent) */
+static int m_values_indices(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor x;
+    int64_t dim;
+    uint32_t d;
+    if (in_tensor(c, "self", &x) != 1 || !in_int(c, "dim", &dim) || max < 2) return 0;
+    if (!wrap_dim(c, dim, x.rank, "argument 'dim'", &d)) return -1;
+    bool keep = in_bool(c, "keepdim", false);
+    o[0] = x;
+    if (x.rank) {
+        if (keep) o[0].sizes[d] = D(1);
+        else {
+            for (uint32_t i = d; i + 1 < x.rank; i++) o[0].sizes[i] = x.sizes[i + 1];
+            o[0].rank--;
+        }
+    }
+    set_contiguous(c, &o[0]);
+    o[1] = o[0];
+    o[1].dtype = EIR_I64;
+    return 2;
+}
+
+/* cummax / cummin: self's shape, values and int64 indices */
+static int m_cumminmax(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor x;
+    int64_t dim;
+    uint32_t d;
+    if (in_tensor(c, "self", &x) != 1 || !in_int(c, "dim", &dim) || max < 2) return 0;
+    if (!wrap_dim(c, dim, x.rank, "argument 'dim'", &d)) return -1;
+    o[0] = x;
+    set_contiguous(c, &o[0]);
+    o[1] = o[0];
+    o[1].dtype = EIR_I64;
+    return 2;
+}
+
+static int m_logcumsumexp(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor x;
+    int64_t dim;
+    uint32_t d;
+    if (in_tensor(c, "self", &x) != 1 || !in_int(c, "dim", &dim)) return 0;
+    if (!wrap_dim(c, dim, x.rank, "argument 'dim'", &d)) return -1;
+    *o = x;
+    set_contiguous(c, o);
+    return 1;
+}
+
+/* var_mean / std_mean: two reductions, real-valued variance and self's mean */
+static int m_var_mean(mctx *c, eir_mtensor *o, uint32_t max) {
+    if (max < 2) return 0;
+    int r = reduction(c, o, RED_FLOAT, "dim");
+    if (r <= 0) return r;
+    o[1] = o[0];
+    eir_mtensor x;
+    if (in_tensor(c, "self", &x) == 1) o[1].dtype = x.dtype;
+    return 2;
+}
+
+/* aminmax: min and max of self (over dim when given) */
+static int m_aminmax(mctx *c, eir_mtensor *o, uint32_t max) {
+    if (max < 2) return 0;
+    int r = reduction(c, o, RED_SAME, "dim");
+    if (r <= 0) return r;
+    o[1] = o[0];
+    return 2;
+}
+
+/* ---- more factories ---- */
+
+static int m_empty_strided(mctx *c, eir_mtensor *o, uint32_t max) {
+    memset(o, 0, sizeof *o);
+    int n = in_ints(c, "size", o->sizes, MAXR, 0), m = in_ints(c, "stride", o->strides, MAXR, 0);
+    if (n < 0 || m < 0) return 0;
+    if (n != m) return fail(c, "arguments 'size' (%d entries) and 'stride' (%d) differ in length", n, m);
+    o->rank = (uint32_t)n;
+    o->sizes_known = o->strides_known = true;
+    o->offset = D(0);
+    o->dtype = in_dtype(c, "dtype");
+    if (o->dtype == EIR_DTYPE_UNKNOWN) {
+        eir_mtensor self;
+        o->dtype = in_tensor(c, "self", &self) == 1 ? self.dtype : EIR_F32;
+    }
+    return 1;
+}
+
+/* factories whose dtype defaults to int64 (randperm, randint) */
+static int m_zeros_long(mctx *c, eir_mtensor *o, uint32_t max) {
+    memset(o, 0, sizeof *o);
+    if (arg(c, "n") && !arg(c, "size")) {
+        o->rank = 1;
+        o->sizes_known = true;
+        if (!symint_arg(c, arg(c, "n"), &o->sizes[0])) return 0;
+    } else if (!sizes_arg(c, "size", o)) {
+        return 0;
+    }
+    o->dtype = in_dtype(c, "dtype");
+    if (o->dtype == EIR_DTYPE_UNKNOWN) o->dtype = EIR_I64;
+    set_contiguous(c, o);
+    return 1;
+}
+
+static int m_eye(mctx *c, eir_mtensor *o, uint32_t max) {
+    memset(o, 0, sizeof *o);
+    const eir_arg *an = arg(c, "n"), *am = arg(c, "m");
+    o->rank = 2;
+    o->sizes_known = true;
+    if (!an || !symint_arg(c, an, &o->sizes[0])) return 0;
+    o->sizes[1] = o->sizes[0];
+    if (am && !symint_arg(c, am, &o->sizes[1])) return 0;
+    o->dtype = in_dtype(c, "dtype");
+    if (o->dtype == EIR_DTYPE_UNKNOWN) o->dtype = EIR_F32;
+    set_contiguous(c, o);
+    return 1;
+}
+
+/* ---- copies of self: scatters, flips, sorts ---- */
+
+/* self's sizes, dtype and preserved layout (clone, then an in-place op) */
+static int m_like_self(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor self;
+    if (in_tensor(c, "self", &self) != 1) return 0;
+    *o = self;
+    like_preserve(c, &self, o);
+    return 1;
+}
+
+/* self's sizes, dtype and strides, at offset 0 (empty_strided like self) */
+static int m_strided_self(mctx *c, eir_mtensor *o, uint32_t max) {
+    if (in_tensor(c, "self", o) != 1) return 0;
+    o->offset = D(0);
+    return 1;
+}
+
+/* self's sizes and dtype, contiguous */
+static int m_contig_self(mctx *c, eir_mtensor *o, uint32_t max) {
+    if (in_tensor(c, "self", o) != 1) return 0;
+    set_contiguous(c, o);
+    return 1;
+}
+
+static int m_sort(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor self;
+    int64_t dim = -1;
+    uint32_t d;
+    if (in_tensor(c, "self", &self) != 1 || !in_int(c, "dim", &dim) || max < 2) return 0;
+    if (!wrap_dim(c, dim, self.rank, "argument 'dim'", &d)) return -1;
+    o[0] = self;
+    like_preserve(c, &self, &o[0]);
+    o[1] = o[0];
+    o[1].dtype = EIR_I64;
+    return 2;
+}
+
+static int m_repeat(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor self;
+    if (in_tensor(c, "self", &self) != 1) return 0;
+    eir_mdim rep[MAXR];
+    int n = in_ints(c, "repeats", rep, MAXR, 0);
+    if (n < 0) return 0;
+    if ((uint32_t)n < self.rank)
+        return fail(c, "argument 'repeats' has %d entries, fewer than the rank of 'self' (%u)", n, self.rank);
+    memset(o, 0, sizeof *o);
+    o->dtype = self.dtype;
+    o->rank = (uint32_t)n;
+    o->sizes_known = true;
+    uint32_t off = (uint32_t)n - self.rank;
+    for (uint32_t i = 0; i < (uint32_t)n; i++) o->sizes[i] = i < off ? rep[i] : dmul(c, rep[i], self.sizes[i - off]);
+    set_contiguous(c, o);
+    return 1;
+}
+
+/* ---- more pooling, padding, resampling ---- */
+
+/* pooling over the last k dims of a rank k+1 or k+2 input */
+static int pool_nd(mctx *c, eir_mtensor *o, uint32_t max, uint32_t k, bool with_indices, bool avg) {
+    eir_mtensor x;
+    if (in_tensor(c, "self", &x) != 1) return 0;
+    if (x.rank != k + 1 && x.rank != k + 2)
+        return fail(c, "'self' has rank %u; %u-d pooling expects rank %u or %u", x.rank, k, k + 1, k + 2);
+    eir_mdim ks[3], s[3], p[3], d[3] = {D(1), D(1), D(1)};
+    if (in_ints(c, "kernel_size", ks, 3, k) != (int)k || in_ints(c, "padding", p, 3, k) != (int)k) return 0;
+    int ns = in_ints(c, "stride", s, 3, k);
+    if (ns == 0) for (uint32_t i = 0; i < k; i++) s[i] = ks[i];
+    else if (ns != (int)k) return 0;
+    if (!avg && in_ints(c, "dilation", d, 3, k) != (int)k) return 0;
+    bool ceil = in_bool(c, "ceil_mode", false);
+    *o = x;
+    for (uint32_t i = 0; i < k; i++)
+        o->sizes[x.rank - k + i] = pool_size(c, x.sizes[x.rank - k + i], ks[i], s[i], p[i], d[i], ceil);
+    if (x.rank == k + 2 && strides_like_cl(c, &x)) set_channels_last(c, o);
+    else set_contiguous(c, o);
+    if (!with_indices) return 1;
+    if (max < 2) return 0;
+    o[1] = o[0];
+    o[1].dtype = EIR_I64;
+    return 2;
+}
+
+static int m_avg_pool1d(mctx *c, eir_mtensor *o, uint32_t max) { return pool_nd(c, o, max, 1, false, true); }
+static int m_avg_pool3d(mctx *c, eir_mtensor *o, uint32_t max) { return pool_nd(c, o, max, 3, false, true); }
+static int m_max_pool1d(mctx *c, eir_mtensor *o, uint32_t max) { return pool_nd(c, o, max, 1, false, false); }
+static int m_max_pool3d(mctx *c, eir_mtensor *o, uint32_t max) { return pool_nd(c, o, max, 3, false, false); }
+static int m_max_pool1d_with_indices(mctx *c, eir_mtensor *o, uint32_t max) { return pool_nd(c, o, max, 1, true, false); }
+static int m_max_pool3d_with_indices(mctx *c, eir_mtensor *o, uint32_t max) { return pool_nd(c, o, max, 3, true, false); }
+
+/* adaptive pooling over the last k dims: output_size replaces them */
+static int adaptive_nd(mctx *c, eir_mtensor *o, uint32_t max, uint32_t k, bool with_indices) {
+    eir_mtensor x;
+    if (in_tensor(c, "self", &x) != 1 || (x.rank != k + 1 && x.rank != k + 2)) return 0;
+    eir_mdim os[3];
+    if (in_ints(c, "output_size", os, 3, k) != (int)k) return 0;
+    *o = x;
+    for (uint32_t i = 0; i < k; i++) o->sizes[x.rank - k + i] = os[i];
+    if (x.rank == k + 2 && strides_like_cl(c, &x)) set_channels_last(c, o);
+    else set_contiguous(c, o);
+    if (!with_indices) return 1;
+    if (max < 2) return 0;
+    o[1] = o[0];
+    o[1].dtype = EIR_I64;
+    return 2;
+}
+
+static int m_adaptive_avg_pool1d(mctx *c, eir_mtensor *o, uint32_t max) { return adaptive_nd(c, o, max, 1, false); }
+static int m_adaptive_avg_pool3d(mctx *c, eir_mtensor *o, uint32_t max) { return adaptive_nd(c, o, max, 3, false); }
+static int m_adaptive_max_pool1d(mctx *c, eir_mtensor *o, uint32_t max) { return adaptive_nd(c, o, max, 1, true); }
+static int m_adaptive_max_pool2d(mctx *c, eir_mtensor *o, uint32_t max) { return adaptive_nd(c, o, max, 2, true); }
+static int m_adaptive_max_pool3d(mctx *c, eir_mtensor *o, uint32_t max) { return adaptive_nd(c, o, max, 3, true); }
+
+/* reflection_pad / replication_pad: argument 'padding' (left, right, top, ...) widens the last dims */
+static int m_pad_nd(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor x;
+    if (in_tensor(c, "self", &x) != 1) return 0;
+    eir_mdim pad[6];
+    int n = in_ints(c, "padding", pad, 6, 0);
+    if (n < 0) return 0;
+    if (n % 2 || (uint32_t)n / 2 > x.rank)
+        return fail(c, "argument 'padding' has %d entries; expected an even number, at most twice the rank of 'self' "
+                    "(%u)", n, x.rank);
+    *o = x;
+    for (int i = 0; i < n / 2; i++) {
+        uint32_t d = x.rank - 1 - (uint32_t)i;
+        o->sizes[d] = dadd(c, dadd(c, x.sizes[d], pad[2 * i]), pad[2 * i + 1]);
+    }
+    set_contiguous(c, o);
+    return 1;
+}
+
+/* upsample_*.vec: output_size, or floor(size * scale) per spatial dim;
+ * torch's suggest_memory_format for the layout */
+static int m_upsample_vec(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor x;
+    if (in_tensor(c, "input", &x) != 1 || x.rank < 3) return 0;
+    uint32_t k = x.rank - 2;
+    eir_mdim os[3];
+    *o = x;
+    const eir_arg *sf = arg(c, "scale_factors");
+    if (arg(c, "output_size")) {
+        if (in_ints(c, "output_size", os, 3, 0) != (int)k) return 0;
+        for (uint32_t i = 0; i < k; i++) o->sizes[2 + i] = os[i];
+    } else if (sf && sf->kind == EIR_ARG_FLOATS && sf->u.list.n == k) {
+        for (uint32_t i = 0; i < k; i++) {
+            eir_mdim in = x.sizes[2 + i];
+            double s = sf->u.list.items[i].u.f;
+            if (in.kind != EIR_MDIM_INT || !(s >= 0 && s < 1e9)) { o->sizes[2 + i] = UNK; continue; }
+            o->sizes[2 + i] = D((int64_t)((double)in.c * s));
+        }
+    } else {
+        return 0;
+    }
+    if (strides_like_cl(c, &x)) set_channels_last(c, o);
+    else set_contiguous(c, o);
+    return 1;
+}
+
+static int m_grid_sampler(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor x, g;
+    if (in_tensor(c, "input", &x) != 1 || in_tensor(c, "grid", &g) != 1) return 0;
+    if (x.rank < 4 || g.rank != x.rank) return 0;
+    *o = x;
+    for (uint32_t i = 2; i < x.rank; i++) o->sizes[i] = g.sizes[i - 1];
+    set_contiguous(c, o);
+    return 1;
+}
+
+static int m_col2im(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor x;
+    if (in_tensor(c, "self", &x) != 1 || (x.rank != 2 && x.rank != 3)) return 0;
+    eir_mdim os[2], ks[2];
+    if (in_ints(c, "output_size", os, 2, 2) != 2 || in_ints(c, "kernel_size", ks, 2, 2) != 2) return 0;
+    uint32_t b = x.rank - 2;
+    memset(o, 0, sizeof *o);
+    o->dtype = x.dtype;
+    o->rank = b + 3;
+    o->sizes_known = true;
+    if (b) o->sizes[0] = x.sizes[0];
+    o->sizes[b] = dfloordiv(c, x.sizes[b], dmul(c, ks[0], ks[1]));
+    o->sizes[b + 1] = os[0];
+    o->sizes[b + 2] = os[1];
+    set_contiguous(c, o);
+    return 1;
+}
+
+/* ---- more normalization ---- */
+
+/* _native_batch_norm_legit: the output like input; the saved mean and
+ * inverse std per channel (empty when not training) */
+static int m_batch_norm_legit(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor x;
+    if (in_tensor(c, "input", &x) != 1 || max < 3 || x.rank < 2) return 0;
+    bool training = in_bool(c, "training", false);
+    o[0] = x;
+    like_preserve(c, &x, &o[0]);
+    for (int k = 1; k < 3; k++) {
+        memset(&o[k], 0, sizeof o[k]);
+        o[k].dtype = x.dtype; /* on the CPU, the saved statistics keep the input's dtype */
+        o[k].rank = 1;
+        o[k].sizes_known = true;
+        o[k].sizes[0] = training ? x.sizes[1] : D(0);
+        set_contiguous(c, &o[k]);
+    }
+    return 3;
+}
+
+/* ---- more linear algebra ---- */
+
+static int m_mv(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor a, v;
+    if (in_tensor(c, "self", &a) != 1 || in_tensor(c, "vec", &v) != 1) return 0;
+    if (a.rank != 2 || v.rank != 1)
+        return fail(c, "'self' has rank %u and 'vec' rank %u; mv expects a matrix and a vector", a.rank, v.rank);
+    if (check_same(c, a.sizes[1], v.sizes[0], "the sizes of 'self' (dim 1) and 'vec'") < 0) return -1;
+    memset(o, 0, sizeof *o);
+    o->dtype = a.dtype;
+    o->rank = 1;
+    o->sizes_known = true;
+    o->sizes[0] = a.sizes[0];
+    set_contiguous(c, o);
+    return 1;
+}
+
+static int m_dot(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor a;
+    if (in_tensor(c, "self", &a) != 1) return 0;
+    memset(o, 0, sizeof *o);
+    o->dtype = a.dtype;
+    o->sizes_known = true;
+    set_contiguous(c, o);
+    return 1;
+}
+
+static int m_outer(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor a, b;
+    if (in_tensor(c, "self", &a) != 1 || in_tensor(c, "vec2", &b) != 1 || a.rank != 1 || b.rank != 1) return 0;
+    memset(o, 0, sizeof *o);
+    o->dtype = promote(a.dtype, b.dtype);
+    o->rank = 2;
+    o->sizes_known = true;
+    o->sizes[0] = a.sizes[0];
+    o->sizes[1] = b.sizes[0];
+    set_contiguous(c, o);
+    return 1;
+}
+
+/* _cdist_forward: (batch..., P, R) */
+static int m_cdist(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor a, b;
+    if (in_tensor(c, "x1", &a) != 1 || in_tensor(c, "x2", &b) != 1 || a.rank < 2 || b.rank < 2) return 0;
+    operand ba = {a, false}, bb = {b, false};
+    ba.t.rank = a.rank - 2;
+    bb.t.rank = b.rank - 2;
+    static const char *const names[] = {"x1", "x2"};
+    operand both[2] = {ba, bb};
+    memset(o, 0, sizeof *o);
+    int r = broadcast(c, both, 2, o, names);
+    if (r <= 0) return r;
+    o->sizes[o->rank++] = a.sizes[a.rank - 2];
+    o->sizes[o->rank++] = b.sizes[b.rank - 2];
+    o->dtype = a.dtype;
+    set_contiguous(c, o);
+    return 1;
+}
+
+static int m_pdist(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor x;
+    if (in_tensor(c, "self", &x) != 1 || x.rank != 2) return 0;
+    memset(o, 0, sizeof *o);
+    o->dtype = x.dtype;
+    o->rank = 1;
+    o->sizes_known = true;
+    eir_mdim n = x.sizes[0];
+    o->sizes[0] = dfloordiv(c, dmul(c, n, dsub(c, n, D(1))), D(2));
+    set_contiguous(c, o);
+    return 1;
+}
+
+/* ---- FFT: sizes and dtype (the layouts are pocketfft's, not inferred) ---- */
+
+static int fft_common(mctx *c, eir_mtensor *o, int kind) {
+    eir_mtensor x;
+    if (in_tensor(c, "self", &x) != 1) return 0;
+    eir_mdim dims[MAXR];
+    int n = in_ints(c, "dim", dims, MAXR, 0);
+    if (n <= 0) return 0;
+    uint32_t last;
+    if (dims[n - 1].kind != EIR_MDIM_INT) return 0;
+    if (!wrap_dim(c, dims[n - 1].c, x.rank, "argument 'dim'", &last)) return -1;
+    *o = x;
+    o->strides_known = false;
+    if (kind == 0) { /* r2c */
+        o->dtype = to_complex(x.dtype);
+        if (in_bool(c, "onesided", true)) o->sizes[last] = dadd(c, dfloordiv(c, x.sizes[last], D(2)), D(1));
+    } else if (kind == 1) { /* c2r */
+        o->dtype = complex_value(x.dtype);
+        const eir_arg *l = arg(c, "last_dim_size");
+        if (!l || !symint_arg(c, l, &o->sizes[last])) return 0;
+    }
+    return 1;
+}
+
+static int m_fft_r2c(mctx *c, eir_mtensor *o, uint32_t max) { return fft_common(c, o, 0); }
+static int m_fft_c2r(mctx *c, eir_mtensor *o, uint32_t max) { return fft_common(c, o, 1); }
+static int m_fft_c2c(mctx *c, eir_mtensor *o, uint32_t max) { return fft_common(c, o, 2); }
+
+/* ---- more views ---- */
+
+static int m_swapaxes(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor self;
+    if (in_tensor(c, "self", &self) != 1) return 0;
+    int64_t d0, d1;
+    uint32_t a, b;
+    if (!(in_int(c, "axis0", &d0) || in_int(c, "dim0", &d0)) || !(in_int(c, "axis1", &d1) || in_int(c, "dim1", &d1)))
+        return 0;
+    if (!wrap_dim(c, d0, self.rank, "argument 'dim0'", &a) || !wrap_dim(c, d1, self.rank, "argument 'dim1'", &b))
+        return -1;
+    *o = self;
+    if (self.rank == 0) return 1;
+    o->sizes[a] = self.sizes[b]; o->sizes[b] = self.sizes[a];
+    o->strides[a] = self.strides[b]; o->strides[b] = self.strides[a];
+    return 1;
+}
+
+/* mT / mH / adjoint: the last two dims swapped */
+static int m_mT(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor self;
+    if (in_tensor(c, "self", &self) != 1) return 0;
+    if (self.rank < 2) return fail(c, "'self' has rank %u; expected a batch of matrices (rank >= 2)", self.rank);
+    *o = self;
+    uint32_t a = self.rank - 2, b = self.rank - 1;
+    o->sizes[a] = self.sizes[b]; o->sizes[b] = self.sizes[a];
+    o->strides[a] = self.strides[b]; o->strides[b] = self.strides[a];
+    return 1;
+}
+
+/* expand_as / view_as / reshape_as / type_as: the other tensor's sizes (or dtype) */
+static int m_expand_as(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor self, other;
+    if (in_tensor(c, "self", &self) != 1 || in_tensor(c, "other", &other) != 1) return 0;
+    if (other.rank < self.rank) return 0;
+    memset(o, 0, sizeof *o);
+    o->dtype = self.dtype;
+    o->rank = other.rank;
+    o->sizes_known = o->strides_known = true;
+    o->offset = self.offset;
+    uint32_t off = other.rank - self.rank;
+    for (uint32_t i = 0; i < other.rank; i++) {
+        o->sizes[i] = other.sizes[i];
+        o->strides[i] = i < off || (is_int(self.sizes[i - off], 1) && !is_int(other.sizes[i], 1)) ? D(0)
+                        : self.strides[i - off];
+    }
+    return 1;
+}
+
+static int m_type_as(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor self, other;
+    if (in_tensor(c, "self", &self) != 1 || in_tensor(c, "other", &other) != 1) return 0;
+    *o = self;
+    if (self.dtype == other.dtype) return 1;
+    o->dtype = other.dtype;
+    like_preserve(c, &self, o);
+    return 1;
+}
+
+static int m_ravel(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor self;
+    if (in_tensor(c, "self", &self) != 1) return 0;
+    eir_mdim n = D(1);
+    for (uint32_t i = 0; i < self.rank; i++) n = dmul(c, n, self.sizes[i]);
+    return reshape_to(c, o, &self, &n, 1, true, "ravel");
+}
+
 /* ---- the table ---- */
 
 typedef int (*meta_fn)(mctx *c, eir_mtensor *outs, uint32_t max);
@@ -2143,26 +2740,57 @@ static const meta_row META[] = {
     {"aten.__and__.Scalar", m_binary},
     {"aten.__and__.Tensor", m_binary},
     {"aten.__lshift__.Scalar", m_binary},
+    {"aten.__lshift__.Tensor", m_binary},
     {"aten.__or__.Tensor", m_binary},
     {"aten.__rshift__.Scalar", m_binary},
+    {"aten.__rshift__.Tensor", m_binary},
+    {"aten.__xor__.Tensor", m_binary},
     {"aten._adaptive_avg_pool2d.default", m_adaptive_avg_pool2d},
+    {"aten._adaptive_avg_pool3d.default", m_adaptive_avg_pool3d},
+    {"aten._cdist_forward.default", m_cdist},
+    {"aten._fft_c2c.default", m_fft_c2c},
+    {"aten._fft_c2r.default", m_fft_c2r},
+    {"aten._fft_r2c.default", m_fft_r2c},
     {"aten._log_softmax.default", m_softmax},
+    {"aten._native_batch_norm_legit.default", m_batch_norm_legit},
+    {"aten._native_batch_norm_legit.no_stats", m_batch_norm_legit},
     {"aten._native_batch_norm_legit_no_training.default", m_batch_norm_no_training},
+    {"aten._pdist_forward.default", m_pdist},
     {"aten._scaled_dot_product_flash_attention_for_cpu.default", m_sdpa_flash_cpu},
     {"aten._softmax.default", m_softmax},
     {"aten._to_copy.default", m_clone},
+    {"aten._unique2.default", m_unique2},
     {"aten._unsafe_view.default", m_view},
+    {"aten._upsample_bicubic2d_aa.vec", m_upsample_vec},
+    {"aten._upsample_bilinear2d_aa.vec", m_upsample_vec},
+    {"aten._upsample_nearest_exact1d.vec", m_upsample_vec},
+    {"aten._upsample_nearest_exact2d.vec", m_upsample_vec},
+    {"aten._upsample_nearest_exact3d.vec", m_upsample_vec},
     {"aten.abs.default", m_unary},
+    {"aten.acos.default", m_unary_float},
+    {"aten.acosh.default", m_unary_float},
+    {"aten.adaptive_avg_pool1d.default", m_adaptive_avg_pool1d},
     {"aten.adaptive_avg_pool2d.default", m_adaptive_avg_pool2d},
+    {"aten.adaptive_avg_pool3d.default", m_adaptive_avg_pool3d},
+    {"aten.adaptive_max_pool1d.default", m_adaptive_max_pool1d},
+    {"aten.adaptive_max_pool2d.default", m_adaptive_max_pool2d},
+    {"aten.adaptive_max_pool3d.default", m_adaptive_max_pool3d},
     {"aten.add.Scalar", m_binary},
     {"aten.add.Tensor", m_binary},
     {"aten.add_.Scalar", m_self},
     {"aten.add_.Tensor", m_self},
+    {"aten.addcdiv.default", m_addc},
+    {"aten.addcmul.default", m_addc},
     {"aten.addmm.default", m_addmm},
+    {"aten.adjoint.default", m_mT},
     {"aten.alias.default", m_alias},
     {"aten.alias_copy.default", m_alias_copy},
+    {"aten.all.default", m_reduce_bool},
+    {"aten.all.dim", m_reduce_bool},
+    {"aten.all.dims", m_reduce_bool},
     {"aten.amax.default", m_amax},
     {"aten.amin.default", m_amax},
+    {"aten.aminmax.default", m_aminmax},
     {"aten.any.default", m_reduce_bool},
     {"aten.any.dim", m_reduce_bool},
     {"aten.any.dims", m_reduce_bool},
@@ -2171,27 +2799,44 @@ static const meta_row META[] = {
     {"aten.arange.start_step", m_arange},
     {"aten.argmax.default", m_reduce_long},
     {"aten.argmin.default", m_reduce_long},
+    {"aten.argwhere.default", m_nonzero},
     {"aten.as_strided.default", m_as_strided},
+    {"aten.as_strided_scatter.default", m_strided_self},
+    {"aten.asin.default", m_unary_float},
+    {"aten.asinh.default", m_unary_float},
+    {"aten.atan.default", m_unary_float},
     {"aten.atan2.default", m_binary_float},
+    {"aten.atanh.default", m_unary_float},
+    {"aten.avg_pool1d.default", m_avg_pool1d},
     {"aten.avg_pool2d.default", m_avg_pool2d},
+    {"aten.avg_pool3d.default", m_avg_pool3d},
     {"aten.baddbmm.default", m_baddbmm},
     {"aten.batch_norm.default", m_batch_norm},
     {"aten.bitwise_and.Scalar", m_binary},
     {"aten.bitwise_and.Tensor", m_binary},
+    {"aten.bitwise_left_shift.Tensor", m_binary},
     {"aten.bitwise_not.default", m_unary},
     {"aten.bitwise_or.Scalar", m_binary},
     {"aten.bitwise_or.Tensor", m_binary},
+    {"aten.bitwise_right_shift.Tensor", m_binary},
     {"aten.bitwise_xor.Scalar", m_binary},
     {"aten.bitwise_xor.Tensor", m_binary},
     {"aten.bmm.default", m_bmm},
+    {"aten.broadcast_to.default", m_expand},
     {"aten.cat.default", m_cat},
     {"aten.ceil.default", m_unary},
+    {"aten.celu.default", m_unary},
     {"aten.chunk.default", m_chunk},
     {"aten.clamp.Tensor", m_clamp_tensor},
-    {"aten.clamp.default", m_unary},
+    {"aten.clamp.default", m_clamp_tensor},
     {"aten.clamp_.default", m_self},
+    {"aten.clamp_max.Tensor", m_clamp_scalar},
+    {"aten.clamp_max.default", m_clamp_scalar},
+    {"aten.clamp_min.Tensor", m_clamp_scalar},
+    {"aten.clamp_min.default", m_clamp_scalar},
     {"aten.clamp_min_.default", m_self},
     {"aten.clone.default", m_clone},
+    {"aten.col2im.default", m_col2im},
     {"aten.constant_pad_nd.default", m_constant_pad_nd},
     {"aten.contiguous.default", m_contiguous},
     {"aten.conv1d.default", m_convolution},
@@ -2201,85 +2846,176 @@ static const meta_row META[] = {
     {"aten.conv_transpose2d.input", m_convolution},
     {"aten.conv_transpose3d.input", m_convolution},
     {"aten.convolution.default", m_convolution},
+    {"aten.copy.default", m_like_self},
     {"aten.copy_.default", m_self},
+    {"aten.copysign.Scalar", m_binary_float},
+    {"aten.copysign.Tensor", m_binary_float},
     {"aten.cos.default", m_unary_float},
+    {"aten.cosh.default", m_unary_float},
+    {"aten.count_nonzero.default", m_reduce_long},
+    {"aten.count_nonzero.dim_IntList", m_reduce_long},
+    {"aten.cummax.default", m_cumminmax},
+    {"aten.cummin.default", m_cumminmax},
+    {"aten.cumprod.default", m_cumsum},
     {"aten.cumsum.default", m_cumsum},
+    {"aten.deg2rad.default", m_unary_float},
+    {"aten.detach.default", m_alias},
     {"aten.diagonal.default", m_diagonal},
     {"aten.diagonal_copy.default", m_diagonal_copy},
+    {"aten.diagonal_scatter.default", m_strided_self},
+    {"aten.digamma.default", m_unary_float},
     {"aten.div.Scalar", m_binary_float},
+    {"aten.div.Scalar_mode", m_div_mode},
     {"aten.div.Tensor", m_binary_float},
     {"aten.div.Tensor_mode", m_div_mode},
     {"aten.div_.Tensor", m_self},
+    {"aten.divide.Scalar", m_binary_float},
+    {"aten.divide.Scalar_mode", m_div_mode},
+    {"aten.divide.Tensor", m_binary_float},
+    {"aten.divide.Tensor_mode", m_div_mode},
+    {"aten.dot.default", m_dot},
     {"aten.dropout.default", m_dropout},
     {"aten.elu.default", m_unary},
     {"aten.embedding.default", m_embedding},
     {"aten.empty.memory_format", m_zeros},
+    {"aten.empty_like.default", m_like},
+    {"aten.empty_strided.default", m_empty_strided},
     {"aten.eq.Scalar", m_binary_bool},
     {"aten.eq.Tensor", m_binary_bool},
     {"aten.erf.default", m_unary_float},
+    {"aten.erfc.default", m_unary_float},
+    {"aten.erfinv.default", m_unary_float},
     {"aten.exp.default", m_unary_float},
     {"aten.exp2.default", m_unary_float},
     {"aten.expand.default", m_expand},
+    {"aten.expand_as.default", m_expand_as},
     {"aten.expand_copy.default", m_expand_copy},
     {"aten.expm1.default", m_unary_float},
+    {"aten.eye.default", m_eye},
+    {"aten.eye.m", m_eye},
     {"aten.fill.Scalar", m_fill},
+    {"aten.fill.Tensor", m_like_self},
     {"aten.fill_.Scalar", m_self},
     {"aten.flatten.using_ints", m_flatten},
+    {"aten.flip.default", m_like_self},
+    {"aten.float_power.Scalar", m_float_power},
+    {"aten.float_power.Tensor_Scalar", m_float_power},
+    {"aten.float_power.Tensor_Tensor", m_float_power},
     {"aten.floor.default", m_unary},
     {"aten.floor_divide.default", m_binary},
+    {"aten.fmax.default", m_binary},
+    {"aten.fmin.default", m_binary},
     {"aten.fmod.Scalar", m_binary},
     {"aten.fmod.Tensor", m_binary},
+    {"aten.frac.default", m_unary},
     {"aten.full.default", m_full},
     {"aten.full_like.default", m_like},
     {"aten.gather.default", m_gather},
+    {"aten.gcd.default", m_binary},
     {"aten.ge.Scalar", m_binary_bool},
     {"aten.ge.Tensor", m_binary_bool},
     {"aten.gelu.default", m_unary},
     {"aten.gelu_.default", m_self},
+    {"aten.ger.default", m_outer},
+    {"aten.grid_sampler.default", m_grid_sampler},
+    {"aten.grid_sampler_2d.default", m_grid_sampler},
+    {"aten.grid_sampler_3d.default", m_grid_sampler},
     {"aten.group_norm.default", m_group_norm},
     {"aten.gt.Scalar", m_binary_bool},
     {"aten.gt.Tensor", m_binary_bool},
+    {"aten.hardshrink.default", m_unary},
     {"aten.hardsigmoid.default", m_unary},
     {"aten.hardswish.default", m_unary},
     {"aten.hardswish_.default", m_self},
     {"aten.hardtanh.default", m_unary},
     {"aten.hardtanh_.default", m_self},
+    {"aten.heaviside.default", m_heaviside},
+    {"aten.hypot.default", m_binary_float},
+    {"aten.i0.default", m_unary_float},
+    {"aten.igamma.default", m_binary_float},
+    {"aten.igammac.default", m_binary_float},
     {"aten.index.Tensor", m_index},
+    {"aten.index_add.default", m_like_self},
+    {"aten.index_copy.default", m_like_self},
+    {"aten.index_fill.int_Scalar", m_like_self},
+    {"aten.index_fill.int_Tensor", m_like_self},
+    {"aten.index_put.default", m_like_self},
     {"aten.index_select.default", m_index_select},
+    {"aten.isclose.default", m_binary_bool},
+    {"aten.isfinite.default", m_unary_bool},
+    {"aten.isinf.default", m_unary_bool},
     {"aten.isnan.default", m_unary_bool},
+    {"aten.isneginf.default", m_unary_bool},
+    {"aten.isposinf.default", m_unary_bool},
+    {"aten.kthvalue.default", m_values_indices},
     {"aten.layer_norm.default", m_layer_norm},
+    {"aten.lcm.default", m_binary},
+    {"aten.ldexp.Tensor", m_binary_float},
     {"aten.le.Scalar", m_binary_bool},
     {"aten.le.Tensor", m_binary_bool},
     {"aten.leaky_relu.default", m_unary},
     {"aten.leaky_relu_.default", m_self},
+    {"aten.lerp.Scalar", m_lerp},
+    {"aten.lerp.Tensor", m_lerp},
+    {"aten.lgamma.default", m_unary_float},
+    {"aten.lift_fresh.default", m_alias},
     {"aten.linear.default", m_linear},
     {"aten.log.default", m_unary_float},
+    {"aten.log10.default", m_unary_float},
     {"aten.log1p.default", m_unary_float},
+    {"aten.log2.default", m_unary_float},
+    {"aten.log_sigmoid.default", m_unary},
     {"aten.log_softmax.int", m_softmax},
+    {"aten.logaddexp.default", m_binary},
+    {"aten.logaddexp2.default", m_binary},
+    {"aten.logcumsumexp.default", m_logcumsumexp},
     {"aten.logical_and.default", m_binary_bool},
     {"aten.logical_not.default", m_unary_bool},
     {"aten.logical_or.default", m_binary_bool},
     {"aten.logical_xor.default", m_binary_bool},
+    {"aten.logit.default", m_unary_float},
     {"aten.logsumexp.default", m_logsumexp},
     {"aten.lt.Scalar", m_binary_bool},
     {"aten.lt.Tensor", m_binary_bool},
+    {"aten.mH.default", m_mT},
+    {"aten.mT.default", m_mT},
     {"aten.masked_fill.Scalar", m_masked_fill},
     {"aten.masked_fill.Tensor", m_masked_fill},
     {"aten.masked_fill_.Scalar", m_self},
+    {"aten.masked_scatter.default", m_contig_self},
+    {"aten.masked_select.default", m_masked_select},
     {"aten.matmul.default", m_matmul},
+    {"aten.matrix_H.default", m_mT},
+    {"aten.max.default", m_reduce_same},
     {"aten.max.dim", m_minmax_dim},
+    {"aten.max_pool1d.default", m_max_pool1d},
+    {"aten.max_pool1d_with_indices.default", m_max_pool1d_with_indices},
     {"aten.max_pool2d.default", m_max_pool2d},
     {"aten.max_pool2d_with_indices.default", m_max_pool2d_with_indices},
+    {"aten.max_pool3d.default", m_max_pool3d},
+    {"aten.max_pool3d_with_indices.default", m_max_pool3d_with_indices},
     {"aten.maximum.default", m_binary},
     {"aten.mean.default", m_reduce_same},
     {"aten.mean.dim", m_reduce_same},
+    {"aten.median.default", m_reduce_same},
+    {"aten.median.dim", m_values_indices},
+    {"aten.min.default", m_reduce_same},
     {"aten.min.dim", m_minmax_dim},
     {"aten.minimum.default", m_binary},
+    {"aten.mish.default", m_unary},
     {"aten.mm.default", m_mm},
+    {"aten.mode.default", m_values_indices},
     {"aten.mul.Scalar", m_binary},
     {"aten.mul.Tensor", m_binary},
     {"aten.mul_.Scalar", m_self},
     {"aten.mul_.Tensor", m_self},
+    {"aten.mv.default", m_mv},
+    {"aten.mvlgamma.default", m_unary_float_self},
+    {"aten.nan_to_num.default", m_unary},
+    {"aten.nanmean.default", m_reduce_same},
+    {"aten.nanmedian.default", m_reduce_same},
+    {"aten.nanmedian.dim", m_values_indices},
+    {"aten.nansum.default", m_sum},
     {"aten.narrow.default", m_narrow},
     {"aten.native_dropout.default", m_native_dropout},
     {"aten.native_group_norm.default", m_native_group_norm},
@@ -2288,42 +3024,130 @@ static const meta_row META[] = {
     {"aten.ne.Tensor", m_binary_bool},
     {"aten.neg.default", m_unary},
     {"aten.new_empty.default", m_new},
+    {"aten.new_empty_strided.default", m_empty_strided},
     {"aten.new_full.default", m_new},
     {"aten.new_ones.default", m_new},
     {"aten.new_zeros.default", m_new},
+    {"aten.nextafter.default", m_binary},
+    {"aten.nonzero.default", m_nonzero},
     {"aten.ones.default", m_zeros},
     {"aten.ones_like.default", m_like},
+    {"aten.outer.default", m_outer},
     {"aten.pad.default", m_pad},
     {"aten.permute.default", m_permute},
     {"aten.permute_copy.default", m_permute_copy},
+    {"aten.polygamma.default", m_unary_float_self},
+    {"aten.positive.default", m_alias},
     {"aten.pow.Scalar", m_pow},
     {"aten.pow.Tensor_Scalar", m_pow},
     {"aten.pow.Tensor_Tensor", m_pow},
+    {"aten.prod.default", m_sum},
     {"aten.prod.dim_int", m_prod},
+    {"aten.rad2deg.default", m_unary_float},
+    {"aten.rand.default", m_zeros},
+    {"aten.rand_like.default", m_like},
+    {"aten.randint.default", m_zeros_long},
+    {"aten.randint.low", m_zeros_long},
+    {"aten.randint_like.default", m_like},
+    {"aten.randint_like.low_dtype", m_like},
+    {"aten.randn.default", m_zeros},
+    {"aten.randn_like.default", m_like},
+    {"aten.randperm.default", m_zeros_long},
+    {"aten.ravel.default", m_ravel},
     {"aten.real.default", m_real},
     {"aten.reciprocal.default", m_unary_float},
+    {"aten.reflection_pad1d.default", m_pad_nd},
+    {"aten.reflection_pad2d.default", m_pad_nd},
+    {"aten.reflection_pad3d.default", m_pad_nd},
     {"aten.relu.default", m_unary},
+    {"aten.relu6.default", m_unary},
     {"aten.relu_.default", m_self},
     {"aten.remainder.Scalar", m_binary},
     {"aten.remainder.Tensor", m_binary},
+    {"aten.repeat.default", m_repeat},
+    {"aten.repeat_interleave.Tensor", m_repeat_interleave_tensor},
+    {"aten.replication_pad1d.default", m_pad_nd},
+    {"aten.replication_pad2d.default", m_pad_nd},
+    {"aten.replication_pad3d.default", m_pad_nd},
     {"aten.reshape.default", m_reshape},
+    {"aten.resolve_conj.default", m_alias},
+    {"aten.resolve_neg.default", m_alias},
+    {"aten.roll.default", m_like_self},
+    {"aten.round.decimals", m_unary},
     {"aten.round.default", m_unary},
     {"aten.rsqrt.default", m_unary_float},
     {"aten.rsub.Scalar", m_binary},
     {"aten.rsub.Tensor", m_binary},
     {"aten.scalar_tensor.default", m_scalar_tensor},
     {"aten.scaled_dot_product_attention.default", m_sdpa},
+    {"aten.scatter.reduce", m_contig_self},
+    {"aten.scatter.src", m_contig_self},
+    {"aten.scatter.value", m_contig_self},
+    {"aten.scatter.value_reduce", m_contig_self},
+    {"aten.scatter_add.default", m_contig_self},
+    {"aten.scatter_reduce.two", m_contig_self},
     {"aten.select.int", m_select},
     {"aten.select_copy.int", m_select_copy},
+    {"aten.select_scatter.default", m_like_self},
+    {"aten.selu.default", m_unary},
+    {"aten.sgn.default", m_unary},
     {"aten.sigmoid.default", m_unary_float},
     {"aten.sigmoid_.default", m_self},
     {"aten.sign.default", m_unary},
+    {"aten.signbit.default", m_unary_bool},
     {"aten.silu.default", m_unary},
     {"aten.silu_.default", m_self},
     {"aten.sin.default", m_unary_float},
+    {"aten.sinc.default", m_unary_float},
+    {"aten.sinh.default", m_unary_float},
     {"aten.slice.Tensor", m_slice},
     {"aten.slice_copy.Tensor", m_slice_copy},
+    {"aten.slice_scatter.default", m_like_self},
     {"aten.softmax.int", m_softmax},
+    {"aten.softplus.default", m_unary},
+    {"aten.softshrink.default", m_unary},
+    {"aten.sort.default", m_sort},
+    {"aten.sort.stable", m_sort},
+    {"aten.special_airy_ai.default", m_unary_float},
+    {"aten.special_bessel_j0.default", m_unary_float},
+    {"aten.special_bessel_j1.default", m_unary_float},
+    {"aten.special_bessel_y0.default", m_unary_float},
+    {"aten.special_bessel_y1.default", m_unary_float},
+    {"aten.special_digamma.default", m_unary_float},
+    {"aten.special_entr.default", m_unary_float},
+    {"aten.special_erf.default", m_unary_float},
+    {"aten.special_erfc.default", m_unary_float},
+    {"aten.special_erfcx.default", m_unary_float},
+    {"aten.special_erfinv.default", m_unary_float},
+    {"aten.special_exp2.default", m_unary_float},
+    {"aten.special_expit.default", m_unary_float},
+    {"aten.special_expm1.default", m_unary_float},
+    {"aten.special_gammainc.default", m_binary_float},
+    {"aten.special_gammaincc.default", m_binary_float},
+    {"aten.special_gammaln.default", m_unary_float},
+    {"aten.special_i0.default", m_unary_float},
+    {"aten.special_i0e.default", m_unary_float},
+    {"aten.special_i1.default", m_unary_float},
+    {"aten.special_i1e.default", m_unary_float},
+    {"aten.special_log1p.default", m_unary_float},
+    {"aten.special_log_ndtr.default", m_unary_float},
+    {"aten.special_modified_bessel_i0.default", m_unary_float},
+    {"aten.special_modified_bessel_i1.default", m_unary_float},
+    {"aten.special_modified_bessel_k0.default", m_unary_float},
+    {"aten.special_modified_bessel_k1.default", m_unary_float},
+    {"aten.special_multigammaln.default", m_unary_float_self},
+    {"aten.special_ndtr.default", m_unary_float},
+    {"aten.special_ndtri.default", m_unary_float},
+    {"aten.special_polygamma.default", m_unary_float_self},
+    {"aten.special_psi.default", m_unary_float},
+    {"aten.special_round.default", m_unary},
+    {"aten.special_scaled_modified_bessel_k0.default", m_unary_float},
+    {"aten.special_scaled_modified_bessel_k1.default", m_unary_float},
+    {"aten.special_sinc.default", m_unary_float},
+    {"aten.special_spherical_bessel_j0.default", m_unary_float},
+    {"aten.special_xlog1py.default", m_binary_float},
+    {"aten.special_xlogy.default", m_binary_float},
+    {"aten.special_zeta.default", m_binary_float},
     {"aten.split.Tensor", m_split},
     {"aten.split_with_sizes.default", m_split_with_sizes},
     {"aten.split_with_sizes_copy.default", m_split_with_sizes_copy},
@@ -2334,31 +3158,63 @@ static const meta_row META[] = {
     {"aten.squeeze_copy.dim", m_squeeze_copy},
     {"aten.squeeze_copy.dims", m_squeeze_copy},
     {"aten.stack.default", m_stack},
+    {"aten.std.correction", m_reduce_var},
+    {"aten.std.default", m_reduce_var},
+    {"aten.std.dim", m_reduce_var},
+    {"aten.std_mean.correction", m_var_mean},
+    {"aten.std_mean.dim", m_var_mean},
     {"aten.sub.Scalar", m_binary},
     {"aten.sub.Tensor", m_binary},
     {"aten.sub_.Tensor", m_self},
+    {"aten.subtract.Scalar", m_binary},
+    {"aten.subtract.Tensor", m_binary},
     {"aten.sum.default", m_sum},
     {"aten.sum.dim_IntList", m_sum},
+    {"aten.swapaxes.default", m_swapaxes},
+    {"aten.swapdims.default", m_swapaxes},
     {"aten.t.default", m_t},
     {"aten.t_copy.default", m_t_copy},
+    {"aten.tan.default", m_unary_float},
     {"aten.tanh.default", m_unary_float},
     {"aten.tanh_.default", m_self},
+    {"aten.threshold.default", m_unary},
     {"aten.to.dtype", m_to},
     {"aten.topk.default", m_topk},
     {"aten.transpose.int", m_transpose},
     {"aten.transpose_copy.int", m_transpose_copy},
+    {"aten.tril.default", m_like_self},
+    {"aten.triu.default", m_like_self},
+    {"aten.true_divide.Scalar", m_binary_float},
+    {"aten.true_divide.Tensor", m_binary_float},
     {"aten.trunc.default", m_unary},
+    {"aten.type_as.default", m_type_as},
     {"aten.unbind.int", m_unbind},
     {"aten.unbind_copy.int", m_unbind_copy},
     {"aten.unflatten.int", m_unflatten},
     {"aten.unsqueeze.default", m_unsqueeze},
     {"aten.unsqueeze_copy.default", m_unsqueeze_copy},
+    {"aten.upsample_bicubic2d.vec", m_upsample_vec},
+    {"aten.upsample_bilinear2d.vec", m_upsample_vec},
+    {"aten.upsample_linear1d.vec", m_upsample_vec},
+    {"aten.upsample_nearest1d.vec", m_upsample_vec},
+    {"aten.upsample_nearest2d.vec", m_upsample_vec},
+    {"aten.upsample_nearest3d.vec", m_upsample_vec},
+    {"aten.upsample_trilinear3d.vec", m_upsample_vec},
     {"aten.var.correction", m_reduce_var},
+    {"aten.var.default", m_reduce_var},
     {"aten.var.dim", m_reduce_var},
+    {"aten.var_mean.correction", m_var_mean},
+    {"aten.var_mean.dim", m_var_mean},
+    {"aten.vdot.default", m_dot},
     {"aten.view.default", m_view},
     {"aten.view_as_real.default", m_view_as_real},
     {"aten.view_copy.default", m_view_copy},
+    {"aten.where.Scalar", m_where},
+    {"aten.where.ScalarOther", m_where},
+    {"aten.where.ScalarSelf", m_where},
     {"aten.where.self", m_where},
+    {"aten.xlogy.Tensor", m_binary_float},
+    {"aten.zero.default", m_like_self},
     {"aten.zero_.default", m_self},
     {"aten.zeros.default", m_zeros},
     {"aten.zeros_like.default", m_like},
@@ -2540,4 +3396,17 @@ void eir_meta_check_program(const eir_program *p, eir_meta_visit visit, void *ct
     if (!p || !p->graph || !visit) return;
     walkctx w = {p, visit, ctx};
     walk(&w, p->graph, NULL, p->layout_made_up ? EIR_META_NO_LAYOUT : 0);
+}
+
+uint32_t eir_meta_find_expr(const eir_program *p, const eir_sym_node *e) {
+    if (!p || !e) return UINT32_MAX;
+    for (uint32_t i = 0; i < p->num_exprs; i++)
+        if (p->exprs[i].tree == e) return i;
+    eir_mdim d = {EIR_MDIM_SYM, 0, e};
+    for (uint32_t i = 0; i < p->num_exprs; i++) {
+        if (!p->exprs[i].tree) continue;
+        eir_mdim x = {EIR_MDIM_SYM, 0, p->exprs[i].tree};
+        if (dcmp(p, d, x) == EIR_MCMP_AGREE) return i;
+    }
+    return UINT32_MAX;
 }
