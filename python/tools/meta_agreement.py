@@ -44,7 +44,12 @@ def _save_instead_of_run(eir, ep, flat, d):
     it as not runnable, so the sweep stops there (no eir run, no torch run)."""
     import torch
     if _SAVE_AS[0] and not os.path.exists(_SAVE_AS[0]):
-        torch.export.save(ep, _SAVE_AS[0])
+        try:
+            torch.export.save(ep, _SAVE_AS[0])
+        except Exception:
+            if os.path.exists(_SAVE_AS[0]):
+                os.remove(_SAVE_AS[0])  # no partial archive left behind
+            raise
     return 1, "eir: cannot run yet (exported for the meta agreement)", [], {}
 
 

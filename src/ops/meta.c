@@ -376,7 +376,7 @@ static void ti_layout(mctx *c, const eir_mtensor *ins, uint32_t n, eir_mtensor *
     eir_mdim s = D(1);
     for (uint32_t k = 0; k < out->rank; k++) {
         out->strides[perm[k]] = s;
-        s = dmul(c, s, out->sizes[perm[k]]);
+        s = dmul(c, s, dmax1(c, out->sizes[perm[k]])); /* an empty dim counts as 1, as in empty() */
     }
     out->strides_known = true;
 }
@@ -1788,12 +1788,29 @@ static int m_constant_pad_nd(mctx *c, eir_mtensor *o, uint32_t max) {
     return 1;
 }
 
+/* scaled_dot_product_attention: (batch..., L, Ev), the batch dims of query,
+ * key and value broadcast */
 static int m_sdpa(mctx *c, eir_mtensor *o, uint32_t max) {
-    eir_mtensor q, v;
-    if (in_tensor(c, "query", &q) != 1 || in_tensor(c, "value", &v) != 1 || q.rank < 2 || v.rank < 1) return 0;
+    static const char *const names[] = {"query", "key", "value"};
+    operand ops[3];
+    for (uint32_t k = 0; k < 3; k++) {
+        ops[k].wrapped = false;
+        if (in_tensor(c, names[k], &ops[k].t) != 1 || ops[k].t.rank < 2) return 0;
+    }
+    eir_mtensor q = ops[0].t, v = ops[2].t;
+    for (uint32_t k = 0; k < 3; k++) ops[k].t.rank -= 2;
+    eir_mtensor b;
+    memset(&b, 0, sizeof b);
+    int r = broadcast(c, ops, 3, &b, names);
+    if (r <= 0) return r;
+    bool same_batch = b.rank == q.rank - 2;
+    for (uint32_t i = 0; i < b.rank && same_batch; i++) same_batch = deq(c, b.sizes[i], q.sizes[i]);
     *o = q;
-    o->sizes[q.rank - 1] = v.sizes[v.rank - 1];
-    if (deq(c, q.sizes[q.rank - 1], v.sizes[v.rank - 1])) like_preserve(c, &q, o);
+    o->rank = b.rank + 2;
+    for (uint32_t i = 0; i < b.rank; i++) o->sizes[i] = b.sizes[i];
+    o->sizes[b.rank] = q.sizes[q.rank - 2];
+    o->sizes[b.rank + 1] = v.sizes[v.rank - 1];
+    if (same_batch && deq(c, q.sizes[q.rank - 1], v.sizes[v.rank - 1])) like_preserve(c, &q, o);
     else set_contiguous(c, o);
     return 1;
 }
@@ -2722,12 +2739,20 @@ static int m_type_as(mctx *c, eir_mtensor *o, uint32_t max) {
     return 1;
 }
 
+/* ravel: contiguous(self).view(-1), a copy whenever self is not contiguous */
 static int m_ravel(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor self;
     if (in_tensor(c, "self", &self) != 1) return 0;
     eir_mdim n = D(1);
     for (uint32_t i = 0; i < self.rank; i++) n = dmul(c, n, self.sizes[i]);
-    return reshape_to(c, o, &self, &n, 1, true, "ravel");
+    if (is_contiguous(c, &self)) return reshape_to(c, o, &self, &n, 1, true, "ravel");
+    memset(o, 0, sizeof *o);
+    o->dtype = self.dtype;
+    o->rank = 1;
+    o->sizes_known = true;
+    o->sizes[0] = n;
+    set_contiguous(c, o);
+    return 1;
 }
 
 /* ---- the table ---- */
@@ -3088,7 +3113,7 @@ static const meta_row META[] = {
     {"aten.scatter_reduce.two", m_contig_self},
     {"aten.select.int", m_select},
     {"aten.select_copy.int", m_select_copy},
-    {"aten.select_scatter.default", m_like_self},
+    {"aten.select_scatter.default", m_strided_self},
     {"aten.selu.default", m_unary},
     {"aten.sgn.default", m_unary},
     {"aten.sigmoid.default", m_unary_float},
@@ -3102,7 +3127,7 @@ static const meta_row META[] = {
     {"aten.sinh.default", m_unary_float},
     {"aten.slice.Tensor", m_slice},
     {"aten.slice_copy.Tensor", m_slice_copy},
-    {"aten.slice_scatter.default", m_like_self},
+    {"aten.slice_scatter.default", m_strided_self},
     {"aten.softmax.int", m_softmax},
     {"aten.softplus.default", m_unary},
     {"aten.softshrink.default", m_unary},

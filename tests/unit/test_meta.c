@@ -411,6 +411,36 @@ static void test_more_ops(void) {
              arg1("rounding_mode", "{\"as_string\": \"floor\"}"));
     CHECK_STR(ONE("aten.div.Tensor_mode", args, "x=7:4,3:1,4:0", "y=7:4,3:6,2:0"), "f32[4, 3]");
     CHECK_STR(ONE("aten.div.Tensor_mode", args, "x=7:4,3:3,1:0", "y=7:4,3:3,1:0"), "f32[4, 3] strides [3, 1] offset 0");
+    /* select_scatter / slice_scatter keep self's strides, dense or not */
+    snprintf(args, sizeof args, "[%s, %s, %s, %s]", X, arg1("src", "{\"as_tensor\": {\"name\": \"y\"}}"),
+             arg1("dim", "{\"as_int\": 0}"), arg1("index", "{\"as_int\": 1}"));
+    CHECK_STR(ONE("aten.select_scatter.default", args, "x=7:5,5,5:50,10,2:0", "y=7:5,5:5,1:0"),
+              "f32[5, 5, 5] strides [50, 10, 2] offset 0");
+    /* ravel copies a non-contiguous input, even one a 1-d view could express */
+    snprintf(args, sizeof args, "[%s]", X);
+    CHECK_STR(ONE("aten.ravel.default", args, "x=7:5,5:10,2:0"), "f32[25] strides [1] offset 0");
+    CHECK_STR(ONE("aten.ravel.default", args, "x=7:5,5:5,1:3"), "f32[25] strides [1] offset 3");
+    /* layer norm on the CPU: mean and rstd in the input's dtype (f16 here) */
+    snprintf(args, sizeof args, "[%s, %s]", arg1("input", "{\"as_tensor\": {\"name\": \"x\"}}"),
+             arg1("normalized_shape", "{\"as_ints\": [4]}"));
+    CHECK_STR(infer(prog(IN("x=6:2,3,4:12,4,1:0"), 1, "aten.native_layer_norm.default", args,
+                         IN("o=6:2,3,4:12,4,1:0", "m=6:2,3,1:3,1,1:0", "r=6:2,3,1:3,1,1:0"), 3, false)),
+              "f16[2, 3, 4] strides [12, 4, 1] offset 0\nf16[2, 3, 1] strides [3, 1, 1] offset 0\n"
+              "f16[2, 3, 1] strides [3, 1, 1] offset 0");
+    /* attention broadcasts the batch dims of query, key and value */
+    snprintf(args, sizeof args, "[%s, %s, %s]", arg1("query", "{\"as_tensor\": {\"name\": \"q\"}}"),
+             arg1("key", "{\"as_tensor\": {\"name\": \"k\"}}"), arg1("value", "{\"as_tensor\": {\"name\": \"v\"}}"));
+    CHECK_STR(ONE("aten.scaled_dot_product_attention.default", args, "q=7:4,3,8:24,8,1:0", "k=7:4,4,5,8:160,40,8,1:0",
+                  "v=7:4,4,5,6:120,30,6,1:0"),
+              "f32[4, 4, 3, 6] strides [72, 18, 6, 1] offset 0");
+    /* an empty tensor counts as contiguous, and its strides count empty dims as size 1 */
+    snprintf(args, sizeof args, "[%s, %s]", X, arg1("other", "{\"as_tensor\": {\"name\": \"y\"}}"));
+    CHECK_STR(ONE("aten.add.Tensor", args, "x=7:5,0,0:1,5,5:0", "y=7:5,0,0:1,5,5:0"),
+              "f32[5, 0, 0] strides [1, 1, 1] offset 0");
+    CHECK_STR(ONE("aten.add.Tensor", args, "x=7:5,0,0:1,5,5:0", "y=7:1,0,1:1,1,1:0"),
+              "f32[5, 0, 0] strides [1, 5, 5] offset 0");
+    CHECK_STR(ONE("aten.add.Tensor", args, "x=7:5,0,2:1,10,5:0", "y=7:0,2:2,1:0"),
+              "f32[5, 0, 2] strides [1, 10, 5] offset 0");
 }
 
 /* the public API: one output at a time, symbolic sizes as the program's expressions */
