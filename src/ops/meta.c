@@ -871,6 +871,7 @@ static bool num_arg(const eir_arg *a, double *v, bool *is_float) {
     if (!a) return false;
     if (a->kind == EIR_ARG_INT || (a->kind == EIR_ARG_SYM_INT && a->literal)) { *v = (double)a->u.i; *is_float = false; return true; }
     if (a->kind == EIR_ARG_FLOAT || (a->kind == EIR_ARG_SYM_FLOAT && a->literal)) { *v = a->u.f; *is_float = true; return true; }
+    if (a->kind == EIR_ARG_BOOL) { *v = a->u.b; *is_float = false; return true; } /* arange(False, True, True) */
     return false;
 }
 
@@ -1491,13 +1492,33 @@ static int m_convolution(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor x, w;
     if (in_tensor(c, "input", &x) != 1 || in_tensor(c, "weight", &w) != 1) return 0;
     bool conv_nd = !strncmp(c->s->name, "aten.conv", 9) && strcmp(c->s->name, "aten.convolution.default");
+    /* conv1d/2d/3d take an unbatched input: as a batch of one, the batch dim dropped after */
+    bool unbatched = conv_nd && w.rank >= 3 && x.rank + 1 == w.rank;
+    if (unbatched) {
+        for (uint32_t i = x.rank; i > 0; i--) { x.sizes[i] = x.sizes[i - 1]; x.strides[i] = x.strides[i - 1]; }
+        x.sizes[0] = D(1);
+        x.strides[0] = D(1);
+        x.rank++;
+    }
     if (x.rank < 3 || w.rank != x.rank) return 0;
     uint32_t k = x.rank - 2;
     eir_mdim st[MAXR], pd[MAXR], dl[MAXR], op[MAXR];
     if (in_ints(c, "stride", st, MAXR, k) != (int)k || in_ints(c, "dilation", dl, MAXR, k) != (int)k) return 0;
     const eir_arg *pa = arg(c, "padding");
-    if (pa && pa->kind == EIR_ARG_STRING) return 0; /* 'same' / 'valid' */
-    if (in_ints(c, "padding", pd, MAXR, k) != (int)k) return 0;
+    const char *pmode = pa && pa->kind == EIR_ARG_STRING ? pa->u.s : !pa && conv_nd && strstr(c->s->name, ".padding")
+                        ? "valid" : NULL;
+    if (pmode && !strcmp(pmode, "valid")) {
+        for (uint32_t i = 0; i < k; i++) pd[i] = D(0);
+    } else if (pmode && !strcmp(pmode, "same")) {
+        /* the input's spatial sizes (torch allows 'same' with stride 1 only) */
+        *o = x;
+        o->sizes[1] = w.sizes[0];
+        if (strides_like_cl(c, &x) && !unbatched) set_channels_last(c, o);
+        else set_contiguous(c, o);
+        goto unbatch;
+    } else if (pmode || in_ints(c, "padding", pd, MAXR, k) != (int)k) {
+        return 0;
+    }
     bool transposed = conv_nd ? strstr(c->s->name, "conv_transpose") != NULL : in_bool(c, "transposed", false);
     int64_t groups = 1;
     if (!in_int(c, "groups", &groups)) return 0;
@@ -1524,9 +1545,14 @@ static int m_convolution(mctx *c, eir_mtensor *o, uint32_t max) {
                             (long long)(in.kind == EIR_MDIM_INT ? in.c : -1));
         }
     }
-    bool cl = strides_like_cl(c, &x);
+    bool cl = strides_like_cl(c, &x) && !unbatched;
     if (cl) set_channels_last(c, o);
     else set_contiguous(c, o);
+unbatch:
+    if (unbatched) {
+        for (uint32_t i = 0; i + 1 < o->rank; i++) { o->sizes[i] = o->sizes[i + 1]; o->strides[i] = o->strides[i + 1]; }
+        o->rank--;
+    }
     return 1;
 }
 
@@ -1908,10 +1934,14 @@ static int m_chunk(mctx *c, eir_mtensor *o, uint32_t max) {
     return split_common(c, o, max, lens, n, d, &self);
 }
 
+/* pad: constant_pad_nd's sizes; the other modes (reflect, replicate,
+ * circular) give contiguous results */
 static int m_pad(mctx *c, eir_mtensor *o, uint32_t max) {
     const eir_arg *m = arg(c, "mode");
-    if (m && (m->kind != EIR_ARG_STRING || strcmp(m->u.s, "constant"))) return 0;
-    return m_constant_pad_nd(c, o, max);
+    if (m && m->kind != EIR_ARG_STRING) return 0;
+    int r = m_constant_pad_nd(c, o, max);
+    if (r > 0 && m && strcmp(m->u.s, "constant")) set_contiguous(c, o);
+    return r;
 }
 
 static int m_group_norm(mctx *c, eir_mtensor *o, uint32_t max) {
@@ -2187,6 +2217,9 @@ static int m_addc(mctx *c, eir_mtensor *o, uint32_t max) { return pointwise(c, o
 
 static const char *const N_LERP[] = {"self", "end", "weight"};
 static int m_lerp(mctx *c, eir_mtensor *o, uint32_t max) { return pointwise(c, o, N_LERP, 3, PW_SAME); }
+
+static const char *const N_X[] = {"x"};
+static int m_unary_float_x(mctx *c, eir_mtensor *o, uint32_t max) { return pointwise(c, o, N_X, 1, PW_FLOAT); }
 
 /* polygamma(n, self), mvlgamma(self, p): a float result over self */
 static int m_unary_float_self(mctx *c, eir_mtensor *o, uint32_t max) { return pointwise(c, o, N_SELF, 1, PW_FLOAT); }
@@ -2865,8 +2898,11 @@ static const meta_row META[] = {
     {"aten.constant_pad_nd.default", m_constant_pad_nd},
     {"aten.contiguous.default", m_contiguous},
     {"aten.conv1d.default", m_convolution},
+    {"aten.conv1d.padding", m_convolution},
     {"aten.conv2d.default", m_convolution},
+    {"aten.conv2d.padding", m_convolution},
     {"aten.conv3d.default", m_convolution},
+    {"aten.conv3d.padding", m_convolution},
     {"aten.conv_transpose1d.default", m_convolution},
     {"aten.conv_transpose2d.input", m_convolution},
     {"aten.conv_transpose3d.input", m_convolution},
@@ -3133,7 +3169,7 @@ static const meta_row META[] = {
     {"aten.softshrink.default", m_unary},
     {"aten.sort.default", m_sort},
     {"aten.sort.stable", m_sort},
-    {"aten.special_airy_ai.default", m_unary_float},
+    {"aten.special_airy_ai.default", m_unary_float_x},
     {"aten.special_bessel_j0.default", m_unary_float},
     {"aten.special_bessel_j1.default", m_unary_float},
     {"aten.special_bessel_y0.default", m_unary_float},
@@ -3166,10 +3202,10 @@ static const meta_row META[] = {
     {"aten.special_polygamma.default", m_unary_float_self},
     {"aten.special_psi.default", m_unary_float},
     {"aten.special_round.default", m_unary},
-    {"aten.special_scaled_modified_bessel_k0.default", m_unary_float},
-    {"aten.special_scaled_modified_bessel_k1.default", m_unary_float},
+    {"aten.special_scaled_modified_bessel_k0.default", m_unary_float_x},
+    {"aten.special_scaled_modified_bessel_k1.default", m_unary_float_x},
     {"aten.special_sinc.default", m_unary_float},
-    {"aten.special_spherical_bessel_j0.default", m_unary_float},
+    {"aten.special_spherical_bessel_j0.default", m_unary_float_x},
     {"aten.special_xlog1py.default", m_binary_float},
     {"aten.special_xlogy.default", m_binary_float},
     {"aten.special_zeta.default", m_binary_float},

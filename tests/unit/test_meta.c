@@ -441,6 +441,19 @@ static void test_more_ops(void) {
               "f32[5, 0, 0] strides [1, 5, 5] offset 0");
     CHECK_STR(ONE("aten.add.Tensor", args, "x=7:5,0,2:1,10,5:0", "y=7:0,2:2,1:0"),
               "f32[5, 0, 2] strides [1, 10, 5] offset 0");
+
+    /* conv1d of an unbatched input; conv2d with padding='same' */
+    snprintf(args, sizeof args, "[%s, %s]", arg1("input", "{\"as_tensor\": {\"name\": \"x\"}}"),
+             arg1("weight", "{\"as_tensor\": {\"name\": \"w\"}}"));
+    CHECK_STR(ONE("aten.conv1d.default", args, "x=7:3,10:10,1:0", "w=7:4,3,3:9,3,1:0"), "f32[4, 8] strides [8, 1] offset 0");
+    snprintf(args, sizeof args, "[%s, %s, %s]", arg1("input", "{\"as_tensor\": {\"name\": \"x\"}}"),
+             arg1("weight", "{\"as_tensor\": {\"name\": \"w\"}}"), arg1("padding", "{\"as_string\": \"same\"}"));
+    CHECK_STR(ONE("aten.conv2d.padding", args, "x=7:1,2,5,5:50,25,5,1:0", "w=7:3,2,3,3:18,9,3,1:0"),
+              "f32[1, 3, 5, 5] strides [75, 25, 5, 1] offset 0");
+    /* pad in reflect mode: constant_pad_nd's sizes, contiguous */
+    snprintf(args, sizeof args, "[%s, %s, %s]", X, arg1("pad", "{\"as_ints\": [1, 2]}"),
+             arg1("mode", "{\"as_string\": \"reflect\"}"));
+    CHECK_STR(ONE("aten.pad.default", args, "x=7:2,4:1,2:0"), "f32[2, 7] strides [7, 1] offset 0");
 }
 
 /* the public API: one output at a time, symbolic sizes as the program's expressions */
