@@ -975,8 +975,10 @@ EIR_API eir_status eir_program_drop_input(eir_program *p, uint32_t index);
  * and the metadata of its inputs: dtype, sizes, strides and storage offset
  * (docs/META.md lists the operators eir infers and how well it agrees with
  * the metadata torch records). Sizes may be symbolic: expressions of the
- * program's symbols, as ids of its expression table (eir_symint.expr), an
- * existing expression when one is equal, else a new one interned in p.
+ * program's symbols, as ids of its expression table (eir_symint.expr): an
+ * existing expression when one is equal (the same tree, or the same value
+ * at the points where `eir verify` compares sizes), else a new one
+ * interned in p.
  * Where torch's own sizes are data-dependent (nonzero, masked_select,
  * _unique2: unbacked symbols in torch), they are unknown here.
  *
