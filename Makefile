@@ -15,6 +15,7 @@ SRC = src/base/base.c src/base/dtype.c src/base/pool.c src/serde/archive.c src/b
       src/ir/print.c src/ir/parse.c src/ir/parse_lex.c src/ir/dot.c src/ir/verify.c src/ir/edit.c \
       src/ops/optable.c src/ops/schema.c src/ops/info.c \
       src/ops/meta.c \
+      src/ops/meta_api.c \
       src/ops/backend_ops.c \
       $(wildcard src/kernels/*.c) \
       $(wildcard src/runtime/*.c) \
@@ -199,6 +200,15 @@ test-clang: $(BC)/eir $(BC)/libeir.a $(BC)/$(SOFILE) $(UNITC)
 ops-doc: $(B)/eir
 	EIR_BIN=$(B)/eir $(PYTHON) python/ops/sweep.py --doc docs/OPS.md
 	EIR_BIN=$(B)/eir $(PYTHON) python/ops/opinfo_sweep.py --decomp f32 --doc docs/OPS-EXPORTED.md
+
+# The agreement of eir's shape and dtype inference with torch's recorded metadata,
+# committed as docs/META.md: the zoo (EIR_ZOO_DIR), the fixtures, python/tests/test_meta.py's
+# modules and the Core ATen and OpInfo sweeps' programs (exported once into META_SWEEPS, ~10 min).
+META_SWEEPS ?= $(B)/meta-sweeps
+meta-doc: $(B)/eir
+	$(PYTHON) python/tools/meta_agreement.py --eir $(B)/eir $(if $(EIR_ZOO_DIR),--zoo $(EIR_ZOO_DIR)) --modules \
+	    --sweeps $(META_SWEEPS) --out docs/META.md
+.PHONY: meta-doc
 
 # `eir convert` over the sweeps' programs, committed as docs/: --to core on every
 # OpInfo program (docs/TO-CORE.md) and the round trip of the zoo, the Core ATen and

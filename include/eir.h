@@ -969,6 +969,57 @@ EIR_API eir_status eir_program_add_state(eir_program *p, eir_input_kind kind, co
  * other input names it. */
 EIR_API eir_status eir_program_drop_input(eir_program *p, uint32_t index);
 
+/* ---- shape and dtype inference --------------------------------------------
+ *
+ * What torch 2.13's meta kernels give a node's outputs, from its arguments
+ * and the metadata of its inputs: dtype, sizes, strides and storage offset
+ * (docs/META.md lists the operators eir infers and how well it agrees with
+ * the metadata torch records). Sizes may be symbolic: expressions of the
+ * program's symbols, as ids of its expression table (eir_symint.expr): an
+ * existing expression when one is equal (the same tree, or the same value
+ * at the points where `eir verify` compares sizes), else a new one
+ * interned in p.
+ * Where torch's own sizes are data-dependent (nonzero, masked_select,
+ * _unique2: unbacked symbols in torch), they are unknown here.
+ *
+ * Building a program with the editing API, a node's outputs need no
+ * metadata by hand: add them with a zeroed eir_tensor_meta (dtype
+ * EIR_DTYPE_UNKNOWN) and call eir_program_fill_meta after inserting. */
+
+#define EIR_INFER_MAX_RANK 16
+
+typedef struct eir_inferred_meta {
+    eir_dtype dtype;
+    uint32_t rank;
+    eir_symint sizes[EIR_INFER_MAX_RANK];
+    eir_symint strides[EIR_INFER_MAX_RANK];
+    eir_symint storage_offset;
+    uint32_t unknown_sizes;      /* bit i: size i is not known (data-dependent, or not expressible) */
+    uint32_t unknown_strides;    /* bit i: stride i is not known */
+    bool unknown_offset;
+} eir_inferred_meta;
+
+/* Infer output `output` of node `node` of graph g (a graph of p; outputs
+ * counted flat, each tensor of a Tensor[] return on its own). EIR_OK: *out
+ * holds it. EIR_ERR_UNSUPPORTED: no inference for the node's operator or for
+ * this form of its arguments (the message says which). EIR_ERR_GRAPH: the
+ * arguments contradict each other (shapes that do not broadcast, a dim out
+ * of range; the message names the node, the argument and what was
+ * expected). EIR_ERR_ARG: a NULL argument, node or output out of range.
+ * p is written only to intern new expressions and for the message. */
+EIR_API eir_status eir_node_infer_meta(eir_program *p, const eir_graph *g, uint32_t node, uint32_t output,
+                                       eir_inferred_meta *out);
+
+/* Fill, by inference, the metadata of every tensor value a node of p (root
+ * and nested graphs) defines whose dtype is EIR_DTYPE_UNKNOWN, in node
+ * order, so that one node's filled outputs feed the next node's inference.
+ * Strides the inference leaves open (FFT outputs) are the contiguous ones.
+ * *filled (may be NULL) counts the values filled. EIR_ERR_UNSUPPORTED or
+ * EIR_ERR_GRAPH when some value could not be filled (data-dependent sizes,
+ * an operator without inference): the message names the first such node;
+ * the others are filled all the same. */
+EIR_API eir_status eir_program_fill_meta(eir_program *p, uint32_t *filled);
+
 /* ---- passes ----------------------------------------------------------------
  * Program-to-program rewrites, listed in one table: eir_num_passes() /
  * eir_pass_at(i) enumerate them, eir_program_run_pass runs one by name.

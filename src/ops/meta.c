@@ -1,8 +1,9 @@
 /* meta.c — shape and dtype inference for ATen overloads (meta.h): type
  * promotion, broadcasting, TensorIterator's output layout, view geometry,
- * and one meta function per overload in META[], sorted by name. Symbolic
- * sizes are sympy trees (src/ir/sym.h); an inferred expression is compared
- * with a recorded one by evaluating both at several points. */
+ * and one meta function per overload in META[], sorted by name (the less
+ * common overloads' functions are in meta_ops.inc). Symbolic sizes are
+ * sympy trees (src/ir/sym.h); an inferred expression is compared with a
+ * recorded one by evaluating both at several points. */
 #include "meta.h"
 
 #include <stdarg.h>
@@ -376,7 +377,7 @@ static void ti_layout(mctx *c, const eir_mtensor *ins, uint32_t n, eir_mtensor *
     eir_mdim s = D(1);
     for (uint32_t k = 0; k < out->rank; k++) {
         out->strides[perm[k]] = s;
-        s = dmul(c, s, out->sizes[perm[k]]);
+        s = dmul(c, s, dmax1(c, out->sizes[perm[k]])); /* an empty dim counts as 1, as in empty() */
     }
     out->strides_known = true;
 }
@@ -719,7 +720,17 @@ static int m_binary_bool(mctx *c, eir_mtensor *o, uint32_t max) { return pointwi
 static int m_div_mode(mctx *c, eir_mtensor *o, uint32_t max) {
     const eir_arg *m = arg(c, "rounding_mode");
     bool rounding = m && m->kind == EIR_ARG_STRING;
-    return pointwise(c, o, N_SELF_OTHER, 2, rounding ? PW_SAME : PW_FLOAT);
+    int r = pointwise(c, o, N_SELF_OTHER, 2, rounding ? PW_SAME : PW_FLOAT);
+    /* floor division of floats: torch's meta is a chain of a dozen pointwise
+     * ops (fmod, where, copysign...) whose layout is not TensorIterator's
+     * when the inputs' layouts differ; inferred only when all are contiguous */
+    if (r > 0 && rounding && !strcmp(m->u.s, "floor") && dt_cat(o->dtype) == 2) {
+        eir_mtensor a, b;
+        bool ca = in_tensor(c, "self", &a) != 1 || is_contiguous(c, &a);
+        bool cb = in_tensor(c, "other", &b) != 1 || is_contiguous(c, &b);
+        if (!ca || !cb) o->strides_known = false;
+    }
+    return r;
 }
 
 static int m_where(mctx *c, eir_mtensor *o, uint32_t max) {
@@ -861,6 +872,7 @@ static bool num_arg(const eir_arg *a, double *v, bool *is_float) {
     if (!a) return false;
     if (a->kind == EIR_ARG_INT || (a->kind == EIR_ARG_SYM_INT && a->literal)) { *v = (double)a->u.i; *is_float = false; return true; }
     if (a->kind == EIR_ARG_FLOAT || (a->kind == EIR_ARG_SYM_FLOAT && a->literal)) { *v = a->u.f; *is_float = true; return true; }
+    if (a->kind == EIR_ARG_BOOL) { *v = a->u.b; *is_float = false; return true; } /* arange(False, True, True) */
     return false;
 }
 
@@ -1481,13 +1493,33 @@ static int m_convolution(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor x, w;
     if (in_tensor(c, "input", &x) != 1 || in_tensor(c, "weight", &w) != 1) return 0;
     bool conv_nd = !strncmp(c->s->name, "aten.conv", 9) && strcmp(c->s->name, "aten.convolution.default");
+    /* conv1d/2d/3d take an unbatched input: as a batch of one, the batch dim dropped after */
+    bool unbatched = conv_nd && w.rank >= 3 && x.rank + 1 == w.rank;
+    if (unbatched) {
+        for (uint32_t i = x.rank; i > 0; i--) { x.sizes[i] = x.sizes[i - 1]; x.strides[i] = x.strides[i - 1]; }
+        x.sizes[0] = D(1);
+        x.strides[0] = D(1);
+        x.rank++;
+    }
     if (x.rank < 3 || w.rank != x.rank) return 0;
     uint32_t k = x.rank - 2;
     eir_mdim st[MAXR], pd[MAXR], dl[MAXR], op[MAXR];
     if (in_ints(c, "stride", st, MAXR, k) != (int)k || in_ints(c, "dilation", dl, MAXR, k) != (int)k) return 0;
     const eir_arg *pa = arg(c, "padding");
-    if (pa && pa->kind == EIR_ARG_STRING) return 0; /* 'same' / 'valid' */
-    if (in_ints(c, "padding", pd, MAXR, k) != (int)k) return 0;
+    const char *pmode = pa && pa->kind == EIR_ARG_STRING ? pa->u.s : !pa && conv_nd && strstr(c->s->name, ".padding")
+                        ? "valid" : NULL;
+    if (pmode && !strcmp(pmode, "valid")) {
+        for (uint32_t i = 0; i < k; i++) pd[i] = D(0);
+    } else if (pmode && !strcmp(pmode, "same")) {
+        /* the input's spatial sizes (torch allows 'same' with stride 1 only) */
+        *o = x;
+        o->sizes[1] = w.sizes[0];
+        if (strides_like_cl(c, &x) && !unbatched) set_channels_last(c, o);
+        else set_contiguous(c, o);
+        goto unbatch;
+    } else if (pmode || in_ints(c, "padding", pd, MAXR, k) != (int)k) {
+        return 0;
+    }
     bool transposed = conv_nd ? strstr(c->s->name, "conv_transpose") != NULL : in_bool(c, "transposed", false);
     int64_t groups = 1;
     if (!in_int(c, "groups", &groups)) return 0;
@@ -1514,9 +1546,14 @@ static int m_convolution(mctx *c, eir_mtensor *o, uint32_t max) {
                             (long long)(in.kind == EIR_MDIM_INT ? in.c : -1));
         }
     }
-    bool cl = strides_like_cl(c, &x);
+    bool cl = strides_like_cl(c, &x) && !unbatched;
     if (cl) set_channels_last(c, o);
     else set_contiguous(c, o);
+unbatch:
+    if (unbatched) {
+        for (uint32_t i = 0; i + 1 < o->rank; i++) { o->sizes[i] = o->sizes[i + 1]; o->strides[i] = o->strides[i + 1]; }
+        o->rank--;
+    }
     return 1;
 }
 
@@ -1620,8 +1657,7 @@ static int layer_norm(mctx *c, eir_mtensor *o, uint32_t max, bool native) {
     for (int k = 1; k < 3; k++) {
         o[k] = x;
         for (uint32_t i = axis; i < x.rank; i++) o[k].sizes[i] = D(1);
-        if (x.dtype == EIR_F16 || x.dtype == EIR_BF16) o[k].dtype = EIR_F32;
-        set_contiguous(c, &o[k]);
+        set_contiguous(c, &o[k]); /* on the CPU, mean and rstd keep the input's dtype */
     }
     return 3;
 }
@@ -1710,6 +1746,8 @@ static int reduce_dims(mctx *c, const eir_mtensor *x, const char *name, bool *ma
     eir_mdim d[MAXR];
     int n = a ? in_ints(c, name, d, MAXR, 0) : 0;
     if (n < 0) return 0;
+    /* any.dims / all.dims with dim=[] reduce nothing (the other overloads: everything) */
+    if (n == 0 && a && c->s && (!strcmp(c->s->name, "aten.any.dims") || !strcmp(c->s->name, "aten.all.dims"))) return 1;
     if (n == 0) {
         for (uint32_t i = 0; i < x->rank; i++) mask[i] = true;
         return 1;
@@ -1777,12 +1815,29 @@ static int m_constant_pad_nd(mctx *c, eir_mtensor *o, uint32_t max) {
     return 1;
 }
 
+/* scaled_dot_product_attention: (batch..., L, Ev), the batch dims of query,
+ * key and value broadcast */
 static int m_sdpa(mctx *c, eir_mtensor *o, uint32_t max) {
-    eir_mtensor q, v;
-    if (in_tensor(c, "query", &q) != 1 || in_tensor(c, "value", &v) != 1 || q.rank < 2 || v.rank < 1) return 0;
+    static const char *const names[] = {"query", "key", "value"};
+    operand ops[3];
+    for (uint32_t k = 0; k < 3; k++) {
+        ops[k].wrapped = false;
+        if (in_tensor(c, names[k], &ops[k].t) != 1 || ops[k].t.rank < 2) return 0;
+    }
+    eir_mtensor q = ops[0].t, v = ops[2].t;
+    for (uint32_t k = 0; k < 3; k++) ops[k].t.rank -= 2;
+    eir_mtensor b;
+    memset(&b, 0, sizeof b);
+    int r = broadcast(c, ops, 3, &b, names);
+    if (r <= 0) return r;
+    bool same_batch = b.rank == q.rank - 2;
+    for (uint32_t i = 0; i < b.rank && same_batch; i++) same_batch = deq(c, b.sizes[i], q.sizes[i]);
     *o = q;
-    o->sizes[q.rank - 1] = v.sizes[v.rank - 1];
-    if (deq(c, q.sizes[q.rank - 1], v.sizes[v.rank - 1])) like_preserve(c, &q, o);
+    o->rank = b.rank + 2;
+    for (uint32_t i = 0; i < b.rank; i++) o->sizes[i] = b.sizes[i];
+    o->sizes[b.rank] = q.sizes[q.rank - 2];
+    o->sizes[b.rank + 1] = v.sizes[v.rank - 1];
+    if (same_batch && deq(c, q.sizes[q.rank - 1], v.sizes[v.rank - 1])) like_preserve(c, &q, o);
     else set_contiguous(c, o);
     return 1;
 }
@@ -1880,10 +1935,14 @@ static int m_chunk(mctx *c, eir_mtensor *o, uint32_t max) {
     return split_common(c, o, max, lens, n, d, &self);
 }
 
+/* pad: constant_pad_nd's sizes; the other modes (reflect, replicate,
+ * circular) give contiguous results */
 static int m_pad(mctx *c, eir_mtensor *o, uint32_t max) {
     const eir_arg *m = arg(c, "mode");
-    if (m && (m->kind != EIR_ARG_STRING || strcmp(m->u.s, "constant"))) return 0;
-    return m_constant_pad_nd(c, o, max);
+    if (m && m->kind != EIR_ARG_STRING) return 0;
+    int r = m_constant_pad_nd(c, o, max);
+    if (r > 0 && m && strcmp(m->u.s, "constant")) set_contiguous(c, o);
+    return r;
 }
 
 static int m_group_norm(mctx *c, eir_mtensor *o, uint32_t max) {
@@ -1973,7 +2032,13 @@ static int m_index(mctx *c, eir_mtensor *o, uint32_t max) {
 /* ---- more pointwise, reductions and the Edge dialect's view copies ---- */
 
 static const char *const N_POW[] = {"self", "exponent"};
-static int m_pow(mctx *c, eir_mtensor *o, uint32_t max) { return pointwise(c, o, N_POW, 2, PW_SAME); }
+static int m_pow(mctx *c, eir_mtensor *o, uint32_t max) {
+    int r = pointwise(c, o, N_POW, 2, PW_SAME);
+    /* pow(bool tensor, bool): torch's meta gives int64 (its eager kernel bool) */
+    const eir_arg *e = arg(c, "exponent");
+    if (r > 0 && o->dtype == EIR_BOOL && e && e->kind == EIR_ARG_BOOL) o->dtype = EIR_I64;
+    return r;
+}
 
 static int m_clamp_tensor(mctx *c, eir_mtensor *o, uint32_t max) {
     static const char *const names[] = {"self", "min", "max"};
@@ -2081,7 +2146,7 @@ static int m_diagonal(mctx *c, eir_mtensor *o, uint32_t max) {
         n = s1 + off < s2 ? s1 + off : s2;
         o->offset = dadd(c, x.offset, dmul(c, D(-off), x.strides[a]));
     }
-    if (n <= 0) { n = 0; o->offset = x.offset; }
+    if (n <= 0) n = 0; /* torch's meta moves the offset all the same (its eager kernel does not) */
     uint32_t r = 0;
     for (uint32_t i = 0; i < x.rank; i++) {
         if (i == a || i == b) continue;
@@ -2133,6 +2198,9 @@ VIEW_COPY(m_unsqueeze_copy, m_unsqueeze)
 VIEW_COPY(m_view_copy, m_view)
 VIEW_COPY(m_diagonal_copy, m_diagonal)
 
+/* the overloads beyond the common model ops */
+#include "meta_ops.inc"
+
 /* ---- the table ---- */
 
 typedef int (*meta_fn)(mctx *c, eir_mtensor *outs, uint32_t max);
@@ -2143,26 +2211,57 @@ static const meta_row META[] = {
     {"aten.__and__.Scalar", m_binary},
     {"aten.__and__.Tensor", m_binary},
     {"aten.__lshift__.Scalar", m_binary},
+    {"aten.__lshift__.Tensor", m_binary},
     {"aten.__or__.Tensor", m_binary},
     {"aten.__rshift__.Scalar", m_binary},
+    {"aten.__rshift__.Tensor", m_binary},
+    {"aten.__xor__.Tensor", m_binary},
     {"aten._adaptive_avg_pool2d.default", m_adaptive_avg_pool2d},
+    {"aten._adaptive_avg_pool3d.default", m_adaptive_avg_pool3d},
+    {"aten._cdist_forward.default", m_cdist},
+    {"aten._fft_c2c.default", m_fft_c2c},
+    {"aten._fft_c2r.default", m_fft_c2r},
+    {"aten._fft_r2c.default", m_fft_r2c},
     {"aten._log_softmax.default", m_softmax},
+    {"aten._native_batch_norm_legit.default", m_batch_norm_legit},
+    {"aten._native_batch_norm_legit.no_stats", m_batch_norm_legit},
     {"aten._native_batch_norm_legit_no_training.default", m_batch_norm_no_training},
+    {"aten._pdist_forward.default", m_pdist},
     {"aten._scaled_dot_product_flash_attention_for_cpu.default", m_sdpa_flash_cpu},
     {"aten._softmax.default", m_softmax},
     {"aten._to_copy.default", m_clone},
+    {"aten._unique2.default", m_unique2},
     {"aten._unsafe_view.default", m_view},
+    {"aten._upsample_bicubic2d_aa.vec", m_upsample_vec},
+    {"aten._upsample_bilinear2d_aa.vec", m_upsample_vec},
+    {"aten._upsample_nearest_exact1d.vec", m_upsample_vec},
+    {"aten._upsample_nearest_exact2d.vec", m_upsample_vec},
+    {"aten._upsample_nearest_exact3d.vec", m_upsample_vec},
     {"aten.abs.default", m_unary},
+    {"aten.acos.default", m_unary_float},
+    {"aten.acosh.default", m_unary_float},
+    {"aten.adaptive_avg_pool1d.default", m_adaptive_avg_pool1d},
     {"aten.adaptive_avg_pool2d.default", m_adaptive_avg_pool2d},
+    {"aten.adaptive_avg_pool3d.default", m_adaptive_avg_pool3d},
+    {"aten.adaptive_max_pool1d.default", m_adaptive_max_pool1d},
+    {"aten.adaptive_max_pool2d.default", m_adaptive_max_pool2d},
+    {"aten.adaptive_max_pool3d.default", m_adaptive_max_pool3d},
     {"aten.add.Scalar", m_binary},
     {"aten.add.Tensor", m_binary},
     {"aten.add_.Scalar", m_self},
     {"aten.add_.Tensor", m_self},
+    {"aten.addcdiv.default", m_addc},
+    {"aten.addcmul.default", m_addc},
     {"aten.addmm.default", m_addmm},
+    {"aten.adjoint.default", m_mT},
     {"aten.alias.default", m_alias},
     {"aten.alias_copy.default", m_alias_copy},
+    {"aten.all.default", m_reduce_bool},
+    {"aten.all.dim", m_reduce_bool},
+    {"aten.all.dims", m_reduce_bool},
     {"aten.amax.default", m_amax},
     {"aten.amin.default", m_amax},
+    {"aten.aminmax.default", m_aminmax},
     {"aten.any.default", m_reduce_bool},
     {"aten.any.dim", m_reduce_bool},
     {"aten.any.dims", m_reduce_bool},
@@ -2171,115 +2270,226 @@ static const meta_row META[] = {
     {"aten.arange.start_step", m_arange},
     {"aten.argmax.default", m_reduce_long},
     {"aten.argmin.default", m_reduce_long},
+    {"aten.argwhere.default", m_nonzero},
     {"aten.as_strided.default", m_as_strided},
+    {"aten.as_strided_scatter.default", m_strided_self},
+    {"aten.asin.default", m_unary_float},
+    {"aten.asinh.default", m_unary_float},
+    {"aten.atan.default", m_unary_float},
     {"aten.atan2.default", m_binary_float},
+    {"aten.atanh.default", m_unary_float},
+    {"aten.avg_pool1d.default", m_avg_pool1d},
     {"aten.avg_pool2d.default", m_avg_pool2d},
+    {"aten.avg_pool3d.default", m_avg_pool3d},
     {"aten.baddbmm.default", m_baddbmm},
     {"aten.batch_norm.default", m_batch_norm},
     {"aten.bitwise_and.Scalar", m_binary},
     {"aten.bitwise_and.Tensor", m_binary},
+    {"aten.bitwise_left_shift.Tensor", m_binary},
     {"aten.bitwise_not.default", m_unary},
     {"aten.bitwise_or.Scalar", m_binary},
     {"aten.bitwise_or.Tensor", m_binary},
+    {"aten.bitwise_right_shift.Tensor", m_binary},
     {"aten.bitwise_xor.Scalar", m_binary},
     {"aten.bitwise_xor.Tensor", m_binary},
     {"aten.bmm.default", m_bmm},
+    {"aten.broadcast_to.default", m_expand},
     {"aten.cat.default", m_cat},
     {"aten.ceil.default", m_unary},
+    {"aten.celu.default", m_unary},
     {"aten.chunk.default", m_chunk},
     {"aten.clamp.Tensor", m_clamp_tensor},
-    {"aten.clamp.default", m_unary},
+    {"aten.clamp.default", m_clamp_tensor},
     {"aten.clamp_.default", m_self},
+    {"aten.clamp_max.Tensor", m_clamp_scalar},
+    {"aten.clamp_max.default", m_clamp_scalar},
+    {"aten.clamp_min.Tensor", m_clamp_scalar},
+    {"aten.clamp_min.default", m_clamp_scalar},
     {"aten.clamp_min_.default", m_self},
     {"aten.clone.default", m_clone},
+    {"aten.col2im.default", m_col2im},
     {"aten.constant_pad_nd.default", m_constant_pad_nd},
     {"aten.contiguous.default", m_contiguous},
     {"aten.conv1d.default", m_convolution},
+    {"aten.conv1d.padding", m_convolution},
     {"aten.conv2d.default", m_convolution},
+    {"aten.conv2d.padding", m_convolution},
     {"aten.conv3d.default", m_convolution},
+    {"aten.conv3d.padding", m_convolution},
     {"aten.conv_transpose1d.default", m_convolution},
     {"aten.conv_transpose2d.input", m_convolution},
     {"aten.conv_transpose3d.input", m_convolution},
     {"aten.convolution.default", m_convolution},
+    {"aten.copy.default", m_like_self},
     {"aten.copy_.default", m_self},
+    {"aten.copysign.Scalar", m_binary_float},
+    {"aten.copysign.Tensor", m_binary_float},
     {"aten.cos.default", m_unary_float},
+    {"aten.cosh.default", m_unary_float},
+    {"aten.count_nonzero.default", m_reduce_long},
+    {"aten.count_nonzero.dim_IntList", m_reduce_long},
+    {"aten.cummax.default", m_cumminmax},
+    {"aten.cummin.default", m_cumminmax},
+    {"aten.cumprod.default", m_cumsum},
     {"aten.cumsum.default", m_cumsum},
+    {"aten.deg2rad.default", m_unary_float},
+    {"aten.detach.default", m_alias},
     {"aten.diagonal.default", m_diagonal},
     {"aten.diagonal_copy.default", m_diagonal_copy},
+    {"aten.diagonal_scatter.default", m_strided_self},
+    {"aten.digamma.default", m_unary_float},
     {"aten.div.Scalar", m_binary_float},
+    {"aten.div.Scalar_mode", m_div_mode},
     {"aten.div.Tensor", m_binary_float},
     {"aten.div.Tensor_mode", m_div_mode},
     {"aten.div_.Tensor", m_self},
+    {"aten.divide.Scalar", m_binary_float},
+    {"aten.divide.Scalar_mode", m_div_mode},
+    {"aten.divide.Tensor", m_binary_float},
+    {"aten.divide.Tensor_mode", m_div_mode},
+    {"aten.dot.default", m_dot},
     {"aten.dropout.default", m_dropout},
     {"aten.elu.default", m_unary},
     {"aten.embedding.default", m_embedding},
     {"aten.empty.memory_format", m_zeros},
+    {"aten.empty_like.default", m_like},
+    {"aten.empty_strided.default", m_empty_strided},
     {"aten.eq.Scalar", m_binary_bool},
     {"aten.eq.Tensor", m_binary_bool},
     {"aten.erf.default", m_unary_float},
+    {"aten.erfc.default", m_unary_float},
+    {"aten.erfinv.default", m_unary_float},
     {"aten.exp.default", m_unary_float},
     {"aten.exp2.default", m_unary_float},
     {"aten.expand.default", m_expand},
+    {"aten.expand_as.default", m_expand_as},
     {"aten.expand_copy.default", m_expand_copy},
     {"aten.expm1.default", m_unary_float},
+    {"aten.eye.default", m_eye},
+    {"aten.eye.m", m_eye},
     {"aten.fill.Scalar", m_fill},
+    {"aten.fill.Tensor", m_like_self},
     {"aten.fill_.Scalar", m_self},
     {"aten.flatten.using_ints", m_flatten},
+    {"aten.flip.default", m_like_self},
+    {"aten.float_power.Scalar", m_float_power},
+    {"aten.float_power.Tensor_Scalar", m_float_power},
+    {"aten.float_power.Tensor_Tensor", m_float_power},
     {"aten.floor.default", m_unary},
     {"aten.floor_divide.default", m_binary},
+    {"aten.fmax.default", m_binary},
+    {"aten.fmin.default", m_binary},
     {"aten.fmod.Scalar", m_binary},
     {"aten.fmod.Tensor", m_binary},
+    {"aten.frac.default", m_unary},
     {"aten.full.default", m_full},
     {"aten.full_like.default", m_like},
     {"aten.gather.default", m_gather},
+    {"aten.gcd.default", m_binary},
     {"aten.ge.Scalar", m_binary_bool},
     {"aten.ge.Tensor", m_binary_bool},
     {"aten.gelu.default", m_unary},
     {"aten.gelu_.default", m_self},
+    {"aten.ger.default", m_outer},
+    {"aten.grid_sampler.default", m_grid_sampler},
+    {"aten.grid_sampler_2d.default", m_grid_sampler},
+    {"aten.grid_sampler_3d.default", m_grid_sampler},
     {"aten.group_norm.default", m_group_norm},
     {"aten.gt.Scalar", m_binary_bool},
     {"aten.gt.Tensor", m_binary_bool},
+    {"aten.hardshrink.default", m_unary},
     {"aten.hardsigmoid.default", m_unary},
     {"aten.hardswish.default", m_unary},
     {"aten.hardswish_.default", m_self},
     {"aten.hardtanh.default", m_unary},
     {"aten.hardtanh_.default", m_self},
+    {"aten.heaviside.default", m_heaviside},
+    {"aten.hypot.default", m_binary_float},
+    {"aten.i0.default", m_unary_float},
+    {"aten.igamma.default", m_binary_float},
+    {"aten.igammac.default", m_binary_float},
     {"aten.index.Tensor", m_index},
+    {"aten.index_add.default", m_like_self},
+    {"aten.index_copy.default", m_like_self},
+    {"aten.index_fill.int_Scalar", m_like_self},
+    {"aten.index_fill.int_Tensor", m_like_self},
+    {"aten.index_put.default", m_like_self},
     {"aten.index_select.default", m_index_select},
+    {"aten.isclose.default", m_binary_bool},
+    {"aten.isfinite.default", m_unary_bool},
+    {"aten.isinf.default", m_unary_bool},
     {"aten.isnan.default", m_unary_bool},
+    {"aten.isneginf.default", m_unary_bool},
+    {"aten.isposinf.default", m_unary_bool},
+    {"aten.kthvalue.default", m_values_indices},
     {"aten.layer_norm.default", m_layer_norm},
+    {"aten.lcm.default", m_binary},
+    {"aten.ldexp.Tensor", m_binary_float},
     {"aten.le.Scalar", m_binary_bool},
     {"aten.le.Tensor", m_binary_bool},
     {"aten.leaky_relu.default", m_unary},
     {"aten.leaky_relu_.default", m_self},
+    {"aten.lerp.Scalar", m_lerp},
+    {"aten.lerp.Tensor", m_lerp},
+    {"aten.lgamma.default", m_unary_float},
+    {"aten.lift_fresh.default", m_alias},
     {"aten.linear.default", m_linear},
     {"aten.log.default", m_unary_float},
+    {"aten.log10.default", m_unary_float},
     {"aten.log1p.default", m_unary_float},
+    {"aten.log2.default", m_unary_float},
+    {"aten.log_sigmoid.default", m_unary},
     {"aten.log_softmax.int", m_softmax},
+    {"aten.logaddexp.default", m_binary},
+    {"aten.logaddexp2.default", m_binary},
+    {"aten.logcumsumexp.default", m_logcumsumexp},
     {"aten.logical_and.default", m_binary_bool},
     {"aten.logical_not.default", m_unary_bool},
     {"aten.logical_or.default", m_binary_bool},
     {"aten.logical_xor.default", m_binary_bool},
+    {"aten.logit.default", m_unary_float},
     {"aten.logsumexp.default", m_logsumexp},
     {"aten.lt.Scalar", m_binary_bool},
     {"aten.lt.Tensor", m_binary_bool},
+    {"aten.mH.default", m_mT},
+    {"aten.mT.default", m_mT},
     {"aten.masked_fill.Scalar", m_masked_fill},
     {"aten.masked_fill.Tensor", m_masked_fill},
     {"aten.masked_fill_.Scalar", m_self},
+    {"aten.masked_scatter.default", m_contig_self},
+    {"aten.masked_select.default", m_masked_select},
     {"aten.matmul.default", m_matmul},
+    {"aten.matrix_H.default", m_mT},
+    {"aten.max.default", m_reduce_same},
     {"aten.max.dim", m_minmax_dim},
+    {"aten.max_pool1d.default", m_max_pool1d},
+    {"aten.max_pool1d_with_indices.default", m_max_pool1d_with_indices},
     {"aten.max_pool2d.default", m_max_pool2d},
     {"aten.max_pool2d_with_indices.default", m_max_pool2d_with_indices},
+    {"aten.max_pool3d.default", m_max_pool3d},
+    {"aten.max_pool3d_with_indices.default", m_max_pool3d_with_indices},
     {"aten.maximum.default", m_binary},
     {"aten.mean.default", m_reduce_same},
     {"aten.mean.dim", m_reduce_same},
+    {"aten.median.default", m_reduce_same},
+    {"aten.median.dim", m_values_indices},
+    {"aten.min.default", m_reduce_same},
     {"aten.min.dim", m_minmax_dim},
     {"aten.minimum.default", m_binary},
+    {"aten.mish.default", m_unary},
     {"aten.mm.default", m_mm},
+    {"aten.mode.default", m_values_indices},
     {"aten.mul.Scalar", m_binary},
     {"aten.mul.Tensor", m_binary},
     {"aten.mul_.Scalar", m_self},
     {"aten.mul_.Tensor", m_self},
+    {"aten.mv.default", m_mv},
+    {"aten.mvlgamma.default", m_unary_float_self},
+    {"aten.nan_to_num.default", m_unary},
+    {"aten.nanmean.default", m_reduce_same},
+    {"aten.nanmedian.default", m_reduce_same},
+    {"aten.nanmedian.dim", m_values_indices},
+    {"aten.nansum.default", m_sum},
     {"aten.narrow.default", m_narrow},
     {"aten.native_dropout.default", m_native_dropout},
     {"aten.native_group_norm.default", m_native_group_norm},
@@ -2288,42 +2498,130 @@ static const meta_row META[] = {
     {"aten.ne.Tensor", m_binary_bool},
     {"aten.neg.default", m_unary},
     {"aten.new_empty.default", m_new},
+    {"aten.new_empty_strided.default", m_empty_strided},
     {"aten.new_full.default", m_new},
     {"aten.new_ones.default", m_new},
     {"aten.new_zeros.default", m_new},
+    {"aten.nextafter.default", m_binary},
+    {"aten.nonzero.default", m_nonzero},
     {"aten.ones.default", m_zeros},
     {"aten.ones_like.default", m_like},
+    {"aten.outer.default", m_outer},
     {"aten.pad.default", m_pad},
     {"aten.permute.default", m_permute},
     {"aten.permute_copy.default", m_permute_copy},
+    {"aten.polygamma.default", m_unary_float_self},
+    {"aten.positive.default", m_alias},
     {"aten.pow.Scalar", m_pow},
     {"aten.pow.Tensor_Scalar", m_pow},
     {"aten.pow.Tensor_Tensor", m_pow},
+    {"aten.prod.default", m_sum},
     {"aten.prod.dim_int", m_prod},
+    {"aten.rad2deg.default", m_unary_float},
+    {"aten.rand.default", m_zeros},
+    {"aten.rand_like.default", m_like},
+    {"aten.randint.default", m_zeros_long},
+    {"aten.randint.low", m_zeros_long},
+    {"aten.randint_like.default", m_like},
+    {"aten.randint_like.low_dtype", m_like},
+    {"aten.randn.default", m_zeros},
+    {"aten.randn_like.default", m_like},
+    {"aten.randperm.default", m_zeros_long},
+    {"aten.ravel.default", m_ravel},
     {"aten.real.default", m_real},
     {"aten.reciprocal.default", m_unary_float},
+    {"aten.reflection_pad1d.default", m_pad_nd},
+    {"aten.reflection_pad2d.default", m_pad_nd},
+    {"aten.reflection_pad3d.default", m_pad_nd},
     {"aten.relu.default", m_unary},
+    {"aten.relu6.default", m_unary},
     {"aten.relu_.default", m_self},
     {"aten.remainder.Scalar", m_binary},
     {"aten.remainder.Tensor", m_binary},
+    {"aten.repeat.default", m_repeat},
+    {"aten.repeat_interleave.Tensor", m_repeat_interleave_tensor},
+    {"aten.replication_pad1d.default", m_pad_nd},
+    {"aten.replication_pad2d.default", m_pad_nd},
+    {"aten.replication_pad3d.default", m_pad_nd},
     {"aten.reshape.default", m_reshape},
+    {"aten.resolve_conj.default", m_alias},
+    {"aten.resolve_neg.default", m_alias},
+    {"aten.roll.default", m_like_self},
+    {"aten.round.decimals", m_unary},
     {"aten.round.default", m_unary},
     {"aten.rsqrt.default", m_unary_float},
     {"aten.rsub.Scalar", m_binary},
     {"aten.rsub.Tensor", m_binary},
     {"aten.scalar_tensor.default", m_scalar_tensor},
     {"aten.scaled_dot_product_attention.default", m_sdpa},
+    {"aten.scatter.reduce", m_contig_self},
+    {"aten.scatter.src", m_contig_self},
+    {"aten.scatter.value", m_contig_self},
+    {"aten.scatter.value_reduce", m_contig_self},
+    {"aten.scatter_add.default", m_contig_self},
+    {"aten.scatter_reduce.two", m_contig_self},
     {"aten.select.int", m_select},
     {"aten.select_copy.int", m_select_copy},
+    {"aten.select_scatter.default", m_strided_self},
+    {"aten.selu.default", m_unary},
+    {"aten.sgn.default", m_unary},
     {"aten.sigmoid.default", m_unary_float},
     {"aten.sigmoid_.default", m_self},
     {"aten.sign.default", m_unary},
+    {"aten.signbit.default", m_unary_bool},
     {"aten.silu.default", m_unary},
     {"aten.silu_.default", m_self},
     {"aten.sin.default", m_unary_float},
+    {"aten.sinc.default", m_unary_float},
+    {"aten.sinh.default", m_unary_float},
     {"aten.slice.Tensor", m_slice},
     {"aten.slice_copy.Tensor", m_slice_copy},
+    {"aten.slice_scatter.default", m_strided_self},
     {"aten.softmax.int", m_softmax},
+    {"aten.softplus.default", m_unary},
+    {"aten.softshrink.default", m_unary},
+    {"aten.sort.default", m_sort},
+    {"aten.sort.stable", m_sort},
+    {"aten.special_airy_ai.default", m_unary_float_x},
+    {"aten.special_bessel_j0.default", m_unary_float},
+    {"aten.special_bessel_j1.default", m_unary_float},
+    {"aten.special_bessel_y0.default", m_unary_float},
+    {"aten.special_bessel_y1.default", m_unary_float},
+    {"aten.special_digamma.default", m_unary_float},
+    {"aten.special_entr.default", m_unary_float},
+    {"aten.special_erf.default", m_unary_float},
+    {"aten.special_erfc.default", m_unary_float},
+    {"aten.special_erfcx.default", m_unary_float},
+    {"aten.special_erfinv.default", m_unary_float},
+    {"aten.special_exp2.default", m_unary_float},
+    {"aten.special_expit.default", m_unary_float},
+    {"aten.special_expm1.default", m_unary_float},
+    {"aten.special_gammainc.default", m_binary_float},
+    {"aten.special_gammaincc.default", m_binary_float},
+    {"aten.special_gammaln.default", m_unary_float},
+    {"aten.special_i0.default", m_unary_float},
+    {"aten.special_i0e.default", m_unary_float},
+    {"aten.special_i1.default", m_unary_float},
+    {"aten.special_i1e.default", m_unary_float},
+    {"aten.special_log1p.default", m_unary_float},
+    {"aten.special_log_ndtr.default", m_unary_float},
+    {"aten.special_modified_bessel_i0.default", m_unary_float},
+    {"aten.special_modified_bessel_i1.default", m_unary_float},
+    {"aten.special_modified_bessel_k0.default", m_unary_float},
+    {"aten.special_modified_bessel_k1.default", m_unary_float},
+    {"aten.special_multigammaln.default", m_unary_float_self},
+    {"aten.special_ndtr.default", m_unary_float},
+    {"aten.special_ndtri.default", m_unary_float},
+    {"aten.special_polygamma.default", m_unary_float_self},
+    {"aten.special_psi.default", m_unary_float},
+    {"aten.special_round.default", m_unary},
+    {"aten.special_scaled_modified_bessel_k0.default", m_unary_float_x},
+    {"aten.special_scaled_modified_bessel_k1.default", m_unary_float_x},
+    {"aten.special_sinc.default", m_unary_float},
+    {"aten.special_spherical_bessel_j0.default", m_unary_float_x},
+    {"aten.special_xlog1py.default", m_binary_float},
+    {"aten.special_xlogy.default", m_binary_float},
+    {"aten.special_zeta.default", m_binary_float},
     {"aten.split.Tensor", m_split},
     {"aten.split_with_sizes.default", m_split_with_sizes},
     {"aten.split_with_sizes_copy.default", m_split_with_sizes_copy},
@@ -2334,31 +2632,63 @@ static const meta_row META[] = {
     {"aten.squeeze_copy.dim", m_squeeze_copy},
     {"aten.squeeze_copy.dims", m_squeeze_copy},
     {"aten.stack.default", m_stack},
+    {"aten.std.correction", m_reduce_var},
+    {"aten.std.default", m_reduce_var},
+    {"aten.std.dim", m_reduce_var},
+    {"aten.std_mean.correction", m_var_mean},
+    {"aten.std_mean.dim", m_var_mean},
     {"aten.sub.Scalar", m_binary},
     {"aten.sub.Tensor", m_binary},
     {"aten.sub_.Tensor", m_self},
+    {"aten.subtract.Scalar", m_binary},
+    {"aten.subtract.Tensor", m_binary},
     {"aten.sum.default", m_sum},
     {"aten.sum.dim_IntList", m_sum},
+    {"aten.swapaxes.default", m_swapaxes},
+    {"aten.swapdims.default", m_swapaxes},
     {"aten.t.default", m_t},
     {"aten.t_copy.default", m_t_copy},
+    {"aten.tan.default", m_unary_float},
     {"aten.tanh.default", m_unary_float},
     {"aten.tanh_.default", m_self},
+    {"aten.threshold.default", m_unary},
     {"aten.to.dtype", m_to},
     {"aten.topk.default", m_topk},
     {"aten.transpose.int", m_transpose},
     {"aten.transpose_copy.int", m_transpose_copy},
+    {"aten.tril.default", m_like_self},
+    {"aten.triu.default", m_like_self},
+    {"aten.true_divide.Scalar", m_binary_float},
+    {"aten.true_divide.Tensor", m_binary_float},
     {"aten.trunc.default", m_unary},
+    {"aten.type_as.default", m_type_as},
     {"aten.unbind.int", m_unbind},
     {"aten.unbind_copy.int", m_unbind_copy},
     {"aten.unflatten.int", m_unflatten},
     {"aten.unsqueeze.default", m_unsqueeze},
     {"aten.unsqueeze_copy.default", m_unsqueeze_copy},
+    {"aten.upsample_bicubic2d.vec", m_upsample_vec},
+    {"aten.upsample_bilinear2d.vec", m_upsample_vec},
+    {"aten.upsample_linear1d.vec", m_upsample_vec},
+    {"aten.upsample_nearest1d.vec", m_upsample_vec},
+    {"aten.upsample_nearest2d.vec", m_upsample_vec},
+    {"aten.upsample_nearest3d.vec", m_upsample_vec},
+    {"aten.upsample_trilinear3d.vec", m_upsample_vec},
     {"aten.var.correction", m_reduce_var},
+    {"aten.var.default", m_reduce_var},
     {"aten.var.dim", m_reduce_var},
+    {"aten.var_mean.correction", m_var_mean},
+    {"aten.var_mean.dim", m_var_mean},
+    {"aten.vdot.default", m_dot},
     {"aten.view.default", m_view},
     {"aten.view_as_real.default", m_view_as_real},
     {"aten.view_copy.default", m_view_copy},
+    {"aten.where.Scalar", m_where},
+    {"aten.where.ScalarOther", m_where},
+    {"aten.where.ScalarSelf", m_where},
     {"aten.where.self", m_where},
+    {"aten.xlogy.Tensor", m_binary_float},
+    {"aten.zero.default", m_like_self},
     {"aten.zero_.default", m_self},
     {"aten.zeros.default", m_zeros},
     {"aten.zeros_like.default", m_like},
@@ -2540,4 +2870,17 @@ void eir_meta_check_program(const eir_program *p, eir_meta_visit visit, void *ct
     if (!p || !p->graph || !visit) return;
     walkctx w = {p, visit, ctx};
     walk(&w, p->graph, NULL, p->layout_made_up ? EIR_META_NO_LAYOUT : 0);
+}
+
+uint32_t eir_meta_find_expr(const eir_program *p, const eir_sym_node *e) {
+    if (!p || !e) return UINT32_MAX;
+    for (uint32_t i = 0; i < p->num_exprs; i++)
+        if (p->exprs[i].tree == e) return i;
+    eir_mdim d = {EIR_MDIM_SYM, 0, e};
+    for (uint32_t i = 0; i < p->num_exprs; i++) {
+        if (!p->exprs[i].tree) continue;
+        eir_mdim x = {EIR_MDIM_SYM, 0, p->exprs[i].tree};
+        if (dcmp(p, d, x) == EIR_MCMP_AGREE) return i;
+    }
+    return UINT32_MAX;
 }

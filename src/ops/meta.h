@@ -94,4 +94,8 @@ typedef void (*eir_meta_visit)(void *ctx, const char *graph, const eir_node *nd,
                                const eir_meta_outcome *outs, int n, const char *err);
 void eir_meta_check_program(const eir_program *p, eir_meta_visit visit, void *ctx);
 
+/* The id of an expression of p's table equal to e (the same tree, or the
+ * same value at every trial point, as outputs are compared), or UINT32_MAX. */
+uint32_t eir_meta_find_expr(const eir_program *p, const eir_sym_node *e);
+
 #endif

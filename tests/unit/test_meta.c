@@ -2,8 +2,10 @@
  * programs written as model.json text: type promotion, broadcasting,
  * TensorIterator's output layout (channels-last stays channels-last), view
  * strides and offsets, channels-last convolution, reductions with keepdim,
- * symbolic sizes, and errors naming the node and the argument. Expected
- * values are worked out by hand from torch's rules (and match torch 2.13). */
+ * symbolic sizes, data-dependent sizes, and errors naming the node and the
+ * argument; the public API (eir_node_infer_meta, eir_program_fill_meta on a
+ * program built with the editing API). Expected values are worked out by
+ * hand from torch's rules (and match torch 2.13's recorded metadata). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -336,6 +338,237 @@ static void test_errors(void) {
     eir_program_free(p);
 }
 
+static const char *arg1(const char *name, const char *json) {
+    static char buf[8][512];
+    static int k;
+    char *b = buf[k++ % 8];
+    snprintf(b, 512, "{\"name\": \"%s\", \"arg\": %s, \"kind\": 1}", name, json);
+    return b;
+}
+
+/* overloads added for the Core ATen and OpInfo sweeps, and the cases where
+ * torch's recorded metadata taught a rule */
+static void test_more_ops(void) {
+    char args[1024];
+    /* data-dependent: nonzero's count is unknown, its rank and dtype are not */
+    snprintf(args, sizeof args, "[%s]", X);
+    CHECK_STR(ONE("aten.nonzero.default", args, "x=7:2,3:3,1:0"), "i64[?, 2]");
+    CHECK_STR(ONE("aten.masked_select.default", args, "x=6:2,3:3,1:0"), "f16[?]");
+    /* reflection padding widens the last dims: (left, right) of W, then (top, bottom) of H */
+    snprintf(args, sizeof args, "[%s, %s]", X, arg1("padding", "{\"as_ints\": [1, 1, 2, 0]}"));
+    CHECK_STR(ONE("aten.reflection_pad2d.default", args, "x=7:1,2,4,5:40,20,5,1:0"),
+              "f32[1, 2, 6, 7] strides [84, 42, 7, 1] offset 0");
+    /* 3-d pooling, stride defaulting to the kernel */
+    snprintf(args, sizeof args, "[%s, %s]", X, arg1("kernel_size", "{\"as_ints\": [2, 2, 2]}"));
+    CHECK_STR(ONE("aten.avg_pool3d.default", args, "x=7:1,2,4,4,4:128,64,16,4,1:0"),
+              "f32[1, 2, 2, 2, 2] strides [16, 8, 4, 2, 1] offset 0");
+    /* upsampling by scale factors: floor(size * scale) */
+    snprintf(args, sizeof args, "[%s, %s]",
+             arg1("input", "{\"as_tensor\": {\"name\": \"x\"}}"), arg1("scale_factors", "{\"as_floats\": [2.0, 1.5]}"));
+    CHECK_STR(ONE("aten.upsample_nearest2d.vec", args, "x=7:1,3,4,5:60,20,5,1:0"),
+              "f32[1, 3, 8, 7] strides [168, 56, 7, 1] offset 0");
+    /* repeat with a new leading dim; symbolic sizes multiply */
+    snprintf(args, sizeof args, "[%s, %s]", X, arg1("repeats", "{\"as_ints\": [2, 1, 2]}"));
+    CHECK_STR(ONE("aten.repeat.default", args, "x=7:2,3:3,1:0"), "f32[2, 2, 6] strides [12, 6, 1] offset 0");
+    snprintf(args, sizeof args, "[%s, %s]", X, arg1("repeats", "{\"as_ints\": [2, 1]}"));
+    CHECK_STR(ONE("aten.repeat.default", args, "x=7:s0,3:3,1:0"), "f32[2*s0, 3] strides [3, 1] offset 0");
+    /* sort keeps a dense input's layout; indices are int64 */
+    snprintf(args, sizeof args, "[%s]", X);
+    CHECK_STR(ONE("aten.sort.default", args, "x=7:3,4:1,3:0"),
+              "f32[3, 4] strides [1, 3] offset 0\ni64[3, 4] strides [1, 3] offset 0");
+    /* masked_scatter: contiguous whatever self's layout */
+    snprintf(args, sizeof args, "[%s, %s, %s]", X, arg1("mask", "{\"as_tensor\": {\"name\": \"m\"}}"),
+             arg1("source", "{\"as_tensor\": {\"name\": \"y\"}}"));
+    CHECK_STR(ONE("aten.masked_scatter.default", args, "x=7:3,4:1,3:0", "m=12:3,4:4,1:0", "y=7:12:1:0"),
+              "f32[3, 4] strides [4, 1] offset 0");
+    /* as_strided_scatter keeps self's strides, dense or not */
+    snprintf(args, sizeof args, "[%s, %s, %s, %s]", X, arg1("src", "{\"as_tensor\": {\"name\": \"y\"}}"),
+             arg1("size", "{\"as_ints\": [2]}"), arg1("stride", "{\"as_ints\": [1]}"));
+    CHECK_STR(ONE("aten.as_strided_scatter.default", args, "x=7:3,3:6,2:0", "y=7:2:1:0"),
+              "f32[3, 3] strides [6, 2] offset 0");
+    /* clamp promotes with its bounds: bool clamped by an int is int64 */
+    snprintf(args, sizeof args, "[%s, %s]", X, arg1("min", "{\"as_int\": 0}"));
+    CHECK_STR(ONE("aten.clamp.default", args, "x=12:3:1:0"), "i64[3] strides [1] offset 0");
+    /* pow(bool, True): int64 in torch's meta */
+    snprintf(args, sizeof args, "[%s, %s]", X, arg1("exponent", "{\"as_bool\": true}"));
+    CHECK_STR(ONE("aten.pow.Tensor_Scalar", args, "x=12:3:1:0"), "i64[3] strides [1] offset 0");
+    /* an empty diagonal: torch's meta (what export records) still moves the offset, 9 along
+     * dim 1 (stride 5); its eager kernel leaves it at 0 */
+    snprintf(args, sizeof args, "[%s, %s]", X, arg1("offset", "{\"as_int\": 9}"));
+    CHECK_STR(ONE("aten.diagonal.default", args, "x=7:5,5,5:25,5,1:0"), "f32[5, 0] strides [1, 30] offset 45");
+    /* any.dims with dim=[] reduces nothing */
+    snprintf(args, sizeof args, "[%s, %s]", X, arg1("dim", "{\"as_ints\": []}"));
+    CHECK_STR(ONE("aten.any.dims", args, "x=7:3,4:4,1:0"), "b8[3, 4] strides [4, 1] offset 0");
+    /* batch norm in training: per-channel statistics in the input's dtype */
+    snprintf(args, sizeof args, "[%s, %s, %s, %s, %s]", arg1("input", "{\"as_tensor\": {\"name\": \"x\"}}"),
+             arg1("weight", "{\"as_none\": true}"), arg1("bias", "{\"as_none\": true}"),
+             arg1("training", "{\"as_bool\": true}"), arg1("momentum", "{\"as_float\": 0.1}"));
+    CHECK_STR(infer(prog(IN("x=13:2,5,3:15,3,1:0"), 1, "aten._native_batch_norm_legit.no_stats", args,
+                         IN("o=13:2,5,3:15,3,1:0", "m=13:5:1:0", "r=13:5:1:0"), 3, false)),
+              "bf16[2, 5, 3] strides [15, 3, 1] offset 0\nbf16[5] strides [1] offset 0\nbf16[5] strides [1] offset 0");
+    /* floor division of floats with differing layouts: strides not inferred */
+    snprintf(args, sizeof args, "[%s, %s, %s]", X, arg1("other", "{\"as_tensor\": {\"name\": \"y\"}}"),
+             arg1("rounding_mode", "{\"as_string\": \"floor\"}"));
+    CHECK_STR(ONE("aten.div.Tensor_mode", args, "x=7:4,3:1,4:0", "y=7:4,3:6,2:0"), "f32[4, 3]");
+    CHECK_STR(ONE("aten.div.Tensor_mode", args, "x=7:4,3:3,1:0", "y=7:4,3:3,1:0"), "f32[4, 3] strides [3, 1] offset 0");
+    /* select_scatter / slice_scatter keep self's strides, dense or not */
+    snprintf(args, sizeof args, "[%s, %s, %s, %s]", X, arg1("src", "{\"as_tensor\": {\"name\": \"y\"}}"),
+             arg1("dim", "{\"as_int\": 0}"), arg1("index", "{\"as_int\": 1}"));
+    CHECK_STR(ONE("aten.select_scatter.default", args, "x=7:5,5,5:50,10,2:0", "y=7:5,5:5,1:0"),
+              "f32[5, 5, 5] strides [50, 10, 2] offset 0");
+    /* ravel copies a non-contiguous input, even one a 1-d view could express */
+    snprintf(args, sizeof args, "[%s]", X);
+    CHECK_STR(ONE("aten.ravel.default", args, "x=7:5,5:10,2:0"), "f32[25] strides [1] offset 0");
+    CHECK_STR(ONE("aten.ravel.default", args, "x=7:5,5:5,1:3"), "f32[25] strides [1] offset 3");
+    /* layer norm on the CPU: mean and rstd in the input's dtype (f16 here) */
+    snprintf(args, sizeof args, "[%s, %s]", arg1("input", "{\"as_tensor\": {\"name\": \"x\"}}"),
+             arg1("normalized_shape", "{\"as_ints\": [4]}"));
+    CHECK_STR(infer(prog(IN("x=6:2,3,4:12,4,1:0"), 1, "aten.native_layer_norm.default", args,
+                         IN("o=6:2,3,4:12,4,1:0", "m=6:2,3,1:3,1,1:0", "r=6:2,3,1:3,1,1:0"), 3, false)),
+              "f16[2, 3, 4] strides [12, 4, 1] offset 0\nf16[2, 3, 1] strides [3, 1, 1] offset 0\n"
+              "f16[2, 3, 1] strides [3, 1, 1] offset 0");
+    /* attention broadcasts the batch dims of query, key and value */
+    snprintf(args, sizeof args, "[%s, %s, %s]", arg1("query", "{\"as_tensor\": {\"name\": \"q\"}}"),
+             arg1("key", "{\"as_tensor\": {\"name\": \"k\"}}"), arg1("value", "{\"as_tensor\": {\"name\": \"v\"}}"));
+    CHECK_STR(ONE("aten.scaled_dot_product_attention.default", args, "q=7:4,3,8:24,8,1:0", "k=7:4,4,5,8:160,40,8,1:0",
+                  "v=7:4,4,5,6:120,30,6,1:0"),
+              "f32[4, 4, 3, 6] strides [72, 18, 6, 1] offset 0");
+    /* an empty tensor counts as contiguous, and its strides count empty dims as size 1 */
+    snprintf(args, sizeof args, "[%s, %s]", X, arg1("other", "{\"as_tensor\": {\"name\": \"y\"}}"));
+    CHECK_STR(ONE("aten.add.Tensor", args, "x=7:5,0,0:1,5,5:0", "y=7:5,0,0:1,5,5:0"),
+              "f32[5, 0, 0] strides [1, 1, 1] offset 0");
+    CHECK_STR(ONE("aten.add.Tensor", args, "x=7:5,0,0:1,5,5:0", "y=7:1,0,1:1,1,1:0"),
+              "f32[5, 0, 0] strides [1, 5, 5] offset 0");
+    CHECK_STR(ONE("aten.add.Tensor", args, "x=7:5,0,2:1,10,5:0", "y=7:0,2:2,1:0"),
+              "f32[5, 0, 2] strides [1, 10, 5] offset 0");
+
+    /* conv1d of an unbatched input; conv2d with padding='same' */
+    snprintf(args, sizeof args, "[%s, %s]", arg1("input", "{\"as_tensor\": {\"name\": \"x\"}}"),
+             arg1("weight", "{\"as_tensor\": {\"name\": \"w\"}}"));
+    CHECK_STR(ONE("aten.conv1d.default", args, "x=7:3,10:10,1:0", "w=7:4,3,3:9,3,1:0"), "f32[4, 8] strides [8, 1] offset 0");
+    snprintf(args, sizeof args, "[%s, %s, %s]", arg1("input", "{\"as_tensor\": {\"name\": \"x\"}}"),
+             arg1("weight", "{\"as_tensor\": {\"name\": \"w\"}}"), arg1("padding", "{\"as_string\": \"same\"}"));
+    CHECK_STR(ONE("aten.conv2d.padding", args, "x=7:1,2,5,5:50,25,5,1:0", "w=7:3,2,3,3:18,9,3,1:0"),
+              "f32[1, 3, 5, 5] strides [75, 25, 5, 1] offset 0");
+    /* pad in reflect mode: constant_pad_nd's sizes, contiguous */
+    snprintf(args, sizeof args, "[%s, %s, %s]", X, arg1("pad", "{\"as_ints\": [1, 2]}"),
+             arg1("mode", "{\"as_string\": \"reflect\"}"));
+    CHECK_STR(ONE("aten.pad.default", args, "x=7:2,4:1,2:0"), "f32[2, 7] strides [7, 1] offset 0");
+}
+
+/* the public API: one output at a time, symbolic sizes as the program's expressions */
+static void test_public_infer(void) {
+    const char *bin = "[{\"name\": \"self\", \"arg\": {\"as_tensor\": {\"name\": \"x\"}}, \"kind\": 1}, "
+                      "{\"name\": \"other\", \"arg\": {\"as_tensor\": {\"name\": \"y\"}}, \"kind\": 1}]";
+    eir_program *p = prog(IN("x=7:s0,1:1,1:0", "y=5:s1:1:0"), 2, "aten.add.Tensor", bin, IN("out=7:s0,s1:s1,1:0"), 1,
+                          false);
+    CHECK(p);
+    if (!p) return;
+    const eir_graph *g = eir_program_graph(p);
+    eir_inferred_meta m;
+    CHECK(eir_node_infer_meta(p, g, 0, 0, &m) == EIR_OK);
+    CHECK(m.dtype == EIR_F32 && m.rank == 2 && !m.unknown_sizes && !m.unknown_strides && !m.unknown_offset);
+    /* the sizes are the inputs' own expressions */
+    CHECK(m.sizes[0].is_expr && m.sizes[0].expr == g->values[0].meta.sizes[0].expr);
+    CHECK(m.sizes[1].is_expr && m.sizes[1].expr == g->values[1].meta.sizes[0].expr);
+    CHECK(m.strides[0].is_expr && m.strides[0].expr == g->values[1].meta.sizes[0].expr);
+    CHECK(!m.strides[1].is_expr && m.strides[1].value == 1 && !m.storage_offset.is_expr && m.storage_offset.value == 0);
+    CHECK(eir_node_infer_meta(p, g, 0, 1, &m) == EIR_ERR_ARG);
+    CHECK_STR(eir_errmsg(p), "node %n (aten.add.Tensor): output 1 out of range (the node has 1)");
+    CHECK(eir_node_infer_meta(p, g, 1, 0, &m) == EIR_ERR_ARG);
+    eir_program_free(p);
+
+    /* a new expression is interned: view(x [s0, 3], [-1]) has 3*s0 elements */
+    char args[512];
+    snprintf(args, sizeof args, "[%s, {\"name\": \"size\", \"arg\": {\"as_ints\": [-1]}, \"kind\": 1}]", X);
+    p = prog(IN("x=7:s0,3:3,1:0"), 1, "aten.view.default", args, IN("out=7:1:1:0"), 1, false);
+    CHECK(p);
+    if (!p) return;
+    g = eir_program_graph(p);
+    uint32_t n0 = p->num_exprs;
+    CHECK(eir_node_infer_meta(p, g, 0, 0, &m) == EIR_OK);
+    CHECK(m.rank == 1 && m.sizes[0].is_expr && m.sizes[0].expr < p->num_exprs);
+    if (m.sizes[0].is_expr && m.sizes[0].expr < p->num_exprs) CHECK_STR(p->exprs[m.sizes[0].expr].str, "3*s0");
+    CHECK(p->num_exprs == n0 + 1);
+    /* asking again finds it */
+    CHECK(eir_node_infer_meta(p, g, 0, 0, &m) == EIR_OK && p->num_exprs == n0 + 1);
+    eir_program_free(p);
+
+    /* errors name the node, its operator and the argument */
+    p = prog(IN("x=7:2,3:3,1:0", "y=7:4:1:0"), 2, "aten.add.Tensor", bin, IN("out=7:2,3:3,1:0"), 1, false);
+    CHECK(p && eir_node_infer_meta(p, eir_program_graph(p), 0, 0, &m) == EIR_ERR_GRAPH);
+    if (p)
+        CHECK_STR(eir_errmsg(p), "node %n (aten.add.Tensor): the sizes of 'self' and 'other' do not broadcast: 3 vs 4 "
+                                 "at dim 1 of the result");
+    eir_program_free(p);
+    /* data-dependent sizes are unknown */
+    snprintf(args, sizeof args, "[%s]", X);
+    p = prog(IN("x=7:2,3:3,1:0"), 1, "aten.nonzero.default", args, IN("out=5:4,2:2,1:0"), 1, false);
+    CHECK(p && eir_node_infer_meta(p, eir_program_graph(p), 0, 0, &m) == EIR_OK);
+    CHECK(m.dtype == EIR_I64 && m.rank == 2 && m.unknown_sizes == 1u && !m.sizes[1].is_expr && m.sizes[1].value == 2);
+    eir_program_free(p);
+}
+
+static eir_arg targ(uint32_t v) {
+    eir_arg a;
+    memset(&a, 0, sizeof a);
+    a.kind = EIR_ARG_TENSOR;
+    a.value = v;
+    return a;
+}
+
+/* a program built with the editing API gets its new values' metadata by inference */
+static void test_fill_meta(void) {
+    const char *bin = "[{\"name\": \"self\", \"arg\": {\"as_tensor\": {\"name\": \"x\"}}, \"kind\": 1}, "
+                      "{\"name\": \"other\", \"arg\": {\"as_tensor\": {\"name\": \"y\"}}, \"kind\": 1}]";
+    eir_program *p = prog(IN("x=5:2,3:3,1:0", "y=7:3:1:0"), 2, "aten.add.Tensor", bin, IN("out=7:2,3:3,1:0"), 1, false);
+    CHECK(p);
+    if (!p) return;
+    eir_graph *g = eir_program_graph_mut(p);
+    eir_tensor_meta none;
+    memset(&none, 0, sizeof none);
+    /* out2 = transpose(sigmoid(x), 0, 1): int64 -> f32, then a view */
+    uint32_t s = eir_graph_add_value(p, g, EIR_VALUE_TENSOR, &none, "sigmoid");
+    uint32_t t = eir_graph_add_value(p, g, EIR_VALUE_TENSOR, &none, "transpose");
+    eir_named_arg in1[] = {{"self", targ(0), 1}};
+    eir_arg o1 = targ(s);
+    CHECK(eir_graph_insert_node(p, g, 1, "torch.ops.aten.sigmoid.default", 1, in1, 1, &o1, NULL) == EIR_OK);
+    eir_named_arg in2[3] = {{"self", targ(s), 1}, {"dim0", {0}, 1}, {"dim1", {0}, 1}};
+    in2[1].arg.kind = EIR_ARG_INT;
+    in2[1].arg.u.i = 0;
+    in2[2].arg.kind = EIR_ARG_INT;
+    in2[2].arg.u.i = 1;
+    eir_arg o2 = targ(t);
+    CHECK(eir_graph_insert_node(p, g, 2, "torch.ops.aten.transpose.int", 3, in2, 1, &o2, NULL) == EIR_OK);
+    uint32_t filled = 0;
+    CHECK(eir_program_fill_meta(p, &filled) == EIR_OK);
+    CHECK(filled == 2);
+    const eir_tensor_meta *m = &g->values[t].meta;
+    CHECK(m->dtype == EIR_F32 && m->rank == 2);
+    if (m->rank == 2) {
+        CHECK(m->sizes[0].value == 3 && m->sizes[1].value == 2);
+        CHECK(m->strides[0].value == 1 && m->strides[1].value == 3);
+    }
+    char *text = NULL;
+    CHECK(eir_program_print(p, EIR_PRINT_GRAPH, &text) == EIR_OK);
+    CHECK(text && strstr(text, "%transpose : [num_users=0] = call_function[target=torch.ops.aten.transpose.int]"
+                               "(args = (%sigmoid, 0, 1), kwargs = {})"));
+    free(text);
+    eir_verify_report *r = NULL;
+    CHECK(eir_program_verify(p, EIR_DIALECT_ATEN, &r) == EIR_OK);
+    eir_verify_report_free(r);
+    /* nothing left to fill */
+    CHECK(eir_program_fill_meta(p, &filled) == EIR_OK && filled == 0);
+    /* a data-dependent size cannot be filled: the message names the node */
+    uint32_t nz = eir_graph_add_value(p, g, EIR_VALUE_TENSOR, &none, "nonzero");
+    eir_arg o3 = targ(nz);
+    CHECK(eir_graph_insert_node(p, g, 3, "torch.ops.aten.nonzero.default", 1, in1, 1, &o3, NULL) == EIR_OK);
+    CHECK(eir_program_fill_meta(p, &filled) == EIR_ERR_UNSUPPORTED && filled == 0);
+    CHECK_STR(eir_errmsg(p), "node %nonzero (aten.nonzero.default): size 0 of output 0 is data-dependent or not "
+                             "expressible");
+    eir_program_free(p);
+}
+
 /* the table: sorted (it is searched by bisection), every name an overload of torch 2.13 */
 static void test_table(void) {
     CHECK(eir_meta_count() > 150);
@@ -349,7 +582,8 @@ static void test_table(void) {
     CHECK(eir_meta_name(eir_meta_count()) == NULL);
     CHECK(eir_meta_has("torch.ops.aten.add.Tensor"));
     CHECK(eir_meta_has("executorch.exir.dialects.edge._ops.aten.view_copy.default"));
-    CHECK(!eir_meta_has("torch.ops.aten.nonzero.default"));
+    CHECK(eir_meta_has("torch.ops.aten.nonzero.default"));
+    CHECK(!eir_meta_has("torch.ops.aten._assert_scalar.default"));
     CHECK(!eir_meta_has("torch.ops.mylib.sin.default"));
 }
 
@@ -361,5 +595,8 @@ int main(void) {
     test_conv_reduce();
     test_symbolic();
     test_errors();
+    test_more_ops();
+    test_public_infer();
+    test_fill_meta();
     return check_summary("test_meta");
 }
