@@ -1123,7 +1123,10 @@ static void sdpa_heads(void *jp, int64_t b0, int64_t b1) {
             if (mx == -INFINITY) {
                 for (int64_t j = 0; j < S; j++) row[j] = 0;
             } else {
-                for (int64_t j = 0; j < S; j++) { row[j] = exp(row[j] - mx); sum += row[j]; }
+                if (ct == EIR_F32) /* float scores: their exponentials in float, as torch's float softmax */
+                    for (int64_t j = 0; j < S; j++) { row[j] = expf((float)row[j] - (float)mx); sum += row[j]; }
+                else
+                    for (int64_t j = 0; j < S; j++) { row[j] = exp(row[j] - mx); sum += row[j]; }
                 for (int64_t j = 0; j < S; j++) row[j] /= sum;
             }
             if (dropout > 0) {
