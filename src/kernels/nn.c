@@ -1111,16 +1111,25 @@ static void sdpa_heads(void *jp, int64_t b0, int64_t b1) {
         if (has_mask) ma = mat_at(&mask, bidx);
         for (int64_t i = 0; i < L; i++) {
             double mx = -INFINITY;
-            for (int64_t j = 0; j < S; j++) {
-                double s = ct == EIR_F32 ? ((float *)P)[i * S + j] : ((double *)P)[i * S + j];
-                if (causal && j > i) s = -INFINITY;
-                if (has_mask) {
-                    const char *mp = (const char *)ma.data + (i * ma.strides[0] + j * ma.strides[1]) * (int64_t)eir_elsize(ma.dtype);
-                    if (ma.dtype == EIR_BOOL) { if (!*(const uint8_t *)mp) s = -INFINITY; }
-                    else s += eir_load_f64(mp, ma.dtype);
+            if (ct == EIR_F32 && !causal && !has_mask) { /* plain float scores: the loop below without its branches */
+                const float *pr = (const float *)P + i * S;
+                for (int64_t j = 0; j < S; j++) {
+                    double s = pr[j];
+                    row[j] = s;
+                    if (s > mx) mx = s;
                 }
-                row[j] = s;
-                if (s > mx) mx = s;
+            } else {
+                for (int64_t j = 0; j < S; j++) {
+                    double s = ct == EIR_F32 ? ((float *)P)[i * S + j] : ((double *)P)[i * S + j];
+                    if (causal && j > i) s = -INFINITY;
+                    if (has_mask) {
+                        const char *mp = (const char *)ma.data + (i * ma.strides[0] + j * ma.strides[1]) * (int64_t)eir_elsize(ma.dtype);
+                        if (ma.dtype == EIR_BOOL) { if (!*(const uint8_t *)mp) s = -INFINITY; }
+                        else s += eir_load_f64(mp, ma.dtype);
+                    }
+                    row[j] = s;
+                    if (s > mx) mx = s;
+                }
             }
             double sum = 0;
             if (mx == -INFINITY) {
