@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""compare_builds.py — two builds of eir's run_bench, side by side on the
-benchmark models, at several thread counts, alternating in one run.
+"""compare_threads.py — two builds of eir's run_bench, side by side on the
+benchmark models, at several thread counts, alternating in one run (the
+one-thread comparison with torch eager as the yardstick is
+python/bench/compare_builds.py).
 
-    python3 tools/bench/compare_builds.py --before /tmp/base/build/run_bench \
+    python3 tools/bench/compare_threads.py --before /tmp/base/build/run_bench \
         --after build/run_bench [--models resnet18,mobilenet_v2] [--threads-list 1,2] \
         [--rounds 7] [--runs 5] [--work /tmp/eir-compare]
 
