@@ -34,6 +34,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -54,7 +55,24 @@
  * work on its core holds up a small piece of the loop only. */
 enum { SPIN_WORKER = 500, SPIN_CALLER = 2000, CHUNKS_PER_THREAD = 4 };
 
+/* Starved workers. A loop in which the caller, done with every chunk it could
+ * claim, then slept waiting for a worker's chunk for longer than it spent on
+ * its own, found the worker without a core (other processes on the machine,
+ * more runnable threads than cores): handing work over then costs more than
+ * it saves, so the next BACKOFF_LOOPS loops run inline on the caller, and
+ * then the pool tries again. On a machine with a core free for the worker
+ * this does not happen (the caller waits for at most one chunk, never longer
+ * than it worked). Results are the same bits either way. */
+enum { BACKOFF_LOOPS = 64 };
+
 int eir_pool_split_all;
+int eir_pool_no_backoff;
+
+static double now_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
 
 typedef struct worker {
     eir_pool *pool;
@@ -73,6 +91,7 @@ struct eir_pool {
     pthread_mutex_t mu;
     pthread_cond_t wake, done;
     uint32_t gen;               /* the caller's: the generation of the last loop */
+    int backoff;                /* the caller's: loops left to run inline (starved workers) */
     /* the loop in progress: written by the caller before `claim` moves */
     eir_pool_fn fn;
     void *ctx;
@@ -185,6 +204,7 @@ int eir_pool_threads(const eir_pool *p) { return p ? p->nthreads : 1; }
 
 int eir_pool_chunks(const eir_pool *p, int64_t n, int64_t grain) {
     if (!p || in_parallel || n <= 0) return 1;
+    if (p->backoff > 0 && !eir_pool_split_all && !eir_pool_no_backoff) return 1;
     if (grain < 1 || eir_pool_split_all) grain = 1;
     int64_t c = (n + grain - 1) / grain, most = (int64_t)p->nthreads * CHUNKS_PER_THREAD;
     return c < most ? (int)c : (int)most;
@@ -194,6 +214,7 @@ void eir_parallel_for(eir_pool *p, int64_t n, int64_t grain, eir_pool_fn fn, voi
     if (n <= 0) return;
     int chunks = eir_pool_chunks(p, n, grain);
     if (chunks <= 1) {
+        if (p && p->backoff > 0 && !in_parallel) p->backoff--;
         fn(ctx, 0, n);
         return;
     }
@@ -210,6 +231,7 @@ void eir_parallel_for(eir_pool *p, int64_t n, int64_t grain, eir_pool_fn fn, voi
         pthread_mutex_unlock(&p->mu);
     }
     in_parallel = true;
+    double t0 = now_us();
     int64_t e0 = n / chunks;
     if (e0 > 0) fn(ctx, 0, e0);
     finish_chunk(p);
@@ -217,11 +239,13 @@ void eir_parallel_for(eir_pool *p, int64_t n, int64_t grain, eir_pool_fn fn, voi
     in_parallel = false;
     for (int i = 0; i < SPIN_CALLER && atomic_load_explicit(&p->left, memory_order_acquire) > 0; i++) cpu_relax();
     if (atomic_load_explicit(&p->left, memory_order_acquire) > 0) {
+        double t1 = now_us();
         pthread_mutex_lock(&p->mu);
         atomic_store(&p->waiting, true);
         while (atomic_load(&p->left) > 0) pthread_cond_wait(&p->done, &p->mu);
         atomic_store(&p->waiting, false);
         pthread_mutex_unlock(&p->mu);
+        if (now_us() - t1 > t1 - t0) p->backoff = BACKOFF_LOOPS;
     }
 }
 

@@ -17,7 +17,9 @@
  * Idle workers spin for a while (consecutive kernels of a run follow each
  * other closely) and then sleep on a condition variable, so a pool between
  * runs costs no CPU; a loop wakes only the sleeping workers it has chunks
- * for.
+ * for. After a loop whose caller waited longer for a worker's chunk than it
+ * worked itself (the worker had no core: the machine is oversubscribed), the
+ * next loops run inline for a while (pool.c, BACKOFF_LOOPS).
  *
  * A pool belongs to one thread at a time, like the runtime that owns it.
  *
@@ -61,6 +63,11 @@ void eir_pool_leave(eir_pool *prev);
  * (nn.c), so small programs exercise the threaded paths. Set it before
  * runs, not during one. */
 extern int eir_pool_split_all;
+
+/* Tests: 1 keeps every loop cut as eir_pool_chunks' formula says even after
+ * a loop found its workers without a core (pool.c runs the loops after such
+ * a loop inline for a while; eir_pool_split_all does the same). */
+extern int eir_pool_no_backoff;
 
 /* The number of CPUs this process may run on (sched_getaffinity), >= 1. */
 int eir_cpu_count(void);
