@@ -60,10 +60,12 @@ enum { SPIN_WORKER = 500, SPIN_CALLER = 2000, CHUNKS_PER_THREAD = 4 };
  * its own, found the worker without a core (other processes on the machine,
  * more runnable threads than cores): handing work over then costs more than
  * it saves, so the next BACKOFF_LOOPS loops run inline on the caller, and
- * then the pool tries again. On a machine with a core free for the worker
- * this does not happen (the caller waits for at most one chunk, never longer
- * than it worked). Results are the same bits either way. */
-enum { BACKOFF_LOOPS = 64 };
+ * then the pool tries again; each time in a row that the next try starves
+ * too, twice as many loops (up to BACKOFF_MAX), so that a machine that stays
+ * oversubscribed costs one bad loop in thousands. On a machine with a core
+ * free for the worker this does not happen (the caller waits for at most one
+ * chunk, never longer than it worked). Results are the same bits either way. */
+enum { BACKOFF_LOOPS = 64, BACKOFF_MAX = 4096 };
 
 int eir_pool_split_all;
 int eir_pool_no_backoff;
@@ -92,6 +94,7 @@ struct eir_pool {
     pthread_cond_t wake, done;
     uint32_t gen;               /* the caller's: the generation of the last loop */
     int backoff;                /* the caller's: loops left to run inline (starved workers) */
+    int backoff_next;           /* the caller's: loops inline after the next starved loop */
     /* the loop in progress: written by the caller before `claim` moves */
     eir_pool_fn fn;
     void *ctx;
@@ -183,6 +186,7 @@ eir_pool *eir_pool_create(int nthreads) {
         return NULL;
     }
     p->nthreads = nthreads;
+    p->backoff_next = BACKOFF_LOOPS;
     return p;
 }
 
@@ -245,8 +249,13 @@ void eir_parallel_for(eir_pool *p, int64_t n, int64_t grain, eir_pool_fn fn, voi
         while (atomic_load(&p->left) > 0) pthread_cond_wait(&p->done, &p->mu);
         atomic_store(&p->waiting, false);
         pthread_mutex_unlock(&p->mu);
-        if (now_us() - t1 > t1 - t0) p->backoff = BACKOFF_LOOPS;
+        if (now_us() - t1 > t1 - t0) {
+            p->backoff = p->backoff_next;
+            p->backoff_next = p->backoff_next < BACKOFF_MAX / 2 ? 2 * p->backoff_next : BACKOFF_MAX;
+            return;
+        }
     }
+    p->backoff_next = BACKOFF_LOOPS;
 }
 
 eir_pool *eir_pool_current(void) { return in_parallel ? NULL : current; }

@@ -148,7 +148,8 @@ static void test_pool_basics(void) {
 /* A worker that holds up its chunk does not hold up the others: the caller
  * claims them. Chunks run on other threads sleep 200 ms; the caller's take
  * no time, so it runs all but the one or two chunks a worker took. Then the
- * pool backs off: the loops that follow run inline for a while. */
+ * pool backs off: the loops that follow run inline for a while (64 loops,
+ * 128 when the next try starves too). */
 typedef struct stall {
     pthread_t caller;
     bool wait_worker;     /* the caller's chunk 0 waits (up to 2 s) for a worker to start one */
@@ -193,6 +194,17 @@ static void test_pool_claims(void) {
     for (int i = 1; i < 64; i++) eir_parallel_for(pool, 8, 1, stall_fn, s);
     CHECK(atomic_load(&s->by_others) == 0);
     CHECK(eir_pool_chunks(pool, 8, 1) == 8); /* and then it tries again */
+    /* starved again at once: twice as long inline */
+    memset(s, 0, sizeof *s);
+    s->caller = pthread_self();
+    s->wait_worker = true;
+    eir_parallel_for(pool, 8, 1, stall_fn, s);
+    CHECK(atomic_load(&s->by_others) >= 1);
+    s->wait_worker = false;
+    for (int i = 0; i < 64; i++) eir_parallel_for(pool, 8, 1, stall_fn, s);
+    CHECK(eir_pool_chunks(pool, 8, 1) == 1);
+    for (int i = 0; i < 64; i++) eir_parallel_for(pool, 8, 1, stall_fn, s);
+    CHECK(eir_pool_chunks(pool, 8, 1) == 8);
     eir_pool_no_backoff = 1;                 /* as the rest of this file: every loop split */
     free(s);
     eir_pool_free(pool);
