@@ -3,17 +3,23 @@
  * runtime) and reused by every parallel loop of every run.
  *
  * eir_parallel_for(pool, n, grain, fn, ctx) calls fn(ctx, begin, end) over
- * [0, n) cut into at most T contiguous chunks, chunk k = [n k / c, n (k+1) / c)
- * with c = min(T, ceil(n / grain)): the cut depends on n, grain and T only
- * (static chunking, no work stealing). The calling thread runs chunk 0 and
- * returns when every chunk is done. It runs fn(ctx, 0, n) inline, on the
+ * [0, n) cut into c contiguous chunks, chunk k = [n k / c, n (k+1) / c), with
+ * c = min(4 T, ceil(n / grain)): the cut depends on n, grain and T only. The
+ * calling thread runs chunk 0, then, like the workers, claims the chunks no
+ * thread has taken yet, and returns when every chunk is done: a worker that
+ * is slow to start (asleep, or its core busy with other work) leaves its
+ * chunks to the others. Which thread runs a chunk varies from loop to loop;
+ * what a chunk computes does not. It runs fn(ctx, 0, n) inline, on the
  * calling thread, when the pool is NULL or has one thread, when n <= grain,
  * and when called from inside a parallel loop (from a worker, or from the
  * caller's own chunk): nested loops never deadlock and never oversubscribe.
  *
- * Idle workers spin for a few microseconds (consecutive kernels of a run
- * follow each other closely) and then sleep on a condition variable, so a
- * pool between runs costs no CPU.
+ * Idle workers spin for a while (consecutive kernels of a run follow each
+ * other closely) and then sleep on a condition variable, so a pool between
+ * runs costs no CPU; a loop wakes only the sleeping workers it has chunks
+ * for. After a loop whose caller waited longer for a worker's chunk than it
+ * worked itself (the worker had no core: the machine is oversubscribed), the
+ * next loops run inline for a while (pool.c, BACKOFF_LOOPS).
  *
  * A pool belongs to one thread at a time, like the runtime that owns it.
  *
@@ -52,11 +58,16 @@ eir_pool *eir_pool_current(void);
 eir_pool *eir_pool_enter(eir_pool *pool);
 void eir_pool_leave(eir_pool *prev);
 
-/* Tests: 1 cuts every parallel loop into as many chunks as there are
- * threads, whatever its grain, and large-product thresholds drop too
+/* Tests: 1 cuts every parallel loop into as many chunks as it may have
+ * (min(4 T, n)), whatever its grain, and large-product thresholds drop too
  * (nn.c), so small programs exercise the threaded paths. Set it before
  * runs, not during one. */
 extern int eir_pool_split_all;
+
+/* Tests: 1 keeps every loop cut as eir_pool_chunks' formula says even after
+ * a loop found its workers without a core (pool.c runs the loops after such
+ * a loop inline for a while; eir_pool_split_all does the same). */
+extern int eir_pool_no_backoff;
 
 /* The number of CPUs this process may run on (sched_getaffinity), >= 1. */
 int eir_cpu_count(void);

@@ -86,8 +86,9 @@ int eir_kernels_fast = 1;
  * static ones (a cloned function gets an ifunc symbol of default visibility,
  * which would leave the library). A long row is cut into pieces (on
  * multiples of 16 elements) that run on the pool; `grain` is the fewest
- * elements worth a thread, lower for ops that call libm per element. */
-enum { ROW_GRAIN = 1 << 15, ROW_GRAIN_LIBM = 1 << 12 };
+ * elements worth a thread, lower for ops that call libm per element (an add
+ * over 32k floats took ~7 us here, about what handing it over costs). */
+enum { ROW_GRAIN = 1 << 16, ROW_GRAIN_LIBM = 1 << 12 };
 
 #define PAR_ROWS(T, sfx)                                                                                        \
     typedef bool (*row_fn_##sfx)(T *, const T *const *, const int64_t *, int64_t, const struct pw_params *);      \
@@ -329,6 +330,48 @@ FAST_CLONES static void dw_row5(const float *const *rows, const float *w, float 
     for (int64_t ow = 0; ow < OW; ow++) y[ow] += bias;
 }
 
+/* One output row of a 3 x 3 depthwise kernel, undilated: the three tap rows
+ * in one pass over the output row (no partial sums stored between rows).
+ * Stride 1: r0..r2 are the padded input rows. Stride 2: e0..e2 hold each
+ * padded row's even columns and o0..o2 its odd ones, so that every tap reads
+ * unit-stride memory (input column 2 ow + k is e[ow + k / 2] or o[ow]). */
+FAST_CLONES static void dw_row33_s1(const float *restrict r0, const float *restrict r1, const float *restrict r2,
+                                    const float *w, float bias, float *restrict y, int64_t OW) {
+    const float a0 = w[0], a1 = w[1], a2 = w[2], b0 = w[3], b1 = w[4], b2 = w[5], c0 = w[6], c1 = w[7], c2 = w[8];
+    for (int64_t ow = 0; ow < OW; ow++) {
+        float t = a0 * r0[ow] + a1 * r0[ow + 1] + a2 * r0[ow + 2];
+        t += b0 * r1[ow] + b1 * r1[ow + 1] + b2 * r1[ow + 2];
+        t += c0 * r2[ow] + c1 * r2[ow + 1] + c2 * r2[ow + 2];
+        y[ow] = t + bias;
+    }
+}
+FAST_CLONES static void dw_row33_s2(const float *restrict e0, const float *restrict o0, const float *restrict e1,
+                                    const float *restrict o1, const float *restrict e2, const float *restrict o2,
+                                    const float *w, float bias, float *restrict y, int64_t OW) {
+    const float a0 = w[0], a1 = w[1], a2 = w[2], b0 = w[3], b1 = w[4], b2 = w[5], c0 = w[6], c1 = w[7], c2 = w[8];
+    for (int64_t ow = 0; ow < OW; ow++) {
+        float t = a0 * e0[ow] + a1 * o0[ow] + a2 * e0[ow + 1];
+        t += b0 * e1[ow] + b1 * o1[ow] + b2 * e1[ow + 1];
+        t += c0 * e2[ow] + c1 * o2[ow] + c2 * e2[ow + 1];
+        y[ow] = t + bias;
+    }
+}
+
+/* The padded plane xp (HP x WP) with each row's even columns first (WE =
+ * (WP + 1) / 2 of them), then its odd ones, into xs (HP x WP). */
+static void split_columns(const float *restrict xp, float *restrict xs, int64_t HP, int64_t WP) {
+    int64_t WE = (WP + 1) / 2;
+    for (int64_t h = 0; h < HP; h++) {
+        const float *restrict r = xp + h * WP;
+        float *restrict e = xs + h * WP, *restrict o = e + WE;
+        for (int64_t i = 0; i < WP / 2; i++) {
+            e[i] = r[2 * i];
+            o[i] = r[2 * i + 1];
+        }
+        if (WP & 1) e[WE - 1] = r[WP - 1];
+    }
+}
+
 /* Planes [b, e) of the N*C planes of a depthwise convolution. */
 typedef struct dw_job {
     const float *x, *w, *bias;
@@ -343,10 +386,14 @@ static void dw_planes(void *ctx, int64_t b, int64_t e) {
     const int64_t *stride = j->stride, *pad = j->pad, *dil = j->dil;
     /* kernel width 3 or 5, no dilation, padding within the kernel: rows over a zero-padded copy of the plane */
     int64_t HP = (OH - 1) * stride[0] + KH, WP = (OW - 1) * stride[1] + KW;
-    float *xp = NULL;
+    float *xp = NULL, *xs = NULL;
     bool padded = (KW == 3 || KW == 5) && KH <= 16 && dil[0] == 1 && dil[1] == 1 && pad[0] >= 0 && pad[1] >= 0 &&
                   pad[0] < KH && pad[1] < KW && HP > 0 && WP > 0 &&
                   (xp = eir_kalloc((size_t)(HP * WP) * sizeof(float))) != NULL;
+    /* 3 x 3, stride 1 or 2 (2 in both directions: the rows of columns split by parity) */
+    bool k33 = padded && KH == 3 && KW == 3 &&
+               ((stride[0] == 1 && stride[1] == 1) ||
+                (stride[0] == 2 && stride[1] == 2 && (xs = eir_kalloc((size_t)(HP * WP) * sizeof(float))) != NULL));
     for (int64_t pl = b; pl < e; pl++) {
         int64_t c = pl % C;
         const float *xc = j->x + pl * H * W, *wc = j->w + c * KH * KW;
@@ -356,6 +403,22 @@ static void dw_planes(void *ctx, int64_t b, int64_t e) {
             continue;
         }
         pad_plane(xc, xp, H, W, HP, WP, pad[0], pad[1]);
+        if (k33 && xs) {
+            split_columns(xp, xs, HP, WP);
+            int64_t WE = (WP + 1) / 2;
+            for (int64_t oh = 0; oh < OH; oh++) {
+                const float *r0 = xs + 2 * oh * WP, *r1 = r0 + WP, *r2 = r1 + WP;
+                dw_row33_s2(r0, r0 + WE, r1, r1 + WE, r2, r2 + WE, wc, bv, yc + oh * OW, OW);
+            }
+            continue;
+        }
+        if (k33) {
+            for (int64_t oh = 0; oh < OH; oh++) {
+                const float *r0 = xp + oh * WP;
+                dw_row33_s1(r0, r0 + WP, r0 + 2 * WP, wc, bv, yc + oh * OW, OW);
+            }
+            continue;
+        }
         const float *rows[16];
         for (int64_t oh = 0; oh < OH; oh++) {
             for (int64_t kh = 0; kh < KH; kh++) rows[kh] = xp + (oh * stride[0] + kh) * WP;
@@ -363,6 +426,7 @@ static void dw_planes(void *ctx, int64_t b, int64_t e) {
             else dw_row5(rows, wc, bv, yc + oh * OW, OW, KH, stride[1]);
         }
     }
+    eir_kfree(xs);
     eir_kfree(xp);
 }
 

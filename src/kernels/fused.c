@@ -4,7 +4,8 @@
  *
  * The product itself is nn.c's (eir_nn_conv, eir_nn_gemm), so it computes
  * what aten.convolution / aten.addmm compute. The epilogue then makes one
- * pass over each image's output while it is still in cache: the bias is
+ * pass over each image's output while it is still in cache (its channels,
+ * or the product's rows, split over the run's threads): the bias is
  * added (a convolution's, in float, as nn.c adds it; a linear's goes into
  * the GEMM as addmm's does) and the activation applied in float, each
  * element what aten.relu, aten.hardtanh (relu6 is hardtanh(0, 6)),
@@ -16,6 +17,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../base/pool.h"
 #include "fast.h"
 #include "fused.h"
 #include "kutil.h"
@@ -67,6 +69,27 @@ static void apply_row(float *y, int64_t n, float b, const epilogue *e) {
     case EIR_ACT_HARDSWISH: eir_pw_row_hardswish_f32(y, x, s, n, &pp); break;
     default: break;
     }
+}
+
+/* The epilogue over rows [b, e) of n elements each, row r's bias bias[r]
+ * (none: NULL), on the run's threads: rows are independent, so the bits do
+ * not depend on the split. A chunk takes at least EPI_GRAIN elements. */
+enum { EPI_GRAIN = 1 << 15 };
+typedef struct epi_job {
+    float *y;
+    int64_t n;
+    const float *bias;
+    const epilogue *e;
+} epi_job;
+
+static void epi_rows(void *ctx, int64_t b, int64_t e) {
+    const epi_job *j = ctx;
+    for (int64_t r = b; r < e; r++) apply_row(j->y + r * j->n, j->n, j->bias ? j->bias[r] : 0.f, j->e);
+}
+
+static void apply_rows(float *y, int64_t rows, int64_t n, const float *bias, const epilogue *e) {
+    epi_job j = {y, n, bias, e};
+    eir_parallel_for(eir_pool_current(), rows, n >= EPI_GRAIN ? 1 : EPI_GRAIN / (n > 0 ? n : 1), epi_rows, &j);
 }
 
 /* activation (and its bounds) from arguments 'activation', 'min', 'max' */
@@ -163,8 +186,7 @@ static int k_conv2d(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no,
         yn.data = (float *)yc.data + n * yc.strides[0];
         xn.sizes[0] = yn.sizes[0] = 1;
         if ((rc = eir_nn_conv(ctx, &xn, w, NULL, st, pd, dl, a[6].i, &yn))) break;
-        float *yp = yn.data;
-        for (int64_t c = 0; c < C; c++) apply_row(yp + c * P, P, bias ? bias[c] : 0.f, &e);
+        if (bias || e.act != EIR_ACT_NONE) apply_rows(yn.data, C, P, bias, &e);
     }
     if (!rc && !direct) copy_f32(y, &yc);
     eir_kfree(bias_buf);
@@ -211,7 +233,7 @@ static int k_linear(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no,
     if (b) bias = (eir_tview){b->data, EIR_F32, 2, {M, N}, {0, b->strides[0]}};
     int rc = eir_nn_gemm(ctx, &A, &B, b ? &bias : NULL, &Cm);
     if (!rc && e.act != EIR_ACT_NONE)
-        for (int64_t m = 0; m < M; m++) apply_row((float *)Cm.data + m * N, N, 0.f, &e);
+        apply_rows(Cm.data, M, N, NULL, &e);
     if (!rc && !direct) {
         eir_tview yc = contig_like(y, ybuf);
         copy_f32(y, &yc);

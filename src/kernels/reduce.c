@@ -1117,8 +1117,26 @@ typedef struct ln_job {
     const rplan *p;
     const int64_t *yoff, *woff, *boff, *yst;
     double eps;
+    bool f32rows; /* float32 x, y, weight and bias, each row (and weight, bias) contiguous */
     _Atomic int oom;
 } ln_job;
+
+/* One contiguous float32 row of a layer norm: the generic row's arithmetic
+ * (doubles, the same order), without its per-element typed loads and stores. */
+static void ln_row_f32(const float *restrict x, float *restrict y, const float *restrict w, const float *restrict b,
+                       int64_t n, double eps, double *restrict buf, double *mean_out, double *rstd_out) {
+    for (int64_t i = 0; i < n; i++) buf[i] = x[i];
+    double mean, var;
+    mean_var(buf, n, &mean, &var);
+    double rstd = rstd_of(var, eps, EIR_F32);
+    if (w && b)
+        for (int64_t i = 0; i < n; i++) y[i] = (float)((buf[i] - mean) * rstd * (double)w[i] + (double)b[i]);
+    else
+        for (int64_t i = 0; i < n; i++)
+            y[i] = (float)((buf[i] - mean) * rstd * (w ? (double)w[i] : 1.0) + (b ? (double)b[i] : 0.0));
+    *mean_out = mean;
+    *rstd_out = rstd;
+}
 
 static void ln_rows(void *ctx, int64_t o0, int64_t o1) {
     ln_job *j = ctx;
@@ -1133,13 +1151,18 @@ static void ln_rows(void *ctx, int64_t o0, int64_t o1) {
         for (int32_t d = p->orank - 1; d >= 0; d--) { yi += (t % p->osz[d]) * j->yst[d]; t /= p->osz[d]; }
         const char *xb = (const char *)x->data + xi * (int64_t)xes;
         char *yb = (char *)j->y->data + yi * (int64_t)yes;
-        for (int64_t i = 0; i < p->nred; i++) buf[i] = ld(xb + p->roff[i] * (int64_t)xes, x->dtype);
-        double mean, var;
-        mean_var(buf, p->nred, &mean, &var);
-        double rstd = rstd_of(var, j->eps, x->dtype);
-        for (int64_t i = 0; i < p->nred; i++) {
-            double y = (buf[i] - mean) * rstd * opt_at(w, j->woff, i, 1.0) + opt_at(b, j->boff, i, 0.0);
-            eir_store_f64(yb + j->yoff[i] * (int64_t)yes, j->y->dtype, y);
+        double mean, var, rstd;
+        if (j->f32rows) {
+            ln_row_f32((const float *)xb, (float *)yb, w ? (const float *)w->data : NULL, b ? (const float *)b->data : NULL,
+                       p->nred, j->eps, buf, &mean, &rstd);
+        } else {
+            for (int64_t i = 0; i < p->nred; i++) buf[i] = ld(xb + p->roff[i] * (int64_t)xes, x->dtype);
+            mean_var(buf, p->nred, &mean, &var);
+            rstd = rstd_of(var, j->eps, x->dtype);
+            for (int64_t i = 0; i < p->nred; i++) {
+                double y = (buf[i] - mean) * rstd * opt_at(w, j->woff, i, 1.0) + opt_at(b, j->boff, i, 0.0);
+                eir_store_f64(yb + j->yoff[i] * (int64_t)yes, j->y->dtype, y);
+            }
         }
         if (mo) eir_store_f64((char *)mo->data + mi * (int64_t)eir_elsize(mo->dtype), mo->dtype, mean);
         if (ro) eir_store_f64((char *)ro->data + ri * (int64_t)eir_elsize(ro->dtype), ro->dtype, rstd);
@@ -1182,7 +1205,11 @@ static int layer_norm_impl(const eir_karg *a, uint32_t na, eir_tview *out, uint3
     /* kept-dim strides of y (same shape as x) */
     int64_t yst[EIR_MAX_RANK];
     for (int32_t d = 0, j = 0; d < x->rank; d++) if (!mask[d]) yst[j++] = out[0].strides[d];
-    ln_job j = {x, &out[0], w, b, mo, ro, &p, yoff, woff, boff, yst, eps, 0};
+    bool f32rows = x->dtype == EIR_F32 && out[0].dtype == EIR_F32 && (!w || w->dtype == EIR_F32) &&
+                   (!b || b->dtype == EIR_F32);
+    for (int64_t i = 0; f32rows && i < p.nred; i++)
+        f32rows = p.roff[i] == i && yoff[i] == i && (!w || woff[i] == i) && (!b || boff[i] == i);
+    ln_job j = {x, &out[0], w, b, mo, ro, &p, yoff, woff, boff, yst, eps, f32rows, 0};
     eir_parallel_for(eir_pool_current(), p.nout, p.nred * 8 >= (1 << 15) ? 1 : (1 << 15) / (p.nred * 8 + 1),
                      ln_rows, &j);
     if (j.oom) rc = eir_kerr(ctx, "layer_norm: out of memory");

@@ -28,7 +28,7 @@ static eir_library *ops_lib;
 
 typedef struct visit {
     int count[MAXN];            /* times index i was visited */
-    int64_t begin[64], end[64]; /* the chunks, in the order they start (under mu) */
+    int64_t begin[64], end[64]; /* the chunks, in the order they finish (under mu) */
     pthread_t who[64];
     int nchunks;
     pthread_mutex_t mu;
@@ -59,7 +59,8 @@ static void loop_once(eir_pool *pool, int64_t n, int64_t grain, int threads) {
         CHECK(v->nchunks == 0);
     } else {
         int64_t c = (n + (grain > 0 ? grain : 1) - 1) / (grain > 0 ? grain : 1);
-        CHECK(want == (c < threads ? (int)c : threads));
+        int most = threads > 1 ? 4 * threads : 1; /* up to 4 chunks a thread */
+        CHECK(want == (c < most ? (int)c : most));
         CHECK(v->nchunks == want);
         /* static chunks: chunk k is [n k / c, n (k + 1) / c); chunk 0 runs on the caller */
         for (int k = 0; k < v->nchunks; k++) {
@@ -142,6 +143,71 @@ static void test_pool_basics(void) {
     eir_pool_free(a);
     eir_pool_free(b);
     eir_pool_free(NULL);
+}
+
+/* A worker that holds up its chunk does not hold up the others: the caller
+ * claims them. Chunks run on other threads sleep 200 ms; the caller's take
+ * no time, so it runs all but the one or two chunks a worker took. Then the
+ * pool backs off: the loops that follow run inline for a while (64 loops,
+ * 128 when the next try starves too). */
+typedef struct stall {
+    pthread_t caller;
+    bool wait_worker;     /* the caller's chunk 0 waits (up to 2 s) for a worker to start one */
+    atomic_int by_caller, by_others, visits[16];
+} stall;
+
+static void stall_fn(void *ctx, int64_t b, int64_t e) {
+    stall *s = ctx;
+    for (int64_t i = b; i < e; i++) atomic_fetch_add(&s->visits[i], 1);
+    if (pthread_equal(pthread_self(), s->caller)) {
+        atomic_fetch_add(&s->by_caller, 1);
+        struct timespec ts = {0, 1000 * 1000};
+        for (int k = 0; b == 0 && s->wait_worker && k < 2000 && atomic_load(&s->by_others) == 0; k++) nanosleep(&ts, NULL);
+    } else {
+        atomic_fetch_add(&s->by_others, 1);
+        struct timespec ts = {0, 200 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+static void test_pool_claims(void) {
+    eir_pool_no_backoff = 0;
+    eir_pool *pool = eir_pool_create(2);
+    CHECK(pool != NULL);
+    CHECK(eir_pool_chunks(pool, 8, 1) == 8);
+    stall *s = calloc(1, sizeof *s);
+    s->caller = pthread_self();
+    s->wait_worker = true;
+    eir_parallel_for(pool, 8, 1, stall_fn, s);
+    bool once = true;
+    for (int i = 0; i < 8; i++) once &= atomic_load(&s->visits[i]) == 1;
+    CHECK(once);
+    CHECK(atomic_load(&s->by_caller) + atomic_load(&s->by_others) == 8);
+    CHECK(atomic_load(&s->by_caller) >= 6 && atomic_load(&s->by_others) >= 1);
+    /* the caller waited ~200 ms for a chunk after working ~0: the worker had no
+     * core, as far as the pool can tell, so the next 64 loops run inline */
+    CHECK(eir_pool_chunks(pool, 8, 1) == 1);
+    memset(s, 0, sizeof *s);
+    s->caller = pthread_self();
+    eir_parallel_for(pool, 8, 1, stall_fn, s);
+    CHECK(atomic_load(&s->by_caller) == 1 && atomic_load(&s->by_others) == 0);
+    for (int i = 1; i < 64; i++) eir_parallel_for(pool, 8, 1, stall_fn, s);
+    CHECK(atomic_load(&s->by_others) == 0);
+    CHECK(eir_pool_chunks(pool, 8, 1) == 8); /* and then it tries again */
+    /* starved again at once: twice as long inline */
+    memset(s, 0, sizeof *s);
+    s->caller = pthread_self();
+    s->wait_worker = true;
+    eir_parallel_for(pool, 8, 1, stall_fn, s);
+    CHECK(atomic_load(&s->by_others) >= 1);
+    s->wait_worker = false;
+    for (int i = 0; i < 64; i++) eir_parallel_for(pool, 8, 1, stall_fn, s);
+    CHECK(eir_pool_chunks(pool, 8, 1) == 1);
+    for (int i = 0; i < 64; i++) eir_parallel_for(pool, 8, 1, stall_fn, s);
+    CHECK(eir_pool_chunks(pool, 8, 1) == 8);
+    eir_pool_no_backoff = 1;                 /* as the rest of this file: every loop split */
+    free(s);
+    eir_pool_free(pool);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -445,7 +511,9 @@ static void test_programs(void) {
 int main(void) {
     const char *dir = getenv("EIR_FIXTURES");
     if (dir) fixture_dir = dir;
+    eir_pool_no_backoff = 1; /* the checks below count chunks, whatever else runs on the machine */
     test_pool_basics();
+    test_pool_claims();
     test_kernels();
     test_set_threads();
     CHECK(eir_library_create(&ops_lib) == EIR_OK && eir_ops_init(ops_lib) == EIR_OK);
