@@ -253,6 +253,7 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.broadcast_to.default", decomp_rename},
     {"aten.lift_fresh_copy.default", decomp_lift_detach},
     {"aten.detach_.default", decomp_lift_detach},
+    {"aten.einsum.default", decomp_einsum},
 };
 
 static const char *const CIA[] = {

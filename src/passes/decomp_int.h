@@ -232,4 +232,6 @@ eir_status decomp_repeat_interleave(dc *c);
 eir_status decomp_rsub(dc *c);
 eir_status decomp_lift_detach(dc *c);
 
+eir_status decomp_einsum(dc *c);
+
 #endif
