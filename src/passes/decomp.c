@@ -254,6 +254,10 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.lift_fresh_copy.default", decomp_lift_detach},
     {"aten.detach_.default", decomp_lift_detach},
     {"aten.einsum.default", decomp_einsum},
+    {"aten.rms_norm.default", decomp_rms_norm},
+    {"aten.mse_loss.default", decomp_mse_loss},
+    {"aten.broadcast_tensors.default", decomp_broadcast_tensors},
+    {"aten.msort.default", decomp_msort},
 };
 
 static const char *const CIA[] = {

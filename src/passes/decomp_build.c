@@ -615,3 +615,55 @@ eir_status dc_emit_scalar_mul(dc *c, uint32_t x, double f, const eir_tensor_meta
     eir_named_arg mi[2] = {pos_arg("self", a_tensor(x)), pos_arg("other", a_float(f))};
     return dc_emit(c, "mul.Scalar", 2, mi, &t.m, "mul", res);
 }
+
+/* TensorIterator's order of the dimensions of a binary op's result
+ * (reorder_dimensions): by the inputs' strides, a broadcast (stride 0)
+ * dimension deciding nothing; 1 swaps, -1 keeps. */
+static int ti_should_swap(const int64_t (*st)[MAXR], const int64_t *shape, uint32_t d0, uint32_t d1) {
+    for (uint32_t a = 0; a < 2; a++) {
+        int64_t s0 = st[a][d0], s1 = st[a][d1];
+        if (s0 == 0 || s1 == 0) continue;
+        if (s0 < s1) return -1;
+        if (s0 > s1) return 1;
+        if (shape[d0] > shape[d1]) return 1;
+    }
+    return 0;
+}
+
+void dc_tm_binary(tm *t, const eir_tensor_meta *a, const eir_tensor_meta *b) {
+    const eir_tensor_meta *m[2] = {a, b};
+    uint32_t r = a->rank > b->rank ? a->rank : b->rank;
+    int64_t shape[MAXR], st[2][MAXR];
+    for (uint32_t d = 0; d < r; d++) {
+        int64_t sz[2], sd[2];
+        for (uint32_t k = 0; k < 2; k++) {
+            int64_t o = (int64_t)d - (int64_t)(r - m[k]->rank);
+            sz[k] = o < 0 ? 1 : m[k]->sizes[o].value;
+            sd[k] = o < 0 ? 0 : m[k]->strides[o].value;
+        }
+        shape[d] = sz[0] == 1 ? sz[1] : sz[0];
+        for (uint32_t k = 0; k < 2; k++) st[k][d] = sz[k] == 1 && shape[d] != 1 ? 0 : sd[k];
+    }
+    /* perm[0] is the innermost dimension */
+    uint32_t perm[MAXR];
+    for (uint32_t i = 0; i < r; i++) perm[i] = r - 1 - i;
+    for (uint32_t i = 1; i < r; i++) {
+        uint32_t d1 = i;
+        for (uint32_t d0 = i; d0-- > 0;) {
+            int cmp = ti_should_swap((const int64_t (*)[MAXR])st, shape, perm[d0], perm[d1]);
+            if (cmp > 0) {
+                uint32_t s = perm[d0];
+                perm[d0] = perm[d1];
+                perm[d1] = s;
+                d1 = d0;
+            } else if (cmp < 0)
+                break;
+        }
+    }
+    dc_tm_new(t, a->rank >= b->rank ? a : b, a->dtype, shape, r);
+    int64_t e = 1;
+    for (uint32_t i = 0; i < r; i++) {
+        t->st[perm[i]] = si(e);
+        e *= shape[perm[i]] > 1 ? shape[perm[i]] : 1;
+    }
+}

@@ -102,54 +102,10 @@ static eir_status ez_bmm(dc *c, uint32_t a, uint32_t b, uint32_t *res) {
     return dc_emit(c, "bmm.default", 2, bi, &t.m, "bmm", res);
 }
 
-/* TensorIterator's order of the dimensions of a binary op's result
- * (reorder_dimensions): by the inputs' strides, a broadcast (stride 0)
- * dimension deciding nothing; 1 swaps, -1 keeps. */
-static int ti_should_swap(const int64_t (*st)[MAXR], const int64_t *shape, uint32_t d0, uint32_t d1) {
-    for (uint32_t a = 0; a < 2; a++) {
-        int64_t s0 = st[a][d0], s1 = st[a][d1];
-        if (s0 == 0 || s1 == 0) continue;
-        if (s0 < s1) return -1;
-        if (s0 > s1) return 1;
-        if (shape[d0] > shape[d1]) return 1;
-    }
-    return 0;
-}
-
 /* mul(a, b) of operands of the same rank, broadcast */
 static eir_status ez_mul(dc *c, uint32_t a, uint32_t b, uint32_t *res) {
-    const eir_tensor_meta *m[2] = {meta_of(c, a), meta_of(c, b)};
-    uint32_t r = m[0]->rank;
-    int64_t shape[MAXR], st[2][MAXR];
-    for (uint32_t d = 0; d < r; d++) {
-        int64_t s0 = m[0]->sizes[d].value, s1 = m[1]->sizes[d].value;
-        shape[d] = s0 == 1 ? s1 : s0;
-        for (uint32_t k = 0; k < 2; k++)
-            st[k][d] = m[k]->sizes[d].value == 1 && shape[d] != 1 ? 0 : m[k]->strides[d].value;
-    }
-    /* perm[0] is the innermost dimension */
-    uint32_t perm[MAXR];
-    for (uint32_t i = 0; i < r; i++) perm[i] = r - 1 - i;
-    for (uint32_t i = 1; i < r; i++) {
-        uint32_t d1 = i;
-        for (uint32_t d0 = i; d0-- > 0;) {
-            int cmp = ti_should_swap((const int64_t (*)[MAXR])st, shape, perm[d0], perm[d1]);
-            if (cmp > 0) {
-                uint32_t t = perm[d0];
-                perm[d0] = perm[d1];
-                perm[d1] = t;
-                d1 = d0;
-            } else if (cmp < 0)
-                break;
-        }
-    }
     tm t;
-    dc_tm_new(&t, m[0], m[0]->dtype, shape, r);
-    int64_t e = 1;
-    for (uint32_t i = 0; i < r; i++) {
-        t.st[perm[i]] = si(e);
-        e *= shape[perm[i]] > 1 ? shape[perm[i]] : 1;
-    }
+    dc_tm_binary(&t, meta_of(c, a), meta_of(c, b));
     eir_named_arg mi[2] = {pos_arg("self", a_tensor(a)), pos_arg("other", a_tensor(b))};
     return dc_emit(c, "mul.Tensor", 2, mi, &t.m, "mul", res);
 }

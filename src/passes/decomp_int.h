@@ -198,6 +198,9 @@ void dc_tm_new(tm *t, const eir_tensor_meta *like, eir_dtype dt, const int64_t *
 void dc_tm_permute(tm *t, const eir_tensor_meta *m, const int64_t *perm);
 eir_arg dc_a_device(const eir_tensor_meta *m);
 void dc_tm_pointwise(tm *t, const eir_tensor_meta *m);
+/* The metadata TensorIterator gives the result of a broadcasting binary op
+ * on a and b (concrete sizes and strides; a's dtype). */
+void dc_tm_binary(tm *t, const eir_tensor_meta *a, const eir_tensor_meta *b);
 eir_status dc_emit_scalar_mul(dc *c, uint32_t x, double f, const eir_tensor_meta *m, uint32_t *res);
 
 /* ---- rules (decomp_nn.c, decomp_tensor.c) ---- */
@@ -233,5 +236,9 @@ eir_status decomp_rsub(dc *c);
 eir_status decomp_lift_detach(dc *c);
 
 eir_status decomp_einsum(dc *c);
+eir_status decomp_rms_norm(dc *c);
+eir_status decomp_mse_loss(dc *c);
+eir_status decomp_broadcast_tensors(dc *c);
+eir_status decomp_msort(dc *c);
 
 #endif

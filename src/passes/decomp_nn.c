@@ -910,3 +910,111 @@ eir_status decomp_lstm(dc *c) {
     if ((st = finish(c, c->src.outputs[1].value, out1))) return st;
     return finish(c, c->src.outputs[2].value, out2);
 }
+
+/* ---- rms_norm, mse_loss ---- */
+
+/* Whether m's sizes and strides are all concrete. */
+static bool meta_concrete(const eir_tensor_meta *m) {
+    if (m->rank > MAXR || !dc_meta_concrete_sizes(m) || m->storage_offset.is_expr) return false;
+    for (uint32_t d = 0; d < m->rank; d++)
+        if (m->strides[d].is_expr) return false;
+    return true;
+}
+
+/* a unary pointwise op with one optional scalar: aten.<target>(x[, name=s]) */
+static eir_status emit_unary(dc *c, const char *target, uint32_t x, const char *name, eir_arg s, const char *hint,
+                             uint32_t *res) {
+    tm t;
+    dc_tm_pointwise(&t, meta_of(c, x));
+    eir_named_arg ui[2] = {pos_arg("self", a_tensor(x)), pos_arg(name ? name : "", s)};
+    return dc_emit(c, target, name ? 2 : 1, ui, &t.m, hint, res);
+}
+
+static eir_status emit_binary(dc *c, const char *target, uint32_t a, uint32_t b, const char *hint, uint32_t *res) {
+    tm t;
+    dc_tm_binary(&t, meta_of(c, a), meta_of(c, b));
+    eir_named_arg bi[2] = {pos_arg("self", a_tensor(a)), pos_arg("other", a_tensor(b))};
+    return dc_emit(c, target, 2, bi, &t.m, hint, res);
+}
+
+/* rms_norm(x, shape, w, eps) -> x * rsqrt(mean(x^2 over the last dims) + eps)
+ * (* w), eps defaulting to the dtype's machine epsilon, as torch's
+ * composite rms_norm traces for float32 and float64 */
+eir_status decomp_rms_norm(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "input", &x, &out);
+    if (st) return st;
+    const eir_tensor_meta *xm = meta_of(c, x);
+    if (xm->dtype != EIR_F32 && xm->dtype != EIR_F64)
+        return dc_refuse(c, "input of dtype %s (only float32 and float64 are decomposed)", eir_dtype_name(xm->dtype));
+    if (!meta_concrete(xm)) return dc_refuse(c, "input of symbolic size");
+    int64_t ns[MAXR];
+    uint32_t nn;
+    if (!dc_ints_of(dc_arg_named(c, "normalized_shape"), ns, MAXR, &nn) || nn > xm->rank)
+        return dc_refuse(c, "argument 'normalized_shape': expected at most %u ints", xm->rank);
+    uint32_t w = dc_tensor_of(c, "weight");
+    if (w != EIR_NO_VALUE && (!meta_concrete(meta_of(c, w)) || meta_of(c, w)->dtype != xm->dtype))
+        return dc_refuse(c, "weight of symbolic size or another dtype");
+    double eps;
+    if (!dc_float_arg(c, "eps", xm->dtype == EIR_F32 ? 1.1920928955078125e-07 : 2.220446049250313e-16, &eps))
+        return dc_refuse(c, "argument 'eps': expected a float");
+    if (c->dry) return EIR_OK;
+    int64_t dims[MAXR], msz[MAXR];
+    for (uint32_t i = 0; i < nn; i++) dims[i] = (int64_t)xm->rank - 1 - i;
+    for (uint32_t d = 0; d < xm->rank; d++) msz[d] = d + nn >= xm->rank ? 1 : xm->sizes[d].value;
+    tm mt;
+    dc_tm_new(&mt, xm, xm->dtype, msz, xm->rank);
+    uint32_t p, mean, add, rs, mul;
+    if ((st = emit_unary(c, "pow.Tensor_Scalar", x, "exponent", a_int(2), "pow", &p))) return st;
+    eir_named_arg mi[3] = {pos_arg("self", a_tensor(p)), pos_arg("dim", dc_a_ints(c, dims, nn)),
+                           pos_arg("keepdim", a_bool(true))};
+    if ((st = dc_emit(c, "mean.dim", 3, mi, &mt.m, "mean", &mean))) return st;
+    if ((st = emit_unary(c, "add.Scalar", mean, "other", a_float(eps), "add", &add))) return st;
+    if ((st = emit_unary(c, "rsqrt.default", add, NULL, a_none(), "rsqrt", &rs))) return st;
+    if ((st = emit_binary(c, "mul.Tensor", x, rs, "mul", &mul))) return st;
+    if (w != EIR_NO_VALUE && (st = emit_binary(c, "mul.Tensor", mul, w, "mul", &mul))) return st;
+    if (!dc_meta_contiguous(meta_of(c, mul))) {
+        /* the result is made contiguous */
+        tm ct;
+        dc_tm_from(&ct, meta_of(c, mul));
+        dc_tm_contig(&ct);
+        eir_named_arg ci[2] = {pos_arg("self", a_tensor(mul)),
+                               kw_arg("memory_format", a_kind(EIR_ARG_MEMORY_FORMAT, EIR_MF_CONTIGUOUS))};
+        if ((st = dc_emit(c, "clone.default", 2, ci, &ct.m, "clone", &mul))) return st;
+    }
+    return finish(c, out, mul);
+}
+
+/* mse_loss(a, b, reduction) -> pow(sub(a, b), 2), then mean / sum over all
+ * dimensions (reduction 1 / 2) */
+eir_status decomp_mse_loss(dc *c) {
+    uint32_t a, out, b = dc_tensor_of(c, "target");
+    eir_status st = dc_need_io(c, "self", &a, &out);
+    if (st) return st;
+    if (b == EIR_NO_VALUE) return dc_refuse(c, "argument 'target': expected a tensor");
+    const eir_tensor_meta *am = meta_of(c, a), *bm = meta_of(c, b);
+    if (!meta_concrete(am) || !meta_concrete(bm)) return dc_refuse(c, "operands of symbolic size");
+    if (am->dtype != bm->dtype || (am->dtype != EIR_F32 && am->dtype != EIR_F64))
+        return dc_refuse(c, "operands of dtypes %s and %s (float32 or float64, the same, are decomposed)",
+                         eir_dtype_name(am->dtype), eir_dtype_name(bm->dtype));
+    int64_t red = 1;
+    const eir_arg *ra = dc_arg_named(c, "reduction");
+    if (!is_none(ra) && (!int_of(ra, &red) || red < 0 || red > 2))
+        return dc_refuse(c, "argument 'reduction': expected 0, 1 or 2");
+    if (c->dry) return EIR_OK;
+    uint32_t d, p, res;
+    if ((st = emit_binary(c, "sub.Tensor", a, b, "sub", &d))) return st;
+    if ((st = emit_unary(c, "pow.Tensor_Scalar", d, "exponent", a_int(2), "pow", &p))) return st;
+    if (red == 0) return finish(c, out, p);
+    tm s;
+    dc_tm_new(&s, am, am->dtype, NULL, 0);
+    if (red == 1) {
+        eir_named_arg mi[1] = {pos_arg("self", a_tensor(p))};
+        st = dc_emit(c, "mean.default", 1, mi, &s.m, "mean", &res);
+    } else {
+        eir_named_arg si_[2] = {pos_arg("self", a_tensor(p)), pos_arg("dim", dc_a_ints(c, NULL, 0))};
+        st = dc_emit(c, "sum.dim_IntList", 2, si_, &s.m, "sum", &res);
+    }
+    if (st) return st;
+    return finish(c, out, res);
+}

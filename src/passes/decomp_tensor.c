@@ -539,3 +539,75 @@ eir_status decomp_lift_detach(dc *c) {
     if ((st = dc_emit(c, "clone.default", 1, ci, meta_of(c, out), "clone", &res))) return st;
     return finish(c, out, res);
 }
+
+/* broadcast_tensors -> per operand: itself when of the broadcast shape,
+ * else expand to it */
+eir_status decomp_broadcast_tensors(dc *c) {
+    const eir_arg *ta = dc_arg_named(c, "tensors");
+    if (!ta || ta->kind != EIR_ARG_TENSORS) return dc_refuse(c, "argument 'tensors': expected a tensor list");
+    if (c->src.num_outputs != 1 || c->src.outputs[0].kind != EIR_ARG_TENSORS ||
+        c->src.outputs[0].u.list.n != ta->u.list.n)
+        return dc_refuse(c, "expected a Tensor[] output of one tensor per operand");
+    uint32_t n = ta->u.list.n, r = 0;
+    if (n > MAXR) return dc_refuse(c, "more than %d operands", MAXR);
+    for (uint32_t i = 0; i < n; i++) {
+        const eir_arg *it = &ta->u.list.items[i];
+        if (it->kind != EIR_ARG_TENSOR || it->value >= c->g->num_values) return dc_refuse(c, "operand %u is not a tensor", i);
+        const eir_tensor_meta *m = meta_of(c, it->value);
+        if (m->rank > MAXR || !dc_meta_concrete_sizes(m)) return dc_refuse(c, "operand %u: symbolic sizes or rank above %d", i, MAXR);
+        for (uint32_t d = 0; d < m->rank; d++)
+            if (m->strides[d].is_expr) return dc_refuse(c, "operand %u: symbolic strides", i);
+        if (m->rank > r) r = m->rank;
+    }
+    int64_t shape[MAXR];
+    for (uint32_t d = 0; d < r; d++) shape[d] = 1;
+    for (uint32_t i = 0; i < n; i++) {
+        const eir_tensor_meta *m = meta_of(c, ta->u.list.items[i].value);
+        for (uint32_t d = 0; d < m->rank; d++) {
+            int64_t z = m->sizes[d].value, *t = &shape[r - m->rank + d];
+            if (z != 1 && *t != 1 && *t != z) return dc_refuse(c, "operand %u: size %lld does not broadcast with %lld", i, (long long)z, (long long)*t);
+            if (z != 1) *t = z;
+        }
+    }
+    if (c->dry) return EIR_OK;
+    const eir_arg *ol = &c->src.outputs[0];
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t x = ta->u.list.items[i].value, res = x;
+        const eir_tensor_meta *m = meta_of(c, x);
+        bool same = m->rank == r;
+        for (uint32_t d = 0; same && d < r; d++) same = m->sizes[d].value == shape[d];
+        if (!same) {
+            tm t;
+            dc_tm_from(&t, m);
+            t.m.rank = r;
+            for (uint32_t d = 0; d < r; d++) {
+                int64_t o = (int64_t)d - (int64_t)(r - m->rank);
+                bool bc = o < 0 || m->sizes[o].value != shape[d];
+                t.sz[d] = si(shape[d]);
+                t.st[d] = bc ? si(0) : m->strides[o];
+            }
+            eir_named_arg ei[2] = {pos_arg("self", a_tensor(x)), pos_arg("size", dc_a_ints(c, shape, r))};
+            eir_status st = dc_emit(c, "expand.default", 2, ei, &t.m, "expand", &res);
+            if (st) return st;
+        }
+        eir_status st = finish(c, ol->u.list.items[i].value, res);
+        if (st) return st;
+    }
+    return EIR_OK;
+}
+
+/* msort(x) -> sort(x, 0)[0] */
+eir_status decomp_msort(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    if (c->dry) return EIR_OK;
+    tm idx;
+    dc_tm_from(&idx, meta_of(c, out));
+    idx.m.dtype = EIR_I64;
+    const eir_tensor_meta *ms[2] = {meta_of(c, out), &idx.m};
+    eir_named_arg si_[2] = {pos_arg("self", a_tensor(x)), pos_arg("dim", a_int(0))};
+    uint32_t vals[2];
+    if ((st = dc_emit_n(c, "sort.default", 2, si_, 2, ms, NULL, false, vals))) return st;
+    return finish(c, out, vals[0]);
+}
