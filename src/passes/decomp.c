@@ -87,6 +87,44 @@ static void replace_from(dc *c, uint32_t from, uint32_t to, uint32_t start) {
         for (uint32_t i = 0; i < c->p->num_output_specs; i++) repl_arg(&c->p->output_specs[i].arg, from, to, name);
 }
 
+/* x.resize_(size) of an intermediate that keeps or shrinks its number of
+ * elements: as_strided(x, size, contiguous strides), as torch's
+ * functionalization gives it (growing needs a new storage: refused) */
+static eir_status resize_emit(dc *c, uint32_t x, uint32_t out, int32_t mi) {
+    const eir_tensor_meta *xm = meta_of(c, x);
+    int64_t sz[MAXR];
+    uint32_t n;
+    if (!dc_ints_of(dc_arg_named(c, "size"), sz, MAXR, &n)) return dc_refuse(c, "argument 'size': expected concrete ints");
+    const eir_arg *mf = dc_arg_named(c, "memory_format");
+    if (!is_none(mf) && !(mf->kind == EIR_ARG_MEMORY_FORMAT && mf->u.i == EIR_MF_CONTIGUOUS))
+        return dc_refuse(c, "argument 'memory_format': only contiguous_format is decomposed");
+    if (mi >= 0) return dc_refuse(c, "it resizes the graph input %s", c->g->values[x].name);
+    if (!dc_meta_concrete_sizes(xm) || xm->storage_offset.is_expr) return dc_refuse(c, "an input of symbolic size");
+    int64_t have = 1, want = 1;
+    for (uint32_t i = 0; i < xm->rank; i++) have *= xm->sizes[i].value;
+    for (uint32_t i = 0; i < n; i++) {
+        if (sz[i] < 0) return dc_refuse(c, "argument 'size': negative size %lld", (long long)sz[i]);
+        want *= sz[i];
+    }
+    if (want > have || !dc_meta_contiguous(xm))
+        return dc_refuse(c, "resize_ to %lld elements of a %s tensor of %lld (only a contiguous one keeping or shrinking "
+                            "its elements is decomposed)", (long long)want, dc_meta_contiguous(xm) ? "contiguous" : "non-contiguous",
+                         (long long)have);
+    if (c->dry) return EIR_OK;
+    tm t;
+    dc_tm_new(&t, xm, xm->dtype, sz, n);
+    t.m.storage_offset = xm->storage_offset;
+    int64_t st_[MAXR];
+    for (uint32_t i = 0; i < n; i++) st_[i] = t.st[i].value;
+    eir_named_arg ai[3] = {pos_arg("self", a_tensor(x)), pos_arg("size", dc_a_ints(c, sz, n)),
+                           pos_arg("stride", dc_a_ints(c, st_, n))};
+    uint32_t res;
+    eir_status st = dc_emit(c, "as_strided.default", 3, ai, &t.m, "as_strided", &res);
+    if (st) return st;
+    if ((st = finish(c, out, res))) return st;
+    return finish(c, x, res);
+}
+
 /* the functional op in place of the in-place one; mi >= 0: x is the latest
  * version of mutated input mi, and the result becomes it */
 static eir_status inplace_emit(dc *c, const eir_op_schema *fn, uint32_t x, uint32_t out, int32_t mi) {
@@ -106,6 +144,7 @@ static eir_status inplace_emit(dc *c, const eir_op_schema *fn, uint32_t x, uint3
         if (mi >= 0) c->muts->m[mi].latest = c->g->values[src].name;
         return EIR_OK;
     }
+    if (!strcmp(c->op, "aten.resize_.default")) return resize_emit(c, x, out, mi);
     if (c->dry) {
         /* later writes through this node's output write the same input */
         if (mi >= 0 && c->src.outputs[0].kind == EIR_ARG_TENSOR)
