@@ -294,7 +294,10 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.detach_.default", decomp_lift_detach},
     {"aten.einsum.default", decomp_einsum},
     {"aten.rms_norm.default", decomp_rms_norm},
-    {"aten.mse_loss.default", decomp_mse_loss},
+    {"aten.mse_loss.default", decomp_pointwise_loss},
+    {"aten.l1_loss.default", decomp_pointwise_loss},
+    {"aten.huber_loss.default", decomp_pointwise_loss},
+    {"aten.smooth_l1_loss.default", decomp_pointwise_loss},
     {"aten.broadcast_tensors.default", decomp_broadcast_tensors},
     {"aten.msort.default", decomp_msort},
 };

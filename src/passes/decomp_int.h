@@ -237,7 +237,7 @@ eir_status decomp_lift_detach(dc *c);
 
 eir_status decomp_einsum(dc *c);
 eir_status decomp_rms_norm(dc *c);
-eir_status decomp_mse_loss(dc *c);
+eir_status decomp_pointwise_loss(dc *c);
 eir_status decomp_broadcast_tensors(dc *c);
 eir_status decomp_msort(dc *c);
 

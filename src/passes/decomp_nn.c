@@ -985,9 +985,25 @@ eir_status decomp_rms_norm(dc *c) {
     return finish(c, out, mul);
 }
 
-/* mse_loss(a, b, reduction) -> pow(sub(a, b), 2), then mean / sum over all
- * dimensions (reduction 1 / 2) */
-eir_status decomp_mse_loss(dc *c) {
+/* a pointwise op of x and a float scalar, as torch's Python decompositions
+ * write it (aten.mul.Tensor(x, 0.5) and the like), of x's metadata */
+static eir_status emit_scalar_op(dc *c, const char *target, uint32_t x, double f, eir_dtype dt, const char *hint,
+                                 uint32_t *res) {
+    tm t;
+    dc_tm_pointwise(&t, meta_of(c, x));
+    t.m.dtype = dt;
+    eir_named_arg bi[2] = {pos_arg("self", a_tensor(x)), pos_arg("other", a_float(f))};
+    return dc_emit(c, target, 2, bi, &t.m, hint, res);
+}
+
+/* The elementwise losses, as torch's decompositions of them trace:
+ *   mse_loss       pow(sub(a, b), 2)
+ *   l1_loss        abs(sub(a, b))
+ *   huber_loss     d = abs(sub(a, b)); where(d < delta, d * 0.5 * d, (d - 0.5 delta) * delta)
+ *   smooth_l1_loss d = abs(sub(a, b)); where(d < beta, d^2 * 0.5 / beta, d - 0.5 beta)
+ *                  (beta 0: d)
+ * then mean / sum over all dimensions (reduction 1 / 2). */
+eir_status decomp_pointwise_loss(dc *c) {
     uint32_t a, out, b = dc_tensor_of(c, "target");
     eir_status st = dc_need_io(c, "self", &a, &out);
     if (st) return st;
@@ -1001,18 +1017,45 @@ eir_status decomp_mse_loss(dc *c) {
     const eir_arg *ra = dc_arg_named(c, "reduction");
     if (!is_none(ra) && (!int_of(ra, &red) || red < 0 || red > 2))
         return dc_refuse(c, "argument 'reduction': expected 0, 1 or 2");
+    bool mse = strstr(c->op, "mse_loss"), huber = strstr(c->op, "huber_loss"), smooth = strstr(c->op, "smooth_l1");
+    double k = 1.0;
+    if ((huber && !dc_float_arg(c, "delta", 1.0, &k)) || (smooth && !dc_float_arg(c, "beta", 1.0, &k)))
+        return dc_refuse(c, "argument '%s': expected a float", huber ? "delta" : "beta");
     if (c->dry) return EIR_OK;
-    uint32_t d, p, res;
+    uint32_t d, v, res;
     if ((st = emit_binary(c, "sub.Tensor", a, b, "sub", &d))) return st;
-    if ((st = emit_unary(c, "pow.Tensor_Scalar", d, "exponent", a_int(2), "pow", &p))) return st;
-    if (red == 0) return finish(c, out, p);
+    if (mse) {
+        if ((st = emit_unary(c, "pow.Tensor_Scalar", d, "exponent", a_int(2), "pow", &v))) return st;
+    } else if ((st = emit_unary(c, "abs.default", d, NULL, a_none(), "abs", &v)))
+        return st;
+    if (huber || (smooth && k != 0.0)) {
+        uint32_t lt, x, y, z, w;
+        if ((st = emit_scalar_op(c, "lt.Scalar", v, k, EIR_BOOL, "lt", &lt))) return st;
+        if (huber) {
+            if ((st = emit_scalar_op(c, "mul.Tensor", v, 0.5, am->dtype, "mul", &x))) return st;
+            if ((st = emit_binary(c, "mul.Tensor", x, v, "mul", &x))) return st;
+            if ((st = emit_scalar_op(c, "sub.Tensor", v, 0.5 * k, am->dtype, "sub", &y))) return st;
+            if ((st = emit_scalar_op(c, "mul.Tensor", y, k, am->dtype, "mul", &y))) return st;
+        } else {
+            if ((st = emit_unary(c, "pow.Tensor_Scalar", v, "exponent", a_int(2), "pow", &z))) return st;
+            if ((st = emit_scalar_op(c, "mul.Tensor", z, 0.5, am->dtype, "mul", &w))) return st;
+            if ((st = emit_scalar_op(c, "div.Tensor", w, k, am->dtype, "div", &x))) return st;
+            if ((st = emit_scalar_op(c, "sub.Tensor", v, 0.5 * k, am->dtype, "sub", &y))) return st;
+        }
+        tm t;
+        dc_tm_pointwise(&t, meta_of(c, v));
+        eir_named_arg wi[3] = {pos_arg("condition", a_tensor(lt)), pos_arg("self", a_tensor(x)),
+                               pos_arg("other", a_tensor(y))};
+        if ((st = dc_emit(c, "where.self", 3, wi, &t.m, "where", &v))) return st;
+    }
+    if (red == 0) return finish(c, out, v);
     tm s;
     dc_tm_new(&s, am, am->dtype, NULL, 0);
     if (red == 1) {
-        eir_named_arg mi[1] = {pos_arg("self", a_tensor(p))};
+        eir_named_arg mi[1] = {pos_arg("self", a_tensor(v))};
         st = dc_emit(c, "mean.default", 1, mi, &s.m, "mean", &res);
     } else {
-        eir_named_arg si_[2] = {pos_arg("self", a_tensor(p)), pos_arg("dim", dc_a_ints(c, NULL, 0))};
+        eir_named_arg si_[2] = {pos_arg("self", a_tensor(v)), pos_arg("dim", dc_a_ints(c, NULL, 0))};
         st = dc_emit(c, "sum.dim_IntList", 2, si_, &s.m, "sum", &res);
     }
     if (st) return st;
