@@ -583,6 +583,108 @@ eir_status decomp_group_norm(dc *c) {
  * dimension an index built from arange (torch's
  * _reflection_or_replication_pad: reflect as m-1 - |m-1 - |i||, replicate as
  * clamp(i, 0, m-1)) and index.Tensor; 'circular' is refused */
+/* slice.Tensor(x, dim, start, end): a view */
+static eir_status emit_slice(dc *c, uint32_t x, uint32_t dim, int64_t start, int64_t end, uint32_t *res) {
+    const eir_tensor_meta *xm = meta_of(c, x);
+    tm t;
+    dc_tm_from(&t, xm);
+    t.sz[dim] = si(end - start);
+    t.m.storage_offset = si(xm->storage_offset.value + start * xm->strides[dim].value);
+    eir_named_arg si_[4] = {pos_arg("self", a_tensor(x)), pos_arg("dim", a_int(dim)), pos_arg("start", a_int(start)),
+                            pos_arg("end", a_int(end))};
+    return dc_emit(c, "slice.Tensor", 4, si_, &t.m, "slice", res);
+}
+
+/* copy.default(dst, src): a new tensor of dst's sizes and strides (torch's
+ * meta keeps them, gaps included) */
+static eir_status emit_copy(dc *c, uint32_t dst, uint32_t src, uint32_t *res) {
+    tm t;
+    dc_tm_from(&t, meta_of(c, dst));
+    t.m.storage_offset = si(0);
+    eir_named_arg ci[2] = {pos_arg("self", a_tensor(dst)), pos_arg("src", a_tensor(src))};
+    return dc_emit(c, "copy.default", 2, ci, &t.m, "copy", res);
+}
+
+static eir_status emit_slice_scatter(dc *c, uint32_t x, uint32_t src, uint32_t dim, int64_t start, int64_t end,
+                                     uint32_t *res) {
+    tm t;
+    dc_tm_from(&t, meta_of(c, x));
+    t.m.storage_offset = si(0);
+    eir_named_arg si_[5] = {pos_arg("self", a_tensor(x)), pos_arg("src", a_tensor(src)), pos_arg("dim", a_int(dim)),
+                            pos_arg("start", a_int(start)), pos_arg("end", a_int(end))};
+    return dc_emit(c, "slice_scatter.default", 5, si_, &t.m, "slice_scatter", res);
+}
+
+/* pad(x, pad, 'circular'), as torch's _pad_circular traces once
+ * functionalized: an empty result, the input copied into its middle (slices
+ * of both, copy, slice_scatter back through the chain of slices), then per
+ * padded dimension (last first) the left and the right wrap copied from the
+ * result itself (slice, slice, copy, slice_scatter) */
+static eir_status pad_circular(dc *c, uint32_t x, uint32_t out, const int64_t *pad, uint32_t np) {
+    const eir_tensor_meta *xm = meta_of(c, x);
+    uint32_t nd = np / 2;
+    if (!nd || nd > xm->rank) return dc_refuse(c, "circular padding of %u dimensions of a tensor of rank %u", nd, xm->rank);
+    if (!dc_meta_concrete_sizes(xm)) return dc_refuse(c, "symbolic sizes of input %s", c->g->values[x].name);
+    uint32_t nn = xm->rank - nd;
+    int64_t osz[MAXR];
+    for (uint32_t d = 0; d < xm->rank; d++) osz[d] = xm->sizes[d].value;
+    for (uint32_t i = 0; i < nd; i++) {
+        int64_t l = pad[2 * (nd - i - 1)], r = pad[2 * (nd - i - 1) + 1], m = xm->sizes[nn + i].value;
+        if (l > m || r > m)
+            return dc_refuse(c, "circular padding (%lld, %lld) of a dimension of size %lld (at most the size)",
+                             (long long)l, (long long)r, (long long)m);
+        osz[nn + i] = m + l + r;
+        if (osz[nn + i] < 0) return dc_refuse(c, "circular padding to a negative size");
+    }
+    if (c->dry) return EIR_OK;
+    eir_status st;
+    tm em;
+    dc_tm_new(&em, xm, xm->dtype, osz, xm->rank);
+    eir_named_arg ei[5] = {pos_arg("size", dc_a_ints(c, osz, xm->rank)), kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, xm->dtype)),
+                           kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)), kw_arg("device", dc_a_device(xm)),
+                           kw_arg("pin_memory", a_bool(false))};
+    uint32_t base, os_ = 0, is = x, cp;
+    if ((st = dc_emit(c, "empty.memory_format", 5, ei, &em.m, "empty", &base))) return st;
+    /* the middle: a chain of slices of the result and of the input */
+    uint32_t dims[MAXR];
+    int64_t st_[MAXR], en[MAXR];
+    os_ = base;
+    for (uint32_t i = 0; i < nd; i++) {
+        uint32_t dim = nd - i + nn - 1;
+        int64_t l = pad[2 * i], r = pad[2 * i + 1];
+        dims[i] = dim;
+        st_[i] = l > 0 ? l : 0;
+        en[i] = osz[dim] - (r > 0 ? r : 0);
+        if ((st = emit_slice(c, os_, dim, st_[i], en[i], &os_))) return st;
+        if ((st = emit_slice(c, is, dim, l < 0 ? -l : 0, xm->sizes[dim].value - (r < 0 ? -r : 0), &is))) return st;
+    }
+    if ((st = emit_copy(c, os_, is, &cp))) return st;
+    /* written back: the chain taken again from the result, then scattered outward */
+    uint32_t views[MAXR + 1];
+    views[0] = base;
+    for (uint32_t i = 0; i + 1 < nd; i++)
+        if ((st = emit_slice(c, views[i], dims[i], st_[i], en[i], &views[i + 1]))) return st;
+    uint32_t cur = cp;
+    for (uint32_t i = nd; i-- > 0;)
+        if ((st = emit_slice_scatter(c, views[i], cur, dims[i], st_[i], en[i], &cur))) return st;
+    /* the wraps */
+    for (uint32_t i = 0; i < nd; i++) {
+        uint32_t dim = nd - i + nn - 1, a, b;
+        int64_t l = pad[2 * i], r = pad[2 * i + 1], n = osz[dim], rp = r > 0 ? r : 0, lp = l > 0 ? l : 0;
+        if (l > 0) {
+            if ((st = emit_slice(c, cur, dim, 0, l, &a)) || (st = emit_slice(c, cur, dim, n - l - rp, n - rp, &b)) ||
+                (st = emit_copy(c, a, b, &cp)) || (st = emit_slice_scatter(c, cur, cp, dim, 0, l, &cur)))
+                return st;
+        }
+        if (r > 0) {
+            if ((st = emit_slice(c, cur, dim, n - r, n, &a)) || (st = emit_slice(c, cur, dim, lp, lp + r, &b)) ||
+                (st = emit_copy(c, a, b, &cp)) || (st = emit_slice_scatter(c, cur, cp, dim, n - r, n, &cur)))
+                return st;
+        }
+    }
+    return finish(c, out, cur);
+}
+
 eir_status decomp_pad(dc *c) {
     uint32_t x, out;
     eir_status st = dc_need_io(c, "self", &x, &out);
@@ -603,9 +705,11 @@ eir_status decomp_pad(dc *c) {
         if ((st = dc_emit(c, "constant_pad_nd.default", 3, ci, om, "constant_pad_nd", &res))) return st;
         return finish(c, out, res);
     }
+    if (!strcmp(mode, "circular")) return pad_circular(c, x, out, pad, np);
     bool reflect = !strcmp(mode, "reflect");
     if (!reflect && strcmp(mode, "replicate"))
-        return dc_refuse(c, "pad mode '%s' (only 'constant', 'reflect' and 'replicate' are decomposed)", mode);
+        return dc_refuse(c, "pad mode '%s' (only 'constant', 'reflect', 'replicate' and 'circular' are decomposed)",
+                         mode);
     uint32_t k = np / 2;
     if (!k || xm->rank < k + 1 || xm->rank > k + 2)
         return dc_refuse(c, "%s padding of %u dimensions of a tensor of rank %u", mode, k, xm->rank);
