@@ -2,7 +2,7 @@
 own ep.run_decompositions(): einsum (torch's C++ einsum: per-operand
 diagonal / unsqueeze / permute, pairwise sumproduct_pair with bmm), rms_norm,
 the elementwise losses (mse, l1, huber, smooth_l1) with broadcast_tensors,
-msort and resize_.
+msort, resize_ and circular pad (torch's _pad_circular, functionalized).
 
 Each program is exported by torch (strict=False, and strict=True where torch
 can), converted by `eir convert --to core`, and must pass to_core_check.check
@@ -71,6 +71,13 @@ def loss_args():
     return (r(2, 3, 4), r(2, 3, 4), r(4, 1), r(3), r(5), r(3, 4))
 
 
+class CircularPads(torch.nn.Module):
+    def forward(self, a, b, c):
+        return (F.pad(a, (1, 2), mode="circular"), F.pad(b, (1, 2, 2, 1), mode="circular"),
+                F.pad(c, (1, 1, 0, 0, 2, 0), mode="circular"), F.pad(a, (-1, 2), mode="circular"),
+                F.pad(a.transpose(1, 2), (2, 1), mode="circular"))
+
+
 class Resizes(torch.nn.Module):
     def forward(self, a, b):
         return a.clone().resize_(25, 5), (b + 1).resize_(2, 3) * 2, b.clone().resize_(1, 1, 1)
@@ -106,13 +113,22 @@ def test_einsum(eir, tmp_path, strict):
     convert_like_torch(eir, tmp_path, Einsums(eqs), args, strict)
 
 
-@pytest.mark.parametrize("strict", [False, True], ids=["nonstrict", "strict"])
+# the strict exports of these run under -m slow (the quick suite keeps einsum's)
+STRICT_SLOW = [False, pytest.param(True, marks=pytest.mark.slow)]
+
+
+@pytest.mark.parametrize("strict", STRICT_SLOW, ids=["nonstrict", "strict"])
 def test_norm_losses_broadcast_msort(eir, tmp_path, strict):
     # sort's unused indices output stays in eir's graph: compare without it
     dst = convert_like_torch(eir, tmp_path, Losses(), loss_args(), strict, same_nodes=False)
     got = [s for s in node_seq(torch.export.load(str(dst))) if s != ("<built-in function getitem>", "[1]", "[]")]
     ep = torch.export.export(Losses(), loss_args(), strict=strict)
     assert got == node_seq(ep.run_decompositions())
+
+
+@pytest.mark.parametrize("strict", STRICT_SLOW, ids=["nonstrict", "strict"])
+def test_pad_circular(eir, tmp_path, strict):
+    convert_like_torch(eir, tmp_path, CircularPads(), (r(2, 3, 5), r(2, 3, 5, 6), r(1, 2, 3, 4, 5)), strict)
 
 
 def test_resize(eir, tmp_path):
