@@ -584,9 +584,9 @@ def main(argv=None):
             shutil.rmtree(workdir, ignore_errors=True)
         secs = time.time() - t0
     if "to-core" in modes:
-        text = to_core_table(results, secs, dtypes, a.note)
+        text = keep_timing_block(a.to_core_doc, to_core_table(results, secs, dtypes, a.note))
         with open(a.to_core_doc, "w") as f:
-            f.write(keep_timing_block(a.to_core_doc, text))
+            f.write(text)
     if "roundtrip" in modes:
         with open(a.roundtrip_doc, "w") as f:
             f.write(roundtrip_table(results, secs, dtypes))
