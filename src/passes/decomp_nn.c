@@ -151,8 +151,16 @@ eir_status decomp_conv(dc *c) {
     bool transposed = strstr(c->op, "conv_transpose") != NULL;
     uint32_t k = meta_of(c, w)->rank >= 3 ? meta_of(c, w)->rank - 2 : 0;
     if (!k || k > 3) return dc_refuse(c, "weight of rank %u", meta_of(c, w)->rank);
-    if (meta_of(c, x)->rank != k + 2)
-        return dc_refuse(c, "unbatched input (rank %u; only rank %u is decomposed)", meta_of(c, x)->rank, k + 2);
+    /* an unbatched input: unsqueeze(0), convolution, squeeze.dims([0]) */
+    bool unbatched = meta_of(c, x)->rank == k + 1;
+    if (meta_of(c, x)->rank != k + 2 && !unbatched)
+        return dc_refuse(c, "input of rank %u (%u or %u expected)", meta_of(c, x)->rank, k + 1, k + 2);
+    if (unbatched) {
+        const eir_tensor_meta *xm = meta_of(c, x), *om = meta_of(c, out);
+        if (!dc_meta_concrete_sizes(xm) || !dc_meta_concrete_sizes(om) || xm->strides[0].is_expr ||
+            om->strides[0].is_expr)
+            return dc_refuse(c, "an unbatched input of symbolic size");
+    }
     int64_t stride[3] = {1, 1, 1}, pad[3] = {0, 0, 0}, dil[3] = {1, 1, 1}, opad[3] = {0, 0, 0}, groups = 1;
     int64_t tmp[3];
     uint32_t n;
@@ -184,6 +192,26 @@ eir_status decomp_conv(dc *c) {
             return dc_refuse(c, "argument 'padding': unknown string '%s'", pa->u.s);
     }
     if (c->dry) return EIR_OK;
+    tm um, cm;
+    const eir_tensor_meta *cmp = meta_of(c, out);
+    if (unbatched) {
+        /* a leading dimension of size 1 on the input and on the result */
+        const eir_tensor_meta *ms[2] = {meta_of(c, x), meta_of(c, out)};
+        tm *ts[2] = {&um, &cm};
+        for (uint32_t j = 0; j < 2; j++) {
+            dc_tm_from(ts[j], ms[j]);
+            for (uint32_t i = ms[j]->rank; i > 0; i--) {
+                ts[j]->sz[i] = ms[j]->sizes[i - 1];
+                ts[j]->st[i] = ms[j]->strides[i - 1];
+            }
+            ts[j]->sz[0] = si(1);
+            ts[j]->st[0] = si(ms[j]->sizes[0].value * ms[j]->strides[0].value);
+            ts[j]->m.rank = ms[j]->rank + 1;
+        }
+        eir_named_arg ui[2] = {pos_arg("self", a_tensor(x)), pos_arg("dim", a_int(0))};
+        if ((st = dc_emit(c, "unsqueeze.default", 2, ui, &um.m, "unsqueeze", &x))) return st;
+        cmp = &cm.m;
+    }
     eir_named_arg ci[9] = {
         pos_arg("input", a_tensor(x)),          pos_arg("weight", a_tensor(w)),
         pos_arg("bias", a_opt_tensor(b)),       pos_arg("stride", dc_a_ints(c, stride, k)),
@@ -191,8 +219,13 @@ eir_status decomp_conv(dc *c) {
         pos_arg("transposed", a_bool(transposed)), pos_arg("output_padding", dc_a_ints(c, opad, k)),
         pos_arg("groups", a_int(groups))};
     uint32_t res;
-    st = dc_emit(c, "convolution.default", 9, ci, meta_of(c, out), "convolution", &res);
+    st = dc_emit(c, "convolution.default", 9, ci, cmp, "convolution", &res);
     if (st) return st;
+    if (unbatched) {
+        int64_t zero = 0;
+        eir_named_arg si_[2] = {pos_arg("self", a_tensor(res)), pos_arg("dim", dc_a_ints(c, &zero, 1))};
+        if ((st = dc_emit(c, "squeeze.dims", 2, si_, meta_of(c, out), "squeeze", &res))) return st;
+    }
     return finish(c, out, res);
 }
 
