@@ -2,7 +2,7 @@
 own ep.run_decompositions(): einsum (torch's C++ einsum: per-operand
 diagonal / unsqueeze / permute, pairwise sumproduct_pair with bmm), rms_norm,
 the elementwise losses (mse, l1, huber, smooth_l1) with broadcast_tensors,
-msort, resize_ and circular pad (torch's _pad_circular, functionalized).
+msort, resize_, unbatched convolutions and circular pad (torch's _pad_circular, functionalized).
 
 Each program is exported by torch (strict=False, and strict=True where torch
 can), converted by `eir convert --to core`, and must pass to_core_check.check
@@ -78,6 +78,12 @@ class CircularPads(torch.nn.Module):
                 F.pad(a.transpose(1, 2), (2, 1), mode="circular"))
 
 
+class UnbatchedConvs(torch.nn.Module):
+    def forward(self, a, w1, b, w2, c, w3):
+        return (F.conv1d(a, w1, padding=1), F.conv2d(b, w2, stride=2), F.conv_transpose1d(a, w1.transpose(0, 1)),
+                F.conv_transpose2d(b, w2.transpose(0, 1), stride=2, output_padding=1), F.conv3d(c, w3, padding="same"))
+
+
 class Resizes(torch.nn.Module):
     def forward(self, a, b):
         return a.clone().resize_(25, 5), (b + 1).resize_(2, 3) * 2, b.clone().resize_(1, 1, 1)
@@ -129,6 +135,11 @@ def test_norm_losses_broadcast_msort(eir, tmp_path, strict):
 @pytest.mark.parametrize("strict", STRICT_SLOW, ids=["nonstrict", "strict"])
 def test_pad_circular(eir, tmp_path, strict):
     convert_like_torch(eir, tmp_path, CircularPads(), (r(2, 3, 5), r(2, 3, 5, 6), r(1, 2, 3, 4, 5)), strict)
+
+
+def test_unbatched_conv(eir, tmp_path):
+    convert_like_torch(eir, tmp_path, UnbatchedConvs(),
+                       (r(3, 7), r(4, 3, 3), r(3, 7, 6), r(4, 3, 3, 3), r(2, 4, 5, 6), r(3, 2, 3, 3, 3)), False)
 
 
 def test_resize(eir, tmp_path):
