@@ -210,6 +210,72 @@ eir_status decomp_activation(dc *c) {
 
 /* matmul: 2-d @ 2-d -> mm; n-d @ 2-d -> view + mm + view; batched -> expand +
  * view + bmm + view (all concrete sizes) */
+/* matmul with a vector, torch's way: 1-d @ 1-d and 2-d @ 1-d: mul (broadcast)
+ * + sum.dim_IntList over the last dimension; n-d @ 1-d: the matrix folded
+ * to rows first (view, or clone + view) and the result viewed back; 1-d @
+ * n-d: the same on the other operand's last two dimensions swapped
+ * (permute). Concrete sizes only. */
+static eir_status matmul_vec(dc *c, uint32_t a, uint32_t b, uint32_t out) {
+    const eir_tensor_meta *am = meta_of(c, a), *bm = meta_of(c, b);
+    if (!dc_meta_concrete_sizes(am) || !dc_meta_concrete_sizes(bm) || !dc_meta_concrete_sizes(meta_of(c, out)))
+        return dc_refuse(c, "a matrix-vector product of symbolic size");
+    for (uint32_t i = 0; i < am->rank; i++)
+        if (am->strides[i].is_expr) return dc_refuse(c, "symbolic strides of operand %s", c->g->values[a].name);
+    for (uint32_t i = 0; i < bm->rank; i++)
+        if (bm->strides[i].is_expr) return dc_refuse(c, "symbolic strides of operand %s", c->g->values[b].name);
+    if (am->rank == 1 && bm->rank == 2) return dc_refuse(c, "internal: 1-d @ 2-d has its own path");
+    /* torch folds the n-d operand (n > 2) into rows only when its leading
+     * strides nest (its should_fold); otherwise it broadcasts through bmm */
+    const eir_tensor_meta *nm = am->rank >= bm->rank ? am : bm;
+    bool empty = false, nest = true;
+    for (uint32_t i = 0; i < nm->rank; i++) empty = empty || nm->sizes[i].value == 0;
+    for (uint32_t i = 0; i + 2 < nm->rank; i++)
+        nest = nest && nm->strides[i].value == nm->strides[i + 1].value * nm->sizes[i + 1].value;
+    if (nm->rank > 2 && !empty && !nest)
+        return dc_refuse(c, "a matrix-vector product whose %u-d operand no view folds into rows (torch broadcasts it "
+                            "through bmm: not decomposed)", nm->rank);
+    if (c->dry) return EIR_OK;
+    eir_status st;
+    /* m: the matrix side (or a itself for 1-d @ 1-d), v: the vector */
+    uint32_t m = am->rank == 1 && bm->rank > 1 ? b : a, v = m == a ? b : a;
+    const eir_tensor_meta *mm = meta_of(c, m);
+    bool first_vec = m == b;
+    uint32_t r = mm->rank;
+    if (first_vec) {
+        /* b.mT: the last two dimensions swapped */
+        int64_t perm[MAXR];
+        for (uint32_t i = 0; i < r; i++) perm[i] = i;
+        perm[r - 2] = r - 1;
+        perm[r - 1] = r - 2;
+        tm t;
+        dc_tm_permute(&t, mm, perm);
+        if ((st = dc_emit_permute(c, m, perm, r, &t.m, &m))) return st;
+        mm = meta_of(c, m);
+    }
+    if (r > 2) {
+        int64_t rows = 1, sz[2];
+        for (uint32_t i = 0; i + 1 < r; i++) rows *= mm->sizes[i].value;
+        sz[0] = rows;
+        sz[1] = mm->sizes[r - 1].value;
+        tm t;
+        dc_tm_new(&t, mm, mm->dtype, sz, 2);
+        if ((st = dc_emit_reshape(c, m, &t.m, "view", &m))) return st;
+    }
+    tm pm;
+    uint32_t prod, sum, res;
+    dc_tm_binary(&pm, meta_of(c, m), meta_of(c, v));
+    eir_named_arg mi[2] = {pos_arg("self", a_tensor(m)), pos_arg("other", a_tensor(v))};
+    if ((st = dc_emit(c, "mul.Tensor", 2, mi, &pm.m, "mul", &prod))) return st;
+    int64_t last = pm.m.rank - 1, ssz[1] = {pm.m.rank == 2 ? pm.sz[0].value : 0};
+    tm sm;
+    dc_tm_new(&sm, &pm.m, pm.m.dtype, ssz, pm.m.rank - 1);
+    eir_named_arg si_[2] = {pos_arg("self", a_tensor(prod)), pos_arg("dim", dc_a_ints(c, &last, pm.m.rank == 2))};
+    if ((st = dc_emit(c, "sum.dim_IntList", 2, si_, &sm.m, "sum", &sum))) return st;
+    if (r <= 2) return finish(c, out, sum);
+    if ((st = dc_emit_reshape(c, sum, meta_of(c, out), "view", &res))) return st;
+    return finish(c, out, res);
+}
+
 eir_status decomp_matmul(dc *c) {
     uint32_t a, out;
     eir_status st = dc_need_io(c, "self", &a, &out);
@@ -244,6 +310,7 @@ eir_status decomp_matmul(dc *c) {
         if ((st = dc_emit(c, "squeeze.dims", 2, si_, om, "squeeze", &res))) return st;
         return finish(c, out, res);
     }
+    if ((bm->rank == 1 || am->rank == 1) && am->rank <= MAXR && bm->rank <= MAXR) return matmul_vec(c, a, b, out);
     if (am->rank < 2 || bm->rank < 2 || bm->rank > MAXR)
         return dc_refuse(c, "operands of rank %u and %u (only rank >= 2 both, and 1-d @ 2-d, are decomposed)", am->rank,
                       bm->rank);
