@@ -2,7 +2,7 @@
 own ep.run_decompositions(): einsum (torch's C++ einsum: per-operand
 diagonal / unsqueeze / permute, pairwise sumproduct_pair with bmm), rms_norm,
 the elementwise losses (mse, l1, huber, smooth_l1) with broadcast_tensors,
-msort, resize_, unbatched convolutions and circular pad (torch's _pad_circular, functionalized).
+msort, resize_, unbatched convolutions, matmul with a vector and circular pad (torch's _pad_circular, functionalized).
 
 Each program is exported by torch (strict=False, and strict=True where torch
 can), converted by `eir convert --to core`, and must pass to_core_check.check
@@ -84,6 +84,12 @@ class UnbatchedConvs(torch.nn.Module):
                 F.conv_transpose2d(b, w2.transpose(0, 1), stride=2, output_padding=1), F.conv3d(c, w3, padding="same"))
 
 
+class MatVecs(torch.nn.Module):
+    def forward(self, v, w, m2, m3, m4):
+        return (torch.matmul(v, v), torch.matmul(m2, v), torch.matmul(m3, v), torch.matmul(w, m3),
+                torch.matmul(w, m4), torch.matmul(m4, v))
+
+
 class Resizes(torch.nn.Module):
     def forward(self, a, b):
         return a.clone().resize_(25, 5), (b + 1).resize_(2, 3) * 2, b.clone().resize_(1, 1, 1)
@@ -142,6 +148,10 @@ def test_unbatched_conv(eir, tmp_path):
                        (r(3, 7), r(4, 3, 3), r(3, 7, 6), r(4, 3, 3, 3), r(2, 4, 5, 6), r(3, 2, 3, 3, 3)), False)
 
 
+def test_matmul_vector(eir, tmp_path):
+    convert_like_torch(eir, tmp_path, MatVecs(), (r(4), r(3), r(3, 4), r(2, 3, 4), r(2, 5, 3, 4)), False)
+
+
 def test_resize(eir, tmp_path):
     # torch's strict export (dynamo) does not trace resize_
     dst = convert_like_torch(eir, tmp_path, Resizes(), (r(5, 5, 5), r(3, 2)), False)
@@ -170,6 +180,13 @@ def test_refusals(eir, tmp_path):
     class Grow(torch.nn.Module):
         def forward(self, a):
             return a.clone().resize_(4, 5)
+
+    class MvBmm(torch.nn.Module):
+        def forward(self, a, v):
+            return torch.matmul(a.transpose(1, 2), v)
+
+    err = refused(eir, tmp_path, MvBmm(), (r(2, 4, 5, 3), r(3)))
+    assert "(aten.matmul.default): cannot decompose: a matrix-vector product whose 4-d operand no view folds" in err
 
     err = refused(eir, tmp_path, Grow(), (r(3, 2),))
     assert "(aten.resize_.default): cannot decompose: resize_ to 20 elements of a contiguous tensor of 6" in err

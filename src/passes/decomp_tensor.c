@@ -237,9 +237,9 @@ static eir_status matmul_vec(dc *c, uint32_t a, uint32_t b, uint32_t out) {
     if (c->dry) return EIR_OK;
     eir_status st;
     /* m: the matrix side (or a itself for 1-d @ 1-d), v: the vector */
-    uint32_t m = am->rank == 1 && bm->rank > 1 ? b : a, v = m == a ? b : a;
+    bool first_vec = am->rank == 1 && bm->rank > 1;
+    uint32_t m = first_vec ? b : a, v = first_vec ? a : b;
     const eir_tensor_meta *mm = meta_of(c, m);
-    bool first_vec = m == b;
     uint32_t r = mm->rank;
     if (first_vec) {
         /* b.mT: the last two dimensions swapped */
