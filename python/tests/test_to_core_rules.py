@@ -87,7 +87,7 @@ class UnbatchedConvs(torch.nn.Module):
 class MatVecs(torch.nn.Module):
     def forward(self, v, w, m2, m3, m4):
         return (torch.matmul(v, v), torch.matmul(m2, v), torch.matmul(m3, v), torch.matmul(w, m3),
-                torch.matmul(w, m4), torch.matmul(m4, v))
+                torch.matmul(w, m4), torch.matmul(m4, v), m3.mT, m2.mT * 2)
 
 
 class Resizes(torch.nn.Module):
@@ -148,7 +148,7 @@ def test_unbatched_conv(eir, tmp_path):
                        (r(3, 7), r(4, 3, 3), r(3, 7, 6), r(4, 3, 3, 3), r(2, 4, 5, 6), r(3, 2, 3, 3, 3)), False)
 
 
-def test_matmul_vector(eir, tmp_path):
+def test_matmul_vector_mT(eir, tmp_path):
     convert_like_torch(eir, tmp_path, MatVecs(), (r(4), r(3), r(3, 4), r(2, 3, 4), r(2, 5, 3, 4)), False)
 
 

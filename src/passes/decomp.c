@@ -300,6 +300,7 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.smooth_l1_loss.default", decomp_pointwise_loss},
     {"aten.broadcast_tensors.default", decomp_broadcast_tensors},
     {"aten.msort.default", decomp_msort},
+    {"aten.mT.default", decomp_mT},
 };
 
 static const char *const CIA[] = {

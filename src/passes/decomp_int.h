@@ -240,5 +240,6 @@ eir_status decomp_rms_norm(dc *c);
 eir_status decomp_pointwise_loss(dc *c);
 eir_status decomp_broadcast_tensors(dc *c);
 eir_status decomp_msort(dc *c);
+eir_status decomp_mT(dc *c);
 
 #endif

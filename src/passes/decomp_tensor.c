@@ -678,3 +678,20 @@ eir_status decomp_msort(dc *c) {
     if ((st = dc_emit_n(c, "sort.default", 2, si_, 2, ms, NULL, false, vals))) return st;
     return finish(c, out, vals[0]);
 }
+
+/* mT -> permute with the last two dimensions swapped */
+eir_status decomp_mT(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    uint32_t r = meta_of(c, x)->rank;
+    if (r < 2) return dc_refuse(c, "an input of rank %u (at least 2 expected)", r);
+    if (c->dry) return EIR_OK;
+    int64_t perm[MAXR];
+    for (uint32_t i = 0; i < r; i++) perm[i] = i;
+    perm[r - 2] = r - 1;
+    perm[r - 1] = r - 2;
+    uint32_t res;
+    if ((st = dc_emit_permute(c, x, perm, r, meta_of(c, out), &res))) return st;
+    return finish(c, out, res);
+}
