@@ -312,7 +312,7 @@ eir_status decomp_matmul(dc *c) {
     }
     if ((bm->rank == 1 || am->rank == 1) && am->rank <= MAXR && bm->rank <= MAXR) return matmul_vec(c, a, b, out);
     if (am->rank < 2 || bm->rank < 2 || bm->rank > MAXR)
-        return dc_refuse(c, "operands of rank %u and %u (only rank >= 2 both, and 1-d @ 2-d, are decomposed)", am->rank,
+        return dc_refuse(c, "operands of rank %u and %u (ranks 1 and above are decomposed)", am->rank,
                       bm->rank);
     if (am->rank == 2 && bm->rank == 2) {
         if (c->dry) return EIR_OK;
