@@ -2,7 +2,7 @@
 own ep.run_decompositions(): einsum (torch's C++ einsum: per-operand
 diagonal / unsqueeze / permute, pairwise sumproduct_pair with bmm), rms_norm,
 the elementwise losses (mse, l1, huber, smooth_l1) with broadcast_tensors,
-msort, resize_, unbatched convolutions, matmul with a vector and circular pad (torch's _pad_circular, functionalized).
+msort, resize_, unbatched convolutions, matmul with a vector, adaptive_avg_pool1d and circular pad (torch's _pad_circular, functionalized).
 
 Each program is exported by torch (strict=False, and strict=True where torch
 can), converted by `eir convert --to core`, and must pass to_core_check.check
@@ -90,6 +90,11 @@ class MatVecs(torch.nn.Module):
                 torch.matmul(w, m4), torch.matmul(m4, v), m3.mT, m2.mT * 2)
 
 
+class Pools1d(torch.nn.Module):
+    def forward(self, a, b):
+        return F.adaptive_avg_pool1d(a, 3), F.adaptive_avg_pool1d(b, 4)
+
+
 class Resizes(torch.nn.Module):
     def forward(self, a, b):
         return a.clone().resize_(25, 5), (b + 1).resize_(2, 3) * 2, b.clone().resize_(1, 1, 1)
@@ -150,6 +155,10 @@ def test_unbatched_conv(eir, tmp_path):
 
 def test_matmul_vector_mT(eir, tmp_path):
     convert_like_torch(eir, tmp_path, MatVecs(), (r(4), r(3), r(3, 4), r(2, 3, 4), r(2, 5, 3, 4)), False)
+
+
+def test_adaptive_avg_pool1d(eir, tmp_path):
+    convert_like_torch(eir, tmp_path, Pools1d(), (r(2, 3, 7), r(3, 9)), False)
 
 
 def test_resize(eir, tmp_path):

@@ -365,9 +365,36 @@ eir_status decomp_adaptive_avg_pool(dc *c) {
     if (!dc_ints_of(dc_arg_named(c, "output_size"), os, 3, &n)) return dc_refuse(c, "argument 'output_size': expected ints");
     bool ones = true;
     for (uint32_t i = 0; i < n; i++) ones = ones && os[i] == 1;
-    if (!ones && n == 1) return dc_refuse(c, "adaptive_avg_pool1d to a size other than 1");
+    const eir_tensor_meta *xm = meta_of(c, x);
+    if (!ones && n == 1 && (xm->rank < 2 || !dc_meta_concrete_sizes(xm) || !dc_meta_contiguous(xm)))
+        return dc_refuse(c, "adaptive_avg_pool1d to a size other than 1 of an input of symbolic size, rank %u or "
+                            "non-contiguous (only contiguous ones of rank 2 or more are decomposed)", xm->rank);
     if (c->dry) return EIR_OK;
     uint32_t res;
+    if (!ones && n == 1) {
+        /* torch: unsqueeze(-2), _adaptive_avg_pool2d to [1, L], squeeze.dims([-2]) */
+        uint32_t r = xm->rank, u, p2;
+        tm um, pm;
+        dc_tm_from(&um, xm);
+        um.sz[r] = xm->sizes[r - 1];
+        um.st[r] = xm->strides[r - 1];
+        um.sz[r - 1] = si(1);
+        um.st[r - 1] = si(xm->sizes[r - 1].value * xm->strides[r - 1].value);
+        um.m.rank = r + 1;
+        eir_named_arg ui[2] = {pos_arg("self", a_tensor(x)), pos_arg("dim", a_int(-2))};
+        if ((st = dc_emit(c, "unsqueeze.default", 2, ui, &um.m, "unsqueeze", &u))) return st;
+        int64_t psz[MAXR + 1], osz2[2] = {1, os[0]};
+        for (uint32_t i = 0; i + 1 < r; i++) psz[i] = xm->sizes[i].value;
+        psz[r - 1] = 1;
+        psz[r] = os[0];
+        dc_tm_new(&pm, xm, xm->dtype, psz, r + 1);
+        eir_named_arg ai[2] = {pos_arg("self", a_tensor(u)), pos_arg("output_size", dc_a_ints(c, osz2, 2))};
+        if ((st = dc_emit(c, "_adaptive_avg_pool2d.default", 2, ai, &pm.m, "_adaptive_avg_pool2d", &p2))) return st;
+        int64_t m2 = -2;
+        eir_named_arg si_[2] = {pos_arg("self", a_tensor(p2)), pos_arg("dim", dc_a_ints(c, &m2, 1))};
+        if ((st = dc_emit(c, "squeeze.dims", 2, si_, meta_of(c, out), "squeeze", &res))) return st;
+        return finish(c, out, res);
+    }
     if (ones) {
         int64_t dims[3] = {-1, -2, -3};
         eir_named_arg mi[3] = {pos_arg("self", a_tensor(x)), pos_arg("dim", dc_a_ints(c, dims, n)), pos_arg("keepdim", a_bool(true))};
