@@ -366,9 +366,14 @@ eir_status decomp_adaptive_avg_pool(dc *c) {
     bool ones = true;
     for (uint32_t i = 0; i < n; i++) ones = ones && os[i] == 1;
     const eir_tensor_meta *xm = meta_of(c, x);
-    if (!ones && n == 1 && (xm->rank < 2 || !dc_meta_concrete_sizes(xm) || !dc_meta_contiguous(xm)))
-        return dc_refuse(c, "adaptive_avg_pool1d to a size other than 1 of an input of symbolic size, rank %u or "
-                            "non-contiguous (only contiguous ones of rank 2 or more are decomposed)", xm->rank);
+    /* the pooled result is contiguous unless torch suggests a channels-last
+     * layout, which only a non-contiguous input of rank 3 or more can have */
+    bool strides_ok = true;
+    for (uint32_t i = 0; i < xm->rank; i++) strides_ok = strides_ok && !xm->strides[i].is_expr;
+    if (!ones && n == 1 &&
+        (xm->rank < 2 || !dc_meta_concrete_sizes(xm) || !strides_ok || (xm->rank > 2 && !dc_meta_contiguous(xm))))
+        return dc_refuse(c, "adaptive_avg_pool1d to a size other than 1 of an input of symbolic size or strides, of "
+                            "rank %u, or non-contiguous of rank 3 or more", xm->rank);
     if (c->dry) return EIR_OK;
     uint32_t res;
     if (!ones && n == 1) {
