@@ -23,6 +23,10 @@ SRC = src/base/base.c src/base/dtype.c src/base/pool.c src/serde/archive.c src/b
       src/passes/fold.c \
       src/passes/to_edge.c \
       src/passes/decomp.c \
+      src/passes/decomp_build.c \
+      src/passes/decomp_nn.c \
+      src/passes/decomp_tensor.c \
+      src/passes/decomp_einsum.c \
       src/passes/backend.c
 HDR = $(wildcard include/*.h src/*/*.h src/ops/*.inc src/ir/*.inc)
 TESTS = $(basename $(wildcard tests/unit/test_*.c))

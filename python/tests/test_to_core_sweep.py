@@ -1,6 +1,6 @@
 """test_to_core_sweep.py — a sample of python/tools/conversion_sweep.py, the
 sweep behind docs/TO-CORE.md and docs/ROUNDTRIP.md: OpInfo programs that
-exercise to-core's rules (pad in its modes, group_norm, repeat_interleave,
+exercise to-core's rules (pad in its modes, circular included, group_norm, repeat_interleave,
 linear of a vector, activations) go through `eir convert --to core` and are
 checked against torch (verify as Core ATen, torch loads, same outputs, no op
 torch's run_decompositions() leaves out), programs eir has no rule for are
@@ -26,10 +26,11 @@ for d in ("python/tools", "python/ops", "python/tests"):
 
 import conversion_sweep as C  # noqa: E402
 
-CONVERTED = ["nn.functional.pad.reflect", "nn.functional.pad.replicate", "nn.functional.group_norm",
-             "repeat_interleave", "nn.functional.linear"]
+CONVERTED = ["nn.functional.pad.reflect", "nn.functional.pad.replicate", "nn.functional.pad.circular",
+             "nn.functional.group_norm", "repeat_interleave", "nn.functional.linear"]
 # (OpInfo, the node and reason eir's refusal names)
-REFUSED = [("nn.functional.pad.circular", "node %pad (aten.pad.default): cannot decompose: pad mode 'circular'")]
+REFUSED = [("nn.functional.pad.replicate_negative",
+            "node %pad (aten.pad.default): cannot decompose: negative replicate padding")]
 
 
 @pytest.mark.parametrize("key", CONVERTED)
@@ -75,8 +76,16 @@ def test_tables(tmp_path):
               "core": {"status": "refused", "why": "node %x (aten.pad.default): cannot decompose: pad mode 'circular'",
                        "rewrote": False}, "rt": {"ok": False, "why": "print(ep) differs at line 3"}},
              {"op": "m.pt2", "dtype": "zoo", "kind": "zoo", "status": "ok", "rt": {"ok": True, "why": ""}}]
-    t = C.to_core_table(cells, 0, ["f32"])
+    t = C.to_core_table(cells, 0, ["f32"], note="Assembled from two logs.")
     assert "**1 converted** (1 of them needed rewriting" in t and "**1 refused**" in t
+    assert "\n\nAssembled from two logs.\n\nSummary: " in t
+    # the Time section of the page being replaced is carried over, after the summary
+    old = tmp_path / "TO-CORE.md"
+    old.write_text("# x\n\nSummary: old\n\n" + C.TIMING_BEGIN + "\n## Time\n\n| t |\n" + C.TIMING_END + "\n\n## Refused\n")
+    kept = C.keep_timing_block(str(old), t)
+    assert kept.index("Summary: 2 cells") < kept.index(C.TIMING_BEGIN + "\n## Time\n\n| t |\n" + C.TIMING_END)
+    assert kept.index(C.TIMING_END) < kept.index("## Refused, by reason")
+    assert C.keep_timing_block(str(tmp_path / "none.md"), t) == t
     assert "| aten.pad.default: pad mode 'circular' | 1 | `b` |" in t
     rt = C.roundtrip_table(cells, 0, ["f32"])
     assert "- opinfo `b` f32: print(ep) differs at line 3" in rt

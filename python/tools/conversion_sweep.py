@@ -382,7 +382,24 @@ def file_cell(path, group, eir, workdir):
 # tables
 # ---------------------------------------------------------------------------
 
-def to_core_table(results, seconds, dtypes):
+TIMING_BEGIN, TIMING_END = "<!-- to-core-timing:begin -->", "<!-- to-core-timing:end -->"
+
+
+def keep_timing_block(path, text):
+    """text with the Time section (python/tools/to_core_timing.py) of the page
+    at path carried over, after the summary."""
+    try:
+        old = open(path).read()
+    except OSError:
+        return text
+    if TIMING_BEGIN not in old or TIMING_END not in old:
+        return text
+    block = old[old.index(TIMING_BEGIN):old.index(TIMING_END) + len(TIMING_END)]
+    i = text.find("\n## ")
+    return text[:i + 1] + block + "\n" + text[i:] if i >= 0 else text + "\n" + block + "\n"
+
+
+def to_core_table(results, seconds, dtypes, note=""):
     import torch
     cells = [r for r in results if r.get("kind") == "opinfo"]
     conv = [r for r in cells if r.get("core")]
@@ -399,8 +416,10 @@ def to_core_table(results, seconds, dtypes):
          "(and inputs it writes) within `python/tests/tolerances.py` (random and uninitialized outputs, and "
          "non-unique ones such as SVD, by shape and dtype), and calls no operator torch's `run_decompositions()` "
          "of the same program leaves out. `refused`: eir refuses, with the program unchanged and nothing "
-         "written (its reason below). `wrong`: one of the checks fails.", "",
-         f"Summary: {len(cells)} cells; {len(conv)} exported and saved by torch; **{len(ok)} converted** "
+         "written (its reason below). `wrong`: one of the checks fails.", ""]
+    if note:
+        L += [note, ""]
+    L += [f"Summary: {len(cells)} cells; {len(conv)} exported and saved by torch; **{len(ok)} converted** "
          f"({len(rewrote)} of them needed rewriting, the others were Core ATen as exported), "
          f"**{len(refused)} refused**, **{len(wrong)} wrong**"
          + (f", {len(err)} where torch's own run_decompositions() fails" if err else "") + "."
@@ -494,6 +513,8 @@ def main(argv=None):
     ap.add_argument("--log", help="append each cell's result to this file (JSON lines)")
     ap.add_argument("--from-log", nargs="*", help="write the tables from these logs instead of sweeping")
     ap.add_argument("--skip", nargs="*", default=[], help="groups to leave out: opinfo core zoo fixtures")
+    ap.add_argument("--note", default="", help="a paragraph for the to-core page, after its introduction "
+                    "(how it was assembled from logs)")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args(argv)
     modes = set()
@@ -563,8 +584,9 @@ def main(argv=None):
             shutil.rmtree(workdir, ignore_errors=True)
         secs = time.time() - t0
     if "to-core" in modes:
+        text = keep_timing_block(a.to_core_doc, to_core_table(results, secs, dtypes, a.note))
         with open(a.to_core_doc, "w") as f:
-            f.write(to_core_table(results, secs, dtypes))
+            f.write(text)
     if "roundtrip" in modes:
         with open(a.roundtrip_doc, "w") as f:
             f.write(roundtrip_table(results, secs, dtypes))

@@ -793,6 +793,7 @@ static void convert_help(void) {
     fputs("  --verify-each           run the verifier (ATen dialect) before the first pass and after\n"
           "                          each; stop at the first pass that leaves a violation\n"
           "  --print-after PASS      print the program (as `eir print --program`) after PASS\n"
+          "  --time                  report on stderr the time of loading, of each pass and of writing\n"
           "  -h, --help              show this help\n",
           stdout);
 }
@@ -862,11 +863,12 @@ static int cmd_convert(int argc, char **argv) {
     const char *in = NULL, *out = NULL, *print_after = NULL;
     const eir_pass *todo[64];
     int ntodo = 0;
-    bool verify_each = false, to_core = false;
+    bool verify_each = false, to_core = false, timed = false;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) { convert_help(); return 0; }
         if (!strcmp(a, "--verify-each")) { verify_each = true; continue; }
+        if (!strcmp(a, "--time")) { timed = true; continue; }
         if (!strcmp(a, "--to")) {
             const char *d = i + 1 < argc ? argv[i + 1] : "";
             if (strcmp(d, "core") && strcmp(d, "edge") && strcmp(d, "backend"))
@@ -918,16 +920,20 @@ static int cmd_convert(int argc, char **argv) {
         return 2;
     }
     eir_program *p;
+    double t0 = now_sec();
     if (load(in, &p)) return 1;
+    if (timed) fprintf(stderr, "time: load %.3f ms\n", (now_sec() - t0) * 1e3);
     eir_dialect dialect = EIR_DIALECT_ATEN;
     if (verify_each && convert_verify(p, "as loaded", dialect)) { eir_program_free(p); return 1; }
     for (int k = 0; k < ntodo; k++) {
         uint32_t changed = 0;
+        t0 = now_sec();
         if (eir_program_run_pass(p, todo[k]->name, &changed) != EIR_OK) {
             fprintf(stderr, "eir: --%s: %s\n", todo[k]->name, eir_errmsg(p));
             eir_program_free(p);
             return 1;
         }
+        if (timed) fprintf(stderr, "time: --%s %.3f ms (%u changed)\n", todo[k]->name, (now_sec() - t0) * 1e3, changed);
         char when[96];
         snprintf(when, sizeof when, "after --%s", todo[k]->name);
         if (!strcmp(todo[k]->name, "to-edge")) dialect = EIR_DIALECT_EDGE;
@@ -946,10 +952,12 @@ static int cmd_convert(int argc, char **argv) {
     }
     if (to_core && convert_core_left(p)) { eir_program_free(p); return 1; }
     int rc = 0;
+    t0 = now_sec();
     if (eir_program_save(p, out) != EIR_OK) {
         fprintf(stderr, "eir: %s\n", eir_errmsg(p));
         rc = 1;
     }
+    if (timed && !rc) fprintf(stderr, "time: save %.3f ms\n", (now_sec() - t0) * 1e3);
     eir_program_free(p);
     return rc;
 }

@@ -1,0 +1,245 @@
+/* decomp_int.h — what the files of the to-core pass share (decomp.c the
+ * driver and table, decomp_build.c the node builders, decomp_nn.c and
+ * decomp_tensor.c the rules): the rewriting context, argument readers and
+ * builders, tensor metadata helpers, and the rules' entry points. Private to
+ * src/passes/decomp*.c. */
+#ifndef EIR_DECOMP_INT_H
+#define EIR_DECOMP_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../ir/program.h"
+#include "../ops/optable.h"
+#include "decomp.h"
+
+#define MAXR 16     /* ranks handled; higher ones are refused */
+#define POOL 512    /* list items of the arguments of one new node */
+
+typedef struct tm {
+    eir_tensor_meta m;
+    eir_symint sz[MAXR], st[MAXR];
+} tm;
+
+/* In-place writes to graph inputs (buffers, user inputs) become mutation
+ * outputs: per input, the name of the value that holds its latest version
+ * (names, since value ids shift when nodes are erased). */
+typedef struct mutation {
+    const char *input;           /* the placeholder */
+    const char *latest;          /* its newest value */
+    eir_output_kind kind;        /* BUFFER_MUTATION or USER_INPUT_MUTATION */
+    const char *target;          /* buffer FQN, or the user input's name */
+} mutation;
+
+typedef struct mut_state {
+    mutation m[64];
+    uint32_t n;
+} mut_state;
+
+typedef struct dc {
+    eir_program *p;
+    eir_graph *g;
+    uint32_t pos;                /* where the next new node goes */
+    uint32_t node;               /* index of the node being decomposed */
+    eir_node src;                /* a copy of it (the node array may move) */
+    const char *op;              /* its target without "torch.ops." */
+    bool dry;                    /* check only */
+    bool kept;                   /* the rule rewrote the node in place */
+    const eir_tensor_meta *pwm;  /* metadata of the steps of a pointwise chain */
+    mut_state *muts;             /* the root graph's input mutations */
+    uint32_t size_src;           /* a tensor whose sizes views may read (sym_size) */
+    eir_arg pool[POOL];
+    uint32_t npool;
+} dc;
+
+static inline bool is_none(const eir_arg *a) {
+    return !a || a->kind == EIR_ARG_NONE || (a->kind == EIR_ARG_OPTIONAL_TENSOR && a->value == EIR_NO_VALUE);
+}
+
+static inline const eir_tensor_meta *meta_of(const dc *c, uint32_t v) { return &c->g->values[v].meta; }
+
+static inline bool int_of(const eir_arg *a, int64_t *out) {
+    if (!a) return false;
+    if (a->kind == EIR_ARG_INT || (a->kind == EIR_ARG_SYM_INT && a->literal)) { *out = a->u.i; return true; }
+    if (a->kind == EIR_ARG_BOOL) { *out = a->u.b; return true; }
+    return false;
+}
+
+/* ---- building arguments ---- */
+
+static inline eir_arg a_tensor(uint32_t v) {
+    eir_arg a = {0};
+    a.kind = EIR_ARG_TENSOR;
+    a.value = v;
+    return a;
+}
+
+static inline eir_arg a_opt_tensor(uint32_t v) {
+    eir_arg a = {0};
+    if (v == EIR_NO_VALUE) { a.kind = EIR_ARG_NONE; a.value = EIR_NO_VALUE; return a; }
+    a.kind = EIR_ARG_TENSOR;
+    a.value = v;
+    return a;
+}
+
+static inline eir_arg a_int(int64_t i) {
+    eir_arg a = {0};
+    a.kind = EIR_ARG_INT;
+    a.u.i = i;
+    return a;
+}
+
+static inline eir_arg a_float(double f) {
+    eir_arg a = {0};
+    a.kind = EIR_ARG_FLOAT;
+    a.u.f = f;
+    return a;
+}
+
+static inline eir_arg a_bool(bool b) {
+    eir_arg a = {0};
+    a.kind = EIR_ARG_BOOL;
+    a.u.b = b;
+    return a;
+}
+
+static inline eir_arg a_none(void) {
+    eir_arg a = {0};
+    a.kind = EIR_ARG_NONE;
+    a.value = EIR_NO_VALUE;
+    return a;
+}
+
+static inline eir_arg a_kind(eir_arg_kind k, int64_t i) {
+    eir_arg a = {0};
+    a.kind = k;
+    a.u.i = i;
+    return a;
+}
+
+static inline eir_named_arg pos_arg(const char *name, eir_arg a) {
+    eir_named_arg n = {name, a, 1};
+    return n;
+}
+
+static inline eir_named_arg kw_arg(const char *name, eir_arg a) {
+    eir_named_arg n = {name, a, 2};
+    return n;
+}
+
+/* ---- tensor metadata ---- */
+
+static inline eir_symint si(int64_t v) {
+    eir_symint s = {0};
+    s.value = v;
+    return s;
+}
+
+static inline bool si_eq(eir_symint a, eir_symint b) {
+    if (a.is_expr != b.is_expr) return false;
+    return a.is_expr ? a.expr == b.expr : a.value == b.value;
+}
+
+/* The decomposed node's single tensor output. */
+static inline uint32_t out_value(const dc *c) {
+    if (c->src.num_outputs != 1 || c->src.outputs[0].kind != EIR_ARG_TENSOR) return EIR_NO_VALUE;
+    uint32_t v = c->src.outputs[0].value;
+    return v < c->g->num_values ? v : EIR_NO_VALUE;
+}
+
+/* Uses of the decomposed node's output move to v. */
+static inline eir_status finish(dc *c, uint32_t from, uint32_t to) {
+    return eir_graph_replace_uses(c->p, c->g, from, to, NULL);
+}
+
+typedef eir_status (*rule_fn)(dc *c);
+
+static inline int64_t wrap_dim(int64_t d, uint32_t rank) {
+    int64_t r = rank ? rank : 1;
+    return d < 0 ? d + r : d;
+}
+
+typedef eir_status (*rule_fn)(dc *c);
+
+/* ---- decomp_build.c: reading arguments, building nodes ---- */
+
+eir_status dc_refuse(dc *c, const char *fmt, ...) EIR_PRINTF(2, 3);
+const eir_arg *dc_arg_named(const dc *c, const char *name);
+uint32_t dc_tensor_of(const dc *c, const char *name);
+bool dc_ints_of(const eir_arg *a, int64_t *out, uint32_t max, uint32_t *n);
+bool dc_bool_arg(const dc *c, const char *name, bool def, bool *out);
+bool dc_float_arg(const dc *c, const char *name, double def, double *out);
+eir_arg dc_a_ints(dc *c, const int64_t *v, uint32_t n);
+void dc_tm_from(tm *t, const eir_tensor_meta *m);
+bool dc_tm_contig(tm *t);
+bool dc_meta_concrete_sizes(const eir_tensor_meta *m);
+bool dc_meta_contiguous(const eir_tensor_meta *m);
+bool dc_meta_same_geometry(const eir_tensor_meta *a, const eir_tensor_meta *b);
+eir_status dc_emit_n(dc *c, const char *target, uint32_t nin, const eir_named_arg *ins, uint32_t nout,
+                     const eir_tensor_meta *const *ms, const char *hint, bool list_out, uint32_t *vals);
+eir_status dc_emit(dc *c, const char *target, uint32_t nin, const eir_named_arg *ins, const eir_tensor_meta *m,
+                   const char *hint, uint32_t *val);
+eir_status dc_need_io(dc *c, const char *self_name, uint32_t *self, uint32_t *out);
+/* The product of sizes sz[0..n) as one size: concrete, or a sympy Mul of a
+ * constant and plain symbols (interned in the program's expression table;
+ * in a dry run only checked). False for other symbolic factors. */
+bool dc_sym_product(dc *c, const eir_symint *sz, uint32_t n, eir_symint *out);
+bool dc_can_view(const dc *c, const eir_tensor_meta *xm);
+eir_status dc_emit_reshape(dc *c, uint32_t x, const eir_tensor_meta *m, const char *hint, uint32_t *res);
+eir_status dc_emit_t(dc *c, uint32_t w, uint32_t *res);
+eir_status dc_emit_permute(dc *c, uint32_t x, const int64_t *perm, uint32_t rank, const eir_tensor_meta *m,
+                           uint32_t *res);
+eir_status dc_emit_pw(dc *c, const char *target, uint32_t a, eir_arg other, const char *other_name,
+                      const char *hint, uint32_t *res);
+eir_status dc_emit_to_copy(dc *c, uint32_t x, const eir_tensor_meta *m, uint32_t *res);
+eir_status dc_emit_batched_mm(dc *c, uint32_t a, uint32_t b, const eir_tensor_meta *om, uint32_t *out_res);
+void dc_tm_new(tm *t, const eir_tensor_meta *like, eir_dtype dt, const int64_t *sz, uint32_t n);
+void dc_tm_permute(tm *t, const eir_tensor_meta *m, const int64_t *perm);
+eir_arg dc_a_device(const eir_tensor_meta *m);
+void dc_tm_pointwise(tm *t, const eir_tensor_meta *m);
+/* The metadata TensorIterator gives the result of a broadcasting binary op
+ * on a and b (concrete sizes and strides; a's dtype). */
+void dc_tm_binary(tm *t, const eir_tensor_meta *a, const eir_tensor_meta *b);
+eir_status dc_emit_scalar_mul(dc *c, uint32_t x, double f, const eir_tensor_meta *m, uint32_t *res);
+
+/* ---- rules (decomp_nn.c, decomp_tensor.c) ---- */
+
+eir_status decomp_linear(dc *c);
+eir_status decomp_conv(dc *c);
+eir_status decomp_batch_norm(dc *c);
+eir_status decomp_layer_norm(dc *c);
+eir_status decomp_dropout(dc *c);
+eir_status decomp_max_pool(dc *c);
+eir_status decomp_adaptive_avg_pool(dc *c);
+eir_status decomp_sdpa(dc *c);
+eir_status decomp_group_norm(dc *c);
+eir_status decomp_pad(dc *c);
+eir_status decomp_softmax(dc *c);
+eir_status decomp_lstm(dc *c);
+
+eir_status decomp_sum(dc *c);
+eir_status decomp_transpose(dc *c);
+eir_status decomp_to(dc *c);
+eir_status decomp_contiguous(dc *c);
+eir_status decomp_reshape(dc *c);
+eir_status decomp_fill(dc *c);
+eir_status decomp_activation(dc *c);
+eir_status decomp_matmul(dc *c);
+eir_status decomp_split(dc *c);
+eir_status decomp_rename(dc *c);
+eir_status decomp_item(dc *c);
+eir_status decomp_real_imag(dc *c);
+eir_status decomp_squeeze(dc *c);
+eir_status decomp_repeat_interleave(dc *c);
+eir_status decomp_rsub(dc *c);
+eir_status decomp_lift_detach(dc *c);
+
+eir_status decomp_einsum(dc *c);
+eir_status decomp_rms_norm(dc *c);
+eir_status decomp_pointwise_loss(dc *c);
+eir_status decomp_broadcast_tensors(dc *c);
+eir_status decomp_msort(dc *c);
+eir_status decomp_mT(dc *c);
+
+#endif
