@@ -180,7 +180,7 @@ def meta_names():
     """The overloads with a meta function: the table of src/ops/meta.c."""
     import re
     with open(os.path.join(REPO, "src", "ops", "meta.c")) as f:
-        return set(re.findall(r'^    \{"(aten\.[^"]+)", m_', f.read(), re.M))
+        return set(re.findall(r'^    \{"(aten\.[^"]+)", (?:m|meta_op)_', f.read(), re.M))
 
 
 def eir_list(eir, *args):

@@ -195,7 +195,7 @@ void meta_set_contiguous(mctx *c, eir_mtensor *t) {
 }
 
 /* dims from fastest to slowest: channels_last (N, C, H, W) -> C, W, H, N */
-static void set_strides_order(mctx *c, eir_mtensor *t, const uint32_t *order) {
+void meta_set_strides_order(mctx *c, eir_mtensor *t, const uint32_t *order) {
     eir_mdim s = D(1);
     for (uint32_t k = 0; k < t->rank; k++) {
         t->strides[order[k]] = s;
@@ -208,8 +208,8 @@ static void set_strides_order(mctx *c, eir_mtensor *t, const uint32_t *order) {
 static const uint32_t CL2D[] = {1, 3, 2, 0}, CL3D[] = {1, 4, 3, 2, 0};
 
 void meta_set_channels_last(mctx *c, eir_mtensor *t) {
-    if (t->rank == 4) set_strides_order(c, t, CL2D);
-    else if (t->rank == 5) set_strides_order(c, t, CL3D);
+    if (t->rank == 4) meta_set_strides_order(c, t, CL2D);
+    else if (t->rank == 5) meta_set_strides_order(c, t, CL3D);
     else meta_set_contiguous(c, t);
 }
 
@@ -2147,7 +2147,7 @@ static int m_sdpa_flash_cpu(mctx *c, eir_mtensor *o, uint32_t max) {
     o[0] = q;
     o[0].sizes[3] = v.sizes[3];
     static const uint32_t order[] = {3, 1, 2, 0};
-    set_strides_order(c, &o[0], order);
+    meta_set_strides_order(c, &o[0], order);
     o[1] = q;
     o[1].rank = 3;
     o[1].dtype = EIR_F32;
@@ -2200,6 +2200,10 @@ static const meta_row META[] = {
     {"aten._fft_c2c.default", meta_op_fft_c2c},
     {"aten._fft_c2r.default", meta_op_fft_c2r},
     {"aten._fft_r2c.default", meta_op_fft_r2c},
+    {"aten._linalg_det.default", meta_op_det},
+    {"aten._linalg_eigh.default", meta_op_eigh},
+    {"aten._linalg_slogdet.default", meta_op_slogdet},
+    {"aten._linalg_svd.default", meta_op_svd},
     {"aten._log_softmax.default", m_softmax},
     {"aten._native_batch_norm_legit.default", meta_op_batch_norm_legit},
     {"aten._native_batch_norm_legit.no_stats", meta_op_batch_norm_legit},
@@ -2262,6 +2266,8 @@ static const meta_row META[] = {
     {"aten.avg_pool2d_backward.default", meta_op_pool_backward},
     {"aten.avg_pool3d.default", meta_op_avg_pool3d},
     {"aten.baddbmm.default", m_baddbmm},
+    {"aten.bartlett_window.default", meta_op_window},
+    {"aten.bartlett_window.periodic", meta_op_window},
     {"aten.batch_norm.default", m_batch_norm},
     {"aten.bitwise_and.Scalar", m_binary},
     {"aten.bitwise_and.Tensor", m_binary},
@@ -2272,11 +2278,14 @@ static const meta_row META[] = {
     {"aten.bitwise_right_shift.Tensor", m_binary},
     {"aten.bitwise_xor.Scalar", m_binary},
     {"aten.bitwise_xor.Tensor", m_binary},
+    {"aten.blackman_window.default", meta_op_window},
+    {"aten.blackman_window.periodic", meta_op_window},
     {"aten.bmm.default", m_bmm},
     {"aten.broadcast_to.default", m_expand},
     {"aten.cat.default", m_cat},
     {"aten.ceil.default", m_unary},
     {"aten.celu.default", m_unary},
+    {"aten.cholesky.default", meta_op_cholesky},
     {"aten.chunk.default", m_chunk},
     {"aten.clamp.Tensor", meta_op_clamp_tensor},
     {"aten.clamp.default", meta_op_clamp_tensor},
@@ -2314,6 +2323,7 @@ static const meta_row META[] = {
     {"aten.cumprod.default", m_cumsum},
     {"aten.cumsum.default", m_cumsum},
     {"aten.deg2rad.default", m_unary_float},
+    {"aten.det.default", meta_op_det},
     {"aten.detach.default", m_alias},
     {"aten.diagonal.default", m_diagonal},
     {"aten.diagonal_copy.default", m_diagonal_copy},
@@ -2379,6 +2389,12 @@ static const meta_row META[] = {
     {"aten.group_norm.default", m_group_norm},
     {"aten.gt.Scalar", m_binary_bool},
     {"aten.gt.Tensor", m_binary_bool},
+    {"aten.hamming_window.default", meta_op_window},
+    {"aten.hamming_window.periodic", meta_op_window},
+    {"aten.hamming_window.periodic_alpha", meta_op_window},
+    {"aten.hamming_window.periodic_alpha_beta", meta_op_window},
+    {"aten.hann_window.default", meta_op_window},
+    {"aten.hann_window.periodic", meta_op_window},
     {"aten.hardshrink.default", m_unary},
     {"aten.hardsigmoid.default", m_unary},
     {"aten.hardswish.default", m_unary},
@@ -2386,6 +2402,7 @@ static const meta_row META[] = {
     {"aten.hardtanh.default", m_unary},
     {"aten.hardtanh_.default", m_self},
     {"aten.heaviside.default", meta_op_heaviside},
+    {"aten.huber_loss.default", meta_op_pointwise_loss},
     {"aten.hypot.default", m_binary_float},
     {"aten.i0.default", m_unary_float},
     {"aten.igamma.default", m_binary_float},
@@ -2397,13 +2414,18 @@ static const meta_row META[] = {
     {"aten.index_fill.int_Tensor", meta_op_like_self},
     {"aten.index_put.default", meta_op_like_self},
     {"aten.index_select.default", m_index_select},
+    {"aten.inverse.default", meta_op_inverse},
     {"aten.isclose.default", m_binary_bool},
     {"aten.isfinite.default", m_unary_bool},
     {"aten.isinf.default", m_unary_bool},
     {"aten.isnan.default", m_unary_bool},
     {"aten.isneginf.default", m_unary_bool},
     {"aten.isposinf.default", m_unary_bool},
+    {"aten.kaiser_window.beta", meta_op_window},
+    {"aten.kaiser_window.default", meta_op_window},
+    {"aten.kaiser_window.periodic", meta_op_window},
     {"aten.kthvalue.default", meta_op_values_indices},
+    {"aten.l1_loss.default", meta_op_pointwise_loss},
     {"aten.layer_norm.default", m_layer_norm},
     {"aten.lcm.default", m_binary},
     {"aten.ldexp.Tensor", m_binary_float},
@@ -2415,6 +2437,18 @@ static const meta_row META[] = {
     {"aten.lerp.Tensor", meta_op_lerp},
     {"aten.lgamma.default", m_unary_float},
     {"aten.lift_fresh.default", m_alias},
+    {"aten.linalg_cholesky.default", meta_op_linalg_cholesky},
+    {"aten.linalg_cholesky_ex.default", meta_op_linalg_cholesky_ex},
+    {"aten.linalg_det.default", meta_op_det},
+    {"aten.linalg_eigh.default", meta_op_eigh},
+    {"aten.linalg_eigvalsh.default", meta_op_eigh},
+    {"aten.linalg_inv.default", meta_op_linalg_inv},
+    {"aten.linalg_inv_ex.default", meta_op_linalg_inv_ex},
+    {"aten.linalg_matrix_exp.default", meta_op_matrix_exp},
+    {"aten.linalg_qr.default", meta_op_qr},
+    {"aten.linalg_slogdet.default", meta_op_slogdet},
+    {"aten.linalg_svd.default", meta_op_svd},
+    {"aten.linalg_svdvals.default", meta_op_svd},
     {"aten.linear.default", m_linear},
     {"aten.log.default", m_unary_float},
     {"aten.log10.default", m_unary_float},
@@ -2425,6 +2459,7 @@ static const meta_row META[] = {
     {"aten.logaddexp.default", m_binary},
     {"aten.logaddexp2.default", m_binary},
     {"aten.logcumsumexp.default", meta_op_logcumsumexp},
+    {"aten.logdet.default", meta_op_det},
     {"aten.logical_and.default", m_binary_bool},
     {"aten.logical_not.default", m_unary_bool},
     {"aten.logical_or.default", m_binary_bool},
@@ -2442,6 +2477,7 @@ static const meta_row META[] = {
     {"aten.masked_select.default", meta_op_masked_select},
     {"aten.matmul.default", m_matmul},
     {"aten.matrix_H.default", meta_op_mT},
+    {"aten.matrix_exp.default", meta_op_matrix_exp},
     {"aten.max.default", m_reduce_same},
     {"aten.max.dim", m_minmax_dim},
     {"aten.max_pool1d.default", meta_op_max_pool1d},
@@ -2462,6 +2498,7 @@ static const meta_row META[] = {
     {"aten.mish.default", m_unary},
     {"aten.mm.default", m_mm},
     {"aten.mode.default", meta_op_values_indices},
+    {"aten.mse_loss.default", meta_op_pointwise_loss},
     {"aten.mul.Scalar", m_binary},
     {"aten.mul.Tensor", m_binary},
     {"aten.mul_.Scalar", m_self},
@@ -2502,6 +2539,7 @@ static const meta_row META[] = {
     {"aten.pow.Tensor_Tensor", m_pow},
     {"aten.prod.default", m_sum},
     {"aten.prod.dim_int", m_prod},
+    {"aten.qr.default", meta_op_qr},
     {"aten.rad2deg.default", m_unary_float},
     {"aten.rand.default", m_zeros},
     {"aten.rand_like.default", m_like},
@@ -2563,6 +2601,9 @@ static const meta_row META[] = {
     {"aten.slice.Tensor", m_slice},
     {"aten.slice_copy.Tensor", m_slice_copy},
     {"aten.slice_scatter.default", meta_op_strided_self},
+    {"aten.slogdet.default", meta_op_slogdet},
+    {"aten.smooth_l1_loss.default", meta_op_pointwise_loss},
+    {"aten.soft_margin_loss.default", meta_op_pointwise_loss},
     {"aten.softmax.int", m_softmax},
     {"aten.softplus.default", m_unary},
     {"aten.softshrink.default", m_unary},
@@ -2630,6 +2671,7 @@ static const meta_row META[] = {
     {"aten.subtract.Tensor", m_binary},
     {"aten.sum.default", m_sum},
     {"aten.sum.dim_IntList", m_sum},
+    {"aten.svd.default", meta_op_svd},
     {"aten.swapaxes.default", meta_op_swapaxes},
     {"aten.swapdims.default", meta_op_swapaxes},
     {"aten.t.default", m_t},

@@ -71,6 +71,8 @@ int meta_reshape_to(mctx *c, eir_mtensor *o, const eir_mtensor *self_in, const e
                     const char *what);
 void meta_set_channels_last(mctx *c, eir_mtensor *t);
 void meta_set_contiguous(mctx *c, eir_mtensor *t);
+/* strides with dims in order (order[0] fastest), offset 0 */
+void meta_set_strides_order(mctx *c, eir_mtensor *t, const uint32_t *order);
 int meta_sizes_arg(mctx *c, const char *name, eir_mtensor *o);
 bool meta_strides_like_cl(mctx *c, const eir_mtensor *t);
 bool meta_symint_arg(mctx *c, const eir_arg *a, eir_mdim *out);
@@ -141,5 +143,20 @@ int meta_op_embedding_bag(mctx *c, eir_mtensor *o, uint32_t max);
 int meta_op_atan2_out(mctx *c, eir_mtensor *o, uint32_t max);
 int meta_op_resize(mctx *c, eir_mtensor *o, uint32_t max);
 int meta_op_clamp_tensor(mctx *c, eir_mtensor *o, uint32_t max);
+
+int meta_op_linalg_inv(mctx *c, eir_mtensor *o, uint32_t max);
+int meta_op_linalg_inv_ex(mctx *c, eir_mtensor *o, uint32_t max);
+int meta_op_inverse(mctx *c, eir_mtensor *o, uint32_t max);
+int meta_op_linalg_cholesky_ex(mctx *c, eir_mtensor *o, uint32_t max);
+int meta_op_matrix_exp(mctx *c, eir_mtensor *o, uint32_t max);
+int meta_op_det(mctx *c, eir_mtensor *o, uint32_t max);
+int meta_op_slogdet(mctx *c, eir_mtensor *o, uint32_t max);
+int meta_op_eigh(mctx *c, eir_mtensor *o, uint32_t max);
+int meta_op_qr(mctx *c, eir_mtensor *o, uint32_t max);
+int meta_op_svd(mctx *c, eir_mtensor *o, uint32_t max);
+int meta_op_pointwise_loss(mctx *c, eir_mtensor *o, uint32_t max);
+int meta_op_window(mctx *c, eir_mtensor *o, uint32_t max);
+int meta_op_linalg_cholesky(mctx *c, eir_mtensor *o, uint32_t max);
+int meta_op_cholesky(mctx *c, eir_mtensor *o, uint32_t max);
 
 #endif

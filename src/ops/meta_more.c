@@ -835,3 +835,241 @@ int meta_op_resize(mctx *c, eir_mtensor *o, uint32_t max) {
     o->offset = off;
     return 1;
 }
+
+/* ---- linear algebra: LAPACK's results, matrices in batched column-major ---- */
+
+/* the last two dims fastest-first (columns contiguous), then the batch dims */
+static void set_col_major(mctx *c, eir_mtensor *t) {
+    if (t->rank < 2) { meta_set_contiguous(c, t); return; }
+    uint32_t order[MAXR];
+    order[0] = t->rank - 2;
+    order[1] = t->rank - 1;
+    for (uint32_t k = 2; k < t->rank; k++) order[k] = t->rank - 1 - k;
+    meta_set_strides_order(c, t, order);
+}
+
+/* self as a batch of matrices (rank >= 2; square when asked) */
+static int in_matrices(mctx *c, const char *name, eir_mtensor *a, bool square) {
+    if (!meta_arg(c, name) && meta_arg(c, "self")) name = "self"; /* linalg_eigh, linalg_cholesky... */
+    int r = meta_in_tensor(c, name, a);
+    if (r != 1) return r < 0 ? 0 : -2;
+    if (a->rank < 2) return meta_fail(c, "'%s' has rank %u; expected a matrix or a batch of matrices", name, a->rank);
+    if (square && !meta_deq(c, a->sizes[a->rank - 2], a->sizes[a->rank - 1]) &&
+        a->sizes[a->rank - 2].kind == EIR_MDIM_INT && a->sizes[a->rank - 1].kind == EIR_MDIM_INT)
+        return meta_fail(c, "'%s' has %lld x %lld matrices; expected square ones", name,
+                         (long long)a->sizes[a->rank - 2].c, (long long)a->sizes[a->rank - 1].c);
+    return 1;
+}
+
+/* a [batch..., extra...] tensor of dtype dt, contiguous (extra: n sizes) */
+static void batch_of(mctx *c, eir_mtensor *o, const eir_mtensor *a, eir_dtype dt, const eir_mdim *extra, uint32_t n) {
+    memset(o, 0, sizeof *o);
+    o->dtype = dt;
+    o->sizes_known = true;
+    o->rank = a->rank - 2 + n;
+    for (uint32_t i = 0; i + 2 < a->rank; i++) o->sizes[i] = a->sizes[i];
+    for (uint32_t i = 0; i < n; i++) o->sizes[a->rank - 2 + i] = extra[i];
+    meta_set_contiguous(c, o);
+}
+
+static void empty_1d(mctx *c, eir_mtensor *o, eir_dtype dt) {
+    memset(o, 0, sizeof *o);
+    o->dtype = dt;
+    o->rank = 1;
+    o->sizes_known = true;
+    o->sizes[0] = D(0);
+    meta_set_contiguous(c, o);
+}
+
+static eir_dtype real_of(eir_dtype d) { return meta_dt_cat(d) == 3 ? meta_complex_value(d) : d; }
+
+/* a matrix like a, in column-major order (rows r, columns k) */
+static void matrix_like(mctx *c, eir_mtensor *o, const eir_mtensor *a, eir_mdim r, eir_mdim k, bool col_major) {
+    *o = *a;
+    o->sizes[a->rank - 2] = r;
+    o->sizes[a->rank - 1] = k;
+    if (col_major) set_col_major(c, o);
+    else meta_set_contiguous(c, o);
+}
+
+/* inverse, linalg_inv, cholesky, linalg_cholesky (+ _ex: int32 info per matrix) */
+static int linalg_square(mctx *c, eir_mtensor *o, uint32_t max, const char *name, bool ex) {
+    eir_mtensor a;
+    int r = in_matrices(c, name, &a, true);
+    if (r != 1) return r == -1 ? -1 : 0;
+    matrix_like(c, &o[0], &a, a.sizes[a.rank - 2], a.sizes[a.rank - 1], true);
+    if (!ex) return 1;
+    if (max < 2) return 0;
+    batch_of(c, &o[1], &a, EIR_I32, NULL, 0);
+    return 2;
+}
+int meta_op_linalg_inv(mctx *c, eir_mtensor *o, uint32_t max) { return linalg_square(c, o, max, "A", false); }
+int meta_op_linalg_inv_ex(mctx *c, eir_mtensor *o, uint32_t max) { return linalg_square(c, o, max, "A", true); }
+int meta_op_inverse(mctx *c, eir_mtensor *o, uint32_t max) { return linalg_square(c, o, max, "self", false); }
+int meta_op_linalg_cholesky(mctx *c, eir_mtensor *o, uint32_t max) { return linalg_square(c, o, max, "self", false); }
+int meta_op_cholesky(mctx *c, eir_mtensor *o, uint32_t max) { return linalg_square(c, o, max, "self", false); }
+int meta_op_linalg_cholesky_ex(mctx *c, eir_mtensor *o, uint32_t max) { return linalg_square(c, o, max, "self", true); }
+
+/* matrix_exp: contiguous, like self */
+int meta_op_matrix_exp(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor a;
+    int r = in_matrices(c, meta_arg(c, "A") ? "A" : "self", &a, true);
+    if (r != 1) return r == -1 ? -1 : 0;
+    matrix_like(c, o, &a, a.sizes[a.rank - 2], a.sizes[a.rank - 1], false);
+    return 1;
+}
+
+/* det, logdet, linalg_det: one value per matrix; _linalg_det adds the LU
+ * factors and int32 pivots */
+int meta_op_det(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor a;
+    const char *name = meta_arg(c, "A") ? "A" : "self";
+    int r = in_matrices(c, name, &a, true);
+    if (r != 1) return r == -1 ? -1 : 0;
+    batch_of(c, &o[0], &a, a.dtype, NULL, 0);
+    if (strcmp(c->s->name, "aten._linalg_det.default")) return 1;
+    if (max < 3) return 0;
+    matrix_like(c, &o[1], &a, a.sizes[a.rank - 2], a.sizes[a.rank - 1], true);
+    batch_of(c, &o[2], &a, EIR_I32, &a.sizes[a.rank - 1], 1);
+    return 3;
+}
+
+/* slogdet, linalg_slogdet: (sign, log |det|) per matrix, the log real;
+ * _linalg_slogdet adds the LU factors and int32 pivots */
+int meta_op_slogdet(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor a;
+    const char *name = meta_arg(c, "A") ? "A" : "self";
+    int r = in_matrices(c, name, &a, true);
+    if (r != 1 || max < 2) return r == -1 ? -1 : 0;
+    batch_of(c, &o[0], &a, a.dtype, NULL, 0);
+    batch_of(c, &o[1], &a, real_of(a.dtype), NULL, 0);
+    if (strcmp(c->s->name, "aten._linalg_slogdet.default")) return 2;
+    if (max < 4) return 0;
+    matrix_like(c, &o[2], &a, a.sizes[a.rank - 2], a.sizes[a.rank - 1], true);
+    batch_of(c, &o[3], &a, EIR_I32, &a.sizes[a.rank - 1], 1);
+    return 4;
+}
+
+/* linalg_eigh, _linalg_eigh: real eigenvalues [..., n], column-major
+ * eigenvectors; linalg_eigvalsh: the eigenvalues */
+int meta_op_eigh(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor a;
+    int r = in_matrices(c, "A", &a, true);
+    if (r != 1) return r == -1 ? -1 : 0;
+    batch_of(c, &o[0], &a, real_of(a.dtype), &a.sizes[a.rank - 1], 1);
+    if (!strcmp(c->s->name, "aten.linalg_eigvalsh.default")) return 1;
+    if (max < 2 || !meta_in_bool(c, "compute_v", true)) return 0;
+    matrix_like(c, &o[1], &a, a.sizes[a.rank - 2], a.sizes[a.rank - 1], true);
+    return 2;
+}
+
+/* min(m, n) of a matrix's dims, when their order is known */
+static bool min_dim(mctx *c, const eir_mtensor *a, eir_mdim *k, bool *tall) {
+    eir_mdim m = a->sizes[a->rank - 2], n = a->sizes[a->rank - 1];
+    int64_t mv, nv;
+    if (meta_deq(c, m, n)) { *k = m; *tall = true; return true; }
+    if (m.kind != EIR_MDIM_INT || n.kind != EIR_MDIM_INT || !meta_dval(c, m, &mv) || !meta_dval(c, n, &nv))
+        return false;
+    *tall = mv >= nv;
+    *k = *tall ? n : m;
+    return true;
+}
+
+/* linalg_qr (mode reduced, complete or r), qr (some): Q and R column-major */
+int meta_op_qr(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor a;
+    bool legacy = !strcmp(c->s->name, "aten.qr.default");
+    int r = in_matrices(c, legacy ? "self" : "A", &a, false);
+    if (r != 1 || max < 2) return r == -1 ? -1 : 0;
+    const char *mode = "reduced";
+    if (legacy) {
+        if (!meta_in_bool(c, "some", true)) mode = "complete";
+    } else {
+        const eir_arg *ma = meta_arg(c, "mode");
+        if (ma && ma->kind != EIR_ARG_STRING) return 0;
+        if (ma) mode = ma->u.s;
+    }
+    eir_mdim k, m = a.sizes[a.rank - 2], n = a.sizes[a.rank - 1];
+    bool tall;
+    if (!min_dim(c, &a, &k, &tall)) return 0;
+    if (!strcmp(mode, "reduced")) {
+        matrix_like(c, &o[0], &a, m, k, true);
+        matrix_like(c, &o[1], &a, k, n, true);
+    } else if (!strcmp(mode, "complete")) {
+        matrix_like(c, &o[0], &a, m, m, true);
+        matrix_like(c, &o[1], &a, m, n, true);
+    } else if (!strcmp(mode, "r")) {
+        empty_1d(c, &o[0], a.dtype);
+        matrix_like(c, &o[1], &a, k, n, true);
+    } else {
+        return meta_fail(c, "argument 'mode' is '%s'; expected 'reduced', 'complete' or 'r'", mode);
+    }
+    return 2;
+}
+
+/* linalg_svd, _linalg_svd: U and Vh column-major (full: m x m and n x n,
+ * else m x k and k x n; empty when compute_uv is false), S real [..., k];
+ * svd (some, compute_uv): V = Vh^H, row-major; linalg_svdvals: S */
+int meta_op_svd(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor a;
+    const char *nm = c->s->name;
+    bool legacy = !strcmp(nm, "aten.svd.default"), vals = !strcmp(nm, "aten.linalg_svdvals.default");
+    int r = in_matrices(c, legacy ? "self" : "A", &a, false);
+    if (r != 1) return r == -1 ? -1 : 0;
+    eir_mdim k, m = a.sizes[a.rank - 2], n = a.sizes[a.rank - 1];
+    bool tall;
+    if (!min_dim(c, &a, &k, &tall)) return 0;
+    if (vals) {
+        batch_of(c, &o[0], &a, real_of(a.dtype), &k, 1);
+        return 1;
+    }
+    if (max < 3) return 0;
+    bool full = legacy ? !meta_in_bool(c, "some", true)
+                       : meta_in_bool(c, "full_matrices", strcmp(nm, "aten._linalg_svd.default") != 0);
+    bool uv = meta_in_bool(c, "compute_uv", true);
+    if (legacy && !uv) return 0; /* zero-filled U and V of torch's own layouts: not inferred */
+    batch_of(c, &o[1], &a, real_of(a.dtype), &k, 1);
+    if (!uv) {
+        empty_1d(c, &o[0], a.dtype);
+        empty_1d(c, &o[2], a.dtype);
+        return 3;
+    }
+    matrix_like(c, &o[0], &a, m, full ? m : k, true);
+    if (legacy) matrix_like(c, &o[2], &a, n, full ? n : k, false);
+    else matrix_like(c, &o[2], &a, full ? n : k, n, true);
+    return 3;
+}
+
+/* ---- losses: the broadcast elementwise loss (reduction 'none', 0) or a
+ * 0-d mean or sum, in the operands' common dtype ---- */
+
+static const char *const N_LOSS[] = {"self", "target"};
+int meta_op_pointwise_loss(mctx *c, eir_mtensor *o, uint32_t max) {
+    int64_t red = 1;
+    if (meta_arg(c, "reduction") && !meta_in_int(c, "reduction", &red)) return 0;
+    int r = meta_pointwise(c, o, N_LOSS, 2, PW_SAME);
+    if (r <= 0) return r;
+    if (red < 0 || red > 2) return meta_fail(c, "argument 'reduction' is %lld; expected 0 (none), 1 (mean) or 2 (sum)",
+                                             (long long)red);
+    if (red == 0) return 1;
+    o->rank = 0;
+    o->offset = D(0);
+    return 1;
+}
+
+/* ---- window functions: [window_length], float32 unless dtype says ---- */
+
+int meta_op_window(mctx *c, eir_mtensor *o, uint32_t max) {
+    memset(o, 0, sizeof *o);
+    const eir_arg *a = meta_arg(c, "window_length");
+    if (!a || !meta_symint_arg(c, a, &o->sizes[0])) return 0;
+    int64_t v;
+    if (meta_dval(c, o->sizes[0], &v) && v < 0)
+        return meta_fail(c, "argument 'window_length' is %lld; expected a length >= 0", (long long)v);
+    o->rank = 1;
+    o->sizes_known = true;
+    o->dtype = meta_in_dtype(c, "dtype");
+    if (o->dtype == EIR_DTYPE_UNKNOWN) o->dtype = EIR_F32;
+    meta_set_contiguous(c, o);
+    return 1;
+}

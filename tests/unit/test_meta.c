@@ -715,6 +715,58 @@ static void test_backward(void) {
               "error: 'indices' has dtype float32; expected int64 or int32");
 }
 
+/* linear algebra, losses and windows, against torch 2.13's FakeTensor outputs */
+static void test_linalg(void) {
+    char args[1024];
+    const char *o2[] = {"a=7:1:1:0", "b=7:1:1:0"};
+    const char *o3[] = {"a=7:1:1:0", "b=7:1:1:0", "c=7:1:1:0"};
+    /* batched column-major inverse; symbolic batch */
+    snprintf(args, sizeof args, "[%s]", T_("A", "x"));
+    CHECK_STR(ONE("aten.linalg_inv.default", args, "x=7:2,4,4:16,4,1:0"), "f32[2, 4, 4] strides [16, 1, 4] offset 0");
+    CHECK_STR(ONE("aten.linalg_det.default", args, "x=8:s0,3,3:9,3,1:0"), "f64[s0] strides [1] offset 0");
+    CHECK_STR(ONE("aten.linalg_inv.default", args, "x=7:2,4,3:12,3,1:0"),
+              "error: 'A' has 4 x 3 matrices; expected square ones");
+    /* qr: reduced, complete, r */
+    snprintf(args, sizeof args, "[%s, %s]", T_("A", "x"), arg1("mode", "{\"as_string\": \"r\"}"));
+    CHECK_STR(infer(prog(IN("x=7:2,5,3:15,3,1:0"), 1, "aten.linalg_qr.default", args, o2, 2, false)),
+              "f32[0] strides [1] offset 0\nf32[2, 3, 3] strides [9, 1, 3] offset 0");
+    snprintf(args, sizeof args, "[%s, %s]", T_("A", "x"), arg1("mode", "{\"as_string\": \"complete\"}"));
+    CHECK_STR(infer(prog(IN("x=7:2,5,3:15,3,1:0"), 1, "aten.linalg_qr.default", args, o2, 2, false)),
+              "f32[2, 5, 5] strides [25, 1, 5] offset 0\nf32[2, 5, 3] strides [15, 1, 5] offset 0");
+    /* svd: U m x m and Vh n x n when full; the legacy svd's V row-major; no U, V when not computed */
+    snprintf(args, sizeof args, "[%s]", T_("A", "x"));
+    CHECK_STR(infer(prog(IN("x=7:2,3,5:15,5,1:0"), 1, "aten.linalg_svd.default", args, o3, 3, false)),
+              "f32[2, 3, 3] strides [9, 1, 3] offset 0\nf32[2, 3] strides [3, 1] offset 0\n"
+              "f32[2, 5, 5] strides [25, 1, 5] offset 0");
+    snprintf(args, sizeof args, "[%s]", X);
+    CHECK_STR(infer(prog(IN("x=7:2,5,3:15,3,1:0"), 1, "aten.svd.default", args, o3, 3, false)),
+              "f32[2, 5, 3] strides [15, 1, 5] offset 0\nf32[2, 3] strides [3, 1] offset 0\n"
+              "f32[2, 3, 3] strides [9, 3, 1] offset 0");
+    snprintf(args, sizeof args, "[%s, %s, %s]", T_("A", "x"), arg1("full_matrices", "{\"as_bool\": false}"),
+             arg1("compute_uv", "{\"as_bool\": false}"));
+    CHECK_STR(infer(prog(IN("x=7:2,5,3:15,3,1:0"), 1, "aten._linalg_svd.default", args, o3, 3, false)),
+              "f32[0] strides [1] offset 0\nf32[2, 3] strides [3, 1] offset 0\nf32[0] strides [1] offset 0");
+    /* eigh: real eigenvalues of complex matrices */
+    snprintf(args, sizeof args, "[%s]", X);
+    CHECK_STR(infer(prog(IN("x=10:3,3:3,1:0"), 1, "aten.linalg_eigh.default", args, o2, 2, false)),
+              "f32[3] strides [1] offset 0\nc64[3, 3] strides [1, 3] offset 0");
+    /* losses: elementwise with reduction 0, else 0-d */
+    snprintf(args, sizeof args, "[%s, %s, %s]", X, T_("target", "y"), arg1("reduction", "{\"as_int\": 0}"));
+    CHECK_STR(ONE("aten.mse_loss.default", args, "x=7:3,1:1,1:0", "y=8:4:1:0"), "f64[3, 4] strides [4, 1] offset 0");
+    snprintf(args, sizeof args, "[%s, %s, %s]", X, T_("target", "y"), arg1("reduction", "{\"as_int\": 2}"));
+    CHECK_STR(ONE("aten.l1_loss.default", args, "x=6:3,4:4,1:0", "y=6:3,4:4,1:0"), "f16[] strides [] offset 0");
+    snprintf(args, sizeof args, "[%s, %s, %s]", X, T_("target", "y"), arg1("reduction", "{\"as_int\": 3}"));
+    CHECK_STR(ONE("aten.l1_loss.default", args, "x=7:3:1:0", "y=7:3:1:0"),
+              "error: argument 'reduction' is 3; expected 0 (none), 1 (mean) or 2 (sum)");
+    /* windows */
+    snprintf(args, sizeof args, "[%s, %s]", arg1("window_length", "{\"as_int\": 5}"),
+             arg1("dtype", "{\"as_scalar_type\": 8}"));
+    CHECK_STR(ONE("aten.hann_window.default", args, "x=7:1:1:0"), "f64[5] strides [1] offset 0");
+    snprintf(args, sizeof args, "[%s]", arg1("window_length", "{\"as_int\": -1}"));
+    CHECK_STR(ONE("aten.kaiser_window.default", args, "x=7:1:1:0"),
+              "error: argument 'window_length' is -1; expected a length >= 0");
+}
+
 int main(void) {
     test_table();
     test_promotion();
@@ -727,5 +779,6 @@ int main(void) {
     test_public_infer();
     test_fill_meta();
     test_backward();
+    test_linalg();
     return check_summary("test_meta");
 }
