@@ -247,7 +247,7 @@ def write(sources, out, eir):
         "# Shape and dtype inference: agreement with torch",
         "",
         "eir infers every output's dtype, sizes, strides and storage offset from a node's",
-        "arguments (src/ops/meta.c, one meta function per ATen overload; public as",
+        "arguments (src/ops/meta.c and src/ops/meta_more.c, one meta function per ATen overload; public as",
         "`eir_node_infer_meta` and `eir_program_fill_meta` in include/eir.h) and `eir verify`",
         "compares them with the metadata torch 2.13 recorded (rules `meta.mismatch`: recorded",
         "and inferred disagree, `meta.args`: the arguments contradict each other). An overload",

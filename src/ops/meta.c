@@ -331,7 +331,7 @@ static bool ti_perm(mctx *c, const eir_mtensor *ins, uint32_t n, const eir_mtens
  * inputs ins: the fast set-up when every operand has the output's shape
  * (contiguous, channels-last, or the inputs' common dense strides), else
  * strides in the order of the inputs' strides. */
-static void ti_layout(mctx *c, const eir_mtensor *ins, uint32_t n, eir_mtensor *out) {
+void meta_ti_layout(mctx *c, const eir_mtensor *ins, uint32_t n, eir_mtensor *out) {
     out->offset = D(0);
     out->strides_known = false;
     for (uint32_t k = 0; k < n; k++) if (!ins[k].strides_known) return;
@@ -379,7 +379,7 @@ void meta_like_preserve(mctx *c, const eir_mtensor *self, eir_mtensor *out) {
         out->strides_known = true;
         return;
     }
-    ti_layout(c, self, 1, out);
+    meta_ti_layout(c, self, 1, out);
 }
 
 /* ---- dtypes ---- */
@@ -680,7 +680,7 @@ int meta_pointwise(mctx *c, eir_mtensor *o, const char *const *names, uint32_t n
     if ((kind == PW_FLOAT || kind == PW_TRUEDIV) && meta_dt_cat(dt) < 2) dt = EIR_F32;
     if (kind == PW_BOOL) dt = EIR_BOOL;
     o->dtype = dt;
-    ti_layout(c, ts, nt, o);
+    meta_ti_layout(c, ts, nt, o);
     return 1;
 }
 
@@ -723,7 +723,7 @@ static int m_where(mctx *c, eir_mtensor *o, uint32_t max) {
     o->dtype = result_type(ops + 1, 2);
     if (o->dtype == EIR_DTYPE_UNKNOWN) return 0;
     eir_mtensor ts[3] = {ops[0].t, ops[1].t, ops[2].t};
-    ti_layout(c, ts, 3, o);
+    meta_ti_layout(c, ts, 3, o);
     return 1;
 }
 
@@ -2035,7 +2035,7 @@ static int m_masked_fill(mctx *c, eir_mtensor *o, uint32_t max) {
     if (b <= 0) return b;
     o->dtype = ops[0].t.dtype;
     eir_mtensor ts[2] = {ops[0].t, ops[1].t};
-    ti_layout(c, ts, 2, o);
+    meta_ti_layout(c, ts, 2, o);
     return 1;
 }
 
@@ -2318,6 +2318,7 @@ static const meta_row META[] = {
     {"aten.cosh.default", m_unary_float},
     {"aten.count_nonzero.default", m_reduce_long},
     {"aten.count_nonzero.dim_IntList", m_reduce_long},
+    {"aten.cross_entropy_loss.default", meta_op_nll_loss},
     {"aten.cummax.default", meta_op_cumminmax},
     {"aten.cummin.default", meta_op_cumminmax},
     {"aten.cumprod.default", m_cumsum},
@@ -2383,6 +2384,7 @@ static const meta_row META[] = {
     {"aten.gelu.default", m_unary},
     {"aten.gelu_.default", m_self},
     {"aten.ger.default", meta_op_outer},
+    {"aten.glu.default", meta_op_glu},
     {"aten.grid_sampler.default", meta_op_grid_sampler},
     {"aten.grid_sampler_2d.default", meta_op_grid_sampler},
     {"aten.grid_sampler_3d.default", meta_op_grid_sampler},
@@ -2449,6 +2451,7 @@ static const meta_row META[] = {
     {"aten.linalg_slogdet.default", meta_op_slogdet},
     {"aten.linalg_svd.default", meta_op_svd},
     {"aten.linalg_svdvals.default", meta_op_svd},
+    {"aten.linalg_vector_norm.default", meta_op_vector_norm},
     {"aten.linear.default", m_linear},
     {"aten.log.default", m_unary_float},
     {"aten.log10.default", m_unary_float},
@@ -2525,6 +2528,11 @@ static const meta_row META[] = {
     {"aten.new_ones.default", m_new},
     {"aten.new_zeros.default", m_new},
     {"aten.nextafter.default", m_binary},
+    {"aten.nll_loss.default", meta_op_nll_loss},
+    {"aten.nll_loss2d.default", meta_op_nll_loss},
+    {"aten.nll_loss2d_forward.default", meta_op_nll_loss},
+    {"aten.nll_loss_forward.default", meta_op_nll_loss},
+    {"aten.nll_loss_nd.default", meta_op_nll_loss},
     {"aten.nonzero.default", meta_op_nonzero},
     {"aten.ones.default", m_zeros},
     {"aten.ones_like.default", m_like},

@@ -71,6 +71,8 @@ int meta_reshape_to(mctx *c, eir_mtensor *o, const eir_mtensor *self_in, const e
                     const char *what);
 void meta_set_channels_last(mctx *c, eir_mtensor *t);
 void meta_set_contiguous(mctx *c, eir_mtensor *t);
+/* TensorIterator's output layout for inputs ins (broadcast to out's sizes) */
+void meta_ti_layout(mctx *c, const eir_mtensor *ins, uint32_t n, eir_mtensor *out);
 /* strides with dims in order (order[0] fastest), offset 0 */
 void meta_set_strides_order(mctx *c, eir_mtensor *t, const uint32_t *order);
 int meta_sizes_arg(mctx *c, const char *name, eir_mtensor *o);
@@ -158,5 +160,9 @@ int meta_op_pointwise_loss(mctx *c, eir_mtensor *o, uint32_t max);
 int meta_op_window(mctx *c, eir_mtensor *o, uint32_t max);
 int meta_op_linalg_cholesky(mctx *c, eir_mtensor *o, uint32_t max);
 int meta_op_cholesky(mctx *c, eir_mtensor *o, uint32_t max);
+
+int meta_op_nll_loss(mctx *c, eir_mtensor *o, uint32_t max);
+int meta_op_vector_norm(mctx *c, eir_mtensor *o, uint32_t max);
+int meta_op_glu(mctx *c, eir_mtensor *o, uint32_t max);
 
 #endif

@@ -1073,3 +1073,63 @@ int meta_op_window(mctx *c, eir_mtensor *o, uint32_t max) {
     meta_set_contiguous(c, o);
     return 1;
 }
+
+/* nll_loss_forward, nll_loss2d_forward (+ the 0-d total weight), nll_loss,
+ * nll_loss2d, nll_loss_nd, cross_entropy_loss: with reduction 'none' (0) a
+ * loss per target, self's sizes without the class dim 1 (0-d for a 1-d
+ * self), else 0-d; self's dtype, contiguous */
+int meta_op_nll_loss(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor x;
+    int64_t red = 1;
+    if (meta_in_tensor(c, "self", &x) != 1) return 0;
+    if (meta_arg(c, "reduction") && !meta_in_int(c, "reduction", &red)) return 0;
+    if (red < 0 || red > 2)
+        return meta_fail(c, "argument 'reduction' is %lld; expected 0 (none), 1 (mean) or 2 (sum)", (long long)red);
+    if (x.rank < 1) return meta_fail(c, "'self' is 0-d; expected (N, C, ...) or (C) scores");
+    bool forward = strstr(c->s->name, "_forward.") != NULL;
+    if (forward && max < 2) return 0;
+    memset(o, 0, sizeof *o);
+    o->dtype = x.dtype;
+    o->sizes_known = true;
+    if (red == 0 && x.rank >= 2) {
+        o->rank = x.rank - 1;
+        o->sizes[0] = x.sizes[0];
+        for (uint32_t i = 2; i < x.rank; i++) o->sizes[i - 1] = x.sizes[i];
+    }
+    meta_set_contiguous(c, o);
+    if (!forward) return 1;
+    memset(&o[1], 0, sizeof o[1]);
+    o[1].dtype = x.dtype;
+    o[1].sizes_known = true;
+    meta_set_contiguous(c, &o[1]);
+    return 2;
+}
+
+/* linalg_vector_norm: a reduction to the real dtype of self (or dtype) */
+int meta_op_vector_norm(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor x;
+    if (meta_in_tensor(c, "self", &x) != 1) return 0;
+    int r = meta_reduction(c, o, RED_SAME, "dim");
+    if (r <= 0) return r;
+    eir_dtype dt = meta_in_dtype(c, "dtype");
+    o->dtype = dt != EIR_DTYPE_UNKNOWN ? real_of(dt) : real_of(x.dtype);
+    return 1;
+}
+
+/* glu: dim halved; the halves' layout (TensorIterator over the two views) */
+int meta_op_glu(mctx *c, eir_mtensor *o, uint32_t max) {
+    eir_mtensor x;
+    int64_t dim = -1;
+    uint32_t d;
+    if (meta_in_tensor(c, "self", &x) != 1) return 0;
+    if (meta_arg(c, "dim") && !meta_in_int(c, "dim", &dim)) return 0;
+    if (x.rank == 0) return meta_fail(c, "'self' is 0-d; glu expects a dim to halve");
+    if (!meta_wrap_dim(c, dim, x.rank, "argument 'dim'", &d)) return -1;
+    int64_t n;
+    if (meta_dval(c, x.sizes[d], &n) && n % 2 && x.sizes[d].kind == EIR_MDIM_INT)
+        return meta_fail(c, "'self' has size %lld in dim %u; glu halves it, expected an even size", (long long)n, d);
+    x.sizes[d] = meta_dfloordiv(c, x.sizes[d], D(2));
+    *o = x;
+    meta_ti_layout(c, &x, 1, o);
+    return 1;
+}

@@ -765,6 +765,22 @@ static void test_linalg(void) {
     snprintf(args, sizeof args, "[%s]", arg1("window_length", "{\"as_int\": -1}"));
     CHECK_STR(ONE("aten.kaiser_window.default", args, "x=7:1:1:0"),
               "error: argument 'window_length' is -1; expected a length >= 0");
+    /* nll losses: per target without the class dim, or 0-d; the forward adds the total weight */
+    snprintf(args, sizeof args, "[%s, %s, %s, %s, %s]", X, T_("target", "y"), arg1("weight", "{\"as_none\": true}"),
+             arg1("reduction", "{\"as_int\": 0}"), arg1("ignore_index", "{\"as_int\": -100}"));
+    CHECK_STR(infer(prog(IN("x=7:2,5,3,3:45,9,3,1:0", "y=5:2,3,3:9,3,1:0"), 2, "aten.nll_loss2d_forward.default", args,
+                         o2, 2, false)),
+              "f32[2, 3, 3] strides [9, 3, 1] offset 0\nf32[] strides [] offset 0");
+    snprintf(args, sizeof args, "[%s, %s]", X, T_("target", "y"));
+    CHECK_STR(ONE("aten.nll_loss.default", args, "x=7:4,5:5,1:0", "y=5:4:1:0"), "f32[] strides [] offset 0");
+    /* glu halves dim, keeping the halves' layout */
+    snprintf(args, sizeof args, "[%s, %s]", X, arg1("dim", "{\"as_int\": -1}"));
+    CHECK_STR(ONE("aten.glu.default", args, "x=7:4,6:1,4:0"), "f32[4, 3] strides [1, 4] offset 0");
+    CHECK_STR(ONE("aten.glu.default", args, "x=7:4,5:5,1:0"),
+              "error: 'self' has size 5 in dim 1; glu halves it, expected an even size");
+    /* vector norm of complex values is real */
+    snprintf(args, sizeof args, "[%s]", X);
+    CHECK_STR(ONE("aten.linalg_vector_norm.default", args, "x=10:3,4:4,1:0"), "f32[] strides [] offset 0");
 }
 
 int main(void) {
