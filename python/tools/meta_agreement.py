@@ -217,10 +217,11 @@ def coverage(eir):
         L.append(f"- {title}: {len(ops)} overloads, {len(ops & have)} with a meta function; "
                  f"{len(no_tensor)} return no tensor (not inferred: "
                  + ", ".join(f"`{o[5:]}`" for o in no_tensor[:12]) + (", ..." if len(no_tensor) > 12 else "")
-                 + f"); {len(rest)} lack one"
-                 + (": " + ", ".join(f"`{o[5:]}`" for o in rest) if len(rest) <= 60 else
-                    " (the backward ops, linear algebra, losses, FFT front ends, windows, RNNs, histograms and "
-                    "the rest of the long tail; `eir verify` does not check their nodes)") + ".")
+                 + (f"); {len(rest)} lack one" if rest else "); none lacks one")
+                 + ("" if not rest else ": " + ", ".join(f"`{o[5:]}`" for o in rest) if len(rest) <= 60 else
+                    " (the other backward ops, the rest of linear algebra: eig, lu, solve, pinv, matrix norms; "
+                    "the margin and embedding losses, FFT front ends, RNNs, histograms and the rest of the long "
+                    "tail; `eir verify` does not check their nodes)") + ".")
     L += ["", "Data-dependent output sizes (torch: unbacked symbols): "
           + ", ".join(f"`{o[5:]}`" for o in DATA_DEPENDENT)
           + " and `index.Tensor` with a boolean mask. eir infers their dtype and rank and leaves the "

@@ -223,7 +223,7 @@ static bool numeric(mctx *c, const eir_mtensor *t, int64_t *sz, int64_t *st) {
     return true;
 }
 
-/* TensorImpl::meta_is_contiguous(format) */
+/* TensorImpl::is_contiguous(format) */
 static bool is_contig_order(mctx *c, const eir_mtensor *t, const uint32_t *order) {
     int64_t sz[MAXR], st[MAXR];
     if (!numeric(c, t, sz, st)) return false;
