@@ -16,6 +16,7 @@ SRC = src/base/base.c src/base/dtype.c src/base/pool.c src/serde/archive.c src/b
       src/ops/optable.c src/ops/schema.c src/ops/info.c \
       src/ops/meta.c \
       src/ops/meta_api.c \
+      src/ops/meta_more.c \
       src/ops/backend_ops.c \
       $(wildcard src/kernels/*.c) \
       $(wildcard src/runtime/*.c) \

@@ -129,6 +129,34 @@ class Wider(torch.nn.Module):
                 F.conv1d(v[0, 0, :2], v[1, 0, :3, :2].reshape(3, 2, 1)), torch.log2(x.abs() + 1), x.ravel(), xt.ravel())
 
 
+class LinAlgMore(torch.nn.Module):
+    """Linear algebra (LAPACK's column-major results), losses and windows."""
+
+    def forward(self, a, b, t, z):
+        k = torch.tensor([1, 0, 3])
+        k2 = torch.tensor([[1, 0, 2, 2], [0, 0, 1, 1]])
+        spd = a @ a.mT + torch.eye(4)
+        s, ld = torch.linalg.slogdet(a)
+        w, v = torch.linalg.eigh(spd)
+        q, r = torch.linalg.qr(b)
+        qc, rc = torch.linalg.qr(b, mode="complete")
+        u, sv, vh = torch.linalg.svd(b)
+        u2, sv2, vh2 = torch.linalg.svd(b.mT, full_matrices=False)
+        ou, os_, ov = torch.svd(b)
+        return (torch.linalg.inv(a), torch.inverse(a), torch.linalg.cholesky(spd), torch.cholesky(spd),
+                torch.linalg.det(a), torch.logdet(spd), s, ld, w, v, torch.linalg.eigvalsh(spd), q, r, qc, rc,
+                u, sv, vh, u2, sv2, vh2, ou, os_, ov, torch.linalg.svdvals(b), torch.linalg.matrix_exp(a),
+                torch.linalg.inv_ex(a)[1], F.mse_loss(t, z), F.l1_loss(t, z, reduction="none"),
+                F.huber_loss(t.mT, z.mT, reduction="none"), F.smooth_l1_loss(t, z, reduction="sum"),
+                F.soft_margin_loss(t, z), torch.hann_window(5), torch.hamming_window(6, periodic=False),
+                torch.blackman_window(4, dtype=torch.float64), torch.kaiser_window(7), torch.bartlett_window(3),
+                F.nll_loss(t, k), F.nll_loss(t, k, reduction="none"), F.cross_entropy(t, k),
+                F.cross_entropy(t[None].expand(2, 3, 4), k2,
+                                reduction="none"),
+                F.glu(z.mT, 0), torch.linalg.vector_norm(t, dim=1, keepdim=True),
+                torch.linalg.vector_norm(t.to(torch.complex64)))
+
+
 class Dyn(torch.nn.Module):
     def __init__(self):
         super().__init__()
@@ -159,6 +187,8 @@ CASES = {
     "more": (More, lambda: (torch.randn(4, 4), torch.arange(1, 17).view(4, 4), torch.rand(4, 4) > 0.5), None),
     "wider": (Wider, lambda: (torch.randn(4, 4), torch.randn(2, 3, 6, 6), torch.randint(0, 4, (4, 4)),
                               torch.rand(4, 4) > 0.5), None),
+    "linalg_more": (LinAlgMore, lambda: (torch.randn(2, 4, 4), torch.randn(2, 5, 3), torch.randn(3, 4),
+                                         torch.randn(3, 4)), None),
     "dyn": (Dyn, lambda: (torch.randn(3, 3, 9, 9), torch.randn(3, 5)),
             lambda: ({0: torch.export.Dim("b", min=3, max=64)}, {0: torch.export.Dim("b", min=3, max=64)})),
 }
@@ -350,3 +380,20 @@ def test_nonsense_metadata_is_reported_not_crashed_on(eir, tmp_path):
     assert [v["message"] for v in vs if v["node"] == "linear_1"][0].startswith(
         "node %linear_1 (aten.linear.default): shape inference fails: the last size of 'input' and of 'weight': "
         "4611686018427387904 vs 16 (expected equal)")
+
+
+def test_meta_linalg_losses_windows(eir, tmp_path):
+    """LAPACK's batched column-major results, losses and windows are inferred,
+    not skipped, and agree with what torch recorded."""
+    path = export("linalg_more", False, False, str(tmp_path / "la.pt2"))
+    by = {}
+    for n in meta_report(eir, path):
+        by.setdefault(n["target"].rsplit("aten.", 1)[-1], []).extend(n["outputs"])
+    for t in ("linalg_svd.default", "svd.default", "linalg_qr.default", "linalg_eigh.default", "linalg_inv.default",
+              "cholesky.default", "linalg_slogdet.default", "linalg_det.default", "mse_loss.default",
+              "huber_loss.default", "hann_window.default", "kaiser_window.default", "cross_entropy_loss.default",
+              "nll_loss_nd.default", "glu.default", "linalg_vector_norm.default"):
+        assert by.get(t), f"{t}: not inferred"
+        assert all(o[k] == "agree" for o in by[t] for k in ("dtype", "sizes", "strides", "offset")), by[t]
+    # column-major: Q of the reduced QR of 2 x (5 x 3) matrices
+    assert any(o["recorded"] == "f32[2, 5, 3] strides [15, 1, 5] offset 0" for o in by["linalg_qr.default"])

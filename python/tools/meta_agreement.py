@@ -180,7 +180,7 @@ def meta_names():
     """The overloads with a meta function: the table of src/ops/meta.c."""
     import re
     with open(os.path.join(REPO, "src", "ops", "meta.c")) as f:
-        return set(re.findall(r'^    \{"(aten\.[^"]+)", m_', f.read(), re.M))
+        return set(re.findall(r'^    \{"(aten\.[^"]+)", (?:m|meta_op)_', f.read(), re.M))
 
 
 def eir_list(eir, *args):
@@ -217,10 +217,11 @@ def coverage(eir):
         L.append(f"- {title}: {len(ops)} overloads, {len(ops & have)} with a meta function; "
                  f"{len(no_tensor)} return no tensor (not inferred: "
                  + ", ".join(f"`{o[5:]}`" for o in no_tensor[:12]) + (", ..." if len(no_tensor) > 12 else "")
-                 + f"); {len(rest)} lack one"
-                 + (": " + ", ".join(f"`{o[5:]}`" for o in rest) if len(rest) <= 60 else
-                    " (the backward ops, linear algebra, losses, FFT front ends, windows, RNNs, histograms and "
-                    "the rest of the long tail; `eir verify` does not check their nodes)") + ".")
+                 + (f"); {len(rest)} lack one" if rest else "); none lacks one")
+                 + ("" if not rest else ": " + ", ".join(f"`{o[5:]}`" for o in rest) if len(rest) <= 60 else
+                    " (the other backward ops, the rest of linear algebra: eig, lu, solve, pinv, matrix norms; "
+                    "the margin and embedding losses, FFT front ends, RNNs, histograms and the rest of the long "
+                    "tail; `eir verify` does not check their nodes)") + ".")
     L += ["", "Data-dependent output sizes (torch: unbacked symbols): "
           + ", ".join(f"`{o[5:]}`" for o in DATA_DEPENDENT)
           + " and `index.Tensor` with a boolean mask. eir infers their dtype and rank and leaves the "
@@ -247,7 +248,7 @@ def write(sources, out, eir):
         "# Shape and dtype inference: agreement with torch",
         "",
         "eir infers every output's dtype, sizes, strides and storage offset from a node's",
-        "arguments (src/ops/meta.c, one meta function per ATen overload; public as",
+        "arguments (src/ops/meta.c and src/ops/meta_more.c, one meta function per ATen overload; public as",
         "`eir_node_infer_meta` and `eir_program_fill_meta` in include/eir.h) and `eir verify`",
         "compares them with the metadata torch 2.13 recorded (rules `meta.mismatch`: recorded",
         "and inferred disagree, `meta.args`: the arguments contradict each other). An overload",

@@ -1,10 +1,11 @@
 /* meta.c — shape and dtype inference for ATen overloads (meta.h): type
  * promotion, broadcasting, TensorIterator's output layout, view geometry,
  * and one meta function per overload in META[], sorted by name (the less
- * common overloads' functions are in meta_ops.inc). Symbolic sizes are
+ * common overloads' functions are in meta_more.c, through meta_int.h). Symbolic sizes are
  * sympy trees (src/ir/sym.h); an inferred expression is compared with a
  * recorded one by evaluating both at several points. */
 #include "meta.h"
+#include "meta_int.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,20 +15,9 @@
 #include "optable.h"
 #include "../ir/program.h"
 
-#define MAXR EIR_META_MAX_RANK
 
-typedef struct mctx {
-    const eir_program *p;
-    const eir_graph *g;
-    const eir_node *nd;
-    const eir_op_schema *s;
-    eir_arena *a;
-    char *err;
-    size_t errlen;
-} mctx;
-
-static int fail(mctx *c, const char *fmt, ...) EIR_PRINTF(2, 3);
-static int fail(mctx *c, const char *fmt, ...) {
+int meta_fail(mctx *c, const char *fmt, ...) EIR_PRINTF(2, 3);
+int meta_fail(mctx *c, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(c->err, c->errlen, fmt, ap);
@@ -37,8 +27,6 @@ static int fail(mctx *c, const char *fmt, ...) {
 
 /* ---- dims: integers, expressions, unknown ---- */
 
-static eir_mdim D(int64_t v) { return (eir_mdim){EIR_MDIM_INT, v, NULL}; }
-static const eir_mdim UNK = {EIR_MDIM_UNKNOWN, 0, NULL};
 
 static eir_mdim from_symint(const eir_program *p, const eir_symint *s) {
     if (!s->is_expr) return D(s->value);
@@ -71,10 +59,8 @@ static eir_mdim call2(mctx *c, const char *fn, eir_mdim x, eir_mdim y) {
     return (eir_mdim){EIR_MDIM_SYM, 0, n};
 }
 
-static bool known(eir_mdim d) { return d.kind != EIR_MDIM_UNKNOWN; }
-static bool is_int(eir_mdim d, int64_t v) { return d.kind == EIR_MDIM_INT && d.c == v; }
 
-static eir_mdim dmul(mctx *c, eir_mdim x, eir_mdim y) {
+eir_mdim meta_dmul(mctx *c, eir_mdim x, eir_mdim y) {
     if (!known(x) || !known(y)) return UNK;
     if (x.kind == EIR_MDIM_INT && y.kind == EIR_MDIM_INT) {
         int64_t r;
@@ -94,7 +80,7 @@ static eir_mdim dmul(mctx *c, eir_mdim x, eir_mdim y) {
     return call2(c, "Mul", x, y);
 }
 
-static eir_mdim dadd(mctx *c, eir_mdim x, eir_mdim y) {
+eir_mdim meta_dadd(mctx *c, eir_mdim x, eir_mdim y) {
     if (!known(x) || !known(y)) return UNK;
     if (x.kind == EIR_MDIM_INT && y.kind == EIR_MDIM_INT) {
         int64_t r;
@@ -116,13 +102,13 @@ static eir_mdim dadd(mctx *c, eir_mdim x, eir_mdim y) {
     return call2(c, "Add", x, y);
 }
 
-static eir_mdim dsub(mctx *c, eir_mdim x, eir_mdim y) {
-    if (y.kind == EIR_MDIM_INT) return y.c == INT64_MIN ? UNK : dadd(c, x, D(-y.c));
-    return dadd(c, x, dmul(c, D(-1), y));
+eir_mdim meta_dsub(mctx *c, eir_mdim x, eir_mdim y) {
+    if (y.kind == EIR_MDIM_INT) return y.c == INT64_MIN ? UNK : meta_dadd(c, x, D(-y.c));
+    return meta_dadd(c, x, meta_dmul(c, D(-1), y));
 }
 
 /* floor division, as Python's // */
-static eir_mdim dfloordiv(mctx *c, eir_mdim x, eir_mdim y) {
+eir_mdim meta_dfloordiv(mctx *c, eir_mdim x, eir_mdim y) {
     if (!known(x) || !known(y)) return UNK;
     if (x.kind == EIR_MDIM_INT && y.kind == EIR_MDIM_INT) {
         if (y.c == 0 || (x.c == INT64_MIN && y.c == -1)) return UNK;
@@ -192,28 +178,28 @@ static eir_meta_cmp dcmp(const eir_program *p, eir_mdim x, eir_mdim y) {
 }
 
 /* the value at trial 0, for decisions (broadcasting, stride order) that torch makes on hints */
-static bool dval(mctx *c, eir_mdim d, int64_t *out) { return deval(c->p, d, 0, out); }
+bool meta_dval(mctx *c, eir_mdim d, int64_t *out) { return deval(c->p, d, 0, out); }
 
-static bool deq(mctx *c, eir_mdim x, eir_mdim y) { return dcmp(c->p, x, y) == EIR_MCMP_AGREE; }
+bool meta_deq(mctx *c, eir_mdim x, eir_mdim y) { return dcmp(c->p, x, y) == EIR_MCMP_AGREE; }
 
 /* ---- tensors ---- */
 
-static void set_contiguous(mctx *c, eir_mtensor *t) {
+void meta_set_contiguous(mctx *c, eir_mtensor *t) {
     eir_mdim s = D(1);
     for (uint32_t i = t->rank; i-- > 0;) {
         t->strides[i] = s;
-        s = dmul(c, s, dmax1(c, t->sizes[i]));
+        s = meta_dmul(c, s, dmax1(c, t->sizes[i]));
     }
     t->offset = D(0);
     t->strides_known = true;
 }
 
 /* dims from fastest to slowest: channels_last (N, C, H, W) -> C, W, H, N */
-static void set_strides_order(mctx *c, eir_mtensor *t, const uint32_t *order) {
+void meta_set_strides_order(mctx *c, eir_mtensor *t, const uint32_t *order) {
     eir_mdim s = D(1);
     for (uint32_t k = 0; k < t->rank; k++) {
         t->strides[order[k]] = s;
-        s = dmul(c, s, dmax1(c, t->sizes[order[k]]));
+        s = meta_dmul(c, s, dmax1(c, t->sizes[order[k]]));
     }
     t->offset = D(0);
     t->strides_known = true;
@@ -221,18 +207,18 @@ static void set_strides_order(mctx *c, eir_mtensor *t, const uint32_t *order) {
 
 static const uint32_t CL2D[] = {1, 3, 2, 0}, CL3D[] = {1, 4, 3, 2, 0};
 
-static void set_channels_last(mctx *c, eir_mtensor *t) {
-    if (t->rank == 4) set_strides_order(c, t, CL2D);
-    else if (t->rank == 5) set_strides_order(c, t, CL3D);
-    else set_contiguous(c, t);
+void meta_set_channels_last(mctx *c, eir_mtensor *t) {
+    if (t->rank == 4) meta_set_strides_order(c, t, CL2D);
+    else if (t->rank == 5) meta_set_strides_order(c, t, CL3D);
+    else meta_set_contiguous(c, t);
 }
 
 /* numeric sizes and strides (trial 0); false when any is unknown */
 static bool numeric(mctx *c, const eir_mtensor *t, int64_t *sz, int64_t *st) {
     if (!t->sizes_known || (st && !t->strides_known)) return false;
     for (uint32_t i = 0; i < t->rank; i++) {
-        if (!dval(c, t->sizes[i], &sz[i])) return false;
-        if (st && !dval(c, t->strides[i], &st[i])) return false;
+        if (!meta_dval(c, t->sizes[i], &sz[i])) return false;
+        if (st && !meta_dval(c, t->strides[i], &st[i])) return false;
     }
     return true;
 }
@@ -251,7 +237,7 @@ static bool is_contig_order(mctx *c, const eir_mtensor *t, const uint32_t *order
     return true;
 }
 
-static bool is_contiguous(mctx *c, const eir_mtensor *t) { return is_contig_order(c, t, NULL); }
+bool meta_is_contiguous(mctx *c, const eir_mtensor *t) { return is_contig_order(c, t, NULL); }
 static bool is_channels_last(mctx *c, const eir_mtensor *t) {
     return t->rank == 4 && is_contig_order(c, t, CL2D);
 }
@@ -281,7 +267,7 @@ static bool is_dense(mctx *c, const eir_mtensor *t) {
 }
 
 /* torch._prims_common.suggest_memory_format: strides like channels-last */
-static bool strides_like_cl(mctx *c, const eir_mtensor *t) {
+bool meta_strides_like_cl(mctx *c, const eir_mtensor *t) {
     if (t->rank != 4 && t->rank != 5) return false;
     int64_t sz[MAXR], st[MAXR];
     if (!numeric(c, t, sz, st)) return false;
@@ -305,7 +291,7 @@ static bool ti_perm(mctx *c, const eir_mtensor *ins, uint32_t n, const eir_mtens
     uint32_t r = out->rank;
     int64_t shape[MAXR], bst[8][MAXR];
     if (n > 8) return false;
-    for (uint32_t i = 0; i < r; i++) if (!dval(c, out->sizes[i], &shape[i])) return false;
+    for (uint32_t i = 0; i < r; i++) if (!meta_dval(c, out->sizes[i], &shape[i])) return false;
     for (uint32_t k = 0; k < n; k++) {
         int64_t sz[MAXR], st[MAXR];
         if (!numeric(c, &ins[k], sz, st)) return false;
@@ -345,7 +331,7 @@ static bool ti_perm(mctx *c, const eir_mtensor *ins, uint32_t n, const eir_mtens
  * inputs ins: the fast set-up when every operand has the output's shape
  * (contiguous, channels-last, or the inputs' common dense strides), else
  * strides in the order of the inputs' strides. */
-static void ti_layout(mctx *c, const eir_mtensor *ins, uint32_t n, eir_mtensor *out) {
+void meta_ti_layout(mctx *c, const eir_mtensor *ins, uint32_t n, eir_mtensor *out) {
     out->offset = D(0);
     out->strides_known = false;
     for (uint32_t k = 0; k < n; k++) if (!ins[k].strides_known) return;
@@ -353,19 +339,19 @@ static void ti_layout(mctx *c, const eir_mtensor *ins, uint32_t n, eir_mtensor *
     for (uint32_t k = 0; k < n && same_shape; k++) {
         if (ins[k].rank != out->rank) same_shape = false;
         for (uint32_t i = 0; i < out->rank && same_shape; i++)
-            if (!deq(c, ins[k].sizes[i], out->sizes[i])) same_shape = false;
+            if (!meta_deq(c, ins[k].sizes[i], out->sizes[i])) same_shape = false;
     }
     if (same_shape && n > 0) {
         bool contig = true, cl = true, dense = true, same_strides = true;
         for (uint32_t k = 0; k < n; k++) {
-            contig = contig && is_contiguous(c, &ins[k]);
+            contig = contig && meta_is_contiguous(c, &ins[k]);
             cl = cl && is_channels_last(c, &ins[k]);
             dense = dense && is_dense(c, &ins[k]);
             for (uint32_t i = 0; i < out->rank && same_strides; i++)
-                if (!deq(c, ins[k].strides[i], ins[0].strides[i])) same_strides = false;
+                if (!meta_deq(c, ins[k].strides[i], ins[0].strides[i])) same_strides = false;
         }
-        if (contig) { set_contiguous(c, out); return; }
-        if (cl) { set_channels_last(c, out); return; }
+        if (contig) { meta_set_contiguous(c, out); return; }
+        if (cl) { meta_set_channels_last(c, out); return; }
         if (dense && same_strides) {
             for (uint32_t i = 0; i < out->rank; i++) out->strides[i] = ins[0].strides[i];
             out->strides_known = true;
@@ -377,14 +363,14 @@ static void ti_layout(mctx *c, const eir_mtensor *ins, uint32_t n, eir_mtensor *
     eir_mdim s = D(1);
     for (uint32_t k = 0; k < out->rank; k++) {
         out->strides[perm[k]] = s;
-        s = dmul(c, s, dmax1(c, out->sizes[perm[k]])); /* an empty dim counts as 1, as in empty() */
+        s = meta_dmul(c, s, dmax1(c, out->sizes[perm[k]])); /* an empty dim counts as 1, as in empty() */
     }
     out->strides_known = true;
 }
 
 /* empty_like(self, memory_format=preserve): self's strides when it is
  * dense, else dense strides in the order of self's */
-static void like_preserve(mctx *c, const eir_mtensor *self, eir_mtensor *out) {
+void meta_like_preserve(mctx *c, const eir_mtensor *self, eir_mtensor *out) {
     out->offset = D(0);
     out->strides_known = false;
     if (!self->strides_known) return;
@@ -393,12 +379,12 @@ static void like_preserve(mctx *c, const eir_mtensor *self, eir_mtensor *out) {
         out->strides_known = true;
         return;
     }
-    ti_layout(c, self, 1, out);
+    meta_ti_layout(c, self, 1, out);
 }
 
 /* ---- dtypes ---- */
 
-static int dt_cat(eir_dtype d) {
+int meta_dt_cat(eir_dtype d) {
     switch (d) {
     case EIR_BOOL: return 0;
     case EIR_U8: case EIR_I8: case EIR_I16: case EIR_I32: case EIR_I64: return 1;
@@ -408,27 +394,27 @@ static int dt_cat(eir_dtype d) {
     }
 }
 
-static eir_dtype to_complex(eir_dtype f) {
+eir_dtype meta_to_complex(eir_dtype f) {
     return f == EIR_F64 ? EIR_C128 : f == EIR_F16 ? EIR_C32 : EIR_C64;
 }
-static eir_dtype complex_value(eir_dtype z) {
+eir_dtype meta_complex_value(eir_dtype z) {
     return z == EIR_C128 ? EIR_F64 : z == EIR_C32 ? EIR_F16 : EIR_F32;
 }
 
 /* c10::promoteTypes for the dtypes above; UNKNOWN for others */
-static eir_dtype promote(eir_dtype a, eir_dtype b) {
+eir_dtype meta_promote(eir_dtype a, eir_dtype b) {
     if (a == EIR_DTYPE_UNKNOWN) return b;
     if (b == EIR_DTYPE_UNKNOWN) return a;
     if (a == b) return a;
-    int ca = dt_cat(a), cb = dt_cat(b);
+    int ca = meta_dt_cat(a), cb = meta_dt_cat(b);
     if (ca < 0 || cb < 0) return EIR_DTYPE_UNKNOWN;
     if (ca == 0) return b;
     if (cb == 0) return a;
     if (ca == 3 || cb == 3) {
-        eir_dtype va = ca == 3 ? complex_value(a) : a, vb = cb == 3 ? complex_value(b) : b;
-        if (dt_cat(va) != 2) va = EIR_F16;
-        if (dt_cat(vb) != 2) vb = EIR_F16;
-        return to_complex(promote(va, vb));
+        eir_dtype va = ca == 3 ? meta_complex_value(a) : a, vb = cb == 3 ? meta_complex_value(b) : b;
+        if (meta_dt_cat(va) != 2) va = EIR_F16;
+        if (meta_dt_cat(vb) != 2) vb = EIR_F16;
+        return meta_to_complex(meta_promote(va, vb));
     }
     if (ca == 2 && cb == 2) {
         if ((a == EIR_F16 && b == EIR_BF16) || (a == EIR_BF16 && b == EIR_F16)) return EIR_F32;
@@ -444,22 +430,16 @@ static eir_dtype promote(eir_dtype a, eir_dtype b) {
     return eir_dtype_size(a) >= eir_dtype_size(b) ? a : b;
 }
 
-/* an operand of type promotion: a tensor of some rank, or a wrapped Python number */
-typedef struct operand {
-    eir_mtensor t;
-    bool wrapped;
-} operand;
-
 /* at::native::result_type: dimensioned tensors over zero-dim ones over
  * wrapped numbers, a lower group counting only when its category is higher */
 static eir_dtype combine(eir_dtype hi, eir_dtype lo) {
     if (hi == EIR_DTYPE_UNKNOWN) return lo;
     if (lo == EIR_DTYPE_UNKNOWN) return hi;
-    int ch = dt_cat(hi), cl = dt_cat(lo);
+    int ch = meta_dt_cat(hi), cl = meta_dt_cat(lo);
     if (ch == 3) return hi;
-    if (cl == 3) return ch == 2 ? to_complex(hi) : lo;
+    if (cl == 3) return ch == 2 ? meta_to_complex(hi) : lo;
     if (ch == 2) return hi;
-    if (hi == EIR_BOOL || cl == 2) return promote(hi, lo);
+    if (hi == EIR_BOOL || cl == 2) return meta_promote(hi, lo);
     return hi;
 }
 
@@ -468,13 +448,13 @@ static eir_dtype result_type(const operand *ops, uint32_t n) {
     for (uint32_t i = 0; i < n; i++) {
         eir_dtype d = ops[i].t.dtype;
         if (ops[i].wrapped) {
-            if (dt_cat(d) == 3) d = EIR_C64;
-            else if (dt_cat(d) == 2) d = EIR_F32;
-            wrap = promote(wrap, d);
+            if (meta_dt_cat(d) == 3) d = EIR_C64;
+            else if (meta_dt_cat(d) == 2) d = EIR_F32;
+            wrap = meta_promote(wrap, d);
         } else if (ops[i].t.rank == 0) {
-            zero = promote(zero, d);
+            zero = meta_promote(zero, d);
         } else {
-            dim = promote(dim, d);
+            dim = meta_promote(dim, d);
         }
     }
     return combine(dim, combine(zero, wrap));
@@ -482,7 +462,7 @@ static eir_dtype result_type(const operand *ops, uint32_t n) {
 
 /* ---- arguments ---- */
 
-static const eir_arg *arg(mctx *c, const char *name) {
+const eir_arg *meta_arg(mctx *c, const char *name) {
     for (uint32_t i = 0; i < c->nd->num_inputs; i++)
         if (c->nd->inputs[i].name && !strcmp(c->nd->inputs[i].name, name)) {
             const eir_arg *a = &c->nd->inputs[i].arg;
@@ -531,14 +511,14 @@ static int in_operand(mctx *c, const eir_arg *a, operand *o) {
     return 1;
 }
 
-static int in_tensor(mctx *c, const char *name, eir_mtensor *t) {
-    const eir_arg *a = arg(c, name);
+int meta_in_tensor(mctx *c, const char *name, eir_mtensor *t) {
+    const eir_arg *a = meta_arg(c, name);
     if (!a) return 0;
     if (a->kind != EIR_ARG_TENSOR && a->kind != EIR_ARG_OPTIONAL_TENSOR) return -1;
     return tensor_of_value(c, a->value, t) ? 1 : -1;
 }
 
-static bool symint_arg(mctx *c, const eir_arg *a, eir_mdim *out) {
+bool meta_symint_arg(mctx *c, const eir_arg *a, eir_mdim *out) {
     if (a->kind == EIR_ARG_INT) { *out = D(a->u.i); return true; }
     if (a->kind == EIR_ARG_SYM_INT) {
         if (a->literal) { *out = D(a->u.i); return true; }
@@ -557,8 +537,8 @@ static const char *schema_default(mctx *c, const char *name) {
 }
 
 /* an int argument (its schema default when absent); false when it is symbolic or unknown */
-static bool in_int(mctx *c, const char *name, int64_t *v) {
-    const eir_arg *a = arg(c, name);
+bool meta_in_int(mctx *c, const char *name, int64_t *v) {
+    const eir_arg *a = meta_arg(c, name);
     if (!a) {
         const char *d = schema_default(c, name);
         if (!d || !strcmp(d, "None")) return false;
@@ -571,13 +551,13 @@ static bool in_int(mctx *c, const char *name, int64_t *v) {
     }
     if (a->kind == EIR_ARG_BOOL) { *v = a->u.b; return true; }
     eir_mdim m;
-    if (!symint_arg(c, a, &m) || m.kind != EIR_MDIM_INT) return false;
+    if (!meta_symint_arg(c, a, &m) || m.kind != EIR_MDIM_INT) return false;
     *v = m.c;
     return true;
 }
 
-static bool in_bool(mctx *c, const char *name, bool def) {
-    const eir_arg *a = arg(c, name);
+bool meta_in_bool(mctx *c, const char *name, bool def) {
+    const eir_arg *a = meta_arg(c, name);
     if (a && a->kind == EIR_ARG_BOOL) return a->u.b;
     if (a && a->kind == EIR_ARG_INT) return a->u.i != 0;
     const char *d = schema_default(c, name);
@@ -587,8 +567,8 @@ static bool in_bool(mctx *c, const char *name, bool def) {
 
 /* an int list (a single int fills the list to `fill` entries, as int[2] k=3);
  * default text "[1, 1]" when absent. Returns the count, or -1. */
-static int in_ints(mctx *c, const char *name, eir_mdim *out, uint32_t max, uint32_t fill) {
-    const eir_arg *a = arg(c, name);
+int meta_in_ints(mctx *c, const char *name, eir_mdim *out, uint32_t max, uint32_t fill) {
+    const eir_arg *a = meta_arg(c, name);
     if (!a) {
         const char *d = schema_default(c, name);
         if (!d || d[0] != '[') return -1;
@@ -607,7 +587,7 @@ static int in_ints(mctx *c, const char *name, eir_mdim *out, uint32_t max, uint3
         return (int)n;
     }
     if (a->kind == EIR_ARG_INT || a->kind == EIR_ARG_SYM_INT) {
-        if (!symint_arg(c, a, &out[0])) return -1;
+        if (!meta_symint_arg(c, a, &out[0])) return -1;
         uint32_t n = fill > 1 && fill <= max ? fill : 1;
         for (uint32_t i = 1; i < n; i++) out[i] = out[0];
         return (int)n;
@@ -615,27 +595,27 @@ static int in_ints(mctx *c, const char *name, eir_mdim *out, uint32_t max, uint3
     if (a->kind != EIR_ARG_INTS && a->kind != EIR_ARG_SYM_INTS) return -1;
     if (a->u.list.n > max) return -1;
     for (uint32_t i = 0; i < a->u.list.n; i++)
-        if (!symint_arg(c, &a->u.list.items[i], &out[i])) return -1;
+        if (!meta_symint_arg(c, &a->u.list.items[i], &out[i])) return -1;
     if (a->u.list.n == 1 && fill > 1 && fill <= max)
         for (uint32_t i = 1; i < fill; i++) out[i] = out[0];
     return (int)(a->u.list.n == 1 && fill > 1 && fill <= max ? fill : a->u.list.n);
 }
 
-static eir_dtype in_dtype(mctx *c, const char *name) {
-    const eir_arg *a = arg(c, name);
+eir_dtype meta_in_dtype(mctx *c, const char *name) {
+    const eir_arg *a = meta_arg(c, name);
     return a && a->kind == EIR_ARG_SCALAR_TYPE ? (eir_dtype)a->u.i : EIR_DTYPE_UNKNOWN;
 }
 
 /* memory_format argument: an EIR_MF_* code, EIR_MF_UNKNOWN when absent */
-static int in_memfmt(mctx *c, const char *name) {
-    const eir_arg *a = arg(c, name);
+int meta_in_memfmt(mctx *c, const char *name) {
+    const eir_arg *a = meta_arg(c, name);
     return a && a->kind == EIR_ARG_MEMORY_FORMAT ? (int)a->u.i : EIR_MF_UNKNOWN;
 }
 
-static bool wrap_dim(mctx *c, int64_t d, uint32_t rank, const char *what, uint32_t *out) {
+bool meta_wrap_dim(mctx *c, int64_t d, uint32_t rank, const char *what, uint32_t *out) {
     int64_t r = rank == 0 ? 1 : rank;
     if (d < -r || d >= r) {
-        fail(c, "%s %lld is out of range for a tensor of rank %u (expected a dim in [%lld, %lld])", what,
+        meta_fail(c, "%s %lld is out of range for a tensor of rank %u (expected a dim in [%lld, %lld])", what,
              (long long)d, rank, (long long)-r, (long long)(r - 1));
         return false;
     }
@@ -645,7 +625,7 @@ static bool wrap_dim(mctx *c, int64_t d, uint32_t rank, const char *what, uint32
 
 /* ---- broadcasting ---- */
 
-static int broadcast(mctx *c, const operand *ops, uint32_t n, eir_mtensor *out, const char *const *names) {
+int meta_broadcast(mctx *c, const operand *ops, uint32_t n, eir_mtensor *out, const char *const *names) {
     uint32_t r = 0;
     for (uint32_t k = 0; k < n; k++) {
         if (!ops[k].t.sizes_known) return 0;
@@ -664,7 +644,7 @@ static int broadcast(mctx *c, const operand *ops, uint32_t n, eir_mtensor *out, 
             if (is_int(s, 1)) { s = d; from = (int)k; continue; }
             eir_meta_cmp e = dcmp(c->p, s, d);
             if (e == EIR_MCMP_DIFFER && s.kind == EIR_MDIM_INT && d.kind == EIR_MDIM_INT)
-                return fail(c, "the sizes of '%s' and '%s' do not broadcast: %lld vs %lld at dim %u of the result",
+                return meta_fail(c, "the sizes of '%s' and '%s' do not broadcast: %lld vs %lld at dim %u of the result",
                             names[from], names[k], (long long)s.c, (long long)d.c, i);
             if (s.kind == EIR_MDIM_SYM && d.kind == EIR_MDIM_INT) s = d; /* torch guarded s == d */
         }
@@ -675,59 +655,58 @@ static int broadcast(mctx *c, const operand *ops, uint32_t n, eir_mtensor *out, 
 
 /* ---- pointwise ---- */
 
-enum { PW_SAME, PW_FLOAT, PW_BOOL, PW_TRUEDIV };
 
 /* A pointwise op over the Tensor/Scalar arguments names[0..n): promotion
  * (kind PW_SAME: the common dtype; PW_FLOAT: integers become float32;
  * PW_BOOL: bool; PW_TRUEDIV: as PW_FLOAT), broadcasting, TensorIterator's layout. */
-static int pointwise(mctx *c, eir_mtensor *o, const char *const *names, uint32_t n, int kind) {
+int meta_pointwise(mctx *c, eir_mtensor *o, const char *const *names, uint32_t n, int kind) {
     operand ops[4];
     eir_mtensor ts[4];
     uint32_t nt = 0;
     const char *present[4];
     uint32_t np = 0;
     for (uint32_t k = 0; k < n; k++) {
-        int r = in_operand(c, arg(c, names[k]), &ops[np]);
+        int r = in_operand(c, meta_arg(c, names[k]), &ops[np]);
         if (r < 0 || (r == 0 && k == 0)) return 0;
         if (r == 0) continue; /* an optional operand left out (clamp's min or max) */
         present[np] = names[k];
         ts[nt++] = ops[np++].t;
     }
     memset(o, 0, sizeof *o);
-    int b = broadcast(c, ops, np, o, present);
+    int b = meta_broadcast(c, ops, np, o, present);
     if (b <= 0) return b;
     eir_dtype dt = result_type(ops, np);
     if (dt == EIR_DTYPE_UNKNOWN) return 0;
-    if ((kind == PW_FLOAT || kind == PW_TRUEDIV) && dt_cat(dt) < 2) dt = EIR_F32;
+    if ((kind == PW_FLOAT || kind == PW_TRUEDIV) && meta_dt_cat(dt) < 2) dt = EIR_F32;
     if (kind == PW_BOOL) dt = EIR_BOOL;
     o->dtype = dt;
-    ti_layout(c, ts, nt, o);
+    meta_ti_layout(c, ts, nt, o);
     return 1;
 }
 
 static const char *const N_SELF[] = {"self"};
 static const char *const N_SELF_OTHER[] = {"self", "other"};
 
-static int m_unary(mctx *c, eir_mtensor *o, uint32_t max) { return pointwise(c, o, N_SELF, 1, PW_SAME); }
-static int m_unary_float(mctx *c, eir_mtensor *o, uint32_t max) { return pointwise(c, o, N_SELF, 1, PW_FLOAT); }
-static int m_unary_bool(mctx *c, eir_mtensor *o, uint32_t max) { return pointwise(c, o, N_SELF, 1, PW_BOOL); }
-static int m_binary(mctx *c, eir_mtensor *o, uint32_t max) { return pointwise(c, o, N_SELF_OTHER, 2, PW_SAME); }
+static int m_unary(mctx *c, eir_mtensor *o, uint32_t max) { return meta_pointwise(c, o, N_SELF, 1, PW_SAME); }
+static int m_unary_float(mctx *c, eir_mtensor *o, uint32_t max) { return meta_pointwise(c, o, N_SELF, 1, PW_FLOAT); }
+static int m_unary_bool(mctx *c, eir_mtensor *o, uint32_t max) { return meta_pointwise(c, o, N_SELF, 1, PW_BOOL); }
+static int m_binary(mctx *c, eir_mtensor *o, uint32_t max) { return meta_pointwise(c, o, N_SELF_OTHER, 2, PW_SAME); }
 static int m_binary_float(mctx *c, eir_mtensor *o, uint32_t max) {
-    return pointwise(c, o, N_SELF_OTHER, 2, PW_FLOAT);
+    return meta_pointwise(c, o, N_SELF_OTHER, 2, PW_FLOAT);
 }
-static int m_binary_bool(mctx *c, eir_mtensor *o, uint32_t max) { return pointwise(c, o, N_SELF_OTHER, 2, PW_BOOL); }
+static int m_binary_bool(mctx *c, eir_mtensor *o, uint32_t max) { return meta_pointwise(c, o, N_SELF_OTHER, 2, PW_BOOL); }
 
 static int m_div_mode(mctx *c, eir_mtensor *o, uint32_t max) {
-    const eir_arg *m = arg(c, "rounding_mode");
+    const eir_arg *m = meta_arg(c, "rounding_mode");
     bool rounding = m && m->kind == EIR_ARG_STRING;
-    int r = pointwise(c, o, N_SELF_OTHER, 2, rounding ? PW_SAME : PW_FLOAT);
+    int r = meta_pointwise(c, o, N_SELF_OTHER, 2, rounding ? PW_SAME : PW_FLOAT);
     /* floor division of floats: torch's meta is a chain of a dozen pointwise
      * ops (fmod, where, copysign...) whose layout is not TensorIterator's
      * when the inputs' layouts differ; inferred only when all are contiguous */
-    if (r > 0 && rounding && !strcmp(m->u.s, "floor") && dt_cat(o->dtype) == 2) {
+    if (r > 0 && rounding && !strcmp(m->u.s, "floor") && meta_dt_cat(o->dtype) == 2) {
         eir_mtensor a, b;
-        bool ca = in_tensor(c, "self", &a) != 1 || is_contiguous(c, &a);
-        bool cb = in_tensor(c, "other", &b) != 1 || is_contiguous(c, &b);
+        bool ca = meta_in_tensor(c, "self", &a) != 1 || meta_is_contiguous(c, &a);
+        bool cb = meta_in_tensor(c, "other", &b) != 1 || meta_is_contiguous(c, &b);
         if (!ca || !cb) o->strides_known = false;
     }
     return r;
@@ -737,43 +716,43 @@ static int m_where(mctx *c, eir_mtensor *o, uint32_t max) {
     static const char *const names[] = {"condition", "self", "other"};
     operand ops[3];
     for (uint32_t k = 0; k < 3; k++)
-        if (in_operand(c, arg(c, names[k]), &ops[k]) <= 0) return 0;
+        if (in_operand(c, meta_arg(c, names[k]), &ops[k]) <= 0) return 0;
     memset(o, 0, sizeof *o);
-    int b = broadcast(c, ops, 3, o, names);
+    int b = meta_broadcast(c, ops, 3, o, names);
     if (b <= 0) return b;
     o->dtype = result_type(ops + 1, 2);
     if (o->dtype == EIR_DTYPE_UNKNOWN) return 0;
     eir_mtensor ts[3] = {ops[0].t, ops[1].t, ops[2].t};
-    ti_layout(c, ts, 3, o);
+    meta_ti_layout(c, ts, 3, o);
     return 1;
 }
 
 /* ops returning their first argument (in place, or an alias when nothing changes) */
 static int m_self(mctx *c, eir_mtensor *o, uint32_t max) {
     const char *first = c->s->nargs ? c->s->args[0].name : "self";
-    return in_tensor(c, first, o) == 1 ? 1 : 0;
+    return meta_in_tensor(c, first, o) == 1 ? 1 : 0;
 }
 
 static int m_clone(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor self;
-    if (in_tensor(c, "self", &self) != 1) return 0;
+    if (meta_in_tensor(c, "self", &self) != 1) return 0;
     *o = self;
-    int mf = in_memfmt(c, "memory_format");
-    eir_dtype dt = in_dtype(c, "dtype");
+    int mf = meta_in_memfmt(c, "memory_format");
+    eir_dtype dt = meta_in_dtype(c, "dtype");
     if (dt != EIR_DTYPE_UNKNOWN) o->dtype = dt;
-    if (mf == EIR_MF_CONTIGUOUS) set_contiguous(c, o);
-    else if (mf == EIR_MF_CHANNELS_LAST || mf == EIR_MF_CHANNELS_LAST_3D) set_channels_last(c, o);
-    else like_preserve(c, &self, o);
+    if (mf == EIR_MF_CONTIGUOUS) meta_set_contiguous(c, o);
+    else if (mf == EIR_MF_CHANNELS_LAST || mf == EIR_MF_CHANNELS_LAST_3D) meta_set_channels_last(c, o);
+    else meta_like_preserve(c, &self, o);
     return 1;
 }
 
 /* aten.to.dtype and friends: self itself when nothing changes, else a copy */
 static int m_to(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor self;
-    if (in_tensor(c, "self", &self) != 1) return 0;
-    eir_dtype dt = in_dtype(c, "dtype");
-    int mf = in_memfmt(c, "memory_format");
-    bool copy = in_bool(c, "copy", false);
+    if (meta_in_tensor(c, "self", &self) != 1) return 0;
+    eir_dtype dt = meta_in_dtype(c, "dtype");
+    int mf = meta_in_memfmt(c, "memory_format");
+    bool copy = meta_in_bool(c, "copy", false);
     if (!copy && (dt == EIR_DTYPE_UNKNOWN || dt == self.dtype) && (mf == EIR_MF_UNKNOWN || mf == EIR_MF_PRESERVE)) {
         *o = self;
         return 1;
@@ -783,20 +762,20 @@ static int m_to(mctx *c, eir_mtensor *o, uint32_t max) {
 
 static int m_contiguous(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor self;
-    if (in_tensor(c, "self", &self) != 1) return 0;
-    int mf = in_memfmt(c, "memory_format");
+    if (meta_in_tensor(c, "self", &self) != 1) return 0;
+    int mf = meta_in_memfmt(c, "memory_format");
     bool cl = mf == EIR_MF_CHANNELS_LAST;
-    if (cl ? is_channels_last(c, &self) : is_contiguous(c, &self)) { *o = self; return 1; }
+    if (cl ? is_channels_last(c, &self) : meta_is_contiguous(c, &self)) { *o = self; return 1; }
     *o = self;
-    if (cl) set_channels_last(c, o);
-    else set_contiguous(c, o);
+    if (cl) meta_set_channels_last(c, o);
+    else meta_set_contiguous(c, o);
     return 1;
 }
 
 /* ---- factories ---- */
 
-static int sizes_arg(mctx *c, const char *name, eir_mtensor *o) {
-    int n = in_ints(c, name, o->sizes, MAXR, 0);
+int meta_sizes_arg(mctx *c, const char *name, eir_mtensor *o) {
+    int n = meta_in_ints(c, name, o->sizes, MAXR, 0);
     if (n < 0) return 0;
     o->rank = (uint32_t)n;
     o->sizes_known = true;
@@ -815,56 +794,56 @@ static eir_dtype scalar_dtype(const eir_arg *a) {
 
 static int m_full(mctx *c, eir_mtensor *o, uint32_t max) {
     memset(o, 0, sizeof *o);
-    if (!sizes_arg(c, "size", o)) return 0;
-    o->dtype = in_dtype(c, "dtype");
-    if (o->dtype == EIR_DTYPE_UNKNOWN) o->dtype = scalar_dtype(arg(c, "fill_value"));
-    set_contiguous(c, o);
+    if (!meta_sizes_arg(c, "size", o)) return 0;
+    o->dtype = meta_in_dtype(c, "dtype");
+    if (o->dtype == EIR_DTYPE_UNKNOWN) o->dtype = scalar_dtype(meta_arg(c, "fill_value"));
+    meta_set_contiguous(c, o);
     return 1;
 }
 
 static int m_zeros(mctx *c, eir_mtensor *o, uint32_t max) {
     memset(o, 0, sizeof *o);
-    if (!sizes_arg(c, "size", o)) return 0;
-    o->dtype = in_dtype(c, "dtype");
+    if (!meta_sizes_arg(c, "size", o)) return 0;
+    o->dtype = meta_in_dtype(c, "dtype");
     if (o->dtype == EIR_DTYPE_UNKNOWN) o->dtype = EIR_F32;
-    int mf = in_memfmt(c, "memory_format");
-    if (mf == EIR_MF_CHANNELS_LAST || mf == EIR_MF_CHANNELS_LAST_3D) set_channels_last(c, o);
-    else set_contiguous(c, o);
+    int mf = meta_in_memfmt(c, "memory_format");
+    if (mf == EIR_MF_CHANNELS_LAST || mf == EIR_MF_CHANNELS_LAST_3D) meta_set_channels_last(c, o);
+    else meta_set_contiguous(c, o);
     return 1;
 }
 
 static int m_scalar_tensor(mctx *c, eir_mtensor *o, uint32_t max) {
     memset(o, 0, sizeof *o);
     o->sizes_known = true;
-    o->dtype = in_dtype(c, "dtype");
+    o->dtype = meta_in_dtype(c, "dtype");
     if (o->dtype == EIR_DTYPE_UNKNOWN) o->dtype = EIR_F32;
-    set_contiguous(c, o);
+    meta_set_contiguous(c, o);
     return 1;
 }
 
 /* new_zeros / new_ones / new_full / new_empty: self's dtype, a contiguous tensor */
 static int m_new(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor self;
-    if (in_tensor(c, "self", &self) != 1) return 0;
+    if (meta_in_tensor(c, "self", &self) != 1) return 0;
     memset(o, 0, sizeof *o);
-    if (!sizes_arg(c, "size", o)) return 0;
-    o->dtype = in_dtype(c, "dtype");
+    if (!meta_sizes_arg(c, "size", o)) return 0;
+    o->dtype = meta_in_dtype(c, "dtype");
     if (o->dtype == EIR_DTYPE_UNKNOWN) o->dtype = self.dtype;
-    set_contiguous(c, o);
+    meta_set_contiguous(c, o);
     return 1;
 }
 
 /* zeros_like / ones_like / full_like / empty_like / rand_like */
 static int m_like(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor self;
-    if (in_tensor(c, "self", &self) != 1) return 0;
+    if (meta_in_tensor(c, "self", &self) != 1) return 0;
     *o = self;
-    eir_dtype dt = in_dtype(c, "dtype");
+    eir_dtype dt = meta_in_dtype(c, "dtype");
     if (dt != EIR_DTYPE_UNKNOWN) o->dtype = dt;
-    int mf = in_memfmt(c, "memory_format");
-    if (mf == EIR_MF_CONTIGUOUS) set_contiguous(c, o);
-    else if (mf == EIR_MF_CHANNELS_LAST || mf == EIR_MF_CHANNELS_LAST_3D) set_channels_last(c, o);
-    else like_preserve(c, &self, o);
+    int mf = meta_in_memfmt(c, "memory_format");
+    if (mf == EIR_MF_CONTIGUOUS) meta_set_contiguous(c, o);
+    else if (mf == EIR_MF_CHANNELS_LAST || mf == EIR_MF_CHANNELS_LAST_3D) meta_set_channels_last(c, o);
+    else meta_like_preserve(c, &self, o);
     return 1;
 }
 
@@ -878,7 +857,7 @@ static bool num_arg(const eir_arg *a, double *v, bool *is_float) {
 
 static int m_arange(mctx *c, eir_mtensor *o, uint32_t max) {
     memset(o, 0, sizeof *o);
-    const eir_arg *as = arg(c, "start"), *ae = arg(c, "end"), *ap = arg(c, "step");
+    const eir_arg *as = meta_arg(c, "start"), *ae = meta_arg(c, "end"), *ap = meta_arg(c, "step");
     double start = 0, end = 0, step = 1;
     bool fs = false, fe = false, fp = false;
     if (as && !num_arg(as, &start, &fs)) return 0;
@@ -888,41 +867,41 @@ static int m_arange(mctx *c, eir_mtensor *o, uint32_t max) {
     if (!num_arg(ae, &end, &fe)) {
         /* a symbolic end: arange(0, s, 1) has s elements */
         eir_mdim e;
-        if (!ae || !symint_arg(c, ae, &e) || start != 0 || step != 1) return 0;
+        if (!ae || !meta_symint_arg(c, ae, &e) || start != 0 || step != 1) return 0;
         o->sizes[0] = e;
     } else {
-        if (step == 0) return fail(c, "argument 'step' is 0; expected a nonzero step");
+        if (step == 0) return meta_fail(c, "argument 'step' is 0; expected a nonzero step");
         double n = (end - start) / step;
         if (!(n < 9.0e18)) return 0; /* nan, inf or beyond int64 */
         int64_t len = n > 0 ? (int64_t)n : 0;
         if ((double)len < n) len++;
         o->sizes[0] = D(len < 0 ? 0 : len);
     }
-    o->dtype = in_dtype(c, "dtype");
+    o->dtype = meta_in_dtype(c, "dtype");
     if (o->dtype == EIR_DTYPE_UNKNOWN) o->dtype = (fs || fe || fp) ? EIR_F32 : EIR_I64;
-    set_contiguous(c, o);
+    meta_set_contiguous(c, o);
     return 1;
 }
 
 /* ---- views ---- */
 
-static int m_alias(mctx *c, eir_mtensor *o, uint32_t max) { return in_tensor(c, "self", o) == 1 ? 1 : 0; }
+static int m_alias(mctx *c, eir_mtensor *o, uint32_t max) { return meta_in_tensor(c, "self", o) == 1 ? 1 : 0; }
 
 static int m_permute(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor self;
-    if (in_tensor(c, "self", &self) != 1) return 0;
+    if (meta_in_tensor(c, "self", &self) != 1) return 0;
     eir_mdim d[MAXR];
-    int n = in_ints(c, "dims", d, MAXR, 0);
+    int n = meta_in_ints(c, "dims", d, MAXR, 0);
     if (n < 0) return 0;
     if ((uint32_t)n != self.rank)
-        return fail(c, "argument 'dims' has %d entries, expected %u (the rank of 'self')", n, self.rank);
+        return meta_fail(c, "argument 'dims' has %d entries, expected %u (the rank of 'self')", n, self.rank);
     *o = self;
     bool seen[MAXR] = {0};
     for (uint32_t i = 0; i < self.rank; i++) {
         uint32_t k;
         if (d[i].kind != EIR_MDIM_INT) return 0;
-        if (!wrap_dim(c, d[i].c, self.rank, "argument 'dims': dim", &k)) return -1;
-        if (seen[k]) return fail(c, "argument 'dims' repeats dim %u", k);
+        if (!meta_wrap_dim(c, d[i].c, self.rank, "argument 'dims': dim", &k)) return -1;
+        if (seen[k]) return meta_fail(c, "argument 'dims' repeats dim %u", k);
         seen[k] = true;
         o->sizes[i] = self.sizes[k];
         o->strides[i] = self.strides[k];
@@ -932,11 +911,11 @@ static int m_permute(mctx *c, eir_mtensor *o, uint32_t max) {
 
 static int m_transpose(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor self;
-    if (in_tensor(c, "self", &self) != 1) return 0;
+    if (meta_in_tensor(c, "self", &self) != 1) return 0;
     int64_t d0, d1;
     uint32_t a, b;
-    if (!in_int(c, "dim0", &d0) || !in_int(c, "dim1", &d1)) return 0;
-    if (!wrap_dim(c, d0, self.rank, "argument 'dim0'", &a) || !wrap_dim(c, d1, self.rank, "argument 'dim1'", &b))
+    if (!meta_in_int(c, "dim0", &d0) || !meta_in_int(c, "dim1", &d1)) return 0;
+    if (!meta_wrap_dim(c, d0, self.rank, "argument 'dim0'", &a) || !meta_wrap_dim(c, d1, self.rank, "argument 'dim1'", &b))
         return -1;
     *o = self;
     if (self.rank == 0) return 1;
@@ -947,8 +926,8 @@ static int m_transpose(mctx *c, eir_mtensor *o, uint32_t max) {
 
 static int m_t(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor self;
-    if (in_tensor(c, "self", &self) != 1) return 0;
-    if (self.rank > 2) return fail(c, "'self' has rank %u; t() expects a tensor of rank <= 2", self.rank);
+    if (meta_in_tensor(c, "self", &self) != 1) return 0;
+    if (self.rank > 2) return meta_fail(c, "'self' has rank %u; t() expects a tensor of rank <= 2", self.rank);
     *o = self;
     if (self.rank == 2) {
         o->sizes[0] = self.sizes[1]; o->sizes[1] = self.sizes[0];
@@ -961,14 +940,14 @@ static int m_unsqueeze(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor self;
     int64_t d;
     uint32_t k;
-    if (in_tensor(c, "self", &self) != 1 || !in_int(c, "dim", &d)) return 0;
+    if (meta_in_tensor(c, "self", &self) != 1 || !meta_in_int(c, "dim", &d)) return 0;
     if (self.rank + 1 > MAXR) return 0;
-    if (!wrap_dim(c, d, self.rank + 1, "argument 'dim'", &k)) return -1;
+    if (!meta_wrap_dim(c, d, self.rank + 1, "argument 'dim'", &k)) return -1;
     *o = self;
     o->rank = self.rank + 1;
     for (uint32_t i = self.rank; i > k; i--) { o->sizes[i] = self.sizes[i - 1]; o->strides[i] = self.strides[i - 1]; }
     o->sizes[k] = D(1);
-    o->strides[k] = k >= self.rank ? D(1) : dmul(c, self.sizes[k], self.strides[k]);
+    o->strides[k] = k >= self.rank ? D(1) : meta_dmul(c, self.sizes[k], self.strides[k]);
     return 1;
 }
 
@@ -986,21 +965,21 @@ static int squeeze_dims(mctx *c, eir_mtensor *o, const bool *drop) {
 }
 
 static int m_squeeze(mctx *c, eir_mtensor *o, uint32_t max) {
-    if (in_tensor(c, "self", o) != 1) return 0;
+    if (meta_in_tensor(c, "self", o) != 1) return 0;
     bool drop[MAXR];
-    const char *nm = arg(c, "dim") ? "dim" : "dims";
-    if (!arg(c, nm)) {
+    const char *nm = meta_arg(c, "dim") ? "dim" : "dims";
+    if (!meta_arg(c, nm)) {
         for (uint32_t i = 0; i < MAXR; i++) drop[i] = true;
         return squeeze_dims(c, o, drop);
     }
     memset(drop, 0, sizeof drop);
     eir_mdim d[MAXR];
-    int n = in_ints(c, nm, d, MAXR, 0);
+    int n = meta_in_ints(c, nm, d, MAXR, 0);
     if (n < 0) return 0;
     for (int i = 0; i < n; i++) {
         uint32_t k;
         if (d[i].kind != EIR_MDIM_INT) return 0;
-        if (!wrap_dim(c, d[i].c, o->rank, "argument 'dim'", &k)) return -1;
+        if (!meta_wrap_dim(c, d[i].c, o->rank, "argument 'dim'", &k)) return -1;
         if (k < o->rank) drop[k] = true;
     }
     return squeeze_dims(c, o, drop);
@@ -1008,12 +987,12 @@ static int m_squeeze(mctx *c, eir_mtensor *o, uint32_t max) {
 
 static int m_expand(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor self;
-    if (in_tensor(c, "self", &self) != 1) return 0;
+    if (meta_in_tensor(c, "self", &self) != 1) return 0;
     eir_mdim sz[MAXR];
-    int n = in_ints(c, "size", sz, MAXR, 0);
+    int n = meta_in_ints(c, "size", sz, MAXR, 0);
     if (n < 0) return 0;
     if ((uint32_t)n < self.rank)
-        return fail(c, "argument 'size' has %d entries, fewer than the rank of 'self' (%u)", n, self.rank);
+        return meta_fail(c, "argument 'size' has %d entries, fewer than the rank of 'self' (%u)", n, self.rank);
     memset(o, 0, sizeof *o);
     o->dtype = self.dtype;
     o->rank = (uint32_t)n;
@@ -1022,20 +1001,20 @@ static int m_expand(mctx *c, eir_mtensor *o, uint32_t max) {
     uint32_t off = (uint32_t)n - self.rank;
     for (uint32_t i = 0; i < (uint32_t)n; i++) {
         if (i < off) {
-            if (is_int(sz[i], -1)) return fail(c, "argument 'size': -1 at dim %u, a new leading dim", i);
+            if (is_int(sz[i], -1)) return meta_fail(c, "argument 'size': -1 at dim %u, a new leading dim", i);
             o->sizes[i] = sz[i];
             o->strides[i] = D(0);
             continue;
         }
         eir_mdim have = self.sizes[i - off];
-        if (is_int(sz[i], -1) || deq(c, sz[i], have)) {
+        if (is_int(sz[i], -1) || meta_deq(c, sz[i], have)) {
             o->sizes[i] = have;
             o->strides[i] = self.strides[i - off];
         } else if (is_int(have, 1)) {
             o->sizes[i] = sz[i];
             o->strides[i] = D(0);
         } else if (have.kind == EIR_MDIM_INT && sz[i].kind == EIR_MDIM_INT) {
-            return fail(c, "argument 'size': %lld at dim %u, but 'self' has size %lld there (expected it or -1; only "
+            return meta_fail(c, "argument 'size': %lld at dim %u, but 'self' has size %lld there (expected it or -1; only "
                         "size-1 dims expand)", (long long)sz[i].c, i, (long long)have.c);
         } else {
             o->sizes[i] = sz[i];
@@ -1089,7 +1068,7 @@ static int view_strides(const int64_t *os, const int64_t *ost, uint32_t on, cons
 
 /* self viewed (or, `copy_ok`, reshaped: copied, contiguous at offset 0,
  * when no view fits) as sizes sz */
-static int reshape_to(mctx *c, eir_mtensor *o, const eir_mtensor *self_in, const eir_mdim *sz, uint32_t n, bool copy_ok,
+int meta_reshape_to(mctx *c, eir_mtensor *o, const eir_mtensor *self_in, const eir_mdim *sz, uint32_t n, bool copy_ok,
                       const char *what) {
     eir_mtensor self = *self_in;
     memset(o, 0, sizeof *o);
@@ -1098,8 +1077,8 @@ static int reshape_to(mctx *c, eir_mtensor *o, const eir_mtensor *self_in, const
     o->sizes_known = true;
     for (uint32_t i = 0; i < n; i++) o->sizes[i] = sz[i];
     /* a contiguous input gives a contiguous view at its offset */
-    if (is_contiguous(c, &self)) {
-        set_contiguous(c, o);
+    if (meta_is_contiguous(c, &self)) {
+        meta_set_contiguous(c, o);
         o->offset = self.offset;
         return 1;
     }
@@ -1123,39 +1102,39 @@ static int reshape_to(mctx *c, eir_mtensor *o, const eir_mtensor *self_in, const
         return 1;
     }
     if (!copy_ok)
-        return fail(c, "%s: 'self' has strides no view of the new shape can express; expected reshape() or a "
+        return meta_fail(c, "%s: 'self' has strides no view of the new shape can express; expected reshape() or a "
                     "contiguous input", what);
-    set_contiguous(c, o);
+    meta_set_contiguous(c, o);
     return 1;
 }
 
 /* view / reshape: the new shape with -1 inferred */
 static int view_like(mctx *c, eir_mtensor *o, const char *size_name, bool copy_ok) {
     eir_mtensor self;
-    if (in_tensor(c, "self", &self) != 1) return 0;
+    if (meta_in_tensor(c, "self", &self) != 1) return 0;
     eir_mdim sz[MAXR];
-    int n = in_ints(c, size_name, sz, MAXR, 0);
+    int n = meta_in_ints(c, size_name, sz, MAXR, 0);
     if (n < 0) return 0;
     eir_mdim numel = D(1), known_prod = D(1);
-    for (uint32_t i = 0; i < self.rank; i++) numel = dmul(c, numel, self.sizes[i]);
+    for (uint32_t i = 0; i < self.rank; i++) numel = meta_dmul(c, numel, self.sizes[i]);
     int infer = -1;
     for (int i = 0; i < n; i++) {
         if (is_int(sz[i], -1)) {
-            if (infer >= 0) return fail(c, "argument '%s' has more than one -1", size_name);
+            if (infer >= 0) return meta_fail(c, "argument '%s' has more than one -1", size_name);
             infer = i;
         } else {
-            known_prod = dmul(c, known_prod, sz[i]);
+            known_prod = meta_dmul(c, known_prod, sz[i]);
         }
     }
     if (infer >= 0) {
-        sz[infer] = dfloordiv(c, numel, known_prod);
+        sz[infer] = meta_dfloordiv(c, numel, known_prod);
     } else if (numel.kind == EIR_MDIM_INT && known_prod.kind == EIR_MDIM_INT && numel.c != known_prod.c) {
-        return fail(c, "argument '%s' has %lld elements, but 'self' has %lld (expected the same number)", size_name,
+        return meta_fail(c, "argument '%s' has %lld elements, but 'self' has %lld (expected the same number)", size_name,
                     (long long)known_prod.c, (long long)numel.c);
     }
     char what[64];
     snprintf(what, sizeof what, "argument '%s'", size_name);
-    return reshape_to(c, o, &self, sz, (uint32_t)n, copy_ok, what);
+    return meta_reshape_to(c, o, &self, sz, (uint32_t)n, copy_ok, what);
 }
 
 static int m_view(mctx *c, eir_mtensor *o, uint32_t max) { return view_like(c, o, "size", false); }
@@ -1165,16 +1144,16 @@ static int m_slice(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor self;
     int64_t dim, step = 1;
     uint32_t d;
-    if (in_tensor(c, "self", &self) != 1 || !in_int(c, "dim", &dim)) return 0;
-    if (!wrap_dim(c, dim, self.rank, "argument 'dim'", &d)) return -1;
+    if (meta_in_tensor(c, "self", &self) != 1 || !meta_in_int(c, "dim", &dim)) return 0;
+    if (!meta_wrap_dim(c, dim, self.rank, "argument 'dim'", &d)) return -1;
     if (self.rank == 0) return 0;
-    if (arg(c, "step") && !in_int(c, "step", &step)) return 0;
-    if (step <= 0) return fail(c, "argument 'step' is %lld; expected a positive step", (long long)step);
+    if (meta_arg(c, "step") && !meta_in_int(c, "step", &step)) return 0;
+    if (step <= 0) return meta_fail(c, "argument 'step' is %lld; expected a positive step", (long long)step);
     *o = self;
-    const eir_arg *as = arg(c, "start"), *ae = arg(c, "end");
+    const eir_arg *as = meta_arg(c, "start"), *ae = meta_arg(c, "end");
     eir_mdim start = D(0), end = D(INT64_MAX);
-    if (as && !symint_arg(c, as, &start)) return 0;
-    if (ae && !symint_arg(c, ae, &end)) return 0;
+    if (as && !meta_symint_arg(c, as, &start)) return 0;
+    if (ae && !meta_symint_arg(c, ae, &end)) return 0;
     eir_mdim size = self.sizes[d];
     if (size.kind == EIR_MDIM_INT && start.kind == EIR_MDIM_INT && end.kind == EIR_MDIM_INT) {
         int64_t s = start.c, e = end.c, n = size.c;
@@ -1187,15 +1166,15 @@ static int m_slice(mctx *c, eir_mtensor *o, uint32_t max) {
     } else if ((start.kind != EIR_MDIM_INT || start.c >= 0) && (end.kind != EIR_MDIM_INT || end.c >= 0)) {
         /* symbolic bounds inside the dim, as torch guarded them: (end - start + step - 1) // step */
         eir_mdim e = is_int(end, INT64_MAX) ? size : end;
-        o->sizes[d] = dfloordiv(c, dadd(c, dsub(c, e, start), D(step - 1)), D(step));
+        o->sizes[d] = meta_dfloordiv(c, meta_dadd(c, meta_dsub(c, e, start), D(step - 1)), D(step));
     } else {
         o->sizes[d] = UNK;
-        o->strides[d] = dmul(c, self.strides[d], D(step));
+        o->strides[d] = meta_dmul(c, self.strides[d], D(step));
         o->offset = UNK;
         return 1;
     }
-    o->strides[d] = dmul(c, self.strides[d], D(step));
-    o->offset = dadd(c, self.offset, dmul(c, start, self.strides[d]));
+    o->strides[d] = meta_dmul(c, self.strides[d], D(step));
+    o->offset = meta_dadd(c, self.offset, meta_dmul(c, start, self.strides[d]));
     return 1;
 }
 
@@ -1203,23 +1182,23 @@ static int m_select(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor self;
     int64_t dim;
     uint32_t d;
-    if (in_tensor(c, "self", &self) != 1 || !in_int(c, "dim", &dim)) return 0;
-    if (self.rank == 0) return fail(c, "'self' is 0-dim; select() needs a dim to index");
-    if (!wrap_dim(c, dim, self.rank, "argument 'dim'", &d)) return -1;
-    const eir_arg *ai = arg(c, "index");
+    if (meta_in_tensor(c, "self", &self) != 1 || !meta_in_int(c, "dim", &dim)) return 0;
+    if (self.rank == 0) return meta_fail(c, "'self' is 0-dim; select() needs a dim to index");
+    if (!meta_wrap_dim(c, dim, self.rank, "argument 'dim'", &d)) return -1;
+    const eir_arg *ai = meta_arg(c, "index");
     eir_mdim idx;
-    if (!ai || !symint_arg(c, ai, &idx)) return 0;
+    if (!ai || !meta_symint_arg(c, ai, &idx)) return 0;
     if (idx.kind == EIR_MDIM_INT && self.sizes[d].kind == EIR_MDIM_INT) {
         int64_t n = self.sizes[d].c;
         if (idx.c < -n || idx.c >= n)
-            return fail(c, "argument 'index' is %lld, out of range for dim %u of size %lld", (long long)idx.c, d,
+            return meta_fail(c, "argument 'index' is %lld, out of range for dim %u of size %lld", (long long)idx.c, d,
                         (long long)n);
         if (idx.c < 0) idx = D(idx.c + n);
     } else if (idx.kind == EIR_MDIM_INT && idx.c < 0) {
-        idx = dadd(c, self.sizes[d], idx);
+        idx = meta_dadd(c, self.sizes[d], idx);
     }
     *o = self;
-    o->offset = dadd(c, self.offset, dmul(c, idx, self.strides[d]));
+    o->offset = meta_dadd(c, self.offset, meta_dmul(c, idx, self.strides[d]));
     for (uint32_t i = d; i + 1 < self.rank; i++) { o->sizes[i] = self.sizes[i + 1]; o->strides[i] = self.strides[i + 1]; }
     o->rank = self.rank - 1;
     return 1;
@@ -1227,17 +1206,17 @@ static int m_select(mctx *c, eir_mtensor *o, uint32_t max) {
 
 static int m_as_strided(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor self;
-    if (in_tensor(c, "self", &self) != 1) return 0;
+    if (meta_in_tensor(c, "self", &self) != 1) return 0;
     memset(o, 0, sizeof *o);
     o->dtype = self.dtype;
-    int n = in_ints(c, "size", o->sizes, MAXR, 0), m = in_ints(c, "stride", o->strides, MAXR, 0);
+    int n = meta_in_ints(c, "size", o->sizes, MAXR, 0), m = meta_in_ints(c, "stride", o->strides, MAXR, 0);
     if (n < 0 || m < 0) return 0;
-    if (n != m) return fail(c, "arguments 'size' (%d entries) and 'stride' (%d) differ in length", n, m);
+    if (n != m) return meta_fail(c, "arguments 'size' (%d entries) and 'stride' (%d) differ in length", n, m);
     o->rank = (uint32_t)n;
     o->sizes_known = o->strides_known = true;
-    const eir_arg *a = arg(c, "storage_offset");
+    const eir_arg *a = meta_arg(c, "storage_offset");
     o->offset = self.offset;
-    if (a && !symint_arg(c, a, &o->offset)) o->offset = UNK;
+    if (a && !meta_symint_arg(c, a, &o->offset)) o->offset = UNK;
     return 1;
 }
 
@@ -1249,8 +1228,8 @@ static int split_common(mctx *c, eir_mtensor *o, uint32_t max, const eir_mdim *l
     for (uint32_t k = 0; k < n; k++) {
         o[k] = *self;
         o[k].sizes[d] = lens[k];
-        o[k].offset = dadd(c, self->offset, dmul(c, start, self->strides[d]));
-        start = dadd(c, start, lens[k]);
+        o[k].offset = meta_dadd(c, self->offset, meta_dmul(c, start, self->strides[d]));
+        start = meta_dadd(c, start, lens[k]);
     }
     return (int)n;
 }
@@ -1259,15 +1238,15 @@ static int m_split_with_sizes(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor self;
     int64_t dim = 0;
     uint32_t d;
-    if (in_tensor(c, "self", &self) != 1 || !in_int(c, "dim", &dim)) return 0;
-    if (!wrap_dim(c, dim, self.rank, "argument 'dim'", &d) || self.rank == 0) return self.rank ? -1 : 0;
+    if (meta_in_tensor(c, "self", &self) != 1 || !meta_in_int(c, "dim", &dim)) return 0;
+    if (!meta_wrap_dim(c, dim, self.rank, "argument 'dim'", &d) || self.rank == 0) return self.rank ? -1 : 0;
     eir_mdim lens[64];
-    int n = in_ints(c, "split_sizes", lens, 64, 0);
+    int n = meta_in_ints(c, "split_sizes", lens, 64, 0);
     if (n < 0) return 0;
     eir_mdim total = D(0);
-    for (int k = 0; k < n; k++) total = dadd(c, total, lens[k]);
+    for (int k = 0; k < n; k++) total = meta_dadd(c, total, lens[k]);
     if (dcmp(c->p, total, self.sizes[d]) == EIR_MCMP_DIFFER && total.kind == EIR_MDIM_INT)
-        return fail(c, "argument 'split_sizes' sums to %lld, expected the size of dim %u of 'self'", (long long)total.c,
+        return meta_fail(c, "argument 'split_sizes' sums to %lld, expected the size of dim %u of 'self'", (long long)total.c,
                     d);
     return split_common(c, o, max, lens, (uint32_t)n, d, &self);
 }
@@ -1276,11 +1255,11 @@ static int m_split(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor self;
     int64_t dim = 0, ss;
     uint32_t d;
-    if (in_tensor(c, "self", &self) != 1 || !in_int(c, "dim", &dim) || !in_int(c, "split_size", &ss)) return 0;
-    if (!wrap_dim(c, dim, self.rank, "argument 'dim'", &d) || self.rank == 0) return self.rank ? -1 : 0;
+    if (meta_in_tensor(c, "self", &self) != 1 || !meta_in_int(c, "dim", &dim) || !meta_in_int(c, "split_size", &ss)) return 0;
+    if (!meta_wrap_dim(c, dim, self.rank, "argument 'dim'", &d) || self.rank == 0) return self.rank ? -1 : 0;
     if (self.sizes[d].kind != EIR_MDIM_INT) return 0;
     int64_t size = self.sizes[d].c;
-    if (ss <= 0) return ss == 0 && size == 0 ? 0 : fail(c, "argument 'split_size' is %lld; expected > 0", (long long)ss);
+    if (ss <= 0) return ss == 0 && size == 0 ? 0 : meta_fail(c, "argument 'split_size' is %lld; expected > 0", (long long)ss);
     eir_mdim lens[64];
     uint32_t n = 0;
     if (size / ss + (size % ss != 0) > 64) return 0;
@@ -1296,12 +1275,12 @@ static int m_unbind(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor self;
     int64_t dim = 0;
     uint32_t d;
-    if (in_tensor(c, "self", &self) != 1 || !in_int(c, "dim", &dim)) return 0;
-    if (!wrap_dim(c, dim, self.rank, "argument 'dim'", &d) || self.rank == 0) return self.rank ? -1 : 0;
+    if (meta_in_tensor(c, "self", &self) != 1 || !meta_in_int(c, "dim", &dim)) return 0;
+    if (!meta_wrap_dim(c, dim, self.rank, "argument 'dim'", &d) || self.rank == 0) return self.rank ? -1 : 0;
     if (self.sizes[d].kind != EIR_MDIM_INT || self.sizes[d].c > (int64_t)max || self.sizes[d].c < 1) return 0;
     for (int64_t k = 0; k < self.sizes[d].c; k++) {
         o[k] = self;
-        o[k].offset = dadd(c, self.offset, dmul(c, D(k), self.strides[d]));
+        o[k].offset = meta_dadd(c, self.offset, meta_dmul(c, D(k), self.strides[d]));
         for (uint32_t i = d; i + 1 < self.rank; i++) {
             o[k].sizes[i] = self.sizes[i + 1];
             o[k].strides[i] = self.strides[i + 1];
@@ -1314,9 +1293,9 @@ static int m_unbind(mctx *c, eir_mtensor *o, uint32_t max) {
 /* ---- joining ---- */
 
 static int m_cat(mctx *c, eir_mtensor *o, uint32_t max) {
-    const eir_arg *ta = arg(c, "tensors");
+    const eir_arg *ta = meta_arg(c, "tensors");
     int64_t dim = 0;
-    if (!ta || ta->kind != EIR_ARG_TENSORS || ta->u.list.n == 0 || ta->u.list.n > 256 || !in_int(c, "dim", &dim))
+    if (!ta || ta->kind != EIR_ARG_TENSORS || ta->u.list.n == 0 || ta->u.list.n > 256 || !meta_in_int(c, "dim", &dim))
         return 0;
     uint32_t n = ta->u.list.n;
     operand *ops = eir_arena_array(c->a, n, sizeof *ops);
@@ -1330,112 +1309,112 @@ static int m_cat(mctx *c, eir_mtensor *o, uint32_t max) {
     }
     memset(o, 0, sizeof *o);
     o->dtype = EIR_DTYPE_UNKNOWN;
-    for (uint32_t k = 0; k < n; k++) o->dtype = promote(o->dtype, ops[k].t.dtype);
+    for (uint32_t k = 0; k < n; k++) o->dtype = meta_promote(o->dtype, ops[k].t.dtype);
     if (o->dtype == EIR_DTYPE_UNKNOWN) return 0;
     if (ref < 0) {
         o->rank = 1; o->sizes[0] = D(0); o->sizes_known = true;
-        set_contiguous(c, o);
+        meta_set_contiguous(c, o);
         return 1;
     }
     const eir_mtensor *r = &ops[ref].t;
     uint32_t d;
-    if (!wrap_dim(c, dim, r->rank, "argument 'dim'", &d)) return -1;
+    if (!meta_wrap_dim(c, dim, r->rank, "argument 'dim'", &d)) return -1;
     *o = *r;
     o->dtype = EIR_DTYPE_UNKNOWN;
-    for (uint32_t k = 0; k < n; k++) o->dtype = promote(o->dtype, ops[k].t.dtype);
+    for (uint32_t k = 0; k < n; k++) o->dtype = meta_promote(o->dtype, ops[k].t.dtype);
     eir_mdim total = D(0);
     bool all_cl = r->rank == 4;
     for (uint32_t k = 0; k < n; k++) {
         const eir_mtensor *t = &ops[k].t;
         if (t->rank == 1 && is_int(t->sizes[0], 0)) continue;
         if (t->rank != r->rank)
-            return fail(c, "tensor %u of 'tensors' has rank %u, tensor %d has rank %u (expected the same rank)", k,
+            return meta_fail(c, "tensor %u of 'tensors' has rank %u, tensor %d has rank %u (expected the same rank)", k,
                         t->rank, ref, r->rank);
         for (uint32_t i = 0; i < r->rank; i++) {
             if (i == d) continue;
             if (t->sizes[i].kind == EIR_MDIM_INT && r->sizes[i].kind == EIR_MDIM_INT && t->sizes[i].c != r->sizes[i].c)
-                return fail(c, "tensor %u of 'tensors' has size %lld at dim %u, tensor %d has %lld (expected the same "
+                return meta_fail(c, "tensor %u of 'tensors' has size %lld at dim %u, tensor %d has %lld (expected the same "
                             "sizes except in dim %u)", k, (long long)t->sizes[i].c, i, ref,
                             (long long)r->sizes[i].c, d);
         }
-        total = dadd(c, total, t->sizes[d]);
-        if (!strides_like_cl(c, t)) all_cl = false;
+        total = meta_dadd(c, total, t->sizes[d]);
+        if (!meta_strides_like_cl(c, t)) all_cl = false;
     }
     o->sizes[d] = total;
-    if (all_cl) set_channels_last(c, o);
-    else set_contiguous(c, o);
+    if (all_cl) meta_set_channels_last(c, o);
+    else meta_set_contiguous(c, o);
     return 1;
 }
 
 static int m_stack(mctx *c, eir_mtensor *o, uint32_t max) {
-    const eir_arg *ta = arg(c, "tensors");
+    const eir_arg *ta = meta_arg(c, "tensors");
     int64_t dim = 0;
-    if (!ta || ta->kind != EIR_ARG_TENSORS || ta->u.list.n == 0 || !in_int(c, "dim", &dim)) return 0;
+    if (!ta || ta->kind != EIR_ARG_TENSORS || ta->u.list.n == 0 || !meta_in_int(c, "dim", &dim)) return 0;
     eir_mtensor first;
     if (!tensor_of_value(c, ta->u.list.items[0].value, &first) || first.rank + 1 > MAXR) return 0;
     uint32_t d;
-    if (!wrap_dim(c, dim, first.rank + 1, "argument 'dim'", &d)) return -1;
+    if (!meta_wrap_dim(c, dim, first.rank + 1, "argument 'dim'", &d)) return -1;
     *o = first;
     for (uint32_t k = 1; k < ta->u.list.n; k++) {
         eir_mtensor t;
         if (!tensor_of_value(c, ta->u.list.items[k].value, &t)) return 0;
-        o->dtype = promote(o->dtype, t.dtype);
+        o->dtype = meta_promote(o->dtype, t.dtype);
     }
     o->rank = first.rank + 1;
     for (uint32_t i = first.rank; i > d; i--) o->sizes[i] = first.sizes[i - 1];
     o->sizes[d] = D(ta->u.list.n);
-    set_contiguous(c, o);
+    meta_set_contiguous(c, o);
     return 1;
 }
 
 /* ---- linear algebra ---- */
 
-static int check_same(mctx *c, eir_mdim x, eir_mdim y, const char *what) {
+int meta_check_same(mctx *c, eir_mdim x, eir_mdim y, const char *what) {
     if (x.kind == EIR_MDIM_INT && y.kind == EIR_MDIM_INT && x.c != y.c)
-        return fail(c, "%s: %lld vs %lld (expected equal)", what, (long long)x.c, (long long)y.c);
+        return meta_fail(c, "%s: %lld vs %lld (expected equal)", what, (long long)x.c, (long long)y.c);
     return 1;
 }
 
 static int m_mm(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor a, b;
-    if (in_tensor(c, "self", &a) != 1 || in_tensor(c, "mat2", &b) != 1) return 0;
-    if (a.rank != 2 || b.rank != 2) return fail(c, "'self' has rank %u and 'mat2' rank %u; mm expects two matrices",
+    if (meta_in_tensor(c, "self", &a) != 1 || meta_in_tensor(c, "mat2", &b) != 1) return 0;
+    if (a.rank != 2 || b.rank != 2) return meta_fail(c, "'self' has rank %u and 'mat2' rank %u; mm expects two matrices",
                                                 a.rank, b.rank);
-    if (check_same(c, a.sizes[1], b.sizes[0], "the inner sizes of 'self' and 'mat2'") < 0) return -1;
+    if (meta_check_same(c, a.sizes[1], b.sizes[0], "the inner sizes of 'self' and 'mat2'") < 0) return -1;
     memset(o, 0, sizeof *o);
     o->dtype = a.dtype;
     o->rank = 2;
     o->sizes_known = true;
     o->sizes[0] = a.sizes[0];
     o->sizes[1] = b.sizes[1];
-    set_contiguous(c, o);
+    meta_set_contiguous(c, o);
     return 1;
 }
 
 static int m_addmm(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor a, b;
-    if (in_tensor(c, "mat1", &a) != 1 || in_tensor(c, "mat2", &b) != 1) return 0;
+    if (meta_in_tensor(c, "mat1", &a) != 1 || meta_in_tensor(c, "mat2", &b) != 1) return 0;
     if (a.rank != 2 || b.rank != 2)
-        return fail(c, "'mat1' has rank %u and 'mat2' rank %u; addmm expects two matrices", a.rank, b.rank);
-    if (check_same(c, a.sizes[1], b.sizes[0], "the inner sizes of 'mat1' and 'mat2'") < 0) return -1;
+        return meta_fail(c, "'mat1' has rank %u and 'mat2' rank %u; addmm expects two matrices", a.rank, b.rank);
+    if (meta_check_same(c, a.sizes[1], b.sizes[0], "the inner sizes of 'mat1' and 'mat2'") < 0) return -1;
     memset(o, 0, sizeof *o);
     o->dtype = a.dtype;
     o->rank = 2;
     o->sizes_known = true;
     o->sizes[0] = a.sizes[0];
     o->sizes[1] = b.sizes[1];
-    set_contiguous(c, o);
+    meta_set_contiguous(c, o);
     return 1;
 }
 
 static int bmm_like(mctx *c, eir_mtensor *o, const char *an, const char *bn) {
     eir_mtensor a, b;
-    if (in_tensor(c, an, &a) != 1 || in_tensor(c, bn, &b) != 1) return 0;
+    if (meta_in_tensor(c, an, &a) != 1 || meta_in_tensor(c, bn, &b) != 1) return 0;
     if (a.rank != 3 || b.rank != 3)
-        return fail(c, "'%s' has rank %u and '%s' rank %u; expected two batches of matrices (rank 3)", an, a.rank, bn,
+        return meta_fail(c, "'%s' has rank %u and '%s' rank %u; expected two batches of matrices (rank 3)", an, a.rank, bn,
                     b.rank);
-    if (check_same(c, a.sizes[0], b.sizes[0], "the batch sizes") < 0) return -1;
-    if (check_same(c, a.sizes[2], b.sizes[1], "the inner sizes") < 0) return -1;
+    if (meta_check_same(c, a.sizes[0], b.sizes[0], "the batch sizes") < 0) return -1;
+    if (meta_check_same(c, a.sizes[2], b.sizes[1], "the inner sizes") < 0) return -1;
     memset(o, 0, sizeof *o);
     o->dtype = a.dtype;
     o->rank = 3;
@@ -1443,7 +1422,7 @@ static int bmm_like(mctx *c, eir_mtensor *o, const char *an, const char *bn) {
     o->sizes[0] = a.sizes[0];
     o->sizes[1] = a.sizes[1];
     o->sizes[2] = b.sizes[2];
-    set_contiguous(c, o);
+    meta_set_contiguous(c, o);
     return 1;
 }
 
@@ -1452,12 +1431,12 @@ static int m_baddbmm(mctx *c, eir_mtensor *o, uint32_t max) { return bmm_like(c,
 
 static int m_matmul(mctx *c, eir_mtensor *o, uint32_t max) {
     operand a, b;
-    if (in_operand(c, arg(c, "self"), &a) != 1 || in_operand(c, arg(c, "other"), &b) != 1) return 0;
+    if (in_operand(c, meta_arg(c, "self"), &a) != 1 || in_operand(c, meta_arg(c, "other"), &b) != 1) return 0;
     if (a.wrapped || b.wrapped || a.t.rank == 0 || b.t.rank == 0)
-        return fail(c, "both arguments of matmul must be at least 1-dimensional");
+        return meta_fail(c, "both arguments of matmul must be at least 1-dimensional");
     uint32_t ra = a.t.rank, rb = b.t.rank;
     eir_mdim ka = a.t.sizes[ra - 1], kb = b.t.sizes[rb == 1 ? 0 : rb - 2];
-    if (check_same(c, ka, kb, "the inner sizes of 'self' and 'other'") < 0) return -1;
+    if (meta_check_same(c, ka, kb, "the inner sizes of 'self' and 'other'") < 0) return -1;
     /* batch dims broadcast */
     operand ba = a, bb = b;
     ba.t.rank = ra >= 2 ? ra - 2 : 0;
@@ -1465,25 +1444,25 @@ static int m_matmul(mctx *c, eir_mtensor *o, uint32_t max) {
     static const char *const names[] = {"self", "other"};
     operand both[2] = {ba, bb};
     memset(o, 0, sizeof *o);
-    int r = broadcast(c, both, 2, o, names);
+    int r = meta_broadcast(c, both, 2, o, names);
     if (r <= 0) return r;
     if (ra >= 2) o->sizes[o->rank++] = a.t.sizes[ra - 2];
     if (rb >= 2) o->sizes[o->rank++] = b.t.sizes[rb - 1];
     o->dtype = a.t.dtype;
-    set_contiguous(c, o);
+    meta_set_contiguous(c, o);
     return 1;
 }
 
 static int m_linear(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor x, w;
-    if (in_tensor(c, "input", &x) != 1 || in_tensor(c, "weight", &w) != 1) return 0;
+    if (meta_in_tensor(c, "input", &x) != 1 || meta_in_tensor(c, "weight", &w) != 1) return 0;
     if (x.rank == 0 || w.rank == 0 || w.rank > 2) return 0;
     eir_mdim in_w = w.sizes[w.rank - 1];
-    if (check_same(c, x.sizes[x.rank - 1], in_w, "the last size of 'input' and of 'weight'") < 0) return -1;
+    if (meta_check_same(c, x.sizes[x.rank - 1], in_w, "the last size of 'input' and of 'weight'") < 0) return -1;
     *o = x;
     if (w.rank == 2) o->sizes[x.rank - 1] = w.sizes[0];
     else o->rank = x.rank - 1;
-    set_contiguous(c, o);
+    meta_set_contiguous(c, o);
     return 1;
 }
 
@@ -1491,7 +1470,7 @@ static int m_linear(mctx *c, eir_mtensor *o, uint32_t max) {
 
 static int m_convolution(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor x, w;
-    if (in_tensor(c, "input", &x) != 1 || in_tensor(c, "weight", &w) != 1) return 0;
+    if (meta_in_tensor(c, "input", &x) != 1 || meta_in_tensor(c, "weight", &w) != 1) return 0;
     bool conv_nd = !strncmp(c->s->name, "aten.conv", 9) && strcmp(c->s->name, "aten.convolution.default");
     /* conv1d/2d/3d take an unbatched input: as a batch of one, the batch dim dropped after */
     bool unbatched = conv_nd && w.rank >= 3 && x.rank + 1 == w.rank;
@@ -1504,8 +1483,8 @@ static int m_convolution(mctx *c, eir_mtensor *o, uint32_t max) {
     if (x.rank < 3 || w.rank != x.rank) return 0;
     uint32_t k = x.rank - 2;
     eir_mdim st[MAXR], pd[MAXR], dl[MAXR], op[MAXR];
-    if (in_ints(c, "stride", st, MAXR, k) != (int)k || in_ints(c, "dilation", dl, MAXR, k) != (int)k) return 0;
-    const eir_arg *pa = arg(c, "padding");
+    if (meta_in_ints(c, "stride", st, MAXR, k) != (int)k || meta_in_ints(c, "dilation", dl, MAXR, k) != (int)k) return 0;
+    const eir_arg *pa = meta_arg(c, "padding");
     const char *pmode = pa && pa->kind == EIR_ARG_STRING ? pa->u.s : !pa && conv_nd && strstr(c->s->name, ".padding")
                         ? "valid" : NULL;
     if (pmode && !strcmp(pmode, "valid")) {
@@ -1514,41 +1493,41 @@ static int m_convolution(mctx *c, eir_mtensor *o, uint32_t max) {
         /* the input's spatial sizes (torch allows 'same' with stride 1 only) */
         *o = x;
         o->sizes[1] = w.sizes[0];
-        if (strides_like_cl(c, &x) && !unbatched) set_channels_last(c, o);
-        else set_contiguous(c, o);
+        if (meta_strides_like_cl(c, &x) && !unbatched) meta_set_channels_last(c, o);
+        else meta_set_contiguous(c, o);
         goto unbatch;
-    } else if (pmode || in_ints(c, "padding", pd, MAXR, k) != (int)k) {
+    } else if (pmode || meta_in_ints(c, "padding", pd, MAXR, k) != (int)k) {
         return 0;
     }
-    bool transposed = conv_nd ? strstr(c->s->name, "conv_transpose") != NULL : in_bool(c, "transposed", false);
+    bool transposed = conv_nd ? strstr(c->s->name, "conv_transpose") != NULL : meta_in_bool(c, "transposed", false);
     int64_t groups = 1;
-    if (!in_int(c, "groups", &groups)) return 0;
-    if (transposed && in_ints(c, "output_padding", op, MAXR, k) != (int)k) return 0;
+    if (!meta_in_int(c, "groups", &groups)) return 0;
+    if (transposed && meta_in_ints(c, "output_padding", op, MAXR, k) != (int)k) return 0;
     *o = x;
     o->dtype = x.dtype;
-    o->sizes[1] = transposed ? dmul(c, w.sizes[1], D(groups)) : w.sizes[0];
+    o->sizes[1] = transposed ? meta_dmul(c, w.sizes[1], D(groups)) : w.sizes[0];
     for (uint32_t i = 0; i < k; i++) {
         eir_mdim in = x.sizes[2 + i], ks = w.sizes[2 + i];
-        eir_mdim span = dmul(c, dl[i], dsub(c, ks, D(1)));
+        eir_mdim span = meta_dmul(c, dl[i], meta_dsub(c, ks, D(1)));
         if (transposed) {
             /* (in - 1) * s - 2p + d (k - 1) + op + 1 */
-            eir_mdim v = dmul(c, dsub(c, in, D(1)), st[i]);
-            v = dsub(c, v, dmul(c, D(2), pd[i]));
-            o->sizes[2 + i] = dadd(c, dadd(c, v, span), dadd(c, op[i], D(1)));
+            eir_mdim v = meta_dmul(c, meta_dsub(c, in, D(1)), st[i]);
+            v = meta_dsub(c, v, meta_dmul(c, D(2), pd[i]));
+            o->sizes[2 + i] = meta_dadd(c, meta_dadd(c, v, span), meta_dadd(c, op[i], D(1)));
         } else {
             /* (in + 2p - d (k - 1) - 1) // s + 1 */
-            eir_mdim v = dsub(c, dsub(c, dadd(c, in, dmul(c, D(2), pd[i])), span), D(1));
-            o->sizes[2 + i] = dadd(c, dfloordiv(c, v, st[i]), D(1));
+            eir_mdim v = meta_dsub(c, meta_dsub(c, meta_dadd(c, in, meta_dmul(c, D(2), pd[i])), span), D(1));
+            o->sizes[2 + i] = meta_dadd(c, meta_dfloordiv(c, v, st[i]), D(1));
             int64_t vv;
-            if (dval(c, o->sizes[2 + i], &vv) && vv <= 0 && o->sizes[2 + i].kind == EIR_MDIM_INT)
-                return fail(c, "the output would have size %lld in spatial dim %u (input %lld after padding is smaller "
+            if (meta_dval(c, o->sizes[2 + i], &vv) && vv <= 0 && o->sizes[2 + i].kind == EIR_MDIM_INT)
+                return meta_fail(c, "the output would have size %lld in spatial dim %u (input %lld after padding is smaller "
                             "than the kernel); expected a positive size", (long long)vv, i,
                             (long long)(in.kind == EIR_MDIM_INT ? in.c : -1));
         }
     }
-    bool cl = strides_like_cl(c, &x) && !unbatched;
-    if (cl) set_channels_last(c, o);
-    else set_contiguous(c, o);
+    bool cl = meta_strides_like_cl(c, &x) && !unbatched;
+    if (cl) meta_set_channels_last(c, o);
+    else meta_set_contiguous(c, o);
 unbatch:
     if (unbatched) {
         for (uint32_t i = 0; i + 1 < o->rank; i++) { o->sizes[i] = o->sizes[i + 1]; o->strides[i] = o->strides[i + 1]; }
@@ -1559,10 +1538,10 @@ unbatch:
 
 /* pooling_output_shape: (in + 2p - d (k - 1) - 1 + (ceil ? s - 1 : 0)) // s + 1,
  * one less when ceil mode would start the last window in the padding */
-static eir_mdim pool_size(mctx *c, eir_mdim in, eir_mdim k, eir_mdim s, eir_mdim p, eir_mdim d, bool ceil) {
-    eir_mdim v = dsub(c, dsub(c, dadd(c, in, dmul(c, D(2), p)), dmul(c, d, dsub(c, k, D(1)))), D(1));
-    if (ceil) v = dadd(c, v, dsub(c, s, D(1)));
-    eir_mdim out = dadd(c, dfloordiv(c, v, s), D(1));
+eir_mdim meta_pool_size(mctx *c, eir_mdim in, eir_mdim k, eir_mdim s, eir_mdim p, eir_mdim d, bool ceil) {
+    eir_mdim v = meta_dsub(c, meta_dsub(c, meta_dadd(c, in, meta_dmul(c, D(2), p)), meta_dmul(c, d, meta_dsub(c, k, D(1)))), D(1));
+    if (ceil) v = meta_dadd(c, v, meta_dsub(c, s, D(1)));
+    eir_mdim out = meta_dadd(c, meta_dfloordiv(c, v, s), D(1));
     if (ceil) {
         if (out.kind != EIR_MDIM_INT || in.kind != EIR_MDIM_INT || p.kind != EIR_MDIM_INT || s.kind != EIR_MDIM_INT)
             return UNK;
@@ -1575,19 +1554,19 @@ static eir_mdim pool_size(mctx *c, eir_mdim in, eir_mdim k, eir_mdim s, eir_mdim
 
 static int pool2d(mctx *c, eir_mtensor *o, uint32_t max, bool with_indices, bool avg) {
     eir_mtensor x;
-    if (in_tensor(c, "self", &x) != 1) return 0;
-    if (x.rank != 3 && x.rank != 4) return fail(c, "'self' has rank %u; 2-d pooling expects rank 3 or 4", x.rank);
+    if (meta_in_tensor(c, "self", &x) != 1) return 0;
+    if (x.rank != 3 && x.rank != 4) return meta_fail(c, "'self' has rank %u; 2-d pooling expects rank 3 or 4", x.rank);
     eir_mdim k[2], s[2], p[2], d[2] = {D(1), D(1)};
-    if (in_ints(c, "kernel_size", k, 2, 2) != 2 || in_ints(c, "padding", p, 2, 2) != 2) return 0;
-    int ns = in_ints(c, "stride", s, 2, 2);
+    if (meta_in_ints(c, "kernel_size", k, 2, 2) != 2 || meta_in_ints(c, "padding", p, 2, 2) != 2) return 0;
+    int ns = meta_in_ints(c, "stride", s, 2, 2);
     if (ns == 0) { s[0] = k[0]; s[1] = k[1]; }
     else if (ns != 2) return 0;
-    if (!avg && in_ints(c, "dilation", d, 2, 2) != 2) return 0;
-    bool ceil = in_bool(c, "ceil_mode", false);
+    if (!avg && meta_in_ints(c, "dilation", d, 2, 2) != 2) return 0;
+    bool ceil = meta_in_bool(c, "ceil_mode", false);
     *o = x;
-    for (uint32_t i = 0; i < 2; i++) o->sizes[x.rank - 2 + i] = pool_size(c, x.sizes[x.rank - 2 + i], k[i], s[i], p[i], d[i], ceil);
-    if (x.rank == 4 && strides_like_cl(c, &x)) set_channels_last(c, o);
-    else set_contiguous(c, o);
+    for (uint32_t i = 0; i < 2; i++) o->sizes[x.rank - 2 + i] = meta_pool_size(c, x.sizes[x.rank - 2 + i], k[i], s[i], p[i], d[i], ceil);
+    if (x.rank == 4 && meta_strides_like_cl(c, &x)) meta_set_channels_last(c, o);
+    else meta_set_contiguous(c, o);
     if (!with_indices) return 1;
     if (max < 2) return 0;
     o[1] = o[0];
@@ -1601,14 +1580,14 @@ static int m_avg_pool2d(mctx *c, eir_mtensor *o, uint32_t max) { return pool2d(c
 
 static int m_adaptive_avg_pool2d(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor x;
-    if (in_tensor(c, "self", &x) != 1 || (x.rank != 3 && x.rank != 4)) return 0;
+    if (meta_in_tensor(c, "self", &x) != 1 || (x.rank != 3 && x.rank != 4)) return 0;
     eir_mdim os[2];
-    if (in_ints(c, "output_size", os, 2, 2) != 2) return 0;
+    if (meta_in_ints(c, "output_size", os, 2, 2) != 2) return 0;
     *o = x;
     o->sizes[x.rank - 2] = os[0];
     o->sizes[x.rank - 1] = os[1];
-    if (x.rank == 4 && strides_like_cl(c, &x)) set_channels_last(c, o);
-    else set_contiguous(c, o);
+    if (x.rank == 4 && meta_strides_like_cl(c, &x)) meta_set_channels_last(c, o);
+    else meta_set_contiguous(c, o);
     return 1;
 }
 
@@ -1616,48 +1595,48 @@ static int m_adaptive_avg_pool2d(mctx *c, eir_mtensor *o, uint32_t max) {
 
 static int m_batch_norm_no_training(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor x;
-    if (in_tensor(c, "input", &x) != 1 || max < 3) return 0;
+    if (meta_in_tensor(c, "input", &x) != 1 || max < 3) return 0;
     o[0] = x;
-    like_preserve(c, &x, &o[0]);
+    meta_like_preserve(c, &x, &o[0]);
     for (int k = 1; k < 3; k++) {
         memset(&o[k], 0, sizeof o[k]);
         o[k].dtype = x.dtype;
         o[k].rank = 1;
         o[k].sizes_known = true;
         o[k].sizes[0] = D(0);
-        set_contiguous(c, &o[k]);
+        meta_set_contiguous(c, &o[k]);
     }
     return 3;
 }
 
 static int m_batch_norm(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor x;
-    if (in_tensor(c, "input", &x) != 1) return 0;
+    if (meta_in_tensor(c, "input", &x) != 1) return 0;
     o[0] = x;
-    like_preserve(c, &x, &o[0]);
+    meta_like_preserve(c, &x, &o[0]);
     return 1;
 }
 
 static int layer_norm(mctx *c, eir_mtensor *o, uint32_t max, bool native) {
     eir_mtensor x;
-    if (in_tensor(c, "input", &x) != 1) return 0;
+    if (meta_in_tensor(c, "input", &x) != 1) return 0;
     eir_mdim ns[MAXR];
-    int n = in_ints(c, "normalized_shape", ns, MAXR, 0);
+    int n = meta_in_ints(c, "normalized_shape", ns, MAXR, 0);
     if (n < 0) return 0;
     if ((uint32_t)n > x.rank)
-        return fail(c, "argument 'normalized_shape' has %d dims, more than 'input' (rank %u)", n, x.rank);
+        return meta_fail(c, "argument 'normalized_shape' has %d dims, more than 'input' (rank %u)", n, x.rank);
     uint32_t axis = x.rank - (uint32_t)n;
     for (int i = 0; i < n; i++)
-        if (check_same(c, x.sizes[axis + i], ns[i], "argument 'normalized_shape' and the trailing sizes of 'input'") < 0)
+        if (meta_check_same(c, x.sizes[axis + i], ns[i], "argument 'normalized_shape' and the trailing sizes of 'input'") < 0)
             return -1;
     o[0] = x;
-    set_contiguous(c, &o[0]);
+    meta_set_contiguous(c, &o[0]);
     if (!native) return 1;
     if (max < 3) return 0;
     for (int k = 1; k < 3; k++) {
         o[k] = x;
         for (uint32_t i = axis; i < x.rank; i++) o[k].sizes[i] = D(1);
-        set_contiguous(c, &o[k]); /* on the CPU, mean and rstd keep the input's dtype */
+        meta_set_contiguous(c, &o[k]); /* on the CPU, mean and rstd keep the input's dtype */
     }
     return 3;
 }
@@ -1668,9 +1647,9 @@ static int m_layer_norm(mctx *c, eir_mtensor *o, uint32_t max) { return layer_no
 static int m_native_group_norm(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor x;
     int64_t groups;
-    if (in_tensor(c, "input", &x) != 1 || !in_int(c, "group", &groups) || max < 3 || x.rank < 2) return 0;
+    if (meta_in_tensor(c, "input", &x) != 1 || !meta_in_int(c, "group", &groups) || max < 3 || x.rank < 2) return 0;
     o[0] = x;
-    like_preserve(c, &x, &o[0]);
+    meta_like_preserve(c, &x, &o[0]);
     for (int k = 1; k < 3; k++) {
         memset(&o[k], 0, sizeof o[k]);
         o[k].dtype = x.dtype;
@@ -1678,7 +1657,7 @@ static int m_native_group_norm(mctx *c, eir_mtensor *o, uint32_t max) {
         o[k].sizes_known = true;
         o[k].sizes[0] = x.sizes[0];
         o[k].sizes[1] = D(groups);
-        set_contiguous(c, &o[k]);
+        meta_set_contiguous(c, &o[k]);
     }
     return 3;
 }
@@ -1687,13 +1666,13 @@ static int m_softmax(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor x;
     int64_t dim;
     uint32_t d;
-    if (in_tensor(c, "self", &x) != 1 || !in_int(c, "dim", &dim)) return 0;
-    if (!wrap_dim(c, dim, x.rank, "argument 'dim'", &d)) return -1;
+    if (meta_in_tensor(c, "self", &x) != 1 || !meta_in_int(c, "dim", &dim)) return 0;
+    if (!meta_wrap_dim(c, dim, x.rank, "argument 'dim'", &d)) return -1;
     *o = x;
-    if (in_bool(c, "half_to_float", false)) o->dtype = EIR_F32;
-    eir_dtype dt = in_dtype(c, "dtype");
+    if (meta_in_bool(c, "half_to_float", false)) o->dtype = EIR_F32;
+    eir_dtype dt = meta_in_dtype(c, "dtype");
     if (dt != EIR_DTYPE_UNKNOWN) o->dtype = dt;
-    set_contiguous(c, o);
+    meta_set_contiguous(c, o);
     return 1;
 }
 
@@ -1701,15 +1680,15 @@ static int m_softmax(mctx *c, eir_mtensor *o, uint32_t max) {
 
 static int m_embedding(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor w, idx;
-    if (in_tensor(c, "weight", &w) != 1 || in_tensor(c, "indices", &idx) != 1) return 0;
-    if (w.rank != 2) return fail(c, "'weight' has rank %u; expected a 2-d embedding table", w.rank);
-    if (dt_cat(idx.dtype) != 1) return fail(c, "'indices' has dtype %s; expected an integer dtype",
+    if (meta_in_tensor(c, "weight", &w) != 1 || meta_in_tensor(c, "indices", &idx) != 1) return 0;
+    if (w.rank != 2) return meta_fail(c, "'weight' has rank %u; expected a 2-d embedding table", w.rank);
+    if (meta_dt_cat(idx.dtype) != 1) return meta_fail(c, "'indices' has dtype %s; expected an integer dtype",
                                             eir_dtype_name(idx.dtype) ? eir_dtype_name(idx.dtype) : "?");
     if (idx.rank + 1 > MAXR) return 0;
     *o = idx;
     o->dtype = w.dtype;
     o->sizes[o->rank++] = w.sizes[1];
-    set_contiguous(c, o);
+    meta_set_contiguous(c, o);
     return 1;
 }
 
@@ -1717,34 +1696,33 @@ static int m_index_select(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor x, idx;
     int64_t dim;
     uint32_t d;
-    if (in_tensor(c, "self", &x) != 1 || in_tensor(c, "index", &idx) != 1 || !in_int(c, "dim", &dim)) return 0;
-    if (!wrap_dim(c, dim, x.rank, "argument 'dim'", &d)) return -1;
-    if (idx.rank > 1) return fail(c, "'index' has rank %u; expected a 0-d or 1-d index", idx.rank);
+    if (meta_in_tensor(c, "self", &x) != 1 || meta_in_tensor(c, "index", &idx) != 1 || !meta_in_int(c, "dim", &dim)) return 0;
+    if (!meta_wrap_dim(c, dim, x.rank, "argument 'dim'", &d)) return -1;
+    if (idx.rank > 1) return meta_fail(c, "'index' has rank %u; expected a 0-d or 1-d index", idx.rank);
     *o = x;
     if (x.rank) o->sizes[d] = idx.rank ? idx.sizes[0] : D(1);
-    set_contiguous(c, o);
+    meta_set_contiguous(c, o);
     return 1;
 }
 
 static int m_gather(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor x, idx;
-    if (in_tensor(c, "self", &x) != 1 || in_tensor(c, "index", &idx) != 1) return 0;
+    if (meta_in_tensor(c, "self", &x) != 1 || meta_in_tensor(c, "index", &idx) != 1) return 0;
     *o = idx;
     o->dtype = x.dtype;
-    set_contiguous(c, o);
+    meta_set_contiguous(c, o);
     return 1;
 }
 
 /* ---- reductions ---- */
 
-enum { RED_SAME, RED_SUM, RED_BOOL, RED_LONG, RED_FLOAT };
 
 /* the reduced dims of argument `dim` (absent, None or []: every dim) */
 static int reduce_dims(mctx *c, const eir_mtensor *x, const char *name, bool *mask) {
     memset(mask, 0, MAXR * sizeof *mask);
-    const eir_arg *a = arg(c, name);
+    const eir_arg *a = meta_arg(c, name);
     eir_mdim d[MAXR];
-    int n = a ? in_ints(c, name, d, MAXR, 0) : 0;
+    int n = a ? meta_in_ints(c, name, d, MAXR, 0) : 0;
     if (n < 0) return 0;
     /* any.dims / all.dims with dim=[] reduce nothing (the other overloads: everything) */
     if (n == 0 && a && c->s && (!strcmp(c->s->name, "aten.any.dims") || !strcmp(c->s->name, "aten.all.dims"))) return 1;
@@ -1755,20 +1733,20 @@ static int reduce_dims(mctx *c, const eir_mtensor *x, const char *name, bool *ma
     for (int i = 0; i < n; i++) {
         uint32_t k;
         if (d[i].kind != EIR_MDIM_INT) return 0;
-        if (!wrap_dim(c, d[i].c, x->rank, "argument 'dim'", &k)) return -1;
-        if (x->rank && mask[k]) return fail(c, "argument 'dim' repeats dim %u", k);
+        if (!meta_wrap_dim(c, d[i].c, x->rank, "argument 'dim'", &k)) return -1;
+        if (x->rank && mask[k]) return meta_fail(c, "argument 'dim' repeats dim %u", k);
         if (x->rank) mask[k] = true;
     }
     return 1;
 }
 
-static int reduction(mctx *c, eir_mtensor *o, int kind, const char *dim_name) {
+int meta_reduction(mctx *c, eir_mtensor *o, int kind, const char *dim_name) {
     eir_mtensor x;
-    if (in_tensor(c, "self", &x) != 1) return 0;
+    if (meta_in_tensor(c, "self", &x) != 1) return 0;
     bool mask[MAXR];
     int r = reduce_dims(c, &x, dim_name, mask);
     if (r <= 0) return r;
-    bool keep = in_bool(c, "keepdim", false);
+    bool keep = meta_in_bool(c, "keepdim", false);
     *o = x;
     uint32_t n = 0;
     for (uint32_t i = 0; i < x.rank; i++) {
@@ -1776,42 +1754,42 @@ static int reduction(mctx *c, eir_mtensor *o, int kind, const char *dim_name) {
         else if (keep) o->sizes[n++] = D(1);
     }
     o->rank = n;
-    eir_dtype dt = in_dtype(c, "dtype");
+    eir_dtype dt = meta_in_dtype(c, "dtype");
     switch (kind) {
-    case RED_SUM: if (dt_cat(x.dtype) <= 1) o->dtype = EIR_I64; break;
+    case RED_SUM: if (meta_dt_cat(x.dtype) <= 1) o->dtype = EIR_I64; break;
     case RED_BOOL: o->dtype = x.dtype == EIR_U8 ? EIR_U8 : EIR_BOOL; break;
     case RED_LONG: o->dtype = EIR_I64; break;
-    case RED_FLOAT: o->dtype = dt_cat(x.dtype) == 3 ? complex_value(x.dtype) : x.dtype; break;
+    case RED_FLOAT: o->dtype = meta_dt_cat(x.dtype) == 3 ? meta_complex_value(x.dtype) : x.dtype; break;
     default: break;
     }
     if (dt != EIR_DTYPE_UNKNOWN) o->dtype = dt;
-    set_contiguous(c, o);
+    meta_set_contiguous(c, o);
     return 1;
 }
 
-static int m_sum(mctx *c, eir_mtensor *o, uint32_t max) { return reduction(c, o, RED_SUM, "dim"); }
-static int m_reduce_same(mctx *c, eir_mtensor *o, uint32_t max) { return reduction(c, o, RED_SAME, "dim"); }
-static int m_reduce_bool(mctx *c, eir_mtensor *o, uint32_t max) { return reduction(c, o, RED_BOOL, "dim"); }
-static int m_reduce_long(mctx *c, eir_mtensor *o, uint32_t max) { return reduction(c, o, RED_LONG, "dim"); }
-static int m_reduce_var(mctx *c, eir_mtensor *o, uint32_t max) { return reduction(c, o, RED_FLOAT, "dim"); }
-static int m_amax(mctx *c, eir_mtensor *o, uint32_t max) { return reduction(c, o, RED_SAME, "dim"); }
+static int m_sum(mctx *c, eir_mtensor *o, uint32_t max) { return meta_reduction(c, o, RED_SUM, "dim"); }
+static int m_reduce_same(mctx *c, eir_mtensor *o, uint32_t max) { return meta_reduction(c, o, RED_SAME, "dim"); }
+static int m_reduce_bool(mctx *c, eir_mtensor *o, uint32_t max) { return meta_reduction(c, o, RED_BOOL, "dim"); }
+static int m_reduce_long(mctx *c, eir_mtensor *o, uint32_t max) { return meta_reduction(c, o, RED_LONG, "dim"); }
+static int m_reduce_var(mctx *c, eir_mtensor *o, uint32_t max) { return meta_reduction(c, o, RED_FLOAT, "dim"); }
+static int m_amax(mctx *c, eir_mtensor *o, uint32_t max) { return meta_reduction(c, o, RED_SAME, "dim"); }
 
 static int m_constant_pad_nd(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor x;
-    if (in_tensor(c, "self", &x) != 1) return 0;
+    if (meta_in_tensor(c, "self", &x) != 1) return 0;
     eir_mdim pad[2 * MAXR];
-    int n = in_ints(c, "pad", pad, 2 * MAXR, 0);
+    int n = meta_in_ints(c, "pad", pad, 2 * MAXR, 0);
     if (n < 0) return 0;
     if (n % 2 || (uint32_t)n / 2 > x.rank)
-        return fail(c, "argument 'pad' has %d entries; expected an even number, at most twice the rank of 'self' (%u)",
+        return meta_fail(c, "argument 'pad' has %d entries; expected an even number, at most twice the rank of 'self' (%u)",
                     n, x.rank);
     *o = x;
     for (int i = 0; i < n / 2; i++) {
         uint32_t d = x.rank - 1 - (uint32_t)i;
-        o->sizes[d] = dadd(c, dadd(c, x.sizes[d], pad[2 * i]), pad[2 * i + 1]);
+        o->sizes[d] = meta_dadd(c, meta_dadd(c, x.sizes[d], pad[2 * i]), pad[2 * i + 1]);
     }
-    if (strides_like_cl(c, &x)) set_channels_last(c, o);
-    else set_contiguous(c, o);
+    if (meta_strides_like_cl(c, &x)) meta_set_channels_last(c, o);
+    else meta_set_contiguous(c, o);
     return 1;
 }
 
@@ -1822,39 +1800,39 @@ static int m_sdpa(mctx *c, eir_mtensor *o, uint32_t max) {
     operand ops[3];
     for (uint32_t k = 0; k < 3; k++) {
         ops[k].wrapped = false;
-        if (in_tensor(c, names[k], &ops[k].t) != 1 || ops[k].t.rank < 2) return 0;
+        if (meta_in_tensor(c, names[k], &ops[k].t) != 1 || ops[k].t.rank < 2) return 0;
     }
     eir_mtensor q = ops[0].t, v = ops[2].t;
     for (uint32_t k = 0; k < 3; k++) ops[k].t.rank -= 2;
     eir_mtensor b;
     memset(&b, 0, sizeof b);
-    int r = broadcast(c, ops, 3, &b, names);
+    int r = meta_broadcast(c, ops, 3, &b, names);
     if (r <= 0) return r;
     bool same_batch = b.rank == q.rank - 2;
-    for (uint32_t i = 0; i < b.rank && same_batch; i++) same_batch = deq(c, b.sizes[i], q.sizes[i]);
+    for (uint32_t i = 0; i < b.rank && same_batch; i++) same_batch = meta_deq(c, b.sizes[i], q.sizes[i]);
     *o = q;
     o->rank = b.rank + 2;
     for (uint32_t i = 0; i < b.rank; i++) o->sizes[i] = b.sizes[i];
     o->sizes[b.rank] = q.sizes[q.rank - 2];
     o->sizes[b.rank + 1] = v.sizes[v.rank - 1];
-    if (same_batch && deq(c, q.sizes[q.rank - 1], v.sizes[v.rank - 1])) like_preserve(c, &q, o);
-    else set_contiguous(c, o);
+    if (same_batch && meta_deq(c, q.sizes[q.rank - 1], v.sizes[v.rank - 1])) meta_like_preserve(c, &q, o);
+    else meta_set_contiguous(c, o);
     return 1;
 }
 
 /* ---- composites as exported (the ATen dialect keeps them) ---- */
 
 static int m_dropout(mctx *c, eir_mtensor *o, uint32_t max) {
-    if (!in_bool(c, "train", true)) return in_tensor(c, "input", o) == 1 ? 1 : 0;
+    if (!meta_in_bool(c, "train", true)) return meta_in_tensor(c, "input", o) == 1 ? 1 : 0;
     static const char *const names[] = {"input"};
-    return pointwise(c, o, names, 1, PW_SAME);
+    return meta_pointwise(c, o, names, 1, PW_SAME);
 }
 
 static int m_flatten(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor self;
     int64_t s0 = 0, s1 = -1;
     uint32_t a, b;
-    if (in_tensor(c, "self", &self) != 1 || !in_int(c, "start_dim", &s0) || !in_int(c, "end_dim", &s1)) return 0;
+    if (meta_in_tensor(c, "self", &self) != 1 || !meta_in_int(c, "start_dim", &s0) || !meta_in_int(c, "end_dim", &s1)) return 0;
     if (self.rank == 0) {
         *o = self;
         o->rank = 1;
@@ -1862,56 +1840,56 @@ static int m_flatten(mctx *c, eir_mtensor *o, uint32_t max) {
         o->strides[0] = D(1);
         return 1;
     }
-    if (!wrap_dim(c, s0, self.rank, "argument 'start_dim'", &a) || !wrap_dim(c, s1, self.rank, "argument 'end_dim'", &b))
+    if (!meta_wrap_dim(c, s0, self.rank, "argument 'start_dim'", &a) || !meta_wrap_dim(c, s1, self.rank, "argument 'end_dim'", &b))
         return -1;
-    if (a > b) return fail(c, "argument 'start_dim' (%u) comes after 'end_dim' (%u)", a, b);
+    if (a > b) return meta_fail(c, "argument 'start_dim' (%u) comes after 'end_dim' (%u)", a, b);
     if (a == b) { *o = self; return 1; }
     eir_mdim sz[MAXR];
     uint32_t n = 0;
     for (uint32_t i = 0; i < a; i++) sz[n++] = self.sizes[i];
     eir_mdim prod = D(1);
-    for (uint32_t i = a; i <= b; i++) prod = dmul(c, prod, self.sizes[i]);
+    for (uint32_t i = a; i <= b; i++) prod = meta_dmul(c, prod, self.sizes[i]);
     sz[n++] = prod;
     for (uint32_t i = b + 1; i < self.rank; i++) sz[n++] = self.sizes[i];
-    return reshape_to(c, o, &self, sz, n, true, "argument 'start_dim'");
+    return meta_reshape_to(c, o, &self, sz, n, true, "argument 'start_dim'");
 }
 
 static int m_unflatten(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor self;
     int64_t dim;
     uint32_t d;
-    if (in_tensor(c, "self", &self) != 1 || !in_int(c, "dim", &dim)) return 0;
-    if (!wrap_dim(c, dim, self.rank, "argument 'dim'", &d) || self.rank == 0) return self.rank ? -1 : 0;
+    if (meta_in_tensor(c, "self", &self) != 1 || !meta_in_int(c, "dim", &dim)) return 0;
+    if (!meta_wrap_dim(c, dim, self.rank, "argument 'dim'", &d) || self.rank == 0) return self.rank ? -1 : 0;
     eir_mdim part[MAXR], sz[MAXR];
-    int k = in_ints(c, "sizes", part, MAXR, 0);
+    int k = meta_in_ints(c, "sizes", part, MAXR, 0);
     if (k <= 0 || self.rank - 1 + (uint32_t)k > MAXR) return 0;
     int infer = -1;
     eir_mdim prod = D(1);
     for (int i = 0; i < k; i++) {
         if (is_int(part[i], -1)) infer = i;
-        else prod = dmul(c, prod, part[i]);
+        else prod = meta_dmul(c, prod, part[i]);
     }
-    if (infer >= 0) part[infer] = dfloordiv(c, self.sizes[d], prod);
+    if (infer >= 0) part[infer] = meta_dfloordiv(c, self.sizes[d], prod);
     uint32_t n = 0;
     for (uint32_t i = 0; i < d; i++) sz[n++] = self.sizes[i];
     for (int i = 0; i < k; i++) sz[n++] = part[i];
     for (uint32_t i = d + 1; i < self.rank; i++) sz[n++] = self.sizes[i];
-    return reshape_to(c, o, &self, sz, n, false, "argument 'sizes'");
+    return meta_reshape_to(c, o, &self, sz, n, false, "argument 'sizes'");
 }
 
 static int m_narrow(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor self;
     int64_t dim;
     uint32_t d;
-    if (in_tensor(c, "self", &self) != 1 || !in_int(c, "dim", &dim)) return 0;
-    if (!wrap_dim(c, dim, self.rank, "argument 'dim'", &d) || self.rank == 0) return self.rank ? -1 : 0;
-    const eir_arg *as = arg(c, "start"), *al = arg(c, "length");
+    if (meta_in_tensor(c, "self", &self) != 1 || !meta_in_int(c, "dim", &dim)) return 0;
+    if (!meta_wrap_dim(c, dim, self.rank, "argument 'dim'", &d) || self.rank == 0) return self.rank ? -1 : 0;
+    const eir_arg *as = meta_arg(c, "start"), *al = meta_arg(c, "length");
     eir_mdim start, len;
-    if (!as || !al || !symint_arg(c, as, &start) || !symint_arg(c, al, &len)) return 0;
-    if (start.kind == EIR_MDIM_INT && start.c < 0) start = dadd(c, self.sizes[d], start);
+    if (!as || !al || !meta_symint_arg(c, as, &start) || !meta_symint_arg(c, al, &len)) return 0;
+    if (start.kind == EIR_MDIM_INT && start.c < 0) start = meta_dadd(c, self.sizes[d], start);
     *o = self;
     o->sizes[d] = len;
-    o->offset = dadd(c, self.offset, dmul(c, start, self.strides[d]));
+    o->offset = meta_dadd(c, self.offset, meta_dmul(c, start, self.strides[d]));
     return 1;
 }
 
@@ -1919,9 +1897,9 @@ static int m_chunk(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor self;
     int64_t chunks, dim = 0;
     uint32_t d;
-    if (in_tensor(c, "self", &self) != 1 || !in_int(c, "chunks", &chunks) || !in_int(c, "dim", &dim)) return 0;
-    if (!wrap_dim(c, dim, self.rank, "argument 'dim'", &d) || self.rank == 0) return self.rank ? -1 : 0;
-    if (chunks <= 0) return fail(c, "argument 'chunks' is %lld; expected > 0", (long long)chunks);
+    if (meta_in_tensor(c, "self", &self) != 1 || !meta_in_int(c, "chunks", &chunks) || !meta_in_int(c, "dim", &dim)) return 0;
+    if (!meta_wrap_dim(c, dim, self.rank, "argument 'dim'", &d) || self.rank == 0) return self.rank ? -1 : 0;
+    if (chunks <= 0) return meta_fail(c, "argument 'chunks' is %lld; expected > 0", (long long)chunks);
     if (self.sizes[d].kind != EIR_MDIM_INT) return 0;
     int64_t size = self.sizes[d].c, ss = size / chunks + (size % chunks != 0);
     eir_mdim lens[64];
@@ -1938,44 +1916,44 @@ static int m_chunk(mctx *c, eir_mtensor *o, uint32_t max) {
 /* pad: constant_pad_nd's sizes; the other modes (reflect, replicate,
  * circular) give contiguous results */
 static int m_pad(mctx *c, eir_mtensor *o, uint32_t max) {
-    const eir_arg *m = arg(c, "mode");
+    const eir_arg *m = meta_arg(c, "mode");
     if (m && m->kind != EIR_ARG_STRING) return 0;
     int r = m_constant_pad_nd(c, o, max);
-    if (r > 0 && m && strcmp(m->u.s, "constant")) set_contiguous(c, o);
+    if (r > 0 && m && strcmp(m->u.s, "constant")) meta_set_contiguous(c, o);
     return r;
 }
 
 static int m_group_norm(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor x;
-    if (in_tensor(c, "input", &x) != 1) return 0;
+    if (meta_in_tensor(c, "input", &x) != 1) return 0;
     o[0] = x;
-    like_preserve(c, &x, &o[0]);
+    meta_like_preserve(c, &x, &o[0]);
     return 1;
 }
 
 static int m_real(mctx *c, eir_mtensor *o, uint32_t max) {
-    if (in_tensor(c, "self", o) != 1) return 0;
-    if (dt_cat(o->dtype) != 3) return 1;
-    o->dtype = complex_value(o->dtype);
-    for (uint32_t i = 0; i < o->rank; i++) o->strides[i] = dmul(c, o->strides[i], D(2));
-    o->offset = dmul(c, o->offset, D(2));
+    if (meta_in_tensor(c, "self", o) != 1) return 0;
+    if (meta_dt_cat(o->dtype) != 3) return 1;
+    o->dtype = meta_complex_value(o->dtype);
+    for (uint32_t i = 0; i < o->rank; i++) o->strides[i] = meta_dmul(c, o->strides[i], D(2));
+    o->offset = meta_dmul(c, o->offset, D(2));
     return 1;
 }
 
 static int m_view_as_real(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor self;
-    if (in_tensor(c, "self", &self) != 1) return 0;
-    if (dt_cat(self.dtype) != 3)
-        return fail(c, "'self' has dtype %s; view_as_real expects a complex tensor",
+    if (meta_in_tensor(c, "self", &self) != 1) return 0;
+    if (meta_dt_cat(self.dtype) != 3)
+        return meta_fail(c, "'self' has dtype %s; view_as_real expects a complex tensor",
                     eir_dtype_name(self.dtype) ? eir_dtype_name(self.dtype) : "?");
     if (self.rank + 1 > MAXR) return 0;
     *o = self;
-    o->dtype = complex_value(self.dtype);
-    for (uint32_t i = 0; i < self.rank; i++) o->strides[i] = dmul(c, self.strides[i], D(2));
+    o->dtype = meta_complex_value(self.dtype);
+    for (uint32_t i = 0; i < self.rank; i++) o->strides[i] = meta_dmul(c, self.strides[i], D(2));
     o->sizes[self.rank] = D(2);
     o->strides[self.rank] = D(1);
     o->rank = self.rank + 1;
-    o->offset = dmul(c, self.offset, D(2));
+    o->offset = meta_dmul(c, self.offset, D(2));
     return 1;
 }
 
@@ -1983,11 +1961,11 @@ static int m_view_as_real(mctx *c, eir_mtensor *o, uint32_t max) {
  * the indices' broadcast shape, in place when they are adjacent, else in front */
 static int m_index(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor self;
-    const eir_arg *ia = arg(c, "indices");
-    if (in_tensor(c, "self", &self) != 1 || !ia) return 0;
+    const eir_arg *ia = meta_arg(c, "indices");
+    if (meta_in_tensor(c, "self", &self) != 1 || !ia) return 0;
     if (ia->kind != EIR_ARG_OPTIONAL_TENSORS && ia->kind != EIR_ARG_TENSORS) return 0;
     uint32_t n = ia->u.list.n;
-    if (n > self.rank) return fail(c, "argument 'indices' has %u entries, more than the rank of 'self' (%u)", n, self.rank);
+    if (n > self.rank) return meta_fail(c, "argument 'indices' has %u entries, more than the rank of 'self' (%u)", n, self.rank);
     operand idx[MAXR];
     const char *names[MAXR];
     uint32_t ni = 0, first = UINT32_MAX, last = 0;
@@ -1997,7 +1975,7 @@ static int m_index(mctx *c, eir_mtensor *o, uint32_t max) {
         if (e->kind == EIR_ARG_NONE || e->value == EIR_NO_VALUE) continue;
         idx[ni].wrapped = false;
         if (!tensor_of_value(c, e->value, &idx[ni].t)) return 0;
-        if (dt_cat(idx[ni].t.dtype) != 1 || idx[ni].t.dtype == EIR_U8) return 0; /* masks: data-dependent sizes */
+        if (meta_dt_cat(idx[ni].t.dtype) != 1 || idx[ni].t.dtype == EIR_U8) return 0; /* masks: data-dependent sizes */
         names[ni] = "indices";
         used[k] = true;
         if (first == UINT32_MAX) first = k;
@@ -2007,7 +1985,7 @@ static int m_index(mctx *c, eir_mtensor *o, uint32_t max) {
     if (!ni) return 0;
     eir_mtensor bs;
     memset(&bs, 0, sizeof bs);
-    int b = broadcast(c, idx, ni, &bs, names);
+    int b = meta_broadcast(c, idx, ni, &bs, names);
     if (b <= 0) return b;
     bool adjacent = true;
     for (uint32_t k = first; k <= last; k++) if (!used[k]) adjacent = false;
@@ -2025,7 +2003,7 @@ static int m_index(mctx *c, eir_mtensor *o, uint32_t max) {
         o->sizes[r++] = self.sizes[k];
     }
     o->rank = r;
-    set_contiguous(c, o);
+    meta_set_contiguous(c, o);
     return 1;
 }
 
@@ -2033,57 +2011,57 @@ static int m_index(mctx *c, eir_mtensor *o, uint32_t max) {
 
 static const char *const N_POW[] = {"self", "exponent"};
 static int m_pow(mctx *c, eir_mtensor *o, uint32_t max) {
-    int r = pointwise(c, o, N_POW, 2, PW_SAME);
+    int r = meta_pointwise(c, o, N_POW, 2, PW_SAME);
     /* pow(bool tensor, bool): torch's meta gives int64 (its eager kernel bool) */
-    const eir_arg *e = arg(c, "exponent");
+    const eir_arg *e = meta_arg(c, "exponent");
     if (r > 0 && o->dtype == EIR_BOOL && e && e->kind == EIR_ARG_BOOL) o->dtype = EIR_I64;
     return r;
 }
 
-static int m_clamp_tensor(mctx *c, eir_mtensor *o, uint32_t max) {
+int meta_op_clamp_tensor(mctx *c, eir_mtensor *o, uint32_t max) {
     static const char *const names[] = {"self", "min", "max"};
-    return pointwise(c, o, names, 3, PW_SAME);
+    return meta_pointwise(c, o, names, 3, PW_SAME);
 }
 
 /* masked_fill: self's dtype, self and mask broadcast (mask must fit self) */
 static int m_masked_fill(mctx *c, eir_mtensor *o, uint32_t max) {
     static const char *const names[] = {"self", "mask"};
     operand ops[2];
-    if (in_operand(c, arg(c, "self"), &ops[0]) != 1 || in_operand(c, arg(c, "mask"), &ops[1]) != 1) return 0;
+    if (in_operand(c, meta_arg(c, "self"), &ops[0]) != 1 || in_operand(c, meta_arg(c, "mask"), &ops[1]) != 1) return 0;
     if (ops[1].t.dtype != EIR_BOOL)
-        return fail(c, "'mask' has dtype %s; expected bool", eir_dtype_name(ops[1].t.dtype) ? eir_dtype_name(ops[1].t.dtype) : "?");
+        return meta_fail(c, "'mask' has dtype %s; expected bool", eir_dtype_name(ops[1].t.dtype) ? eir_dtype_name(ops[1].t.dtype) : "?");
     memset(o, 0, sizeof *o);
-    int b = broadcast(c, ops, 2, o, names);
+    int b = meta_broadcast(c, ops, 2, o, names);
     if (b <= 0) return b;
     o->dtype = ops[0].t.dtype;
     eir_mtensor ts[2] = {ops[0].t, ops[1].t};
-    ti_layout(c, ts, 2, o);
+    meta_ti_layout(c, ts, 2, o);
     return 1;
 }
 
 static int m_fill(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor self;
-    if (in_tensor(c, "self", &self) != 1) return 0;
+    if (meta_in_tensor(c, "self", &self) != 1) return 0;
     *o = self;
-    like_preserve(c, &self, o);
+    meta_like_preserve(c, &self, o);
     return 1;
 }
 
 /* max.dim / min.dim: values and int64 indices */
 static int m_minmax_dim(mctx *c, eir_mtensor *o, uint32_t max) {
     if (max < 2) return 0;
-    int r = reduction(c, o, RED_SAME, "dim");
+    int r = meta_reduction(c, o, RED_SAME, "dim");
     if (r <= 0) return r;
     o[1] = o[0];
     o[1].dtype = EIR_I64;
     return 2;
 }
 
-static int m_prod(mctx *c, eir_mtensor *o, uint32_t max) { return reduction(c, o, RED_SUM, "dim"); }
+static int m_prod(mctx *c, eir_mtensor *o, uint32_t max) { return meta_reduction(c, o, RED_SUM, "dim"); }
 
 static int m_logsumexp(mctx *c, eir_mtensor *o, uint32_t max) {
-    int r = reduction(c, o, RED_SAME, "dim");
-    if (r > 0 && dt_cat(o->dtype) < 2) o->dtype = EIR_F32;
+    int r = meta_reduction(c, o, RED_SAME, "dim");
+    if (r > 0 && meta_dt_cat(o->dtype) < 2) o->dtype = EIR_F32;
     return r;
 }
 
@@ -2091,13 +2069,13 @@ static int m_cumsum(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor x;
     int64_t dim;
     uint32_t d;
-    if (in_tensor(c, "self", &x) != 1 || !in_int(c, "dim", &dim)) return 0;
-    if (!wrap_dim(c, dim, x.rank, "argument 'dim'", &d)) return -1;
+    if (meta_in_tensor(c, "self", &x) != 1 || !meta_in_int(c, "dim", &dim)) return 0;
+    if (!meta_wrap_dim(c, dim, x.rank, "argument 'dim'", &d)) return -1;
     *o = x;
-    eir_dtype dt = in_dtype(c, "dtype");
+    eir_dtype dt = meta_in_dtype(c, "dtype");
     if (dt != EIR_DTYPE_UNKNOWN) o->dtype = dt;
-    else if (dt_cat(x.dtype) <= 1) o->dtype = EIR_I64;
-    set_contiguous(c, o);
+    else if (meta_dt_cat(x.dtype) <= 1) o->dtype = EIR_I64;
+    meta_set_contiguous(c, o);
     return 1;
 }
 
@@ -2105,13 +2083,13 @@ static int m_topk(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor x;
     int64_t dim = -1;
     uint32_t d;
-    const eir_arg *ak = arg(c, "k");
+    const eir_arg *ak = meta_arg(c, "k");
     eir_mdim k;
-    if (in_tensor(c, "self", &x) != 1 || !in_int(c, "dim", &dim) || !ak || !symint_arg(c, ak, &k) || max < 2) return 0;
-    if (!wrap_dim(c, dim, x.rank, "argument 'dim'", &d)) return -1;
+    if (meta_in_tensor(c, "self", &x) != 1 || !meta_in_int(c, "dim", &dim) || !ak || !meta_symint_arg(c, ak, &k) || max < 2) return 0;
+    if (!meta_wrap_dim(c, dim, x.rank, "argument 'dim'", &d)) return -1;
     o[0] = x;
     if (x.rank) o[0].sizes[d] = k;
-    set_contiguous(c, &o[0]);
+    meta_set_contiguous(c, &o[0]);
     o[1] = o[0];
     o[1].dtype = EIR_I64;
     return 2;
@@ -2120,7 +2098,7 @@ static int m_topk(mctx *c, eir_mtensor *o, uint32_t max) {
 static int m_native_dropout(mctx *c, eir_mtensor *o, uint32_t max) {
     static const char *const names[] = {"input"};
     if (max < 2) return 0;
-    int r = pointwise(c, o, names, 1, PW_SAME);
+    int r = meta_pointwise(c, o, names, 1, PW_SAME);
     if (r <= 0) return r;
     o[1] = o[0];
     o[1].dtype = EIR_BOOL;
@@ -2131,20 +2109,20 @@ static int m_diagonal(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor x;
     int64_t off = 0, d1 = 0, d2 = 1;
     uint32_t a, b;
-    if (in_tensor(c, "self", &x) != 1 || !in_int(c, "offset", &off) || !in_int(c, "dim1", &d1) ||
-        !in_int(c, "dim2", &d2))
+    if (meta_in_tensor(c, "self", &x) != 1 || !meta_in_int(c, "offset", &off) || !meta_in_int(c, "dim1", &d1) ||
+        !meta_in_int(c, "dim2", &d2))
         return 0;
-    if (!wrap_dim(c, d1, x.rank, "argument 'dim1'", &a) || !wrap_dim(c, d2, x.rank, "argument 'dim2'", &b)) return -1;
-    if (a == b) return fail(c, "arguments 'dim1' and 'dim2' are both dim %u; expected two different dims", a);
+    if (!meta_wrap_dim(c, d1, x.rank, "argument 'dim1'", &a) || !meta_wrap_dim(c, d2, x.rank, "argument 'dim2'", &b)) return -1;
+    if (a == b) return meta_fail(c, "arguments 'dim1' and 'dim2' are both dim %u; expected two different dims", a);
     if (x.sizes[a].kind != EIR_MDIM_INT || x.sizes[b].kind != EIR_MDIM_INT || off == INT64_MIN) return 0;
     int64_t s1 = x.sizes[a].c, s2 = x.sizes[b].c, n;
     *o = x;
     if (off >= 0) {
         n = s1 < s2 - off ? s1 : s2 - off;
-        o->offset = dadd(c, x.offset, dmul(c, D(off), x.strides[b]));
+        o->offset = meta_dadd(c, x.offset, meta_dmul(c, D(off), x.strides[b]));
     } else {
         n = s1 + off < s2 ? s1 + off : s2;
-        o->offset = dadd(c, x.offset, dmul(c, D(-off), x.strides[a]));
+        o->offset = meta_dadd(c, x.offset, meta_dmul(c, D(-off), x.strides[a]));
     }
     if (n <= 0) n = 0; /* torch's meta moves the offset all the same (its eager kernel does not) */
     uint32_t r = 0;
@@ -2155,7 +2133,7 @@ static int m_diagonal(mctx *c, eir_mtensor *o, uint32_t max) {
         r++;
     }
     o->sizes[r] = D(n);
-    o->strides[r] = dadd(c, x.strides[a], x.strides[b]);
+    o->strides[r] = meta_dadd(c, x.strides[a], x.strides[b]);
     o->rank = r + 1;
     return 1;
 }
@@ -2164,16 +2142,16 @@ static int m_diagonal(mctx *c, eir_mtensor *o, uint32_t max) {
  * (batch, L, heads, Ev) transposed to (batch, heads, L, Ev); logsumexp f32 */
 static int m_sdpa_flash_cpu(mctx *c, eir_mtensor *o, uint32_t max) {
     eir_mtensor q, v;
-    if (in_tensor(c, "query", &q) != 1 || in_tensor(c, "value", &v) != 1 || q.rank != 4 || v.rank != 4 || max < 2)
+    if (meta_in_tensor(c, "query", &q) != 1 || meta_in_tensor(c, "value", &v) != 1 || q.rank != 4 || v.rank != 4 || max < 2)
         return 0;
     o[0] = q;
     o[0].sizes[3] = v.sizes[3];
     static const uint32_t order[] = {3, 1, 2, 0};
-    set_strides_order(c, &o[0], order);
+    meta_set_strides_order(c, &o[0], order);
     o[1] = q;
     o[1].rank = 3;
     o[1].dtype = EIR_F32;
-    set_contiguous(c, &o[1]);
+    meta_set_contiguous(c, &o[1]);
     return 2;
 }
 
@@ -2181,7 +2159,7 @@ static int m_sdpa_flash_cpu(mctx *c, eir_mtensor *o, uint32_t max) {
 #define VIEW_COPY(name, view)                                                       \
     static int name(mctx *c, eir_mtensor *o, uint32_t max) {                        \
         int r = view(c, o, max);                                                    \
-        for (int k = 0; k < r; k++) if (o[k].sizes_known) set_contiguous(c, &o[k]); \
+        for (int k = 0; k < r; k++) if (o[k].sizes_known) meta_set_contiguous(c, &o[k]); \
         return r;                                                                   \
     }
 VIEW_COPY(m_alias_copy, m_alias)
@@ -2198,8 +2176,6 @@ VIEW_COPY(m_unsqueeze_copy, m_unsqueeze)
 VIEW_COPY(m_view_copy, m_view)
 VIEW_COPY(m_diagonal_copy, m_diagonal)
 
-/* the overloads beyond the common model ops */
-#include "meta_ops.inc"
 
 /* ---- the table ---- */
 
@@ -2217,43 +2193,49 @@ static const meta_row META[] = {
     {"aten.__rshift__.Tensor", m_binary},
     {"aten.__xor__.Tensor", m_binary},
     {"aten._adaptive_avg_pool2d.default", m_adaptive_avg_pool2d},
-    {"aten._adaptive_avg_pool3d.default", m_adaptive_avg_pool3d},
-    {"aten._cdist_forward.default", m_cdist},
-    {"aten._fft_c2c.default", m_fft_c2c},
-    {"aten._fft_c2r.default", m_fft_c2r},
-    {"aten._fft_r2c.default", m_fft_r2c},
+    {"aten._adaptive_avg_pool2d_backward.default", meta_op_pool_backward},
+    {"aten._adaptive_avg_pool3d.default", meta_op_adaptive_avg_pool3d},
+    {"aten._cdist_forward.default", meta_op_cdist},
+    {"aten._embedding_bag.default", meta_op_embedding_bag},
+    {"aten._fft_c2c.default", meta_op_fft_c2c},
+    {"aten._fft_c2r.default", meta_op_fft_c2r},
+    {"aten._fft_r2c.default", meta_op_fft_r2c},
+    {"aten._linalg_det.default", meta_op_det},
+    {"aten._linalg_eigh.default", meta_op_eigh},
+    {"aten._linalg_slogdet.default", meta_op_slogdet},
+    {"aten._linalg_svd.default", meta_op_svd},
     {"aten._log_softmax.default", m_softmax},
-    {"aten._native_batch_norm_legit.default", m_batch_norm_legit},
-    {"aten._native_batch_norm_legit.no_stats", m_batch_norm_legit},
+    {"aten._native_batch_norm_legit.default", meta_op_batch_norm_legit},
+    {"aten._native_batch_norm_legit.no_stats", meta_op_batch_norm_legit},
     {"aten._native_batch_norm_legit_no_training.default", m_batch_norm_no_training},
-    {"aten._pdist_forward.default", m_pdist},
+    {"aten._pdist_forward.default", meta_op_pdist},
     {"aten._scaled_dot_product_flash_attention_for_cpu.default", m_sdpa_flash_cpu},
     {"aten._softmax.default", m_softmax},
     {"aten._to_copy.default", m_clone},
-    {"aten._unique2.default", m_unique2},
+    {"aten._unique2.default", meta_op_unique2},
     {"aten._unsafe_view.default", m_view},
-    {"aten._upsample_bicubic2d_aa.vec", m_upsample_vec},
-    {"aten._upsample_bilinear2d_aa.vec", m_upsample_vec},
-    {"aten._upsample_nearest_exact1d.vec", m_upsample_vec},
-    {"aten._upsample_nearest_exact2d.vec", m_upsample_vec},
-    {"aten._upsample_nearest_exact3d.vec", m_upsample_vec},
+    {"aten._upsample_bicubic2d_aa.vec", meta_op_upsample_vec},
+    {"aten._upsample_bilinear2d_aa.vec", meta_op_upsample_vec},
+    {"aten._upsample_nearest_exact1d.vec", meta_op_upsample_vec},
+    {"aten._upsample_nearest_exact2d.vec", meta_op_upsample_vec},
+    {"aten._upsample_nearest_exact3d.vec", meta_op_upsample_vec},
     {"aten.abs.default", m_unary},
     {"aten.acos.default", m_unary_float},
     {"aten.acosh.default", m_unary_float},
-    {"aten.adaptive_avg_pool1d.default", m_adaptive_avg_pool1d},
+    {"aten.adaptive_avg_pool1d.default", meta_op_adaptive_avg_pool1d},
     {"aten.adaptive_avg_pool2d.default", m_adaptive_avg_pool2d},
-    {"aten.adaptive_avg_pool3d.default", m_adaptive_avg_pool3d},
-    {"aten.adaptive_max_pool1d.default", m_adaptive_max_pool1d},
-    {"aten.adaptive_max_pool2d.default", m_adaptive_max_pool2d},
-    {"aten.adaptive_max_pool3d.default", m_adaptive_max_pool3d},
+    {"aten.adaptive_avg_pool3d.default", meta_op_adaptive_avg_pool3d},
+    {"aten.adaptive_max_pool1d.default", meta_op_adaptive_max_pool1d},
+    {"aten.adaptive_max_pool2d.default", meta_op_adaptive_max_pool2d},
+    {"aten.adaptive_max_pool3d.default", meta_op_adaptive_max_pool3d},
     {"aten.add.Scalar", m_binary},
     {"aten.add.Tensor", m_binary},
     {"aten.add_.Scalar", m_self},
     {"aten.add_.Tensor", m_self},
-    {"aten.addcdiv.default", m_addc},
-    {"aten.addcmul.default", m_addc},
+    {"aten.addcdiv.default", meta_op_addc},
+    {"aten.addcmul.default", meta_op_addc},
     {"aten.addmm.default", m_addmm},
-    {"aten.adjoint.default", m_mT},
+    {"aten.adjoint.default", meta_op_mT},
     {"aten.alias.default", m_alias},
     {"aten.alias_copy.default", m_alias_copy},
     {"aten.all.default", m_reduce_bool},
@@ -2261,7 +2243,7 @@ static const meta_row META[] = {
     {"aten.all.dims", m_reduce_bool},
     {"aten.amax.default", m_amax},
     {"aten.amin.default", m_amax},
-    {"aten.aminmax.default", m_aminmax},
+    {"aten.aminmax.default", meta_op_aminmax},
     {"aten.any.default", m_reduce_bool},
     {"aten.any.dim", m_reduce_bool},
     {"aten.any.dims", m_reduce_bool},
@@ -2270,18 +2252,22 @@ static const meta_row META[] = {
     {"aten.arange.start_step", m_arange},
     {"aten.argmax.default", m_reduce_long},
     {"aten.argmin.default", m_reduce_long},
-    {"aten.argwhere.default", m_nonzero},
+    {"aten.argwhere.default", meta_op_nonzero},
     {"aten.as_strided.default", m_as_strided},
-    {"aten.as_strided_scatter.default", m_strided_self},
+    {"aten.as_strided_scatter.default", meta_op_strided_self},
     {"aten.asin.default", m_unary_float},
     {"aten.asinh.default", m_unary_float},
     {"aten.atan.default", m_unary_float},
     {"aten.atan2.default", m_binary_float},
+    {"aten.atan2.out", meta_op_atan2_out},
     {"aten.atanh.default", m_unary_float},
-    {"aten.avg_pool1d.default", m_avg_pool1d},
+    {"aten.avg_pool1d.default", meta_op_avg_pool1d},
     {"aten.avg_pool2d.default", m_avg_pool2d},
-    {"aten.avg_pool3d.default", m_avg_pool3d},
+    {"aten.avg_pool2d_backward.default", meta_op_pool_backward},
+    {"aten.avg_pool3d.default", meta_op_avg_pool3d},
     {"aten.baddbmm.default", m_baddbmm},
+    {"aten.bartlett_window.default", meta_op_window},
+    {"aten.bartlett_window.periodic", meta_op_window},
     {"aten.batch_norm.default", m_batch_norm},
     {"aten.bitwise_and.Scalar", m_binary},
     {"aten.bitwise_and.Tensor", m_binary},
@@ -2292,22 +2278,25 @@ static const meta_row META[] = {
     {"aten.bitwise_right_shift.Tensor", m_binary},
     {"aten.bitwise_xor.Scalar", m_binary},
     {"aten.bitwise_xor.Tensor", m_binary},
+    {"aten.blackman_window.default", meta_op_window},
+    {"aten.blackman_window.periodic", meta_op_window},
     {"aten.bmm.default", m_bmm},
     {"aten.broadcast_to.default", m_expand},
     {"aten.cat.default", m_cat},
     {"aten.ceil.default", m_unary},
     {"aten.celu.default", m_unary},
+    {"aten.cholesky.default", meta_op_cholesky},
     {"aten.chunk.default", m_chunk},
-    {"aten.clamp.Tensor", m_clamp_tensor},
-    {"aten.clamp.default", m_clamp_tensor},
+    {"aten.clamp.Tensor", meta_op_clamp_tensor},
+    {"aten.clamp.default", meta_op_clamp_tensor},
     {"aten.clamp_.default", m_self},
-    {"aten.clamp_max.Tensor", m_clamp_scalar},
-    {"aten.clamp_max.default", m_clamp_scalar},
-    {"aten.clamp_min.Tensor", m_clamp_scalar},
-    {"aten.clamp_min.default", m_clamp_scalar},
+    {"aten.clamp_max.Tensor", meta_op_clamp_scalar},
+    {"aten.clamp_max.default", meta_op_clamp_scalar},
+    {"aten.clamp_min.Tensor", meta_op_clamp_scalar},
+    {"aten.clamp_min.default", meta_op_clamp_scalar},
     {"aten.clamp_min_.default", m_self},
     {"aten.clone.default", m_clone},
-    {"aten.col2im.default", m_col2im},
+    {"aten.col2im.default", meta_op_col2im},
     {"aten.constant_pad_nd.default", m_constant_pad_nd},
     {"aten.contiguous.default", m_contiguous},
     {"aten.conv1d.default", m_convolution},
@@ -2320,7 +2309,8 @@ static const meta_row META[] = {
     {"aten.conv_transpose2d.input", m_convolution},
     {"aten.conv_transpose3d.input", m_convolution},
     {"aten.convolution.default", m_convolution},
-    {"aten.copy.default", m_like_self},
+    {"aten.convolution_backward.default", meta_op_convolution_backward},
+    {"aten.copy.default", meta_op_like_self},
     {"aten.copy_.default", m_self},
     {"aten.copysign.Scalar", m_binary_float},
     {"aten.copysign.Tensor", m_binary_float},
@@ -2328,15 +2318,17 @@ static const meta_row META[] = {
     {"aten.cosh.default", m_unary_float},
     {"aten.count_nonzero.default", m_reduce_long},
     {"aten.count_nonzero.dim_IntList", m_reduce_long},
-    {"aten.cummax.default", m_cumminmax},
-    {"aten.cummin.default", m_cumminmax},
+    {"aten.cross_entropy_loss.default", meta_op_nll_loss},
+    {"aten.cummax.default", meta_op_cumminmax},
+    {"aten.cummin.default", meta_op_cumminmax},
     {"aten.cumprod.default", m_cumsum},
     {"aten.cumsum.default", m_cumsum},
     {"aten.deg2rad.default", m_unary_float},
+    {"aten.det.default", meta_op_det},
     {"aten.detach.default", m_alias},
     {"aten.diagonal.default", m_diagonal},
     {"aten.diagonal_copy.default", m_diagonal_copy},
-    {"aten.diagonal_scatter.default", m_strided_self},
+    {"aten.diagonal_scatter.default", meta_op_strided_self},
     {"aten.digamma.default", m_unary_float},
     {"aten.div.Scalar", m_binary_float},
     {"aten.div.Scalar_mode", m_div_mode},
@@ -2347,13 +2339,14 @@ static const meta_row META[] = {
     {"aten.divide.Scalar_mode", m_div_mode},
     {"aten.divide.Tensor", m_binary_float},
     {"aten.divide.Tensor_mode", m_div_mode},
-    {"aten.dot.default", m_dot},
+    {"aten.dot.default", meta_op_dot},
     {"aten.dropout.default", m_dropout},
     {"aten.elu.default", m_unary},
     {"aten.embedding.default", m_embedding},
+    {"aten.embedding_dense_backward.default", meta_op_embedding_dense_backward},
     {"aten.empty.memory_format", m_zeros},
     {"aten.empty_like.default", m_like},
-    {"aten.empty_strided.default", m_empty_strided},
+    {"aten.empty_strided.default", meta_op_empty_strided},
     {"aten.eq.Scalar", m_binary_bool},
     {"aten.eq.Tensor", m_binary_bool},
     {"aten.erf.default", m_unary_float},
@@ -2362,19 +2355,19 @@ static const meta_row META[] = {
     {"aten.exp.default", m_unary_float},
     {"aten.exp2.default", m_unary_float},
     {"aten.expand.default", m_expand},
-    {"aten.expand_as.default", m_expand_as},
+    {"aten.expand_as.default", meta_op_expand_as},
     {"aten.expand_copy.default", m_expand_copy},
     {"aten.expm1.default", m_unary_float},
-    {"aten.eye.default", m_eye},
-    {"aten.eye.m", m_eye},
+    {"aten.eye.default", meta_op_eye},
+    {"aten.eye.m", meta_op_eye},
     {"aten.fill.Scalar", m_fill},
-    {"aten.fill.Tensor", m_like_self},
+    {"aten.fill.Tensor", meta_op_like_self},
     {"aten.fill_.Scalar", m_self},
     {"aten.flatten.using_ints", m_flatten},
-    {"aten.flip.default", m_like_self},
-    {"aten.float_power.Scalar", m_float_power},
-    {"aten.float_power.Tensor_Scalar", m_float_power},
-    {"aten.float_power.Tensor_Tensor", m_float_power},
+    {"aten.flip.default", meta_op_like_self},
+    {"aten.float_power.Scalar", meta_op_float_power},
+    {"aten.float_power.Tensor_Scalar", meta_op_float_power},
+    {"aten.float_power.Tensor_Tensor", meta_op_float_power},
     {"aten.floor.default", m_unary},
     {"aten.floor_divide.default", m_binary},
     {"aten.fmax.default", m_binary},
@@ -2390,38 +2383,51 @@ static const meta_row META[] = {
     {"aten.ge.Tensor", m_binary_bool},
     {"aten.gelu.default", m_unary},
     {"aten.gelu_.default", m_self},
-    {"aten.ger.default", m_outer},
-    {"aten.grid_sampler.default", m_grid_sampler},
-    {"aten.grid_sampler_2d.default", m_grid_sampler},
-    {"aten.grid_sampler_3d.default", m_grid_sampler},
+    {"aten.ger.default", meta_op_outer},
+    {"aten.glu.default", meta_op_glu},
+    {"aten.grid_sampler.default", meta_op_grid_sampler},
+    {"aten.grid_sampler_2d.default", meta_op_grid_sampler},
+    {"aten.grid_sampler_3d.default", meta_op_grid_sampler},
     {"aten.group_norm.default", m_group_norm},
     {"aten.gt.Scalar", m_binary_bool},
     {"aten.gt.Tensor", m_binary_bool},
+    {"aten.hamming_window.default", meta_op_window},
+    {"aten.hamming_window.periodic", meta_op_window},
+    {"aten.hamming_window.periodic_alpha", meta_op_window},
+    {"aten.hamming_window.periodic_alpha_beta", meta_op_window},
+    {"aten.hann_window.default", meta_op_window},
+    {"aten.hann_window.periodic", meta_op_window},
     {"aten.hardshrink.default", m_unary},
     {"aten.hardsigmoid.default", m_unary},
     {"aten.hardswish.default", m_unary},
     {"aten.hardswish_.default", m_self},
     {"aten.hardtanh.default", m_unary},
     {"aten.hardtanh_.default", m_self},
-    {"aten.heaviside.default", m_heaviside},
+    {"aten.heaviside.default", meta_op_heaviside},
+    {"aten.huber_loss.default", meta_op_pointwise_loss},
     {"aten.hypot.default", m_binary_float},
     {"aten.i0.default", m_unary_float},
     {"aten.igamma.default", m_binary_float},
     {"aten.igammac.default", m_binary_float},
     {"aten.index.Tensor", m_index},
-    {"aten.index_add.default", m_like_self},
-    {"aten.index_copy.default", m_like_self},
-    {"aten.index_fill.int_Scalar", m_like_self},
-    {"aten.index_fill.int_Tensor", m_like_self},
-    {"aten.index_put.default", m_like_self},
+    {"aten.index_add.default", meta_op_like_self},
+    {"aten.index_copy.default", meta_op_like_self},
+    {"aten.index_fill.int_Scalar", meta_op_like_self},
+    {"aten.index_fill.int_Tensor", meta_op_like_self},
+    {"aten.index_put.default", meta_op_like_self},
     {"aten.index_select.default", m_index_select},
+    {"aten.inverse.default", meta_op_inverse},
     {"aten.isclose.default", m_binary_bool},
     {"aten.isfinite.default", m_unary_bool},
     {"aten.isinf.default", m_unary_bool},
     {"aten.isnan.default", m_unary_bool},
     {"aten.isneginf.default", m_unary_bool},
     {"aten.isposinf.default", m_unary_bool},
-    {"aten.kthvalue.default", m_values_indices},
+    {"aten.kaiser_window.beta", meta_op_window},
+    {"aten.kaiser_window.default", meta_op_window},
+    {"aten.kaiser_window.periodic", meta_op_window},
+    {"aten.kthvalue.default", meta_op_values_indices},
+    {"aten.l1_loss.default", meta_op_pointwise_loss},
     {"aten.layer_norm.default", m_layer_norm},
     {"aten.lcm.default", m_binary},
     {"aten.ldexp.Tensor", m_binary_float},
@@ -2429,10 +2435,23 @@ static const meta_row META[] = {
     {"aten.le.Tensor", m_binary_bool},
     {"aten.leaky_relu.default", m_unary},
     {"aten.leaky_relu_.default", m_self},
-    {"aten.lerp.Scalar", m_lerp},
-    {"aten.lerp.Tensor", m_lerp},
+    {"aten.lerp.Scalar", meta_op_lerp},
+    {"aten.lerp.Tensor", meta_op_lerp},
     {"aten.lgamma.default", m_unary_float},
     {"aten.lift_fresh.default", m_alias},
+    {"aten.linalg_cholesky.default", meta_op_linalg_cholesky},
+    {"aten.linalg_cholesky_ex.default", meta_op_linalg_cholesky_ex},
+    {"aten.linalg_det.default", meta_op_det},
+    {"aten.linalg_eigh.default", meta_op_eigh},
+    {"aten.linalg_eigvalsh.default", meta_op_eigh},
+    {"aten.linalg_inv.default", meta_op_linalg_inv},
+    {"aten.linalg_inv_ex.default", meta_op_linalg_inv_ex},
+    {"aten.linalg_matrix_exp.default", meta_op_matrix_exp},
+    {"aten.linalg_qr.default", meta_op_qr},
+    {"aten.linalg_slogdet.default", meta_op_slogdet},
+    {"aten.linalg_svd.default", meta_op_svd},
+    {"aten.linalg_svdvals.default", meta_op_svd},
+    {"aten.linalg_vector_norm.default", meta_op_vector_norm},
     {"aten.linear.default", m_linear},
     {"aten.log.default", m_unary_float},
     {"aten.log10.default", m_unary_float},
@@ -2442,7 +2461,8 @@ static const meta_row META[] = {
     {"aten.log_softmax.int", m_softmax},
     {"aten.logaddexp.default", m_binary},
     {"aten.logaddexp2.default", m_binary},
-    {"aten.logcumsumexp.default", m_logcumsumexp},
+    {"aten.logcumsumexp.default", meta_op_logcumsumexp},
+    {"aten.logdet.default", meta_op_det},
     {"aten.logical_and.default", m_binary_bool},
     {"aten.logical_not.default", m_unary_bool},
     {"aten.logical_or.default", m_binary_bool},
@@ -2451,102 +2471,114 @@ static const meta_row META[] = {
     {"aten.logsumexp.default", m_logsumexp},
     {"aten.lt.Scalar", m_binary_bool},
     {"aten.lt.Tensor", m_binary_bool},
-    {"aten.mH.default", m_mT},
-    {"aten.mT.default", m_mT},
+    {"aten.mH.default", meta_op_mT},
+    {"aten.mT.default", meta_op_mT},
     {"aten.masked_fill.Scalar", m_masked_fill},
     {"aten.masked_fill.Tensor", m_masked_fill},
     {"aten.masked_fill_.Scalar", m_self},
-    {"aten.masked_scatter.default", m_contig_self},
-    {"aten.masked_select.default", m_masked_select},
+    {"aten.masked_scatter.default", meta_op_contig_self},
+    {"aten.masked_select.default", meta_op_masked_select},
     {"aten.matmul.default", m_matmul},
-    {"aten.matrix_H.default", m_mT},
+    {"aten.matrix_H.default", meta_op_mT},
+    {"aten.matrix_exp.default", meta_op_matrix_exp},
     {"aten.max.default", m_reduce_same},
     {"aten.max.dim", m_minmax_dim},
-    {"aten.max_pool1d.default", m_max_pool1d},
-    {"aten.max_pool1d_with_indices.default", m_max_pool1d_with_indices},
+    {"aten.max_pool1d.default", meta_op_max_pool1d},
+    {"aten.max_pool1d_with_indices.default", meta_op_max_pool1d_with_indices},
     {"aten.max_pool2d.default", m_max_pool2d},
     {"aten.max_pool2d_with_indices.default", m_max_pool2d_with_indices},
-    {"aten.max_pool3d.default", m_max_pool3d},
-    {"aten.max_pool3d_with_indices.default", m_max_pool3d_with_indices},
+    {"aten.max_pool2d_with_indices_backward.default", meta_op_pool_backward},
+    {"aten.max_pool3d.default", meta_op_max_pool3d},
+    {"aten.max_pool3d_with_indices.default", meta_op_max_pool3d_with_indices},
     {"aten.maximum.default", m_binary},
     {"aten.mean.default", m_reduce_same},
     {"aten.mean.dim", m_reduce_same},
     {"aten.median.default", m_reduce_same},
-    {"aten.median.dim", m_values_indices},
+    {"aten.median.dim", meta_op_values_indices},
     {"aten.min.default", m_reduce_same},
     {"aten.min.dim", m_minmax_dim},
     {"aten.minimum.default", m_binary},
     {"aten.mish.default", m_unary},
     {"aten.mm.default", m_mm},
-    {"aten.mode.default", m_values_indices},
+    {"aten.mode.default", meta_op_values_indices},
+    {"aten.mse_loss.default", meta_op_pointwise_loss},
     {"aten.mul.Scalar", m_binary},
     {"aten.mul.Tensor", m_binary},
     {"aten.mul_.Scalar", m_self},
     {"aten.mul_.Tensor", m_self},
-    {"aten.mv.default", m_mv},
-    {"aten.mvlgamma.default", m_unary_float_self},
+    {"aten.mv.default", meta_op_mv},
+    {"aten.mvlgamma.default", meta_op_unary_float_self},
     {"aten.nan_to_num.default", m_unary},
     {"aten.nanmean.default", m_reduce_same},
     {"aten.nanmedian.default", m_reduce_same},
-    {"aten.nanmedian.dim", m_values_indices},
+    {"aten.nanmedian.dim", meta_op_values_indices},
     {"aten.nansum.default", m_sum},
     {"aten.narrow.default", m_narrow},
     {"aten.native_dropout.default", m_native_dropout},
     {"aten.native_group_norm.default", m_native_group_norm},
+    {"aten.native_group_norm_backward.default", meta_op_native_group_norm_backward},
     {"aten.native_layer_norm.default", m_native_layer_norm},
+    {"aten.native_layer_norm_backward.default", meta_op_native_layer_norm_backward},
     {"aten.ne.Scalar", m_binary_bool},
     {"aten.ne.Tensor", m_binary_bool},
     {"aten.neg.default", m_unary},
     {"aten.new_empty.default", m_new},
-    {"aten.new_empty_strided.default", m_empty_strided},
+    {"aten.new_empty_strided.default", meta_op_empty_strided},
     {"aten.new_full.default", m_new},
     {"aten.new_ones.default", m_new},
     {"aten.new_zeros.default", m_new},
     {"aten.nextafter.default", m_binary},
-    {"aten.nonzero.default", m_nonzero},
+    {"aten.nll_loss.default", meta_op_nll_loss},
+    {"aten.nll_loss2d.default", meta_op_nll_loss},
+    {"aten.nll_loss2d_forward.default", meta_op_nll_loss},
+    {"aten.nll_loss_forward.default", meta_op_nll_loss},
+    {"aten.nll_loss_nd.default", meta_op_nll_loss},
+    {"aten.nonzero.default", meta_op_nonzero},
     {"aten.ones.default", m_zeros},
     {"aten.ones_like.default", m_like},
-    {"aten.outer.default", m_outer},
+    {"aten.outer.default", meta_op_outer},
     {"aten.pad.default", m_pad},
     {"aten.permute.default", m_permute},
     {"aten.permute_copy.default", m_permute_copy},
-    {"aten.polygamma.default", m_unary_float_self},
+    {"aten.polygamma.default", meta_op_unary_float_self},
     {"aten.positive.default", m_alias},
     {"aten.pow.Scalar", m_pow},
     {"aten.pow.Tensor_Scalar", m_pow},
     {"aten.pow.Tensor_Tensor", m_pow},
     {"aten.prod.default", m_sum},
     {"aten.prod.dim_int", m_prod},
+    {"aten.qr.default", meta_op_qr},
     {"aten.rad2deg.default", m_unary_float},
     {"aten.rand.default", m_zeros},
     {"aten.rand_like.default", m_like},
-    {"aten.randint.default", m_zeros_long},
-    {"aten.randint.low", m_zeros_long},
+    {"aten.randint.default", meta_op_zeros_long},
+    {"aten.randint.low", meta_op_zeros_long},
     {"aten.randint_like.default", m_like},
     {"aten.randint_like.low_dtype", m_like},
     {"aten.randn.default", m_zeros},
     {"aten.randn_like.default", m_like},
-    {"aten.randperm.default", m_zeros_long},
-    {"aten.ravel.default", m_ravel},
+    {"aten.randperm.default", meta_op_zeros_long},
+    {"aten.ravel.default", meta_op_ravel},
     {"aten.real.default", m_real},
     {"aten.reciprocal.default", m_unary_float},
-    {"aten.reflection_pad1d.default", m_pad_nd},
-    {"aten.reflection_pad2d.default", m_pad_nd},
-    {"aten.reflection_pad3d.default", m_pad_nd},
+    {"aten.reflection_pad1d.default", meta_op_pad_nd},
+    {"aten.reflection_pad2d.default", meta_op_pad_nd},
+    {"aten.reflection_pad3d.default", meta_op_pad_nd},
     {"aten.relu.default", m_unary},
     {"aten.relu6.default", m_unary},
     {"aten.relu_.default", m_self},
     {"aten.remainder.Scalar", m_binary},
     {"aten.remainder.Tensor", m_binary},
-    {"aten.repeat.default", m_repeat},
-    {"aten.repeat_interleave.Tensor", m_repeat_interleave_tensor},
-    {"aten.replication_pad1d.default", m_pad_nd},
-    {"aten.replication_pad2d.default", m_pad_nd},
-    {"aten.replication_pad3d.default", m_pad_nd},
+    {"aten.repeat.default", meta_op_repeat},
+    {"aten.repeat_interleave.Tensor", meta_op_repeat_interleave_tensor},
+    {"aten.replication_pad1d.default", meta_op_pad_nd},
+    {"aten.replication_pad2d.default", meta_op_pad_nd},
+    {"aten.replication_pad3d.default", meta_op_pad_nd},
     {"aten.reshape.default", m_reshape},
+    {"aten.resize_.default", meta_op_resize},
     {"aten.resolve_conj.default", m_alias},
     {"aten.resolve_neg.default", m_alias},
-    {"aten.roll.default", m_like_self},
+    {"aten.roll.default", meta_op_like_self},
     {"aten.round.decimals", m_unary},
     {"aten.round.default", m_unary},
     {"aten.rsqrt.default", m_unary_float},
@@ -2554,15 +2586,15 @@ static const meta_row META[] = {
     {"aten.rsub.Tensor", m_binary},
     {"aten.scalar_tensor.default", m_scalar_tensor},
     {"aten.scaled_dot_product_attention.default", m_sdpa},
-    {"aten.scatter.reduce", m_contig_self},
-    {"aten.scatter.src", m_contig_self},
-    {"aten.scatter.value", m_contig_self},
-    {"aten.scatter.value_reduce", m_contig_self},
-    {"aten.scatter_add.default", m_contig_self},
-    {"aten.scatter_reduce.two", m_contig_self},
+    {"aten.scatter.reduce", meta_op_contig_self},
+    {"aten.scatter.src", meta_op_contig_self},
+    {"aten.scatter.value", meta_op_contig_self},
+    {"aten.scatter.value_reduce", meta_op_contig_self},
+    {"aten.scatter_add.default", meta_op_contig_self},
+    {"aten.scatter_reduce.two", meta_op_contig_self},
     {"aten.select.int", m_select},
     {"aten.select_copy.int", m_select_copy},
-    {"aten.select_scatter.default", m_strided_self},
+    {"aten.select_scatter.default", meta_op_strided_self},
     {"aten.selu.default", m_unary},
     {"aten.sgn.default", m_unary},
     {"aten.sigmoid.default", m_unary_float},
@@ -2576,13 +2608,16 @@ static const meta_row META[] = {
     {"aten.sinh.default", m_unary_float},
     {"aten.slice.Tensor", m_slice},
     {"aten.slice_copy.Tensor", m_slice_copy},
-    {"aten.slice_scatter.default", m_strided_self},
+    {"aten.slice_scatter.default", meta_op_strided_self},
+    {"aten.slogdet.default", meta_op_slogdet},
+    {"aten.smooth_l1_loss.default", meta_op_pointwise_loss},
+    {"aten.soft_margin_loss.default", meta_op_pointwise_loss},
     {"aten.softmax.int", m_softmax},
     {"aten.softplus.default", m_unary},
     {"aten.softshrink.default", m_unary},
-    {"aten.sort.default", m_sort},
-    {"aten.sort.stable", m_sort},
-    {"aten.special_airy_ai.default", m_unary_float_x},
+    {"aten.sort.default", meta_op_sort},
+    {"aten.sort.stable", meta_op_sort},
+    {"aten.special_airy_ai.default", meta_op_unary_float_x},
     {"aten.special_bessel_j0.default", m_unary_float},
     {"aten.special_bessel_j1.default", m_unary_float},
     {"aten.special_bessel_y0.default", m_unary_float},
@@ -2609,16 +2644,16 @@ static const meta_row META[] = {
     {"aten.special_modified_bessel_i1.default", m_unary_float},
     {"aten.special_modified_bessel_k0.default", m_unary_float},
     {"aten.special_modified_bessel_k1.default", m_unary_float},
-    {"aten.special_multigammaln.default", m_unary_float_self},
+    {"aten.special_multigammaln.default", meta_op_unary_float_self},
     {"aten.special_ndtr.default", m_unary_float},
     {"aten.special_ndtri.default", m_unary_float},
-    {"aten.special_polygamma.default", m_unary_float_self},
+    {"aten.special_polygamma.default", meta_op_unary_float_self},
     {"aten.special_psi.default", m_unary_float},
     {"aten.special_round.default", m_unary},
-    {"aten.special_scaled_modified_bessel_k0.default", m_unary_float_x},
-    {"aten.special_scaled_modified_bessel_k1.default", m_unary_float_x},
+    {"aten.special_scaled_modified_bessel_k0.default", meta_op_unary_float_x},
+    {"aten.special_scaled_modified_bessel_k1.default", meta_op_unary_float_x},
     {"aten.special_sinc.default", m_unary_float},
-    {"aten.special_spherical_bessel_j0.default", m_unary_float_x},
+    {"aten.special_spherical_bessel_j0.default", meta_op_unary_float_x},
     {"aten.special_xlog1py.default", m_binary_float},
     {"aten.special_xlogy.default", m_binary_float},
     {"aten.special_zeta.default", m_binary_float},
@@ -2635,8 +2670,8 @@ static const meta_row META[] = {
     {"aten.std.correction", m_reduce_var},
     {"aten.std.default", m_reduce_var},
     {"aten.std.dim", m_reduce_var},
-    {"aten.std_mean.correction", m_var_mean},
-    {"aten.std_mean.dim", m_var_mean},
+    {"aten.std_mean.correction", meta_op_var_mean},
+    {"aten.std_mean.dim", meta_op_var_mean},
     {"aten.sub.Scalar", m_binary},
     {"aten.sub.Tensor", m_binary},
     {"aten.sub_.Tensor", m_self},
@@ -2644,8 +2679,9 @@ static const meta_row META[] = {
     {"aten.subtract.Tensor", m_binary},
     {"aten.sum.default", m_sum},
     {"aten.sum.dim_IntList", m_sum},
-    {"aten.swapaxes.default", m_swapaxes},
-    {"aten.swapdims.default", m_swapaxes},
+    {"aten.svd.default", meta_op_svd},
+    {"aten.swapaxes.default", meta_op_swapaxes},
+    {"aten.swapdims.default", meta_op_swapaxes},
     {"aten.t.default", m_t},
     {"aten.t_copy.default", m_t_copy},
     {"aten.tan.default", m_unary_float},
@@ -2656,30 +2692,30 @@ static const meta_row META[] = {
     {"aten.topk.default", m_topk},
     {"aten.transpose.int", m_transpose},
     {"aten.transpose_copy.int", m_transpose_copy},
-    {"aten.tril.default", m_like_self},
-    {"aten.triu.default", m_like_self},
+    {"aten.tril.default", meta_op_like_self},
+    {"aten.triu.default", meta_op_like_self},
     {"aten.true_divide.Scalar", m_binary_float},
     {"aten.true_divide.Tensor", m_binary_float},
     {"aten.trunc.default", m_unary},
-    {"aten.type_as.default", m_type_as},
+    {"aten.type_as.default", meta_op_type_as},
     {"aten.unbind.int", m_unbind},
     {"aten.unbind_copy.int", m_unbind_copy},
     {"aten.unflatten.int", m_unflatten},
     {"aten.unsqueeze.default", m_unsqueeze},
     {"aten.unsqueeze_copy.default", m_unsqueeze_copy},
-    {"aten.upsample_bicubic2d.vec", m_upsample_vec},
-    {"aten.upsample_bilinear2d.vec", m_upsample_vec},
-    {"aten.upsample_linear1d.vec", m_upsample_vec},
-    {"aten.upsample_nearest1d.vec", m_upsample_vec},
-    {"aten.upsample_nearest2d.vec", m_upsample_vec},
-    {"aten.upsample_nearest3d.vec", m_upsample_vec},
-    {"aten.upsample_trilinear3d.vec", m_upsample_vec},
+    {"aten.upsample_bicubic2d.vec", meta_op_upsample_vec},
+    {"aten.upsample_bilinear2d.vec", meta_op_upsample_vec},
+    {"aten.upsample_linear1d.vec", meta_op_upsample_vec},
+    {"aten.upsample_nearest1d.vec", meta_op_upsample_vec},
+    {"aten.upsample_nearest2d.vec", meta_op_upsample_vec},
+    {"aten.upsample_nearest3d.vec", meta_op_upsample_vec},
+    {"aten.upsample_trilinear3d.vec", meta_op_upsample_vec},
     {"aten.var.correction", m_reduce_var},
     {"aten.var.default", m_reduce_var},
     {"aten.var.dim", m_reduce_var},
-    {"aten.var_mean.correction", m_var_mean},
-    {"aten.var_mean.dim", m_var_mean},
-    {"aten.vdot.default", m_dot},
+    {"aten.var_mean.correction", meta_op_var_mean},
+    {"aten.var_mean.dim", meta_op_var_mean},
+    {"aten.vdot.default", meta_op_dot},
     {"aten.view.default", m_view},
     {"aten.view_as_real.default", m_view_as_real},
     {"aten.view_copy.default", m_view_copy},
@@ -2688,7 +2724,7 @@ static const meta_row META[] = {
     {"aten.where.ScalarSelf", m_where},
     {"aten.where.self", m_where},
     {"aten.xlogy.Tensor", m_binary_float},
-    {"aten.zero.default", m_like_self},
+    {"aten.zero.default", meta_op_like_self},
     {"aten.zero_.default", m_self},
     {"aten.zeros.default", m_zeros},
     {"aten.zeros_like.default", m_like},
@@ -2820,7 +2856,7 @@ int eir_meta_check_node(const eir_program *p, const eir_graph *g, const eir_node
                     /* a stride of a size-1 dim is never used to address memory; torch's own
                      * kernels differ in what they put there, and so do recorded ones */
                     int64_t sz;
-                    if (dval(&c, rec.sizes[k], &sz) && sz <= 1) continue;
+                    if (meta_dval(&c, rec.sizes[k], &sz) && sz <= 1) continue;
                     eir_meta_cmp e = dcmp(p, t->strides[k], rec.strides[k]);
                     if (e == EIR_MCMP_DIFFER) { o->strides = e; break; }
                     if (e == EIR_MCMP_UNKNOWN) o->strides = e;

@@ -339,9 +339,9 @@ static void test_errors(void) {
 }
 
 static const char *arg1(const char *name, const char *json) {
-    static char buf[8][512];
+    static char buf[16][512];
     static int k;
-    char *b = buf[k++ % 8];
+    char *b = buf[k++ % 16];
     snprintf(b, 512, "{\"name\": \"%s\", \"arg\": %s, \"kind\": 1}", name, json);
     return b;
 }
@@ -587,6 +587,202 @@ static void test_table(void) {
     CHECK(!eir_meta_has("torch.ops.mylib.sin.default"));
 }
 
+#define T_(n, v) arg1(n, "{\"as_tensor\": {\"name\": \"" v "\"}}")
+
+/* the Core ATen backward ops, _embedding_bag, atan2.out and resize_, against
+ * torch 2.13's FakeTensor outputs on the CPU */
+static void test_backward(void) {
+    char args[2048];
+    const char *o3[] = {"a=7:1:1:0", "b=7:1:1:0", "c=7:1:1:0"};
+    const char *o4[] = {"a=7:1:1:0", "b=7:1:1:0", "c=7:1:1:0", "d=7:1:1:0"};
+    /* pooling backward: self's sizes, channels-last only when self is */
+    snprintf(args, sizeof args, "[%s, %s]", T_("grad_output", "g"), T_("self", "x"));
+    CHECK_STR(ONE("aten._adaptive_avg_pool2d_backward.default", args, "g=7:2,3,2,2:12,1,6,3:0", "x=7:2,3,8,8:192,64,8,1:0"),
+              "f32[2, 3, 8, 8] strides [192, 64, 8, 1] offset 0");
+    CHECK_STR(ONE("aten._adaptive_avg_pool2d_backward.default", args, "g=7:2,3,2,2:12,4,2,1:0", "x=7:2,3,8,8:192,1,24,3:0"),
+              "f32[2, 3, 8, 8] strides [192, 1, 24, 3] offset 0");
+    CHECK_STR(ONE("aten._adaptive_avg_pool2d_backward.default", args, "g=7:3,2,2:4,2,1:0", "x=7:3,8,8:64,8,1:0"),
+              "f32[3, 8, 8] strides [64, 8, 1] offset 0");
+    snprintf(args, sizeof args, "[%s, %s, %s, %s, %s, %s, %s, %s]", T_("grad_output", "g"), T_("self", "x"),
+             arg1("kernel_size", "{\"as_ints\": [2, 2]}"), arg1("stride", "{\"as_ints\": [2, 2]}"),
+             arg1("padding", "{\"as_ints\": [0, 0]}"), arg1("ceil_mode", "{\"as_bool\": false}"),
+             arg1("count_include_pad", "{\"as_bool\": true}"), arg1("divisor_override", "{\"as_none\": true}"));
+    CHECK_STR(ONE("aten.avg_pool2d_backward.default", args, "g=7:2,3,4,4:48,16,4,1:0", "x=7:2,3,8,8:192,1,24,3:0"),
+              "f32[2, 3, 8, 8] strides [192, 1, 24, 3] offset 0");
+    /* a permuted self that is not channels-last: contiguous */
+    CHECK_STR(ONE("aten.avg_pool2d_backward.default", args, "g=7:2,3,4,4:48,16,4,1:0", "x=7:2,3,8,8:1,2,48,6:0"),
+              "f32[2, 3, 8, 8] strides [192, 64, 8, 1] offset 0");
+    snprintf(args, sizeof args, "[%s, %s, %s, %s, %s, %s, %s, %s]", T_("grad_output", "g"), T_("self", "x"),
+             arg1("kernel_size", "{\"as_ints\": [2, 2]}"), arg1("stride", "{\"as_ints\": [2, 2]}"),
+             arg1("padding", "{\"as_ints\": [0, 0]}"), arg1("dilation", "{\"as_ints\": [1, 1]}"),
+             arg1("ceil_mode", "{\"as_bool\": false}"), T_("indices", "i"));
+    CHECK_STR(ONE("aten.max_pool2d_with_indices_backward.default", args, "g=7:2,3,4,4:48,1,12,3:0",
+                  "x=7:2,3,8,8:192,64,8,1:0", "i=5:2,3,4,4:48,16,4,1:0"),
+              "f32[2, 3, 8, 8] strides [192, 64, 8, 1] offset 0");
+    /* convolution_backward: channels-last from input or weight, not grad_output */
+    const char *cb = "[%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s]";
+    snprintf(args, sizeof args, cb, T_("grad_output", "g"), T_("input", "x"), T_("weight", "w"),
+             arg1("bias_sizes", "{\"as_ints\": [4]}"), arg1("stride", "{\"as_ints\": [1, 1]}"),
+             arg1("padding", "{\"as_ints\": [0, 0]}"), arg1("dilation", "{\"as_ints\": [1, 1]}"),
+             arg1("transposed", "{\"as_bool\": false}"), arg1("output_padding", "{\"as_ints\": [0, 0]}"),
+             arg1("groups", "{\"as_int\": 1}"), arg1("output_mask", "{\"as_bools\": [true, true, true]}"));
+    CHECK_STR(infer(prog(IN("g=7:2,4,6,6:144,36,6,1:0", "x=7:2,3,8,8:192,1,24,3:0", "w=7:4,3,3,3:27,9,3,1:0"), 3,
+                         "aten.convolution_backward.default", args, o3, 3, false)),
+              "f32[2, 3, 8, 8] strides [192, 1, 24, 3] offset 0\nf32[4, 3, 3, 3] strides [27, 1, 9, 3] offset 0\n"
+              "f32[4] strides [1] offset 0");
+    CHECK_STR(infer(prog(IN("g=7:2,4,6,6:144,1,24,4:0", "x=7:2,3,8,8:192,64,8,1:0", "w=7:4,3,3,3:27,9,3,1:0"), 3,
+                         "aten.convolution_backward.default", args, o3, 3, false)),
+              "f32[2, 3, 8, 8] strides [192, 64, 8, 1] offset 0\nf32[4, 3, 3, 3] strides [27, 9, 3, 1] offset 0\n"
+              "f32[4] strides [1] offset 0");
+    snprintf(args, sizeof args, cb, T_("grad_output", "g"), T_("input", "x"), T_("weight", "w"),
+             arg1("bias_sizes", "{\"as_none\": true}"), arg1("stride", "{\"as_ints\": [1]}"),
+             arg1("padding", "{\"as_ints\": [0]}"), arg1("dilation", "{\"as_ints\": [1]}"),
+             arg1("transposed", "{\"as_bool\": false}"), arg1("output_padding", "{\"as_ints\": [0]}"),
+             arg1("groups", "{\"as_int\": 1}"), arg1("output_mask", "{\"as_bools\": [false, true, false]}"));
+    CHECK_STR(infer(prog(IN("g=7:2,4,6:24,6,1:0", "x=7:2,3,8:24,8,1:0", "w=7:4,3,3:9,3,1:0"), 3,
+                         "aten.convolution_backward.default", args, o3, 3, false)),
+              "?[]\nf32[4, 3, 3] strides [9, 3, 1] offset 0\n?[]");
+    /* embedding_dense_backward: [num_weights, embedding size] in grad's dtype */
+    snprintf(args, sizeof args, "[%s, %s, %s, %s, %s]", T_("grad_output", "g"), T_("indices", "i"),
+             arg1("num_weights", "{\"as_int\": 10}"), arg1("padding_idx", "{\"as_int\": -1}"),
+             arg1("scale_grad_by_freq", "{\"as_bool\": false}"));
+    CHECK_STR(ONE("aten.embedding_dense_backward.default", args, "g=6:2,5,7:35,7,1:0", "i=4:2,5:5,1:0"),
+              "f16[10, 7] strides [7, 1] offset 0");
+    /* native_group_norm_backward: channels-last when grad_out is; [C] for weight and bias */
+    snprintf(args, sizeof args, "[%s, %s, %s, %s, %s, %s, %s, %s, %s, %s]", T_("grad_out", "g"), T_("input", "x"),
+             T_("mean", "m"), T_("rstd", "r"), arg1("weight", "{\"as_none\": true}"), arg1("N", "{\"as_int\": 2}"),
+             arg1("C", "{\"as_int\": 6}"), arg1("HxW", "{\"as_int\": 16}"), arg1("group", "{\"as_int\": 3}"),
+             arg1("output_mask", "{\"as_bools\": [true, false, true]}"));
+    CHECK_STR(infer(prog(IN("g=7:2,6,4,4:96,1,24,6:0", "x=7:2,6,4,4:96,16,4,1:0", "m=7:2,3:3,1:0", "r=7:2,3:3,1:0"), 4,
+                         "aten.native_group_norm_backward.default", args, o3, 3, false)),
+              "f32[2, 6, 4, 4] strides [96, 1, 24, 6] offset 0\n?[]\nf32[6] strides [1] offset 0");
+    CHECK_STR(infer(prog(IN("g=7:2,6,4,4:96,16,4,1:0", "x=7:2,6,4,4:96,1,24,6:0", "m=7:2,3:3,1:0", "r=7:2,3:3,1:0"), 4,
+                         "aten.native_group_norm_backward.default", args, o3, 3, false)),
+              "f32[2, 6, 4, 4] strides [96, 16, 4, 1] offset 0\n?[]\nf32[6] strides [1] offset 0");
+    /* native_layer_norm_backward: contiguous; weight and bias grads in their own dtype */
+    snprintf(args, sizeof args, "[%s, %s, %s, %s, %s, %s, %s, %s]", T_("grad_out", "g"), T_("input", "x"),
+             arg1("normalized_shape", "{\"as_ints\": [8]}"), T_("mean", "m"), T_("rstd", "r"), T_("weight", "w"),
+             arg1("bias", "{\"as_none\": true}"), arg1("output_mask", "{\"as_bools\": [true, true, true]}"));
+    CHECK_STR(infer(prog(IN("g=6:2,5,8:40,8,1:0", "x=6:2,5,8:1,2,10:0", "m=6:2,5,1:5,1,1:0", "r=6:2,5,1:5,1,1:0",
+                            "w=7:8:1:0"), 5, "aten.native_layer_norm_backward.default", args, o3, 3, false)),
+              "f16[2, 5, 8] strides [40, 8, 1] offset 0\nf32[8] strides [1] offset 0\n?[]");
+    /* _embedding_bag: offset2bag empty on the fast sum path; max_indices per mode */
+    const char *eb = "[%s, %s, %s, %s, %s, %s, %s, %s, %s]";
+    snprintf(args, sizeof args, eb, T_("weight", "w"), T_("indices", "i"), T_("offsets", "f"),
+             arg1("scale_grad_by_freq", "{\"as_bool\": false}"), arg1("mode", "{\"as_int\": 0}"),
+             arg1("sparse", "{\"as_bool\": false}"), arg1("per_sample_weights", "{\"as_none\": true}"),
+             arg1("include_last_offset", "{\"as_bool\": false}"), arg1("padding_idx", "{\"as_int\": -1}"));
+    CHECK_STR(infer(prog(IN("w=7:10,7:7,1:0", "i=5:12:1:0", "f=4:4:1:0"), 3, "aten._embedding_bag.default", args, o4,
+                         4, false)),
+              "f32[4, 7] strides [7, 1] offset 0\ni32[0] strides [1] offset 0\ni32[4] strides [1] offset 0\n"
+              "i32[4] strides [1] offset 0");
+    CHECK_STR(infer(prog(IN("w=8:10,7:7,1:0", "i=5:12:1:0", "f=5:4:1:0"), 3, "aten._embedding_bag.default", args, o4,
+                         4, false)),
+              "f64[4, 7] strides [7, 1] offset 0\ni64[12] strides [1] offset 0\ni64[4] strides [1] offset 0\n"
+              "i64[4] strides [1] offset 0");
+    snprintf(args, sizeof args, eb, T_("weight", "w"), T_("indices", "i"), T_("offsets", "f"),
+             arg1("scale_grad_by_freq", "{\"as_bool\": false}"), arg1("mode", "{\"as_int\": 2}"),
+             arg1("sparse", "{\"as_bool\": false}"), arg1("per_sample_weights", "{\"as_none\": true}"),
+             arg1("include_last_offset", "{\"as_bool\": true}"), arg1("padding_idx", "{\"as_int\": -1}"));
+    CHECK_STR(infer(prog(IN("w=7:10,7:7,1:0", "i=5:12:1:0", "f=5:4:1:0"), 3, "aten._embedding_bag.default", args, o4,
+                         4, false)),
+              "f32[3, 7] strides [7, 1] offset 0\ni64[12] strides [1] offset 0\ni64[3] strides [1] offset 0\n"
+              "i64[3, 7] strides [7, 1] offset 0");
+    /* atan2.out: out's dtype; contiguous when resized, out's strides when its sizes fit */
+    snprintf(args, sizeof args, "[%s, %s, %s]", T_("self", "x"), T_("other", "y"), T_("out", "z"));
+    CHECK_STR(ONE("aten.atan2.out", args, "x=7:2,3,4,4:48,1,12,3:0", "y=7:4:1:0", "z=7:0:1:0"),
+              "f32[2, 3, 4, 4] strides [48, 16, 4, 1] offset 0");
+    CHECK_STR(ONE("aten.atan2.out", args, "x=7:3,1:1,1:0", "y=8:4:1:0", "z=8:3,4:1,3:0"),
+              "f64[3, 4] strides [1, 3] offset 0");
+    /* resize_: contiguous with self's offset; unchanged when the sizes are its own */
+    snprintf(args, sizeof args, "[%s, %s]", X, arg1("size", "{\"as_ints\": [4, 5]}"));
+    CHECK_STR(ONE("aten.resize_.default", args, "x=7:2,2:3,1:1"), "f32[4, 5] strides [5, 1] offset 1");
+    snprintf(args, sizeof args, "[%s, %s]", X, arg1("size", "{\"as_ints\": [5, 4]}"));
+    CHECK_STR(ONE("aten.resize_.default", args, "x=7:5,4:1,5:0"), "f32[5, 4] strides [1, 5] offset 0");
+    snprintf(args, sizeof args, "[%s, %s, %s]", X, arg1("size", "{\"as_ints\": [3, 3, 4, 5]}"),
+             arg1("memory_format", "{\"as_memory_format\": 2}"));
+    CHECK_STR(ONE("aten.resize_.default", args, "x=7:2,3,4,5:60,20,5,1:0"), "f32[3, 3, 4, 5] strides [60, 1, 15, 3] offset 0");
+    /* bad input: named argument and what was expected */
+    snprintf(args, sizeof args, "[%s, %s]", X, arg1("size", "{\"as_ints\": [-2, 5]}"));
+    CHECK_STR(ONE("aten.resize_.default", args, "x=7:2,3:3,1:0"),
+              "error: argument 'size' has -2 in dim 0; expected sizes >= 0");
+    snprintf(args, sizeof args, eb, T_("weight", "w"), T_("indices", "i"), T_("offsets", "f"),
+             arg1("scale_grad_by_freq", "{\"as_bool\": false}"), arg1("mode", "{\"as_int\": 0}"),
+             arg1("sparse", "{\"as_bool\": false}"), arg1("per_sample_weights", "{\"as_none\": true}"),
+             arg1("include_last_offset", "{\"as_bool\": false}"), arg1("padding_idx", "{\"as_int\": -1}"));
+    CHECK_STR(infer(prog(IN("w=7:10,7:7,1:0", "i=7:12:1:0", "f=5:4:1:0"), 3, "aten._embedding_bag.default", args, o4,
+                         4, false)),
+              "error: 'indices' has dtype float32; expected int64 or int32");
+}
+
+/* linear algebra, losses and windows, against torch 2.13's FakeTensor outputs */
+static void test_linalg(void) {
+    char args[1024];
+    const char *o2[] = {"a=7:1:1:0", "b=7:1:1:0"};
+    const char *o3[] = {"a=7:1:1:0", "b=7:1:1:0", "c=7:1:1:0"};
+    /* batched column-major inverse; symbolic batch */
+    snprintf(args, sizeof args, "[%s]", T_("A", "x"));
+    CHECK_STR(ONE("aten.linalg_inv.default", args, "x=7:2,4,4:16,4,1:0"), "f32[2, 4, 4] strides [16, 1, 4] offset 0");
+    CHECK_STR(ONE("aten.linalg_det.default", args, "x=8:s0,3,3:9,3,1:0"), "f64[s0] strides [1] offset 0");
+    CHECK_STR(ONE("aten.linalg_inv.default", args, "x=7:2,4,3:12,3,1:0"),
+              "error: 'A' has 4 x 3 matrices; expected square ones");
+    /* qr: reduced, complete, r */
+    snprintf(args, sizeof args, "[%s, %s]", T_("A", "x"), arg1("mode", "{\"as_string\": \"r\"}"));
+    CHECK_STR(infer(prog(IN("x=7:2,5,3:15,3,1:0"), 1, "aten.linalg_qr.default", args, o2, 2, false)),
+              "f32[0] strides [1] offset 0\nf32[2, 3, 3] strides [9, 1, 3] offset 0");
+    snprintf(args, sizeof args, "[%s, %s]", T_("A", "x"), arg1("mode", "{\"as_string\": \"complete\"}"));
+    CHECK_STR(infer(prog(IN("x=7:2,5,3:15,3,1:0"), 1, "aten.linalg_qr.default", args, o2, 2, false)),
+              "f32[2, 5, 5] strides [25, 1, 5] offset 0\nf32[2, 5, 3] strides [15, 1, 5] offset 0");
+    /* svd: U m x m and Vh n x n when full; the legacy svd's V row-major; no U, V when not computed */
+    snprintf(args, sizeof args, "[%s]", T_("A", "x"));
+    CHECK_STR(infer(prog(IN("x=7:2,3,5:15,5,1:0"), 1, "aten.linalg_svd.default", args, o3, 3, false)),
+              "f32[2, 3, 3] strides [9, 1, 3] offset 0\nf32[2, 3] strides [3, 1] offset 0\n"
+              "f32[2, 5, 5] strides [25, 1, 5] offset 0");
+    snprintf(args, sizeof args, "[%s]", X);
+    CHECK_STR(infer(prog(IN("x=7:2,5,3:15,3,1:0"), 1, "aten.svd.default", args, o3, 3, false)),
+              "f32[2, 5, 3] strides [15, 1, 5] offset 0\nf32[2, 3] strides [3, 1] offset 0\n"
+              "f32[2, 3, 3] strides [9, 3, 1] offset 0");
+    snprintf(args, sizeof args, "[%s, %s, %s]", T_("A", "x"), arg1("full_matrices", "{\"as_bool\": false}"),
+             arg1("compute_uv", "{\"as_bool\": false}"));
+    CHECK_STR(infer(prog(IN("x=7:2,5,3:15,3,1:0"), 1, "aten._linalg_svd.default", args, o3, 3, false)),
+              "f32[0] strides [1] offset 0\nf32[2, 3] strides [3, 1] offset 0\nf32[0] strides [1] offset 0");
+    /* eigh: real eigenvalues of complex matrices */
+    snprintf(args, sizeof args, "[%s]", X);
+    CHECK_STR(infer(prog(IN("x=10:3,3:3,1:0"), 1, "aten.linalg_eigh.default", args, o2, 2, false)),
+              "f32[3] strides [1] offset 0\nc64[3, 3] strides [1, 3] offset 0");
+    /* losses: elementwise with reduction 0, else 0-d */
+    snprintf(args, sizeof args, "[%s, %s, %s]", X, T_("target", "y"), arg1("reduction", "{\"as_int\": 0}"));
+    CHECK_STR(ONE("aten.mse_loss.default", args, "x=7:3,1:1,1:0", "y=8:4:1:0"), "f64[3, 4] strides [4, 1] offset 0");
+    snprintf(args, sizeof args, "[%s, %s, %s]", X, T_("target", "y"), arg1("reduction", "{\"as_int\": 2}"));
+    CHECK_STR(ONE("aten.l1_loss.default", args, "x=6:3,4:4,1:0", "y=6:3,4:4,1:0"), "f16[] strides [] offset 0");
+    snprintf(args, sizeof args, "[%s, %s, %s]", X, T_("target", "y"), arg1("reduction", "{\"as_int\": 3}"));
+    CHECK_STR(ONE("aten.l1_loss.default", args, "x=7:3:1:0", "y=7:3:1:0"),
+              "error: argument 'reduction' is 3; expected 0 (none), 1 (mean) or 2 (sum)");
+    /* windows */
+    snprintf(args, sizeof args, "[%s, %s]", arg1("window_length", "{\"as_int\": 5}"),
+             arg1("dtype", "{\"as_scalar_type\": 8}"));
+    CHECK_STR(ONE("aten.hann_window.default", args, "x=7:1:1:0"), "f64[5] strides [1] offset 0");
+    snprintf(args, sizeof args, "[%s]", arg1("window_length", "{\"as_int\": -1}"));
+    CHECK_STR(ONE("aten.kaiser_window.default", args, "x=7:1:1:0"),
+              "error: argument 'window_length' is -1; expected a length >= 0");
+    /* nll losses: per target without the class dim, or 0-d; the forward adds the total weight */
+    snprintf(args, sizeof args, "[%s, %s, %s, %s, %s]", X, T_("target", "y"), arg1("weight", "{\"as_none\": true}"),
+             arg1("reduction", "{\"as_int\": 0}"), arg1("ignore_index", "{\"as_int\": -100}"));
+    CHECK_STR(infer(prog(IN("x=7:2,5,3,3:45,9,3,1:0", "y=5:2,3,3:9,3,1:0"), 2, "aten.nll_loss2d_forward.default", args,
+                         o2, 2, false)),
+              "f32[2, 3, 3] strides [9, 3, 1] offset 0\nf32[] strides [] offset 0");
+    snprintf(args, sizeof args, "[%s, %s]", X, T_("target", "y"));
+    CHECK_STR(ONE("aten.nll_loss.default", args, "x=7:4,5:5,1:0", "y=5:4:1:0"), "f32[] strides [] offset 0");
+    /* glu halves dim, keeping the halves' layout */
+    snprintf(args, sizeof args, "[%s, %s]", X, arg1("dim", "{\"as_int\": -1}"));
+    CHECK_STR(ONE("aten.glu.default", args, "x=7:4,6:1,4:0"), "f32[4, 3] strides [1, 4] offset 0");
+    CHECK_STR(ONE("aten.glu.default", args, "x=7:4,5:5,1:0"),
+              "error: 'self' has size 5 in dim 1; glu halves it, expected an even size");
+    /* vector norm of complex values is real */
+    snprintf(args, sizeof args, "[%s]", X);
+    CHECK_STR(ONE("aten.linalg_vector_norm.default", args, "x=10:3,4:4,1:0"), "f32[] strides [] offset 0");
+}
+
 int main(void) {
     test_table();
     test_promotion();
@@ -598,5 +794,7 @@ int main(void) {
     test_more_ops();
     test_public_infer();
     test_fill_meta();
+    test_backward();
+    test_linalg();
     return check_summary("test_meta");
 }
