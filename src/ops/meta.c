@@ -2794,8 +2794,7 @@ static void describe(char *dst, size_t n, const eir_mtensor *t) {
     eir_buf_free(&b);
 }
 
-/* the flat list of a node's output values (EIR_NO_VALUE for a None) */
-static uint32_t flat_outputs(const eir_node *nd, uint32_t *ids, uint32_t max) {
+uint32_t meta_flat_outputs(const eir_node *nd, uint32_t *ids, uint32_t max) {
     uint32_t n = 0;
     for (uint32_t i = 0; i < nd->num_outputs; i++) {
         const eir_arg *a = &nd->outputs[i];
@@ -2820,7 +2819,7 @@ int eir_meta_check_node(const eir_program *p, const eir_graph *g, const eir_node
     int n = inf ? eir_meta_infer_node(p, g, nd, &scratch, inf, MAX_OUTS, err, errlen) : 0;
     int written = 0;
     if (n > 0) {
-        uint32_t nid = flat_outputs(nd, ids, MAX_OUTS);
+        uint32_t nid = meta_flat_outputs(nd, ids, MAX_OUTS);
         if (nid != (uint32_t)n) {
             /* the node's outputs are not the op's returns as inferred (a form not known here) */
             n = 0;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "meta.h"
+#include "meta_int.h"
 #include "optable.h"
 #include "../ir/program.h"
 
@@ -16,20 +17,6 @@ static const char *short_target(const char *t) {
     if (!t) return "?";
     if (!strncmp(t, "torch.ops.", 10)) return t + 10;
     return t;
-}
-
-/* the flat list of a node's output values (EIR_NO_VALUE for a None or a non-tensor) */
-static uint32_t flat_outputs(const eir_node *nd, uint32_t *ids, uint32_t max) {
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < nd->num_outputs; i++) {
-        const eir_arg *a = &nd->outputs[i];
-        if (a->kind == EIR_ARG_TENSORS || a->kind == EIR_ARG_OPTIONAL_TENSORS) {
-            for (uint32_t k = 0; k < a->u.list.n && n < max; k++) ids[n++] = a->u.list.items[k].value;
-        } else if (n < max) {
-            ids[n++] = a->kind == EIR_ARG_TENSOR || a->kind == EIR_ARG_OPTIONAL_TENSOR ? a->value : EIR_NO_VALUE;
-        }
-    }
-    return n;
 }
 
 /* ---- symbolic sizes as expressions of the program ---- */
@@ -108,7 +95,7 @@ static eir_status infer(eir_program *p, const eir_graph *g, uint32_t node, uint3
         return eir_fail(p, EIR_ERR_UNSUPPORTED, "node %%%s (%s): no shape and dtype inference for this operator", nm,
                         tg);
     uint32_t ids[MAX_OUTS];
-    uint32_t nid = flat_outputs(nd, ids, MAX_OUTS);
+    uint32_t nid = meta_flat_outputs(nd, ids, MAX_OUTS);
     if (output >= nid)
         return eir_fail(p, EIR_ERR_ARG, "node %%%s (%s): output %u out of range (the node has %u)", nm, tg, output,
                         nid);
@@ -176,7 +163,7 @@ static void fill_graph(eir_program *p, eir_graph *g, fillctx *f) {
     for (uint32_t k = 0; k < g->num_nodes; k++) {
         const eir_node *nd = &g->nodes[k];
         uint32_t ids[MAX_OUTS];
-        uint32_t nid = flat_outputs(nd, ids, MAX_OUTS);
+        uint32_t nid = meta_flat_outputs(nd, ids, MAX_OUTS);
         for (uint32_t i = 0; i < nid; i++) {
             if (ids[i] == EIR_NO_VALUE || ids[i] >= g->num_values) continue;
             eir_value *v = (eir_value *)&g->values[ids[i]];

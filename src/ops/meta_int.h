@@ -43,6 +43,9 @@ enum { RED_SAME, RED_SUM, RED_BOOL, RED_LONG, RED_FLOAT };
 
 /* ---- helpers defined in meta.c ---- */
 
+/* the flat list of a node's output values (each tensor of a Tensor[] on its
+ * own; EIR_NO_VALUE for a None or a non-tensor), at most max; their number */
+uint32_t meta_flat_outputs(const eir_node *nd, uint32_t *ids, uint32_t max);
 const eir_arg *meta_arg(mctx *c, const char *name);
 int meta_broadcast(mctx *c, const operand *ops, uint32_t n, eir_mtensor *out, const char *const *names);
 int meta_check_same(mctx *c, eir_mdim x, eir_mdim y, const char *what);
