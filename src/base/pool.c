@@ -57,7 +57,7 @@ enum { SPIN_WORKER = 500, SPIN_CALLER = 2000, CHUNKS_PER_THREAD = 4 };
 
 /* Starved workers. A loop in which the caller, done with every chunk it could
  * claim, then slept waiting for a worker's chunk for longer than it spent on
- * its own, found the worker without a core (other processes on the machine,
+ * its own (and longer than STARVED_US), found the worker without a core (other processes on the machine,
  * more runnable threads than cores): handing work over then costs more than
  * it saves, so the next BACKOFF_LOOPS loops run inline on the caller, and
  * then the pool tries again; each time in a row that the next try starves
@@ -66,6 +66,11 @@ enum { SPIN_WORKER = 500, SPIN_CALLER = 2000, CHUNKS_PER_THREAD = 4 };
  * free for the worker this does not happen (the caller waits for at most one
  * chunk, never longer than it worked). Results are the same bits either way. */
 enum { BACKOFF_LOOPS = 64, BACKOFF_MAX = 4096 };
+/* A wait counts as starved only from this long on: a preempted worker holds
+ * the caller for a scheduler time slice (2.5-4.7 ms measured at load average
+ * 4), while waking a sleeping thread costs tens of microseconds, which a
+ * short loop's own work can be shorter than on an idle machine. */
+#define STARVED_US 1000.0
 
 int eir_pool_split_all;
 int eir_pool_no_backoff;
@@ -249,7 +254,8 @@ void eir_parallel_for(eir_pool *p, int64_t n, int64_t grain, eir_pool_fn fn, voi
         while (atomic_load(&p->left) > 0) pthread_cond_wait(&p->done, &p->mu);
         atomic_store(&p->waiting, false);
         pthread_mutex_unlock(&p->mu);
-        if (now_us() - t1 > t1 - t0) {
+        double waited = now_us() - t1;
+        if (waited > t1 - t0 && waited > STARVED_US) {
             p->backoff = p->backoff_next;
             p->backoff_next = p->backoff_next < BACKOFF_MAX / 2 ? 2 * p->backoff_next : BACKOFF_MAX;
             return;
