@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import glob
 import json
+import re
 import os
 import subprocess
 import sys
@@ -399,6 +400,27 @@ def keep_timing_block(path, text):
     return text[:i + 1] + block + "\n" + text[i:] if i >= 0 else text + "\n" + block + "\n"
 
 
+def cells_from_doc(path):
+    """The OpInfo cells of a to-core page, read back from its per-OpInfo table (the notes there
+    are cut at 200 characters; the reasons of torch's own failures come from their list)."""
+    rows, fails = [], {}
+    with open(path) as f:
+        text = f.read()
+    for m in re.finditer(r"^- `([^`]+)` (\w+): (torch's run_decompositions\(\) fails: .*)$", text, re.M):
+        fails[(m.group(1), m.group(2))] = m.group(3)
+    table = text.split("## Per OpInfo", 1)[-1]
+    for m in re.finditer(r"^\| `([^`]+)` \| (\w+) \| ([^|]+) \| (.*) \|$", table, re.M):
+        op, dtype, status, note = m.group(1), m.group(2), m.group(3).strip(), m.group(4)
+        if status == "–":
+            rows.append({"kind": "opinfo", "op": op, "dtype": dtype, "core": None,
+                         "status": note.split("not exported: ", 1)[-1], "msg": ""})
+            continue
+        why = "" if status == "converted" else fails.get((op, dtype), note)
+        rows.append({"kind": "opinfo", "op": op, "dtype": dtype, "status": "ok", "msg": "",
+                     "core": {"status": status, "why": why, "rewrote": note == "rewritten"}})
+    return rows
+
+
 def to_core_table(results, seconds, dtypes, note=""):
     import torch
     cells = [r for r in results if r.get("kind") == "opinfo"]
@@ -512,6 +534,8 @@ def main(argv=None):
     ap.add_argument("--eir", default=None)
     ap.add_argument("--log", help="append each cell's result to this file (JSON lines)")
     ap.add_argument("--from-log", nargs="*", help="write the tables from these logs instead of sweeping")
+    ap.add_argument("--from-doc", help="with --from-log: start from the cells of this to-core page (its "
+                    "per-OpInfo table); the logs' results replace its rows")
     ap.add_argument("--skip", nargs="*", default=[], help="groups to leave out: opinfo core zoo fixtures")
     ap.add_argument("--note", default="", help="a paragraph for the to-core page, after its introduction "
                     "(how it was assembled from logs)")
@@ -569,6 +593,8 @@ def main(argv=None):
 
     if a.from_log:
         latest = {}
+        for r in cells_from_doc(a.from_doc) if a.from_doc else []:
+            latest[(r["kind"], r["op"], r["dtype"])] = r
         for fn in a.from_log:  # a later log's result of a cell replaces an earlier one's
             with open(fn) as f:
                 for line in f:
