@@ -164,21 +164,45 @@ example: $(B)/eir
 # Also: the libraries' exports (scripts/check_exports.sh), `make install` and
 # the consumers of examples/consumer built against it (tests/install), runtimes on several threads and the
 # thread pool under ThreadSanitizer (OpenBLAS's own threads are not instrumented: one thread); `make test-clang` adds a clang -O2 build.
-test: $(B)/eir $(B)/run_bench $(BS)/eir $(UNIT) $(UNITS) $(B)/libeir_example_ops.so $(BS)/libeir_example_ops.so \
+# `make test`: the C checks below, then the python conformance tests on the zoo. Each C
+# check is its own target, so that `make -j2 test` runs two of them at a time (the unit
+# tests of the normal and the sanitizer tree, the fuzz smoke run beside the zoo's export).
+TEST_DEPS = $(B)/eir $(B)/run_bench $(BS)/eir $(UNIT) $(UNITS) $(B)/libeir_example_ops.so $(BS)/libeir_example_ops.so \
       $(BT)/tests/test_threads $(BT)/tests/test_pool $(B)/libeir.a $(B)/$(SOFILE) $(FUZZ_BINS)
-	scripts/check_exports.sh $(B)/libeir.a include/eir.h
-	scripts/check_exports.sh $(B)/$(SOFILE) include/eir.h
-	MAKE="$(MAKE)" PYTHON=$(PYTHON) tests/install/test_install.sh
-	@set -e; for t in $(UNIT) $(UNITS); do echo "== $$t"; EIR_FIXTURES=tests/e2e/fixtures $$t; done
-	OPENBLAS_NUM_THREADS=1 TSAN_OPTIONS=halt_on_error=1 EIR_FIXTURES=tests/e2e/fixtures $(BT)/tests/test_threads
-	OPENBLAS_NUM_THREADS=1 TSAN_OPTIONS=halt_on_error=1 EIR_FIXTURES=tests/e2e/fixtures $(BT)/tests/test_pool
-	EIR_BIN=$(BS)/eir $(PYTHON) tests/run_corpus.py
-	EIR_BIN=$(BS)/eir EIR_OPS=$(BS)/libeir_example_ops.so $(PYTHON) tests/run_fixtures.py tests/e2e/fixtures
-	EIR_BIN=$(BS)/eir $(PYTHON) tests/run_fixtures.py tests/legacy
-	$(MAKE) --no-print-directory fuzz-smoke
-	rm -rf $(B)/zoo && $(PYTHON) python/zoo/gen.py --out $(B)/zoo
+C_CHECKS = check-exports check-install check-unit check-unit-san check-tsan check-corpus check-fixtures \
+      fuzz-smoke zoo-gen
+
+test: $(TEST_DEPS)
+	@$(MAKE) --no-print-directory --output-sync=target $(C_CHECKS)
 	EIR_BIN=$(B)/eir EIR_OPS=$(B)/libeir_example_ops.so EIR_ZOO_DIR=$(B)/zoo \
 	    $(PYTHON) -m pytest -q -n 2 --dist loadfile -m "not slow" --durations=25 python/tests
+
+# The same with every dtype of the dtype-sampled python tests (python/tests/conftest.py).
+test-all-dtypes:
+	EIR_TEST_DTYPES=all $(MAKE) --no-print-directory test
+
+check-exports: $(B)/libeir.a $(B)/$(SOFILE)
+	scripts/check_exports.sh $(B)/libeir.a include/eir.h
+	scripts/check_exports.sh $(B)/$(SOFILE) include/eir.h
+check-install: $(B)/eir $(B)/libeir.a $(B)/$(SOFILE)
+	MAKE="$(MAKE)" PYTHON=$(PYTHON) tests/install/test_install.sh
+check-unit: $(UNIT) $(B)/libeir_example_ops.so
+	@set -e; for t in $(UNIT); do echo "== $$t"; EIR_FIXTURES=tests/e2e/fixtures $$t; done
+check-unit-san: $(UNITS) $(BS)/libeir_example_ops.so
+	@set -e; for t in $(UNITS); do echo "== $$t"; EIR_FIXTURES=tests/e2e/fixtures $$t; done
+check-tsan: $(BT)/tests/test_threads $(BT)/tests/test_pool
+	OPENBLAS_NUM_THREADS=1 TSAN_OPTIONS=halt_on_error=1 EIR_FIXTURES=tests/e2e/fixtures $(BT)/tests/test_threads
+	OPENBLAS_NUM_THREADS=1 TSAN_OPTIONS=halt_on_error=1 EIR_FIXTURES=tests/e2e/fixtures $(BT)/tests/test_pool
+check-corpus: $(BS)/eir
+	EIR_BIN=$(BS)/eir $(PYTHON) tests/run_corpus.py
+check-fixtures: $(BS)/eir $(BS)/libeir_example_ops.so
+	EIR_BIN=$(BS)/eir EIR_OPS=$(BS)/libeir_example_ops.so $(PYTHON) tests/run_fixtures.py tests/e2e/fixtures
+	EIR_BIN=$(BS)/eir $(PYTHON) tests/run_fixtures.py tests/legacy
+# The zoo the python tests run on: python/zoo/gen.py's programs exported by torch.
+zoo-gen:
+	rm -rf $(B)/zoo && $(PYTHON) python/zoo/gen.py --out $(B)/zoo
+.PHONY: test-all-dtypes check-exports check-install check-unit check-unit-san check-tsan check-corpus \
+	check-fixtures zoo-gen
 
 # The op sweeps in full: the Core ATen sweep in all 12 dtypes and the OpInfo sweep in the
 # dtypes of docs/OPS-EXPORTED.md (`make test` runs a sample of each; see python/tests/test_ops.py).

@@ -7,12 +7,16 @@ Environment:
   EIR_ZOO_DIR    reuse this generated zoo directory if it holds .pt2 files
                  (otherwise python/zoo/gen.py runs into a temp dir, once per session)
   EIR_ZOO_ONLY   space/comma separated program names to restrict to
+  EIR_TEST_DTYPES  "all" runs every dtype of the modules in DTYPE_SAMPLED; by default
+                 each of their dtype-parametrized tests runs float32 and one more of
+                 its dtypes, chosen by the test's name (`make test-all-dtypes`)
 """
 from __future__ import annotations
 
 import glob
 import os
 import sys
+import zlib
 
 import pytest
 
@@ -64,6 +68,48 @@ def pytest_configure(config):
 def pytest_generate_tests(metafunc):
     if "variant" in metafunc.fixturenames:
         metafunc.parametrize("variant", variant_names())
+
+
+# Modules whose tests repeat one program over several dtypes (each case two exports and
+# two eir runs): `make test` runs float32 and one other dtype per test, and across the
+# tests of a module every dtype still comes up. EIR_TEST_DTYPES=all runs them all.
+DTYPE_SAMPLED = ("test_exported_stats_loss", "test_exported_rnn_where", "test_exported_linalg",
+                 "test_exported_special_random")
+
+
+def _kept_dtypes(key, dtypes):
+    """float32 (when the test has it) and one more of `dtypes`, fixed by a hash of `key`."""
+    names = [str(d) for d in dtypes]
+    keep = {n for n in names if n == "torch.float32"}
+    rest = [n for n in names if n not in keep]
+    if rest:
+        keep.add(rest[zlib.crc32(key.encode()) % len(rest)])
+    if len(keep) < 2 and len(rest) > 1:  # no float32 among them: two of the others
+        rest.remove(next(iter(keep - {"torch.float32"})))
+        keep.add(rest[(zlib.crc32(key.encode()) // 7) % len(rest)])
+    return keep
+
+
+def pytest_collection_modifyitems(config, items):
+    if os.environ.get("EIR_TEST_DTYPES", "") == "all":
+        return
+    groups = {}
+    for it in items:
+        cs = getattr(it, "callspec", None)
+        if cs is None or "dtype" not in cs.params or it.module.__name__ not in DTYPE_SAMPLED:
+            continue
+        others = tuple(sorted((k, str(v)) for k, v in cs.params.items() if k != "dtype"))
+        groups.setdefault((it.module.__name__, it.originalname, others), []).append(it)
+    dropped = []
+    for (mod, fn, others), its in groups.items():
+        if len(its) < 3:
+            continue
+        keep = _kept_dtypes(f"{mod}::{fn}::{others}", [it.callspec.params["dtype"] for it in its])
+        dropped += [it for it in its if str(it.callspec.params["dtype"]) not in keep]
+    if dropped:
+        gone = set(map(id, dropped))
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = [it for it in items if id(it) not in gone]
 
 
 @pytest.fixture(scope="session")
