@@ -9,7 +9,10 @@
  * cloned for AVX2+FMA (x86-64-v3) with the portable SSE2 version as the
  * fallback, picked once at load time from the CPU's features. Floating-point
  * contraction stays off (-std=c11), so a clone computes exactly what the
- * portable code computes.
+ * portable code computes. Floating-point operations are taken not to trap
+ * (no-trapping-math), so the selects of vmath.h's functions become vector
+ * blends (the compiler may then evaluate both sides); eir never reads the
+ * IEEE exception flags and the values are the same.
  *
  * Threads: each entry point splits its outer loop (a row's elements, the
  * planes of a convolution or pooling, im2col's channels, batch norm's rows)
@@ -17,7 +20,7 @@
  * output element is computed by the same code in the same order at any
  * thread count, so results are bit-identical to a single thread's. */
 #if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
+#pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic", "no-trapping-math")
 #endif
 
 #include <math.h>
@@ -27,6 +30,7 @@
 #include "fast.h"
 #include "kutil.h"
 #include "pw.h"
+#include "vmath.h"
 
 /* not under ThreadSanitizer: its runtime is not up yet when the loader runs the
  * clones' IFUNC resolvers, which then crash */
@@ -133,7 +137,6 @@ PAR_ROWS(double, f64)
 
 #define BOTH2(name, EF, ED) ROW2(name, float, f32, EF) ROW2(name, double, f64, ED) ENTRY(name)
 #define BOTH1(name, EF, ED) ROW1(name, float, f32, EF) ROW1(name, double, f64, ED) ENTRY(name)
-#define BOTH1_LIBM(name, EF, ED) ROW1(name, float, f32, EF) ROW1(name, double, f64, ED) ENTRY_G(name, ROW_GRAIN_LIBM)
 
 /* add(a, b, alpha) is fma(b, alpha, a): with alpha = 1 that is a + b
  * exactly (b * 1 is exact, one rounding), with alpha = -1 a - b. */
@@ -178,27 +181,39 @@ static inline double hs_d(double a) {
 }
 BOTH1(hardswish, a * hs_f(a) / 6.0f, a * hs_d(a) / 6.0)
 BOTH1(hardsigmoid, hs_f(a) / 6.0f, hs_d(a) / 6.0)
-/* libm per element: no vector versions, but no dispatch either */
-BOTH1_LIBM(exp, expf(a), exp(a))
-BOTH1_LIBM(tanh, tanhf(a), tanh(a))
-BOTH1_LIBM(sigmoid, 1.0f / (1.0f + expf(-a)), 1.0 / (1.0 + exp(-a)))
-BOTH1_LIBM(silu, a / (1.0f + expf(-a)), a / (1.0 + exp(-a)))
+/* float32 exp, tanh, sigmoid, silu and gelu through vmath.h's vectorisable
+ * exp / tanh / erf (within a few ulp of libm, or torch's erf formula), also
+ * cloned for AVX-512; float64 calls libm per element (no vector versions, but
+ * no dispatch either). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && !defined(EIR_NO_CLONES) && \
+    !defined(__SANITIZE_THREAD__)
+#define VEC_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define VEC_CLONES
+#endif
 
+#define VROW1(name, EXPR)                                                                                       \
+    VEC_CLONES static bool row_##name##_f32(float *o_, const float *const *x, const int64_t *s, int64_t n,       \
+                                            const struct pw_params *p) {                                          \
+        float *restrict o = o_;                                                                                  \
+        const float *restrict xa = x[0];                                                                         \
+        (void)p;                                                                                                 \
+        if (!s[0]) return false;                                                                                 \
+        for (int64_t i = 0; i < n; i++) { float a = xa[i]; o[i] = (EXPR); }                                      \
+        return true;                                                                                             \
+    }
+#define VBOTH1(name, EF, ED) VROW1(name, EF) ROW1(name, double, f64, ED) ENTRY_G(name, ROW_GRAIN_LIBM)
+
+VBOTH1(exp, vm_expf(a), exp(a))
+VBOTH1(tanh, vm_tanhf(a), tanh(a))
+VBOTH1(sigmoid, 1.0f / (1.0f + vm_expf(-a)), 1.0 / (1.0 + exp(-a)))
+VBOTH1(silu, a / (1.0f + vm_expf(-a)), a / (1.0 + exp(-a)))
+
+/* gelu: p->mode 0 erf ('none'), 1 tanh */
+VROW1(gelu_erf, a * 0.5f * (1.0f + vm_erff(a * (float)M_SQRT1_2)))
+VROW1(gelu_tanh, 0.5f * a * (1.0f + vm_tanhf((float)(M_SQRT2 * M_2_SQRTPI * 0.5) * (a + 0.044715f * a * a * a))))
 static bool row_gelu_f32(float *o, const float *const *x, const int64_t *s, int64_t n, const struct pw_params *p) {
-    if (!s[0]) return false;
-    const float *xa = x[0];
-    if (p->mode == 1) {
-        const float k = (float)(M_SQRT2 * M_2_SQRTPI * 0.5), c = 0.044715f;
-        for (int64_t i = 0; i < n; i++) {
-            float a = xa[i], inner = k * (a + c * a * a * a);
-            o[i] = 0.5f * a * (1.0f + tanhf(inner));
-        }
-    } else
-        for (int64_t i = 0; i < n; i++) {
-            float a = xa[i];
-            o[i] = a * 0.5f * (1.0f + erff(a * (float)M_SQRT1_2));
-        }
-    return true;
+    return p->mode == 1 ? row_gelu_tanh_f32(o, x, s, n, p) : row_gelu_erf_f32(o, x, s, n, p);
 }
 static bool row_gelu_f64(double *o, const double *const *x, const int64_t *s, int64_t n, const struct pw_params *p) {
     if (!s[0]) return false;
