@@ -677,6 +677,63 @@ void eir_adaptive_avg_pool2d_f32(const float *x, float *y, int64_t planes, int64
 }
 
 /* ======================================================================
+ * attention softmax
+ * Reductions in lanes of 16 (the vector registers' width or a multiple),
+ * combined in a fixed order, so the same bits in every clone.
+ * ====================================================================== */
+
+VEC_CLONES static float sm_max_f32(const float *restrict p, int64_t n) {
+    float m[16];
+    for (int l = 0; l < 16; l++) m[l] = -INFINITY;
+    int64_t j = 0;
+    for (; j + 16 <= n; j += 16)
+        for (int l = 0; l < 16; l++) m[l] = p[j + l] > m[l] ? p[j + l] : m[l];
+    for (; j < n; j++) m[0] = p[j] > m[0] ? p[j] : m[0];
+    float r = -INFINITY;
+    for (int l = 0; l < 16; l++) r = m[l] > r ? m[l] : r;
+    return r;
+}
+
+/* p[j] = exp(p[j] - mx), returns their sum in double */
+VEC_CLONES static double sm_exp_sum_f32(float *restrict p, int64_t n, float mx) {
+    double acc[16] = {0};
+    int64_t j = 0;
+    for (; j + 16 <= n; j += 16)
+        for (int l = 0; l < 16; l++) {
+            float e = vm_expf(p[j + l] - mx);
+            p[j + l] = e;
+            acc[l] += (double)e;
+        }
+    for (; j < n; j++) {
+        float e = vm_expf(p[j] - mx);
+        p[j] = e;
+        acc[0] += (double)e;
+    }
+    double s = 0;
+    for (int l = 0; l < 16; l++) s += acc[l];
+    return s;
+}
+
+VEC_CLONES static void sm_scale_f32(float *restrict p, int64_t n, float inv) {
+    for (int64_t j = 0; j < n; j++) p[j] *= inv;
+}
+
+void eir_softmax_row_f32(float *p, int64_t nv, int64_t n, float *mx_out, double *sum_out) {
+    float mx = sm_max_f32(p, nv);
+    double sum = 0;
+    /* NaN scores: the max skips them, their exponentials make the sum NaN */
+    if (mx == -INFINITY)
+        for (int64_t j = 0; j < nv; j++) p[j] = 0.0f;
+    else {
+        sum = sm_exp_sum_f32(p, nv, mx);
+        sm_scale_f32(p, nv, (float)(1.0 / sum));
+    }
+    for (int64_t j = nv; j < n; j++) p[j] = 0.0f;
+    if (mx_out) *mx_out = mx;
+    if (sum_out) *sum_out = sum;
+}
+
+/* ======================================================================
  * batch norm
  * ====================================================================== */
 

@@ -71,4 +71,13 @@ void eir_adaptive_avg_pool2d_f32(const float *x, float *y, int64_t planes, int64
 void eir_batch_norm_apply_f32(const float *x, float *y, int64_t N, int64_t C, int64_t P, const double *alpha,
                               const double *beta);
 
+/* ---- attention ----
+ * One row of attention weights in place, float32: p[j] = exp(p[j] - mx) / sum
+ * for j < nv, where mx is the largest of p[0..nv) and sum the sum of those
+ * exponentials (in double, in a fixed order), and p[j] = 0 for nv <= j < n
+ * (the causal mask); *mx_out and *sum_out receive mx and sum (for the
+ * logsumexp). A row whose largest score is -inf becomes zeros (mx = -inf,
+ * sum = 0); a NaN score makes the row NaN. Runs on the calling thread. */
+void eir_softmax_row_f32(float *p, int64_t nv, int64_t n, float *mx_out, double *sum_out);
+
 #endif
