@@ -233,6 +233,29 @@ static bool row_gelu_f64(double *o, const double *const *x, const int64_t *s, in
 }
 ENTRY_G(gelu, ROW_GRAIN_LIBM)
 
+/* pow with a scalar exponent (pointwise.c's pows element functions): the
+ * exponents torch computes by products, a square root or a reciprocal; any
+ * other exponent (pow per element) and the half types stay on the generic path */
+#define POWS_ROW(T, sfx, DT, E, SQRT)                                                                          \
+    FAST_CLONES static bool row_pows_##sfx(T *o_, const T *const *x, const int64_t *s, int64_t n,                \
+                                           const struct pw_params *p) {                                          \
+        T *restrict o = o_;                                                                                      \
+        const T *restrict xa = x[0];                                                                             \
+        const T e = (E);                                                                                         \
+        if (!s[0] || p->ct != DT) return false;                                                                  \
+        if (e == 2) for (int64_t i = 0; i < n; i++) { T a = xa[i]; o[i] = a * a; }                               \
+        else if (e == 3) for (int64_t i = 0; i < n; i++) { T a = xa[i]; o[i] = a * a * a; }                      \
+        else if (e == -2) for (int64_t i = 0; i < n; i++) { T a = xa[i]; o[i] = (T)1 / (a * a); }                \
+        else if (e == (T)0.5) for (int64_t i = 0; i < n; i++) o[i] = SQRT(xa[i]);                                \
+        else if (e == (T)-0.5) for (int64_t i = 0; i < n; i++) o[i] = (T)1 / SQRT(xa[i]);                         \
+        else if (e == -1) for (int64_t i = 0; i < n; i++) o[i] = (T)1 / xa[i];                                    \
+        else return false;                                                                                       \
+        return true;                                                                                             \
+    }
+POWS_ROW(float, f32, EIR_F32, p->af, sqrtf)
+POWS_ROW(double, f64, EIR_F64, p->a, sqrt)
+ENTRY(pows)
+
 /* clamp(self, lo, hi): x = (self, lo, hi), lo and hi scalars, either absent */
 #define CLAMP_ROW(T, sfx)                                                                                       \
     FAST_CLONES static bool row_clamp_##sfx(T *o_, const T *const *x, const int64_t *s, int64_t n,               \

@@ -32,7 +32,7 @@ typedef bool (*pw_rowd)(double *o, const double *const *x, const int64_t *s, int
 
 #define EIR_PW_ROWS(X) \
     X(add) X(mul) X(div) X(max) X(min) X(relu) X(clamp) X(neg) X(abs) X(sqrt) X(rsqrt) X(recip) \
-    X(hardswish) X(hardsigmoid) X(exp) X(tanh) X(sigmoid) X(silu) X(gelu)
+    X(hardswish) X(hardsigmoid) X(exp) X(tanh) X(sigmoid) X(silu) X(gelu) X(pows)
 #define EIR_PW_ROW_DECL(name)                                                                                     \
     bool eir_pw_row_##name##_f32(float *o, const float *const *x, const int64_t *s, int64_t n, const struct pw_params *p); \
     bool eir_pw_row_##name##_f64(double *o, const double *const *x, const int64_t *s, int64_t n, const struct pw_params *p);

@@ -77,6 +77,10 @@ static const unop UNOPS[] = {
     {"aten.hardtanh.default", 2, 0, 6, NULL},     {"aten.hardtanh.default", 2, -1.5, 2.25, NULL},
     {"aten.clamp.default", 2, -2, 3.5, NULL},     {"aten.clamp_min.default", 1, 0.5, 0, NULL},
     {"aten.clamp_max.default", 1, -0.25, 0, NULL}, {"aten.relu6.default", 0, 0, 0, NULL},
+    {"aten.pow.Tensor_Scalar", 1, 2, 0, NULL},    {"aten.pow.Tensor_Scalar", 1, 3, 0, NULL},
+    {"aten.pow.Tensor_Scalar", 1, -2, 0, NULL},   {"aten.pow.Tensor_Scalar", 1, 0.5, 0, NULL},
+    {"aten.pow.Tensor_Scalar", 1, -0.5, 0, NULL}, {"aten.pow.Tensor_Scalar", 1, -1, 0, NULL},
+    {"aten.pow.Tensor_Scalar", 1, 2.5, 0, NULL},
 };
 
 /* float32 rows computed by vmath.h rather than libm: close to the generic
