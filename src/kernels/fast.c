@@ -700,6 +700,85 @@ void eir_adaptive_avg_pool2d_f32(const float *x, float *y, int64_t planes, int64
 }
 
 /* ======================================================================
+ * copies into contiguous memory
+ * ====================================================================== */
+
+/* Copy one run of n elements of es bytes at source stride st (in elements). */
+static void copy_run(char *restrict d, const char *restrict sp, int64_t n, int64_t st, size_t es) {
+    if (st == 1) { memcpy(d, sp, (size_t)n * es); return; }
+    switch (es) {
+    case 4: {
+        uint32_t *o = (uint32_t *)(void *)d;
+        const uint32_t *x = (const uint32_t *)(const void *)sp;
+        for (int64_t i = 0; i < n; i++) o[i] = x[i * st];
+        return;
+    }
+    case 8: {
+        uint64_t *o = (uint64_t *)(void *)d;
+        const uint64_t *x = (const uint64_t *)(const void *)sp;
+        for (int64_t i = 0; i < n; i++) o[i] = x[i * st];
+        return;
+    }
+    case 2: {
+        uint16_t *o = (uint16_t *)(void *)d;
+        const uint16_t *x = (const uint16_t *)(const void *)sp;
+        for (int64_t i = 0; i < n; i++) o[i] = x[i * st];
+        return;
+    }
+    default:
+        for (int64_t i = 0; i < n; i++) memcpy(d + (size_t)i * es, sp + (size_t)(i * st) * es, es);
+    }
+}
+
+bool eir_copy_to_contig(void *dst, const eir_tview *src) {
+    if (!eir_kernels_fast || src->rank > EIR_MAX_RANK) return false;
+    size_t es = eir_dtype_size(src->dtype);
+    if (es == 0) return false;
+    /* the source's dims without the size-1 ones, adjacent dims merged where
+     * their strides chain (row-major order is kept) */
+    int64_t sz[EIR_MAX_RANK], st[EIR_MAX_RANK];
+    int32_t r = 0;
+    for (int32_t d = 0; d < src->rank; d++) {
+        if (src->sizes[d] == 0) return true;
+        if (src->sizes[d] == 1) continue;
+        if (r > 0 && st[r - 1] == src->strides[d] * src->sizes[d]) {
+            sz[r - 1] *= src->sizes[d];
+            st[r - 1] = src->strides[d];
+        } else {
+            sz[r] = src->sizes[d];
+            st[r] = src->strides[d];
+            r++;
+        }
+    }
+    char *o = dst;
+    const char *base = src->data;
+    /* an overlap of the source's span and the destination: not here */
+    int64_t lo = 0, hi = 0, n = 1;
+    for (int32_t d = 0; d < r; d++) {
+        n *= sz[d];
+        if (st[d] < 0) lo += (sz[d] - 1) * st[d];
+        else hi += (sz[d] - 1) * st[d];
+    }
+    const char *slo = base + lo * (int64_t)es, *shi = base + (hi + 1) * (int64_t)es;
+    if (o < shi && slo < o + n * (int64_t)es) return false;
+    if (r == 0) { memcpy(o, base, es); return true; }
+    int64_t inner = sz[r - 1], ist = st[r - 1], idx[EIR_MAX_RANK] = {0};
+    for (;;) {
+        int64_t off = 0;
+        for (int32_t d = 0; d < r - 1; d++) off += idx[d] * st[d];
+        copy_run(o, base + off * (int64_t)es, inner, ist, es);
+        o += (size_t)inner * es;
+        int32_t d = r - 2;
+        for (; d >= 0; d--) {
+            if (++idx[d] < sz[d]) break;
+            idx[d] = 0;
+        }
+        if (d < 0) break;
+    }
+    return true;
+}
+
+/* ======================================================================
  * attention softmax
  * Reductions in lanes of 16 (the vector registers' width or a multiple),
  * combined in a fixed order, so the same bits in every clone.

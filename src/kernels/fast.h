@@ -80,4 +80,11 @@ void eir_batch_norm_apply_f32(const float *x, float *y, int64_t N, int64_t C, in
  * sum = 0); a NaN score makes the row NaN. Runs on the calling thread. */
 void eir_softmax_row_f32(float *p, int64_t nv, int64_t n, float *mx_out, double *sum_out);
 
+/* ---- copies ----
+ * The elements of src in row-major (logical) order into dst, contiguous, of
+ * src's dtype. Returns false, having copied nothing, when fast paths are off
+ * or dst overlaps the span of src. Runs on the calling thread. */
+struct eir_tview;
+bool eir_copy_to_contig(void *dst, const struct eir_tview *src);
+
 #endif

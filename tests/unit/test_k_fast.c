@@ -362,7 +362,38 @@ static void test_batch_norm(void) {
     }
 }
 
+/* eir_copy_to_contig: any layout (reversed, padded, channels-last, size-1
+ * and empty dims, every element size) into contiguous memory, in logical
+ * order; an overlapping destination is declined */
+static void test_copy(void) {
+    static const eir_dtype dts[] = {EIR_F32, EIR_F64, EIR_F16, EIR_BOOL, EIR_I64, EIR_C128};
+    for (int it = 0; it < 120; it++) {
+        eir_dtype dt = dts[it % 6];
+        int64_t sz[5];
+        int32_t r = (int32_t)irand(0, 5);
+        for (int32_t d = 0; d < r; d++) sz[d] = irand(1, 3) == 1 ? 1 : irand(1, 6);
+        if (it % 17 == 0 && r > 0) sz[irand(0, r - 1)] = 0;
+        tt X = tnew(dt, r, sz, (int)irand(0, 3));
+        size_t es = eir_dtype_size(dt);
+        int64_t n = numel(&X.v);
+        for (int64_t k = 0; k < n; k++) setk(&X.v, k, dt == EIR_BOOL ? (double)(k % 3 == 0) : (double)(k * 7 % 23) - 5);
+        unsigned char *got = calloc((size_t)n + 1, es), *want = calloc((size_t)n + 1, es);
+        for (int64_t k = 0; k < n; k++) {
+            int64_t idx[EIR_MAX_RANK];
+            unravel(&X.v, k, idx);
+            memcpy(want + (size_t)k * es, eir_tview_at(&X.v, idx), es);
+        }
+        CHECK(eir_copy_to_contig(got, &X.v));
+        CHECK(memcmp(got, want, (size_t)n * es) == 0);
+        free(got); free(want);
+        /* into its own storage: declined unless empty */
+        if (n > 0) CHECK(!eir_copy_to_contig(X.buf, &X.v));
+        tfree(&X);
+    }
+}
+
 int main(void) {
+    test_copy();
     test_unary();
     test_inplace();
     test_overlap();
