@@ -1,12 +1,15 @@
 /* fast.h — float32/float64 fast paths of the CPU kernels (fast.c): row
  * loops of the pointwise engine, a direct depthwise convolution, 2-d
- * pooling and eval-mode batch norm on contiguous NCHW tensors. Internal to
- * src/kernels/.
+ * pooling and eval-mode batch norm on contiguous NCHW tensors, attention's
+ * softmax rows, copies of strided views. Internal to src/kernels/ and the
+ * runtime.
  *
  * The pointwise rows, pooling and im2col compute what the generic path of
  * their kernel computes, in the same order per element, so results are
- * bit-identical to it; the depthwise convolution sums in another order and
- * batch norm computes in float (within an ulp or a few of the generic). The
+ * bit-identical to it, except the float32 exp, tanh, sigmoid, silu and gelu
+ * rows (vmath.h's vectorisable functions instead of libm: an ulp or two);
+ * the depthwise convolution sums in another order and batch norm computes
+ * in float (within an ulp or a few of the generic). The
  * kernel decides when a fast path applies (dtype, layout) and falls back to
  * the generic path otherwise. eir_kernels_fast = 0 turns them all off (the
  * unit tests compare both paths). Each splits its outer loop over the pool of

@@ -2,8 +2,10 @@
  * against their generic paths (eir_kernels_fast = 0): pointwise ops on
  * random shapes with contiguous, broadcast (row, channel, scalar, 0-d),
  * transposed, strided, in-place and overlapping operands, empty and 0-d
- * tensors, NaN / inf / -0 among the values; depthwise and im2col
- * convolutions; max / avg / adaptive-avg pooling; eval-mode batch norm.
+ * tensors, NaN / inf / -0 among the values (pow with the exponents that
+ * have rows among them); depthwise and im2col convolutions; max / avg /
+ * adaptive-avg pooling; eval-mode batch norm; copies of strided views into
+ * contiguous memory (eir_copy_to_contig, against an element loop).
  * The pointwise rows, pooling and im2col must be bit-identical to the
  * generic path, except the float32 exp, tanh, sigmoid, silu and gelu rows
  * (vmath.h's polynomials instead of libm): within 1e-6 relative of it, as
