@@ -11,7 +11,15 @@ inputs, their outputs are checked against torch's (bench.check_outputs, deep
 tolerance) and then the three contenders (base eir, new eir, torch eager under
 inference_mode) are timed round-robin, one run each per round, one thread each.
 The medians and ratios go to stdout as a markdown table and, with --out, into
-the file between the markers <!-- compare_builds --> ... <!-- /compare_builds -->.
+the file between the markers <!-- compare_builds --> ... <!-- /compare_builds -->
+(with --section TAG: <!-- compare_builds TAG --> ... <!-- /compare_builds TAG -->).
+
+--cpu also records each run's CPU time (for eir the on-CPU time of all the
+run_bench process's threads from /proc/PID/task/*/schedstat, for torch
+time.process_time() of this process) and reports its medians beside the wall
+medians: on a machine shared with other jobs the CPU time of a one-thread run
+moves much less than its wall time. --no-decomp skips the run_decompositions()
+variants.
 """
 from __future__ import annotations
 
@@ -34,6 +42,23 @@ DEFAULT_MODELS = "resnet18,mobilenet_v2,mobilenet_v3_large,mlp"
 BEGIN, END = "<!-- compare_builds -->", "<!-- /compare_builds -->"
 
 
+def _task_cpu_s(pid):
+    """On-CPU seconds of every thread of process pid (the first field of schedstat, ns)."""
+    total = 0
+    d = f"/proc/{pid}/task"
+    for t in os.listdir(d):
+        try:
+            with open(f"{d}/{t}/schedstat") as fh:
+                total += int(fh.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            pass
+    return total / 1e9
+
+
+def _cpu_s(r):
+    return _task_cpu_s(r.p.pid) if isinstance(r, bench.Eir) else time.process_time()
+
+
 def measure(name, decomp, args, log):
     work = tempfile.mkdtemp(prefix=f"eir-cmp-{name}-")
     runners = {}
@@ -53,10 +78,16 @@ def measure(name, decomp, args, log):
             for _ in range(args.warmup):
                 r.run()
         times = {k: [] for k in runners}
+        cpu = {k: [] for k in runners}
         for _ in range(args.runs):
             for k, r in runners.items():
+                c0 = _cpu_s(r) if args.cpu else 0
                 times[k].append(r.run())
+                if args.cpu:
+                    cpu[k].append(_cpu_s(r) - c0)
         med = {k: statistics.median(v) for k, v in times.items()}
+        if args.cpu:
+            med.update({k + "_cpu": statistics.median(v) for k, v in cpu.items()})
         log(f"[{name}{'.decomp' if decomp else ''}] " + ", ".join(f"{k} {v * 1e3:.2f} ms" for k, v in med.items()))
         return med
     finally:
@@ -66,7 +97,8 @@ def measure(name, decomp, args, log):
 
 
 def report(rows, args):
-    out = [BEGIN, "",
+    begin, end = _markers(args)
+    out = [begin, "",
            f"Measured by `python3 python/bench/compare_builds.py --base {args.base} --runs {args.runs}` "
            f"(before: {args.base_label}) on "
            f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC: median of {args.runs} rounds after "
@@ -74,16 +106,30 @@ def report(rows, args):
            "each. Both builds' outputs were checked against torch's first.", ""]
     if args.note:
         out += [f"**{args.note}**", ""]
-    out += ["| model | eir before | eir after | speed-up | torch eager | before / torch | after / torch |",
-            "|---|---:|---:|---:|---:|---:|---:|"]
+    head = "| model | eir before | eir after | speed-up | torch eager | before / torch | after / torch |"
+    rule = "|---|---:|---:|---:|---:|---:|---:|"
+    if args.cpu:
+        head += " eir before CPU | eir after CPU | CPU speed-up | torch CPU | after / torch CPU |"
+        rule += "---:|---:|---:|---:|---:|"
+    out += [head, rule]
     for name, med in rows:
         if isinstance(med, str):
             out.append(f"| {name} | failed: {med} | | | | | |")
             continue
         b, n, t = med["base"], med["new"], med["torch"]
-        out.append(f"| {name} | {bench._ms(b)} | {bench._ms(n)} | {b / n:.2f}x | {bench._ms(t)} | {b / t:.2f}x | {n / t:.2f}x |")
-    out += ["", END]
+        line = f"| {name} | {bench._ms(b)} | {bench._ms(n)} | {b / n:.2f}x | {bench._ms(t)} | {b / t:.2f}x | {n / t:.2f}x |"
+        if args.cpu:
+            bc, nc, tc = med["base_cpu"], med["new_cpu"], med["torch_cpu"]
+            line += f" {bench._ms(bc)} | {bench._ms(nc)} | {bc / nc:.2f}x | {bench._ms(tc)} | {nc / tc:.2f}x |"
+        out.append(line)
+    out += ["", end]
     return "\n".join(out)
+
+
+def _markers(args):
+    if args.section:
+        return f"<!-- compare_builds {args.section} -->", f"<!-- /compare_builds {args.section} -->"
+    return BEGIN, END
 
 
 def main():
@@ -95,13 +141,16 @@ def main():
     ap.add_argument("--runs", type=int, default=15)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--note")
+    ap.add_argument("--cpu", action="store_true", help="also report each run's CPU time (medians)")
+    ap.add_argument("--no-decomp", action="store_true", help="skip the run_decompositions() variants")
+    ap.add_argument("--section", help="write between <!-- compare_builds SECTION --> markers instead")
     ap.add_argument("--out", help="write the table into this markdown file, between its markers")
     args = ap.parse_args()
     args.base_label = args.base_label or args.base
     log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
     rows = []
     for name in args.models.split(","):
-        for decomp in (False, True):
+        for decomp in (False,) if args.no_decomp else (False, True):
             label = name + (".decomp" if decomp else "")
             t0 = time.time()
             try:
@@ -114,8 +163,9 @@ def main():
     print(text)
     if args.out:
         doc = open(args.out).read() if os.path.exists(args.out) else ""
-        if BEGIN in doc and END in doc:
-            doc = doc[:doc.index(BEGIN)] + text + doc[doc.index(END) + len(END):]
+        begin, end = _markers(args)
+        if begin in doc and end in doc:
+            doc = doc[:doc.index(begin)] + text + doc[doc.index(end) + len(end):]
         else:
             doc = doc.rstrip("\n") + "\n\n" + text + "\n"
         with open(args.out, "w") as fh:

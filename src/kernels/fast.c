@@ -9,7 +9,10 @@
  * cloned for AVX2+FMA (x86-64-v3) with the portable SSE2 version as the
  * fallback, picked once at load time from the CPU's features. Floating-point
  * contraction stays off (-std=c11), so a clone computes exactly what the
- * portable code computes.
+ * portable code computes. Floating-point operations are taken not to trap
+ * (no-trapping-math), so the selects of vmath.h's functions become vector
+ * blends (the compiler may then evaluate both sides); eir never reads the
+ * IEEE exception flags and the values are the same.
  *
  * Threads: each entry point splits its outer loop (a row's elements, the
  * planes of a convolution or pooling, im2col's channels, batch norm's rows)
@@ -17,7 +20,7 @@
  * output element is computed by the same code in the same order at any
  * thread count, so results are bit-identical to a single thread's. */
 #if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
+#pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic", "no-trapping-math")
 #endif
 
 #include <math.h>
@@ -27,6 +30,7 @@
 #include "fast.h"
 #include "kutil.h"
 #include "pw.h"
+#include "vmath.h"
 
 /* not under ThreadSanitizer: its runtime is not up yet when the loader runs the
  * clones' IFUNC resolvers, which then crash */
@@ -133,7 +137,6 @@ PAR_ROWS(double, f64)
 
 #define BOTH2(name, EF, ED) ROW2(name, float, f32, EF) ROW2(name, double, f64, ED) ENTRY(name)
 #define BOTH1(name, EF, ED) ROW1(name, float, f32, EF) ROW1(name, double, f64, ED) ENTRY(name)
-#define BOTH1_LIBM(name, EF, ED) ROW1(name, float, f32, EF) ROW1(name, double, f64, ED) ENTRY_G(name, ROW_GRAIN_LIBM)
 
 /* add(a, b, alpha) is fma(b, alpha, a): with alpha = 1 that is a + b
  * exactly (b * 1 is exact, one rounding), with alpha = -1 a - b. */
@@ -178,27 +181,39 @@ static inline double hs_d(double a) {
 }
 BOTH1(hardswish, a * hs_f(a) / 6.0f, a * hs_d(a) / 6.0)
 BOTH1(hardsigmoid, hs_f(a) / 6.0f, hs_d(a) / 6.0)
-/* libm per element: no vector versions, but no dispatch either */
-BOTH1_LIBM(exp, expf(a), exp(a))
-BOTH1_LIBM(tanh, tanhf(a), tanh(a))
-BOTH1_LIBM(sigmoid, 1.0f / (1.0f + expf(-a)), 1.0 / (1.0 + exp(-a)))
-BOTH1_LIBM(silu, a / (1.0f + expf(-a)), a / (1.0 + exp(-a)))
+/* float32 exp, tanh, sigmoid, silu and gelu through vmath.h's vectorisable
+ * exp / tanh / erf (within a few ulp of libm, or torch's erf formula), also
+ * cloned for AVX-512; float64 calls libm per element (no vector versions, but
+ * no dispatch either). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && !defined(EIR_NO_CLONES) && \
+    !defined(__SANITIZE_THREAD__)
+#define VEC_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define VEC_CLONES
+#endif
 
+#define VROW1(name, EXPR)                                                                                       \
+    VEC_CLONES static bool row_##name##_f32(float *o_, const float *const *x, const int64_t *s, int64_t n,       \
+                                            const struct pw_params *p) {                                          \
+        float *restrict o = o_;                                                                                  \
+        const float *restrict xa = x[0];                                                                         \
+        (void)p;                                                                                                 \
+        if (!s[0]) return false;                                                                                 \
+        for (int64_t i = 0; i < n; i++) { float a = xa[i]; o[i] = (EXPR); }                                      \
+        return true;                                                                                             \
+    }
+#define VBOTH1(name, EF, ED) VROW1(name, EF) ROW1(name, double, f64, ED) ENTRY_G(name, ROW_GRAIN_LIBM)
+
+VBOTH1(exp, vm_expf(a), exp(a))
+VBOTH1(tanh, vm_tanhf(a), tanh(a))
+VBOTH1(sigmoid, 1.0f / (1.0f + vm_expf(-a)), 1.0 / (1.0 + exp(-a)))
+VBOTH1(silu, a / (1.0f + vm_expf(-a)), a / (1.0 + exp(-a)))
+
+/* gelu: p->mode 0 erf ('none'), 1 tanh */
+VROW1(gelu_erf, a * 0.5f * (1.0f + vm_erff(a * (float)M_SQRT1_2)))
+VROW1(gelu_tanh, 0.5f * a * (1.0f + vm_tanhf((float)(M_SQRT2 * M_2_SQRTPI * 0.5) * (a + 0.044715f * a * a * a))))
 static bool row_gelu_f32(float *o, const float *const *x, const int64_t *s, int64_t n, const struct pw_params *p) {
-    if (!s[0]) return false;
-    const float *xa = x[0];
-    if (p->mode == 1) {
-        const float k = (float)(M_SQRT2 * M_2_SQRTPI * 0.5), c = 0.044715f;
-        for (int64_t i = 0; i < n; i++) {
-            float a = xa[i], inner = k * (a + c * a * a * a);
-            o[i] = 0.5f * a * (1.0f + tanhf(inner));
-        }
-    } else
-        for (int64_t i = 0; i < n; i++) {
-            float a = xa[i];
-            o[i] = a * 0.5f * (1.0f + erff(a * (float)M_SQRT1_2));
-        }
-    return true;
+    return p->mode == 1 ? row_gelu_tanh_f32(o, x, s, n, p) : row_gelu_erf_f32(o, x, s, n, p);
 }
 static bool row_gelu_f64(double *o, const double *const *x, const int64_t *s, int64_t n, const struct pw_params *p) {
     if (!s[0]) return false;
@@ -217,6 +232,29 @@ static bool row_gelu_f64(double *o, const double *const *x, const int64_t *s, in
     return true;
 }
 ENTRY_G(gelu, ROW_GRAIN_LIBM)
+
+/* pow with a scalar exponent (pointwise.c's pows element functions): the
+ * exponents torch computes by products, a square root or a reciprocal; any
+ * other exponent (pow per element) and the half types stay on the generic path */
+#define POWS_ROW(T, sfx, DT, E, SQRT)                                                                          \
+    FAST_CLONES static bool row_pows_##sfx(T *o_, const T *const *x, const int64_t *s, int64_t n,                \
+                                           const struct pw_params *p) {                                          \
+        T *restrict o = o_;                                                                                      \
+        const T *restrict xa = x[0];                                                                             \
+        const T e = (E);                                                                                         \
+        if (!s[0] || p->ct != DT) return false;                                                                  \
+        if (e == 2) for (int64_t i = 0; i < n; i++) { T a = xa[i]; o[i] = a * a; }                               \
+        else if (e == 3) for (int64_t i = 0; i < n; i++) { T a = xa[i]; o[i] = a * a * a; }                      \
+        else if (e == -2) for (int64_t i = 0; i < n; i++) { T a = xa[i]; o[i] = (T)1 / (a * a); }                \
+        else if (e == (T)0.5) for (int64_t i = 0; i < n; i++) o[i] = SQRT(xa[i]);                                \
+        else if (e == (T)-0.5) for (int64_t i = 0; i < n; i++) o[i] = (T)1 / SQRT(xa[i]);                         \
+        else if (e == -1) for (int64_t i = 0; i < n; i++) o[i] = (T)1 / xa[i];                                    \
+        else return false;                                                                                       \
+        return true;                                                                                             \
+    }
+POWS_ROW(float, f32, EIR_F32, p->af, sqrtf)
+POWS_ROW(double, f64, EIR_F64, p->a, sqrt)
+ENTRY(pows)
 
 /* clamp(self, lo, hi): x = (self, lo, hi), lo and hi scalars, either absent */
 #define CLAMP_ROW(T, sfx)                                                                                       \
@@ -659,6 +697,142 @@ void eir_adaptive_avg_pool2d_f32(const float *x, float *y, int64_t planes, int64
     pool_job j = {.x = x, .y = y, .H = H, .W = W, .OH = OH, .OW = OW};
     int64_t win = (H / (OH > 0 ? OH : 1) + 1) * (W / (OW > 0 ? OW : 1) + 1);
     eir_parallel_for(eir_pool_current(), planes, plane_grain(OH * OW * win), adaptive_planes, &j);
+}
+
+/* ======================================================================
+ * copies into contiguous memory
+ * ====================================================================== */
+
+/* Copy one run of n elements of es bytes at source stride st (in elements). */
+static void copy_run(char *restrict d, const char *restrict sp, int64_t n, int64_t st, size_t es) {
+    if (st == 1) { memcpy(d, sp, (size_t)n * es); return; }
+    switch (es) {
+    case 4: {
+        uint32_t *o = (uint32_t *)(void *)d;
+        const uint32_t *x = (const uint32_t *)(const void *)sp;
+        for (int64_t i = 0; i < n; i++) o[i] = x[i * st];
+        return;
+    }
+    case 8: {
+        uint64_t *o = (uint64_t *)(void *)d;
+        const uint64_t *x = (const uint64_t *)(const void *)sp;
+        for (int64_t i = 0; i < n; i++) o[i] = x[i * st];
+        return;
+    }
+    case 2: {
+        uint16_t *o = (uint16_t *)(void *)d;
+        const uint16_t *x = (const uint16_t *)(const void *)sp;
+        for (int64_t i = 0; i < n; i++) o[i] = x[i * st];
+        return;
+    }
+    default:
+        for (int64_t i = 0; i < n; i++) memcpy(d + (size_t)i * es, sp + (size_t)(i * st) * es, es);
+    }
+}
+
+bool eir_copy_to_contig(void *dst, const eir_tview *src) {
+    if (!eir_kernels_fast || src->rank > EIR_MAX_RANK) return false;
+    size_t es = eir_dtype_size(src->dtype);
+    if (es == 0) return false;
+    /* the source's dims without the size-1 ones, adjacent dims merged where
+     * their strides chain (row-major order is kept) */
+    int64_t sz[EIR_MAX_RANK], st[EIR_MAX_RANK];
+    int32_t r = 0;
+    for (int32_t d = 0; d < src->rank; d++) {
+        if (src->sizes[d] == 0) return true;
+        if (src->sizes[d] == 1) continue;
+        if (r > 0 && st[r - 1] == src->strides[d] * src->sizes[d]) {
+            sz[r - 1] *= src->sizes[d];
+            st[r - 1] = src->strides[d];
+        } else {
+            sz[r] = src->sizes[d];
+            st[r] = src->strides[d];
+            r++;
+        }
+    }
+    char *o = dst;
+    const char *base = src->data;
+    /* an overlap of the source's span and the destination: not here */
+    int64_t lo = 0, hi = 0, n = 1;
+    for (int32_t d = 0; d < r; d++) {
+        n *= sz[d];
+        if (st[d] < 0) lo += (sz[d] - 1) * st[d];
+        else hi += (sz[d] - 1) * st[d];
+    }
+    const char *slo = base + lo * (int64_t)es, *shi = base + (hi + 1) * (int64_t)es;
+    if (o < shi && slo < o + n * (int64_t)es) return false;
+    if (r == 0) { memcpy(o, base, es); return true; }
+    int64_t inner = sz[r - 1], ist = st[r - 1], idx[EIR_MAX_RANK] = {0};
+    for (;;) {
+        int64_t off = 0;
+        for (int32_t d = 0; d < r - 1; d++) off += idx[d] * st[d];
+        copy_run(o, base + off * (int64_t)es, inner, ist, es);
+        o += (size_t)inner * es;
+        int32_t d = r - 2;
+        for (; d >= 0; d--) {
+            if (++idx[d] < sz[d]) break;
+            idx[d] = 0;
+        }
+        if (d < 0) break;
+    }
+    return true;
+}
+
+/* ======================================================================
+ * attention softmax
+ * Reductions in lanes of 16 (the vector registers' width or a multiple),
+ * combined in a fixed order, so the same bits in every clone.
+ * ====================================================================== */
+
+VEC_CLONES static float sm_max_f32(const float *restrict p, int64_t n) {
+    float m[16];
+    for (int l = 0; l < 16; l++) m[l] = -INFINITY;
+    int64_t j = 0;
+    for (; j + 16 <= n; j += 16)
+        for (int l = 0; l < 16; l++) m[l] = p[j + l] > m[l] ? p[j + l] : m[l];
+    for (; j < n; j++) m[0] = p[j] > m[0] ? p[j] : m[0];
+    float r = -INFINITY;
+    for (int l = 0; l < 16; l++) r = m[l] > r ? m[l] : r;
+    return r;
+}
+
+/* p[j] = exp(p[j] - mx), returns their sum in double */
+VEC_CLONES static double sm_exp_sum_f32(float *restrict p, int64_t n, float mx) {
+    double acc[16] = {0};
+    int64_t j = 0;
+    for (; j + 16 <= n; j += 16)
+        for (int l = 0; l < 16; l++) {
+            float e = vm_expf(p[j + l] - mx);
+            p[j + l] = e;
+            acc[l] += (double)e;
+        }
+    for (; j < n; j++) {
+        float e = vm_expf(p[j] - mx);
+        p[j] = e;
+        acc[0] += (double)e;
+    }
+    double s = 0;
+    for (int l = 0; l < 16; l++) s += acc[l];
+    return s;
+}
+
+VEC_CLONES static void sm_scale_f32(float *restrict p, int64_t n, float inv) {
+    for (int64_t j = 0; j < n; j++) p[j] *= inv;
+}
+
+void eir_softmax_row_f32(float *p, int64_t nv, int64_t n, float *mx_out, double *sum_out) {
+    float mx = sm_max_f32(p, nv);
+    double sum = 0;
+    /* NaN scores: the max skips them, their exponentials make the sum NaN */
+    if (mx == -INFINITY)
+        for (int64_t j = 0; j < nv; j++) p[j] = 0.0f;
+    else {
+        sum = sm_exp_sum_f32(p, nv, mx);
+        sm_scale_f32(p, nv, (float)(1.0 / sum));
+    }
+    for (int64_t j = nv; j < n; j++) p[j] = 0.0f;
+    if (mx_out) *mx_out = mx;
+    if (sum_out) *sum_out = sum;
 }
 
 /* ======================================================================

@@ -1,12 +1,15 @@
 /* fast.h — float32/float64 fast paths of the CPU kernels (fast.c): row
  * loops of the pointwise engine, a direct depthwise convolution, 2-d
- * pooling and eval-mode batch norm on contiguous NCHW tensors. Internal to
- * src/kernels/.
+ * pooling and eval-mode batch norm on contiguous NCHW tensors, attention's
+ * softmax rows, copies of strided views. Internal to src/kernels/ and the
+ * runtime.
  *
  * The pointwise rows, pooling and im2col compute what the generic path of
  * their kernel computes, in the same order per element, so results are
- * bit-identical to it; the depthwise convolution sums in another order and
- * batch norm computes in float (within an ulp or a few of the generic). The
+ * bit-identical to it, except the float32 exp, tanh, sigmoid, silu and gelu
+ * rows (vmath.h's vectorisable functions instead of libm: an ulp or two);
+ * the depthwise convolution sums in another order and batch norm computes
+ * in float (within an ulp or a few of the generic). The
  * kernel decides when a fast path applies (dtype, layout) and falls back to
  * the generic path otherwise. eir_kernels_fast = 0 turns them all off (the
  * unit tests compare both paths). Each splits its outer loop over the pool of
@@ -32,7 +35,7 @@ typedef bool (*pw_rowd)(double *o, const double *const *x, const int64_t *s, int
 
 #define EIR_PW_ROWS(X) \
     X(add) X(mul) X(div) X(max) X(min) X(relu) X(clamp) X(neg) X(abs) X(sqrt) X(rsqrt) X(recip) \
-    X(hardswish) X(hardsigmoid) X(exp) X(tanh) X(sigmoid) X(silu) X(gelu)
+    X(hardswish) X(hardsigmoid) X(exp) X(tanh) X(sigmoid) X(silu) X(gelu) X(pows)
 #define EIR_PW_ROW_DECL(name)                                                                                     \
     bool eir_pw_row_##name##_f32(float *o, const float *const *x, const int64_t *s, int64_t n, const struct pw_params *p); \
     bool eir_pw_row_##name##_f64(double *o, const double *const *x, const int64_t *s, int64_t n, const struct pw_params *p);
@@ -70,5 +73,21 @@ void eir_adaptive_avg_pool2d_f32(const float *x, float *y, int64_t planes, int64
  * it (the generic kernel computes in double: results differ by an ulp). */
 void eir_batch_norm_apply_f32(const float *x, float *y, int64_t N, int64_t C, int64_t P, const double *alpha,
                               const double *beta);
+
+/* ---- attention ----
+ * One row of attention weights in place, float32: p[j] = exp(p[j] - mx) / sum
+ * for j < nv, where mx is the largest of p[0..nv) and sum the sum of those
+ * exponentials (in double, in a fixed order), and p[j] = 0 for nv <= j < n
+ * (the causal mask); *mx_out and *sum_out receive mx and sum (for the
+ * logsumexp). A row whose largest score is -inf becomes zeros (mx = -inf,
+ * sum = 0); a NaN score makes the row NaN. Runs on the calling thread. */
+void eir_softmax_row_f32(float *p, int64_t nv, int64_t n, float *mx_out, double *sum_out);
+
+/* ---- copies ----
+ * The elements of src in row-major (logical) order into dst, contiguous, of
+ * src's dtype. Returns false, having copied nothing, when fast paths are off
+ * or dst overlaps the span of src. Runs on the calling thread. */
+struct eir_tview;
+bool eir_copy_to_contig(void *dst, const struct eir_tview *src);
 
 #endif

@@ -1065,6 +1065,12 @@ typedef struct sdpa_job {
     _Atomic int oom;
 } sdpa_job;
 
+/* a 2-d view the GEMM reads or writes in place: dtype ct, unit-stride rows
+ * at least as far apart as they are long */
+static bool gemm_rows_ok(const eir_tview *m, eir_dtype ct) {
+    return m->dtype == ct && m->sizes[1] > 0 && m->strides[1] == 1 && m->strides[0] >= m->sizes[1];
+}
+
 static void sdpa_heads(void *jp, int64_t b0, int64_t b1) {
     sdpa_job *h = jp;
     eir_kctx *ctx = h->ctx;
@@ -1104,11 +1110,32 @@ static void sdpa_heads(void *jp, int64_t b0, int64_t b1) {
         for (int32_t d = 0; d < r - 2; d++) qidx[d] = q->sizes[d] == 1 ? 0 : bidx[d];
         eir_tview qa = mat_at(q, qidx), ka = mat_at(k, kidx), va = mat_at(v, vidx), oa = mat_at(out, bidx);
         eir_tview qv = contig_view(Q, ct, 2, qa.sizes), kv = contig_view(Kb, ct, 2, ka.sizes), vv = contig_view(Vb, ct, 2, va.sizes);
-        if (E > 0) { copy_view(&qv, &qa); copy_view(&kv, &ka); }
-        if (Ev > 0 && S > 0) copy_view(&vv, &va);
-        blas_gemm(ct, false, false, true, L, S, E, scale, Q, E > 1 ? E : 1, Kb, E > 1 ? E : 1, 0, P, S > 1 ? S : 1);
+        /* matrices with unit-stride rows in the computation dtype go to the GEMM in place */
+        const void *Qp = Q, *Kp = Kb, *Vp = Vb;
+        int64_t lq = E > 1 ? E : 1, lk = lq, lv = Ev > 1 ? Ev : 1;
+        if (eir_kernels_fast && gemm_rows_ok(&qa, ct)) { Qp = qa.data; lq = qa.strides[0]; }
+        else if (E > 0) copy_view(&qv, &qa);
+        if (eir_kernels_fast && gemm_rows_ok(&ka, ct)) { Kp = ka.data; lk = ka.strides[0]; }
+        else if (E > 0) copy_view(&kv, &ka);
+        if (eir_kernels_fast && gemm_rows_ok(&va, ct)) { Vp = va.data; lv = va.strides[0]; }
+        else if (Ev > 0 && S > 0) copy_view(&vv, &va);
+        blas_gemm(ct, false, false, true, L, S, E, scale, Qp, lq, Kp, lk, 0, P, S > 1 ? S : 1);
         eir_tview ma;
+        memset(&ma, 0, sizeof ma);
         if (has_mask) ma = mat_at(&mask, bidx);
+        if (eir_kernels_fast && ct == EIR_F32 && !has_mask && dropout == 0) { /* vectorised rows (fast.c) */
+            for (int64_t i = 0; i < L; i++) {
+                float mxf;
+                double sum;
+                eir_softmax_row_f32((float *)P + i * S, causal ? (i + 1 < S ? i + 1 : S) : S, S, &mxf, &sum);
+                if (lse) {
+                    int64_t li[EIR_MAX_RANK];
+                    for (int32_t d = 0; d < r - 2; d++) li[d] = bidx[d];
+                    li[r - 2] = i;
+                    eir_store_f64(eir_tview_at(lse, li), lse->dtype, mxf == -INFINITY ? 0.0 : (double)mxf + log(sum));
+                }
+            }
+        } else
         for (int64_t i = 0; i < L; i++) {
             double mx = -INFINITY;
             if (ct == EIR_F32 && !causal && !has_mask) { /* plain float scores: the loop below without its branches */
@@ -1161,9 +1188,13 @@ static void sdpa_heads(void *jp, int64_t b0, int64_t b1) {
                 else ((double *)P)[i * S + j] = row[j];
             }
         }
-        blas_gemm(ct, false, false, false, L, Ev, S, 1.0, P, S > 1 ? S : 1, Vb, Ev > 1 ? Ev : 1, 0, O, Ev > 1 ? Ev : 1);
-        eir_tview ov = contig_view(O, ct, 2, oa.sizes);
-        if (Ev > 0) copy_view(&oa, &ov);
+        if (eir_kernels_fast && gemm_rows_ok(&oa, ct))
+            blas_gemm(ct, false, false, false, L, Ev, S, 1.0, P, S > 1 ? S : 1, Vp, lv, 0, oa.data, oa.strides[0]);
+        else {
+            blas_gemm(ct, false, false, false, L, Ev, S, 1.0, P, S > 1 ? S : 1, Vp, lv, 0, O, Ev > 1 ? Ev : 1);
+            eir_tview ov = contig_view(O, ct, 2, oa.sizes);
+            if (Ev > 0) copy_view(&oa, &ov);
+        }
     }
 done:
     eir_kfree(Q); eir_kfree(Kb); eir_kfree(Vb); eir_kfree(P); eir_kfree(O); eir_kfree(row);

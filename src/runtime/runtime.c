@@ -23,6 +23,7 @@
 #include "../base/pool.h"
 #include "../ir/program.h"
 #include "../kernels/kutil.h"
+#include "../kernels/fast.h"
 #include "../ir/pyexpr.h"
 #include "guards.h"
 #include "../kernels/tables.h"
@@ -2777,6 +2778,7 @@ static void copy_logical(const eir_tview *dst, const eir_tview *src) {
         if (n) memmove(dst->data, src->data, (size_t)n * eir_dtype_size(dst->dtype));
         return;
     }
+    if (dst->dtype == src->dtype && eir_tview_is_contiguous(dst) && eir_copy_to_contig(dst->data, src)) return;
     bool same_shape = dst->rank == src->rank;
     for (int32_t d = 0; same_shape && d < dst->rank; d++) same_shape = dst->sizes[d] == src->sizes[d];
     if (same_shape) {
