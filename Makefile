@@ -29,7 +29,7 @@ SRC = src/base/base.c src/base/dtype.c src/base/pool.c src/serde/archive.c src/b
       src/passes/decomp_tensor.c \
       src/passes/decomp_einsum.c \
       src/passes/backend.c
-HDR = $(wildcard include/*.h src/*/*.h src/ops/*.inc src/ir/*.inc)
+HDR = $(wildcard include/*.h src/*/*.h src/*/*.inc)
 TESTS = $(basename $(wildcard tests/unit/test_*.c))
 
 # The version: include/eir.h defines it, nothing else does.
