@@ -177,10 +177,14 @@ def totals(ops):
 
 
 def meta_names():
-    """The overloads with a meta function: the table of src/ops/meta.c."""
+    """The overloads with a meta function: the tables of src/ops/meta.c and
+    src/ops/meta_tail.c."""
     import re
-    with open(os.path.join(REPO, "src", "ops", "meta.c")) as f:
-        return set(re.findall(r'^    \{"(aten\.[^"]+)", (?:m|meta_op)_', f.read(), re.M))
+    names = set()
+    for src in ("meta.c", "meta_tail.c"):
+        with open(os.path.join(REPO, "src", "ops", src)) as f:
+            names |= set(re.findall(r'^    \{"(aten\.[^"]+)", (?:m|meta_op|t)_', f.read(), re.M))
+    return names
 
 
 def eir_list(eir, *args):
@@ -248,7 +252,7 @@ def write(sources, out, eir):
         "# Shape and dtype inference: agreement with torch",
         "",
         "eir infers every output's dtype, sizes, strides and storage offset from a node's",
-        "arguments (src/ops/meta.c and src/ops/meta_more.c, one meta function per ATen overload; public as",
+        "arguments (src/ops/meta.c, src/ops/meta_more.c and src/ops/meta_tail.c, one meta function per ATen overload; public as",
         "`eir_node_infer_meta` and `eir_program_fill_meta` in include/eir.h) and `eir verify`",
         "compares them with the metadata torch 2.13 recorded (rules `meta.mismatch`: recorded",
         "and inferred disagree, `meta.args`: the arguments contradict each other). An overload",
