@@ -295,8 +295,8 @@ FN(t_normal_tensor) {
     for (int k = 0; k < 2; k++) {
         eir_mtensor t;
         int r = meta_in_tensor(c, names[k], &t);
-        if (r < 0) return 0;
-        if (r == 0) continue;
+        if (r < 0 && meta_arg(c, names[k])->kind != EIR_ARG_FLOAT) return 0;
+        if (r <= 0) continue; /* a float mean or std */
         ops[n].t = t;
         ops[n].wrapped = false;
         present[n++] = names[k];
@@ -1334,6 +1334,7 @@ FN(t_quantile) {
     eir_mtensor x, q;
     if (meta_in_tensor(c, "self", &x) != 1) return 0;
     int rq = meta_in_tensor(c, "q", &q);
+    if (rq < 0 && meta_arg(c, "q")->kind == EIR_ARG_FLOAT) rq = 0; /* quantile.scalar */
     if (rq < 0) return 0;
     if (rq == 1 && q.rank > 1) return meta_fail(c, "'q' has rank %u; expected a 0-d or 1-d tensor", q.rank);
     bool keep = meta_in_bool(c, "keepdim", false);
@@ -2345,6 +2346,260 @@ FN(t_argsort) {
 FN(t_unary) { return meta_pointwise(c, o, N_SELF, 1, PW_SAME); }
 FN(t_binary_float) { return meta_pointwise(c, o, N_SELF_OTHER, 2, PW_FLOAT); }
 
+
+/* ---- more linear algebra: triangular and factored solves ---- */
+
+/* the batch dims of a and b broadcast, b's matrix dims; column-major */
+static int solve_like(mctx *c, eir_mtensor *o, const char *an, const char *bn, bool col_major) {
+    eir_mtensor a, b;
+    int r = in_matrix(c, an, &a, false);
+    if (r <= 0) return r;
+    if ((r = in_matrix(c, bn, &b, false)) <= 0) return r;
+    operand ops[2] = {{a, false}, {b, false}};
+    ops[0].t.rank = a.rank - 2;
+    ops[1].t.rank = b.rank - 2;
+    const char *names[2] = {an, bn};
+    eir_mtensor bt;
+    memset(&bt, 0, sizeof bt);
+    if ((r = meta_broadcast(c, ops, 2, &bt, names)) <= 0) return r;
+    batch_tensor(c, o, &bt, bt.rank, meta_promote(a.dtype, b.dtype), &b.sizes[b.rank - 2], 2, col_major);
+    return 1;
+}
+
+/* cholesky_solve(self = B, input2 = the factor) */
+FN(t_cholesky_solve) { return solve_like(c, o, "input2", "self", true); }
+/* linalg_lu_solve(LU, pivots, B): column-major for left, else row-major */
+FN(t_lu_solve) { return solve_like(c, o, "LU", "B", meta_in_bool(c, "left", true)); }
+/* lu_solve(self = B, LU_data, LU_pivots) */
+FN(t_lu_solve_legacy) { return solve_like(c, o, "LU_data", "self", true); }
+/* linalg_ldl_solve(LD, pivots, B) */
+FN(t_ldl_solve) { return solve_like(c, o, "LD", "B", true); }
+
+/* linalg_solve_triangular(self = A, B): the right-hand sides' shape,
+ * column-major (left or not) */
+FN(t_solve_triangular) { return solve_like(c, o, "self", "B", true); }
+
+/* triangular_solve(self = B, A): the solution and a copy of A, both
+ * column-major with the batch dims broadcast */
+FN(t_triangular_solve) {
+    if (max < 2) return 0;
+    int r = solve_like(c, &o[0], "A", "self", true);
+    if (r <= 0) return r;
+    eir_mtensor a;
+    if (meta_in_tensor(c, "A", &a) != 1) return 0;
+    batch_tensor(c, &o[1], &o[0], o[0].rank - 2, a.dtype, &a.sizes[a.rank - 2], 2, true);
+    return 2;
+}
+
+/* cholesky_inverse: [..., n, n] column-major */
+FN(t_cholesky_inverse) {
+    eir_mtensor a;
+    int r = in_matrix(c, "self", &a, true);
+    if (r <= 0) return r;
+    batch_tensor(c, o, &a, a.rank - 2, a.dtype, &a.sizes[a.rank - 2], 2, true);
+    return 1;
+}
+
+/* lu_unpack: P [m, m], L [m, k], U [k, n] (empty when not unpacked) */
+FN(t_lu_unpack) {
+    eir_mtensor a;
+    int r = in_matrix(c, "LU_data", &a, false);
+    if (r <= 0 || max < 3) return r < 0 ? r : 0;
+    eir_mdim k, m = a.sizes[a.rank - 2], n = a.sizes[a.rank - 1], z = D(0);
+    if (!min_mn(c, &a, &k)) return 0;
+    eir_mdim pm[2] = {m, m}, lm[2] = {m, k}, um[2] = {k, n};
+    if (meta_in_bool(c, "unpack_pivots", true)) batch_tensor(c, &o[0], &a, a.rank - 2, a.dtype, pm, 2, false);
+    else batch_tensor(c, &o[0], &a, 0, a.dtype, &z, 1, false);
+    if (meta_in_bool(c, "unpack_data", true)) {
+        batch_tensor(c, &o[1], &a, a.rank - 2, a.dtype, lm, 2, false);
+        batch_tensor(c, &o[2], &a, a.rank - 2, a.dtype, um, 2, false);
+    } else {
+        batch_tensor(c, &o[1], &a, 0, a.dtype, &z, 1, false);
+        batch_tensor(c, &o[2], &a, 0, a.dtype, &z, 1, false);
+    }
+    return 3;
+}
+
+/* linalg_ldl_factor(_ex): LD column-major, int32 pivots [..., n] (and info) */
+FN(t_ldl_factor) {
+    eir_mtensor a;
+    bool ex = strstr(c->s->name, "_ex") != NULL;
+    int r = in_matrix(c, "self", &a, true);
+    if (r <= 0 || max < (ex ? 3u : 2u)) return r < 0 ? r : 0;
+    batch_tensor(c, &o[0], &a, a.rank - 2, a.dtype, &a.sizes[a.rank - 2], 2, true);
+    batch_tensor(c, &o[1], &a, a.rank - 2, EIR_I32, &a.sizes[a.rank - 1], 1, false);
+    if (!ex) return 2;
+    batch_tensor(c, &o[2], &a, a.rank - 2, EIR_I32, NULL, 0, false);
+    return 3;
+}
+
+/* linalg_tensorinv: self.shape[ind:] + self.shape[:ind]; a reshaped inverse
+ * whose strides are not inferred */
+FN(t_tensorinv) {
+    eir_mtensor x;
+    int64_t ind = 2;
+    if (meta_in_tensor(c, "self", &x) != 1 || !meta_in_int(c, "ind", &ind)) return 0;
+    if (ind <= 0 || (uint64_t)ind > x.rank)
+        return meta_fail(c, "argument 'ind' is %lld; expected 1 to the rank of 'self' (%u)", (long long)ind, x.rank);
+    *o = x;
+    uint32_t k = 0;
+    for (uint32_t i = (uint32_t)ind; i < x.rank; i++) o->sizes[k++] = x.sizes[i];
+    for (uint32_t i = 0; i < (uint32_t)ind; i++) o->sizes[k++] = x.sizes[i];
+    no_strides(o);
+    return 1;
+}
+
+/* linalg_tensorsolve(self = A, other = B): A.shape[B.ndim:] (without
+ * dims); strides not inferred */
+FN(t_tensorsolve) {
+    eir_mtensor a, b;
+    if (meta_in_tensor(c, "self", &a) != 1 || meta_in_tensor(c, "other", &b) != 1 || meta_arg(c, "dims")) return 0;
+    if (b.rank > a.rank) return meta_fail(c, "'other' has rank %u, more than 'self' (%u)", b.rank, a.rank);
+    blank(o, meta_promote(a.dtype, b.dtype), a.rank - b.rank);
+    for (uint32_t i = b.rank; i < a.rank; i++) o->sizes[i - b.rank] = a.sizes[i];
+    no_strides(o);
+    return 1;
+}
+
+/* msort: the values of a sort along dim 0 */
+FN(t_msort) {
+    eir_mtensor x;
+    if (meta_in_tensor(c, "self", &x) != 1) return 0;
+    *o = x;
+    meta_like_preserve(c, &x, o);
+    return 1;
+}
+
+/* einsum: the output subscripts' sizes (the letters seen once, sorted,
+ * without '->'); the operands' common dtype; strides not inferred (the
+ * contraction's permutes decide them) */
+FN(t_einsum) {
+    const eir_arg *eq = meta_arg(c, "equation");
+    eir_mtensor *ts = eir_arena_array(c->a, 64, sizeof *ts);
+    int n = ts ? in_tensor_list(c, "tensors", ts, 64) : -1;
+    if (!eq || eq->kind != EIR_ARG_STRING || n <= 0) return 0;
+    const char *e = eq->u.s;
+    eir_mdim size[52];
+    bool has[52] = {0};
+    int count[52] = {0};
+    eir_mdim ell[MAXR];
+    uint32_t nell = 0;
+    bool any_ell = false;
+    int k = 0;
+    const char *p = e;
+    char labels[MAXR + 1];
+    uint32_t nl = 0;
+    bool ellipsis_here = false;
+    for (;; p++) {
+        char ch = *p;
+        if (ch == ',' || ch == '-' || ch == 0) {
+            if (k >= n) return meta_fail(c, "argument 'equation' names more operands than 'tensors' has (%d)", n);
+            const eir_mtensor *t = &ts[k];
+            uint32_t nell_here = ellipsis_here ? t->rank - nl : 0;
+            if (t->rank < nl || (!ellipsis_here && t->rank != nl))
+                return meta_fail(c, "operand %d has rank %u; argument 'equation' gives it %u subscripts", k, t->rank, nl);
+            uint32_t dim = 0;
+            for (uint32_t i = 0; i < nl; i++) {
+                if (labels[i] == '.') {
+                    /* the ellipsis dims, broadcast right-aligned against the others' */
+                    any_ell = true;
+                    for (uint32_t j = 0; j < nell_here; j++) {
+                        uint32_t at = (nell > nell_here ? nell - nell_here : 0) + j;
+                        eir_mdim d = t->sizes[dim + j];
+                        if (nell_here > nell) {
+                            for (uint32_t m = nell; m > 0; m--) ell[m - 1 + nell_here - nell] = ell[m - 1];
+                            for (uint32_t m = 0; m < nell_here - nell; m++) ell[m] = D(1);
+                            nell = nell_here;
+                            at = j;
+                        }
+                        if (is_int(ell[at], 1)) ell[at] = d;
+                    }
+                    dim += nell_here;
+                    continue;
+                }
+                int l = labels[i] >= 'a' ? labels[i] - 'a' + 26 : labels[i] - 'A';
+                if (!has[l] || is_int(size[l], 1)) size[l] = t->sizes[dim];
+                has[l] = true;
+                count[l]++;
+                dim++;
+            }
+            k++;
+            nl = 0;
+            ellipsis_here = false;
+            if (ch != ',') break;
+            continue;
+        }
+        if (ch == ' ') continue;
+        if (ch == '.') {
+            if (p[1] != '.' || p[2] != '.') return meta_fail(c, "argument 'equation' has a '.' outside an ellipsis");
+            if (nl >= MAXR) return 0;
+            labels[nl++] = '.';
+            ellipsis_here = true;
+            p += 2;
+            continue;
+        }
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')))
+            return meta_fail(c, "argument 'equation' has '%c'; expected letters, ',', '...' and '->'", ch);
+        if (nl >= MAXR) return 0;
+        labels[nl++] = ch;
+    }
+    if (k != n) return meta_fail(c, "argument 'equation' names %d operands, 'tensors' has %d", k, n);
+    blank(o, promote_all(ts, n), 0);
+    if (*p == '-') {
+        if (p[1] != '>') return meta_fail(c, "argument 'equation' has '-' not followed by '>'");
+        for (p += 2; *p; p++) {
+            if (*p == ' ') continue;
+            if (*p == '.') {
+                if (p[1] != '.' || p[2] != '.') return meta_fail(c, "argument 'equation' has a '.' outside an ellipsis");
+                for (uint32_t j = 0; j < nell && o->rank < MAXR; j++) o->sizes[o->rank++] = ell[j];
+                p += 2;
+                continue;
+            }
+            if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
+                return meta_fail(c, "argument 'equation' has '%c' in its output", *p);
+            int l = *p >= 'a' ? *p - 'a' + 26 : *p - 'A';
+            if (!has[l]) return meta_fail(c, "the output subscript '%c' is not an operand's", *p);
+            if (o->rank >= MAXR) return 0;
+            o->sizes[o->rank++] = size[l];
+        }
+    } else {
+        if (any_ell)
+            for (uint32_t j = 0; j < nell && o->rank < MAXR; j++) o->sizes[o->rank++] = ell[j];
+        for (int l = 0; l < 52; l++)
+            if (has[l] && count[l] == 1 && o->rank < MAXR) o->sizes[o->rank++] = size[l];
+    }
+    no_strides(o);
+    return 1;
+}
+
+/* _chunk_cat: each tensor cut into num_chunks chunks along dim (padded to
+ * a multiple), the chunks' elements laid side by side: [sizes before dim,
+ * num_chunks, sum of the chunks' sizes] */
+FN(t_chunk_cat) {
+    eir_mtensor *ts = eir_arena_array(c->a, 256, sizeof *ts);
+    int n = ts ? in_tensor_list(c, "tensors", ts, 256) : -1;
+    int64_t dim, chunks;
+    if (n <= 0 || !meta_in_int(c, "dim", &dim) || !meta_in_int(c, "num_chunks", &chunks)) return 0;
+    if (chunks < 1) return meta_fail(c, "argument 'num_chunks' is %lld; expected >= 1", (long long)chunks);
+    uint32_t d;
+    if (!meta_wrap_dim(c, dim, ts[0].rank, "argument 'dim'", &d)) return -1;
+    if (d + 2 > MAXR) return 0;
+    eir_mdim total = D(0);
+    for (int k = 0; k < n; k++) {
+        if (ts[k].rank <= d) return meta_fail(c, "tensor %d of 'tensors' has rank %u; expected more than dim %u", k,
+                                              ts[k].rank, d);
+        eir_mdim per = meta_dfloordiv(c, meta_dadd(c, ts[k].sizes[d], D(chunks - 1)), D(chunks));
+        for (uint32_t i = d + 1; i < ts[k].rank; i++) per = meta_dmul(c, per, ts[k].sizes[i]);
+        total = meta_dadd(c, total, per);
+    }
+    eir_mdim sz[MAXR];
+    for (uint32_t i = 0; i < d; i++) sz[i] = ts[0].sizes[i];
+    sz[d] = D(chunks);
+    sz[d + 1] = total;
+    contig(c, o, promote_all(ts, n), sz, d + 2);
+    return 1;
+}
+
 /* ---- the table (sorted by name, strcmp) ---- */
 
 typedef struct tail_row { const char *name; meta_fn fn; } tail_row;
@@ -2355,6 +2610,7 @@ static const tail_row TAIL[] = {
     {"aten._batch_norm_no_update.default", t_bn_update},
     {"aten._batch_norm_with_update.default", t_bn_update},
     {"aten._batch_norm_with_update_functional.default", t_bn_update},
+    {"aten._chunk_cat.default", t_chunk_cat},
     {"aten._conj.default", t_alias},
     {"aten._conj_physical.default", t_conj_physical_copy},
     {"aten._embedding_bag_forward_only.default", t_embedding_bag},
@@ -2404,6 +2660,8 @@ static const tail_row TAIL[] = {
     {"aten.chain_matmul.default", t_multi_dot},
     {"aten.chalf.default", t_chalf},
     {"aten.channel_shuffle.default", t_channel_shuffle},
+    {"aten.cholesky_inverse.default", t_cholesky_inverse},
+    {"aten.cholesky_solve.default", t_cholesky_solve},
     {"aten.column_stack.default", t_stack_like},
     {"aten.combinations.default", t_combinations},
     {"aten.complex.default", t_complex},
@@ -2424,6 +2682,7 @@ static const tail_row TAIL[] = {
     {"aten.dsplit.array", t_hvdsplit},
     {"aten.dsplit.int", t_hvdsplit},
     {"aten.dstack.default", t_stack_like},
+    {"aten.einsum.default", t_einsum},
     {"aten.embedding_bag.default", t_embedding_bag},
     {"aten.embedding_bag.padding_idx", t_embedding_bag},
     {"aten.empty_permuted.default", t_empty_permuted},
@@ -2487,9 +2746,13 @@ static const tail_row TAIL[] = {
     {"aten.linalg_eig.default", t_linalg_eig},
     {"aten.linalg_eigvals.default", t_linalg_eig},
     {"aten.linalg_householder_product.default", t_householder},
+    {"aten.linalg_ldl_factor.default", t_ldl_factor},
+    {"aten.linalg_ldl_factor_ex.default", t_ldl_factor},
+    {"aten.linalg_ldl_solve.default", t_ldl_solve},
     {"aten.linalg_lu.default", t_linalg_lu},
     {"aten.linalg_lu_factor.default", t_lu_factor},
     {"aten.linalg_lu_factor_ex.default", t_lu_factor},
+    {"aten.linalg_lu_solve.default", t_lu_solve},
     {"aten.linalg_matmul.default", t_matmul},
     {"aten.linalg_matrix_norm.default", t_matrix_norm},
     {"aten.linalg_matrix_norm.str_ord", t_matrix_norm},
@@ -2507,6 +2770,9 @@ static const tail_row TAIL[] = {
     {"aten.linalg_pinv.rcond_tensor", t_pinv},
     {"aten.linalg_solve.default", t_linalg_solve},
     {"aten.linalg_solve_ex.default", t_linalg_solve_ex},
+    {"aten.linalg_solve_triangular.default", t_solve_triangular},
+    {"aten.linalg_tensorinv.default", t_tensorinv},
+    {"aten.linalg_tensorsolve.default", t_tensorsolve},
     {"aten.linalg_vander.default", t_vander},
     {"aten.linalg_vecdot.default", t_vecdot},
     {"aten.linspace.Scalar_Tensor", t_linspace},
@@ -2521,6 +2787,8 @@ static const tail_row TAIL[] = {
     {"aten.logspace.default", t_linspace},
     {"aten.lstm.input", t_rnn},
     {"aten.lstm_cell.default", t_rnn_cell},
+    {"aten.lu_solve.default", t_lu_solve_legacy},
+    {"aten.lu_unpack.default", t_lu_unpack},
     {"aten.margin_ranking_loss.default", t_margin_ranking_loss},
     {"aten.matrix_power.default", t_matrix_power},
     {"aten.max.other", t_maximum},
@@ -2533,6 +2801,7 @@ static const tail_row TAIL[] = {
     {"aten.moveaxis.intlist", t_movedim},
     {"aten.movedim.int", t_movedim},
     {"aten.movedim.intlist", t_movedim},
+    {"aten.msort.default", t_msort},
     {"aten.multi_margin_loss.default", t_multi_margin_loss},
     {"aten.multilabel_margin_loss.default", t_multilabel_margin_loss},
     {"aten.multilabel_margin_loss_forward.default", t_multilabel_margin_loss},
@@ -2655,6 +2924,7 @@ static const tail_row TAIL[] = {
     {"aten.trapezoid.x", t_trapezoid},
     {"aten.trapz.dx", t_trapezoid},
     {"aten.trapz.x", t_trapezoid},
+    {"aten.triangular_solve.default", t_triangular_solve},
     {"aten.tril_indices.default", t_tri_indices},
     {"aten.triplet_margin_loss.default", t_triplet_margin_loss},
     {"aten.triu_indices.default", t_tri_indices},
