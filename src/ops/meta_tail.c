@@ -286,6 +286,10 @@ FN(t_dropout) {
     return 1;
 }
 
+/* bernoulli.p: a contiguous tensor (torch's legacy contiguous format),
+ * where the other forms preserve self's layout */
+FN(t_bernoulli_p) { return meta_op_contig_self(c, o, max); }
+
 /* normal with tensor mean and/or std: the broadcast shape, contiguous */
 FN(t_normal_tensor) {
     static const char *const names[] = {"mean", "std"};
@@ -1042,8 +1046,7 @@ FN(t_search) {
     eir_mtensor x;
     bool out32 = meta_in_bool(c, "out_int32", false);
     int r = meta_in_tensor(c, "self", &x);
-    if (r < 0) return 0;
-    if (r == 0) return scalar_out(c, o, out32 ? EIR_I32 : EIR_I64);
+    if (r <= 0) return meta_arg(c, "self") ? scalar_out(c, o, out32 ? EIR_I32 : EIR_I64) : 0; /* a number */
     contig(c, o, out32 ? EIR_I32 : EIR_I64, x.sizes, x.rank);
     return 1;
 }
@@ -1052,8 +1055,7 @@ FN(t_search) {
 FN(t_isin) {
     eir_mtensor x;
     int r = meta_in_tensor(c, "elements", &x);
-    if (r < 0) return 0;
-    if (r == 0) return scalar_out(c, o, EIR_BOOL);
+    if (r <= 0) return meta_arg(c, "element") ? scalar_out(c, o, EIR_BOOL) : 0; /* isin.Scalar_Tensor */
     contig(c, o, EIR_BOOL, x.sizes, x.rank);
     return 1;
 }
@@ -1355,6 +1357,12 @@ FN(t_quantile) {
     }
     if (n > MAXR) return 0;
     contig(c, o, x.dtype, sz, n);
+    if (rq == 1 && q.rank == 1 && n > 1) { /* computed with the quantiles last, then moved to the front */
+        uint32_t order[MAXR];
+        order[0] = 0;
+        for (uint32_t i = 1; i < n; i++) order[i] = n - i;
+        meta_set_strides_order(c, o, order);
+    }
     return 1;
 }
 
@@ -1741,7 +1749,7 @@ static int solve_common(mctx *c, eir_mtensor *o, uint32_t max, int form) {
     } else {
         extra[0] = b.sizes[b.rank - 2];
         extra[1] = b.sizes[b.rank - 1];
-        batch_tensor(c, &o[0], &bt, batch, meta_promote(a.dtype, b.dtype), extra, 2, true);
+        batch_tensor(c, &o[0], &bt, batch, meta_promote(a.dtype, b.dtype), extra, 2, left); /* right: row-major */
     }
     if (form == 0) return 1;
     if (form == 1) { /* linalg_solve_ex: (result, info) */
@@ -2645,7 +2653,7 @@ static const tail_row TAIL[] = {
     {"aten.atleast_3d.default", t_atleast},
     {"aten.bernoulli.Tensor", t_like_self},
     {"aten.bernoulli.default", t_like_self},
-    {"aten.bernoulli.p", t_like_self},
+    {"aten.bernoulli.p", t_bernoulli_p},
     {"aten.bilinear.default", t_bilinear},
     {"aten.binary_cross_entropy.default", t_loss},
     {"aten.binary_cross_entropy_with_logits.default", t_loss},
