@@ -1939,7 +1939,8 @@ FN(t_fft) {
     switch (kind) {
     case FFT_C2C: o->dtype = meta_dt_cat(x.dtype) == 3 ? x.dtype : meta_to_complex(real); break;
     case FFT_R2C: case FFT_IHFFT:
-        if (meta_dt_cat(x.dtype) == 3) return meta_fail(c, "'self' is complex; %s expects a real tensor", nm + 5);
+        if (meta_dt_cat(x.dtype) == 3)
+            return meta_fail(c, "'self' is complex; %.*s expects a real tensor", (int)strcspn(nm + 5, "."), nm + 5);
         o->dtype = meta_to_complex(real);
         o->sizes[last] = meta_dadd(c, meta_dfloordiv(c, o->sizes[last], D(2)), D(1));
         break;
