@@ -99,7 +99,6 @@ static void view_unsqueeze(mctx *c, eir_mtensor *t, uint32_t k) {
 /* ---- aliases of overloads meta.c infers ---- */
 
 #define ALIAS(name, target) FN(name) { return meta_delegate(c, target, o, max); }
-ALIAS(t_clone, "aten.clone.default")
 ALIAS(t_alias, "aten.alias.default")
 ALIAS(t_maximum, "aten.maximum.default")
 ALIAS(t_xlogy, "aten.xlogy.Tensor")
@@ -135,6 +134,9 @@ FN(t_to_other) {
     else meta_like_preserve(c, &self, o);
     return 1;
 }
+
+/* lift_fresh_copy: a contiguous copy (not clone's preserved layout) */
+FN(t_lift_fresh_copy) { return meta_op_contig_self(c, o, max); }
 
 /* a copy of a view, contiguous (the Edge dialect's *_copy ops, detach_copy) */
 FN(t_contig_self) { return meta_op_contig_self(c, o, max); }
@@ -1302,12 +1304,33 @@ FN(t_linalg_norm) {
     return r;
 }
 
-/* linalg_matrix_norm: over the two dims of dim */
+/* linalg_matrix_norm: over the two dims of dim (schema default: the last two) */
 FN(t_matrix_norm) {
     eir_mtensor x;
     if (meta_in_tensor(c, "self", &x) != 1) return 0;
     if (x.rank < 2) return meta_fail(c, "'self' has rank %u; a matrix norm expects at least 2 dims", x.rank);
-    return t_linalg_norm(c, o, max);
+    eir_mdim dl[MAXR];
+    if (meta_in_ints(c, "dim", dl, MAXR, 0) != 2) return 0;
+    bool mask[MAXR] = {0};
+    for (int i = 0; i < 2; i++) {
+        uint32_t d;
+        if (dl[i].kind != EIR_MDIM_INT) return 0;
+        if (!meta_wrap_dim(c, dl[i].c, x.rank, "argument 'dim'", &d)) return -1;
+        if (mask[d]) return meta_fail(c, "argument 'dim' repeats dim %u", d);
+        mask[d] = true;
+    }
+    bool keep = meta_in_bool(c, "keepdim", false);
+    eir_dtype dt = meta_in_dtype(c, "dtype");
+    *o = x;
+    o->dtype = real_of(dt != EIR_DTYPE_UNKNOWN ? dt : x.dtype);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < x.rank; i++) {
+        if (!mask[i]) o->sizes[n++] = x.sizes[i];
+        else if (keep) o->sizes[n++] = D(1);
+    }
+    o->rank = n;
+    meta_set_contiguous(c, o);
+    return 1;
 }
 
 /* linalg_cond: one real value per matrix */
@@ -2747,7 +2770,7 @@ static const tail_row TAIL[] = {
     {"aten.isreal.default", t_isreal},
     {"aten.kl_div.default", t_loss},
     {"aten.kron.default", t_kron},
-    {"aten.lift_fresh_copy.default", t_clone},
+    {"aten.lift_fresh_copy.default", t_lift_fresh_copy},
     {"aten.linalg_cond.default", t_linalg_cond},
     {"aten.linalg_cond.p_str", t_linalg_cond},
     {"aten.linalg_cross.default", t_cross},
