@@ -39,6 +39,14 @@ EXPLAINED = {
         "ops (fmod, where, copysign...) whose output layout is not TensorIterator's when the inputs' layouts "
         "differ; eir infers the strides only when every input is contiguous.",
     "_fft_r2c, _fft_c2r, _fft_c2c": "sizes and dtype inferred; the strides are pocketfft's choice and not inferred.",
+    "fft_* front ends, stft": "sizes and dtype inferred; the strides come from the _fft_* calls (pocketfft's "
+        "choice) and are not inferred.",
+    "einsum, linalg_tensorinv, linalg_tensorsolve": "sizes and dtype inferred; the strides are those of the "
+        "permutes, reshapes and matrix products torch chooses for the contraction, not inferred.",
+    "combinations, bincount, unique_consecutive, where(condition), nonzero_numpy, one_hot (num_classes -1), "
+    "repeat_interleave.self_Tensor (without output_size)": "data-dependent sizes: dtype and rank inferred, those "
+        "sizes unknown.",
+    "narrow.Tensor": "the start is a tensor's value: sizes and strides inferred, the storage offset unknown.",
 }
 
 
@@ -261,7 +269,7 @@ def write(sources, out, eir):
         f"{nprog} programs: the zoo (every program as exported and after",
         "run_decompositions()), tests/e2e/fixtures and tests/legacy, the modules of",
         "python/tests/test_meta.py (promotion, channels-last layouts, views, reductions, linear",
-        "algebra, normalisation, attention, a dynamic batch; strict and non-strict, as exported",
+        "algebra, normalisation, attention, the long tail, a dynamic batch; strict and non-strict, as exported",
         "and decomposed), and the programs of the two op sweeps: the Core ATen sweep",
         "(python/ops/sweep.py: every Core ATen overload called on its samples, in float32, int64,",
         "bool and two more dtypes per op) and the OpInfo sweep (python/ops/opinfo_sweep.py: every",

@@ -250,6 +250,12 @@ FN(t_view_dtype) {
     if (a == b) return 1;
     if (x.rank == 0) return meta_fail(c, "'self' is 0-d; view(dtype) to a dtype of another size needs a dim to scale");
     uint32_t l = x.rank - 1;
+    int64_t last, st;
+    if (meta_dval(c, x.sizes[l], &last) && meta_dval(c, x.strides[l], &st) && x.sizes[l].kind == EIR_MDIM_INT &&
+        ((last > 1 && st != 1) || (a < b && last * (int64_t)a % (int64_t)b)))
+        return meta_fail(c, "the last dim of 'self' (size %lld, stride %lld) cannot be viewed as %s: expected stride 1 "
+                         "and a whole number of elements", (long long)last, (long long)st,
+                         eir_dtype_name(dt) ? eir_dtype_name(dt) : "?");
     if (a > b) {
         int64_t f = (int64_t)(a / b);
         o->sizes[l] = meta_dmul(c, x.sizes[l], D(f));
@@ -2226,6 +2232,8 @@ FN(t_rnn) {
     }
     if (max < (uint32_t)(1 + nh)) return 0;
     if (x.rank != 2 && x.rank != 3) return meta_fail(c, "'input' has rank %u; expected a 2-d or 3-d sequence", x.rank);
+    for (int k = 0; k < nh; k++)
+        if (h[k].rank < 1) return meta_fail(c, "the hidden state is 0-d; expected (layers, batch, hidden) or (layers, hidden)");
     bool bi = meta_in_bool(c, "bidirectional", false), bf = meta_in_bool(c, "batch_first", false);
     eir_mdim hout = h[0].sizes[h[0].rank - 1];
     o[0] = x;
@@ -2527,9 +2535,11 @@ FN(t_einsum) {
         if (ch == ',' || ch == '-' || ch == 0) {
             if (k >= n) return meta_fail(c, "argument 'equation' names more operands than 'tensors' has (%d)", n);
             const eir_mtensor *t = &ts[k];
-            uint32_t nell_here = ellipsis_here ? t->rank - nl : 0;
-            if (t->rank < nl || (!ellipsis_here && t->rank != nl))
-                return meta_fail(c, "operand %d has rank %u; argument 'equation' gives it %u subscripts", k, t->rank, nl);
+            uint32_t letters = nl - (ellipsis_here ? 1 : 0);
+            uint32_t nell_here = ellipsis_here ? t->rank - letters : 0;
+            if (t->rank < letters || (!ellipsis_here && t->rank != letters))
+                return meta_fail(c, "operand %d has rank %u; argument 'equation' gives it %u subscripts", k, t->rank,
+                                 letters);
             uint32_t dim = 0;
             for (uint32_t i = 0; i < nl; i++) {
                 if (labels[i] == '.') {

@@ -843,6 +843,15 @@ static void test_tail(void) {
     snprintf(args, sizeof args, "[%s, %s]", arg1("equation", "{\"as_string\": \"kj,ji\"}"),
              arg1("tensors", "{\"as_tensors\": [{\"name\": \"x\"}, {\"name\": \"y\"}]}"));
     CHECK_STR(ONE("aten.einsum.default", args, "x=7:3,4:4,1:0", "y=7:4,5:5,1:0"), "f32[5, 3]");
+    snprintf(args, sizeof args, "[%s, %s]", arg1("equation", "{\"as_string\": \"...ij,...jk->...ik\"}"),
+             arg1("tensors", "{\"as_tensors\": [{\"name\": \"x\"}, {\"name\": \"y\"}]}"));
+    CHECK_STR(ONE("aten.einsum.default", args, "x=7:2,6,3,4:72,12,4,1:0", "y=7:6,4,5:20,5,1:0"), "f32[2, 6, 3, 5]");
+    /* view(dtype): a smaller element scales the last dim */
+    snprintf(args, sizeof args, "[%s, %s]", X, arg1("dtype", "{\"as_scalar_type\": 3}"));
+    CHECK_STR(ONE("aten.view.dtype", args, "x=7:3,4:4,1:2"), "i16[3, 8] strides [8, 1] offset 4");
+    CHECK_STR(ONE("aten.view.dtype", args, "x=7:4,3:1,4:0"),
+              "error: the last dim of 'self' (size 3, stride 4) cannot be viewed as int16: expected stride 1 and a whole "
+              "number of elements");
     /* integer orthogonal polynomials and margins are float */
     snprintf(args, sizeof args, "[%s, %s]", T_("x", "x"), T_("n", "y"));
     CHECK_STR(ONE("aten.special_hermite_polynomial_h.default", args, "x=5:3:1:0", "y=5:3:1:0"), "f32[3] strides [1] offset 0");
