@@ -2642,6 +2642,60 @@ FN(t_chunk_cat) {
     return 1;
 }
 
+/* _functional_assert_async / _assert_scalar / _sym_constrain_range(_for_size):
+ * a new dependency token, an empty float32 tensor */
+FN(t_dep_token) {
+    eir_mdim z = D(0);
+    contig(c, o, EIR_F32, &z, 1);
+    return 1;
+}
+
+/* _trilinear: i1, i2, i3 unsqueezed at their expand dims and broadcast,
+ * the sumdim dims summed away; contiguous */
+FN(t_trilinear) {
+    static const char *const in[3] = {"i1", "i2", "i3"}, *const ex[3] = {"expand1", "expand2", "expand3"};
+    eir_mtensor t[3];
+    eir_mdim e[MAXR], sd[MAXR];
+    uint32_t rank = 0;
+    for (int k = 0; k < 3; k++) {
+        if (meta_in_tensor(c, in[k], &t[k]) != 1) return 0;
+        int n = meta_in_ints(c, ex[k], e, MAXR, 0);
+        if (n < 0 || t[k].rank + (uint32_t)n > MAXR) return 0;
+        uint32_t r = t[k].rank + (uint32_t)n;
+        if (k && r != rank)
+            return meta_fail(c, "'%s' with its expand dims has rank %u, '%s' %u (expected the same)", in[k], r, in[0], rank);
+        rank = r;
+        bool ins[MAXR] = {0};
+        for (int i = 0; i < n; i++) {
+            if (e[i].kind != EIR_MDIM_INT || e[i].c < 0 || e[i].c >= (int64_t)r)
+                return meta_fail(c, "argument '%s' has a dim out of range for rank %u", ex[k], r);
+            ins[e[i].c] = true;
+        }
+        eir_mtensor u = t[k];
+        for (uint32_t i = 0, j = 0; i < r; i++) u.sizes[i] = ins[i] ? D(1) : t[k].sizes[j++];
+        u.rank = r;
+        t[k] = u;
+    }
+    operand ops[3] = {{t[0], false}, {t[1], false}, {t[2], false}};
+    eir_mtensor b;
+    memset(&b, 0, sizeof b);
+    int r = meta_broadcast(c, ops, 3, &b, in);
+    if (r <= 0) return r;
+    int n = meta_in_ints(c, "sumdim", sd, MAXR, 0);
+    if (n < 0) return 0;
+    bool sum[MAXR] = {0};
+    for (int i = 0; i < n; i++) {
+        if (sd[i].kind != EIR_MDIM_INT || sd[i].c < 0 || sd[i].c >= (int64_t)rank)
+            return meta_fail(c, "argument 'sumdim' has a dim out of range for rank %u", rank);
+        sum[sd[i].c] = true;
+    }
+    eir_mdim sz[MAXR];
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < rank; i++) if (!sum[i]) sz[k++] = b.sizes[i];
+    contig(c, o, meta_promote(meta_promote(t[0].dtype, t[1].dtype), t[2].dtype), sz, k);
+    return 1;
+}
+
 /* ---- the table (sorted by name, strcmp) ---- */
 
 typedef struct tail_row { const char *name; meta_fn fn; } tail_row;
@@ -2656,6 +2710,10 @@ static const tail_row TAIL[] = {
     {"aten._conj.default", t_alias},
     {"aten._conj_physical.default", t_conj_physical_copy},
     {"aten._embedding_bag_forward_only.default", t_embedding_bag},
+    {"aten._functional_assert_async.msg", t_dep_token},
+    {"aten._functional_assert_scalar.default", t_dep_token},
+    {"aten._functional_sym_constrain_range.default", t_dep_token},
+    {"aten._functional_sym_constrain_range_for_size.default", t_dep_token},
     {"aten._histogramdd_bin_edges.default", t_histogramdd},
     {"aten._histogramdd_from_bin_cts.default", t_histogramdd},
     {"aten._histogramdd_from_bin_tensors.default", t_histogramdd},
@@ -2665,6 +2723,7 @@ static const tail_row TAIL[] = {
     {"aten._prelu_kernel.default", t_prelu},
     {"aten._reshape_alias.default", t_reshape_alias},
     {"aten._safe_softmax.default", t_softmax},
+    {"aten._trilinear.default", t_trilinear},
     {"aten._upsample_bicubic2d_aa.default", t_upsample},
     {"aten._upsample_bilinear2d_aa.default", t_upsample},
     {"aten._upsample_nearest_exact1d.default", t_upsample},
@@ -2875,6 +2934,7 @@ static const tail_row TAIL[] = {
     {"aten.pinverse.default", t_pinv},
     {"aten.pixel_shuffle.default", t_pixel_shuffle},
     {"aten.pixel_unshuffle.default", t_pixel_shuffle},
+    {"aten.poisson.default", t_like_self},
     {"aten.poisson_nll_loss.default", t_loss},
     {"aten.polar.default", t_complex},
     {"aten.prelu.default", t_prelu},

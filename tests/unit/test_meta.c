@@ -869,6 +869,12 @@ static void test_tail(void) {
     snprintf(args, sizeof args, "[%s]", arg1("tensors", "{\"as_tensors\": [{\"name\": \"x\"}, {\"name\": \"y\"}]}"));
     CHECK_STR(infer(prog(IN("x=7:3,1:1,1:0", "y=7:4:1:2"), 2, "aten.broadcast_tensors.default", args, o2, 2, true)),
               "f32[3, 4] strides [1, 0] offset 0\nf32[3, 4] strides [0, 1] offset 2");
+    /* _trilinear: the unsqueezed operands broadcast, sumdim summed away */
+    snprintf(args, sizeof args, "[%s, %s, %s, %s, %s, %s, %s]", T_("i1", "x"), T_("i2", "y"), T_("i3", "z"),
+             arg1("expand1", "{\"as_ints\": [1, 3]}"), arg1("expand2", "{\"as_ints\": [1, 2]}"),
+             arg1("expand3", "{\"as_ints\": [0]}"), arg1("sumdim", "{\"as_ints\": [2, 3]}"));
+    CHECK_STR(ONE("aten._trilinear.default", args, "x=7:4,5:5,1:0", "y=7:4,6:6,1:0", "z=7:7,5,6:30,6,1:0"),
+              "f32[4, 7] strides [7, 1] offset 0");
     /* the one-hot width is data when num_classes is -1 */
     snprintf(args, sizeof args, "[%s]", X);
     CHECK_STR(ONE("aten.one_hot.default", args, "x=5:4:1:0"), "i64[4, ?]");
