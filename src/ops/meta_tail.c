@@ -1130,16 +1130,19 @@ FN(t_nonzero_static) {
 }
 
 /* nonzero_numpy, where(condition): one int64 index vector per dim of
- * self, as many as it has nonzero elements (data-dependent) */
+ * self (a 0-d self counts as 1-d), as many as it has nonzero elements
+ * (data-dependent) */
 FN(t_nonzero_numpy) {
     eir_mtensor x;
-    if (meta_in_tensor(c, meta_arg(c, "condition") ? "condition" : "self", &x) != 1 || x.rank > max) return 0;
-    for (uint32_t k = 0; k < x.rank; k++) {
+    if (meta_in_tensor(c, meta_arg(c, "condition") ? "condition" : "self", &x) != 1) return 0;
+    uint32_t n = x.rank ? x.rank : 1;
+    if (n > max) return 0;
+    for (uint32_t k = 0; k < n; k++) {
         blank(&o[k], EIR_I64, 1);
         o[k].sizes[0] = UNK;
         no_strides(&o[k]);
     }
-    return (int)x.rank;
+    return (int)n;
 }
 
 /* unique_consecutive: values (data-dependent count), inverse indices
