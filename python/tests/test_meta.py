@@ -212,7 +212,7 @@ CASES = {
     "dyn": (Dyn, lambda: (torch.randn(3, 3, 9, 9), torch.randn(3, 5)),
             lambda: ({0: torch.export.Dim("b", min=3, max=64)}, {0: torch.export.Dim("b", min=3, max=64)})),
 }
-STRICT = {"promote", "layouts", "views", "dyn"}
+STRICT = {"promote", "layouts", "views", "dyn", "tail"}
 
 
 def export(name, strict, decomp, out):
