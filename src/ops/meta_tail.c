@@ -116,6 +116,9 @@ FN(t_var_mean) { return meta_op_var_mean(c, o, max); }
 FN(t_cdist) { return meta_op_cdist(c, o, max); }
 FN(t_pdist) { return meta_op_pdist(c, o, max); }
 FN(t_embedding_bag) { return meta_op_embedding_bag(c, o, max); }
+/* self's sizes and dtype, its layout preserved: the functional forms of
+ * in-place writes (put, index_reduce, the random fills), rolls
+ * (fftshift / ifftshift), poisson */
 FN(t_like_self) { return meta_op_like_self(c, o, max); }
 
 /* to.other: other's dtype */
@@ -138,7 +141,7 @@ FN(t_to_other) {
 /* lift_fresh_copy: a contiguous copy (not clone's preserved layout) */
 FN(t_lift_fresh_copy) { return meta_op_contig_self(c, o, max); }
 
-/* a copy of a view, contiguous (the Edge dialect's *_copy ops, detach_copy) */
+/* self's sizes, contiguous: detach_copy, renorm */
 FN(t_contig_self) { return meta_op_contig_self(c, o, max); }
 
 /* ---- pointwise ---- */
@@ -1167,8 +1170,6 @@ FN(t_unique_consecutive) {
     return 3;
 }
 
-/* put, index_reduce: a copy of self, written into */
-/* (t_like_self) */
 
 /* segment_reduce: data with dim axis replaced by the number of segments */
 FN(t_segment_reduce) {
@@ -1488,8 +1489,6 @@ FN(t_pairwise_distance) {
     return 1;
 }
 
-/* renorm: self's sizes, contiguous */
-/* (t_contig_self) */
 
 /* ---- losses ---- */
 
@@ -1985,8 +1984,6 @@ FN(t_fft) {
     return 1;
 }
 
-/* fftshift / ifftshift: a roll, like self */
-/* (t_like_self) */
 
 /* stft: [..., freqs, frames] complex (or [..., 2] real views); strides not inferred */
 FN(t_stft) {
