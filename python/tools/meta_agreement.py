@@ -186,12 +186,12 @@ def totals(ops):
 
 def meta_names():
     """The overloads with a meta function: the tables of src/ops/meta.c and
-    src/ops/meta_tail.c."""
+    src/ops/meta_tail.c (which lists meta_tail_la.c's functions too)."""
     import re
     names = set()
     for src in ("meta.c", "meta_tail.c"):
         with open(os.path.join(REPO, "src", "ops", src)) as f:
-            names |= set(re.findall(r'^    \{"(aten\.[^"]+)", (?:m|meta_op|t)_', f.read(), re.M))
+            names |= set(re.findall(r'^    \{"(aten\.[^"]+)", (?:m|meta_op|meta_tail|t)_', f.read(), re.M))
     return names
 
 
@@ -260,7 +260,8 @@ def write(sources, out, eir):
         "# Shape and dtype inference: agreement with torch",
         "",
         "eir infers every output's dtype, sizes, strides and storage offset from a node's",
-        "arguments (src/ops/meta.c, src/ops/meta_more.c and src/ops/meta_tail.c, one meta function per ATen overload; public as",
+        "arguments (src/ops/meta.c, src/ops/meta_more.c, src/ops/meta_tail.c and src/ops/meta_tail_la.c, one meta function",
+        "per ATen overload; public as",
         "`eir_node_infer_meta` and `eir_program_fill_meta` in include/eir.h) and `eir verify`",
         "compares them with the metadata torch 2.13 recorded (rules `meta.mismatch`: recorded",
         "and inferred disagree, `meta.args`: the arguments contradict each other). An overload",
