@@ -17,6 +17,8 @@ SRC = src/base/base.c src/base/dtype.c src/base/pool.c src/serde/archive.c src/b
       src/ops/meta.c \
       src/ops/meta_api.c \
       src/ops/meta_more.c \
+      src/ops/meta_tail.c \
+      src/ops/meta_tail_la.c \
       src/ops/backend_ops.c \
       $(wildcard src/kernels/*.c) \
       $(wildcard src/runtime/*.c) \

@@ -170,6 +170,24 @@ class Dyn(torch.nn.Module):
         return self.lin(h.mean(dim=(2, 3))), f.view(-1), g, y[1:], y[:, None].expand(-1, 2, 5)[:, 0] * 2
 
 
+class Tail(torch.nn.Module):
+    """The long tail (src/ops/meta_tail.c), called as the ATen overloads."""
+
+    def forward(self, x, a, b, v, z):
+        A = torch.ops.aten
+        return (A.movedim.int(x, 0, 1), A.atleast_3d.default(v), A.unfold.default(x, 0, 2, 1),
+                A.linalg_diagonal.default(x, offset=1), *A.tensor_split.sections(x.t(), 3),
+                A.fft_rfft.default(x), A.fft_ifft2.default(z), A.fft_irfft.default(z, 8),
+                A.linalg_solve.default(a, b), A.linalg_solve.default(a, b.transpose(1, 2), left=False), *A.linalg_eig.default(a),
+                *A.linalg_lu_factor.default(b), A.linalg_pinv.atol_rtol_tensor(b), A.linalg_matrix_norm.default(b, 2),
+                A.tril_indices.default(3, 4), A.einsum.default("bij,bjk->bik", [a, b]), *A.meshgrid.indexing([v, v], indexing="xy"),
+                A.special_hermite_polynomial_h.default(x, x), A.margin_ranking_loss.default(x, x, x),
+                A.quantile.default(x, v[:2], 1, True), *A.broadcast_tensors.default([x, v[:4]]),
+                A.pixel_shuffle.default(b.view(1, 4, 1, 6), 2), A.lift_fresh_copy.default(x.t()),
+                A.max.other(x, v[:4]), A.hstack.default([v, v]), A.take_along_dim.default(x, x.argsort(1), 1),
+                A.diag_embed.default(x), *A.histogramdd.default(x[:, :2], [3, 2]), A.rot90.default(x, 1, [0, 1]))
+
+
 def cl(t):
     return t.contiguous(memory_format=torch.channels_last)
 
@@ -189,10 +207,12 @@ CASES = {
                               torch.rand(4, 4) > 0.5), None),
     "linalg_more": (LinAlgMore, lambda: (torch.randn(2, 4, 4), torch.randn(2, 5, 3), torch.randn(3, 4),
                                          torch.randn(3, 4)), None),
+    "tail": (Tail, lambda: (torch.randn(3, 4), torch.randn(2, 3, 3), torch.randn(2, 3, 4), torch.randn(5),
+                            torch.randn(3, 5, dtype=torch.complex64)), None),
     "dyn": (Dyn, lambda: (torch.randn(3, 3, 9, 9), torch.randn(3, 5)),
             lambda: ({0: torch.export.Dim("b", min=3, max=64)}, {0: torch.export.Dim("b", min=3, max=64)})),
 }
-STRICT = {"promote", "layouts", "views", "dyn"}
+STRICT = {"promote", "layouts", "views", "dyn", "tail"}
 
 
 def export(name, strict, decomp, out):
@@ -397,3 +417,28 @@ def test_meta_linalg_losses_windows(eir, tmp_path):
         assert all(o[k] == "agree" for o in by[t] for k in ("dtype", "sizes", "strides", "offset")), by[t]
     # column-major: Q of the reduced QR of 2 x (5 x 3) matrices
     assert any(o["recorded"] == "f32[2, 5, 3] strides [15, 1, 5] offset 0" for o in by["linalg_qr.default"])
+
+
+def test_meta_long_tail(eir, tmp_path):
+    """The long tail's overloads (src/ops/meta_tail.c) are inferred, not
+    skipped, and agree with what torch recorded: FFT front ends on sizes and
+    dtype (their strides are pocketfft's, not inferred), the rest on all four."""
+    path = export("tail", False, False, str(tmp_path / "tail.pt2"))
+    by = {}
+    for n in meta_report(eir, path):
+        by.setdefault(n["target"].rsplit("aten.", 1)[-1], []).extend(n["outputs"])
+    fields = ("dtype", "sizes", "strides", "offset")
+    for t in ("movedim.int", "atleast_3d.default", "unfold.default", "linalg_diagonal.default",
+              "tensor_split.sections", "linalg_solve.default", "linalg_eig.default", "linalg_lu_factor.default",
+              "linalg_pinv.atol_rtol_tensor", "linalg_matrix_norm.default", "tril_indices.default",
+              "meshgrid.indexing", "special_hermite_polynomial_h.default", "margin_ranking_loss.default",
+              "quantile.default", "broadcast_tensors.default", "pixel_shuffle.default", "lift_fresh_copy.default",
+              "max.other", "hstack.default", "take_along_dim.default", "diag_embed.default", "histogramdd.default",
+              "rot90.default", "fft_rfft.default", "fft_ifft2.default", "fft_irfft.default", "einsum.default"):
+        assert by.get(t), f"{t}: not inferred"
+        known = fields[:2] if t.startswith(("fft_", "einsum")) else fields
+        assert all(o[k] == "agree" for o in by[t] for k in known), (t, by[t])
+    # a view's offset and a complex result's dtype, as recorded
+    assert any(o["recorded"].endswith("offset 1") for o in by["linalg_diagonal.default"])
+    assert by["linalg_eig.default"][0]["recorded"].startswith("c64[2, 3]")
+    assert by["fft_irfft.default"][0]["recorded"].startswith("f32[3, 8]")

@@ -39,6 +39,14 @@ EXPLAINED = {
         "ops (fmod, where, copysign...) whose output layout is not TensorIterator's when the inputs' layouts "
         "differ; eir infers the strides only when every input is contiguous.",
     "_fft_r2c, _fft_c2r, _fft_c2c": "sizes and dtype inferred; the strides are pocketfft's choice and not inferred.",
+    "fft_* front ends, stft": "sizes and dtype inferred; the strides come from the _fft_* calls (pocketfft's "
+        "choice) and are not inferred.",
+    "einsum, linalg_tensorinv, linalg_tensorsolve": "sizes and dtype inferred; the strides are those of the "
+        "permutes, reshapes and matrix products torch chooses for the contraction, not inferred.",
+    "combinations, bincount, unique_consecutive, where(condition), nonzero_numpy, one_hot (num_classes -1), "
+    "repeat_interleave.self_Tensor (without output_size)": "data-dependent sizes: dtype and rank inferred, those "
+        "sizes unknown.",
+    "narrow.Tensor": "the start is a tensor's value: sizes and strides inferred, the storage offset unknown.",
 }
 
 
@@ -177,10 +185,14 @@ def totals(ops):
 
 
 def meta_names():
-    """The overloads with a meta function: the table of src/ops/meta.c."""
+    """The overloads with a meta function: the tables of src/ops/meta.c and
+    src/ops/meta_tail.c (which lists meta_tail_la.c's functions too)."""
     import re
-    with open(os.path.join(REPO, "src", "ops", "meta.c")) as f:
-        return set(re.findall(r'^    \{"(aten\.[^"]+)", (?:m|meta_op)_', f.read(), re.M))
+    names = set()
+    for src in ("meta.c", "meta_tail.c"):
+        with open(os.path.join(REPO, "src", "ops", src)) as f:
+            names |= set(re.findall(r'^    \{"(aten\.[^"]+)", (?:m|meta_op|meta_tail|t)_', f.read(), re.M))
+    return names
 
 
 def eir_list(eir, *args):
@@ -248,7 +260,8 @@ def write(sources, out, eir):
         "# Shape and dtype inference: agreement with torch",
         "",
         "eir infers every output's dtype, sizes, strides and storage offset from a node's",
-        "arguments (src/ops/meta.c and src/ops/meta_more.c, one meta function per ATen overload; public as",
+        "arguments (src/ops/meta.c, src/ops/meta_more.c, src/ops/meta_tail.c and src/ops/meta_tail_la.c, one meta function",
+        "per ATen overload; public as",
         "`eir_node_infer_meta` and `eir_program_fill_meta` in include/eir.h) and `eir verify`",
         "compares them with the metadata torch 2.13 recorded (rules `meta.mismatch`: recorded",
         "and inferred disagree, `meta.args`: the arguments contradict each other). An overload",
@@ -257,7 +270,7 @@ def write(sources, out, eir):
         f"{nprog} programs: the zoo (every program as exported and after",
         "run_decompositions()), tests/e2e/fixtures and tests/legacy, the modules of",
         "python/tests/test_meta.py (promotion, channels-last layouts, views, reductions, linear",
-        "algebra, normalisation, attention, a dynamic batch; strict and non-strict, as exported",
+        "algebra, normalisation, attention, the long tail, a dynamic batch; strict and non-strict, as exported",
         "and decomposed), and the programs of the two op sweeps: the Core ATen sweep",
         "(python/ops/sweep.py: every Core ATen overload called on its samples, in float32, int64,",
         "bool and two more dtypes per op) and the OpInfo sweep (python/ops/opinfo_sweep.py: every",

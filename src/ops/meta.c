@@ -2179,7 +2179,6 @@ VIEW_COPY(m_diagonal_copy, m_diagonal)
 
 /* ---- the table ---- */
 
-typedef int (*meta_fn)(mctx *c, eir_mtensor *outs, uint32_t max);
 typedef struct meta_row { const char *name; meta_fn fn; } meta_row;
 
 /* sorted by name (strcmp) */
@@ -2741,27 +2740,48 @@ static const char *overload_name(const char *t) {
     return t;
 }
 
-static const meta_row *find_row(const char *target) {
+static meta_fn find_fn(const char *target) {
     const char *name = overload_name(target);
     if (!name) return NULL;
-    return bsearch(name, META, EIR_ARRAY_LEN(META), sizeof META[0], cmp_row);
+    const meta_row *row = bsearch(name, META, EIR_ARRAY_LEN(META), sizeof META[0], cmp_row);
+    return row ? row->fn : meta_tail_find(name); /* ---- the long tail: src/ops/meta_tail.c ---- */
 }
 
-bool eir_meta_has(const char *target) { return find_row(target) != NULL; }
+/* the meta function of overload `name` of this table, called on c's node
+ * (whose arguments it reads by name) */
+int meta_delegate(mctx *c, const char *name, eir_mtensor *o, uint32_t max) {
+    const meta_row *row = bsearch(name, META, EIR_ARRAY_LEN(META), sizeof META[0], cmp_row);
+    return row ? row->fn(c, o, max) : 0;
+}
 
-uint32_t eir_meta_count(void) { return (uint32_t)EIR_ARRAY_LEN(META); }
+bool meta_tensor_of_value(mctx *c, uint32_t v, eir_mtensor *t) { return tensor_of_value(c, v, t); }
 
-const char *eir_meta_name(uint32_t i) { return i < EIR_ARRAY_LEN(META) ? META[i].name : NULL; }
+bool eir_meta_has(const char *target) { return find_fn(target) != NULL; }
+
+uint32_t eir_meta_count(void) { return (uint32_t)EIR_ARRAY_LEN(META) + meta_tail_count(); }
+
+/* name i of the two sorted tables merged */
+const char *eir_meta_name(uint32_t i) {
+    uint32_t a = 0, b = 0, na = (uint32_t)EIR_ARRAY_LEN(META), nb = meta_tail_count();
+    if (i >= na + nb) return NULL;
+    for (;;) {
+        const char *x = a < na ? META[a].name : NULL, *y = b < nb ? meta_tail_name(b) : NULL;
+        bool first = y == NULL || (x != NULL && strcmp(x, y) < 0);
+        if (a + b == i) return first ? x : y;
+        if (first) a++;
+        else b++;
+    }
+}
 
 int eir_meta_infer_node(const eir_program *p, const eir_graph *g, const eir_node *nd, eir_arena *scratch,
                         eir_mtensor *outs, uint32_t max, char *err, size_t errlen) {
     if (errlen) err[0] = 0;
-    const meta_row *row = find_row(nd->target);
-    if (!row) return 0;
+    meta_fn fn = find_fn(nd->target);
+    if (!fn) return 0;
     const eir_op_schema *s = eir_op_find(overload_name(nd->target));
     if (!s || max == 0) return 0;
     mctx c = {p, g, nd, s, scratch, err, errlen};
-    return row->fn(&c, outs, max);
+    return fn(&c, outs, max);
 }
 
 /* ---- comparing with the recorded metadata ---- */
@@ -2811,7 +2831,7 @@ uint32_t meta_flat_outputs(const eir_node *nd, uint32_t *ids, uint32_t max) {
 
 int eir_meta_check_node(const eir_program *p, const eir_graph *g, const eir_node *nd, uint32_t flags,
                         eir_meta_outcome *outs, uint32_t max, char *err, size_t errlen) {
-    if (!find_row(nd->target)) return 0;
+    if (!find_fn(nd->target)) return 0;
     eir_arena scratch;
     eir_arena_init(&scratch);
     eir_mtensor *inf = eir_arena_array(&scratch, MAX_OUTS, sizeof *inf);
@@ -2887,7 +2907,7 @@ static void walk(walkctx *w, const eir_graph *g, const char *path, uint32_t flag
     char err[512];
     for (uint32_t i = 0; i < g->num_nodes; i++) {
         const eir_node *nd = &g->nodes[i];
-        bool has = find_row(nd->target) != NULL;
+        bool has = find_fn(nd->target) != NULL;
         int n = has ? eir_meta_check_node(w->p, g, nd, flags, outs, EIR_ARRAY_LEN(outs), err, sizeof err) : 0;
         w->visit(w->ctx, path, nd, has, outs, n, n < 0 ? err : NULL);
         for (uint32_t k = 0; k < nd->num_inputs; k++) {

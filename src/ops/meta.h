@@ -4,8 +4,9 @@
  * sizes included; and the check of a node's recorded output metadata
  * against them (the verifier's `meta.*` rules, `eir verify --meta-report`).
  *
- * One meta function per ATen overload, in a table keyed by overload name
- * (src/ops/meta.c). An overload without one is not checked. */
+ * One meta function per ATen overload, in tables keyed by overload name
+ * (src/ops/meta.c; the long tail's in src/ops/meta_tail.c). An overload
+ * without one is not checked. */
 #ifndef EIR_META_H
 #define EIR_META_H
 

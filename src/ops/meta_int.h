@@ -168,4 +168,14 @@ int meta_op_nll_loss(mctx *c, eir_mtensor *o, uint32_t max);
 int meta_op_vector_norm(mctx *c, eir_mtensor *o, uint32_t max);
 int meta_op_glu(mctx *c, eir_mtensor *o, uint32_t max);
 
+/* ---- the long tail (src/ops/meta_tail.c): its own sorted table, searched
+ * after meta.c's; meta.c lends it the other overloads' functions ---- */
+
+typedef int (*meta_fn)(mctx *c, eir_mtensor *outs, uint32_t max);
+meta_fn meta_tail_find(const char *name);
+uint32_t meta_tail_count(void);
+const char *meta_tail_name(uint32_t i);
+int meta_delegate(mctx *c, const char *name, eir_mtensor *o, uint32_t max);
+bool meta_tensor_of_value(mctx *c, uint32_t v, eir_mtensor *t);
+
 #endif

@@ -783,6 +783,113 @@ static void test_linalg(void) {
     CHECK_STR(ONE("aten.linalg_vector_norm.default", args, "x=10:3,4:4,1:0"), "f32[] strides [] offset 0");
 }
 
+/* ---- the long tail (src/ops/meta_tail.c) ---- */
+
+static void test_tail(void) {
+    char args[1024];
+    const char *o2[] = {"a=7:1:1:0", "b=7:1:1:0"};
+    const char *o3[] = {"a=7:1:1:0", "b=7:1:1:0", "c=7:1:1:0"};
+    /* views: movedim, atleast_3d of a vector, unfold, the diagonal above the main one */
+    snprintf(args, sizeof args, "[%s, %s, %s]", X, arg1("source", "{\"as_int\": 0}"),
+             arg1("destination", "{\"as_int\": 2}"));
+    CHECK_STR(ONE("aten.movedim.int", args, "x=7:2,3,4:12,4,1:0"), "f32[3, 4, 2] strides [4, 1, 12] offset 0");
+    snprintf(args, sizeof args, "[%s, %s, %s]", X, arg1("source", "{\"as_ints\": [0, 0]}"),
+             arg1("destination", "{\"as_ints\": [1, 2]}"));
+    CHECK_STR(ONE("aten.movedim.intlist", args, "x=7:2,3,4:12,4,1:0"), "error: argument 'source' repeats dim 0");
+    snprintf(args, sizeof args, "[%s]", X);
+    CHECK_STR(ONE("aten.atleast_3d.default", args, "x=7:3:2:1"), "f32[1, 3, 1] strides [6, 2, 1] offset 1");
+    snprintf(args, sizeof args, "[%s, %s, %s, %s]", X, arg1("dimension", "{\"as_int\": 0}"),
+             arg1("size", "{\"as_int\": 2}"), arg1("step", "{\"as_int\": 2}"));
+    CHECK_STR(ONE("aten.unfold.default", args, "x=7:5,4:4,1:0"), "f32[2, 4, 2] strides [8, 1, 4] offset 0");
+    snprintf(args, sizeof args, "[%s, %s]", T_("A", "x"), arg1("offset", "{\"as_int\": 1}"));
+    CHECK_STR(ONE("aten.linalg_diagonal.default", args, "x=7:3,4:4,1:0"), "f32[3] strides [5] offset 1");
+    /* tensor_split into 3 near-equal views: 3, 2, 2 rows */
+    snprintf(args, sizeof args, "[%s, %s]", X, arg1("sections", "{\"as_int\": 3}"));
+    CHECK_STR(infer(prog(IN("x=7:7,2:2,1:0"), 1, "aten.tensor_split.sections", args, o3, 3, true)),
+              "f32[3, 2] strides [2, 1] offset 0\nf32[2, 2] strides [2, 1] offset 6\nf32[2, 2] strides [2, 1] offset 10");
+    /* FFT front ends: sizes and dtype, strides not inferred */
+    snprintf(args, sizeof args, "[%s]", X);
+    CHECK_STR(ONE("aten.fft_rfft.default", args, "x=7:4,10:10,1:0"), "c64[4, 6]");
+    CHECK_STR(ONE("aten.fft_irfft.default", args, "x=10:4,6:6,1:0"), "f32[4, 10]");
+    snprintf(args, sizeof args, "[%s, %s]", X, arg1("s", "{\"as_ints\": [8, 8]}"));
+    CHECK_STR(ONE("aten.fft_fft2.default", args, "x=5:3,4,5:20,5,1:0"), "c64[3, 8, 8]");
+    snprintf(args, sizeof args, "[%s]", X);
+    CHECK_STR(ONE("aten.fft_ihfft.default", args, "x=10:4,6:6,1:0"), "error: 'self' is complex; fft_ihfft expects a real tensor");
+    /* solve: column-major matrices; from the right, row-major; a vector B */
+    snprintf(args, sizeof args, "[%s, %s]", T_("A", "x"), T_("B", "y"));
+    CHECK_STR(ONE("aten.linalg_solve.default", args, "x=7:2,3,3:9,3,1:0", "y=7:2,3,4:12,4,1:0"),
+              "f32[2, 3, 4] strides [12, 1, 3] offset 0");
+    CHECK_STR(ONE("aten.linalg_solve.default", args, "x=7:3,3:3,1:0", "y=7:3:1:0"), "f32[3] strides [1] offset 0");
+    snprintf(args, sizeof args, "[%s, %s, %s]", T_("A", "x"), T_("B", "y"), arg1("left", "{\"as_bool\": false}"));
+    CHECK_STR(ONE("aten.linalg_solve.default", args, "x=7:2,4,4:16,4,1:0", "y=7:2,3,4:12,4,1:0"),
+              "f32[2, 3, 4] strides [12, 4, 1] offset 0");
+    /* eig: complex eigenvalues and column-major eigenvectors of real matrices */
+    snprintf(args, sizeof args, "[%s]", X);
+    CHECK_STR(infer(prog(IN("x=7:2,3,3:9,3,1:0"), 1, "aten.linalg_eig.default", args, o2, 2, false)),
+              "c64[2, 3] strides [3, 1] offset 0\nc64[2, 3, 3] strides [9, 1, 3] offset 0");
+    CHECK_STR(ONE("aten.linalg_eigvals.default", args, "x=7:2,3,4:12,4,1:0"), "error: 'self' has 3 x 4 matrices; expected square ones");
+    /* lu_factor: LU column-major, int32 pivots min(m, n) */
+    snprintf(args, sizeof args, "[%s]", T_("A", "x"));
+    CHECK_STR(infer(prog(IN("x=7:5,3:3,1:0"), 1, "aten.linalg_lu_factor.default", args, o2, 2, false)),
+              "f32[5, 3] strides [1, 5] offset 0\ni32[3] strides [1] offset 0");
+    /* factories: the entries on or below / above a diagonal of a 3 x 4 matrix */
+    snprintf(args, sizeof args, "[%s, %s]", arg1("row", "{\"as_int\": 3}"), arg1("col", "{\"as_int\": 4}"));
+    CHECK_STR(ONE("aten.tril_indices.default", args, "x=7:1:1:0"), "i64[2, 6] strides [6, 1] offset 0");
+    CHECK_STR(ONE("aten.triu_indices.default", args, "x=7:1:1:0"), "i64[2, 9] strides [9, 1] offset 0");
+    /* einsum: the output subscripts (implicit: the letters seen once, sorted) */
+    snprintf(args, sizeof args, "[%s, %s]", arg1("equation", "{\"as_string\": \"bij,bjk->bik\"}"),
+             arg1("tensors", "{\"as_tensors\": [{\"name\": \"x\"}, {\"name\": \"y\"}]}"));
+    CHECK_STR(ONE("aten.einsum.default", args, "x=7:2,3,4:12,4,1:0", "y=7:2,4,5:20,5,1:0"), "f32[2, 3, 5]");
+    snprintf(args, sizeof args, "[%s, %s]", arg1("equation", "{\"as_string\": \"kj,ji\"}"),
+             arg1("tensors", "{\"as_tensors\": [{\"name\": \"x\"}, {\"name\": \"y\"}]}"));
+    CHECK_STR(ONE("aten.einsum.default", args, "x=7:3,4:4,1:0", "y=7:4,5:5,1:0"), "f32[5, 3]");
+    snprintf(args, sizeof args, "[%s, %s]", arg1("equation", "{\"as_string\": \"...ij,...jk->...ik\"}"),
+             arg1("tensors", "{\"as_tensors\": [{\"name\": \"x\"}, {\"name\": \"y\"}]}"));
+    CHECK_STR(ONE("aten.einsum.default", args, "x=7:2,6,3,4:72,12,4,1:0", "y=7:6,4,5:20,5,1:0"), "f32[2, 6, 3, 5]");
+    /* view(dtype): a smaller element scales the last dim */
+    snprintf(args, sizeof args, "[%s, %s]", X, arg1("dtype", "{\"as_scalar_type\": 3}"));
+    CHECK_STR(ONE("aten.view.dtype", args, "x=7:3,4:4,1:2"), "i16[3, 8] strides [8, 1] offset 4");
+    CHECK_STR(ONE("aten.view.dtype", args, "x=7:4,3:1,4:0"),
+              "error: the last dim of 'self' (size 3, stride 4) cannot be viewed as int16: expected stride 1 and a whole "
+              "number of elements");
+    /* integer orthogonal polynomials and margins are float */
+    snprintf(args, sizeof args, "[%s, %s]", T_("x", "x"), T_("n", "y"));
+    CHECK_STR(ONE("aten.special_hermite_polynomial_h.default", args, "x=5:3:1:0", "y=5:3:1:0"), "f32[3] strides [1] offset 0");
+    snprintf(args, sizeof args, "[%s, %s, %s]", T_("input1", "x"), T_("input2", "y"), T_("target", "y"));
+    CHECK_STR(ONE("aten.margin_ranking_loss.default", args, "x=5:3:1:0", "y=5:3:1:0"), "f32[] strides [] offset 0");
+    /* histogramdd: the counts and one edge tensor per dim */
+    snprintf(args, sizeof args, "[%s, %s]", X, arg1("bins", "{\"as_ints\": [3, 4]}"));
+    CHECK_STR(infer(prog(IN("x=7:10,2:2,1:0"), 1, "aten.histogramdd.default", args, o3, 3, false)),
+              "f32[3, 4] strides [4, 1] offset 0\nf32[4] strides [1] offset 0\nf32[5] strides [1] offset 0");
+    /* quantiles: a 1-d q leads, with the quantile dim fastest in memory */
+    snprintf(args, sizeof args, "[%s, %s, %s, %s]", X, T_("q", "y"), arg1("dim", "{\"as_int\": 1}"),
+             arg1("keepdim", "{\"as_bool\": true}"));
+    CHECK_STR(ONE("aten.quantile.default", args, "x=7:4,5:5,1:0", "y=7:3:1:0"), "f32[3, 4, 1] strides [1, 3, 3] offset 0");
+    /* broadcast_tensors: stride 0 where a tensor grows */
+    snprintf(args, sizeof args, "[%s]", arg1("tensors", "{\"as_tensors\": [{\"name\": \"x\"}, {\"name\": \"y\"}]}"));
+    CHECK_STR(infer(prog(IN("x=7:3,1:1,1:0", "y=7:4:1:2"), 2, "aten.broadcast_tensors.default", args, o2, 2, true)),
+              "f32[3, 4] strides [1, 0] offset 0\nf32[3, 4] strides [0, 1] offset 2");
+    /* _trilinear: the unsqueezed operands broadcast, sumdim summed away */
+    snprintf(args, sizeof args, "[%s, %s, %s, %s, %s, %s, %s]", T_("i1", "x"), T_("i2", "y"), T_("i3", "z"),
+             arg1("expand1", "{\"as_ints\": [1, 3]}"), arg1("expand2", "{\"as_ints\": [1, 2]}"),
+             arg1("expand3", "{\"as_ints\": [0]}"), arg1("sumdim", "{\"as_ints\": [2, 3]}"));
+    CHECK_STR(ONE("aten._trilinear.default", args, "x=7:4,5:5,1:0", "y=7:4,6:6,1:0", "z=7:7,5,6:30,6,1:0"),
+              "f32[4, 7] strides [7, 1] offset 0");
+    /* the one-hot width is data when num_classes is -1 */
+    snprintf(args, sizeof args, "[%s]", X);
+    CHECK_STR(ONE("aten.one_hot.default", args, "x=5:4:1:0"), "i64[4, ?]");
+    /* errors name the argument */
+    snprintf(args, sizeof args, "[%s, %s]", X, arg1("num_samples", "{\"as_int\": 2}"));
+    CHECK_STR(ONE("aten.multinomial.default", args, "x=7:2,3,4:12,4,1:0"),
+              "error: 'self' has rank 3; multinomial expects 1 or 2 dims");
+    snprintf(args, sizeof args, "[%s, %s]", arg1("row", "{\"as_int\": -1}"), arg1("col", "{\"as_int\": 4}"));
+    CHECK_STR(ONE("aten.tril_indices.default", args, "x=7:1:1:0"),
+              "error: arguments 'row' and 'col' are -1 and 4; expected sizes >= 0");
+    /* the merged table stays sorted and findable */
+    CHECK(eir_meta_has("torch.ops.aten.linalg_eig.default") && eir_meta_has("aten.add.Tensor"));
+    CHECK(!eir_meta_has("aten.no_such_op.default"));
+}
+
 int main(void) {
     test_table();
     test_promotion();
@@ -796,5 +903,6 @@ int main(void) {
     test_fill_meta();
     test_backward();
     test_linalg();
+    test_tail();
     return check_summary("test_meta");
 }
