@@ -372,6 +372,18 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.aminmax.default", decomp_aminmax},
     {"aten.mvlgamma.default", decomp_mvlgamma},
     {"aten.renorm.default", decomp_renorm},
+    {"aten.binary_cross_entropy.default", decomp_loss_pointwise},
+    {"aten.binary_cross_entropy_with_logits.default", decomp_loss_pointwise},
+    {"aten.kl_div.default", decomp_loss_pointwise},
+    {"aten.margin_ranking_loss.default", decomp_loss_pointwise},
+    {"aten.soft_margin_loss.default", decomp_loss_pointwise},
+    {"aten.poisson_nll_loss.default", decomp_loss_pointwise},
+    {"aten.hinge_embedding_loss.default", decomp_loss_pointwise},
+    {"aten.pairwise_distance.default", decomp_distance},
+    {"aten.triplet_margin_loss.default", decomp_distance},
+    {"aten.cosine_similarity.default", decomp_cosine_similarity},
+    {"aten.nll_loss_nd.default", decomp_nll_ce},
+    {"aten.cross_entropy_loss.default", decomp_nll_ce},
 };
 
 static const char *const CIA[] = {

@@ -279,6 +279,10 @@ eir_status decomp_all(dc *c);
 eir_status decomp_aminmax(dc *c);
 eir_status decomp_mvlgamma(dc *c);
 eir_status decomp_renorm(dc *c);
+eir_status decomp_loss_pointwise(dc *c);
+eir_status decomp_distance(dc *c);
+eir_status decomp_cosine_similarity(dc *c);
+eir_status decomp_nll_ce(dc *c);
 
 /* ---- end of pointwise, activations, reductions, losses ---- */
 
