@@ -384,6 +384,7 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.cosine_similarity.default", decomp_cosine_similarity},
     {"aten.nll_loss_nd.default", decomp_nll_ce},
     {"aten.cross_entropy_loss.default", decomp_nll_ce},
+    {"aten.cosine_embedding_loss.default", decomp_cosine_embedding},
 };
 
 static const char *const CIA[] = {

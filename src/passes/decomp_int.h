@@ -283,6 +283,7 @@ eir_status decomp_loss_pointwise(dc *c);
 eir_status decomp_distance(dc *c);
 eir_status decomp_cosine_similarity(dc *c);
 eir_status decomp_nll_ce(dc *c);
+eir_status decomp_cosine_embedding(dc *c);
 
 /* ---- end of pointwise, activations, reductions, losses ---- */
 

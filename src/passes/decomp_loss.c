@@ -293,7 +293,7 @@ eir_status decomp_distance(dc *c) {
         return dc_refuse(c, "arguments 'p', 'eps': expected floats");
     if (trip) {
         if ((st = reduction_of(c, &red))) return st;
-        if (!dc_bool_arg(c, "swap", false, &swap) || swap) return dc_refuse(c, "triplet_margin_loss with swap=True is not decomposed");
+        if (!dc_bool_arg(c, "swap", false, &swap)) return dc_refuse(c, "argument 'swap': expected a bool");
         if (!dc_float_arg(c, "margin", 1.0, &margin.u.f)) return dc_refuse(c, "argument 'margin': expected a float");
     } else if (!dc_bool_arg(c, "keepdim", false, &keep))
         return dc_refuse(c, "argument 'keepdim': expected a bool");
@@ -309,6 +309,10 @@ eir_status decomp_distance(dc *c) {
     } else {
         uint32_t dp = pdist(&b, v[0], v[1], a_float(eps), a_float(p), false, dt);
         uint32_t dn = pdist(&b, v[0], v[2], a_float(eps), a_float(p), false, dt);
+        if (swap) {
+            uint32_t ds = pdist(&b, v[1], v[2], a_float(eps), a_float(p), false, dt);
+            dn = dc_pb_b(&b, "minimum.default", dt, T(dn), T(ds));
+        }
         uint32_t a = dc_pb_b(&b, "add.Scalar", dt, T(dp), margin);
         uint32_t sb = dc_pb_b(&b, "sub.Tensor", dt, T(a), T(dn));
         eir_named_arg ci[2] = {pos_arg("self", T(sb)), pos_arg("min", a_int(0))};
@@ -500,5 +504,62 @@ eir_status decomp_nll_ce(dc *c) {
         }
     } else
         r = nll2d(&b, lp, t, w, ign, red);
+    return dc_pb_finish(&b, out, r);
+}
+
+/* cosine_embedding_loss of [N, D] inputs and a target [N] */
+eir_status decomp_cosine_embedding(dc *c) {
+    static const char *const nm[] = {"input1", "input2", "target"};
+    uint32_t v[3];
+    eir_status st = tensors(c, 3, nm, NULL, v);
+    if (st) return st;
+    const eir_tensor_meta *am = meta_of(c, v[0]), *bm = meta_of(c, v[1]), *tmeta = meta_of(c, v[2]);
+    if (am->rank != 2 || bm->rank != 2 || tmeta->rank != 1 || am->sizes[0].value != bm->sizes[0].value ||
+        am->sizes[1].value != bm->sizes[1].value || tmeta->sizes[0].value != am->sizes[0].value)
+        return dc_refuse(c, "only [N, D] inputs of one shape and a target [N] are decomposed");
+    int64_t red;
+    if ((st = reduction_of(c, &red))) return st;
+    eir_arg margin;
+    if (!scalar_arg(c, "margin", a_float(0.0), &margin)) return dc_refuse(c, "argument 'margin': expected a number");
+    if (c->dry) return EIR_OK;
+    pb b;
+    dc_pb_init(&b, c, v[0]);
+    eir_dtype dt = am->dtype;
+    uint32_t out = out_value(c);
+    int64_t one = 1, n = am->sizes[0].value, zero = 0;
+    tm rm;
+    dc_tm_new(&rm, am, dt, &n, 1);
+    /* torch's EPSILON is the float 1e-12 */
+    const double epsf = (double)1e-12f;
+    uint32_t pr[3][2] = {{v[0], v[1]}, {v[0], v[0]}, {v[1], v[1]}}, sums[3];
+    for (int k = 0; k < 3; k++) {
+        uint32_t m = dc_pb_b(&b, "mul.Tensor", dt, T(pr[k][0]), T(pr[k][1]));
+        eir_named_arg si_[2] = {pos_arg("self", T(m)), pos_arg("dim", dc_a_ints(c, &one, 1))};
+        sums[k] = dc_pb_emit_m(&b, "sum.dim_IntList", dt, 2, si_, &rm.m);
+        if (k) sums[k] = dc_pb_b(&b, "add.Scalar", dt, T(sums[k]), a_float(epsf));
+    }
+    uint32_t m = dc_pb_b(&b, "mul.Tensor", dt, T(sums[1]), T(sums[2]));
+    uint32_t sq = dc_pb_u(&b, "sqrt.default", dt, m);
+    uint32_t cs = dc_pb_b(&b, "div.Tensor", dt, T(sums[0]), T(sq));
+    eir_named_arg z0[4] = {pos_arg("self", T(cs)), pos_arg("fill_value", a_int(0)), kw_arg("pin_memory", a_bool(false)),
+                           kw_arg("memory_format", a_kind(EIR_ARG_MEMORY_FORMAT, EIR_MF_CONTIGUOUS))};
+    uint32_t zeros = dc_pb_emit(&b, "full_like.default", dt, 4, z0);
+    eir_named_arg ei[6] = {pos_arg("size", dc_a_ints(c, &n, 1)), pos_arg("physical_layout", dc_a_ints(c, &zero, 1)),
+                           kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, dt)),
+                           kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)),
+                           kw_arg("device", dc_a_device(am)), kw_arg("pin_memory", a_bool(false))};
+    uint32_t emp = dc_pb_emit_m(&b, "empty_permuted.default", dt, 6, ei, &rm.m);
+    eir_named_arg oi[3] = {pos_arg("self", T(emp)), pos_arg("fill_value", a_int(1)), kw_arg("pin_memory", a_bool(false))};
+    uint32_t ones = dc_pb_emit(&b, "full_like.default", dt, 3, oi);
+    uint32_t pos = dc_pb_b(&b, "sub.Tensor", dt, T(ones), T(cs));
+    uint32_t sb = dc_pb_b(&b, "sub.Scalar", dt, T(cs), margin);
+    eir_named_arg ci[2] = {pos_arg("self", T(sb)), pos_arg("min", a_int(0))};
+    uint32_t neg = dc_pb_emit(&b, "clamp.default", dt, 2, ci);
+    uint32_t eq = dc_pb_b(&b, "eq.Scalar", EIR_BOOL, T(v[2]), a_int(1));
+    uint32_t w = dc_pb_where(&b, dt, eq, pos, zeros);
+    uint32_t eq1 = dc_pb_b(&b, "eq.Scalar", EIR_BOOL, T(v[2]), a_int(-1));
+    uint32_t w1 = dc_pb_where(&b, dt, eq1, neg, zeros);
+    uint32_t r = dc_pb_b(&b, "add.Tensor", dt, T(w), T(w1));
+    r = reduce(&b, r, red);
     return dc_pb_finish(&b, out, r);
 }

@@ -539,7 +539,7 @@ eir_status decomp_pw_chain2(dc *c) {
         if (!dc_float_arg(c, "rtol", 1e-5, &rtol) || !dc_float_arg(c, "atol", 1e-8, &atol) ||
             !dc_bool_arg(c, "equal_nan", false, &en))
             return dc_refuse(c, "arguments 'rtol', 'atol', 'equal_nan': expected floats and a bool");
-        if (en) return dc_refuse(c, "isclose with equal_nan=True is not decomposed");
+        s1 = a_bool(en);
     }
     if (c->dry) return EIR_OK;
     pb b;
@@ -606,6 +606,12 @@ eir_status decomp_pw_chain2(dc *c) {
         r = dc_pb_b(&b, "add.Tensor", dt, T(x), T(q));
     } else { /* isclose */
         uint32_t eq = dc_pb_b(&b, "eq.Tensor", B, T(x), T(y));
+        if (s1.u.b) {
+            uint32_t n0 = dc_pb_u(&b, "isnan.default", B, x);
+            uint32_t n1 = dc_pb_u(&b, "isnan.default", B, y);
+            uint32_t nb = dc_pb_b(&b, "bitwise_and.Tensor", B, T(n0), T(n1));
+            eq = dc_pb_b(&b, "bitwise_or.Tensor", B, T(eq), T(nb));
+        }
         uint32_t m = dc_pb_b(&b, "mul.Scalar", dt, T(y), a_float(rtol));
         uint32_t a = dc_pb_u(&b, "abs.default", dt, m);
         uint32_t tol = dc_pb_b(&b, "add.Scalar", dt, T(a), a_float(atol));
@@ -664,9 +670,9 @@ eir_status decomp_prelu(dc *c) {
     const eir_tensor_meta *xm = meta_of(c, x), *wm = meta_of(c, w);
     int64_t wn = 1;
     for (uint32_t i = 0; i < wm->rank; i++) wn *= wm->sizes[i].value;
-    if (wm->rank != 1 || xm->rank < 2 || (wn != 1 && wn != xm->sizes[1].value))
-        return dc_refuse(c, "a weight of %lld elements for an input of rank %u (a 1-d weight of 1 or C elements and an "
-                         "input of rank >= 2 are decomposed)", (long long)wn, xm->rank);
+    if (wm->rank != 1 || (xm->rank >= 2 ? wn != 1 && wn != xm->sizes[1].value : wn != 1))
+        return dc_refuse(c, "a weight of %lld elements for an input of rank %u (a 1-d weight of 1 or C elements is "
+                         "decomposed)", (long long)wn, xm->rank);
     if (c->dry) return EIR_OK;
     pb b;
     dc_pb_init(&b, c, x);
@@ -675,8 +681,9 @@ eir_status decomp_prelu(dc *c) {
     tm vm;
     dc_tm_new(&vm, wm, wm->dtype, sz, xm->rank);
     vm.m.storage_offset = wm->storage_offset;
-    uint32_t v = EIR_NO_VALUE;
-    if ((b.st = dc_emit_reshape(c, w, &vm.m, "view", &v))) return b.st;
+    /* a 1-d input takes the weight as it is */
+    uint32_t v = w;
+    if (xm->rank != 1 && (b.st = dc_emit_reshape(c, w, &vm.m, "view", &v))) return b.st;
     uint32_t gt = dc_pb_b(&b, "gt.Scalar", EIR_BOOL, T(x), a_int(0));
     uint32_t m = dc_pb_b(&b, "mul.Tensor", xm->dtype, T(v), T(x));
     uint32_t r = dc_pb_where(&b, xm->dtype, gt, x, m);
@@ -750,7 +757,9 @@ eir_status decomp_logsumexp(dc *c) {
     bool all, keep = false;
     if (!red_dims(c, "dim", xm->rank, dims, &n, &all) || all) return dc_refuse(c, "argument 'dim': expected dims in range");
     if (!dc_bool_arg(c, "keepdim", false, &keep)) return dc_refuse(c, "argument 'keepdim': expected a bool");
-    if (!xm->rank) return dc_refuse(c, "a 0-dim input");
+    /* over an empty dimension torch skips the max */
+    bool empty = false;
+    for (uint32_t i = 0; i < n; i++) empty = empty || (xm->rank && xm->sizes[dims[i]].value == 0);
     if (c->dry) return EIR_OK;
     pb b;
     dc_pb_init(&b, c, x);
@@ -761,6 +770,11 @@ eir_status decomp_logsumexp(dc *c) {
         xm = meta_of(c, x);
     }
     eir_arg da = dims_as_given(c, "dim");
+    if (empty) {
+        uint32_t e = dc_pb_u(&b, "exp.default", dt, x);
+        uint32_t s = pb_sum(&b, e, da, dims, n, keep, dt);
+        return dc_pb_finish(&b, out, dc_pb_u(&b, "log.default", dt, s));
+    }
     tm km;
     red_meta(&km, xm, dims, n, true, dt);
     eir_named_arg ai[3] = {pos_arg("self", T(x)), pos_arg("dim", da), pos_arg("keepdim", a_bool(true))};
