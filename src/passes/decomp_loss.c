@@ -373,39 +373,76 @@ eir_status decomp_cosine_similarity(dc *c) {
 
 /* ---- nll_loss_nd / cross_entropy_loss of a 2-d input [N, C] ---- */
 
-/* nll of log-probabilities lp [N, C] and class indices t [N] */
-static uint32_t nll2d(pb *b, uint32_t lp, uint32_t t, uint32_t w, eir_arg ign, int64_t red) {
+/* contiguous metadata of concrete sizes sz[0..n) */
+static void meta_sizes(tm *t, const eir_tensor_meta *like, eir_dtype dt, const int64_t *sz, uint32_t n) {
+    dc_tm_new(t, like, dt, sz, n);
+}
+
+/* view(x, sizes) with the sizes written as given (-1 included), x contiguous */
+static uint32_t view_as_torch(pb *b, uint32_t x, const int64_t *written, const int64_t *sz, uint32_t n) {
+    tm t;
+    meta_sizes(&t, meta_of(b->c, x), meta_of(b->c, x)->dtype, sz, n);
+    t.m.storage_offset = meta_of(b->c, x)->storage_offset;
+    eir_named_arg vi[2] = {pos_arg("self", T(x)), pos_arg("size", dc_a_ints(b->c, written, n))};
+    return dc_pb_emit_m(b, "view.default", t.m.dtype, 2, vi, &t.m);
+}
+
+/* nll of log-probabilities lp ([C], [N, C] or [N, C, d...]) and class
+ * indices t ([], [N] or [N, d...]), as torch's nll_loss_nd decomposition */
+static uint32_t nll_nd(pb *b, uint32_t lp, uint32_t t, uint32_t w, eir_arg ign, int64_t red, const eir_tensor_meta *om) {
     dc *c = b->c;
     const eir_tensor_meta *lm = meta_of(c, lp), *tmeta = meta_of(c, t);
-    eir_dtype dt = lm->dtype;
-    int64_t n = lm->sizes[0].value, k = lm->sizes[1].value;
-    uint32_t src = lp, wv = EIR_NO_VALUE;
-    if (w != EIR_NO_VALUE) {
-        tm vm;
-        int64_t vs[2] = {1, k};
-        dc_tm_new(&vm, meta_of(c, w), dt, vs, 2);
-        if (!b->st) b->st = dc_emit_reshape(c, w, &vm.m, "view", &wv);
-        src = dc_pb_b(b, "mul.Tensor", dt, T(lp), T(wv));
+    eir_dtype dt = lm->dtype, it = tmeta->dtype;
+    uint32_t rank = lm->rank;
+    int64_t cd = rank == 1 ? 0 : 1, one = 1;
+    int64_t tsz[MAXR + 1];
+    uint32_t tr = tmeta->rank;
+    for (uint32_t i = 0; i < tr; i++) tsz[i] = tmeta->sizes[i].value;
+    uint32_t src = lp, tv = t, wv = EIR_NO_VALUE;
+    if (rank >= 3) {
+        int64_t n = lm->sizes[0].value, k = lm->sizes[1].value, rest = 1;
+        for (uint32_t i = 2; i < rank; i++) rest *= lm->sizes[i].value;
+        int64_t lw[4] = {n, k, 1, -1}, ls[4] = {n, k, 1, rest}, tw[3] = {n, 1, -1}, ts[3] = {n, 1, rest};
+        src = view_as_torch(b, lp, lw, ls, 4);
+        tv = view_as_torch(b, t, tw, ts, 3);
+        tr = 3;
+        memcpy(tsz, ts, sizeof ts);
     }
-    uint32_t ne = dc_pb_b(b, "ne.Scalar", EIR_BOOL, T(t), ign);
-    uint32_t z = dc_pb_scalar(b, a_int(0), tmeta->dtype);
-    uint32_t tt = dc_pb_where(b, tmeta->dtype, ne, t, z);
-    int64_t us[2] = {n, 1}, one = 1;
+    if (w != EIR_NO_VALUE) {
+        if (rank == 2) {
+            tm vm;
+            int64_t vs[2] = {1, lm->sizes[1].value};
+            dc_tm_new(&vm, meta_of(c, w), dt, vs, 2);
+            if (!b->st) b->st = dc_emit_reshape(c, w, &vm.m, "view", &wv);
+        } else
+            wv = w;
+        src = dc_pb_b(b, "mul.Tensor", dt, T(src), T(wv));
+    }
+    uint32_t ne = dc_pb_b(b, "ne.Scalar", EIR_BOOL, T(tv), ign);
+    uint32_t z = dc_pb_scalar(b, a_int(0), it);
+    uint32_t tt = dc_pb_where(b, it, ne, tv, z);
+    int64_t us[MAXR + 1];
+    for (uint32_t i = 0, k = 0; i <= tr; i++) us[i] = (int64_t)i == cd ? 1 : tsz[k++];
     tm um, gm, sm;
-    dc_tm_new(&um, tmeta, tmeta->dtype, us, 2);
-    eir_named_arg ui[2] = {pos_arg("self", T(tt)), pos_arg("dim", a_int(1))};
-    uint32_t u = dc_pb_emit_m(b, "unsqueeze.default", tmeta->dtype, 2, ui, &um.m);
-    dc_tm_new(&gm, lm, dt, us, 2);
-    dc_tm_new(&sm, lm, dt, &n, 1);
-    eir_named_arg gi[3] = {pos_arg("self", T(src)), pos_arg("dim", a_int(1)), pos_arg("index", T(u))};
+    meta_sizes(&um, tmeta, it, us, tr + 1);
+    meta_sizes(&gm, lm, dt, us, tr + 1);
+    meta_sizes(&sm, lm, dt, tsz, tr);
+    eir_named_arg ui[2] = {pos_arg("self", T(tt)), pos_arg("dim", a_int(cd))};
+    uint32_t u = dc_pb_emit_m(b, "unsqueeze.default", it, 2, ui, &um.m);
+    eir_named_arg gi[3] = {pos_arg("self", T(src)), pos_arg("dim", a_int(cd)), pos_arg("index", T(u))};
     uint32_t g = dc_pb_emit_m(b, "gather.default", dt, 3, gi, &gm.m);
-    eir_named_arg qi[2] = {pos_arg("self", T(g)), pos_arg("dim", dc_a_ints(c, &one, 1))};
+    eir_named_arg qi[2] = {pos_arg("self", T(g)), pos_arg("dim", dc_a_ints(c, &cd, 1))};
     uint32_t q = dc_pb_emit_m(b, "squeeze.dims", dt, 2, qi, &sm.m);
     uint32_t ng = dc_pb_u(b, "neg.default", dt, q);
-    uint32_t ne1 = dc_pb_b(b, "ne.Scalar", EIR_BOOL, T(t), ign);
+    uint32_t ne1 = dc_pb_b(b, "ne.Scalar", EIR_BOOL, T(tv), ign);
     uint32_t z1 = dc_pb_scalar(b, a_int(0), dt);
     uint32_t loss = dc_pb_where(b, dt, ne1, ng, z1);
-    if (red == RED_NONE) return loss;
+    if (red == RED_NONE) {
+        if (rank < 3) return loss;
+        int64_t os[MAXR];
+        for (uint32_t i = 0; i < om->rank; i++) os[i] = om->sizes[i].value;
+        return view_as_torch(b, loss, os, os, om->rank);
+    }
     tm s0;
     dc_tm_new(&s0, lm, dt, NULL, 0);
     if (red == RED_SUM) {
@@ -414,6 +451,7 @@ static uint32_t nll2d(pb *b, uint32_t lp, uint32_t t, uint32_t w, eir_arg ign, i
     }
     uint32_t den;
     if (w != EIR_NO_VALUE) {
+        int64_t n = lm->sizes[0].value, k = lm->sizes[1].value;
         int64_t es[2] = {n, k};
         tm em;
         dc_tm_new(&em, lm, dt, es, 2);
@@ -424,13 +462,13 @@ static uint32_t nll2d(pb *b, uint32_t lp, uint32_t t, uint32_t w, eir_arg ign, i
         uint32_t gw = dc_pb_emit_m(b, "gather.default", dt, 3, g1, &gm.m);
         eir_named_arg q1[2] = {pos_arg("self", T(gw)), pos_arg("dim", dc_a_ints(c, &one, 1))};
         uint32_t qw = dc_pb_emit_m(b, "squeeze.dims", dt, 2, q1, &sm.m);
-        uint32_t ne2 = dc_pb_b(b, "ne.Scalar", EIR_BOOL, T(t), ign);
+        uint32_t ne2 = dc_pb_b(b, "ne.Scalar", EIR_BOOL, T(tv), ign);
         uint32_t z2 = dc_pb_scalar(b, a_int(0), dt);
         uint32_t ww = dc_pb_where(b, dt, ne2, qw, z2);
         eir_named_arg si_[2] = {pos_arg("self", T(ww)), pos_arg("dim", dc_a_ints(c, NULL, 0))};
         den = dc_pb_emit_m(b, "sum.dim_IntList", dt, 2, si_, &s0.m);
     } else {
-        uint32_t ne2 = dc_pb_b(b, "ne.Scalar", EIR_BOOL, T(t), ign);
+        uint32_t ne2 = dc_pb_b(b, "ne.Scalar", EIR_BOOL, T(tv), ign);
         tm s64;
         dc_tm_new(&s64, lm, EIR_I64, NULL, 0);
         eir_named_arg si_[2] = {pos_arg("self", T(ne2)), pos_arg("dim", dc_a_ints(c, NULL, 0))};
@@ -470,28 +508,38 @@ eir_status decomp_nll_ce(dc *c) {
     }
     const eir_tensor_meta *tmeta = meta_of(c, t);
     bool probs = is_fp(tmeta->dtype);
-    if (xm->rank != 2) return dc_refuse(c, "an input of rank %u (only [N, C] inputs are decomposed)", xm->rank);
+    if (!xm->rank || xm->rank > MAXR - 1) return dc_refuse(c, "an input of rank %u", xm->rank);
+    int64_t cd = xm->rank == 1 ? 0 : 1;
     if (probs) {
-        if (!ce || w != EIR_NO_VALUE || tmeta->rank != 2 || tmeta->dtype != xm->dtype)
-            return dc_refuse(c, "class probabilities with a weight or of another shape are not decomposed");
-    } else if (tmeta->dtype != EIR_I64 || tmeta->rank != 1 || tmeta->sizes[0].value != xm->sizes[0].value)
-        return dc_refuse(c, "argument 'target': expected int64 class indices [N]");
+        bool same = tmeta->rank == xm->rank;
+        for (uint32_t i = 0; same && i < xm->rank; i++) same = tmeta->sizes[i].value == xm->sizes[i].value;
+        if (!ce || w != EIR_NO_VALUE || !same || tmeta->dtype != xm->dtype || xm->rank < 2)
+            return dc_refuse(c, "class probabilities with a weight, of another shape or of a 1-d input are not decomposed");
+    } else {
+        bool ok = tmeta->dtype == EIR_I64 && tmeta->rank + 1 == xm->rank;
+        for (uint32_t i = 0, k = 0; ok && i < xm->rank; i++)
+            if ((int64_t)i != cd) ok = tmeta->sizes[k++].value == xm->sizes[i].value;
+        if (!ok) return dc_refuse(c, "argument 'target': expected int64 class indices of the input's shape without its class dimension");
+        if (w != EIR_NO_VALUE && (meta_of(c, w)->sizes[0].value != xm->sizes[cd].value || (xm->rank != 2 && (xm->rank > 2 || red == RED_MEAN))))
+            return dc_refuse(c, "a class weight with an input of rank %u (and this reduction) is not decomposed", xm->rank);
+        if (xm->rank >= 3 && ((!ce && !dc_meta_contiguous(xm)) || !dc_meta_contiguous(tmeta)))
+            return dc_refuse(c, "non-contiguous inputs of rank %u", xm->rank);
+    }
     if (c->dry) return EIR_OK;
     pb b;
     dc_pb_init(&b, c, x);
     eir_dtype dt = xm->dtype;
     uint32_t lp = x, r;
     if (ce) {
-        eir_named_arg li[3] = {pos_arg("self", T(x)), pos_arg("dim", a_int(1)), pos_arg("half_to_float", a_bool(false))};
+        eir_named_arg li[3] = {pos_arg("self", T(x)), pos_arg("dim", a_int(cd)), pos_arg("half_to_float", a_bool(false))};
         lp = dc_pb_emit_m(&b, "_log_softmax.default", dt, 3, li, NULL);
     }
     if (probs) {
         uint32_t m = dc_pb_b(&b, "mul.Tensor", dt, T(lp), T(t));
         if (red == RED_NONE) {
-            int64_t one = 1;
             tm nm;
-            dc_tm_new(&nm, xm, dt, &xm->sizes[0].value, 1);
-            eir_named_arg si_[2] = {pos_arg("self", T(m)), pos_arg("dim", dc_a_ints(c, &one, 1))};
+            dc_tm_from(&nm, meta_of(c, out));
+            eir_named_arg si_[2] = {pos_arg("self", T(m)), pos_arg("dim", dc_a_ints(c, &cd, 1))};
             uint32_t s = dc_pb_emit_m(&b, "sum.dim_IntList", dt, 2, si_, &nm.m);
             r = dc_pb_u(&b, "neg.default", dt, s);
         } else {
@@ -500,10 +548,13 @@ eir_status decomp_nll_ce(dc *c) {
             eir_named_arg si_[2] = {pos_arg("self", T(m)), pos_arg("dim", dc_a_ints(c, NULL, 0))};
             uint32_t s = dc_pb_emit_m(&b, "sum.dim_IntList", dt, 2, si_, &s0.m);
             r = dc_pb_u(&b, "neg.default", dt, s);
-            if (red == RED_MEAN) r = dc_pb_b(&b, "div.Scalar", dt, T(r), a_int(xm->sizes[0].value));
+            int64_t cnt = 1;
+            for (uint32_t i = 0; i < xm->rank; i++)
+                if ((int64_t)i != cd) cnt *= xm->sizes[i].value;
+            if (red == RED_MEAN) r = dc_pb_b(&b, "div.Scalar", dt, T(r), a_int(cnt));
         }
     } else
-        r = nll2d(&b, lp, t, w, ign, red);
+        r = nll_nd(&b, lp, t, w, ign, red, meta_of(c, out));
     return dc_pb_finish(&b, out, r);
 }
 

@@ -670,20 +670,23 @@ eir_status decomp_prelu(dc *c) {
     const eir_tensor_meta *xm = meta_of(c, x), *wm = meta_of(c, w);
     int64_t wn = 1;
     for (uint32_t i = 0; i < wm->rank; i++) wn *= wm->sizes[i].value;
-    if (wm->rank != 1 || (xm->rank >= 2 ? wn != 1 && wn != xm->sizes[1].value : wn != 1))
+    if (wm->rank > 1 || (xm->rank >= 2 ? wn != 1 && wn != xm->sizes[1].value : wn != 1))
         return dc_refuse(c, "a weight of %lld elements for an input of rank %u (a 1-d weight of 1 or C elements is "
                          "decomposed)", (long long)wn, xm->rank);
     if (c->dry) return EIR_OK;
     pb b;
     dc_pb_init(&b, c, x);
+    /* the weight viewed as [1, C, 1, ...] ([C] for a 1-d input), unless it
+     * has that shape */
     int64_t sz[MAXR];
-    for (uint32_t i = 0; i < xm->rank; i++) sz[i] = i == 1 ? wn : 1;
+    for (uint32_t i = 0; i < xm->rank; i++) sz[i] = i == 1 || xm->rank == 1 ? wn : 1;
+    bool same = wm->rank == xm->rank;
+    for (uint32_t i = 0; same && i < xm->rank; i++) same = wm->sizes[i].value == sz[i];
     tm vm;
     dc_tm_new(&vm, wm, wm->dtype, sz, xm->rank);
     vm.m.storage_offset = wm->storage_offset;
-    /* a 1-d input takes the weight as it is */
     uint32_t v = w;
-    if (xm->rank != 1 && (b.st = dc_emit_reshape(c, w, &vm.m, "view", &v))) return b.st;
+    if (!same && (b.st = dc_emit_reshape(c, w, &vm.m, "view", &v))) return b.st;
     uint32_t gt = dc_pb_b(&b, "gt.Scalar", EIR_BOOL, T(x), a_int(0));
     uint32_t m = dc_pb_b(&b, "mul.Tensor", xm->dtype, T(v), T(x));
     uint32_t r = dc_pb_where(&b, xm->dtype, gt, x, m);
