@@ -133,10 +133,6 @@ eir_status decomp_loss_pointwise(dc *c) {
         st = tensors(c, 2, bce, NULL, v);
     if (st) return st;
     uint32_t out = out_value(c);
-    if (!strncmp(op, "hinge_embedding_loss.", 21)) {
-        const eir_tensor_meta *xm = meta_of(c, v[0]);
-        if (!dc_meta_contiguous(xm)) return dc_refuse(c, "a non-contiguous input");
-    }
     if (c->dry) return EIR_OK;
     pb b;
     dc_pb_init(&b, c, v[0]);
@@ -229,17 +225,26 @@ eir_status decomp_loss_pointwise(dc *c) {
                                kw_arg("memory_format", a_kind(EIR_ARG_MEMORY_FORMAT, EIR_MF_CONTIGUOUS))};
         uint32_t zero = dc_pb_emit(&b, "full_like.default", dt, 4, z0);
         int64_t sz[MAXR], perm[MAXR];
+        /* empty_permuted in the input's dimension order (outermost first) */
+        tm pm;
+        dc_tm_pointwise(&pm, xm);
         for (uint32_t i = 0; i < xm->rank; i++) {
             sz[i] = xm->sizes[i].value;
             perm[i] = i;
         }
+        for (uint32_t i = 1; i < xm->rank; i++)
+            for (uint32_t j = i; j > 0 && pm.st[perm[j]].value > pm.st[perm[j - 1]].value; j--) {
+                int64_t t = perm[j];
+                perm[j] = perm[j - 1];
+                perm[j - 1] = t;
+            }
         eir_arg size = dc_a_ints(c, sz, xm->rank);
         eir_arg pa = dc_a_ints(c, perm, xm->rank);
         eir_named_arg ei[6] = {pos_arg("size", size), pos_arg("physical_layout", pa),
                                kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, dt)),
                                kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)),
                                kw_arg("device", dc_a_device(xm)), kw_arg("pin_memory", a_bool(false))};
-        uint32_t emp = dc_pb_emit_m(&b, "empty_permuted.default", dt, 6, ei, xm);
+        uint32_t emp = dc_pb_emit_m(&b, "empty_permuted.default", dt, 6, ei, &pm.m);
         eir_named_arg mi[3] = {pos_arg("self", T(emp)), pos_arg("fill_value", s1), kw_arg("pin_memory", a_bool(false))};
         uint32_t mg = dc_pb_emit(&b, "full_like.default", dt, 3, mi);
         uint32_t sb = dc_pb_b(&b, "sub.Tensor", dt, T(mg), T(x));
@@ -329,24 +334,49 @@ eir_status decomp_cosine_similarity(dc *c) {
     eir_status st = tensors(c, 2, nm, NULL, v);
     if (st) return st;
     const eir_tensor_meta *am = meta_of(c, v[0]), *bm = meta_of(c, v[1]);
-    if (am->rank != bm->rank || !am->rank) return dc_refuse(c, "inputs of different ranks or 0-dim (broadcasting is not decomposed)");
-    for (uint32_t i = 0; i < am->rank; i++)
-        if (am->sizes[i].value != bm->sizes[i].value) return dc_refuse(c, "inputs of different shapes (broadcasting is not decomposed)");
+    if (!am->rank || !bm->rank) return dc_refuse(c, "0-dim inputs are not decomposed");
+    /* inputs of different shapes are both expanded to the broadcast one */
+    uint32_t rank = am->rank > bm->rank ? am->rank : bm->rank;
+    int64_t shape[MAXR];
+    bool differ = am->rank != bm->rank;
+    for (uint32_t d = 0; d < rank; d++) {
+        int64_t o0 = (int64_t)d - (int64_t)(rank - am->rank), o1 = (int64_t)d - (int64_t)(rank - bm->rank);
+        int64_t s0 = o0 < 0 ? 1 : am->sizes[o0].value, s1 = o1 < 0 ? 1 : bm->sizes[o1].value;
+        if (s0 != s1 && s0 != 1 && s1 != 1) return dc_refuse(c, "sizes %lld and %lld do not broadcast", (long long)s0, (long long)s1);
+        differ = differ || s0 != s1;
+        shape[d] = s0 == 1 ? s1 : s0;
+    }
     int64_t dim = 1;
     double eps = 1e-8;
     if (!is_none(dc_arg_named(c, "dim")) && !int_of(dc_arg_named(c, "dim"), &dim)) return dc_refuse(c, "argument 'dim': expected an int");
     if (!dc_float_arg(c, "eps", 1e-8, &eps)) return dc_refuse(c, "argument 'eps': expected a float");
-    dim = wrap_dim(dim, am->rank);
-    if (dim < 0 || dim >= (int64_t)am->rank) return dc_refuse(c, "argument 'dim': out of range");
+    dim = wrap_dim(dim, rank);
+    if (dim < 0 || dim >= (int64_t)rank) return dc_refuse(c, "argument 'dim': out of range");
     if (c->dry) return EIR_OK;
     pb b;
     dc_pb_init(&b, c, v[0]);
     eir_dtype dt = am->dtype;
     uint32_t out = out_value(c), cl[2];
+    if (differ) {
+        for (int k = 1; k >= 0; k--) {
+            const eir_tensor_meta *m = meta_of(c, v[k]);
+            tm em;
+            dc_tm_new(&em, m, dt, shape, rank);
+            for (uint32_t d = 0; d < rank; d++) {
+                int64_t o = (int64_t)d - (int64_t)(rank - m->rank);
+                em.st[d] = o >= 0 && m->sizes[o].value == shape[d] ? m->strides[o] : si(0);
+            }
+            em.m.storage_offset = m->storage_offset;
+            eir_named_arg ei[2] = {pos_arg("self", T(v[k])), pos_arg("size", dc_a_ints(c, shape, rank))};
+            v[k] = dc_pb_emit_m(&b, "expand.default", dt, 2, ei, &em.m);
+        }
+        if (b.st) return b.st;
+        am = meta_of(c, v[0]);
+    }
     int64_t sz[MAXR];
-    for (uint32_t i = 0; i < am->rank; i++) sz[i] = (int64_t)i == dim ? 1 : am->sizes[i].value;
+    for (uint32_t i = 0; i < rank; i++) sz[i] = (int64_t)i == dim ? 1 : shape[i];
     tm km;
-    dc_tm_new(&km, am, dt, sz, am->rank);
+    dc_tm_new(&km, am, dt, sz, rank);
     for (int k = 0; k < 2; k++) {
         eir_named_arg ni[4] = {pos_arg("self", T(v[k])), pos_arg("ord", a_int(2)), pos_arg("dim", dc_a_ints(c, &dim, 1)),
                                pos_arg("keepdim", a_bool(true))};
@@ -565,9 +595,10 @@ eir_status decomp_cosine_embedding(dc *c) {
     eir_status st = tensors(c, 3, nm, NULL, v);
     if (st) return st;
     const eir_tensor_meta *am = meta_of(c, v[0]), *bm = meta_of(c, v[1]), *tmeta = meta_of(c, v[2]);
-    if (am->rank != 2 || bm->rank != 2 || tmeta->rank != 1 || am->sizes[0].value != bm->sizes[0].value ||
-        am->sizes[1].value != bm->sizes[1].value || tmeta->sizes[0].value != am->sizes[0].value)
-        return dc_refuse(c, "only [N, D] inputs of one shape and a target [N] are decomposed");
+    if (am->rank < 1 || am->rank > 2 || bm->rank != am->rank || tmeta->rank + 1 != am->rank ||
+        am->sizes[0].value != bm->sizes[0].value || am->sizes[am->rank - 1].value != bm->sizes[am->rank - 1].value ||
+        (am->rank == 2 && tmeta->sizes[0].value != am->sizes[0].value))
+        return dc_refuse(c, "only [N, D] or [D] inputs of one shape and a target [N] or [] are decomposed");
     int64_t red;
     if ((st = reduction_of(c, &red))) return st;
     eir_arg margin;
@@ -577,9 +608,11 @@ eir_status decomp_cosine_embedding(dc *c) {
     dc_pb_init(&b, c, v[0]);
     eir_dtype dt = am->dtype;
     uint32_t out = out_value(c);
-    int64_t one = 1, n = am->sizes[0].value, zero = 0;
+    /* reduced over the last dimension: [N] or [] */
+    uint32_t rr = am->rank - 1;
+    int64_t one = (int64_t)rr, n = am->sizes[0].value, zero = 0;
     tm rm;
-    dc_tm_new(&rm, am, dt, &n, 1);
+    dc_tm_new(&rm, am, dt, &n, rr);
     /* torch's EPSILON is the float 1e-12 */
     const double epsf = (double)1e-12f;
     uint32_t pr[3][2] = {{v[0], v[1]}, {v[0], v[0]}, {v[1], v[1]}}, sums[3];
@@ -595,7 +628,7 @@ eir_status decomp_cosine_embedding(dc *c) {
     eir_named_arg z0[4] = {pos_arg("self", T(cs)), pos_arg("fill_value", a_int(0)), kw_arg("pin_memory", a_bool(false)),
                            kw_arg("memory_format", a_kind(EIR_ARG_MEMORY_FORMAT, EIR_MF_CONTIGUOUS))};
     uint32_t zeros = dc_pb_emit(&b, "full_like.default", dt, 4, z0);
-    eir_named_arg ei[6] = {pos_arg("size", dc_a_ints(c, &n, 1)), pos_arg("physical_layout", dc_a_ints(c, &zero, 1)),
+    eir_named_arg ei[6] = {pos_arg("size", dc_a_ints(c, &n, rr)), pos_arg("physical_layout", dc_a_ints(c, &zero, rr)),
                            kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, dt)),
                            kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)),
                            kw_arg("device", dc_a_device(am)), kw_arg("pin_memory", a_bool(false))};
