@@ -161,6 +161,18 @@ def test_losses(eir, tmp_path):
                                                torch.tensor([0, 2]), r(2, 3).log_softmax(1)))
 
 
+def losses_nd(x3, t3, p3, v, t0, a, b, c, s0):
+    return (F.nll_loss(x3.log_softmax(1), t3), F.nll_loss(x3, t3, reduction="none"), F.nll_loss(v, t0),
+            F.cross_entropy(x3, t3), F.cross_entropy(x3, p3), F.cross_entropy(v, t0),
+            F.hinge_embedding_loss(a.t(), torch.ones(2, 3)), F.cosine_similarity(b, c), F.cosine_similarity(b, c[0], dim=0),
+            F.cosine_embedding_loss(v, v.flip(0), s0, margin=0.5, reduction="sum"))
+
+
+def test_losses_nd(eir, tmp_path):
+    convert_like_torch(eir, tmp_path, losses_nd, (r(2, 3, 4), torch.randint(0, 3, (2, 4)), torch.rand(2, 3, 4), r(3),
+                                                  torch.tensor(1), r(3, 2), r(2, 3), r(1, 3), torch.tensor(-1.0)))
+
+
 def test_strict(eir, tmp_path):
     def fn(a, b):
         return torch.logit(a.sigmoid()), F.softplus(a), torch.logsumexp(a, 1), *torch.std_mean(a, 1), \
