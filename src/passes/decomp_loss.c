@@ -334,7 +334,7 @@ eir_status decomp_cosine_similarity(dc *c) {
     eir_status st = tensors(c, 2, nm, NULL, v);
     if (st) return st;
     const eir_tensor_meta *am = meta_of(c, v[0]), *bm = meta_of(c, v[1]);
-    if (!am->rank || !bm->rank) return dc_refuse(c, "0-dim inputs are not decomposed");
+    if (!am->rank != !bm->rank) return dc_refuse(c, "a 0-dim input with a tensor of rank %u", am->rank + bm->rank);
     /* inputs of different shapes are both expanded to the broadcast one */
     uint32_t rank = am->rank > bm->rank ? am->rank : bm->rank;
     int64_t shape[MAXR];
@@ -351,7 +351,7 @@ eir_status decomp_cosine_similarity(dc *c) {
     if (!is_none(dc_arg_named(c, "dim")) && !int_of(dc_arg_named(c, "dim"), &dim)) return dc_refuse(c, "argument 'dim': expected an int");
     if (!dc_float_arg(c, "eps", 1e-8, &eps)) return dc_refuse(c, "argument 'eps': expected a float");
     dim = wrap_dim(dim, rank);
-    if (dim < 0 || dim >= (int64_t)rank) return dc_refuse(c, "argument 'dim': out of range");
+    if (dim < 0 || dim >= (int64_t)(rank ? rank : 1)) return dc_refuse(c, "argument 'dim': out of range");
     if (c->dry) return EIR_OK;
     pb b;
     dc_pb_init(&b, c, v[0]);
