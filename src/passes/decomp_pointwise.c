@@ -1048,3 +1048,36 @@ eir_status decomp_renorm(dc *c) {
     uint32_t r = dc_pb_b(&b, "mul.Tensor", dt, T(x), T(w));
     return dc_pb_finish(&b, out, r);
 }
+
+/* _safe_softmax(x, dim) -> _softmax, and rows all -inf set to 0 (eq,
+ * logical_not, any.dim, logical_not, full_like, where) */
+eir_status decomp_safe_softmax(dc *c) {
+    uint32_t x, out;
+    eir_status st = begin(c, "self", true, &x, &out);
+    if (st) return st;
+    const eir_tensor_meta *xm = meta_of(c, x);
+    int64_t dim;
+    if (!int_of(dc_arg_named(c, "dim"), &dim)) return dc_refuse(c, "argument 'dim': expected an int");
+    if (!is_none(dc_arg_named(c, "dtype"))) return dc_refuse(c, "argument 'dtype' is not decomposed");
+    int64_t wd = wrap_dim(dim, xm->rank);
+    if (wd < 0 || wd >= (int64_t)(xm->rank ? xm->rank : 1)) return dc_refuse(c, "argument 'dim': out of range");
+    if (c->dry) return EIR_OK;
+    eir_dtype dt = xm->dtype;
+    pb b;
+    dc_pb_init(&b, c, x);
+    eir_named_arg si_[3] = {pos_arg("self", T(x)), pos_arg("dim", a_int(dim)), pos_arg("half_to_float", a_bool(false))};
+    uint32_t sm = dc_pb_emit(&b, "_softmax.default", dt, 3, si_);
+    uint32_t eq = dc_pb_b(&b, "eq.Scalar", EIR_BOOL, T(x), a_float(-INFINITY));
+    uint32_t ln = dc_pb_u(&b, "logical_not.default", EIR_BOOL, eq);
+    tm am;
+    if (xm->rank) red_meta(&am, xm, &wd, 1, true, EIR_BOOL);
+    else dc_tm_new(&am, xm, EIR_BOOL, NULL, 0);
+    eir_named_arg ai[3] = {pos_arg("self", T(ln)), pos_arg("dim", a_int(dim)), pos_arg("keepdim", a_bool(true))};
+    uint32_t an = dc_pb_emit_m(&b, "any.dim", EIR_BOOL, 3, ai, &am.m);
+    uint32_t ln1 = dc_pb_u(&b, "logical_not.default", EIR_BOOL, an);
+    eir_named_arg fi[4] = {pos_arg("self", T(sm)), pos_arg("fill_value", a_int(0)), kw_arg("pin_memory", a_bool(false)),
+                           kw_arg("memory_format", a_kind(EIR_ARG_MEMORY_FORMAT, EIR_MF_PRESERVE))};
+    uint32_t z = dc_pb_emit(&b, "full_like.default", dt, 4, fi);
+    uint32_t r = dc_pb_where(&b, dt, ln1, z, sm);
+    return dc_pb_finish(&b, out, r);
+}
