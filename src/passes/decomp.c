@@ -386,6 +386,7 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.nll_loss_nd.default", decomp_nll_ce},
     {"aten.cross_entropy_loss.default", decomp_nll_ce},
     {"aten.cosine_embedding_loss.default", decomp_cosine_embedding},
+    {"aten.multi_margin_loss.default", decomp_multi_margin},
 };
 
 static const char *const CIA[] = {

@@ -285,6 +285,7 @@ eir_status decomp_distance(dc *c);
 eir_status decomp_cosine_similarity(dc *c);
 eir_status decomp_nll_ce(dc *c);
 eir_status decomp_cosine_embedding(dc *c);
+eir_status decomp_multi_margin(dc *c);
 
 /* ---- end of pointwise, activations, reductions, losses ---- */
 

@@ -647,3 +647,102 @@ eir_status decomp_cosine_embedding(dc *c) {
     r = reduce(&b, r, red);
     return dc_pb_finish(&b, out, r);
 }
+
+/* multi_margin_loss(x [C] / [N, C] (or 0-dim), target, p, margin, weight,
+ * reduction) -> gather of the target's scores, sub, add, clamp, (mul:
+ * p = 2), (index + mul: weight), arange + ne + where, then mean / sum + div
+ * by C / mean.dim over the classes */
+eir_status decomp_multi_margin(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    uint32_t t = dc_tensor_of(c, "target"), w = dc_tensor_of(c, "weight");
+    const eir_tensor_meta *xm = meta_of(c, x);
+    if (t == EIR_NO_VALUE) return dc_refuse(c, "argument 'target': expected a tensor");
+    if (w == EIR_NO_VALUE && !is_none(dc_arg_named(c, "weight"))) return dc_refuse(c, "argument 'weight': expected a tensor");
+    if (!is_fp(xm->dtype) || meta_of(c, out)->dtype != xm->dtype) return dc_refuse(c, "argument 'self': expected a floating tensor");
+    if (w != EIR_NO_VALUE && (meta_of(c, w)->dtype != xm->dtype || meta_of(c, w)->rank != 1))
+        return dc_refuse(c, "argument 'weight': expected a 1-d tensor of the input's dtype");
+    if ((st = dc_pw_check_concrete(c))) return st;
+    int64_t red, p = 1;
+    if ((st = reduction_of(c, &red))) return st;
+    if (!is_none(dc_arg_named(c, "p")) && (!int_of(dc_arg_named(c, "p"), &p) || (p != 1 && p != 2)))
+        return dc_refuse(c, "argument 'p': expected 1 or 2");
+    eir_arg margin;
+    if (!scalar_arg(c, "margin", a_float(1.0), &margin)) return dc_refuse(c, "argument 'margin': expected a number");
+    const eir_tensor_meta *tmeta = meta_of(c, t);
+    if (xm->rank > 2 || tmeta->dtype != EIR_I64 || tmeta->rank > 1) return dc_refuse(c, "an input of rank above 2 or a target not int64 of rank <= 1");
+    int64_t n = xm->rank == 2 ? xm->sizes[0].value : 1, k = xm->rank ? xm->sizes[xm->rank - 1].value : 1;
+    if ((tmeta->rank ? tmeta->sizes[0].value : 1) != n) return dc_refuse(c, "argument 'target': expected %lld class indices", (long long)n);
+    if (red == RED_NONE && xm->rank < 2) return dc_refuse(c, "reduction='none' of an input of rank %u", xm->rank);
+    if (!dc_meta_contiguous(tmeta) || (!xm->rank && !dc_meta_contiguous(xm))) return dc_refuse(c, "non-contiguous inputs");
+    if (c->dry) return EIR_OK;
+    pb b;
+    dc_pb_init(&b, c, x);
+    eir_dtype dt = xm->dtype;
+    int64_t nk[2] = {n, k}, n1[2] = {n, 1};
+    uint32_t x2 = x, t2 = t;
+    tm m2, t1;
+    dc_tm_new(&m2, xm, dt, nk, 2);
+    dc_tm_new(&t1, tmeta, EIR_I64, &n, 1);
+    if (xm->rank == 0) {
+        m2.m.storage_offset = xm->storage_offset;
+        eir_named_arg vi[2] = {pos_arg("self", T(x)), pos_arg("size", dc_a_ints(c, nk, 2))};
+        x2 = dc_pb_emit_m(&b, "view.default", dt, 2, vi, &m2.m);
+    } else if (xm->rank == 1) {
+        m2.st[1] = xm->strides[0];
+        m2.st[0] = si(k * xm->strides[0].value);
+        m2.m.storage_offset = xm->storage_offset;
+        eir_named_arg ui[2] = {pos_arg("self", T(x)), pos_arg("dim", a_int(0))};
+        x2 = dc_pb_emit_m(&b, "unsqueeze.default", dt, 2, ui, &m2.m);
+    }
+    if (xm->rank < 2 && tmeta->rank == 0) {
+        t1.m.storage_offset = tmeta->storage_offset;
+        eir_named_arg vi[2] = {pos_arg("self", T(t)), pos_arg("size", dc_a_ints(c, &n, 1))};
+        t2 = dc_pb_emit_m(&b, "view.default", EIR_I64, 2, vi, &t1.m);
+    }
+    tm um, gm;
+    dc_tm_new(&um, tmeta, EIR_I64, n1, 2);
+    dc_tm_new(&gm, xm, dt, n1, 2);
+    eir_named_arg ui[2] = {pos_arg("self", T(t2)), pos_arg("dim", a_int(1))};
+    uint32_t u = dc_pb_emit_m(&b, "unsqueeze.default", EIR_I64, 2, ui, &um.m);
+    eir_named_arg gi[3] = {pos_arg("self", T(x2)), pos_arg("dim", a_int(1)), pos_arg("index", T(u))};
+    uint32_t g = dc_pb_emit_m(&b, "gather.default", dt, 3, gi, &gm.m);
+    uint32_t sb = dc_pb_b(&b, "sub.Tensor", dt, margin, T(g));
+    uint32_t ad = dc_pb_b(&b, "add.Tensor", dt, T(sb), T(x2));
+    eir_named_arg ci[2] = {pos_arg("self", T(ad)), pos_arg("min", a_int(0))};
+    uint32_t z = dc_pb_emit(&b, "clamp.default", dt, 2, ci);
+    if (p == 2) z = dc_pb_b(&b, "mul.Tensor", dt, T(z), T(z));
+    if (w != EIR_NO_VALUE) {
+        eir_arg items[1], il = {0};
+        memset(items, 0, sizeof items);
+        items[0].kind = EIR_ARG_OPTIONAL_TENSOR;
+        items[0].value = u;
+        il.kind = EIR_ARG_OPTIONAL_TENSORS;
+        il.u.list.n = 1;
+        il.u.list.items = items;
+        eir_named_arg ii[2] = {pos_arg("self", T(w)), pos_arg("indices", il)};
+        uint32_t iw = dc_pb_emit_m(&b, "index.Tensor", dt, 2, ii, &gm.m);
+        z = dc_pb_b(&b, "mul.Tensor", dt, T(z), T(iw));
+    }
+    tm am;
+    dc_tm_new(&am, xm, EIR_I64, &k, 1);
+    eir_named_arg ai[5] = {pos_arg("start", a_int(0)), pos_arg("end", a_int(k)),
+                           kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)), kw_arg("device", dc_a_device(xm)),
+                           kw_arg("pin_memory", a_bool(false))};
+    uint32_t ar = dc_pb_emit_m(&b, "arange.start_step", EIR_I64, 5, ai, &am.m);
+    uint32_t ne = dc_pb_b(&b, "ne.Tensor", EIR_BOOL, T(ar), T(u));
+    uint32_t zero = dc_pb_scalar(&b, a_int(0), dt);
+    uint32_t r = dc_pb_where(&b, dt, ne, z, zero);
+    if (red == RED_NONE) {
+        int64_t one = 1;
+        eir_named_arg mi[2] = {pos_arg("self", T(r)), pos_arg("dim", dc_a_ints(c, &one, 1))};
+        r = dc_pb_emit_m(&b, "mean.dim", dt, 2, mi, meta_of(c, out));
+    } else if (red == RED_MEAN) {
+        r = reduce(&b, r, RED_MEAN);
+    } else {
+        r = reduce(&b, r, RED_SUM);
+        r = dc_pb_b(&b, "div.Tensor", dt, T(r), a_int(k));
+    }
+    return dc_pb_finish(&b, out, r);
+}
