@@ -9,7 +9,7 @@ _mean forms, count_nonzero, all, aminmax, mvlgamma, renorm, and the losses
 (binary_cross_entropy with and without logits, kl_div, margin_ranking,
 hinge_embedding, soft_margin, poisson_nll, cosine_embedding,
 cosine_similarity, pairwise_distance, triplet_margin, multilabel_soft_margin,
-nll_loss, cross_entropy).
+nll_loss, cross_entropy, multi_margin), _safe_softmax.
 
 Each program is exported by torch (strict=False; one strict=True), converted by
 `eir convert --to core`, and must pass to_core_check.check (verifies as Core
@@ -45,11 +45,13 @@ def special(*s):
 
 
 def node_seq(ep):
-    """(target, non-tensor arguments) of ep's call_function nodes, in order."""
+    """(target, non-tensor arguments) of ep's call_function nodes, in order
+    (tensors inside lists as "%", since names differ)."""
     seq = []
     for n in ep.graph.nodes:
         if n.op == "call_function":
-            args = [a for a in n.args if not isinstance(a, torch.fx.Node)]
+            args = [[("%" if isinstance(i, torch.fx.Node) else i) for i in a] if isinstance(a, (list, tuple)) else a
+                    for a in n.args if not isinstance(a, torch.fx.Node)]
             seq.append((str(n.target), repr(args), repr(sorted(n.kwargs.items()))))
     return seq
 
@@ -165,7 +167,10 @@ def losses_nd(x3, t3, p3, v, t0, a, b, c, s0):
     return (F.nll_loss(x3.log_softmax(1), t3), F.nll_loss(x3, t3, reduction="none"), F.nll_loss(v, t0),
             F.cross_entropy(x3, t3), F.cross_entropy(x3, p3), F.cross_entropy(v, t0),
             F.hinge_embedding_loss(a.t(), torch.ones(2, 3)), F.cosine_similarity(b, c), F.cosine_similarity(b, c[0], dim=0),
-            F.cosine_embedding_loss(v, v.flip(0), s0, margin=0.5, reduction="sum"))
+            F.cosine_embedding_loss(v, v.flip(0), s0, margin=0.5, reduction="sum"),
+            F.multi_margin_loss(b, t3[:, 0]), F.multi_margin_loss(v, t0, p=2, margin=-0.5),
+            F.multi_margin_loss(b, t3[:, 1], weight=v, reduction="none"), F.multi_margin_loss(b, t3[:, 2], reduction="sum"),
+            torch.ops.aten._safe_softmax.default(x3.masked_fill(t3.unsqueeze(1) == 0, float("-inf")), 1))
 
 
 def test_losses_nd(eir, tmp_path):

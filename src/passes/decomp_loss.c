@@ -675,7 +675,6 @@ eir_status decomp_multi_margin(dc *c) {
     int64_t n = xm->rank == 2 ? xm->sizes[0].value : 1, k = xm->rank ? xm->sizes[xm->rank - 1].value : 1;
     if ((tmeta->rank ? tmeta->sizes[0].value : 1) != n) return dc_refuse(c, "argument 'target': expected %lld class indices", (long long)n);
     if (red == RED_NONE && xm->rank < 2) return dc_refuse(c, "reduction='none' of an input of rank %u", xm->rank);
-    if (!dc_meta_contiguous(tmeta) || (!xm->rank && !dc_meta_contiguous(xm))) return dc_refuse(c, "non-contiguous inputs");
     if (c->dry) return EIR_OK;
     pb b;
     dc_pb_init(&b, c, x);
@@ -703,6 +702,11 @@ eir_status decomp_multi_margin(dc *c) {
     }
     tm um, gm;
     dc_tm_new(&um, tmeta, EIR_I64, n1, 2);
+    if (t2 == t && tmeta->rank == 1) {
+        /* unsqueeze keeps the target's stride and offset */
+        um.st[0] = tmeta->strides[0];
+        um.m.storage_offset = tmeta->storage_offset;
+    }
     dc_tm_new(&gm, xm, dt, n1, 2);
     eir_named_arg ui[2] = {pos_arg("self", T(t2)), pos_arg("dim", a_int(1))};
     uint32_t u = dc_pb_emit_m(&b, "unsqueeze.default", EIR_I64, 2, ui, &um.m);
