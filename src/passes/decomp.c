@@ -373,6 +373,7 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.mvlgamma.default", decomp_mvlgamma},
     {"aten.renorm.default", decomp_renorm},
     {"aten._safe_softmax.default", decomp_safe_softmax},
+    {"aten.rrelu.default", decomp_rrelu},
     {"aten.binary_cross_entropy.default", decomp_loss_pointwise},
     {"aten.binary_cross_entropy_with_logits.default", decomp_loss_pointwise},
     {"aten.kl_div.default", decomp_loss_pointwise},

@@ -280,6 +280,7 @@ eir_status decomp_aminmax(dc *c);
 eir_status decomp_mvlgamma(dc *c);
 eir_status decomp_renorm(dc *c);
 eir_status decomp_safe_softmax(dc *c);
+eir_status decomp_rrelu(dc *c);
 eir_status decomp_loss_pointwise(dc *c);
 eir_status decomp_distance(dc *c);
 eir_status decomp_cosine_similarity(dc *c);

@@ -1081,3 +1081,44 @@ eir_status decomp_safe_softmax(dc *c) {
     uint32_t r = dc_pb_where(&b, dt, ln1, z, sm);
     return dc_pb_finish(&b, out, r);
 }
+
+/* rrelu(x, lower, upper, training) -> empty(noise) +
+ * rrelu_with_noise_functional(x, noise, ...) (non-core, as torch leaves
+ * it), the node's own scalars passed on as written */
+eir_status decomp_rrelu(dc *c) {
+    uint32_t x, out;
+    eir_status st = begin(c, "self", true, &x, &out);
+    if (st) return st;
+    static const char *const names[3] = {"lower", "upper", "training"};
+    eir_named_arg ins[5];
+    uint32_t n = 2;
+    for (uint32_t i = 0; i < 3; i++) {
+        const eir_arg *a = dc_arg_named(c, names[i]);
+        if (is_none(a)) break;
+        if (a->kind != EIR_ARG_FLOAT && a->kind != EIR_ARG_INT && a->kind != EIR_ARG_BOOL)
+            return dc_refuse(c, "argument '%s': expected a number", names[i]);
+        eir_arg v = *a;
+        v.name = NULL;
+        ins[n++] = pos_arg(names[i], v);
+    }
+    if (!is_none(dc_arg_named(c, "generator"))) return dc_refuse(c, "argument 'generator' is not decomposed");
+    if (c->dry) return EIR_OK;
+    const eir_tensor_meta *xm = meta_of(c, x);
+    int64_t sz[MAXR];
+    for (uint32_t i = 0; i < xm->rank; i++) sz[i] = xm->sizes[i].value;
+    tm em;
+    dc_tm_new(&em, xm, xm->dtype, sz, xm->rank);
+    eir_named_arg ei[6] = {pos_arg("size", dc_a_ints(c, sz, xm->rank)), kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, xm->dtype)),
+                           kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)), kw_arg("device", dc_a_device(xm)),
+                           kw_arg("pin_memory", a_bool(false)),
+                           kw_arg("memory_format", a_kind(EIR_ARG_MEMORY_FORMAT, EIR_MF_CONTIGUOUS))};
+    uint32_t noise;
+    if ((st = dc_emit(c, "empty.memory_format", 6, ei, &em.m, "empty", &noise))) return st;
+    ins[0] = pos_arg("self", T(x));
+    ins[1] = pos_arg("noise", T(noise));
+    const eir_tensor_meta *ms[2] = {meta_of(c, out), &em.m};
+    uint32_t r[2];
+    if ((st = dc_emit_n(c, "rrelu_with_noise_functional.default", n, ins, 2, ms, "rrelu_with_noise_functional", false, r)))
+        return st;
+    return finish(c, out, r[0]);
+}
