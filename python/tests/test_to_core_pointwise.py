@@ -132,7 +132,9 @@ def losses(x, y, z, p, t, s, w, tgt, lp):
             F.cosine_similarity(x, y), F.pairwise_distance(x, y), F.triplet_margin_loss(x, y, z),
             F.triplet_margin_loss(x, y, z, swap=True, reduction="sum"), F.multilabel_soft_margin_loss(x, t),
             F.nll_loss(lp, tgt), F.nll_loss(lp, tgt, w, ignore_index=1), F.nll_loss(lp, tgt, reduction="sum"),
-            F.cross_entropy(x, tgt), F.cross_entropy(x, tgt, reduction="none"), F.cross_entropy(x, t))
+            F.cross_entropy(x, tgt), F.cross_entropy(x, tgt, reduction="none"), F.cross_entropy(x, t),
+            F.cross_entropy(x, tgt, label_smoothing=0.2), F.cross_entropy(x, tgt, reduction="sum", label_smoothing=0.1),
+            F.cross_entropy(x, t, label_smoothing=0.2))
 
 
 def test_unary(eir, tmp_path):
@@ -207,7 +209,7 @@ def refused(eir, tmp_path, fn, args):
 def test_refusals(eir, tmp_path):
     err = refused(eir, tmp_path, lambda a, b: torch.xlogy(a, b), (r(2, 3), r(2, 3).half()))
     assert "node %xlogy (aten.xlogy.Tensor): cannot decompose: argument 'other': dtype float16, expected float32" in err
-    err = refused(eir, tmp_path, lambda a: F.cross_entropy(a, torch.tensor([0, 1]), label_smoothing=0.1), (r(2, 3),))
-    assert "(aten.cross_entropy_loss.default): cannot decompose: label_smoothing is not decomposed" in err
+    err = refused(eir, tmp_path, lambda a, t: F.cross_entropy(a, t, label_smoothing=0.1), (r(2, 3, 4), torch.zeros(2, 4).long()))
+    assert "(aten.cross_entropy_loss.default): cannot decompose: label_smoothing with a class weight or an input of rank 3" in err
     err = refused(eir, tmp_path, lambda a: torch.frac(a), (torch.randint(0, 5, (2, 3)),))
     assert "node %frac (aten.frac.default): cannot decompose: argument 'self': dtype int64" in err

@@ -530,7 +530,8 @@ eir_status decomp_nll_ce(dc *c) {
     if ((st = reduction_of(c, &red))) return st;
     double ls = 0;
     if (ce && !dc_float_arg(c, "label_smoothing", 0.0, &ls)) return dc_refuse(c, "argument 'label_smoothing': expected a float");
-    if (ls != 0) return dc_refuse(c, "label_smoothing is not decomposed");
+    if (ls != 0 && (xm->rank != 2 || w != EIR_NO_VALUE))
+        return dc_refuse(c, "label_smoothing with a class weight or an input of rank %u (only [N, C]) is not decomposed", xm->rank);
     eir_arg ign = a_int(-100);
     const eir_arg *ia = dc_arg_named(c, "ignore_index");
     if (!is_none(ia)) {
@@ -564,8 +565,15 @@ eir_status decomp_nll_ce(dc *c) {
         eir_named_arg li[3] = {pos_arg("self", T(x)), pos_arg("dim", a_int(cd)), pos_arg("half_to_float", a_bool(false))};
         lp = dc_pb_emit_m(&b, "_log_softmax.default", dt, 3, li, NULL);
     }
+    int64_t nc = xm->sizes[cd].value;
     if (probs) {
-        uint32_t m = dc_pb_b(&b, "mul.Tensor", dt, T(lp), T(t));
+        uint32_t tp = t;
+        if (ls != 0) {
+            /* the target mixed with the uniform distribution */
+            uint32_t m0 = dc_pb_b(&b, "mul.Scalar", dt, T(t), a_float(1 - ls));
+            tp = dc_pb_b(&b, "add.Scalar", dt, T(m0), a_float(ls / (double)nc));
+        }
+        uint32_t m = dc_pb_b(&b, "mul.Tensor", dt, T(lp), T(tp));
         if (red == RED_NONE) {
             tm nm;
             dc_tm_from(&nm, meta_of(c, out));
@@ -583,8 +591,38 @@ eir_status decomp_nll_ce(dc *c) {
                 if ((int64_t)i != cd) cnt *= xm->sizes[i].value;
             if (red == RED_MEAN) r = dc_pb_b(&b, "div.Scalar", dt, T(r), a_int(cnt));
         }
-    } else
+    } else {
         r = nll_nd(&b, lp, t, w, ign, red, meta_of(c, out));
+        if (ls != 0) {
+            /* the mean of -log p over the classes, for the targets not ignored */
+            int64_t n = xm->sizes[0].value;
+            tm rm, s0, s64;
+            dc_tm_new(&rm, xm, dt, &n, 1);
+            dc_tm_new(&s0, xm, dt, NULL, 0);
+            dc_tm_new(&s64, xm, EIR_I64, NULL, 0);
+            eir_named_arg si_[2] = {pos_arg("self", T(lp)), pos_arg("dim", dc_a_ints(c, &cd, 1))};
+            uint32_t s = dc_pb_emit_m(&b, "sum.dim_IntList", dt, 2, si_, &rm.m);
+            uint32_t ng = dc_pb_u(&b, "neg.default", dt, s);
+            uint32_t eq = dc_pb_b(&b, "eq.Scalar", EIR_BOOL, T(t), ign);
+            uint32_t z = dc_pb_scalar(&b, a_float(0.0), dt);
+            uint32_t sm = dc_pb_where(&b, dt, eq, z, ng);
+            if (red == RED_MEAN) {
+                uint32_t nt = dc_pb_u(&b, "bitwise_not.default", EIR_BOOL, eq);
+                eir_named_arg ci[2] = {pos_arg("self", T(nt)), pos_arg("dim", dc_a_ints(c, NULL, 0))};
+                uint32_t cnt = dc_pb_emit_m(&b, "sum.dim_IntList", EIR_I64, 2, ci, &s64.m);
+                eir_named_arg ti[2] = {pos_arg("self", T(sm)), pos_arg("dim", dc_a_ints(c, NULL, 0))};
+                uint32_t tot = dc_pb_emit_m(&b, "sum.dim_IntList", dt, 2, ti, &s0.m);
+                eir_named_arg di[2] = {pos_arg("self", T(tot)), pos_arg("other", T(cnt))};
+                sm = dc_pb_emit_m(&b, "div.Tensor", dt, 2, di, &s0.m);
+            } else if (red == RED_SUM) {
+                eir_named_arg ti[2] = {pos_arg("self", T(sm)), pos_arg("dim", dc_a_ints(c, NULL, 0))};
+                sm = dc_pb_emit_m(&b, "sum.dim_IntList", dt, 2, ti, &s0.m);
+            }
+            uint32_t a = dc_pb_b(&b, "mul.Scalar", dt, T(sm), a_float(ls / (double)nc));
+            uint32_t m1 = dc_pb_b(&b, "mul.Scalar", dt, T(r), a_float(1 - ls));
+            r = dc_pb_b(&b, "add.Tensor", dt, T(m1), T(a));
+        }
+    }
     return dc_pb_finish(&b, out, r);
 }
 
