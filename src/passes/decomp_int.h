@@ -242,4 +242,52 @@ eir_status decomp_broadcast_tensors(dc *c);
 eir_status decomp_msort(dc *c);
 eir_status decomp_mT(dc *c);
 
+/* ---- pointwise, activations, reductions, losses (decomp_pointwise.c,
+ * decomp_loss.c) ---- */
+
+/* A chain of pointwise nodes: the first failure sticks in st, later steps
+ * do nothing; nv0 tells the chain's own values from older ones. */
+typedef struct pb {
+    dc *c;
+    eir_status st;
+    uint32_t nv0;
+    const eir_tensor_meta *like;  /* device of new tensors */
+} pb;
+
+eir_status dc_pw_check_concrete(dc *c);
+void dc_pb_init(pb *b, dc *c, uint32_t like);
+uint32_t dc_pb_emit_m(pb *b, const char *target, eir_dtype dt, uint32_t n, const eir_named_arg *ins,
+                      const eir_tensor_meta *m);
+uint32_t dc_pb_emit(pb *b, const char *target, eir_dtype dt, uint32_t n, const eir_named_arg *ins);
+uint32_t dc_pb_u(pb *b, const char *target, eir_dtype dt, uint32_t x);
+uint32_t dc_pb_b(pb *b, const char *target, eir_dtype dt, eir_arg self, eir_arg other);
+uint32_t dc_pb_where(pb *b, eir_dtype dt, uint32_t cond, uint32_t x, uint32_t y);
+uint32_t dc_pb_scalar(pb *b, eir_arg v, eir_dtype dt);
+eir_status dc_pb_finish(pb *b, uint32_t out, uint32_t res);
+
+eir_status decomp_pw_unary(dc *c);
+eir_status decomp_pw_binary(dc *c);
+eir_status decomp_float_power(dc *c);
+eir_status decomp_pw_chain(dc *c);
+eir_status decomp_pw_chain2(dc *c);
+eir_status decomp_glu(dc *c);
+eir_status decomp_prelu(dc *c);
+eir_status decomp_logsumexp(dc *c);
+eir_status decomp_nan_reduce(dc *c);
+eir_status decomp_var_std(dc *c);
+eir_status decomp_all(dc *c);
+eir_status decomp_aminmax(dc *c);
+eir_status decomp_mvlgamma(dc *c);
+eir_status decomp_renorm(dc *c);
+eir_status decomp_safe_softmax(dc *c);
+eir_status decomp_rrelu(dc *c);
+eir_status decomp_loss_pointwise(dc *c);
+eir_status decomp_distance(dc *c);
+eir_status decomp_cosine_similarity(dc *c);
+eir_status decomp_nll_ce(dc *c);
+eir_status decomp_cosine_embedding(dc *c);
+eir_status decomp_multi_margin(dc *c);
+
+/* ---- end of pointwise, activations, reductions, losses ---- */
+
 #endif
