@@ -242,4 +242,48 @@ eir_status decomp_broadcast_tensors(dc *c);
 eir_status decomp_msort(dc *c);
 eir_status decomp_mT(dc *c);
 
+/* ---- shapes, views, factories, indexing, linear algebra
+ * (decomp_shape.c, decomp_linalg.c) ---- */
+
+/* new nodes whose outputs' metadata eir's shape inference gives (`last`,
+ * when given, is the single output's instead) */
+eir_status sh_emit_n(dc *c, const char *target, uint32_t nin, const eir_named_arg *ins, uint32_t nout, bool list_out,
+                     const eir_tensor_meta *last, uint32_t *vals);
+eir_status sh_emit(dc *c, const char *target, uint32_t nin, const eir_named_arg *ins, const eir_tensor_meta *last,
+                   uint32_t *res);
+eir_arg sh_a_tensors(dc *c, const uint32_t *v, uint32_t n);
+eir_arg sh_a_mf_contig(void);
+bool sh_tensor_list(dc *c, const char *name, uint32_t *v, uint32_t *n);
+eir_status sh_clone(dc *c, uint32_t x, const eir_tensor_meta *last, uint32_t *res);
+eir_status sh_unsqueeze(dc *c, uint32_t x, int64_t d, const eir_tensor_meta *last, uint32_t *res);
+eir_status sh_view(dc *c, uint32_t x, const int64_t *sz, uint32_t n, const eir_tensor_meta *last, uint32_t *res);
+eir_status sh_reshape(dc *c, uint32_t x, const int64_t *sz, uint32_t n, const eir_tensor_meta *last, uint32_t *res);
+eir_status sh_permute(dc *c, uint32_t x, const int64_t *perm, uint32_t n, const eir_tensor_meta *last, uint32_t *res);
+eir_status sh_slice(dc *c, uint32_t x, int64_t d, int64_t s, int64_t e, uint32_t *res);
+eir_status sh_binary(dc *c, const char *target, uint32_t a, eir_arg b, const eir_tensor_meta *last, uint32_t *res);
+eir_status sh_sum(dc *c, uint32_t x, const int64_t *dims, uint32_t n, const eir_tensor_meta *last, uint32_t *res);
+eir_status sh_arange(dc *c, int64_t start, int64_t end, eir_dtype dt, const eir_tensor_meta *like, uint32_t *res);
+eir_status sh_zero_scalar(dc *c, const eir_tensor_meta *like, uint32_t *res);
+
+eir_status decomp_squeeze_all(dc *c);
+eir_status decomp_view_copy(dc *c);
+eir_status decomp_atleast(dc *c);
+eir_status decomp_stack(dc *c);
+eir_status decomp_unbind(dc *c);
+eir_status decomp_chunk(dc *c);
+eir_status decomp_tensor_split(dc *c);
+eir_status decomp_narrow(dc *c);
+eir_status decomp_movedim(dc *c);
+eir_status decomp_ravel(dc *c);
+eir_status decomp_flip(dc *c);
+eir_status decomp_roll(dc *c);
+eir_status decomp_tile(dc *c);
+eir_status decomp_expand_as(dc *c);
+eir_status decomp_tril(dc *c);
+eir_status decomp_meshgrid(dc *c);
+eir_status decomp_cartesian_prod(dc *c);
+eir_status decomp_kron(dc *c);
+
+/* ---- end of shapes, views, factories, indexing, linear algebra ---- */
+
 #endif

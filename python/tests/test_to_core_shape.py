@@ -1,0 +1,143 @@
+"""test_to_core_shape.py — to-core rules for shapes, views, copies, splits,
+stacks, flips, grids and matrix products, checked node for node against
+torch's own ep.run_decompositions().
+
+Each program is exported by torch (strict=False, and strict=True once),
+converted by `eir convert --to core`, and must pass to_core_check.check
+(verifies as Core ATen, loads in torch, same outputs as the original, no
+operator torch's decomposition leaves out); then its call_function nodes
+(target and non-tensor arguments, in order) must be torch's.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import to_core_check as K  # noqa: E402
+
+
+def r(*s):
+    g = torch.Generator().manual_seed(sum(s) + len(s))
+    return torch.randn(s, generator=g)
+
+
+def node_seq(ep):
+    """(target, non-tensor arguments) of ep's call_function nodes, in order."""
+    seq = []
+    for n in ep.graph.nodes:
+        if n.op == "call_function":
+            args = [a for a in n.args if not isinstance(a, torch.fx.Node)]
+            seq.append((str(n.target), repr(args), repr(sorted(n.kwargs.items()))))
+    return seq
+
+
+def convert_like_torch(eir, tmp_path, mod, args, strict=False):
+    ep = torch.export.export(mod, args, strict=strict)
+    src, dst = tmp_path / "in.pt2", tmp_path / "out.pt2"
+    torch.export.save(ep, str(src))
+    dec = ep.run_decompositions()
+    res = K.check(eir, src, dst, args, torch_core_ops=K.op_set(dec))
+    assert res["converted"] and res["verify"] and res["loads"], res["why"]
+    assert res["ops"] and res["outputs"], res["why"]
+    assert node_seq(torch.export.load(str(dst))) == node_seq(dec)
+    return dst
+
+
+class Views(torch.nn.Module):
+    def forward(self, x, m, s1, v):
+        return (torch.squeeze(s1), torch.narrow(x, 2, 1, 2), torch.narrow(x, -1, -3, 2),
+                torch.movedim(x, [0, 1], [2, 0]), torch.movedim(x, -1, 0), x.T, x.mH, m.H,
+                torch.ravel(x), torch.ravel(x.transpose(0, 1)), torch.tile(x, (2,)), torch.tile(m, (2, 1, 2)),
+                v.expand_as(x), torch.fliplr(x), torch.flipud(m), torch.rot90(x, 1, [0, 1]),
+                torch.rot90(x, 2, [1, 2]), torch.rot90(x, -1, [-1, 0]), torch.rot90(m, 4),
+                torch.atleast_1d(v), torch.atleast_2d(v), torch.atleast_3d(m), torch.atleast_3d(v))
+
+
+class Copies(torch.nn.Module):
+    def forward(self, x, m, s1, v):
+        return (torch.alias_copy(x), torch.t_copy(m), torch.transpose_copy(x, 0, -1), torch.unsqueeze_copy(x, 1),
+                torch.squeeze_copy(s1), torch.squeeze_copy(s1, 1), torch.expand_copy(v, (3, 3, 4)),
+                torch.diagonal_copy(x, 1, 0, 2), torch.ops.aten.unfold_copy(x, 2, 2, 1),
+                *torch.split_with_sizes_copy(x, [1, 3], 2))
+
+
+class Stacks(torch.nn.Module):
+    def forward(self, m, n, v, w, s):
+        return (torch.stack([m, n]), torch.stack([m, n], 1), torch.stack([m, n], -1), torch.stack([v, w], -2),
+                torch.hstack([m, n]), torch.hstack([v, w]), torch.hstack([s, s]), torch.vstack([v, w]),
+                torch.vstack([m, n]), torch.dstack([m, n]), torch.dstack([v, w]),
+                torch.column_stack([v, m.T.contiguous().T, w]), torch.column_stack([s, s]))
+
+
+class Splits(torch.nn.Module):
+    def forward(self, x, m):
+        return (*torch.unbind(x, 1), *torch.unbind(m, -1), *torch.chunk(x, 2, 2), *torch.chunk(x, 3, -1),
+                *torch.unsafe_chunk(x, 2, 0), *torch.unsafe_split(x, 3, 2), *torch.tensor_split(x, 3, 2),
+                *torch.tensor_split(x, [1, 5], -1), *torch.hsplit(x, 3), *torch.vsplit(x, [1]), *torch.dsplit(x, 2),
+                *torch.hsplit(m, [2]))
+
+
+class Grids(torch.nn.Module):
+    def forward(self, a, b, c, m, n, x, mi):
+        return (*torch.meshgrid(a, b, indexing="ij"), *torch.meshgrid(a, b, c, indexing="xy"),
+                torch.cartesian_prod(a, b), torch.cartesian_prod(a, b, c), torch.kron(m, n), torch.kron(a, x),
+                torch.tril(x, 1), torch.triu(m, -1), torch.tril(mi), torch.triu(m > 0),
+                torch.roll(x, 1, 2), torch.roll(x, (1, -2), (0, -1)), torch.roll(x.transpose(0, 1), 3))
+
+
+def test_views(eir, tmp_path):
+    convert_like_torch(eir, tmp_path, Views(), (r(2, 3, 4), r(3, 4), r(2, 1, 3, 1), r(4)))
+
+
+def test_views_strict(eir, tmp_path):
+    convert_like_torch(eir, tmp_path, Views(), (r(2, 3, 4), r(3, 4), r(2, 1, 3, 1), r(4)), strict=True)
+
+
+def test_copies(eir, tmp_path):
+    convert_like_torch(eir, tmp_path, Copies(), (r(2, 3, 4), r(3, 4), r(2, 1, 3), r(4)))
+
+
+def test_stacks(eir, tmp_path):
+    convert_like_torch(eir, tmp_path, Stacks(), (r(3, 4), r(3, 4), r(3), r(3), r()))
+
+
+def test_splits(eir, tmp_path):
+    convert_like_torch(eir, tmp_path, Splits(), (r(2, 3, 4), r(3, 4)))
+
+
+def test_grids_masks_rolls(eir, tmp_path):
+    convert_like_torch(eir, tmp_path, Grids(), (r(4), r(3), r(2), r(2, 3), r(3, 2), r(2, 3, 4),
+                                                      torch.arange(12).reshape(3, 4)))
+
+
+def refused(eir, tmp_path, mod, args, **kw):
+    ep = torch.export.export(mod, args, strict=False, **kw)
+    src, dst = tmp_path / "in.pt2", tmp_path / "out.pt2"
+    torch.export.save(ep, str(src))
+    res = subprocess.run([eir, "convert", "--to", "core", str(src), str(dst)], capture_output=True, text=True)
+    assert res.returncode != 0
+    assert not dst.exists()
+    return res.stderr
+
+
+def test_refusals(eir, tmp_path):
+    class Roll(torch.nn.Module):
+        def forward(self, a):
+            return torch.roll(a, 1, 0)
+
+    n = torch.export.Dim("n", min=2)
+    err = refused(eir, tmp_path, Roll(), (r(3, 4),), dynamic_shapes=({0: n},))
+    assert "node %roll (aten.roll.default): cannot decompose: an input of symbolic size" in err
+
+    class ConjT(torch.nn.Module):
+        def forward(self, a):
+            return torch.view_as_complex(a).mH
+
+    err = refused(eir, tmp_path, ConjT(), (r(3, 4, 2),))
+    assert "(aten.mH.default): cannot decompose: a complex input (its conjugate is not decomposed)" in err

@@ -1,0 +1,865 @@
+/* decomp_shape.c — to-core rules for shapes, views, copies, splits, stacks,
+ * flips, rolls and triangular masks, each emitting the nodes torch 2.13's
+ * ep.run_decompositions() writes for the operator: squeeze, the *_copy
+ * operators (view + clone), stack / hstack / vstack / dstack /
+ * column_stack / atleast_*d, unbind, chunk, tensor_split and hsplit /
+ * vsplit / dsplit, narrow, movedim, T / mH / H, ravel, fliplr / flipud,
+ * rot90, roll, tile, expand_as, tril / triu, meshgrid, cartesian_prod,
+ * kron. Intermediate nodes get the metadata eir's shape inference gives
+ * them (torch's meta kernels); the last node of a decomposition takes the
+ * replaced node's recorded metadata. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decomp_int.h"
+
+/* ---- building nodes whose metadata is inferred ---- */
+
+static eir_status sh_set_inferred(dc *c, uint32_t node, uint32_t k, uint32_t v) {
+    eir_inferred_meta m;
+    eir_status st = eir_node_infer_meta(c->p, c->g, node, k, &m);
+    if (st) return st;
+    if (m.unknown_sizes || m.dtype == EIR_DTYPE_UNKNOWN || m.rank > MAXR)
+        return dc_refuse(c, "the metadata of a new %s node is not inferred", c->g->nodes[node].target);
+    eir_symint *sz = eir_arena_array(&c->p->arena, m.rank ? m.rank : 1, sizeof *sz);
+    eir_symint *stv = eir_arena_array(&c->p->arena, m.rank ? m.rank : 1, sizeof *stv);
+    if (!sz || !stv) return eir_fail(c->p, EIR_ERR_NOMEM, "to-core: out of memory");
+    bool contiguous = m.unknown_strides || m.unknown_offset;
+    int64_t run = 1;
+    for (uint32_t d = m.rank; d-- > 0;) {
+        sz[d] = m.sizes[d];
+        if (contiguous) {
+            if (m.sizes[d].is_expr) return dc_refuse(c, "the strides of a new %s node are not inferred", c->g->nodes[node].target);
+            stv[d] = si(run);
+            run *= m.sizes[d].value > 1 ? m.sizes[d].value : 1;
+        } else
+            stv[d] = m.strides[d];
+    }
+    eir_value *val = (eir_value *)&c->g->values[v];
+    val->meta.dtype = m.dtype;
+    val->meta.rank = m.rank;
+    val->meta.sizes = sz;
+    val->meta.strides = stv;
+    val->meta.storage_offset = contiguous ? si(0) : m.storage_offset;
+    return EIR_OK;
+}
+
+/* A node `target` (without "aten.") of nout tensor outputs (a Tensor[]
+ * when list_out); `last`, when given, is the single output's metadata,
+ * else each output's is inferred. */
+eir_status sh_emit_n(dc *c, const char *target, uint32_t nin, const eir_named_arg *ins, uint32_t nout, bool list_out,
+                     const eir_tensor_meta *last, uint32_t *vals) {
+    if (nout > MAXR) return dc_refuse(c, "more than %d outputs", MAXR);
+    eir_tensor_meta unk = {0};
+    unk.layout = EIR_LAYOUT_STRIDED;
+    unk.device.type = "cpu";
+    unk.device.index = -1;
+    for (uint32_t i = 0; i < c->src.num_inputs; i++) {
+        const eir_arg *a = &c->src.inputs[i].arg;
+        if (a->kind == EIR_ARG_TENSOR && a->value < c->g->num_values && c->g->values[a->value].kind == EIR_VALUE_TENSOR) {
+            unk.device = c->g->values[a->value].meta.device;
+            break;
+        }
+    }
+    const eir_tensor_meta *ms[MAXR];
+    for (uint32_t i = 0; i < nout; i++) ms[i] = last && nout == 1 ? last : &unk;
+    char hint[48];
+    const char *dot = strchr(target, '.');
+    snprintf(hint, sizeof hint, "%.*s", dot ? (int)(dot - target) : (int)strlen(target), target);
+    eir_status st = dc_emit_n(c, target, nin, ins, nout, ms, hint, list_out, vals);
+    if (st) return st;
+    if (last && nout == 1) return EIR_OK;
+    for (uint32_t i = 0; i < nout; i++)
+        if ((st = sh_set_inferred(c, c->pos - 1, i, vals[i]))) return st;
+    return EIR_OK;
+}
+
+eir_status sh_emit(dc *c, const char *target, uint32_t nin, const eir_named_arg *ins, const eir_tensor_meta *last,
+                   uint32_t *res) {
+    return sh_emit_n(c, target, nin, ins, 1, false, last, res);
+}
+
+/* A Tensor[] argument of values v[0..n) (in the node's list pool). */
+eir_arg sh_a_tensors(dc *c, const uint32_t *v, uint32_t n) {
+    eir_arg a = {0};
+    a.kind = EIR_ARG_TENSORS;
+    if (c->npool + n > POOL) return a;
+    a.u.list.n = n;
+    a.u.list.items = &c->pool[c->npool];
+    for (uint32_t i = 0; i < n; i++) c->pool[c->npool++] = a_tensor(v[i]);
+    return a;
+}
+
+eir_arg sh_a_mf_contig(void) { return a_kind(EIR_ARG_MEMORY_FORMAT, EIR_MF_CONTIGUOUS); }
+
+/* clone(x, memory_format=contiguous_format) */
+eir_status sh_clone(dc *c, uint32_t x, const eir_tensor_meta *last, uint32_t *res) {
+    eir_named_arg ci[2] = {pos_arg("self", a_tensor(x)), kw_arg("memory_format", sh_a_mf_contig())};
+    return sh_emit(c, "clone.default", 2, ci, last, res);
+}
+
+eir_status sh_unsqueeze(dc *c, uint32_t x, int64_t d, const eir_tensor_meta *last, uint32_t *res) {
+    eir_named_arg ui[2] = {pos_arg("self", a_tensor(x)), pos_arg("dim", a_int(d))};
+    return sh_emit(c, "unsqueeze.default", 2, ui, last, res);
+}
+
+eir_status sh_view(dc *c, uint32_t x, const int64_t *sz, uint32_t n, const eir_tensor_meta *last, uint32_t *res) {
+    eir_named_arg vi[2] = {pos_arg("self", a_tensor(x)), pos_arg("size", dc_a_ints(c, sz, n))};
+    return sh_emit(c, "view.default", 2, vi, last, res);
+}
+
+eir_status sh_permute(dc *c, uint32_t x, const int64_t *perm, uint32_t n, const eir_tensor_meta *last, uint32_t *res) {
+    eir_named_arg pi[2] = {pos_arg("self", a_tensor(x)), pos_arg("dims", dc_a_ints(c, perm, n))};
+    return sh_emit(c, "permute.default", 2, pi, last, res);
+}
+
+eir_status sh_slice(dc *c, uint32_t x, int64_t d, int64_t s, int64_t e, uint32_t *res) {
+    eir_named_arg si_[4] = {pos_arg("self", a_tensor(x)), pos_arg("dim", a_int(d)), pos_arg("start", a_int(s)),
+                            pos_arg("end", a_int(e))};
+    return sh_emit(c, "slice.Tensor", 4, si_, NULL, res);
+}
+
+eir_status sh_binary(dc *c, const char *target, uint32_t a, eir_arg b, const eir_tensor_meta *last, uint32_t *res) {
+    eir_named_arg bi[2] = {pos_arg("self", a_tensor(a)), pos_arg("other", b)};
+    return sh_emit(c, target, 2, bi, last, res);
+}
+
+/* sum.dim_IntList(x, dims) */
+eir_status sh_sum(dc *c, uint32_t x, const int64_t *dims, uint32_t n, const eir_tensor_meta *last, uint32_t *res) {
+    eir_named_arg si_[2] = {pos_arg("self", a_tensor(x)), pos_arg("dim", dc_a_ints(c, dims, n))};
+    return sh_emit(c, "sum.dim_IntList", 2, si_, last, res);
+}
+
+/* x reshaped to concrete sizes sz (view, or contiguous clone + view, as
+ * torch's reshape) */
+eir_status sh_reshape(dc *c, uint32_t x, const int64_t *sz, uint32_t n, const eir_tensor_meta *last, uint32_t *res) {
+    const eir_tensor_meta *xm = meta_of(c, x);
+    tm t;
+    if (last) dc_tm_from(&t, last);
+    else dc_tm_new(&t, xm, xm->dtype, sz, n);
+    return dc_emit_reshape(c, x, &t.m, "view", res);
+}
+
+/* arange.start_step(start, end) of int64 (dtype given when not int64), with
+ * torch's layout / device / pin_memory keywords */
+eir_status sh_arange(dc *c, int64_t start, int64_t end, eir_dtype dt, const eir_tensor_meta *like, uint32_t *res) {
+    eir_named_arg ai[6];
+    uint32_t n = 0;
+    ai[n++] = pos_arg("start", a_int(start));
+    ai[n++] = pos_arg("end", a_int(end));
+    if (dt != EIR_I64) ai[n++] = kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, dt));
+    ai[n++] = kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED));
+    ai[n++] = kw_arg("device", dc_a_device(like));
+    ai[n++] = kw_arg("pin_memory", a_bool(false));
+    return sh_emit(c, "arange.start_step", n, ai, NULL, res);
+}
+
+/* scalar_tensor(0, dtype, layout, device) */
+eir_status sh_zero_scalar(dc *c, const eir_tensor_meta *like, uint32_t *res) {
+    eir_named_arg si_[4] = {pos_arg("s", a_int(0)), kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, like->dtype)),
+                            kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)),
+                            kw_arg("device", dc_a_device(like))};
+    return sh_emit(c, "scalar_tensor.default", 4, si_, NULL, res);
+}
+
+/* The tensors of a Tensor[] argument (at most MAXR), ranks within MAXR. */
+bool sh_tensor_list(dc *c, const char *name, uint32_t *v, uint32_t *n) {
+    const eir_arg *a = dc_arg_named(c, name);
+    if (!a || a->kind != EIR_ARG_TENSORS || a->u.list.n > MAXR) return false;
+    for (uint32_t i = 0; i < a->u.list.n; i++) {
+        const eir_arg *it = &a->u.list.items[i];
+        if (it->kind != EIR_ARG_TENSOR || it->value >= c->g->num_values ||
+            c->g->values[it->value].kind != EIR_VALUE_TENSOR || meta_of(c, it->value)->rank > MAXR)
+            return false;
+        v[i] = it->value;
+    }
+    *n = a->u.list.n;
+    return true;
+}
+
+/* The values of the node's Tensor[] output (n of them expected). */
+static eir_status list_out(dc *c, uint32_t n, const eir_arg **ol) {
+    if (c->src.num_outputs != 1 || c->src.outputs[0].kind != EIR_ARG_TENSORS || c->src.outputs[0].u.list.n != n)
+        return dc_refuse(c, "expected a Tensor[] output of %u tensors", n);
+    for (uint32_t i = 0; i < n; i++)
+        if (c->src.outputs[0].u.list.items[i].value >= c->g->num_values)
+            return dc_refuse(c, "output %u is not a tensor", i);
+    *ol = &c->src.outputs[0];
+    return EIR_OK;
+}
+
+static bool concrete_dim(const eir_tensor_meta *m, int64_t d, int64_t *n) {
+    if (d < 0 || d >= (int64_t)m->rank || m->sizes[d].is_expr) return false;
+    *n = m->sizes[d].value;
+    return true;
+}
+
+static bool concrete_sizes(const eir_tensor_meta *m, int64_t *sz) {
+    if (!dc_meta_concrete_sizes(m)) return false;
+    for (uint32_t i = 0; i < m->rank; i++) sz[i] = m->sizes[i].value;
+    return true;
+}
+
+static bool is_complex(eir_dtype dt) { return dt == EIR_C32 || dt == EIR_C64 || dt == EIR_C128; }
+
+/* ---- squeeze, the *_copy operators ---- */
+
+/* squeeze.default -> squeeze.dims over every dimension; squeeze_copy.* the
+ * same (or the one dimension) + clone */
+eir_status decomp_squeeze_all(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    bool copy = strstr(c->op, "_copy") != NULL;
+    int64_t dims[MAXR];
+    uint32_t n = 0;
+    if (!strcmp(c->op, "aten.squeeze_copy.dim")) {
+        if (!int_of(dc_arg_named(c, "dim"), &dims[0])) return dc_refuse(c, "argument 'dim': expected an int");
+        n = 1;
+    } else
+        for (uint32_t i = 0; i < meta_of(c, x)->rank; i++) dims[n++] = i;
+    if (c->dry) return EIR_OK;
+    uint32_t s, res;
+    eir_named_arg si_[2] = {pos_arg("self", a_tensor(x)), pos_arg("dim", dc_a_ints(c, dims, n))};
+    if ((st = sh_emit(c, "squeeze.dims", 2, si_, copy ? NULL : meta_of(c, out), &s))) return st;
+    if (!copy) return finish(c, out, s);
+    if ((st = sh_clone(c, s, meta_of(c, out), &res))) return st;
+    return finish(c, out, res);
+}
+
+/* X_copy -> X (the same arguments) + clone; t_copy / transpose_copy ->
+ * permute + clone */
+eir_status decomp_view_copy(dc *c) {
+    static const struct { const char *from, *to; } V[] = {
+        {"aten.alias_copy.default", "alias.default"},       {"aten.unsqueeze_copy.default", "unsqueeze.default"},
+        {"aten.expand_copy.default", "expand.default"},     {"aten.diagonal_copy.default", "diagonal.default"},
+        {"aten.unfold_copy.default", "unfold.default"},     {"aten.t_copy.default", "permute.default"},
+        {"aten.transpose_copy.int", "permute.default"},     {"aten.split_with_sizes_copy.default", "split_with_sizes.default"},
+    };
+    const char *to = NULL;
+    for (uint32_t i = 0; i < sizeof V / sizeof *V; i++)
+        if (!strcmp(c->op, V[i].from)) to = V[i].to;
+    if (!to) return dc_refuse(c, "internal: no view for this copy");
+    uint32_t x = dc_tensor_of(c, "self");
+    if (x == EIR_NO_VALUE) return dc_refuse(c, "argument 'self': expected a tensor");
+    const eir_tensor_meta *xm = meta_of(c, x);
+    if (xm->rank > MAXR) return dc_refuse(c, "rank above %d", MAXR);
+    bool split = !strcmp(to, "split_with_sizes.default");
+    const eir_arg *ol = NULL;
+    uint32_t out = EIR_NO_VALUE, nout = 1;
+    eir_status st;
+    if (split) {
+        const eir_arg *ss = dc_arg_named(c, "split_sizes");
+        if (!ss || (ss->kind != EIR_ARG_INTS && ss->kind != EIR_ARG_SYM_INTS)) return dc_refuse(c, "argument 'split_sizes': expected a list of ints");
+        nout = ss->u.list.n;
+        if ((st = list_out(c, nout, &ol))) return st;
+        if (nout > MAXR) return dc_refuse(c, "more than %d parts", MAXR);
+    } else if ((out = out_value(c)) == EIR_NO_VALUE)
+        return dc_refuse(c, "expected one tensor output");
+    int64_t perm[MAXR];
+    bool permute = !strcmp(to, "permute.default");
+    if (permute) {
+        int64_t d0 = 0, d1 = 1;
+        uint32_t r = xm->rank;
+        if (!strcmp(c->op, "aten.transpose_copy.int") &&
+            (!int_of(dc_arg_named(c, "dim0"), &d0) || !int_of(dc_arg_named(c, "dim1"), &d1)))
+            return dc_refuse(c, "arguments 'dim0', 'dim1': expected ints");
+        if (r < 2) return dc_refuse(c, "an input of rank %u (2 or more are decomposed)", r);
+        d0 = wrap_dim(d0, r);
+        d1 = wrap_dim(d1, r);
+        if (d0 < 0 || d1 < 0 || d0 >= r || d1 >= r) return dc_refuse(c, "dimension out of range for rank %u", r);
+        for (uint32_t i = 0; i < r; i++) perm[i] = i;
+        perm[d0] = d1;
+        perm[d1] = d0;
+    }
+    bool unfold = !strcmp(to, "unfold.default");
+    int64_t ud = 0, ustep = 1;
+    if (unfold) {
+        if (!int_of(dc_arg_named(c, "dimension"), &ud) || !int_of(dc_arg_named(c, "step"), &ustep))
+            return dc_refuse(c, "arguments 'dimension', 'step': expected ints");
+        ud = wrap_dim(ud, xm->rank);
+        if (xm->rank == 0) return dc_refuse(c, "a 0-d input");
+        if (ud < 0 || ud >= xm->rank || xm->rank + 1 > MAXR || meta_of(c, out)->rank != xm->rank + 1)
+            return dc_refuse(c, "argument 'dimension': out of range");
+        for (uint32_t i = 0; i < xm->rank; i++)
+            if (xm->strides[i].is_expr) return dc_refuse(c, "symbolic strides of the input");
+        if (xm->storage_offset.is_expr) return dc_refuse(c, "a symbolic storage offset of the input");
+    }
+    if (c->dry) return EIR_OK;
+    uint32_t v[MAXR], res;
+    if (permute) {
+        if ((st = sh_permute(c, x, perm, xm->rank, NULL, &v[0]))) return st;
+    } else {
+        eir_named_arg ins[8];
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < c->src.num_inputs && n < 8; i++)
+            if (c->src.inputs[i].kind) ins[n++] = c->src.inputs[i];
+        tm u;
+        const eir_tensor_meta *um = NULL;
+        if (unfold) {
+            /* the view's metadata by hand: sizes of the copy, strides of
+             * the windows */
+            dc_tm_from(&u, meta_of(c, out));
+            for (uint32_t i = 0; i < xm->rank; i++) u.st[i] = xm->strides[i];
+            u.st[ud] = si(xm->strides[ud].value * ustep);
+            u.st[xm->rank] = xm->strides[ud];
+            u.m.storage_offset = xm->storage_offset;
+            um = &u.m;
+        }
+        if ((st = sh_emit_n(c, to, n, ins, nout, split, um, v))) return st;
+    }
+    for (uint32_t i = 0; i < nout; i++) {
+        uint32_t o = split ? ol->u.list.items[i].value : out;
+        if ((st = sh_clone(c, v[i], meta_of(c, o), &res))) return st;
+        if ((st = finish(c, o, res))) return st;
+    }
+    return EIR_OK;
+}
+
+/* ---- stacks ---- */
+
+/* atleast_{1,2,3}d of one tensor, torch's way: 0-d -> view to all ones,
+ * 1-d -> unsqueeze(0) (and unsqueeze(-1) for 3d), 2-d -> unsqueeze(-1) for
+ * 3d; otherwise the tensor itself */
+static eir_status atleast(dc *c, uint32_t x, uint32_t nd, const eir_tensor_meta *last, uint32_t *res) {
+    uint32_t r = meta_of(c, x)->rank;
+    eir_status st;
+    *res = x;
+    if (r >= nd) return EIR_OK;
+    if (r == 0) {
+        int64_t ones[3] = {1, 1, 1};
+        return sh_view(c, x, ones, nd, last, res);
+    }
+    if (r == 1 && nd >= 2) {
+        if ((st = sh_unsqueeze(c, x, 0, nd == 2 ? last : NULL, res))) return st;
+        if (nd == 2) return EIR_OK;
+        return sh_unsqueeze(c, *res, -1, last, res);
+    }
+    return sh_unsqueeze(c, x, -1, last, res);
+}
+
+eir_status decomp_atleast(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    if (c->dry) return EIR_OK;
+    uint32_t nd = (uint32_t)(strstr(c->op, "atleast_")[8] - '0'), res;
+    if ((st = atleast(c, x, nd, meta_of(c, out), &res))) return st;
+    return finish(c, out, res);
+}
+
+/* stack -> cat + view (dim below the rank) or unsqueeze each + cat;
+ * hstack / vstack / dstack -> atleast_*d each + cat; column_stack -> 1-d
+ * and 0-d operands viewed as columns + cat */
+eir_status decomp_stack(dc *c) {
+    uint32_t out = out_value(c), v[MAXR], n;
+    if (out == EIR_NO_VALUE) return dc_refuse(c, "expected one tensor output");
+    if (!sh_tensor_list(c, "tensors", v, &n) || n == 0)
+        return dc_refuse(c, "argument 'tensors': expected 1 to %d tensors of rank up to %d", MAXR, MAXR);
+    const char *op = c->op + 5;
+    uint32_t r0 = meta_of(c, v[0])->rank;
+    int64_t dim = 0, wd = 0;
+    bool stack = !strncmp(op, "stack.", 6);
+    if (stack) {
+        const eir_arg *da = dc_arg_named(c, "dim");
+        if (!is_none(da) && !int_of(da, &dim)) return dc_refuse(c, "argument 'dim': expected an int");
+        wd = wrap_dim(dim, r0 + 1);
+        if (wd < 0 || wd > r0 || r0 + 1 > MAXR) return dc_refuse(c, "dimension %lld out of range", (long long)dim);
+        for (uint32_t i = 1; i < n; i++)
+            if (meta_of(c, v[i])->rank != r0) return dc_refuse(c, "operands of different ranks");
+    }
+    if (!strncmp(op, "column_stack.", 13))
+        for (uint32_t i = 0; i < n; i++)
+            if (meta_of(c, v[i])->rank == 1 && meta_of(c, v[i])->sizes[0].is_expr)
+                return dc_refuse(c, "operand %u: symbolic size", i);
+    if (c->dry) return EIR_OK;
+    eir_status st;
+    uint32_t w[MAXR], res;
+    eir_named_arg ci[2];
+    uint32_t nc = 1;
+    int64_t cat_dim = 0;
+    if (stack) {
+        if (wd < r0) {
+            uint32_t cv;
+            ci[0] = pos_arg("tensors", sh_a_tensors(c, v, n));
+            ci[1] = pos_arg("dim", a_int(wd));
+            if ((st = sh_emit(c, "cat.default", wd ? 2 : 1, ci, NULL, &cv))) return st;
+            if ((st = dc_emit_reshape(c, cv, meta_of(c, out), "view", &res))) return st;
+            return finish(c, out, res);
+        }
+        for (uint32_t i = 0; i < n; i++)
+            if ((st = sh_unsqueeze(c, v[i], wd, NULL, &w[i]))) return st;
+        nc = 2;
+        cat_dim = dim;
+    } else if (!strncmp(op, "column_stack.", 13)) {
+        for (uint32_t i = 0; i < n; i++) {
+            const eir_tensor_meta *m = meta_of(c, v[i]);
+            int64_t sz[2] = {m->rank ? m->sizes[0].value : 1, 1};
+            w[i] = v[i];
+            if (m->rank <= 1 && (st = sh_view(c, v[i], sz, 2, NULL, &w[i]))) return st;
+        }
+        nc = 2;
+        cat_dim = 1;
+    } else {
+        uint32_t nd = op[0] == 'h' ? 1 : op[0] == 'v' ? 2 : 3;
+        for (uint32_t i = 0; i < n; i++)
+            if ((st = atleast(c, v[i], nd, NULL, &w[i]))) return st;
+        if (nd == 1 && meta_of(c, w[0])->rank > 1) nc = 2, cat_dim = 1;
+        if (nd == 3) nc = 2, cat_dim = 2;
+    }
+    ci[0] = pos_arg("tensors", sh_a_tensors(c, w, n));
+    ci[1] = pos_arg("dim", a_int(cat_dim));
+    if ((st = sh_emit(c, "cat.default", cat_dim ? nc : 1, ci, meta_of(c, out), &res))) return st;
+    return finish(c, out, res);
+}
+
+/* ---- splits ---- */
+
+/* unbind.int -> a slice per index, then squeeze.dims of each */
+eir_status decomp_unbind(dc *c) {
+    uint32_t x = dc_tensor_of(c, "self");
+    if (x == EIR_NO_VALUE) return dc_refuse(c, "argument 'self': expected a tensor");
+    const eir_tensor_meta *xm = meta_of(c, x);
+    int64_t dim = 0, len;
+    const eir_arg *da = dc_arg_named(c, "dim");
+    if (!is_none(da) && !int_of(da, &dim)) return dc_refuse(c, "argument 'dim': expected an int");
+    dim = wrap_dim(dim, xm->rank);
+    if (!concrete_dim(xm, dim, &len)) return dc_refuse(c, "dimension %lld out of range or of symbolic size", (long long)dim);
+    if (len > MAXR) return dc_refuse(c, "more than %d parts", MAXR);
+    const eir_arg *ol;
+    eir_status st = list_out(c, (uint32_t)len, &ol);
+    if (st || c->dry) return st;
+    uint32_t s[MAXR], res;
+    for (int64_t i = 0; i < len; i++)
+        if ((st = sh_slice(c, x, dim, i, i + 1, &s[i]))) return st;
+    for (int64_t i = 0; i < len; i++) {
+        uint32_t o = ol->u.list.items[i].value;
+        eir_named_arg si_[2] = {pos_arg("self", a_tensor(s[i])), pos_arg("dim", dc_a_ints(c, &dim, 1))};
+        if ((st = sh_emit(c, "squeeze.dims", 2, si_, meta_of(c, o), &res))) return st;
+        if ((st = finish(c, o, res))) return st;
+    }
+    return EIR_OK;
+}
+
+/* chunk / unsafe_chunk / unsafe_split -> split_with_sizes (dim as given) */
+eir_status decomp_chunk(dc *c) {
+    uint32_t x = dc_tensor_of(c, "self");
+    if (x == EIR_NO_VALUE) return dc_refuse(c, "argument 'self': expected a tensor");
+    const eir_tensor_meta *xm = meta_of(c, x);
+    int64_t dim = 0, len, k;
+    const eir_arg *da = dc_arg_named(c, "dim");
+    if (!is_none(da) && !int_of(da, &dim)) return dc_refuse(c, "argument 'dim': expected an int");
+    if (!concrete_dim(xm, wrap_dim(dim, xm->rank), &len))
+        return dc_refuse(c, "dimension %lld out of range or of symbolic size", (long long)dim);
+    bool split = strstr(c->op, "split") != NULL;
+    if (!int_of(dc_arg_named(c, split ? "split_size" : "chunks"), &k) || k <= 0)
+        return dc_refuse(c, "argument '%s': expected a positive int", split ? "split_size" : "chunks");
+    int64_t size = split ? k : (len + k - 1) / k;
+    if (size == 0) return dc_refuse(c, "a chunk of an empty dimension");
+    int64_t nparts = len ? (len + size - 1) / size : 1, sizes[MAXR];
+    if (nparts > MAXR) return dc_refuse(c, "more than %d parts", MAXR);
+    const eir_arg *ol;
+    eir_status st = list_out(c, (uint32_t)nparts, &ol);
+    if (st || c->dry) return st;
+    for (int64_t i = 0; i < nparts; i++) sizes[i] = len - i * size < size ? len - i * size : size;
+    eir_named_arg si_[3] = {pos_arg("self", a_tensor(x)), pos_arg("split_sizes", dc_a_ints(c, sizes, (uint32_t)nparts)),
+                            pos_arg("dim", a_int(dim))};
+    const eir_tensor_meta *ms[MAXR];
+    uint32_t vals[MAXR];
+    for (int64_t i = 0; i < nparts; i++) ms[i] = meta_of(c, ol->u.list.items[i].value);
+    if ((st = dc_emit_n(c, "split_with_sizes.default", dim ? 3 : 2, si_, (uint32_t)nparts, ms, NULL, true, vals))) return st;
+    for (int64_t i = 0; i < nparts; i++)
+        if ((st = finish(c, ol->u.list.items[i].value, vals[i]))) return st;
+    return EIR_OK;
+}
+
+/* tensor_split.sections / .indices and hsplit / vsplit / dsplit (.int,
+ * .array) -> one slice per part (dim wrapped, bounds as given) */
+eir_status decomp_tensor_split(dc *c) {
+    uint32_t x = dc_tensor_of(c, "self");
+    if (x == EIR_NO_VALUE) return dc_refuse(c, "argument 'self': expected a tensor");
+    const eir_tensor_meta *xm = meta_of(c, x);
+    const char *op = c->op + 5;
+    int64_t dim = 0, len;
+    if (!strncmp(op, "tensor_split.", 13)) {
+        const eir_arg *da = dc_arg_named(c, "dim");
+        if (!is_none(da) && !int_of(da, &dim)) return dc_refuse(c, "argument 'dim': expected an int");
+        dim = wrap_dim(dim, xm->rank);
+    } else if (op[0] == 'h')
+        dim = xm->rank > 1 ? 1 : 0;
+    else if (op[0] == 'd')
+        dim = 2;
+    if (!concrete_dim(xm, dim, &len)) return dc_refuse(c, "dimension %lld out of range or of symbolic size", (long long)dim);
+    int64_t bounds[MAXR + 1], nparts;
+    bool by_sections = strstr(op, ".sections") || strstr(op, ".int");
+    if (by_sections) {
+        int64_t s;
+        if (!int_of(dc_arg_named(c, "sections"), &s) || s <= 0) return dc_refuse(c, "argument 'sections': expected a positive int");
+        if (s > MAXR) return dc_refuse(c, "more than %d parts", MAXR);
+        nparts = s;
+        bounds[0] = 0;
+        for (int64_t i = 0; i < s; i++) bounds[i + 1] = bounds[i] + len / s + (i < len % s);
+    } else {
+        int64_t idx[MAXR];
+        uint32_t n;
+        if (!dc_ints_of(dc_arg_named(c, "indices"), idx, MAXR - 1, &n))
+            return dc_refuse(c, "argument 'indices': expected up to %d concrete ints", MAXR - 1);
+        nparts = n + 1;
+        bounds[0] = 0;
+        for (uint32_t i = 0; i < n; i++) bounds[i + 1] = idx[i];
+        bounds[n + 1] = len;
+    }
+    const eir_arg *ol;
+    eir_status st = list_out(c, (uint32_t)nparts, &ol);
+    if (st || c->dry) return st;
+    for (int64_t i = 0; i < nparts; i++) {
+        uint32_t o = ol->u.list.items[i].value, res;
+        eir_named_arg si_[4] = {pos_arg("self", a_tensor(x)), pos_arg("dim", a_int(dim)), pos_arg("start", a_int(bounds[i])),
+                                pos_arg("end", a_int(bounds[i + 1]))};
+        if ((st = sh_emit(c, "slice.Tensor", 4, si_, meta_of(c, o), &res))) return st;
+        if ((st = finish(c, o, res))) return st;
+    }
+    return EIR_OK;
+}
+
+/* narrow(x, dim, start, length) -> slice(x, dim, start, start + length),
+ * a negative start wrapped */
+eir_status decomp_narrow(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    const eir_tensor_meta *xm = meta_of(c, x);
+    int64_t dim, start, length, len;
+    if (!int_of(dc_arg_named(c, "dim"), &dim) || !int_of(dc_arg_named(c, "start"), &start) ||
+        !int_of(dc_arg_named(c, "length"), &length))
+        return dc_refuse(c, "arguments 'dim', 'start', 'length': expected concrete ints");
+    if (start < 0) {
+        if (!concrete_dim(xm, wrap_dim(dim, xm->rank), &len)) return dc_refuse(c, "a negative start in a dimension of symbolic size");
+        start += len;
+    }
+    if (c->dry) return EIR_OK;
+    eir_named_arg si_[4] = {pos_arg("self", a_tensor(x)), pos_arg("dim", a_int(dim)), pos_arg("start", a_int(start)),
+                            pos_arg("end", a_int(start + length))};
+    uint32_t res;
+    if ((st = sh_emit(c, "slice.Tensor", 4, si_, meta_of(c, out), &res))) return st;
+    return finish(c, out, res);
+}
+
+/* ---- permutations and flips ---- */
+
+/* movedim (.intlist, .int), numpy_T, mH / matrix_H (real dtypes) -> permute */
+eir_status decomp_movedim(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    const eir_tensor_meta *xm = meta_of(c, x);
+    uint32_t r = xm->rank;
+    int64_t perm[MAXR];
+    const char *op = c->op + 5;
+    if (!strncmp(op, "movedim.", 8)) {
+        int64_t src[MAXR], dst[MAXR];
+        uint32_t ns, nd;
+        if (!dc_ints_of(dc_arg_named(c, "source"), src, MAXR, &ns) || !dc_ints_of(dc_arg_named(c, "destination"), dst, MAXR, &nd) ||
+            ns != nd)
+            return dc_refuse(c, "arguments 'source', 'destination': expected int lists of one length");
+        bool used_src[MAXR] = {0}, used_dst[MAXR] = {0};
+        for (uint32_t i = 0; i < r; i++) perm[i] = -1;
+        for (uint32_t i = 0; i < ns; i++) {
+            int64_t s = wrap_dim(src[i], r), d = wrap_dim(dst[i], r);
+            if (s < 0 || d < 0 || s >= (int64_t)(r ? r : 1) || d >= (int64_t)(r ? r : 1) || used_src[s] || used_dst[d])
+                return dc_refuse(c, "dimensions out of range or repeated");
+            used_src[s] = used_dst[d] = true;
+            if (r) perm[d] = s;
+        }
+        uint32_t next = 0;
+        for (uint32_t i = 0; i < r; i++) {
+            if (perm[i] >= 0) continue;
+            while (used_src[next]) next++;
+            perm[i] = next++;
+        }
+    } else if (!strncmp(op, "numpy_T.", 8)) {
+        for (uint32_t i = 0; i < r; i++) perm[i] = r - 1 - i;
+    } else {
+        if (is_complex(xm->dtype)) return dc_refuse(c, "a complex input (its conjugate is not decomposed)");
+        if (r < 2 || (!strncmp(op, "matrix_H.", 9) && r != 2)) return dc_refuse(c, "an input of rank %u", r);
+        for (uint32_t i = 0; i < r; i++) perm[i] = i;
+        perm[r - 2] = r - 1;
+        perm[r - 1] = r - 2;
+    }
+    if (c->dry) return EIR_OK;
+    uint32_t res;
+    if ((st = sh_permute(c, x, perm, r, meta_of(c, out), &res))) return st;
+    return finish(c, out, res);
+}
+
+/* ravel -> view(x, [-1]), after a contiguous clone when x is not contiguous */
+eir_status decomp_ravel(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    const eir_tensor_meta *xm = meta_of(c, x);
+    bool contig = dc_meta_contiguous(xm);
+    if (!contig && !dc_meta_concrete_sizes(xm)) return dc_refuse(c, "a non-contiguous input of symbolic size");
+    if (c->dry) return EIR_OK;
+    int64_t m1 = -1;
+    uint32_t src = x, res;
+    if (!contig && (st = sh_clone(c, x, NULL, &src))) return st;
+    if ((st = sh_view(c, src, &m1, 1, meta_of(c, out), &res))) return st;
+    return finish(c, out, res);
+}
+
+/* fliplr / flipud -> flip; rot90 -> flip (+ permute), or a clone for k = 0 */
+eir_status decomp_flip(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    const eir_tensor_meta *xm = meta_of(c, x);
+    uint32_t r = xm->rank;
+    int64_t fl[2], nf = 1, perm[MAXR];
+    bool swap = false, clone = false;
+    if (!strcmp(c->op, "aten.fliplr.default")) {
+        if (r < 2) return dc_refuse(c, "an input of rank %u (2 or more expected)", r);
+        fl[0] = 1;
+    } else if (!strcmp(c->op, "aten.flipud.default")) {
+        if (r < 1) return dc_refuse(c, "a 0-d input");
+        fl[0] = 0;
+    } else {
+        int64_t k = 1, dims[2] = {0, 1};
+        uint32_t nd = 2;
+        const eir_arg *ka = dc_arg_named(c, "k"), *da = dc_arg_named(c, "dims");
+        if (!is_none(ka) && !int_of(ka, &k)) return dc_refuse(c, "argument 'k': expected an int");
+        if (!is_none(da) && (!dc_ints_of(da, dims, 2, &nd) || nd != 2)) return dc_refuse(c, "argument 'dims': expected two ints");
+        if (r < 2) return dc_refuse(c, "an input of rank %u (2 or more expected)", r);
+        int64_t d0 = wrap_dim(dims[0], r), d1 = wrap_dim(dims[1], r);
+        if (d0 < 0 || d1 < 0 || d0 >= r || d1 >= r || d0 == d1) return dc_refuse(c, "argument 'dims': out of range or equal");
+        k = ((k % 4) + 4) % 4;
+        for (uint32_t i = 0; i < r; i++) perm[i] = i;
+        perm[d0] = d1;
+        perm[d1] = d0;
+        if (k == 0) clone = true;
+        else if (k == 2) fl[0] = d0, fl[1] = d1, nf = 2;
+        else fl[0] = k == 1 ? d1 : d0, swap = true;
+    }
+    if (c->dry) return EIR_OK;
+    uint32_t f, res;
+    if (clone) {
+        if ((st = sh_clone(c, x, meta_of(c, out), &res))) return st;
+        return finish(c, out, res);
+    }
+    eir_named_arg fi[2] = {pos_arg("self", a_tensor(x)), pos_arg("dims", dc_a_ints(c, fl, (uint32_t)nf))};
+    if ((st = sh_emit(c, "flip.default", 2, fi, swap ? NULL : meta_of(c, out), &f))) return st;
+    if (!swap) return finish(c, out, f);
+    if ((st = sh_permute(c, f, perm, r, meta_of(c, out), &res))) return st;
+    return finish(c, out, res);
+}
+
+/* roll -> per (shift, dim): index_select by (arange + (n - shift) mod n)
+ * fmod n; without dims, on the flattened tensor, viewed back */
+eir_status decomp_roll(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    const eir_tensor_meta *xm = meta_of(c, x);
+    int64_t shifts[MAXR], dims[MAXR], sz[MAXR];
+    uint32_t ns, nd = 0;
+    if (!dc_ints_of(dc_arg_named(c, "shifts"), shifts, MAXR, &ns) || ns == 0)
+        return dc_refuse(c, "argument 'shifts': expected concrete ints");
+    const eir_arg *da = dc_arg_named(c, "dims");
+    if (!is_none(da) && !dc_ints_of(da, dims, MAXR, &nd)) return dc_refuse(c, "argument 'dims': expected ints");
+    if (!concrete_sizes(xm, sz)) return dc_refuse(c, "an input of symbolic size");
+    bool flat = nd == 0;
+    int64_t numel = 1;
+    for (uint32_t i = 0; i < xm->rank; i++) numel *= sz[i];
+    if (flat) {
+        if (ns != 1) return dc_refuse(c, "%u shifts without dims", ns);
+        dims[0] = 0;
+        nd = 1;
+        if (numel == 0) return dc_refuse(c, "an empty input");
+    } else {
+        if (ns != nd) return dc_refuse(c, "%u shifts for %u dims", ns, nd);
+        for (uint32_t i = 0; i < nd; i++) {
+            dims[i] = wrap_dim(dims[i], xm->rank);
+            if (dims[i] < 0 || dims[i] >= xm->rank) return dc_refuse(c, "argument 'dims': %lld out of range", (long long)dims[i]);
+            if (sz[dims[i]] == 0) return dc_refuse(c, "an empty input");
+        }
+    }
+    if (c->dry) return EIR_OK;
+    uint32_t cur = x;
+    if (flat && (st = sh_reshape(c, x, &numel, 1, NULL, &cur))) return st;
+    for (uint32_t i = 0; i < nd; i++) {
+        int64_t n = flat ? numel : sz[dims[i]], start = ((n - shifts[i]) % n + n) % n;
+        uint32_t ar, add, fm;
+        if ((st = sh_arange(c, 0, n, EIR_I64, xm, &ar))) return st;
+        if ((st = sh_binary(c, "add.Tensor", ar, a_int(start), NULL, &add))) return st;
+        if ((st = sh_binary(c, "fmod.Scalar", add, a_int(n), NULL, &fm))) return st;
+        eir_named_arg ii[3] = {pos_arg("self", a_tensor(cur)), pos_arg("dim", a_int(dims[i])), pos_arg("index", a_tensor(fm))};
+        if ((st = sh_emit(c, "index_select.default", 3, ii, !flat && i + 1 == nd ? meta_of(c, out) : NULL, &cur))) return st;
+    }
+    if (flat && (st = dc_emit_reshape(c, cur, meta_of(c, out), "view", &cur))) return st;
+    return finish(c, out, cur);
+}
+
+/* tile -> repeat, the repeats padded with leading ones to the rank */
+eir_status decomp_tile(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    int64_t d[MAXR], rep[MAXR];
+    uint32_t n, r = meta_of(c, x)->rank;
+    if (!dc_ints_of(dc_arg_named(c, "dims"), d, MAXR, &n)) return dc_refuse(c, "argument 'dims': expected concrete ints");
+    uint32_t k = n < r ? r - n : 0;
+    for (uint32_t i = 0; i < k; i++) rep[i] = 1;
+    for (uint32_t i = 0; i < n; i++) rep[k + i] = d[i];
+    if (c->dry) return EIR_OK;
+    eir_named_arg ri[2] = {pos_arg("self", a_tensor(x)), pos_arg("repeats", dc_a_ints(c, rep, k + n))};
+    uint32_t res;
+    if ((st = sh_emit(c, "repeat.default", 2, ri, meta_of(c, out), &res))) return st;
+    return finish(c, out, res);
+}
+
+/* expand_as(x, other) -> expand(x, other's sizes) */
+eir_status decomp_expand_as(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    uint32_t o = dc_tensor_of(c, "other");
+    int64_t sz[MAXR];
+    if (o == EIR_NO_VALUE || meta_of(c, o)->rank > MAXR) return dc_refuse(c, "argument 'other': expected a tensor");
+    if (!concrete_sizes(meta_of(c, o), sz)) return dc_refuse(c, "argument 'other': symbolic sizes");
+    if (c->dry) return EIR_OK;
+    eir_named_arg ei[2] = {pos_arg("self", a_tensor(x)), pos_arg("size", dc_a_ints(c, sz, meta_of(c, o)->rank))};
+    uint32_t res;
+    if ((st = sh_emit(c, "expand.default", 2, ei, meta_of(c, out), &res))) return st;
+    return finish(c, out, res);
+}
+
+/* ---- masks and grids ---- */
+
+/* tril / triu -> (arange(cols) row - arange(rows) column) le / ge k, then
+ * where(mask, x, 0) (logical_and for bool) */
+eir_status decomp_tril(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    const eir_tensor_meta *xm = meta_of(c, x);
+    int64_t k = 0, rows, cols;
+    const eir_arg *da = dc_arg_named(c, "diagonal");
+    if (!is_none(da) && !int_of(da, &k)) return dc_refuse(c, "argument 'diagonal': expected an int");
+    if (xm->rank < 2 || !concrete_dim(xm, xm->rank - 2, &rows) || !concrete_dim(xm, xm->rank - 1, &cols))
+        return dc_refuse(c, "an input of rank below 2 or of symbolic matrix size");
+    if (is_complex(xm->dtype)) return dc_refuse(c, "a complex input");
+    if (c->dry) return EIR_OK;
+    bool upper = !strcmp(c->op, "aten.triu.default");
+    uint32_t a0, u0, a1, u1, sub, mask, z, res;
+    if ((st = sh_arange(c, 0, cols, EIR_I64, xm, &a0))) return st;
+    if ((st = sh_unsqueeze(c, a0, -2, NULL, &u0))) return st;
+    if ((st = sh_arange(c, 0, rows, EIR_I64, xm, &a1))) return st;
+    if ((st = sh_unsqueeze(c, a1, -1, NULL, &u1))) return st;
+    if ((st = sh_binary(c, "sub.Tensor", u0, a_tensor(u1), NULL, &sub))) return st;
+    if ((st = sh_binary(c, upper ? "ge.Scalar" : "le.Scalar", sub, a_int(k), NULL, &mask))) return st;
+    if (xm->dtype == EIR_BOOL) {
+        if ((st = sh_binary(c, "logical_and.default", mask, a_tensor(x), meta_of(c, out), &res))) return st;
+        return finish(c, out, res);
+    }
+    if ((st = sh_zero_scalar(c, xm, &z))) return st;
+    eir_named_arg wi[3] = {pos_arg("condition", a_tensor(mask)), pos_arg("self", a_tensor(x)), pos_arg("other", a_tensor(z))};
+    if ((st = sh_emit(c, "where.self", 3, wi, meta_of(c, out), &res))) return st;
+    return finish(c, out, res);
+}
+
+/* meshgrid of 1-d tensors: per tensor a view with -1 in its place and ones
+ * elsewhere, expanded to the grid; 'xy' swaps the first two */
+static eir_status meshgrid(dc *c, const uint32_t *v, uint32_t n, bool xy, const eir_arg *ol, uint32_t *grids) {
+    uint32_t order[MAXR];
+    int64_t shape[MAXR];
+    for (uint32_t i = 0; i < n; i++) order[i] = i;
+    if (xy && n >= 2) order[0] = 1, order[1] = 0;
+    for (uint32_t i = 0; i < n; i++) shape[i] = meta_of(c, v[order[i]])->sizes[0].value;
+    eir_status st;
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t vs[MAXR];
+        for (uint32_t j = 0; j < n; j++) vs[j] = j == i ? -1 : 1;
+        uint32_t vw, o = ol ? ol->u.list.items[order[i]].value : EIR_NO_VALUE;
+        if ((st = sh_view(c, v[order[i]], vs, n, NULL, &vw))) return st;
+        eir_named_arg ei[2] = {pos_arg("self", a_tensor(vw)), pos_arg("size", dc_a_ints(c, shape, n))};
+        if ((st = sh_emit(c, "expand.default", 2, ei, ol ? meta_of(c, o) : NULL, &grids[order[i]]))) return st;
+    }
+    return EIR_OK;
+}
+
+static eir_status grid_operands(dc *c, uint32_t *v, uint32_t *n) {
+    if (!sh_tensor_list(c, "tensors", v, n) || *n == 0) return dc_refuse(c, "argument 'tensors': expected 1 to %d tensors", MAXR);
+    for (uint32_t i = 0; i < *n; i++) {
+        const eir_tensor_meta *m = meta_of(c, v[i]);
+        if (m->rank != 1 || m->sizes[0].is_expr) return dc_refuse(c, "operand %u: a 1-d tensor of concrete size expected", i);
+    }
+    return EIR_OK;
+}
+
+eir_status decomp_meshgrid(dc *c) {
+    uint32_t v[MAXR], n, grids[MAXR];
+    eir_status st = grid_operands(c, v, &n);
+    if (st) return st;
+    const eir_arg *ia = dc_arg_named(c, "indexing"), *ol;
+    bool xy = ia && ia->kind == EIR_ARG_STRING && ia->u.s && !strcmp(ia->u.s, "xy");
+    if (ia && ia->kind == EIR_ARG_STRING && ia->u.s && !xy && strcmp(ia->u.s, "ij"))
+        return dc_refuse(c, "argument 'indexing': expected 'ij' or 'xy'");
+    if ((st = list_out(c, n, &ol)) || c->dry) return st;
+    if ((st = meshgrid(c, v, n, xy, ol, grids))) return st;
+    for (uint32_t i = 0; i < n; i++)
+        if ((st = finish(c, ol->u.list.items[i].value, grids[i]))) return st;
+    return EIR_OK;
+}
+
+/* cartesian_prod -> meshgrid, each grid flattened (clone + view), stacked
+ * as columns (unsqueeze + cat) */
+eir_status decomp_cartesian_prod(dc *c) {
+    uint32_t v[MAXR], n, grids[MAXR], flat[MAXR], cols[MAXR], out = out_value(c), res;
+    eir_status st = grid_operands(c, v, &n);
+    if (st) return st;
+    if (out == EIR_NO_VALUE) return dc_refuse(c, "expected one tensor output");
+    if (n < 2) return dc_refuse(c, "a single operand");
+    if (c->dry) return EIR_OK;
+    int64_t numel = 1;
+    for (uint32_t i = 0; i < n; i++) numel *= meta_of(c, v[i])->sizes[0].value;
+    if ((st = meshgrid(c, v, n, false, NULL, grids))) return st;
+    for (uint32_t i = 0; i < n; i++)
+        if ((st = sh_reshape(c, grids[i], &numel, 1, NULL, &flat[i]))) return st;
+    for (uint32_t i = 0; i < n; i++)
+        if ((st = sh_unsqueeze(c, flat[i], 1, NULL, &cols[i]))) return st;
+    eir_named_arg ci[2] = {pos_arg("tensors", sh_a_tensors(c, cols, n)), pos_arg("dim", a_int(1))};
+    if ((st = sh_emit(c, "cat.default", 2, ci, meta_of(c, out), &res))) return st;
+    return finish(c, out, res);
+}
+
+/* kron(a, b) -> a viewed as [a0, 1, a1, 1, ...], b as [1, b0, 1, b1, ...]
+ * (both padded to one rank), mul, viewed to [a0 * b0, ...] */
+eir_status decomp_kron(dc *c) {
+    uint32_t a, out;
+    eir_status st = dc_need_io(c, "self", &a, &out);
+    if (st) return st;
+    uint32_t b = dc_tensor_of(c, "other");
+    if (b == EIR_NO_VALUE) return dc_refuse(c, "argument 'other': expected a tensor");
+    const eir_tensor_meta *am = meta_of(c, a), *bm = meta_of(c, b);
+    int64_t asz[MAXR], bsz[MAXR];
+    if (am->rank > MAXR || bm->rank > MAXR || !concrete_sizes(am, asz) || !concrete_sizes(bm, bsz))
+        return dc_refuse(c, "operands of symbolic size or rank above %d", MAXR);
+    uint32_t r = am->rank > bm->rank ? am->rank : bm->rank;
+    if (2 * r > MAXR) return dc_refuse(c, "operands of rank above %d", MAXR / 2);
+    if (c->dry) return EIR_OK;
+    int64_t va[MAXR], vb[MAXR];
+    for (uint32_t i = 0; i < r; i++) {
+        int64_t ia = (int64_t)i - (int64_t)(r - am->rank), ib = (int64_t)i - (int64_t)(r - bm->rank);
+        va[2 * i] = ia >= 0 ? asz[ia] : 1;
+        va[2 * i + 1] = 1;
+        vb[2 * i] = 1;
+        vb[2 * i + 1] = ib >= 0 ? bsz[ib] : 1;
+    }
+    uint32_t xa, xb, m, res;
+    if ((st = sh_reshape(c, a, va, 2 * r, NULL, &xa))) return st;
+    if ((st = sh_reshape(c, b, vb, 2 * r, NULL, &xb))) return st;
+    if ((st = sh_binary(c, "mul.Tensor", xa, a_tensor(xb), NULL, &m))) return st;
+    if ((st = dc_emit_reshape(c, m, meta_of(c, out), "view", &res))) return st;
+    return finish(c, out, res);
+}
