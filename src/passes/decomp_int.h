@@ -264,6 +264,8 @@ eir_status sh_binary(dc *c, const char *target, uint32_t a, eir_arg b, const eir
 eir_status sh_sum(dc *c, uint32_t x, const int64_t *dims, uint32_t n, const eir_tensor_meta *last, uint32_t *res);
 eir_status sh_arange(dc *c, int64_t start, int64_t end, eir_dtype dt, const eir_tensor_meta *like, uint32_t *res);
 eir_status sh_zero_scalar(dc *c, const eir_tensor_meta *like, uint32_t *res);
+eir_status sh_eye(dc *c, int64_t n, int64_t m, eir_dtype dt, const eir_tensor_meta *like, const eir_tensor_meta *last,
+                  uint32_t *res);
 
 eir_status decomp_squeeze_all(dc *c);
 eir_status decomp_view_copy(dc *c);
@@ -283,6 +285,17 @@ eir_status decomp_tril(dc *c);
 eir_status decomp_meshgrid(dc *c);
 eir_status decomp_cartesian_prod(dc *c);
 eir_status decomp_kron(dc *c);
+eir_status decomp_eye(dc *c);
+
+eir_status decomp_outer(dc *c);
+eir_status decomp_dot(dc *c);
+eir_status decomp_tensordot(dc *c);
+eir_status decomp_addr(dc *c);
+eir_status decomp_baddbmm(dc *c);
+eir_status decomp_diagonal(dc *c);
+eir_status decomp_matrix_power(dc *c);
+eir_status decomp_multi_dot(dc *c);
+eir_status decomp_linalg_front(dc *c);
 
 /* ---- end of shapes, views, factories, indexing, linear algebra ---- */
 

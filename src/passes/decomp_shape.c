@@ -4,7 +4,7 @@
  * operators (view + clone), stack / hstack / vstack / dstack /
  * column_stack / atleast_*d, unbind, chunk, tensor_split and hsplit /
  * vsplit / dsplit, narrow, movedim, T / mH / H, ravel, fliplr / flipud,
- * rot90, roll, tile, expand_as, tril / triu, meshgrid, cartesian_prod,
+ * rot90, roll (and fftshift / ifftshift), tile, expand_as, tril / triu, meshgrid, cartesian_prod,
  * kron. Intermediate nodes get the metadata eir's shape inference gives
  * them (torch's meta kernels); the last node of a decomposition takes the
  * replaced node's recorded metadata. */
@@ -141,14 +141,14 @@ eir_status sh_reshape(dc *c, uint32_t x, const int64_t *sz, uint32_t n, const ei
     return dc_emit_reshape(c, x, &t.m, "view", res);
 }
 
-/* arange.start_step(start, end) of int64 (dtype given when not int64), with
- * torch's layout / device / pin_memory keywords */
+/* arange.start_step(start, end) (dtype keyword unless EIR_DTYPE_UNKNOWN:
+ * int64), with torch's layout / device / pin_memory keywords */
 eir_status sh_arange(dc *c, int64_t start, int64_t end, eir_dtype dt, const eir_tensor_meta *like, uint32_t *res) {
     eir_named_arg ai[6];
     uint32_t n = 0;
     ai[n++] = pos_arg("start", a_int(start));
     ai[n++] = pos_arg("end", a_int(end));
-    if (dt != EIR_I64) ai[n++] = kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, dt));
+    if (dt != EIR_DTYPE_UNKNOWN) ai[n++] = kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, dt));
     ai[n++] = kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED));
     ai[n++] = kw_arg("device", dc_a_device(like));
     ai[n++] = kw_arg("pin_memory", a_bool(false));
@@ -202,6 +202,9 @@ static bool concrete_sizes(const eir_tensor_meta *m, int64_t *sz) {
 }
 
 static bool is_complex(eir_dtype dt) { return dt == EIR_C32 || dt == EIR_C64 || dt == EIR_C128; }
+
+/* t's second dimension: 1, or 0 below rank 2 */
+static int64_t r_min1(uint32_t r) { return r >= 2 ? 1 : 0; }
 
 /* ---- squeeze, the *_copy operators ---- */
 
@@ -260,15 +263,16 @@ eir_status decomp_view_copy(dc *c) {
     int64_t perm[MAXR];
     bool permute = !strcmp(to, "permute.default");
     if (permute) {
-        int64_t d0 = 0, d1 = 1;
+        int64_t d0 = 0, d1 = r_min1(xm->rank);
         uint32_t r = xm->rank;
         if (!strcmp(c->op, "aten.transpose_copy.int") &&
             (!int_of(dc_arg_named(c, "dim0"), &d0) || !int_of(dc_arg_named(c, "dim1"), &d1)))
             return dc_refuse(c, "arguments 'dim0', 'dim1': expected ints");
-        if (r < 2) return dc_refuse(c, "an input of rank %u (2 or more are decomposed)", r);
         d0 = wrap_dim(d0, r);
         d1 = wrap_dim(d1, r);
-        if (d0 < 0 || d1 < 0 || d0 >= r || d1 >= r) return dc_refuse(c, "dimension out of range for rank %u", r);
+        if (d0 < 0 || d1 < 0 || d0 >= (r ? r : 1) || d1 >= (r ? r : 1)) return dc_refuse(c, "dimension out of range for rank %u", r);
+        /* below rank 2 the view is the tensor itself: alias */
+        if (r < 2) permute = false, to = "alias.default";
         for (uint32_t i = 0; i < r; i++) perm[i] = i;
         perm[d0] = d1;
         perm[d1] = d0;
@@ -279,8 +283,8 @@ eir_status decomp_view_copy(dc *c) {
         if (!int_of(dc_arg_named(c, "dimension"), &ud) || !int_of(dc_arg_named(c, "step"), &ustep))
             return dc_refuse(c, "arguments 'dimension', 'step': expected ints");
         ud = wrap_dim(ud, xm->rank);
-        if (xm->rank == 0) return dc_refuse(c, "a 0-d input");
-        if (ud < 0 || ud >= xm->rank || xm->rank + 1 > MAXR || meta_of(c, out)->rank != xm->rank + 1)
+        if (ud < 0 || ud >= (int64_t)(xm->rank ? xm->rank : 1) || xm->rank + 1 > MAXR ||
+            meta_of(c, out)->rank != (xm->rank ? xm->rank + 1 : 1))
             return dc_refuse(c, "argument 'dimension': out of range");
         for (uint32_t i = 0; i < xm->rank; i++)
             if (xm->strides[i].is_expr) return dc_refuse(c, "symbolic strides of the input");
@@ -294,7 +298,8 @@ eir_status decomp_view_copy(dc *c) {
         eir_named_arg ins[8];
         uint32_t n = 0;
         for (uint32_t i = 0; i < c->src.num_inputs && n < 8; i++)
-            if (c->src.inputs[i].kind) ins[n++] = c->src.inputs[i];
+            if (c->src.inputs[i].kind && (strcmp(to, "alias.default") || !strcmp(c->src.inputs[i].name, "self")))
+                ins[n++] = c->src.inputs[i];
         tm u;
         const eir_tensor_meta *um = NULL;
         if (unfold) {
@@ -302,8 +307,11 @@ eir_status decomp_view_copy(dc *c) {
              * the windows */
             dc_tm_from(&u, meta_of(c, out));
             for (uint32_t i = 0; i < xm->rank; i++) u.st[i] = xm->strides[i];
-            u.st[ud] = si(xm->strides[ud].value * ustep);
-            u.st[xm->rank] = xm->strides[ud];
+            if (xm->rank) {
+                u.st[ud] = si(xm->strides[ud].value * ustep);
+                u.st[xm->rank] = xm->strides[ud];
+            } else
+                u.st[0] = si(1);
             u.m.storage_offset = xm->storage_offset;
             um = &u.m;
         }
@@ -655,7 +663,8 @@ eir_status decomp_flip(dc *c) {
 }
 
 /* roll -> per (shift, dim): index_select by (arange + (n - shift) mod n)
- * fmod n; without dims, on the flattened tensor, viewed back */
+ * fmod n; without dims, on the flattened tensor, viewed back; fft_fftshift
+ * / fft_ifftshift -> the same rolls */
 eir_status decomp_roll(dc *c) {
     uint32_t x, out;
     eir_status st = dc_need_io(c, "self", &x, &out);
@@ -663,34 +672,57 @@ eir_status decomp_roll(dc *c) {
     const eir_tensor_meta *xm = meta_of(c, x);
     int64_t shifts[MAXR], dims[MAXR], sz[MAXR];
     uint32_t ns, nd = 0;
-    if (!dc_ints_of(dc_arg_named(c, "shifts"), shifts, MAXR, &ns) || ns == 0)
-        return dc_refuse(c, "argument 'shifts': expected concrete ints");
-    const eir_arg *da = dc_arg_named(c, "dims");
-    if (!is_none(da) && !dc_ints_of(da, dims, MAXR, &nd)) return dc_refuse(c, "argument 'dims': expected ints");
+    bool shift = strstr(c->op, "fftshift") != NULL;
     if (!concrete_sizes(xm, sz)) return dc_refuse(c, "an input of symbolic size");
-    bool flat = nd == 0;
+    if (shift) {
+        /* fftshift / ifftshift: a roll by half of each dimension (all of
+         * them without 'dim') */
+        const eir_arg *da = dc_arg_named(c, "dim");
+        if (!is_none(da) && !dc_ints_of(da, dims, MAXR, &nd)) return dc_refuse(c, "argument 'dim': expected ints");
+        if (is_none(da))
+            for (nd = 0; nd < xm->rank; nd++) dims[nd] = nd;
+        if (nd == 0) return dc_refuse(c, "no dimension to shift");
+        for (uint32_t i = 0; i < nd; i++) {
+            int64_t d = wrap_dim(dims[i], xm->rank);
+            if (d < 0 || d >= xm->rank) return dc_refuse(c, "argument 'dim': %lld out of range", (long long)dims[i]);
+            shifts[i] = strstr(c->op, "ifftshift") ? -(sz[d] / 2) : sz[d] / 2;
+        }
+        ns = nd;
+    } else {
+        if (!dc_ints_of(dc_arg_named(c, "shifts"), shifts, MAXR, &ns) || ns == 0)
+            return dc_refuse(c, "argument 'shifts': expected concrete ints");
+        const eir_arg *da = dc_arg_named(c, "dims");
+        if (!is_none(da) && !dc_ints_of(da, dims, MAXR, &nd)) return dc_refuse(c, "argument 'dims': expected ints");
+    }
+    bool flat = nd == 0, empty = false;
     int64_t numel = 1;
     for (uint32_t i = 0; i < xm->rank; i++) numel *= sz[i];
     if (flat) {
         if (ns != 1) return dc_refuse(c, "%u shifts without dims", ns);
         dims[0] = 0;
         nd = 1;
-        if (numel == 0) return dc_refuse(c, "an empty input");
+        if (numel == 0) empty = true;
     } else {
         if (ns != nd) return dc_refuse(c, "%u shifts for %u dims", ns, nd);
         for (uint32_t i = 0; i < nd; i++) {
             dims[i] = wrap_dim(dims[i], xm->rank);
             if (dims[i] < 0 || dims[i] >= xm->rank) return dc_refuse(c, "argument 'dims': %lld out of range", (long long)dims[i]);
-            if (sz[dims[i]] == 0) return dc_refuse(c, "an empty input");
+            if (sz[dims[i]] == 0) empty = true;
         }
     }
     if (c->dry) return EIR_OK;
     uint32_t cur = x;
+    if (empty) {
+        /* torch: a clone of an empty tensor */
+        eir_named_arg ci[1] = {pos_arg("self", a_tensor(x))};
+        if ((st = sh_emit(c, "clone.default", 1, ci, meta_of(c, out), &cur))) return st;
+        return finish(c, out, cur);
+    }
     if (flat && (st = sh_reshape(c, x, &numel, 1, NULL, &cur))) return st;
     for (uint32_t i = 0; i < nd; i++) {
         int64_t n = flat ? numel : sz[dims[i]], start = ((n - shifts[i]) % n + n) % n;
         uint32_t ar, add, fm;
-        if ((st = sh_arange(c, 0, n, EIR_I64, xm, &ar))) return st;
+        if ((st = sh_arange(c, 0, n, EIR_DTYPE_UNKNOWN, xm, &ar))) return st;
         if ((st = sh_binary(c, "add.Tensor", ar, a_int(start), NULL, &add))) return st;
         if ((st = sh_binary(c, "fmod.Scalar", add, a_int(n), NULL, &fm))) return st;
         eir_named_arg ii[3] = {pos_arg("self", a_tensor(cur)), pos_arg("dim", a_int(dims[i])), pos_arg("index", a_tensor(fm))};
@@ -752,9 +784,9 @@ eir_status decomp_tril(dc *c) {
     if (c->dry) return EIR_OK;
     bool upper = !strcmp(c->op, "aten.triu.default");
     uint32_t a0, u0, a1, u1, sub, mask, z, res;
-    if ((st = sh_arange(c, 0, cols, EIR_I64, xm, &a0))) return st;
+    if ((st = sh_arange(c, 0, cols, EIR_DTYPE_UNKNOWN, xm, &a0))) return st;
     if ((st = sh_unsqueeze(c, a0, -2, NULL, &u0))) return st;
-    if ((st = sh_arange(c, 0, rows, EIR_I64, xm, &a1))) return st;
+    if ((st = sh_arange(c, 0, rows, EIR_DTYPE_UNKNOWN, xm, &a1))) return st;
     if ((st = sh_unsqueeze(c, a1, -1, NULL, &u1))) return st;
     if ((st = sh_binary(c, "sub.Tensor", u0, a_tensor(u1), NULL, &sub))) return st;
     if ((st = sh_binary(c, upper ? "ge.Scalar" : "le.Scalar", sub, a_int(k), NULL, &mask))) return st;
@@ -775,7 +807,10 @@ static eir_status meshgrid(dc *c, const uint32_t *v, uint32_t n, bool xy, const 
     int64_t shape[MAXR];
     for (uint32_t i = 0; i < n; i++) order[i] = i;
     if (xy && n >= 2) order[0] = 1, order[1] = 0;
-    for (uint32_t i = 0; i < n; i++) shape[i] = meta_of(c, v[order[i]])->sizes[0].value;
+    for (uint32_t i = 0; i < n; i++) {
+        const eir_tensor_meta *m = meta_of(c, v[order[i]]);
+        shape[i] = m->rank ? m->sizes[0].value : 1;
+    }
     eir_status st;
     for (uint32_t i = 0; i < n; i++) {
         int64_t vs[MAXR];
@@ -792,7 +827,8 @@ static eir_status grid_operands(dc *c, uint32_t *v, uint32_t *n) {
     if (!sh_tensor_list(c, "tensors", v, n) || *n == 0) return dc_refuse(c, "argument 'tensors': expected 1 to %d tensors", MAXR);
     for (uint32_t i = 0; i < *n; i++) {
         const eir_tensor_meta *m = meta_of(c, v[i]);
-        if (m->rank != 1 || m->sizes[0].is_expr) return dc_refuse(c, "operand %u: a 1-d tensor of concrete size expected", i);
+        if (m->rank > 1 || (m->rank == 1 && m->sizes[0].is_expr))
+            return dc_refuse(c, "operand %u: a 0-d or 1-d tensor of concrete size expected", i);
     }
     return EIR_OK;
 }
@@ -819,10 +855,11 @@ eir_status decomp_cartesian_prod(dc *c) {
     eir_status st = grid_operands(c, v, &n);
     if (st) return st;
     if (out == EIR_NO_VALUE) return dc_refuse(c, "expected one tensor output");
-    if (n < 2) return dc_refuse(c, "a single operand");
+    if (n < 2 && meta_of(c, v[0])->rank != 1) return dc_refuse(c, "a single 0-d operand");
     if (c->dry) return EIR_OK;
+    if (n == 1) return finish(c, out, v[0]); /* torch returns the operand */
     int64_t numel = 1;
-    for (uint32_t i = 0; i < n; i++) numel *= meta_of(c, v[i])->sizes[0].value;
+    for (uint32_t i = 0; i < n; i++) numel *= meta_of(c, v[i])->rank ? meta_of(c, v[i])->sizes[0].value : 1;
     if ((st = meshgrid(c, v, n, false, NULL, grids))) return st;
     for (uint32_t i = 0; i < n; i++)
         if ((st = sh_reshape(c, grids[i], &numel, 1, NULL, &flat[i]))) return st;
@@ -863,3 +900,41 @@ eir_status decomp_kron(dc *c) {
     if ((st = dc_emit_reshape(c, m, meta_of(c, out), "view", &res))) return st;
     return finish(c, out, res);
 }
+
+/* ---- factories ---- */
+
+/* The identity pattern of torch's eye: arange(n) column == arange(m) row
+ * (in the smallest unsigned type holding n and m), converted to dt (a bool
+ * result is the comparison itself). */
+eir_status sh_eye(dc *c, int64_t n, int64_t m, eir_dtype dt, const eir_tensor_meta *like, const eir_tensor_meta *last,
+                  uint32_t *res) {
+    int64_t big = n > m ? n : m;
+    eir_dtype it = big <= 255 ? EIR_U8 : EIR_U16;
+    uint32_t a0, a1, u, eq;
+    eir_status st;
+    if ((st = sh_arange(c, 0, n, it, like, &a0))) return st;
+    if ((st = sh_arange(c, 0, m, it, like, &a1))) return st;
+    if ((st = sh_unsqueeze(c, a0, -1, NULL, &u))) return st;
+    if ((st = sh_binary(c, "eq.Tensor", u, a_tensor(a1), dt == EIR_BOOL ? last : NULL, &eq))) return st;
+    if (dt == EIR_BOOL) { *res = eq; return EIR_OK; }
+    eir_named_arg ti[2] = {pos_arg("self", a_tensor(eq)), kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, dt))};
+    return sh_emit(c, "_to_copy.default", 2, ti, last, res);
+}
+
+/* eye / eye.m -> the identity pattern (sizes below 65536) */
+eir_status decomp_eye(dc *c) {
+    uint32_t out = out_value(c);
+    if (out == EIR_NO_VALUE) return dc_refuse(c, "expected one tensor output");
+    int64_t n, m;
+    if (!int_of(dc_arg_named(c, "n"), &n)) return dc_refuse(c, "argument 'n': expected a concrete int");
+    m = n;
+    if (!strcmp(c->op, "aten.eye.m") && !int_of(dc_arg_named(c, "m"), &m)) return dc_refuse(c, "argument 'm': expected a concrete int");
+    if (n < 0 || m < 0 || n > 65535 || m > 65535) return dc_refuse(c, "sizes %lld x %lld (0 to 65535 are decomposed)", (long long)n, (long long)m);
+    if (is_complex(meta_of(c, out)->dtype)) return dc_refuse(c, "a complex result");
+    if (c->dry) return EIR_OK;
+    uint32_t res;
+    eir_status st = sh_eye(c, n, m, meta_of(c, out)->dtype, meta_of(c, out), meta_of(c, out), &res);
+    if (st) return st;
+    return finish(c, out, res);
+}
+
