@@ -286,6 +286,15 @@ eir_status decomp_meshgrid(dc *c);
 eir_status decomp_cartesian_prod(dc *c);
 eir_status decomp_kron(dc *c);
 eir_status decomp_eye(dc *c);
+eir_status decomp_empty(dc *c);
+eir_status decomp_zero(dc *c);
+eir_status decomp_resolve(dc *c);
+eir_status decomp_shuffle(dc *c);
+eir_status decomp_diff(dc *c);
+eir_status decomp_take(dc *c);
+eir_status decomp_index_fill(dc *c);
+eir_status decomp_sum_to_size(dc *c);
+eir_status decomp_max_pool1d(dc *c);
 
 eir_status decomp_outer(dc *c);
 eir_status decomp_dot(dc *c);

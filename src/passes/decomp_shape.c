@@ -938,3 +938,332 @@ eir_status decomp_eye(dc *c) {
     return finish(c, out, res);
 }
 
+
+/* new_empty -> empty.memory_format; empty_like -> empty_permuted in the
+ * input's dimension order (preserve_format) */
+eir_status decomp_empty(dc *c) {
+    uint32_t out = out_value(c);
+    if (out == EIR_NO_VALUE) return dc_refuse(c, "expected one tensor output");
+    const eir_tensor_meta *om = meta_of(c, out);
+    bool like = !strcmp(c->op, "aten.empty_like.default");
+    uint32_t x = dc_tensor_of(c, "self");
+    if (x == EIR_NO_VALUE || meta_of(c, x)->rank > MAXR) return dc_refuse(c, "argument 'self': expected a tensor");
+    const eir_tensor_meta *xm = meta_of(c, x);
+    int64_t sz[MAXR], perm[MAXR];
+    uint32_t r = om->rank;
+    if (!concrete_sizes(om, sz) || r > MAXR) return dc_refuse(c, "a result of symbolic size");
+    if (like) {
+        const eir_arg *mf = dc_arg_named(c, "memory_format");
+        if (!is_none(mf) && !(mf->kind == EIR_ARG_MEMORY_FORMAT && mf->u.i == EIR_MF_PRESERVE))
+            return dc_refuse(c, "argument 'memory_format': only preserve_format is decomposed");
+        for (uint32_t i = 0; i < xm->rank; i++)
+            if (xm->strides[i].is_expr) return dc_refuse(c, "symbolic strides of the input");
+        /* outermost first: by stride, larger first, ties in order */
+        for (uint32_t i = 0; i < r; i++) perm[i] = i;
+        for (uint32_t i = 1; i < r; i++)
+            for (uint32_t j = i; j > 0 && xm->strides[perm[j - 1]].value < xm->strides[perm[j]].value; j--) {
+                int64_t t = perm[j - 1];
+                perm[j - 1] = perm[j];
+                perm[j] = t;
+            }
+    }
+    if (c->dry) return EIR_OK;
+    eir_named_arg ei[6];
+    uint32_t n = 0, res;
+    ei[n++] = pos_arg("size", dc_a_ints(c, sz, r));
+    if (like) ei[n++] = pos_arg("physical_layout", dc_a_ints(c, perm, r));
+    ei[n++] = kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, om->dtype));
+    ei[n++] = kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED));
+    ei[n++] = kw_arg("device", dc_a_device(om));
+    ei[n++] = kw_arg("pin_memory", a_bool(false));
+    eir_status st = sh_emit(c, like ? "empty_permuted.default" : "empty.memory_format", n, ei, om, &res);
+    if (st) return st;
+    return finish(c, out, res);
+}
+
+/* zero -> full_like(x, 0) */
+eir_status decomp_zero(dc *c) {
+    uint32_t x, out, res;
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st || c->dry) return st;
+    eir_named_arg fi[4] = {pos_arg("self", a_tensor(x)), pos_arg("fill_value", a_int(0)), kw_arg("pin_memory", a_bool(false)),
+                           kw_arg("memory_format", a_kind(EIR_ARG_MEMORY_FORMAT, EIR_MF_PRESERVE))};
+    if ((st = sh_emit(c, "full_like.default", 4, fi, meta_of(c, out), &res))) return st;
+    return finish(c, out, res);
+}
+
+/* resolve_conj / resolve_neg of a real tensor: the tensor itself */
+eir_status decomp_resolve(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    if (is_complex(meta_of(c, x)->dtype)) return dc_refuse(c, "a complex input");
+    if (c->dry) return EIR_OK;
+    return finish(c, out, x);
+}
+
+/* pixel_shuffle / pixel_unshuffle / channel_shuffle -> view, permute,
+ * contiguous clone, view (and a last clone for the pixel ones) */
+eir_status decomp_shuffle(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    const eir_tensor_meta *xm = meta_of(c, x);
+    const char *op = c->op + 5;
+    bool chan = !strncmp(op, "channel_", 8), un = !strncmp(op, "pixel_un", 8);
+    int64_t f, sz[MAXR];
+    if (!int_of(dc_arg_named(c, chan ? "groups" : un ? "downscale_factor" : "upscale_factor"), &f) || f <= 0)
+        return dc_refuse(c, "expected a positive factor");
+    uint32_t r = xm->rank;
+    if (!concrete_sizes(xm, sz)) return dc_refuse(c, "an input of symbolic size");
+    if ((chan && r < 3) || (!chan && r < 3) || r + (chan ? 1 : 3) > MAXR) return dc_refuse(c, "an input of rank %u", r);
+    int64_t v[MAXR], perm[MAXR];
+    uint32_t nv = 0, np = 0;
+    if (chan) {
+        /* [N, g, C / g, *spatial] with g and C / g swapped */
+        if (sz[1] % f) return dc_refuse(c, "%lld channels in %lld groups", (long long)sz[1], (long long)f);
+        v[nv++] = sz[0];
+        v[nv++] = f;
+        v[nv++] = sz[1] / f;
+        for (uint32_t i = 2; i < r; i++) v[nv++] = sz[i];
+        perm[np++] = 0, perm[np++] = 2, perm[np++] = 1;
+        for (uint32_t i = 3; i < nv; i++) perm[np++] = i;
+    } else {
+        uint32_t b = r - 3;
+        int64_t C = sz[b], H = sz[b + 1], W = sz[b + 2];
+        if (un ? (H % f || W % f) : C % (f * f)) return dc_refuse(c, "sizes not divisible by the factor");
+        for (uint32_t i = 0; i < b; i++) v[nv++] = sz[i], perm[np++] = i;
+        if (!un) {
+            /* [*, C, r, r, H, W] -> [*, C, H, r, W, r] */
+            v[nv++] = C / (f * f), v[nv++] = f, v[nv++] = f, v[nv++] = H, v[nv++] = W;
+            perm[np++] = b, perm[np++] = b + 3, perm[np++] = b + 1, perm[np++] = b + 4, perm[np++] = b + 2;
+        } else {
+            /* [*, C, H / r, r, W / r, r] -> [*, C, r, r, H / r, W / r] */
+            v[nv++] = C, v[nv++] = H / f, v[nv++] = f, v[nv++] = W / f, v[nv++] = f;
+            perm[np++] = b, perm[np++] = b + 2, perm[np++] = b + 4, perm[np++] = b + 1, perm[np++] = b + 3;
+        }
+    }
+    if (c->dry) return EIR_OK;
+    uint32_t a, p, cl, w, res;
+    if ((st = sh_reshape(c, x, v, nv, NULL, &a))) return st;
+    if ((st = sh_permute(c, a, perm, np, NULL, &p))) return st;
+    if ((st = sh_clone(c, p, NULL, &cl))) return st;
+    tm om;
+    dc_tm_from(&om, meta_of(c, out));
+    if (!dc_tm_contig(&om)) return dc_refuse(c, "a result of symbolic size");
+    if ((st = dc_emit_reshape(c, cl, chan ? meta_of(c, out) : &om.m, "view", &w))) return st;
+    if (chan) return finish(c, out, w);
+    if ((st = sh_clone(c, w, meta_of(c, out), &res))) return st;
+    return finish(c, out, res);
+}
+
+/* diff(x, n, dim, prepend, append) -> cat of prepend, x, append; then n
+ * times slice [1:] - slice [:-1] along dim (dim as given) */
+eir_status decomp_diff(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    const eir_tensor_meta *xm = meta_of(c, x);
+    int64_t n = 1, dim = -1, len;
+    const eir_arg *na = dc_arg_named(c, "n"), *da = dc_arg_named(c, "dim");
+    if (!is_none(na) && !int_of(na, &n)) return dc_refuse(c, "argument 'n': expected an int");
+    if (!is_none(da) && !int_of(da, &dim)) return dc_refuse(c, "argument 'dim': expected an int");
+    if (xm->dtype == EIR_BOOL) return dc_refuse(c, "a bool input (logical_xor is not emitted)");
+    if (n < 0 || n > 64) return dc_refuse(c, "argument 'n': %lld", (long long)n);
+    int64_t wd = wrap_dim(dim, xm->rank);
+    uint32_t pre = dc_tensor_of(c, "prepend"), app = dc_tensor_of(c, "append");
+    if (!concrete_dim(xm, wd, &len)) return dc_refuse(c, "dimension %lld out of range or of symbolic size", (long long)dim);
+    int64_t pl = 0, al = 0;
+    if (pre != EIR_NO_VALUE && !concrete_dim(meta_of(c, pre), wd, &pl)) return dc_refuse(c, "argument 'prepend': symbolic size");
+    if (app != EIR_NO_VALUE && !concrete_dim(meta_of(c, app), wd, &al)) return dc_refuse(c, "argument 'append': symbolic size");
+    if (c->dry) return EIR_OK;
+    uint32_t cur = x;
+    len += pl + al;
+    if (pre != EIR_NO_VALUE || app != EIR_NO_VALUE) {
+        uint32_t parts[3], np = 0;
+        if (pre != EIR_NO_VALUE) parts[np++] = pre;
+        parts[np++] = x;
+        if (app != EIR_NO_VALUE) parts[np++] = app;
+        eir_named_arg ci[2] = {pos_arg("tensors", sh_a_tensors(c, parts, np)), pos_arg("dim", a_int(dim))};
+        if ((st = sh_emit(c, "cat.default", dim ? 2 : 1, ci, n ? NULL : meta_of(c, out), &cur))) return st;
+    }
+    for (int64_t i = 0; i < n; i++, len = len > 0 ? len - 1 : 0) {
+        uint32_t lo, hi;
+        int64_t e = len > 0 ? len - 1 : 0;
+        if ((st = sh_slice(c, cur, dim, 0, e, &lo))) return st;
+        if ((st = sh_slice(c, cur, dim, 1, len > 0 ? len : 1, &hi))) return st;
+        if ((st = sh_binary(c, "sub.Tensor", hi, a_tensor(lo), i + 1 == n ? meta_of(c, out) : NULL, &cur))) return st;
+    }
+    return finish(c, out, cur);
+}
+
+/* take(x, idx) -> index(x flattened, [idx]) */
+eir_status decomp_take(dc *c) {
+    uint32_t x, out, idx;
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    if ((idx = dc_tensor_of(c, "index")) == EIR_NO_VALUE) return dc_refuse(c, "argument 'index': expected a tensor");
+    const eir_tensor_meta *xm = meta_of(c, x);
+    bool contig = dc_meta_contiguous(xm);
+    int64_t numel = 1, sz[MAXR];
+    if (!contig && !concrete_sizes(xm, sz)) return dc_refuse(c, "a non-contiguous input of symbolic size");
+    for (uint32_t i = 0; !contig && i < xm->rank; i++) numel *= sz[i];
+    if (c->dry) return EIR_OK;
+    uint32_t src = x, f, res;
+    int64_t m1 = -1;
+    if (contig) {
+        if ((st = sh_view(c, x, &m1, 1, NULL, &f))) return st;
+    } else {
+        if ((st = sh_clone(c, x, NULL, &src))) return st;
+        if ((st = sh_view(c, src, &numel, 1, NULL, &f))) return st;
+    }
+    eir_arg l = {0};
+    l.kind = EIR_ARG_OPTIONAL_TENSORS;
+    l.u.list.n = 1;
+    l.u.list.items = &c->pool[c->npool];
+    c->pool[c->npool++] = a_tensor(idx);
+    eir_named_arg ii[2] = {pos_arg("self", a_tensor(f)), pos_arg("indices", l)};
+    if ((st = sh_emit(c, "index.Tensor", 2, ii, meta_of(c, out), &res))) return st;
+    return finish(c, out, res);
+}
+
+/* index_fill / index_copy / index_add -> index_put(x, [None] * dim +
+ * [idx], values (accumulate for index_add)); a scalar fill value becomes a
+ * scalar_tensor expanded to the indexed region, alpha a mul */
+eir_status decomp_index_fill(dc *c) {
+    uint32_t x, out, idx;
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    const eir_tensor_meta *xm = meta_of(c, x);
+    int64_t dim, sz[MAXR], k;
+    if (!int_of(dc_arg_named(c, "dim"), &dim)) return dc_refuse(c, "argument 'dim': expected an int");
+    if ((idx = dc_tensor_of(c, "index")) == EIR_NO_VALUE) return dc_refuse(c, "argument 'index': expected a tensor");
+    const eir_tensor_meta *im = meta_of(c, idx);
+    if (im->rank != 1 || im->sizes[0].is_expr) return dc_refuse(c, "argument 'index': a 1-d index of concrete size expected");
+    if (xm->rank == 0 || !concrete_sizes(xm, sz)) return dc_refuse(c, "a 0-d input or one of symbolic size");
+    int64_t wd = wrap_dim(dim, xm->rank);
+    if (wd < 0 || wd >= xm->rank) return dc_refuse(c, "argument 'dim': %lld out of range", (long long)dim);
+    const char *op = c->op + 5;
+    bool fill = !strncmp(op, "index_fill.", 11), add = !strncmp(op, "index_add.", 10);
+    bool scalar = !strcmp(op, "index_fill.int_Scalar");
+    uint32_t src = EIR_NO_VALUE;
+    const eir_arg *val = dc_arg_named(c, "value"), *alpha = dc_arg_named(c, "alpha");
+    if (scalar) {
+        if (!val || (val->kind != EIR_ARG_INT && val->kind != EIR_ARG_FLOAT && val->kind != EIR_ARG_BOOL))
+            return dc_refuse(c, "argument 'value': expected a number");
+    } else if ((src = dc_tensor_of(c, fill ? "value" : "source")) == EIR_NO_VALUE)
+        return dc_refuse(c, "argument '%s': expected a tensor", fill ? "value" : "source");
+    if (add && !is_none(alpha) && alpha->kind != EIR_ARG_INT && alpha->kind != EIR_ARG_FLOAT)
+        return dc_refuse(c, "argument 'alpha': expected a number");
+    k = im->sizes[0].value;
+    if (c->dry) return EIR_OK;
+    if (fill) {
+        int64_t esz[MAXR];
+        for (uint32_t i = 0; i < xm->rank; i++) esz[i] = i == wd ? k : sz[i];
+        if (scalar) {
+            eir_named_arg si_[5] = {pos_arg("s", *val), kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, xm->dtype)),
+                                    kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)),
+                                    kw_arg("device", dc_a_device(xm)), kw_arg("pin_memory", a_bool(false))};
+            if ((st = sh_emit(c, "scalar_tensor.default", 5, si_, NULL, &src))) return st;
+        }
+        eir_named_arg ei[2] = {pos_arg("self", a_tensor(src)), pos_arg("size", dc_a_ints(c, esz, xm->rank))};
+        if ((st = sh_emit(c, "expand.default", 2, ei, NULL, &src))) return st;
+    }
+    if (add && !is_none(alpha) && !(alpha->kind == EIR_ARG_INT && alpha->u.i == 1) &&
+        (st = sh_binary(c, "mul.Tensor", src, *alpha, NULL, &src)))
+        return st;
+    eir_arg l = {0};
+    l.kind = EIR_ARG_OPTIONAL_TENSORS;
+    l.u.list.n = (uint32_t)wd + 1;
+    l.u.list.items = &c->pool[c->npool];
+    for (int64_t i = 0; i < wd; i++) c->pool[c->npool++] = a_none();
+    c->pool[c->npool++] = a_tensor(idx);
+    eir_named_arg pi[4] = {pos_arg("self", a_tensor(x)), pos_arg("indices", l), pos_arg("values", a_tensor(src)),
+                           pos_arg("accumulate", a_bool(true))};
+    uint32_t res;
+    if ((st = sh_emit(c, "index_put.default", add ? 4 : 3, pi, meta_of(c, out), &res))) return st;
+    return finish(c, out, res);
+}
+
+/* sum_to_size -> sum.dim_IntList(keepdim) over the leading and the
+ * broadcast dimensions, viewed to the size when leading ones go */
+eir_status decomp_sum_to_size(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    const eir_tensor_meta *xm = meta_of(c, x);
+    int64_t sz[MAXR], xs[MAXR], dims[MAXR];
+    uint32_t n, nd = 0;
+    if (!dc_ints_of(dc_arg_named(c, "size"), sz, MAXR, &n) || n > xm->rank) return dc_refuse(c, "argument 'size': expected concrete ints");
+    if (!concrete_sizes(xm, xs)) return dc_refuse(c, "an input of symbolic size");
+    uint32_t lead = xm->rank - n;
+    for (uint32_t i = 0; i < lead; i++) dims[nd++] = i;
+    for (uint32_t i = 0; i < n; i++)
+        if (sz[i] == 1 && xs[lead + i] != 1) dims[nd++] = lead + i;
+    if (c->dry) return EIR_OK;
+    if (!nd) return finish(c, out, x);
+    uint32_t s, res;
+    eir_named_arg si_[3] = {pos_arg("self", a_tensor(x)), pos_arg("dim", dc_a_ints(c, dims, nd)), pos_arg("keepdim", a_bool(true))};
+    if ((st = sh_emit(c, "sum.dim_IntList", 3, si_, lead ? NULL : meta_of(c, out), &s))) return st;
+    if (!lead) return finish(c, out, s);
+    if ((st = dc_emit_reshape(c, s, meta_of(c, out), "view", &res))) return st;
+    return finish(c, out, res);
+}
+
+/* max_pool1d (+ _with_indices) / adaptive_max_pool1d -> unsqueeze(-2), the
+ * 2-d pool with a kernel of height 1, squeeze.dims([-2]) of its outputs */
+eir_status decomp_max_pool1d(dc *c) {
+    uint32_t x = dc_tensor_of(c, "self");
+    if (x == EIR_NO_VALUE || meta_of(c, x)->rank < 2 || meta_of(c, x)->rank > 3)
+        return dc_refuse(c, "argument 'self': a tensor of rank 2 or 3 expected");
+    bool adaptive = !strncmp(c->op + 5, "adaptive", 8);
+    int64_t k[1], s[1] = {0}, p[1] = {0}, d[1] = {1}, o[1];
+    uint32_t nk = 0, ns = 0, np = 1, ndl = 1;
+    bool ceil = false;
+    if (adaptive) {
+        if (!dc_ints_of(dc_arg_named(c, "output_size"), o, 1, &nk) || nk != 1) return dc_refuse(c, "argument 'output_size': expected one int");
+    } else {
+        if (!dc_ints_of(dc_arg_named(c, "kernel_size"), k, 1, &nk) || nk != 1) return dc_refuse(c, "argument 'kernel_size': expected one int");
+        const eir_arg *sa = dc_arg_named(c, "stride"), *pa = dc_arg_named(c, "padding"), *da = dc_arg_named(c, "dilation");
+        if (!is_none(sa) && !dc_ints_of(sa, s, 1, &ns)) return dc_refuse(c, "argument 'stride': expected one int");
+        if (!is_none(pa) && !dc_ints_of(pa, p, 1, &np)) return dc_refuse(c, "argument 'padding': expected one int");
+        if (!is_none(da) && !dc_ints_of(da, d, 1, &ndl)) return dc_refuse(c, "argument 'dilation': expected one int");
+        if (!dc_bool_arg(c, "ceil_mode", false, &ceil)) return dc_refuse(c, "argument 'ceil_mode': expected a bool");
+        if (ns == 0) s[0] = k[0];
+    }
+    /* outputs: values (and indices) */
+    uint32_t outs[2], no = 0;
+    for (uint32_t i = 0; i < c->src.num_outputs && no < 2; i++)
+        if (c->src.outputs[i].kind == EIR_ARG_TENSOR && c->src.outputs[i].value < c->g->num_values) outs[no++] = c->src.outputs[i].value;
+        else return dc_refuse(c, "output %u is not a tensor", i);
+    if (no == 0) return dc_refuse(c, "expected tensor outputs");
+    if (c->dry) return EIR_OK;
+    uint32_t u, v[2], res;
+    eir_status st;
+    if ((st = sh_unsqueeze(c, x, -2, NULL, &u))) return st;
+    eir_named_arg pi[6];
+    uint32_t n = 0;
+    pi[n++] = pos_arg("self", a_tensor(u));
+    if (adaptive) {
+        int64_t os[2] = {1, o[0]};
+        pi[n++] = pos_arg("output_size", dc_a_ints(c, os, 2));
+    } else {
+        int64_t ks[2] = {1, k[0]}, ss[2] = {1, s[0]}, ps[2] = {0, p[0]}, ds[2] = {1, d[0]};
+        pi[n++] = pos_arg("kernel_size", dc_a_ints(c, ks, 2));
+        pi[n++] = pos_arg("stride", dc_a_ints(c, ss, 2));
+        /* trailing defaults left out, as torch writes them */
+        uint32_t last = ceil ? 3 : d[0] != 1 ? 2 : p[0] != 0 ? 1 : 0;
+        if (last >= 1) pi[n++] = pos_arg("padding", dc_a_ints(c, ps, 2));
+        if (last >= 2) pi[n++] = pos_arg("dilation", dc_a_ints(c, ds, 2));
+        if (last >= 3) pi[n++] = pos_arg("ceil_mode", a_bool(true));
+    }
+    if ((st = sh_emit_n(c, adaptive ? "adaptive_max_pool2d.default" : "max_pool2d_with_indices.default", n, pi, 2, false, NULL, v)))
+        return st;
+    for (uint32_t i = 0; i < no; i++) {
+        int64_t m2 = -2;
+        eir_named_arg si_[2] = {pos_arg("self", a_tensor(v[i])), pos_arg("dim", dc_a_ints(c, &m2, 1))};
+        if ((st = sh_emit(c, "squeeze.dims", 2, si_, meta_of(c, outs[i]), &res))) return st;
+        if ((st = finish(c, outs[i], res))) return st;
+    }
+    return EIR_OK;
+}
