@@ -127,7 +127,7 @@ class Misc(torch.nn.Module):
                 torch.ops.aten.zero.default(m), m.resolve_conj() * 2, m.resolve_neg() + 1,
                 torch.nn.functional.pixel_shuffle(img, 2), torch.nn.functional.pixel_unshuffle(img, 2),
                 torch.nn.functional.channel_shuffle(img, 2), torch.diff(m), torch.diff(x, n=2, dim=0),
-                torch.diff(m, prepend=m[:, :1], append=m[:, :2]), torch.take(m, i), torch.take(m.T, i),
+                torch.diff(m, prepend=m[:, :1], append=m[:, :2]), torch.diff(m, n=0), torch.take(m, i), torch.take(m.T, i),
                 mc.index_fill(1, i[:2] % 4, -1.0), mc.index_fill(0, i[:2] % 3, s), mc.index_copy(1, i[:2] % 4, p1),
                 mc.index_add(1, i[:2] % 4, p1, alpha=2), mc.index_add(0, i[:2] % 3, m[:2]), m.sum_to_size(1, 4),
                 x.sum_to_size(3, 1), x.sum_to_size(4), x.sum_to_size(2, 3, 4),
@@ -135,6 +135,13 @@ class Misc(torch.nn.Module):
                 *torch.nn.functional.max_pool1d(x, 2, return_indices=True),
                 *torch.nn.functional.adaptive_max_pool1d(x, 2, return_indices=True),
                 torch.nn.functional.adaptive_max_pool1d(m, 3))
+
+
+class Spaces(torch.nn.Module):
+    def forward(self, a, b):
+        return (torch.linspace(2, 5, 1) + a[:1], torch.linspace(2, 5, 0), torch.linspace(-3, 10, 6, dtype=torch.int64) + b,
+                torch.linspace(-3.5, 10.25, 7) + a, torch.logspace(-1, 2, 4, base=2.0),
+                torch.logspace(0, 1, 5), torch.linspace(0, 1, 5, dtype=torch.float64))
 
 
 def test_views(eir, tmp_path):
@@ -175,6 +182,10 @@ def test_misc(eir, tmp_path):
     # empty outputs compared by shape: empty_like / new_empty return their sizes
     convert_like_torch(eir, tmp_path, Misc(), (r(3, 4), r(2, 3, 4), torch.tensor([0, 5, 11, 2]), r(1, 8, 4, 6), r(),
                                                r(3, 2)), getitems=False)
+
+
+def test_linspace_logspace(eir, tmp_path):
+    convert_like_torch(eir, tmp_path, Spaces(), (r(7), torch.ones(6, dtype=torch.int64)))
 
 
 def refused(eir, tmp_path, mod, args, **kw):

@@ -372,6 +372,8 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.max_pool1d.default", decomp_max_pool1d},
     {"aten.max_pool1d_with_indices.default", decomp_max_pool1d},
     {"aten.adaptive_max_pool1d.default", decomp_max_pool1d},
+    {"aten.linspace.default", decomp_linspace},
+    {"aten.logspace.default", decomp_linspace},
     {"aten.fft_fftshift.default", decomp_roll},
     {"aten.fft_ifftshift.default", decomp_roll},
     {"aten.outer.default", decomp_outer},

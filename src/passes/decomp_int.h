@@ -295,6 +295,7 @@ eir_status decomp_take(dc *c);
 eir_status decomp_index_fill(dc *c);
 eir_status decomp_sum_to_size(dc *c);
 eir_status decomp_max_pool1d(dc *c);
+eir_status decomp_linspace(dc *c);
 
 eir_status decomp_outer(dc *c);
 eir_status decomp_dot(dc *c);

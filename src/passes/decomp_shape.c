@@ -1078,6 +1078,16 @@ eir_status decomp_diff(dc *c) {
     if (app != EIR_NO_VALUE && !concrete_dim(meta_of(c, app), wd, &al)) return dc_refuse(c, "argument 'append': symbolic size");
     if (c->dry) return EIR_OK;
     uint32_t cur = x;
+    if (n == 0) {
+        /* torch: a copy of the input (prepend and append ignored) */
+        uint32_t f;
+        eir_named_arg fi[4] = {pos_arg("self", a_tensor(x)), pos_arg("fill_value", a_int(0)), kw_arg("pin_memory", a_bool(false)),
+                               kw_arg("memory_format", a_kind(EIR_ARG_MEMORY_FORMAT, EIR_MF_PRESERVE))};
+        if ((st = sh_emit(c, "full_like.default", 4, fi, NULL, &f))) return st;
+        eir_named_arg ci[2] = {pos_arg("self", a_tensor(f)), pos_arg("src", a_tensor(x))};
+        if ((st = sh_emit(c, "copy.default", 2, ci, meta_of(c, out), &cur))) return st;
+        return finish(c, out, cur);
+    }
     len += pl + al;
     if (pre != EIR_NO_VALUE || app != EIR_NO_VALUE) {
         uint32_t parts[3], np = 0;
@@ -1085,7 +1095,7 @@ eir_status decomp_diff(dc *c) {
         parts[np++] = x;
         if (app != EIR_NO_VALUE) parts[np++] = app;
         eir_named_arg ci[2] = {pos_arg("tensors", sh_a_tensors(c, parts, np)), pos_arg("dim", a_int(dim))};
-        if ((st = sh_emit(c, "cat.default", dim ? 2 : 1, ci, n ? NULL : meta_of(c, out), &cur))) return st;
+        if ((st = sh_emit(c, "cat.default", dim ? 2 : 1, ci, NULL, &cur))) return st;
     }
     for (int64_t i = 0; i < n; i++, len = len > 0 ? len - 1 : 0) {
         uint32_t lo, hi;
@@ -1266,4 +1276,81 @@ eir_status decomp_max_pool1d(dc *c) {
         if ((st = finish(c, outs[i], res))) return st;
     }
     return EIR_OK;
+}
+
+static double num_of(const eir_arg *a) {
+    if (a->kind == EIR_ARG_FLOAT) return a->u.f;
+    if (a->kind == EIR_ARG_BOOL) return a->u.b;
+    return (double)a->u.i;
+}
+
+static bool is_float_dtype(eir_dtype dt) { return dt == EIR_F32 || dt == EIR_F64; }
+
+static bool is_int_dtype(eir_dtype dt) {
+    return dt == EIR_U8 || dt == EIR_I8 || dt == EIR_I16 || dt == EIR_I32 || dt == EIR_I64;
+}
+
+/* linspace (numbers) -> steps 0 and 1: full; else torch's two-sided
+ * formula: where(i < steps / 2, start + i * step, end - (steps - 1 - i) *
+ * step), computed in the result's float dtype (an integer result: in the
+ * default float dtype, converted last); logspace -> the same in float64,
+ * then pow(base, .) converted to the result's dtype */
+eir_status decomp_linspace(dc *c) {
+    uint32_t out = out_value(c);
+    if (out == EIR_NO_VALUE) return dc_refuse(c, "expected one tensor output");
+    const eir_tensor_meta *om = meta_of(c, out);
+    bool logsp = !strncmp(c->op, "aten.logspace", 13);
+    const eir_arg *sa = dc_arg_named(c, "start"), *ea = dc_arg_named(c, "end"), *ba = dc_arg_named(c, "base");
+    int64_t steps;
+    if (!sa || !ea || (sa->kind != EIR_ARG_INT && sa->kind != EIR_ARG_FLOAT) || (ea->kind != EIR_ARG_INT && ea->kind != EIR_ARG_FLOAT))
+        return dc_refuse(c, "arguments 'start', 'end': expected numbers");
+    if (!int_of(dc_arg_named(c, "steps"), &steps) || steps < 0) return dc_refuse(c, "argument 'steps': expected a non-negative int");
+    if (logsp && !is_none(ba) && ba->kind != EIR_ARG_INT && ba->kind != EIR_ARG_FLOAT) return dc_refuse(c, "argument 'base': expected a number");
+    if (!is_float_dtype(om->dtype) && !is_int_dtype(om->dtype)) return dc_refuse(c, "a result of dtype other than float32, float64 or integer");
+    if (logsp && steps < 2) return dc_refuse(c, "logspace of %lld steps", (long long)steps);
+    if (om->rank != 1) return dc_refuse(c, "expected a 1-d result");
+    if (c->dry) return EIR_OK;
+    eir_status st;
+    uint32_t res;
+    if (steps < 2) {
+        eir_named_arg fi[6] = {pos_arg("size", dc_a_ints(c, &steps, 1)), pos_arg("fill_value", steps ? *sa : a_int(0)),
+                               kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, om->dtype)),
+                               kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)), kw_arg("device", dc_a_device(om)),
+                               kw_arg("pin_memory", a_bool(false))};
+        if ((st = sh_emit(c, "full.default", 6, fi, om, &res))) return st;
+        return finish(c, out, res);
+    }
+    eir_dtype cdt = logsp ? EIR_F64 : is_float_dtype(om->dtype) ? om->dtype : EIR_DTYPE_UNKNOWN;
+    double step = (num_of(ea) - num_of(sa)) / (double)(steps - 1);
+    bool last_is_where = !logsp && is_float_dtype(om->dtype);
+    uint32_t ar, lt, a, m, add, sub, b, m1, s1, w;
+    if ((st = sh_arange(c, 0, steps, EIR_DTYPE_UNKNOWN, om, &ar))) return st;
+    if ((st = sh_binary(c, "lt.Scalar", ar, a_float((double)steps / 2), NULL, &lt))) return st;
+    a = ar;
+    if (cdt != EIR_DTYPE_UNKNOWN) {
+        eir_named_arg ti[2] = {pos_arg("self", a_tensor(ar)), kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, cdt))};
+        if ((st = sh_emit(c, "_to_copy.default", 2, ti, NULL, &a))) return st;
+    }
+    if ((st = sh_binary(c, "mul.Tensor", a, a_float(step), NULL, &m))) return st;
+    if ((st = sh_binary(c, "add.Tensor", m, *sa, NULL, &add))) return st;
+    eir_named_arg si_[2] = {pos_arg("self", a_int(steps - 1)), pos_arg("other", a_tensor(ar))};
+    if ((st = sh_emit(c, "sub.Tensor", 2, si_, NULL, &sub))) return st;
+    b = sub;
+    if (cdt != EIR_DTYPE_UNKNOWN) {
+        eir_named_arg ti[2] = {pos_arg("self", a_tensor(sub)), kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, cdt))};
+        if ((st = sh_emit(c, "_to_copy.default", 2, ti, NULL, &b))) return st;
+    }
+    if ((st = sh_binary(c, "mul.Tensor", b, a_float(step), NULL, &m1))) return st;
+    eir_named_arg ri[2] = {pos_arg("self", *ea), pos_arg("other", a_tensor(m1))};
+    if ((st = sh_emit(c, "sub.Tensor", 2, ri, NULL, &s1))) return st;
+    eir_named_arg wi[3] = {pos_arg("condition", a_tensor(lt)), pos_arg("self", a_tensor(add)), pos_arg("other", a_tensor(s1))};
+    if ((st = sh_emit(c, "where.self", 3, wi, last_is_where ? om : NULL, &w))) return st;
+    if (last_is_where) return finish(c, out, w);
+    if (logsp) {
+        eir_named_arg pi[2] = {pos_arg("self", is_none(ba) ? a_int(10) : *ba), pos_arg("exponent", a_tensor(w))};
+        if ((st = sh_emit(c, "pow.Scalar", 2, pi, NULL, &w))) return st;
+    }
+    eir_named_arg ti[2] = {pos_arg("self", a_tensor(w)), kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, om->dtype))};
+    if ((st = sh_emit(c, "_to_copy.default", 2, ti, om, &res))) return st;
+    return finish(c, out, res);
 }
