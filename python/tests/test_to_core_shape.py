@@ -144,6 +144,15 @@ class Spaces(torch.nn.Module):
                 torch.logspace(0, 1, 5), torch.linspace(0, 1, 5, dtype=torch.float64))
 
 
+class More(torch.nn.Module):
+    def forward(self, m, v, s, sq, i, x, w, b, rm, rv, j):
+        return (torch.block_diag(m, sq), torch.block_diag(v, s), torch.take_along_dim(m, i, 1),
+                torch.take_along_dim(m, j, 0), torch.take_along_dim(m, i[:2, 0]),
+                torch.trapezoid(m), torch.trapezoid(m, dx=2.0, dim=0), torch.trapz(m), torch.cumulative_trapezoid(m),
+                torch.cumulative_trapezoid(m, dx=0.5, dim=0), torch.logdet(sq @ sq.T + torch.eye(3)), torch.logdet(-sq.abs()),
+                torch.ops.aten.native_batch_norm(x, w, b, rm, rv, False, 0.1, 1e-5)[0])
+
+
 def test_views(eir, tmp_path):
     convert_like_torch(eir, tmp_path, Views(), (r(2, 3, 4), r(3, 4), r(2, 1, 3, 1), r(4)))
 
@@ -186,6 +195,12 @@ def test_misc(eir, tmp_path):
 
 def test_linspace_logspace(eir, tmp_path):
     convert_like_torch(eir, tmp_path, Spaces(), (r(7), torch.ones(6, dtype=torch.int64)))
+
+
+def test_more(eir, tmp_path):
+    convert_like_torch(eir, tmp_path, More(), (r(3, 4), r(4), r(), r(3, 3), torch.tensor([[0], [3], [2]]), r(2, 3, 4), r(3),
+                                               r(3), r(3), torch.rand(3) + 0.5,
+                                               torch.tensor([[0, 1, 2, 0]])), getitems=False)
 
 
 def refused(eir, tmp_path, mod, args, **kw):

@@ -296,6 +296,11 @@ eir_status decomp_index_fill(dc *c);
 eir_status decomp_sum_to_size(dc *c);
 eir_status decomp_max_pool1d(dc *c);
 eir_status decomp_linspace(dc *c);
+eir_status decomp_block_diag(dc *c);
+eir_status decomp_take_along_dim(dc *c);
+eir_status decomp_trapezoid(dc *c);
+eir_status decomp_logdet(dc *c);
+eir_status decomp_native_bn(dc *c);
 
 eir_status decomp_outer(dc *c);
 eir_status decomp_dot(dc *c);

@@ -6,6 +6,7 @@
  * the operators it keeps (linalg_svd / svdvals -> _linalg_svd, eigh /
  * eigvalsh -> _linalg_eigh, det -> _linalg_det, slogdet -> _linalg_slogdet;
  * not Core ATen, but what torch's own decomposition leaves too). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -404,5 +405,56 @@ eir_status decomp_linalg_front(dc *c) {
     if (st) return st;
     for (uint32_t i = 0; i < no; i++)
         if ((st = finish(c, outs[i], vals[first + i]))) return st;
+    return EIR_OK;
+}
+
+/* logdet -> _linalg_slogdet, where(sign == -1, nan, logabsdet) */
+eir_status decomp_logdet(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    if (is_complex(meta_of(c, x)->dtype)) return dc_refuse(c, "a complex input");
+    if (c->dry) return EIR_OK;
+    uint32_t v[4], eq, z, res;
+    eir_named_arg si_[1] = {pos_arg("A", a_tensor(x))};
+    if ((st = sh_emit_n(c, "_linalg_slogdet.default", 1, si_, 4, false, NULL, v))) return st;
+    if ((st = sh_binary(c, "eq.Scalar", v[0], a_float(-1.0), NULL, &eq))) return st;
+    const eir_tensor_meta *om = meta_of(c, out);
+    eir_named_arg ni[4] = {pos_arg("s", a_float(NAN)), kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, om->dtype)),
+                           kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)), kw_arg("device", dc_a_device(om))};
+    if ((st = sh_emit(c, "scalar_tensor.default", 4, ni, NULL, &z))) return st;
+    eir_named_arg wi[3] = {pos_arg("condition", a_tensor(eq)), pos_arg("self", a_tensor(z)), pos_arg("other", a_tensor(v[1]))};
+    if ((st = sh_emit(c, "where.self", 3, wi, om, &res))) return st;
+    return finish(c, out, res);
+}
+
+/* native_batch_norm in eval mode (running statistics given) ->
+ * _native_batch_norm_legit_no_training, output for output */
+eir_status decomp_native_bn(dc *c) {
+    uint32_t x = dc_tensor_of(c, "input");
+    if (x == EIR_NO_VALUE) return dc_refuse(c, "argument 'input': expected a tensor");
+    bool training = true;
+    if (!dc_bool_arg(c, "training", true, &training)) return dc_refuse(c, "argument 'training': expected a bool");
+    if (training) return dc_refuse(c, "training mode (running statistics updated): not decomposed");
+    uint32_t rm = dc_tensor_of(c, "running_mean"), rv = dc_tensor_of(c, "running_var");
+    if (rm == EIR_NO_VALUE || rv == EIR_NO_VALUE) return dc_refuse(c, "eval mode without running statistics");
+    const eir_arg *mom = dc_arg_named(c, "momentum"), *eps = dc_arg_named(c, "eps");
+    if (!mom || !eps) return dc_refuse(c, "arguments 'momentum', 'eps' missing");
+    uint32_t outs[3], no = 0;
+    for (uint32_t i = 0; i < c->src.num_outputs && no < 3; i++)
+        if (c->src.outputs[i].kind == EIR_ARG_TENSOR && c->src.outputs[i].value < c->g->num_values) outs[no++] = c->src.outputs[i].value;
+        else return dc_refuse(c, "output %u is not a tensor", i);
+    if (no != 3) return dc_refuse(c, "expected 3 outputs");
+    if (c->dry) return EIR_OK;
+    const eir_arg *wa = dc_arg_named(c, "weight"), *ba = dc_arg_named(c, "bias");
+    eir_named_arg bi[7] = {pos_arg("input", a_tensor(x)), pos_arg("weight", is_none(wa) ? a_none() : *wa),
+                           pos_arg("bias", is_none(ba) ? a_none() : *ba), pos_arg("running_mean", a_tensor(rm)),
+                           pos_arg("running_var", a_tensor(rv)), pos_arg("momentum", *mom), pos_arg("eps", *eps)};
+    uint32_t v[3];
+    const eir_tensor_meta *ms[3] = {meta_of(c, outs[0]), meta_of(c, outs[1]), meta_of(c, outs[2])};
+    eir_status st = dc_emit_n(c, "_native_batch_norm_legit_no_training.default", 7, bi, 3, ms, NULL, false, v);
+    if (st) return st;
+    for (uint32_t i = 0; i < 3; i++)
+        if ((st = finish(c, outs[i], v[i]))) return st;
     return EIR_OK;
 }

@@ -1354,3 +1354,142 @@ eir_status decomp_linspace(dc *c) {
     if ((st = sh_emit(c, "_to_copy.default", 2, ti, om, &res))) return st;
     return finish(c, out, res);
 }
+
+static eir_status sh_full(dc *c, const int64_t *sz, uint32_t n, eir_arg fill, const eir_tensor_meta *like, uint32_t *res) {
+    eir_named_arg fi[6] = {pos_arg("size", dc_a_ints(c, sz, n)), pos_arg("fill_value", fill),
+                           kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, like->dtype)),
+                           kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)), kw_arg("device", dc_a_device(like)),
+                           kw_arg("pin_memory", a_bool(false))};
+    return sh_emit(c, "full.default", 6, fi, NULL, res);
+}
+
+/* block_diag -> each operand as a matrix (0-d and 1-d viewed as one row),
+ * padded left and right with zeros (full + cat), the rows concatenated */
+eir_status decomp_block_diag(dc *c) {
+    uint32_t out = out_value(c), v[MAXR], n;
+    if (out == EIR_NO_VALUE) return dc_refuse(c, "expected one tensor output");
+    if (!sh_tensor_list(c, "tensors", v, &n) || n == 0) return dc_refuse(c, "argument 'tensors': expected 1 to %d tensors", MAXR);
+    const eir_tensor_meta *om = meta_of(c, out);
+    int64_t rows[MAXR], cols[MAXR], total = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const eir_tensor_meta *m = meta_of(c, v[i]);
+        if (m->rank > 2 || !dc_meta_concrete_sizes(m) || m->dtype != om->dtype)
+            return dc_refuse(c, "operand %u: a tensor of rank up to 2, concrete size and the result's dtype expected", i);
+        rows[i] = m->rank == 2 ? m->sizes[0].value : 1;
+        cols[i] = m->rank == 2 ? m->sizes[1].value : m->rank == 1 ? m->sizes[0].value : 1;
+        total += cols[i];
+    }
+    if (c->dry) return EIR_OK;
+    eir_status st;
+    uint32_t w[MAXR], row[MAXR], res;
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t sz[2] = {1, -1};
+        w[i] = v[i];
+        if (meta_of(c, v[i])->rank < 2 && (st = sh_view(c, v[i], sz, 2, NULL, &w[i]))) return st;
+    }
+    int64_t left = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t ls[2] = {rows[i], left}, rs[2] = {rows[i], total - left - cols[i]};
+        uint32_t fl, fr;
+        if ((st = sh_full(c, ls, 2, a_int(0), om, &fl)) || (st = sh_full(c, rs, 2, a_int(0), om, &fr))) return st;
+        uint32_t parts[3] = {fl, w[i], fr};
+        eir_named_arg ci[2] = {pos_arg("tensors", sh_a_tensors(c, parts, 3)), pos_arg("dim", a_int(1))};
+        if ((st = sh_emit(c, "cat.default", 2, ci, NULL, &row[i]))) return st;
+        left += cols[i];
+    }
+    eir_named_arg ci[1] = {pos_arg("tensors", sh_a_tensors(c, row, n))};
+    if ((st = sh_emit(c, "cat.default", 1, ci, om, &res))) return st;
+    return finish(c, out, res);
+}
+
+/* take_along_dim(x, idx, dim) -> gather(x expanded, dim, idx expanded
+ * remainder size); without dim, gather(x flat, 0, idx flat) */
+eir_status decomp_take_along_dim(dc *c) {
+    uint32_t x, out, idx;
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    if ((idx = dc_tensor_of(c, "indices")) == EIR_NO_VALUE || meta_of(c, idx)->rank > MAXR)
+        return dc_refuse(c, "argument 'indices': expected a tensor");
+    const eir_tensor_meta *xm = meta_of(c, x), *im = meta_of(c, idx);
+    const eir_arg *da = dc_arg_named(c, "dim");
+    int64_t dim = 0, xs[MAXR], is[MAXR];
+    bool flat = is_none(da);
+    if (!flat && !int_of(da, &dim)) return dc_refuse(c, "argument 'dim': expected an int");
+    if (flat) {
+        if (!dc_meta_contiguous(xm) || !dc_meta_contiguous(im)) return dc_refuse(c, "non-contiguous operands without 'dim'");
+    } else {
+        dim = wrap_dim(dim, xm->rank);
+        if (xm->rank == 0 || im->rank != xm->rank || dim < 0 || dim >= xm->rank || !concrete_sizes(xm, xs) || !concrete_sizes(im, is))
+            return dc_refuse(c, "operands of one rank (at least 1) and concrete sizes, dim in range expected");
+        for (uint32_t i = 0; i < xm->rank; i++)
+            if (i != dim && xs[i] != is[i] && xs[i] != 1 && is[i] != 1) return dc_refuse(c, "sizes that do not broadcast");
+    }
+    if (c->dry) return EIR_OK;
+    uint32_t a, b, res;
+    if (flat) {
+        int64_t m1 = -1;
+        if ((st = sh_view(c, x, &m1, 1, NULL, &a)) || (st = sh_view(c, idx, &m1, 1, NULL, &b))) return st;
+        dim = 0;
+    } else {
+        int64_t ei[MAXR], ex[MAXR];
+        for (uint32_t i = 0; i < xm->rank; i++) {
+            int64_t bsz = xs[i] == 1 ? is[i] : xs[i];
+            ei[i] = i == dim ? is[i] : bsz;
+            ex[i] = i == dim ? xs[i] : bsz;
+        }
+        uint32_t e1, e2;
+        eir_named_arg i1[2] = {pos_arg("self", a_tensor(idx)), pos_arg("size", dc_a_ints(c, ei, xm->rank))};
+        if ((st = sh_emit(c, "expand.default", 2, i1, NULL, &e1))) return st;
+        eir_named_arg i2[2] = {pos_arg("self", a_tensor(x)), pos_arg("size", dc_a_ints(c, ex, xm->rank))};
+        if ((st = sh_emit(c, "expand.default", 2, i2, NULL, &e2))) return st;
+        if ((st = sh_binary(c, "remainder.Scalar", e1, a_int(xs[dim]), NULL, &b))) return st;
+        a = e2;
+    }
+    eir_named_arg gi[3] = {pos_arg("self", a_tensor(a)), pos_arg("dim", a_int(dim)), pos_arg("index", a_tensor(b))};
+    if ((st = sh_emit(c, "gather.default", 3, gi, meta_of(c, out), &res))) return st;
+    return finish(c, out, res);
+}
+
+/* trapezoid.dx / trapz.dx -> (sum - (first + last) / 2) * dx;
+ * cumulative_trapezoid.dx -> cumsum((y[:-1] + y[1:]) * dx / 2) */
+eir_status decomp_trapezoid(dc *c) {
+    uint32_t y, out;
+    eir_status st = dc_need_io(c, "y", &y, &out);
+    if (st) return st;
+    const eir_tensor_meta *ym = meta_of(c, y);
+    int64_t dim = -1, len;
+    double dx = 1;
+    const eir_arg *da = dc_arg_named(c, "dim"), *xa = dc_arg_named(c, "dx");
+    if (!is_none(da) && !int_of(da, &dim)) return dc_refuse(c, "argument 'dim': expected an int");
+    if (!is_none(xa)) {
+        if (xa->kind != EIR_ARG_INT && xa->kind != EIR_ARG_FLOAT) return dc_refuse(c, "argument 'dx': expected a number");
+        dx = num_of(xa);
+    }
+    if (!concrete_dim(ym, wrap_dim(dim, ym->rank), &len) || len == 0)
+        return dc_refuse(c, "dimension %lld out of range, empty or of symbolic size", (long long)dim);
+    if (!is_float_dtype(ym->dtype)) return dc_refuse(c, "a non-float input");
+    if (c->dry) return EIR_OK;
+    uint32_t a, b, s, m, sm, d, res;
+    if (strstr(c->op, "cumulative")) {
+        eir_named_arg s1[4] = {pos_arg("self", a_tensor(y)), pos_arg("dim", a_int(dim)), pos_arg("start", a_int(0)),
+                               pos_arg("end", a_int(-1))};
+        if ((st = sh_emit(c, "slice.Tensor", 4, s1, NULL, &a))) return st;
+        eir_named_arg s2[3] = {pos_arg("self", a_tensor(y)), pos_arg("dim", a_int(dim)), pos_arg("start", a_int(1))};
+        if ((st = sh_emit(c, "slice.Tensor", 3, s2, NULL, &b))) return st;
+        if ((st = sh_binary(c, "add.Tensor", a, a_tensor(b), NULL, &s))) return st;
+        if ((st = sh_binary(c, "mul.Scalar", s, a_float(dx / 2), NULL, &m))) return st;
+        eir_named_arg ci[2] = {pos_arg("self", a_tensor(m)), pos_arg("dim", a_int(dim))};
+        if ((st = sh_emit(c, "cumsum.default", 2, ci, meta_of(c, out), &res))) return st;
+        return finish(c, out, res);
+    }
+    eir_named_arg s1[3] = {pos_arg("self", a_tensor(y)), pos_arg("dim", a_int(dim)), pos_arg("index", a_int(-1))};
+    if ((st = sh_emit(c, "select.int", 3, s1, NULL, &a))) return st;
+    eir_named_arg s2[3] = {pos_arg("self", a_tensor(y)), pos_arg("dim", a_int(dim)), pos_arg("index", a_int(0))};
+    if ((st = sh_emit(c, "select.int", 3, s2, NULL, &b))) return st;
+    if ((st = sh_binary(c, "add.Tensor", b, a_tensor(a), NULL, &s))) return st;
+    if ((st = sh_binary(c, "mul.Scalar", s, a_float(0.5), NULL, &m))) return st;
+    if ((st = sh_sum(c, y, &dim, 1, NULL, &sm))) return st;
+    if ((st = sh_binary(c, "sub.Tensor", sm, a_tensor(m), NULL, &d))) return st;
+    if ((st = sh_binary(c, "mul.Scalar", d, a_float(dx), meta_of(c, out), &res))) return st;
+    return finish(c, out, res);
+}
