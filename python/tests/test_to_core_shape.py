@@ -150,7 +150,9 @@ class More(torch.nn.Module):
                 torch.take_along_dim(m, j, 0), torch.take_along_dim(m, i[:2, 0]),
                 torch.trapezoid(m), torch.trapezoid(m, dx=2.0, dim=0), torch.trapz(m), torch.cumulative_trapezoid(m),
                 torch.cumulative_trapezoid(m, dx=0.5, dim=0), torch.logdet(sq @ sq.T + torch.eye(3)), torch.logdet(-sq.abs()),
-                torch.ops.aten.native_batch_norm(x, w, b, rm, rv, False, 0.1, 1e-5)[0])
+                torch.ops.aten.native_batch_norm(x, w, b, rm, rv, False, 0.1, 1e-5)[0],
+                torch.ops.aten._chunk_cat([m, x[0]], 1, 2), torch.nn.functional.instance_norm(x),
+                torch.logspace(1, 2, 0), torch.logspace(1, 2, 1))
 
 
 def test_views(eir, tmp_path):

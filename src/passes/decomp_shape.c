@@ -1307,17 +1307,24 @@ eir_status decomp_linspace(dc *c) {
     if (!int_of(dc_arg_named(c, "steps"), &steps) || steps < 0) return dc_refuse(c, "argument 'steps': expected a non-negative int");
     if (logsp && !is_none(ba) && ba->kind != EIR_ARG_INT && ba->kind != EIR_ARG_FLOAT) return dc_refuse(c, "argument 'base': expected a number");
     if (!is_float_dtype(om->dtype) && !is_int_dtype(om->dtype)) return dc_refuse(c, "a result of dtype other than float32, float64 or integer");
-    if (logsp && steps < 2) return dc_refuse(c, "logspace of %lld steps", (long long)steps);
     if (om->rank != 1) return dc_refuse(c, "expected a 1-d result");
     if (c->dry) return EIR_OK;
     eir_status st;
     uint32_t res;
     if (steps < 2) {
+        /* full of start (or empty); logspace: in float64, then pow and
+         * the conversion */
         eir_named_arg fi[6] = {pos_arg("size", dc_a_ints(c, &steps, 1)), pos_arg("fill_value", steps ? *sa : a_int(0)),
-                               kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, om->dtype)),
+                               kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, logsp ? EIR_F64 : om->dtype)),
                                kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)), kw_arg("device", dc_a_device(om)),
                                kw_arg("pin_memory", a_bool(false))};
-        if ((st = sh_emit(c, "full.default", 6, fi, om, &res))) return st;
+        if ((st = sh_emit(c, "full.default", 6, fi, logsp ? NULL : om, &res))) return st;
+        if (logsp) {
+            eir_named_arg pi[2] = {pos_arg("self", is_none(ba) ? a_int(10) : *ba), pos_arg("exponent", a_tensor(res))};
+            if ((st = sh_emit(c, "pow.Scalar", 2, pi, NULL, &res))) return st;
+            eir_named_arg ti[2] = {pos_arg("self", a_tensor(res)), kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, om->dtype))};
+            if ((st = sh_emit(c, "_to_copy.default", 2, ti, om, &res))) return st;
+        }
         return finish(c, out, res);
     }
     eir_dtype cdt = logsp ? EIR_F64 : is_float_dtype(om->dtype) ? om->dtype : EIR_DTYPE_UNKNOWN;
@@ -1493,3 +1500,69 @@ eir_status decomp_trapezoid(dc *c) {
     if ((st = sh_binary(c, "mul.Scalar", d, a_float(dx), meta_of(c, out), &res))) return st;
     return finish(c, out, res);
 }
+
+/* _chunk_cat(tensors, dim, num_chunks) of sizes divisible by num_chunks ->
+ * each viewed as [..., num_chunks, -1] at dim, cat at dim + 1 */
+eir_status decomp_chunk_cat(dc *c) {
+    uint32_t out = out_value(c), v[MAXR], n;
+    if (out == EIR_NO_VALUE) return dc_refuse(c, "expected one tensor output");
+    if (!sh_tensor_list(c, "tensors", v, &n) || n == 0) return dc_refuse(c, "argument 'tensors': expected 1 to %d tensors", MAXR);
+    int64_t dim, k;
+    if (!int_of(dc_arg_named(c, "dim"), &dim) || !int_of(dc_arg_named(c, "num_chunks"), &k) || k <= 0)
+        return dc_refuse(c, "arguments 'dim', 'num_chunks': expected ints (num_chunks positive)");
+    uint32_t r = meta_of(c, v[0])->rank;
+    dim = wrap_dim(dim, r);
+    if (dim < 0 || dim >= r || dim + 2 > MAXR) return dc_refuse(c, "argument 'dim': out of range");
+    for (uint32_t i = 0; i < n; i++) {
+        const eir_tensor_meta *m = meta_of(c, v[i]);
+        if (m->rank != r || !dc_meta_concrete_sizes(m) || !dc_meta_contiguous(m) || m->sizes[dim].value % k)
+            return dc_refuse(c, "operand %u: contiguous, of concrete size divisible by %lld at dim expected (padding is not "
+                                "decomposed)", i, (long long)k);
+    }
+    if (c->dry) return EIR_OK;
+    eir_status st;
+    uint32_t w[MAXR], res;
+    for (uint32_t i = 0; i < n; i++) {
+        const eir_tensor_meta *m = meta_of(c, v[i]);
+        int64_t sz[MAXR];
+        for (int64_t d = 0; d < dim; d++) sz[d] = m->sizes[d].value;
+        sz[dim] = k;
+        sz[dim + 1] = -1;
+        if ((st = sh_view(c, v[i], sz, (uint32_t)dim + 2, NULL, &w[i]))) return st;
+    }
+    eir_named_arg ci[2] = {pos_arg("tensors", sh_a_tensors(c, w, n)), pos_arg("dim", a_int(dim + 1))};
+    if ((st = sh_emit(c, "cat.default", 2, ci, meta_of(c, out), &res))) return st;
+    return finish(c, out, res);
+}
+
+/* instance_norm without weight, bias or running statistics -> viewed as
+ * [1, N * C, ...], _native_batch_norm_legit.no_stats (training), viewed
+ * back */
+eir_status decomp_instance_norm(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "input", &x, &out);
+    if (st) return st;
+    const eir_tensor_meta *xm = meta_of(c, x);
+    bool use = false;
+    if (!is_none(dc_arg_named(c, "weight")) || !is_none(dc_arg_named(c, "bias")) || !is_none(dc_arg_named(c, "running_mean")) ||
+        !is_none(dc_arg_named(c, "running_var")))
+        return dc_refuse(c, "weight, bias or running statistics (only their absence is decomposed)");
+    if (!dc_bool_arg(c, "use_input_stats", false, &use) || !use) return dc_refuse(c, "use_input_stats false");
+    const eir_arg *mom = dc_arg_named(c, "momentum"), *eps = dc_arg_named(c, "eps");
+    int64_t sz[MAXR];
+    if (!mom || !eps) return dc_refuse(c, "arguments 'momentum', 'eps' missing");
+    if (xm->rank < 2 || !concrete_sizes(xm, sz)) return dc_refuse(c, "an input of rank below 2 or of symbolic size");
+    if (c->dry) return EIR_OK;
+    int64_t v[MAXR];
+    v[0] = 1;
+    v[1] = sz[0] * sz[1];
+    for (uint32_t i = 2; i < xm->rank; i++) v[i] = sz[i];
+    uint32_t a, bn[3], res;
+    if ((st = sh_reshape(c, x, v, xm->rank, NULL, &a))) return st;
+    eir_named_arg bi[6] = {pos_arg("input", a_tensor(a)), pos_arg("weight", a_none()), pos_arg("bias", a_none()),
+                           pos_arg("training", a_bool(true)), pos_arg("momentum", *mom), pos_arg("eps", *eps)};
+    if ((st = sh_emit_n(c, "_native_batch_norm_legit.no_stats", 6, bi, 3, false, NULL, bn))) return st;
+    if ((st = dc_emit_reshape(c, bn[0], meta_of(c, out), "view", &res))) return st;
+    return finish(c, out, res);
+}
+
