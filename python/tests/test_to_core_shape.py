@@ -152,7 +152,8 @@ class More(torch.nn.Module):
                 torch.cumulative_trapezoid(m, dx=0.5, dim=0), torch.logdet(sq @ sq.T + torch.eye(3)), torch.logdet(-sq.abs()),
                 torch.ops.aten.native_batch_norm(x, w, b, rm, rv, False, 0.1, 1e-5)[0],
                 torch.ops.aten._chunk_cat([m, x[0]], 1, 2), torch.nn.functional.instance_norm(x),
-                torch.logspace(1, 2, 0), torch.logspace(1, 2, 1))
+                torch.logspace(1, 2, 0), torch.logspace(1, 2, 1), torch.trapezoid(m, v), torch.trapezoid(m, m.cos()),
+                torch.trapz(m, v[:3], dim=0), torch.cumulative_trapezoid(m, v), torch.trapezoid(v, v.exp()))
 
 
 def test_views(eir, tmp_path):

@@ -1458,7 +1458,8 @@ eir_status decomp_take_along_dim(dc *c) {
 }
 
 /* trapezoid.dx / trapz.dx -> (sum - (first + last) / 2) * dx;
- * cumulative_trapezoid.dx -> cumsum((y[:-1] + y[1:]) * dx / 2) */
+ * cumulative_trapezoid.dx -> cumsum((y[:-1] + y[1:]) * dx / 2); the .x
+ * forms -> sum (cumsum) of (y[:-1] + y[1:]) * diff(x) along dim, / 2 */
 eir_status decomp_trapezoid(dc *c) {
     uint32_t y, out;
     eir_status st = dc_need_io(c, "y", &y, &out);
@@ -1475,8 +1476,46 @@ eir_status decomp_trapezoid(dc *c) {
     if (!concrete_dim(ym, wrap_dim(dim, ym->rank), &len) || len == 0)
         return dc_refuse(c, "dimension %lld out of range, empty or of symbolic size", (long long)dim);
     if (!is_float_dtype(ym->dtype)) return dc_refuse(c, "a non-float input");
+    uint32_t xv = dc_tensor_of(c, "x");
+    bool by_x = strstr(c->op, ".x") != NULL;
+    if (by_x) {
+        /* spacing by sample points: x 1-d (viewed along dim) or of y's sizes */
+        if (xv == EIR_NO_VALUE) return dc_refuse(c, "argument 'x': expected a tensor");
+        const eir_tensor_meta *xm = meta_of(c, xv);
+        bool same = xm->rank == ym->rank && dc_meta_concrete_sizes(xm) && dc_meta_concrete_sizes(ym);
+        for (uint32_t i = 0; same && i < xm->rank; i++) same = xm->sizes[i].value == ym->sizes[i].value;
+        if (!(xm->rank == 1 && !xm->sizes[0].is_expr && xm->sizes[0].value == len) && !same)
+            return dc_refuse(c, "argument 'x': a 1-d tensor of the dimension's size or one of y's sizes expected");
+        if (ym->rank > MAXR || len < 2) return dc_refuse(c, "fewer than 2 samples");
+    }
     if (c->dry) return EIR_OK;
     uint32_t a, b, s, m, sm, d, res;
+    if (by_x) {
+        int64_t wd = wrap_dim(dim, ym->rank), vs[MAXR];
+        uint32_t xw = xv, xl, xh, dxv;
+        if (meta_of(c, xv)->rank == 1) {
+            for (uint32_t i = 0; i < ym->rank; i++) vs[i] = i == wd ? len : 1;
+            if ((st = sh_view(c, xv, vs, ym->rank, NULL, &xw))) return st;
+        }
+        eir_named_arg l1[4] = {pos_arg("self", a_tensor(xw)), pos_arg("dim", a_int(wd)), pos_arg("start", a_int(0)), pos_arg("end", a_int(-1))};
+        if ((st = sh_emit(c, "slice.Tensor", 4, l1, NULL, &xl))) return st;
+        eir_named_arg h1[3] = {pos_arg("self", a_tensor(xw)), pos_arg("dim", a_int(wd)), pos_arg("start", a_int(1))};
+        if ((st = sh_emit(c, "slice.Tensor", 3, h1, NULL, &xh))) return st;
+        if ((st = sh_binary(c, "sub.Tensor", xh, a_tensor(xl), NULL, &dxv))) return st;
+        eir_named_arg l2[4] = {pos_arg("self", a_tensor(y)), pos_arg("dim", a_int(wd)), pos_arg("start", a_int(0)), pos_arg("end", a_int(-1))};
+        if ((st = sh_emit(c, "slice.Tensor", 4, l2, NULL, &a))) return st;
+        eir_named_arg h2[3] = {pos_arg("self", a_tensor(y)), pos_arg("dim", a_int(wd)), pos_arg("start", a_int(1))};
+        if ((st = sh_emit(c, "slice.Tensor", 3, h2, NULL, &b))) return st;
+        if ((st = sh_binary(c, "add.Tensor", a, a_tensor(b), NULL, &s))) return st;
+        if ((st = sh_binary(c, "mul.Tensor", s, a_tensor(dxv), NULL, &m))) return st;
+        if (strstr(c->op, "cumulative")) {
+            eir_named_arg ci[2] = {pos_arg("self", a_tensor(m)), pos_arg("dim", a_int(wd))};
+            if ((st = sh_emit(c, "cumsum.default", 2, ci, NULL, &sm))) return st;
+        } else if ((st = sh_sum(c, m, &wd, 1, NULL, &sm)))
+            return st;
+        if ((st = sh_binary(c, "div.Scalar", sm, a_float(2.0), meta_of(c, out), &res))) return st;
+        return finish(c, out, res);
+    }
     if (strstr(c->op, "cumulative")) {
         eir_named_arg s1[4] = {pos_arg("self", a_tensor(y)), pos_arg("dim", a_int(dim)), pos_arg("start", a_int(0)),
                                pos_arg("end", a_int(-1))};
