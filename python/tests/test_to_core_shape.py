@@ -145,7 +145,7 @@ class Spaces(torch.nn.Module):
 
 
 class More(torch.nn.Module):
-    def forward(self, m, v, s, sq, i, x, w, b, rm, rv, j):
+    def forward(self, m, v, s, sq, i, x, w, b, rm, rv, j, q):
         return (torch.block_diag(m, sq), torch.block_diag(v, s), torch.take_along_dim(m, i, 1),
                 torch.take_along_dim(m, j, 0), torch.take_along_dim(m, i[:2, 0]),
                 torch.trapezoid(m), torch.trapezoid(m, dx=2.0, dim=0), torch.trapz(m), torch.cumulative_trapezoid(m),
@@ -153,7 +153,8 @@ class More(torch.nn.Module):
                 torch.ops.aten.native_batch_norm(x, w, b, rm, rv, False, 0.1, 1e-5)[0],
                 torch.ops.aten._chunk_cat([m, x[0]], 1, 2), torch.nn.functional.instance_norm(x),
                 torch.logspace(1, 2, 0), torch.logspace(1, 2, 1), torch.trapezoid(m, v), torch.trapezoid(m, m.cos()),
-                torch.trapz(m, v[:3], dim=0), torch.cumulative_trapezoid(m, v), torch.trapezoid(v, v.exp()))
+                torch.trapz(m, v[:3], dim=0), torch.cumulative_trapezoid(m, v), torch.trapezoid(v, v.exp()),
+                torch.ops.aten._safe_softmax(q, -1))
 
 
 def test_views(eir, tmp_path):
@@ -203,7 +204,9 @@ def test_linspace_logspace(eir, tmp_path):
 def test_more(eir, tmp_path):
     convert_like_torch(eir, tmp_path, More(), (r(3, 4), r(4), r(), r(3, 3), torch.tensor([[0], [3], [2]]), r(2, 3, 4), r(3),
                                                r(3), r(3), torch.rand(3) + 0.5,
-                                               torch.tensor([[0, 1, 2, 0]])), getitems=False)
+                                               torch.tensor([[0, 1, 2, 0]]),
+                                               torch.tensor([[1.0, float("-inf")], [float("-inf"), float("-inf")]])),
+                       getitems=False)
 
 
 def refused(eir, tmp_path, mod, args, **kw):

@@ -386,6 +386,7 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.native_batch_norm.default", decomp_native_bn},
     {"aten._chunk_cat.default", decomp_chunk_cat},
     {"aten.instance_norm.default", decomp_instance_norm},
+    {"aten._safe_softmax.default", decomp_safe_softmax},
     {"aten.fft_fftshift.default", decomp_roll},
     {"aten.fft_ifftshift.default", decomp_roll},
     {"aten.outer.default", decomp_outer},

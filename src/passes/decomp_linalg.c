@@ -2,7 +2,8 @@
  * front ends, each emitting the nodes torch 2.13's ep.run_decompositions()
  * writes: outer, dot / vdot, mv, linalg_vecdot, inner / tensordot, addr,
  * baddbmm, trace, diag of a matrix, linalg_diagonal,
- * linalg_matrix_power, linalg_multi_dot; and the front ends torch maps to
+ * linalg_matrix_power, linalg_multi_dot, logdet, native_batch_norm in eval
+ * mode; and the front ends torch maps to
  * the operators it keeps (linalg_svd / svdvals -> _linalg_svd, eigh /
  * eigvalsh -> _linalg_eigh, det -> _linalg_det, slogdet -> _linalg_slogdet;
  * not Core ATen, but what torch's own decomposition leaves too). */

@@ -1,13 +1,19 @@
 /* decomp_shape.c — to-core rules for shapes, views, copies, splits, stacks,
- * flips, rolls and triangular masks, each emitting the nodes torch 2.13's
- * ep.run_decompositions() writes for the operator: squeeze, the *_copy
- * operators (view + clone), stack / hstack / vstack / dstack /
+ * flips, rolls, masks, factories and indexing, each emitting the nodes
+ * torch 2.13's ep.run_decompositions() writes for the operator: squeeze,
+ * the *_copy operators (view + clone), stack / hstack / vstack / dstack /
  * column_stack / atleast_*d, unbind, chunk, tensor_split and hsplit /
  * vsplit / dsplit, narrow, movedim, T / mH / H, ravel, fliplr / flipud,
- * rot90, roll (and fftshift / ifftshift), tile, expand_as, tril / triu, meshgrid, cartesian_prod,
- * kron. Intermediate nodes get the metadata eir's shape inference gives
- * them (torch's meta kernels); the last node of a decomposition takes the
- * replaced node's recorded metadata. */
+ * rot90, roll (and fftshift / ifftshift), tile, expand_as, tril / triu,
+ * meshgrid, cartesian_prod, kron, eye, new_empty / empty_like, zero,
+ * resolve_conj / resolve_neg, pixel and channel shuffles, diff, take,
+ * index_fill / index_copy / index_add, sum_to_size, max_pool1d /
+ * adaptive_max_pool1d, linspace / logspace, block_diag, take_along_dim,
+ * trapezoid / trapz / cumulative_trapezoid, _chunk_cat, instance_norm,
+ * _safe_softmax. Intermediate nodes get the metadata eir's shape inference
+ * gives them (torch's meta kernels); the last node of a decomposition
+ * takes the replaced node's recorded metadata. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1602,6 +1608,35 @@ eir_status decomp_instance_norm(dc *c) {
                            pos_arg("training", a_bool(true)), pos_arg("momentum", *mom), pos_arg("eps", *eps)};
     if ((st = sh_emit_n(c, "_native_batch_norm_legit.no_stats", 6, bi, 3, false, NULL, bn))) return st;
     if ((st = dc_emit_reshape(c, bn[0], meta_of(c, out), "view", &res))) return st;
+    return finish(c, out, res);
+}
+
+/* _safe_softmax(x, dim) (float32, float64) -> _softmax, with rows that are
+ * all -inf set to 0 (eq, logical_not, any, logical_not, full_like, where) */
+eir_status decomp_safe_softmax(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    int64_t dim;
+    if (!int_of(dc_arg_named(c, "dim"), &dim)) return dc_refuse(c, "argument 'dim': expected an int");
+    if (!is_none(dc_arg_named(c, "dtype"))) return dc_refuse(c, "argument 'dtype' given");
+    if (!is_float_dtype(meta_of(c, x)->dtype)) return dc_refuse(c, "an input of dtype other than float32 or float64");
+    if (c->dry) return EIR_OK;
+    uint32_t sm, eq, n1, any, n2, z, res;
+    eir_named_arg si_[3] = {pos_arg("self", a_tensor(x)), pos_arg("dim", a_int(dim)), pos_arg("half_to_float", a_bool(false))};
+    if ((st = sh_emit(c, "_softmax.default", 3, si_, NULL, &sm))) return st;
+    if ((st = sh_binary(c, "eq.Scalar", x, a_float(-INFINITY), NULL, &eq))) return st;
+    eir_named_arg l1[1] = {pos_arg("self", a_tensor(eq))};
+    if ((st = sh_emit(c, "logical_not.default", 1, l1, NULL, &n1))) return st;
+    eir_named_arg ai[3] = {pos_arg("self", a_tensor(n1)), pos_arg("dim", a_int(dim)), pos_arg("keepdim", a_bool(true))};
+    if ((st = sh_emit(c, "any.dim", 3, ai, NULL, &any))) return st;
+    eir_named_arg l2[1] = {pos_arg("self", a_tensor(any))};
+    if ((st = sh_emit(c, "logical_not.default", 1, l2, NULL, &n2))) return st;
+    eir_named_arg fi[4] = {pos_arg("self", a_tensor(sm)), pos_arg("fill_value", a_int(0)), kw_arg("pin_memory", a_bool(false)),
+                           kw_arg("memory_format", a_kind(EIR_ARG_MEMORY_FORMAT, EIR_MF_PRESERVE))};
+    if ((st = sh_emit(c, "full_like.default", 4, fi, NULL, &z))) return st;
+    eir_named_arg wi[3] = {pos_arg("condition", a_tensor(n2)), pos_arg("self", a_tensor(z)), pos_arg("other", a_tensor(sm))};
+    if ((st = sh_emit(c, "where.self", 3, wi, meta_of(c, out), &res))) return st;
     return finish(c, out, res);
 }
 
