@@ -1143,6 +1143,60 @@ eir_status decomp_take(dc *c) {
     return finish(c, out, res);
 }
 
+/* index_fill / index_copy / index_add of a 0-d tensor, torch's way: on
+ * unsqueeze(x, 0) (and a 0-d index unsqueezed), then squeeze.dims([0])
+ * (and a clone for index_fill) */
+static eir_status index_fill_0d(dc *c, uint32_t x, uint32_t out, uint32_t idx) {
+    const eir_tensor_meta *im = meta_of(c, idx);
+    const char *op = c->op + 5;
+    bool fill = !strncmp(op, "index_fill.", 11), add = !strncmp(op, "index_add.", 10);
+    bool scalar = !strcmp(op, "index_fill.int_Scalar");
+    int64_t dim, k = 1;
+    if (!int_of(dc_arg_named(c, "dim"), &dim) || (dim != 0 && dim != -1)) return dc_refuse(c, "argument 'dim': 0 or -1 expected");
+    if (im->rank > 1 || (im->rank == 1 && im->sizes[0].is_expr)) return dc_refuse(c, "argument 'index': a 0-d or 1-d index expected");
+    if (im->rank == 1) k = im->sizes[0].value;
+    const eir_arg *val = dc_arg_named(c, "value"), *alpha = dc_arg_named(c, "alpha");
+    uint32_t src = EIR_NO_VALUE;
+    if (scalar) {
+        if (!val || (val->kind != EIR_ARG_INT && val->kind != EIR_ARG_FLOAT && val->kind != EIR_ARG_BOOL))
+            return dc_refuse(c, "argument 'value': expected a number");
+    } else if ((src = dc_tensor_of(c, fill ? "value" : "source")) == EIR_NO_VALUE)
+        return dc_refuse(c, "argument '%s': expected a tensor", fill ? "value" : "source");
+    if (add && !is_none(alpha) && !(alpha->kind == EIR_ARG_INT && alpha->u.i == 1))
+        return dc_refuse(c, "argument 'alpha' other than 1 on a 0-d input");
+    if (c->dry) return EIR_OK;
+    const eir_tensor_meta *xm = meta_of(c, x);
+    eir_status st;
+    uint32_t u, ip, sq, res;
+    if (scalar) {
+        eir_named_arg si_[5] = {pos_arg("s", *val), kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, xm->dtype)),
+                                kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)),
+                                kw_arg("device", dc_a_device(xm)), kw_arg("pin_memory", a_bool(false))};
+        if ((st = sh_emit(c, "scalar_tensor.default", 5, si_, NULL, &src))) return st;
+    }
+    if ((st = sh_unsqueeze(c, x, 0, NULL, &u))) return st;
+    if (fill) {
+        eir_named_arg ei[2] = {pos_arg("self", a_tensor(src)), pos_arg("size", dc_a_ints(c, &k, 1))};
+        if ((st = sh_emit(c, "expand.default", 2, ei, NULL, &src))) return st;
+    }
+    if (im->rank == 0 && (st = sh_unsqueeze(c, idx, 0, NULL, &idx))) return st;
+    eir_arg l = {0};
+    l.kind = EIR_ARG_OPTIONAL_TENSORS;
+    l.u.list.n = 1;
+    l.u.list.items = &c->pool[c->npool];
+    c->pool[c->npool++] = a_tensor(idx);
+    eir_named_arg pi[4] = {pos_arg("self", a_tensor(u)), pos_arg("indices", l), pos_arg("values", a_tensor(src)),
+                           pos_arg("accumulate", a_bool(true))};
+    if ((st = sh_emit(c, "index_put.default", add ? 4 : 3, pi, NULL, &ip))) return st;
+    int64_t zero = 0;
+    eir_named_arg si_[2] = {pos_arg("self", a_tensor(ip)), pos_arg("dim", dc_a_ints(c, &zero, 1))};
+    if ((st = sh_emit(c, "squeeze.dims", 2, si_, fill ? NULL : meta_of(c, out), &sq))) return st;
+    if (!fill) return finish(c, out, sq);
+    eir_named_arg ci[1] = {pos_arg("self", a_tensor(sq))};
+    if ((st = sh_emit(c, "clone.default", 1, ci, meta_of(c, out), &res))) return st;
+    return finish(c, out, res);
+}
+
 /* index_fill / index_copy / index_add -> index_put(x, [None] * dim +
  * [idx], values (accumulate for index_add)); a scalar fill value becomes a
  * scalar_tensor expanded to the indexed region, alpha a mul */
@@ -1155,8 +1209,9 @@ eir_status decomp_index_fill(dc *c) {
     if (!int_of(dc_arg_named(c, "dim"), &dim)) return dc_refuse(c, "argument 'dim': expected an int");
     if ((idx = dc_tensor_of(c, "index")) == EIR_NO_VALUE) return dc_refuse(c, "argument 'index': expected a tensor");
     const eir_tensor_meta *im = meta_of(c, idx);
+    if (xm->rank == 0) return index_fill_0d(c, x, out, idx);
     if (im->rank != 1 || im->sizes[0].is_expr) return dc_refuse(c, "argument 'index': a 1-d index of concrete size expected");
-    if (xm->rank == 0 || !concrete_sizes(xm, sz)) return dc_refuse(c, "a 0-d input or one of symbolic size");
+    if (!concrete_sizes(xm, sz)) return dc_refuse(c, "an input of symbolic size");
     int64_t wd = wrap_dim(dim, xm->rank);
     if (wd < 0 || wd >= xm->rank) return dc_refuse(c, "argument 'dim': %lld out of range", (long long)dim);
     const char *op = c->op + 5;
