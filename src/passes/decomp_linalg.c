@@ -274,13 +274,25 @@ eir_status decomp_diagonal(dc *c) {
     return finish(c, out, res);
 }
 
+/* a @ b of matrices (mm) or of batches of one shape (matmul's expand +
+ * view + bmm + view) */
 static eir_status mm(dc *c, uint32_t a, uint32_t b, const eir_tensor_meta *last, uint32_t *res) {
+    const eir_tensor_meta *am = meta_of(c, a);
+    if (am->rank > 2) {
+        tm t;
+        int64_t sz[MAXR];
+        for (uint32_t i = 0; i < am->rank; i++) sz[i] = am->sizes[i].value;
+        dc_tm_new(&t, am, am->dtype, sz, am->rank);
+        return dc_emit_batched_mm(c, a, b, last ? last : &t.m, res);
+    }
     eir_named_arg mi[2] = {pos_arg("self", a_tensor(a)), pos_arg("mat2", a_tensor(b))};
     return sh_emit(c, "mm.default", 2, mi, last, res);
 }
 
-/* linalg_matrix_power of a matrix, n >= 1: clone (1), mm chains (2, 3),
- * square-and-multiply (4 and above), as torch's C++ does */
+/* linalg_matrix_power of a matrix (n >= 0) or a batch (n >= 1): clone (1),
+ * products (2, 3), square-and-multiply (4 and above), as torch's C++ does;
+ * a batch's products as matmul's (expand + view + bmm + view); n = 0: the
+ * identity copied into a clone */
 eir_status decomp_matrix_power(dc *c) {
     uint32_t x, out;
     eir_status st = dc_need_io(c, "self", &x, &out);
@@ -289,7 +301,11 @@ eir_status decomp_matrix_power(dc *c) {
     if (!int_of(dc_arg_named(c, "n"), &n)) return dc_refuse(c, "argument 'n': expected an int");
     const eir_tensor_meta *xm = meta_of(c, x);
     if (n < 0) return dc_refuse(c, "a negative power (an inverse: not decomposed)");
-    if (xm->rank != 2) return dc_refuse(c, "an input of rank %u (a matrix is decomposed)", xm->rank);
+    if (xm->rank < 2 || xm->rank > MAXR) return dc_refuse(c, "an input of rank %u", xm->rank);
+    if (xm->rank > 2 && (n == 0 || !dc_meta_concrete_sizes(xm)))
+        return dc_refuse(c, "a batch of matrices of symbolic size or to the power 0");
+    for (uint32_t i = 0; xm->rank > 2 && i < xm->rank; i++)
+        if (xm->strides[i].is_expr) return dc_refuse(c, "symbolic strides of the input");
     if (n == 0 && (xm->sizes[0].is_expr || xm->sizes[0].value > 65535 || is_complex(xm->dtype)))
         return dc_refuse(c, "a power of 0 of a complex matrix or of symbolic or large size");
     if (c->dry) return EIR_OK;
