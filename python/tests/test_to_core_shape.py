@@ -132,6 +132,7 @@ class Misc(torch.nn.Module):
                 mc.index_fill(1, i[:2] % 4, -1.0), mc.index_fill(0, i[:2] % 3, s), mc.index_copy(1, i[:2] % 4, p1),
                 mc.index_add(1, i[:2] % 4, p1, alpha=2), mc.index_add(0, i[:2] % 3, m[:2]), s.index_fill(0, i[:1] * 0, 2.0),
                 s.index_fill(0, i[0] * 0, 2.0), s.index_copy(0, i[:1] * 0, s * 3), s.index_add(0, i[:1] * 0, s * 3),
+                s.index_add(0, i[:1] * 0, s * 3, alpha=2),
                 m.sum_to_size(1, 4),
                 x.sum_to_size(3, 1), x.sum_to_size(4), x.sum_to_size(2, 3, 4),
                 torch.nn.functional.max_pool1d(x, 2), torch.nn.functional.max_pool1d(x, 3, 2, 1, 1, True),

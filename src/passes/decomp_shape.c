@@ -1162,12 +1162,15 @@ static eir_status index_fill_0d(dc *c, uint32_t x, uint32_t out, uint32_t idx) {
             return dc_refuse(c, "argument 'value': expected a number");
     } else if ((src = dc_tensor_of(c, fill ? "value" : "source")) == EIR_NO_VALUE)
         return dc_refuse(c, "argument '%s': expected a tensor", fill ? "value" : "source");
-    if (add && !is_none(alpha) && !(alpha->kind == EIR_ARG_INT && alpha->u.i == 1))
-        return dc_refuse(c, "argument 'alpha' other than 1 on a 0-d input");
+    if (add && !is_none(alpha) && alpha->kind != EIR_ARG_INT && alpha->kind != EIR_ARG_FLOAT)
+        return dc_refuse(c, "argument 'alpha': expected a number");
     if (c->dry) return EIR_OK;
     const eir_tensor_meta *xm = meta_of(c, x);
     eir_status st;
     uint32_t u, ip, sq, res;
+    if (add && !is_none(alpha) && !(alpha->kind == EIR_ARG_INT && alpha->u.i == 1) &&
+        (st = sh_binary(c, "mul.Tensor", src, *alpha, NULL, &src)))
+        return st;
     if (scalar) {
         eir_named_arg si_[5] = {pos_arg("s", *val), kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, xm->dtype)),
                                 kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)),
