@@ -109,7 +109,7 @@ class Products(torch.nn.Module):
                 torch.linalg.diagonal(x), torch.linalg.diagonal(x, offset=1, dim1=0, dim2=2),
                 torch.linalg.matrix_power(sq, 0), torch.linalg.matrix_power(sq, 1), torch.linalg.matrix_power(sq, 2), torch.linalg.matrix_power(sq, 3),
                 torch.linalg.matrix_power(sq, 5), torch.linalg.matrix_power(sq, 6),
-                torch.linalg.matrix_power(b1[:, :, :3], 2), torch.linalg.matrix_power(b1[:, :, :3], 5), torch.linalg.multi_dot([m, m.T]),
+                torch.linalg.matrix_power(b1[:, :, :3], 0), torch.linalg.matrix_power(b1[:, :, :3], 2), torch.linalg.matrix_power(b1[:, :, :3], 5), torch.linalg.multi_dot([m, m.T]),
                 torch.linalg.multi_dot([m, m.T, m]), torch.linalg.multi_dot([m.T, m, m.T]))
 
 

@@ -289,7 +289,7 @@ static eir_status mm(dc *c, uint32_t a, uint32_t b, const eir_tensor_meta *last,
     return sh_emit(c, "mm.default", 2, mi, last, res);
 }
 
-/* linalg_matrix_power of a matrix (n >= 0) or a batch (n >= 1): clone (1),
+/* linalg_matrix_power of a matrix or a batch of them (n >= 0): clone (1),
  * products (2, 3), square-and-multiply (4 and above), as torch's C++ does;
  * a batch's products as matmul's (expand + view + bmm + view); n = 0: the
  * identity copied into a clone */
@@ -302,11 +302,11 @@ eir_status decomp_matrix_power(dc *c) {
     const eir_tensor_meta *xm = meta_of(c, x);
     if (n < 0) return dc_refuse(c, "a negative power (an inverse: not decomposed)");
     if (xm->rank < 2 || xm->rank > MAXR) return dc_refuse(c, "an input of rank %u", xm->rank);
-    if (xm->rank > 2 && (n == 0 || !dc_meta_concrete_sizes(xm)))
-        return dc_refuse(c, "a batch of matrices of symbolic size or to the power 0");
+    if (xm->rank > 2 && !dc_meta_concrete_sizes(xm)) return dc_refuse(c, "a batch of matrices of symbolic size");
     for (uint32_t i = 0; xm->rank > 2 && i < xm->rank; i++)
         if (xm->strides[i].is_expr) return dc_refuse(c, "symbolic strides of the input");
-    if (n == 0 && (xm->sizes[0].is_expr || xm->sizes[0].value > 65535 || is_complex(xm->dtype)))
+    const eir_symint side = xm->sizes[xm->rank - 1];
+    if (n == 0 && (side.is_expr || side.value > 65535 || is_complex(xm->dtype)))
         return dc_refuse(c, "a power of 0 of a complex matrix or of symbolic or large size");
     if (c->dry) return EIR_OK;
     const eir_tensor_meta *om = meta_of(c, out);
@@ -316,7 +316,7 @@ eir_status decomp_matrix_power(dc *c) {
         /* torch: the identity copied into a clone of the input */
         uint32_t cl, id;
         if ((st = sh_clone(c, x, NULL, &cl))) return st;
-        if ((st = sh_eye(c, xm->sizes[0].value, xm->sizes[0].value, xm->dtype, xm, NULL, &id))) return st;
+        if ((st = sh_eye(c, side.value, side.value, xm->dtype, xm, NULL, &id))) return st;
         eir_named_arg ci[2] = {pos_arg("self", a_tensor(cl)), pos_arg("src", a_tensor(id))};
         if ((st = sh_emit(c, "copy.default", 2, ci, om, &res))) return st;
     } else if (n == 1) {
