@@ -161,6 +161,14 @@ class More(torch.nn.Module):
                 torch.ops.aten._safe_softmax(q, -1))
 
 
+class Upsamples(torch.nn.Module):
+    def forward(self, a, b, c):
+        F = torch.nn.functional
+        return (F.interpolate(a, size=5), F.interpolate(a, scale_factor=2), F.interpolate(c, scale_factor=(2, 1.5, 1)),
+                F.interpolate(a, scale_factor=2, mode="nearest-exact"), F.interpolate(b, size=(3, 5), mode="nearest-exact"),
+                F.interpolate(c, size=(3, 4, 2), mode="nearest-exact"))
+
+
 def test_views(eir, tmp_path):
     convert_like_torch(eir, tmp_path, Views(), (r(2, 3, 4), r(3, 4), r(2, 1, 3, 1), r(4)))
 
@@ -211,6 +219,10 @@ def test_more(eir, tmp_path):
                                                torch.tensor([[0, 1, 2, 0]]),
                                                torch.tensor([[1.0, float("-inf")], [float("-inf"), float("-inf")]])),
                        getitems=False)
+
+
+def test_upsample_nearest(eir, tmp_path):
+    convert_like_torch(eir, tmp_path, Upsamples(), (r(1, 2, 8), r(1, 2, 4, 4), r(1, 2, 2, 2, 3)))
 
 
 def refused(eir, tmp_path, mod, args, **kw):

@@ -304,6 +304,7 @@ eir_status decomp_native_bn(dc *c);
 eir_status decomp_chunk_cat(dc *c);
 eir_status decomp_instance_norm(dc *c);
 eir_status decomp_safe_softmax(dc *c);
+eir_status decomp_upsample_nearest(dc *c);
 
 eir_status decomp_outer(dc *c);
 eir_status decomp_dot(dc *c);

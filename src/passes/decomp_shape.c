@@ -1698,3 +1698,58 @@ eir_status decomp_safe_softmax(dc *c) {
     return finish(c, out, res);
 }
 
+
+/* upsample_nearest1d/3d.vec, _upsample_nearest_exact1d/2d/3d.vec -> per
+ * spatial dim: index = int64((arange(out, float32) + offset) * scale)
+ * (offset 0.5 for exact; scale 1 / scale_factor, or in / out), unsqueezed
+ * to broadcast, then index.Tensor with None for batch and channels */
+eir_status decomp_upsample_nearest(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "input", &x, &out);
+    if (st) return st;
+    const eir_tensor_meta *xm = meta_of(c, x), *om = meta_of(c, out);
+    const char *op = c->op + 5;
+    bool exact = strstr(op, "exact") != NULL;
+    uint32_t k = (uint32_t)(strstr(op, "d.vec")[-1] - '0');
+    int64_t xs[MAXR], os[MAXR];
+    if (k < 1 || k > 3 || xm->rank != k + 2 || om->rank != k + 2) return dc_refuse(c, "an input of rank %u", xm->rank);
+    if (!concrete_sizes(xm, xs) || !concrete_sizes(om, os)) return dc_refuse(c, "symbolic sizes");
+    if (!is_float_dtype(xm->dtype)) return dc_refuse(c, "an input of dtype other than float32 or float64");
+    const eir_arg *sf = dc_arg_named(c, "scale_factors");
+    double scale[3];
+    bool have_sf = !is_none(sf);
+    if (have_sf && (sf->kind != EIR_ARG_FLOATS || sf->u.list.n != k)) return dc_refuse(c, "argument 'scale_factors': expected %u floats", k);
+    for (uint32_t d = 0; d < k; d++) {
+        if (os[2 + d] == 0) return dc_refuse(c, "an empty result");
+        if (have_sf) {
+            const eir_arg *f = &sf->u.list.items[d];
+            double v = f->kind == EIR_ARG_FLOAT ? f->u.f : (double)f->u.i;
+            if (!(v > 0)) return dc_refuse(c, "argument 'scale_factors': a non-positive factor");
+            scale[d] = 1.0 / v;
+        } else
+            scale[d] = (double)xs[2 + d] / (double)os[2 + d];
+    }
+    if (c->dry) return EIR_OK;
+    uint32_t idx[3], res;
+    for (uint32_t d = 0; d < k; d++) {
+        uint32_t ar, ad, mu, ic;
+        if ((st = sh_arange(c, 0, os[2 + d], EIR_F32, xm, &ar))) return st;
+        if ((st = sh_binary(c, "add.Tensor", ar, a_float(exact ? 0.5 : 0.0), NULL, &ad))) return st;
+        if ((st = sh_binary(c, "mul.Tensor", ad, a_float(scale[d]), NULL, &mu))) return st;
+        eir_named_arg ti[2] = {pos_arg("self", a_tensor(mu)), kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, EIR_I64))};
+        if ((st = sh_emit(c, "_to_copy.default", 2, ti, NULL, &ic))) return st;
+        for (uint32_t u = d + 1; u < k; u++)
+            if ((st = sh_unsqueeze(c, ic, -1, NULL, &ic))) return st;
+        idx[d] = ic;
+    }
+    eir_arg l = {0};
+    l.kind = EIR_ARG_OPTIONAL_TENSORS;
+    l.u.list.n = k + 2;
+    l.u.list.items = &c->pool[c->npool];
+    c->pool[c->npool++] = a_none();
+    c->pool[c->npool++] = a_none();
+    for (uint32_t d = 0; d < k; d++) c->pool[c->npool++] = a_tensor(idx[d]);
+    eir_named_arg ii[2] = {pos_arg("self", a_tensor(x)), pos_arg("indices", l)};
+    if ((st = sh_emit(c, "index.Tensor", 2, ii, om, &res))) return st;
+    return finish(c, out, res);
+}
