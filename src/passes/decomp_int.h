@@ -289,5 +289,79 @@ eir_status decomp_cosine_embedding(dc *c);
 eir_status decomp_multi_margin(dc *c);
 
 /* ---- end of pointwise, activations, reductions, losses ---- */
+/* ---- shapes, views, factories, indexing, linear algebra
+ * (decomp_shape.c, decomp_linalg.c) ---- */
+
+/* new nodes whose outputs' metadata eir's shape inference gives (`last`,
+ * when given, is the single output's instead) */
+eir_status sh_emit_n(dc *c, const char *target, uint32_t nin, const eir_named_arg *ins, uint32_t nout, bool list_out,
+                     const eir_tensor_meta *last, uint32_t *vals);
+eir_status sh_emit(dc *c, const char *target, uint32_t nin, const eir_named_arg *ins, const eir_tensor_meta *last,
+                   uint32_t *res);
+eir_arg sh_a_tensors(dc *c, const uint32_t *v, uint32_t n);
+eir_arg sh_a_mf_contig(void);
+bool sh_tensor_list(dc *c, const char *name, uint32_t *v, uint32_t *n);
+eir_status sh_clone(dc *c, uint32_t x, const eir_tensor_meta *last, uint32_t *res);
+eir_status sh_unsqueeze(dc *c, uint32_t x, int64_t d, const eir_tensor_meta *last, uint32_t *res);
+eir_status sh_view(dc *c, uint32_t x, const int64_t *sz, uint32_t n, const eir_tensor_meta *last, uint32_t *res);
+eir_status sh_reshape(dc *c, uint32_t x, const int64_t *sz, uint32_t n, const eir_tensor_meta *last, uint32_t *res);
+eir_status sh_permute(dc *c, uint32_t x, const int64_t *perm, uint32_t n, const eir_tensor_meta *last, uint32_t *res);
+eir_status sh_slice(dc *c, uint32_t x, int64_t d, int64_t s, int64_t e, uint32_t *res);
+eir_status sh_binary(dc *c, const char *target, uint32_t a, eir_arg b, const eir_tensor_meta *last, uint32_t *res);
+eir_status sh_sum(dc *c, uint32_t x, const int64_t *dims, uint32_t n, const eir_tensor_meta *last, uint32_t *res);
+eir_status sh_arange(dc *c, int64_t start, int64_t end, eir_dtype dt, const eir_tensor_meta *like, uint32_t *res);
+eir_status sh_zero_scalar(dc *c, const eir_tensor_meta *like, uint32_t *res);
+eir_status sh_eye(dc *c, int64_t n, int64_t m, eir_dtype dt, const eir_tensor_meta *like, const eir_tensor_meta *last,
+                  uint32_t *res);
+
+eir_status decomp_squeeze_all(dc *c);
+eir_status decomp_view_copy(dc *c);
+eir_status decomp_atleast(dc *c);
+eir_status decomp_stack(dc *c);
+eir_status decomp_unbind(dc *c);
+eir_status decomp_chunk(dc *c);
+eir_status decomp_tensor_split(dc *c);
+eir_status decomp_narrow(dc *c);
+eir_status decomp_movedim(dc *c);
+eir_status decomp_ravel(dc *c);
+eir_status decomp_flip(dc *c);
+eir_status decomp_roll(dc *c);
+eir_status decomp_tile(dc *c);
+eir_status decomp_expand_as(dc *c);
+eir_status decomp_tril(dc *c);
+eir_status decomp_meshgrid(dc *c);
+eir_status decomp_cartesian_prod(dc *c);
+eir_status decomp_kron(dc *c);
+eir_status decomp_eye(dc *c);
+eir_status decomp_empty(dc *c);
+eir_status decomp_zero(dc *c);
+eir_status decomp_resolve(dc *c);
+eir_status decomp_shuffle(dc *c);
+eir_status decomp_diff(dc *c);
+eir_status decomp_take(dc *c);
+eir_status decomp_index_fill(dc *c);
+eir_status decomp_sum_to_size(dc *c);
+eir_status decomp_max_pool1d(dc *c);
+eir_status decomp_linspace(dc *c);
+eir_status decomp_block_diag(dc *c);
+eir_status decomp_take_along_dim(dc *c);
+eir_status decomp_trapezoid(dc *c);
+eir_status decomp_logdet(dc *c);
+eir_status decomp_native_bn(dc *c);
+eir_status decomp_chunk_cat(dc *c);
+eir_status decomp_instance_norm(dc *c);
+eir_status decomp_upsample_nearest(dc *c);
+
+eir_status decomp_outer(dc *c);
+eir_status decomp_dot(dc *c);
+eir_status decomp_tensordot(dc *c);
+eir_status decomp_addr(dc *c);
+eir_status decomp_baddbmm(dc *c);
+eir_status decomp_diagonal(dc *c);
+eir_status decomp_matrix_power(dc *c);
+eir_status decomp_multi_dot(dc *c);
+eir_status decomp_linalg_front(dc *c);
+
+/* ---- end of shapes, views, factories, indexing, linear algebra ---- */
 
 #endif
