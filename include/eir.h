@@ -1023,7 +1023,12 @@ EIR_API eir_status eir_program_fill_meta(eir_program *p, uint32_t *filled);
 /* ---- passes ----------------------------------------------------------------
  * Program-to-program rewrites, listed in one table: eir_num_passes() /
  * eir_pass_at(i) enumerate them, eir_program_run_pass runs one by name.
- * *changed receives how many things the pass changed (0: nothing to do). */
+ * *changed receives how many things the pass changed (0: nothing to do).
+ * A pass checks what it can before it changes anything (to-core refuses an
+ * operator it cannot decompose with the program unchanged), but an error
+ * raised while rewriting (out of memory, a shape inference that fails on a
+ * node the pass built) leaves the program partly rewritten: discard it then
+ * (`eir convert` writes nothing in that case). */
 typedef struct eir_pass {
     const char *name;            /* "dce" */
     const char *doc;             /* one line */
