@@ -44,18 +44,6 @@ def special(*s):
     return t
 
 
-def node_seq(ep):
-    """(target, non-tensor arguments) of ep's call_function nodes, in order
-    (tensors inside lists as "%", since names differ)."""
-    seq = []
-    for n in ep.graph.nodes:
-        if n.op == "call_function":
-            args = [[("%" if isinstance(i, torch.fx.Node) else i) for i in a] if isinstance(a, (list, tuple)) else a
-                    for a in n.args if not isinstance(a, torch.fx.Node)]
-            seq.append((str(n.target), repr(args), repr(sorted(n.kwargs.items()))))
-    return seq
-
-
 class Fn(torch.nn.Module):
     def __init__(self, fn):
         super().__init__()
@@ -74,7 +62,7 @@ def convert_like_torch(eir, tmp_path, fn, args, strict=False, drop=()):
     res = K.check(eir, src, dst, args, torch_core_ops=K.op_set(dec))
     assert res["converted"] and res["verify"] and res["loads"], res["why"]
     assert res["ops"] and res["outputs"], res["why"]
-    assert [n for n in node_seq(torch.export.load(str(dst))) if n not in drop] == node_seq(dec)
+    assert [n for n in K.node_seq(torch.export.load(str(dst))) if n not in drop] == K.node_seq(dec)
     # and the converted program computes torch's eager results
     want = K.flat(fn(*args))
     got = K.flat(torch.export.load(str(dst)).module()(*args))

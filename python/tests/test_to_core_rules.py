@@ -100,16 +100,6 @@ class Resizes(torch.nn.Module):
         return a.clone().resize_(25, 5), (b + 1).resize_(2, 3) * 2, b.clone().resize_(1, 1, 1)
 
 
-def node_seq(ep):
-    """(target, non-tensor arguments) of ep's call_function nodes, in order."""
-    seq = []
-    for n in ep.graph.nodes:
-        if n.op == "call_function":
-            args = [a for a in n.args if not isinstance(a, torch.fx.Node)]
-            seq.append((str(n.target), repr(args), repr(sorted(n.kwargs.items()))))
-    return seq
-
-
 def convert_like_torch(eir, tmp_path, mod, args, strict, same_nodes=True):
     ep = torch.export.export(mod, args, strict=strict)
     src, dst = tmp_path / "in.pt2", tmp_path / "out.pt2"
@@ -119,7 +109,7 @@ def convert_like_torch(eir, tmp_path, mod, args, strict, same_nodes=True):
     assert res["converted"] and res["verify"] and res["loads"], res["why"]
     assert res["ops"] and res["outputs"], res["why"]
     if same_nodes:
-        assert node_seq(torch.export.load(str(dst))) == node_seq(dec)
+        assert K.node_seq(torch.export.load(str(dst))) == K.node_seq(dec)
     return dst
 
 
@@ -138,9 +128,9 @@ STRICT_SLOW = [False, pytest.param(True, marks=pytest.mark.slow)]
 def test_norm_losses_broadcast_msort(eir, tmp_path, strict):
     # sort's unused indices output stays in eir's graph: compare without it
     dst = convert_like_torch(eir, tmp_path, Losses(), loss_args(), strict, same_nodes=False)
-    got = [s for s in node_seq(torch.export.load(str(dst))) if s != ("<built-in function getitem>", "[1]", "[]")]
+    got = [s for s in K.node_seq(torch.export.load(str(dst))) if s != ("<built-in function getitem>", "[1]", "[]")]
     ep = torch.export.export(Losses(), loss_args(), strict=strict)
-    assert got == node_seq(ep.run_decompositions())
+    assert got == K.node_seq(ep.run_decompositions())
 
 
 @pytest.mark.parametrize("strict", STRICT_SLOW, ids=["nonstrict", "strict"])

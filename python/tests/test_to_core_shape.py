@@ -27,17 +27,6 @@ def r(*s):
     return torch.randn(s, generator=g)
 
 
-def node_seq(ep):
-    """(target, non-tensor arguments) of ep's call_function nodes, in order."""
-    seq = []
-    for n in ep.graph.nodes:
-        if n.op == "call_function":
-            # tensors inside lists (cat, index_put) by position only: their names differ
-            args = [torch.fx.node.map_arg(a, lambda _: "%") for a in n.args if not isinstance(a, torch.fx.Node)]
-            seq.append((str(n.target), repr(args), repr(sorted(n.kwargs.items()))))
-    return seq
-
-
 def convert_like_torch(eir, tmp_path, mod, args, strict=False, getitems=True):
     ep = torch.export.export(mod, args, strict=strict)
     src, dst = tmp_path / "in.pt2", tmp_path / "out.pt2"
@@ -46,7 +35,7 @@ def convert_like_torch(eir, tmp_path, mod, args, strict=False, getitems=True):
     res = K.check(eir, src, dst, args, torch_core_ops=K.op_set(dec))
     assert res["converted"] and res["verify"] and res["loads"], res["why"]
     assert res["ops"] and res["outputs"], res["why"]
-    got, want = node_seq(torch.export.load(str(dst))), node_seq(dec)
+    got, want = K.node_seq(torch.export.load(str(dst))), K.node_seq(dec)
     if not getitems:
         # eir keeps a getitem per output of a multi-output node, used or not
         got = [n for n in got if n[0] != "<built-in function getitem>"]

@@ -25,6 +25,18 @@ def op_set(ep) -> set:
     return ops
 
 
+def node_seq(ep):
+    """(target, non-tensor arguments) of ep's call_function nodes, in order;
+    tensors inside lists (cat, index_put) count by position only ("%"), since
+    eir's and torch's value names differ."""
+    seq = []
+    for n in ep.graph.nodes:
+        if n.op == "call_function":
+            args = [torch.fx.node.map_arg(a, lambda _: "%") for a in n.args if not isinstance(a, torch.fx.Node)]
+            seq.append((str(n.target), repr(args), repr(sorted(n.kwargs.items()))))
+    return seq
+
+
 def convert(eir, src, dst):
     return subprocess.run([eir, "convert", "--to", "core", str(src), str(dst)], capture_output=True, text=True)
 
