@@ -184,6 +184,43 @@ def test_strict(eir, tmp_path):
     convert_like_torch(eir, tmp_path, fn, (r(2, 3), r(2, 3)), strict=True)
 
 
+class InPlace(torch.nn.Module):
+    """In-place forms of ops that have a rule: on intermediates, on a buffer
+    (a BUFFER_MUTATION output) and on a user input (USER_INPUT_MUTATION)."""
+
+    def __init__(self, chains=True):
+        super().__init__()
+        self.chains = chains
+        self.register_buffer("buf", torch.zeros(3, 4))
+
+    def forward(self, x, m, u):
+        y = x * 2
+        y.masked_fill_(m, 0.5)
+        z = y.clamp_min_(0.1)
+        self.buf.masked_fill_(m, 1.0)
+        u.clamp_max_(0.3)
+        w = (x + 1).zero_()
+        if not self.chains:  # strict export traces addcmul_ through prims.fma
+            return z + 1, w, self.buf * 2
+        return z + 1, w, self.buf * 2, x.clone().addcmul_(u, y, value=0.5).lerp_(z, 0.25)
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["nonstrict", "strict"])
+def test_inplace_forms(eir, tmp_path, strict):
+    mod = InPlace(chains=not strict)
+    args = (r(3, 4), r(3, 4) > 0, r(3, 4))
+    ep = torch.export.export(mod, tuple(a.clone() for a in args), strict=strict)
+    src, dst = tmp_path / "in.pt2", tmp_path / "out.pt2"
+    torch.export.save(ep, str(src))
+    dec = ep.run_decompositions()
+    res = K.check(eir, src, dst, args, torch_core_ops=K.op_set(dec))
+    assert res["converted"] and res["verify"] and res["loads"] and res["ops"] and res["outputs"], res["why"]
+    got = torch.export.load(str(dst))
+    assert K.node_seq(got) == K.node_seq(dec)
+    kinds = [(s.kind.name, s.target) for s in got.graph_signature.output_specs[:2]]
+    assert kinds == [("BUFFER_MUTATION", "buf"), ("USER_INPUT_MUTATION", "u")]
+
+
 def refused(eir, tmp_path, fn, args):
     ep = torch.export.export(Fn(fn), args, strict=False)
     src, dst = tmp_path / "in.pt2", tmp_path / "out.pt2"

@@ -555,6 +555,14 @@ static eir_status run_graph(eir_program *p, eir_graph *g, bool dry, mut_state *m
         c->npool = 0;
         c->kept = false;
         st = fn ? fn(c) : r_inplace(c, fs);
+        /* an in-place op whose functional form has a rule of its own: the
+         * checking round checks that rule on this node too (same argument
+         * names), the rewriting round visits the functional node next */
+        rule_fn ff = !fn && fs ? rule_for(fs->name) : NULL;
+        if (!st && ff && dry) {
+            c->op = fs->name;
+            st = ff(c);
+        }
         if (st || dry) continue;
         if (c->kept) {
             (*changed)++;
@@ -564,7 +572,7 @@ static eir_status run_graph(eir_program *p, eir_graph *g, bool dry, mut_state *m
         st = eir_graph_erase_node(p, g, c->node);
         if (st) break;
         (*changed)++;
-        i = c->pos - 1;
+        i = ff ? i - 1 : c->pos - 1;
     }
     free(c);
     return st;

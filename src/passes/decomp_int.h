@@ -148,8 +148,12 @@ static inline uint32_t out_value(const dc *c) {
     return v < c->g->num_values ? v : EIR_NO_VALUE;
 }
 
-/* Uses of the decomposed node's output move to v. */
+/* Uses of the decomposed node's output move to v; so does an input
+ * mutation whose latest version it was (a functional node made from an
+ * in-place one, then decomposed itself). */
 static inline eir_status finish(dc *c, uint32_t from, uint32_t to) {
+    for (uint32_t i = 0; c->muts && i < c->muts->n; i++)
+        if (!strcmp(c->muts->m[i].latest, c->g->values[from].name)) c->muts->m[i].latest = c->g->values[to].name;
     return eir_graph_replace_uses(c->p, c->g, from, to, NULL);
 }
 
