@@ -287,9 +287,8 @@ FN(meta_tail_diff) {
     return 1;
 }
 
-/* cosine_similarity: x1 and x2 broadcast, dim reduced */
-FN(meta_tail_cosine_similarity) {
-    static const char *const names[] = {"x1", "x2"};
+/* two operands broadcast, then argument 'dim' reduced (contiguous) */
+static int broadcast_drop_dim(mctx *c, eir_mtensor *o, const char *const names[2]) {
     eir_mtensor b;
     int r = meta_pointwise(c, &b, names, 2, PW_SAME);
     if (r <= 0) return r;
@@ -299,6 +298,12 @@ FN(meta_tail_cosine_similarity) {
     if (b.rank) drop_dim(o, d);
     meta_set_contiguous(c, o);
     return 1;
+}
+
+/* cosine_similarity: x1 and x2 broadcast, dim reduced */
+FN(meta_tail_cosine_similarity) {
+    static const char *const names[] = {"x1", "x2"};
+    return broadcast_drop_dim(c, o, names);
 }
 
 /* pairwise_distance: x1 and x2 broadcast, the last dim reduced */
@@ -534,15 +539,7 @@ FN(meta_tail_multi_dot) {
 /* linalg_vecdot: x and y broadcast, dim reduced */
 FN(meta_tail_vecdot) {
     static const char *const names[] = {"x", "y"};
-    eir_mtensor b;
-    int r = meta_pointwise(c, &b, names, 2, PW_SAME);
-    if (r <= 0) return r;
-    uint32_t d;
-    if ((r = in_dim(c, "dim", b.rank, &d)) <= 0) return r;
-    *o = b;
-    if (b.rank) drop_dim(o, d);
-    meta_set_contiguous(c, o);
-    return 1;
+    return broadcast_drop_dim(c, o, names);
 }
 
 /* cross / linalg_cross: self and other broadcast, contiguous */
