@@ -19,6 +19,7 @@
 #include "gemm.h"
 #include "fused.h"
 #include "kutil.h"
+#include "recurrent.h"
 #include "tables.h"
 
 /* ======================================================================
@@ -1281,7 +1282,7 @@ static int k_sdpa_flash_cpu(const eir_karg *a, uint32_t na, eir_tview *out, uint
 
 static inline double sigm(double x) { return 1.0 / (1.0 + exp(-x)); }
 
-enum { RNN_LSTM, RNN_GRU, RNN_TANH, RNN_RELU };
+enum { RNN_LSTM = EIR_RNN_LSTM, RNN_GRU = EIR_RNN_GRU, RNN_TANH = EIR_RNN_TANH, RNN_RELU = EIR_RNN_RELU };
 static const char *const rnn_names[] = {"lstm", "gru", "rnn_tanh", "rnn_relu"};
 
 typedef struct rnn_cfg {
@@ -1289,6 +1290,33 @@ typedef struct rnn_cfg {
     bool lstm, has_biases, bidir, batch_first;
     int64_t layers, T, B, In, H, Hout, per;   /* per: params per (layer, direction) */
 } rnn_cfg;
+
+/* rnn_dir for float32 (eir_kernels_fast): the input projection here, the
+ * steps in float32 in recurrent.c. Wi ... Wr contiguous float32. */
+static int rnn_dir_f32(eir_kctx *ctx, const rnn_cfg *c, const float *Wi, const float *Wh, const float *bi, const float *bh,
+                       const float *Wr, const void *X, int64_t In, void *Y, int64_t ycols, int64_t dcol, bool reverse,
+                       const eir_tview *h0, const eir_tview *c0, const eir_tview *hn, const eir_tview *cn) {
+    int64_t G = (c->lstm ? 4 : c->mode == RNN_GRU ? 3 : 1) * c->H, T = c->T, B = c->B, H = c->H, Hout = c->Hout;
+    float *gx = eir_kalloc((size_t)(T * B * G + 1) * sizeof(float)), *hb = eir_kalloc((size_t)(B * Hout + 1) * sizeof(float));
+    float *cb = c->lstm ? eir_kalloc((size_t)(B * H + 1) * sizeof(float)) : NULL;
+    int rc = 0;
+    if (!gx || !hb || (c->lstm && !cb)) { rc = eir_kerr(ctx, "out of memory"); goto done; }
+    cgemm(EIR_F32, false, true, T * B, G, In, X, Wi, false, gx);
+    eir_tview hv = contig_view(hb, EIR_F32, 2, (int64_t[]){B, Hout}), cv;
+    copy_view(&hv, h0);
+    if (c->lstm) { cv = contig_view(cb, EIR_F32, 2, (int64_t[]){B, H}); copy_view(&cv, c0); }
+    eir_rnn_f32 r = {c->mode, T, B, H, Hout, gx, Wh, bi, bh, Wr, hb, cb, Y, ycols, dcol, reverse};
+    if (eir_rnn_run_f32(ctx, &r)) { rc = -1; goto done; }
+    if (T > 0) { /* the last step's h: its row of Y */
+        hv.data = (float *)Y + (reverse ? 0 : T - 1) * B * ycols + dcol;
+        hv.strides[0] = ycols;
+    }
+    copy_view(hn, &hv);
+    if (c->lstm) copy_view(cn, &cv);
+done:
+    eir_kfree(gx); eir_kfree(hb); eir_kfree(cb);
+    return rc;
+}
 
 /* One layer and direction. X (T, B, In) contiguous ct; Y (T, B, D*Hout) gets columns [dcol, dcol+Hout). */
 static int rnn_dir(eir_kctx *ctx, const rnn_cfg *c, eir_dtype ct, const eir_tview *const *prm, const void *X, int64_t In,
@@ -1300,6 +1328,13 @@ static int rnn_dir(eir_kctx *ctx, const rnn_cfg *c, eir_dtype ct, const eir_tvie
     const void *Wi = as_contig(prm[0], ct, &owi), *Wh = as_contig(prm[1], ct, &owh);
     const void *bi = c->has_biases ? as_contig(prm[2], ct, &obi) : NULL, *bh = c->has_biases ? as_contig(prm[3], ct, &obh) : NULL;
     const void *Wr = c->per == (c->has_biases ? 5 : 3) ? as_contig(prm[c->per - 1], ct, &owr) : NULL;
+    if (ct == EIR_F32 && eir_kernels_fast) {
+        int rc = 0;
+        if (!Wi || !Wh || (c->has_biases && (!bi || !bh)) || (c->per == (c->has_biases ? 5 : 3) && !Wr)) rc = eir_kerr(ctx, "out of memory");
+        else rc = rnn_dir_f32(ctx, c, Wi, Wh, bi, bh, Wr, X, In, Y, ycols, dcol, reverse, h0, c0, hn, cn);
+        eir_kfree(owi); eir_kfree(owh); eir_kfree(obi); eir_kfree(obh); eir_kfree(owr);
+        return rc;
+    }
     double *gx = eir_kalloc((size_t)(T * B * G + 1) * sizeof(double));
     void *gxc = eir_kalloc((size_t)(T * B * G + 1) * es), *gh = eir_kalloc((size_t)(B * G + 1) * es);
     void *h = eir_kalloc((size_t)(B * Hout + 1) * es), *hfull = eir_kalloc((size_t)(B * H + 1) * es);
