@@ -49,9 +49,14 @@
 #define RNN_CLONES
 #endif
 
-/* units per block; batch rows up to which gemv_rows does the product; the
- * least work of a chunk when a step is split over threads (some 2-3 us) */
-enum { RNN_UB = 8, RNN_GEMV_MAX_B = 4, RNN_CHUNK_MACS = 1 << 15 };
+/* units per block; batch rows up to which gemv_rows does the product (at
+ * batch 2 it took half the time of eir_sgemm, which repacks W_hh at every
+ * call; at 4 about the same); the least work of a chunk when a step is split
+ * over threads: 2^17 multiply-adds, some 8 us, splits the benchmark's LSTM
+ * (256 units, 2^18 a step) in two halves, one a thread at 2 threads, each
+ * half read by the same core step after step. Smaller chunks were slower at
+ * 2 threads than at one; smaller layers stay on one thread. */
+enum { RNN_UB = 8, RNN_GEMV_MAX_B = 4, RNN_CHUNK_MACS = 1 << 17 };
 
 /* ======================================================================
  * y = h W^T for a few rows of h
