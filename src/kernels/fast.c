@@ -651,7 +651,7 @@ static void im2col_channels(void *ctx, int64_t c0, int64_t c1) {
             }
 }
 
-void eir_im2col2d_range_f32(const float *x, float *col, int64_t C, int64_t H, int64_t W, int64_t OH, int64_t OW,
+FAST_CLONES void eir_im2col2d_range_f32(const float *x, float *col, int64_t C, int64_t H, int64_t W, int64_t OH, int64_t OW,
                             int64_t KH, int64_t KW, const int64_t *stride, const int64_t *pad, const int64_t *dil,
                             int64_t p0, int64_t p1) {
     int64_t n = p1 - p0;
@@ -834,11 +834,30 @@ void eir_avg_pool2d_f32(const float *x, float *y, int64_t planes, int64_t H, int
     eir_parallel_for(eir_pool_current(), planes, plane_grain(OH * OW * ks[0] * ks[1]), avg_planes, &j);
 }
 
+/* The sum of x[0..n) in double, in 8 interleaved partial sums (vectorized;
+ * a single chain of dependent additions is bound by their latency) added
+ * pairwise at the end. Float to double is exact and each partial sum
+ * carries 29 bits more than a float, so the float it rounds to is a
+ * sequential double sum's except in the rare case that the two double sums
+ * fall on either side of a float rounding boundary. */
+FAST_CLONES static double sum_f32_f64(const float *restrict x, int64_t n) {
+    double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int k = 0; k < 8; k++) s[k] += (double)x[i + k];
+    for (int k = 0; i < n; i++, k++) s[k] += (double)x[i];
+    return ((s[0] + s[4]) + (s[2] + s[6])) + ((s[1] + s[5]) + (s[3] + s[7]));
+}
+
 static void adaptive_planes(void *ctx, int64_t b, int64_t e) {
     const pool_job *j = ctx;
     const float *x = j->x;
     float *y = j->y;
     int64_t H = j->H, W = j->W, OH = j->OH, OW = j->OW;
+    if (OH == 1 && OW == 1 && H * W >= 64) { /* global average (squeeze-and-excitation, classifier heads) */
+        for (int64_t pl = b; pl < e; pl++) y[pl] = (float)(sum_f32_f64(x + pl * H * W, H * W) / (double)(H * W));
+        return;
+    }
     for (int64_t pl = b; pl < e; pl++) {
         const float *xp = x + pl * H * W;
         float *yp = y + pl * OH * OW;

@@ -80,7 +80,10 @@ void eir_im2col2d_range_f32(const float *x, float *col, int64_t C, int64_t H, in
 /* ---- pooling, float32, x (N*C planes of H x W) and y (N*C planes of OH x OW) contiguous ----
  * max_pool2d: NaN wins (the last NaN's index), ind (int64, same layout as
  * y) when not NULL. avg_pool2d: sums in double as the generic kernel does;
- * divisor_override 0 for none. adaptive_avg_pool2d likewise. */
+ * divisor_override 0 for none. adaptive_avg_pool2d likewise; its global
+ * average (a 1 x 1 output, 64 or more inputs per plane) in 8 interleaved
+ * double partial sums: the same float unless the two double sums straddle a
+ * float rounding boundary. */
 void eir_max_pool2d_f32(const float *x, float *y, int64_t *ind, int64_t planes, int64_t H, int64_t W, int64_t OH,
                         int64_t OW, const int64_t *ks, const int64_t *st, const int64_t *pd, const int64_t *dl);
 void eir_avg_pool2d_f32(const float *x, float *y, int64_t planes, int64_t H, int64_t W, int64_t OH, int64_t OW,
