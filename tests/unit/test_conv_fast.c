@@ -74,7 +74,8 @@ static void one_case(const cshape *c, const char *act, bool bias) {
                       KSTR(act), ht ? KF(0) : KN(), ht ? KF(6) : KN()};
     CHECK(run_fused(a, 10, &R.v) == 0);
     double *want = reference(c, X.buf, W.buf, bias ? B.buf : NULL, act, OH, OW);
-    CHECK(close_to(&R.v, want, 2e-5, what));
+    /* float sums of Cin/groups * k * k products (values up to 2 in size): the error grows with the count */
+    CHECK(close_to(&R.v, want, 4e-6 + 5e-8 * (double)(c->C / c->g * c->k * c->k), what));
     free(want);
     /* the same bits on 2 and 3 threads, with the default cuts and with every loop split */
     for (int split = 0; split < 2; split++) {
