@@ -54,13 +54,24 @@ EPI_CLONES static void hardtanh_row(float *restrict y, int64_t n, float b, float
     }
 }
 
-/* y[0..n) = act(y + b): relu and hardtanh add the bias in their own pass
- * (y + b in float, as aten.add, then the compare-and-select: the same bits
- * as two passes); otherwise the pointwise engine's add row, then the
- * activation's row */
+/* hardswish as fast.c's row computes it: v * clamp(v + 3, 0, 6) / 6 */
+EPI_CLONES static void hardswish_row(float *restrict y, int64_t n, float b) {
+    for (int64_t i = 0; i < n; i++) {
+        float v = y[i] + b, t = v + 3.0f;
+        t = t > 0.0f ? t : 0.0f;
+        t = t < 6.0f ? t : 6.0f;
+        y[i] = v * t / 6.0f;
+    }
+}
+
+/* y[0..n) = act(y + b): relu, hardtanh and hardswish add the bias in their
+ * own pass (y + b in float, as aten.add, then the activation's expression:
+ * the same bits as two passes); silu the pointwise engine's add row, then
+ * its row */
 static void apply_row(float *y, int64_t n, float b, const epilogue *e) {
     if (e->act == EIR_ACT_RELU) { relu_row(y, n, b); return; }
     if (e->act == EIR_ACT_HARDTANH) { hardtanh_row(y, n, b, e->lo, e->hi); return; }
+    if (e->act == EIR_ACT_HARDSWISH) { hardswish_row(y, n, b); return; }
     static const int64_t s[3] = {1, 0, 0};
     pw_params pp;
     memset(&pp, 0, sizeof pp);
@@ -73,7 +84,6 @@ static void apply_row(float *y, int64_t n, float b, const epilogue *e) {
     const float *x[4] = {y, &e->lo, &e->hi, NULL};
     switch (e->act) {
     case EIR_ACT_SILU: eir_pw_row_silu_f32(y, x, s, n, &pp); break;
-    case EIR_ACT_HARDSWISH: eir_pw_row_hardswish_f32(y, x, s, n, &pp); break;
     default: break;
     }
 }
