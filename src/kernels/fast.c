@@ -410,18 +410,138 @@ static void split_columns(const float *restrict xp, float *restrict xs, int64_t 
     }
 }
 
+/* Depthwise 3 x 3 and 5 x 5 at strides 1 and 2 over "phase planes": the
+ * zero-padded plane cut by row and column parity into sh * sw planes of
+ * HE x WE (stride 1: the padded plane itself), so that tap (kh, kw) of every
+ * output reads one phase plane at unit stride, at a fixed offset. Seen flat,
+ * output (oh, ow) is element oh * WE + ow of every tap's stream, so one long
+ * unit-stride loop over OH * WE elements computes the whole plane (the
+ * columns ow >= OW of each row are computed and dropped): narrow planes
+ * (7 x 7, 14 x 14) vectorize as well as wide ones. */
+#define DW_TAP(t) const float *restrict p##t = p[t]; const float w##t = w[t];
+#define DW_TERM(t) + w##t * p##t[i]
+FAST_CLONES static void dw_flat9(const float *const *p, int64_t at, const float *w, float bias, float *restrict y,
+                                 int64_t n) {
+    const float *const *q = p;
+    const float *p_[9];
+    for (int t = 0; t < 9; t++) p_[t] = q[t] + at;
+    p = p_;
+    DW_TAP(0) DW_TAP(1) DW_TAP(2) DW_TAP(3) DW_TAP(4) DW_TAP(5) DW_TAP(6) DW_TAP(7) DW_TAP(8)
+    for (int64_t i = 0; i < n; i++)
+        y[i] = (w0 * p0[i] DW_TERM(1) DW_TERM(2) DW_TERM(3) DW_TERM(4) DW_TERM(5) DW_TERM(6) DW_TERM(7) DW_TERM(8)) + bias;
+}
+FAST_CLONES static void dw_flat25(const float *const *p, int64_t at, const float *w, float bias, float *restrict y,
+                                  int64_t n) {
+    const float *const *q = p;
+    const float *p_[25];
+    for (int t = 0; t < 25; t++) p_[t] = q[t] + at;
+    p = p_;
+    DW_TAP(0) DW_TAP(1) DW_TAP(2) DW_TAP(3) DW_TAP(4) DW_TAP(5) DW_TAP(6) DW_TAP(7) DW_TAP(8) DW_TAP(9)
+    DW_TAP(10) DW_TAP(11) DW_TAP(12) DW_TAP(13) DW_TAP(14) DW_TAP(15) DW_TAP(16) DW_TAP(17) DW_TAP(18) DW_TAP(19)
+    DW_TAP(20) DW_TAP(21) DW_TAP(22) DW_TAP(23) DW_TAP(24)
+    for (int64_t i = 0; i < n; i++)
+        y[i] = w0 * p0[i] DW_TERM(1) DW_TERM(2) DW_TERM(3) DW_TERM(4) DW_TERM(5) DW_TERM(6) DW_TERM(7) DW_TERM(8)
+            DW_TERM(9) DW_TERM(10) DW_TERM(11) DW_TERM(12) DW_TERM(13) DW_TERM(14) DW_TERM(15) DW_TERM(16)
+            DW_TERM(17) DW_TERM(18) DW_TERM(19) DW_TERM(20) DW_TERM(21) DW_TERM(22) DW_TERM(23) DW_TERM(24) + bias;
+}
+#undef DW_TAP
+#undef DW_TERM
+
+/* out (OH x OW) = acc's rows (OH x WE, the first OW columns of each) */
+static void dw_compact(const float *restrict acc, float *restrict y, int64_t OH, int64_t OW, int64_t WE) {
+    for (int64_t oh = 0; oh < OH; oh++) memcpy(y + oh * OW, acc + oh * WE, (size_t)OW * sizeof(float));
+}
+
+/* Output rows at least this wide are computed row by row (no columns to drop). */
+enum { DW_WIDE = 24 };
+
+/* The geometry of the phase planes; false when the flat kernels do not apply. */
+typedef struct dw_phases {
+    int64_t sh, sw, HE, WE, PS; /* strides, phase plane rows and columns, floats per phase (with slack) */
+} dw_phases;
+
+static bool dw_phases_of(int64_t OH, int64_t OW, int64_t KH, int64_t KW, const int64_t *stride, const int64_t *pad,
+                         const int64_t *dil, dw_phases *ph) {
+    if (!((KH == 3 && KW == 3) || (KH == 5 && KW == 5)) || dil[0] != 1 || dil[1] != 1) return false;
+    if (stride[0] < 1 || stride[0] > 2 || stride[1] < 1 || stride[1] > 2) return false;
+    if (pad[0] < 0 || pad[1] < 0 || pad[0] >= KH || pad[1] >= KW || OH < 1 || OW < 1) return false;
+    int64_t HP = (OH - 1) * stride[0] + KH, WP = (OW - 1) * stride[1] + KW;
+    ph->sh = stride[0], ph->sw = stride[1];
+    ph->HE = (HP + ph->sh - 1) / ph->sh, ph->WE = (WP + ph->sw - 1) / ph->sw;
+    ph->PS = (ph->HE + 1) * ph->WE; /* a row of slack: the last rows' dropped columns read past the plane */
+    return true;
+}
+
+/* dst[k] = src[2 k] for k in [0, n) */
+FAST_CLONES static void dw_deinterleave(float *restrict dst, const float *restrict src, int64_t n) {
+    for (int64_t k = 0; k < n; k++) dst[k] = src[2 * k];
+}
+
+/* x's plane (H x W) into the phase planes at ph (zeros around it). */
+static void dw_fill_phases(const float *x, float *ph, const dw_phases *g, int64_t H, int64_t W, int64_t pt, int64_t pl) {
+    int64_t sh = g->sh, sw = g->sw, WE = g->WE, HP = g->HE * sh, WP = WE * sw;
+    memset(ph, 0, (size_t)(sh * sw * g->PS) * sizeof(float));
+    for (int64_t h = 0; h < H; h++) {
+        int64_t r = h + pt;
+        if (r >= HP) break;
+        const float *xr = x + h * W;
+        float *row = ph + (sh == 1 ? r * WE : (r & 1) * sw * g->PS + (r >> 1) * WE);
+        int64_t wn = W < WP - pl ? W : WP - pl;
+        if (sw == 1) {
+            if (wn > 0) memcpy(row + pl, xr, (size_t)wn * sizeof(float));
+            continue;
+        }
+        /* padded column c = w + pl goes to phase c % 2, column c / 2 */
+        for (int64_t par = 0; par < 2; par++) {
+            int64_t k0 = (pl - par + 1) / 2, t = wn - 1 + pl - par; /* k in [k0, t / 2]: 0 <= 2k+par-pl < wn */
+            if (t >= 0 && t / 2 >= k0) dw_deinterleave(row + par * g->PS + k0, xr + 2 * k0 + par - pl, t / 2 - k0 + 1);
+        }
+    }
+}
+
 /* Planes [b, e) of the N*C planes of a depthwise convolution. */
 typedef struct dw_job {
     const float *x, *w, *bias;
     float *y;
     int64_t C, H, W, OH, OW, KH, KW;
     const int64_t *stride, *pad, *dil;
+    const eir_conv_epi *epi;
 } dw_job;
 
 static void dw_planes(void *ctx, int64_t b, int64_t e) {
     const dw_job *j = ctx;
     int64_t C = j->C, H = j->H, W = j->W, OH = j->OH, OW = j->OW, KH = j->KH, KW = j->KW;
     const int64_t *stride = j->stride, *pad = j->pad, *dil = j->dil;
+    dw_phases g;
+    float *phb = NULL;
+    if (eir_kernels_fast && dw_phases_of(OH, OW, KH, KW, stride, pad, dil, &g) &&
+        (phb = eir_kalloc((size_t)(g.sh * g.sw * g.PS + OH * g.WE) * sizeof(float))) != NULL) {
+        float *acc = phb + g.sh * g.sw * g.PS;
+        const float *taps[25];
+        for (int64_t kh = 0; kh < KH; kh++)
+            for (int64_t kw = 0; kw < KW; kw++)
+                taps[kh * KW + kw] = phb + ((kh % g.sh) * g.sw + kw % g.sw) * g.PS + (kh / g.sh) * g.WE + kw / g.sw;
+        for (int64_t pl = b; pl < e; pl++) {
+            int64_t c = pl % C;
+            const float *xc = j->x + pl * H * W, *wc = j->w + c * KH * KW;
+            float *yc = j->y + pl * OH * OW;
+            float bv = j->bias ? j->bias[c] : 0.0f;
+            dw_fill_phases(xc, phb, &g, H, W, pad[0], pad[1]);
+            if (OW >= DW_WIDE)  /* row by row, straight into y */
+                for (int64_t oh = 0; oh < OH; oh++) {
+                    if (KH == 3) dw_flat9(taps, oh * g.WE, wc, bv, yc + oh * OW, OW);
+                    else dw_flat25(taps, oh * g.WE, wc, bv, yc + oh * OW, OW);
+                }
+            else {              /* narrow: the whole plane in one loop, then its first OW columns */
+                if (KH == 3) dw_flat9(taps, 0, wc, bv, acc, OH * g.WE);
+                else dw_flat25(taps, 0, wc, bv, acc, OH * g.WE);
+                dw_compact(acc, yc, OH, OW, g.WE);
+            }
+            if (j->epi) j->epi->fn(j->epi->ctx, c, yc, OH * OW);
+        }
+        eir_kfree(phb);
+        return;
+    }
     /* kernel width 3 or 5, no dilation, padding within the kernel: rows over a zero-padded copy of the plane */
     int64_t HP = (OH - 1) * stride[0] + KH, WP = (OW - 1) * stride[1] + KW;
     float *xp = NULL, *xs = NULL;
@@ -438,6 +558,7 @@ static void dw_planes(void *ctx, int64_t b, int64_t e) {
         float *yc = j->y + pl * OH * OW, bv = j->bias ? j->bias[c] : 0.0f;
         if (!padded) {
             dw_plane(xc, wc, bv, yc, H, W, OH, OW, KH, KW, stride, pad, dil);
+            if (j->epi) j->epi->fn(j->epi->ctx, c, yc, OH * OW);
             continue;
         }
         pad_plane(xc, xp, H, W, HP, WP, pad[0], pad[1]);
@@ -448,6 +569,7 @@ static void dw_planes(void *ctx, int64_t b, int64_t e) {
                 const float *r0 = xs + 2 * oh * WP, *r1 = r0 + WP, *r2 = r1 + WP;
                 dw_row33_s2(r0, r0 + WE, r1, r1 + WE, r2, r2 + WE, wc, bv, yc + oh * OW, OW);
             }
+            if (j->epi) j->epi->fn(j->epi->ctx, c, yc, OH * OW);
             continue;
         }
         if (k33) {
@@ -455,6 +577,7 @@ static void dw_planes(void *ctx, int64_t b, int64_t e) {
                 const float *r0 = xp + oh * WP;
                 dw_row33_s1(r0, r0 + WP, r0 + 2 * WP, wc, bv, yc + oh * OW, OW);
             }
+            if (j->epi) j->epi->fn(j->epi->ctx, c, yc, OH * OW);
             continue;
         }
         const float *rows[16];
@@ -463,6 +586,7 @@ static void dw_planes(void *ctx, int64_t b, int64_t e) {
             if (KW == 3) dw_row3(rows, wc, bv, yc + oh * OW, OW, KH, stride[1]);
             else dw_row5(rows, wc, bv, yc + oh * OW, OW, KH, stride[1]);
         }
+        if (j->epi) j->epi->fn(j->epi->ctx, c, yc, OH * OW);
     }
     eir_kfree(xs);
     eir_kfree(xp);
@@ -477,7 +601,13 @@ static int64_t plane_grain(int64_t per) { return per >= PLANE_GRAIN ? 1 : PLANE_
 void eir_conv2d_depthwise_f32(const float *x, const float *w, const float *bias, float *y, int64_t N, int64_t C,
                               int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t KH, int64_t KW, const int64_t *stride,
                               const int64_t *pad, const int64_t *dil) {
-    dw_job j = {x, w, bias, y, C, H, W, OH, OW, KH, KW, stride, pad, dil};
+    eir_conv2d_depthwise_epi_f32(x, w, bias, y, N, C, H, W, OH, OW, KH, KW, stride, pad, dil, NULL);
+}
+
+void eir_conv2d_depthwise_epi_f32(const float *x, const float *w, const float *bias, float *y, int64_t N, int64_t C,
+                                  int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t KH, int64_t KW,
+                                  const int64_t *stride, const int64_t *pad, const int64_t *dil, const eir_conv_epi *epi) {
+    dw_job j = {x, w, bias, y, C, H, W, OH, OW, KH, KW, stride, pad, dil, epi};
     eir_parallel_for(eir_pool_current(), N * C, plane_grain(OH * OW * KH * KW), dw_planes, &j);
 }
 
@@ -517,6 +647,39 @@ static void im2col_channels(void *ctx, int64_t c0, int64_t c1) {
                     } else
                         for (int64_t ow = lo; ow < hi; ow++) q[ow] = xr[ow * stride[1] + off];
                     for (int64_t ow = hi; ow < OW; ow++) q[ow] = 0.0f;
+                }
+            }
+}
+
+FAST_CLONES void eir_im2col2d_range_f32(const float *x, float *col, int64_t C, int64_t H, int64_t W, int64_t OH, int64_t OW,
+                            int64_t KH, int64_t KW, const int64_t *stride, const int64_t *pad, const int64_t *dil,
+                            int64_t p0, int64_t p1) {
+    int64_t n = p1 - p0;
+    float *q = col;
+    (void)OH;
+    for (int64_t c = 0; c < C; c++)
+        for (int64_t kh = 0; kh < KH; kh++)
+            for (int64_t kw = 0; kw < KW; kw++, q += n) {
+                int64_t off = kw * dil[1] - pad[1], lo, hi;
+                col_range(OW, W, stride[1], off, &lo, &hi);
+                for (int64_t p = p0; p < p1;) {
+                    int64_t oh = p / OW, ow0 = p % OW, ow1 = OW < ow0 + (p1 - p) ? OW : ow0 + (p1 - p);
+                    int64_t ih = oh * stride[0] - pad[0] + kh * dil[0], base = (p - p0) - ow0; /* q[base + ow]: column of ow */
+                    p += ow1 - ow0;
+                    if (ih < 0 || ih >= H) {
+                        memset(q + base + ow0, 0, (size_t)(ow1 - ow0) * sizeof(float));
+                        continue;
+                    }
+                    const float *xr = x + (c * H + ih) * W;
+                    int64_t a = lo > ow0 ? lo : ow0, b = hi < ow1 ? hi : ow1;
+                    if (a > ow1) a = ow1;
+                    if (b < a) b = a;
+                    for (int64_t ow = ow0; ow < a; ow++) q[base + ow] = 0.0f;
+                    if (stride[1] == 1) {
+                        if (b > a) memcpy(q + base + a, xr + a + off, (size_t)(b - a) * sizeof(float));
+                    } else
+                        for (int64_t ow = a; ow < b; ow++) q[base + ow] = xr[ow * stride[1] + off];
+                    for (int64_t ow = b; ow < ow1; ow++) q[base + ow] = 0.0f;
                 }
             }
 }
@@ -671,11 +834,30 @@ void eir_avg_pool2d_f32(const float *x, float *y, int64_t planes, int64_t H, int
     eir_parallel_for(eir_pool_current(), planes, plane_grain(OH * OW * ks[0] * ks[1]), avg_planes, &j);
 }
 
+/* The sum of x[0..n) in double, in 8 interleaved partial sums (vectorized;
+ * a single chain of dependent additions is bound by their latency) added
+ * pairwise at the end. Float to double is exact and each partial sum
+ * carries 29 bits more than a float, so the float it rounds to is a
+ * sequential double sum's except in the rare case that the two double sums
+ * fall on either side of a float rounding boundary. */
+FAST_CLONES static double sum_f32_f64(const float *restrict x, int64_t n) {
+    double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int k = 0; k < 8; k++) s[k] += (double)x[i + k];
+    for (int k = 0; i < n; i++, k++) s[k] += (double)x[i];
+    return ((s[0] + s[4]) + (s[2] + s[6])) + ((s[1] + s[5]) + (s[3] + s[7]));
+}
+
 static void adaptive_planes(void *ctx, int64_t b, int64_t e) {
     const pool_job *j = ctx;
     const float *x = j->x;
     float *y = j->y;
     int64_t H = j->H, W = j->W, OH = j->OH, OW = j->OW;
+    if (OH == 1 && OW == 1 && H * W >= 64) { /* global average (squeeze-and-excitation, classifier heads) */
+        for (int64_t pl = b; pl < e; pl++) y[pl] = (float)(sum_f32_f64(x + pl * H * W, H * W) / (double)(H * W));
+        return;
+    }
     for (int64_t pl = b; pl < e; pl++) {
         const float *xp = x + pl * H * W;
         float *yp = y + pl * OH * OW;

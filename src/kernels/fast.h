@@ -50,15 +50,40 @@ void eir_conv2d_depthwise_f32(const float *x, const float *w, const float *bias,
                               int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t KH, int64_t KW, const int64_t *stride,
                               const int64_t *pad, const int64_t *dil);
 
+/* An epilogue applied to a float32 convolution's output while it is still in
+ * cache: fn(ctx, c, y, n) rewrites y[0..n), n outputs of channel c, in place.
+ * Elementwise, so the result does not depend on how the output is cut. */
+typedef struct eir_conv_epi {
+    void (*fn)(const void *ctx, int64_t c, float *y, int64_t n);
+    const void *ctx;
+} eir_conv_epi;
+
+/* eir_conv2d_depthwise_f32, then epi (NULL: none) on each output plane
+ * right after it is computed (the bias is already in). Kernels of 3 x 3 and
+ * 5 x 5 at stride 1 or 2, undilated, sum the 9 or 25 taps in row-major order
+ * in one expression per output. */
+void eir_conv2d_depthwise_epi_f32(const float *x, const float *w, const float *bias, float *y, int64_t N, int64_t C,
+                                  int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t KH, int64_t KW,
+                                  const int64_t *stride, const int64_t *pad, const int64_t *dil, const eir_conv_epi *epi);
+
 /* im2col of one group, float32, 2-d: col (C*KH*KW, OH*OW) from x (C, H, W), zeros where a tap falls
  * in the padding; what nn.c's generic im2col writes. */
 void eir_im2col2d_f32(const float *x, float *col, int64_t C, int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t KH,
                       int64_t KW, const int64_t *stride, const int64_t *pad, const int64_t *dil);
 
+/* The columns [p0, p1) of that matrix (output pixels p0 .. p1 - 1 in row-major
+ * order) as a (C*KH*KW, p1 - p0) matrix: the same values; one thread. */
+void eir_im2col2d_range_f32(const float *x, float *col, int64_t C, int64_t H, int64_t W, int64_t OH, int64_t OW,
+                            int64_t KH, int64_t KW, const int64_t *stride, const int64_t *pad, const int64_t *dil,
+                            int64_t p0, int64_t p1);
+
 /* ---- pooling, float32, x (N*C planes of H x W) and y (N*C planes of OH x OW) contiguous ----
  * max_pool2d: NaN wins (the last NaN's index), ind (int64, same layout as
  * y) when not NULL. avg_pool2d: sums in double as the generic kernel does;
- * divisor_override 0 for none. adaptive_avg_pool2d likewise. */
+ * divisor_override 0 for none. adaptive_avg_pool2d likewise; its global
+ * average (a 1 x 1 output, 64 or more inputs per plane) in 8 interleaved
+ * double partial sums: the same float unless the two double sums straddle a
+ * float rounding boundary. */
 void eir_max_pool2d_f32(const float *x, float *y, int64_t *ind, int64_t planes, int64_t H, int64_t W, int64_t OH,
                         int64_t OW, const int64_t *ks, const int64_t *st, const int64_t *pd, const int64_t *dl);
 void eir_avg_pool2d_f32(const float *x, float *y, int64_t planes, int64_t H, int64_t W, int64_t OH, int64_t OW,

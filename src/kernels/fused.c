@@ -2,10 +2,12 @@
  * eir_cpu::conv2d and eir_cpu::linear, a convolution or matrix product with
  * its bias and activation applied in one epilogue.
  *
- * The product itself is nn.c's (eir_nn_conv, eir_nn_gemm), so it computes
- * what aten.convolution / aten.addmm compute. The epilogue then makes one
- * pass over each image's output while it is still in cache (its channels,
- * or the product's rows, split over the run's threads): the bias is
+ * The product itself is nn.c's (eir_nn_conv_epi, eir_nn_gemm), so it
+ * computes what aten.convolution / aten.addmm compute. The epilogue is
+ * applied while the output is still in cache: a convolution's inside nn.c
+ * (on each depthwise plane, on each block of the im2col GEMM as it
+ * completes), a linear's in one pass over the product's rows split over the
+ * run's threads. The bias is
  * added (a convolution's, in float, as nn.c adds it; a linear's goes into
  * the GEMM as addmm's does) and the activation applied in float, each
  * element what aten.relu, aten.hardtanh (relu6 is hardtanh(0, 6)),
@@ -38,20 +40,38 @@ typedef struct epilogue {
 #else
 #define EPI_CLONES
 #endif
-EPI_CLONES static void relu_row(float *restrict y, int64_t n) {
-    for (int64_t i = 0; i < n; i++) y[i] = y[i] < 0.f ? 0.f : y[i];
-}
-EPI_CLONES static void hardtanh_row(float *restrict y, int64_t n, float lo, float hi) {
+EPI_CLONES static void relu_row(float *restrict y, int64_t n, float b) {
     for (int64_t i = 0; i < n; i++) {
-        float v = y[i];
+        float v = y[i] + b;
+        y[i] = v < 0.f ? 0.f : v;
+    }
+}
+EPI_CLONES static void hardtanh_row(float *restrict y, int64_t n, float b, float lo, float hi) {
+    for (int64_t i = 0; i < n; i++) {
+        float v = y[i] + b;
         v = v < lo ? lo : v;
         y[i] = v > hi ? hi : v;
     }
 }
 
-/* y[0..n) = act(y + b): the bias with the pointwise engine's add row (as
- * aten.add), then the activation's row */
+/* hardswish as fast.c's row computes it: v * clamp(v + 3, 0, 6) / 6 */
+EPI_CLONES static void hardswish_row(float *restrict y, int64_t n, float b) {
+    for (int64_t i = 0; i < n; i++) {
+        float v = y[i] + b, t = v + 3.0f;
+        t = t > 0.0f ? t : 0.0f;
+        t = t < 6.0f ? t : 6.0f;
+        y[i] = v * t / 6.0f;
+    }
+}
+
+/* y[0..n) = act(y + b): relu, hardtanh and hardswish add the bias in their
+ * own pass (y + b in float, as aten.add, then the activation's expression:
+ * the same bits as two passes); silu the pointwise engine's add row, then
+ * its row */
 static void apply_row(float *y, int64_t n, float b, const epilogue *e) {
+    if (e->act == EIR_ACT_RELU) { relu_row(y, n, b); return; }
+    if (e->act == EIR_ACT_HARDTANH) { hardtanh_row(y, n, b, e->lo, e->hi); return; }
+    if (e->act == EIR_ACT_HARDSWISH) { hardswish_row(y, n, b); return; }
     static const int64_t s[3] = {1, 0, 0};
     pw_params pp;
     memset(&pp, 0, sizeof pp);
@@ -63,12 +83,20 @@ static void apply_row(float *y, int64_t n, float b, const epilogue *e) {
     }
     const float *x[4] = {y, &e->lo, &e->hi, NULL};
     switch (e->act) {
-    case EIR_ACT_RELU: relu_row(y, n); break;
-    case EIR_ACT_HARDTANH: hardtanh_row(y, n, e->lo, e->hi); break;
     case EIR_ACT_SILU: eir_pw_row_silu_f32(y, x, s, n, &pp); break;
-    case EIR_ACT_HARDSWISH: eir_pw_row_hardswish_f32(y, x, s, n, &pp); break;
     default: break;
     }
+}
+
+/* The epilogue as the convolution's callback: channel c's bias, then the activation */
+typedef struct conv_epi_ctx {
+    const float *bias;
+    const epilogue *e;
+} conv_epi_ctx;
+
+static void conv_epi_row(const void *ctx, int64_t c, float *y, int64_t n) {
+    const conv_epi_ctx *k = ctx;
+    apply_row(y, n, k->bias ? k->bias[c] : 0.f, k->e);
 }
 
 /* The epilogue over rows [b, e) of n elements each, row r's bias bias[r]
@@ -161,7 +189,7 @@ static int k_conv2d(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no,
         return eir_kerr(ctx, "%s: bias must be 1-d with %lld elements", op, (long long)y->sizes[1]);
     epilogue e;
     if (read_epilogue(&a[7], &a[8], &a[9], &e, ctx, op)) return -1;
-    int64_t N = y->sizes[0], C = y->sizes[1], P = y->sizes[2] * y->sizes[3];
+    int64_t C = y->sizes[1];
     bool direct = eir_tview_is_contiguous(y);
     void *scratch = direct ? NULL : eir_kalloc((size_t)(eir_tview_numel(y) > 0 ? eir_tview_numel(y) : 1) * sizeof(float));
     if (!direct && !scratch) return eir_kerr(ctx, "out of memory");
@@ -178,16 +206,10 @@ static int k_conv2d(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no,
             for (int64_t c = 0; c < C; c++) bias[c] = ((const float *)b->data)[c * b->strides[0]];
         }
     }
-    int rc = 0;
-    /* one image at a time: its output is still in cache for the epilogue */
-    for (int64_t n = 0; n < N && !rc; n++) {
-        eir_tview xn = *x, yn = yc;
-        xn.data = (float *)x->data + n * x->strides[0];
-        yn.data = (float *)yc.data + n * yc.strides[0];
-        xn.sizes[0] = yn.sizes[0] = 1;
-        if ((rc = eir_nn_conv(ctx, &xn, w, NULL, st, pd, dl, a[6].i, &yn))) break;
-        if (bias || e.act != EIR_ACT_NONE) apply_rows(yn.data, C, P, bias, &e);
-    }
+    /* the epilogue runs inside the convolution, on each block of output as it is computed */
+    conv_epi_ctx ec = {bias, &e};
+    eir_conv_epi epi = {conv_epi_row, &ec};
+    int rc = eir_nn_conv_epi(ctx, x, w, NULL, st, pd, dl, a[6].i, &yc, bias || e.act != EIR_ACT_NONE ? &epi : NULL);
     if (!rc && !direct) copy_f32(y, &yc);
     eir_kfree(bias_buf);
     eir_kfree(scratch);

@@ -4,12 +4,19 @@
 #ifndef EIR_KERNELS_FUSED_H
 #define EIR_KERNELS_FUSED_H
 
+#include "fast.h"
 #include "kernel.h"
 
 /* A 1-3 d convolution, not transposed: out = conv(x, w) + bias (bias may be
  * NULL); stride, pad and dil have one entry per spatial dim. */
 int eir_nn_conv(eir_kctx *ctx, const eir_tview *x, const eir_tview *w, const eir_tview *bias, const int64_t *stride,
                 const int64_t *pad, const int64_t *dil, int64_t groups, eir_tview *out);
+
+/* eir_nn_conv, float32, with epi applied to every output element after the
+ * bias: fused into the computation where the path allows (the depthwise
+ * kernel's planes, the GEMM's blocks), one pass at the end otherwise. */
+int eir_nn_conv_epi(eir_kctx *ctx, const eir_tview *x, const eir_tview *w, const eir_tview *bias, const int64_t *stride,
+                    const int64_t *pad, const int64_t *dil, int64_t groups, eir_tview *out, const eir_conv_epi *epi);
 
 /* C = A B + bias: A (.., M, K), B (.., K, N), C (.., M, N) of one rank with
  * broadcast batch dims; bias (NULL, or broadcast to C's shape) is copied into

@@ -173,6 +173,8 @@ typedef struct gemm_job {
     const char *A, *B;
     char *C;
     size_t es;
+    const eir_conv_epi *epi; /* float32 row-major C only: applied to each block once computed, row r as channel c0 + r */
+    int64_t c0;
 } gemm_job;
 
 /* Start of block b of nb over a dimension of n, on a multiple of 16 (the last ends at n). */
@@ -202,23 +204,33 @@ static void gemm_blocks(void *ctx, int64_t b0, int64_t b1) {
         else
             cblas_dgemm(j->ord, j->TA, j->TB, (int)M, (int)N, (int)j->K, j->alpha, (const double *)A, (int)j->lda,
                         (const double *)B, (int)j->ldb, j->beta, (double *)C, (int)j->ldc);
+        if (j->epi)
+            for (int64_t r = 0; r < M; r++)
+                j->epi->fn(j->epi->ctx, j->c0 + (j->bycol ? 0 : lo) + r, (float *)C + r * j->ldc, N);
     }
 }
 
-/* The product in blocks when it is large enough; false: do it in one call. */
-static bool gemm_split(CBLAS_ORDER ord, CBLAS_TRANSPOSE TA, CBLAS_TRANSPOSE TB, int64_t M, int64_t N, int64_t K,
-                       double alpha, const void *A, int64_t lda, const void *B, int64_t ldb, double beta, void *C,
-                       int64_t ldc, eir_dtype ct) {
+/* How many blocks a product is cut into (< 2: none), and whether by columns. */
+static int64_t gemm_nblocks(int64_t M, int64_t N, int64_t K, bool *bycol_out) {
     double flops = 2.0 * (double)M * (double)N * (double)K, least = eir_pool_split_all ? 1 : GEMM_SPLIT_FLOPS;
-    if (flops < least) return false;
-    bool bycol = N >= M;
+    if (flops < least) return 0;
+    bool bycol = *bycol_out = N >= M;
     int64_t nb = eir_pool_split_all ? (bycol ? N : M) / 16
                                     : bycol ? N / GEMM_MIN_COLS : M / GEMM_MIN_ROWS,
             most = bycol ? GEMM_MAX_BLOCKS : GEMM_MAX_ROW_BLOCKS;
     if (nb > most) nb = most;
     if ((double)nb > flops / least) nb = (int64_t)(flops / least);
+    return nb;
+}
+
+/* The product in blocks when it is large enough; false: do it in one call. */
+static bool gemm_split(CBLAS_ORDER ord, CBLAS_TRANSPOSE TA, CBLAS_TRANSPOSE TB, int64_t M, int64_t N, int64_t K,
+                       double alpha, const void *A, int64_t lda, const void *B, int64_t ldb, double beta, void *C,
+                       int64_t ldc, eir_dtype ct, const eir_conv_epi *epi, int64_t c0) {
+    bool bycol = false;
+    int64_t nb = gemm_nblocks(M, N, K, &bycol);
     if (nb < 2) return false;
-    gemm_job j = {ord, TA, TB, M, N, K, lda, ldb, ldc, nb, bycol, alpha, beta, A, B, C, eir_elsize(ct)};
+    gemm_job j = {ord, TA, TB, M, N, K, lda, ldb, ldc, nb, bycol, alpha, beta, A, B, C, eir_elsize(ct), epi, c0};
     eir_parallel_for(eir_pool_current(), nb, 1, gemm_blocks, &j);
     return true;
 }
@@ -252,7 +264,7 @@ static void blas_gemm(eir_dtype ct, bool ccol, bool ta, bool tb, int64_t M, int6
             }
         return;
     }
-    if ((ct == EIR_F32 || ct == EIR_F64) && gemm_split(ord, TA, TB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, ct))
+    if ((ct == EIR_F32 || ct == EIR_F64) && gemm_split(ord, TA, TB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, ct, NULL, 0))
         return;
     if (ct == EIR_C64) {
         float al[2] = {(float)alpha, 0}, be[2] = {(float)beta, 0};
@@ -605,6 +617,64 @@ static void cgemm(eir_dtype ct, bool ta, bool tb, int64_t M, int64_t N, int64_t 
         }
 }
 
+/* Y (M x N) = W (M x K) col (K x N), float32, contiguous; epi (NULL: none)
+ * applied to each block of Y as soon as the block is computed (row r is
+ * output channel c0 + r), while it is still in cache. The blocks are
+ * gemm_split's, so the bits do not depend on the thread count. */
+static void conv_gemm_f32(int64_t M, int64_t N, int64_t K, const float *A, const float *B, float *C,
+                          const eir_conv_epi *epi, int64_t c0) {
+    int64_t lda = K > 1 ? K : 1, ldb = N > 1 ? N : 1;
+    if (M <= 0 || N <= 0) return;
+    if (K > 0 && gemm_split(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0, A, lda, B, ldb, 0.0, C, ldb, EIR_F32,
+                            epi, c0))
+        return;
+    blas_gemm(EIR_F32, false, false, false, M, N, K, 1.0, A, lda, B, ldb, 0.0, C, ldb);
+    if (epi)
+        for (int64_t r = 0; r < M; r++) epi->fn(epi->ctx, c0 + r, C + r * N, N);
+}
+
+/* A 2-d float32 convolution's im2col GEMM cut by output pixels into
+ * gemm_split's column blocks, each block's columns built right before its
+ * product (col holds block b's K x (hi - lo) columns at col + K lo), so they
+ * are still in cache when the GEMM reads them, and its output when the
+ * epilogue runs. The cut depends on the shape only: the same bits at any
+ * thread count. */
+typedef struct conv_blk_job {
+    const float *x, *w;
+    float *y, *col;
+    int64_t M, N, K, nb;
+    const conv_geo *g;
+    const eir_conv_epi *epi;
+    int64_t c0;
+} conv_blk_job;
+
+static void conv_blocks(void *ctx, int64_t b0, int64_t b1) {
+    const conv_blk_job *j = ctx;
+    const conv_geo *g = j->g;
+    for (int64_t b = b0; b < b1; b++) {
+        int64_t lo = block_start(j->N, j->nb, b), hi = block_start(j->N, j->nb, b + 1), n = hi - lo;
+        if (n <= 0) continue;
+        float *col = j->col + j->K * lo;
+        eir_im2col2d_range_f32(j->x, col, g->C, g->Ii[1], g->Ii[2], g->Oo[1], g->Oo[2], g->K[1], g->K[2], &g->S[1],
+                               &g->P[1], &g->D[1], lo, hi);
+        eir_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)j->M, (int)n, (int)j->K, 1.f, j->w, (int)j->K, col,
+                  (int)n, 0.f, j->y + lo, (int)j->N);
+        if (j->epi)
+            for (int64_t r = 0; r < j->M; r++) j->epi->fn(j->epi->ctx, j->c0 + r, j->y + r * j->N + lo, n);
+    }
+}
+
+/* true when done; false: the shape is not cut by columns (the caller goes the whole-im2col way) */
+static bool conv_gemm_blocked_f32(const float *x, const float *w, float *y, float *col, int64_t M, int64_t N, int64_t K,
+                                  const conv_geo *g, const eir_conv_epi *epi, int64_t c0) {
+    bool bycol = false;
+    int64_t nb = gemm_nblocks(M, N, K, &bycol);
+    if (nb < 2 || !bycol || g->K[0] != 1 || g->Ii[0] != 1 || g->Oo[0] != 1 || K > INT_MAX || N > INT_MAX) return false;
+    conv_blk_job j = {x, w, y, col, M, N, K, nb, g, epi, c0};
+    eir_parallel_for(eir_pool_current(), nb, 1, conv_blocks, &j);
+    return true;
+}
+
 static void im2col_any(eir_dtype ct, const void *x, void *col, const conv_geo *g) {
     if (ct == EIR_F32 && eir_kernels_fast && g->K[0] == 1 && g->Ii[0] == 1 && g->Oo[0] == 1)
         eir_im2col2d_f32(x, col, g->C, g->Ii[1], g->Ii[2], g->Oo[1], g->Oo[2], g->K[1], g->K[2], &g->S[1], &g->P[1], &g->D[1]);
@@ -654,7 +724,8 @@ static void *part_sum(const eir_tview *z, eir_tview *sum) {
 }
 
 static int conv_impl(eir_kctx *ctx, const eir_tview *x0, const eir_tview *w, const eir_tview *bias, const int64_t *stride,
-                     const int64_t *pad, const int64_t *dil, bool transposed, int64_t groups, eir_tview *out0);
+                     const int64_t *pad, const int64_t *dil, bool transposed, int64_t groups, eir_tview *out0,
+                     const eir_conv_epi *epi);
 
 /* Complex convolution as torch's complex_convolution does it, with Gauss's
  * trick on real convolutions: a = conv(xr, wr, br), b = conv(xi, wi),
@@ -674,9 +745,9 @@ static int conv_complex(eir_kctx *ctx, const eir_tview *x, const eir_tview *w, c
     if (!A || !B || !C || !xsb || !wsb || (bias && !bsb)) { rc = eir_kerr(ctx, "out of memory"); goto done; }
     eir_tview a = contig_view(A, rt, out->rank, out->sizes), b = contig_view(B, rt, out->rank, out->sizes),
               c = contig_view(C, rt, out->rank, out->sizes);
-    if ((rc = conv_impl(ctx, &xr, &wr, bias ? &br : NULL, stride, pad, dil, transposed, groups, &a)) ||
-        (rc = conv_impl(ctx, &xi, &wi, NULL, stride, pad, dil, transposed, groups, &b)) ||
-        (rc = conv_impl(ctx, &xs, &ws, bias ? &bs : NULL, stride, pad, dil, transposed, groups, &c)))
+    if ((rc = conv_impl(ctx, &xr, &wr, bias ? &br : NULL, stride, pad, dil, transposed, groups, &a, NULL)) ||
+        (rc = conv_impl(ctx, &xi, &wi, NULL, stride, pad, dil, transposed, groups, &b, NULL)) ||
+        (rc = conv_impl(ctx, &xs, &ws, bias ? &bs : NULL, stride, pad, dil, transposed, groups, &c, NULL)))
         goto done;
     (void)bi;
     int64_t idx[EIR_MAX_RANK] = {0};
@@ -697,13 +768,16 @@ done:
 }
 
 /* pad < 0 entries: "same" padding (left = total / 2). */
+/* epi (float32 only, NULL: none): applied to every output element after the bias. */
 static int conv_impl(eir_kctx *ctx, const eir_tview *x0, const eir_tview *w, const eir_tview *bias, const int64_t *stride,
-                     const int64_t *pad, const int64_t *dil, bool transposed, int64_t groups, eir_tview *out0) {
+                     const int64_t *pad, const int64_t *dil, bool transposed, int64_t groups, eir_tview *out0,
+                     const eir_conv_epi *epi) {
     int32_t nsp = w->rank - 2;
     if (nsp < 1 || nsp > 3) return eir_kerr(ctx, "convolution: %d spatial dims are not supported", nsp);
     eir_dtype dt = out0->dtype, ct = ctype_of(dt);
     if (ct == EIR_DTYPE_UNKNOWN) return eir_kerr(ctx, "\"slow_conv2d_cpu\" not implemented for '%s'", dname(dt));
     if (eir_is_complex(dt)) return conv_complex(ctx, x0, w, bias, stride, pad, dil, transposed, groups, out0);
+    if (epi && ct != EIR_F32) return eir_kerr(ctx, "convolution: a fused epilogue needs float32, got %s", dname(dt));
     if (x0->dtype != w->dtype)
         return eir_kerr(ctx, "Input type (%s) and weight type (%s) should be the same", dname(x0->dtype), dname(w->dtype));
     eir_tview x = *x0, out = *out0;
@@ -745,8 +819,9 @@ static int conv_impl(eir_kctx *ctx, const eir_tview *x0, const eir_tview *w, con
         void *bo = NULL;
         const float *Bv = bias ? (const float *)as_contig(bias, ct, &bo) : NULL;
         if (bias && !Bv) { rc = eir_kerr(ctx, "out of memory"); goto done; }
-        eir_conv2d_depthwise_f32((const float *)X, (const float *)W, Bv, (float *)Y, Nb, Cin, g.Ii[1], g.Ii[2], g.Oo[1],
-                                 g.Oo[2], g.K[1], g.K[2], &g.S[1], &g.P[1], &g.D[1]);
+        eir_conv2d_depthwise_epi_f32((const float *)X, (const float *)W, Bv, (float *)Y, Nb, Cin, g.Ii[1], g.Ii[2],
+                                     g.Oo[1], g.Oo[2], g.K[1], g.K[2], &g.S[1], &g.P[1], &g.D[1], epi);
+        epi = NULL;
         eir_kfree(bo);
         goto copy_out;
     }
@@ -759,8 +834,15 @@ static int conv_impl(eir_kctx *ctx, const eir_tview *x0, const eir_tview *w, con
                 const char *wg = W + (size_t)(gi * Cog * Cig * Kp) * es;
                 g.C = Cig;
                 const void *cm = xg;
+                if (!trivial && ct == EIR_F32 && eir_kernels_fast &&
+                    conv_gemm_blocked_f32((const float *)xg, (const float *)wg, (float *)yg, col, Cog, Pout, Cig * Kp,
+                                          &g, bias ? NULL : epi, gi * Cog))
+                    continue;
                 if (!trivial) { im2col_any(ct, xg, col, &g); cm = col; }
-                cgemm(ct, false, false, Cog, Pout, Cig * Kp, wg, cm, false, yg);
+                if (ct == EIR_F32)   /* the epilogue in the GEMM's blocks when no bias comes between */
+                    conv_gemm_f32(Cog, Pout, Cig * Kp, (const float *)wg, (const float *)cm, (float *)yg,
+                                  bias ? NULL : epi, gi * Cog);
+                else cgemm(ct, false, false, Cog, Pout, Cig * Kp, wg, cm, false, yg);
             } else {
                 const char *wg = W + (size_t)(gi * Cig * Cog * Kp) * es; /* (Cig, Cog*Kp) */
                 cgemm(ct, true, false, Cog * Kp, Pin, Cig, wg, xg, false, col);
@@ -787,6 +869,9 @@ static int conv_impl(eir_kctx *ctx, const eir_tview *x0, const eir_tview *w, con
             }
         eir_kfree(bo);
     }
+    if (epi && (bias || transposed))   /* not fused into the product: one pass at the end */
+        for (int64_t n = 0; n < Nb; n++)
+            for (int64_t c = 0; c < Cout; c++) epi->fn(epi->ctx, c, (float *)Y + (n * Cout + c) * Pout, Pout);
 copy_out:
     if (!ydirect) {
         eir_tview yv = contig_view(Y, ct, out.rank, out.sizes);
@@ -804,7 +889,7 @@ static int k_convolution(const eir_karg *a, uint32_t na, eir_tview *out, uint32_
     get_ints(&a[3], nsp, st, 1); get_ints(&a[4], nsp, pd, 0); get_ints(&a[5], nsp, dl, 1); get_ints(&a[7], nsp, op, 0);
     bool transposed = a[6].i != 0;
     const eir_tview *bias = a[2].kind == EIR_KA_TENSOR ? a[2].t : NULL;
-    return conv_impl(ctx, a[0].t, a[1].t, bias, st, pd, dl, transposed, a[8].i, &out[0]);
+    return conv_impl(ctx, a[0].t, a[1].t, bias, st, pd, dl, transposed, a[8].i, &out[0], NULL);
 }
 
 /* conv1d / conv2d / conv3d (.default and .padding with "valid" / "same"). */
@@ -820,7 +905,7 @@ static int k_convNd(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no,
         for (int i = 0; i < nsp; i++) pd[i] = same ? -1 : 0;
     } else get_ints(&a[4], nsp, pd, 0);
     const eir_tview *bias = a[2].kind == EIR_KA_TENSOR ? a[2].t : NULL;
-    return conv_impl(ctx, a[0].t, a[1].t, bias, st, pd, dl, false, a[6].i, &out[0]);
+    return conv_impl(ctx, a[0].t, a[1].t, bias, st, pd, dl, false, a[6].i, &out[0], NULL);
 }
 
 /* conv_transpose{1,2,3}d.input(input, weight, bias, stride, padding, output_padding, groups, dilation) */
@@ -830,7 +915,7 @@ static int k_conv_transpose(const eir_karg *a, uint32_t na, eir_tview *out, uint
     int64_t st[3], pd[3], dl[3];
     get_ints(&a[3], nsp, st, 1); get_ints(&a[4], nsp, pd, 0); get_ints(&a[7], nsp, dl, 1);
     const eir_tview *bias = a[2].kind == EIR_KA_TENSOR ? a[2].t : NULL;
-    return conv_impl(ctx, a[0].t, a[1].t, bias, st, pd, dl, true, a[6].i, &out[0]);
+    return conv_impl(ctx, a[0].t, a[1].t, bias, st, pd, dl, true, a[6].i, &out[0], NULL);
 }
 
 /* ======================================================================
@@ -1607,7 +1692,12 @@ const eir_kernel_entry eir_kernels_nn[] = {
 
 int eir_nn_conv(eir_kctx *ctx, const eir_tview *x, const eir_tview *w, const eir_tview *bias, const int64_t *stride,
                 const int64_t *pad, const int64_t *dil, int64_t groups, eir_tview *out) {
-    return conv_impl(ctx, x, w, bias, stride, pad, dil, false, groups, out);
+    return conv_impl(ctx, x, w, bias, stride, pad, dil, false, groups, out, NULL);
+}
+
+int eir_nn_conv_epi(eir_kctx *ctx, const eir_tview *x, const eir_tview *w, const eir_tview *bias, const int64_t *stride,
+                    const int64_t *pad, const int64_t *dil, int64_t groups, eir_tview *out, const eir_conv_epi *epi) {
+    return conv_impl(ctx, x, w, bias, stride, pad, dil, false, groups, out, epi);
 }
 
 int eir_nn_gemm(eir_kctx *ctx, const eir_tview *A, const eir_tview *B, const eir_tview *bias, const eir_tview *C) {
