@@ -16,20 +16,20 @@
  * as it governed OpenBLAS alone.
  *
  * Products with a constant operand (a linear layer's weight: a parameter,
- * buffer or constant the program never writes) pack that operand once. A
- * runtime declares its constant storages (eir_sgemm_const_add); the first
- * product whose right-hand operand lies in one packs it with oneDNN's
- * sgemm_pack and keeps the copy, keyed by its address and the product's
- * shape, until the runtime drops its storages (eir_sgemm_const_drop); later
- * products with that operand and shape run sgemm_compute on the copy and
- * skip the packing dnnl_sgemm does on every call. On M = 64-128 transformer
- * shapes that is 1.06-1.25x dnnl_sgemm (docs/GEMM.md, "Packed weights").
- * sgemm_pack / sgemm_compute are oneDNN 2.x's own packed GEMM (its RNN
- * primitives use them), exported by libdnnl.so.2 as C++ functions but absent
- * from its public C API: they are looked up by their mangled names in 2.x
- * only, and without them (or with EIR_GEMM_PACK=0) every product takes the
- * plain path. A packed product is one call like any other, so the thread
- * pool's blocks stay the same calls at any thread count. */
+ * buffer or constant the program never writes) read it from a copy laid out
+ * for oneDNN. A runtime declares its constant storages
+ * (eir_sgemm_const_add); the first product whose right-hand operand lies in
+ * one and is transposed (row-major C = A B^T with B N x K, as linear layers
+ * store their weights) copies B^T (K x N) once and keeps the copy, keyed by
+ * the operand's address and extent, until the runtime drops its storages
+ * (eir_sgemm_const_drop); later products run dnnl_sgemm on the copy with B
+ * not transposed. On this CPU's AVX2 kernels that layout is what counts: on
+ * the M = 64 and 128 transformer shapes, dnnl_sgemm from B^T is 1.05-1.23x
+ * dnnl_sgemm from B (per model), as fast as oneDNN's packed sgemm on the
+ * same weights and its matmul primitive with the weights in the format it
+ * picks (docs/GEMM.md, "Constant weights"). The copy is one call like any
+ * other product, so the thread pool's blocks stay the same calls at any
+ * thread count. EIR_GEMM_PACK=0 turns it off; with OpenBLAS it is off. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -62,19 +62,8 @@ typedef struct {
 #define GEMM_DNNL_BY_DEFAULT 1
 #endif
 
-/* oneDNN 2.x's packed sgemm, Fortran conventions (column-major, arguments by address; 'P' marks the
- * packed operand in sgemm_compute; alpha is 1) */
-typedef int (*pack_size_fn)(const char *, const char *, const char *, const int64_t *, const int64_t *, const int64_t *,
-                            const int64_t *, const int64_t *, size_t *, bool *);
-typedef int (*pack_fn)(const char *, const char *, const char *, const int64_t *, const int64_t *, const int64_t *,
-                       const int64_t *, const int64_t *, const float *, float *);
-typedef int (*compute_fn)(const char *, const char *, const int64_t *, const int64_t *, const int64_t *, const float *,
-                          const int64_t *, const float *, const int64_t *, const float *, float *, const int64_t *);
-
 static pthread_once_t gemm_once = PTHREAD_ONCE_INIT;
-static pack_size_fn pack_size_p;
-static pack_fn pack_p;
-static compute_fn compute_p;
+static bool const_copies; /* constant transposed operands copied (oneDNN, EIR_GEMM_PACK not 0) */
 static dnnl_sgemm_fn dnnl_sgemm_p;
 static void (*omp_set_num_threads_p)(int);
 static char gemm_lib_name[48] = "OpenBLAS";
@@ -95,15 +84,10 @@ static void gemm_choose(void) {
     if (ver) {
         const dnnl_version_rec *v = ver();
         snprintf(gemm_lib_name, sizeof gemm_lib_name, "oneDNN %d.%d.%d", v->major, v->minor, v->patch);
-        const char *pk = getenv("EIR_GEMM_PACK");
-        if (v->major == 2 && !(pk && !strcmp(pk, "0"))) { /* the packed GEMM's signatures are 2.x's */
-            pack_size_p = (pack_size_fn)dlsym(h, "_ZN4dnnl4impl3cpu19sgemm_pack_get_sizeEPKcS3_S3_PKlS5_S5_S5_S5_PmPb");
-            pack_p = (pack_fn)dlsym(h, "_ZN4dnnl4impl3cpu10sgemm_packEPKcS3_S3_PKlS5_S5_S5_S5_PKfPf");
-            compute_p = (compute_fn)dlsym(h, "_ZN4dnnl4impl3cpu13sgemm_computeEPKcS3_PKlS5_S5_PKfS5_S7_S5_S7_PfS5_");
-            if (!pack_size_p || !pack_p || !compute_p) pack_size_p = NULL, pack_p = NULL, compute_p = NULL;
-        }
     } else snprintf(gemm_lib_name, sizeof gemm_lib_name, "oneDNN");
     dnnl_sgemm_p = f;
+    const char *pk = getenv("EIR_GEMM_PACK");
+    const_copies = !(pk && !strcmp(pk, "0"));
 }
 
 const char *eir_sgemm_library(void) {
@@ -113,127 +97,127 @@ const char *eir_sgemm_library(void) {
 
 static char trans_char(CBLAS_TRANSPOSE t) { return t == CblasNoTrans ? 'N' : 'T'; }
 
-/* ---- constant operands, packed once ---- */
+/* ---- constant operands, copied once ---- */
 
 typedef struct const_range {
     const char *lo, *hi;
     const void *owner;
 } const_range;
 
-/* One packed operand: Fortran A (m x k, op ta, leading dimension ld) at `src`, packed for products
- * with n columns; data NULL when packing failed (the product takes the plain path). */
-typedef struct packed_op {
+/* The copy of one constant operand: Fortran A, op T, stored k x m (column-major, leading dimension
+ * ld) at src, copied as op(A) itself, m x k with leading dimension m; data NULL when the copy could
+ * not be made (the product takes the plain path). */
+typedef struct const_copy {
     const float *src;
-    int64_t m, n, k, ld;
-    char ta, tb;  /* the product's op of Fortran B too: packing is asked for the whole product */
+    int64_t m, k, ld;
     const void *owner;
     float *data;
     size_t bytes;
-    struct packed_op *next;
-} packed_op;
+    struct const_copy *next;
+} const_copy;
 
-enum { PACK_BUCKETS = 256 };
-static pthread_mutex_t pack_mu = PTHREAD_MUTEX_INITIALIZER;
+enum { COPY_BUCKETS = 256 };
+static pthread_mutex_t copy_mu = PTHREAD_MUTEX_INITIALIZER;
 static const_range *ranges;
 static uint32_t nranges, capranges;
-static packed_op *packs[PACK_BUCKETS];
+static const_copy *copies[COPY_BUCKETS];
+static size_t copied_total; /* bytes of copies held */
 
-static size_t packed_total; /* bytes of packed copies held */
-
-size_t eir_sgemm_packed_bytes(void) {
-    pthread_mutex_lock(&pack_mu);
-    size_t n = packed_total;
-    pthread_mutex_unlock(&pack_mu);
-    return n;
-}
-
-static uint32_t pack_bucket(const float *p) { return (uint32_t)(((uintptr_t)p >> 6) * 0x9E3779B1u >> 24) % PACK_BUCKETS; }
+static uint32_t copy_bucket(const float *p) { return (uint32_t)(((uintptr_t)p >> 6) * 0x9E3779B1u >> 24) % COPY_BUCKETS; }
 
 bool eir_sgemm_packing(void) {
     pthread_once(&gemm_once, gemm_choose);
-    return compute_p != NULL;
+    return dnnl_sgemm_p && const_copies;
+}
+
+size_t eir_sgemm_packed_bytes(void) {
+    pthread_mutex_lock(&copy_mu);
+    size_t n = copied_total;
+    pthread_mutex_unlock(&copy_mu);
+    return n;
 }
 
 int eir_sgemm_const_add(const void *owner, const void *p, size_t nbytes) {
-    pthread_once(&gemm_once, gemm_choose);
-    if (!compute_p || !p || !nbytes) return 0;
-    pthread_mutex_lock(&pack_mu);
+    if (!eir_sgemm_packing() || !p || !nbytes) return 0;
+    pthread_mutex_lock(&copy_mu);
     if (nranges == capranges) {
         uint32_t cap = capranges ? capranges * 2 : 64;
         const_range *r = realloc(ranges, cap * sizeof *r);
         if (!r) {
-            pthread_mutex_unlock(&pack_mu);
+            pthread_mutex_unlock(&copy_mu);
             return -1;
         }
         ranges = r;
         capranges = cap;
     }
     ranges[nranges++] = (const_range){(const char *)p, (const char *)p + nbytes, owner};
-    pthread_mutex_unlock(&pack_mu);
+    pthread_mutex_unlock(&copy_mu);
     return 0;
 }
 
 void eir_sgemm_const_drop(const void *owner) {
-    pthread_mutex_lock(&pack_mu);
+    pthread_mutex_lock(&copy_mu);
     uint32_t w = 0;
     for (uint32_t i = 0; i < nranges; i++)
         if (ranges[i].owner != owner) ranges[w++] = ranges[i];
     nranges = w;
-    for (int b = 0; b < PACK_BUCKETS; b++)
-        for (packed_op **pp = &packs[b]; *pp;) {
-            packed_op *e = *pp;
+    for (int b = 0; b < COPY_BUCKETS; b++)
+        for (const_copy **pp = &copies[b]; *pp;) {
+            const_copy *e = *pp;
             if (e->owner != owner) {
                 pp = &e->next;
                 continue;
             }
             *pp = e->next;
-            if (e->data) packed_total -= e->bytes;
+            copied_total -= e->bytes;
             free(e->data);
             free(e);
         }
-    pthread_mutex_unlock(&pack_mu);
+    pthread_mutex_unlock(&copy_mu);
 }
 
-/* The packed copy of Fortran operand A for this product, packing it on first use when it lies in a
- * constant range; NULL: take the plain path. One packed shape per operand: a second product shape
- * (another n, as dynamic shapes give) keeps to the plain path rather than packing again. */
-static const float *packed_a(char ta, char tb, int64_t m, int64_t n, int64_t k, const float *A, int64_t lda, int64_t ldb) {
-    const char *lo = (const char *)A;
-    const char *hi = lo + ((ta == 'N' ? (k - 1) * lda + m : (m - 1) * lda + k) * (int64_t)sizeof(float));
-    pthread_mutex_lock(&pack_mu);
+/* dst (m x k, leading dimension m) = src^T, src k x m with leading dimension ld; in tiles that stay
+ * in L1 on both sides */
+static void transpose_copy(float *dst, const float *src, int64_t m, int64_t k, int64_t ld) {
+    enum { T = 32 };
+    for (int64_t q0 = 0; q0 < k; q0 += T)
+        for (int64_t i0 = 0; i0 < m; i0 += T) {
+            int64_t q1 = q0 + T < k ? q0 + T : k, i1 = i0 + T < m ? i0 + T : m;
+            for (int64_t q = q0; q < q1; q++)
+                for (int64_t i = i0; i < i1; i++) dst[q * m + i] = src[i * ld + q];
+        }
+}
+
+/* The copy of Fortran operand A (op T: stored k x m, leading dimension lda) as op(A), made on
+ * first use when A lies in a constant range; NULL: take the plain path. */
+static const float *const_a(int64_t m, int64_t k, const float *A, int64_t lda) {
+    const char *lo = (const char *)A, *hi = lo + ((m - 1) * lda + k) * (int64_t)sizeof(float);
     const float *out = NULL;
+    pthread_mutex_lock(&copy_mu);
     if (!nranges) goto done;
-    uint32_t b = pack_bucket(A);
-    for (packed_op *e = packs[b]; e; e = e->next)
-        if (e->src == A) {
-            if (e->m == m && e->n == n && e->k == k && e->ld == lda && e->ta == ta && e->tb == tb) out = e->data;
-            goto done; /* another shape of a packed operand: plain */
+    uint32_t b = copy_bucket(A);
+    for (const_copy *e = copies[b]; e; e = e->next)
+        if (e->src == A && e->m == m && e->k == k && e->ld == lda) {
+            out = e->data;
+            goto done;
         }
     const void *owner = NULL;
     for (uint32_t i = 0; i < nranges && !owner; i++)
         if (lo >= ranges[i].lo && hi <= ranges[i].hi) owner = ranges[i].owner;
     if (!owner) goto done;
-    packed_op *e = calloc(1, sizeof *e);
+    const_copy *e = calloc(1, sizeof *e);
     if (!e) goto done;
-    *e = (packed_op){A, m, n, k, lda, ta, tb, owner, NULL, 0, packs[b]};
-    packs[b] = e;
-    char tas[2] = {ta, 0}, tbs[2] = {tb, 0};
-    size_t bytes = 0;
-    bool pack = false;
-    if (pack_size_p("A", tas, tbs, &m, &n, &k, &lda, &ldb, &bytes, &pack) == 0 && bytes) {
-        e->data = aligned_alloc(64, (bytes + 63) / 64 * 64);
-        if (e->data && pack_p("A", tas, tbs, &m, &n, &k, &lda, &ldb, A, e->data) != 0) {
-            free(e->data);
-            e->data = NULL;
-        }
-        if (e->data) {
-            e->bytes = bytes;
-            packed_total += bytes;
-        }
+    size_t bytes = (size_t)m * (size_t)k * sizeof(float);
+    *e = (const_copy){A, m, k, lda, owner, aligned_alloc(64, (bytes + 63) / 64 * 64), 0, copies[b]};
+    copies[b] = e;
+    if (e->data) {
+        transpose_copy(e->data, A, m, k, lda);
+        e->bytes = bytes;
+        copied_total += bytes;
     }
     out = e->data;
 done:
-    pthread_mutex_unlock(&pack_mu);
+    pthread_mutex_unlock(&copy_mu);
     return out;
 }
 
@@ -246,17 +230,19 @@ void eir_sgemm(CBLAS_ORDER order, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int M,
             omp_set_num_threads_p(nt > 0 ? nt : 1);
             gemm_omp_threads = nt;
         }
-        if (compute_p && alpha == 1.f) {
-            /* as Fortran's sgemm sees it: column-major C = op(FA) op(FB); a row-major C = op(A) op(B)
-             * is the column-major C^T = op(B)^T op(A)^T. FA, the right-hand operand of the row-major
-             * product (a linear layer's weight), is the one that may be constant. */
-            bool row = order == CblasRowMajor;
-            char fta = trans_char(row ? tb : ta), ftb = trans_char(row ? ta : tb);
-            int64_t m = row ? N : M, n = row ? M : N, k = K, flda = row ? ldb : lda, fldb = row ? lda : ldb, fldc = ldc;
-            const float *FA = row ? B : A, *FB = row ? A : B;
-            const float *pk = packed_a(fta, ftb, m, n, k, FA, flda, fldb);
-            char tbs[2] = {ftb, 0};
-            if (pk && compute_p("P", tbs, &m, &n, &k, pk, &flda, FB, &fldb, &beta, C, &fldc) == 0) return;
+        /* as Fortran's sgemm sees it: column-major C = op(FA) op(FB); a row-major C = op(A) op(B) is
+         * the column-major C^T = op(B)^T op(A)^T. FA, the right-hand operand of the row-major product
+         * (a linear layer's weight), is the one that may be constant. */
+        bool row = order == CblasRowMajor;
+        CBLAS_TRANSPOSE fta = row ? tb : ta;
+        if (const_copies && fta == CblasTrans && M > 1 && N > 1) {
+            int64_t m = row ? N : M, n = row ? M : N;
+            const float *FA = row ? B : A, *FB = row ? A : B, *At = const_a(m, K, FA, row ? ldb : lda);
+            /* the column-major product C = At op(FB), At m x K (leading dimension m), as dnnl_sgemm's
+             * row-major C^T = op(FB)^T At^T */
+            if (At && dnnl_sgemm_p(trans_char(row ? ta : tb), 'N', n, m, K, alpha, FB, row ? lda : ldb, At, m, beta, C,
+                                   ldc) == 0)
+                return;
         }
         /* dnnl_sgemm is row-major; a column-major C = op(A) op(B) is the row-major C^T = op(B)^T op(A)^T */
         int rc = order == CblasRowMajor

@@ -23,19 +23,19 @@ void eir_sgemm(CBLAS_ORDER order, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int M,
 /* The library eir_sgemm uses: "oneDNN 2.6.3" or "OpenBLAS". */
 const char *eir_sgemm_library(void);
 
-/* Constant operands packed once (gemm.c). eir_sgemm_const_add declares
+/* Constant operands copied once (gemm.c). eir_sgemm_const_add declares
  * [p, p + nbytes) constant on behalf of owner (a runtime): float32 products
  * whose right-hand operand (B of a row-major product, A of a column-major
- * one) lies inside it, with alpha 1, pack that operand at their first call
- * and reuse the packed copy after. The bytes must not change until
+ * one) is transposed and lies inside it copy that operand once, transposed,
+ * and run from the copy after. The bytes must not change until
  * eir_sgemm_const_drop(owner), which forgets owner's ranges and frees its
- * packed copies. Returns 0, or -1 when out of memory (nothing declared).
- * Both do nothing where packing is unavailable (OpenBLAS, no oneDNN 2.x,
- * EIR_GEMM_PACK=0): eir_sgemm_packing() says whether it is available. */
+ * copies. Returns 0, or -1 when out of memory (nothing declared). Both do
+ * nothing where this is off (OpenBLAS, EIR_GEMM_PACK=0):
+ * eir_sgemm_packing() says whether it is on. */
 int eir_sgemm_const_add(const void *owner, const void *p, size_t nbytes);
 void eir_sgemm_const_drop(const void *owner);
 bool eir_sgemm_packing(void);
-/* Bytes of packed copies held now, all owners. */
+/* Bytes of the copies held now, all owners. */
 size_t eir_sgemm_packed_bytes(void);
 
 #endif

@@ -4,7 +4,8 @@
  * N = 1) and the model shapes' corner cases; the library it picks (oneDNN
  * when libdnnl.so.2 loads, OpenBLAS when EIR_GEMM=openblas); products whose
  * operands are declared constant (eir_sgemm_const_add: oneDNN packs the
- * right-hand operand once), run twice, the second bit-identical to the first. */
+ * right-hand operand, transposed, once), run twice, the second bit-identical
+ * to the first. */
 #include <dlfcn.h>
 #include <float.h>
 #include <math.h>
@@ -47,11 +48,11 @@ static int gemm_case(CBLAS_ORDER order, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, 
     if (konst) {
         CHECK(eir_sgemm_const_add(&owner, A, na * sizeof *A) == 0);
         CHECK(eir_sgemm_const_add(&owner, B, nb * sizeof *B) == 0);
-        eir_sgemm(order, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc); /* packs */
+        eir_sgemm(order, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc); /* copies B once */
         float *C1 = malloc(nc * sizeof *C);
         memcpy(C1, C, nc * sizeof *C);
         memcpy(C, C0, nc * sizeof *C);
-        eir_sgemm(order, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc); /* the packed copy */
+        eir_sgemm(order, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc); /* from the copy */
         if (memcmp(C1, C, nc * sizeof *C)) bad++;
         free(C1);
     } else eir_sgemm(order, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -137,7 +138,7 @@ static void test_special_values(void) {
     CHECK(c[0] == ldexpf(1.f, -137) && c[2] == ldexpf(1.f, -137));
 }
 
-/* The products again with constant operands: with oneDNN, the right-hand operand packed once
+/* The products again with constant operands: with oneDNN, a transposed right-hand operand copied once
  * (eir_sgemm_packed_bytes counts the copies) and dropped with its owner. */
 static void test_constant_operands(void) {
     konst = true;
@@ -153,7 +154,7 @@ static void test_constant_operands(void) {
     size_t packed = eir_sgemm_packed_bytes() - before;
     if (eir_sgemm_packing()) CHECK(packed >= sizeof(float) * N * K);
     else CHECK(packed == 0);
-    /* alpha != 1 and a left-hand constant are not packed */
+    /* another alpha reuses the copy; a constant left-hand operand is not copied */
     eir_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 2.f, A, K, B, K, 0.f, C, N);
     eir_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, M, K, 1.f, B, K, A, M, 0.f, C, M);
     CHECK(eir_sgemm_packed_bytes() - before == packed);

@@ -133,7 +133,7 @@ enum { ROW = 101, NOTRANS = 111, TRANS = 112 };
 
 typedef struct lib {
     const char *name;
-    int kind; /* 0 cblas, 1 dnnl, 2 xnn, 3 dnnl-mm, 4 dnnl-pack */
+    int kind; /* 0 cblas, 1 dnnl, 2 xnn, 3 dnnl-mm, 4 dnnl-pack, 5 dnnl-bt */
     bool blk; /* NAME-blk: in the column (or row) blocks eir's thread pool cuts a large product into */
     cblas_sgemm_fn sgemm;
     char info[160];
@@ -183,6 +183,11 @@ static void lib_open(lib *l, const char *name) {
         lib_open(l, base[nbase++]);
         l->name = name;
         l->blk = true;
+        return;
+    }
+    if (!strcmp(name, "dnnl-bt")) {
+        l->kind = 5;
+        snprintf(l->info, sizeof l->info, "dnnl_sgemm on a K x N copy of a transposed B made once");
         return;
     }
     if (!strcmp(name, "dnnl-mm") || !strcmp(name, "dnnl-pack")) {
@@ -413,6 +418,15 @@ static void gemm_one(const lib *l, const shape *s, xfc *x, int bi, int M, int N,
     } else if (l->kind == 1) {
         if (dnnl_sgemm('N', s->tb ? 'T' : 'N', M, N, K, 1.f, A, lda, B, ldb, 0.f, C, ldc) != dnnl_success)
             die("dnnl_sgemm failed", NULL);
+    } else if (l->kind == 5) {
+        if (s->tb && !x->packed[bi]) { /* B^T (K x N) once */
+            x->packed[bi] = falloc((size_t)K * N);
+            for (int j = 0; j < N; j++)
+                for (int q = 0; q < K; q++) x->packed[bi][(size_t)q * N + j] = B[(size_t)j * ldb + q];
+        }
+        int rc = s->tb ? dnnl_sgemm('N', 'N', M, N, K, 1.f, A, lda, x->packed[bi], N, 0.f, C, ldc)
+                       : dnnl_sgemm('N', 'N', M, N, K, 1.f, A, lda, B, ldb, 0.f, C, ldc);
+        if (rc != dnnl_success) die("dnnl_sgemm failed", NULL);
     } else if (l->kind == 3) {
         if (!x->mm[bi]) mm_make(x, bi, s, M, N, K, A, lda, B, ldb, C, ldc, bias);
         dnnl_exec_arg_t a[4] = {{DNNL_ARG_SRC, x->msrc[bi]}, {DNNL_ARG_WEIGHTS, x->mwei[bi]}, {DNNL_ARG_DST, x->mdst[bi]},
