@@ -6,11 +6,13 @@
  *       this core's float32 FMA throughput (12 independent AVX2 FMA chains)
  *       and its clock (a chain of dependent 1-cycle integer adds), thread CPU
  *       time, so time slices lost to other jobs do not count
- *   gemm_bench gemm [--threads T] [--reps R] [--set resnet18|mobilenet_v2|bert|gpt2|all] LIB...
+ *   gemm_bench gemm [--threads T] [--reps R] [--set resnet18|mobilenet_v2|bert|gpt2|llama|all] [--epi 1] LIB...
  *       sgemm on the GEMMs of the benchmark models, the libraries taking turns
  *       call by call (a busy machine slows them alike); per shape the median
  *       GFLOP/s, then per model the sum of the median times weighted by how
- *       often each GEMM runs
+ *       often each GEMM runs. --epi 1: linear layers add their bias and
+ *       activation (GELU, SiLU), as post-ops for dnnl-mm, in a separate pass
+ *       over C for the others
  *   gemm_bench conv [--threads T] [--reps R] LIB...
  *       the 3x3 convolutions of ResNet-18 end to end: im2col + sgemm with each
  *       BLAS LIB, and the pseudo-libraries dnnl-conv (oneDNN's convolution on
@@ -21,7 +23,12 @@
  * LIB: openblas (the system's libopenblas.so.0), openblas-pthread,
  * openblas-openmp, blis-pthread, blis-openmp (loaded with dlopen, so several
  * cblas_sgemm live in one process), dnnl (dnnl_sgemm), xnn (XNNPACK's fully
- * connected operator: C^T = B^T A^T as an NHWC 1x1 convolution computes it).
+ * connected operator: C^T = B^T A^T as an NHWC 1x1 convolution computes it),
+ * and with the weight prepared once, outside the timing: dnnl-mm (oneDNN's
+ * matmul primitive, weights in the format it picks), dnnl-pack (oneDNN 2.x's
+ * internal sgemm_pack / sgemm_compute, B packed), dnnl-bt (dnnl_sgemm on a
+ * B^T copy). NAME-blk runs NAME in the blocks eir's thread pool cuts a large
+ * product into (src/kernels/nn.c, gemm_split), each prepared on its own.
  * OPENBLAS_CORETYPE and the like are read from the environment as usual;
  * NAME:CORE (openblas-openmp:Haswell) sets OPENBLAS_CORETYPE=CORE for that
  * library alone, so two OpenBLAS core types can take turns in one process.
