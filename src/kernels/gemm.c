@@ -125,12 +125,12 @@ static size_t copied_total; /* bytes of copies held */
 
 static uint32_t copy_bucket(const float *p) { return (uint32_t)(((uintptr_t)p >> 6) * 0x9E3779B1u >> 24) % COPY_BUCKETS; }
 
-bool eir_sgemm_packing(void) {
+bool eir_sgemm_const_copies(void) {
     pthread_once(&gemm_once, gemm_choose);
     return dnnl_sgemm_p && const_copies;
 }
 
-size_t eir_sgemm_packed_bytes(void) {
+size_t eir_sgemm_const_bytes(void) {
     pthread_mutex_lock(&copy_mu);
     size_t n = copied_total;
     pthread_mutex_unlock(&copy_mu);
@@ -138,7 +138,7 @@ size_t eir_sgemm_packed_bytes(void) {
 }
 
 int eir_sgemm_const_add(const void *owner, const void *p, size_t nbytes) {
-    if (!eir_sgemm_packing() || !p || !nbytes) return 0;
+    if (!eir_sgemm_const_copies() || !p || !nbytes) return 0;
     pthread_mutex_lock(&copy_mu);
     if (nranges == capranges) {
         uint32_t cap = capranges ? capranges * 2 : 64;

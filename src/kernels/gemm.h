@@ -31,11 +31,11 @@ const char *eir_sgemm_library(void);
  * eir_sgemm_const_drop(owner), which forgets owner's ranges and frees its
  * copies. Returns 0, or -1 when out of memory (nothing declared). Both do
  * nothing where this is off (OpenBLAS, EIR_GEMM_PACK=0):
- * eir_sgemm_packing() says whether it is on. */
+ * eir_sgemm_const_copies() says whether it is on. */
 int eir_sgemm_const_add(const void *owner, const void *p, size_t nbytes);
 void eir_sgemm_const_drop(const void *owner);
-bool eir_sgemm_packing(void);
+bool eir_sgemm_const_copies(void);
 /* Bytes of the copies held now, all owners. */
-size_t eir_sgemm_packed_bytes(void);
+size_t eir_sgemm_const_bytes(void);
 
 #endif
