@@ -13,9 +13,26 @@
  * OpenBLAS's (openblas_get_num_threads: OPENBLAS_NUM_THREADS, all cores by
  * default, 1 once the runtime runs products on its own threads), set in each
  * calling thread when it changes, so the one setting governs both libraries
- * as it governed OpenBLAS alone. */
+ * as it governed OpenBLAS alone.
+ *
+ * Products with a constant operand (a linear layer's weight: a parameter,
+ * buffer or constant the program never writes) read it from a copy laid out
+ * for oneDNN. A runtime declares its constant storages
+ * (eir_sgemm_const_add); the first product whose right-hand operand lies in
+ * one and is transposed (row-major C = A B^T with B N x K, as linear layers
+ * store their weights) copies B^T (K x N) once and keeps the copy, keyed by
+ * the operand's address and extent, until the runtime drops its storages
+ * (eir_sgemm_const_drop); later products run dnnl_sgemm on the copy with B
+ * not transposed. On this CPU's AVX2 kernels that layout is what counts: on
+ * the M = 64 and 128 transformer shapes, dnnl_sgemm from B^T is 1.05-1.23x
+ * dnnl_sgemm from B (per model), as fast as oneDNN's packed sgemm on the
+ * same weights and its matmul primitive with the weights in the format it
+ * picks (docs/GEMM.md, "Constant weights"). The copy is one call like any
+ * other product, so the thread pool's blocks stay the same calls at any
+ * thread count. EIR_GEMM_PACK=0 turns it off; with OpenBLAS it is off. */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +63,7 @@ typedef struct {
 #endif
 
 static pthread_once_t gemm_once = PTHREAD_ONCE_INIT;
+static bool const_copies; /* constant transposed operands copied (oneDNN, EIR_GEMM_PACK not 0) */
 static dnnl_sgemm_fn dnnl_sgemm_p;
 static void (*omp_set_num_threads_p)(int);
 static char gemm_lib_name[48] = "OpenBLAS";
@@ -68,6 +86,8 @@ static void gemm_choose(void) {
         snprintf(gemm_lib_name, sizeof gemm_lib_name, "oneDNN %d.%d.%d", v->major, v->minor, v->patch);
     } else snprintf(gemm_lib_name, sizeof gemm_lib_name, "oneDNN");
     dnnl_sgemm_p = f;
+    const char *pk = getenv("EIR_GEMM_PACK");
+    const_copies = !(pk && !strcmp(pk, "0"));
 }
 
 const char *eir_sgemm_library(void) {
@@ -77,6 +97,130 @@ const char *eir_sgemm_library(void) {
 
 static char trans_char(CBLAS_TRANSPOSE t) { return t == CblasNoTrans ? 'N' : 'T'; }
 
+/* ---- constant operands, copied once ---- */
+
+typedef struct const_range {
+    const char *lo, *hi;
+    const void *owner;
+} const_range;
+
+/* The copy of one constant operand: Fortran A, op T, stored k x m (column-major, leading dimension
+ * ld) at src, copied as op(A) itself, m x k with leading dimension m; data NULL when the copy could
+ * not be made (the product takes the plain path). */
+typedef struct const_copy {
+    const float *src;
+    int64_t m, k, ld;
+    const void *owner;
+    float *data;
+    size_t bytes;
+    struct const_copy *next;
+} const_copy;
+
+enum { COPY_BUCKETS = 256 };
+static pthread_mutex_t copy_mu = PTHREAD_MUTEX_INITIALIZER;
+static const_range *ranges;
+static uint32_t nranges, capranges;
+static const_copy *copies[COPY_BUCKETS];
+static size_t copied_total; /* bytes of copies held */
+
+static uint32_t copy_bucket(const float *p) { return (uint32_t)(((uintptr_t)p >> 6) * 0x9E3779B1u >> 24) % COPY_BUCKETS; }
+
+bool eir_sgemm_const_copies(void) {
+    pthread_once(&gemm_once, gemm_choose);
+    return dnnl_sgemm_p && const_copies;
+}
+
+size_t eir_sgemm_const_bytes(void) {
+    pthread_mutex_lock(&copy_mu);
+    size_t n = copied_total;
+    pthread_mutex_unlock(&copy_mu);
+    return n;
+}
+
+int eir_sgemm_const_add(const void *owner, const void *p, size_t nbytes) {
+    if (!eir_sgemm_const_copies() || !p || !nbytes) return 0;
+    pthread_mutex_lock(&copy_mu);
+    if (nranges == capranges) {
+        uint32_t cap = capranges ? capranges * 2 : 64;
+        const_range *r = realloc(ranges, cap * sizeof *r);
+        if (!r) {
+            pthread_mutex_unlock(&copy_mu);
+            return -1;
+        }
+        ranges = r;
+        capranges = cap;
+    }
+    ranges[nranges++] = (const_range){(const char *)p, (const char *)p + nbytes, owner};
+    pthread_mutex_unlock(&copy_mu);
+    return 0;
+}
+
+void eir_sgemm_const_drop(const void *owner) {
+    pthread_mutex_lock(&copy_mu);
+    uint32_t w = 0;
+    for (uint32_t i = 0; i < nranges; i++)
+        if (ranges[i].owner != owner) ranges[w++] = ranges[i];
+    nranges = w;
+    for (int b = 0; b < COPY_BUCKETS; b++)
+        for (const_copy **pp = &copies[b]; *pp;) {
+            const_copy *e = *pp;
+            if (e->owner != owner) {
+                pp = &e->next;
+                continue;
+            }
+            *pp = e->next;
+            copied_total -= e->bytes;
+            free(e->data);
+            free(e);
+        }
+    pthread_mutex_unlock(&copy_mu);
+}
+
+/* dst (m x k, leading dimension m) = src^T, src k x m with leading dimension ld; in tiles that stay
+ * in L1 on both sides */
+static void transpose_copy(float *dst, const float *src, int64_t m, int64_t k, int64_t ld) {
+    enum { T = 32 };
+    for (int64_t q0 = 0; q0 < k; q0 += T)
+        for (int64_t i0 = 0; i0 < m; i0 += T) {
+            int64_t q1 = q0 + T < k ? q0 + T : k, i1 = i0 + T < m ? i0 + T : m;
+            for (int64_t q = q0; q < q1; q++)
+                for (int64_t i = i0; i < i1; i++) dst[q * m + i] = src[i * ld + q];
+        }
+}
+
+/* The copy of Fortran operand A (op T: stored k x m, leading dimension lda) as op(A), made on
+ * first use when A lies in a constant range; NULL: take the plain path. */
+static const float *const_a(int64_t m, int64_t k, const float *A, int64_t lda) {
+    const char *lo = (const char *)A, *hi = lo + ((m - 1) * lda + k) * (int64_t)sizeof(float);
+    const float *out = NULL;
+    pthread_mutex_lock(&copy_mu);
+    if (!nranges) goto done;
+    uint32_t b = copy_bucket(A);
+    for (const_copy *e = copies[b]; e; e = e->next)
+        if (e->src == A && e->m == m && e->k == k && e->ld == lda) {
+            out = e->data;
+            goto done;
+        }
+    const void *owner = NULL;
+    for (uint32_t i = 0; i < nranges && !owner; i++)
+        if (lo >= ranges[i].lo && hi <= ranges[i].hi) owner = ranges[i].owner;
+    if (!owner) goto done;
+    const_copy *e = calloc(1, sizeof *e);
+    if (!e) goto done;
+    size_t bytes = (size_t)m * (size_t)k * sizeof(float);
+    *e = (const_copy){A, m, k, lda, owner, aligned_alloc(64, (bytes + 63) / 64 * 64), 0, copies[b]};
+    copies[b] = e;
+    if (e->data) {
+        transpose_copy(e->data, A, m, k, lda);
+        e->bytes = bytes;
+        copied_total += bytes;
+    }
+    out = e->data;
+done:
+    pthread_mutex_unlock(&copy_mu);
+    return out;
+}
+
 void eir_sgemm(CBLAS_ORDER order, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int M, int N, int K, float alpha, const float *A,
                int lda, const float *B, int ldb, float beta, float *C, int ldc) {
     pthread_once(&gemm_once, gemm_choose);
@@ -85,6 +229,20 @@ void eir_sgemm(CBLAS_ORDER order, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int M,
         if (nt != gemm_omp_threads && omp_set_num_threads_p) {
             omp_set_num_threads_p(nt > 0 ? nt : 1);
             gemm_omp_threads = nt;
+        }
+        /* as Fortran's sgemm sees it: column-major C = op(FA) op(FB); a row-major C = op(A) op(B) is
+         * the column-major C^T = op(B)^T op(A)^T. FA, the right-hand operand of the row-major product
+         * (a linear layer's weight), is the one that may be constant. */
+        bool row = order == CblasRowMajor;
+        CBLAS_TRANSPOSE fta = row ? tb : ta;
+        if (const_copies && fta == CblasTrans && M > 1 && N > 1) {
+            int64_t m = row ? N : M, n = row ? M : N;
+            const float *FA = row ? B : A, *FB = row ? A : B, *At = const_a(m, K, FA, row ? ldb : lda);
+            /* the column-major product C = At op(FB), At m x K (leading dimension m), as dnnl_sgemm's
+             * row-major C^T = op(FB)^T At^T */
+            if (At && dnnl_sgemm_p(trans_char(row ? ta : tb), 'N', n, m, K, alpha, FB, row ? lda : ldb, At, m, beta, C,
+                                   ldc) == 0)
+                return;
         }
         /* dnnl_sgemm is row-major; a column-major C = op(A) op(B) is the row-major C^T = op(B)^T op(A)^T */
         int rc = order == CblasRowMajor

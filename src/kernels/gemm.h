@@ -12,6 +12,9 @@
 #ifndef EIR_KERNELS_GEMM_H
 #define EIR_KERNELS_GEMM_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include <cblas.h>
 
 void eir_sgemm(CBLAS_ORDER order, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int M, int N, int K, float alpha, const float *A,
@@ -19,5 +22,20 @@ void eir_sgemm(CBLAS_ORDER order, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int M,
 
 /* The library eir_sgemm uses: "oneDNN 2.6.3" or "OpenBLAS". */
 const char *eir_sgemm_library(void);
+
+/* Constant operands copied once (gemm.c). eir_sgemm_const_add declares
+ * [p, p + nbytes) constant on behalf of owner (a runtime): float32 products
+ * whose right-hand operand (B of a row-major product, A of a column-major
+ * one) is transposed and lies inside it copy that operand once, transposed,
+ * and run from the copy after. The bytes must not change until
+ * eir_sgemm_const_drop(owner), which forgets owner's ranges and frees its
+ * copies. Returns 0, or -1 when out of memory (nothing declared). Both do
+ * nothing where this is off (OpenBLAS, EIR_GEMM_PACK=0):
+ * eir_sgemm_const_copies() says whether it is on. */
+int eir_sgemm_const_add(const void *owner, const void *p, size_t nbytes);
+void eir_sgemm_const_drop(const void *owner);
+bool eir_sgemm_const_copies(void);
+/* Bytes of the copies held now, all owners. */
+size_t eir_sgemm_const_bytes(void);
 
 #endif

@@ -24,6 +24,7 @@
 #include "../ir/program.h"
 #include "../kernels/kutil.h"
 #include "../kernels/fast.h"
+#include "../kernels/gemm.h"
 #include "../ir/pyexpr.h"
 #include "guards.h"
 #include "../kernels/tables.h"
@@ -2229,11 +2230,17 @@ static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, b
     }
     if (root && (st = setup_writes(rt))) return st;
     vmap_lifetimes(rt);
+    /* parameters, buffers and constants the program never writes: a float32 product may pack an
+     * operand that lies in one, once for this runtime (kernels/gemm.c; dropped in eir_runtime_free) */
+    for (uint32_t i = 0; root && i < rt->nstorages; i++)
+        if (rt->storages[i].payload && !rt->storages[i].written && rt->storages[i].ext)
+            (void)eir_sgemm_const_add(rt, rt->storages[i].ext, (size_t)rt->storages[i].nbytes);
     return EIR_OK;
 }
 
 void eir_runtime_free(eir_runtime *rt) {
     if (!rt) return;
+    eir_sgemm_const_drop(rt);
     for (uint32_t i = 0; rt->steps && i < rt->nsteps; i++) {
         eir_runtime_free(rt->steps[i].sub[0]);
         eir_runtime_free(rt->steps[i].sub[1]);

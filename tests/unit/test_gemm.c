@@ -2,13 +2,17 @@
  * product on random operands: both storage orders, all transpose pairs,
  * leading dimensions wider than the matrix, alpha and beta, vectors (M = 1,
  * N = 1) and the model shapes' corner cases; the library it picks (oneDNN
- * when libdnnl.so.2 loads, OpenBLAS when EIR_GEMM=openblas). */
+ * when libdnnl.so.2 loads, OpenBLAS when EIR_GEMM=openblas); products whose
+ * operands are declared constant (eir_sgemm_const_add: oneDNN packs the
+ * right-hand operand, transposed, once), run twice, the second bit-identical
+ * to the first. */
 #include <dlfcn.h>
 #include <float.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,6 +28,9 @@ static float frand(void) {
 /* element (i, j) of a rows x cols view stored in `order` with leading dimension ld */
 static size_t at(CBLAS_ORDER order, int i, int j, int ld) { return order == CblasRowMajor ? (size_t)i * ld + j : (size_t)j * ld + i; }
 
+static bool konst; /* gemm_case declares its operands constant and runs the product twice */
+static int owner; /* their owner */
+
 /* One product checked against float64: every element within K ulps of the sum of |terms|. */
 static int gemm_case(CBLAS_ORDER order, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int M, int N, int K, float alpha, float beta,
                      int pad) {
@@ -37,8 +44,18 @@ static int gemm_case(CBLAS_ORDER order, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, 
     for (size_t i = 0; i < na; i++) A[i] = frand();
     for (size_t i = 0; i < nb; i++) B[i] = frand();
     for (size_t i = 0; i < nc; i++) C0[i] = C[i] = frand();
-    eir_sgemm(order, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     int bad = 0;
+    if (konst) {
+        CHECK(eir_sgemm_const_add(&owner, A, na * sizeof *A) == 0);
+        CHECK(eir_sgemm_const_add(&owner, B, nb * sizeof *B) == 0);
+        eir_sgemm(order, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc); /* copies B once */
+        float *C1 = malloc(nc * sizeof *C);
+        memcpy(C1, C, nc * sizeof *C);
+        memcpy(C, C0, nc * sizeof *C);
+        eir_sgemm(order, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc); /* from the copy */
+        if (memcmp(C1, C, nc * sizeof *C)) bad++;
+        free(C1);
+    } else eir_sgemm(order, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     for (int i = 0; i < M; i++)
         for (int j = 0; j < N; j++) {
             double s = 0, mag = 0;
@@ -61,6 +78,7 @@ static int gemm_case(CBLAS_ORDER order, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, 
         fprintf(stderr, "gemm %s %c%c M=%d N=%d K=%d alpha=%g beta=%g pad=%d: %d elements wrong\n",
                 order == CblasRowMajor ? "row" : "col", ta == CblasNoTrans ? 'N' : 'T', tb == CblasNoTrans ? 'N' : 'T', M, N,
                 K, alpha, beta, pad, bad);
+    if (konst) eir_sgemm_const_drop(&owner); /* before free: another operand may reuse the address */
     free(A);
     free(B);
     free(C);
@@ -120,6 +138,33 @@ static void test_special_values(void) {
     CHECK(c[0] == ldexpf(1.f, -137) && c[2] == ldexpf(1.f, -137));
 }
 
+/* The products again with constant operands: with oneDNN, a transposed right-hand operand copied once
+ * (eir_sgemm_const_bytes counts the copies) and dropped with its owner. */
+static void test_constant_operands(void) {
+    konst = true;
+    test_products();
+    konst = false;
+    enum { M = 64, N = 300, K = 200 };
+    float *A = malloc(sizeof(float) * M * K), *B = malloc(sizeof(float) * N * K), *C = malloc(sizeof(float) * M * N);
+    for (int i = 0; i < M * K; i++) A[i] = frand();
+    for (int i = 0; i < N * K; i++) B[i] = frand();
+    size_t before = eir_sgemm_const_bytes();
+    CHECK(eir_sgemm_const_add(&owner, B, sizeof(float) * N * K) == 0);
+    eir_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.f, A, K, B, K, 0.f, C, N);
+    size_t copied = eir_sgemm_const_bytes() - before;
+    if (eir_sgemm_const_copies()) CHECK(copied == sizeof(float) * N * K);
+    else CHECK(copied == 0);
+    /* another alpha reuses the copy; a constant left-hand operand is not copied */
+    eir_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 2.f, A, K, B, K, 0.f, C, N);
+    eir_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, M, K, 1.f, B, K, A, M, 0.f, C, M);
+    CHECK(eir_sgemm_const_bytes() - before == copied);
+    eir_sgemm_const_drop(&owner);
+    CHECK(eir_sgemm_const_bytes() == before);
+    free(A);
+    free(B);
+    free(C);
+}
+
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define DNNL_BY_DEFAULT 0
 #else
@@ -137,6 +182,10 @@ static int child_run(const char *want, const char *lib_prefix) {
         test_products();
         test_empty_k();
         test_special_values();
+        test_constant_operands();
+        const char *pk = getenv("EIR_GEMM_PACK"); /* copies with oneDNN unless EIR_GEMM_PACK=0 */
+        bool copies = strncmp(lib_prefix, "OpenBLAS", 8) != 0 && !(pk && !strcmp(pk, "0"));
+        if (eir_sgemm_const_copies() != copies) _exit(3);
         _exit(check_failed ? 1 : 0);
     }
     int st = 0;
@@ -163,6 +212,7 @@ int main(void) {
     test_products();
     test_empty_k();
     test_special_values();
-    printf("sgemm library: %s\n", eir_sgemm_library());
+    test_constant_operands();
+    printf("sgemm library: %s%s\n", eir_sgemm_library(), eir_sgemm_const_copies() ? ", constant operands copied" : "");
     return check_summary("test_gemm");
 }

@@ -6,11 +6,13 @@
  *       this core's float32 FMA throughput (12 independent AVX2 FMA chains)
  *       and its clock (a chain of dependent 1-cycle integer adds), thread CPU
  *       time, so time slices lost to other jobs do not count
- *   gemm_bench gemm [--threads T] [--reps R] [--set resnet18|mobilenet_v2|bert|gpt2|all] LIB...
+ *   gemm_bench gemm [--threads T] [--reps R] [--set resnet18|mobilenet_v2|bert|gpt2|llama|all] [--epi 1] LIB...
  *       sgemm on the GEMMs of the benchmark models, the libraries taking turns
  *       call by call (a busy machine slows them alike); per shape the median
  *       GFLOP/s, then per model the sum of the median times weighted by how
- *       often each GEMM runs
+ *       often each GEMM runs. --epi 1: linear layers add their bias and
+ *       activation (GELU, SiLU), as post-ops for dnnl-mm, in a separate pass
+ *       over C for the others
  *   gemm_bench conv [--threads T] [--reps R] LIB...
  *       the 3x3 convolutions of ResNet-18 end to end: im2col + sgemm with each
  *       BLAS LIB, and the pseudo-libraries dnnl-conv (oneDNN's convolution on
@@ -21,7 +23,12 @@
  * LIB: openblas (the system's libopenblas.so.0), openblas-pthread,
  * openblas-openmp, blis-pthread, blis-openmp (loaded with dlopen, so several
  * cblas_sgemm live in one process), dnnl (dnnl_sgemm), xnn (XNNPACK's fully
- * connected operator: C^T = B^T A^T as an NHWC 1x1 convolution computes it).
+ * connected operator: C^T = B^T A^T as an NHWC 1x1 convolution computes it),
+ * and with the weight prepared once, outside the timing: dnnl-mm (oneDNN's
+ * matmul primitive, weights in the format it picks), dnnl-pack (oneDNN 2.x's
+ * internal sgemm_pack / sgemm_compute, B packed), dnnl-bt (dnnl_sgemm on a
+ * B^T copy). NAME-blk runs NAME in the blocks eir's thread pool cuts a large
+ * product into (src/kernels/nn.c, gemm_split), each prepared on its own.
  * OPENBLAS_CORETYPE and the like are read from the environment as usual;
  * NAME:CORE (openblas-openmp:Haswell) sets OPENBLAS_CORETYPE=CORE for that
  * library alone, so two OpenBLAS core types can take turns in one process.
@@ -133,7 +140,8 @@ enum { ROW = 101, NOTRANS = 111, TRANS = 112 };
 
 typedef struct lib {
     const char *name;
-    int kind; /* 0 cblas, 1 dnnl, 2 xnn */
+    int kind; /* 0 cblas, 1 dnnl, 2 xnn, 3 dnnl-mm, 4 dnnl-pack, 5 dnnl-bt */
+    bool blk; /* NAME-blk: in the column (or row) blocks eir's thread pool cuts a large product into */
     cblas_sgemm_fn sgemm;
     char info[160];
 } lib;
@@ -148,9 +156,62 @@ static const struct { const char *name, *path; } BLAS[] = {
 
 static pthreadpool_t xpool;
 
+static dnnl_engine_t eng;
+static dnnl_stream_t strm;
+
+#define DN(call)                                                                                                       \
+    do {                                                                                                               \
+        if ((call) != dnnl_success) die("oneDNN call failed: ", #call);                                                \
+    } while (0)
+
+/* oneDNN 2.x's packed sgemm (the one its RNN primitives use): exported from libdnnl.so.2 as C++
+ * functions, absent from its public headers. Fortran conventions: column-major, arguments by address;
+ * sgemm_compute takes 'P' for the operand sgemm_pack packed. */
+typedef dnnl_status_t (*pack_size_fn)(const char *, const char *, const char *, const int64_t *, const int64_t *,
+                                      const int64_t *, const int64_t *, const int64_t *, size_t *, bool *);
+typedef dnnl_status_t (*pack_fn)(const char *, const char *, const char *, const int64_t *, const int64_t *, const int64_t *,
+                                 const int64_t *, const int64_t *, const float *, float *);
+typedef dnnl_status_t (*compute_fn)(const char *, const char *, const int64_t *, const int64_t *, const int64_t *,
+                                    const float *, const int64_t *, const float *, const int64_t *, const float *, float *,
+                                    const int64_t *);
+static pack_size_fn pack_size_p;
+static pack_fn pack_p;
+static compute_fn compute_p;
+
 static void lib_open(lib *l, const char *name) {
     memset(l, 0, sizeof *l);
     l->name = name;
+    size_t len = strlen(name);
+    if (len > 4 && !strcmp(name + len - 4, "-blk")) {
+        static char base[16][64];
+        static int nbase;
+        if (nbase == 16 || len - 4 >= sizeof base[0]) die("too many -blk libraries", NULL);
+        memcpy(base[nbase], name, len - 4);
+        lib_open(l, base[nbase++]);
+        l->name = name;
+        l->blk = true;
+        return;
+    }
+    if (!strcmp(name, "dnnl-bt")) {
+        l->kind = 5;
+        snprintf(l->info, sizeof l->info, "dnnl_sgemm on a K x N copy of a transposed B made once");
+        return;
+    }
+    if (!strcmp(name, "dnnl-mm") || !strcmp(name, "dnnl-pack")) {
+        l->kind = name[5] == 'm' ? 3 : 4;
+        if (!eng) {
+            DN(dnnl_engine_create(&eng, dnnl_cpu, 0));
+            DN(dnnl_stream_create(&strm, eng, dnnl_stream_default_flags));
+        }
+        if (l->kind == 4) {
+            pack_size_p = (pack_size_fn)dlsym(RTLD_DEFAULT, "_ZN4dnnl4impl3cpu19sgemm_pack_get_sizeEPKcS3_S3_PKlS5_S5_S5_S5_PmPb");
+            pack_p = (pack_fn)dlsym(RTLD_DEFAULT, "_ZN4dnnl4impl3cpu10sgemm_packEPKcS3_S3_PKlS5_S5_S5_S5_PKfPf");
+            compute_p = (compute_fn)dlsym(RTLD_DEFAULT, "_ZN4dnnl4impl3cpu13sgemm_computeEPKcS3_PKlS5_S5_PKfS5_S7_S5_S7_PfS5_");
+            if (!pack_size_p || !pack_p || !compute_p) die("this libdnnl has no sgemm_pack / sgemm_compute", NULL);
+            snprintf(l->info, sizeof l->info, "oneDNN's internal sgemm_pack (B packed once) + sgemm_compute");
+        } else snprintf(l->info, sizeof l->info, "oneDNN matmul primitive, weights in the format it picks, reordered once");
+        return;
+    }
     if (!strcmp(name, "dnnl")) {
         l->kind = 1;
         const dnnl_version_t *v = dnnl_version();
@@ -196,74 +257,203 @@ typedef struct shape {
     int M, N, K;
     bool tb;
     int count; /* times per forward pass */
+    int epi;   /* a linear layer's epilogue (--epi): 0 none, 1 bias, 2 bias + GELU (erf), 3 bias + GELU (tanh), 4 SiLU */
 } shape;
 
 static const shape SHAPES[] = {
     /* ResNet-18, 224x224: im2col GEMMs, M = Cout, N = OH*OW, K = Cin*kh*kw */
-    {"resnet18", "conv1 7x7/2", 64, 12544, 147, false, 1},
-    {"resnet18", "layer1 3x3", 64, 3136, 576, false, 4},
-    {"resnet18", "layer2.0 3x3/2", 128, 784, 576, false, 1},
-    {"resnet18", "layer2 3x3", 128, 784, 1152, false, 3},
-    {"resnet18", "layer2 down 1x1/2", 128, 784, 64, false, 1},
-    {"resnet18", "layer3.0 3x3/2", 256, 196, 1152, false, 1},
-    {"resnet18", "layer3 3x3", 256, 196, 2304, false, 3},
-    {"resnet18", "layer3 down 1x1/2", 256, 196, 128, false, 1},
-    {"resnet18", "layer4.0 3x3/2", 512, 49, 2304, false, 1},
-    {"resnet18", "layer4 3x3", 512, 49, 4608, false, 3},
-    {"resnet18", "layer4 down 1x1/2", 512, 49, 256, false, 1},
-    {"resnet18", "fc", 1, 1000, 512, true, 1},
+    {"resnet18", "conv1 7x7/2", 64, 12544, 147, false, 1, 0},
+    {"resnet18", "layer1 3x3", 64, 3136, 576, false, 4, 0},
+    {"resnet18", "layer2.0 3x3/2", 128, 784, 576, false, 1, 0},
+    {"resnet18", "layer2 3x3", 128, 784, 1152, false, 3, 0},
+    {"resnet18", "layer2 down 1x1/2", 128, 784, 64, false, 1, 0},
+    {"resnet18", "layer3.0 3x3/2", 256, 196, 1152, false, 1, 0},
+    {"resnet18", "layer3 3x3", 256, 196, 2304, false, 3, 0},
+    {"resnet18", "layer3 down 1x1/2", 256, 196, 128, false, 1, 0},
+    {"resnet18", "layer4.0 3x3/2", 512, 49, 2304, false, 1, 0},
+    {"resnet18", "layer4 3x3", 512, 49, 4608, false, 3, 0},
+    {"resnet18", "layer4 down 1x1/2", 512, 49, 256, false, 1, 0},
+    {"resnet18", "fc", 1, 1000, 512, true, 1, 0},
     /* MobileNetV2, 224x224: the first conv and the 1x1 convs (expand / project); depthwise is not a GEMM */
-    {"mobilenet_v2", "conv 3x3/2", 32, 12544, 27, false, 1},
-    {"mobilenet_v2", "b1 project", 16, 12544, 32, false, 1},
-    {"mobilenet_v2", "b2 expand 112", 96, 12544, 16, false, 1},
-    {"mobilenet_v2", "b2 project", 24, 3136, 96, false, 1},
-    {"mobilenet_v2", "b2 expand 56", 144, 3136, 24, false, 2},
-    {"mobilenet_v2", "b2 project", 24, 3136, 144, false, 1},
-    {"mobilenet_v2", "b3 project", 32, 784, 144, false, 1},
-    {"mobilenet_v2", "b3 expand 28", 192, 784, 32, false, 3},
-    {"mobilenet_v2", "b3 project", 32, 784, 192, false, 2},
-    {"mobilenet_v2", "b4 project", 64, 196, 192, false, 1},
-    {"mobilenet_v2", "b4 expand 14", 384, 196, 64, false, 4},
-    {"mobilenet_v2", "b4 project", 64, 196, 384, false, 3},
-    {"mobilenet_v2", "b5 project", 96, 196, 384, false, 1},
-    {"mobilenet_v2", "b5 expand 14", 576, 196, 96, false, 3},
-    {"mobilenet_v2", "b5 project", 96, 196, 576, false, 2},
-    {"mobilenet_v2", "b6 project", 160, 49, 576, false, 1},
-    {"mobilenet_v2", "b6 expand 7", 960, 49, 160, false, 3},
-    {"mobilenet_v2", "b6 project", 160, 49, 960, false, 2},
-    {"mobilenet_v2", "b7 project", 320, 49, 960, false, 1},
-    {"mobilenet_v2", "last 1x1", 1280, 49, 320, false, 1},
-    {"mobilenet_v2", "classifier", 1, 1000, 1280, true, 1},
+    {"mobilenet_v2", "conv 3x3/2", 32, 12544, 27, false, 1, 0},
+    {"mobilenet_v2", "b1 project", 16, 12544, 32, false, 1, 0},
+    {"mobilenet_v2", "b2 expand 112", 96, 12544, 16, false, 1, 0},
+    {"mobilenet_v2", "b2 project", 24, 3136, 96, false, 1, 0},
+    {"mobilenet_v2", "b2 expand 56", 144, 3136, 24, false, 2, 0},
+    {"mobilenet_v2", "b2 project", 24, 3136, 144, false, 1, 0},
+    {"mobilenet_v2", "b3 project", 32, 784, 144, false, 1, 0},
+    {"mobilenet_v2", "b3 expand 28", 192, 784, 32, false, 3, 0},
+    {"mobilenet_v2", "b3 project", 32, 784, 192, false, 2, 0},
+    {"mobilenet_v2", "b4 project", 64, 196, 192, false, 1, 0},
+    {"mobilenet_v2", "b4 expand 14", 384, 196, 64, false, 4, 0},
+    {"mobilenet_v2", "b4 project", 64, 196, 384, false, 3, 0},
+    {"mobilenet_v2", "b5 project", 96, 196, 384, false, 1, 0},
+    {"mobilenet_v2", "b5 expand 14", 576, 196, 96, false, 3, 0},
+    {"mobilenet_v2", "b5 project", 96, 196, 576, false, 2, 0},
+    {"mobilenet_v2", "b6 project", 160, 49, 576, false, 1, 0},
+    {"mobilenet_v2", "b6 expand 7", 960, 49, 160, false, 3, 0},
+    {"mobilenet_v2", "b6 project", 160, 49, 960, false, 2, 0},
+    {"mobilenet_v2", "b7 project", 320, 49, 960, false, 1, 0},
+    {"mobilenet_v2", "last 1x1", 1280, 49, 320, false, 1, 0},
+    {"mobilenet_v2", "classifier", 1, 1000, 1280, true, 1, 0},
     /* nn.TransformerEncoder 768 wide, 12 heads, FF 3072, seq 128 (per layer) */
-    {"bert", "in_proj", 128, 2304, 768, true, 1},
-    {"bert", "attn q k^T", 128, 128, 64, true, 12},
-    {"bert", "attn p v", 128, 64, 128, false, 12},
-    {"bert", "out_proj", 128, 768, 768, true, 1},
-    {"bert", "linear1", 128, 3072, 768, true, 1},
-    {"bert", "linear2", 128, 768, 3072, true, 1},
+    {"bert", "in_proj", 128, 2304, 768, true, 1, 1},
+    {"bert", "attn q k^T", 128, 128, 64, true, 12, 0},
+    {"bert", "attn p v", 128, 64, 128, false, 12, 0},
+    {"bert", "out_proj", 128, 768, 768, true, 1, 1},
+    {"bert", "linear1", 128, 3072, 768, true, 1, 2},
+    {"bert", "linear2", 128, 768, 3072, true, 1, 1},
     /* GPT-2-small-shaped decoder, prefill 64 (per layer, then the head) */
-    {"gpt2", "qkv", 64, 2304, 768, true, 1},
-    {"gpt2", "attn q k^T", 64, 64, 64, true, 12},
-    {"gpt2", "attn p v", 64, 64, 64, false, 12},
-    {"gpt2", "proj", 64, 768, 768, true, 1},
-    {"gpt2", "fc", 64, 3072, 768, true, 1},
-    {"gpt2", "out", 64, 768, 3072, true, 1},
-    {"gpt2", "lm head (once)", 64, 50257, 768, true, 0},
+    {"gpt2", "qkv", 64, 2304, 768, true, 1, 1},
+    {"gpt2", "attn q k^T", 64, 64, 64, true, 12, 0},
+    {"gpt2", "attn p v", 64, 64, 64, false, 12, 0},
+    {"gpt2", "proj", 64, 768, 768, true, 1, 1},
+    {"gpt2", "fc", 64, 3072, 768, true, 1, 3},
+    {"gpt2", "out", 64, 768, 3072, true, 1, 1},
+    {"gpt2", "lm head (once)", 64, 50257, 768, true, 0, 0},
+    /* Llama block (python/bench/models.py): 2048 wide, 32 query heads over 8 key/value heads (GQA),
+     * SwiGLU 5632, sequence 64, no biases */
+    {"llama", "wq", 64, 2048, 2048, true, 1, 0},
+    {"llama", "wk / wv", 64, 512, 2048, true, 2, 0},
+    {"llama", "attn q k^T", 64, 64, 64, true, 32, 0},
+    {"llama", "attn p v", 64, 64, 64, false, 32, 0},
+    {"llama", "wo", 64, 2048, 2048, true, 1, 0},
+    {"llama", "w1 (SiLU)", 64, 5632, 2048, true, 1, 4},
+    {"llama", "w3", 64, 5632, 2048, true, 1, 0},
+    {"llama", "w2", 64, 2048, 5632, true, 1, 0},
 };
 #define NSHAPES ((int)(sizeof SHAPES / sizeof SHAPES[0]))
 
+/* per library and shape: what is made once, as binding would (XNNPACK's operator, oneDNN's
+ * matmul primitives with their reordered weights, packed B) */
+enum { MAXBLK = 12 };
 typedef struct xfc {
     xnn_operator_t op;
+    int nb;
+    dnnl_primitive_t mm[MAXBLK];
+    dnnl_memory_t msrc[MAXBLK], mwei[MAXBLK], mdst[MAXBLK], mbias[MAXBLK];
+    float *packed[MAXBLK];
 } xfc;
 
-/* one call of library l on shape s; xnn keeps its operator (weights packed once, as at bind time) */
-static void run_gemm(const lib *l, const shape *s, const float *A, const float *B, float *C, xfc *x) {
-    int M = s->M, N = s->N, K = s->K;
+static bool epi_mode;  /* --epi: linear layers add their bias and activation */
+static float *epi_bias; /* N entries, set per shape */
+
+/* eir's cut of a large product into blocks (src/kernels/nn.c, gemm_split), at one thread */
+static int eir_blocks(const shape *s, bool *bycol) {
+    double flops = 2.0 * s->M * s->N * s->K, least = 1 << 21;
+    *bycol = s->N >= s->M;
+    if (flops < least) return 1;
+    int64_t nb = *bycol ? s->N / 128 : s->M / 64, most = *bycol ? 12 : 4;
+    if (nb > most) nb = most;
+    if ((double)nb > flops / least) nb = (int64_t)(flops / least);
+    return nb < 2 ? 1 : (int)nb;
+}
+static int64_t blk_start(int64_t n, int64_t nb, int64_t b) { return b >= nb ? n : (n * b / nb) & ~(int64_t)15; }
+
+static dnnl_alg_kind_t epi_alg(int epi) {
+    return epi == 2 ? dnnl_eltwise_gelu_erf : epi == 3 ? dnnl_eltwise_gelu_tanh : dnnl_eltwise_swish;
+}
+
+static float act(float v, int epi) {
+    if (epi == 2) return 0.5f * v * (1.f + erff(v * 0.70710678f));
+    if (epi == 3) return 0.5f * v * (1.f + tanhf(0.7978845608f * (v + 0.044715f * v * v * v)));
+    if (epi == 4) return v / (1.f + expf(-v));
+    return v;
+}
+
+/* the matmul primitive for C (M x N, ldc) = A (M x K, lda) B (K x N, or N x K when tb, ldb) [+ bias, act] */
+static void mm_make(xfc *x, int bi, const shape *s, int M, int N, int K, const float *A, int lda, const float *B, int ldb,
+                    float *C, int ldc, const float *bias) {
+    dnnl_dims_t sd = {M, K}, wd = {K, N}, dd = {M, N}, bd = {1, N};
+    dnnl_dims_t ss = {lda, 1}, ws = {s->tb ? 1 : ldb, s->tb ? ldb : 1}, ds = {ldc, 1}, bs = {N, 1};
+    dnnl_memory_desc_t smd, wmd, uwmd, dmd, bmd;
+    DN(dnnl_memory_desc_init_by_strides(&smd, 2, sd, dnnl_f32, ss));
+    DN(dnnl_memory_desc_init_by_strides(&uwmd, 2, wd, dnnl_f32, ws));
+    DN(dnnl_memory_desc_init_by_tag(&wmd, 2, wd, dnnl_f32, dnnl_format_tag_any));
+    DN(dnnl_memory_desc_init_by_strides(&dmd, 2, dd, dnnl_f32, ds));
+    DN(dnnl_memory_desc_init_by_strides(&bmd, 2, bd, dnnl_f32, bs));
+    bool epi = epi_mode && s->epi;
+    dnnl_matmul_desc_t md;
+    DN(dnnl_matmul_desc_init(&md, &smd, &wmd, epi && s->epi != 4 ? &bmd : NULL, &dmd));
+    dnnl_primitive_attr_t attr;
+    DN(dnnl_primitive_attr_create(&attr));
+    if (epi && s->epi >= 2) {
+        dnnl_post_ops_t po;
+        DN(dnnl_post_ops_create(&po));
+        DN(dnnl_post_ops_append_eltwise(po, 1.f, epi_alg(s->epi), 1.f, 0.f));
+        DN(dnnl_primitive_attr_set_post_ops(attr, po));
+        dnnl_post_ops_destroy(po);
+    }
+    dnnl_primitive_desc_t pd;
+    DN(dnnl_primitive_desc_create(&pd, &md, attr, eng, NULL));
+    dnnl_primitive_attr_destroy(attr);
+    if (bi == 0) {
+        const char *impl = NULL;
+        dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
+        const dnnl_memory_desc_t *qw = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+        fprintf(stderr, "  matmul %s %s: impl %s, weights %s strides %lld,%lld inner blocks %d\n", s->model, s->what,
+                impl ? impl : "?", qw->format_kind == dnnl_blocked ? "blocked" : "other",
+                (long long)qw->format_desc.blocking.strides[0], (long long)qw->format_desc.blocking.strides[1],
+                qw->format_desc.blocking.inner_nblks);
+    }
+    const dnnl_memory_desc_t *qw = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+    DN(dnnl_primitive_create(&x->mm[bi], pd));
+    DN(dnnl_memory_create(&x->msrc[bi], &smd, eng, (void *)A));
+    DN(dnnl_memory_create(&x->mdst[bi], &dmd, eng, C));
+    DN(dnnl_memory_create(&x->mbias[bi], &bmd, eng, (void *)bias));
+    DN(dnnl_memory_create(&x->mwei[bi], qw, eng, DNNL_MEMORY_ALLOCATE));
+    dnnl_memory_t uw;
+    DN(dnnl_memory_create(&uw, &uwmd, eng, (void *)B));
+    dnnl_primitive_desc_t rpd;
+    dnnl_primitive_t rw;
+    DN(dnnl_reorder_primitive_desc_create(&rpd, &uwmd, eng, qw, eng, NULL));
+    DN(dnnl_primitive_create(&rw, rpd));
+    dnnl_exec_arg_t ra[2] = {{DNNL_ARG_FROM, uw}, {DNNL_ARG_TO, x->mwei[bi]}};
+    DN(dnnl_primitive_execute(rw, strm, 2, ra));
+    DN(dnnl_stream_wait(strm));
+    dnnl_primitive_destroy(rw);
+    dnnl_primitive_desc_destroy(rpd);
+    dnnl_memory_destroy(uw);
+    dnnl_primitive_desc_destroy(pd);
+}
+
+/* one product (or block) C (M x N, ldc) = A (M x K, lda) B */
+static void gemm_one(const lib *l, const shape *s, xfc *x, int bi, int M, int N, int K, const float *A, int lda,
+                     const float *B, int ldb, float *C, int ldc, const float *bias) {
     if (l->kind == 0) {
-        l->sgemm(ROW, NOTRANS, s->tb ? TRANS : NOTRANS, M, N, K, 1.f, A, K, B, s->tb ? K : N, 0.f, C, N);
+        l->sgemm(ROW, NOTRANS, s->tb ? TRANS : NOTRANS, M, N, K, 1.f, A, lda, B, ldb, 0.f, C, ldc);
     } else if (l->kind == 1) {
-        if (dnnl_sgemm('N', s->tb ? 'T' : 'N', M, N, K, 1.f, A, K, B, s->tb ? K : N, 0.f, C, N) != dnnl_success)
+        if (dnnl_sgemm('N', s->tb ? 'T' : 'N', M, N, K, 1.f, A, lda, B, ldb, 0.f, C, ldc) != dnnl_success)
             die("dnnl_sgemm failed", NULL);
+    } else if (l->kind == 5) {
+        if (s->tb && !x->packed[bi]) { /* B^T (K x N) once */
+            x->packed[bi] = falloc((size_t)K * N);
+            for (int j = 0; j < N; j++)
+                for (int q = 0; q < K; q++) x->packed[bi][(size_t)q * N + j] = B[(size_t)j * ldb + q];
+        }
+        int rc = s->tb ? dnnl_sgemm('N', 'N', M, N, K, 1.f, A, lda, x->packed[bi], N, 0.f, C, ldc)
+                       : dnnl_sgemm('N', 'N', M, N, K, 1.f, A, lda, B, ldb, 0.f, C, ldc);
+        if (rc != dnnl_success) die("dnnl_sgemm failed", NULL);
+    } else if (l->kind == 3) {
+        if (!x->mm[bi]) mm_make(x, bi, s, M, N, K, A, lda, B, ldb, C, ldc, bias);
+        dnnl_exec_arg_t a[4] = {{DNNL_ARG_SRC, x->msrc[bi]}, {DNNL_ARG_WEIGHTS, x->mwei[bi]}, {DNNL_ARG_DST, x->mdst[bi]},
+                                {DNNL_ARG_BIAS, x->mbias[bi]}};
+        DN(dnnl_primitive_execute(x->mm[bi], strm, epi_mode && s->epi && s->epi != 4 ? 4 : 3, a));
+        DN(dnnl_stream_wait(strm));
+    } else if (l->kind == 4) {
+        /* column-major: C^T (N x M) = op(B^T) A^T, B the packed operand */
+        int64_t m = N, n = M, k = K, la = ldb, lb = lda, lc = ldc;
+        const char *ta = s->tb ? "T" : "N";
+        if (!x->packed[bi]) {
+            size_t sz = 0;
+            bool pk = false;
+            if (pack_size_p("A", ta, "N", &m, &n, &k, &la, &lb, &sz, &pk) != dnnl_success) die("sgemm_pack_get_size failed", NULL);
+            x->packed[bi] = falloc(sz / sizeof(float) + 16);
+            if (pack_p("A", ta, "N", &m, &n, &k, &la, &lb, B, x->packed[bi]) != dnnl_success) die("sgemm_pack failed", NULL);
+        }
+        float beta = 0.f;
+        if (compute_p("P", "N", &m, &n, &k, x->packed[bi], &la, A, &lb, &beta, C, &lc) != dnnl_success)
+            die("sgemm_compute failed", NULL);
     } else {
         /* fully connected: out[M][N] = in[M][K] W[N][K]^T; a non-transposed B is fed as the weight of
          * the transposed problem (out^T = B^T A^T), which is what an NHWC 1x1 convolution computes */
@@ -284,8 +474,33 @@ static void run_gemm(const lib *l, const shape *s, const float *A, const float *
     }
 }
 
+/* one call of library l on shape s (in eir's blocks for NAME-blk), then with --epi the linear layer's
+ * bias and activation: oneDNN's matmul as post-ops, the others in a separate pass over C */
+static void run_gemm(const lib *l, const shape *s, const float *A, const float *B, float *C, xfc *x) {
+    int M = s->M, N = s->N, K = s->K, lda = K, ldb = s->tb ? K : N, ldc = N;
+    bool bycol = true;
+    int nb = l->blk && l->kind != 2 ? eir_blocks(s, &bycol) : 1;
+    bool epi = epi_mode && s->epi;
+    for (int b = 0; b < nb; b++) {
+        int64_t lo = blk_start(bycol ? N : M, nb, b), hi = blk_start(bycol ? N : M, nb, b + 1);
+        if (nb == 1) lo = 0, hi = bycol ? N : M;
+        if (bycol)
+            gemm_one(l, s, x, b, M, (int)(hi - lo), K, A, lda, B + (s->tb ? lo * ldb : lo), ldb, C + lo, ldc, epi_bias ? epi_bias + lo : NULL);
+        else gemm_one(l, s, x, b, (int)(hi - lo), N, K, A + lo * lda, lda, B, ldb, C + lo * ldc, ldc, epi_bias);
+    }
+    if (epi && l->kind != 3)
+        for (int i = 0; i < M; i++) {
+            float *c = C + (size_t)i * ldc;
+            if (s->epi != 4)
+                for (int j = 0; j < N; j++) c[j] += epi_bias[j];
+            if (s->epi >= 2)
+                for (int j = 0; j < N; j++) c[j] = act(c[j], s->epi);
+        }
+}
+
 static void bench_gemm(lib *libs, int nl, const char *set, int reps) {
-    printf("threads %d, median of %d calls per shape (libraries alternating)\n", nthreads, reps);
+    printf("threads %d, median of %d calls per shape (libraries alternating)%s\n", nthreads, reps,
+           epi_mode ? "; linear layers with their bias and activation" : "");
     for (int i = 0; i < nl; i++) printf("  %-18s %s\n", libs[i].name, libs[i].info);
     printf("\n| model | GEMM | M | N | K | B | count |");
     for (int i = 0; i < nl; i++) printf(" %s |", libs[i].name);
@@ -293,7 +508,8 @@ static void bench_gemm(lib *libs, int nl, const char *set, int reps) {
     for (int i = 0; i < nl; i++) printf("--:|");
     printf("\n");
     double tot[8][16] = {{0}};
-    const char *models[] = {"resnet18", "mobilenet_v2", "bert", "gpt2"};
+    const char *models[] = {"resnet18", "mobilenet_v2", "bert", "gpt2", "llama"};
+    enum { NMODELS = 5 };
     double *t = malloc(sizeof(double) * (size_t)reps);
     double *med = malloc(sizeof(double) * (size_t)nl);
     for (int si = 0; si < NSHAPES; si++) {
@@ -303,6 +519,8 @@ static void bench_gemm(lib *libs, int nl, const char *set, int reps) {
         float *A = falloc(na), *B = falloc(nb), *C = falloc(nc > na ? (nc > nb ? nc : nb) : (na > nb ? na : nb));
         frand(A, na, 1 + si);
         frand(B, nb, 100 + si);
+        epi_bias = falloc((size_t)s->N);
+        frand(epi_bias, (size_t)s->N, 200 + si);
         double flop = 2.0 * s->M * s->N * s->K;
         int r = reps;
         if (flop < 2e7) r = reps * 4; /* small GEMMs: more calls, same noise */
@@ -319,9 +537,18 @@ static void bench_gemm(lib *libs, int nl, const char *set, int reps) {
         for (int i = 0; i < nl; i++) {
             med[i] = median(tt + i * r, r);
             printf(" %.1f |", flop / med[i] / 1e9);
-            for (int m = 0; m < 4; m++)
+            for (int m = 0; m < NMODELS; m++)
                 if (!strcmp(models[m], s->model)) tot[m][i] += s->count * med[i];
             if (xs[i].op) xnn_delete_operator(xs[i].op);
+            for (int b = 0; b < MAXBLK; b++) {
+                free(xs[i].packed[b]);
+                if (!xs[i].mm[b]) continue;
+                dnnl_primitive_destroy(xs[i].mm[b]);
+                dnnl_memory_destroy(xs[i].msrc[b]);
+                dnnl_memory_destroy(xs[i].mwei[b]);
+                dnnl_memory_destroy(xs[i].mdst[b]);
+                dnnl_memory_destroy(xs[i].mbias[b]);
+            }
         }
         printf("\n");
         fflush(stdout);
@@ -330,13 +557,14 @@ static void bench_gemm(lib *libs, int nl, const char *set, int reps) {
         free(A);
         free(B);
         free(C);
+        free(epi_bias);
     }
     printf("\nGEMM time per forward pass (sum of medians x count, ms; gpt2: per layer, head excluded):\n\n| model |");
     for (int i = 0; i < nl; i++) printf(" %s |", libs[i].name);
     printf("\n|---|");
     for (int i = 0; i < nl; i++) printf("--:|");
     printf("\n");
-    for (int m = 0; m < 4; m++) {
+    for (int m = 0; m < NMODELS; m++) {
         if (tot[m][0] == 0) continue;
         printf("| %s |", models[m]);
         for (int i = 0; i < nl; i++) printf(" %.2f |", tot[m][i] * 1e3);
@@ -386,14 +614,6 @@ typedef struct dconv {
     dnnl_primitive_t conv, rin, rout;
     dnnl_memory_t src, wei, dst, usrc, udst;
 } dconv;
-
-static dnnl_engine_t eng;
-static dnnl_stream_t strm;
-
-#define DN(call)                                                                                                       \
-    do {                                                                                                               \
-        if ((call) != dnnl_success) die("oneDNN call failed: ", #call);                                                \
-    } while (0)
 
 static void dconv_make(dconv *d, const convs *c, const float *x, const float *w, float *y) {
     int OH = (c->H + 2 - 3) / c->stride + 1, OW = (c->W + 2 - 3) / c->stride + 1;
@@ -453,8 +673,10 @@ static void dconv_run(dconv *d, bool nchw) {
 }
 
 static void bench_conv(char **names, int nl, int reps) {
-    DN(dnnl_engine_create(&eng, dnnl_cpu, 0));
-    DN(dnnl_stream_create(&strm, eng, dnnl_stream_default_flags));
+    if (!eng) {
+        DN(dnnl_engine_create(&eng, dnnl_cpu, 0));
+        DN(dnnl_stream_create(&strm, eng, dnnl_stream_default_flags));
+    }
     lib *libs = calloc((size_t)nl, sizeof *libs);
     for (int i = 0; i < nl; i++) {
         if (!strcmp(names[i], "dnnl-conv") || !strcmp(names[i], "dnnl-conv-nchw") || !strcmp(names[i], "xnn-conv")) {
@@ -512,7 +734,7 @@ static void bench_conv(char **names, int nl, int reps) {
                     im2col3(x, col, c->C, c->H, c->W, OH, OW, c->stride);
                     lib tmp = libs[i];
                     tmp.kind = libs[i].kind == 5 ? 1 : 0;
-                    shape s = {"", "", c->O, OH * OW, c->C * 9, false, 1};
+                    shape s = {"", "", c->O, OH * OW, c->C * 9, false, 1, 0};
                     run_gemm(&tmp, &s, w, col, y, NULL);
                 } else if (libs[i].kind == 4) {
                     if (xnn_run_operator(xo[i], xpool) != xnn_status_success) die("XNNPACK convolution failed", NULL);
@@ -553,6 +775,7 @@ int main(int argc, char **argv) {
         if (!strcmp(argv[a], "--threads")) nthreads = atoi(argv[a + 1]);
         else if (!strcmp(argv[a], "--reps")) reps = atoi(argv[a + 1]);
         else if (!strcmp(argv[a], "--set")) set = argv[a + 1];
+        else if (!strcmp(argv[a], "--epi")) epi_mode = atoi(argv[a + 1]) != 0;
         else die("unknown option ", argv[a]);
     }
     if (nthreads < 1 || reps < 1) die("--threads and --reps take positive counts", NULL);
