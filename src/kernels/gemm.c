@@ -29,8 +29,12 @@
  * same weights and its matmul primitive with the weights in the format it
  * picks (docs/GEMM.md, "Constant weights"). The copy is one call like any
  * other product, so the thread pool's blocks stay the same calls at any
- * thread count. EIR_GEMM_PACK=0 turns it off; with OpenBLAS it is off. */
+ * thread count. An operand copied out of a read-only file mapping gives its
+ * pages back, so the copy replaces it in memory. EIR_GEMM_PACK=0 turns it
+ * off; with OpenBLAS it is off. */
 #include <dlfcn.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -102,6 +106,7 @@ static char trans_char(CBLAS_TRANSPOSE t) { return t == CblasNoTrans ? 'N' : 'T'
 typedef struct const_range {
     const char *lo, *hi;
     const void *owner;
+    bool mapped; /* in a read-only private file mapping: copied operands' pages can be released */
 } const_range;
 
 /* The copy of one constant operand: Fortran A, op T, stored k x m (column-major, leading dimension
@@ -137,7 +142,7 @@ size_t eir_sgemm_const_bytes(void) {
     return n;
 }
 
-int eir_sgemm_const_add(const void *owner, const void *p, size_t nbytes) {
+int eir_sgemm_const_add(const void *owner, const void *p, size_t nbytes, bool mapped) {
     if (!eir_sgemm_const_copies() || !p || !nbytes) return 0;
     pthread_mutex_lock(&copy_mu);
     if (nranges == capranges) {
@@ -150,7 +155,7 @@ int eir_sgemm_const_add(const void *owner, const void *p, size_t nbytes) {
         ranges = r;
         capranges = cap;
     }
-    ranges[nranges++] = (const_range){(const char *)p, (const char *)p + nbytes, owner};
+    ranges[nranges++] = (const_range){(const char *)p, (const char *)p + nbytes, owner, mapped};
     pthread_mutex_unlock(&copy_mu);
     return 0;
 }
@@ -188,6 +193,19 @@ static void transpose_copy(float *dst, const float *src, int64_t m, int64_t k, i
         }
 }
 
+/* Give back the pages wholly inside [lo, hi) of a read-only private file mapping: they hold the
+ * file's bytes and nothing else, so dropping them loses nothing (a later read maps them again);
+ * the copy then takes their place in the resident set instead of adding to it. */
+static void release_pages(const char *lo, const char *hi) {
+    static size_t page;
+    if (!page) {
+        long ps = sysconf(_SC_PAGESIZE);
+        page = ps > 0 ? (size_t)ps : 4096;
+    }
+    uintptr_t a = ((uintptr_t)lo + page - 1) / page * page, b = (uintptr_t)hi / page * page;
+    if (b > a) (void)madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
 /* The copy of Fortran operand A (op T: stored k x m, leading dimension lda) as op(A), made on
  * first use when A lies in a constant range; NULL: take the plain path. */
 static const float *const_a(int64_t m, int64_t k, const float *A, int64_t lda) {
@@ -202,8 +220,12 @@ static const float *const_a(int64_t m, int64_t k, const float *A, int64_t lda) {
             goto done;
         }
     const void *owner = NULL;
+    bool mapped = false;
     for (uint32_t i = 0; i < nranges && !owner; i++)
-        if (lo >= ranges[i].lo && hi <= ranges[i].hi) owner = ranges[i].owner;
+        if (lo >= ranges[i].lo && hi <= ranges[i].hi) {
+            owner = ranges[i].owner;
+            mapped = ranges[i].mapped;
+        }
     if (!owner) goto done;
     const_copy *e = calloc(1, sizeof *e);
     if (!e) goto done;
@@ -214,6 +236,7 @@ static const float *const_a(int64_t m, int64_t k, const float *A, int64_t lda) {
         transpose_copy(e->data, A, m, k, lda);
         e->bytes = bytes;
         copied_total += bytes;
+        if (mapped) release_pages(lo, hi);
     }
     out = e->data;
 done:

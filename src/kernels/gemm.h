@@ -29,10 +29,14 @@ const char *eir_sgemm_library(void);
  * one) is transposed and lies inside it copy that operand once, transposed,
  * and run from the copy after. The bytes must not change until
  * eir_sgemm_const_drop(owner), which forgets owner's ranges and frees its
- * copies. Returns 0, or -1 when out of memory (nothing declared). Both do
- * nothing where this is off (OpenBLAS, EIR_GEMM_PACK=0):
- * eir_sgemm_const_copies() says whether it is on. */
-int eir_sgemm_const_add(const void *owner, const void *p, size_t nbytes);
+ * copies. mapped: the range lies in a read-only private file mapping (an
+ * archive eir mapped): once an operand in it is copied, the pages wholly
+ * inside that operand are given back to the kernel (madvise MADV_DONTNEED),
+ * so the copy takes their place in memory instead of adding to it; a later
+ * read of them maps the file's bytes again. Returns 0, or -1 when out of
+ * memory (nothing declared). Both do nothing where this is off (OpenBLAS,
+ * EIR_GEMM_PACK=0): eir_sgemm_const_copies() says whether it is on. */
+int eir_sgemm_const_add(const void *owner, const void *p, size_t nbytes, bool mapped);
 void eir_sgemm_const_drop(const void *owner);
 bool eir_sgemm_const_copies(void);
 /* Bytes of the copies held now, all owners. */

@@ -1874,6 +1874,20 @@ void eir_runtime_seed(eir_runtime *rt, uint64_t seed) {
             if (rt->steps[i].sub[k]) eir_runtime_seed(rt->steps[i].sub[k], seed + 1 + i * 2 + (uint64_t)k);
 }
 
+/* Parameters, buffers and constants the program never writes: a float32 product may copy an
+ * operand that lies in one, once for this runtime (kernels/gemm.c; dropped in eir_runtime_free).
+ * map: the archive the caller's program was read from; a payload read in place from it (not an
+ * inflated or realigned copy) is file-backed, and gives its pages back once copied. */
+static void declare_constants(eir_runtime *rt, const eir_mapped *map) {
+    for (uint32_t i = 0; i < rt->nstorages; i++)
+        if (rt->storages[i].payload && !rt->storages[i].written && rt->storages[i].ext) {
+            const char *x = rt->storages[i].ext;
+            bool mapped = map->is_mmap && !rt->storages[i].owned && x >= (const char *)map->data &&
+                          (size_t)rt->storages[i].nbytes <= map->size - (size_t)(x - (const char *)map->data);
+            (void)eir_sgemm_const_add(rt, x, (size_t)rt->storages[i].nbytes, mapped);
+        }
+}
+
 eir_status eir_runtime_create_with(eir_program *p, const eir_library *lib, eir_runtime **out) {
     if (!out) return EIR_ERR_ARG;
     if (!p || !p->graph) {
@@ -1894,6 +1908,7 @@ eir_status eir_runtime_create_with(eir_program *p, const eir_library *lib, eir_r
     if (q) {
         st = runtime_create_graph(q, q->graph, true, lib, out);
         if (!st) {
+            declare_constants(*out, &p->map);
             (*out)->fused = q;
             (*out)->fused_buf = qbuf;
             /* outputs keep the names the caller's program gives them (fusion renames the
@@ -1908,7 +1923,9 @@ eir_status eir_runtime_create_with(eir_program *p, const eir_library *lib, eir_r
         eir_program_free(q);
         eir_free(qbuf);
     }
-    return runtime_create_graph(p, p->graph, true, lib, out);
+    st = runtime_create_graph(p, p->graph, true, lib, out);
+    if (!st) declare_constants(*out, &p->map);
+    return st;
 }
 
 eir_status eir_runtime_create(eir_program *p, eir_runtime **out) { return eir_runtime_create_with(p, NULL, out); }
@@ -2230,11 +2247,6 @@ static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, b
     }
     if (root && (st = setup_writes(rt))) return st;
     vmap_lifetimes(rt);
-    /* parameters, buffers and constants the program never writes: a float32 product may pack an
-     * operand that lies in one, once for this runtime (kernels/gemm.c; dropped in eir_runtime_free) */
-    for (uint32_t i = 0; root && i < rt->nstorages; i++)
-        if (rt->storages[i].payload && !rt->storages[i].written && rt->storages[i].ext)
-            (void)eir_sgemm_const_add(rt, rt->storages[i].ext, (size_t)rt->storages[i].nbytes);
     return EIR_OK;
 }
 

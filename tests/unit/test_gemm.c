@@ -7,12 +7,15 @@
  * right-hand operand, transposed, once), run twice, the second bit-identical
  * to the first. */
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <float.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -46,8 +49,8 @@ static int gemm_case(CBLAS_ORDER order, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, 
     for (size_t i = 0; i < nc; i++) C0[i] = C[i] = frand();
     int bad = 0;
     if (konst) {
-        CHECK(eir_sgemm_const_add(&owner, A, na * sizeof *A) == 0);
-        CHECK(eir_sgemm_const_add(&owner, B, nb * sizeof *B) == 0);
+        CHECK(eir_sgemm_const_add(&owner, A, na * sizeof *A, false) == 0);
+        CHECK(eir_sgemm_const_add(&owner, B, nb * sizeof *B, false) == 0);
         eir_sgemm(order, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc); /* copies B once */
         float *C1 = malloc(nc * sizeof *C);
         memcpy(C1, C, nc * sizeof *C);
@@ -138,6 +141,22 @@ static void test_special_values(void) {
     CHECK(c[0] == ldexpf(1.f, -137) && c[2] == ldexpf(1.f, -137));
 }
 
+/* Resident kB of the mapping that starts at p (/proc/self/smaps: mincore would count the page cache). */
+static long mapping_rss_kb(const void *p) {
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f) return -1;
+    char line[512];
+    bool in = false;
+    long rss = -1;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) in = lo == (uintptr_t)p;
+        else if (in && sscanf(line, "Rss: %ld kB", &rss) == 1) break;
+    }
+    fclose(f);
+    return rss;
+}
+
 /* The products again with constant operands: with oneDNN, a transposed right-hand operand copied once
  * (eir_sgemm_const_bytes counts the copies) and dropped with its owner. */
 static void test_constant_operands(void) {
@@ -149,7 +168,7 @@ static void test_constant_operands(void) {
     for (int i = 0; i < M * K; i++) A[i] = frand();
     for (int i = 0; i < N * K; i++) B[i] = frand();
     size_t before = eir_sgemm_const_bytes();
-    CHECK(eir_sgemm_const_add(&owner, B, sizeof(float) * N * K) == 0);
+    CHECK(eir_sgemm_const_add(&owner, B, sizeof(float) * N * K, false) == 0);
     eir_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.f, A, K, B, K, 0.f, C, N);
     size_t copied = eir_sgemm_const_bytes() - before;
     if (eir_sgemm_const_copies()) CHECK(copied == sizeof(float) * N * K);
@@ -160,6 +179,41 @@ static void test_constant_operands(void) {
     CHECK(eir_sgemm_const_bytes() - before == copied);
     eir_sgemm_const_drop(&owner);
     CHECK(eir_sgemm_const_bytes() == before);
+
+    /* B read from a private read-only file mapping, declared mapped: once copied, its whole pages are
+     * no longer resident (mincore), and the products from the copy and from the file's bytes mapped
+     * again give what the plain product gave */
+    char path[] = "/tmp/eir_test_gemm_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    size_t nb = sizeof(float) * N * K;
+    CHECK(fd >= 0 && write(fd, B, nb) == (ssize_t)nb);
+    const float *Bm = fd >= 0 ? mmap(NULL, nb, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+    if (fd >= 0) {
+        close(fd);
+        unlink(path);
+    }
+    CHECK(Bm != MAP_FAILED);
+    if (Bm != MAP_FAILED) {
+        float *C0 = malloc(sizeof(float) * M * N), *C1 = malloc(sizeof(float) * M * N);
+        eir_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.f, A, K, Bm, K, 0.f, C0, N); /* plain */
+        CHECK(eir_sgemm_const_add(&owner, Bm, nb, true) == 0);
+        eir_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.f, A, K, Bm, K, 0.f, C1, N); /* copies */
+        long rss = mapping_rss_kb(Bm);
+        if (eir_sgemm_const_copies()) CHECK(rss >= 0 && rss <= sysconf(_SC_PAGESIZE) / 1024); /* the last page is partial */
+        else CHECK(rss >= (long)(nb / 1024) - 8);
+        float *C2 = malloc(sizeof(float) * M * N);
+        eir_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.f, A, K, Bm, K, 0.f, C2, N); /* the copy */
+        CHECK(memcmp(C1, C2, sizeof(float) * M * N) == 0);
+        eir_sgemm_const_drop(&owner);
+        eir_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.f, A, K, Bm, K, 0.f, C2, N); /* the file again */
+        CHECK(memcmp(C0, C2, sizeof(float) * M * N) == 0);
+        for (int i = 0; i < M * N; i++) CHECK(fabsf(C0[i] - C1[i]) <= 1e-4f * (1.f + fabsf(C0[i])));
+        munmap((void *)Bm, nb);
+        free(C0);
+        free(C1);
+        free(C2);
+    }
     free(A);
     free(B);
     free(C);
