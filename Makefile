@@ -192,10 +192,12 @@ C_CHECKS = zoo-gen check-python check-unit-san check-unit fuzz-smoke check-fixtu
 test: $(TEST_DEPS)
 	@$(MAKE) --no-print-directory --output-sync=target $(C_CHECKS)
 
+# PYTEST_FILES: the python test files (`make check-python PYTEST_FILES=python/tests/test_dot.py`)
+PYTEST_FILES ?= python/tests
 check-python: zoo-gen $(B)/eir $(B)/libeir_example_ops.so
 	EIR_BIN=$(B)/eir EIR_OPS=$(B)/libeir_example_ops.so EIR_ZOO_DIR=$(B)/zoo \
 	    $(PYTHON) -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder -m "not slow" --durations=25 \
-	    --junitxml=$(B)/pytest.xml python/tests
+	    --junitxml=$(B)/pytest.xml $(PYTEST_FILES)
 
 # The same with every dtype of the dtype-sampled python tests (python/tests/conftest.py).
 test-all-dtypes:
