@@ -183,10 +183,11 @@ example:
 # tests of the normal and the sanitizer tree, the fuzz smoke run beside the zoo's export).
 TEST_DEPS = $(B)/eir $(B)/run_bench $(BS)/eir $(UNIT) $(UNITS) $(B)/libeir_example_ops.so $(BS)/libeir_example_ops.so \
       $(BT)/tests/test_threads $(BT)/tests/test_pool $(B)/libeir.a $(B)/$(SOFILE) $(FUZZ_BINS)
-# The python suite starts as soon as the zoo is generated, beside the C checks still
-# running (the order below: the zoo first, then the longest C checks), so that neither
-# core waits for the other's last check.
-C_CHECKS = zoo-gen check-python check-unit-san check-unit fuzz-smoke check-fixtures check-corpus check-tsan \
+# check-python (the zoo, then the python suite) takes one job from the start, the C
+# checks the other one after another (longest first), so that neither core waits for the
+# other's last check. (The zoo is generated in check-python's own recipe: as a prerequisite
+# of its own, make would start every other check before the python suite.)
+C_CHECKS = check-python check-unit-san check-corpus check-fixtures fuzz-smoke check-tsan check-unit \
       check-install check-exports
 
 test: $(TEST_DEPS)
@@ -194,7 +195,8 @@ test: $(TEST_DEPS)
 
 # PYTEST_FILES: the python test files (`make check-python PYTEST_FILES=python/tests/test_dot.py`)
 PYTEST_FILES ?= python/tests
-check-python: zoo-gen $(B)/eir $(B)/libeir_example_ops.so
+check-python: $(B)/eir $(B)/libeir_example_ops.so
+	$(ZOO_GEN)
 	EIR_BIN=$(B)/eir EIR_OPS=$(B)/libeir_example_ops.so EIR_ZOO_DIR=$(B)/zoo \
 	    $(PYTHON) -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder -m "not slow" --durations=25 \
 	    --junitxml=$(B)/pytest.xml $(PYTEST_FILES)
@@ -221,8 +223,9 @@ check-fixtures: $(BS)/eir $(BS)/libeir_example_ops.so
 	EIR_BIN=$(BS)/eir EIR_OPS=$(BS)/libeir_example_ops.so $(PYTHON) tests/run_fixtures.py tests/e2e/fixtures
 	EIR_BIN=$(BS)/eir $(PYTHON) tests/run_fixtures.py tests/legacy
 # The zoo the python tests run on: python/zoo/gen.py's programs exported by torch.
+ZOO_GEN = rm -rf $(B)/zoo && $(PYTHON) python/zoo/gen.py --out $(B)/zoo
 zoo-gen:
-	rm -rf $(B)/zoo && $(PYTHON) python/zoo/gen.py --out $(B)/zoo
+	$(ZOO_GEN)
 .PHONY: test-all-dtypes check-python check-exports check-install check-unit check-unit-san check-tsan check-corpus \
 	check-fixtures zoo-gen
 
