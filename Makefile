@@ -171,16 +171,15 @@ example:
 
 # C tests (normal and sanitized), the bad-input corpus and the committed
 # fixtures under the sanitizers, every fuzz target for FUZZ_SMOKE_SECONDS on its
-# committed corpus (fuzz-smoke), then the live torch conformance suite: the zoo
+# committed corpus (fuzz-smoke), and beside them the live torch conformance suite: the zoo
 # is generated once into build/zoo, and pytest runs on two workers (pytest-xdist;
 # --dist loadfile keeps each file's session fixtures, such as the op sweeps, on
 # one worker).
 # Also: the libraries' exports (scripts/check_exports.sh), `make install` and
 # the consumers of examples/consumer built against it (tests/install), runtimes on several threads and the
 # thread pool under ThreadSanitizer (OpenBLAS's own threads are not instrumented: one thread); `make test-clang` adds a clang -O2 build.
-# `make test`: the C checks below, then the python conformance tests on the zoo. Each C
-# check is its own target, so that `make -j2 test` runs two of them at a time (the unit
-# tests of the normal and the sanitizer tree, the fuzz smoke run beside the zoo's export).
+# `make test`: the C checks below and the python conformance tests on the zoo. Each
+# check is its own target, so that `make -j2 test` runs two of them at a time.
 TEST_DEPS = $(B)/eir $(B)/run_bench $(BS)/eir $(UNIT) $(UNITS) $(B)/libeir_example_ops.so $(BS)/libeir_example_ops.so \
       $(BT)/tests/test_threads $(BT)/tests/test_pool $(B)/libeir.a $(B)/$(SOFILE) $(FUZZ_BINS)
 # check-python (the zoo, then the python suite) takes one job from the start, the C
