@@ -16,7 +16,8 @@ def main():
     a = ap.parse_args()
     secs, tests = collections.Counter(), collections.Counter()
     for case in ET.parse(a.xml).getroot().iter("testcase"):
-        f = case.get("classname", "").split(".")[0] or case.get("file", "?")
+        parts = case.get("classname", "").split(".")  # python.tests.test_x[.Class]
+        f = next((q for q in parts if q.startswith("test_")), case.get("classname") or "?")
         secs[f] += float(case.get("time", 0))
         tests[f] += 1
     rows = secs.most_common(a.top or None)
