@@ -58,6 +58,10 @@ BF = build/fuzz
 FUZZ_TARGETS = $(basename $(notdir $(wildcard tests/fuzz/fuzz_*.c)))
 FUZZ_BINS = $(FUZZ_TARGETS:%=$(BF)/bin/%)
 SANFLAGS  = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+# the sanitized unit tests' own sources at -O0: the same instrumentation, and a
+# fifth of the compile time of -O1 (gcc's ASan+UBSan at -O1 takes over 20 s on
+# the larger test files); the library they test stays at -O1
+SANTESTFLAGS = $(SANFLAGS:-O1=-O0)
 TSANFLAGS = -O1 -g -fsanitize=thread
 CLANG ?= clang
 
@@ -67,6 +71,7 @@ UNIT_DEPS = $(wildcard tests/unit/*.h) examples/custom_ops.c tools/eir/npy.c
 PUBLIC_TESTS = test_api test_verify test_dot test_progress
 
 # One build tree per configuration: $(1) directory, $(2) compiler, $(3) flags.
+# $(4), when given: the flags of the unit tests' own sources (default $(3)).
 # Objects are compiled with -fvisibility=hidden (include/eir.h marks the API
 # EIR_API). libeir_internal.a holds them as they are, for the unit tests that
 # call internal functions and for the CLI; libeir.a is the public library: one
@@ -105,11 +110,11 @@ $(1)/libeir_example_ops.so: examples/custom_ops.c include/eir.h
 
 $(1)/tests/%: tests/unit/%.c $(1)/libeir_internal.a $(1)/libeir.a $$(UNIT_DEPS)
 	@mkdir -p $$(dir $$@)
-	$(2) $$(CPPFLAGS) $(3) $$(call warn,$(2)) -std=c11 $$< $$(if $$(filter $$*,$$(PUBLIC_TESTS)),$(1)/libeir.a,$(1)/libeir_internal.a) \
+	$(2) $$(CPPFLAGS) $(or $(4),$(3)) $$(call warn,$(2)) -std=c11 $$< $$(if $$(filter $$*,$$(PUBLIC_TESTS)),$(1)/libeir.a,$(1)/libeir_internal.a) \
 	    $$(LDLIBS) -o $$@
 endef
 $(eval $(call tree,$(B),$(CC),$(CFLAGS)))
-$(eval $(call tree,$(BS),$(CC),$(SANFLAGS)))
+$(eval $(call tree,$(BS),$(CC),$(SANFLAGS),$(SANTESTFLAGS)))
 $(eval $(call tree,$(BT),$(CC),$(TSANFLAGS)))
 $(eval $(call tree,$(BC),$(CLANG),$(CFLAGS)))
 
@@ -155,33 +160,45 @@ UNITS = $(TESTS:tests/unit/%=$(BS)/tests/%)
 # with clang: the library, the CLI, and a few unit tests that exercise the whole runtime
 UNITC = $(BC)/tests/test_api $(BC)/tests/test_runtime $(BC)/tests/test_custom $(BC)/tests/test_threads
 
-# The example: the main job on the bundled model.
-example: $(B)/eir
+# The example: the main job on the bundled model. The CLI is built on two jobs
+# when make was started without -j (`make example`, the first step of the
+# README's test command), in the jobs of the calling make otherwise.
+example:
+	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j2) $(B)/eir
 	$(B)/eir info examples/mlp.pt2
 	$(B)/eir print examples/mlp.pt2
 	$(B)/eir run examples/mlp.pt2
 
 # C tests (normal and sanitized), the bad-input corpus and the committed
 # fixtures under the sanitizers, every fuzz target for FUZZ_SMOKE_SECONDS on its
-# committed corpus (fuzz-smoke), then the live torch conformance suite: the zoo
+# committed corpus (fuzz-smoke), and beside them the live torch conformance suite: the zoo
 # is generated once into build/zoo, and pytest runs on two workers (pytest-xdist;
 # --dist loadfile keeps each file's session fixtures, such as the op sweeps, on
 # one worker).
 # Also: the libraries' exports (scripts/check_exports.sh), `make install` and
 # the consumers of examples/consumer built against it (tests/install), runtimes on several threads and the
 # thread pool under ThreadSanitizer (OpenBLAS's own threads are not instrumented: one thread); `make test-clang` adds a clang -O2 build.
-# `make test`: the C checks below, then the python conformance tests on the zoo. Each C
-# check is its own target, so that `make -j2 test` runs two of them at a time (the unit
-# tests of the normal and the sanitizer tree, the fuzz smoke run beside the zoo's export).
+# `make test`: the C checks below and the python conformance tests on the zoo. Each
+# check is its own target, so that `make -j2 test` runs two of them at a time.
 TEST_DEPS = $(B)/eir $(B)/run_bench $(BS)/eir $(UNIT) $(UNITS) $(B)/libeir_example_ops.so $(BS)/libeir_example_ops.so \
       $(BT)/tests/test_threads $(BT)/tests/test_pool $(B)/libeir.a $(B)/$(SOFILE) $(FUZZ_BINS)
-C_CHECKS = check-exports check-install check-unit check-unit-san check-tsan check-corpus check-fixtures \
-      fuzz-smoke zoo-gen
+# check-python (the zoo, then the python suite) takes one job from the start, the C
+# checks the other one after another (longest first), so that neither core waits for the
+# other's last check. (The zoo is generated in check-python's own recipe: as a prerequisite
+# of its own, make would start every other check before the python suite.)
+C_CHECKS = check-python check-unit-san check-corpus check-fixtures fuzz-smoke check-tsan check-unit \
+      check-install check-exports
 
 test: $(TEST_DEPS)
 	@$(MAKE) --no-print-directory --output-sync=target $(C_CHECKS)
+
+# PYTEST_FILES: the python test files (`make check-python PYTEST_FILES=python/tests/test_dot.py`)
+PYTEST_FILES ?= python/tests
+check-python: $(B)/eir $(B)/libeir_example_ops.so
+	$(ZOO_GEN)
 	EIR_BIN=$(B)/eir EIR_OPS=$(B)/libeir_example_ops.so EIR_ZOO_DIR=$(B)/zoo \
-	    $(PYTHON) -m pytest -q -n 2 --dist loadfile -m "not slow" --durations=25 python/tests
+	    $(PYTHON) -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder -m "not slow" --durations=25 \
+	    --junitxml=$(B)/pytest.xml $(PYTEST_FILES)
 
 # The same with every dtype of the dtype-sampled python tests (python/tests/conftest.py).
 test-all-dtypes:
@@ -205,9 +222,10 @@ check-fixtures: $(BS)/eir $(BS)/libeir_example_ops.so
 	EIR_BIN=$(BS)/eir EIR_OPS=$(BS)/libeir_example_ops.so $(PYTHON) tests/run_fixtures.py tests/e2e/fixtures
 	EIR_BIN=$(BS)/eir $(PYTHON) tests/run_fixtures.py tests/legacy
 # The zoo the python tests run on: python/zoo/gen.py's programs exported by torch.
+ZOO_GEN = rm -rf $(B)/zoo && $(PYTHON) python/zoo/gen.py --out $(B)/zoo
 zoo-gen:
-	rm -rf $(B)/zoo && $(PYTHON) python/zoo/gen.py --out $(B)/zoo
-.PHONY: test-all-dtypes check-exports check-install check-unit check-unit-san check-tsan check-corpus \
+	$(ZOO_GEN)
+.PHONY: test-all-dtypes check-python check-exports check-install check-unit check-unit-san check-tsan check-corpus \
 	check-fixtures zoo-gen
 
 # The op sweeps in full: the Core ATen sweep in all 12 dtypes and the OpInfo sweep in the
@@ -305,7 +323,9 @@ FUZZ_SECONDS ?= 30
 FUZZ_SMOKE_SECONDS ?= 5
 FUZZ_CC ?= $(CLANG)
 FUZZ_SAN = address,undefined
-FUZZLIBFLAGS = -g -O1 -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
+# line tables only: the reports' stack frames keep their file and line, and the
+# library, the largest build of `make test`, compiles in a seventh less time
+FUZZLIBFLAGS = -gline-tables-only -O1 -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
 $(eval $(call tree,$(BF),$(FUZZ_CC),$(FUZZLIBFLAGS)))
 # inputs: archives and JSON up to 200 kB, schema and expression texts up to 4 kB
 fuzz_maxlen = case $$t in fuzz_schema|fuzz_exprs) ml=4096;; *) ml=200000;; esac

@@ -92,6 +92,11 @@ def _kept_dtypes(key, dtypes):
 
 
 def pytest_collection_modifyitems(config, items):
+    _sample_dtypes(config, items)
+    _order_files(items)
+
+
+def _sample_dtypes(config, items):
     if os.environ.get("EIR_TEST_DTYPES", "") == "all":
         return
     groups = {}
@@ -113,6 +118,31 @@ def pytest_collection_modifyitems(config, items):
         gone = set(map(id, dropped))
         config.hook.pytest_deselected(items=dropped)
         items[:] = [it for it in items if id(it) not in gone]
+
+
+# The files that keep one worker longest (a sweep exported in its session fixture, real
+# models, many exports per test), longest first. `make test` runs pytest-xdist with
+# --dist loadfile --no-loadscope-reorder: the files go to the workers in the order of
+# the collection, these first and the rest by their number of tests, so that the short
+# files fill in at the end instead of a long one running alone.
+LONG_FILES = ("test_opinfo", "test_ops", "test_real_models", "test_alias", "test_exported_rnn_where",
+              "test_exported_compose")
+
+
+def _file_of(item):
+    return os.path.splitext(os.path.basename(item.nodeid.split("::")[0]))[0]
+
+
+def _order_files(items):
+    counts, first = {}, {}
+    for i, it in enumerate(items):
+        f = _file_of(it)
+        counts[f] = counts.get(f, 0) + 1
+        first.setdefault(f, i)
+
+    def rank(f):
+        return (LONG_FILES.index(f), 0) if f in LONG_FILES else (len(LONG_FILES), -counts[f])
+    items.sort(key=lambda it: (rank(_file_of(it)), first[_file_of(it)]))
 
 
 @pytest.fixture(scope="session")
