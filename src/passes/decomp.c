@@ -500,6 +500,25 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.linalg_eigvalsh.default", decomp_linalg_front},
     {"aten.linalg_det.default", decomp_linalg_front},
     {"aten.linalg_slogdet.default", decomp_linalg_front},
+    /* FFT, upsampling, unpooling, distances, indexing */
+    {"aten.fft_fft.default", decomp_fft},
+    {"aten.fft_ifft.default", decomp_fft},
+    {"aten.fft_rfft.default", decomp_fft},
+    {"aten.fft_irfft.default", decomp_fft},
+    {"aten.fft_hfft.default", decomp_fft},
+    {"aten.fft_ihfft.default", decomp_fft},
+    {"aten.fft_fft2.default", decomp_fft},
+    {"aten.fft_ifft2.default", decomp_fft},
+    {"aten.fft_rfft2.default", decomp_fft},
+    {"aten.fft_irfft2.default", decomp_fft},
+    {"aten.fft_hfft2.default", decomp_fft},
+    {"aten.fft_ihfft2.default", decomp_fft},
+    {"aten.fft_fftn.default", decomp_fft},
+    {"aten.fft_ifftn.default", decomp_fft},
+    {"aten.fft_rfftn.default", decomp_fft},
+    {"aten.fft_irfftn.default", decomp_fft},
+    {"aten.fft_hfftn.default", decomp_fft},
+    {"aten.fft_ihfftn.default", decomp_fft},
 };
 
 static const char *const CIA[] = {

@@ -367,5 +367,14 @@ eir_status decomp_multi_dot(dc *c);
 eir_status decomp_linalg_front(dc *c);
 
 /* ---- end of shapes, views, factories, indexing, linear algebra ---- */
+/* ---- FFT, upsampling, unpooling, distances, indexing (decomp_fft.c,
+ * decomp_spatial.c) ---- */
+
+eir_status decomp_fft(dc *c);
+eir_status decomp_upsample_linear(dc *c);
+eir_status decomp_argsort(dc *c);
+eir_status decomp_conj_physical(dc *c);
+
+/* ---- end of FFT, upsampling, unpooling, distances, indexing ---- */
 
 #endif

@@ -1,0 +1,97 @@
+"""test_to_core_spatial.py — to-core rules for the FFT front ends,
+resampling, unpooling, distances and indexing helpers, checked node for node
+against torch's own ep.run_decompositions().
+
+Each program is exported by torch (strict=False, and strict=True once),
+converted by `eir convert --to core`, and must pass to_core_check.check
+(verifies as Core ATen or keeps only the non-core operators torch keeps,
+loads in torch, same outputs as the original, no operator torch's
+decomposition leaves out); then its call_function nodes (target and
+non-tensor arguments, in order) must be torch's.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+torch = pytest.importorskip("torch")
+F = torch.nn.functional
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import to_core_check as K  # noqa: E402
+
+
+def r(*s, dtype=torch.float32):
+    g = torch.Generator().manual_seed(sum(s) + len(s))
+    return torch.randn(s, generator=g, dtype=dtype)
+
+
+def convert_like_torch(eir, tmp_path, mod, args, strict=False, getitems=True):
+    ep = torch.export.export(mod, args, strict=strict)
+    src, dst = tmp_path / "in.pt2", tmp_path / "out.pt2"
+    torch.export.save(ep, str(src))
+    dec = ep.run_decompositions()
+    res = K.check(eir, src, dst, args, torch_core_ops=K.op_set(dec))
+    assert res["converted"] and res["verify"] and res["loads"], res["why"]
+    assert res["ops"] and res["outputs"], res["why"]
+    got, want = K.node_seq(torch.export.load(str(dst))), K.node_seq(dec)
+    if not getitems:
+        # eir keeps a getitem per output of a multi-output node, used or not
+        got = [n for n in got if n[0] != "<built-in function getitem>"]
+        want = [n for n in want if n[0] != "<built-in function getitem>"]
+    assert got == want
+    return dst
+
+
+class Fft1d(torch.nn.Module):
+    def forward(self, x, z):
+        return (torch.fft.fft(x), torch.fft.fft(z, n=7, dim=0), torch.fft.ifft(x, norm="ortho"),
+                torch.fft.ifft(z, n=3, norm="forward"), torch.fft.rfft(x, n=8), torch.fft.rfft(x, dim=0, n=2),
+                torch.fft.irfft(z), torch.fft.irfft(x, n=4, norm="ortho"), torch.fft.hfft(z, n=10),
+                torch.fft.hfft(x), torch.fft.ihfft(x, norm="forward"), torch.fft.ihfft(x, n=3, dim=0))
+
+
+class FftNd(torch.nn.Module):
+    def forward(self, x, z):
+        return (torch.fft.fft2(x), torch.fft.fft2(z, s=(3, 7), norm="ortho"), torch.fft.fftn(x, dim=(1, 0)),
+                torch.fft.ifft2(z), torch.fft.ifftn(x, s=(2, -1)), torch.fft.rfft2(x, norm="forward"),
+                torch.fft.rfftn(x, s=(6, 3)), torch.fft.irfft2(z), torch.fft.irfftn(x, s=(-1, 6)),
+                torch.fft.irfftn(z, dim=(0,)), torch.fft.hfft2(z), torch.fft.hfftn(x, s=(3, 5), dim=(0, 1)),
+                torch.fft.hfftn(z, dim=(1,), norm="ortho"), torch.fft.ihfft2(x), torch.fft.ihfftn(x, s=(3, 6)),
+                torch.fft.ihfftn(x, dim=(0,)))
+
+
+def test_fft_1d(eir, tmp_path):
+    convert_like_torch(eir, tmp_path, Fft1d(), (r(4, 5), r(4, 5, dtype=torch.complex64)))
+
+
+def test_fft_nd(eir, tmp_path):
+    convert_like_torch(eir, tmp_path, FftNd(), (r(4, 5), r(4, 5, dtype=torch.complex64)))
+
+
+def test_fft_strict_double(eir, tmp_path):
+    convert_like_torch(eir, tmp_path, Fft1d(), (r(3, 6, dtype=torch.float64), r(3, 6, dtype=torch.complex128)),
+                       strict=True)
+
+
+def refused(eir, tmp_path, mod, args, **kw):
+    ep = torch.export.export(mod, args, strict=False, **kw)
+    src, dst = tmp_path / "in.pt2", tmp_path / "out.pt2"
+    torch.export.save(ep, str(src))
+    res = subprocess.run([eir, "convert", "--to", "core", str(src), str(dst)], capture_output=True, text=True)
+    assert res.returncode != 0
+    assert not dst.exists()
+    return res.stderr
+
+
+def test_refusals(eir, tmp_path):
+    class Fft(torch.nn.Module):
+        def forward(self, a):
+            return torch.fft.rfft(a)
+
+    n = torch.export.Dim("n", min=2)
+    err = refused(eir, tmp_path, Fft(), (r(3, 4),), dynamic_shapes=({0: n},))
+    assert "node %fft_rfft (aten.fft_rfft.default): cannot decompose: input of symbolic size" in err
