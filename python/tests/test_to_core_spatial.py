@@ -77,6 +77,35 @@ def test_fft_strict_double(eir, tmp_path):
                        strict=True)
 
 
+class Linear(torch.nn.Module):
+    def forward(self, a, b):
+        return (F.interpolate(a, scale_factor=2.0, mode="linear"), F.interpolate(a, size=7, mode="linear", align_corners=True),
+                F.interpolate(a, scale_factor=1.7, mode="linear"), F.interpolate(a, size=1, mode="linear", align_corners=True),
+                F.interpolate(a, size=3, mode="linear"),
+                F.interpolate(b, scale_factor=(2.0, 1.5, 0.5), mode="trilinear"),
+                F.interpolate(b, size=(3, 2, 5), mode="trilinear", align_corners=True))
+
+
+class Sorts(torch.nn.Module):
+    def forward(self, a):
+        return (torch.argsort(a), torch.argsort(a, 0), torch.argsort(a, descending=True),
+                torch.argsort(a, dim=0, stable=True, descending=True), torch.argsort(a, stable=True),
+                torch.conj_physical(a) + 1, torch.conj_physical(a))
+
+
+def test_upsample_linear(eir, tmp_path):
+    convert_like_torch(eir, tmp_path, Linear(), (r(2, 3, 5), r(1, 2, 3, 4, 2)))
+
+
+def test_upsample_linear_strict_double(eir, tmp_path):
+    convert_like_torch(eir, tmp_path, Linear(), (r(1, 2, 4, dtype=torch.float64), r(1, 1, 2, 3, 4, dtype=torch.float64)),
+                       strict=True)
+
+
+def test_argsort_conj_physical(eir, tmp_path):
+    convert_like_torch(eir, tmp_path, Sorts(), (r(5, 6),), getitems=False)
+
+
 def refused(eir, tmp_path, mod, args, **kw):
     ep = torch.export.export(mod, args, strict=False, **kw)
     src, dst = tmp_path / "in.pt2", tmp_path / "out.pt2"

@@ -519,6 +519,11 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.fft_irfftn.default", decomp_fft},
     {"aten.fft_hfftn.default", decomp_fft},
     {"aten.fft_ihfftn.default", decomp_fft},
+    {"aten.upsample_linear1d.vec", decomp_upsample_linear},
+    {"aten.upsample_trilinear3d.vec", decomp_upsample_linear},
+    {"aten.argsort.default", decomp_argsort},
+    {"aten.argsort.stable", decomp_argsort},
+    {"aten.conj_physical.default", decomp_conj_physical},
 };
 
 static const char *const CIA[] = {

@@ -6,3 +6,141 @@
 #include <string.h>
 
 #include "decomp_int.h"
+
+static bool sp_float_dtype(eir_dtype dt) { return dt == EIR_F32 || dt == EIR_F64; }
+
+static bool sp_concrete(const eir_tensor_meta *m, int64_t *sz) {
+    if (!dc_meta_concrete_sizes(m) || m->rank > MAXR) return false;
+    for (uint32_t i = 0; i < m->rank; i++) sz[i] = m->sizes[i].value;
+    return true;
+}
+
+static eir_status sp_clamp(dc *c, uint32_t x, eir_arg lo, eir_arg hi, bool with_hi, uint32_t *res) {
+    eir_named_arg ci[3] = {pos_arg("self", a_tensor(x)), pos_arg("min", lo), pos_arg("max", hi)};
+    return sh_emit(c, "clamp.default", with_hi ? 3 : 2, ci, NULL, res);
+}
+
+static eir_status sp_to(dc *c, uint32_t x, eir_dtype dt, uint32_t *res) {
+    eir_named_arg ti[2] = {pos_arg("self", a_tensor(x)), kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, dt))};
+    return sh_emit(c, "_to_copy.default", 2, ti, NULL, res);
+}
+
+/* upsample_linear1d.vec / upsample_trilinear3d.vec -> torch's
+ * _upsample_linear: per spatial dim, the source coordinate
+ * clamp(scale * (arange(out) + 0.5) - 0.5, min=0) (align_corners:
+ * scale * arange(out)) viewed to broadcast, its floor x and
+ * min(x + 1, in - 1); index.Tensor at each of the 2^k corners, then
+ * v1 + (v2 - v1) * clamp(frac, 0, 1) along the dims from the last to the
+ * first. */
+eir_status decomp_upsample_linear(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "input", &x, &out);
+    if (st) return st;
+    const eir_tensor_meta *xm = meta_of(c, x), *om = meta_of(c, out);
+    uint32_t k = strstr(c->op, "trilinear3d") ? 3 : strstr(c->op, "bilinear2d") ? 2 : 1;
+    int64_t xs[MAXR], os[MAXR];
+    if (xm->rank != k + 2 || om->rank != k + 2) return dc_refuse(c, "an input of rank %u (expected %u)", xm->rank, k + 2);
+    if (!sp_concrete(xm, xs) || !sp_concrete(om, os)) return dc_refuse(c, "input of symbolic size (not decomposed)");
+    if (!sp_float_dtype(xm->dtype)) return dc_refuse(c, "an input of dtype other than float32 or float64");
+    if (!dc_meta_contiguous(xm)) return dc_refuse(c, "a non-contiguous input (the memory format of the result is not decomposed)");
+    bool align = false;
+    if (!dc_bool_arg(c, "align_corners", false, &align)) return dc_refuse(c, "argument 'align_corners': expected a bool");
+    const eir_arg *sf = dc_arg_named(c, "scale_factors"), *osz = dc_arg_named(c, "output_size");
+    bool have_sf = !is_none(sf);
+    if (have_sf && (sf->kind != EIR_ARG_FLOATS || sf->u.list.n != k))
+        return dc_refuse(c, "argument 'scale_factors': expected %u floats", k);
+    if (have_sf == !is_none(osz)) return dc_refuse(c, "expected exactly one of 'output_size' and 'scale_factors'");
+    /* the scale of each dim: a float, or the int 0 (align_corners, one output) */
+    eir_arg scale[3];
+    for (uint32_t d = 0; d < k; d++) {
+        int64_t in = xs[2 + d], o = os[2 + d];
+        if (o < 1 || in < 1) return dc_refuse(c, "an empty input or result");
+        double f = 0;
+        if (have_sf) {
+            const eir_arg *fa = &sf->u.list.items[d];
+            f = fa->kind == EIR_ARG_FLOAT ? fa->u.f : (double)fa->u.i;
+            int64_t want = f == (double)(int64_t)f ? in * (int64_t)f : (int64_t)(in * f);
+            if (want != o) return dc_refuse(c, "output size %lld of dim %u, expected %lld from the scale factor",
+                                            (long long)o, 2 + d, (long long)want);
+        }
+        if (align) scale[d] = o > 1 ? a_float((in - 1.0) / (o - 1.0)) : a_int(0);
+        else scale[d] = a_float(have_sf && f > 0 ? 1.0 / f : (double)in / (double)o);
+    }
+    if (c->dry) return EIR_OK;
+    uint32_t xf[3], xi[3], xp[3];
+    for (uint32_t d = 0; d < k; d++) {
+        uint32_t v;
+        if ((st = sh_arange(c, 0, os[2 + d], EIR_DTYPE_UNKNOWN, xm, &v))) return st;
+        if ((st = sp_to(c, v, xm->dtype, &v))) return st;
+        if (!align) {
+            if ((st = sh_binary(c, "add.Tensor", v, a_float(0.5), NULL, &v))) return st;
+            if ((st = sh_binary(c, "mul.Tensor", v, scale[d], NULL, &v))) return st;
+            if ((st = sh_binary(c, "sub.Tensor", v, a_float(0.5), NULL, &v))) return st;
+        } else if ((st = sh_binary(c, "mul.Tensor", v, scale[d], NULL, &v))) return st;
+        if ((st = sp_clamp(c, v, a_float(0.0), a_none(), false, &v))) return st;
+        int64_t vs[3] = {os[2 + d], 1, 1};
+        if ((st = sh_view(c, v, vs, k - d, NULL, &xf[d]))) return st;
+        if ((st = sp_to(c, xf[d], EIR_I64, &xi[d]))) return st;
+        if ((st = sh_binary(c, "add.Tensor", xi[d], a_int(1), NULL, &v))) return st;
+        if ((st = sp_clamp(c, v, a_none(), a_int(xs[2 + d] - 1), true, &xp[d]))) return st;
+    }
+    uint32_t vals[8], n = 1u << k;
+    for (uint32_t a = 0; a < n; a++) {
+        eir_arg l = {0};
+        l.kind = EIR_ARG_OPTIONAL_TENSORS;
+        l.u.list.n = k + 2;
+        l.u.list.items = &c->pool[c->npool];
+        c->pool[c->npool++] = a_none();
+        c->pool[c->npool++] = a_none();
+        /* corners in itertools.product order: the first dim varies slowest */
+        for (uint32_t d = 0; d < k; d++) c->pool[c->npool++] = a_tensor((a >> (k - 1 - d)) & 1 ? xp[d] : xi[d]);
+        eir_named_arg ii[2] = {pos_arg("self", a_tensor(x)), pos_arg("indices", l)};
+        if ((st = sh_emit(c, "index.Tensor", 2, ii, NULL, &vals[a]))) return st;
+    }
+    for (uint32_t d = k; d-- > 0;) {
+        uint32_t w;
+        if ((st = sh_binary(c, "sub.Tensor", xf[d], a_tensor(xi[d]), NULL, &w))) return st;
+        if ((st = sp_clamp(c, w, a_float(0.0), a_float(1.0), true, &w))) return st;
+        for (uint32_t i = 0; i < n / 2; i++) {
+            uint32_t df, m;
+            if ((st = sh_binary(c, "sub.Tensor", vals[2 * i + 1], a_tensor(vals[2 * i]), NULL, &df))) return st;
+            if ((st = sh_binary(c, "mul.Tensor", df, a_tensor(w), NULL, &m))) return st;
+            if ((st = sh_binary(c, "add.Tensor", vals[2 * i], a_tensor(m), d == 0 ? om : NULL, &vals[i]))) return st;
+        }
+        n /= 2;
+    }
+    return finish(c, out, vals[0]);
+}
+
+/* argsort.default / argsort.stable -> sort.default / sort.stable with the
+ * same arguments, then its indices */
+eir_status decomp_argsort(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    if (c->src.num_inputs > 8) return dc_refuse(c, "too many arguments");
+    if (c->dry) return EIR_OK;
+    eir_named_arg ins[8];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < c->src.num_inputs; i++)
+        if (c->src.inputs[i].kind) ins[n++] = c->src.inputs[i];
+    tm vm;
+    dc_tm_from(&vm, meta_of(c, out));
+    vm.m.dtype = meta_of(c, x)->dtype;
+    const eir_tensor_meta *ms[2] = {&vm.m, meta_of(c, out)};
+    uint32_t vals[2];
+    const char *t = strstr(c->op, ".stable") ? "sort.stable" : "sort.default";
+    if ((st = dc_emit_n(c, t, n, ins, 2, ms, NULL, false, vals))) return st;
+    return finish(c, out, vals[1]);
+}
+
+/* conj_physical of a real tensor is the tensor itself */
+eir_status decomp_conj_physical(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    eir_dtype dt = meta_of(c, x)->dtype;
+    if (dt == EIR_C32 || dt == EIR_C64 || dt == EIR_C128) return dc_refuse(c, "a complex input (not decomposed)");
+    if (c->dry) return EIR_OK;
+    return finish(c, out, x);
+}
