@@ -86,6 +86,13 @@ class Linear(torch.nn.Module):
                 F.interpolate(b, size=(3, 2, 5), mode="trilinear", align_corners=True))
 
 
+class LinearStrided(torch.nn.Module):
+    def forward(self, a, b):
+        a = a.as_strided((2, 3, 4), (1, 2, 6))
+        b = b.as_strided((1, 2, 3, 4, 2), (48, 1, 2, 6, 24))
+        return F.interpolate(a, scale_factor=0.6, mode="linear"), F.interpolate(b, scale_factor=2.0, mode="trilinear")
+
+
 class Sorts(torch.nn.Module):
     def forward(self, a):
         return (torch.argsort(a), torch.argsort(a, 0), torch.argsort(a, descending=True),
@@ -95,6 +102,10 @@ class Sorts(torch.nn.Module):
 
 def test_upsample_linear(eir, tmp_path):
     convert_like_torch(eir, tmp_path, Linear(), (r(2, 3, 5), r(1, 2, 3, 4, 2)))
+
+
+def test_upsample_linear_strided(eir, tmp_path):
+    convert_like_torch(eir, tmp_path, LinearStrided(), (r(24), r(48)))
 
 
 def test_upsample_linear_strict_double(eir, tmp_path):

@@ -15,6 +15,87 @@ static bool sp_concrete(const eir_tensor_meta *m, int64_t *sz) {
     return true;
 }
 
+/* torch._prims_common.are_strides_like_channels_last (ranks 4 and 5) */
+static bool sp_channels_last_like(const eir_tensor_meta *m) {
+    static const int O4[] = {1, 3, 2, 0}, O5[] = {1, 4, 3, 2, 0};
+    if (m->rank != 4 && m->rank != 5) return false;
+    const int *o = m->rank == 4 ? O4 : O5;
+    if (m->strides[1].value == 0) return false;
+    int64_t min = 0;
+    for (uint32_t i = 0; i < m->rank; i++) {
+        int d = o[i];
+        int64_t sz = m->sizes[d].value, st = m->strides[d].value;
+        if (sz == 0 || st < min) return false;
+        if (d == 0 && min == m->strides[1].value) return false;
+        min = st;
+        min *= sz;
+    }
+    return true;
+}
+
+static bool sp_ge(int64_t a, int64_t b) { return b == 0 ? true : a == 0 ? false : a >= b || a % b == 0; }
+
+/* The strides torch's meta function of index.Tensor gives a result of
+ * sizes sz when the indices (one per dim from `first` on) cover the
+ * trailing dims of x: TensorIterator's order of x restrided with zeros at
+ * the indexed dims (compute_elementwise_output_logical_to_physical_perm),
+ * as contiguous strides in that order. */
+static void sp_index_strides(const eir_tensor_meta *xm, uint32_t first, const int64_t *sz, int64_t *out) {
+    uint32_t r = xm->rank;
+    int64_t st[MAXR];
+    for (uint32_t d = 0; d < r; d++) st[d] = d >= first ? 0 : xm->strides[d].value;
+    int64_t perm[MAXR];
+    bool contig = true, cl = r == 4;
+    int64_t e = 1;
+    for (uint32_t d = r; d-- > 0;) {
+        if (sz[d] == 1) continue;
+        if (st[d] != e) contig = false;
+        e *= sz[d];
+    }
+    if (cl) {
+        static const int O[] = {1, 3, 2, 0};
+        e = 1;
+        for (uint32_t i = 0; i < 4; i++) {
+            if (sz[O[i]] == 1) continue;
+            if (st[O[i]] != e) cl = false;
+            e *= sz[O[i]];
+        }
+    }
+    for (uint32_t d = 0; d < r; d++) perm[d] = d;
+    if (r >= 2 && !(contig && !cl)) {
+        if (cl && !contig) {
+            perm[0] = 0, perm[1] = 2, perm[2] = 3, perm[3] = 1;
+        } else {
+            /* back-to-front insertion sort with ambiguous comparisons */
+            int64_t p[MAXR];
+            for (uint32_t i = 0; i < r; i++) p[i] = r - 1 - i;
+            for (uint32_t i = 1; i < r; i++) {
+                uint32_t d1 = i;
+                for (uint32_t d0 = i; d0-- > 0;) {
+                    int64_t a = p[d0], b = p[d1], sa = st[a], sb = st[b];
+                    int cmp = 0;
+                    if (sa != 0 && sb != 0) {
+                        if (sa == sb) cmp = sp_ge(sz[b], sz[a]) ? 0 : 1;
+                        else cmp = sp_ge(sb, sa) ? -1 : sp_ge(sa, sb) ? 1 : 0;
+                    }
+                    if (cmp > 0) {
+                        p[d0] = b, p[d1] = a;
+                        d1 = d0;
+                    } else if (cmp < 0)
+                        break;
+                }
+            }
+            for (uint32_t i = 0; i < r; i++) perm[i] = p[r - 1 - i];
+        }
+    }
+    /* contiguous strides of the permuted sizes, put back in logical order */
+    int64_t m = 1;
+    for (uint32_t i = r; i-- > 0;) {
+        out[perm[i]] = m;
+        m *= sz[perm[i]] > 1 ? sz[perm[i]] : 1;
+    }
+}
+
 static eir_status sp_clamp(dc *c, uint32_t x, eir_arg lo, eir_arg hi, bool with_hi, uint32_t *res) {
     eir_named_arg ci[3] = {pos_arg("self", a_tensor(x)), pos_arg("min", lo), pos_arg("max", hi)};
     return sh_emit(c, "clamp.default", with_hi ? 3 : 2, ci, NULL, res);
@@ -42,7 +123,7 @@ eir_status decomp_upsample_linear(dc *c) {
     if (xm->rank != k + 2 || om->rank != k + 2) return dc_refuse(c, "an input of rank %u (expected %u)", xm->rank, k + 2);
     if (!sp_concrete(xm, xs) || !sp_concrete(om, os)) return dc_refuse(c, "input of symbolic size (not decomposed)");
     if (!sp_float_dtype(xm->dtype)) return dc_refuse(c, "an input of dtype other than float32 or float64");
-    if (!dc_meta_contiguous(xm)) return dc_refuse(c, "a non-contiguous input (the memory format of the result is not decomposed)");
+    if (sp_channels_last_like(xm)) return dc_refuse(c, "a channels-last input (not decomposed)");
     bool align = false;
     if (!dc_bool_arg(c, "align_corners", false, &align)) return dc_refuse(c, "argument 'align_corners': expected a bool");
     const eir_arg *sf = dc_arg_named(c, "scale_factors"), *osz = dc_arg_named(c, "output_size");
@@ -85,6 +166,11 @@ eir_status decomp_upsample_linear(dc *c) {
         if ((st = sp_clamp(c, v, a_none(), a_int(xs[2 + d] - 1), true, &xp[d]))) return st;
     }
     uint32_t vals[8], n = 1u << k;
+    int64_t ist[MAXR];
+    sp_index_strides(xm, 2, os, ist);
+    tm im;
+    dc_tm_new(&im, xm, xm->dtype, os, k + 2);
+    for (uint32_t d = 0; d < k + 2; d++) im.st[d] = si(ist[d]);
     for (uint32_t a = 0; a < n; a++) {
         eir_arg l = {0};
         l.kind = EIR_ARG_OPTIONAL_TENSORS;
@@ -95,7 +181,7 @@ eir_status decomp_upsample_linear(dc *c) {
         /* corners in itertools.product order: the first dim varies slowest */
         for (uint32_t d = 0; d < k; d++) c->pool[c->npool++] = a_tensor((a >> (k - 1 - d)) & 1 ? xp[d] : xi[d]);
         eir_named_arg ii[2] = {pos_arg("self", a_tensor(x)), pos_arg("indices", l)};
-        if ((st = sh_emit(c, "index.Tensor", 2, ii, NULL, &vals[a]))) return st;
+        if ((st = sh_emit(c, "index.Tensor", 2, ii, &im.m, &vals[a]))) return st;
     }
     for (uint32_t d = k; d-- > 0;) {
         uint32_t w;
@@ -105,11 +191,14 @@ eir_status decomp_upsample_linear(dc *c) {
             uint32_t df, m;
             if ((st = sh_binary(c, "sub.Tensor", vals[2 * i + 1], a_tensor(vals[2 * i]), NULL, &df))) return st;
             if ((st = sh_binary(c, "mul.Tensor", df, a_tensor(w), NULL, &m))) return st;
-            if ((st = sh_binary(c, "add.Tensor", vals[2 * i], a_tensor(m), d == 0 ? om : NULL, &vals[i]))) return st;
+            if ((st = sh_binary(c, "add.Tensor", vals[2 * i], a_tensor(m), NULL, &vals[i]))) return st;
         }
         n /= 2;
     }
-    return finish(c, out, vals[0]);
+    /* result.contiguous(): a clone when the corners came out permuted */
+    uint32_t res = vals[0];
+    if (!dc_meta_contiguous(meta_of(c, res)) && (st = sh_clone(c, res, om, &res))) return st;
+    return finish(c, out, res);
 }
 
 /* argsort.default / argsort.stable -> sort.default / sort.stable with the
