@@ -93,6 +93,12 @@ class LinearStrided(torch.nn.Module):
         return F.interpolate(a, scale_factor=0.6, mode="linear"), F.interpolate(b, scale_factor=2.0, mode="trilinear")
 
 
+class Unpool(torch.nn.Module):
+    def forward(self, a2, i2, a1, i1, a3, i3, b2, j2):
+        return (F.max_unpool2d(a2, i2, 2), F.max_unpool2d(a2, i2, 2, output_size=(5, 5)), F.max_unpool1d(a1, i1, 2),
+                F.max_unpool3d(a3, i3, 2), F.max_unpool2d(b2.transpose(1, 2), j2.transpose(1, 2), 2))
+
+
 class Sorts(torch.nn.Module):
     def forward(self, a):
         return (torch.argsort(a), torch.argsort(a, 0), torch.argsort(a, descending=True),
@@ -111,6 +117,14 @@ def test_upsample_linear_strided(eir, tmp_path):
 def test_upsample_linear_strict_double(eir, tmp_path):
     convert_like_torch(eir, tmp_path, Linear(), (r(1, 2, 4, dtype=torch.float64), r(1, 1, 2, 3, 4, dtype=torch.float64)),
                        strict=True)
+
+
+def test_max_unpool(eir, tmp_path):
+    a2, i2 = F.max_pool2d(r(2, 3, 4, 4), 2, return_indices=True)
+    a1, i1 = F.max_pool1d(r(2, 3, 6), 2, return_indices=True)
+    a3, i3 = F.max_pool3d(r(1, 2, 4, 4, 2), 2, return_indices=True)
+    b2, j2 = F.max_pool2d(r(3, 4, 4), 2, return_indices=True)
+    convert_like_torch(eir, tmp_path, Unpool(), (a2, i2, a1, i1, a3, i3, b2, j2))
 
 
 def test_argsort_conj_physical(eir, tmp_path):

@@ -524,6 +524,8 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.argsort.default", decomp_argsort},
     {"aten.argsort.stable", decomp_argsort},
     {"aten.conj_physical.default", decomp_conj_physical},
+    {"aten.max_unpool2d.default", decomp_max_unpool},
+    {"aten.max_unpool3d.default", decomp_max_unpool},
 };
 
 static const char *const CIA[] = {

@@ -374,6 +374,7 @@ eir_status decomp_fft(dc *c);
 eir_status decomp_upsample_linear(dc *c);
 eir_status decomp_argsort(dc *c);
 eir_status decomp_conj_physical(dc *c);
+eir_status decomp_max_unpool(dc *c);
 
 /* ---- end of FFT, upsampling, unpooling, distances, indexing ---- */
 

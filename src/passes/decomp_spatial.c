@@ -233,3 +233,85 @@ eir_status decomp_conj_physical(dc *c) {
     if (c->dry) return EIR_OK;
     return finish(c, out, x);
 }
+
+/* x viewable as one dimension: every dim of size above 1 steps over the
+ * next such dim whole */
+static bool sp_flat_viewable(const eir_tensor_meta *m) {
+    int64_t next_st = -1, next_sz = 1;
+    for (uint32_t d = m->rank; d-- > 0;) {
+        if (m->sizes[d].is_expr || m->strides[d].is_expr) return false;
+        if (m->sizes[d].value == 1) continue;
+        if (next_st >= 0 && m->strides[d].value != next_st * next_sz) return false;
+        next_st = m->strides[d].value;
+        next_sz = m->sizes[d].value;
+    }
+    return true;
+}
+
+/* torch's reshape(-1): view(x, [-1]), or a contiguous clone viewed to
+ * [numel] */
+static eir_status sp_flatten(dc *c, uint32_t x, uint32_t *res) {
+    const eir_tensor_meta *m = meta_of(c, x);
+    eir_status st;
+    if (sp_flat_viewable(m)) {
+        int64_t minus1 = -1;
+        return sh_view(c, x, &minus1, 1, NULL, res);
+    }
+    int64_t n = 1;
+    for (uint32_t d = 0; d < m->rank; d++) n *= m->sizes[d].value;
+    if ((st = sh_clone(c, x, NULL, &x))) return st;
+    return sh_view(c, x, &n, 1, NULL, res);
+}
+
+/* max_unpool2d / max_unpool3d -> torch's _max_unpoolnd: the indices
+ * offset by arange(N * C) * prod(output_size), flattened; a zero tensor of
+ * the result's shape, flattened; index_put of the flattened input at them;
+ * viewed back */
+eir_status decomp_max_unpool(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    uint32_t idx = dc_tensor_of(c, "indices");
+    if (idx == EIR_NO_VALUE) return dc_refuse(c, "argument 'indices': expected a tensor");
+    uint32_t k = strstr(c->op, "unpool3d") ? 3 : 2;
+    const eir_tensor_meta *xm = meta_of(c, x), *im = meta_of(c, idx), *om = meta_of(c, out);
+    int64_t xs[MAXR], os[MAXR];
+    if (xm->rank != k + 1 && xm->rank != k + 2) return dc_refuse(c, "an input of rank %u", xm->rank);
+    if (!sp_concrete(xm, xs) || !sp_concrete(om, os) || !dc_meta_concrete_sizes(im))
+        return dc_refuse(c, "input of symbolic size (not decomposed)");
+    if (im->rank != xm->rank || im->dtype != EIR_I64) return dc_refuse(c, "argument 'indices': expected int64 of the input's shape");
+    for (uint32_t d = 0; d < xm->rank; d++)
+        if (im->sizes[d].value != xs[d]) return dc_refuse(c, "argument 'indices': expected int64 of the input's shape");
+    if (om->rank != xm->rank) return dc_refuse(c, "a result of rank %u", om->rank);
+    int64_t nc = 1, hw = 1, tot = 1;
+    uint32_t lead = xm->rank - k;
+    for (uint32_t d = 0; d < lead; d++) nc *= xs[d];
+    for (uint32_t d = lead; d < om->rank; d++) hw *= os[d];
+    for (uint32_t d = 0; d < om->rank; d++) tot *= os[d];
+    if (tot == 0) return dc_refuse(c, "an empty result (not decomposed)");
+    if (c->dry) return EIR_OK;
+    uint32_t v, fi, z, fz, fx, res;
+    if ((st = sh_arange(c, 0, nc, EIR_DTYPE_UNKNOWN, xm, &v))) return st;
+    int64_t vs[MAXR];
+    for (uint32_t d = 0; d < xm->rank; d++) vs[d] = d < lead ? xs[d] : 1;
+    if ((st = sh_view(c, v, vs, xm->rank, NULL, &v))) return st;
+    if ((st = sh_binary(c, "mul.Tensor", v, a_int(hw), NULL, &v))) return st;
+    if ((st = sh_binary(c, "add.Tensor", idx, a_tensor(v), NULL, &v))) return st;
+    if ((st = sp_flatten(c, v, &fi))) return st;
+    eir_named_arg fa[6] = {pos_arg("size", dc_a_ints(c, os, om->rank)), pos_arg("fill_value", a_int(0)),
+                           kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, xm->dtype)),
+                           kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)), kw_arg("device", dc_a_device(xm)),
+                           kw_arg("pin_memory", a_bool(false))};
+    if ((st = sh_emit(c, "full.default", 6, fa, NULL, &z))) return st;
+    if ((st = sp_flatten(c, z, &fz))) return st;
+    if ((st = sp_flatten(c, x, &fx))) return st;
+    eir_arg l = {0};
+    l.kind = EIR_ARG_OPTIONAL_TENSORS;
+    l.u.list.n = 1;
+    l.u.list.items = &c->pool[c->npool];
+    c->pool[c->npool++] = a_tensor(fi);
+    eir_named_arg pi[3] = {pos_arg("self", a_tensor(fz)), pos_arg("indices", l), pos_arg("values", a_tensor(fx))};
+    if ((st = sh_emit(c, "index_put.default", 3, pi, NULL, &v))) return st;
+    if ((st = sh_view(c, v, os, om->rank, om, &res))) return st;
+    return finish(c, out, res);
+}
