@@ -99,6 +99,17 @@ class Unpool(torch.nn.Module):
                 F.max_unpool3d(a3, i3, 2), F.max_unpool2d(b2.transpose(1, 2), j2.transpose(1, 2), 2))
 
 
+class Distances(torch.nn.Module):
+    def forward(self, a, b, m, g, y, v, w, bb):
+        return (torch.cdist(a, b, p=1.0), torch.cdist(a, b, p=0.0, compute_mode="use_mm_for_euclid_dist"),
+                torch.cdist(a, b, compute_mode="donot_use_mm_for_euclid_dist"), torch.cdist(a, b),
+                F.pdist(m), F.pdist(m, 3.0), F.pdist(m.t()),
+                torch.ops.aten._softmax_backward_data(g, y, 1, torch.float32),
+                torch.ops.aten._softmax_backward_data(g, y, -1, torch.float32),
+                torch.linalg.vander(v), torch.linalg.vander(v[0], N=2), torch.linalg.vander(m[0, 0], N=3),
+                F.bilinear(a, a, w, bb), F.bilinear(m.t()[:3], m[:3], w), F.bilinear(a[0], a[1], w))
+
+
 class Sorts(torch.nn.Module):
     def forward(self, a):
         return (torch.argsort(a), torch.argsort(a, 0), torch.argsort(a, descending=True),
@@ -125,6 +136,11 @@ def test_max_unpool(eir, tmp_path):
     a3, i3 = F.max_pool3d(r(1, 2, 4, 4, 2), 2, return_indices=True)
     b2, j2 = F.max_pool2d(r(3, 4, 4), 2, return_indices=True)
     convert_like_torch(eir, tmp_path, Unpool(), (a2, i2, a1, i1, a3, i3, b2, j2))
+
+
+def test_distances_vander_bilinear(eir, tmp_path):
+    convert_like_torch(eir, tmp_path, Distances(), (r(3, 4), r(5, 4), r(4, 4), r(3, 5), torch.softmax(r(3, 5), 1),
+                                                    r(2, 3), r(2, 4, 4), r(2)))
 
 
 def test_argsort_conj_physical(eir, tmp_path):

@@ -526,6 +526,11 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.conj_physical.default", decomp_conj_physical},
     {"aten.max_unpool2d.default", decomp_max_unpool},
     {"aten.max_unpool3d.default", decomp_max_unpool},
+    {"aten.cdist.default", decomp_cdist},
+    {"aten.pdist.default", decomp_pdist},
+    {"aten._softmax_backward_data.default", decomp_softmax_backward},
+    {"aten.linalg_vander.default", decomp_vander},
+    {"aten.bilinear.default", decomp_bilinear},
 };
 
 static const char *const CIA[] = {

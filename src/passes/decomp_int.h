@@ -375,6 +375,11 @@ eir_status decomp_upsample_linear(dc *c);
 eir_status decomp_argsort(dc *c);
 eir_status decomp_conj_physical(dc *c);
 eir_status decomp_max_unpool(dc *c);
+eir_status decomp_cdist(dc *c);
+eir_status decomp_pdist(dc *c);
+eir_status decomp_softmax_backward(dc *c);
+eir_status decomp_vander(dc *c);
+eir_status decomp_bilinear(dc *c);
 
 /* ---- end of FFT, upsampling, unpooling, distances, indexing ---- */
 

@@ -248,18 +248,18 @@ static bool sp_flat_viewable(const eir_tensor_meta *m) {
     return true;
 }
 
-/* torch's reshape(-1): view(x, [-1]), or a contiguous clone viewed to
- * [numel] */
+/* torch's reshape(-1): view(x, [-1]) of a contiguous x, view(x, [numel])
+ * of another viewable one, else a contiguous clone viewed to [numel] */
 static eir_status sp_flatten(dc *c, uint32_t x, uint32_t *res) {
     const eir_tensor_meta *m = meta_of(c, x);
     eir_status st;
-    if (sp_flat_viewable(m)) {
+    int64_t n = 1;
+    for (uint32_t d = 0; d < m->rank; d++) n *= m->sizes[d].value;
+    if (dc_meta_contiguous(m)) {
         int64_t minus1 = -1;
         return sh_view(c, x, &minus1, 1, NULL, res);
     }
-    int64_t n = 1;
-    for (uint32_t d = 0; d < m->rank; d++) n *= m->sizes[d].value;
-    if ((st = sh_clone(c, x, NULL, &x))) return st;
+    if (!sp_flat_viewable(m) && (st = sh_clone(c, x, NULL, &x))) return st;
     return sh_view(c, x, &n, 1, NULL, res);
 }
 
@@ -313,5 +313,164 @@ eir_status decomp_max_unpool(dc *c) {
     eir_named_arg pi[3] = {pos_arg("self", a_tensor(fz)), pos_arg("indices", l), pos_arg("values", a_tensor(fx))};
     if ((st = sh_emit(c, "index_put.default", 3, pi, NULL, &v))) return st;
     if ((st = sh_view(c, v, os, om->rank, om, &res))) return st;
+    return finish(c, out, res);
+}
+
+/* full(size, fill, dtype, layout, device, pin_memory) */
+static eir_status sp_full(dc *c, const int64_t *sz, uint32_t n, eir_arg fill, eir_dtype dt, const eir_tensor_meta *like,
+                          uint32_t *res) {
+    eir_named_arg fa[6] = {pos_arg("size", dc_a_ints(c, sz, n)), pos_arg("fill_value", fill),
+                           kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, dt)),
+                           kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)), kw_arg("device", dc_a_device(like)),
+                           kw_arg("pin_memory", a_bool(false))};
+    return sh_emit(c, "full.default", 6, fa, NULL, res);
+}
+
+/* cdist -> _cdist_forward(x1, x2, p, compute_mode), where ATen's cdist
+ * takes that path (not the matrix-product Euclidean one) */
+eir_status decomp_cdist(dc *c) {
+    uint32_t x1, out;
+    eir_status st = dc_need_io(c, "x1", &x1, &out);
+    if (st) return st;
+    uint32_t x2 = dc_tensor_of(c, "x2");
+    if (x2 == EIR_NO_VALUE) return dc_refuse(c, "argument 'x2': expected a tensor");
+    const eir_tensor_meta *am = meta_of(c, x1), *bm = meta_of(c, x2);
+    if (am->rank < 2 || bm->rank < 2) return dc_refuse(c, "operands of rank below 2");
+    if (!dc_meta_concrete_sizes(am) || !dc_meta_concrete_sizes(bm)) return dc_refuse(c, "input of symbolic size (not decomposed)");
+    double p = 2;
+    if (!dc_float_arg(c, "p", 2.0, &p)) return dc_refuse(c, "argument 'p': expected a float");
+    const eir_arg *cm = dc_arg_named(c, "compute_mode");
+    int64_t mode = 0;
+    if (!is_none(cm) && !int_of(cm, &mode)) return dc_refuse(c, "argument 'compute_mode': expected an int");
+    int64_t r1 = am->sizes[am->rank - 2].value, r2 = bm->sizes[bm->rank - 2].value, n1 = 1, n2 = 1;
+    for (uint32_t d = 0; d < am->rank; d++) n1 *= am->sizes[d].value;
+    for (uint32_t d = 0; d < bm->rank; d++) n2 *= bm->sizes[d].value;
+    if (n1 && n2 && p == 2 && (mode == 1 || (mode == 0 && (r1 > 25 || r2 > 25))))
+        return dc_refuse(c, "the matrix-product Euclidean path (p = 2 with compute_mode 1, or rows above 25) is not decomposed");
+    if (c->dry) return EIR_OK;
+    eir_named_arg ci[4] = {pos_arg("x1", a_tensor(x1)), pos_arg("x2", a_tensor(x2)), pos_arg("p", a_float(p)),
+                           pos_arg("compute_mode", is_none(cm) ? a_none() : a_int(mode))};
+    uint32_t res;
+    if ((st = sh_emit(c, "_cdist_forward.default", 4, ci, meta_of(c, out), &res))) return st;
+    return finish(c, out, res);
+}
+
+/* pdist -> _pdist_forward(self.contiguous(), p) */
+eir_status decomp_pdist(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    const eir_tensor_meta *xm = meta_of(c, x);
+    if (xm->rank != 2) return dc_refuse(c, "an input of rank %u (expected 2)", xm->rank);
+    if (!dc_meta_concrete_sizes(xm)) return dc_refuse(c, "input of symbolic size (not decomposed)");
+    double p = 2;
+    if (!dc_float_arg(c, "p", 2.0, &p)) return dc_refuse(c, "argument 'p': expected a float");
+    if (c->dry) return EIR_OK;
+    if (!dc_meta_contiguous(xm) && (st = sh_clone(c, x, NULL, &x))) return st;
+    eir_named_arg pi[2] = {pos_arg("self", a_tensor(x)), pos_arg("p", a_float(p))};
+    uint32_t res;
+    if ((st = sh_emit(c, "_pdist_forward.default", p == 2 ? 1 : 2, pi, meta_of(c, out), &res))) return st;
+    return finish(c, out, res);
+}
+
+/* _softmax_backward_data -> g * y - y * sum(g * y, dim, keepdim) */
+eir_status decomp_softmax_backward(dc *c) {
+    uint32_t g, out;
+    eir_status st = dc_need_io(c, "grad_output", &g, &out);
+    if (st) return st;
+    uint32_t y = dc_tensor_of(c, "output");
+    if (y == EIR_NO_VALUE) return dc_refuse(c, "argument 'output': expected a tensor");
+    const eir_tensor_meta *gm = meta_of(c, g), *ym = meta_of(c, y), *om = meta_of(c, out);
+    if (!sp_float_dtype(gm->dtype) || ym->dtype != gm->dtype) return dc_refuse(c, "operands of dtype other than float32 or float64");
+    const eir_arg *ia = dc_arg_named(c, "input_dtype");
+    if (!ia || ia->kind != EIR_ARG_SCALAR_TYPE || ia->u.i != gm->dtype) return dc_refuse(c, "argument 'input_dtype': expected the gradient's dtype");
+    if (!dc_meta_contiguous(gm) || !dc_meta_contiguous(ym) || !dc_meta_same_geometry(gm, ym))
+        return dc_refuse(c, "non-contiguous operands (not decomposed)");
+    int64_t dim;
+    if (!int_of(dc_arg_named(c, "dim"), &dim)) return dc_refuse(c, "argument 'dim': expected an int");
+    if (c->dry) return EIR_OK;
+    uint32_t m, s, m1, res;
+    if ((st = sh_binary(c, "mul.Tensor", g, a_tensor(y), NULL, &m))) return st;
+    eir_named_arg si_[3] = {pos_arg("self", a_tensor(m)), pos_arg("dim", dc_a_ints(c, &dim, 1)), pos_arg("keepdim", a_bool(true))};
+    if ((st = sh_emit(c, "sum.dim_IntList", 3, si_, NULL, &s))) return st;
+    if ((st = sh_binary(c, "mul.Tensor", y, a_tensor(s), NULL, &m1))) return st;
+    if ((st = sh_binary(c, "sub.Tensor", m, a_tensor(m1), om, &res))) return st;
+    return finish(c, out, res);
+}
+
+/* linalg_vander -> cat([ones, cumprod(x[..., None].expand(..., N - 1), -1)], -1) */
+eir_status decomp_vander(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "x", &x, &out);
+    if (st) return st;
+    const eir_tensor_meta *xm = meta_of(c, x), *om = meta_of(c, out);
+    if (!sp_float_dtype(xm->dtype)) return dc_refuse(c, "an input of dtype other than float32 or float64");
+    int64_t xs[MAXR];
+    if (!sp_concrete(xm, xs) || xm->rank + 1 >= MAXR) return dc_refuse(c, "input of symbolic size (not decomposed)");
+    uint32_t r = xm->rank;
+    if (r == 0) xs[r++] = 1;
+    int64_t n = xs[r - 1];
+    const eir_arg *na = dc_arg_named(c, "N");
+    if (!is_none(na) && !int_of(na, &n)) return dc_refuse(c, "argument 'N': expected a concrete int");
+    if (n <= 1) return dc_refuse(c, "argument 'N': must be greater than 1");
+    if (c->dry) return EIR_OK;
+    uint32_t v = x, ones, res;
+    if (xm->rank == 0 && (st = sh_unsqueeze(c, v, -1, NULL, &v))) return st;
+    if ((st = sh_unsqueeze(c, v, -1, NULL, &v))) return st;
+    xs[r] = n - 1;
+    eir_named_arg ei[2] = {pos_arg("self", a_tensor(v)), pos_arg("size", dc_a_ints(c, xs, r + 1))};
+    if ((st = sh_emit(c, "expand.default", 2, ei, NULL, &v))) return st;
+    eir_named_arg ci[2] = {pos_arg("self", a_tensor(v)), pos_arg("dim", a_int(-1))};
+    if ((st = sh_emit(c, "cumprod.default", 2, ci, NULL, &v))) return st;
+    xs[r] = 1;
+    if ((st = sp_full(c, xs, r + 1, a_int(1), xm->dtype, xm, &ones))) return st;
+    uint32_t parts[2] = {ones, v};
+    eir_named_arg ki[2] = {pos_arg("tensors", sh_a_tensors(c, parts, 2)), pos_arg("dim", a_int(-1))};
+    if ((st = sh_emit(c, "cat.default", 2, ki, om, &res))) return st;
+    return finish(c, out, res);
+}
+
+/* torch's reshape(x, [-1, last]): view(x, [-1, last]) of a contiguous x,
+ * a view to concrete sizes of another viewable one, else a contiguous
+ * clone viewed to them */
+static eir_status sp_fold(dc *c, uint32_t x, uint32_t *res) {
+    const eir_tensor_meta *m = meta_of(c, x);
+    eir_status st;
+    int64_t last = m->rank ? m->sizes[m->rank - 1].value : 1, n = 1;
+    for (uint32_t d = 0; d < m->rank; d++) n *= m->sizes[d].value;
+    if (dc_meta_contiguous(m)) {
+        int64_t sz[2] = {-1, last};
+        return sh_view(c, x, sz, 2, NULL, res);
+    }
+    int64_t sz[2] = {last ? n / last : 0, last};
+    if (!dc_can_view(c, m) && (st = sh_clone(c, x, NULL, &x))) return st;
+    return sh_view(c, x, sz, 2, NULL, res);
+}
+
+/* bilinear -> _trilinear(x1 as [-1, in1], weight, x2 as [-1, in2], [1, 3],
+ * [0], [1, 2], [2, 3]) viewed to the result's shape, + bias */
+eir_status decomp_bilinear(dc *c) {
+    uint32_t a, out;
+    eir_status st = dc_need_io(c, "input1", &a, &out);
+    if (st) return st;
+    uint32_t b = dc_tensor_of(c, "input2"), w = dc_tensor_of(c, "weight"), bias = dc_tensor_of(c, "bias");
+    if (b == EIR_NO_VALUE || w == EIR_NO_VALUE) return dc_refuse(c, "arguments 'input2' and 'weight': expected tensors");
+    const eir_tensor_meta *am = meta_of(c, a), *bm = meta_of(c, b), *wm = meta_of(c, w), *om = meta_of(c, out);
+    if (am->rank < 1 || bm->rank != am->rank || wm->rank != 3) return dc_refuse(c, "operands of ranks %u, %u, %u", am->rank, bm->rank, wm->rank);
+    if (!dc_meta_concrete_sizes(am) || !dc_meta_concrete_sizes(bm) || !dc_meta_concrete_sizes(om))
+        return dc_refuse(c, "input of symbolic size (not decomposed)");
+    if (c->dry) return EIR_OK;
+    uint32_t fa, fb, t, res;
+    if ((st = sp_fold(c, a, &fa))) return st;
+    if ((st = sp_fold(c, b, &fb))) return st;
+    int64_t e1[2] = {1, 3}, e2[1] = {0}, e3[2] = {1, 2}, sd[2] = {2, 3};
+    eir_named_arg ti[7] = {pos_arg("i1", a_tensor(fa)), pos_arg("i2", a_tensor(w)), pos_arg("i3", a_tensor(fb)),
+                           pos_arg("expand1", dc_a_ints(c, e1, 2)), pos_arg("expand2", dc_a_ints(c, e2, 1)),
+                           pos_arg("expand3", dc_a_ints(c, e3, 2)), pos_arg("sumdim", dc_a_ints(c, sd, 2))};
+    if ((st = sh_emit(c, "_trilinear.default", 7, ti, NULL, &t))) return st;
+    int64_t os[MAXR];
+    for (uint32_t d = 0; d < om->rank; d++) os[d] = om->sizes[d].value;
+    if ((st = sh_view(c, t, os, om->rank, bias == EIR_NO_VALUE ? om : NULL, &res))) return st;
+    if (bias != EIR_NO_VALUE && (st = sh_binary(c, "add.Tensor", res, a_tensor(bias), om, &res))) return st;
     return finish(c, out, res);
 }
