@@ -106,6 +106,7 @@ class Distances(torch.nn.Module):
                 F.pdist(m), F.pdist(m, 3.0), F.pdist(m.t()),
                 torch.ops.aten._softmax_backward_data(g, y, 1, torch.float32),
                 torch.ops.aten._softmax_backward_data(g, y, -1, torch.float32),
+                torch.ops.aten._softmax_backward_data(g.t(), y.t(), 0, torch.float32),
                 torch.linalg.vander(v), torch.linalg.vander(v[0], N=2), torch.linalg.vander(m[0, 0], N=3),
                 F.bilinear(a, a, w, bb), F.bilinear(m.t()[:3], m[:3], w), F.bilinear(a[0], a[1], w))
 

@@ -373,7 +373,8 @@ eir_status decomp_pdist(dc *c) {
     return finish(c, out, res);
 }
 
-/* _softmax_backward_data -> g * y - y * sum(g * y, dim, keepdim) */
+/* _softmax_backward_data -> g * y - y * sum(g * y, dim, keepdim), made
+ * contiguous */
 eir_status decomp_softmax_backward(dc *c) {
     uint32_t g, out;
     eir_status st = dc_need_io(c, "grad_output", &g, &out);
@@ -384,8 +385,6 @@ eir_status decomp_softmax_backward(dc *c) {
     if (!sp_float_dtype(gm->dtype) || ym->dtype != gm->dtype) return dc_refuse(c, "operands of dtype other than float32 or float64");
     const eir_arg *ia = dc_arg_named(c, "input_dtype");
     if (!ia || ia->kind != EIR_ARG_SCALAR_TYPE || ia->u.i != gm->dtype) return dc_refuse(c, "argument 'input_dtype': expected the gradient's dtype");
-    if (!dc_meta_contiguous(gm) || !dc_meta_contiguous(ym) || !dc_meta_same_geometry(gm, ym))
-        return dc_refuse(c, "non-contiguous operands (not decomposed)");
     int64_t dim;
     if (!int_of(dc_arg_named(c, "dim"), &dim)) return dc_refuse(c, "argument 'dim': expected an int");
     if (c->dry) return EIR_OK;
@@ -394,7 +393,9 @@ eir_status decomp_softmax_backward(dc *c) {
     eir_named_arg si_[3] = {pos_arg("self", a_tensor(m)), pos_arg("dim", dc_a_ints(c, &dim, 1)), pos_arg("keepdim", a_bool(true))};
     if ((st = sh_emit(c, "sum.dim_IntList", 3, si_, NULL, &s))) return st;
     if ((st = sh_binary(c, "mul.Tensor", y, a_tensor(s), NULL, &m1))) return st;
-    if ((st = sh_binary(c, "sub.Tensor", m, a_tensor(m1), om, &res))) return st;
+    if ((st = sh_binary(c, "sub.Tensor", m, a_tensor(m1), NULL, &res))) return st;
+    /* grad_input.contiguous() */
+    if (!dc_meta_contiguous(meta_of(c, res)) && (st = sh_clone(c, res, om, &res))) return st;
     return finish(c, out, res);
 }
 
