@@ -111,6 +111,12 @@ class Distances(torch.nn.Module):
                 F.bilinear(a, a, w, bb), F.bilinear(m.t()[:3], m[:3], w), F.bilinear(a[0], a[1], w))
 
 
+class Isin(torch.nn.Module):
+    def forward(self, a, b, m, s):
+        return (torch.isin(a, b), torch.isin(b, a), torch.isin(a, b, invert=True), torch.isin(b, a, invert=True),
+                torch.isin(m, b), torch.isin(a, s), torch.isin(a, m, invert=True))
+
+
 class Sorts(torch.nn.Module):
     def forward(self, a):
         return (torch.argsort(a), torch.argsort(a, 0), torch.argsort(a, descending=True),
@@ -142,6 +148,13 @@ def test_max_unpool(eir, tmp_path):
 def test_distances_vander_bilinear(eir, tmp_path):
     convert_like_torch(eir, tmp_path, Distances(), (r(3, 4), r(5, 4), r(4, 4), r(3, 5), torch.softmax(r(3, 5), 1),
                                                     r(2, 3), r(2, 4, 4), r(2)))
+
+
+def test_isin(eir, tmp_path):
+    a = torch.tensor([float(i % 7) for i in range(20)])
+    b = torch.tensor([1.0, 3.0, 3.0, -2.0, 6.0])
+    convert_like_torch(eir, tmp_path, Isin(), (a, b, torch.tensor([[0.0, 1.0], [2.0, 9.0]]), torch.tensor(3.0)),
+                       getitems=False)
 
 
 def test_argsort_conj_physical(eir, tmp_path):

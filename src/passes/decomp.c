@@ -531,6 +531,7 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten._softmax_backward_data.default", decomp_softmax_backward},
     {"aten.linalg_vander.default", decomp_vander},
     {"aten.bilinear.default", decomp_bilinear},
+    {"aten.isin.Tensor_Tensor", decomp_isin},
 };
 
 static const char *const CIA[] = {

@@ -475,3 +475,83 @@ eir_status decomp_bilinear(dc *c) {
     if (bias != EIR_NO_VALUE && (st = sh_binary(c, "add.Tensor", res, a_tensor(bias), om, &res))) return st;
     return finish(c, out, res);
 }
+
+/* isin.Tensor_Tensor -> torch's isin: few test elements (fewer than
+ * 10 * numel ** 0.145): elements viewed with a trailing 1 per test dim,
+ * eq, any over those dims; else (1-d operands, assume_unique false):
+ * sort the test elements, searchsorted, index at the found place (0 past
+ * the end), eq; invert by bitwise_not / logical_not */
+eir_status decomp_isin(dc *c) {
+    uint32_t e, out;
+    eir_status st = dc_need_io(c, "elements", &e, &out);
+    if (st) return st;
+    uint32_t t = dc_tensor_of(c, "test_elements");
+    if (t == EIR_NO_VALUE) return dc_refuse(c, "argument 'test_elements': expected a tensor");
+    const eir_tensor_meta *em = meta_of(c, e), *tmm = meta_of(c, t), *om = meta_of(c, out);
+    int64_t es[MAXR], ts[MAXR];
+    if (!sp_concrete(em, es) || !sp_concrete(tmm, ts)) return dc_refuse(c, "input of symbolic size (not decomposed)");
+    if (em->dtype != tmm->dtype || em->dtype == EIR_BOOL || em->dtype == EIR_C64 || em->dtype == EIR_C128)
+        return dc_refuse(c, "operands of different, bool or complex dtypes (not decomposed)");
+    bool invert = false, uniq = false;
+    if (!dc_bool_arg(c, "invert", false, &invert) || !dc_bool_arg(c, "assume_unique", false, &uniq))
+        return dc_refuse(c, "arguments 'invert' and 'assume_unique': expected bools");
+    int64_t ne = 1, nt = 1;
+    for (uint32_t d = 0; d < em->rank; d++) ne *= es[d];
+    for (uint32_t d = 0; d < tmm->rank; d++) nt *= ts[d];
+    if (ne == 0) return dc_refuse(c, "empty elements (not decomposed)");
+    bool few = (double)nt < 10.0 * pow((double)ne, 0.145);
+    if (few && em->rank + tmm->rank > MAXR) return dc_refuse(c, "rank above %d", MAXR);
+    if (!few && (uniq || em->rank != 1 || tmm->rank != 1 || !dc_meta_contiguous(em)))
+        return dc_refuse(c, "the sorting path of isin for other than contiguous 1-d operands without assume_unique (not decomposed)");
+    if (c->dry) return EIR_OK;
+    uint32_t v, res;
+    if (few) {
+        if (tmm->rank == 0) {
+            if ((st = sh_binary(c, "eq.Tensor", e, a_tensor(t), invert ? NULL : om, &v))) return st;
+        } else {
+            int64_t vs[MAXR], dims[MAXR];
+            for (uint32_t d = 0; d < em->rank; d++) vs[d] = es[d];
+            for (uint32_t d = 0; d < tmm->rank; d++) vs[em->rank + d] = 1, dims[d] = -1 - (int64_t)d;
+            if ((st = sh_view(c, e, vs, em->rank + tmm->rank, NULL, &v))) return st;
+            if ((st = sh_binary(c, "eq.Tensor", v, a_tensor(t), NULL, &v))) return st;
+            eir_named_arg ai[2] = {pos_arg("self", a_tensor(v)), pos_arg("dim", dc_a_ints(c, dims, tmm->rank))};
+            if ((st = sh_emit(c, "any.dims", 2, ai, invert ? NULL : om, &v))) return st;
+        }
+        if (invert) {
+            eir_named_arg ni[1] = {pos_arg("self", a_tensor(v))};
+            if ((st = sh_emit(c, "bitwise_not.default", 1, ni, om, &v))) return st;
+        }
+        return finish(c, out, v);
+    }
+    uint32_t sv[2], ss, lt, z, w, ix;
+    tm vm, im;
+    dc_tm_from(&vm, tmm);
+    dc_tm_contig(&vm);
+    dc_tm_from(&im, &vm.m);
+    im.m.dtype = EIR_I64;
+    const eir_tensor_meta *ms[2] = {&vm.m, &im.m};
+    eir_named_arg si_[1] = {pos_arg("self", a_tensor(t))};
+    if ((st = dc_emit_n(c, "sort.default", 1, si_, 2, ms, NULL, false, sv))) return st;
+    eir_named_arg qi[2] = {pos_arg("sorted_sequence", a_tensor(sv[0])), pos_arg("self", a_tensor(e))};
+    if ((st = sh_emit(c, "searchsorted.Tensor", 2, qi, NULL, &ss))) return st;
+    if ((st = sh_binary(c, "lt.Scalar", ss, a_int(nt), NULL, &lt))) return st;
+    eir_named_arg zi[4] = {pos_arg("s", a_int(0)), kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, EIR_I64)),
+                           kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)), kw_arg("device", dc_a_device(em))};
+    if ((st = sh_emit(c, "scalar_tensor.default", 4, zi, NULL, &z))) return st;
+    eir_named_arg wi[3] = {pos_arg("condition", a_tensor(lt)), pos_arg("self", a_tensor(ss)), pos_arg("other", a_tensor(z))};
+    if ((st = sh_emit(c, "where.self", 3, wi, NULL, &w))) return st;
+    eir_arg l = {0};
+    l.kind = EIR_ARG_OPTIONAL_TENSORS;
+    l.u.list.n = 1;
+    l.u.list.items = &c->pool[c->npool];
+    c->pool[c->npool++] = a_tensor(w);
+    eir_named_arg ii[2] = {pos_arg("self", a_tensor(sv[0])), pos_arg("indices", l)};
+    if ((st = sh_emit(c, "index.Tensor", 2, ii, NULL, &ix))) return st;
+    if ((st = sh_binary(c, "eq.Tensor", ix, a_tensor(e), NULL, &v))) return st;
+    if (invert) {
+        eir_named_arg ni[1] = {pos_arg("self", a_tensor(v))};
+        if ((st = sh_emit(c, "logical_not.default", 1, ni, NULL, &v))) return st;
+    }
+    if ((st = sh_view(c, v, es, 1, om, &res))) return st;
+    return finish(c, out, res);
+}
