@@ -117,6 +117,12 @@ class Isin(torch.nn.Module):
                 torch.isin(m, b), torch.isin(a, s), torch.isin(a, m, invert=True))
 
 
+class Cross(torch.nn.Module):
+    def forward(self, a, b, c, d):
+        return (torch.linalg.cross(a, c), torch.cross(c, a, dim=1), torch.linalg.cross(a, b, dim=0),
+                torch.cross(d, d, dim=1), torch.linalg.cross(d.transpose(0, 1), d.transpose(0, 1), dim=-3))
+
+
 class Sorts(torch.nn.Module):
     def forward(self, a):
         return (torch.argsort(a), torch.argsort(a, 0), torch.argsort(a, descending=True),
@@ -155,6 +161,10 @@ def test_isin(eir, tmp_path):
     b = torch.tensor([1.0, 3.0, 3.0, -2.0, 6.0])
     convert_like_torch(eir, tmp_path, Isin(), (a, b, torch.tensor([[0.0, 1.0], [2.0, 9.0]]), torch.tensor(3.0)),
                        getitems=False)
+
+
+def test_cross(eir, tmp_path):
+    convert_like_torch(eir, tmp_path, Cross(), (r(3, 3), r(3, 1), r(1, 3), r(2, 3, 4)))
 
 
 def test_argsort_conj_physical(eir, tmp_path):

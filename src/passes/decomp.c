@@ -532,6 +532,8 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.linalg_vander.default", decomp_vander},
     {"aten.bilinear.default", decomp_bilinear},
     {"aten.isin.Tensor_Tensor", decomp_isin},
+    {"aten.cross.default", decomp_cross},
+    {"aten.linalg_cross.default", decomp_cross},
 };
 
 static const char *const CIA[] = {

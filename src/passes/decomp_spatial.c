@@ -555,3 +555,55 @@ eir_status decomp_isin(dc *c) {
     if ((st = sh_view(c, v, es, 1, om, &res))) return st;
     return finish(c, out, res);
 }
+
+/* cross / linalg_cross -> torch's linalg.cross: both operands expanded to
+ * their broadcast shape, idx = arange(3), then
+ * a[(idx + 1) % 3] * b[(idx + 2) % 3] - a[(idx + 2) % 3] * b[(idx + 1) % 3]
+ * by index_select along dim (cross without dim: the first dim of size 3) */
+eir_status decomp_cross(dc *c) {
+    uint32_t a, out;
+    eir_status st = dc_need_io(c, "self", &a, &out);
+    if (st) return st;
+    uint32_t b = dc_tensor_of(c, "other");
+    if (b == EIR_NO_VALUE) return dc_refuse(c, "argument 'other': expected a tensor");
+    const eir_tensor_meta *am = meta_of(c, a), *bm = meta_of(c, b), *om = meta_of(c, out);
+    int64_t as[MAXR], bs[MAXR], os[MAXR];
+    if (!sp_concrete(am, as) || !sp_concrete(bm, bs) || !sp_concrete(om, os)) return dc_refuse(c, "input of symbolic size (not decomposed)");
+    uint32_t r = am->rank;
+    if (bm->rank != r || om->rank != r || r == 0) return dc_refuse(c, "operands of ranks %u and %u (equal ranks expected)", r, bm->rank);
+    if (am->dtype != bm->dtype || am->dtype == EIR_BOOL) return dc_refuse(c, "operands of different or bool dtypes (not decomposed)");
+    const eir_arg *da = dc_arg_named(c, "dim");
+    int64_t dim = -1;
+    if (is_none(da)) {
+        if (strstr(c->op, "linalg_cross")) dim = -1;
+        else {
+            for (dim = 0; dim < (int64_t)r && as[dim] != 3; dim++) {}
+            if (dim == (int64_t)r) return dc_refuse(c, "no dimension of size 3");
+        }
+    } else if (!int_of(da, &dim))
+        return dc_refuse(c, "argument 'dim': expected an int");
+    if (dim < -(int64_t)r || dim >= (int64_t)r) return dc_refuse(c, "argument 'dim': %lld is out of range for rank %u", (long long)dim, r);
+    if (dim < 0) dim += r;
+    if (os[dim] != 3) return dc_refuse(c, "dimension %lld of size %lld (3 expected)", (long long)dim, (long long)os[dim]);
+    if (c->dry) return EIR_OK;
+    uint32_t x[2] = {a, b};
+    const int64_t *xs[2] = {as, bs};
+    for (uint32_t i = 0; i < 2; i++) {
+        if (!memcmp(xs[i], os, r * sizeof *os)) continue;
+        eir_named_arg ei[2] = {pos_arg("self", a_tensor(x[i])), pos_arg("size", dc_a_ints(c, os, r))};
+        if ((st = sh_emit(c, "expand.default", 2, ei, NULL, &x[i]))) return st;
+    }
+    uint32_t idx, sel[4], m[2], res;
+    if ((st = sh_arange(c, 0, 3, EIR_DTYPE_UNKNOWN, am, &idx))) return st;
+    static const int SH[4] = {1, 2, 2, 1};
+    for (uint32_t i = 0; i < 4; i++) {
+        uint32_t v;
+        if ((st = sh_binary(c, "add.Tensor", idx, a_int(SH[i]), NULL, &v))) return st;
+        if ((st = sh_binary(c, "remainder.Scalar", v, a_int(3), NULL, &v))) return st;
+        eir_named_arg si_[3] = {pos_arg("self", a_tensor(x[i & 1])), pos_arg("dim", a_int(dim)), pos_arg("index", a_tensor(v))};
+        if ((st = sh_emit(c, "index_select.default", 3, si_, NULL, &sel[i]))) return st;
+        if (i & 1 && (st = sh_binary(c, "mul.Tensor", sel[i - 1], a_tensor(sel[i]), NULL, &m[i / 2]))) return st;
+    }
+    if ((st = sh_binary(c, "sub.Tensor", m[0], a_tensor(m[1]), om, &res))) return st;
+    return finish(c, out, res);
+}
