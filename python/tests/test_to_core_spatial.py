@@ -123,6 +123,12 @@ class Cross(torch.nn.Module):
                 torch.cross(d, d, dim=1), torch.linalg.cross(d.transpose(0, 1), d.transpose(0, 1), dim=-3))
 
 
+class DiagEmbed(torch.nn.Module):
+    def forward(self, a, v):
+        return (torch.diag_embed(a), torch.diag_embed(a, 1, 0, 2), torch.diag_embed(a, -2), torch.diag_embed(a, 2, 1, 0),
+                torch.diag_embed(a, 0, 0, 1), torch.diag_embed(v, -1))
+
+
 class Sorts(torch.nn.Module):
     def forward(self, a):
         return (torch.argsort(a), torch.argsort(a, 0), torch.argsort(a, descending=True),
@@ -165,6 +171,10 @@ def test_isin(eir, tmp_path):
 
 def test_cross(eir, tmp_path):
     convert_like_torch(eir, tmp_path, Cross(), (r(3, 3), r(3, 1), r(1, 3), r(2, 3, 4)))
+
+
+def test_diag_embed(eir, tmp_path):
+    convert_like_torch(eir, tmp_path, DiagEmbed(), (r(3, 4), r(5)))
 
 
 def test_argsort_conj_physical(eir, tmp_path):

@@ -534,6 +534,7 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.isin.Tensor_Tensor", decomp_isin},
     {"aten.cross.default", decomp_cross},
     {"aten.linalg_cross.default", decomp_cross},
+    {"aten.diag_embed.default", decomp_diag_embed},
 };
 
 static const char *const CIA[] = {

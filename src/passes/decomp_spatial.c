@@ -607,3 +607,67 @@ eir_status decomp_cross(dc *c) {
     if ((st = sh_binary(c, "sub.Tensor", m[0], a_tensor(m[1]), om, &res))) return st;
     return finish(c, out, res);
 }
+
+/* diag_embed -> torch's reference: zeros of |offset| columns concatenated
+ * on the side the offset points to, unsqueeze(dim1) and the last dim moved
+ * to dim2 (a permute), then where(arange(n) == arange(offset, n + offset)
+ * [:, None] viewed onto dim1 and dim2, t, 0), made contiguous */
+eir_status decomp_diag_embed(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    const eir_tensor_meta *xm = meta_of(c, x), *om = meta_of(c, out);
+    int64_t xs[MAXR];
+    if (!sp_concrete(xm, xs) || !dc_meta_concrete_sizes(om)) return dc_refuse(c, "input of symbolic size (not decomposed)");
+    if (xm->rank == 0 || xm->rank + 1 > MAXR) return dc_refuse(c, "an input of rank %u", xm->rank);
+    if (xm->dtype == EIR_BOOL) return dc_refuse(c, "a bool input (not decomposed)");
+    int64_t off = 0, d1 = -2, d2 = -1;
+    const eir_arg *oa = dc_arg_named(c, "offset"), *a1 = dc_arg_named(c, "dim1"), *a2 = dc_arg_named(c, "dim2");
+    if ((!is_none(oa) && !int_of(oa, &off)) || (!is_none(a1) && !int_of(a1, &d1)) || (!is_none(a2) && !int_of(a2, &d2)))
+        return dc_refuse(c, "arguments 'offset', 'dim1', 'dim2': expected ints");
+    int64_t R = xm->rank + 1;
+    if (d1 < -R || d1 >= R || d2 < -R || d2 >= R) return dc_refuse(c, "arguments 'dim1', 'dim2': out of range for rank %lld", (long long)R);
+    if (d1 < 0) d1 += R;
+    if (d2 < 0) d2 += R;
+    if (d1 > d2) {
+        int64_t tmp = d1;
+        d1 = d2, d2 = tmp, off = -off;
+    }
+    if (d1 == d2) return dc_refuse(c, "diagonal dimensions cannot be identical %lld, %lld", (long long)d1, (long long)d2);
+    if (c->dry) return EIR_OK;
+    uint32_t t = x, ar, br, cond, z, res;
+    int64_t last = xs[xm->rank - 1];
+    if (off != 0) {
+        int64_t zs[MAXR];
+        memcpy(zs, xs, xm->rank * sizeof *zs);
+        zs[xm->rank - 1] = off > 0 ? off : -off;
+        if ((st = sp_full(c, zs, xm->rank, a_int(0), xm->dtype, xm, &z))) return st;
+        uint32_t parts[2] = {off > 0 ? z : x, off > 0 ? x : z};
+        eir_named_arg ki[2] = {pos_arg("tensors", sh_a_tensors(c, parts, 2)), pos_arg("dim", a_int(-1))};
+        if ((st = sh_emit(c, "cat.default", 2, ki, NULL, &t))) return st;
+        last += off > 0 ? off : -off;
+    }
+    if ((st = sh_unsqueeze(c, t, d1, NULL, &t))) return st;
+    /* movedim(-1, d2) */
+    int64_t perm[MAXR];
+    for (int64_t i = 0, k = 0; i < R; i++) perm[i] = i == d2 ? R - 1 : k++;
+    if ((st = sh_permute(c, t, perm, (uint32_t)R, NULL, &t))) return st;
+    eir_named_arg ai[6] = {pos_arg("start", a_int(0)), pos_arg("end", a_int(last)), kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, EIR_I64)),
+                           kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)), kw_arg("device", dc_a_device(xm)),
+                           kw_arg("pin_memory", a_bool(false))};
+    if ((st = sh_emit(c, "arange.start_step", 6, ai, NULL, &ar))) return st;
+    eir_named_arg bi[6] = {pos_arg("start", a_int(off)), pos_arg("end", a_int(last + off)), kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, EIR_I64)),
+                           kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)), kw_arg("device", dc_a_device(xm)),
+                           kw_arg("pin_memory", a_bool(false))};
+    if ((st = sh_emit(c, "arange.start_step", 6, bi, NULL, &br))) return st;
+    if ((st = sh_unsqueeze(c, br, -1, NULL, &br))) return st;
+    if ((st = sh_binary(c, "eq.Tensor", ar, a_tensor(br), NULL, &cond))) return st;
+    int64_t cs[MAXR];
+    for (int64_t i = 0; i < R; i++) cs[i] = i == d1 || i == d2 ? last : 1;
+    if ((st = sh_view(c, cond, cs, (uint32_t)R, NULL, &cond))) return st;
+    if ((st = sh_zero_scalar(c, xm, &z))) return st;
+    eir_named_arg wi[3] = {pos_arg("condition", a_tensor(cond)), pos_arg("self", a_tensor(t)), pos_arg("other", a_tensor(z))};
+    if ((st = sh_emit(c, "where.self", 3, wi, NULL, &res))) return st;
+    if (!dc_meta_contiguous(meta_of(c, res)) && (st = sh_clone(c, res, om, &res))) return st;
+    return finish(c, out, res);
+}
