@@ -535,6 +535,7 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.cross.default", decomp_cross},
     {"aten.linalg_cross.default", decomp_cross},
     {"aten.diag_embed.default", decomp_diag_embed},
+    {"aten.argwhere.default", decomp_argwhere},
 };
 
 static const char *const CIA[] = {

@@ -383,6 +383,7 @@ eir_status decomp_bilinear(dc *c);
 eir_status decomp_isin(dc *c);
 eir_status decomp_cross(dc *c);
 eir_status decomp_diag_embed(dc *c);
+eir_status decomp_argwhere(dc *c);
 
 /* ---- end of FFT, upsampling, unpooling, distances, indexing ---- */
 

@@ -671,3 +671,15 @@ eir_status decomp_diag_embed(dc *c) {
     if (!dc_meta_contiguous(meta_of(c, res)) && (st = sh_clone(c, res, om, &res))) return st;
     return finish(c, out, res);
 }
+
+/* argwhere -> nonzero (its result, of data-dependent size, unchanged) */
+eir_status decomp_argwhere(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    if (c->dry) return EIR_OK;
+    eir_named_arg ni[1] = {pos_arg("self", a_tensor(x))};
+    uint32_t res;
+    if ((st = dc_emit(c, "nonzero.default", 1, ni, meta_of(c, out), "nonzero", &res))) return st;
+    return finish(c, out, res);
+}
