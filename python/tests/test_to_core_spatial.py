@@ -131,6 +131,12 @@ class DiagEmbed(torch.nn.Module):
                 torch.diag_embed(a, 0, 0, 1), torch.diag_embed(v, -1))
 
 
+class Unfold(torch.nn.Module):
+    def forward(self, a, b):
+        return (F.unfold(a, 2), F.unfold(a, (2, 3), dilation=(1, 2), padding=1, stride=(2, 1)), F.unfold(b, 3, padding=(0, 1)),
+                F.unfold(a, 1))
+
+
 class Sorts(torch.nn.Module):
     def forward(self, a):
         return (torch.argsort(a), torch.argsort(a, 0), torch.argsort(a, descending=True),
@@ -144,11 +150,6 @@ def test_upsample_linear(eir, tmp_path):
 
 def test_upsample_linear_strided(eir, tmp_path):
     convert_like_torch(eir, tmp_path, LinearStrided(), (r(24), r(48)))
-
-
-def test_upsample_linear_strict_double(eir, tmp_path):
-    convert_like_torch(eir, tmp_path, Linear(), (r(1, 2, 4, dtype=torch.float64), r(1, 1, 2, 3, 4, dtype=torch.float64)),
-                       strict=True)
 
 
 def test_max_unpool(eir, tmp_path):
@@ -177,6 +178,10 @@ def test_cross(eir, tmp_path):
 
 def test_diag_embed(eir, tmp_path):
     convert_like_torch(eir, tmp_path, DiagEmbed(), (r(3, 4), r(5)))
+
+
+def test_im2col(eir, tmp_path):
+    convert_like_torch(eir, tmp_path, Unfold(), (r(2, 3, 5, 6), r(2, 4, 4)))
 
 
 def test_argsort_conj_physical(eir, tmp_path):

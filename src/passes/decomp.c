@@ -536,6 +536,7 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.linalg_cross.default", decomp_cross},
     {"aten.diag_embed.default", decomp_diag_embed},
     {"aten.argwhere.default", decomp_argwhere},
+    {"aten.im2col.default", decomp_im2col},
 };
 
 static const char *const CIA[] = {

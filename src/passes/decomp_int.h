@@ -384,6 +384,7 @@ eir_status decomp_isin(dc *c);
 eir_status decomp_cross(dc *c);
 eir_status decomp_diag_embed(dc *c);
 eir_status decomp_argwhere(dc *c);
+eir_status decomp_im2col(dc *c);
 
 /* ---- end of FFT, upsampling, unpooling, distances, indexing ---- */
 

@@ -36,12 +36,11 @@ static bool sp_channels_last_like(const eir_tensor_meta *m) {
 static bool sp_ge(int64_t a, int64_t b) { return b == 0 ? true : a == 0 ? false : a >= b || a % b == 0; }
 
 /* The strides torch's meta function of index.Tensor gives a result of
- * sizes sz when the indices (one per dim from `first` on) cover the
- * trailing dims of x: TensorIterator's order of x restrided with zeros at
+ * sizes sz[0..r) when the indices cover the dims of x from `first` on
+ * (their broadcast shape replacing them): TensorIterator's order of x restrided with zeros at
  * the indexed dims (compute_elementwise_output_logical_to_physical_perm),
  * as contiguous strides in that order. */
-static void sp_index_strides(const eir_tensor_meta *xm, uint32_t first, const int64_t *sz, int64_t *out) {
-    uint32_t r = xm->rank;
+static void sp_index_strides(const eir_tensor_meta *xm, uint32_t first, const int64_t *sz, uint32_t r, int64_t *out) {
     int64_t st[MAXR];
     for (uint32_t d = 0; d < r; d++) st[d] = d >= first ? 0 : xm->strides[d].value;
     int64_t perm[MAXR];
@@ -167,7 +166,7 @@ eir_status decomp_upsample_linear(dc *c) {
     }
     uint32_t vals[8], n = 1u << k;
     int64_t ist[MAXR];
-    sp_index_strides(xm, 2, os, ist);
+    sp_index_strides(xm, 2, os, k + 2, ist);
     tm im;
     dc_tm_new(&im, xm, xm->dtype, os, k + 2);
     for (uint32_t d = 0; d < k + 2; d++) im.st[d] = si(ist[d]);
@@ -681,5 +680,86 @@ eir_status decomp_argwhere(dc *c) {
     eir_named_arg ni[1] = {pos_arg("self", a_tensor(x))};
     uint32_t res;
     if ((st = dc_emit(c, "nonzero.default", 1, ni, meta_of(c, out), "nonzero", &res))) return st;
+    return finish(c, out, res);
+}
+
+/* im2col -> torch's decomposition: per spatial dim, block starts
+ * arange(0, blocks, stride)[None] + kernel offsets arange(0, k * dil,
+ * dil)[:, None]; constant_pad_nd; index.Tensor at [rows[..., None, None],
+ * cols]; permute to (N, C, kh, kw, rows, cols); reshape to (N, C * kh * kw,
+ * blocks); an unbatched input unsqueezed first and squeezed last */
+eir_status decomp_im2col(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    const eir_tensor_meta *xm = meta_of(c, x), *om = meta_of(c, out);
+    int64_t xs[MAXR], ks[2], dl[2], pd[2], sd[2];
+    uint32_t n;
+    if (!sp_concrete(xm, xs) || !dc_meta_concrete_sizes(om)) return dc_refuse(c, "input of symbolic size (not decomposed)");
+    if (xm->rank != 3 && xm->rank != 4) return dc_refuse(c, "an input of rank %u (3 or 4 expected)", xm->rank);
+    const char *names[4] = {"kernel_size", "dilation", "padding", "stride"};
+    int64_t *vals[4] = {ks, dl, pd, sd};
+    for (uint32_t i = 0; i < 4; i++)
+        if (!dc_ints_of(dc_arg_named(c, names[i]), vals[i], 2, &n) || n != 2)
+            return dc_refuse(c, "argument '%s': expected 2 ints", names[i]);
+    bool batched = xm->rank == 4;
+    int64_t B = batched ? xs[0] : 1, C = xs[xm->rank - 3], in[2] = {xs[xm->rank - 2], xs[xm->rank - 1]}, nb[2];
+    for (uint32_t d = 0; d < 2; d++) {
+        if (ks[d] <= 0 || dl[d] <= 0 || sd[d] <= 0 || pd[d] < 0) return dc_refuse(c, "non-positive kernel, dilation or stride");
+        nb[d] = 1 + (in[d] + 2 * pd[d] - dl[d] * (ks[d] - 1) - 1) / sd[d];
+        if (nb[d] <= 0) return dc_refuse(c, "no sliding block fits");
+    }
+    if (c->dry) return EIR_OK;
+    uint32_t v = x, ix[2], pv, res;
+    if (!batched && (st = sh_unsqueeze(c, v, 0, NULL, &v))) return st;
+    for (uint32_t d = 0; d < 2; d++) {
+        uint32_t bl, kg;
+        int64_t blocks = in[d] + 2 * pd[d] - dl[d] * (ks[d] - 1);
+        for (uint32_t j = 0; j < 2; j++) {
+            int64_t end = j == 0 ? blocks : ks[d] * dl[d], step = j == 0 ? sd[d] : dl[d];
+            eir_named_arg ai[6];
+            uint32_t na = 0;
+            ai[na++] = pos_arg("start", a_int(0));
+            ai[na++] = pos_arg("end", a_int(end));
+            if (step != 1) ai[na++] = pos_arg("step", a_int(step));
+            ai[na++] = kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, EIR_I64));
+            ai[na++] = kw_arg("device", dc_a_device(xm));
+            ai[na++] = kw_arg("pin_memory", a_bool(false));
+            uint32_t *dst = j == 0 ? &bl : &kg;
+            if ((st = sh_emit(c, "arange.start_step", na, ai, NULL, dst))) return st;
+            if ((st = sh_unsqueeze(c, *dst, j == 0 ? 0 : -1, NULL, dst))) return st;
+        }
+        if ((st = sh_binary(c, "add.Tensor", bl, a_tensor(kg), NULL, &ix[d]))) return st;
+    }
+    int64_t pads[4] = {pd[1], pd[1], pd[0], pd[0]};
+    eir_named_arg pi[3] = {pos_arg("self", a_tensor(v)), pos_arg("pad", dc_a_ints(c, pads, 4)), pos_arg("value", a_float(0.0))};
+    if ((st = sh_emit(c, "constant_pad_nd.default", 3, pi, NULL, &pv))) return st;
+    if ((st = sh_unsqueeze(c, ix[0], -1, NULL, &ix[0]))) return st;
+    if ((st = sh_unsqueeze(c, ix[0], -1, NULL, &ix[0]))) return st;
+    eir_arg l = {0};
+    l.kind = EIR_ARG_OPTIONAL_TENSORS;
+    l.u.list.n = 4;
+    l.u.list.items = &c->pool[c->npool];
+    c->pool[c->npool++] = a_none();
+    c->pool[c->npool++] = a_none();
+    c->pool[c->npool++] = a_tensor(ix[0]);
+    c->pool[c->npool++] = a_tensor(ix[1]);
+    int64_t isz[6] = {B, C, ks[0], nb[0], ks[1], nb[1]}, ist[6];
+    sp_index_strides(meta_of(c, pv), 2, isz, 6, ist);
+    tm im;
+    dc_tm_new(&im, xm, xm->dtype, isz, 6);
+    for (uint32_t d = 0; d < 6; d++) im.st[d] = si(ist[d]);
+    eir_named_arg ii[2] = {pos_arg("self", a_tensor(pv)), pos_arg("indices", l)};
+    if ((st = sh_emit(c, "index.Tensor", 2, ii, &im.m, &v))) return st;
+    int64_t perm[6] = {0, 1, 2, 4, 3, 5};
+    if ((st = sh_permute(c, v, perm, 6, NULL, &v))) return st;
+    if (!dc_meta_contiguous(meta_of(c, v)) && (st = sh_clone(c, v, NULL, &v))) return st;
+    int64_t vs[3] = {B, C * ks[0] * ks[1], nb[0] * nb[1]};
+    if ((st = sh_view(c, v, vs, 3, batched ? om : NULL, &res))) return st;
+    if (!batched) {
+        int64_t zero = 0;
+        eir_named_arg qi[2] = {pos_arg("self", a_tensor(res)), pos_arg("dim", dc_a_ints(c, &zero, 1))};
+        if ((st = sh_emit(c, "squeeze.dims", 2, qi, om, &res))) return st;
+    }
     return finish(c, out, res);
 }
