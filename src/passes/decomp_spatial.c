@@ -753,9 +753,11 @@ eir_status decomp_im2col(dc *c) {
     if ((st = sh_emit(c, "index.Tensor", 2, ii, &im.m, &v))) return st;
     int64_t perm[6] = {0, 1, 2, 4, 3, 5};
     if ((st = sh_permute(c, v, perm, 6, NULL, &v))) return st;
-    if (!dc_meta_contiguous(meta_of(c, v)) && (st = sh_clone(c, v, NULL, &v))) return st;
     int64_t vs[3] = {B, C * ks[0] * ks[1], nb[0] * nb[1]};
-    if ((st = sh_view(c, v, vs, 3, batched ? om : NULL, &res))) return st;
+    tm rm;
+    if (batched) dc_tm_from(&rm, om);
+    else dc_tm_new(&rm, xm, xm->dtype, vs, 3);
+    if ((st = dc_emit_reshape(c, v, &rm.m, "view", &res))) return st;
     if (!batched) {
         int64_t zero = 0;
         eir_named_arg qi[2] = {pos_arg("self", a_tensor(res)), pos_arg("dim", dc_a_ints(c, &zero, 1))};
