@@ -141,7 +141,8 @@ class Sorts(torch.nn.Module):
     def forward(self, a):
         return (torch.argsort(a), torch.argsort(a, 0), torch.argsort(a, descending=True),
                 torch.argsort(a, dim=0, stable=True, descending=True), torch.argsort(a, stable=True),
-                torch.conj_physical(a) + 1, torch.conj_physical(a), torch.argwhere(a > 0.5))
+                torch.conj_physical(a) + 1, torch.conj_physical(a), torch.argwhere(a > 0.5),
+                torch.ops.aten._unsafe_masked_index(a, a > 0, [None, torch.tensor([0, 5, 2, 4, 3, 1])], 1.5))
 
 
 def test_upsample_linear(eir, tmp_path):

@@ -537,6 +537,7 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.diag_embed.default", decomp_diag_embed},
     {"aten.argwhere.default", decomp_argwhere},
     {"aten.im2col.default", decomp_im2col},
+    {"aten._unsafe_masked_index.default", decomp_masked_index},
 };
 
 static const char *const CIA[] = {

@@ -385,6 +385,7 @@ eir_status decomp_cross(dc *c);
 eir_status decomp_diag_embed(dc *c);
 eir_status decomp_argwhere(dc *c);
 eir_status decomp_im2col(dc *c);
+eir_status decomp_masked_index(dc *c);
 
 /* ---- end of FFT, upsampling, unpooling, distances, indexing ---- */
 

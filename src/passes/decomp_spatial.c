@@ -765,3 +765,51 @@ eir_status decomp_im2col(dc *c) {
     }
     return finish(c, out, res);
 }
+
+/* _unsafe_masked_index -> each index clamped to [0, size - 1],
+ * index.Tensor, then masked_fill(~mask, fill) as where(bitwise_not(mask),
+ * scalar_tensor(fill), .) */
+eir_status decomp_masked_index(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    uint32_t mask = dc_tensor_of(c, "mask");
+    const eir_arg *il = dc_arg_named(c, "indices"), *fill = dc_arg_named(c, "fill");
+    const eir_tensor_meta *xm = meta_of(c, x), *om = meta_of(c, out);
+    int64_t xs[MAXR];
+    if (mask == EIR_NO_VALUE || meta_of(c, mask)->dtype != EIR_BOOL) return dc_refuse(c, "argument 'mask': expected a bool tensor");
+    if (!il || il->kind != EIR_ARG_OPTIONAL_TENSORS || il->u.list.n > xm->rank || il->u.list.n > 8)
+        return dc_refuse(c, "argument 'indices': expected at most one optional tensor per dim");
+    if (!fill || (fill->kind != EIR_ARG_FLOAT && fill->kind != EIR_ARG_INT && fill->kind != EIR_ARG_BOOL))
+        return dc_refuse(c, "argument 'fill': expected a number");
+    if (!sp_concrete(xm, xs)) return dc_refuse(c, "input of symbolic size (not decomposed)");
+    int64_t numel = 1;
+    for (uint32_t d = 0; d < xm->rank; d++) numel *= xs[d];
+    if (numel == 0) return dc_refuse(c, "an empty input (not decomposed)");
+    uint32_t n = il->u.list.n, idx[8];
+    for (uint32_t i = 0; i < n; i++) {
+        const eir_arg *a = &il->u.list.items[i];
+        idx[i] = is_none(a) ? EIR_NO_VALUE : a->value;
+        if (idx[i] != EIR_NO_VALUE && (idx[i] >= c->g->num_values || (meta_of(c, idx[i])->dtype != EIR_I64 && meta_of(c, idx[i])->dtype != EIR_I32)))
+            return dc_refuse(c, "argument 'indices': item %u is not an int64 or int32 tensor", i);
+    }
+    if (c->dry) return EIR_OK;
+    for (uint32_t i = 0; i < n; i++)
+        if (idx[i] != EIR_NO_VALUE && (st = sp_clamp(c, idx[i], a_int(0), a_int(xs[i] - 1), true, &idx[i]))) return st;
+    eir_arg l = {0};
+    l.kind = EIR_ARG_OPTIONAL_TENSORS;
+    l.u.list.n = n;
+    l.u.list.items = &c->pool[c->npool];
+    for (uint32_t i = 0; i < n; i++) c->pool[c->npool++] = idx[i] == EIR_NO_VALUE ? a_none() : a_tensor(idx[i]);
+    eir_named_arg ii[2] = {pos_arg("self", a_tensor(x)), pos_arg("indices", l)};
+    uint32_t v, nm, z, res;
+    if ((st = sh_emit(c, "index.Tensor", 2, ii, NULL, &v))) return st;
+    eir_named_arg ni[1] = {pos_arg("self", a_tensor(mask))};
+    if ((st = sh_emit(c, "bitwise_not.default", 1, ni, NULL, &nm))) return st;
+    eir_named_arg zi[4] = {pos_arg("s", *fill), kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, xm->dtype)),
+                           kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)), kw_arg("device", dc_a_device(xm))};
+    if ((st = sh_emit(c, "scalar_tensor.default", 4, zi, NULL, &z))) return st;
+    eir_named_arg wi[3] = {pos_arg("condition", a_tensor(nm)), pos_arg("self", a_tensor(z)), pos_arg("other", a_tensor(v))};
+    if ((st = sh_emit(c, "where.self", 3, wi, om, &res))) return st;
+    return finish(c, out, res);
+}
