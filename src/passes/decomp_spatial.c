@@ -778,7 +778,8 @@ eir_status decomp_masked_index(dc *c) {
     const eir_tensor_meta *xm = meta_of(c, x), *om = meta_of(c, out);
     int64_t xs[MAXR];
     if (mask == EIR_NO_VALUE || meta_of(c, mask)->dtype != EIR_BOOL) return dc_refuse(c, "argument 'mask': expected a bool tensor");
-    if (!il || il->kind != EIR_ARG_OPTIONAL_TENSORS || il->u.list.n > xm->rank || il->u.list.n > 8)
+    if (!il || (il->kind != EIR_ARG_OPTIONAL_TENSORS && il->kind != EIR_ARG_TENSORS) || il->u.list.n > xm->rank ||
+        il->u.list.n > 8)
         return dc_refuse(c, "argument 'indices': expected at most one optional tensor per dim");
     if (!fill || (fill->kind != EIR_ARG_FLOAT && fill->kind != EIR_ARG_INT && fill->kind != EIR_ARG_BOOL))
         return dc_refuse(c, "argument 'fill': expected a number");
