@@ -1,6 +1,10 @@
 /* decomp_spatial.c — to-core rules for resampling, unpooling, distances
  * and indexing helpers, each emitting the nodes torch 2.13's
- * ep.run_decompositions() writes for the operator. */
+ * ep.run_decompositions() writes for the operator: upsample_linear1d /
+ * upsample_trilinear3d, max_unpool2d / 3d, cdist, pdist,
+ * _softmax_backward_data, linalg_vander, bilinear, isin, cross /
+ * linalg_cross, diag_embed, im2col, _unsafe_masked_index, argsort,
+ * argwhere, conj_physical of real tensors. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
