@@ -367,5 +367,26 @@ eir_status decomp_multi_dot(dc *c);
 eir_status decomp_linalg_front(dc *c);
 
 /* ---- end of shapes, views, factories, indexing, linear algebra ---- */
+/* ---- FFT, upsampling, unpooling, distances, indexing (decomp_fft.c,
+ * decomp_spatial.c) ---- */
+
+eir_status decomp_fft(dc *c);
+eir_status decomp_upsample_linear(dc *c);
+eir_status decomp_argsort(dc *c);
+eir_status decomp_conj_physical(dc *c);
+eir_status decomp_max_unpool(dc *c);
+eir_status decomp_cdist(dc *c);
+eir_status decomp_pdist(dc *c);
+eir_status decomp_softmax_backward(dc *c);
+eir_status decomp_vander(dc *c);
+eir_status decomp_bilinear(dc *c);
+eir_status decomp_isin(dc *c);
+eir_status decomp_cross(dc *c);
+eir_status decomp_diag_embed(dc *c);
+eir_status decomp_argwhere(dc *c);
+eir_status decomp_im2col(dc *c);
+eir_status decomp_masked_index(dc *c);
+
+/* ---- end of FFT, upsampling, unpooling, distances, indexing ---- */
 
 #endif
