@@ -346,14 +346,7 @@ def test_dynamic_shapes(eir, tmp_path):
         assert ok, (k, msg)
 
 
-def refused(eir, tmp_path, mod, args, **kw):
-    ep = torch.export.export(mod, args, strict=False, **kw)
-    src, dst = tmp_path / "in.pt2", tmp_path / "out.pt2"
-    torch.export.save(ep, str(src))
-    r_ = K.convert(eir, src, dst)
-    assert r_.returncode != 0
-    assert not dst.exists()
-    return r_.stderr
+refused = K.refused
 
 
 def test_refuse_training_modes(eir, tmp_path):

@@ -20,7 +20,6 @@ operator torch's decomposition leaves out); then its call_function nodes
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 
 import pytest
@@ -222,13 +221,7 @@ def test_inplace_forms(eir, tmp_path, strict):
 
 
 def refused(eir, tmp_path, fn, args):
-    ep = torch.export.export(Fn(fn), args, strict=False)
-    src, dst = tmp_path / "in.pt2", tmp_path / "out.pt2"
-    torch.export.save(ep, str(src))
-    res = subprocess.run([eir, "convert", "--to", "core", str(src), str(dst)], capture_output=True, text=True)
-    assert res.returncode != 0
-    assert not dst.exists()
-    return res.stderr
+    return K.refused(eir, tmp_path, Fn(fn), args)
 
 
 def test_refusals(eir, tmp_path):

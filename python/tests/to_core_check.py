@@ -41,6 +41,18 @@ def convert(eir, src, dst):
     return subprocess.run([eir, "convert", "--to", "core", str(src), str(dst)], capture_output=True, text=True)
 
 
+def refused(eir, tmp_path, mod, args, **kw):
+    """Export mod (strict=False), save it, and check `eir convert --to core` refuses it: a non-zero
+    exit and no output file. Returns eir's message."""
+    ep = torch.export.export(mod, args, strict=False, **kw)
+    src, dst = tmp_path / "in.pt2", tmp_path / "out.pt2"
+    torch.export.save(ep, str(src))
+    res = convert(eir, src, dst)
+    assert res.returncode != 0
+    assert not dst.exists()
+    return res.stderr
+
+
 def verify_core(eir, path):
     return subprocess.run([eir, "verify", "--dialect", "core", str(path)], capture_output=True, text=True)
 
