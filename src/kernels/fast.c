@@ -651,12 +651,12 @@ static void im2col_channels(void *ctx, int64_t c0, int64_t c1) {
             }
 }
 
-FAST_CLONES void eir_im2col2d_range_f32(const float *x, float *col, int64_t C, int64_t H, int64_t W, int64_t OH, int64_t OW,
-                            int64_t KH, int64_t KW, const int64_t *stride, const int64_t *pad, const int64_t *dil,
-                            int64_t p0, int64_t p1) {
+/* cloned as a static function: a cloned global's resolver would be exported from the shared library */
+FAST_CLONES static void im2col2d_range(const float *x, float *col, int64_t C, int64_t H, int64_t W, int64_t OW, int64_t KH,
+                                       int64_t KW, const int64_t *stride, const int64_t *pad, const int64_t *dil,
+                                       int64_t p0, int64_t p1) {
     int64_t n = p1 - p0;
     float *q = col;
-    (void)OH;
     for (int64_t c = 0; c < C; c++)
         for (int64_t kh = 0; kh < KH; kh++)
             for (int64_t kw = 0; kw < KW; kw++, q += n) {
@@ -682,6 +682,13 @@ FAST_CLONES void eir_im2col2d_range_f32(const float *x, float *col, int64_t C, i
                     for (int64_t ow = b; ow < ow1; ow++) q[base + ow] = 0.0f;
                 }
             }
+}
+
+void eir_im2col2d_range_f32(const float *x, float *col, int64_t C, int64_t H, int64_t W, int64_t OH, int64_t OW,
+                            int64_t KH, int64_t KW, const int64_t *stride, const int64_t *pad, const int64_t *dil,
+                            int64_t p0, int64_t p1) {
+    (void)OH;
+    im2col2d_range(x, col, C, H, W, OW, KH, KW, stride, pad, dil, p0, p1);
 }
 
 void eir_im2col2d_f32(const float *x, float *col, int64_t C, int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t KH,
