@@ -41,5 +41,8 @@ void eir_sgemm_const_drop(const void *owner);
 bool eir_sgemm_const_copies(void);
 /* Bytes of the copies held now, all owners. */
 size_t eir_sgemm_const_bytes(void);
+/* Copies made from now on use the portable transpose instead of the AVX2 one
+ * (tests compare the two); not thread-safe against products running. */
+void eir_sgemm_transpose_portable(bool on);
 
 #endif

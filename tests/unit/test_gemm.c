@@ -219,6 +219,43 @@ static void test_constant_operands(void) {
     free(C);
 }
 
+/* The copies made by the AVX2 transpose and by the portable one give the same products bit for bit:
+ * shapes with partial 8 x 8 blocks and partial tiles (16 rows by 256 columns), a leading dimension
+ * past the row, and an operand of more than 2 MiB (its copy on huge pages). */
+static void test_transposes(void) {
+    static const int shapes[][4] = {{64, 300, 200, 0}, {7, 13, 5, 0},  {33, 49, 300, 3},
+                                    {16, 256, 256, 0}, {5, 517, 9, 1}, {64, 1100, 600, 0}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        int M = shapes[s][0], N = shapes[s][1], K = shapes[s][2], ldb = K + shapes[s][3];
+        float *A = malloc(sizeof(float) * M * K), *B = malloc(sizeof(float) * N * ldb);
+        float *C[2] = {malloc(sizeof(float) * M * N), malloc(sizeof(float) * M * N)}, *R = malloc(sizeof(float) * M * N);
+        for (int i = 0; i < M * K; i++) A[i] = frand();
+        for (int i = 0; i < N * ldb; i++) B[i] = frand();
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.f, A, K, B, ldb, 0.f, R, N);
+        for (int v = 0; v < 2; v++) {
+            eir_sgemm_transpose_portable(v == 1);
+            size_t before = eir_sgemm_const_bytes();
+            CHECK(eir_sgemm_const_add(&owner, B, sizeof(float) * N * ldb, false) == 0);
+            eir_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.f, A, K, B, ldb, 0.f, C[v], N);
+            if (eir_sgemm_const_copies()) CHECK(eir_sgemm_const_bytes() - before == sizeof(float) * N * K);
+            eir_sgemm_const_drop(&owner);
+        }
+        eir_sgemm_transpose_portable(false);
+        if (memcmp(C[0], C[1], sizeof(float) * M * N)) {
+            fprintf(stderr, "transposes differ: M=%d N=%d K=%d ldb=%d\n", M, N, K, ldb);
+            CHECK(0);
+        }
+        int far = 0;
+        for (int i = 0; i < M * N; i++) far += !(fabsf(C[0][i] - R[i]) <= 1e-4f * (1.f + fabsf(R[i])));
+        CHECK(far == 0);
+        free(A);
+        free(B);
+        free(C[0]);
+        free(C[1]);
+        free(R);
+    }
+}
+
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define DNNL_BY_DEFAULT 0
 #else
@@ -237,6 +274,7 @@ static int child_run(const char *want, const char *lib_prefix) {
         test_empty_k();
         test_special_values();
         test_constant_operands();
+        test_transposes();
         const char *pk = getenv("EIR_GEMM_PACK"); /* copies with oneDNN unless EIR_GEMM_PACK=0 */
         bool copies = strncmp(lib_prefix, "OpenBLAS", 8) != 0 && !(pk && !strcmp(pk, "0"));
         if (eir_sgemm_const_copies() != copies) _exit(3);
@@ -267,6 +305,7 @@ int main(void) {
     test_empty_k();
     test_special_values();
     test_constant_operands();
+    test_transposes();
     printf("sgemm library: %s%s\n", eir_sgemm_library(), eir_sgemm_const_copies() ? ", constant operands copied" : "");
     return check_summary("test_gemm");
 }
