@@ -268,21 +268,6 @@ static void release_pages(const char *lo, const char *hi) {
     if (b > a) (void)madvise((void *)a, b - a, MADV_DONTNEED);
 }
 
-/* Memory for a copy: 64-byte aligned; a copy of 2 MiB or more on 2 MiB boundaries with transparent
- * huge pages asked for (madvise; the kernel's default mode here), which takes the first-touch page
- * faults of writing it from one per 4 KiB to one per 2 MiB: 2.5-3x less time for the LM head's copy. */
-static float *copy_alloc(size_t bytes) {
-    enum { HUGE = 2u << 20 };
-    if (bytes < HUGE) return aligned_alloc(64, (bytes + 63) / 64 * 64);
-    size_t rounded = (bytes + HUGE - 1) / HUGE * HUGE;
-    void *p = NULL;
-    if (posix_memalign(&p, HUGE, rounded)) return NULL;
-#ifdef MADV_HUGEPAGE
-    (void)madvise(p, rounded, MADV_HUGEPAGE);
-#endif
-    return p;
-}
-
 /* The copy of Fortran operand A (op T: stored k x m, leading dimension lda) as op(A), made on
  * first use when A lies in a constant range; NULL: take the plain path. */
 static const float *const_a(int64_t m, int64_t k, const float *A, int64_t lda) {
@@ -307,7 +292,7 @@ static const float *const_a(int64_t m, int64_t k, const float *A, int64_t lda) {
     const_copy *e = calloc(1, sizeof *e);
     if (!e) goto done;
     size_t bytes = (size_t)m * (size_t)k * sizeof(float);
-    *e = (const_copy){A, m, k, lda, owner, copy_alloc(bytes), 0, copies[b]};
+    *e = (const_copy){A, m, k, lda, owner, aligned_alloc(64, (bytes + 63) / 64 * 64), 0, copies[b]};
     copies[b] = e;
     if (e->data) {
         transpose_copy(e->data, A, m, k, lda);

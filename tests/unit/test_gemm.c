@@ -221,7 +221,7 @@ static void test_constant_operands(void) {
 
 /* The copies made by the AVX2 transpose and by the portable one give the same products bit for bit:
  * shapes with partial 8 x 8 blocks and partial tiles (16 rows by 256 columns), a leading dimension
- * past the row, and an operand of more than 2 MiB (its copy on huge pages). */
+ * past the row, and an operand of more than 2 MiB. */
 static void test_transposes(void) {
     static const int shapes[][4] = {{64, 300, 200, 0}, {7, 13, 5, 0},  {33, 49, 300, 3},
                                     {16, 256, 256, 0}, {5, 517, 9, 1}, {64, 1100, 600, 0}};
