@@ -50,6 +50,19 @@ def export(tmp_path, f, args, decompose, name="p"):
     return ep, path
 
 
+def export_forms(tmp_path, f, args, decompose):
+    """f exported once; for each flag of decompose, that program (False) or its
+    run_decompositions() (True, made before anything runs it), saved: [(ep, path)]"""
+    ep = torch.export.export(Fn(f), tuple(args))
+    forms = {False: ep, True: ep.run_decompositions() if True in decompose else None}
+    out = []
+    for dec in decompose:
+        path = str(tmp_path / ("dec.pt2" if dec else "p.pt2"))
+        torch.export.save(forms[dec], path)
+        out.append((forms[dec], path))
+    return out
+
+
 def eir_run(eir, tmp_path, path, args, tag="run"):
     files = []
     for i, a in enumerate(args):
@@ -78,8 +91,7 @@ def compare(got_dir, want, what):
 def check(eir, tmp_path, f, args, what, decompose=(False, True), ops=()):
     """Export f(*args) (as exported, then decomposed), run it in eir, compare with f;
     ops: aten targets the exported program must contain (the kernels under test)."""
-    for dec in decompose:
-        ep, path = export(tmp_path, f, args, dec)
+    for dec, (ep, path) in zip(decompose, export_forms(tmp_path, f, args, decompose)):
         if not dec:
             targets = {str(n.target) for n in ep.graph.nodes if n.op == "call_function"}
             for op in ops:

@@ -49,6 +49,19 @@ def export(tmp_path, m, args, decompose, dynamic_shapes=None, name="p"):
     return ep, path
 
 
+def export_forms(tmp_path, m, args, decompose, dynamic_shapes=None):
+    """m exported once; for each flag of decompose, that program (False) or its
+    run_decompositions() (True, made before anything runs it), saved: [(ep, path)]"""
+    ep = torch.export.export(m, tuple(args), dynamic_shapes=dynamic_shapes, strict=False)
+    forms = {False: ep, True: ep.run_decompositions() if True in decompose else None}
+    out = []
+    for dec in decompose:
+        path = str(tmp_path / ("dec.pt2" if dec else "p.pt2"))
+        torch.export.save(forms[dec], path)
+        out.append((forms[dec], path))
+    return out
+
+
 
 
 def compare(got_dir, want, what, scale=1.0):
@@ -68,8 +81,7 @@ def compare(got_dir, want, what, scale=1.0):
 def check(eir, tmp_path, m, args, what, decompose=(False, True), ops=(), dynamic_shapes=None, reruns=(), scale=1.0):
     """Export m(*args) (as exported, then decomposed), run it in eir on args and on
     each of reruns, compare with m; ops: targets the exported program must contain."""
-    for dec in decompose:
-        ep, path = export(tmp_path, m, args, dec, dynamic_shapes)
+    for dec, (ep, path) in zip(decompose, export_forms(tmp_path, m, args, decompose, dynamic_shapes)):
         if not dec:
             targets = {str(n.target) for n in ep.graph.nodes if n.op == "call_function"}
             for op in ops:

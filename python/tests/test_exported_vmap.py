@@ -29,18 +29,26 @@ vmap = torch.vmap
 
 
 def export(tmp_path, f, args, strict, decompose, dynamic_shapes=None):
+    return export_forms(tmp_path, f, args, strict, (decompose,), dynamic_shapes)[0]
+
+
+def export_forms(tmp_path, f, args, strict, decompose, dynamic_shapes=None):
+    """f exported once; for each flag of decompose, that program (False: it must
+    contain vmap's operators) or its run_decompositions() (True), saved: [(ep, path)]"""
     ep = torch.export.export(Fn(f), tuple(args), dynamic_shapes=dynamic_shapes, strict=strict)
-    if not decompose:
-        targets = {f"{getattr(n.target, '__module__', '')}.{getattr(n.target, '__name__', '')}"
-                   for m in ep.graph_module.modules() if isinstance(m, torch.fx.GraphModule)
-                   for n in m.graph.nodes if n.op == "call_function"}
-        assert PRE + "_add_batch_dim" in targets, f"no vmap ops in the exported program: {targets}"
-    else:
-        ep = ep.run_decompositions()
-    _fill_dead_constants(ep)
-    path = str(tmp_path / ("dec.pt2" if decompose else "p.pt2"))
-    torch.export.save(ep, path)
-    return ep, path
+    out = []
+    for dec in decompose:
+        if not dec:
+            targets = {f"{getattr(n.target, '__module__', '')}.{getattr(n.target, '__name__', '')}"
+                       for m in ep.graph_module.modules() if isinstance(m, torch.fx.GraphModule)
+                       for n in m.graph.nodes if n.op == "call_function"}
+            assert PRE + "_add_batch_dim" in targets, f"no vmap ops in the exported program: {targets}"
+        form = ep.run_decompositions() if dec else ep
+        _fill_dead_constants(form)
+        path = str(tmp_path / ("dec.pt2" if dec else "p.pt2"))
+        torch.export.save(form, path)
+        out.append((form, path))
+    return out
 
 
 def _fill_dead_constants(ep):
@@ -61,8 +69,7 @@ def _fill_dead_constants(ep):
 
 def check(eir, tmp_path, f, args, what, strict=(False, True), decompose=(False, True), dynamic_shapes=None, reruns=()):
     for s in strict:
-        for dec in decompose:
-            ep, path = export(tmp_path, f, args, s, dec, dynamic_shapes)
+        for dec, (ep, path) in zip(decompose, export_forms(tmp_path, f, args, s, decompose, dynamic_shapes)):
             form = ("strict, " if s else "") + ("decomposed" if dec else "as exported")
             for k, xs in enumerate([args, *reruns]):
                 r, out = eir_run(eir, tmp_path, path, xs, tag=f"run{k}")
