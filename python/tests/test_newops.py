@@ -37,10 +37,12 @@ class Fn(torch.nn.Module):
         return self.f(*args)
 
 
-def run_eir(eir, tmp_path, module, args, decompose):
-    """Export module(*args), run it in eir, return (eir outputs, torch outputs)."""
+def run_eir(eir, tmp_path, module, args, decompose, ep=None):
+    """Export module(*args) (or take ep, its export), run it in eir, return (eir
+    outputs, torch outputs)."""
     ref = copy.deepcopy(module)  # programs that update buffers must start from the same state
-    ep = torch.export.export(module, tuple(args))
+    if ep is None:
+        ep = torch.export.export(module, tuple(args))
     if decompose:
         ep = ep.run_decompositions()
     path = str(tmp_path / "p.pt2")
@@ -70,8 +72,9 @@ def compare(got, want, what):
 
 
 def check(eir, tmp_path, module, args, what):
+    ep = torch.export.export(module, tuple(args))  # one export, run as it is and decomposed
     for decompose in (False, True):
-        got, want = run_eir(eir, tmp_path, module, args, decompose)
+        got, want = run_eir(eir, tmp_path, module, args, decompose, ep)
         compare(got, want, f"{what} ({'decomposed' if decompose else 'as exported'})")
 
 
