@@ -1703,3 +1703,15 @@ int eir_nn_conv_epi(eir_kctx *ctx, const eir_tview *x, const eir_tview *w, const
 int eir_nn_gemm(eir_kctx *ctx, const eir_tview *A, const eir_tview *B, const eir_tview *bias, const eir_tview *C) {
     return gemm_views(ctx, A, B, bias, C, 1, bias ? 1 : 0, 1, bias ? 1 : 0);
 }
+
+int eir_nn_sdpa(eir_kctx *ctx, const eir_tview *q, const eir_tview *k, const eir_tview *v, const eir_tview *mask,
+                double scale, eir_tview *out) {
+    eir_karg m, s;
+    memset(&m, 0, sizeof m);
+    memset(&s, 0, sizeof s);
+    m.kind = mask ? EIR_KA_TENSOR : EIR_KA_NONE;
+    m.t = mask;
+    s.kind = EIR_KA_FLOAT;
+    s.f = scale;
+    return sdpa_impl(ctx, q, k, v, &m, 0.0, false, &s, false, out, NULL);
+}
