@@ -530,6 +530,7 @@ static eir_status try_linear(bctx *c, uint32_t n, bool *done) {
  *
  *   qs = mul.Scalar(q, a); ks = mul.Scalar(permute(k, [.., -1, -2]), b)
  *   s  = view(bmm(view(expand(qs)), view(expand(ks))))    [+ add.Tensor(s, mask)]
+ *        (a clone before a view where the view needs contiguous memory)
  *   p  = _softmax(s, -1, False)
  *   p' = where(logical_not(any(logical_not(eq(s, -inf)), -1, True)), full_like(p, 0), p)
  *   o  = view(bmm(view(expand(p')), view(expand(v))))
@@ -584,8 +585,8 @@ static bool same_sizes(const bctx *c, uint32_t x, uint32_t y) {
     return true;
 }
 
-/* Back from v through view / _unsafe_view / reshape and expands that
- * broadcast nothing (float32 all along), adding their calls to s, to the
+/* Back from v through view / _unsafe_view / reshape / clone and expands
+ * that broadcast nothing (float32 all along), adding their calls to s, to the
  * first tensor defined by a call of `target` (target NULL: the first of rank
  * `rank` that is no such expand): a tensor whose elements, in row-major
  * order, v holds. */
@@ -598,7 +599,8 @@ static uint32_t through_views(const bctx *c, uint32_t v, nodeset *s, const char 
         bool noop = expand && is_f32(c, in, 0) && same_sizes(c, in, v);
         if (!noop && (target ? !strcmp(nd->target, target) : rank_of(c, v) == rank)) break;
         if (!noop && strcmp(nd->target, "torch.ops.aten.view.default") &&
-            strcmp(nd->target, "torch.ops.aten._unsafe_view.default") && strcmp(nd->target, "torch.ops.aten.reshape.default"))
+            strcmp(nd->target, "torch.ops.aten._unsafe_view.default") && strcmp(nd->target, "torch.ops.aten.reshape.default") &&
+            strcmp(nd->target, "torch.ops.aten.clone.default"))
             break;
         if (!is_f32(c, in, 0)) break;
         set_add(s, c->g->values[v].producer);
