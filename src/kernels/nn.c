@@ -1209,10 +1209,20 @@ static void sdpa_heads(void *jp, int64_t b0, int64_t b1) {
         eir_tview ma;
         memset(&ma, 0, sizeof ma);
         if (has_mask) ma = mat_at(&mask, bidx);
-        if (eir_kernels_fast && ct == EIR_F32 && !has_mask && dropout == 0) { /* vectorised rows (fast.c) */
+        if (eir_kernels_fast && ct == EIR_F32 && dropout == 0 && (!has_mask || (ma.dtype == EIR_F32 && !causal))) {
+            /* vectorised rows (fast.c); a float mask added to each row first, in float as torch adds it */
             for (int64_t i = 0; i < L; i++) {
                 float mxf;
                 double sum;
+                if (has_mask) {
+                    float *pr = (float *)P + i * S;
+                    const float *mr = (const float *)ma.data + i * ma.strides[0];
+                    int64_t ms = ma.strides[1];
+                    if (ms == 1)
+                        for (int64_t j = 0; j < S; j++) pr[j] += mr[j];
+                    else
+                        for (int64_t j = 0; j < S; j++) pr[j] += mr[j * ms];
+                }
                 eir_softmax_row_f32((float *)P + i * S, causal ? (i + 1 < S ? i + 1 : S) : S, S, &mxf, &sum);
                 if (lse) {
                     int64_t li[EIR_MAX_RANK];

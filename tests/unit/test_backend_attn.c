@@ -189,8 +189,55 @@ static void test_refusals(void) {
     refused("float64", attn_program("f64", -1, "view_5,", "    view_5: USER_OUTPUT\n"));
 }
 
+/* eir_cpu::attention on operands that do not multiply: refused at run time, the node named */
+static void test_bad_shapes(void) {
+    static const char *BAD =
+        "ExportedProgram:\n"
+        "    class GraphModule(torch.nn.Module):\n"
+        "        def forward(self, q: \"f32[1, 2, 3, 4]\", k: \"f32[1, 2, 5, 3]\", v: \"f32[1, 2, 5, 6]\", mask: \"f32[3, 5]\"):\n"
+        "            att: \"f32[1, 2, 3, 6]\" = torch.ops.eir_cpu.attention.default(q, k, v, mask, 0.5)\n"
+        "            return (att,)\n"
+        "\n"
+        "Graph signature:\n"
+        "    # inputs\n"
+        "    q: USER_INPUT\n"
+        "    k: USER_INPUT\n"
+        "    v: USER_INPUT\n"
+        "    mask: USER_INPUT\n"
+        "\n"
+        "    # outputs\n"
+        "    att: USER_OUTPUT\n"
+        "\n"
+        "Range constraints: {}\n";
+    eir_program *p = parse(BAD);
+    CHECK(p != NULL);
+    if (!p) return;
+    eir_runtime *rt = NULL;
+    if (eir_runtime_create(p, &rt) == EIR_OK) {
+        static const int64_t qs[4] = {1, 2, 3, 4}, ks[4] = {1, 2, 5, 3}, vs[4] = {1, 2, 5, 6}, ms[2] = {3, 5};
+        static float buf[64];
+        eir_tensor_view in[4] = {{buf, EIR_F32, 4, qs, NULL}, {buf, EIR_F32, 4, ks, NULL}, {buf, EIR_F32, 4, vs, NULL},
+                                 {buf, EIR_F32, 2, ms, NULL}};
+        bool set = true;
+        for (uint32_t i = 0; i < 4; i++) set = set && eir_runtime_set_input(rt, i, &in[i]) == EIR_OK;
+        CHECK(set);
+        CHECK(eir_runtime_run(rt) != EIR_OK);
+        const char *msg = eir_runtime_errmsg(rt);
+        if (!strstr(msg, "att") || !strstr(msg, "do not multiply")) fprintf(stderr, "message: %s\n", msg);
+        CHECK(strstr(msg, "att") && strstr(msg, "eir_cpu::attention") && strstr(msg, "do not multiply"));
+    } else {
+        /* refused when the runtime is made: the message still names the call */
+        const char *msg = eir_runtime_errmsg(rt);
+        fprintf(stderr, "runtime create: %s\n", msg);
+        CHECK(strstr(msg, "att") != NULL);
+    }
+    eir_runtime_free(rt);
+    eir_program_free(p);
+}
+
 int main(void) {
     test_fused();
+    test_bad_shapes();
     test_refusals();
     return check_summary("test_backend_attn");
 }
