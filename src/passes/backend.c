@@ -617,6 +617,19 @@ static bool same_batch(const bctx *c, uint32_t v, uint32_t ref, uint32_t r) {
     return true;
 }
 
+/* Value v (3-d) is [batch, rows, cols] with batch the product of ref's
+ * batch dims (rank r): the views between them only flatten the batch. */
+static bool batched_as(const bctx *c, uint32_t v, uint32_t ref, uint32_t r, const eir_symint *rows, const eir_symint *cols) {
+    if (!is_f32(c, v, 3) || !same_dim(dim_of(c, v, 1), rows) || !same_dim(dim_of(c, v, 2), cols)) return false;
+    if (r == 3) return same_dim(dim_of(c, v, 0), dim_of(c, ref, 0));
+    int64_t b = 1;
+    for (uint32_t d = 0; d + 2 < r; d++) {
+        if (dim_of(c, ref, d)->is_expr) return false;
+        b *= dim_of(c, ref, d)->value;
+    }
+    return !dim_of(c, v, 0)->is_expr && dim_of(c, v, 0)->value == b;
+}
+
 /* Every node reading v is in s, and v is no graph output. */
 static bool read_within(const bctx *c, uint32_t v, const nodeset *s) {
     for (uint32_t i = 0; i < c->g->num_outputs; i++)
@@ -748,6 +761,14 @@ static eir_status try_attention(bctx *c, uint32_t n, bool *done, uint32_t *first
         !same_dim(dim_of(c, S0, r - 2), dim_of(c, Q, r - 2)) || !same_dim(dim_of(c, S0, r - 1), dim_of(c, K, r - 2)) ||
         !same_dim(dim_of(c, V, r - 2), dim_of(c, K, r - 2)) || !same_dim(dim_of(c, R, r - 2), dim_of(c, Q, r - 2)) ||
         !same_dim(dim_of(c, R, r - 1), dim_of(c, V, r - 1)))
+        return EIR_OK;
+    /* both products on [batch, .., ..]: q k^T [B, L, E] x [B, E, S], p v [B, L, S] x [B, S, Ev] */
+    const eir_symint *dL = dim_of(c, Q, r - 2), *dE = dim_of(c, Q, r - 1), *dS = dim_of(c, K, r - 2), *dEv = dim_of(c, V, r - 1);
+    if (!batched_as(c, tensor_of(arg_named(b1, "self")), Q, r, dL, dE) ||
+        !batched_as(c, tensor_of(arg_named(b1, "mat2")), Q, r, dE, dS) ||
+        !batched_as(c, eir_node_output_value(b1, 0), Q, r, dL, dS) ||
+        !batched_as(c, tensor_of(arg_named(nd, "self")), Q, r, dL, dS) ||
+        !batched_as(c, tensor_of(arg_named(nd, "mat2")), Q, r, dS, dEv) || !batched_as(c, o3, Q, r, dL, dEv))
         return EIR_OK;
     if (s.full) return EIR_OK;
     /* every intermediate is read inside the pattern only */
