@@ -24,6 +24,7 @@
 #include "fused.h"
 #include "kutil.h"
 #include "pw.h"
+#include "recurrent.h"
 #include "tables.h"
 #include "../ops/optable.h"
 
@@ -247,6 +248,21 @@ static int k_linear(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no,
     if (!direct && !(ybuf = eir_kalloc((size_t)(M * N > 0 ? M * N : 1) * sizeof(float)))) {
         eir_kfree(xbuf);
         return eir_kerr(ctx, "out of memory");
+    }
+    /* a few rows against a row-major weight: the matrix-vector kernel
+     * (recurrent.c) reads the weight once, without a GEMM call's set-up */
+    if (eir_kernels_fast && M <= EIR_GEMV_MAX_M && K >= 8 && w->strides[1] == 1 && w->strides[0] == K &&
+        (!b || b->strides[0] == 1 || N == 1)) {
+        float *yd = direct ? y->data : ybuf;
+        eir_gemv_f32(w->data, N, K, xc.data, K, M, b ? b->data : NULL, yd, N);
+        if (e.act != EIR_ACT_NONE) apply_rows(yd, M, N, NULL, &e);
+        if (!direct) {
+            eir_tview yc = contig_like(y, ybuf);
+            copy_f32(y, &yc);
+        }
+        eir_kfree(xbuf);
+        eir_kfree(ybuf);
+        return 0;
     }
     eir_tview A = {xc.data, EIR_F32, 2, {M, K}, {K, 1}};
     eir_tview B = {w->data, EIR_F32, 2, {K, N}, {w->strides[1], w->strides[0]}};   /* weight transposed */
