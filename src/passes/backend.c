@@ -642,9 +642,6 @@ static bool read_within(const bctx *c, uint32_t v, const nodeset *s) {
     return true;
 }
 
-/* a Python number argument */
-static bool scalar_is(const eir_arg *a, double *out) { return number_of(a, out); }
-
 /* t is permute(x, dims) with dims the identity but the last two swapped; x of rank r */
 static uint32_t swapped_last2(const bctx *c, uint32_t t, nodeset *s) {
     const eir_node *nd = def_of(c, t, "torch.ops.aten.permute.default");
@@ -688,7 +685,7 @@ static eir_status try_attention(bctx *c, uint32_t n, bool *done, uint32_t *first
     double fv = 1;
     int64_t dim = 0;
     bool half = true, keep = false;
-    if (!fl || !smn || tensor_of(arg_named(fl, "self")) != sm || !scalar_is(arg_named(fl, "fill_value"), &fv) || fv != 0 ||
+    if (!fl || !smn || tensor_of(arg_named(fl, "self")) != sm || !number_of(arg_named(fl, "fill_value"), &fv) || fv != 0 ||
         !is_f32(c, zeros, 0) || !same_sizes(c, zeros, sm))
         return EIR_OK;
     uint32_t S0 = tensor_of(arg_named(smn, "self"));
@@ -704,7 +701,7 @@ static eir_status try_attention(bctx *c, uint32_t n, bool *done, uint32_t *first
     const eir_node *n2 = an ? def_of(c, tensor_of(arg_named(an, "self")), "torch.ops.aten.logical_not.default") : NULL;
     const eir_node *eq = n2 ? def_of(c, tensor_of(arg_named(n2, "self")), "torch.ops.aten.eq.Scalar") : NULL;
     double ninf = 0;
-    if (!eq || tensor_of(arg_named(eq, "self")) != S0 || !scalar_is(arg_named(eq, "other"), &ninf) ||
+    if (!eq || tensor_of(arg_named(eq, "self")) != S0 || !number_of(arg_named(eq, "other"), &ninf) ||
         !(isinf(ninf) && ninf < 0))
         return EIR_OK;
     if (!int_of(arg_named(an, "dim"), 0, &dim) || (dim != -1 && dim != (int64_t)r - 1) ||
@@ -718,7 +715,7 @@ static eir_status try_attention(bctx *c, uint32_t n, bool *done, uint32_t *first
     if (ad) {
         double alpha = 1;
         const eir_arg *al = arg_named(ad, "alpha");
-        if (al && (!scalar_is(al, &alpha) || alpha != 1)) return EIR_OK;
+        if (al && (!number_of(al, &alpha) || alpha != 1)) return EIR_OK;
         sc = tensor_of(arg_named(ad, "self"));
         mask = tensor_of(arg_named(ad, "other"));
         if (!is_f32(c, sc, 0) || !is_f32(c, mask, 0) || !same_sizes(c, sc, S0) || rank_of(c, mask) > r) return EIR_OK;
@@ -736,7 +733,7 @@ static eir_status try_attention(bctx *c, uint32_t n, bool *done, uint32_t *first
     uint32_t V = through_views(c, tensor_of(arg_named(nd, "mat2")), &s, NULL, r);
     const eir_node *mq = def_of(c, qs, "torch.ops.aten.mul.Scalar"), *mk = def_of(c, ks, "torch.ops.aten.mul.Scalar");
     double a, b;
-    if (!mq || !mk || !scalar_is(arg_named(mq, "other"), &a) || !scalar_is(arg_named(mk, "other"), &b)) return EIR_OK;
+    if (!mq || !mk || !number_of(arg_named(mq, "other"), &a) || !number_of(arg_named(mk, "other"), &b)) return EIR_OK;
     set_add(&s, (int32_t)(mq - g->nodes));
     set_add(&s, (int32_t)(mk - g->nodes));
     uint32_t Q = tensor_of(arg_named(mq, "self"));
