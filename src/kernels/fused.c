@@ -1,6 +1,6 @@
 /* fused.c — kernels of the Backend dialect's operators (src/ops/backend_ops.c):
  * eir_cpu::conv2d and eir_cpu::linear, a convolution or matrix product with
- * its bias and activation applied in one epilogue.
+ * its bias and activation applied in one epilogue, and eir_cpu::attention.
  *
  * The product itself is nn.c's (eir_nn_conv_epi, eir_nn_gemm), so it
  * computes what aten.convolution / aten.addmm compute. The epilogue is
@@ -14,6 +14,9 @@
  * aten.silu or aten.hardswish would make of it: relu and hardtanh as
  * vectorized compare-and-select rows here (a NaN stays NaN), silu and
  * hardswish with the pointwise engine's rows (fast.c)
+ * A linear on up to 4 rows of a row-major weight runs recurrent.c's
+ * matrix-vector kernel instead of the GEMM. eir_cpu::attention is
+ * nn.c's scaled_dot_product_attention without dropout or causal masking.
  * Float32 only; other dtypes are refused (the pass to-backend makes these
  * operators only for float32 programs). */
 #include <math.h>
