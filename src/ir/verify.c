@@ -466,8 +466,8 @@ static void check_aten(vctx *c, const eir_graph *g, const eir_node *nd, const ch
 static void check_backend(vctx *c, const eir_graph *g, const eir_node *nd, const char *name) {
     const eir_op_schema *s = eir_backend_op_find(name);
     if (!s) {
-        viol(c, "backend.unknown", nd, NULL, "%s is not an operator of the Backend dialect (eir_cpu.conv2d.default, "
-             "eir_cpu.linear.default)", name);
+        viol(c, "backend.unknown", nd, NULL, "%s is not an operator of the Backend dialect (eir_cpu.attention.default, "
+             "eir_cpu.conv2d.default, eir_cpu.linear.default)", name);
         return;
     }
     int32_t map[64];

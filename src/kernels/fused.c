@@ -1,6 +1,6 @@
 /* fused.c — kernels of the Backend dialect's operators (src/ops/backend_ops.c):
  * eir_cpu::conv2d and eir_cpu::linear, a convolution or matrix product with
- * its bias and activation applied in one epilogue.
+ * its bias and activation applied in one epilogue, and eir_cpu::attention.
  *
  * The product itself is nn.c's (eir_nn_conv_epi, eir_nn_gemm), so it
  * computes what aten.convolution / aten.addmm compute. The epilogue is
@@ -14,6 +14,9 @@
  * aten.silu or aten.hardswish would make of it: relu and hardtanh as
  * vectorized compare-and-select rows here (a NaN stays NaN), silu and
  * hardswish with the pointwise engine's rows (fast.c)
+ * A linear on up to 4 rows of a row-major weight runs recurrent.c's
+ * matrix-vector kernel instead of the GEMM. eir_cpu::attention is
+ * nn.c's scaled_dot_product_attention without dropout or causal masking.
  * Float32 only; other dtypes are refused (the pass to-backend makes these
  * operators only for float32 programs). */
 #include <math.h>
@@ -24,6 +27,7 @@
 #include "fused.h"
 #include "kutil.h"
 #include "pw.h"
+#include "recurrent.h"
 #include "tables.h"
 #include "../ops/optable.h"
 
@@ -248,6 +252,21 @@ static int k_linear(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no,
         eir_kfree(xbuf);
         return eir_kerr(ctx, "out of memory");
     }
+    /* a few rows against a row-major weight: the matrix-vector kernel
+     * (recurrent.c) reads the weight once, without a GEMM call's set-up */
+    if (eir_kernels_fast && M <= EIR_GEMV_MAX_M && K >= 8 && w->strides[1] == 1 && w->strides[0] == K &&
+        (!b || b->strides[0] == 1 || N == 1)) {
+        float *yd = direct ? y->data : ybuf;
+        eir_gemv_f32(w->data, N, K, xc.data, K, M, b ? b->data : NULL, yd, N);
+        if (e.act != EIR_ACT_NONE) apply_rows(yd, M, N, NULL, &e);
+        if (!direct) {
+            eir_tview yc = contig_like(y, ybuf);
+            copy_f32(y, &yc);
+        }
+        eir_kfree(xbuf);
+        eir_kfree(ybuf);
+        return 0;
+    }
     eir_tview A = {xc.data, EIR_F32, 2, {M, K}, {K, 1}};
     eir_tview B = {w->data, EIR_F32, 2, {K, N}, {w->strides[1], w->strides[0]}};   /* weight transposed */
     eir_tview Cm = {direct ? y->data : ybuf, EIR_F32, 2, {M, N}, {N, 1}};
@@ -265,7 +284,39 @@ static int k_linear(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no,
     return rc;
 }
 
+/* eir_cpu::attention(query, key, value, attn_mask, scale): query (.., L, E), key
+ * (.., S, E), value (.., S, Ev) with the same batch dims as the output (.., L,
+ * Ev); attn_mask (float32, added to the scores) broadcast to (.., L, S). The
+ * decomposed form of aten.scaled_dot_product_attention that to-backend
+ * recognises; nn.c's attention computes it. */
+static int k_attention(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    static const char *op = "eir_cpu::attention";
+    if (na < 5 || no < 1) return eir_kerr(ctx, "%s: expected 5 arguments and one output", op);
+    if (a[0].kind != EIR_KA_TENSOR || a[1].kind != EIR_KA_TENSOR || a[2].kind != EIR_KA_TENSOR)
+        return eir_kerr(ctx, "%s: query, key and value must be tensors", op);
+    const eir_tview *q = a[0].t, *k = a[1].t, *v = a[2].t, *m = a[3].kind == EIR_KA_TENSOR ? a[3].t : NULL;
+    eir_tview *y = &out[0];
+    if (q->dtype != EIR_F32 || k->dtype != EIR_F32 || v->dtype != EIR_F32 || (m && m->dtype != EIR_F32) ||
+        y->dtype != EIR_F32)
+        return eir_kerr(ctx, "%s: expected float32 query, key, value, attn_mask and output, got %s, %s, %s", op,
+                        eir_torch_dtype_name(q->dtype), eir_torch_dtype_name(k->dtype), eir_torch_dtype_name(v->dtype));
+    int32_t r = y->rank;
+    if (r < 2 || q->rank != r || k->rank != r || v->rank != r)
+        return eir_kerr(ctx, "%s: query, key, value and output must have the same rank (at least 2)", op);
+    for (int32_t d = 0; d < r - 2; d++)
+        if (q->sizes[d] != y->sizes[d] || k->sizes[d] != y->sizes[d] || v->sizes[d] != y->sizes[d])
+            return eir_kerr(ctx, "%s: query, key and value must have the output's batch dims", op);
+    if (q->sizes[r - 2] != y->sizes[r - 2] || k->sizes[r - 1] != q->sizes[r - 1] || v->sizes[r - 2] != k->sizes[r - 2] ||
+        v->sizes[r - 1] != y->sizes[r - 1])
+        return eir_kerr(ctx, "%s: query [.., %lld, %lld], key [.., %lld, %lld] and value [.., %lld, %lld] do not multiply",
+                        op, (long long)q->sizes[r - 2], (long long)q->sizes[r - 1], (long long)k->sizes[r - 2],
+                        (long long)k->sizes[r - 1], (long long)v->sizes[r - 2], (long long)v->sizes[r - 1]);
+    double scale = a[4].kind == EIR_KA_FLOAT ? a[4].f : a[4].kind == EIR_KA_INT ? (double)a[4].i : a[4].s.f;
+    return eir_nn_sdpa(ctx, q, k, v, m, scale, y);
+}
+
 const eir_kernel_entry eir_kernels_fused[] = {
+    {"eir_cpu.attention.default", k_attention},
     {"eir_cpu.conv2d.default", k_conv2d},
     {"eir_cpu.linear.default", k_linear},
     {NULL, NULL},

@@ -23,4 +23,10 @@ int eir_nn_conv_epi(eir_kctx *ctx, const eir_tview *x, const eir_tview *w, const
  * C first and accumulated into, as addmm does. */
 int eir_nn_gemm(eir_kctx *ctx, const eir_tview *A, const eir_tview *B, const eir_tview *bias, const eir_tview *C);
 
+/* Attention as aten.scaled_dot_product_attention computes it without
+ * dropout, causal masking or GQA: out = softmax(q k^T * scale + mask) v, rows
+ * whose scores are all -inf give 0; mask NULL or broadcast to the scores. */
+int eir_nn_sdpa(eir_kctx *ctx, const eir_tview *q, const eir_tview *k, const eir_tview *v, const eir_tview *mask,
+                double scale, eir_tview *out);
+
 #endif

@@ -1209,10 +1209,20 @@ static void sdpa_heads(void *jp, int64_t b0, int64_t b1) {
         eir_tview ma;
         memset(&ma, 0, sizeof ma);
         if (has_mask) ma = mat_at(&mask, bidx);
-        if (eir_kernels_fast && ct == EIR_F32 && !has_mask && dropout == 0) { /* vectorised rows (fast.c) */
+        if (eir_kernels_fast && ct == EIR_F32 && dropout == 0 && (!has_mask || (ma.dtype == EIR_F32 && !causal))) {
+            /* vectorised rows (fast.c); a float mask added to each row first, in float as torch adds it */
             for (int64_t i = 0; i < L; i++) {
                 float mxf;
                 double sum;
+                if (has_mask) {
+                    float *pr = (float *)P + i * S;
+                    const float *mr = (const float *)ma.data + i * ma.strides[0];
+                    int64_t ms = ma.strides[1];
+                    if (ms == 1)
+                        for (int64_t j = 0; j < S; j++) pr[j] += mr[j];
+                    else
+                        for (int64_t j = 0; j < S; j++) pr[j] += mr[j * ms];
+                }
                 eir_softmax_row_f32((float *)P + i * S, causal ? (i + 1 < S ? i + 1 : S) : S, S, &mxf, &sum);
                 if (lse) {
                     int64_t li[EIR_MAX_RANK];
@@ -1702,4 +1712,16 @@ int eir_nn_conv_epi(eir_kctx *ctx, const eir_tview *x, const eir_tview *w, const
 
 int eir_nn_gemm(eir_kctx *ctx, const eir_tview *A, const eir_tview *B, const eir_tview *bias, const eir_tview *C) {
     return gemm_views(ctx, A, B, bias, C, 1, bias ? 1 : 0, 1, bias ? 1 : 0);
+}
+
+int eir_nn_sdpa(eir_kctx *ctx, const eir_tview *q, const eir_tview *k, const eir_tview *v, const eir_tview *mask,
+                double scale, eir_tview *out) {
+    eir_karg m, s;
+    memset(&m, 0, sizeof m);
+    memset(&s, 0, sizeof s);
+    m.kind = mask ? EIR_KA_TENSOR : EIR_KA_NONE;
+    m.t = mask;
+    s.kind = EIR_KA_FLOAT;
+    s.f = scale;
+    return sdpa_impl(ctx, q, k, v, &m, 0.0, false, &s, false, out, NULL);
 }

@@ -300,3 +300,29 @@ int eir_rnn_run_f32(eir_kctx *ctx, const eir_rnn_f32 *r) {
     eir_kfree(bs); eir_kfree(gh); eir_kfree(hf);
     return 0;
 }
+
+/* ======================================================================
+ * y = x W^T + bias for a few rows of x (eir_gemv_f32, recurrent.h)
+ * ====================================================================== */
+
+typedef struct gemv_job {
+    const float *W, *x, *bias;
+    int64_t N, K, ldx, M;
+    float *y;
+    int64_t ldy;
+} gemv_job;
+
+static void gemv_blocks(void *vj, int64_t b0, int64_t b1) {
+    const gemv_job *j = vj;
+    int64_t o0 = b0 * RNN_UB, o1 = b1 * RNN_UB < j->N ? b1 * RNN_UB : j->N;
+    gemv_rows(j->W + o0 * j->K, o1 - o0, j->K, j->x, j->ldx, j->M, j->y + o0, j->ldy, false);
+    if (j->bias)
+        for (int64_t m = 0; m < j->M; m++)
+            for (int64_t o = o0; o < o1; o++) j->y[m * j->ldy + o] += j->bias[o];
+}
+
+void eir_gemv_f32(const float *W, int64_t N, int64_t K, const float *x, int64_t ldx, int64_t M, const float *bias, float *y,
+                  int64_t ldy) {
+    gemv_job j = {W, x, bias, N, K, ldx, M, y, ldy};
+    eir_parallel_for(eir_pool_current(), (N + RNN_UB - 1) / RNN_UB, grain_for(M * RNN_UB * K), gemv_blocks, &j);
+}

@@ -38,4 +38,14 @@ typedef struct eir_rnn_f32 {
  * of memory). */
 int eir_rnn_run_f32(eir_kctx *ctx, const eir_rnn_f32 *r);
 
+/* y (M, N), rows ldy apart = x (M, K), rows ldx apart, times W^T (W: N x K,
+ * row-major) + bias (N, or NULL): the recurrent step's matrix-vector kernel,
+ * for the few rows (M <= EIR_GEMV_MAX_M) where it beats a GEMM call. Rows of
+ * W are split over the pool of the run in progress in blocks of 8; a row's
+ * sum does not depend on its block, so the bits are the same at any thread
+ * count. */
+enum { EIR_GEMV_MAX_M = 4 };
+void eir_gemv_f32(const float *W, int64_t N, int64_t K, const float *x, int64_t ldx, int64_t M, const float *bias, float *y,
+                  int64_t ldy);
+
 #endif

@@ -27,6 +27,6 @@ extern const eir_kernel_entry eir_kernels_special[];    /* special.c: gamma, erf
 
 extern const eir_kernel_entry eir_kernels_linalg[];
 
-extern const eir_kernel_entry eir_kernels_fused[];      /* fused.c: the Backend dialect's eir_cpu::conv2d and eir_cpu::linear */     /* linalg.c: LAPACK factorizations, solvers, det, pinv, norms, matrix_exp */
+extern const eir_kernel_entry eir_kernels_fused[];      /* fused.c: the Backend dialect's eir_cpu::conv2d, linear and attention */     /* linalg.c: LAPACK factorizations, solvers, det, pinv, norms, matrix_exp */
 
 #endif

@@ -28,13 +28,24 @@ static const eir_schema_arg LINEAR[] = {
     {"activation", EIR_ST_STR, 0, "none"}, {"min", EIR_ST_OPT_FLOAT, 0, "None"}, {"max", EIR_ST_OPT_FLOAT, 0, "None"},
 };
 
+/* eir_cpu::attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask,
+ *                    float scale) -> Tensor: softmax(query key^T * scale + attn_mask) value,
+ * rows whose scores are all -inf give 0 (torch's math attention) */
+static const eir_schema_arg ATTENTION[] = {
+    {"query", EIR_ST_TENSOR, 0, NULL},          {"key", EIR_ST_TENSOR, 0, NULL},
+    {"value", EIR_ST_TENSOR, 0, NULL},          {"attn_mask", EIR_ST_OPT_TENSOR, 0, NULL},
+    {"scale", EIR_ST_FLOAT, 0, NULL},
+};
+
 /* sorted by name */
 static const eir_op_schema BACKEND_OPS[] = {
+    {"eir_cpu.attention.default", ATTENTION, sizeof ATTENTION / sizeof *ATTENTION, 1, 0},
     {"eir_cpu.conv2d.default", CONV2D, sizeof CONV2D / sizeof *CONV2D, 1, 0},
     {"eir_cpu.linear.default", LINEAR, sizeof LINEAR / sizeof *LINEAR, 1, 0},
 };
 
 static const char *const SCHEMA_TEXT[] = {
+    "eir_cpu::attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask, float scale) -> Tensor",
     "eir_cpu::conv2d(Tensor input, Tensor weight, Tensor? bias, int[2] stride, int[2] padding, int[2] dilation, "
     "int groups, str activation=\"none\", float? min=None, float? max=None) -> Tensor",
     "eir_cpu::linear(Tensor input, Tensor weight, Tensor? bias, str activation=\"none\", float? min=None, "

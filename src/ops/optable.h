@@ -68,7 +68,7 @@ uint32_t eir_op_count(void);
 const eir_op_schema *eir_op_at(uint32_t i);
 
 /* ---- the Backend dialect's operators (backend_ops.c) ----
- * eir_cpu::conv2d and eir_cpu::linear, "eir_cpu.conv2d.default", found by
+ * eir_cpu::attention, conv2d and linear, "eir_cpu.conv2d.default", found by
  * eir_op_find too (they are not in eir_op_at's table). schema_text receives
  * the operator's schema in torch's syntax. */
 const eir_op_schema *eir_backend_op_find(const char *name);

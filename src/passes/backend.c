@@ -23,6 +23,9 @@
  *  (c) aten.linear, aten.addmm(bias, x, w.t()) and aten.mm(x, w.t()) with
  *      w.t() a permute or t of a 2-d weight, followed by such an activation
  *      or not (mm only with one): eir_cpu::linear.
+ *  (d) the chain run_decompositions() writes for scaled_dot_product_attention
+ *      (two bmm, _softmax and its -inf guard; see try_attention):
+ *      eir_cpu::attention.
  *
  * A pattern is rewritten only when every tensor in it is float32, the
  * convolution 2-d with literal stride, padding and dilation, the linear's
@@ -520,6 +523,285 @@ static eir_status try_linear(bctx *c, uint32_t n, bool *done) {
     return EIR_OK;
 }
 
+/* ---- (d) attention as run_decompositions() writes it ----
+ *
+ * aten.scaled_dot_product_attention (math form, no dropout, not causal, no
+ * GQA) decomposes into
+ *
+ *   qs = mul.Scalar(q, a); ks = mul.Scalar(permute(k, [.., -1, -2]), b)
+ *   s  = view(bmm(view(expand(qs)), view(expand(ks))))    [+ add.Tensor(s, mask)]
+ *        (a clone before a view where the view needs contiguous memory)
+ *   p  = _softmax(s, -1, False)
+ *   p' = where(logical_not(any(logical_not(eq(s, -inf)), -1, True)), full_like(p, 0), p)
+ *   o  = view(bmm(view(expand(p')), view(expand(v))))
+ *
+ * (rows whose scores are all -inf give 0: torch's safe softmax). It becomes
+ * eir_cpu::attention(q, k, v, mask, a * b) when q, k, v, the scores and o
+ * have one rank and the same batch dims (no broadcast), every tensor is
+ * float32, and every intermediate is read only inside the pattern. */
+
+#define T_BMM "torch.ops.aten.bmm.default"
+#define ATT_MAX 48
+
+typedef struct nodeset {
+    uint32_t n[ATT_MAX];
+    uint32_t len;
+    bool full;
+} nodeset;
+
+static void set_add(nodeset *s, int32_t n) {
+    if (n < 0) return;
+    for (uint32_t i = 0; i < s->len; i++)
+        if (s->n[i] == (uint32_t)n) return;
+    if (s->len < ATT_MAX) s->n[s->len++] = (uint32_t)n;
+    else s->full = true;
+}
+
+static bool set_has(const nodeset *s, uint32_t n) {
+    for (uint32_t i = 0; i < s->len; i++)
+        if (s->n[i] == n) return true;
+    return false;
+}
+
+/* The node defining v when its target is `target` (any target: NULL), else NULL. */
+static const eir_node *def_of(const bctx *c, uint32_t v, const char *target) {
+    if (v == EIR_NO_VALUE || v >= c->g->num_values || c->g->values[v].producer < 0) return NULL;
+    const eir_node *nd = &c->g->nodes[c->g->values[v].producer];
+    return !target || !strcmp(nd->target, target) ? nd : NULL;
+}
+
+static bool same_dim(const eir_symint *x, const eir_symint *y) {
+    return x->is_expr == y->is_expr && (x->is_expr ? x->expr == y->expr : x->value == y->value);
+}
+
+static uint32_t rank_of(const bctx *c, uint32_t v) { return c->g->values[v].meta.rank; }
+static const eir_symint *dim_of(const bctx *c, uint32_t v, uint32_t d) { return &c->g->values[v].meta.sizes[d]; }
+
+/* the same sizes */
+static bool same_sizes(const bctx *c, uint32_t x, uint32_t y) {
+    if (rank_of(c, x) != rank_of(c, y)) return false;
+    for (uint32_t d = 0; d < rank_of(c, x); d++)
+        if (!same_dim(dim_of(c, x, d), dim_of(c, y, d))) return false;
+    return true;
+}
+
+/* Back from v through view / _unsafe_view / reshape / clone and expands
+ * that broadcast nothing (float32 all along), adding their calls to s, to the
+ * first tensor defined by a call of `target` (target NULL: the first of rank
+ * `rank` that is no such expand): a tensor whose elements, in row-major
+ * order, v holds. */
+static uint32_t through_views(const bctx *c, uint32_t v, nodeset *s, const char *target, uint32_t rank) {
+    for (int k = 0; k < 8; k++) {
+        const eir_node *nd = def_of(c, v, NULL);
+        if (!nd) break;
+        bool expand = !strcmp(nd->target, "torch.ops.aten.expand.default");
+        uint32_t in = tensor_of(arg_named(nd, "self"));
+        bool noop = expand && is_f32(c, in, 0) && same_sizes(c, in, v);
+        if (!noop && (target ? !strcmp(nd->target, target) : rank_of(c, v) == rank)) break;
+        if (!noop && strcmp(nd->target, "torch.ops.aten.view.default") &&
+            strcmp(nd->target, "torch.ops.aten._unsafe_view.default") && strcmp(nd->target, "torch.ops.aten.reshape.default") &&
+            strcmp(nd->target, "torch.ops.aten.clone.default"))
+            break;
+        if (!is_f32(c, in, 0)) break;
+        set_add(s, c->g->values[v].producer);
+        v = in;
+    }
+    return v;
+}
+
+/* v's batch dims (all but the last two) are those of ref, and both have rank r */
+static bool same_batch(const bctx *c, uint32_t v, uint32_t ref, uint32_t r) {
+    if (rank_of(c, v) != r || rank_of(c, ref) != r) return false;
+    for (uint32_t d = 0; d + 2 < r; d++)
+        if (!same_dim(dim_of(c, v, d), dim_of(c, ref, d))) return false;
+    return true;
+}
+
+/* Value v (3-d) is [batch, rows, cols] with batch the product of ref's
+ * batch dims (rank r): the views between them only flatten the batch. */
+static bool batched_as(const bctx *c, uint32_t v, uint32_t ref, uint32_t r, const eir_symint *rows, const eir_symint *cols) {
+    if (!is_f32(c, v, 3) || !same_dim(dim_of(c, v, 1), rows) || !same_dim(dim_of(c, v, 2), cols)) return false;
+    if (r == 3) return same_dim(dim_of(c, v, 0), dim_of(c, ref, 0));
+    int64_t b = 1;
+    for (uint32_t d = 0; d + 2 < r; d++) {
+        if (dim_of(c, ref, d)->is_expr) return false;
+        b *= dim_of(c, ref, d)->value;
+    }
+    return !dim_of(c, v, 0)->is_expr && dim_of(c, v, 0)->value == b;
+}
+
+/* Every node reading v is in s, and v is no graph output. */
+static bool read_within(const bctx *c, uint32_t v, const nodeset *s) {
+    for (uint32_t i = 0; i < c->g->num_outputs; i++)
+        if (reads_value(&c->g->outputs[i], v)) return false;
+    for (uint32_t n = 0; n < c->g->num_nodes; n++) {
+        const eir_node *nd = &c->g->nodes[n];
+        for (uint32_t i = 0; i < nd->num_inputs; i++)
+            if (reads_value(&nd->inputs[i].arg, v) && !set_has(s, n)) return false;
+    }
+    return true;
+}
+
+/* t is permute(x, dims) with dims the identity but the last two swapped; x of rank r */
+static uint32_t swapped_last2(const bctx *c, uint32_t t, nodeset *s) {
+    const eir_node *nd = def_of(c, t, "torch.ops.aten.permute.default");
+    if (!nd) return EIR_NO_VALUE;
+    uint32_t x = tensor_of(arg_named(nd, "self"));
+    const eir_arg *d = arg_named(nd, "dims");
+    if (!is_f32(c, x, 0) || !d || (d->kind != EIR_ARG_INTS && d->kind != EIR_ARG_SYM_INTS)) return EIR_NO_VALUE;
+    uint32_t r = rank_of(c, x);
+    if (d->u.list.n != r || r < 2) return EIR_NO_VALUE;
+    for (uint32_t i = 0; i < r; i++) {
+        int64_t di;
+        if (!int_of(&d->u.list.items[i], 0, &di)) return EIR_NO_VALUE;
+        if (di < 0) di += r;
+        int64_t want = i == r - 2 ? (int64_t)r - 1 : i == r - 1 ? (int64_t)r - 2 : (int64_t)i;
+        if (di != want) return EIR_NO_VALUE;
+    }
+    set_add(s, c->g->values[t].producer);
+    return x;
+}
+
+/* (d) at node n, the second bmm (weights times values); *first receives
+ * the position of the pattern's first call, where the fused call now is or
+ * before it */
+static eir_status try_attention(bctx *c, uint32_t n, bool *done, uint32_t *first) {
+    *done = false;
+    eir_graph *g = c->g;
+    const eir_node *nd = &g->nodes[n];
+    if (strcmp(nd->target, T_BMM)) return EIR_OK;
+    uint32_t o3 = eir_node_output_value(nd, 0);
+    if (!is_f32(c, o3, 3)) return EIR_OK;
+    nodeset s = {{0}, 0, false};
+    set_add(&s, (int32_t)n);
+    uint32_t P = through_views(c, tensor_of(arg_named(nd, "self")), &s, "torch.ops.aten.where.self", 0);
+    /* p' = where(cond, full_like(p, 0), p) */
+    const eir_node *wh = def_of(c, P, "torch.ops.aten.where.self");
+    if (!wh) return EIR_OK;
+    uint32_t cond = tensor_of(arg_named(wh, "condition")), zeros = tensor_of(arg_named(wh, "self")),
+             sm = tensor_of(arg_named(wh, "other"));
+    const eir_node *fl = def_of(c, zeros, "torch.ops.aten.full_like.default");
+    const eir_node *smn = def_of(c, sm, "torch.ops.aten._softmax.default");
+    double fv = 1;
+    int64_t dim = 0;
+    bool half = true, keep = false;
+    if (!fl || !smn || tensor_of(arg_named(fl, "self")) != sm || !number_of(arg_named(fl, "fill_value"), &fv) || fv != 0 ||
+        !is_f32(c, zeros, 0) || !same_sizes(c, zeros, sm))
+        return EIR_OK;
+    uint32_t S0 = tensor_of(arg_named(smn, "self"));
+    if (!is_f32(c, S0, 0) || !is_f32(c, sm, 0) || !is_f32(c, P, 0)) return EIR_OK;
+    uint32_t r = rank_of(c, S0);
+    if (r < 3 || !same_sizes(c, S0, sm) || !same_sizes(c, P, sm)) return EIR_OK;
+    if (!int_of(arg_named(smn, "dim"), 0, &dim) || (dim != -1 && dim != (int64_t)r - 1) ||
+        !bool_of(arg_named(smn, "half_to_float"), &half) || half)
+        return EIR_OK;
+    /* cond = logical_not(any(logical_not(eq(s, -inf)), -1, True)) */
+    const eir_node *n1 = def_of(c, cond, "torch.ops.aten.logical_not.default");
+    const eir_node *an = n1 ? def_of(c, tensor_of(arg_named(n1, "self")), "torch.ops.aten.any.dim") : NULL;
+    const eir_node *n2 = an ? def_of(c, tensor_of(arg_named(an, "self")), "torch.ops.aten.logical_not.default") : NULL;
+    const eir_node *eq = n2 ? def_of(c, tensor_of(arg_named(n2, "self")), "torch.ops.aten.eq.Scalar") : NULL;
+    double ninf = 0;
+    if (!eq || tensor_of(arg_named(eq, "self")) != S0 || !number_of(arg_named(eq, "other"), &ninf) ||
+        !(isinf(ninf) && ninf < 0))
+        return EIR_OK;
+    if (!int_of(arg_named(an, "dim"), 0, &dim) || (dim != -1 && dim != (int64_t)r - 1) ||
+        !bool_of(arg_named(an, "keepdim"), &keep) || !keep)
+        return EIR_OK;
+    const eir_node *pat[] = {wh, fl, smn, n1, an, n2, eq};
+    for (size_t i = 0; i < sizeof pat / sizeof *pat; i++) set_add(&s, (int32_t)(pat[i] - g->nodes));
+    /* s = scores [+ mask] */
+    uint32_t mask = EIR_NO_VALUE, sc = S0;
+    const eir_node *ad = def_of(c, S0, "torch.ops.aten.add.Tensor");
+    if (ad) {
+        double alpha = 1;
+        const eir_arg *al = arg_named(ad, "alpha");
+        if (al && (!number_of(al, &alpha) || alpha != 1)) return EIR_OK;
+        sc = tensor_of(arg_named(ad, "self"));
+        mask = tensor_of(arg_named(ad, "other"));
+        if (!is_f32(c, sc, 0) || !is_f32(c, mask, 0) || !same_sizes(c, sc, S0) || rank_of(c, mask) > r) return EIR_OK;
+        for (uint32_t d = 0; d < rank_of(c, mask); d++) {
+            const eir_symint *md = dim_of(c, mask, rank_of(c, mask) - 1 - d), *sd = dim_of(c, S0, r - 1 - d);
+            if (!(!md->is_expr && md->value == 1) && !same_dim(md, sd)) return EIR_OK;
+        }
+        set_add(&s, (int32_t)(ad - g->nodes));
+    }
+    const eir_node *b1 = def_of(c, through_views(c, sc, &s, T_BMM, 0), T_BMM);
+    if (!b1) return EIR_OK;
+    set_add(&s, (int32_t)(b1 - g->nodes));
+    uint32_t qs = through_views(c, tensor_of(arg_named(b1, "self")), &s, "torch.ops.aten.mul.Scalar", 0);
+    uint32_t ks = through_views(c, tensor_of(arg_named(b1, "mat2")), &s, "torch.ops.aten.mul.Scalar", 0);
+    uint32_t V = through_views(c, tensor_of(arg_named(nd, "mat2")), &s, NULL, r);
+    const eir_node *mq = def_of(c, qs, "torch.ops.aten.mul.Scalar"), *mk = def_of(c, ks, "torch.ops.aten.mul.Scalar");
+    double a, b;
+    if (!mq || !mk || !number_of(arg_named(mq, "other"), &a) || !number_of(arg_named(mk, "other"), &b)) return EIR_OK;
+    set_add(&s, (int32_t)(mq - g->nodes));
+    set_add(&s, (int32_t)(mk - g->nodes));
+    uint32_t Q = tensor_of(arg_named(mq, "self"));
+    uint32_t K = swapped_last2(c, tensor_of(arg_named(mk, "self")), &s);
+    if (!is_f32(c, Q, r) || K == EIR_NO_VALUE || !is_f32(c, K, r) || !is_f32(c, V, r) || !is_f32(c, qs, r) ||
+        !is_f32(c, ks, r))
+        return EIR_OK;
+    /* the result: bmm's output viewed back to the batch dims */
+    uint32_t R = o3;
+    if (r != 3) {
+        int32_t u = sole_user(c, o3);
+        const eir_node *vw = u >= 0 ? &g->nodes[u] : NULL;
+        if (!vw || (strcmp(vw->target, "torch.ops.aten.view.default") && strcmp(vw->target, "torch.ops.aten._unsafe_view.default") &&
+                    strcmp(vw->target, "torch.ops.aten.reshape.default")))
+            return EIR_OK;
+        R = eir_node_output_value(vw, 0);
+        set_add(&s, u);
+    }
+    /* shapes: q [.., L, E], k [.., S, E], v [.., S, Ev], scores [.., L, S], result [.., L, Ev] */
+    if (!is_f32(c, R, r) || !same_batch(c, K, Q, r) || !same_batch(c, V, Q, r) || !same_batch(c, S0, Q, r) ||
+        !same_batch(c, R, Q, r) || !same_sizes(c, qs, Q) || !same_dim(dim_of(c, K, r - 1), dim_of(c, Q, r - 1)) ||
+        !same_dim(dim_of(c, S0, r - 2), dim_of(c, Q, r - 2)) || !same_dim(dim_of(c, S0, r - 1), dim_of(c, K, r - 2)) ||
+        !same_dim(dim_of(c, V, r - 2), dim_of(c, K, r - 2)) || !same_dim(dim_of(c, R, r - 2), dim_of(c, Q, r - 2)) ||
+        !same_dim(dim_of(c, R, r - 1), dim_of(c, V, r - 1)))
+        return EIR_OK;
+    /* both products on [batch, .., ..]: q k^T [B, L, E] x [B, E, S], p v [B, L, S] x [B, S, Ev] */
+    const eir_symint *dL = dim_of(c, Q, r - 2), *dE = dim_of(c, Q, r - 1), *dS = dim_of(c, K, r - 2), *dEv = dim_of(c, V, r - 1);
+    if (!batched_as(c, tensor_of(arg_named(b1, "self")), Q, r, dL, dE) ||
+        !batched_as(c, tensor_of(arg_named(b1, "mat2")), Q, r, dE, dS) ||
+        !batched_as(c, eir_node_output_value(b1, 0), Q, r, dL, dS) ||
+        !batched_as(c, tensor_of(arg_named(nd, "self")), Q, r, dL, dS) ||
+        !batched_as(c, tensor_of(arg_named(nd, "mat2")), Q, r, dS, dEv) || !batched_as(c, o3, Q, r, dL, dEv))
+        return EIR_OK;
+    if (s.full) return EIR_OK;
+    /* every intermediate is read inside the pattern only */
+    for (uint32_t i = 0; i < s.len; i++) {
+        const eir_node *m = &g->nodes[s.n[i]];
+        for (uint32_t k = 0; k < m->num_outputs; k++) {
+            uint32_t v = eir_node_output_value(m, k);
+            if (v != EIR_NO_VALUE && v != R && !read_within(c, v, &s)) return EIR_OK;
+        }
+    }
+    uint32_t last = 0, lo = n;
+    for (uint32_t i = 0; i < s.len; i++) {
+        if (s.n[i] > last) last = s.n[i];
+        if (s.n[i] < lo) lo = s.n[i];
+    }
+    eir_tensor_meta meta = g->values[R].meta;
+    uint32_t y = eir_graph_add_value(c->p, g, EIR_VALUE_TENSOR, &meta, "eir_cpu_attention");
+    if (y == EIR_NO_VALUE) return EIR_ERR_NOMEM;
+    eir_named_arg in[5] = {
+        tensor_arg(c, "query", Q), tensor_arg(c, "key", K), tensor_arg(c, "value", V),
+        mask != EIR_NO_VALUE ? tensor_arg(c, "attn_mask", mask) : none_arg("attn_mask"),
+        {"scale", {.kind = EIR_ARG_FLOAT, .u.f = a * b}, 1},
+    };
+    eir_arg out = {.kind = EIR_ARG_TENSOR, .value = y, .name = g->values[y].name};
+    eir_status st = eir_graph_insert_node(c->p, g, last + 1, "torch.ops.eir_cpu.attention.default", 5, in, 1, &out, NULL);
+    if (st) return st;
+    if ((st = eir_graph_replace_uses(c->p, g, R, y, NULL))) return st;
+    bool *erase = calloc(g->num_nodes ? g->num_nodes : 1, sizeof *erase);
+    if (!erase) return eir_fail(c->p, EIR_ERR_NOMEM, "out of memory");
+    for (uint32_t i = 0; i < s.len; i++) erase[s.n[i]] = true;     /* all before last + 1 */
+    st = eir_graph_erase_nodes(c->p, g, erase);
+    free(erase);
+    if (!st) *done = true, *first = lo;
+    return st;
+}
+
 /* The rewrites on c->g, then on the graphs its higher-order calls hold
  * (cond branches, map / while_loop / scan bodies). Inside those the
  * weights are the body's inputs, operands of the call, not state: a
@@ -533,6 +815,7 @@ static eir_status fuse_graph(bctx *c, uint32_t *changed) {
         bool done = false;
         if ((st = try_conv(c, n, &done))) break;
         if (!done && (st = try_linear(c, n, &done))) break;
+        if (!done && (st = try_attention(c, n, &done, &n))) break;
         c->g = g;
         if (done) {
             (*changed)++;
@@ -594,7 +877,7 @@ static bool fusion_off(void) {
 
 /* Whether graph g (or a graph nested in it) calls anything to-backend may rewrite. */
 static bool has_candidates(const eir_graph *g) {
-    static const char *const ANCHORS[] = {T_CONV2D, T_CONVOLUTION, T_LINEAR, T_ADDMM, T_MM};
+    static const char *const ANCHORS[] = {T_CONV2D, T_CONVOLUTION, T_LINEAR, T_ADDMM, T_MM, T_BMM};
     for (uint32_t n = 0; g && n < g->num_nodes; n++) {
         for (size_t k = 0; k < sizeof ANCHORS / sizeof *ANCHORS; k++)
             if (!strcmp(g->nodes[n].target, ANCHORS[k])) {

@@ -1,7 +1,8 @@
 """The Backend dialect's operators (namespace ``eir_cpu``) for torch.
 
 ``eir convert --to backend`` (and the pass ``to-backend``) writes programs that
-call ``torch.ops.eir_cpu.conv2d.default`` and ``torch.ops.eir_cpu.linear.default``.
+call ``torch.ops.eir_cpu.conv2d.default``, ``torch.ops.eir_cpu.linear.default`` and
+``torch.ops.eir_cpu.attention.default``.
 torch can load and run such a program once the operators are registered::
 
     import eir.backend_ops          # or: eir.backend_ops.register()
@@ -20,6 +21,7 @@ import torch
 NAMESPACE = "eir_cpu"
 
 SCHEMAS = {
+    "attention": "(Tensor query, Tensor key, Tensor value, Tensor? attn_mask, float scale) -> Tensor",
     "conv2d": "(Tensor input, Tensor weight, Tensor? bias, int[2] stride, int[2] padding, int[2] dilation, "
               "int groups, str activation=\"none\", float? min=None, float? max=None) -> Tensor",
     "linear": "(Tensor input, Tensor weight, Tensor? bias, str activation=\"none\", float? min=None, "
@@ -58,6 +60,11 @@ def _linear(input, weight, bias, activation="none", min=None, max=None):
     return _activation(y, activation, min, max)
 
 
+def _attention(query, key, value, attn_mask, scale):
+    return torch.ops.aten.scaled_dot_product_attention.default(query, key, value, attn_mask, 0.0, False,
+                                                               scale=scale)
+
+
 def _conv2d_fake(input, weight, bias, stride, padding, dilation, groups, activation="none", min=None, max=None):
     return torch.ops.aten.convolution.default(input, weight, bias, list(stride), list(padding), list(dilation),
                                               False, [0, 0], groups)
@@ -82,8 +89,10 @@ def register():
         lib.define(name + schema)
     lib.impl("conv2d", _conv2d, "CompositeExplicitAutograd")
     lib.impl("linear", _linear, "CompositeExplicitAutograd")
+    lib.impl("attention", _attention, "CompositeExplicitAutograd")
     torch.library.register_fake(f"{NAMESPACE}::conv2d", _conv2d_fake, lib=lib)
     torch.library.register_fake(f"{NAMESPACE}::linear", _linear_fake, lib=lib)
+    torch.library.register_fake(f"{NAMESPACE}::attention", _attention, lib=lib)
     _lib = lib
 
 
