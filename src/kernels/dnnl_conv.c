@@ -87,7 +87,10 @@ enum { OC_BLOCK = 32 };
     X(dnnl_reorder_primitive_desc_create)                                                                              \
     X(dnnl_primitive_create)                                                                                           \
     X(dnnl_primitive_execute)                                                                                          \
-    X(dnnl_primitive_destroy)
+    X(dnnl_primitive_destroy)                                                                                          \
+    X(dnnl_primitive_attr_create)                                                                                      \
+    X(dnnl_primitive_attr_set_scratchpad_mode)                                                                         \
+    X(dnnl_primitive_attr_destroy)
 
 static struct {
 #define DECL(f) __typeof__(&f) f;
@@ -151,11 +154,20 @@ typedef struct conv_range {
     bool mapped;
 } conv_range;
 
+/* A primitive with the scratchpad it needs: the caller gives it (scratchpad mode "user"), since
+ * oneDNN's own is kept per creating thread and the pool's threads run what another made. */
+typedef struct prim {
+    dnnl_primitive_t p;
+    dnnl_memory_t scratch;          /* NULL: none needed */
+    size_t scratch_bytes;
+} prim;
+
 typedef struct conv_blk {
     int64_t c0, n;                  /* output channels [c0, c0 + n) */
-    dnnl_primitive_t conv, rout;    /* the convolution, its output's reorder to NCHW */
+    prim conv, rout;                /* the convolution, its output's reorder to NCHW */
     dnnl_memory_t wei, bias, dst, udst;
-    size_t dst_bytes;
+    size_t dst_bytes;               /* the block's output in the primitive's layout */
+    size_t bytes;                   /* its share of a call's buffer: output and both scratchpads */
 } conv_blk;
 
 typedef struct conv_entry {
@@ -164,7 +176,7 @@ typedef struct conv_entry {
     int64_t geo[16];                /* N C H W O OH OW KH KW stride pad dil, bias */
     bool ok;                        /* false: no primitive for it; the caller's path */
     pthread_mutex_t mu;             /* one call at a time: the memory objects take the call's buffers */
-    dnnl_primitive_t rin;           /* NCHW input to the primitives' layout; NULL: they read NCHW */
+    prim rin;                       /* NCHW input to the primitives' layout; p NULL: they read NCHW */
     dnnl_memory_t usrc, src;
     size_t src_bytes, wbytes;
     int64_t nblk;
@@ -206,17 +218,57 @@ int eir_dnnl_conv_const_add(const void *owner, const void *p, size_t nbytes, boo
     return 0;
 }
 
+static void prim_free(prim *q) {
+    if (q->p) dn.dnnl_primitive_destroy(q->p);
+    if (q->scratch) dn.dnnl_memory_destroy(q->scratch);
+    q->p = NULL;
+    q->scratch = NULL;
+}
+
+/* q from op_desc (a convolution's; NULL: a reorder from *from to *to), its scratchpad the caller's */
+static bool prim_make(prim *q, const void *op_desc, const dnnl_memory_desc_t *from, const dnnl_memory_desc_t *to,
+                      dnnl_primitive_desc_t *keep) {
+    dnnl_primitive_attr_t attr;
+    if (dn.dnnl_primitive_attr_create(&attr) != dnnl_success) return false;
+    dnnl_primitive_desc_t pd = NULL;
+    dnnl_status_t rc = dn.dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
+    if (rc == dnnl_success)
+        rc = op_desc ? dn.dnnl_primitive_desc_create(&pd, op_desc, attr, engine, NULL)
+                     : dn.dnnl_reorder_primitive_desc_create(&pd, from, engine, to, engine, attr);
+    dn.dnnl_primitive_attr_destroy(attr);
+    if (rc != dnnl_success) return false;
+    const dnnl_memory_desc_t *sm = dn.dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+    q->scratch_bytes = sm ? dn.dnnl_memory_desc_get_size(sm) : 0;
+    if (q->scratch_bytes) rc = dn.dnnl_memory_create(&q->scratch, sm, engine, DNNL_MEMORY_NONE);
+    if (rc == dnnl_success) rc = dn.dnnl_primitive_create(&q->p, pd);
+    if (rc != dnnl_success) q->p = NULL;
+    if (keep && rc == dnnl_success) *keep = pd;
+    else dn.dnnl_primitive_desc_destroy(pd);
+    return rc == dnnl_success;
+}
+
+/* run q with args (and its scratchpad at scratch) on stream s */
+static bool prim_run(const prim *q, dnnl_stream_t s, int nargs, dnnl_exec_arg_t *args, void *scratch) {
+    if (q->scratch) {
+        dn.dnnl_memory_set_data_handle(q->scratch, scratch);
+        args[nargs++] = (dnnl_exec_arg_t){DNNL_ARG_SCRATCHPAD, q->scratch};
+    }
+    return dn.dnnl_primitive_execute(q->p, s, nargs, args) == dnnl_success;
+}
+
+static size_t round64(size_t n) { return (n + 63) / 64 * 64; }
+
 static void entry_free(conv_entry *e) {
     for (int64_t b = 0; e->blk && b < e->nblk; b++) {
         conv_blk *k = &e->blk[b];
-        if (k->conv) dn.dnnl_primitive_destroy(k->conv);
-        if (k->rout) dn.dnnl_primitive_destroy(k->rout);
+        prim_free(&k->conv);
+        prim_free(&k->rout);
         if (k->wei) dn.dnnl_memory_destroy(k->wei);
         if (k->bias) dn.dnnl_memory_destroy(k->bias);
         if (k->dst) dn.dnnl_memory_destroy(k->dst);
         if (k->udst) dn.dnnl_memory_destroy(k->udst);
     }
-    if (e->rin) dn.dnnl_primitive_destroy(e->rin);
+    prim_free(&e->rin);
     if (e->usrc) dn.dnnl_memory_destroy(e->usrc);
     if (e->src) dn.dnnl_memory_destroy(e->src);
     weight_bytes -= e->wbytes;
@@ -293,59 +345,39 @@ static bool entry_build(conv_entry *e, const float *w, dnnl_stream_t s) {
                                                          b ? &src_md : &any_src, &wmd, has_bias ? &bmd : NULL, &dmd,
                                                          strides, dil, pl, pr));
         dnnl_primitive_desc_t pdesc;
-        OK(dn.dnnl_primitive_desc_create(&pdesc, &cd, NULL, engine, NULL));
+        if (!prim_make(&k->conv, &cd, NULL, NULL, &pdesc)) return false;
         if (!b) src_md = *dn.dnnl_primitive_desc_query_md(pdesc, dnnl_query_src_md, 0);
         dnnl_memory_desc_t qw = *dn.dnnl_primitive_desc_query_md(pdesc, dnnl_query_weights_md, 0);
         dnnl_memory_desc_t qd = *dn.dnnl_primitive_desc_query_md(pdesc, dnnl_query_dst_md, 0);
-        dnnl_status_t rc = dn.dnnl_primitive_create(&k->conv, pdesc);
         dn.dnnl_primitive_desc_destroy(pdesc);
-        if (rc != dnnl_success) {
-            k->conv = NULL;
-            return false;
-        }
         OK(dn.dnnl_memory_create(&k->wei, &qw, engine, DNNL_MEMORY_ALLOCATE));
         if (has_bias) OK(dn.dnnl_memory_create(&k->bias, &bmd, engine, DNNL_MEMORY_NONE));
         OK(dn.dnnl_memory_create(&k->dst, &qd, engine, DNNL_MEMORY_NONE));
         OK(dn.dnnl_memory_create(&k->udst, &udmd, engine, DNNL_MEMORY_NONE));
         k->dst_bytes = dn.dnnl_memory_desc_get_size(&qd);
-        OK(dn.dnnl_reorder_primitive_desc_create(&pdesc, &qd, engine, &udmd, engine, NULL));
-        rc = dn.dnnl_primitive_create(&k->rout, pdesc);
-        dn.dnnl_primitive_desc_destroy(pdesc);
-        if (rc != dnnl_success) {
-            k->rout = NULL;
-            return false;
-        }
+        if (!prim_make(&k->rout, NULL, &qd, &udmd, NULL)) return false;
+        k->bytes = round64(k->dst_bytes) + round64(k->conv.scratch_bytes) + round64(k->rout.scratch_bytes);
         /* the weight, once: OIHW rows [c0, c0 + n) into the primitive's layout */
         dnnl_memory_t uw;
         OK(dn.dnnl_memory_create(&uw, &uwmd, engine, (void *)(w + k->c0 * C * KH * KW)));
-        dnnl_primitive_t rw = NULL;
-        rc = dn.dnnl_reorder_primitive_desc_create(&pdesc, &uwmd, engine, &qw, engine, NULL);
-        if (rc == dnnl_success) {
-            rc = dn.dnnl_primitive_create(&rw, pdesc);
-            dn.dnnl_primitive_desc_destroy(pdesc);
-        }
-        if (rc == dnnl_success) {
-            dnnl_exec_arg_t ra[2] = {{DNNL_ARG_FROM, uw}, {DNNL_ARG_TO, k->wei}};
-            rc = dn.dnnl_primitive_execute(rw, s, 2, ra);
-            if (rc == dnnl_success) rc = dn.dnnl_stream_wait(s);
-        }
-        if (rw) dn.dnnl_primitive_destroy(rw);
+        prim rw = {0};
+        bool done = prim_make(&rw, NULL, &uwmd, &qw, NULL);
+        void *scratch = done && rw.scratch_bytes ? malloc(rw.scratch_bytes) : NULL;
+        if (done && (!rw.scratch_bytes || scratch)) {
+            dnnl_exec_arg_t ra[3] = {{DNNL_ARG_FROM, uw}, {DNNL_ARG_TO, k->wei}};
+            done = prim_run(&rw, s, 2, ra, scratch) && dn.dnnl_stream_wait(s) == dnnl_success;
+        } else done = false;
+        free(scratch);
+        prim_free(&rw);
         dn.dnnl_memory_destroy(uw);
-        if (rc != dnnl_success) return false;
+        if (!done) return false;
         e->wbytes += dn.dnnl_memory_desc_get_size(&qw);
     }
     OK(dn.dnnl_memory_create(&e->usrc, &usrc_md, engine, DNNL_MEMORY_NONE));
     if (!dn.dnnl_memory_desc_equal(&src_md, &usrc_md)) {
         OK(dn.dnnl_memory_create(&e->src, &src_md, engine, DNNL_MEMORY_NONE));
         e->src_bytes = dn.dnnl_memory_desc_get_size(&src_md);
-        dnnl_primitive_desc_t pdesc;
-        OK(dn.dnnl_reorder_primitive_desc_create(&pdesc, &usrc_md, engine, &src_md, engine, NULL));
-        dnnl_status_t rc = dn.dnnl_primitive_create(&e->rin, pdesc);
-        dn.dnnl_primitive_desc_destroy(pdesc);
-        if (rc != dnnl_success) {
-            e->rin = NULL;
-            return false;
-        }
+        if (!prim_make(&e->rin, NULL, &usrc_md, &src_md, NULL)) return false;
     }
     return true;
 }
@@ -386,9 +418,8 @@ static conv_entry *entry_find(const float *w, const int64_t *geo, size_t wbytes,
 
 typedef struct conv_job {
     conv_entry *e;
-    void *src;          /* the input in the primitives' layout */
-    char *dbuf;         /* block b's output in the primitive's layout at dbuf + b * dstride */
-    size_t dstride;
+    char *buf;          /* block b's output in the primitive's layout and scratchpads at buf + off[b] */
+    const size_t *off;
     const float *bias;
     float *y;
     const eir_conv_epi *epi;
@@ -407,15 +438,15 @@ static void conv_blocks(void *ctx, int64_t b0, int64_t b1) {
     int64_t N = e->geo[0], O = e->geo[4], P = e->geo[5] * e->geo[6];
     for (int64_t b = b0; b < b1; b++) {
         conv_blk *k = &e->blk[b];
-        float *yb = j->y + k->c0 * P;
-        dn.dnnl_memory_set_data_handle(k->dst, j->dbuf + (size_t)b * j->dstride);
-        dn.dnnl_memory_set_data_handle(k->udst, yb);
+        char *dst = j->buf + j->off[b], *cs = dst + round64(k->dst_bytes), *rs = cs + round64(k->conv.scratch_bytes);
+        dn.dnnl_memory_set_data_handle(k->dst, dst);
+        dn.dnnl_memory_set_data_handle(k->udst, j->y + k->c0 * P);
         if (k->bias) dn.dnnl_memory_set_data_handle(k->bias, (void *)(j->bias + k->c0));
-        dnnl_exec_arg_t a[4] = {{DNNL_ARG_SRC, e->src ? e->src : e->usrc}, {DNNL_ARG_WEIGHTS, k->wei},
+        dnnl_exec_arg_t a[5] = {{DNNL_ARG_SRC, e->src ? e->src : e->usrc}, {DNNL_ARG_WEIGHTS, k->wei},
                                 {DNNL_ARG_DST, k->dst}, {DNNL_ARG_BIAS, k->bias}};
-        dnnl_exec_arg_t r[2] = {{DNNL_ARG_FROM, k->dst}, {DNNL_ARG_TO, k->udst}};
-        if (dn.dnnl_primitive_execute(k->conv, s, k->bias ? 4 : 3, a) != dnnl_success ||
-            dn.dnnl_primitive_execute(k->rout, s, 2, r) != dnnl_success || dn.dnnl_stream_wait(s) != dnnl_success) {
+        dnnl_exec_arg_t r[3] = {{DNNL_ARG_FROM, k->dst}, {DNNL_ARG_TO, k->udst}};
+        if (!prim_run(&k->conv, s, k->bias ? 4 : 3, a, cs) || !prim_run(&k->rout, s, 2, r, rs) ||
+            dn.dnnl_stream_wait(s) != dnnl_success) {
             atomic_store(&j->failed, 1);
             return;
         }
@@ -443,25 +474,28 @@ bool eir_dnnl_conv2d_f32(const float *x, const float *w, const float *bias, floa
     pthread_mutex_unlock(&conv_mu);
     bool done = false;
     if (!e || !e->ok) goto out;
-    size_t dstride = 0;
-    for (int64_t b = 0; b < e->nblk; b++)
-        if (e->blk[b].dst_bytes > dstride) dstride = (e->blk[b].dst_bytes + 63) / 64 * 64;
-    void *src = e->rin ? eir_kalloc(e->src_bytes) : NULL, *dbuf = eir_kalloc(dstride * (size_t)e->nblk);
-    if ((e->rin && !src) || !dbuf) goto free_bufs;
+    /* one buffer: the blocked input and the input reorder's scratchpad, then each block's share */
+    size_t *off = malloc((size_t)e->nblk * sizeof *off), total = round64(e->src_bytes) + round64(e->rin.scratch_bytes);
+    for (int64_t b = 0; off && b < e->nblk; b++) {
+        off[b] = total;
+        total += e->blk[b].bytes;
+    }
+    char *buf = off ? eir_kalloc(total) : NULL;
+    if (!buf) goto free_bufs;
     dn.dnnl_memory_set_data_handle(e->usrc, (void *)x);
-    if (e->rin) {
-        dn.dnnl_memory_set_data_handle(e->src, src);
-        dnnl_exec_arg_t r[2] = {{DNNL_ARG_FROM, e->usrc}, {DNNL_ARG_TO, e->src}};
-        if (dn.dnnl_primitive_execute(e->rin, s, 2, r) != dnnl_success || dn.dnnl_stream_wait(s) != dnnl_success)
+    if (e->rin.p) {
+        dn.dnnl_memory_set_data_handle(e->src, buf);
+        dnnl_exec_arg_t r[3] = {{DNNL_ARG_FROM, e->usrc}, {DNNL_ARG_TO, e->src}};
+        if (!prim_run(&e->rin, s, 2, r, buf + round64(e->src_bytes)) || dn.dnnl_stream_wait(s) != dnnl_success)
             goto free_bufs;
     }
-    conv_job j = {e, src, dbuf, dstride, bias, y, epi, 0};
+    conv_job j = {e, buf, off, bias, y, epi, 0};
     eir_parallel_for(eir_pool_current(), e->nblk, 1, conv_blocks, &j);
     done = !atomic_load(&j.failed);
     if (done) atomic_fetch_add(&ncalls, 1);
 free_bufs:
-    eir_kfree(src);
-    eir_kfree(dbuf);
+    eir_kfree(buf);
+    free(off);
 out:
     if (e) pthread_mutex_unlock(&e->mu);
     if (was != 1) dn.omp_set_num_threads(was);
