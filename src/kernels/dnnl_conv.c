@@ -181,6 +181,7 @@ typedef struct conv_entry {
     size_t src_bytes, wbytes;
     int64_t nblk;
     conv_blk *blk;
+    size_t *off, total;             /* a call's buffer: the blocked input, then block b's share at off[b] */
     struct conv_entry *next;
 } conv_entry;
 
@@ -274,6 +275,7 @@ static void entry_free(conv_entry *e) {
     weight_bytes -= e->wbytes;
     pthread_mutex_destroy(&e->mu);
     free(e->blk);
+    free(e->off);
     free(e);
 }
 
@@ -379,6 +381,13 @@ static bool entry_build(conv_entry *e, const float *w, dnnl_stream_t s) {
         e->src_bytes = dn.dnnl_memory_desc_get_size(&src_md);
         if (!prim_make(&e->rin, NULL, &usrc_md, &src_md, NULL)) return false;
     }
+    /* one buffer per call: the blocked input and its reorder's scratchpad, then each block's share */
+    if (!(e->off = malloc((size_t)e->nblk * sizeof *e->off))) return false;
+    e->total = round64(e->src_bytes) + round64(e->rin.scratch_bytes);
+    for (int64_t b = 0; b < e->nblk; b++) {
+        e->off[b] = e->total;
+        e->total += e->blk[b].bytes;
+    }
     return true;
 }
 
@@ -474,13 +483,7 @@ bool eir_dnnl_conv2d_f32(const float *x, const float *w, const float *bias, floa
     pthread_mutex_unlock(&conv_mu);
     bool done = false;
     if (!e || !e->ok) goto out;
-    /* one buffer: the blocked input and the input reorder's scratchpad, then each block's share */
-    size_t *off = malloc((size_t)e->nblk * sizeof *off), total = round64(e->src_bytes) + round64(e->rin.scratch_bytes);
-    for (int64_t b = 0; off && b < e->nblk; b++) {
-        off[b] = total;
-        total += e->blk[b].bytes;
-    }
-    char *buf = off ? eir_kalloc(total) : NULL;
+    char *buf = eir_kalloc(e->total);
     if (!buf) goto free_bufs;
     dn.dnnl_memory_set_data_handle(e->usrc, (void *)x);
     if (e->rin.p) {
@@ -489,13 +492,12 @@ bool eir_dnnl_conv2d_f32(const float *x, const float *w, const float *bias, floa
         if (!prim_run(&e->rin, s, 2, r, buf + round64(e->src_bytes)) || dn.dnnl_stream_wait(s) != dnnl_success)
             goto free_bufs;
     }
-    conv_job j = {e, buf, off, bias, y, epi, 0};
+    conv_job j = {e, buf, e->off, bias, y, epi, 0};
     eir_parallel_for(eir_pool_current(), e->nblk, 1, conv_blocks, &j);
     done = !atomic_load(&j.failed);
     if (done) atomic_fetch_add(&ncalls, 1);
 free_bufs:
     eir_kfree(buf);
-    free(off);
 out:
     if (e) pthread_mutex_unlock(&e->mu);
     if (was != 1) dn.omp_set_num_threads(was);
