@@ -67,6 +67,9 @@ size_t eir_dnnl_conv_weight_bytes(void) { return 0; }
  * (measurements; any value gives the same bits at every thread count). */
 enum { OC_BLOCK = 32 };
 
+/* Shapes cached per weight (each with its reordered copy of the weight). */
+enum { MAX_SHAPES = 8 };
+
 /* ---- the library's entry points ---- */
 
 #define DNNL_FNS(X)                                                                                                    \
@@ -400,8 +403,15 @@ static conv_entry *entry_find(const float *w, const int64_t *geo, size_t wbytes,
     for (uint32_t i = 0; i < nranges && !owner; i++)
         if (lo >= ranges[i].lo && hi <= ranges[i].hi) owner = ranges[i].owner, mapped = ranges[i].mapped;
     if (!owner) return NULL;
+    int shapes = 0;
     for (conv_entry *e = entries; e; e = e->next)
-        if (e->w == w && e->owner == owner && !memcmp(e->geo, geo, sizeof e->geo)) return e;
+        if (e->w == w && e->owner == owner) {
+            if (!memcmp(e->geo, geo, sizeof e->geo)) return e;
+            shapes++;
+        }
+    /* each shape holds its own reordered weight: a weight met in many shapes (dynamic sizes)
+     * stops adding copies and takes the caller's path for the shapes after these */
+    if (shapes >= MAX_SHAPES) return NULL;
     conv_entry *e = calloc(1, sizeof *e);
     if (!e) return NULL;
     e->owner = owner;

@@ -7,7 +7,7 @@
  * convolution whose weight lies wholly inside one of them runs on oneDNN's
  * primitive, its weight reordered once into the primitive's layout and kept,
  * with the primitives made for its shape, until eir_dnnl_conv_const_drop
- * (owner) frees them. Entries are found by the weight's address together
+ * (owner) frees them (at most 8 shapes per weight). Entries are found by the weight's address together
  * with the owner whose range holds it, so a freed runtime's addresses,
  * reused by another, never meet its cached weights. Nothing of this is on
  * unless eir_sgemm runs oneDNN (EIR_GEMM, gemm.h) and EIR_DNNL_CONV is not

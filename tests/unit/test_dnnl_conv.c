@@ -10,7 +10,8 @@
  * same bits as on one). A cached weight is keyed by its owner: when the
  * owner drops its constants and another declares the same address with
  * other values (a runtime freed, another created where it was), the new
- * values are used. The whole test runs twice: as started, and again in a
+ * values are used; one weight met in many shapes stops adding copies after
+ * 8. The whole test runs twice: as started, and again in a
  * child process with EIR_GEMM=openblas, where the primitive is never used. */
 #include <math.h>
 #include <sys/wait.h>
@@ -200,12 +201,38 @@ static void test_not_constant(void) {
     tfree(&X); tfree(&Wt); tfree(&B); tfree(&Y);
 }
 
+/* one weight in many input sizes (dynamic shapes): the first 8 shapes get a primitive (and a
+ * reordered copy) each, later shapes take the plain path; every answer is right */
+static void test_many_shapes(void) {
+    int64_t ws[4] = {16, 4, 3, 3};
+    tt Wt = tnew(EIR_F32, 4, ws, 0), B = tnew(EIR_F32, 1, &ws[0], 0);
+    fill_rand(&Wt.v);
+    CHECK(eir_dnnl_conv_const_add(&owner_a, Wt.buf, (size_t)numel(&Wt.v) * sizeof(float), false) == 0);
+    for (int64_t i = 0; i < 11; i++) {
+        cshape c = {1, 4, 6 + i, 7, 16, 3, 3, 1, 1, 1};
+        int64_t xs[4] = {1, 4, c.H, c.W}, ys[4] = {1, 16, c.H, c.W};
+        tt X = tnew(EIR_F32, 4, xs, 0), Y = tnew(EIR_F32, 4, ys, 0);
+        fill_rand(&X.v);
+        uint64_t calls = eir_dnnl_conv_calls();
+        CHECK(conv(&c, &X, &Wt, &B, false, "relu", &Y.v) == 0);
+        CHECK((eir_dnnl_conv_calls() == calls + 1) == (dnnl_on && i < 8));
+        double *want = reference(&c, X.buf, Wt.buf, NULL, "relu");
+        CHECK(close_to(&Y.v, want, 1e-5, "one weight, many shapes"));
+        free(want);
+        tfree(&X); tfree(&Y);
+    }
+    eir_dnnl_conv_const_drop(&owner_a);
+    CHECK(eir_dnnl_conv_weight_bytes() == 0);
+    tfree(&Wt); tfree(&B);
+}
+
 static int run_all(const char *name) {
     eir_blas_single_thread(); /* as a runtime would */
     dnnl_on = eir_dnnl_conv_enabled();
     printf("%s: oneDNN convolution primitive %s (products: %s)\n", name, dnnl_on ? "on" : "off", eir_sgemm_library());
     test_shapes();
     test_not_constant();
+    test_many_shapes();
     print_worst(name);
     return check_summary(name);
 }
