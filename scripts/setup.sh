@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install what eir needs on Debian 12 (run as root or with sudo available):
 #   C build:  gcc, make, jsmn (JSON tokenizer), minizip + zlib (ZIP), OpenBLAS (BLAS + LAPACK);
-#             oneDNN (libdnnl2: float32 products, loaded at run time when present, docs/GEMM.md);
+#             oneDNN (libdnnl2: float32 products, loaded at run time when present, docs/GEMM.md;
+#             libdnnl-dev: its header, for the convolution primitive of src/kernels/dnnl_conv.c);
 #             clang (make test builds with it too; make fuzz needs it)
 #   install:  pkg-config and cmake, to build the consumers of the installed library
 #             (examples/consumer, tests/install/test_install.sh)
@@ -13,7 +14,7 @@
 # Safe to run again: installed packages are skipped.
 set -euo pipefail
 
-DEB_PKGS=(build-essential clang libjsmn-dev libminizip-dev zlib1g-dev libopenblas-dev libdnnl2 locales pkg-config cmake graphviz)
+DEB_PKGS=(build-essential clang libjsmn-dev libminizip-dev zlib1g-dev libopenblas-dev libdnnl2 libdnnl-dev locales pkg-config cmake graphviz)
 missing=()
 for p in "${DEB_PKGS[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -25,6 +25,7 @@
 #include "../kernels/kutil.h"
 #include "../kernels/fast.h"
 #include "../kernels/gemm.h"
+#include "../kernels/dnnl_conv.h"
 #include "../ir/pyexpr.h"
 #include "guards.h"
 #include "../kernels/tables.h"
@@ -1885,6 +1886,7 @@ static void declare_constants(eir_runtime *rt, const eir_mapped *map) {
             bool mapped = map->is_mmap && !rt->storages[i].owned && x >= (const char *)map->data &&
                           (size_t)rt->storages[i].nbytes <= map->size - (size_t)(x - (const char *)map->data);
             (void)eir_sgemm_const_add(rt, x, (size_t)rt->storages[i].nbytes, mapped);
+            (void)eir_dnnl_conv_const_add(rt, x, (size_t)rt->storages[i].nbytes, mapped);
         }
 }
 
@@ -2253,6 +2255,7 @@ static eir_status runtime_create_graph(eir_program *p, const eir_graph *graph, b
 void eir_runtime_free(eir_runtime *rt) {
     if (!rt) return;
     eir_sgemm_const_drop(rt);
+    eir_dnnl_conv_const_drop(rt);
     for (uint32_t i = 0; rt->steps && i < rt->nsteps; i++) {
         eir_runtime_free(rt->steps[i].sub[0]);
         eir_runtime_free(rt->steps[i].sub[1]);

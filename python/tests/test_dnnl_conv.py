@@ -1,0 +1,164 @@
+"""Convolutions with a constant weight on oneDNN's convolution primitive
+(src/kernels/dnnl_conv.c): a float32 2-d convolution (groups 1, kernel
+larger than 1 x 1) whose weight is a parameter, buffer or constant the
+program never writes, or the weight the runtime folds a batch norm into,
+runs on the primitive with the weight reordered once per runtime.
+
+Programs exported strict and non-strict, as exported and after
+run_decompositions(): torch's answers over three runs, the same bits on 1
+and 2 threads, torch's answers with the primitive off (EIR_DNNL_CONV=0) and
+with OpenBLAS (EIR_GEMM=openblas). oneDNN's verbose log (DNNL_VERBOSE=1)
+shows which convolutions ran on the primitive: those with constant weights
+do, a weight computed in the graph and a buffer the program writes in place
+never do (the written buffer's later runs see its new values, as torch's
+module does).
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+
+torch = pytest.importorskip("torch")
+np = pytest.importorskip("numpy")
+nn = torch.nn
+F = torch.nn.functional
+
+from conftest import to_npy  # noqa: E402
+from tolerances import tolerance  # noqa: E402
+
+
+class Params(nn.Module):
+    """Parameters (a conv + batch norm + relu block the runtime folds), a buffer as a weight,
+    and a dilated 5 x 5 convolution with a bias on odd channels."""
+
+    def __init__(self):
+        super().__init__()
+        g = torch.Generator().manual_seed(7)
+        self.conv1 = nn.Conv2d(3, 24, 3, stride=2, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(24)
+        self.conv2 = nn.Conv2d(24, 37, 5, padding=4, dilation=2)
+        self.register_buffer("w3", torch.randn(40, 37, 3, 3, generator=g) * 0.1)
+        with torch.no_grad():
+            self.bn1.running_mean.uniform_(-0.5, 0.5, generator=g)
+            self.bn1.running_var.uniform_(0.5, 2.0, generator=g)
+            self.bn1.weight.uniform_(0.5, 1.5, generator=g)
+            self.bn1.bias.uniform_(-0.2, 0.2, generator=g)
+
+    def forward(self, x):
+        h = F.relu(self.bn1(self.conv1(x)))
+        h = F.hardtanh(self.conv2(h), 0.0, 6.0)
+        return F.conv2d(h, self.w3, stride=1, padding=1)
+
+
+class Computed(nn.Module):
+    """A weight computed in the graph from a parameter: not a constant's storage."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(32, 8, 3, 3, generator=torch.Generator().manual_seed(9)) * 0.2)
+
+    def forward(self, x):
+        return F.conv2d(x, self.w * 1.5 + 0.01, padding=1)
+
+
+class Written(nn.Module):
+    """A buffer used as a convolution weight, then written in place (small integers and
+    halves: every sum exact in float32, whatever the order)."""
+
+    def __init__(self):
+        super().__init__()
+        g = torch.Generator().manual_seed(5)
+        self.register_buffer("w", torch.randint(-4, 5, (32, 8, 3, 3), generator=g).float() / 2)
+
+    def forward(self, x):
+        y = F.conv2d(x, self.w, padding=1)
+        self.w.add_(0.5)
+        return y
+
+
+def _export(module, x, strict, decomp, path):
+    ep = torch.export.export(module, (x,), strict=strict)
+    if decomp:
+        ep = ep.run_decompositions()
+    torch.export.save(ep, path)
+
+
+def _run(eir, path, x, out_dir, threads=1, runs=3, env=None):
+    """outputs of each run, and how many convolutions oneDNN's verbose log shows"""
+    f = os.path.join(os.path.dirname(out_dir), "x.npy")
+    np.save(f, to_npy(x))
+    r = subprocess.run([eir, "run", path, f, "--out", out_dir, "--threads", str(threads), "--runs", str(runs)],
+                       capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "DNNL_VERBOSE": "1", **(env or {})})
+    assert r.returncode == 0, r.stderr
+    convs = sum(1 for line in (r.stdout + r.stderr).splitlines() if ",exec,cpu,convolution," in line)
+    return [np.load(os.path.join(out_dir, f"run_{k}", "output_0.npy")) for k in range(1, runs + 1)], convs
+
+
+def _dnnl_here():
+    """whether eir runs oneDNN here (libdnnl.so.2 loads, not turned off)"""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libdnnl.so.2")
+        return os.environ.get("EIR_GEMM", "dnnl") == "dnnl" and os.environ.get("EIR_DNNL_CONV") != "0"
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["nonstrict", "strict"])
+@pytest.mark.parametrize("decomp", [False, True], ids=["exported", "decomp"])
+def test_constant_weights(eir, tmp_path, strict, decomp):
+    module = Params().eval()
+    x = torch.randn(2, 3, 33, 31, generator=torch.Generator().manual_seed(1))
+    path = str(tmp_path / "params.pt2")
+    _export(module, x, strict, decomp, path)
+    with torch.no_grad():
+        want = to_npy(module(x))
+    rtol, atol = tolerance(torch.float32)
+    one, convs = _run(eir, path, x, str(tmp_path / "t1"))
+    for k, got in enumerate(one):
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=f"run {k + 1}")
+        assert got.tobytes() == one[0].tobytes(), f"run {k + 1} differs from the first"
+    if _dnnl_here():
+        # three convolutions in 2 blocks of 32 output channels each (24 channels: one), three runs
+        assert convs == 3 * (1 + 2 + 2), f"{convs} primitive executions"
+    two, _ = _run(eir, path, x, str(tmp_path / "t2"), threads=2)
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(one, two)), "2 threads differ from one thread"
+    for env in ({"EIR_DNNL_CONV": "0"}, {"EIR_GEMM": "openblas"}):
+        got, convs = _run(eir, path, x, str(tmp_path / ("p" + "".join(env.values()))), runs=2, env=env)
+        assert convs == 0, env
+        np.testing.assert_allclose(got[1], want, rtol=rtol, atol=atol, err_msg=str(env))
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["nonstrict", "strict"])
+@pytest.mark.parametrize("decomp", [False, True], ids=["exported", "decomp"])
+def test_computed_weight_is_not_cached(eir, tmp_path, strict, decomp):
+    module = Computed().eval()
+    x = torch.randn(1, 8, 20, 20, generator=torch.Generator().manual_seed(3))
+    path = str(tmp_path / "computed.pt2")
+    _export(module, x, strict, decomp, path)
+    with torch.no_grad():
+        want = to_npy(module(x))
+    rtol, atol = tolerance(torch.float32)
+    got, convs = _run(eir, path, x, str(tmp_path / "t1"))
+    assert convs == 0
+    for k in range(3):
+        np.testing.assert_allclose(got[k], want, rtol=rtol, atol=atol, err_msg=f"run {k + 1}")
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["nonstrict", "strict"])
+def test_written_buffer_is_not_cached(eir, tmp_path, strict):
+    x = torch.randint(-3, 4, (1, 8, 12, 12), generator=torch.Generator().manual_seed(2)).float()
+    path = str(tmp_path / "written.pt2")
+    _export(Written(), x, strict, False, path)
+    module = Written()
+    with torch.no_grad():
+        want = [to_npy(module(x)) for _ in range(3)]
+    for threads in (1, 2):
+        got, convs = _run(eir, path, x, str(tmp_path / f"t{threads}"), threads=threads)
+        assert convs == 0
+        for k in range(3):
+            np.testing.assert_array_equal(got[k], want[k], err_msg=f"run {k + 1}, {threads} threads")

@@ -1,0 +1,517 @@
+/* dnnl_conv.c — float32 2-d convolutions (groups 1) whose weight is a
+ * constant of the runtime, on oneDNN's convolution primitive instead of
+ * im2col and a GEMM (docs/GEMM.md, "Convolution primitive").
+ *
+ * The caller's tensors stay NCHW: each call reorders the input into the
+ * layout the primitive chose (format_tag::any; blocked channels), runs the
+ * primitive and reorders its output back, block by block, applying the
+ * caller's epilogue (bias and activation of eir_cpu::conv2d) to each block
+ * while it is in cache. The weight is reordered into the primitive's layout
+ * once, at the first call for the shape, and kept with the primitives until
+ * its runtime drops its constants.
+ *
+ * Threads: Debian's oneDNN runs on OpenMP, and its kernels' results could
+ * depend on how it splits a convolution over threads. Here it always runs on
+ * one thread (omp_set_num_threads(1) in every calling thread); the output
+ * channels are cut into blocks of a fixed size (OC_BLOCK, independent of the
+ * thread count), one primitive per block, and the blocks go to the runtime's
+ * thread pool. Every output element is computed by the same primitive from
+ * the same operands at any thread count, so 1 and 2 threads give the same
+ * bits.
+ *
+ * oneDNN is loaded with dlopen (the library gemm.c loads; this path is on
+ * only when eir_sgemm runs oneDNN); its header is needed to build this file,
+ * and without it everything here reports "not handled". */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dnnl_conv.h"
+#include "gemm.h"
+#include "kutil.h"
+#include "../base/pool.h"
+
+#if defined(__has_include)
+#if __has_include(<oneapi/dnnl/dnnl.h>)
+#define EIR_HAVE_DNNL_H 1
+#endif
+#endif
+
+#ifndef EIR_HAVE_DNNL_H
+
+int eir_dnnl_conv_const_add(const void *owner, const void *p, size_t nbytes, bool mapped) { return 0; }
+void eir_dnnl_conv_const_drop(const void *owner) {}
+bool eir_dnnl_conv_enabled(void) { return false; }
+bool eir_dnnl_conv2d_f32(const float *x, const float *w, const float *bias, float *y, int64_t N, int64_t C, int64_t H,
+                         int64_t W, int64_t O, int64_t OH, int64_t OW, int64_t KH, int64_t KW, const int64_t *stride,
+                         const int64_t *pad, const int64_t *dil, const eir_conv_epi *epi) {
+    return false;
+}
+uint64_t eir_dnnl_conv_calls(void) { return 0; }
+size_t eir_dnnl_conv_weight_bytes(void) { return 0; }
+
+#else
+
+#include <dlfcn.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <oneapi/dnnl/dnnl.h>
+
+/* Output channels per primitive: a multiple of oneDNN's channel blocks (8 for
+ * AVX2, 16 for AVX-512), small enough that ResNet-18's 64-channel layers give
+ * two threads work, large enough that each block's primitive keeps its
+ * kernels' register blocking (docs/GEMM.md). EIR_DNNL_CONV_OCB overrides it
+ * (measurements; any value gives the same bits at every thread count). */
+enum { OC_BLOCK = 32 };
+
+/* Shapes cached per weight (each with its reordered copy of the weight). */
+enum { MAX_SHAPES = 8 };
+
+/* ---- the library's entry points ---- */
+
+#define DNNL_FNS(X)                                                                                                    \
+    X(dnnl_engine_create)                                                                                              \
+    X(dnnl_stream_create)                                                                                              \
+    X(dnnl_stream_wait)                                                                                                \
+    X(dnnl_memory_desc_init_by_tag)                                                                                    \
+    X(dnnl_memory_desc_init_by_strides)                                                                                \
+    X(dnnl_memory_desc_equal)                                                                                          \
+    X(dnnl_memory_desc_get_size)                                                                                       \
+    X(dnnl_memory_create)                                                                                              \
+    X(dnnl_memory_set_data_handle)                                                                                     \
+    X(dnnl_memory_destroy)                                                                                             \
+    X(dnnl_dilated_convolution_forward_desc_init)                                                                      \
+    X(dnnl_primitive_desc_create)                                                                                      \
+    X(dnnl_primitive_desc_query_md)                                                                                    \
+    X(dnnl_primitive_desc_destroy)                                                                                     \
+    X(dnnl_reorder_primitive_desc_create)                                                                              \
+    X(dnnl_primitive_create)                                                                                           \
+    X(dnnl_primitive_execute)                                                                                          \
+    X(dnnl_primitive_destroy)                                                                                          \
+    X(dnnl_primitive_attr_create)                                                                                      \
+    X(dnnl_primitive_attr_set_scratchpad_mode)                                                                         \
+    X(dnnl_primitive_attr_destroy)
+
+static struct {
+#define DECL(f) __typeof__(&f) f;
+    DNNL_FNS(DECL)
+#undef DECL
+    int (*omp_get_max_threads)(void);
+    void (*omp_set_num_threads)(int);
+} dn;
+
+static pthread_once_t conv_once = PTHREAD_ONCE_INIT;
+static bool conv_on;
+static bool conv_1x1; /* EIR_DNNL_CONV=all: 1 x 1 kernels too (measured slower: they need no im2col) */
+static int64_t oc_block = OC_BLOCK;
+static dnnl_engine_t engine;
+static _Thread_local dnnl_stream_t thread_stream;
+
+static void conv_init(void) {
+    const char *e = getenv("EIR_DNNL_CONV");
+    if (e && !strcmp(e, "0")) return;
+    conv_1x1 = e && !strcmp(e, "all");
+    if (strncmp(eir_sgemm_library(), "oneDNN", 6)) return; /* EIR_GEMM=openblas, no libdnnl, sanitizer builds */
+    void *h = dlopen("libdnnl.so.2", RTLD_NOW | RTLD_LOCAL);
+    if (!h) return;
+#define LOAD(f)                                                                                                        \
+    if (!(*(void **)&dn.f = dlsym(h, #f))) return;
+    DNNL_FNS(LOAD)
+#undef LOAD
+    *(void **)&dn.omp_get_max_threads = dlsym(h, "omp_get_max_threads");
+    *(void **)&dn.omp_set_num_threads = dlsym(h, "omp_set_num_threads");
+    if (!dn.omp_get_max_threads || !dn.omp_set_num_threads) return; /* a build on other threads: not known to be fixed */
+    if (dn.dnnl_engine_create(&engine, dnnl_cpu, 0) != dnnl_success) return;
+    const char *b = getenv("EIR_DNNL_CONV_OCB");
+    if (b && atol(b) > 0) oc_block = atol(b);
+    conv_on = true;
+}
+
+bool eir_dnnl_conv_enabled(void) {
+    pthread_once(&conv_once, conv_init);
+    return conv_on;
+}
+
+/* this thread's stream, made on first use and kept for the thread's life */
+static dnnl_stream_t stream_here(void) {
+    if (!thread_stream && dn.dnnl_stream_create(&thread_stream, engine, dnnl_stream_default_flags) != dnnl_success)
+        thread_stream = NULL;
+    return thread_stream;
+}
+
+/* oneDNN on one thread in this thread; returns the count it had */
+static int omp_one(void) {
+    int was = dn.omp_get_max_threads();
+    if (was != 1) dn.omp_set_num_threads(1);
+    return was;
+}
+
+/* ---- declared constants and the cache ---- */
+
+typedef struct conv_range {
+    const char *lo, *hi;
+    const void *owner;
+    bool mapped;
+} conv_range;
+
+/* A primitive with the scratchpad it needs: the caller gives it (scratchpad mode "user"), since
+ * oneDNN's own is kept per creating thread and the pool's threads run what another made. */
+typedef struct prim {
+    dnnl_primitive_t p;
+    dnnl_memory_t scratch;          /* NULL: none needed */
+    size_t scratch_bytes;
+} prim;
+
+typedef struct conv_blk {
+    int64_t c0, n;                  /* output channels [c0, c0 + n) */
+    prim conv, rout;                /* the convolution, its output's reorder to NCHW */
+    dnnl_memory_t wei, bias, dst, udst;
+    size_t dst_bytes;               /* the block's output in the primitive's layout */
+    size_t bytes;                   /* its share of a call's buffer: output and both scratchpads */
+} conv_blk;
+
+typedef struct conv_entry {
+    const void *owner;
+    const float *w;
+    int64_t geo[16];                /* N C H W O OH OW KH KW stride pad dil, bias */
+    bool ok;                        /* false: no primitive for it; the caller's path */
+    pthread_mutex_t mu;             /* one call at a time: the memory objects take the call's buffers */
+    prim rin;                       /* NCHW input to the primitives' layout; p NULL: they read NCHW */
+    dnnl_memory_t usrc, src;
+    size_t src_bytes, wbytes;
+    int64_t nblk;
+    conv_blk *blk;
+    size_t *off, total;             /* a call's buffer: the blocked input, then block b's share at off[b] */
+    struct conv_entry *next;
+} conv_entry;
+
+static pthread_mutex_t conv_mu = PTHREAD_MUTEX_INITIALIZER;
+static conv_range *ranges;
+static uint32_t nranges, capranges;
+static conv_entry *entries;
+static size_t weight_bytes;
+static atomic_uint_fast64_t ncalls;
+
+uint64_t eir_dnnl_conv_calls(void) { return (uint64_t)atomic_load(&ncalls); }
+
+size_t eir_dnnl_conv_weight_bytes(void) {
+    pthread_mutex_lock(&conv_mu);
+    size_t n = weight_bytes;
+    pthread_mutex_unlock(&conv_mu);
+    return n;
+}
+
+int eir_dnnl_conv_const_add(const void *owner, const void *p, size_t nbytes, bool mapped) {
+    if (!eir_dnnl_conv_enabled() || !p || !nbytes) return 0;
+    pthread_mutex_lock(&conv_mu);
+    if (nranges == capranges) {
+        uint32_t cap = capranges ? capranges * 2 : 64;
+        conv_range *r = realloc(ranges, cap * sizeof *r);
+        if (!r) {
+            pthread_mutex_unlock(&conv_mu);
+            return -1;
+        }
+        ranges = r;
+        capranges = cap;
+    }
+    ranges[nranges++] = (conv_range){(const char *)p, (const char *)p + nbytes, owner, mapped};
+    pthread_mutex_unlock(&conv_mu);
+    return 0;
+}
+
+static void prim_free(prim *q) {
+    if (q->p) dn.dnnl_primitive_destroy(q->p);
+    if (q->scratch) dn.dnnl_memory_destroy(q->scratch);
+    q->p = NULL;
+    q->scratch = NULL;
+}
+
+/* q from op_desc (a convolution's; NULL: a reorder from *from to *to), its scratchpad the caller's */
+static bool prim_make(prim *q, const void *op_desc, const dnnl_memory_desc_t *from, const dnnl_memory_desc_t *to,
+                      dnnl_primitive_desc_t *keep) {
+    dnnl_primitive_attr_t attr;
+    if (dn.dnnl_primitive_attr_create(&attr) != dnnl_success) return false;
+    dnnl_primitive_desc_t pd = NULL;
+    dnnl_status_t rc = dn.dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
+    if (rc == dnnl_success)
+        rc = op_desc ? dn.dnnl_primitive_desc_create(&pd, op_desc, attr, engine, NULL)
+                     : dn.dnnl_reorder_primitive_desc_create(&pd, from, engine, to, engine, attr);
+    dn.dnnl_primitive_attr_destroy(attr);
+    if (rc != dnnl_success) return false;
+    const dnnl_memory_desc_t *sm = dn.dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+    q->scratch_bytes = sm ? dn.dnnl_memory_desc_get_size(sm) : 0;
+    if (q->scratch_bytes) rc = dn.dnnl_memory_create(&q->scratch, sm, engine, DNNL_MEMORY_NONE);
+    if (rc == dnnl_success) rc = dn.dnnl_primitive_create(&q->p, pd);
+    if (rc != dnnl_success) q->p = NULL;
+    if (keep && rc == dnnl_success) *keep = pd;
+    else dn.dnnl_primitive_desc_destroy(pd);
+    return rc == dnnl_success;
+}
+
+/* run q with args (and its scratchpad at scratch) on stream s */
+static bool prim_run(const prim *q, dnnl_stream_t s, int nargs, dnnl_exec_arg_t *args, void *scratch) {
+    if (q->scratch) {
+        dn.dnnl_memory_set_data_handle(q->scratch, scratch);
+        args[nargs++] = (dnnl_exec_arg_t){DNNL_ARG_SCRATCHPAD, q->scratch};
+    }
+    return dn.dnnl_primitive_execute(q->p, s, nargs, args) == dnnl_success;
+}
+
+static size_t round64(size_t n) { return (n + 63) / 64 * 64; }
+
+static void entry_free(conv_entry *e) {
+    for (int64_t b = 0; e->blk && b < e->nblk; b++) {
+        conv_blk *k = &e->blk[b];
+        prim_free(&k->conv);
+        prim_free(&k->rout);
+        if (k->wei) dn.dnnl_memory_destroy(k->wei);
+        if (k->bias) dn.dnnl_memory_destroy(k->bias);
+        if (k->dst) dn.dnnl_memory_destroy(k->dst);
+        if (k->udst) dn.dnnl_memory_destroy(k->udst);
+    }
+    prim_free(&e->rin);
+    if (e->usrc) dn.dnnl_memory_destroy(e->usrc);
+    if (e->src) dn.dnnl_memory_destroy(e->src);
+    weight_bytes -= e->wbytes;
+    pthread_mutex_destroy(&e->mu);
+    free(e->blk);
+    free(e->off);
+    free(e);
+}
+
+void eir_dnnl_conv_const_drop(const void *owner) {
+    if (!eir_dnnl_conv_enabled()) return;
+    pthread_mutex_lock(&conv_mu);
+    uint32_t w = 0;
+    for (uint32_t i = 0; i < nranges; i++)
+        if (ranges[i].owner != owner) ranges[w++] = ranges[i];
+    nranges = w;
+    for (conv_entry **pp = &entries; *pp;) {
+        conv_entry *e = *pp;
+        if (e->owner != owner) {
+            pp = &e->next;
+            continue;
+        }
+        *pp = e->next;
+        entry_free(e);
+    }
+    pthread_mutex_unlock(&conv_mu);
+}
+
+/* Give back the pages wholly inside [lo, hi) of a read-only private file mapping (their bytes
+ * are the file's; a later read maps them again): the reordered weight takes their place. */
+static void release_pages(const char *lo, const char *hi) {
+    long ps = sysconf(_SC_PAGESIZE);
+    uintptr_t page = ps > 0 ? (uintptr_t)ps : 4096;
+    uintptr_t a = ((uintptr_t)lo + page - 1) / page * page, b = (uintptr_t)hi / page * page;
+    if (b > a) (void)madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
+#define OK(call)                                                                                                       \
+    do {                                                                                                               \
+        if ((call) != dnnl_success) return false;                                                                      \
+    } while (0)
+
+/* The primitives of e (geometry in e->geo) and its weights reordered from w; false: oneDNN has none */
+static bool entry_build(conv_entry *e, const float *w, dnnl_stream_t s) {
+    const int64_t *g = e->geo;
+    int64_t N = g[0], C = g[1], H = g[2], W = g[3], O = g[4], OH = g[5], OW = g[6], KH = g[7], KW = g[8];
+    const int64_t *st = &g[9], *pd = &g[11], *dl = &g[13];
+    bool has_bias = g[15] != 0;
+    dnnl_dims_t strides = {st[0], st[1]}, dil = {dl[0] - 1, dl[1] - 1}, pl = {pd[0], pd[1]}, pr;
+    for (int i = 0; i < 2; i++) {
+        int64_t in = i ? W : H, out = i ? OW : OH, k = i ? KW : KH;
+        pr[i] = (out - 1) * st[i] + (k - 1) * dl[i] + 1 - in - pd[i];
+        if (pr[i] > pd[i] + st[i]) return false; /* negative: the last rows the stride skips */
+    }
+    dnnl_memory_desc_t any_src, usrc_md;
+    dnnl_dims_t sd = {N, C, H, W};
+    OK(dn.dnnl_memory_desc_init_by_tag(&any_src, 4, sd, dnnl_f32, dnnl_format_tag_any));
+    OK(dn.dnnl_memory_desc_init_by_tag(&usrc_md, 4, sd, dnnl_f32, dnnl_nchw));
+    e->nblk = (O + oc_block - 1) / oc_block;
+    if (!(e->blk = calloc((size_t)e->nblk, sizeof *e->blk))) return false;
+    dnnl_memory_desc_t src_md; /* the layout the first block's primitive chose; every block reads it */
+    for (int64_t b = 0; b < e->nblk; b++) {
+        conv_blk *k = &e->blk[b];
+        k->c0 = b * oc_block;
+        k->n = O - k->c0 < oc_block ? O - k->c0 : oc_block;
+        dnnl_memory_desc_t wmd, bmd, dmd, uwmd, udmd;
+        dnnl_dims_t wd = {k->n, C, KH, KW}, bd = {k->n}, dd = {N, k->n, OH, OW}, uds = {O * OH * OW, OH * OW, OW, 1};
+        OK(dn.dnnl_memory_desc_init_by_tag(&wmd, 4, wd, dnnl_f32, dnnl_format_tag_any));
+        OK(dn.dnnl_memory_desc_init_by_tag(&uwmd, 4, wd, dnnl_f32, dnnl_oihw));
+        OK(dn.dnnl_memory_desc_init_by_tag(&bmd, 1, bd, dnnl_f32, dnnl_x));
+        OK(dn.dnnl_memory_desc_init_by_tag(&dmd, 4, dd, dnnl_f32, dnnl_format_tag_any));
+        OK(dn.dnnl_memory_desc_init_by_strides(&udmd, 4, dd, dnnl_f32, uds));
+        dnnl_convolution_desc_t cd;
+        OK(dn.dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, dnnl_convolution_direct,
+                                                         b ? &src_md : &any_src, &wmd, has_bias ? &bmd : NULL, &dmd,
+                                                         strides, dil, pl, pr));
+        dnnl_primitive_desc_t pdesc;
+        if (!prim_make(&k->conv, &cd, NULL, NULL, &pdesc)) return false;
+        if (!b) src_md = *dn.dnnl_primitive_desc_query_md(pdesc, dnnl_query_src_md, 0);
+        dnnl_memory_desc_t qw = *dn.dnnl_primitive_desc_query_md(pdesc, dnnl_query_weights_md, 0);
+        dnnl_memory_desc_t qd = *dn.dnnl_primitive_desc_query_md(pdesc, dnnl_query_dst_md, 0);
+        dn.dnnl_primitive_desc_destroy(pdesc);
+        OK(dn.dnnl_memory_create(&k->wei, &qw, engine, DNNL_MEMORY_ALLOCATE));
+        if (has_bias) OK(dn.dnnl_memory_create(&k->bias, &bmd, engine, DNNL_MEMORY_NONE));
+        OK(dn.dnnl_memory_create(&k->dst, &qd, engine, DNNL_MEMORY_NONE));
+        OK(dn.dnnl_memory_create(&k->udst, &udmd, engine, DNNL_MEMORY_NONE));
+        k->dst_bytes = dn.dnnl_memory_desc_get_size(&qd);
+        if (!prim_make(&k->rout, NULL, &qd, &udmd, NULL)) return false;
+        k->bytes = round64(k->dst_bytes) + round64(k->conv.scratch_bytes) + round64(k->rout.scratch_bytes);
+        /* the weight, once: OIHW rows [c0, c0 + n) into the primitive's layout */
+        dnnl_memory_t uw;
+        OK(dn.dnnl_memory_create(&uw, &uwmd, engine, (void *)(w + k->c0 * C * KH * KW)));
+        prim rw = {0};
+        bool done = prim_make(&rw, NULL, &uwmd, &qw, NULL);
+        void *scratch = done && rw.scratch_bytes ? malloc(rw.scratch_bytes) : NULL;
+        if (done && (!rw.scratch_bytes || scratch)) {
+            dnnl_exec_arg_t ra[3] = {{DNNL_ARG_FROM, uw}, {DNNL_ARG_TO, k->wei}};
+            done = prim_run(&rw, s, 2, ra, scratch) && dn.dnnl_stream_wait(s) == dnnl_success;
+        } else done = false;
+        free(scratch);
+        prim_free(&rw);
+        dn.dnnl_memory_destroy(uw);
+        if (!done) return false;
+        e->wbytes += dn.dnnl_memory_desc_get_size(&qw);
+    }
+    OK(dn.dnnl_memory_create(&e->usrc, &usrc_md, engine, DNNL_MEMORY_NONE));
+    if (!dn.dnnl_memory_desc_equal(&src_md, &usrc_md)) {
+        OK(dn.dnnl_memory_create(&e->src, &src_md, engine, DNNL_MEMORY_NONE));
+        e->src_bytes = dn.dnnl_memory_desc_get_size(&src_md);
+        if (!prim_make(&e->rin, NULL, &usrc_md, &src_md, NULL)) return false;
+    }
+    /* one buffer per call: the blocked input and its reorder's scratchpad, then each block's share */
+    if (!(e->off = malloc((size_t)e->nblk * sizeof *e->off))) return false;
+    e->total = round64(e->src_bytes) + round64(e->rin.scratch_bytes);
+    for (int64_t b = 0; b < e->nblk; b++) {
+        e->off[b] = e->total;
+        e->total += e->blk[b].bytes;
+    }
+    return true;
+}
+
+/* The entry for this convolution, made on first use when w lies in a declared constant; NULL:
+ * not constant. Called with conv_mu held. */
+static conv_entry *entry_find(const float *w, const int64_t *geo, size_t wbytes, dnnl_stream_t s) {
+    const char *lo = (const char *)w, *hi = lo + wbytes;
+    const void *owner = NULL;
+    bool mapped = false;
+    for (uint32_t i = 0; i < nranges && !owner; i++)
+        if (lo >= ranges[i].lo && hi <= ranges[i].hi) owner = ranges[i].owner, mapped = ranges[i].mapped;
+    if (!owner) return NULL;
+    int shapes = 0;
+    for (conv_entry *e = entries; e; e = e->next)
+        if (e->w == w && e->owner == owner) {
+            if (!memcmp(e->geo, geo, sizeof e->geo)) return e;
+            shapes++;
+        }
+    /* each shape holds its own reordered weight: a weight met in many shapes (dynamic sizes)
+     * stops adding copies and takes the caller's path for the shapes after these */
+    if (shapes >= MAX_SHAPES) return NULL;
+    conv_entry *e = calloc(1, sizeof *e);
+    if (!e) return NULL;
+    e->owner = owner;
+    e->w = w;
+    memcpy(e->geo, geo, sizeof e->geo);
+    pthread_mutex_init(&e->mu, NULL);
+    e->ok = entry_build(e, w, s);
+    if (!e->ok) { /* keep the entry (so as not to retry), without its objects */
+        entry_free(e);
+        if (!(e = calloc(1, sizeof *e))) return NULL;
+        e->owner = owner;
+        e->w = w;
+        memcpy(e->geo, geo, sizeof e->geo);
+        pthread_mutex_init(&e->mu, NULL);
+    } else {
+        weight_bytes += e->wbytes;
+        if (mapped) release_pages(lo, hi);
+    }
+    e->next = entries;
+    entries = e;
+    return e;
+}
+
+typedef struct conv_job {
+    conv_entry *e;
+    char *buf;          /* block b's output in the primitive's layout and scratchpads at buf + off[b] */
+    const size_t *off;
+    const float *bias;
+    float *y;
+    const eir_conv_epi *epi;
+    _Atomic int failed;
+} conv_job;
+
+static void conv_blocks(void *ctx, int64_t b0, int64_t b1) {
+    conv_job *j = ctx;
+    conv_entry *e = j->e;
+    dnnl_stream_t s = stream_here();
+    if (!s) {
+        atomic_store(&j->failed, 1);
+        return;
+    }
+    (void)omp_one();
+    int64_t N = e->geo[0], O = e->geo[4], P = e->geo[5] * e->geo[6];
+    for (int64_t b = b0; b < b1; b++) {
+        conv_blk *k = &e->blk[b];
+        char *dst = j->buf + j->off[b], *cs = dst + round64(k->dst_bytes), *rs = cs + round64(k->conv.scratch_bytes);
+        dn.dnnl_memory_set_data_handle(k->dst, dst);
+        dn.dnnl_memory_set_data_handle(k->udst, j->y + k->c0 * P);
+        if (k->bias) dn.dnnl_memory_set_data_handle(k->bias, (void *)(j->bias + k->c0));
+        dnnl_exec_arg_t a[5] = {{DNNL_ARG_SRC, e->src ? e->src : e->usrc}, {DNNL_ARG_WEIGHTS, k->wei},
+                                {DNNL_ARG_DST, k->dst}, {DNNL_ARG_BIAS, k->bias}};
+        dnnl_exec_arg_t r[3] = {{DNNL_ARG_FROM, k->dst}, {DNNL_ARG_TO, k->udst}};
+        if (!prim_run(&k->conv, s, k->bias ? 4 : 3, a, cs) || !prim_run(&k->rout, s, 2, r, rs) ||
+            dn.dnnl_stream_wait(s) != dnnl_success) {
+            atomic_store(&j->failed, 1);
+            return;
+        }
+        if (j->epi)
+            for (int64_t n = 0; n < N; n++)
+                for (int64_t c = k->c0; c < k->c0 + k->n; c++) j->epi->fn(j->epi->ctx, c, j->y + (n * O + c) * P, P);
+    }
+}
+
+bool eir_dnnl_conv2d_f32(const float *x, const float *w, const float *bias, float *y, int64_t N, int64_t C, int64_t H,
+                         int64_t W, int64_t O, int64_t OH, int64_t OW, int64_t KH, int64_t KW, const int64_t *stride,
+                         const int64_t *pad, const int64_t *dil, const eir_conv_epi *epi) {
+    if (!eir_dnnl_conv_enabled() || N <= 0 || C <= 0 || O <= 0 || OH <= 0 || OW <= 0) return false;
+    if (KH * KW == 1 && !conv_1x1) return false;
+    pthread_mutex_lock(&conv_mu);
+    if (!nranges) {
+        pthread_mutex_unlock(&conv_mu);
+        return false;
+    }
+    dnnl_stream_t s = stream_here();
+    int was = omp_one();
+    int64_t geo[16] = {N, C, H, W, O, OH, OW, KH, KW, stride[0], stride[1], pad[0], pad[1], dil[0], dil[1], bias != NULL};
+    conv_entry *e = s ? entry_find(w, geo, (size_t)(O * C * KH * KW) * sizeof(float), s) : NULL;
+    if (e) pthread_mutex_lock(&e->mu);
+    pthread_mutex_unlock(&conv_mu);
+    bool done = false;
+    if (!e || !e->ok) goto out;
+    char *buf = eir_kalloc(e->total);
+    if (!buf) goto free_bufs;
+    dn.dnnl_memory_set_data_handle(e->usrc, (void *)x);
+    if (e->rin.p) {
+        dn.dnnl_memory_set_data_handle(e->src, buf);
+        dnnl_exec_arg_t r[3] = {{DNNL_ARG_FROM, e->usrc}, {DNNL_ARG_TO, e->src}};
+        if (!prim_run(&e->rin, s, 2, r, buf + round64(e->src_bytes)) || dn.dnnl_stream_wait(s) != dnnl_success)
+            goto free_bufs;
+    }
+    conv_job j = {e, buf, e->off, bias, y, epi, 0};
+    eir_parallel_for(eir_pool_current(), e->nblk, 1, conv_blocks, &j);
+    done = !atomic_load(&j.failed);
+    if (done) atomic_fetch_add(&ncalls, 1);
+free_bufs:
+    eir_kfree(buf);
+out:
+    if (e) pthread_mutex_unlock(&e->mu);
+    if (was != 1) dn.omp_set_num_threads(was);
+    return done;
+}
+
+#endif

@@ -1,0 +1,50 @@
+/* dnnl_conv.h — float32 2-d convolutions with constant weights on oneDNN's
+ * convolution primitive (dnnl_conv.c). Internal to src/kernels/ and the
+ * runtime that declares its constants.
+ *
+ * A runtime declares the storages of the parameters, buffers and constants
+ * its program never writes (eir_dnnl_conv_const_add, on behalf of owner); a
+ * convolution whose weight lies wholly inside one of them runs on oneDNN's
+ * primitive, its weight reordered once into the primitive's layout and kept,
+ * with the primitives made for its shape, until eir_dnnl_conv_const_drop
+ * (owner) frees them (at most 8 shapes per weight). Entries are found by the weight's address together
+ * with the owner whose range holds it, so a freed runtime's addresses,
+ * reused by another, never meet its cached weights. Nothing of this is on
+ * unless eir_sgemm runs oneDNN (EIR_GEMM, gemm.h) and EIR_DNNL_CONV is not
+ * 0, and nothing when eir was built without oneDNN's header. */
+#ifndef EIR_KERNELS_DNNL_CONV_H
+#define EIR_KERNELS_DNNL_CONV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fast.h"
+
+/* Declare [p, p + nbytes) constant for owner until eir_dnnl_conv_const_drop(owner).
+ * mapped: it lies in a read-only private file mapping, whose pages under a
+ * reordered weight are given back. Returns 0, or -1 when out of memory
+ * (nothing declared). */
+int eir_dnnl_conv_const_add(const void *owner, const void *p, size_t nbytes, bool mapped);
+void eir_dnnl_conv_const_drop(const void *owner);
+
+/* Whether the primitive path is on (oneDNN loaded, EIR_DNNL_CONV not 0). */
+bool eir_dnnl_conv_enabled(void);
+
+/* y (N, O, OH, OW) = conv2d(x (N, C, H, W), w (O, C, KH, KW)) + bias (O; NULL:
+ * none), groups 1, all contiguous; pad: top and left (bottom and right follow
+ * from the output size); then epi (NULL: none) on every output row of each
+ * channel. Returns true when computed; false (nothing written) when w is not
+ * in a declared constant or oneDNN has no primitive for the shape: the caller
+ * takes its own path. The output channels are cut into blocks of a fixed size
+ * whatever the thread count, one primitive each, run on the pool's threads
+ * with oneDNN single-threaded: the same bits at any thread count. */
+bool eir_dnnl_conv2d_f32(const float *x, const float *w, const float *bias, float *y, int64_t N, int64_t C, int64_t H,
+                         int64_t W, int64_t O, int64_t OH, int64_t OW, int64_t KH, int64_t KW, const int64_t *stride,
+                         const int64_t *pad, const int64_t *dil, const eir_conv_epi *epi);
+
+/* Convolutions run on the primitive, and weight bytes held in its layouts, all owners (tests). */
+uint64_t eir_dnnl_conv_calls(void);
+size_t eir_dnnl_conv_weight_bytes(void);
+
+#endif
