@@ -538,6 +538,13 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.argwhere.default", decomp_argwhere},
     {"aten.im2col.default", decomp_im2col},
     {"aten._unsafe_masked_index.default", decomp_masked_index},
+    /* ranges, batch / instance norm forms, quantiles, linear algebra, padding */
+    {"aten.linspace.Tensor_Tensor", decomp_linspace_tensor},
+    {"aten.linspace.Tensor_Scalar", decomp_linspace_tensor},
+    {"aten.linspace.Scalar_Tensor", decomp_linspace_tensor},
+    {"aten.logspace.Tensor_Tensor", decomp_linspace_tensor},
+    {"aten.logspace.Tensor_Scalar", decomp_linspace_tensor},
+    {"aten.logspace.Scalar_Tensor", decomp_linspace_tensor},
 };
 
 static const char *const CIA[] = {

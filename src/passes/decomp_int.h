@@ -389,4 +389,12 @@ eir_status decomp_masked_index(dc *c);
 
 /* ---- end of FFT, upsampling, unpooling, distances, indexing ---- */
 
+/* ---- ranges, batch / instance norm forms, quantiles, linear algebra,
+ * padding (decomp_misc.c) ---- */
+
+eir_status decomp_linspace_tensor(dc *c);
+
+/* ---- end of ranges, batch / instance norm forms, quantiles, linear
+ * algebra, padding ---- */
+
 #endif

@@ -1,0 +1,147 @@
+/* decomp_misc.c — to-core rules for ranges, batch / instance norm forms,
+ * quantiles, linear algebra and padding, each emitting the nodes torch
+ * 2.13's ep.run_decompositions() writes for the operator: the Tensor
+ * overloads of linspace / logspace. Intermediate nodes get the metadata
+ * eir's shape inference gives them; the last node of a decomposition takes
+ * the replaced node's recorded metadata. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "decomp_int.h"
+
+static bool mi_float(eir_dtype dt) { return dt == EIR_F32 || dt == EIR_F64 || dt == EIR_F16 || dt == EIR_BF16; }
+
+static bool mi_int(eir_dtype dt) {
+    return dt == EIR_I64 || dt == EIR_I32 || dt == EIR_I16 || dt == EIR_I8 || dt == EIR_U8;
+}
+
+static bool mi_number(const eir_arg *a) { return a && (a->kind == EIR_ARG_INT || a->kind == EIR_ARG_FLOAT); }
+
+static double mi_num(const eir_arg *a) { return a->kind == EIR_ARG_FLOAT ? a->u.f : (double)a->u.i; }
+
+static eir_status mi_to(dc *c, uint32_t x, eir_dtype dt, const eir_tensor_meta *last, uint32_t *res) {
+    eir_named_arg ti[2] = {pos_arg("self", a_tensor(x)), kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, dt))};
+    return sh_emit(c, "_to_copy.default", 2, ti, last, res);
+}
+
+/* size, then dtype / layout / device / pin_memory, of a factory node */
+static eir_status mi_factory(dc *c, const char *target, int64_t n, const eir_arg *fill, eir_dtype dt,
+                             const eir_tensor_meta *like, const eir_tensor_meta *last, uint32_t *res) {
+    eir_named_arg fi[6];
+    uint32_t k = 0;
+    fi[k++] = pos_arg("size", dc_a_ints(c, &n, 1));
+    if (fill) fi[k++] = pos_arg("fill_value", *fill);
+    fi[k++] = kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, dt));
+    fi[k++] = kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED));
+    fi[k++] = kw_arg("device", dc_a_device(like));
+    fi[k++] = kw_arg("pin_memory", a_bool(false));
+    return sh_emit(c, target, k, fi, last, res);
+}
+
+/* ---- linspace / logspace with tensor bounds ---- */
+
+/* linspace.Tensor_Tensor / Tensor_Scalar / Scalar_Tensor and the logspace
+ * forms -> torch._refs.linspace: tensor bounds (0-d) in float64, then
+ * where(arange < steps / 2, start + step * arange, end - step * (steps - 1
+ * - arange)) with step = (end - start) / (steps - 1), the arange cast to
+ * the computation dtype (int64 for integer results); logspace: that in
+ * float64, pow(base, .) and the result's dtype (integer results take
+ * tensor bounds in their dtype first). steps 0 and 1: full, or empty +
+ * copy of a tensor start. */
+eir_status decomp_linspace_tensor(dc *c) {
+    uint32_t out = out_value(c);
+    if (out == EIR_NO_VALUE) return dc_refuse(c, "expected one tensor output");
+    const eir_tensor_meta *om = meta_of(c, out);
+    bool logsp = !strncmp(c->op, "aten.logspace", 13);
+    const eir_arg *sa = dc_arg_named(c, "start"), *ea = dc_arg_named(c, "end"), *ba = dc_arg_named(c, "base");
+    int64_t steps;
+    if (!int_of(dc_arg_named(c, "steps"), &steps) || steps < 0)
+        return dc_refuse(c, "argument 'steps': expected a non-negative int");
+    const eir_arg *be[2] = {sa, ea};
+    static const char *const NAMES[2] = {"start", "end"};
+    for (int i = 0; i < 2; i++) {
+        const eir_arg *a = be[i];
+        if (a && a->kind == EIR_ARG_TENSOR && a->value < c->g->num_values) {
+            const eir_tensor_meta *m = meta_of(c, a->value);
+            if (m->rank != 0) return dc_refuse(c, "argument '%s': expected a 0-d tensor", NAMES[i]);
+            if (!mi_float(m->dtype) && !mi_int(m->dtype) && m->dtype != EIR_BOOL)
+                return dc_refuse(c, "argument '%s': a tensor of dtype other than a real number's", NAMES[i]);
+        } else if (!mi_number(a))
+            return dc_refuse(c, "argument '%s': expected a number or a 0-d tensor", NAMES[i]);
+    }
+    if (logsp && !is_none(ba) && !mi_number(ba)) return dc_refuse(c, "argument 'base': expected a number");
+    if (logsp && !is_none(ba) && mi_num(ba) < 0) return dc_refuse(c, "a negative base (torch's decomposition refuses it)");
+    if (!mi_float(om->dtype) && !mi_int(om->dtype)) return dc_refuse(c, "a result of a dtype other than a real number's");
+    if (om->rank != 1 || !dc_meta_concrete_sizes(om)) return dc_refuse(c, "expected a 1-d result of concrete size");
+    if (c->dry) return EIR_OK;
+    eir_status st;
+    /* the bounds: tensors converted, numbers as they are */
+    eir_dtype ldt = logsp ? EIR_F64 : om->dtype;
+    eir_arg b[2];
+    bool is_t[2];
+    for (int i = 0; i < 2; i++) {
+        is_t[i] = be[i]->kind == EIR_ARG_TENSOR;
+        b[i] = *be[i];
+        if (logsp && mi_int(om->dtype)) {
+            if (is_t[i] && meta_of(c, b[i].value)->dtype != om->dtype) {
+                uint32_t v;
+                if ((st = mi_to(c, b[i].value, om->dtype, NULL, &v))) return st;
+                b[i] = a_tensor(v);
+            } else if (!is_t[i] && b[i].kind == EIR_ARG_FLOAT)
+                b[i] = a_int((int64_t)b[i].u.f);
+        }
+        if (is_t[i] && meta_of(c, b[i].value)->dtype != EIR_F64) {
+            uint32_t v;
+            if ((st = mi_to(c, b[i].value, EIR_F64, NULL, &v))) return st;
+            b[i] = a_tensor(v);
+        }
+    }
+    const eir_tensor_meta *lin_last = logsp ? NULL : om;
+    uint32_t w;
+    if (steps == 0) {
+        eir_arg z = a_int(0);
+        if ((st = mi_factory(c, "full.default", 0, &z, ldt, om, lin_last, &w))) return st;
+    } else if (steps == 1 && is_t[0]) {
+        uint32_t e;
+        if ((st = mi_factory(c, "empty.memory_format", 1, NULL, ldt, om, NULL, &e))) return st;
+        eir_named_arg ci[2] = {pos_arg("self", a_tensor(e)), pos_arg("src", b[0])};
+        if ((st = sh_emit(c, "copy.default", 2, ci, lin_last, &w))) return st;
+    } else if (steps == 1) {
+        if ((st = mi_factory(c, "full.default", 1, &b[0], ldt, om, lin_last, &w))) return st;
+    } else {
+        /* the computation dtype of the arange: int64 for integer results,
+         * float32 for 16-bit floats */
+        eir_dtype cdt = mi_int(ldt) ? EIR_I64 : (ldt == EIR_F16 || ldt == EIR_BF16) ? EIR_F32 : ldt;
+        uint32_t ar, sub, div, lt, m0, add, r, m1, s1;
+        if ((st = sh_arange(c, 0, steps, EIR_DTYPE_UNKNOWN, om, &ar))) return st;
+        eir_named_arg si_[2] = {pos_arg("self", b[1]), pos_arg("other", b[0])};
+        if ((st = sh_emit(c, "sub.Tensor", 2, si_, NULL, &sub))) return st;
+        if ((st = sh_binary(c, "div.Tensor", sub, a_int(steps - 1), NULL, &div))) return st;
+        if ((st = sh_binary(c, "lt.Scalar", ar, a_float((double)steps / 2), NULL, &lt))) return st;
+        uint32_t cr = ar;
+        if (cdt != EIR_I64 && (st = mi_to(c, ar, cdt, NULL, &cr))) return st;
+        if ((st = sh_binary(c, "mul.Tensor", div, a_tensor(cr), NULL, &m0))) return st;
+        if (is_t[0]) {
+            eir_named_arg ai[2] = {pos_arg("self", b[0]), pos_arg("other", a_tensor(m0))};
+            if ((st = sh_emit(c, "add.Tensor", 2, ai, NULL, &add))) return st;
+        } else if ((st = sh_binary(c, "add.Tensor", m0, b[0], NULL, &add)))
+            return st;
+        eir_named_arg ri[2] = {pos_arg("self", a_int(steps - 1)), pos_arg("other", a_tensor(ar))};
+        if ((st = sh_emit(c, "sub.Tensor", 2, ri, NULL, &r))) return st;
+        if (cdt != EIR_I64 && (st = mi_to(c, r, cdt, NULL, &r))) return st;
+        if ((st = sh_binary(c, "mul.Tensor", div, a_tensor(r), NULL, &m1))) return st;
+        eir_named_arg ei[2] = {pos_arg("self", b[1]), pos_arg("other", a_tensor(m1))};
+        if ((st = sh_emit(c, "sub.Tensor", 2, ei, NULL, &s1))) return st;
+        eir_named_arg wi[3] = {pos_arg("condition", a_tensor(lt)), pos_arg("self", a_tensor(add)),
+                               pos_arg("other", a_tensor(s1))};
+        if ((st = sh_emit(c, "where.self", 3, wi, NULL, &w))) return st;
+        if (meta_of(c, w)->dtype != ldt && (st = mi_to(c, w, ldt, lin_last, &w))) return st;
+    }
+    if (logsp) {
+        eir_named_arg pi[2] = {pos_arg("self", is_none(ba) ? a_int(10) : *ba), pos_arg("exponent", a_tensor(w))};
+        if ((st = sh_emit(c, "pow.Scalar", 2, pi, NULL, &w))) return st;
+        if (meta_of(c, w)->dtype != om->dtype && (st = mi_to(c, w, om->dtype, om, &w))) return st;
+    }
+    return finish(c, out, w);
+}
