@@ -48,7 +48,9 @@ static eir_status mi_factory(dc *c, const char *target, int64_t n, const eir_arg
  * the computation dtype (int64 for integer results); logspace: that in
  * float64, pow(base, .) and the result's dtype (integer results take
  * tensor bounds in their dtype first). steps 0 and 1: full, or empty +
- * copy of a tensor start. */
+ * copy of a tensor start. Integer results of more than one step are
+ * refused: torch's decomposition rounds its float64 lerp where linspace
+ * computes in integers, and the values differ. */
 eir_status decomp_linspace_tensor(dc *c) {
     uint32_t out = out_value(c);
     if (out == EIR_NO_VALUE) return dc_refuse(c, "expected one tensor output");
@@ -72,7 +74,9 @@ eir_status decomp_linspace_tensor(dc *c) {
     }
     if (logsp && !is_none(ba) && !mi_number(ba)) return dc_refuse(c, "argument 'base': expected a number");
     if (logsp && !is_none(ba) && mi_num(ba) < 0) return dc_refuse(c, "a negative base (torch's decomposition refuses it)");
-    if (!mi_float(om->dtype) && !mi_int(om->dtype)) return dc_refuse(c, "a result of a dtype other than a real number's");
+    if (!mi_float(om->dtype) && !(mi_int(om->dtype) && steps < 2))
+        return dc_refuse(c, "a result of dtype other than a float's (torch's decomposition computes other values "
+                            "than linspace for integer results)");
     if (om->rank != 1 || !dc_meta_concrete_sizes(om)) return dc_refuse(c, "expected a 1-d result of concrete size");
     if (c->dry) return EIR_OK;
     eir_status st;
@@ -144,4 +148,58 @@ eir_status decomp_linspace_tensor(dc *c) {
         if (meta_of(c, w)->dtype != om->dtype && (st = mi_to(c, w, om->dtype, om, &w))) return st;
     }
     return finish(c, out, w);
+}
+
+/* ---- tensordot to a single element ---- */
+
+/* tensordot whose free dims all have size 1: both operands permuted (free
+ * dims of a first, then the contracted ones; b's contracted dims first);
+ * one contracted dim: b and a reshaped to 1-d, a * b, sum, view; several:
+ * b and a squeezed (squeeze.dims over every dim), a * b, sum in the
+ * result's dtype, view. As torch's run_decompositions() writes it. */
+eir_status decomp_tensordot_single(dc *c, uint32_t a, uint32_t b, uint32_t out, const int64_t *d1, const int64_t *d2,
+                                   uint32_t n) {
+    const eir_tensor_meta *am = meta_of(c, a), *bm = meta_of(c, b), *om = meta_of(c, out);
+    if (am->rank > MAXR || bm->rank > MAXR || n == 0) return dc_refuse(c, "operands of rank up to %d expected", MAXR);
+    if (c->dry) return EIR_OK;
+    bool c1[MAXR] = {0}, c2[MAXR] = {0};
+    int64_t csize = 1;
+    for (uint32_t i = 0; i < n; i++) {
+        c1[wrap_dim(d1[i], am->rank)] = c2[wrap_dim(d2[i], bm->rank)] = true;
+        csize *= am->sizes[wrap_dim(d1[i], am->rank)].value;
+    }
+    int64_t p1[MAXR], p2[MAXR];
+    uint32_t k1 = 0, k2 = 0;
+    for (uint32_t j = 0; j < am->rank; j++)
+        if (!c1[j]) p1[k1++] = j;
+    for (uint32_t i = 0; i < n; i++) p1[k1++] = d1[i];
+    for (uint32_t i = 0; i < n; i++) p2[k2++] = d2[i];
+    for (uint32_t j = 0; j < bm->rank; j++)
+        if (!c2[j]) p2[k2++] = j;
+    eir_status st;
+    uint32_t pa, pbv, va, vb, m, s, res;
+    if ((st = sh_permute(c, a, p1, k1, NULL, &pa))) return st;
+    if ((st = sh_permute(c, b, p2, k2, NULL, &pbv))) return st;
+    if (n == 1) {
+        vb = pbv, va = pa;
+        if (bm->rank != 1 && (st = sh_reshape(c, pbv, &csize, 1, NULL, &vb))) return st;
+        if (am->rank != 1 && (st = sh_reshape(c, pa, &csize, 1, NULL, &va))) return st;
+        if ((st = sh_binary(c, "mul.Tensor", va, a_tensor(vb), NULL, &m))) return st;
+        if ((st = sh_sum(c, m, NULL, 0, NULL, &s))) return st;
+    } else {
+        int64_t all[MAXR];
+        for (uint32_t j = 0; j < MAXR; j++) all[j] = j;
+        eir_named_arg qb[2] = {pos_arg("self", a_tensor(pbv)), pos_arg("dim", dc_a_ints(c, all, bm->rank))};
+        if ((st = sh_emit(c, "squeeze.dims", 2, qb, NULL, &vb))) return st;
+        eir_named_arg qa[2] = {pos_arg("self", a_tensor(pa)), pos_arg("dim", dc_a_ints(c, all, am->rank))};
+        if ((st = sh_emit(c, "squeeze.dims", 2, qa, NULL, &va))) return st;
+        if ((st = sh_binary(c, "mul.Tensor", va, a_tensor(vb), NULL, &m))) return st;
+        eir_named_arg si_[3] = {pos_arg("self", a_tensor(m)), pos_arg("dim", dc_a_ints(c, NULL, 0)),
+                                kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, om->dtype))};
+        if ((st = sh_emit(c, "sum.dim_IntList", 3, si_, NULL, &s))) return st;
+    }
+    int64_t osz[MAXR];
+    for (uint32_t j = 0; j < om->rank && j < MAXR; j++) osz[j] = om->sizes[j].value;
+    if ((st = sh_view(c, s, osz, om->rank, om, &res))) return st;
+    return finish(c, out, res);
 }

@@ -1,0 +1,84 @@
+"""test_to_core_misc.py — to-core rules for ranges with tensor bounds,
+tensordot to a single element and the other forms of decomp_misc.c, checked
+node for node against torch's own ep.run_decompositions().
+
+Each program is exported by torch (strict=False, and strict=True once),
+converted by `eir convert --to core`, and must pass to_core_check.check
+(verifies as Core ATen or keeps only the non-core operators torch keeps,
+loads in torch, same outputs as the original, no operator torch's
+decomposition leaves out); then its call_function nodes (target and
+non-tensor arguments, in order) must be torch's.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+torch = pytest.importorskip("torch")
+F = torch.nn.functional
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import to_core_check as K  # noqa: E402
+
+
+def r(*s, dtype=torch.float32):
+    g = torch.Generator().manual_seed(sum(s) + len(s))
+    return torch.randn(s, generator=g, dtype=dtype)
+
+
+def convert_like_torch(eir, tmp_path, mod, args, strict=False):
+    ep = torch.export.export(mod, args, strict=strict)
+    src, dst = tmp_path / "in.pt2", tmp_path / "out.pt2"
+    torch.export.save(ep, str(src))
+    dec = ep.run_decompositions()
+    res = K.check(eir, src, dst, args, torch_core_ops=K.op_set(dec))
+    assert res["converted"] and res["verify"] and res["loads"], res["why"]
+    assert res["ops"] and res["outputs"], res["why"]
+    got, want = ([n if "_assert_scalar" not in n[0] else n[:1] for n in K.node_seq(ep_)]
+                 for ep_ in (torch.export.load(str(dst)), dec))
+    assert got == want
+    return dst
+
+
+class Ranges(torch.nn.Module):
+    def forward(self, a, b, i):
+        return (torch.linspace(a, b, 5), torch.linspace(2.0, b, 4), torch.linspace(a, -3, 6),
+                torch.linspace(a, b, 7, dtype=torch.float64), torch.linspace(a, b, 1), torch.linspace(-1.5, b, 1),
+                torch.linspace(a, b, 0), torch.linspace(i, b, 1, dtype=torch.int64),
+                torch.logspace(a, b, 5, base=2.0), torch.logspace(0.5, b, 3), torch.logspace(a, 2, 4, base=3),
+                torch.logspace(a, b, 1), torch.logspace(i, b, 0, dtype=torch.int32))
+
+
+class Tensordot(torch.nn.Module):
+    def forward(self, a, b, c, d, e, f, g, h):
+        return (torch.tensordot(a, b, dims=([0, 1], [1, 0])), torch.tensordot(c, d, dims=([0, 1], [2, 0])),
+                torch.tensordot(e, f, dims=([1], [0])), torch.tensordot(g, h, dims=([-2], [0])),
+                torch.inner(e, f.t()))
+
+
+def test_linspace_logspace_tensor_bounds(eir, tmp_path):
+    convert_like_torch(eir, tmp_path, Ranges(), (torch.tensor(-1.25), torch.tensor(4.5), torch.tensor(2)))
+
+
+def test_linspace_strict_double(eir, tmp_path):
+    convert_like_torch(eir, tmp_path, Ranges(),
+                       (torch.tensor(0.5, dtype=torch.float64), torch.tensor(3.0, dtype=torch.float64),
+                        torch.tensor(-3)), strict=True)
+
+
+def test_tensordot_single_element(eir, tmp_path):
+    convert_like_torch(eir, tmp_path, Tensordot(),
+                       (r(2, 3), r(3, 2), r(2, 2, 1), r(2, 1, 2), r(1, 3), r(3, 1), r(1, 3, 1), r(3, 1)))
+
+
+class IntRange(torch.nn.Module):
+    def forward(self, a, b):
+        return torch.linspace(a, b, 6, dtype=torch.int64)
+
+
+def test_refusals(eir, tmp_path):
+    # torch's decomposition gives [2, 2, 3, 3, 4, 4] where linspace gives [2, 2, 2, 3, 3, 4]
+    msg = K.refused(eir, tmp_path, IntRange(), (torch.tensor(2), torch.tensor(4.5)))
+    assert "node %linspace (aten.linspace.Tensor_Tensor): cannot decompose: a result of dtype other than a float's" in msg
