@@ -82,3 +82,19 @@ def test_refusals(eir, tmp_path):
     # torch's decomposition gives [2, 2, 3, 3, 4, 4] where linspace gives [2, 2, 2, 3, 3, 4]
     msg = K.refused(eir, tmp_path, IntRange(), (torch.tensor(2), torch.tensor(4.5)))
     assert "node %linspace (aten.linspace.Tensor_Tensor): cannot decompose: a result of dtype other than a float's" in msg
+
+
+class PadDropoutPut(torch.nn.Module):
+    def forward(self, x, y, g, mask, t, m2, i0, i1, v):
+        return (F.pad(x, [-1, 2, 0, -2], mode="replicate"), F.pad(y, [2, -3], mode="replicate"),
+                torch.ops.aten.native_dropout_backward(g, mask, 2.0),
+                torch.ops.aten._unsafe_masked_index_put_accumulate(t, m2, [i0, i1], v))
+
+
+def test_pad_dropout_backward_masked_put(eir, tmp_path):
+    mask = r(3, 4) > 0
+    i0 = torch.tensor([[0], [3], [-4]])
+    i1 = torch.tensor([[1, 5, -2]])
+    convert_like_torch(eir, tmp_path, PadDropoutPut(),
+                       (r(2, 3, 4, 5), r(2, 3, 6), r(3, 4), mask, r(4, 5), torch.tensor([[True, False, True]]),
+                        i0, i1, r(3, 3)))

@@ -203,3 +203,78 @@ eir_status decomp_tensordot_single(dc *c, uint32_t a, uint32_t b, uint32_t out, 
     if ((st = sh_view(c, s, osz, om->rank, om, &res))) return st;
     return finish(c, out, res);
 }
+
+/* ---- dropout backward, masked accumulation ---- */
+
+/* native_dropout_backward(grad, mask, scale) -> grad * (mask converted to
+ * grad's dtype * scale), cloned contiguous */
+eir_status decomp_dropout_backward(dc *c) {
+    uint32_t g, out, mask = dc_tensor_of(c, "mask");
+    eir_status st = dc_need_io(c, "grad_output", &g, &out);
+    if (st) return st;
+    const eir_arg *sa = dc_arg_named(c, "scale");
+    if (mask == EIR_NO_VALUE) return dc_refuse(c, "argument 'mask': expected a tensor");
+    if (!mi_number(sa)) return dc_refuse(c, "argument 'scale': expected a number");
+    const eir_tensor_meta *gm = meta_of(c, g);
+    if (!mi_float(gm->dtype)) return dc_refuse(c, "argument 'grad_output': expected a floating-point tensor");
+    if (c->dry) return EIR_OK;
+    uint32_t t, m0, m1, res;
+    eir_named_arg ti[4] = {pos_arg("self", a_tensor(mask)), kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, gm->dtype)),
+                           kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)), kw_arg("device", dc_a_device(gm))};
+    if ((st = sh_emit(c, "_to_copy.default", 4, ti, NULL, &t))) return st;
+    if ((st = sh_binary(c, "mul.Tensor", t, *sa, NULL, &m0))) return st;
+    if ((st = sh_binary(c, "mul.Tensor", g, a_tensor(m0), NULL, &m1))) return st;
+    eir_named_arg ci[2] = {pos_arg("self", a_tensor(m1)), kw_arg("memory_format", sh_a_mf_contig())};
+    if ((st = sh_emit(c, "clone.default", 2, ci, meta_of(c, out), &res))) return st;
+    return finish(c, out, res);
+}
+
+/* _unsafe_masked_index_put_accumulate(x, mask, indices, values) -> each
+ * index clamped to [-size, size - 1] of its dim, where(~mask, 0, values),
+ * index_put(x, indices, ., accumulate=True) */
+eir_status decomp_masked_index_put(dc *c) {
+    uint32_t x, out, mask = dc_tensor_of(c, "mask"), vals = dc_tensor_of(c, "values");
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    const eir_arg *il = dc_arg_named(c, "indices");
+    const eir_tensor_meta *xm = meta_of(c, x);
+    if (mask == EIR_NO_VALUE || meta_of(c, mask)->dtype != EIR_BOOL) return dc_refuse(c, "argument 'mask': expected a bool tensor");
+    if (vals == EIR_NO_VALUE) return dc_refuse(c, "argument 'values': expected a tensor");
+    if (!il || (il->kind != EIR_ARG_OPTIONAL_TENSORS && il->kind != EIR_ARG_TENSORS) || il->u.list.n > xm->rank ||
+        il->u.list.n > MAXR)
+        return dc_refuse(c, "argument 'indices': expected at most one optional tensor per dim");
+    if (!dc_meta_concrete_sizes(xm)) return dc_refuse(c, "input of symbolic size (not decomposed)");
+    uint32_t n = il->u.list.n, idx[MAXR];
+    for (uint32_t i = 0; i < n; i++) {
+        const eir_arg *a = &il->u.list.items[i];
+        idx[i] = is_none(a) ? EIR_NO_VALUE : a->value;
+        if (idx[i] != EIR_NO_VALUE && (idx[i] >= c->g->num_values ||
+                                       (meta_of(c, idx[i])->dtype != EIR_I64 && meta_of(c, idx[i])->dtype != EIR_I32)))
+            return dc_refuse(c, "argument 'indices': item %u is not an int64 or int32 tensor", i);
+    }
+    if (c->dry) return EIR_OK;
+    for (uint32_t i = 0; i < n; i++) {
+        if (idx[i] == EIR_NO_VALUE) continue;
+        int64_t s = xm->sizes[i].value;
+        eir_named_arg ci[3] = {pos_arg("self", a_tensor(idx[i])), pos_arg("min", a_int(-s)), pos_arg("max", a_int(s - 1))};
+        if ((st = sh_emit(c, "clamp.default", 3, ci, NULL, &idx[i]))) return st;
+    }
+    uint32_t nm, z, w, res;
+    eir_named_arg ni[1] = {pos_arg("self", a_tensor(mask))};
+    if ((st = sh_emit(c, "bitwise_not.default", 1, ni, NULL, &nm))) return st;
+    const eir_tensor_meta *vm = meta_of(c, vals);
+    eir_named_arg zi[4] = {pos_arg("s", a_float(0.0)), kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, vm->dtype)),
+                           kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)), kw_arg("device", dc_a_device(vm))};
+    if ((st = sh_emit(c, "scalar_tensor.default", 4, zi, NULL, &z))) return st;
+    eir_named_arg wi[3] = {pos_arg("condition", a_tensor(nm)), pos_arg("self", a_tensor(z)), pos_arg("other", a_tensor(vals))};
+    if ((st = sh_emit(c, "where.self", 3, wi, NULL, &w))) return st;
+    eir_arg l = {0};
+    l.kind = EIR_ARG_OPTIONAL_TENSORS;
+    l.u.list.n = n;
+    l.u.list.items = &c->pool[c->npool];
+    for (uint32_t i = 0; i < n; i++) c->pool[c->npool++] = idx[i] == EIR_NO_VALUE ? a_none() : a_tensor(idx[i]);
+    eir_named_arg pi[4] = {pos_arg("self", a_tensor(x)), pos_arg("indices", l), pos_arg("values", a_tensor(w)),
+                           pos_arg("accumulate", a_bool(true))};
+    if ((st = sh_emit(c, "index_put.default", 4, pi, meta_of(c, out), &res))) return st;
+    return finish(c, out, res);
+}

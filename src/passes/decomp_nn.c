@@ -783,7 +783,9 @@ eir_status decomp_pad(dc *c) {
     uint32_t nc = xm->rank - k;
     for (uint32_t i = 0; i < k; i++) {
         int64_t l = pad[2 * (k - 1 - i)], r = pad[2 * (k - 1 - i) + 1], m = xm->sizes[nc + i].value;
-        if (l < 0 || r < 0) return dc_refuse(c, "negative %s padding", mode);
+        if (reflect && (l < 0 || r < 0)) return dc_refuse(c, "negative %s padding", mode);
+        if (l + m + r < 1) return dc_refuse(c, "replicate padding (%lld, %lld) of a dimension of size %lld to nothing",
+                                            (long long)l, (long long)r, (long long)m);
         if (reflect && (l >= m || r >= m))
             return dc_refuse(c, "reflect padding (%lld, %lld) of a dimension of size %lld", (long long)l, (long long)r,
                           (long long)m);
