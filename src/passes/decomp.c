@@ -547,6 +547,7 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.logspace.Scalar_Tensor", decomp_linspace_tensor},
     {"aten.native_dropout_backward.default", decomp_dropout_backward},
     {"aten._unsafe_masked_index_put_accumulate.default", decomp_masked_index_put},
+    {"aten.quantile.scalar", decomp_quantile},
 };
 
 static const char *const CIA[] = {

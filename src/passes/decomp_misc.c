@@ -278,3 +278,138 @@ eir_status decomp_masked_index_put(dc *c) {
     if ((st = sh_emit(c, "index_put.default", 4, pi, meta_of(c, out), &res))) return st;
     return finish(c, out, res);
 }
+
+/* ---- quantile ---- */
+
+static eir_status mi_scalar_tensor(dc *c, eir_arg v, const eir_tensor_meta *like, uint32_t *res) {
+    eir_named_arg si_[4] = {pos_arg("s", v), kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, like->dtype)),
+                            kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)), kw_arg("device", dc_a_device(like))};
+    return sh_emit(c, "scalar_tensor.default", 4, si_, NULL, res);
+}
+
+static eir_status mi_to_long(dc *c, uint32_t x, const eir_tensor_meta *like, uint32_t *res) {
+    eir_named_arg ti[4] = {pos_arg("self", a_tensor(x)), kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, EIR_I64)),
+                           kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)), kw_arg("device", dc_a_device(like))};
+    return sh_emit(c, "_to_copy.default", 4, ti, NULL, res);
+}
+
+static eir_status mi_gather(dc *c, uint32_t x, uint32_t idx, uint32_t *res) {
+    eir_named_arg gi[3] = {pos_arg("self", a_tensor(x)), pos_arg("dim", a_int(-1)), pos_arg("index", a_tensor(idx))};
+    return sh_emit(c, "gather.default", 3, gi, NULL, res);
+}
+
+/* quantile.scalar(x, q, dim, keepdim, interpolation 'linear' or
+ * 'midpoint') -> ATen's quantile_impl as torch's run_decompositions()
+ * writes it: x flattened (no dim), as it is (dim the last), or unsqueezed
+ * and the dim swapped with the new last one; sort; viewed to (*other dims,
+ * n); ranks q * (n - 1), n - 1 where a row holds a NaN; the values at
+ * the ranks' floor and ceil gathered and lerped (weights: the fraction, or
+ * 0.5 for midpoint; torch's lerp decomposition); the last dim squeezed. */
+eir_status decomp_quantile(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    const eir_tensor_meta *xm = meta_of(c, x), *om = meta_of(c, out);
+    const eir_arg *qa = dc_arg_named(c, "q"), *da = dc_arg_named(c, "dim"), *ia = dc_arg_named(c, "interpolation");
+    if (!mi_number(qa)) return dc_refuse(c, "argument 'q': expected a number");
+    double q = mi_num(qa);
+    if (!(q >= 0 && q <= 1)) return dc_refuse(c, "argument 'q': %g is not in [0, 1]", q);
+    bool keep = false, have_dim = !is_none(da);
+    int64_t dim = 0;
+    if (have_dim && !int_of(da, &dim)) return dc_refuse(c, "argument 'dim': expected an int or None");
+    if (!dc_bool_arg(c, "keepdim", false, &keep)) return dc_refuse(c, "argument 'keepdim': expected a bool");
+    const char *interp = is_none(ia) ? "linear" : ia->kind == EIR_ARG_STRING ? ia->u.s : NULL;
+    if (!interp) return dc_refuse(c, "argument 'interpolation': expected a string");
+    bool midpoint = !strcmp(interp, "midpoint");
+    if (!midpoint && strcmp(interp, "linear"))
+        return dc_refuse(c, "interpolation '%s' (only 'linear' and 'midpoint' are decomposed)", interp);
+    if (xm->dtype != EIR_F32 && xm->dtype != EIR_F64) return dc_refuse(c, "an input of dtype other than float32 or float64");
+    if (!dc_meta_concrete_sizes(xm) || xm->rank + 1 > MAXR) return dc_refuse(c, "an input of symbolic size (not decomposed)");
+    int64_t numel = 1;
+    for (uint32_t d = 0; d < xm->rank; d++) numel *= xm->sizes[d].value;
+    if (numel == 0) return dc_refuse(c, "an empty input");
+    uint32_t r = xm->rank;
+    int64_t wd = 0;
+    if (have_dim) {
+        wd = dim < 0 ? dim + (r ? r : 1) : dim;
+        if (wd < 0 || wd >= (r ? r : 1)) return dc_refuse(c, "argument 'dim': %lld out of range", (long long)dim);
+    }
+    if (c->dry) return EIR_OK;
+    /* the output shape with q's dim in front, then the sorted view's */
+    int64_t osh[MAXR], ish[MAXR];
+    uint32_t on = 0;
+    osh[on++] = 1;
+    if (have_dim)
+        for (uint32_t d = 0; d < r; d++) {
+            if ((int64_t)d == wd && !keep) continue;
+            osh[on++] = (int64_t)d == wd ? 1 : xm->sizes[d].value;
+        }
+    else if (keep)
+        for (uint32_t d = 0; d < r; d++) osh[on++] = 1;
+    uint32_t qs, srt, sv[2], v;
+    if ((st = mi_scalar_tensor(c, *qa, xm, &qs))) return st;
+    srt = x;
+    if (!have_dim) {
+        if (r != 1 && (st = sh_reshape(c, x, &numel, 1, NULL, &srt))) return st;
+    } else if (r == 0 || wd != (int64_t)r - 1) {
+        if ((st = sh_unsqueeze(c, x, -1, NULL, &srt))) return st;
+        if (r == 0) {
+            eir_named_arg ai[1] = {pos_arg("self", a_tensor(srt))};
+            if ((st = sh_emit(c, "alias.default", 1, ai, NULL, &srt))) return st;
+        } else {
+            int64_t perm[MAXR];
+            for (uint32_t d = 0; d <= r; d++) perm[d] = d;
+            perm[wd] = r, perm[r] = wd;
+            if ((st = sh_permute(c, srt, perm, r + 1, NULL, &srt))) return st;
+        }
+    }
+    eir_named_arg si_[1] = {pos_arg("self", a_tensor(srt))};
+    if ((st = sh_emit_n(c, "sort.default", 1, si_, 2, false, NULL, sv))) return st;
+    const eir_tensor_meta *sm = meta_of(c, sv[0]);
+    int64_t n = sm->rank ? sm->sizes[sm->rank - 1].value : 1;
+    for (uint32_t i = 1; i < on; i++) ish[i - 1] = osh[i];
+    ish[on - 1] = n;
+    if ((st = sh_view(c, sv[0], ish, on, NULL, &v))) return st;
+    uint32_t rk, nan, any, ex, lastv, w, lo, glo, wt, ce, hi, ghi;
+    if ((st = sh_binary(c, "mul.Scalar", qs, a_int(n - 1), NULL, &rk))) return st;
+    eir_named_arg ni[1] = {pos_arg("self", a_tensor(v))};
+    if ((st = sh_emit(c, "isnan.default", 1, ni, NULL, &nan))) return st;
+    eir_named_arg ai[3] = {pos_arg("self", a_tensor(nan)), pos_arg("dim", a_int(-1)), pos_arg("keepdim", a_bool(true))};
+    if ((st = sh_emit(c, "any.dim", 3, ai, NULL, &any))) return st;
+    int64_t esh[MAXR];
+    memcpy(esh, ish, on * sizeof *esh);
+    esh[on - 1] = 1;
+    eir_named_arg ei[2] = {pos_arg("self", a_tensor(rk)), pos_arg("size", dc_a_ints(c, esh, on))};
+    if ((st = sh_emit(c, "expand.default", 2, ei, NULL, &ex))) return st;
+    if ((st = mi_scalar_tensor(c, a_float((double)(n - 1)), xm, &lastv))) return st;
+    eir_named_arg wi[3] = {pos_arg("condition", a_tensor(any)), pos_arg("self", a_tensor(lastv)), pos_arg("other", a_tensor(ex))};
+    if ((st = sh_emit(c, "where.self", 3, wi, NULL, &w))) return st;
+    if ((st = mi_to_long(c, w, xm, &lo))) return st;
+    if ((st = mi_gather(c, v, lo, &glo))) return st;
+    if (midpoint) {
+        eir_named_arg fi[2] = {pos_arg("self", a_tensor(w)), pos_arg("fill_value", a_float(0.5))};
+        if ((st = sh_emit(c, "full_like.default", 2, fi, NULL, &wt))) return st;
+    } else if ((st = sh_binary(c, "sub.Tensor", w, a_tensor(lo), NULL, &wt)))
+        return st;
+    eir_named_arg ci[1] = {pos_arg("self", a_tensor(w))};
+    if ((st = sh_emit(c, "ceil.default", 1, ci, NULL, &ce))) return st;
+    if ((st = mi_to_long(c, ce, xm, &hi))) return st;
+    if ((st = mi_gather(c, v, hi, &ghi))) return st;
+    /* lerp(below, above, weight) */
+    uint32_t ab, ge, wm1, wsel, base, df, m, add, res;
+    eir_named_arg bi[1] = {pos_arg("self", a_tensor(wt))};
+    if ((st = sh_emit(c, "abs.default", 1, bi, NULL, &ab))) return st;
+    if ((st = sh_binary(c, "ge.Scalar", ab, a_float(0.5), NULL, &ge))) return st;
+    if ((st = sh_binary(c, "sub.Tensor", wt, a_int(1), NULL, &wm1))) return st;
+    eir_named_arg w1[3] = {pos_arg("condition", a_tensor(ge)), pos_arg("self", a_tensor(wm1)), pos_arg("other", a_tensor(wt))};
+    if ((st = sh_emit(c, "where.self", 3, w1, NULL, &wsel))) return st;
+    eir_named_arg w2[3] = {pos_arg("condition", a_tensor(ge)), pos_arg("self", a_tensor(ghi)), pos_arg("other", a_tensor(glo))};
+    if ((st = sh_emit(c, "where.self", 3, w2, NULL, &base))) return st;
+    if ((st = sh_binary(c, "sub.Tensor", ghi, a_tensor(glo), NULL, &df))) return st;
+    if ((st = sh_binary(c, "mul.Tensor", wsel, a_tensor(df), NULL, &m))) return st;
+    if ((st = sh_binary(c, "add.Tensor", m, a_tensor(base), NULL, &add))) return st;
+    int64_t last = -1;
+    eir_named_arg qi[2] = {pos_arg("self", a_tensor(add)), pos_arg("dim", dc_a_ints(c, &last, 1))};
+    if ((st = sh_emit(c, "squeeze.dims", 2, qi, om, &res))) return st;
+    return finish(c, out, res);
+}
