@@ -1,11 +1,12 @@
-/* decomp_misc.c — to-core rules for ranges, batch / instance norm forms,
- * quantiles, linear algebra and padding, each emitting the nodes torch
+/* decomp_misc.c — to-core rules for ranges with tensor bounds,
+ * single-element contractions, dropout backward, masked accumulation and
+ * quantiles, each emitting the nodes torch
  * 2.13's ep.run_decompositions() writes for the operator: the Tensor
- * overloads of linspace / logspace. Intermediate nodes get the metadata
+ * overloads of linspace / logspace, tensordot to a single element,
+ * native_dropout_backward, _unsafe_masked_index_put_accumulate,
+ * quantile.scalar. Intermediate nodes get the metadata
  * eir's shape inference gives them; the last node of a decomposition takes
  * the replaced node's recorded metadata. */
-#include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "decomp_int.h"
@@ -160,7 +161,8 @@ eir_status decomp_linspace_tensor(dc *c) {
 eir_status decomp_tensordot_single(dc *c, uint32_t a, uint32_t b, uint32_t out, const int64_t *d1, const int64_t *d2,
                                    uint32_t n) {
     const eir_tensor_meta *am = meta_of(c, a), *bm = meta_of(c, b), *om = meta_of(c, out);
-    if (am->rank > MAXR || bm->rank > MAXR || n == 0) return dc_refuse(c, "operands of rank up to %d expected", MAXR);
+    if (am->rank > MAXR || bm->rank > MAXR || om->rank > MAXR || n == 0)
+        return dc_refuse(c, "operands and result of rank up to %d expected", MAXR);
     if (c->dry) return EIR_OK;
     bool c1[MAXR] = {0}, c2[MAXR] = {0};
     int64_t csize = 1;
@@ -199,7 +201,7 @@ eir_status decomp_tensordot_single(dc *c, uint32_t a, uint32_t b, uint32_t out, 
         if ((st = sh_emit(c, "sum.dim_IntList", 3, si_, NULL, &s))) return st;
     }
     int64_t osz[MAXR];
-    for (uint32_t j = 0; j < om->rank && j < MAXR; j++) osz[j] = om->sizes[j].value;
+    for (uint32_t j = 0; j < om->rank; j++) osz[j] = om->sizes[j].value;
     if ((st = sh_view(c, s, osz, om->rank, om, &res))) return st;
     return finish(c, out, res);
 }
