@@ -108,7 +108,9 @@ class Quantile(torch.nn.Module):
     def forward(self, x, s, v):
         return (torch.quantile(x, 0.3), torch.quantile(x, 0.7, dim=1), torch.quantile(x, 0.25, dim=0, keepdim=True),
                 torch.quantile(x, 0.5, dim=-2, interpolation="midpoint"), torch.quantile(s, 0.5),
-                torch.quantile(s, 0.4, dim=0), torch.quantile(v, 1.0), torch.quantile(x, 0.6, keepdim=True))
+                torch.quantile(s, 0.4, dim=0), torch.quantile(v, 1.0), torch.quantile(x, 0.6, keepdim=True),
+                torch.nanquantile(x, 0.3), torch.nanquantile(x, 0.8, dim=1, interpolation="midpoint"),
+                torch.nanquantile(s, 0.5, dim=0), torch.nanquantile(x, 0.5, dim=2, keepdim=True))
 
 
 def test_quantile(eir, tmp_path):

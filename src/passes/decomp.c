@@ -548,6 +548,7 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.native_dropout_backward.default", decomp_dropout_backward},
     {"aten._unsafe_masked_index_put_accumulate.default", decomp_masked_index_put},
     {"aten.quantile.scalar", decomp_quantile},
+    {"aten.nanquantile.scalar", decomp_quantile},
 };
 
 static const char *const CIA[] = {

@@ -300,11 +300,12 @@ static eir_status mi_gather(dc *c, uint32_t x, uint32_t idx, uint32_t *res) {
     return sh_emit(c, "gather.default", 3, gi, NULL, res);
 }
 
-/* quantile.scalar(x, q, dim, keepdim, interpolation 'linear' or
+/* quantile.scalar / nanquantile.scalar(x, q, dim, keepdim, interpolation 'linear' or
  * 'midpoint') -> ATen's quantile_impl as torch's run_decompositions()
  * writes it: x flattened (no dim), as it is (dim the last), or unsqueezed
  * and the dim swapped with the new last one; sort; viewed to (*other dims,
- * n); ranks q * (n - 1), n - 1 where a row holds a NaN; the values at
+ * n); ranks q * (n - 1), n - 1 where a row holds a NaN (nanquantile:
+ * q * (count of non-NaN - 1), 0 where negative); the values at
  * the ranks' floor and ceil gathered and lerped (weights: the fraction, or
  * 0.5 for midpoint; torch's lerp decomposition); the last dim squeezed. */
 eir_status decomp_quantile(dc *c) {
@@ -312,6 +313,7 @@ eir_status decomp_quantile(dc *c) {
     eir_status st = dc_need_io(c, "self", &x, &out);
     if (st) return st;
     const eir_tensor_meta *xm = meta_of(c, x), *om = meta_of(c, out);
+    bool nanq = !strncmp(c->op, "aten.nanquantile", 16);
     const eir_arg *qa = dc_arg_named(c, "q"), *da = dc_arg_named(c, "dim"), *ia = dc_arg_named(c, "interpolation");
     if (!mi_number(qa)) return dc_refuse(c, "argument 'q': expected a number");
     double q = mi_num(qa);
@@ -373,19 +375,38 @@ eir_status decomp_quantile(dc *c) {
     ish[on - 1] = n;
     if ((st = sh_view(c, sv[0], ish, on, NULL, &v))) return st;
     uint32_t rk, nan, any, ex, lastv, w, lo, glo, wt, ce, hi, ghi;
-    if ((st = sh_binary(c, "mul.Scalar", qs, a_int(n - 1), NULL, &rk))) return st;
-    eir_named_arg ni[1] = {pos_arg("self", a_tensor(v))};
-    if ((st = sh_emit(c, "isnan.default", 1, ni, NULL, &nan))) return st;
-    eir_named_arg ai[3] = {pos_arg("self", a_tensor(nan)), pos_arg("dim", a_int(-1)), pos_arg("keepdim", a_bool(true))};
-    if ((st = sh_emit(c, "any.dim", 3, ai, NULL, &any))) return st;
-    int64_t esh[MAXR];
-    memcpy(esh, ish, on * sizeof *esh);
-    esh[on - 1] = 1;
-    eir_named_arg ei[2] = {pos_arg("self", a_tensor(rk)), pos_arg("size", dc_a_ints(c, esh, on))};
-    if ((st = sh_emit(c, "expand.default", 2, ei, NULL, &ex))) return st;
-    if ((st = mi_scalar_tensor(c, a_float((double)(n - 1)), xm, &lastv))) return st;
-    eir_named_arg wi[3] = {pos_arg("condition", a_tensor(any)), pos_arg("self", a_tensor(lastv)), pos_arg("other", a_tensor(ex))};
-    if ((st = sh_emit(c, "where.self", 3, wi, NULL, &w))) return st;
+    if (nanq) {
+        /* ranks q * (count of non-NaN - 1), negative ones (all NaN) 0 */
+        uint32_t nn, cnt, cm1, neg, zero;
+        eir_named_arg ni[1] = {pos_arg("self", a_tensor(v))};
+        if ((st = sh_emit(c, "isnan.default", 1, ni, NULL, &nan))) return st;
+        eir_named_arg li[1] = {pos_arg("self", a_tensor(nan))};
+        if ((st = sh_emit(c, "logical_not.default", 1, li, NULL, &nn))) return st;
+        int64_t last = -1;
+        eir_named_arg si2[3] = {pos_arg("self", a_tensor(nn)), pos_arg("dim", dc_a_ints(c, &last, 1)),
+                                pos_arg("keepdim", a_bool(true))};
+        if ((st = sh_emit(c, "sum.dim_IntList", 3, si2, NULL, &cnt))) return st;
+        if ((st = sh_binary(c, "sub.Scalar", cnt, a_int(1), NULL, &cm1))) return st;
+        if ((st = sh_binary(c, "mul.Tensor", qs, a_tensor(cm1), NULL, &rk))) return st;
+        if ((st = sh_binary(c, "lt.Scalar", rk, a_int(0), NULL, &neg))) return st;
+        if ((st = mi_scalar_tensor(c, a_float(0.0), xm, &zero))) return st;
+        eir_named_arg wi[3] = {pos_arg("condition", a_tensor(neg)), pos_arg("self", a_tensor(zero)), pos_arg("other", a_tensor(rk))};
+        if ((st = sh_emit(c, "where.self", 3, wi, NULL, &w))) return st;
+    } else {
+        if ((st = sh_binary(c, "mul.Scalar", qs, a_int(n - 1), NULL, &rk))) return st;
+        eir_named_arg ni[1] = {pos_arg("self", a_tensor(v))};
+        if ((st = sh_emit(c, "isnan.default", 1, ni, NULL, &nan))) return st;
+        eir_named_arg ai[3] = {pos_arg("self", a_tensor(nan)), pos_arg("dim", a_int(-1)), pos_arg("keepdim", a_bool(true))};
+        if ((st = sh_emit(c, "any.dim", 3, ai, NULL, &any))) return st;
+        int64_t esh[MAXR];
+        memcpy(esh, ish, on * sizeof *esh);
+        esh[on - 1] = 1;
+        eir_named_arg ei[2] = {pos_arg("self", a_tensor(rk)), pos_arg("size", dc_a_ints(c, esh, on))};
+        if ((st = sh_emit(c, "expand.default", 2, ei, NULL, &ex))) return st;
+        if ((st = mi_scalar_tensor(c, a_float((double)(n - 1)), xm, &lastv))) return st;
+        eir_named_arg wi[3] = {pos_arg("condition", a_tensor(any)), pos_arg("self", a_tensor(lastv)), pos_arg("other", a_tensor(ex))};
+        if ((st = sh_emit(c, "where.self", 3, wi, NULL, &w))) return st;
+    }
     if ((st = mi_to_long(c, w, xm, &lo))) return st;
     if ((st = mi_gather(c, v, lo, &glo))) return st;
     if (midpoint) {
