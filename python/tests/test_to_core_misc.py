@@ -122,3 +122,25 @@ def test_quantile(eir, tmp_path):
 def test_quantile_strict_double(eir, tmp_path):
     convert_like_torch(eir, tmp_path, Quantile(), (r(2, 3, 4, dtype=torch.float64), torch.tensor(0.5, dtype=torch.float64),
                                                    r(3, dtype=torch.float64)), strict=True, getitems=False)
+
+
+class SvdExp(torch.nn.Module):
+    def forward(self, a, b):
+        u, s, v = torch.svd(a)
+        u2, s2, v2 = torch.svd(b, some=False)
+        return u, s, v, u2, s2, v2, torch.matrix_exp(a[:3, :3]), torch.matrix_exp(b)
+
+
+class SvdExpResize(SvdExp):
+    def forward(self, a, b, t):
+        # strict export (dynamo) does not trace resize_as_
+        return super().forward(a, b) + (b.clone().resize_as_(t),)
+
+
+def test_svd_matrix_exp_resize_as(eir, tmp_path):
+    convert_like_torch(eir, tmp_path, SvdExpResize(), (r(4, 3), r(2, 3, 3), r(2, 4)), getitems=False)
+
+
+def test_svd_strict(eir, tmp_path):
+    convert_like_torch(eir, tmp_path, SvdExp(), (r(5, 3, dtype=torch.float64), r(3, 3, 3, dtype=torch.float64)),
+                       strict=True, getitems=False)

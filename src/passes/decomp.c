@@ -549,6 +549,9 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten._unsafe_masked_index_put_accumulate.default", decomp_masked_index_put},
     {"aten.quantile.scalar", decomp_quantile},
     {"aten.nanquantile.scalar", decomp_quantile},
+    {"aten.svd.default", decomp_svd},
+    {"aten.matrix_exp.default", decomp_matrix_exp},
+    {"aten.resize_as.default", decomp_resize_as},
 };
 
 static const char *const CIA[] = {

@@ -436,3 +436,86 @@ eir_status decomp_quantile(dc *c) {
     if ((st = sh_emit(c, "squeeze.dims", 2, qi, om, &res))) return st;
     return finish(c, out, res);
 }
+
+/* ---- linear algebra front ends, resize_as ---- */
+
+static bool mi_complex(eir_dtype dt) { return dt == EIR_C32 || dt == EIR_C64 || dt == EIR_C128; }
+
+/* The node's tensor outputs, in order (at most max). */
+static bool mi_outputs(const dc *c, uint32_t *outs, uint32_t max, uint32_t *n) {
+    *n = 0;
+    for (uint32_t i = 0; i < c->src.num_outputs; i++) {
+        const eir_arg *o = &c->src.outputs[i];
+        if (o->kind == EIR_ARG_TENSOR && *n < max) outs[(*n)++] = o->value;
+        else if (o->kind == EIR_ARG_TENSORS)
+            for (uint32_t j = 0; j < o->u.list.n; j++) {
+                if (*n >= max) return false;
+                outs[(*n)++] = o->u.list.items[j].value;
+            }
+        else
+            return false;
+    }
+    for (uint32_t i = 0; i < *n; i++)
+        if (outs[i] >= c->g->num_values) return false;
+    return true;
+}
+
+/* svd(A, some, compute_uv=True) of a real matrix -> _linalg_svd(A,
+ * full_matrices=not some): U, S, and Vh with its last two dims swapped */
+eir_status decomp_svd(dc *c) {
+    uint32_t a = dc_tensor_of(c, "self"), outs[3], no;
+    if (a == EIR_NO_VALUE) return dc_refuse(c, "argument 'self': expected a tensor");
+    const eir_tensor_meta *am = meta_of(c, a);
+    if (!mi_outputs(c, outs, 3, &no) || no != 3) return dc_refuse(c, "expected three tensor outputs");
+    bool some = true, uv = true;
+    if (!dc_bool_arg(c, "some", true, &some) || !dc_bool_arg(c, "compute_uv", true, &uv))
+        return dc_refuse(c, "arguments 'some', 'compute_uv': expected bools");
+    if (!uv) return dc_refuse(c, "compute_uv=False (zero-filled U and V: not decomposed)");
+    if (mi_complex(am->dtype)) return dc_refuse(c, "a complex input (V is the conjugate transpose: not decomposed)");
+    if (am->rank < 2 || am->rank > MAXR) return dc_refuse(c, "an input of rank %u (expected 2 to %d)", am->rank, MAXR);
+    if (c->dry) return EIR_OK;
+    eir_named_arg ins[2] = {pos_arg("A", a_tensor(a)), pos_arg("full_matrices", a_bool(true))};
+    uint32_t v[3], vt;
+    eir_status st = sh_emit_n(c, "_linalg_svd.default", some ? 1 : 2, ins, 3, false, NULL, v);
+    if (st) return st;
+    int64_t perm[MAXR];
+    for (uint32_t d = 0; d < am->rank; d++) perm[d] = d;
+    perm[am->rank - 2] = am->rank - 1, perm[am->rank - 1] = am->rank - 2;
+    if ((st = sh_permute(c, v[2], perm, am->rank, NULL, &vt))) return st;
+    if ((st = finish(c, outs[0], v[0])) || (st = finish(c, outs[1], v[1]))) return st;
+    return finish(c, outs[2], vt);
+}
+
+/* matrix_exp -> linalg_matrix_exp (kept by torch) */
+eir_status decomp_matrix_exp(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    if (c->dry) return EIR_OK;
+    uint32_t res;
+    eir_named_arg ei[1] = {pos_arg("self", a_tensor(x))};
+    if ((st = sh_emit(c, "linalg_matrix_exp.default", 1, ei, meta_of(c, out), &res))) return st;
+    return finish(c, out, res);
+}
+
+/* resize_as(self, the_template) -> resize(self, the template's sizes,
+ * memory_format=contiguous_format) (kept by torch) */
+eir_status decomp_resize_as(dc *c) {
+    uint32_t x, out, t = dc_tensor_of(c, "the_template");
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    const eir_arg *mf = dc_arg_named(c, "memory_format");
+    if (t == EIR_NO_VALUE) return dc_refuse(c, "argument 'the_template': expected a tensor");
+    if (!is_none(mf) && !(mf->kind == EIR_ARG_MEMORY_FORMAT && mf->u.i == EIR_MF_CONTIGUOUS))
+        return dc_refuse(c, "argument 'memory_format': only contiguous_format is decomposed");
+    const eir_tensor_meta *tm_ = meta_of(c, t);
+    if (!dc_meta_concrete_sizes(tm_) || tm_->rank > MAXR) return dc_refuse(c, "a template of symbolic size");
+    if (c->dry) return EIR_OK;
+    int64_t sz[MAXR];
+    for (uint32_t d = 0; d < tm_->rank; d++) sz[d] = tm_->sizes[d].value;
+    uint32_t res;
+    eir_named_arg ri[3] = {pos_arg("self", a_tensor(x)), pos_arg("size", dc_a_ints(c, sz, tm_->rank)),
+                           kw_arg("memory_format", sh_a_mf_contig())};
+    if ((st = sh_emit(c, "resize.default", 3, ri, meta_of(c, out), &res))) return st;
+    return finish(c, out, res);
+}
