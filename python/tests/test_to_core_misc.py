@@ -144,3 +144,22 @@ def test_svd_matrix_exp_resize_as(eir, tmp_path):
 def test_svd_strict(eir, tmp_path):
     convert_like_torch(eir, tmp_path, SvdExp(), (r(5, 3, dtype=torch.float64), r(3, 3, 3, dtype=torch.float64)),
                        strict=True, getitems=False)
+
+
+class Norms(torch.nn.Module):
+    def forward(self, a, b):
+        return (torch.linalg.matrix_norm(a, -2, dim=(-1, 0), keepdim=True), torch.linalg.matrix_norm(b, 2),
+                torch.linalg.matrix_norm(b, "nuc", dim=(2, 0)), torch.linalg.matrix_norm(a, "nuc", keepdim=True),
+                torch.linalg.matrix_norm(b, float("inf"), dim=(0, 2)), torch.linalg.matrix_norm(b, "fro", dim=(2, 1)),
+                torch.linalg.matrix_norm(a, 1), torch.linalg.matrix_norm(b, -1, dim=(1, 2), keepdim=True),
+                torch.linalg.matrix_norm(b, float("-inf"), keepdim=True), torch.linalg.matrix_norm(b, "nuc", dim=(0, 1), keepdim=True),
+                torch.linalg.matrix_norm(a), torch.linalg.norm(b), torch.linalg.norm(a, keepdim=True))
+
+
+def test_matrix_norms(eir, tmp_path):
+    convert_like_torch(eir, tmp_path, Norms(), (r(2, 3), r(2, 3, 4)), getitems=False)
+
+
+def test_matrix_norms_strict(eir, tmp_path):
+    convert_like_torch(eir, tmp_path, Norms(), (r(3, 3, dtype=torch.float64), r(3, 2, 4, dtype=torch.float64)),
+                       strict=True, getitems=False)

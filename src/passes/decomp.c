@@ -552,6 +552,9 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.svd.default", decomp_svd},
     {"aten.matrix_exp.default", decomp_matrix_exp},
     {"aten.resize_as.default", decomp_resize_as},
+    {"aten.linalg_matrix_norm.default", decomp_matrix_norm},
+    {"aten.linalg_matrix_norm.str_ord", decomp_matrix_norm},
+    {"aten.linalg_norm.default", decomp_matrix_norm},
 };
 
 static const char *const CIA[] = {

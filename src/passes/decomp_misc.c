@@ -7,6 +7,7 @@
  * quantile.scalar. Intermediate nodes get the metadata
  * eir's shape inference gives them; the last node of a decomposition takes
  * the replaced node's recorded metadata. */
+#include <math.h>
 #include <string.h>
 
 #include "decomp_int.h"
@@ -517,5 +518,109 @@ eir_status decomp_resize_as(dc *c) {
     eir_named_arg ri[3] = {pos_arg("self", a_tensor(x)), pos_arg("size", dc_a_ints(c, sz, tm_->rank)),
                            kw_arg("memory_format", sh_a_mf_contig())};
     if ((st = sh_emit(c, "resize.default", 3, ri, meta_of(c, out), &res))) return st;
+    return finish(c, out, res);
+}
+
+/* ---- matrix and vector norms ---- */
+
+/* linalg_matrix_norm (.default, .str_ord) and linalg_norm with ord and dim
+ * None -> torch._refs.linalg: 'fro' (and linalg_norm): linalg_vector_norm
+ * (2 over the two dims; 2.0 over everything); ord +-1 / +-inf:
+ * vector_norm(1.0) over one dim, then amax / amin over the other; ord +-2 /
+ * 'nuc': the two dims moved last (permute), _linalg_svd's singular values
+ * reduced by amax / amin / sum over the last dim (keepdim: unsqueezed and
+ * moved back). */
+eir_status decomp_matrix_norm(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    const eir_tensor_meta *xm = meta_of(c, x), *om = meta_of(c, out);
+    bool keep = false, vec = !strcmp(c->op, "aten.linalg_norm.default");
+    if (!dc_bool_arg(c, "keepdim", false, &keep)) return dc_refuse(c, "argument 'keepdim': expected a bool");
+    if (!is_none(dc_arg_named(c, "dtype"))) return dc_refuse(c, "argument 'dtype' (not decomposed)");
+    if (xm->dtype != EIR_F32 && xm->dtype != EIR_F64) return dc_refuse(c, "an input of dtype other than float32 or float64");
+    if (xm->rank > MAXR) return dc_refuse(c, "an input of rank above %d", MAXR);
+    uint32_t res;
+    if (vec) {
+        if (!is_none(dc_arg_named(c, "ord")) || !is_none(dc_arg_named(c, "dim")))
+            return dc_refuse(c, "arguments 'ord', 'dim': only None is decomposed");
+        if (c->dry) return EIR_OK;
+        eir_named_arg vi[4] = {pos_arg("self", a_tensor(x)), pos_arg("ord", a_float(2.0)), pos_arg("dim", a_none()),
+                               pos_arg("keepdim", a_bool(true))};
+        if ((st = sh_emit(c, "linalg_vector_norm.default", keep ? 4 : 2, vi, om, &res))) return st;
+        return finish(c, out, res);
+    }
+    /* the order: a string ('fro', 'nuc') or a number */
+    const eir_arg *oa = dc_arg_named(c, "ord");
+    enum { FRO, NUC, ONE, INF, TWO } kind;
+    bool neg = false;
+    if (oa && oa->kind == EIR_ARG_STRING) {
+        if (!strcmp(oa->u.s, "fro")) kind = FRO;
+        else if (!strcmp(oa->u.s, "nuc")) kind = NUC;
+        else return dc_refuse(c, "argument 'ord': '%s' (expected 'fro' or 'nuc')", oa->u.s);
+    } else if (is_none(oa) && !strcmp(c->op, "aten.linalg_matrix_norm.str_ord")) {
+        kind = FRO;
+    } else if (mi_number(oa)) {
+        double o = mi_num(oa);
+        neg = o < 0;
+        if (fabs(o) == 1) kind = ONE;
+        else if (isinf(o)) kind = INF;
+        else if (fabs(o) == 2) kind = TWO;
+        else return dc_refuse(c, "argument 'ord': %g (expected +-1, +-2, +-inf, 'fro' or 'nuc')", o);
+    } else
+        return dc_refuse(c, "argument 'ord': expected a number or a string");
+    int64_t dims[2] = {-2, -1};
+    uint32_t nd = 2;
+    const eir_arg *da = dc_arg_named(c, "dim");
+    if (!is_none(da) && (!dc_ints_of(da, dims, 2, &nd) || nd != 2)) return dc_refuse(c, "argument 'dim': expected two ints");
+    uint32_t r = xm->rank;
+    if (r < 2) return dc_refuse(c, "an input of rank %u (expected at least 2)", r);
+    int64_t d0 = wrap_dim(dims[0], r), d1 = wrap_dim(dims[1], r);
+    if (d0 < 0 || d1 < 0 || d0 >= r || d1 >= r || d0 == d1) return dc_refuse(c, "argument 'dim': two distinct dims expected");
+    if (c->dry) return EIR_OK;
+    if (kind == FRO) {
+        int64_t dd[2] = {d0, d1};
+        eir_named_arg vi[4] = {pos_arg("self", a_tensor(x)), pos_arg("ord", a_int(2)), pos_arg("dim", dc_a_ints(c, dd, 2)),
+                               pos_arg("keepdim", a_bool(true))};
+        if ((st = sh_emit(c, "linalg_vector_norm.default", keep ? 4 : 3, vi, om, &res))) return st;
+        return finish(c, out, res);
+    }
+    const char *red = kind == NUC ? "sum.dim_IntList" : neg ? "amin.default" : "amax.default";
+    if (kind == ONE || kind == INF) {
+        if (kind == INF) {
+            int64_t t = d0;
+            d0 = d1, d1 = t;
+        }
+        if (!keep && d0 < d1) d1--;
+        uint32_t v;
+        eir_named_arg vi[4] = {pos_arg("self", a_tensor(x)), pos_arg("ord", a_float(1.0)), pos_arg("dim", dc_a_ints(c, &d0, 1)),
+                               pos_arg("keepdim", a_bool(true))};
+        if ((st = sh_emit(c, "linalg_vector_norm.default", keep ? 4 : 3, vi, NULL, &v))) return st;
+        eir_named_arg ai[3] = {pos_arg("self", a_tensor(v)), pos_arg("dim", dc_a_ints(c, &d1, 1)), pos_arg("keepdim", a_bool(true))};
+        if ((st = sh_emit(c, red, keep ? 3 : 2, ai, om, &res))) return st;
+        return finish(c, out, res);
+    }
+    /* singular values of the matrices the two dims span */
+    int64_t perm[MAXR], back[MAXR];
+    uint32_t k = 0;
+    for (uint32_t d = 0; d < r; d++)
+        if (d != d0 && d != d1) perm[k++] = d;
+    perm[k++] = d0, perm[k++] = d1;
+    uint32_t p, sv[3], s, u;
+    if ((st = sh_permute(c, x, perm, r, NULL, &p))) return st;
+    eir_named_arg si_[1] = {pos_arg("A", a_tensor(p))};
+    if ((st = sh_emit_n(c, "_linalg_svd.default", 1, si_, 3, false, NULL, sv))) return st;
+    int64_t last = -1;
+    eir_named_arg ai[3] = {pos_arg("self", a_tensor(sv[1])), pos_arg("dim", dc_a_ints(c, &last, 1)), pos_arg("keepdim", a_bool(true))};
+    if ((st = sh_emit(c, red, keep ? 3 : 2, ai, keep ? NULL : om, &s))) return st;
+    if (!keep) return finish(c, out, s);
+    if ((st = sh_unsqueeze(c, s, -1, NULL, &u))) return st;
+    /* movedim(u, (r - 2, r - 1), (d0, d1)) */
+    k = 0;
+    for (uint32_t d = 0; d < r; d++) back[d] = -1;
+    back[d0] = r - 2, back[d1] = r - 1;
+    for (uint32_t d = 0; d < r; d++)
+        if (back[d] < 0) back[d] = k++;
+    if ((st = sh_permute(c, u, back, r, om, &res))) return st;
     return finish(c, out, res);
 }
