@@ -153,7 +153,9 @@ class Norms(torch.nn.Module):
                 torch.linalg.matrix_norm(b, float("inf"), dim=(0, 2)), torch.linalg.matrix_norm(b, "fro", dim=(2, 1)),
                 torch.linalg.matrix_norm(a, 1), torch.linalg.matrix_norm(b, -1, dim=(1, 2), keepdim=True),
                 torch.linalg.matrix_norm(b, float("-inf"), keepdim=True), torch.linalg.matrix_norm(b, "nuc", dim=(0, 1), keepdim=True),
-                torch.linalg.matrix_norm(a), torch.linalg.norm(b), torch.linalg.norm(a, keepdim=True))
+                torch.linalg.matrix_norm(a), torch.linalg.norm(b), torch.linalg.norm(a, keepdim=True),
+                torch.linalg.norm(a[0], 0), torch.linalg.norm(b[0, 0], 1, keepdim=True), torch.linalg.norm(b, 3, dim=1),
+                torch.linalg.norm(b, float("inf"), dim=(0, 2)), torch.linalg.norm(a, -2), torch.linalg.norm(b, 2, (2, 1), True))
 
 
 def test_matrix_norms(eir, tmp_path):

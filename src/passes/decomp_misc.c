@@ -523,9 +523,10 @@ eir_status decomp_resize_as(dc *c) {
 
 /* ---- matrix and vector norms ---- */
 
-/* linalg_matrix_norm (.default, .str_ord) and linalg_norm with ord and dim
- * None -> torch._refs.linalg: 'fro' (and linalg_norm): linalg_vector_norm
- * (2 over the two dims; 2.0 over everything); ord +-1 / +-inf:
+/* linalg_matrix_norm (.default, .str_ord) and linalg_norm -> torch._refs.
+ * linalg: linalg_norm is linalg_vector_norm of its ord (2.0 when None) over
+ * its dims, unless an ord comes with two dims (or with none, of a matrix):
+ * then a matrix norm. 'fro': linalg_vector_norm(2) over the two dims; ord +-1 / +-inf:
  * vector_norm(1.0) over one dim, then amax / amin over the other; ord +-2 /
  * 'nuc': the two dims moved last (permute), _linalg_svd's singular values
  * reduced by amax / amin / sum over the last dim (keepdim: unsqueezed and
@@ -542,13 +543,21 @@ eir_status decomp_matrix_norm(dc *c) {
     if (xm->rank > MAXR) return dc_refuse(c, "an input of rank above %d", MAXR);
     uint32_t res;
     if (vec) {
-        if (!is_none(dc_arg_named(c, "ord")) || !is_none(dc_arg_named(c, "dim")))
-            return dc_refuse(c, "arguments 'ord', 'dim': only None is decomposed");
-        if (c->dry) return EIR_OK;
-        eir_named_arg vi[4] = {pos_arg("self", a_tensor(x)), pos_arg("ord", a_float(2.0)), pos_arg("dim", a_none()),
-                               pos_arg("keepdim", a_bool(true))};
-        if ((st = sh_emit(c, "linalg_vector_norm.default", keep ? 4 : 2, vi, om, &res))) return st;
-        return finish(c, out, res);
+        /* vector norms unless an order is given with two dims (or none, of
+         * a matrix) */
+        const eir_arg *oa = dc_arg_named(c, "ord"), *da = dc_arg_named(c, "dim");
+        int64_t dd[2];
+        uint32_t nd = 0;
+        if (!is_none(da) && (!dc_ints_of(da, dd, 2, &nd) || nd < 1)) return dc_refuse(c, "argument 'dim': expected one or two ints");
+        if (!is_none(oa) && !mi_number(oa)) return dc_refuse(c, "argument 'ord': expected a number");
+        bool matrix = !is_none(oa) && (nd == 2 || (is_none(da) && xm->rank == 2));
+        if (!matrix) {
+            if (c->dry) return EIR_OK;
+            eir_named_arg vi[4] = {pos_arg("self", a_tensor(x)), pos_arg("ord", is_none(oa) ? a_float(2.0) : *oa),
+                                   pos_arg("dim", nd ? dc_a_ints(c, dd, nd) : a_none()), pos_arg("keepdim", a_bool(true))};
+            if ((st = sh_emit(c, "linalg_vector_norm.default", keep ? 4 : nd ? 3 : 2, vi, om, &res))) return st;
+            return finish(c, out, res);
+        }
     }
     /* the order: a string ('fro', 'nuc') or a number */
     const eir_arg *oa = dc_arg_named(c, "ord");
