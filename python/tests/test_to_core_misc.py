@@ -165,3 +165,20 @@ def test_matrix_norms(eir, tmp_path):
 def test_matrix_norms_strict(eir, tmp_path):
     convert_like_torch(eir, tmp_path, Norms(), (r(3, 3, dtype=torch.float64), r(3, 2, 4, dtype=torch.float64)),
                        strict=True, getitems=False)
+
+
+class CondPinv(torch.nn.Module):
+    def forward(self, a, b, s):
+        return (torch.linalg.cond(a), torch.linalg.cond(b), torch.linalg.pinv(a, rtol=0.5), torch.linalg.pinv(b, atol=0.1),
+                torch.linalg.pinv(s, atol=0.2, rtol=0.1, hermitian=True), torch.linalg.pinv(a))
+
+
+def test_cond_pinv(eir, tmp_path):
+    s = r(4, 4)
+    convert_like_torch(eir, tmp_path, CondPinv(), (r(4, 4), r(2, 3, 5), s + s.T), getitems=False)
+
+
+def test_cond_pinv_strict(eir, tmp_path):
+    s = r(3, 3, dtype=torch.float64)
+    convert_like_torch(eir, tmp_path, CondPinv(), (r(3, 3, dtype=torch.float64), r(4, 2, dtype=torch.float64), s + s.T),
+                       strict=True, getitems=False)

@@ -555,6 +555,8 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.linalg_matrix_norm.default", decomp_matrix_norm},
     {"aten.linalg_matrix_norm.str_ord", decomp_matrix_norm},
     {"aten.linalg_norm.default", decomp_matrix_norm},
+    {"aten.linalg_cond.default", decomp_cond},
+    {"aten.linalg_pinv.atol_rtol_float", decomp_pinv_float},
 };
 
 static const char *const CIA[] = {

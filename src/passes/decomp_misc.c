@@ -633,3 +633,59 @@ eir_status decomp_matrix_norm(dc *c) {
     if ((st = sh_permute(c, u, back, r, om, &res))) return st;
     return finish(c, out, res);
 }
+
+/* linalg_cond(A, p=None) -> _linalg_svd(A)'s singular values S: S[..., :1]
+ * / S[..., -1:], the last dim squeezed */
+eir_status decomp_cond(dc *c) {
+    uint32_t a, out;
+    eir_status st = dc_need_io(c, "self", &a, &out);
+    if (st) return st;
+    const eir_tensor_meta *am = meta_of(c, a);
+    if (!is_none(dc_arg_named(c, "p"))) return dc_refuse(c, "argument 'p': only None is decomposed");
+    if (am->dtype != EIR_F32 && am->dtype != EIR_F64) return dc_refuse(c, "an input of dtype other than float32 or float64");
+    if (am->rank < 2 || !dc_meta_concrete_sizes(am)) return dc_refuse(c, "a batch of matrices of concrete size expected");
+    int64_t m = am->sizes[am->rank - 2].value, n = am->sizes[am->rank - 1].value, k = m < n ? m : n;
+    if (k == 0) return dc_refuse(c, "an empty matrix");
+    if (c->dry) return EIR_OK;
+    uint32_t sv[3], hi, lo, d, res;
+    eir_named_arg si_[1] = {pos_arg("A", a_tensor(a))};
+    if ((st = sh_emit_n(c, "_linalg_svd.default", 1, si_, 3, false, NULL, sv))) return st;
+    if ((st = sh_slice(c, sv[1], -1, 0, 1, &hi)) || (st = sh_slice(c, sv[1], -1, k - 1, k, &lo))) return st;
+    if ((st = sh_binary(c, "div.Tensor", hi, a_tensor(lo), NULL, &d))) return st;
+    int64_t last = -1;
+    eir_named_arg qi[2] = {pos_arg("self", a_tensor(d)), pos_arg("dim", dc_a_ints(c, &last, 1))};
+    if ((st = sh_emit(c, "squeeze.dims", 2, qi, meta_of(c, out), &res))) return st;
+    return finish(c, out, res);
+}
+
+/* linalg_pinv.atol_rtol_float(A, atol, rtol, hermitian) -> the tolerances
+ * as 0-d float64 tensors (full; atol 0.0 when None) and
+ * linalg_pinv.atol_rtol_tensor (kept by torch) */
+eir_status decomp_pinv_float(dc *c) {
+    uint32_t a, out;
+    eir_status st = dc_need_io(c, "self", &a, &out);
+    if (st) return st;
+    const eir_arg *aa = dc_arg_named(c, "atol"), *ra = dc_arg_named(c, "rtol");
+    bool herm = false;
+    if (!dc_bool_arg(c, "hermitian", false, &herm)) return dc_refuse(c, "argument 'hermitian': expected a bool");
+    if ((!is_none(aa) && !mi_number(aa)) || (!is_none(ra) && !mi_number(ra)))
+        return dc_refuse(c, "arguments 'atol', 'rtol': expected numbers or None");
+    double atol = is_none(aa) ? 0.0 : mi_num(aa), rtol;
+    if (!is_none(ra)) rtol = mi_num(ra);
+    else if (atol > 0) rtol = 0.0;
+    else return dc_refuse(c, "rtol None with atol None or 0 (the default tolerance from the dtype's epsilon is not decomposed)");
+    if (c->dry) return EIR_OK;
+    uint32_t ft[2], res;
+    double tv[2] = {atol, rtol};
+    for (int i = 0; i < 2; i++) {
+        eir_named_arg fi[5] = {pos_arg("size", dc_a_ints(c, NULL, 0)), pos_arg("fill_value", a_float(tv[i])),
+                               kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, EIR_F64)),
+                               kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)),
+                               kw_arg("device", dc_a_device(meta_of(c, a)))};
+        if ((st = sh_emit(c, "full.default", 5, fi, NULL, &ft[i]))) return st;
+    }
+    eir_named_arg pi[4] = {pos_arg("self", a_tensor(a)), kw_arg("atol", a_tensor(ft[0])), kw_arg("rtol", a_tensor(ft[1])),
+                           kw_arg("hermitian", a_bool(true))};
+    if ((st = sh_emit(c, "linalg_pinv.atol_rtol_tensor", herm ? 4 : 3, pi, meta_of(c, out), &res))) return st;
+    return finish(c, out, res);
+}
