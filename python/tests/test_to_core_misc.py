@@ -170,7 +170,8 @@ def test_matrix_norms_strict(eir, tmp_path):
 class CondPinv(torch.nn.Module):
     def forward(self, a, b, s):
         return (torch.linalg.cond(a), torch.linalg.cond(b), torch.linalg.pinv(a, rtol=0.5), torch.linalg.pinv(b, atol=0.1),
-                torch.linalg.pinv(s, atol=0.2, rtol=0.1, hermitian=True), torch.linalg.pinv(a))
+                torch.linalg.pinv(s, atol=0.2, rtol=0.1, hermitian=True), torch.linalg.pinv(a), torch.pinverse(b),
+                torch.pinverse(a, rcond=0.3))
 
 
 def test_cond_pinv(eir, tmp_path):

@@ -557,6 +557,7 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.linalg_norm.default", decomp_matrix_norm},
     {"aten.linalg_cond.default", decomp_cond},
     {"aten.linalg_pinv.atol_rtol_float", decomp_pinv_float},
+    {"aten.pinverse.default", decomp_pinv_float},
 };
 
 static const char *const CIA[] = {

@@ -658,14 +658,18 @@ eir_status decomp_cond(dc *c) {
     return finish(c, out, res);
 }
 
-/* linalg_pinv.atol_rtol_float(A, atol, rtol, hermitian) -> the tolerances
- * as 0-d float64 tensors (full; atol 0.0 when None) and
- * linalg_pinv.atol_rtol_tensor (kept by torch) */
+/* linalg_pinv.atol_rtol_float(A, atol, rtol, hermitian) and pinverse(A,
+ * rcond) (atol 0, rtol rcond) -> the tolerances as 0-d float64 tensors
+ * (full; atol 0.0 when None) and linalg_pinv.atol_rtol_tensor (kept by
+ * torch) */
 eir_status decomp_pinv_float(dc *c) {
     uint32_t a, out;
     eir_status st = dc_need_io(c, "self", &a, &out);
     if (st) return st;
-    const eir_arg *aa = dc_arg_named(c, "atol"), *ra = dc_arg_named(c, "rtol");
+    bool pinverse = !strcmp(c->op, "aten.pinverse.default");
+    eir_arg rcond = a_float(1e-15);
+    const eir_arg *aa = dc_arg_named(c, "atol"), *ra = dc_arg_named(c, pinverse ? "rcond" : "rtol");
+    if (pinverse && is_none(ra)) ra = &rcond;
     bool herm = false;
     if (!dc_bool_arg(c, "hermitian", false, &herm)) return dc_refuse(c, "argument 'hermitian': expected a bool");
     if ((!is_none(aa) && !mi_number(aa)) || (!is_none(ra) && !mi_number(ra)))
