@@ -183,3 +183,29 @@ def test_cond_pinv_strict(eir, tmp_path):
     s = r(3, 3, dtype=torch.float64)
     convert_like_torch(eir, tmp_path, CondPinv(), (r(3, 3, dtype=torch.float64), r(4, 2, dtype=torch.float64), s + s.T),
                        strict=True, getitems=False)
+
+
+class KeptFronts(torch.nn.Module):
+    def forward(self, a, b, x, g, c, d, e):
+        # named tuples torch.export.save cannot write, as plain tuples
+        return (tuple(torch.linalg.solve_ex(a, b)), tuple(torch.linalg.solve_ex(a, b.T, left=False)), tuple(torch.qr(a)),
+                tuple(torch.qr(b, some=False)),
+                torch.linalg.eigvals(a), F.grid_sample(x, g, align_corners=False),
+                F.grid_sample(x, g, mode="nearest", padding_mode="border", align_corners=True),
+                torch.ops.aten._chunk_cat([c, d], 0, 3), torch.ops.aten._chunk_cat([c, c], 1, 3),
+                torch.ops.aten._chunk_cat([c, d[:4]], 0, 2),
+                torch.ops.aten._upsample_bilinear2d_aa(e, None, False, [0.5, 0.5]),
+                F.interpolate(e, size=(3, 2), mode="bilinear", antialias=True, align_corners=True))
+
+
+def kept_fronts_args(dtype):
+    return (r(3, 3, dtype=dtype) + 3 * torch.eye(3, dtype=dtype), r(3, 2, dtype=dtype), r(1, 2, 3, 3, dtype=dtype),
+            torch.rand(1, 2, 2, 2, dtype=dtype) * 2 - 1, r(4, 2, dtype=dtype), r(5, dtype=dtype), r(1, 2, 4, 4, dtype=dtype))
+
+
+def test_kept_front_ends_chunk_cat(eir, tmp_path):
+    convert_like_torch(eir, tmp_path, KeptFronts(), kept_fronts_args(torch.float32), getitems=False)
+
+
+def test_kept_front_ends_strict(eir, tmp_path):
+    convert_like_torch(eir, tmp_path, KeptFronts(), kept_fronts_args(torch.float64), strict=True, getitems=False)

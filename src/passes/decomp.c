@@ -558,6 +558,11 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.linalg_cond.default", decomp_cond},
     {"aten.linalg_pinv.atol_rtol_float", decomp_pinv_float},
     {"aten.pinverse.default", decomp_pinv_float},
+    {"aten.linalg_solve_ex.default", decomp_keep_front},
+    {"aten.qr.default", decomp_keep_front},
+    {"aten.linalg_eigvals.default", decomp_keep_front},
+    {"aten.grid_sampler.default", decomp_keep_front},
+    {"aten._upsample_bilinear2d_aa.vec", decomp_keep_front},
 };
 
 static const char *const CIA[] = {

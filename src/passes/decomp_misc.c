@@ -693,3 +693,93 @@ eir_status decomp_pinv_float(dc *c) {
     if ((st = sh_emit(c, "linalg_pinv.atol_rtol_tensor", herm ? 4 : 3, pi, meta_of(c, out), &res))) return st;
     return finish(c, out, res);
 }
+
+/* ---- front ends to operators torch keeps ---- */
+
+/* linalg_solve_ex(A, B, left, check_errors) -> _linalg_solve_ex (its
+ * result and info); qr(A, some) -> linalg_qr(A, 'complete' unless some);
+ * linalg_eigvals -> linalg_eig's eigenvalues; grid_sampler of a 4-d input
+ * -> grid_sampler_2d; _upsample_bilinear2d_aa.vec ->
+ * _upsample_bilinear2d_aa.default with the output size (and the scales
+ * when given) */
+eir_status decomp_keep_front(dc *c) {
+    uint32_t outs[4], no;
+    if (!mi_outputs(c, outs, 4, &no) || no == 0) return dc_refuse(c, "expected tensor outputs");
+    const char *op = c->op;
+    eir_named_arg ins[6];
+    uint32_t n = 0, nout = 1, map[4] = {0, 1, 2, 3};
+    const char *to;
+    eir_status st;
+    if (!strcmp(op, "aten.linalg_solve_ex.default")) {
+        uint32_t a = dc_tensor_of(c, "A"), b = dc_tensor_of(c, "B");
+        bool left = true, chk = false;
+        if (a == EIR_NO_VALUE || b == EIR_NO_VALUE) return dc_refuse(c, "arguments 'A', 'B': expected tensors");
+        if (!dc_bool_arg(c, "left", true, &left) || !dc_bool_arg(c, "check_errors", false, &chk))
+            return dc_refuse(c, "arguments 'left', 'check_errors': expected bools");
+        if (no != 2) return dc_refuse(c, "expected two outputs");
+        ins[n++] = pos_arg("A", a_tensor(a));
+        ins[n++] = pos_arg("B", a_tensor(b));
+        if (!left) ins[n++] = kw_arg("left", a_bool(false));
+        if (chk) ins[n++] = kw_arg("check_errors", a_bool(true));
+        to = "_linalg_solve_ex.default", nout = 4, map[1] = 3;
+    } else if (!strcmp(op, "aten.qr.default")) {
+        uint32_t a = dc_tensor_of(c, "self");
+        bool some = true;
+        if (a == EIR_NO_VALUE || !dc_bool_arg(c, "some", true, &some)) return dc_refuse(c, "arguments 'self', 'some' expected");
+        if (no != 2) return dc_refuse(c, "expected two outputs");
+        ins[n++] = pos_arg("A", a_tensor(a));
+        if (!some) {
+            eir_arg m = {0};
+            m.kind = EIR_ARG_STRING;
+            m.u.s = "complete";
+            ins[n++] = pos_arg("mode", m);
+        }
+        to = "linalg_qr.default", nout = 2;
+    } else if (!strcmp(op, "aten.linalg_eigvals.default")) {
+        uint32_t a = dc_tensor_of(c, "self");
+        if (a == EIR_NO_VALUE || no != 1) return dc_refuse(c, "argument 'self': expected a tensor");
+        ins[n++] = pos_arg("self", a_tensor(a));
+        to = "linalg_eig.default", nout = 2;
+    } else if (!strcmp(op, "aten.grid_sampler.default")) {
+        uint32_t x = dc_tensor_of(c, "input"), g = dc_tensor_of(c, "grid");
+        int64_t im, pm;
+        bool al;
+        if (x == EIR_NO_VALUE || g == EIR_NO_VALUE || no != 1) return dc_refuse(c, "arguments 'input', 'grid': expected tensors");
+        if (meta_of(c, x)->rank != 4) return dc_refuse(c, "an input of rank %u (only 4-d is decomposed)", meta_of(c, x)->rank);
+        if (!int_of(dc_arg_named(c, "interpolation_mode"), &im) || !int_of(dc_arg_named(c, "padding_mode"), &pm) ||
+            !dc_bool_arg(c, "align_corners", false, &al))
+            return dc_refuse(c, "arguments 'interpolation_mode', 'padding_mode', 'align_corners' expected");
+        ins[n++] = pos_arg("input", a_tensor(x));
+        ins[n++] = pos_arg("grid", a_tensor(g));
+        ins[n++] = pos_arg("interpolation_mode", a_int(im));
+        ins[n++] = pos_arg("padding_mode", a_int(pm));
+        ins[n++] = pos_arg("align_corners", a_bool(al));
+        to = "grid_sampler_2d.default";
+    } else if (!strcmp(op, "aten._upsample_bilinear2d_aa.vec")) {
+        uint32_t x = dc_tensor_of(c, "input");
+        bool al;
+        const eir_arg *sf = dc_arg_named(c, "scale_factors");
+        if (x == EIR_NO_VALUE || no != 1) return dc_refuse(c, "argument 'input': expected a tensor");
+        const eir_tensor_meta *om = meta_of(c, outs[0]);
+        if (om->rank != 4 || !dc_meta_concrete_sizes(om)) return dc_refuse(c, "a 4-d result of concrete size expected");
+        if (!dc_bool_arg(c, "align_corners", false, &al)) return dc_refuse(c, "argument 'align_corners': expected a bool");
+        if (!is_none(sf) && (sf->kind != EIR_ARG_FLOATS || sf->u.list.n != 2))
+            return dc_refuse(c, "argument 'scale_factors': expected two floats");
+        int64_t os[2] = {om->sizes[2].value, om->sizes[3].value};
+        ins[n++] = pos_arg("self", a_tensor(x));
+        ins[n++] = pos_arg("output_size", dc_a_ints(c, os, 2));
+        ins[n++] = pos_arg("align_corners", a_bool(al));
+        if (!is_none(sf)) {
+            ins[n++] = pos_arg("scales_h", sf->u.list.items[0]);
+            ins[n++] = pos_arg("scales_w", sf->u.list.items[1]);
+        }
+        to = "_upsample_bilinear2d_aa.default";
+    } else
+        return dc_refuse(c, "no front end for %s", op);
+    if (c->dry) return EIR_OK;
+    uint32_t v[4];
+    if ((st = sh_emit_n(c, to, n, ins, nout, false, nout == 1 ? meta_of(c, outs[0]) : NULL, v))) return st;
+    for (uint32_t i = 0; i < no; i++)
+        if ((st = finish(c, outs[i], v[map[i]]))) return st;
+    return EIR_OK;
+}
