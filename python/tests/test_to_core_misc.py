@@ -186,7 +186,7 @@ def test_cond_pinv_strict(eir, tmp_path):
 
 
 class KeptFronts(torch.nn.Module):
-    def forward(self, a, b, x, g, c, d, e):
+    def forward(self, a, b, x, g, c, d, e, x3, g3):
         # named tuples torch.export.save cannot write, as plain tuples
         return (tuple(torch.linalg.solve_ex(a, b)), tuple(torch.linalg.solve_ex(a, b.T, left=False)), tuple(torch.qr(a)),
                 tuple(torch.qr(b, some=False)),
@@ -195,12 +195,14 @@ class KeptFronts(torch.nn.Module):
                 torch.ops.aten._chunk_cat([c, d], 0, 3), torch.ops.aten._chunk_cat([c, c], 1, 3),
                 torch.ops.aten._chunk_cat([c, d[:4]], 0, 2),
                 torch.ops.aten._upsample_bilinear2d_aa(e, None, False, [0.5, 0.5]),
-                F.interpolate(e, size=(3, 2), mode="bilinear", antialias=True, align_corners=True))
+                F.interpolate(e, size=(3, 2), mode="bilinear", antialias=True, align_corners=True),
+                F.grid_sample(x3, g3, mode="nearest", align_corners=True), F.grid_sample(x3, g3, padding_mode="reflection"))
 
 
 def kept_fronts_args(dtype):
     return (r(3, 3, dtype=dtype) + 3 * torch.eye(3, dtype=dtype), r(3, 2, dtype=dtype), r(1, 2, 3, 3, dtype=dtype),
-            torch.rand(1, 2, 2, 2, dtype=dtype) * 2 - 1, r(4, 2, dtype=dtype), r(5, dtype=dtype), r(1, 2, 4, 4, dtype=dtype))
+            torch.rand(1, 2, 2, 2, dtype=dtype) * 2 - 1, r(4, 2, dtype=dtype), r(5, dtype=dtype), r(1, 2, 4, 4, dtype=dtype),
+            r(1, 2, 3, 3, 3, dtype=dtype), torch.rand(1, 2, 2, 2, 3, dtype=dtype) * 2 - 1)
 
 
 def test_kept_front_ends_chunk_cat(eir, tmp_path):

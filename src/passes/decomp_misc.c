@@ -698,8 +698,8 @@ eir_status decomp_pinv_float(dc *c) {
 
 /* linalg_solve_ex(A, B, left, check_errors) -> _linalg_solve_ex (its
  * result and info); qr(A, some) -> linalg_qr(A, 'complete' unless some);
- * linalg_eigvals -> linalg_eig's eigenvalues; grid_sampler of a 4-d input
- * -> grid_sampler_2d; _upsample_bilinear2d_aa.vec ->
+ * linalg_eigvals -> linalg_eig's eigenvalues; grid_sampler -> grid_sampler_2d
+ * (4-d input) / grid_sampler_3d (5-d); _upsample_bilinear2d_aa.vec ->
  * _upsample_bilinear2d_aa.default with the output size (and the scales
  * when given) */
 eir_status decomp_keep_front(dc *c) {
@@ -745,7 +745,8 @@ eir_status decomp_keep_front(dc *c) {
         int64_t im, pm;
         bool al;
         if (x == EIR_NO_VALUE || g == EIR_NO_VALUE || no != 1) return dc_refuse(c, "arguments 'input', 'grid': expected tensors");
-        if (meta_of(c, x)->rank != 4) return dc_refuse(c, "an input of rank %u (only 4-d is decomposed)", meta_of(c, x)->rank);
+        uint32_t xr = meta_of(c, x)->rank;
+        if (xr != 4 && xr != 5) return dc_refuse(c, "an input of rank %u (expected 4 or 5)", xr);
         if (!int_of(dc_arg_named(c, "interpolation_mode"), &im) || !int_of(dc_arg_named(c, "padding_mode"), &pm) ||
             !dc_bool_arg(c, "align_corners", false, &al))
             return dc_refuse(c, "arguments 'interpolation_mode', 'padding_mode', 'align_corners' expected");
@@ -754,7 +755,7 @@ eir_status decomp_keep_front(dc *c) {
         ins[n++] = pos_arg("interpolation_mode", a_int(im));
         ins[n++] = pos_arg("padding_mode", a_int(pm));
         ins[n++] = pos_arg("align_corners", a_bool(al));
-        to = "grid_sampler_2d.default";
+        to = xr == 4 ? "grid_sampler_2d.default" : "grid_sampler_3d.default";
     } else if (!strcmp(op, "aten._upsample_bilinear2d_aa.vec")) {
         uint32_t x = dc_tensor_of(c, "input");
         bool al;
