@@ -211,3 +211,20 @@ def test_kept_front_ends_chunk_cat(eir, tmp_path):
 
 def test_kept_front_ends_strict(eir, tmp_path):
     convert_like_torch(eir, tmp_path, KeptFronts(), kept_fronts_args(torch.float64), strict=True, getitems=False)
+
+
+class Area(torch.nn.Module):
+    def forward(self, x):
+        return F.interpolate(x[..., ::2], size=3, mode="area"), F.adaptive_avg_pool1d(x[:, 1:], 5)
+
+
+class AreaChannelsLast(torch.nn.Module):
+    def forward(self, x):
+        return F.adaptive_avg_pool1d(x.transpose(1, 2), 3)
+
+
+def test_adaptive_avg_pool1d_strided(eir, tmp_path):
+    convert_like_torch(eir, tmp_path, Area(), (r(2, 3, 8),))
+    (tmp_path / "cl").mkdir()
+    msg = K.refused(eir, tmp_path / "cl", AreaChannelsLast(), (r(2, 4, 3),))
+    assert "of strides torch takes for channels-last once unsqueezed" in msg

@@ -403,6 +403,8 @@ eir_status decomp_matrix_norm(dc *c);
 eir_status decomp_cond(dc *c);
 eir_status decomp_pinv_float(dc *c);
 eir_status decomp_keep_front(dc *c);
+/* unsqueeze(x, -2) of a rank-3 x has channels-last strides (torch's rule) */
+bool decomp_unsqueezed_channels_last(const eir_tensor_meta *xm);
 /* tensordot whose free dims all have size 1 (decomp_tensordot's operands
  * a, b, result out, contracted dims d1 / d2 of one length n) */
 eir_status decomp_tensordot_single(dc *c, uint32_t a, uint32_t b, uint32_t out, const int64_t *d1, const int64_t *d2,

@@ -784,3 +784,26 @@ eir_status decomp_keep_front(dc *c) {
         if ((st = finish(c, outs[i], v[map[i]]))) return st;
     return EIR_OK;
 }
+
+/* ---- pooling layouts ---- */
+
+/* Whether unsqueeze(x, -2) of a rank-3 input x of concrete strides has
+ * strides torch takes for channels-last (c10's is_channels_last_strides_2d),
+ * so that _adaptive_avg_pool2d of it would come out channels-last. */
+bool decomp_unsqueezed_channels_last(const eir_tensor_meta *xm) {
+    if (xm->rank != 3) return false;
+    int64_t sz[4] = {xm->sizes[0].value, xm->sizes[1].value, 1, xm->sizes[2].value};
+    int64_t st[4] = {xm->strides[0].value, xm->strides[1].value, xm->sizes[2].value * xm->strides[2].value,
+                     xm->strides[2].value};
+    static const int ORDER[4] = {1, 3, 2, 0};
+    if (st[1] == 0) return false;
+    int64_t min = 0;
+    for (int i = 0; i < 4; i++) {
+        int d = ORDER[i];
+        if (sz[d] == 0 || st[d] < min) return false;
+        if (d == 0 && min == st[1]) return false;
+        min = st[d];
+        if (sz[d] > 1) min *= sz[d];
+    }
+    return true;
+}
