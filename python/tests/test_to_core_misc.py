@@ -189,7 +189,7 @@ class KeptFronts(torch.nn.Module):
     def forward(self, a, b, x, g, c, d, e, x3, g3):
         # named tuples torch.export.save cannot write, as plain tuples
         return (tuple(torch.linalg.solve_ex(a, b)), tuple(torch.linalg.solve_ex(a, b.T, left=False)), tuple(torch.qr(a)),
-                tuple(torch.qr(b, some=False)),
+                tuple(torch.qr(b, some=False)), tuple(torch.lu(a, get_infos=True)), tuple(torch.lu(b[:2])),
                 torch.linalg.eigvals(a), F.grid_sample(x, g, align_corners=False),
                 F.grid_sample(x, g, mode="nearest", padding_mode="border", align_corners=True),
                 torch.ops.aten._chunk_cat([c, d], 0, 3), torch.ops.aten._chunk_cat([c, c], 1, 3),

@@ -560,6 +560,7 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.pinverse.default", decomp_pinv_float},
     {"aten.linalg_solve_ex.default", decomp_keep_front},
     {"aten.qr.default", decomp_keep_front},
+    {"aten._lu_with_info.default", decomp_keep_front},
     {"aten.linalg_eigvals.default", decomp_keep_front},
     {"aten.grid_sampler.default", decomp_keep_front},
     {"aten._upsample_bilinear2d_aa.vec", decomp_keep_front},

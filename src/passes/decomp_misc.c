@@ -698,6 +698,8 @@ eir_status decomp_pinv_float(dc *c) {
 
 /* linalg_solve_ex(A, B, left, check_errors) -> _linalg_solve_ex (its
  * result and info); qr(A, some) -> linalg_qr(A, 'complete' unless some);
+ * _lu_with_info(A, pivot) -> linalg_lu_factor_ex(A, pivot) (errors not
+ * checked, as torch's decomposition);
  * linalg_eigvals -> linalg_eig's eigenvalues; grid_sampler -> grid_sampler_2d
  * (4-d input) / grid_sampler_3d (5-d); _upsample_bilinear2d_aa.vec ->
  * _upsample_bilinear2d_aa.default with the output size (and the scales
@@ -735,6 +737,14 @@ eir_status decomp_keep_front(dc *c) {
             ins[n++] = pos_arg("mode", m);
         }
         to = "linalg_qr.default", nout = 2;
+    } else if (!strcmp(op, "aten._lu_with_info.default")) {
+        uint32_t a = dc_tensor_of(c, "self");
+        bool pivot = true;
+        if (a == EIR_NO_VALUE || !dc_bool_arg(c, "pivot", true, &pivot)) return dc_refuse(c, "arguments 'self', 'pivot' expected");
+        if (no != 3) return dc_refuse(c, "expected three outputs");
+        ins[n++] = pos_arg("A", a_tensor(a));
+        if (!pivot) ins[n++] = kw_arg("pivot", a_bool(false));
+        to = "linalg_lu_factor_ex.default", nout = 3;
     } else if (!strcmp(op, "aten.linalg_eigvals.default")) {
         uint32_t a = dc_tensor_of(c, "self");
         if (a == EIR_NO_VALUE || no != 1) return dc_refuse(c, "argument 'self': expected a tensor");
