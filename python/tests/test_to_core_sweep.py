@@ -26,11 +26,12 @@ for d in ("python/tools", "python/ops", "python/tests"):
 
 import conversion_sweep as C  # noqa: E402
 
-CONVERTED = ["nn.functional.pad.reflect", "nn.functional.pad.replicate", "nn.functional.pad.circular",
+CONVERTED = ["nn.functional.pad.reflect", "nn.functional.pad.replicate", "nn.functional.pad.replicate_negative",
+             "nn.functional.pad.circular",
              "nn.functional.group_norm", "repeat_interleave", "nn.functional.linear"]
 # (OpInfo, the node and reason eir's refusal names)
-REFUSED = [("nn.functional.pad.replicate_negative",
-            "node %pad (aten.pad.default): cannot decompose: negative replicate padding")]
+REFUSED = [("nn.functional.dropout",
+            "node %dropout (aten.dropout.default): cannot decompose: dropout in training mode (random) is not decomposed")]
 
 
 @pytest.mark.parametrize("key", CONVERTED)

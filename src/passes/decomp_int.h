@@ -389,4 +389,28 @@ eir_status decomp_masked_index(dc *c);
 
 /* ---- end of FFT, upsampling, unpooling, distances, indexing ---- */
 
+/* ---- ranges, batch / instance norm forms, quantiles, linear algebra,
+ * padding (decomp_misc.c) ---- */
+
+eir_status decomp_linspace_tensor(dc *c);
+eir_status decomp_dropout_backward(dc *c);
+eir_status decomp_masked_index_put(dc *c);
+eir_status decomp_quantile(dc *c);
+eir_status decomp_svd(dc *c);
+eir_status decomp_matrix_exp(dc *c);
+eir_status decomp_resize_as(dc *c);
+eir_status decomp_matrix_norm(dc *c);
+eir_status decomp_cond(dc *c);
+eir_status decomp_pinv_float(dc *c);
+eir_status decomp_keep_front(dc *c);
+/* unsqueeze(x, -2) of a rank-3 x has channels-last strides (torch's rule) */
+bool decomp_unsqueezed_channels_last(const eir_tensor_meta *xm);
+/* tensordot whose free dims all have size 1 (decomp_tensordot's operands
+ * a, b, result out, contracted dims d1 / d2 of one length n) */
+eir_status decomp_tensordot_single(dc *c, uint32_t a, uint32_t b, uint32_t out, const int64_t *d1, const int64_t *d2,
+                                   uint32_t n);
+
+/* ---- end of ranges, batch / instance norm forms, quantiles, linear
+ * algebra, padding ---- */
+
 #endif

@@ -102,9 +102,7 @@ eir_status decomp_tensordot(dc *c) {
     int64_t fs1 = 1, fs2 = 1;
     for (uint32_t j = 0; j < am->rank; j++) fs1 *= c1[j] ? 1 : am->sizes[j].value;
     for (uint32_t j = 0; j < bm->rank; j++) fs2 *= c2[j] ? 1 : bm->sizes[j].value;
-    if (fs1 == 1 && fs2 == 1 && (am->rank != 1 || bm->rank != 1))
-        return dc_refuse(c, "a contraction to a single element of operands of rank %u and %u (torch's dot-product path "
-                            "is not decomposed)", am->rank, bm->rank);
+    if (fs1 == 1 && fs2 == 1 && (am->rank != 1 || bm->rank != 1)) return decomp_tensordot_single(c, a, b, out, d1, d2, n1);
     if (c->dry) return EIR_OK;
     int64_t p1[MAXR], p2[MAXR], size1 = 1, size2 = 1;
     uint32_t k1 = 0, k2 = 0, f1 = 0, f2 = 0;

@@ -371,9 +371,9 @@ eir_status decomp_adaptive_avg_pool(dc *c) {
     bool strides_ok = true;
     for (uint32_t i = 0; i < xm->rank; i++) strides_ok = strides_ok && !xm->strides[i].is_expr;
     if (!ones && n == 1 &&
-        (xm->rank < 2 || !dc_meta_concrete_sizes(xm) || !strides_ok || (xm->rank > 2 && !dc_meta_contiguous(xm))))
+        (xm->rank < 2 || xm->rank > 3 || !dc_meta_concrete_sizes(xm) || !strides_ok || decomp_unsqueezed_channels_last(xm)))
         return dc_refuse(c, "adaptive_avg_pool1d to a size other than 1 of an input of symbolic size or strides, of "
-                            "rank %u, or non-contiguous of rank 3 or more", xm->rank);
+                            "rank %u, or of strides torch takes for channels-last once unsqueezed", xm->rank);
     if (c->dry) return EIR_OK;
     uint32_t res;
     if (!ones && n == 1) {
@@ -783,7 +783,9 @@ eir_status decomp_pad(dc *c) {
     uint32_t nc = xm->rank - k;
     for (uint32_t i = 0; i < k; i++) {
         int64_t l = pad[2 * (k - 1 - i)], r = pad[2 * (k - 1 - i) + 1], m = xm->sizes[nc + i].value;
-        if (l < 0 || r < 0) return dc_refuse(c, "negative %s padding", mode);
+        if (reflect && (l < 0 || r < 0)) return dc_refuse(c, "negative %s padding", mode);
+        if (l + m + r < 1) return dc_refuse(c, "replicate padding (%lld, %lld) of a dimension of size %lld to nothing",
+                                            (long long)l, (long long)r, (long long)m);
         if (reflect && (l >= m || r >= m))
             return dc_refuse(c, "reflect padding (%lld, %lld) of a dimension of size %lld", (long long)l, (long long)r,
                           (long long)m);

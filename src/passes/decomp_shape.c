@@ -1604,8 +1604,9 @@ eir_status decomp_trapezoid(dc *c) {
     return finish(c, out, res);
 }
 
-/* _chunk_cat(tensors, dim, num_chunks) of sizes divisible by num_chunks ->
- * each viewed as [..., num_chunks, -1] at dim, cat at dim + 1 */
+/* _chunk_cat(tensors, dim, num_chunks) -> each padded at the end of dim
+ * to a multiple of num_chunks (constant_pad_nd, when it is not one) and
+ * viewed as [..., num_chunks, -1] at dim, cat at dim + 1 */
 eir_status decomp_chunk_cat(dc *c) {
     uint32_t out = out_value(c), v[MAXR], n;
     if (out == EIR_NO_VALUE) return dc_refuse(c, "expected one tensor output");
@@ -1618,9 +1619,10 @@ eir_status decomp_chunk_cat(dc *c) {
     if (dim < 0 || dim >= r || dim + 2 > MAXR) return dc_refuse(c, "argument 'dim': out of range");
     for (uint32_t i = 0; i < n; i++) {
         const eir_tensor_meta *m = meta_of(c, v[i]);
-        if (m->rank != r || !dc_meta_concrete_sizes(m) || !dc_meta_contiguous(m) || m->sizes[dim].value % k)
-            return dc_refuse(c, "operand %u: contiguous, of concrete size divisible by %lld at dim expected (padding is not "
-                                "decomposed)", i, (long long)k);
+        if ((int64_t)m->rank <= dim || m->rank > MAXR || !dc_meta_concrete_sizes(m) ||
+            (!dc_meta_contiguous(m) && m->sizes[dim].value % k == 0))
+            return dc_refuse(c, "operand %u: of concrete size and rank above %lld, contiguous unless padded, expected", i,
+                             (long long)dim);
     }
     if (c->dry) return EIR_OK;
     eir_status st;
@@ -1631,7 +1633,17 @@ eir_status decomp_chunk_cat(dc *c) {
         for (int64_t d = 0; d < dim; d++) sz[d] = m->sizes[d].value;
         sz[dim] = k;
         sz[dim + 1] = -1;
-        if ((st = sh_view(c, v[i], sz, (uint32_t)dim + 2, NULL, &w[i]))) return st;
+        uint32_t x = v[i];
+        int64_t extra = (k - m->sizes[dim].value % k) % k;
+        if (extra) {
+            /* padded at the end of dim to a multiple of num_chunks */
+            int64_t pad[2 * MAXR] = {0};
+            uint32_t np = 2 * (m->rank - (uint32_t)dim);
+            pad[np - 1] = extra;
+            eir_named_arg pi[2] = {pos_arg("self", a_tensor(x)), pos_arg("pad", dc_a_ints(c, pad, np))};
+            if ((st = sh_emit(c, "constant_pad_nd.default", 2, pi, NULL, &x))) return st;
+        }
+        if ((st = sh_view(c, x, sz, (uint32_t)dim + 2, NULL, &w[i]))) return st;
     }
     eir_named_arg ci[2] = {pos_arg("tensors", sh_a_tensors(c, w, n)), pos_arg("dim", a_int(dim + 1))};
     if ((st = sh_emit(c, "cat.default", 2, ci, meta_of(c, out), &res))) return st;
