@@ -53,15 +53,7 @@ class Fn(torch.nn.Module):
 
 
 def convert_like_torch(eir, tmp_path, fn, args, strict=False, drop=()):
-    mod = Fn(fn)
-    ep = torch.export.export(mod, args, strict=strict)
-    src, dst = tmp_path / "in.pt2", tmp_path / "out.pt2"
-    torch.export.save(ep, str(src))
-    dec = ep.run_decompositions()
-    res = K.check(eir, src, dst, args, torch_core_ops=K.op_set(dec))
-    assert res["converted"] and res["verify"] and res["loads"], res["why"]
-    assert res["ops"] and res["outputs"], res["why"]
-    assert [n for n in K.node_seq(torch.export.load(str(dst))) if n not in drop] == K.node_seq(dec)
+    dst = K.convert_like_torch(eir, tmp_path, Fn(fn), args, strict=strict, drop=drop)
     # and the converted program computes torch's eager results
     want = K.flat(fn(*args))
     got = K.flat(torch.export.load(str(dst)).module()(*args))

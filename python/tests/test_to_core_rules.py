@@ -100,16 +100,7 @@ class Resizes(torch.nn.Module):
 
 
 def convert_like_torch(eir, tmp_path, mod, args, strict, same_nodes=True):
-    ep = torch.export.export(mod, args, strict=strict)
-    src, dst = tmp_path / "in.pt2", tmp_path / "out.pt2"
-    torch.export.save(ep, str(src))
-    dec = ep.run_decompositions()
-    res = K.check(eir, src, dst, args, torch_core_ops=K.op_set(dec))
-    assert res["converted"] and res["verify"] and res["loads"], res["why"]
-    assert res["ops"] and res["outputs"], res["why"]
-    if same_nodes:
-        assert K.node_seq(torch.export.load(str(dst))) == K.node_seq(dec)
-    return dst
+    return K.convert_like_torch(eir, tmp_path, mod, args, strict=strict, same_nodes=same_nodes)
 
 
 @pytest.mark.parametrize("strict", [False, True], ids=["nonstrict", "strict"])

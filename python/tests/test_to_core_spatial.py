@@ -29,22 +29,7 @@ def r(*s, dtype=torch.float32):
 
 
 def convert_like_torch(eir, tmp_path, mod, args, strict=False, getitems=True):
-    ep = torch.export.export(mod, args, strict=strict)
-    src, dst = tmp_path / "in.pt2", tmp_path / "out.pt2"
-    torch.export.save(ep, str(src))
-    dec = ep.run_decompositions()
-    res = K.check(eir, src, dst, args, torch_core_ops=K.op_set(dec))
-    assert res["converted"] and res["verify"] and res["loads"], res["why"]
-    assert res["ops"] and res["outputs"], res["why"]
-    # torch's retrace renames the nodes its runtime assertion messages name
-    got, want = ([n if "_assert_scalar" not in n[0] else n[:1] for n in K.node_seq(ep_)]
-                 for ep_ in (torch.export.load(str(dst)), dec))
-    if not getitems:
-        # eir keeps a getitem per output of a multi-output node, used or not
-        got = [n for n in got if n[0] != "<built-in function getitem>"]
-        want = [n for n in want if n[0] != "<built-in function getitem>"]
-    assert got == want
-    return dst
+    return K.convert_like_torch(eir, tmp_path, mod, args, strict=strict, getitems=getitems, assert_messages=False)
 
 
 class Fft1d(torch.nn.Module):

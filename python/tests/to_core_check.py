@@ -144,3 +144,33 @@ def check(eir, src_pt2, out_pt2, args, kwargs=None, torch_core_ops=None):
     if not ok:
         res["why"] = (res["why"] + "; " if res["why"] else "") + msg
     return res
+
+
+def convert_like_torch(eir, tmp_path, mod, args, strict=False, same_nodes=True, getitems=True, drop=(),
+                       assert_messages=True):
+    """Export mod(*args) (strict or not), convert it with `eir convert --to core`, and
+    require what check() requires with torch's own run_decompositions() of the same
+    export as the reference; then (same_nodes) the converted program's call_function
+    nodes, target and non-tensor arguments in order, must be torch's. getitems=False:
+    getitem nodes are left out on both sides (eir keeps one per output of a
+    multi-output node, used or not); drop: nodes of eir's result to leave out;
+    assert_messages=False: the messages of _assert_scalar nodes are not compared
+    (torch's retrace renames the nodes they name). Returns the converted file."""
+    ep = torch.export.export(mod, args, strict=strict)
+    src, dst = tmp_path / "in.pt2", tmp_path / "out.pt2"
+    torch.export.save(ep, str(src))
+    dec = ep.run_decompositions()
+    res = check(eir, src, dst, args, torch_core_ops=op_set(dec))
+    assert res["converted"] and res["verify"] and res["loads"], res["why"]
+    assert res["ops"] and res["outputs"], res["why"]
+    if not same_nodes:
+        return dst
+    got, want = node_seq(torch.export.load(str(dst))), node_seq(dec)
+    got = [n for n in got if n not in drop]
+    if not assert_messages:
+        got, want = ([n if "_assert_scalar" not in n[0] else n[:1] for n in seq] for seq in (got, want))
+    if not getitems:
+        got = [n for n in got if n[0] != "<built-in function getitem>"]
+        want = [n for n in want if n[0] != "<built-in function getitem>"]
+    assert got == want
+    return dst
