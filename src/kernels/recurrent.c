@@ -252,6 +252,7 @@ static void step_proj(void *vj, int64_t b0, int64_t b1) {
 }
 
 static int64_t grain_for(int64_t macs_per_block) {
+    if (macs_per_block <= 0) return 1; /* an empty batch or row: the blocks do nothing */
     return macs_per_block >= RNN_CHUNK_MACS ? 1 : (RNN_CHUNK_MACS + macs_per_block - 1) / macs_per_block;
 }
 
@@ -323,6 +324,7 @@ static void gemv_blocks(void *vj, int64_t b0, int64_t b1) {
 
 void eir_gemv_f32(const float *W, int64_t N, int64_t K, const float *x, int64_t ldx, int64_t M, const float *bias, float *y,
                   int64_t ldy) {
+    if (M <= 0 || N <= 0) return; /* y is empty */
     gemv_job j = {W, x, bias, N, K, ldx, M, y, ldy};
     eir_parallel_for(eir_pool_current(), (N + RNN_UB - 1) / RNN_UB, grain_for(M * RNN_UB * K), gemv_blocks, &j);
 }

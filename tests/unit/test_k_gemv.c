@@ -64,6 +64,11 @@ int main(void) {
         check_shape(M, N, K, K, N, true, pool);
         check_shape(M, N, K, K + 3, N + 5, false, pool);
     }
+    /* no rows, or no outputs (a dynamic batch of 0): nothing is written */
+    float wz[16] = {0}, xz[8] = {0}, yz[4] = {-7.f, -7.f, -7.f, -7.f};
+    eir_gemv_f32(wz, 2, 8, xz, 8, 0, wz, yz, 2);
+    eir_gemv_f32(wz, 0, 8, xz, 8, 1, NULL, yz, 2);
+    CHECK(yz[0] == -7.f && yz[1] == -7.f && yz[2] == -7.f && yz[3] == -7.f);
     eir_pool_free(pool);
     return check_summary("test_k_gemv");
 }
