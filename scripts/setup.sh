@@ -10,7 +10,8 @@
 #   C tests:  the de_DE.UTF-8 locale (decimal comma), for tests/unit/test_locale.c
 #   tests:    torch 2.13.0 (CPU wheel), numpy, pytest, expecttest for the live conformance suite;
 #             torchvision 0.28.0, pillow and transformers 5.24.0 for the real-model suite
-#             (python/tests/test_real_models.py)
+#             (python/tests/test_real_models.py); executorch 1.5.1, the oracle of `eir convert --to edge`
+#             and `eir verify --dialect edge` (python/tests/test_to_edge.py, test_verify.py)
 # Safe to run again: installed packages are skipped.
 set -euo pipefail
 
@@ -52,6 +53,12 @@ if [ "${EIR_SKIP_PYTHON:-0}" != 1 ]; then
         echo "setup: installing torchvision==0.28.0 (--no-deps) and pillow"
         $PY -m pip install -q --no-deps torchvision==0.28.0
         $PY -m pip install -q pillow
+    fi
+    # executorch's to_edge() is the Edge dialect's oracle; it installs beside the pinned torch
+    # (its requirements admit torch 2.13.0 as installed, and pull torchao)
+    if ! $PY -c 'import importlib.metadata as m, sys; sys.exit(0 if m.version("executorch") == "1.5.1" else 1)' 2>/dev/null; then
+        echo "setup: installing executorch==1.5.1"
+        $PY -m pip install -q executorch==1.5.1
     fi
     if ! $PY -c 'import importlib.metadata as m, sys; sys.exit(0 if m.version("transformers") == "5.24.0" else 1)' 2>/dev/null; then
         echo "setup: installing transformers==5.24.0"
