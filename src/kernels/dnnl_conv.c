@@ -49,6 +49,12 @@ bool eir_dnnl_conv2d_f32(const float *x, const float *w, const float *bias, floa
                          const int64_t *pad, const int64_t *dil, const eir_conv_epi *epi) {
     return false;
 }
+int eir_dnnl_conv_block(void) { return 0; }
+bool eir_dnnl_conv2d_blk_f32(const float *x, bool x_blocked, const float *w, float *y, int64_t N, int64_t C,
+                             int64_t H, int64_t W, int64_t O, int64_t OH, int64_t OW, int64_t KH, int64_t KW,
+                             const int64_t *stride, const int64_t *pad, const int64_t *dil, const eir_blk_epi *epi) {
+    return false;
+}
 uint64_t eir_dnnl_conv_calls(void) { return 0; }
 size_t eir_dnnl_conv_weight_bytes(void) { return 0; }
 
@@ -86,6 +92,7 @@ enum { MAX_SHAPES = 8 };
     X(dnnl_dilated_convolution_forward_desc_init)                                                                      \
     X(dnnl_primitive_desc_create)                                                                                      \
     X(dnnl_primitive_desc_query_md)                                                                                    \
+    X(dnnl_primitive_desc_query)                                                                                       \
     X(dnnl_primitive_desc_destroy)                                                                                     \
     X(dnnl_reorder_primitive_desc_create)                                                                              \
     X(dnnl_primitive_create)                                                                                           \
@@ -107,6 +114,7 @@ static pthread_once_t conv_once = PTHREAD_ONCE_INIT;
 static bool conv_on;
 static bool conv_1x1; /* EIR_DNNL_CONV=all: 1 x 1 kernels too (measured slower: they need no im2col) */
 static int64_t oc_block = OC_BLOCK;
+static int blk_B;      /* the preferred channel block (eir_dnnl_conv_block); 0: none */
 static dnnl_engine_t engine;
 static _Thread_local dnnl_stream_t thread_stream;
 
@@ -128,6 +136,37 @@ static void conv_init(void) {
     const char *b = getenv("EIR_DNNL_CONV_OCB");
     if (b && atol(b) > 0) oc_block = atol(b);
     conv_on = true;
+    /* the channel block: the largest of 16 and 8 for which a 64-channel 3 x 3 convolution has a
+     * primitive other than the reference one (oneDNN 2.6 on AVX-512 picks brgconv on NHWC when
+     * left to choose; measured against it in docs/BENCHMARKS.md, "Blocked convolution chains") */
+    const char *bl = getenv("EIR_DNNL_BLOCKED");
+    if (bl && !strcmp(bl, "0")) return;
+    for (int B = 16; B >= 8 && !blk_B; B -= 8) {
+        dnnl_memory_desc_t smd, wmd, dmd;
+        dnnl_dims_t sd = {1, 64, 28, 28}, wd = {64, 64, 3, 3}, one = {1, 1}, zero = {0, 0};
+        dnnl_format_tag_t tag = B == 16 ? dnnl_nChw16c : dnnl_nChw8c;
+        dnnl_convolution_desc_t cd;
+        dnnl_primitive_desc_t pd;
+        if (dn.dnnl_memory_desc_init_by_tag(&smd, 4, sd, dnnl_f32, tag) != dnnl_success ||
+            dn.dnnl_memory_desc_init_by_tag(&wmd, 4, wd, dnnl_f32, dnnl_format_tag_any) != dnnl_success ||
+            dn.dnnl_memory_desc_init_by_tag(&dmd, 4, sd, dnnl_f32, tag) != dnnl_success ||
+            dn.dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, dnnl_convolution_direct, &smd,
+                                                          &wmd, NULL, &dmd, one, zero, one, one) != dnnl_success ||
+            dn.dnnl_primitive_desc_create(&pd, &cd, NULL, engine, NULL) != dnnl_success)
+            continue;
+        const char *impl = NULL;
+        if (dn.dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success && impl &&
+            strncmp(impl, "ref", 3) && strstr(impl, "avx"))
+            blk_B = B;
+        dn.dnnl_primitive_desc_destroy(pd);
+    }
+    /* blocked pieces start on a channel block */
+    if (blk_B && oc_block % blk_B) oc_block += blk_B - oc_block % blk_B;
+}
+
+int eir_dnnl_conv_block(void) {
+    pthread_once(&conv_once, conv_init);
+    return conv_on ? blk_B : 0;
 }
 
 bool eir_dnnl_conv_enabled(void) {
@@ -176,11 +215,12 @@ typedef struct conv_blk {
 typedef struct conv_entry {
     const void *owner;
     const float *w;
-    int64_t geo[16];                /* N C H W O OH OW KH KW stride pad dil, bias */
+    int64_t geo[18];                /* N C H W O OH OW KH KW stride pad dil, bias, blocked mode, block */
     bool ok;                        /* false: no primitive for it; the caller's path */
     pthread_mutex_t mu;             /* one call at a time: the memory objects take the call's buffers */
     prim rin;                       /* NCHW input to the primitives' layout; p NULL: they read NCHW */
     dnnl_memory_t usrc, src;
+    dnnl_memory_t *srcs;            /* blocked mode: each image's input */
     size_t src_bytes, wbytes;
     int64_t nblk;
     conv_blk *blk;
@@ -273,6 +313,9 @@ static void entry_free(conv_entry *e) {
         if (k->udst) dn.dnnl_memory_destroy(k->udst);
     }
     prim_free(&e->rin);
+    for (int64_t n = 0; e->srcs && n < e->geo[0]; n++)
+        if (e->srcs[n]) dn.dnnl_memory_destroy(e->srcs[n]);
+    free(e->srcs);
     if (e->usrc) dn.dnnl_memory_destroy(e->usrc);
     if (e->src) dn.dnnl_memory_destroy(e->src);
     weight_bytes -= e->wbytes;
@@ -315,8 +358,77 @@ static void release_pages(const char *lo, const char *hi) {
         if ((call) != dnnl_success) return false;                                                                      \
     } while (0)
 
+/* The weight of block k, once: its OIHW rows (at w, in layout *uwmd) into the primitive's layout *qw */
+static bool reorder_weight(conv_blk *k, const float *w, const dnnl_memory_desc_t *uwmd, const dnnl_memory_desc_t *qw,
+                           dnnl_stream_t s) {
+    dnnl_memory_t uw;
+    OK(dn.dnnl_memory_create(&uw, uwmd, engine, (void *)w));
+    prim rw = {0};
+    bool done = prim_make(&rw, NULL, uwmd, qw, NULL);
+    void *scratch = done && rw.scratch_bytes ? malloc(rw.scratch_bytes) : NULL;
+    if (done && (!rw.scratch_bytes || scratch)) {
+        dnnl_exec_arg_t ra[3] = {{DNNL_ARG_FROM, uw}, {DNNL_ARG_TO, k->wei}};
+        done = prim_run(&rw, s, 2, ra, scratch) && dn.dnnl_stream_wait(s) == dnnl_success;
+    } else done = false;
+    free(scratch);
+    prim_free(&rw);
+    dn.dnnl_memory_destroy(uw);
+    return done;
+}
+
+/* Blocked mode (geo[16] 1: NCHW input, 2: blocked input; geo[17] the block): primitives for one
+ * image, one per block of output channels, each writing its channels' part of the blocked
+ * output; the input read where the caller has it, one memory object per image. */
+static bool entry_build_blk(conv_entry *e, const float *w, dnnl_stream_t s) {
+    const int64_t *g = e->geo;
+    int64_t N = g[0], C = g[1], H = g[2], W = g[3], O = g[4], OH = g[5], OW = g[6], KH = g[7], KW = g[8];
+    const int64_t *st = &g[9], *pd = &g[11], *dl = &g[13];
+    dnnl_format_tag_t btag = g[17] == 16 ? dnnl_nChw16c : dnnl_nChw8c;
+    dnnl_dims_t strides = {st[0], st[1]}, dil = {dl[0] - 1, dl[1] - 1}, pl = {pd[0], pd[1]}, pr;
+    for (int i = 0; i < 2; i++) {
+        int64_t in = i ? W : H, out = i ? OW : OH, k = i ? KW : KH;
+        pr[i] = (out - 1) * st[i] + (k - 1) * dl[i] + 1 - in - pd[i];
+        if (pr[i] > pd[i] + st[i]) return false;
+    }
+    dnnl_memory_desc_t src_md;
+    dnnl_dims_t sd = {1, C, H, W};
+    OK(dn.dnnl_memory_desc_init_by_tag(&src_md, 4, sd, dnnl_f32, g[16] == 2 ? btag : dnnl_nchw));
+    e->nblk = (O + oc_block - 1) / oc_block;
+    if (!(e->blk = calloc((size_t)e->nblk, sizeof *e->blk))) return false;
+    if (!(e->srcs = calloc((size_t)N, sizeof *e->srcs))) return false;
+    for (int64_t n = 0; n < N; n++) OK(dn.dnnl_memory_create(&e->srcs[n], &src_md, engine, DNNL_MEMORY_NONE));
+    if (!(e->off = malloc((size_t)e->nblk * sizeof *e->off))) return false;
+    e->total = 0;
+    for (int64_t b = 0; b < e->nblk; b++) {
+        conv_blk *k = &e->blk[b];
+        k->c0 = b * oc_block;
+        k->n = O - k->c0 < oc_block ? O - k->c0 : oc_block;
+        dnnl_memory_desc_t wmd, dmd, uwmd;
+        dnnl_dims_t wd = {k->n, C, KH, KW}, dd = {1, k->n, OH, OW};
+        OK(dn.dnnl_memory_desc_init_by_tag(&wmd, 4, wd, dnnl_f32, dnnl_format_tag_any));
+        OK(dn.dnnl_memory_desc_init_by_tag(&uwmd, 4, wd, dnnl_f32, dnnl_oihw));
+        OK(dn.dnnl_memory_desc_init_by_tag(&dmd, 4, dd, dnnl_f32, btag));
+        dnnl_convolution_desc_t cd;
+        OK(dn.dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, dnnl_convolution_direct, &src_md,
+                                                         &wmd, NULL, &dmd, strides, dil, pl, pr));
+        dnnl_primitive_desc_t pdesc;
+        if (!prim_make(&k->conv, &cd, NULL, NULL, &pdesc)) return false;
+        dnnl_memory_desc_t qw = *dn.dnnl_primitive_desc_query_md(pdesc, dnnl_query_weights_md, 0);
+        dn.dnnl_primitive_desc_destroy(pdesc);
+        OK(dn.dnnl_memory_create(&k->wei, &qw, engine, DNNL_MEMORY_ALLOCATE));
+        OK(dn.dnnl_memory_create(&k->dst, &dmd, engine, DNNL_MEMORY_NONE));
+        k->bytes = round64(k->conv.scratch_bytes);
+        e->off[b] = e->total;
+        e->total += k->bytes;
+        if (!reorder_weight(k, w + k->c0 * C * KH * KW, &uwmd, &qw, s)) return false;
+        e->wbytes += dn.dnnl_memory_desc_get_size(&qw);
+    }
+    return true;
+}
+
 /* The primitives of e (geometry in e->geo) and its weights reordered from w; false: oneDNN has none */
 static bool entry_build(conv_entry *e, const float *w, dnnl_stream_t s) {
+    if (e->geo[16]) return entry_build_blk(e, w, s);
     const int64_t *g = e->geo;
     int64_t N = g[0], C = g[1], H = g[2], W = g[3], O = g[4], OH = g[5], OW = g[6], KH = g[7], KW = g[8];
     const int64_t *st = &g[9], *pd = &g[11], *dl = &g[13];
@@ -362,20 +474,7 @@ static bool entry_build(conv_entry *e, const float *w, dnnl_stream_t s) {
         k->dst_bytes = dn.dnnl_memory_desc_get_size(&qd);
         if (!prim_make(&k->rout, NULL, &qd, &udmd, NULL)) return false;
         k->bytes = round64(k->dst_bytes) + round64(k->conv.scratch_bytes) + round64(k->rout.scratch_bytes);
-        /* the weight, once: OIHW rows [c0, c0 + n) into the primitive's layout */
-        dnnl_memory_t uw;
-        OK(dn.dnnl_memory_create(&uw, &uwmd, engine, (void *)(w + k->c0 * C * KH * KW)));
-        prim rw = {0};
-        bool done = prim_make(&rw, NULL, &uwmd, &qw, NULL);
-        void *scratch = done && rw.scratch_bytes ? malloc(rw.scratch_bytes) : NULL;
-        if (done && (!rw.scratch_bytes || scratch)) {
-            dnnl_exec_arg_t ra[3] = {{DNNL_ARG_FROM, uw}, {DNNL_ARG_TO, k->wei}};
-            done = prim_run(&rw, s, 2, ra, scratch) && dn.dnnl_stream_wait(s) == dnnl_success;
-        } else done = false;
-        free(scratch);
-        prim_free(&rw);
-        dn.dnnl_memory_destroy(uw);
-        if (!done) return false;
+        if (!reorder_weight(k, w + k->c0 * C * KH * KW, &uwmd, &qw, s)) return false;
         e->wbytes += dn.dnnl_memory_desc_get_size(&qw);
     }
     OK(dn.dnnl_memory_create(&e->usrc, &usrc_md, engine, DNNL_MEMORY_NONE));
@@ -487,7 +586,7 @@ bool eir_dnnl_conv2d_f32(const float *x, const float *w, const float *bias, floa
     }
     dnnl_stream_t s = stream_here();
     int was = omp_one();
-    int64_t geo[16] = {N, C, H, W, O, OH, OW, KH, KW, stride[0], stride[1], pad[0], pad[1], dil[0], dil[1], bias != NULL};
+    int64_t geo[18] = {N, C, H, W, O, OH, OW, KH, KW, stride[0], stride[1], pad[0], pad[1], dil[0], dil[1], bias != NULL};
     conv_entry *e = s ? entry_find(w, geo, (size_t)(O * C * KH * KW) * sizeof(float), s) : NULL;
     if (e) pthread_mutex_lock(&e->mu);
     pthread_mutex_unlock(&conv_mu);
@@ -509,6 +608,76 @@ bool eir_dnnl_conv2d_f32(const float *x, const float *w, const float *bias, floa
 free_bufs:
     eir_kfree(buf);
 out:
+    if (e) pthread_mutex_unlock(&e->mu);
+    if (was != 1) dn.omp_set_num_threads(was);
+    return done;
+}
+
+/* blocked mode: blocks [b0, b1) of output channels, each over every image */
+typedef struct blk_job {
+    conv_entry *e;
+    char *buf;          /* block b's scratchpad at buf + off[b] */
+    float *y;
+    const eir_blk_epi *epi;
+    _Atomic int failed;
+} blk_job;
+
+static void conv_blocks_blk(void *ctx, int64_t b0, int64_t b1) {
+    blk_job *j = ctx;
+    conv_entry *e = j->e;
+    dnnl_stream_t s = stream_here();
+    if (!s) {
+        atomic_store(&j->failed, 1);
+        return;
+    }
+    (void)omp_one();
+    int64_t N = e->geo[0], O = e->geo[4], P = e->geo[5] * e->geo[6], B = e->geo[17];
+    int64_t img = (O + B - 1) / B * B * P; /* one image's blocked output */
+    for (int64_t b = b0; b < b1; b++) {
+        conv_blk *k = &e->blk[b];
+        for (int64_t n = 0; n < N; n++) {
+            float *y = j->y + n * img + k->c0 * P;
+            dn.dnnl_memory_set_data_handle(k->dst, y);
+            dnnl_exec_arg_t a[4] = {{DNNL_ARG_SRC, e->srcs[n]}, {DNNL_ARG_WEIGHTS, k->wei}, {DNNL_ARG_DST, k->dst}};
+            if (!prim_run(&k->conv, s, 3, a, j->buf + e->off[b]) || dn.dnnl_stream_wait(s) != dnnl_success) {
+                atomic_store(&j->failed, 1);
+                return;
+            }
+            if (j->epi) j->epi->fn(j->epi->ctx, n, k->c0, k->n, y);
+        }
+    }
+}
+
+bool eir_dnnl_conv2d_blk_f32(const float *x, bool x_blocked, const float *w, float *y, int64_t N, int64_t C,
+                             int64_t H, int64_t W, int64_t O, int64_t OH, int64_t OW, int64_t KH, int64_t KW,
+                             const int64_t *stride, const int64_t *pad, const int64_t *dil, const eir_blk_epi *epi) {
+    int64_t B = eir_dnnl_conv_block();
+    if (!B || N <= 0 || C <= 0 || O <= 0 || OH <= 0 || OW <= 0) return false;
+    pthread_mutex_lock(&conv_mu);
+    if (!nranges) {
+        pthread_mutex_unlock(&conv_mu);
+        return false;
+    }
+    dnnl_stream_t s = stream_here();
+    int was = omp_one();
+    int64_t geo[18] = {N,         C,         H,      W,      O,      OH,     OW,           KH,           KW,
+                       stride[0], stride[1], pad[0], pad[1], dil[0], dil[1], 0, x_blocked ? 2 : 1, B};
+    conv_entry *e = s ? entry_find(w, geo, (size_t)(O * C * KH * KW) * sizeof(float), s) : NULL;
+    if (e) pthread_mutex_lock(&e->mu);
+    pthread_mutex_unlock(&conv_mu);
+    bool done = false;
+    char *buf = NULL;
+    if (!e || !e->ok) goto out;
+    buf = eir_kalloc(e->total ? e->total : 64);
+    if (!buf) goto out;
+    int64_t per = (x_blocked ? (C + B - 1) / B * B : C) * H * W;
+    for (int64_t n = 0; n < N; n++) dn.dnnl_memory_set_data_handle(e->srcs[n], (void *)(x + n * per));
+    blk_job j = {e, buf, y, epi, 0};
+    eir_parallel_for(eir_pool_current(), e->nblk, 1, conv_blocks_blk, &j);
+    done = !atomic_load(&j.failed);
+    if (done) atomic_fetch_add(&ncalls, 1);
+out:
+    eir_kfree(buf);
     if (e) pthread_mutex_unlock(&e->mu);
     if (was != 1) dn.omp_set_num_threads(was);
     return done;

@@ -43,6 +43,30 @@ bool eir_dnnl_conv2d_f32(const float *x, const float *w, const float *bias, floa
                          int64_t W, int64_t O, int64_t OH, int64_t OW, int64_t KH, int64_t KW, const int64_t *stride,
                          const int64_t *pad, const int64_t *dil, const eir_conv_epi *epi);
 
+/* The channel block of the blocked layout oneDNN's convolutions prefer on this CPU (16 with
+ * AVX-512, 8 with AVX2): a tensor (N, C, H, W) kept as (N, ceil(C / B), H, W, B), channel c of
+ * pixel (h, w) at [n][c / B][h][w][c % B], the lanes past C zero. 0: no blocked path (the
+ * primitive is off, EIR_DNNL_BLOCKED=0, or no blocked layout is preferred). */
+int eir_dnnl_conv_block(void);
+
+/* Called on each piece of a blocked convolution's output right after the primitive wrote it:
+ * image n, channels [c0, c0 + nc) (c0 a multiple of the block), y at that image's channel
+ * block c0 / B. */
+typedef struct eir_blk_epi {
+    void (*fn)(const void *ctx, int64_t n, int64_t c0, int64_t nc, float *y);
+    const void *ctx;
+} eir_blk_epi;
+
+/* y blocked (N, ceil(O / B), OH, OW, B) = conv2d(x, w), no bias, groups 1; x NCHW
+ * (x_blocked false) or blocked (N, ceil(C / B), H, W, B) with B = eir_dnnl_conv_block();
+ * then epi (NULL: none) on each piece. The padding lanes of y are left as the primitive
+ * writes them (the caller's epilogue zeroes them). Any kernel size. Returns false (nothing
+ * written) as eir_dnnl_conv2d_f32 does. The same bits at any thread count, and the same
+ * convolution sums as eir_dnnl_conv2d_f32 on one image. */
+bool eir_dnnl_conv2d_blk_f32(const float *x, bool x_blocked, const float *w, float *y, int64_t N, int64_t C,
+                             int64_t H, int64_t W, int64_t O, int64_t OH, int64_t OW, int64_t KH, int64_t KW,
+                             const int64_t *stride, const int64_t *pad, const int64_t *dil, const eir_blk_epi *epi);
+
 /* Convolutions run on the primitive, and weight bytes held in its layouts, all owners (tests). */
 uint64_t eir_dnnl_conv_calls(void);
 size_t eir_dnnl_conv_weight_bytes(void);

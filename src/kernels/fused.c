@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "../base/pool.h"
+#include "dnnl_conv.h"
 #include "fast.h"
 #include "fused.h"
 #include "kutil.h"
@@ -315,9 +316,243 @@ static int k_attention(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t 
     return eir_nn_sdpa(ctx, q, k, v, m, scale, y);
 }
 
+/* ---- the blocked layout: (N, C, H, W) kept as (N, ceil(C / B), H, W, B) ---- */
+
+/* whether t is a contiguous float32 tensor of rank r */
+static bool dense_f32(const eir_tview *t, int32_t r) {
+    return t->dtype == EIR_F32 && t->rank == r && eir_tview_is_contiguous(t);
+}
+
+/* y blocked = x (N, C, H, W, any strides), the lanes past C zero */
+static void pack_blocked(float *y, const eir_tview *x, int64_t B) {
+    int64_t N = x->sizes[0], C = x->sizes[1], H = x->sizes[2], W = x->sizes[3], CB = (C + B - 1) / B;
+    const float *xd = x->data;
+    const int64_t *xs = x->strides;
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t cb = 0; cb < CB; cb++) {
+            float *yb = y + (n * CB + cb) * H * W * B;
+            int64_t nc = C - cb * B < B ? C - cb * B : B;
+            for (int64_t h = 0; h < H; h++)
+                for (int64_t w = 0; w < W; w++) {
+                    float *yp = yb + (h * W + w) * B;
+                    const float *xp = xd + n * xs[0] + cb * B * xs[1] + h * xs[2] + w * xs[3];
+                    int64_t j = 0;
+                    for (; j < nc; j++) yp[j] = xp[j * xs[1]];
+                    for (; j < B; j++) yp[j] = 0.f;
+                }
+        }
+}
+
+/* y (N, C, H, W, any strides) = x blocked, its first C channels */
+static void unpack_blocked(const eir_tview *y, const float *x, int64_t B) {
+    int64_t N = y->sizes[0], C = y->sizes[1], H = y->sizes[2], W = y->sizes[3], CB = (C + B - 1) / B;
+    float *yd = y->data;
+    const int64_t *ys = y->strides;
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t c = 0; c < C; c++) {
+            const float *xb = x + (n * CB + c / B) * H * W * B + c % B;
+            float *yc = yd + n * ys[0] + c * ys[1];
+            if (ys[3] == 1 && ys[2] == W)
+                for (int64_t p = 0; p < H * W; p++) yc[p] = xb[p * B];
+            else
+                for (int64_t h = 0; h < H; h++)
+                    for (int64_t w = 0; w < W; w++) yc[h * ys[2] + w * ys[3]] = xb[(h * W + w) * B];
+        }
+}
+
+/* eir_cpu::to_blocked(input, block) */
+static int k_to_blocked(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    static const char *op = "eir_cpu::to_blocked";
+    if (na < 2 || no < 1 || a[0].kind != EIR_KA_TENSOR) return eir_kerr(ctx, "%s: expected a tensor and a block", op);
+    const eir_tview *x = a[0].t;
+    eir_tview *y = &out[0];
+    int64_t B = a[1].i;
+    if (x->dtype != EIR_F32 || x->rank != 4) return eir_kerr(ctx, "%s: expected a 4-d float32 input", op);
+    if (B < 1 || !dense_f32(y, 5) || y->sizes[0] != x->sizes[0] || y->sizes[1] != (x->sizes[1] + B - 1) / B ||
+        y->sizes[2] != x->sizes[2] || y->sizes[3] != x->sizes[3] || y->sizes[4] != B)
+        return eir_kerr(ctx, "%s: output must be contiguous float32 [N, ceil(C / %lld), H, W, %lld] for input "
+                        "[%lld, %lld, %lld, %lld]", op, (long long)B, (long long)B, (long long)x->sizes[0],
+                        (long long)x->sizes[1], (long long)x->sizes[2], (long long)x->sizes[3]);
+    pack_blocked(y->data, x, B);
+    return 0;
+}
+
+/* eir_cpu::from_blocked(input, channels) */
+static int k_from_blocked(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    static const char *op = "eir_cpu::from_blocked";
+    if (na < 2 || no < 1 || a[0].kind != EIR_KA_TENSOR) return eir_kerr(ctx, "%s: expected a tensor and a channel count", op);
+    const eir_tview *x = a[0].t;
+    eir_tview *y = &out[0];
+    if (!dense_f32(x, 5)) return eir_kerr(ctx, "%s: expected a contiguous 5-d float32 input", op);
+    int64_t B = x->sizes[4], C = a[1].i;
+    if (y->dtype != EIR_F32 || y->rank != 4 || C < 0 || y->sizes[1] != C || y->sizes[0] != x->sizes[0] ||
+        x->sizes[1] != (C + B - 1) / B || y->sizes[2] != x->sizes[2] || y->sizes[3] != x->sizes[3])
+        return eir_kerr(ctx, "%s: input [%lld, %lld, %lld, %lld, %lld] does not hold %lld channels of the output", op,
+                        (long long)x->sizes[0], (long long)x->sizes[1], (long long)x->sizes[2], (long long)x->sizes[3],
+                        (long long)B, (long long)C);
+    unpack_blocked(y, x->data, B);
+    return 0;
+}
+
+/* the blocked convolution's epilogue: per channel c < O, v = y + bias[c] (no bias: y), then
+ * + residual, then the activation, each step what eir_cpu::conv2d's epilogue, aten.add and the
+ * activation make of it; the lanes past O zeroed */
+typedef struct blk_epi_ctx {
+    const float *bias;
+    const float *res;            /* the residual, blocked like y; NULL: none */
+    const epilogue *e;
+    int64_t O, B, P, img;        /* channels, block, pixels per channel, one image's elements */
+    float *y;
+} blk_epi_ctx;
+
+static void blk_epi(const void *ctx, int64_t n, int64_t c0, int64_t nc, float *y) {
+    const blk_epi_ctx *k = ctx;
+    int64_t B = k->B, P = k->P, ncb = (nc + B - 1) / B;
+    const float *r = k->res ? k->res + (y - k->y) : NULL;
+    const epilogue *e = k->e;
+    float lo = e->lo, hi = e->hi;
+    for (int64_t cb = 0; cb < ncb; cb++) {
+        float *yb = y + cb * P * B;
+        const float *rb = r ? r + cb * P * B : NULL;
+        int64_t cbase = c0 + cb * B, nl = k->O - cbase < B ? k->O - cbase : B;
+        float bias[64];
+        for (int64_t j = 0; j < B; j++) bias[j] = k->bias && j < nl ? k->bias[cbase + j] : 0.f;
+        for (int64_t p = 0; p < P; p++) {
+            float *yp = yb + p * B;
+            if (k->bias)
+                for (int64_t j = 0; j < B; j++) yp[j] = yp[j] + bias[j];
+            if (rb)
+                for (int64_t j = 0; j < B; j++) yp[j] = yp[j] + rb[p * B + j];
+            switch (e->act) {
+            case EIR_ACT_RELU:
+                for (int64_t j = 0; j < B; j++) yp[j] = yp[j] < 0.f ? 0.f : yp[j];
+                break;
+            case EIR_ACT_HARDTANH:
+                for (int64_t j = 0; j < B; j++) {
+                    float v = yp[j] < lo ? lo : yp[j];
+                    yp[j] = v > hi ? hi : v;
+                }
+                break;
+            case EIR_ACT_HARDSWISH:
+                for (int64_t j = 0; j < B; j++) {
+                    float v = yp[j], t = v + 3.0f;
+                    t = t > 0.0f ? t : 0.0f;
+                    t = t < 6.0f ? t : 6.0f;
+                    yp[j] = v * t / 6.0f;
+                }
+                break;
+            default: break;
+            }
+        }
+        if (e->act == EIR_ACT_SILU) {
+            static const int64_t s1[3] = {1, 0, 0};
+            pw_params pp;
+            memset(&pp, 0, sizeof pp);
+            pp.ct = EIR_F32;
+            pp.a = 1.0, pp.af = 1.0f;
+            const float *xs[4] = {yb, NULL, NULL, NULL};
+            eir_pw_row_silu_f32(yb, xs, s1, P * B, &pp);
+        }
+        if (nl < B)
+            for (int64_t p = 0; p < P; p++)
+                for (int64_t j = nl; j < B; j++) yb[p * B + j] = 0.f;
+    }
+    (void)n;
+}
+
+/* eir_cpu::conv2d_blocked(input, weight, bias, stride, padding, dilation, groups, block,
+ * activation, min, max, residual) */
+static int k_conv2d_blocked(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    static const char *op = "eir_cpu::conv2d_blocked";
+    if (na < 12 || no < 1 || a[0].kind != EIR_KA_TENSOR || a[1].kind != EIR_KA_TENSOR)
+        return eir_kerr(ctx, "%s: expected 12 arguments and one output", op);
+    const eir_tview *x = a[0].t, *w = a[1].t, *b = a[2].kind == EIR_KA_TENSOR ? a[2].t : NULL;
+    const eir_tview *r = a[11].kind == EIR_KA_TENSOR ? a[11].t : NULL;
+    eir_tview *y = &out[0];
+    int64_t B = a[7].i;
+    if (a[6].i != 1) return eir_kerr(ctx, "%s: groups must be 1, got %lld", op, (long long)a[6].i);
+    if (B < 1 || B > 64) return eir_kerr(ctx, "%s: block must be 1 to 64, got %lld", op, (long long)B);
+    bool xb = x->rank == 5;
+    if (!(xb ? dense_f32(x, 5) && x->sizes[4] == B : x->dtype == EIR_F32 && x->rank == 4))
+        return eir_kerr(ctx, "%s: input must be float32 4-d, or contiguous 5-d with block %lld", op, (long long)B);
+    if (w->dtype != EIR_F32 || w->rank != 4 || (b && (b->dtype != EIR_F32 || b->rank != 1)))
+        return eir_kerr(ctx, "%s: expected a float32 4-d weight and 1-d bias", op);
+    int64_t N = x->sizes[0], C = w->sizes[1], H = x->sizes[2], W = x->sizes[3], O = w->sizes[0];
+    if (xb ? x->sizes[1] != (C + B - 1) / B : x->sizes[1] != C)
+        return eir_kerr(ctx, "%s: input has %lld channels%s, the weight %lld", op, (long long)x->sizes[1],
+                        xb ? " blocks" : "", (long long)C);
+    if (!dense_f32(y, 5) || y->sizes[0] != N || y->sizes[1] != (O + B - 1) / B || y->sizes[4] != B)
+        return eir_kerr(ctx, "%s: output must be contiguous float32 [%lld, %lld, OH, OW, %lld]", op, (long long)N,
+                        (long long)((O + B - 1) / B), (long long)B);
+    if (b && b->sizes[0] != O) return eir_kerr(ctx, "%s: bias must have %lld elements", op, (long long)O);
+    if (r && (!dense_f32(r, 5) || memcmp(r->sizes, y->sizes, 5 * sizeof *r->sizes)))
+        return eir_kerr(ctx, "%s: residual must be contiguous float32 of the output's sizes", op);
+    int64_t st[2], pd[2], dl[2];
+    const eir_karg *lists[3] = {&a[3], &a[4], &a[5]};
+    int64_t *dst[3] = {st, pd, dl};
+    for (int k = 0; k < 3; k++) {
+        if (lists[k]->kind != EIR_KA_INTS || (lists[k]->n != 1 && lists[k]->n != 2))
+            return eir_kerr(ctx, "%s: %s must be a list of 1 or 2 ints", op, k == 0 ? "stride" : k == 1 ? "padding" : "dilation");
+        for (int i = 0; i < 2; i++) dst[k][i] = lists[k]->ints[lists[k]->n == 1 ? 0 : i];
+    }
+    for (int i = 0; i < 2; i++)
+        if (st[i] < 1 || pd[i] < 0 || dl[i] < 1)
+            return eir_kerr(ctx, "%s: stride and dilation must be positive and padding non-negative", op);
+    int64_t OH = y->sizes[2], OW = y->sizes[3];
+    if (OH != (H + 2 * pd[0] - dl[0] * (w->sizes[2] - 1) - 1) / st[0] + 1 ||
+        OW != (W + 2 * pd[1] - dl[1] * (w->sizes[3] - 1) - 1) / st[1] + 1)
+        return eir_kerr(ctx, "%s: output is %lld x %lld, the convolution makes %lld x %lld", op, (long long)OH,
+                        (long long)OW, (long long)((H + 2 * pd[0] - dl[0] * (w->sizes[2] - 1) - 1) / st[0] + 1),
+                        (long long)((W + 2 * pd[1] - dl[1] * (w->sizes[3] - 1) - 1) / st[1] + 1));
+    epilogue e;
+    if (read_epilogue(&a[8], &a[9], &a[10], &e, ctx, op)) return -1;
+    float *bias = NULL;
+    void *bias_buf = NULL;
+    if (b) {
+        if (b->strides[0] == 1) bias = b->data;
+        else {
+            if (!(bias = bias_buf = eir_kalloc((size_t)(O > 0 ? O : 1) * sizeof(float)))) return eir_kerr(ctx, "out of memory");
+            for (int64_t c = 0; c < O; c++) bias[c] = ((const float *)b->data)[c * b->strides[0]];
+        }
+    }
+    int64_t P = OH * OW, img = y->sizes[1] * B * P;
+    blk_epi_ctx ec = {bias, r ? r->data : NULL, &e, O, B, P, img, y->data};
+    eir_blk_epi epi = {blk_epi, &ec};
+    bool wdense = eir_tview_is_contiguous(w);
+    int rc = 0;
+    if (!(wdense && B == eir_dnnl_conv_block() &&
+          eir_dnnl_conv2d_blk_f32(x->data, xb, w->data, y->data, N, C, H, W, O, OH, OW, w->sizes[2], w->sizes[3], st,
+                                  pd, dl, &epi))) {
+        /* another path: the convolution on NCHW tensors, packed, then the same epilogue */
+        int64_t xn = xb ? N * C * H * W : 0, yn = N * O * P;
+        float *xbuf = xn ? eir_kalloc((size_t)xn * sizeof(float)) : NULL, *ybuf = eir_kalloc((size_t)(yn > 0 ? yn : 1) * sizeof(float));
+        if ((xn && !xbuf) || !ybuf) rc = eir_kerr(ctx, "out of memory");
+        else {
+            eir_tview xv = *x;
+            if (xb) {
+                xv = (eir_tview){xbuf, EIR_F32, 4, {N, C, H, W}, {C * H * W, H * W, W, 1}};
+                unpack_blocked(&xv, x->data, B);
+            }
+            eir_tview yv = {ybuf, EIR_F32, 4, {N, O, OH, OW}, {O * P, P, OW, 1}};
+            rc = eir_nn_conv_epi(ctx, &xv, w, NULL, st, pd, dl, 1, &yv, NULL);
+            if (!rc) {
+                pack_blocked(y->data, &yv, B);
+                for (int64_t n = 0; n < N; n++) blk_epi(&ec, n, 0, O, (float *)y->data + n * img);
+            }
+        }
+        eir_kfree(xbuf);
+        eir_kfree(ybuf);
+    }
+    eir_kfree(bias_buf);
+    return rc;
+}
+
 const eir_kernel_entry eir_kernels_fused[] = {
     {"eir_cpu.attention.default", k_attention},
     {"eir_cpu.conv2d.default", k_conv2d},
+    {"eir_cpu.conv2d_blocked.default", k_conv2d_blocked},
+    {"eir_cpu.from_blocked.default", k_from_blocked},
     {"eir_cpu.linear.default", k_linear},
+    {"eir_cpu.to_blocked.default", k_to_blocked},
     {NULL, NULL},
 };
