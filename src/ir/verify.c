@@ -491,8 +491,8 @@ static void check_blocked(vctx *c, const eir_graph *g, const eir_node *nd, const
     const eir_value *x = named_tensor(g, nd, "input"), *y = nd->num_outputs ? value_of(g, &nd->outputs[0]) : NULL;
     const eir_value *w = conv ? named_tensor(g, nd, "weight") : NULL, *r = conv ? named_tensor(g, nd, "residual") : NULL;
     int64_t B = to || conv ? named_int(nd, "block") : lit_dim(x, 4);
-    if ((to || conv) && (B < 1 || B > 64)) {
-        viol(c, "backend.block", nd, "block", "block must be an int from 1 to 64");
+    if ((to || conv) && B < 1) {
+        viol(c, "backend.block", nd, "block", "block must be a positive int");
         return;
     }
     uint32_t xr = to ? 4 : conv ? 0 : 5, yr = to || conv ? 5 : 4;
@@ -527,9 +527,10 @@ static void check_blocked(vctx *c, const eir_graph *g, const eir_node *nd, const
     if (!to && !conv && lit_dim(y, 1) >= 0 && C >= 0 && lit_dim(y, 1) != C)
         viol(c, "backend.blocked", nd, "channels", "output has %lld channels, 'channels' is %lld",
              (long long)lit_dim(y, 1), (long long)C);
-    if (conv && x->meta.rank == 5 && lit_dim(x, 4) >= 0 && lit_dim(x, 4) != B)
-        viol(c, "backend.blocked", nd, "input", "input is blocked by %lld, the result by %lld", (long long)lit_dim(x, 4),
-             (long long)B);
+    if (conv && x->meta.rank == 5 && lit_dim(x, 1) >= 0 && lit_dim(x, 4) > 0 && lit_dim(w, 1) >= 0 &&
+        lit_dim(x, 1) != (lit_dim(w, 1) + lit_dim(x, 4) - 1) / lit_dim(x, 4))
+        viol(c, "backend.blocked", nd, "input", "input has %lld blocks of %lld, the weight %lld input channels",
+             (long long)lit_dim(x, 1), (long long)lit_dim(x, 4), (long long)lit_dim(w, 1));
     if (conv && r && r->kind == EIR_VALUE_TENSOR) {
         bool same = r->meta.rank == 5;
         for (uint32_t d = 0; same && d < 5; d++)

@@ -49,8 +49,8 @@ bool eir_dnnl_conv2d_f32(const float *x, const float *w, const float *bias, floa
                          const int64_t *pad, const int64_t *dil, const eir_conv_epi *epi) {
     return false;
 }
-int eir_dnnl_conv_block(void) { return 0; }
-bool eir_dnnl_conv2d_blk_f32(const float *x, bool x_blocked, const float *w, float *y, int64_t N, int64_t C,
+int eir_dnnl_conv_layout(void) { return 0; }
+bool eir_dnnl_conv2d_blk_f32(const float *x, int64_t xB, const float *w, float *y, int64_t yB, int64_t N, int64_t C,
                              int64_t H, int64_t W, int64_t O, int64_t OH, int64_t OW, int64_t KH, int64_t KW,
                              const int64_t *stride, const int64_t *pad, const int64_t *dil, const eir_blk_epi *epi) {
     return false;
@@ -114,7 +114,7 @@ static pthread_once_t conv_once = PTHREAD_ONCE_INIT;
 static bool conv_on;
 static bool conv_1x1; /* EIR_DNNL_CONV=all: 1 x 1 kernels too (measured slower: they need no im2col) */
 static int64_t oc_block = OC_BLOCK;
-static int blk_B;      /* the preferred channel block (eir_dnnl_conv_block); 0: none */
+static int chain_layout; /* eir_dnnl_conv_layout() */
 static dnnl_engine_t engine;
 static _Thread_local dnnl_stream_t thread_stream;
 
@@ -136,37 +136,40 @@ static void conv_init(void) {
     const char *b = getenv("EIR_DNNL_CONV_OCB");
     if (b && atol(b) > 0) oc_block = atol(b);
     conv_on = true;
-    /* the channel block: the largest of 16 and 8 for which a 64-channel 3 x 3 convolution has a
-     * primitive other than the reference one (oneDNN 2.6 on AVX-512 picks brgconv on NHWC when
-     * left to choose; measured against it in docs/BENCHMARKS.md, "Blocked convolution chains") */
+    /* the layout of chains: what the primitive picks for a 64-channel 3 x 3 convolution */
     const char *bl = getenv("EIR_DNNL_BLOCKED");
     if (bl && !strcmp(bl, "0")) return;
-    for (int B = 16; B >= 8 && !blk_B; B -= 8) {
+    if (bl && (!strcmp(bl, "8") || !strcmp(bl, "16") || !strcmp(bl, "nhwc"))) {
+        chain_layout = !strcmp(bl, "nhwc") ? EIR_DNNL_NHWC : atoi(bl);
+    } else {
         dnnl_memory_desc_t smd, wmd, dmd;
         dnnl_dims_t sd = {1, 64, 28, 28}, wd = {64, 64, 3, 3}, one = {1, 1}, zero = {0, 0};
-        dnnl_format_tag_t tag = B == 16 ? dnnl_nChw16c : dnnl_nChw8c;
         dnnl_convolution_desc_t cd;
         dnnl_primitive_desc_t pd;
-        if (dn.dnnl_memory_desc_init_by_tag(&smd, 4, sd, dnnl_f32, tag) != dnnl_success ||
+        if (dn.dnnl_memory_desc_init_by_tag(&smd, 4, sd, dnnl_f32, dnnl_format_tag_any) != dnnl_success ||
             dn.dnnl_memory_desc_init_by_tag(&wmd, 4, wd, dnnl_f32, dnnl_format_tag_any) != dnnl_success ||
-            dn.dnnl_memory_desc_init_by_tag(&dmd, 4, sd, dnnl_f32, tag) != dnnl_success ||
+            dn.dnnl_memory_desc_init_by_tag(&dmd, 4, sd, dnnl_f32, dnnl_format_tag_any) != dnnl_success ||
             dn.dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, dnnl_convolution_direct, &smd,
                                                           &wmd, NULL, &dmd, one, zero, one, one) != dnnl_success ||
             dn.dnnl_primitive_desc_create(&pd, &cd, NULL, engine, NULL) != dnnl_success)
-            continue;
-        const char *impl = NULL;
-        if (dn.dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success && impl &&
-            strncmp(impl, "ref", 3) && strstr(impl, "avx"))
-            blk_B = B;
+            return;
+        const dnnl_memory_desc_t *q = dn.dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
+        if (q && q->format_kind == dnnl_blocked) {
+            const dnnl_blocking_desc_t *bk = &q->format_desc.blocking;
+            if (bk->inner_nblks == 1 && bk->inner_idxs[0] == 1 && (bk->inner_blks[0] == 8 || bk->inner_blks[0] == 16))
+                chain_layout = (int)bk->inner_blks[0];
+            else if (bk->inner_nblks == 0 && bk->strides[1] == 1 && bk->strides[3] == 64)
+                chain_layout = EIR_DNNL_NHWC;
+        }
         dn.dnnl_primitive_desc_destroy(pd);
     }
-    /* blocked pieces start on a channel block */
-    if (blk_B && oc_block % blk_B) oc_block += blk_B - oc_block % blk_B;
+    /* pieces of a blocked output start on a channel block */
+    if (chain_layout > 0 && oc_block % chain_layout) oc_block += chain_layout - oc_block % chain_layout;
 }
 
-int eir_dnnl_conv_block(void) {
+int eir_dnnl_conv_layout(void) {
     pthread_once(&conv_once, conv_init);
-    return conv_on ? blk_B : 0;
+    return conv_on ? chain_layout : 0;
 }
 
 bool eir_dnnl_conv_enabled(void) {
@@ -215,7 +218,7 @@ typedef struct conv_blk {
 typedef struct conv_entry {
     const void *owner;
     const float *w;
-    int64_t geo[18];                /* N C H W O OH OW KH KW stride pad dil, bias, blocked mode, block */
+    int64_t geo[18];                /* N C H W O OH OW KH KW stride pad dil, bias; blocked: xB + 1, yB */
     bool ok;                        /* false: no primitive for it; the caller's path */
     pthread_mutex_t mu;             /* one call at a time: the memory objects take the call's buffers */
     prim rin;                       /* NCHW input to the primitives' layout; p NULL: they read NCHW */
@@ -376,14 +379,24 @@ static bool reorder_weight(conv_blk *k, const float *w, const dnnl_memory_desc_t
     return done;
 }
 
-/* Blocked mode (geo[16] 1: NCHW input, 2: blocked input; geo[17] the block): primitives for one
- * image, one per block of output channels, each writing its channels' part of the blocked
- * output; the input read where the caller has it, one memory object per image. */
+/* a memory descriptor of (N, C, H, W) blocked by B (0: NCHW) */
+static bool blocked_md(dnnl_memory_desc_t *md, int64_t N, int64_t C, int64_t H, int64_t W, int64_t B) {
+    dnnl_dims_t d = {N, C, H, W};
+    dnnl_format_tag_t tag = B == 0 ? dnnl_nchw : B == C ? dnnl_nhwc : B == 16 ? dnnl_nChw16c : B == 8 ? dnnl_nChw8c
+                                                                                                        : dnnl_format_tag_undef;
+    return tag != dnnl_format_tag_undef && dn.dnnl_memory_desc_init_by_tag(md, 4, d, dnnl_f32, tag) == dnnl_success;
+}
+
+/* Blocked mode (geo[16] the input's block + 1, 1 for NCHW; geo[17] the output's): primitives for
+ * one image, one per block of output channels; the input read where the caller has it, one
+ * memory object per image; each block's output into the call's buffer (channels last: its
+ * channels are not contiguous in the output) or straight into the output (8 or 16). */
 static bool entry_build_blk(conv_entry *e, const float *w, dnnl_stream_t s) {
     const int64_t *g = e->geo;
     int64_t N = g[0], C = g[1], H = g[2], W = g[3], O = g[4], OH = g[5], OW = g[6], KH = g[7], KW = g[8];
     const int64_t *st = &g[9], *pd = &g[11], *dl = &g[13];
-    dnnl_format_tag_t btag = g[17] == 16 ? dnnl_nChw16c : dnnl_nChw8c;
+    int64_t xB = g[16] - 1, yB = g[17];
+    if (yB != O && oc_block % yB) return false;
     dnnl_dims_t strides = {st[0], st[1]}, dil = {dl[0] - 1, dl[1] - 1}, pl = {pd[0], pd[1]}, pr;
     for (int i = 0; i < 2; i++) {
         int64_t in = i ? W : H, out = i ? OW : OH, k = i ? KW : KH;
@@ -391,8 +404,7 @@ static bool entry_build_blk(conv_entry *e, const float *w, dnnl_stream_t s) {
         if (pr[i] > pd[i] + st[i]) return false;
     }
     dnnl_memory_desc_t src_md;
-    dnnl_dims_t sd = {1, C, H, W};
-    OK(dn.dnnl_memory_desc_init_by_tag(&src_md, 4, sd, dnnl_f32, g[16] == 2 ? btag : dnnl_nchw));
+    if (!blocked_md(&src_md, 1, C, H, W, xB)) return false;
     e->nblk = (O + oc_block - 1) / oc_block;
     if (!(e->blk = calloc((size_t)e->nblk, sizeof *e->blk))) return false;
     if (!(e->srcs = calloc((size_t)N, sizeof *e->srcs))) return false;
@@ -404,10 +416,10 @@ static bool entry_build_blk(conv_entry *e, const float *w, dnnl_stream_t s) {
         k->c0 = b * oc_block;
         k->n = O - k->c0 < oc_block ? O - k->c0 : oc_block;
         dnnl_memory_desc_t wmd, dmd, uwmd;
-        dnnl_dims_t wd = {k->n, C, KH, KW}, dd = {1, k->n, OH, OW};
+        dnnl_dims_t wd = {k->n, C, KH, KW};
         OK(dn.dnnl_memory_desc_init_by_tag(&wmd, 4, wd, dnnl_f32, dnnl_format_tag_any));
         OK(dn.dnnl_memory_desc_init_by_tag(&uwmd, 4, wd, dnnl_f32, dnnl_oihw));
-        OK(dn.dnnl_memory_desc_init_by_tag(&dmd, 4, dd, dnnl_f32, btag));
+        if (!blocked_md(&dmd, 1, k->n, OH, OW, yB == O ? k->n : yB)) return false;
         dnnl_convolution_desc_t cd;
         OK(dn.dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, dnnl_convolution_direct, &src_md,
                                                          &wmd, NULL, &dmd, strides, dil, pl, pr));
@@ -417,7 +429,8 @@ static bool entry_build_blk(conv_entry *e, const float *w, dnnl_stream_t s) {
         dn.dnnl_primitive_desc_destroy(pdesc);
         OK(dn.dnnl_memory_create(&k->wei, &qw, engine, DNNL_MEMORY_ALLOCATE));
         OK(dn.dnnl_memory_create(&k->dst, &dmd, engine, DNNL_MEMORY_NONE));
-        k->bytes = round64(k->conv.scratch_bytes);
+        k->dst_bytes = yB == O ? dn.dnnl_memory_desc_get_size(&dmd) : 0;
+        k->bytes = round64(k->dst_bytes) + round64(k->conv.scratch_bytes);
         e->off[b] = e->total;
         e->total += k->bytes;
         if (!reorder_weight(k, w + k->c0 * C * KH * KW, &uwmd, &qw, s)) return false;
@@ -428,7 +441,7 @@ static bool entry_build_blk(conv_entry *e, const float *w, dnnl_stream_t s) {
 
 /* The primitives of e (geometry in e->geo) and its weights reordered from w; false: oneDNN has none */
 static bool entry_build(conv_entry *e, const float *w, dnnl_stream_t s) {
-    if (e->geo[16]) return entry_build_blk(e, w, s);
+    if (e->geo[17]) return entry_build_blk(e, w, s);
     const int64_t *g = e->geo;
     int64_t N = g[0], C = g[1], H = g[2], W = g[3], O = g[4], OH = g[5], OW = g[6], KH = g[7], KW = g[8];
     const int64_t *st = &g[9], *pd = &g[11], *dl = &g[13];
@@ -616,7 +629,7 @@ out:
 /* blocked mode: blocks [b0, b1) of output channels, each over every image */
 typedef struct blk_job {
     conv_entry *e;
-    char *buf;          /* block b's scratchpad at buf + off[b] */
+    char *buf;          /* block b's output (channels last) and scratchpad at buf + off[b] */
     float *y;
     const eir_blk_epi *epi;
     _Atomic int failed;
@@ -631,28 +644,37 @@ static void conv_blocks_blk(void *ctx, int64_t b0, int64_t b1) {
         return;
     }
     (void)omp_one();
-    int64_t N = e->geo[0], O = e->geo[4], P = e->geo[5] * e->geo[6], B = e->geo[17];
-    int64_t img = (O + B - 1) / B * B * P; /* one image's blocked output */
+    int64_t N = e->geo[0], O = e->geo[4], P = e->geo[5] * e->geo[6], yB = e->geo[17];
+    int64_t img = (O + yB - 1) / yB * yB * P; /* one image's blocked output */
     for (int64_t b = b0; b < b1; b++) {
         conv_blk *k = &e->blk[b];
+        char *tmp = j->buf + e->off[b], *cs = tmp + round64(k->dst_bytes);
         for (int64_t n = 0; n < N; n++) {
-            float *y = j->y + n * img + k->c0 * P;
-            dn.dnnl_memory_set_data_handle(k->dst, y);
+            float *y = j->y + n * img;
+            dn.dnnl_memory_set_data_handle(k->dst, yB == O ? (void *)tmp : (void *)(y + k->c0 * P));
             dnnl_exec_arg_t a[4] = {{DNNL_ARG_SRC, e->srcs[n]}, {DNNL_ARG_WEIGHTS, k->wei}, {DNNL_ARG_DST, k->dst}};
-            if (!prim_run(&k->conv, s, 3, a, j->buf + e->off[b]) || dn.dnnl_stream_wait(s) != dnnl_success) {
+            if (!prim_run(&k->conv, s, 3, a, cs) || dn.dnnl_stream_wait(s) != dnnl_success) {
                 atomic_store(&j->failed, 1);
                 return;
             }
-            if (j->epi) j->epi->fn(j->epi->ctx, n, k->c0, k->n, y);
+            if (yB == O) {
+                j->epi->fn(j->epi->ctx, n, k->c0, k->n, k->n, P, (const float *)tmp, k->n, 1, y + k->c0, O);
+            } else {
+                for (int64_t c = k->c0; c < k->c0 + k->n; c += yB) {
+                    float *yb = y + c * P;
+                    int64_t nl = O - c < yB ? O - c : yB;
+                    j->epi->fn(j->epi->ctx, n, c, nl, yB, P, yb, yB, 1, yb, yB);
+                }
+            }
         }
     }
 }
 
-bool eir_dnnl_conv2d_blk_f32(const float *x, bool x_blocked, const float *w, float *y, int64_t N, int64_t C,
+bool eir_dnnl_conv2d_blk_f32(const float *x, int64_t xB, const float *w, float *y, int64_t yB, int64_t N, int64_t C,
                              int64_t H, int64_t W, int64_t O, int64_t OH, int64_t OW, int64_t KH, int64_t KW,
                              const int64_t *stride, const int64_t *pad, const int64_t *dil, const eir_blk_epi *epi) {
-    int64_t B = eir_dnnl_conv_block();
-    if (!B || N <= 0 || C <= 0 || O <= 0 || OH <= 0 || OW <= 0) return false;
+    if (!eir_dnnl_conv_enabled() || !epi || N <= 0 || C <= 0 || O <= 0 || OH <= 0 || OW <= 0) return false;
+    if ((xB && xB != C && xB != 8 && xB != 16) || (yB != O && yB != 8 && yB != 16)) return false;
     pthread_mutex_lock(&conv_mu);
     if (!nranges) {
         pthread_mutex_unlock(&conv_mu);
@@ -660,8 +682,8 @@ bool eir_dnnl_conv2d_blk_f32(const float *x, bool x_blocked, const float *w, flo
     }
     dnnl_stream_t s = stream_here();
     int was = omp_one();
-    int64_t geo[18] = {N,         C,         H,      W,      O,      OH,     OW,           KH,           KW,
-                       stride[0], stride[1], pad[0], pad[1], dil[0], dil[1], 0, x_blocked ? 2 : 1, B};
+    int64_t geo[18] = {N,         C,         H,      W,      O,      OH,     OW,     KH, KW,
+                       stride[0], stride[1], pad[0], pad[1], dil[0], dil[1], 0,      xB + 1, yB};
     conv_entry *e = s ? entry_find(w, geo, (size_t)(O * C * KH * KW) * sizeof(float), s) : NULL;
     if (e) pthread_mutex_lock(&e->mu);
     pthread_mutex_unlock(&conv_mu);
@@ -670,7 +692,7 @@ bool eir_dnnl_conv2d_blk_f32(const float *x, bool x_blocked, const float *w, flo
     if (!e || !e->ok) goto out;
     buf = eir_kalloc(e->total ? e->total : 64);
     if (!buf) goto out;
-    int64_t per = (x_blocked ? (C + B - 1) / B * B : C) * H * W;
+    int64_t per = (xB ? (C + xB - 1) / xB * xB : C) * H * W;
     for (int64_t n = 0; n < N; n++) dn.dnnl_memory_set_data_handle(e->srcs[n], (void *)(x + n * per));
     blk_job j = {e, buf, y, epi, 0};
     eir_parallel_for(eir_pool_current(), e->nblk, 1, conv_blocks_blk, &j);

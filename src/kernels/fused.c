@@ -323,40 +323,55 @@ static bool dense_f32(const eir_tview *t, int32_t r) {
     return t->dtype == EIR_F32 && t->rank == r && eir_tview_is_contiguous(t);
 }
 
+/* Pixels per tile of the layout copies: a tile of every channel of a block stays in cache
+ * while it is transposed. */
+enum { PIX_TILE = 64 };
+
 /* y blocked = x (N, C, H, W, any strides), the lanes past C zero */
 static void pack_blocked(float *y, const eir_tview *x, int64_t B) {
-    int64_t N = x->sizes[0], C = x->sizes[1], H = x->sizes[2], W = x->sizes[3], CB = (C + B - 1) / B;
+    int64_t N = x->sizes[0], C = x->sizes[1], H = x->sizes[2], W = x->sizes[3], CB = (C + B - 1) / B, P = H * W;
     const float *xd = x->data;
     const int64_t *xs = x->strides;
+    bool plane = xs[3] == 1 && xs[2] == W;   /* each channel's pixels contiguous */
     for (int64_t n = 0; n < N; n++)
         for (int64_t cb = 0; cb < CB; cb++) {
-            float *yb = y + (n * CB + cb) * H * W * B;
+            float *yb = y + (n * CB + cb) * P * B;
             int64_t nc = C - cb * B < B ? C - cb * B : B;
-            for (int64_t h = 0; h < H; h++)
-                for (int64_t w = 0; w < W; w++) {
-                    float *yp = yb + (h * W + w) * B;
-                    const float *xp = xd + n * xs[0] + cb * B * xs[1] + h * xs[2] + w * xs[3];
-                    int64_t j = 0;
-                    for (; j < nc; j++) yp[j] = xp[j * xs[1]];
-                    for (; j < B; j++) yp[j] = 0.f;
+            for (int64_t p0 = 0; p0 < P; p0 += PIX_TILE) {
+                int64_t p1 = p0 + PIX_TILE < P ? p0 + PIX_TILE : P;
+                for (int64_t j = 0; j < nc; j++) {
+                    const float *xc = xd + n * xs[0] + (cb * B + j) * xs[1];
+                    if (plane)
+                        for (int64_t p = p0; p < p1; p++) yb[p * B + j] = xc[p];
+                    else
+                        for (int64_t p = p0; p < p1; p++) yb[p * B + j] = xc[(p / W) * xs[2] + (p % W) * xs[3]];
                 }
+                for (int64_t p = p0; p < p1; p++)
+                    for (int64_t j = nc; j < B; j++) yb[p * B + j] = 0.f;
+            }
         }
 }
 
 /* y (N, C, H, W, any strides) = x blocked, its first C channels */
 static void unpack_blocked(const eir_tview *y, const float *x, int64_t B) {
-    int64_t N = y->sizes[0], C = y->sizes[1], H = y->sizes[2], W = y->sizes[3], CB = (C + B - 1) / B;
+    int64_t N = y->sizes[0], C = y->sizes[1], H = y->sizes[2], W = y->sizes[3], CB = (C + B - 1) / B, P = H * W;
     float *yd = y->data;
     const int64_t *ys = y->strides;
+    bool plane = ys[3] == 1 && ys[2] == W;
     for (int64_t n = 0; n < N; n++)
-        for (int64_t c = 0; c < C; c++) {
-            const float *xb = x + (n * CB + c / B) * H * W * B + c % B;
-            float *yc = yd + n * ys[0] + c * ys[1];
-            if (ys[3] == 1 && ys[2] == W)
-                for (int64_t p = 0; p < H * W; p++) yc[p] = xb[p * B];
-            else
-                for (int64_t h = 0; h < H; h++)
-                    for (int64_t w = 0; w < W; w++) yc[h * ys[2] + w * ys[3]] = xb[(h * W + w) * B];
+        for (int64_t cb = 0; cb < CB; cb++) {
+            const float *xb = x + (n * CB + cb) * P * B;
+            int64_t nc = C - cb * B < B ? C - cb * B : B;
+            for (int64_t p0 = 0; p0 < P; p0 += PIX_TILE) {
+                int64_t p1 = p0 + PIX_TILE < P ? p0 + PIX_TILE : P;
+                for (int64_t j = 0; j < nc; j++) {
+                    float *yc = yd + n * ys[0] + (cb * B + j) * ys[1];
+                    if (plane)
+                        for (int64_t p = p0; p < p1; p++) yc[p] = xb[p * B + j];
+                    else
+                        for (int64_t p = p0; p < p1; p++) yc[(p / W) * ys[2] + (p % W) * ys[3]] = xb[p * B + j];
+                }
+            }
         }
 }
 
@@ -394,68 +409,117 @@ static int k_from_blocked(const eir_karg *a, uint32_t na, eir_tview *out, uint32
     return 0;
 }
 
-/* the blocked convolution's epilogue: per channel c < O, v = y + bias[c] (no bias: y), then
- * + residual, then the activation, each step what eir_cpu::conv2d's epilogue, aten.add and the
- * activation make of it; the lanes past O zeroed */
+/* the blocked convolution's epilogue (eir_blk_epi): per channel c < O, v = y + bias[c] (no
+ * bias: y), then + residual, then the activation, each step what eir_cpu::conv2d's epilogue,
+ * aten.add and the activation make of it; the padding lanes zeroed */
 typedef struct blk_epi_ctx {
     const float *bias;
     const float *res;            /* the residual, blocked like y; NULL: none */
     const epilogue *e;
-    int64_t O, B, P, img;        /* channels, block, pixels per channel, one image's elements */
     float *y;
 } blk_epi_ctx;
 
-static void blk_epi(const void *ctx, int64_t n, int64_t c0, int64_t nc, float *y) {
+/* one pixel's channels, the lanes contiguous: y = x (+ bias) (+ r), then the activation (silu
+ * not here); x may be y */
+EPI_CLONES static void epi_px_copy(float *restrict y, const float *restrict x, int64_t n, const float *restrict b) {
+    if (b)
+        for (int64_t j = 0; j < n; j++) y[j] = x[j] + b[j];
+    else
+        for (int64_t j = 0; j < n; j++) y[j] = x[j];
+}
+EPI_CLONES static void epi_px_bias(float *restrict y, int64_t n, const float *restrict b) {
+    for (int64_t j = 0; j < n; j++) y[j] = y[j] + b[j];
+}
+EPI_CLONES static void epi_px_act(float *restrict y, int64_t n, const float *restrict r, int act, float lo, float hi) {
+    if (r)
+        for (int64_t j = 0; j < n; j++) y[j] = y[j] + r[j];
+    switch (act) {
+    case EIR_ACT_RELU:
+        for (int64_t j = 0; j < n; j++) y[j] = y[j] < 0.f ? 0.f : y[j];
+        break;
+    case EIR_ACT_HARDTANH:
+        for (int64_t j = 0; j < n; j++) {
+            float v = y[j] < lo ? lo : y[j];
+            y[j] = v > hi ? hi : v;
+        }
+        break;
+    case EIR_ACT_HARDSWISH:
+        for (int64_t j = 0; j < n; j++) {
+            float v = y[j], t = v + 3.0f;
+            t = t > 0.0f ? t : 0.0f;
+            t = t < 6.0f ? t : 6.0f;
+            y[j] = v * t / 6.0f;
+        }
+        break;
+    default: break;
+    }
+}
+
+static void blk_epi(const void *ctx, int64_t n, int64_t c0, int64_t nc, int64_t nz, int64_t P, const float *src,
+                    int64_t sp, int64_t sj, float *dst, int64_t dp) {
+    if (sj == 1) { /* the primitive's pieces: pixel rows of contiguous lanes */
+        const blk_epi_ctx *k = ctx;
+        const float *r = k->res ? k->res + (dst - k->y) : NULL, *bias = k->bias ? k->bias + c0 : NULL;
+        const epilogue *e = k->e;
+        static const int64_t s1[3] = {1, 0, 0};
+        pw_params pp;
+        memset(&pp, 0, sizeof pp);
+        pp.ct = EIR_F32;
+        pp.a = 1.0, pp.af = 1.0f;
+        for (int64_t p = 0; p < P; p++) {
+            float *yp = dst + p * dp;
+            const float *xp = src + p * sp;
+            if (xp != yp) epi_px_copy(yp, xp, nc, bias);
+            else if (bias) epi_px_bias(yp, nc, bias);
+            epi_px_act(yp, nc, r ? r + p * dp : NULL, e->act, e->lo, e->hi);
+            if (e->act == EIR_ACT_SILU) {
+                const float *xs[4] = {yp, NULL, NULL, NULL};
+                eir_pw_row_silu_f32(yp, xs, s1, nc, &pp);
+            }
+            for (int64_t j = nc; j < nz; j++) yp[j] = 0.f;
+        }
+        return;
+    }
     const blk_epi_ctx *k = ctx;
-    int64_t B = k->B, P = k->P, ncb = (nc + B - 1) / B;
-    const float *r = k->res ? k->res + (y - k->y) : NULL;
+    const float *r = k->res ? k->res + (dst - k->y) : NULL;
+    const float *bias = k->bias ? k->bias + c0 : NULL;
     const epilogue *e = k->e;
     float lo = e->lo, hi = e->hi;
-    for (int64_t cb = 0; cb < ncb; cb++) {
-        float *yb = y + cb * P * B;
-        const float *rb = r ? r + cb * P * B : NULL;
-        int64_t cbase = c0 + cb * B, nl = k->O - cbase < B ? k->O - cbase : B;
-        float bias[64];
-        for (int64_t j = 0; j < B; j++) bias[j] = k->bias && j < nl ? k->bias[cbase + j] : 0.f;
-        for (int64_t p = 0; p < P; p++) {
-            float *yp = yb + p * B;
-            if (k->bias)
-                for (int64_t j = 0; j < B; j++) yp[j] = yp[j] + bias[j];
-            if (rb)
-                for (int64_t j = 0; j < B; j++) yp[j] = yp[j] + rb[p * B + j];
+    static const int64_t s1[3] = {1, 0, 0};
+    pw_params pp;
+    memset(&pp, 0, sizeof pp);
+    pp.ct = EIR_F32;
+    pp.a = 1.0, pp.af = 1.0f;
+    for (int64_t p = 0; p < P; p++) {
+        const float *sp_ = src + p * sp;
+        float *yp = dst + p * dp;
+        const float *rp = r ? r + p * dp : NULL;
+        for (int64_t j = 0; j < nc; j++) {
+            float v = sp_[j * sj];
+            if (bias) v = v + bias[j];
+            if (rp) v = v + rp[j];
             switch (e->act) {
-            case EIR_ACT_RELU:
-                for (int64_t j = 0; j < B; j++) yp[j] = yp[j] < 0.f ? 0.f : yp[j];
-                break;
+            case EIR_ACT_RELU: v = v < 0.f ? 0.f : v; break;
             case EIR_ACT_HARDTANH:
-                for (int64_t j = 0; j < B; j++) {
-                    float v = yp[j] < lo ? lo : yp[j];
-                    yp[j] = v > hi ? hi : v;
-                }
+                v = v < lo ? lo : v;
+                v = v > hi ? hi : v;
                 break;
-            case EIR_ACT_HARDSWISH:
-                for (int64_t j = 0; j < B; j++) {
-                    float v = yp[j], t = v + 3.0f;
-                    t = t > 0.0f ? t : 0.0f;
-                    t = t < 6.0f ? t : 6.0f;
-                    yp[j] = v * t / 6.0f;
-                }
+            case EIR_ACT_HARDSWISH: {
+                float t = v + 3.0f;
+                t = t > 0.0f ? t : 0.0f;
+                t = t < 6.0f ? t : 6.0f;
+                v = v * t / 6.0f;
                 break;
+            }
             default: break;
             }
+            yp[j] = v;
         }
         if (e->act == EIR_ACT_SILU) {
-            static const int64_t s1[3] = {1, 0, 0};
-            pw_params pp;
-            memset(&pp, 0, sizeof pp);
-            pp.ct = EIR_F32;
-            pp.a = 1.0, pp.af = 1.0f;
-            const float *xs[4] = {yb, NULL, NULL, NULL};
-            eir_pw_row_silu_f32(yb, xs, s1, P * B, &pp);
+            const float *xs[4] = {yp, NULL, NULL, NULL};
+            eir_pw_row_silu_f32(yp, xs, s1, nc, &pp);
         }
-        if (nl < B)
-            for (int64_t p = 0; p < P; p++)
-                for (int64_t j = nl; j < B; j++) yb[p * B + j] = 0.f;
+        for (int64_t j = nc; j < nz; j++) yp[j] = 0.f;
     }
     (void)n;
 }
@@ -471,14 +535,15 @@ static int k_conv2d_blocked(const eir_karg *a, uint32_t na, eir_tview *out, uint
     eir_tview *y = &out[0];
     int64_t B = a[7].i;
     if (a[6].i != 1) return eir_kerr(ctx, "%s: groups must be 1, got %lld", op, (long long)a[6].i);
-    if (B < 1 || B > 64) return eir_kerr(ctx, "%s: block must be 1 to 64, got %lld", op, (long long)B);
+    if (B < 1) return eir_kerr(ctx, "%s: block must be positive, got %lld", op, (long long)B);
     bool xb = x->rank == 5;
-    if (!(xb ? dense_f32(x, 5) && x->sizes[4] == B : x->dtype == EIR_F32 && x->rank == 4))
-        return eir_kerr(ctx, "%s: input must be float32 4-d, or contiguous 5-d with block %lld", op, (long long)B);
+    if (!(xb ? dense_f32(x, 5) : x->dtype == EIR_F32 && x->rank == 4))
+        return eir_kerr(ctx, "%s: input must be float32 4-d, or contiguous 5-d (blocked)", op);
+    int64_t xB = xb ? x->sizes[4] : 0;
     if (w->dtype != EIR_F32 || w->rank != 4 || (b && (b->dtype != EIR_F32 || b->rank != 1)))
         return eir_kerr(ctx, "%s: expected a float32 4-d weight and 1-d bias", op);
     int64_t N = x->sizes[0], C = w->sizes[1], H = x->sizes[2], W = x->sizes[3], O = w->sizes[0];
-    if (xb ? x->sizes[1] != (C + B - 1) / B : x->sizes[1] != C)
+    if (xb ? xB < 1 || x->sizes[1] != (C + xB - 1) / xB : x->sizes[1] != C)
         return eir_kerr(ctx, "%s: input has %lld channels%s, the weight %lld", op, (long long)x->sizes[1],
                         xb ? " blocks" : "", (long long)C);
     if (!dense_f32(y, 5) || y->sizes[0] != N || y->sizes[1] != (O + B - 1) / B || y->sizes[4] != B)
@@ -516,12 +581,11 @@ static int k_conv2d_blocked(const eir_karg *a, uint32_t na, eir_tview *out, uint
         }
     }
     int64_t P = OH * OW, img = y->sizes[1] * B * P;
-    blk_epi_ctx ec = {bias, r ? r->data : NULL, &e, O, B, P, img, y->data};
+    blk_epi_ctx ec = {bias, r ? r->data : NULL, &e, y->data};
     eir_blk_epi epi = {blk_epi, &ec};
-    bool wdense = eir_tview_is_contiguous(w);
     int rc = 0;
-    if (!(wdense && B == eir_dnnl_conv_block() &&
-          eir_dnnl_conv2d_blk_f32(x->data, xb, w->data, y->data, N, C, H, W, O, OH, OW, w->sizes[2], w->sizes[3], st,
+    if (!(eir_tview_is_contiguous(w) &&
+          eir_dnnl_conv2d_blk_f32(x->data, xB, w->data, y->data, B, N, C, H, W, O, OH, OW, w->sizes[2], w->sizes[3], st,
                                   pd, dl, &epi))) {
         /* another path: the convolution on NCHW tensors, packed, then the same epilogue */
         int64_t xn = xb ? N * C * H * W : 0, yn = N * O * P;
@@ -531,14 +595,16 @@ static int k_conv2d_blocked(const eir_karg *a, uint32_t na, eir_tview *out, uint
             eir_tview xv = *x;
             if (xb) {
                 xv = (eir_tview){xbuf, EIR_F32, 4, {N, C, H, W}, {C * H * W, H * W, W, 1}};
-                unpack_blocked(&xv, x->data, B);
+                unpack_blocked(&xv, x->data, xB);
             }
             eir_tview yv = {ybuf, EIR_F32, 4, {N, O, OH, OW}, {O * P, P, OW, 1}};
             rc = eir_nn_conv_epi(ctx, &xv, w, NULL, st, pd, dl, 1, &yv, NULL);
-            if (!rc) {
-                pack_blocked(y->data, &yv, B);
-                for (int64_t n = 0; n < N; n++) blk_epi(&ec, n, 0, O, (float *)y->data + n * img);
-            }
+            /* channel block by channel block: NCHW planes in, blocked pixels out */
+            for (int64_t n = 0; !rc && n < N; n++)
+                for (int64_t c = 0; c < O; c += B) {
+                    float *yb = (float *)y->data + n * img + c * P;
+                    blk_epi(&ec, n, c, O - c < B ? O - c : B, B, P, ybuf + (n * O + c) * P, 1, P, yb, B);
+                }
         }
         eir_kfree(xbuf);
         eir_kfree(ybuf);

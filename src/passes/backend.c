@@ -896,6 +896,9 @@ static eir_status insert_layout(bctx *c, uint32_t pos, bool to, uint32_t v, int6
     return eir_graph_insert_node(c->p, c->g, pos, to ? T_TO_BLK : T_FROM_BLK, 2, in, 1, &o, NULL);
 }
 
+/* the block of an NCHW tensor of C channels in layout L (eir_dnnl_conv_layout) */
+static int64_t block_of(int64_t L, int64_t C) { return L == EIR_DNNL_NHWC ? C : L; }
+
 static void shift(uint32_t *idx, uint32_t n, uint32_t pos) {
     for (uint32_t i = 0; i < n; i++)
         if (idx[i] >= pos) idx[i]++;
@@ -904,7 +907,7 @@ static void shift(uint32_t *idx, uint32_t n, uint32_t pos) {
 /* eir_cpu::conv2d at node n (groups 1, a constant weight, literal sizes) and the residual add and
  * activation after it, as eir_cpu::conv2d_blocked with a blocked result, read back to NCHW by a
  * from_blocked for whatever is not a blocked convolution */
-static eir_status try_blocked(bctx *c, uint32_t n, int64_t B, bool *done) {
+static eir_status try_blocked(bctx *c, uint32_t n, int64_t L, bool *done) {
     *done = false;
     eir_graph *g = c->g;
     const eir_node *nd = &g->nodes[n];
@@ -955,14 +958,19 @@ static eir_status try_blocked(bctx *c, uint32_t n, int64_t B, bool *done) {
             }
         }
     }
-    int64_t C = size_of(c, x, 1), O = size_of(c, y, 1);
-    /* the input: its blocked twin, NCHW for fewer channels than a block (the stem), or blocked here */
-    uint32_t xin = blocked_twin(c, x, n, B);
+    int64_t C = size_of(c, x, 1), O = size_of(c, y, 1), B = block_of(L, O);
+    /* a 1 x 1 convolution joins a chain, it does not start one (on NCHW it is a GEMM, no
+     * im2col: converting its input would cost more than it gains) */
+    if (size_of(c, w, 2) * size_of(c, w, 3) == 1 && blocked_twin(c, x, n, block_of(L, C)) == EIR_NO_VALUE)
+        return EIR_OK;
+    /* the input: its blocked twin, NCHW for fewer channels than a fixed block (the stem), or
+     * blocked here */
+    uint32_t xin = blocked_twin(c, x, n, block_of(L, C));
     eir_status st_ = EIR_OK;
     if (xin == EIR_NO_VALUE) {
-        if (C < B) xin = x;
+        if (L > 0 && C < L) xin = x;
         else {
-            if ((st_ = insert_layout(c, n, true, x, B, 0, &xin))) return st_;
+            if ((st_ = insert_layout(c, n, true, x, block_of(L, C), 0, &xin))) return st_;
             shift(idx, nidx, n);
         }
     }
@@ -1014,20 +1022,21 @@ static eir_status try_blocked(bctx *c, uint32_t n, int64_t B, bool *done) {
 
 /* (e) on the root graph: every eligible convolution blocked, then to_blocked(from_blocked(z))
  * read as z, and the layout calls nothing reads dropped */
-static eir_status blocked_chains(bctx *c, int64_t B, uint32_t *changed) {
+static eir_status blocked_chains(bctx *c, int64_t L, uint32_t *changed) {
     eir_graph *g = c->g;
     eir_status st = EIR_OK;
     uint32_t made = 0;
     for (uint32_t n = 0; n < g->num_nodes && !st; n++) {
         bool done = false;
-        if ((st = try_blocked(c, n, B, &done))) return st;
+        if ((st = try_blocked(c, n, L, &done))) return st;
         if (done) made++, n--;   /* the convolution is gone: look at position n again */
     }
     if (!made) return EIR_OK;
     for (uint32_t n = 0; n < g->num_nodes && !st; n++) {
         const eir_node *nd = &g->nodes[n];
         if (strcmp(nd->target, T_TO_BLK)) continue;
-        uint32_t v = tensor_of(arg_named(nd, "input")), z = blocked_twin(c, v, 0, B), o = eir_node_output_value(nd, 0);
+        uint32_t v = tensor_of(arg_named(nd, "input")), o = eir_node_output_value(nd, 0);
+        uint32_t z = literal_f32(c, v, 4) ? blocked_twin(c, v, 0, block_of(L, size_of(c, v, 1))) : EIR_NO_VALUE;
         if (z != EIR_NO_VALUE && z != o) st = eir_graph_replace_uses(c->p, g, o, z, NULL);
     }
     for (bool again = true; again && !st;) {
@@ -1096,8 +1105,8 @@ static eir_status to_backend(eir_program *p, uint32_t *changed, bool drop_state)
     }
     eir_status st = fuse_graph(&c, changed);
     c.g = p->graph;
-    int64_t B = eir_dnnl_conv_block();
-    if (!st && B > 0) st = blocked_chains(&c, B, changed);
+    int64_t L = eir_dnnl_conv_layout();
+    if (!st && L) st = blocked_chains(&c, L, changed);
     for (uint32_t i = c.g->num_inputs; drop_state && !st && i-- > 0;) {
         if (i >= p->num_input_specs) continue;
         const eir_input_spec *s = &p->input_specs[i];

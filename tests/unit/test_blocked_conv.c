@@ -2,7 +2,8 @@
  * eir_cpu::to_blocked, eir_cpu::from_blocked and eir_cpu::conv2d_blocked (kernels/fused.c,
  * kernels/dnnl_conv.c).
  *
- * For shapes of ResNet-18 (a 3 x 3 layer, a stride-2 entry, its 1 x 1 downsample), the
+ * In each layout the kernels take (channels last: one block of all channels; nChw16c; nChw8c),
+ * for shapes of ResNet-18 (a 3 x 3 layer, a stride-2 entry, its 1 x 1 downsample), the
  * 3-channel stem read from NCHW, odd channel counts (not a multiple of the block, on both
  * sides), two images and a dilated rectangular kernel, with and without bias, with and without
  * a residual, with each activation:
@@ -31,7 +32,7 @@ typedef struct cshape {
     int64_t N, C, H, W, O, kh, kw, s, p, d;
 } cshape;
 
-static int B; /* the block: oneDNN's, or 16 when the primitive is off (the other path) */
+static int L; /* the layout under test: EIR_DNNL_NHWC (a tensor's block is its channel count) or 8 / 16 */
 static int owner;
 
 static int run_fused(const char *op, const eir_karg *a, uint32_t na, eir_tview *out) {
@@ -75,13 +76,15 @@ static double *reference(const cshape *c, const float *x, const float *w, const 
     return y;
 }
 
+static int64_t block_of(int64_t C) { return L == EIR_DNNL_NHWC ? C : L; }
+
 static tt blocked_like(int64_t N, int64_t C, int64_t H, int64_t W) {
-    int64_t s[5] = {N, (C + B - 1) / B, H, W, B};
+    int64_t B = block_of(C), s[5] = {N, (C + B - 1) / B, H, W, B};
     return tnew(EIR_F32, 5, s, 0);
 }
 
 static int to_blocked(tt *X, tt *XB) {
-    eir_karg a[2] = {KT(&X->v), KI(B)};
+    eir_karg a[2] = {KT(&X->v), KI(block_of(X->v.sizes[1]))};
     return run_fused("eir_cpu.to_blocked.default", a, 2, &XB->v);
 }
 
@@ -94,7 +97,7 @@ static int conv_blocked(const cshape *c, const eir_tview *x, tt *Wt, tt *Bs, boo
                         tt *YB) {
     int64_t sv[2] = {c->s, c->s}, pv[2] = {c->p, c->p}, dv[2] = {c->d, c->d};
     bool ht = !strcmp(act, "hardtanh");
-    eir_karg a[12] = {KT(x),        KT(&Wt->v), bias ? KT(&Bs->v) : KN(), KIS(2, sv), KIS(2, pv), KIS(2, dv), KI(1), KI(B),
+    eir_karg a[12] = {KT(x),        KT(&Wt->v), bias ? KT(&Bs->v) : KN(), KIS(2, sv), KIS(2, pv), KIS(2, dv), KI(1), KI(block_of(c->O)),
                       KSTR(act),    ht ? KF(0) : KN(),    ht ? KF(6) : KN(),   RB ? KT(&RB->v) : KN()};
     return run_fused("eir_cpu.conv2d_blocked.default", a, 12, &YB->v);
 }
@@ -102,7 +105,7 @@ static int conv_blocked(const cshape *c, const eir_tview *x, tt *Wt, tt *Bs, boo
 /* the lanes past C of a blocked tensor are zero */
 static bool pad_zero(const tt *XB, int64_t C) {
     const float *p = XB->buf;
-    int64_t N = XB->v.sizes[0], CB = XB->v.sizes[1], P = XB->v.sizes[2] * XB->v.sizes[3];
+    int64_t N = XB->v.sizes[0], CB = XB->v.sizes[1], P = XB->v.sizes[2] * XB->v.sizes[3], B = XB->v.sizes[4];
     for (int64_t n = 0; n < N; n++)
         for (int64_t q = 0; q < P; q++)
             for (int64_t j = C - (CB - 1) * B; j < B; j++)
@@ -113,8 +116,8 @@ static bool pad_zero(const tt *XB, int64_t C) {
 static void one_case(const cshape *c, const char *act, bool bias, bool residual) {
     char what[200];
     int64_t OH = out_size(c->H, c->kh, c->s, c->p, c->d), OW = out_size(c->W, c->kw, c->s, c->p, c->d);
-    snprintf(what, sizeof what, "blocked conv N%lld C%lld %lldx%lld -> %lld k%lldx%lld s%lld p%lld d%lld %s%s%s",
-             (long long)c->N, (long long)c->C, (long long)c->H, (long long)c->W, (long long)c->O, (long long)c->kh,
+    snprintf(what, sizeof what, "%s conv N%lld C%lld %lldx%lld -> %lld k%lldx%lld s%lld p%lld d%lld %s%s%s",
+             L == EIR_DNNL_NHWC ? "nhwc" : L == 8 ? "nChw8c" : "nChw16c", (long long)c->N, (long long)c->C, (long long)c->H, (long long)c->W, (long long)c->O, (long long)c->kh,
              (long long)c->kw, (long long)c->s, (long long)c->p, (long long)c->d, act, bias ? " bias" : "",
              residual ? " residual" : "");
     int64_t xs[4] = {c->N, c->C, c->H, c->W}, ws[4] = {c->O, c->C, c->kh, c->kw}, ys[4] = {c->N, c->O, OH, OW};
@@ -139,14 +142,14 @@ static void one_case(const cshape *c, const char *act, bool bias, bool residual)
     CHECK(to_blocked(&Rn, &RB) == 0);
 
     /* the input blocked, or NCHW for fewer channels than a block (the stem) */
-    const eir_tview *xin = c->C < B ? &X.v : &XB.v;
+    const eir_tview *xin = L > 0 && c->C < L ? &X.v : &XB.v;
     CHECK(eir_dnnl_conv_const_add(&owner, Wt.buf, wbytes, false) == 0);
     uint64_t calls = eir_dnnl_conv_calls();
     fill_poison(&YB.v);
     CHECK(conv_blocked(c, xin, &Wt, &Bs, bias, act, residual ? &RB : NULL, &YB) == 0);
     if (errbuf[0]) fprintf(stderr, "%s: %s\n", what, errbuf);
     bool dnnl = eir_dnnl_conv_calls() == calls + 1;
-    CHECK(dnnl == (eir_dnnl_conv_block() == B));
+    CHECK(dnnl == eir_dnnl_conv_enabled());
     CHECK(pad_zero(&YB, c->O));
     fill_poison(&Y.v);
     CHECK(from_blocked(&YB, c->O, &Y) == 0);
@@ -174,6 +177,13 @@ static void one_case(const cshape *c, const char *act, bool bias, bool residual)
         for (int64_t k = 0; k < numel(&Y2.v); k++) nchw[k] = ((float *)Y2.buf)[k];
         CHECK(close_to(&Y.v, nchw, 2 * tol, what));
         free(nchw);
+        /* the layout the NCHW path's primitive picks itself, kernels of more than one tap: the same
+         * primitives on the same operands, so the same bits */
+        if (dnnl && L == eir_dnnl_conv_layout() && c->kh * c->kw > 1 && c->N == 1) {
+            bool same = memcmp(Y.buf, Y2.buf, (size_t)numel(&Y.v) * sizeof(float)) == 0;
+            if (!same) fprintf(stderr, "%s: not the NCHW path's bits\n", what);
+            CHECK(same);
+        }
     }
 
     /* 2 and 3 threads: the same bits */
@@ -209,7 +219,7 @@ static void test_shapes(void) {
         {1, 64, 28, 28, 64, 3, 3, 1, 1, 1},      /* a ResNet-18 layer */
         {1, 64, 28, 28, 128, 3, 3, 2, 1, 1},     /* a stride-2 entry */
         {1, 64, 28, 28, 128, 1, 1, 2, 0, 1},     /* its 1 x 1 downsample */
-        {1, 3, 40, 40, 64, 7, 7, 2, 3, 1},       /* the stem, from NCHW */
+        {1, 3, 40, 40, 64, 7, 7, 2, 3, 1},       /* the stem (from NCHW with a block of 8 or 16) */
         {1, 24, 13, 11, 37, 3, 3, 1, 1, 1},      /* odd channels both sides */
         {2, 40, 9, 10, 20, 3, 2, 1, 2, 2},       /* two images, a dilated rectangular kernel */
     };
@@ -226,7 +236,7 @@ static void test_errors(void) {
     int64_t xs[4] = {1, 16, 8, 8}, ws[4] = {16, 16, 3, 3};
     tt X = tnew(EIR_F32, 4, xs, 0), Wt = tnew(EIR_F32, 4, ws, 0), Bs = tnew(EIR_F32, 1, &c.O, 0);
     tt XB = blocked_like(1, 16, 8, 8), YB = blocked_like(1, 16, 8, 8);
-    int64_t bad[5] = {1, 1, 8, 7, B};
+    int64_t bad[5] = {1, 1, 8, 7, block_of(16)};
     tt ZB = tnew(EIR_F32, 5, bad, 0);
     CHECK(to_blocked(&X, &XB) == 0);
     CHECK_FAILS(conv_blocked(&c, &XB.v, &Wt, &Bs, true, "relu", NULL, &ZB), "eir_cpu::conv2d_blocked");
@@ -239,11 +249,14 @@ static void test_errors(void) {
 
 static int run_all(const char *name) {
     eir_blas_single_thread();
-    B = eir_dnnl_conv_block() ? eir_dnnl_conv_block() : 16;
-    printf("%s: block %d, oneDNN's blocked primitive %s (products: %s)\n", name, B,
-           eir_dnnl_conv_block() ? "on" : "off", eir_sgemm_library());
-    test_shapes();
-    test_errors();
+    printf("%s: chains in layout %d on this CPU (-1: NHWC), primitive %s (products: %s)\n", name,
+           eir_dnnl_conv_layout(), eir_dnnl_conv_enabled() ? "on" : "off", eir_sgemm_library());
+    static const int layouts[] = {EIR_DNNL_NHWC, 16, 8};
+    for (size_t i = 0; i < sizeof layouts / sizeof *layouts; i++) {
+        L = layouts[i];
+        test_shapes();
+        test_errors();
+    }
     print_worst(name);
     return check_summary(name);
 }
