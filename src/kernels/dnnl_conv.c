@@ -55,6 +55,10 @@ bool eir_dnnl_conv2d_blk_f32(const float *x, int64_t xB, const float *w, float *
                              const int64_t *stride, const int64_t *pad, const int64_t *dil, const eir_blk_epi *epi) {
     return false;
 }
+bool eir_dnnl_reorder_f32(const float *x, int64_t xB, float *y, int64_t yB, int64_t N, int64_t C, int64_t H,
+                          int64_t W) {
+    return false;
+}
 uint64_t eir_dnnl_conv_calls(void) { return 0; }
 size_t eir_dnnl_conv_weight_bytes(void) { return 0; }
 
@@ -431,8 +435,8 @@ static bool entry_build_blk(conv_entry *e, const float *w, dnnl_stream_t s) {
         OK(dn.dnnl_memory_create(&k->dst, &dmd, engine, DNNL_MEMORY_NONE));
         k->dst_bytes = yB == O ? dn.dnnl_memory_desc_get_size(&dmd) : 0;
         k->bytes = round64(k->dst_bytes) + round64(k->conv.scratch_bytes);
-        e->off[b] = e->total;
-        e->total += k->bytes;
+        e->off[b] = 0;          /* one buffer per thread, reused block after block */
+        if (k->bytes > e->total) e->total = k->bytes;
         if (!reorder_weight(k, w + k->c0 * C * KH * KW, &uwmd, &qw, s)) return false;
         e->wbytes += dn.dnnl_memory_desc_get_size(&qw);
     }
@@ -629,7 +633,6 @@ out:
 /* blocked mode: blocks [b0, b1) of output channels, each over every image */
 typedef struct blk_job {
     conv_entry *e;
-    char *buf;          /* block b's output (channels last) and scratchpad at buf + off[b] */
     float *y;
     const eir_blk_epi *epi;
     _Atomic int failed;
@@ -646,15 +649,23 @@ static void conv_blocks_blk(void *ctx, int64_t b0, int64_t b1) {
     (void)omp_one();
     int64_t N = e->geo[0], O = e->geo[4], P = e->geo[5] * e->geo[6], yB = e->geo[17];
     int64_t img = (O + yB - 1) / yB * yB * P; /* one image's blocked output */
+    /* this thread's buffer: a block's output (channels last) and its scratchpad (kept by
+     * eir_kfree's per-thread cache from call to call) */
+    char *buf = eir_kalloc(e->total ? e->total : 64);
+    if (!buf) {
+        atomic_store(&j->failed, 1);
+        return;
+    }
     for (int64_t b = b0; b < b1; b++) {
         conv_blk *k = &e->blk[b];
-        char *tmp = j->buf + e->off[b], *cs = tmp + round64(k->dst_bytes);
+        char *tmp = buf, *cs = tmp + round64(k->dst_bytes);
         for (int64_t n = 0; n < N; n++) {
             float *y = j->y + n * img;
             dn.dnnl_memory_set_data_handle(k->dst, yB == O ? (void *)tmp : (void *)(y + k->c0 * P));
             dnnl_exec_arg_t a[4] = {{DNNL_ARG_SRC, e->srcs[n]}, {DNNL_ARG_WEIGHTS, k->wei}, {DNNL_ARG_DST, k->dst}};
             if (!prim_run(&k->conv, s, 3, a, cs) || dn.dnnl_stream_wait(s) != dnnl_success) {
                 atomic_store(&j->failed, 1);
+                eir_kfree(buf);
                 return;
             }
             if (yB == O) {
@@ -668,6 +679,7 @@ static void conv_blocks_blk(void *ctx, int64_t b0, int64_t b1) {
             }
         }
     }
+    eir_kfree(buf);
 }
 
 bool eir_dnnl_conv2d_blk_f32(const float *x, int64_t xB, const float *w, float *y, int64_t yB, int64_t N, int64_t C,
@@ -688,19 +700,60 @@ bool eir_dnnl_conv2d_blk_f32(const float *x, int64_t xB, const float *w, float *
     if (e) pthread_mutex_lock(&e->mu);
     pthread_mutex_unlock(&conv_mu);
     bool done = false;
-    char *buf = NULL;
     if (!e || !e->ok) goto out;
-    buf = eir_kalloc(e->total ? e->total : 64);
-    if (!buf) goto out;
     int64_t per = (xB ? (C + xB - 1) / xB * xB : C) * H * W;
     for (int64_t n = 0; n < N; n++) dn.dnnl_memory_set_data_handle(e->srcs[n], (void *)(x + n * per));
-    blk_job j = {e, buf, y, epi, 0};
+    blk_job j = {e, y, epi, 0};
     eir_parallel_for(eir_pool_current(), e->nblk, 1, conv_blocks_blk, &j);
     done = !atomic_load(&j.failed);
     if (done) atomic_fetch_add(&ncalls, 1);
 out:
-    eir_kfree(buf);
     if (e) pthread_mutex_unlock(&e->mu);
+    if (was != 1) dn.omp_set_num_threads(was);
+    return done;
+}
+
+/* ---- layout copies ---- */
+
+enum { MAX_REORDERS = 64 };
+
+static struct reorder_entry {
+    int64_t key[6];                 /* N C H W xB yB */
+    prim r;                         /* p NULL: none for it */
+    dnnl_memory_desc_t from, to;
+} reorders[MAX_REORDERS];
+static int nreorders;
+static pthread_mutex_t reorder_mu = PTHREAD_MUTEX_INITIALIZER;
+
+bool eir_dnnl_reorder_f32(const float *x, int64_t xB, float *y, int64_t yB, int64_t N, int64_t C, int64_t H,
+                          int64_t W) {
+    if (!eir_dnnl_conv_enabled() || N <= 0 || C <= 0 || H <= 0 || W <= 0) return false;
+    if ((xB && C % xB) || (yB && C % yB)) return false;
+    int64_t key[6] = {N, C, H, W, xB, yB};
+    int was = omp_one(); /* oneDNN on one thread here, making the primitive as running it */
+    pthread_mutex_lock(&reorder_mu);
+    struct reorder_entry *e = NULL;
+    for (int i = 0; i < nreorders && !e; i++)
+        if (!memcmp(reorders[i].key, key, sizeof key)) e = &reorders[i];
+    if (!e && nreorders < MAX_REORDERS) {
+        e = &reorders[nreorders++];
+        memcpy(e->key, key, sizeof key);
+        if (!blocked_md(&e->from, N, C, H, W, xB) || !blocked_md(&e->to, N, C, H, W, yB) ||
+            !prim_make(&e->r, NULL, &e->from, &e->to, NULL))
+            e->r.p = NULL;
+        if (e->r.p && e->r.scratch_bytes) prim_free(&e->r); /* kept simple: reorders without a scratchpad */
+    }
+    pthread_mutex_unlock(&reorder_mu);
+    dnnl_stream_t s = e && e->r.p ? stream_here() : NULL;
+    dnnl_memory_t mf = NULL, mt = NULL;
+    bool done = s && dn.dnnl_memory_create(&mf, &e->from, engine, (void *)x) == dnnl_success &&
+                dn.dnnl_memory_create(&mt, &e->to, engine, y) == dnnl_success;
+    if (done) {
+        dnnl_exec_arg_t a[2] = {{DNNL_ARG_FROM, mf}, {DNNL_ARG_TO, mt}};
+        done = dn.dnnl_primitive_execute(e->r.p, s, 2, a) == dnnl_success && dn.dnnl_stream_wait(s) == dnnl_success;
+    }
+    if (mf) dn.dnnl_memory_destroy(mf);
+    if (mt) dn.dnnl_memory_destroy(mt);
     if (was != 1) dn.omp_set_num_threads(was);
     return done;
 }

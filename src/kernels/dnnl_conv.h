@@ -71,6 +71,12 @@ bool eir_dnnl_conv2d_blk_f32(const float *x, int64_t xB, const float *w, float *
                              int64_t H, int64_t W, int64_t O, int64_t OH, int64_t OW, int64_t KH, int64_t KW,
                              const int64_t *stride, const int64_t *pad, const int64_t *dil, const eir_blk_epi *epi);
 
+/* y = x in another layout, (N, C, H, W): xB and yB 0 for NCHW, else the block (8, 16 or C,
+ * with C a multiple of it), on oneDNN's reorder primitive (kept per shape, at most 64). Returns
+ * false (nothing written) when it is off or has no primitive for it. */
+bool eir_dnnl_reorder_f32(const float *x, int64_t xB, float *y, int64_t yB, int64_t N, int64_t C, int64_t H,
+                          int64_t W);
+
 /* Convolutions run on the primitive, and weight bytes held in its layouts, all owners (tests). */
 uint64_t eir_dnnl_conv_calls(void);
 size_t eir_dnnl_conv_weight_bytes(void);

@@ -388,7 +388,9 @@ static int k_to_blocked(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t
         return eir_kerr(ctx, "%s: output must be contiguous float32 [N, ceil(C / %lld), H, W, %lld] for input "
                         "[%lld, %lld, %lld, %lld]", op, (long long)B, (long long)B, (long long)x->sizes[0],
                         (long long)x->sizes[1], (long long)x->sizes[2], (long long)x->sizes[3]);
-    pack_blocked(y->data, x, B);
+    if (!(eir_tview_is_contiguous(x) &&
+          eir_dnnl_reorder_f32(x->data, 0, y->data, B, x->sizes[0], x->sizes[1], x->sizes[2], x->sizes[3])))
+        pack_blocked(y->data, x, B);
     return 0;
 }
 
@@ -405,7 +407,9 @@ static int k_from_blocked(const eir_karg *a, uint32_t na, eir_tview *out, uint32
         return eir_kerr(ctx, "%s: input [%lld, %lld, %lld, %lld, %lld] does not hold %lld channels of the output", op,
                         (long long)x->sizes[0], (long long)x->sizes[1], (long long)x->sizes[2], (long long)x->sizes[3],
                         (long long)B, (long long)C);
-    unpack_blocked(y, x->data, B);
+    if (!(eir_tview_is_contiguous(y) &&
+          eir_dnnl_reorder_f32(x->data, B, y->data, 0, y->sizes[0], C, y->sizes[2], y->sizes[3])))
+        unpack_blocked(y, x->data, B);
     return 0;
 }
 
