@@ -10,6 +10,13 @@
  * once, at the first call for the shape, and kept with the primitives until
  * its runtime drops its constants.
  *
+ * Blocked mode (eir_dnnl_conv2d_blk_f32, eir_cpu::conv2d_blocked): the input
+ * and output are already in the chain's layout (channels last, or nChw8c /
+ * nChw16c); primitives for one image and a block of output channels, each
+ * block's output handed to the caller's epilogue (from the primitive's buffer
+ * when the channels are last: a block's channels are not contiguous there).
+ * eir_dnnl_reorder_f32 does the layout copies at a chain's borders.
+ *
  * Threads: Debian's oneDNN runs on OpenMP, and its kernels' results could
  * depend on how it splits a convolution over threads. Here it always runs on
  * one thread (omp_set_num_threads(1) in every calling thread); the output

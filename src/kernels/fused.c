@@ -17,6 +17,10 @@
  * A linear on up to 4 rows of a row-major weight runs recurrent.c's
  * matrix-vector kernel instead of the GEMM. eir_cpu::attention is
  * nn.c's scaled_dot_product_attention without dropout or causal masking.
+ * eir_cpu::conv2d_blocked, to_blocked and from_blocked keep convolution
+ * chains in a blocked layout (dnnl_conv.c's primitive, the NCHW convolution
+ * when it has none), the epilogue adding bias and residual and applying the
+ * activation as the output is written.
  * Float32 only; other dtypes are refused (the pass to-backend makes these
  * operators only for float32 programs). */
 #include <math.h>

@@ -26,6 +26,12 @@
  *  (d) the chain run_decompositions() writes for scaled_dot_product_attention
  *      (two bmm, _softmax and its -inf guard; see try_attention):
  *      eir_cpu::attention.
+ *  (e) then, on the root graph when oneDNN's convolution primitive is on, every
+ *      eir_cpu::conv2d with groups 1, a weight the program never writes and
+ *      literal sizes: eir_cpu::conv2d_blocked, its result in the layout the
+ *      primitive picks (eir_dnnl_conv_layout), a residual add (alpha 1) and the
+ *      activation after it taken in; to_blocked / from_blocked only where the
+ *      chain meets other operators (see try_blocked, blocked_chains).
  *
  * A pattern is rewritten only when every tensor in it is float32, the
  * convolution 2-d with literal stride, padding and dilation, the linear's
