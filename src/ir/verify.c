@@ -463,11 +463,89 @@ static void check_aten(vctx *c, const eir_graph *g, const eir_node *nd, const ch
 
 /* ---- the Backend dialect's operators (src/ops/backend_ops.c) ---- */
 
+/* a literal size of tensor argument `arg` (or output 0 when arg is NULL) at dim d; -1: symbolic or absent */
+static int64_t lit_dim(const eir_value *v, uint32_t d) {
+    if (!v || v->kind != EIR_VALUE_TENSOR || d >= v->meta.rank || v->meta.sizes[d].is_expr) return -1;
+    return v->meta.sizes[d].value;
+}
+
+static const eir_value *named_tensor(const eir_graph *g, const eir_node *nd, const char *name) {
+    for (uint32_t i = 0; i < nd->num_inputs; i++)
+        if (nd->inputs[i].name && !strcmp(nd->inputs[i].name, name) && nd->inputs[i].arg.kind == EIR_ARG_TENSOR)
+            return value_of(g, &nd->inputs[i].arg);
+    return NULL;
+}
+
+static int64_t named_int(const eir_node *nd, const char *name) {
+    for (uint32_t i = 0; i < nd->num_inputs; i++)
+        if (nd->inputs[i].name && !strcmp(nd->inputs[i].name, name) && nd->inputs[i].arg.kind == EIR_ARG_INT)
+            return nd->inputs[i].arg.u.i;
+    return -1;
+}
+
+/* The blocked layout (docs/IR.md): a float32 (N, C, H, W) kept as (N, ceil(C / B), H, W, B).
+ * to_blocked: input 4-d, result blocked by `block`; from_blocked: input 5-d, result 4-d with
+ * `channels` channels; conv2d_blocked: input 4-d or blocked, weight 4-d, residual and result
+ * blocked by `block` with the weight's output channels. Sizes compared where literal. */
+static void check_blocked(vctx *c, const eir_graph *g, const eir_node *nd, const char *name, bool conv, bool to) {
+    const eir_value *x = named_tensor(g, nd, "input"), *y = nd->num_outputs ? value_of(g, &nd->outputs[0]) : NULL;
+    const eir_value *w = conv ? named_tensor(g, nd, "weight") : NULL, *r = conv ? named_tensor(g, nd, "residual") : NULL;
+    int64_t B = to || conv ? named_int(nd, "block") : lit_dim(x, 4);
+    if ((to || conv) && B < 1) {
+        viol(c, "backend.block", nd, "block", "block must be a positive int");
+        return;
+    }
+    uint32_t xr = to ? 4 : conv ? 0 : 5, yr = to || conv ? 5 : 4;
+    if (x && x->kind == EIR_VALUE_TENSOR && (xr ? x->meta.rank != xr : x->meta.rank != 4 && x->meta.rank != 5)) {
+        viol(c, "backend.rank", nd, "input", "argument 'input' (%%%s) has %u dims, expected %s", x->name, x->meta.rank,
+             xr == 4 ? "4" : xr == 5 ? "5 (blocked)" : "4 or 5 (blocked)");
+        return;
+    }
+    if (y && y->kind == EIR_VALUE_TENSOR && y->meta.rank != yr) {
+        viol(c, "backend.rank", nd, NULL, "output 0 (%%%s) has %u dims, expected %u", y->name, y->meta.rank, yr);
+        return;
+    }
+    if (conv && w && w->kind == EIR_VALUE_TENSOR && w->meta.rank != 4) {
+        viol(c, "backend.rank", nd, "weight", "argument 'weight' (%%%s) has %u dims, expected 4", w->name, w->meta.rank);
+        return;
+    }
+    if (!x || !y || x->kind != EIR_VALUE_TENSOR || y->kind != EIR_VALUE_TENSOR) return;
+    /* channels C of the NCHW side, blocks of the blocked side */
+    int64_t C = to ? lit_dim(x, 1) : conv ? lit_dim(w, 0) : named_int(nd, "channels");
+    const eir_value *bv = to || conv ? y : x, *nv = to ? x : y;
+    int64_t want[5] = {lit_dim(nv, 0), C >= 0 && B > 0 ? (C + B - 1) / B : -1, lit_dim(nv, 2), lit_dim(nv, 3), B};
+    if (conv) want[0] = lit_dim(x, 0), want[2] = want[3] = -1;
+    for (uint32_t d = 0; d < 5; d++) {
+        int64_t have = lit_dim(bv, d);
+        if (have >= 0 && want[d] >= 0 && have != want[d]) {
+            viol(c, "backend.blocked", nd, NULL, "%%%s should be [N, ceil(C / B), H, W, B] = [%lld, %lld, %lld, %lld, "
+                 "%lld]; dim %u is %lld", bv->name, (long long)want[0], (long long)want[1], (long long)want[2],
+                 (long long)want[3], (long long)want[4], d, (long long)have);
+            return;
+        }
+    }
+    if (!to && !conv && lit_dim(y, 1) >= 0 && C >= 0 && lit_dim(y, 1) != C)
+        viol(c, "backend.blocked", nd, "channels", "output has %lld channels, 'channels' is %lld",
+             (long long)lit_dim(y, 1), (long long)C);
+    if (conv && x->meta.rank == 5 && lit_dim(x, 1) >= 0 && lit_dim(x, 4) > 0 && lit_dim(w, 1) >= 0 &&
+        lit_dim(x, 1) != (lit_dim(w, 1) + lit_dim(x, 4) - 1) / lit_dim(x, 4))
+        viol(c, "backend.blocked", nd, "input", "input has %lld blocks of %lld, the weight %lld input channels",
+             (long long)lit_dim(x, 1), (long long)lit_dim(x, 4), (long long)lit_dim(w, 1));
+    if (conv && r && r->kind == EIR_VALUE_TENSOR) {
+        bool same = r->meta.rank == 5;
+        for (uint32_t d = 0; same && d < 5; d++)
+            same = lit_dim(r, d) < 0 || lit_dim(y, d) < 0 || lit_dim(r, d) == lit_dim(y, d);
+        if (!same) viol(c, "backend.blocked", nd, "residual", "residual (%%%s) is not blocked like the result", r->name);
+    }
+    (void)name;
+}
+
 static void check_backend(vctx *c, const eir_graph *g, const eir_node *nd, const char *name) {
     const eir_op_schema *s = eir_backend_op_find(name);
     if (!s) {
         viol(c, "backend.unknown", nd, NULL, "%s is not an operator of the Backend dialect (eir_cpu.attention.default, "
-             "eir_cpu.conv2d.default, eir_cpu.linear.default)", name);
+             "eir_cpu.conv2d.default, eir_cpu.conv2d_blocked.default, eir_cpu.from_blocked.default, "
+             "eir_cpu.linear.default, eir_cpu.to_blocked.default)", name);
         return;
     }
     int32_t map[64];
@@ -477,7 +555,12 @@ static void check_backend(vctx *c, const eir_graph *g, const eir_node *nd, const
     }
     check_args(c, g, nd, s, map);
     check_outputs(c, g, nd, s);
-    bool conv = !strcmp(name, "eir_cpu.conv2d.default");
+    bool conv = !strcmp(name, "eir_cpu.conv2d.default"), cblk = !strcmp(name, "eir_cpu.conv2d_blocked.default");
+    bool tob = !strcmp(name, "eir_cpu.to_blocked.default"), fromb = !strcmp(name, "eir_cpu.from_blocked.default");
+    if (cblk || tob || fromb) {
+        check_blocked(c, g, nd, name, cblk, tob);
+        if (!cblk) return;
+    }
     const char *act = "none";
     bool has_lo = false, has_hi = false;
     for (uint32_t i = 0; i < nd->num_inputs; i++) {
@@ -486,7 +569,7 @@ static void check_backend(vctx *c, const eir_graph *g, const eir_node *nd, const
         const eir_arg *a = &nd->inputs[i].arg;
         if (a->kind == EIR_ARG_TENSOR) {
             const eir_value *v = value_of(g, a);
-            uint32_t want = !strcmp(sa->name, "bias") ? 1 : conv ? 4 : !strcmp(sa->name, "weight") ? 2 : 0;
+            uint32_t want = !strcmp(sa->name, "bias") ? 1 : cblk ? 0 : conv ? 4 : !strcmp(sa->name, "weight") ? 2 : 0;
             if (v && v->kind == EIR_VALUE_TENSOR && v->meta.dtype != EIR_F32)
                 viol(c, "backend.dtype", nd, sa->name, "argument '%s' (%%%s) is %s; %s runs on float32 tensors",
                      sa->name, v->name, eir_dtype_name(v->meta.dtype) ? eir_dtype_name(v->meta.dtype) : "?", name);

@@ -10,6 +10,13 @@
  * once, at the first call for the shape, and kept with the primitives until
  * its runtime drops its constants.
  *
+ * Blocked mode (eir_dnnl_conv2d_blk_f32, eir_cpu::conv2d_blocked): the input
+ * and output are already in the chain's layout (channels last, or nChw8c /
+ * nChw16c); primitives for one image and a block of output channels, each
+ * block's output handed to the caller's epilogue (from the primitive's buffer
+ * when the channels are last: a block's channels are not contiguous there).
+ * eir_dnnl_reorder_f32 does the layout copies at a chain's borders.
+ *
  * Threads: Debian's oneDNN runs on OpenMP, and its kernels' results could
  * depend on how it splits a convolution over threads. Here it always runs on
  * one thread (omp_set_num_threads(1) in every calling thread); the output
@@ -49,6 +56,16 @@ bool eir_dnnl_conv2d_f32(const float *x, const float *w, const float *bias, floa
                          const int64_t *pad, const int64_t *dil, const eir_conv_epi *epi) {
     return false;
 }
+int eir_dnnl_conv_layout(void) { return 0; }
+bool eir_dnnl_conv2d_blk_f32(const float *x, int64_t xB, const float *w, float *y, int64_t yB, int64_t N, int64_t C,
+                             int64_t H, int64_t W, int64_t O, int64_t OH, int64_t OW, int64_t KH, int64_t KW,
+                             const int64_t *stride, const int64_t *pad, const int64_t *dil, const eir_blk_epi *epi) {
+    return false;
+}
+bool eir_dnnl_reorder_f32(const float *x, int64_t xB, float *y, int64_t yB, int64_t N, int64_t C, int64_t H,
+                          int64_t W) {
+    return false;
+}
 uint64_t eir_dnnl_conv_calls(void) { return 0; }
 size_t eir_dnnl_conv_weight_bytes(void) { return 0; }
 
@@ -86,6 +103,7 @@ enum { MAX_SHAPES = 8 };
     X(dnnl_dilated_convolution_forward_desc_init)                                                                      \
     X(dnnl_primitive_desc_create)                                                                                      \
     X(dnnl_primitive_desc_query_md)                                                                                    \
+    X(dnnl_primitive_desc_query)                                                                                       \
     X(dnnl_primitive_desc_destroy)                                                                                     \
     X(dnnl_reorder_primitive_desc_create)                                                                              \
     X(dnnl_primitive_create)                                                                                           \
@@ -107,6 +125,7 @@ static pthread_once_t conv_once = PTHREAD_ONCE_INIT;
 static bool conv_on;
 static bool conv_1x1; /* EIR_DNNL_CONV=all: 1 x 1 kernels too (measured slower: they need no im2col) */
 static int64_t oc_block = OC_BLOCK;
+static int chain_layout; /* eir_dnnl_conv_layout() */
 static dnnl_engine_t engine;
 static _Thread_local dnnl_stream_t thread_stream;
 
@@ -128,6 +147,40 @@ static void conv_init(void) {
     const char *b = getenv("EIR_DNNL_CONV_OCB");
     if (b && atol(b) > 0) oc_block = atol(b);
     conv_on = true;
+    /* the layout of chains: what the primitive picks for a 64-channel 3 x 3 convolution */
+    const char *bl = getenv("EIR_DNNL_BLOCKED");
+    if (bl && !strcmp(bl, "0")) return;
+    if (bl && (!strcmp(bl, "8") || !strcmp(bl, "16") || !strcmp(bl, "nhwc"))) {
+        chain_layout = !strcmp(bl, "nhwc") ? EIR_DNNL_NHWC : atoi(bl);
+    } else {
+        dnnl_memory_desc_t smd, wmd, dmd;
+        dnnl_dims_t sd = {1, 64, 28, 28}, wd = {64, 64, 3, 3}, one = {1, 1}, zero = {0, 0};
+        dnnl_convolution_desc_t cd;
+        dnnl_primitive_desc_t pd;
+        if (dn.dnnl_memory_desc_init_by_tag(&smd, 4, sd, dnnl_f32, dnnl_format_tag_any) != dnnl_success ||
+            dn.dnnl_memory_desc_init_by_tag(&wmd, 4, wd, dnnl_f32, dnnl_format_tag_any) != dnnl_success ||
+            dn.dnnl_memory_desc_init_by_tag(&dmd, 4, sd, dnnl_f32, dnnl_format_tag_any) != dnnl_success ||
+            dn.dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, dnnl_convolution_direct, &smd,
+                                                          &wmd, NULL, &dmd, one, zero, one, one) != dnnl_success ||
+            dn.dnnl_primitive_desc_create(&pd, &cd, NULL, engine, NULL) != dnnl_success)
+            return;
+        const dnnl_memory_desc_t *q = dn.dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
+        if (q && q->format_kind == dnnl_blocked) {
+            const dnnl_blocking_desc_t *bk = &q->format_desc.blocking;
+            if (bk->inner_nblks == 1 && bk->inner_idxs[0] == 1 && (bk->inner_blks[0] == 8 || bk->inner_blks[0] == 16))
+                chain_layout = (int)bk->inner_blks[0];
+            else if (bk->inner_nblks == 0 && bk->strides[1] == 1 && bk->strides[3] == 64)
+                chain_layout = EIR_DNNL_NHWC;
+        }
+        dn.dnnl_primitive_desc_destroy(pd);
+    }
+    /* pieces of a blocked output start on a channel block */
+    if (chain_layout > 0 && oc_block % chain_layout) oc_block += chain_layout - oc_block % chain_layout;
+}
+
+int eir_dnnl_conv_layout(void) {
+    pthread_once(&conv_once, conv_init);
+    return conv_on ? chain_layout : 0;
 }
 
 bool eir_dnnl_conv_enabled(void) {
@@ -176,11 +229,12 @@ typedef struct conv_blk {
 typedef struct conv_entry {
     const void *owner;
     const float *w;
-    int64_t geo[16];                /* N C H W O OH OW KH KW stride pad dil, bias */
+    int64_t geo[18];                /* N C H W O OH OW KH KW stride pad dil, bias; blocked: xB + 1, yB */
     bool ok;                        /* false: no primitive for it; the caller's path */
     pthread_mutex_t mu;             /* one call at a time: the memory objects take the call's buffers */
     prim rin;                       /* NCHW input to the primitives' layout; p NULL: they read NCHW */
     dnnl_memory_t usrc, src;
+    dnnl_memory_t *srcs;            /* blocked mode: each image's input */
     size_t src_bytes, wbytes;
     int64_t nblk;
     conv_blk *blk;
@@ -273,6 +327,9 @@ static void entry_free(conv_entry *e) {
         if (k->udst) dn.dnnl_memory_destroy(k->udst);
     }
     prim_free(&e->rin);
+    for (int64_t n = 0; e->srcs && n < e->geo[0]; n++)
+        if (e->srcs[n]) dn.dnnl_memory_destroy(e->srcs[n]);
+    free(e->srcs);
     if (e->usrc) dn.dnnl_memory_destroy(e->usrc);
     if (e->src) dn.dnnl_memory_destroy(e->src);
     weight_bytes -= e->wbytes;
@@ -315,8 +372,87 @@ static void release_pages(const char *lo, const char *hi) {
         if ((call) != dnnl_success) return false;                                                                      \
     } while (0)
 
+/* The weight of block k, once: its OIHW rows (at w, in layout *uwmd) into the primitive's layout *qw */
+static bool reorder_weight(conv_blk *k, const float *w, const dnnl_memory_desc_t *uwmd, const dnnl_memory_desc_t *qw,
+                           dnnl_stream_t s) {
+    dnnl_memory_t uw;
+    OK(dn.dnnl_memory_create(&uw, uwmd, engine, (void *)w));
+    prim rw = {0};
+    bool done = prim_make(&rw, NULL, uwmd, qw, NULL);
+    void *scratch = done && rw.scratch_bytes ? malloc(rw.scratch_bytes) : NULL;
+    if (done && (!rw.scratch_bytes || scratch)) {
+        dnnl_exec_arg_t ra[3] = {{DNNL_ARG_FROM, uw}, {DNNL_ARG_TO, k->wei}};
+        done = prim_run(&rw, s, 2, ra, scratch) && dn.dnnl_stream_wait(s) == dnnl_success;
+    } else done = false;
+    free(scratch);
+    prim_free(&rw);
+    dn.dnnl_memory_destroy(uw);
+    return done;
+}
+
+/* a memory descriptor of (N, C, H, W) blocked by B (0: NCHW) */
+static bool blocked_md(dnnl_memory_desc_t *md, int64_t N, int64_t C, int64_t H, int64_t W, int64_t B) {
+    dnnl_dims_t d = {N, C, H, W};
+    dnnl_format_tag_t tag = B == 0 ? dnnl_nchw : B == C ? dnnl_nhwc : B == 16 ? dnnl_nChw16c : B == 8 ? dnnl_nChw8c
+                                                                                                        : dnnl_format_tag_undef;
+    return tag != dnnl_format_tag_undef && dn.dnnl_memory_desc_init_by_tag(md, 4, d, dnnl_f32, tag) == dnnl_success;
+}
+
+/* Blocked mode (geo[16] the input's block + 1, 1 for NCHW; geo[17] the output's): primitives for
+ * one image, one per block of output channels; the input read where the caller has it, one
+ * memory object per image; each block's output into the call's buffer (channels last: its
+ * channels are not contiguous in the output) or straight into the output (8 or 16). */
+static bool entry_build_blk(conv_entry *e, const float *w, dnnl_stream_t s) {
+    const int64_t *g = e->geo;
+    int64_t N = g[0], C = g[1], H = g[2], W = g[3], O = g[4], OH = g[5], OW = g[6], KH = g[7], KW = g[8];
+    const int64_t *st = &g[9], *pd = &g[11], *dl = &g[13];
+    int64_t xB = g[16] - 1, yB = g[17];
+    if (yB != O && oc_block % yB) return false;
+    dnnl_dims_t strides = {st[0], st[1]}, dil = {dl[0] - 1, dl[1] - 1}, pl = {pd[0], pd[1]}, pr;
+    for (int i = 0; i < 2; i++) {
+        int64_t in = i ? W : H, out = i ? OW : OH, k = i ? KW : KH;
+        pr[i] = (out - 1) * st[i] + (k - 1) * dl[i] + 1 - in - pd[i];
+        if (pr[i] > pd[i] + st[i]) return false;
+    }
+    dnnl_memory_desc_t src_md;
+    if (!blocked_md(&src_md, 1, C, H, W, xB)) return false;
+    e->nblk = (O + oc_block - 1) / oc_block;
+    if (!(e->blk = calloc((size_t)e->nblk, sizeof *e->blk))) return false;
+    if (!(e->srcs = calloc((size_t)N, sizeof *e->srcs))) return false;
+    for (int64_t n = 0; n < N; n++) OK(dn.dnnl_memory_create(&e->srcs[n], &src_md, engine, DNNL_MEMORY_NONE));
+    if (!(e->off = malloc((size_t)e->nblk * sizeof *e->off))) return false;
+    e->total = 0;
+    for (int64_t b = 0; b < e->nblk; b++) {
+        conv_blk *k = &e->blk[b];
+        k->c0 = b * oc_block;
+        k->n = O - k->c0 < oc_block ? O - k->c0 : oc_block;
+        dnnl_memory_desc_t wmd, dmd, uwmd;
+        dnnl_dims_t wd = {k->n, C, KH, KW};
+        OK(dn.dnnl_memory_desc_init_by_tag(&wmd, 4, wd, dnnl_f32, dnnl_format_tag_any));
+        OK(dn.dnnl_memory_desc_init_by_tag(&uwmd, 4, wd, dnnl_f32, dnnl_oihw));
+        if (!blocked_md(&dmd, 1, k->n, OH, OW, yB == O ? k->n : yB)) return false;
+        dnnl_convolution_desc_t cd;
+        OK(dn.dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, dnnl_convolution_direct, &src_md,
+                                                         &wmd, NULL, &dmd, strides, dil, pl, pr));
+        dnnl_primitive_desc_t pdesc;
+        if (!prim_make(&k->conv, &cd, NULL, NULL, &pdesc)) return false;
+        dnnl_memory_desc_t qw = *dn.dnnl_primitive_desc_query_md(pdesc, dnnl_query_weights_md, 0);
+        dn.dnnl_primitive_desc_destroy(pdesc);
+        OK(dn.dnnl_memory_create(&k->wei, &qw, engine, DNNL_MEMORY_ALLOCATE));
+        OK(dn.dnnl_memory_create(&k->dst, &dmd, engine, DNNL_MEMORY_NONE));
+        k->dst_bytes = yB == O ? dn.dnnl_memory_desc_get_size(&dmd) : 0;
+        k->bytes = round64(k->dst_bytes) + round64(k->conv.scratch_bytes);
+        e->off[b] = 0;          /* one buffer per thread, reused block after block */
+        if (k->bytes > e->total) e->total = k->bytes;
+        if (!reorder_weight(k, w + k->c0 * C * KH * KW, &uwmd, &qw, s)) return false;
+        e->wbytes += dn.dnnl_memory_desc_get_size(&qw);
+    }
+    return true;
+}
+
 /* The primitives of e (geometry in e->geo) and its weights reordered from w; false: oneDNN has none */
 static bool entry_build(conv_entry *e, const float *w, dnnl_stream_t s) {
+    if (e->geo[17]) return entry_build_blk(e, w, s);
     const int64_t *g = e->geo;
     int64_t N = g[0], C = g[1], H = g[2], W = g[3], O = g[4], OH = g[5], OW = g[6], KH = g[7], KW = g[8];
     const int64_t *st = &g[9], *pd = &g[11], *dl = &g[13];
@@ -362,20 +498,7 @@ static bool entry_build(conv_entry *e, const float *w, dnnl_stream_t s) {
         k->dst_bytes = dn.dnnl_memory_desc_get_size(&qd);
         if (!prim_make(&k->rout, NULL, &qd, &udmd, NULL)) return false;
         k->bytes = round64(k->dst_bytes) + round64(k->conv.scratch_bytes) + round64(k->rout.scratch_bytes);
-        /* the weight, once: OIHW rows [c0, c0 + n) into the primitive's layout */
-        dnnl_memory_t uw;
-        OK(dn.dnnl_memory_create(&uw, &uwmd, engine, (void *)(w + k->c0 * C * KH * KW)));
-        prim rw = {0};
-        bool done = prim_make(&rw, NULL, &uwmd, &qw, NULL);
-        void *scratch = done && rw.scratch_bytes ? malloc(rw.scratch_bytes) : NULL;
-        if (done && (!rw.scratch_bytes || scratch)) {
-            dnnl_exec_arg_t ra[3] = {{DNNL_ARG_FROM, uw}, {DNNL_ARG_TO, k->wei}};
-            done = prim_run(&rw, s, 2, ra, scratch) && dn.dnnl_stream_wait(s) == dnnl_success;
-        } else done = false;
-        free(scratch);
-        prim_free(&rw);
-        dn.dnnl_memory_destroy(uw);
-        if (!done) return false;
+        if (!reorder_weight(k, w + k->c0 * C * KH * KW, &uwmd, &qw, s)) return false;
         e->wbytes += dn.dnnl_memory_desc_get_size(&qw);
     }
     OK(dn.dnnl_memory_create(&e->usrc, &usrc_md, engine, DNNL_MEMORY_NONE));
@@ -487,7 +610,7 @@ bool eir_dnnl_conv2d_f32(const float *x, const float *w, const float *bias, floa
     }
     dnnl_stream_t s = stream_here();
     int was = omp_one();
-    int64_t geo[16] = {N, C, H, W, O, OH, OW, KH, KW, stride[0], stride[1], pad[0], pad[1], dil[0], dil[1], bias != NULL};
+    int64_t geo[18] = {N, C, H, W, O, OH, OW, KH, KW, stride[0], stride[1], pad[0], pad[1], dil[0], dil[1], bias != NULL};
     conv_entry *e = s ? entry_find(w, geo, (size_t)(O * C * KH * KW) * sizeof(float), s) : NULL;
     if (e) pthread_mutex_lock(&e->mu);
     pthread_mutex_unlock(&conv_mu);
@@ -510,6 +633,134 @@ free_bufs:
     eir_kfree(buf);
 out:
     if (e) pthread_mutex_unlock(&e->mu);
+    if (was != 1) dn.omp_set_num_threads(was);
+    return done;
+}
+
+/* blocked mode: blocks [b0, b1) of output channels, each over every image */
+typedef struct blk_job {
+    conv_entry *e;
+    float *y;
+    const eir_blk_epi *epi;
+    _Atomic int failed;
+} blk_job;
+
+static void conv_blocks_blk(void *ctx, int64_t b0, int64_t b1) {
+    blk_job *j = ctx;
+    conv_entry *e = j->e;
+    dnnl_stream_t s = stream_here();
+    if (!s) {
+        atomic_store(&j->failed, 1);
+        return;
+    }
+    (void)omp_one();
+    int64_t N = e->geo[0], O = e->geo[4], P = e->geo[5] * e->geo[6], yB = e->geo[17];
+    int64_t img = (O + yB - 1) / yB * yB * P; /* one image's blocked output */
+    /* this thread's buffer: a block's output (channels last) and its scratchpad (kept by
+     * eir_kfree's per-thread cache from call to call) */
+    char *buf = eir_kalloc(e->total ? e->total : 64);
+    if (!buf) {
+        atomic_store(&j->failed, 1);
+        return;
+    }
+    for (int64_t b = b0; b < b1; b++) {
+        conv_blk *k = &e->blk[b];
+        char *tmp = buf, *cs = tmp + round64(k->dst_bytes);
+        for (int64_t n = 0; n < N; n++) {
+            float *y = j->y + n * img;
+            dn.dnnl_memory_set_data_handle(k->dst, yB == O ? (void *)tmp : (void *)(y + k->c0 * P));
+            dnnl_exec_arg_t a[4] = {{DNNL_ARG_SRC, e->srcs[n]}, {DNNL_ARG_WEIGHTS, k->wei}, {DNNL_ARG_DST, k->dst}};
+            if (!prim_run(&k->conv, s, 3, a, cs) || dn.dnnl_stream_wait(s) != dnnl_success) {
+                atomic_store(&j->failed, 1);
+                eir_kfree(buf);
+                return;
+            }
+            if (yB == O) {
+                j->epi->fn(j->epi->ctx, n, k->c0, k->n, k->n, P, (const float *)tmp, k->n, 1, y + k->c0, O);
+            } else {
+                for (int64_t c = k->c0; c < k->c0 + k->n; c += yB) {
+                    float *yb = y + c * P;
+                    int64_t nl = O - c < yB ? O - c : yB;
+                    j->epi->fn(j->epi->ctx, n, c, nl, yB, P, yb, yB, 1, yb, yB);
+                }
+            }
+        }
+    }
+    eir_kfree(buf);
+}
+
+bool eir_dnnl_conv2d_blk_f32(const float *x, int64_t xB, const float *w, float *y, int64_t yB, int64_t N, int64_t C,
+                             int64_t H, int64_t W, int64_t O, int64_t OH, int64_t OW, int64_t KH, int64_t KW,
+                             const int64_t *stride, const int64_t *pad, const int64_t *dil, const eir_blk_epi *epi) {
+    if (!eir_dnnl_conv_enabled() || !epi || N <= 0 || C <= 0 || O <= 0 || OH <= 0 || OW <= 0) return false;
+    if ((xB && xB != C && xB != 8 && xB != 16) || (yB != O && yB != 8 && yB != 16)) return false;
+    pthread_mutex_lock(&conv_mu);
+    if (!nranges) {
+        pthread_mutex_unlock(&conv_mu);
+        return false;
+    }
+    dnnl_stream_t s = stream_here();
+    int was = omp_one();
+    int64_t geo[18] = {N,         C,         H,      W,      O,      OH,     OW,     KH, KW,
+                       stride[0], stride[1], pad[0], pad[1], dil[0], dil[1], 0,      xB + 1, yB};
+    conv_entry *e = s ? entry_find(w, geo, (size_t)(O * C * KH * KW) * sizeof(float), s) : NULL;
+    if (e) pthread_mutex_lock(&e->mu);
+    pthread_mutex_unlock(&conv_mu);
+    bool done = false;
+    if (!e || !e->ok) goto out;
+    int64_t per = (xB ? (C + xB - 1) / xB * xB : C) * H * W;
+    for (int64_t n = 0; n < N; n++) dn.dnnl_memory_set_data_handle(e->srcs[n], (void *)(x + n * per));
+    blk_job j = {e, y, epi, 0};
+    eir_parallel_for(eir_pool_current(), e->nblk, 1, conv_blocks_blk, &j);
+    done = !atomic_load(&j.failed);
+    if (done) atomic_fetch_add(&ncalls, 1);
+out:
+    if (e) pthread_mutex_unlock(&e->mu);
+    if (was != 1) dn.omp_set_num_threads(was);
+    return done;
+}
+
+/* ---- layout copies ---- */
+
+enum { MAX_REORDERS = 64 };
+
+static struct reorder_entry {
+    int64_t key[6];                 /* N C H W xB yB */
+    prim r;                         /* p NULL: none for it */
+    dnnl_memory_desc_t from, to;
+} reorders[MAX_REORDERS];
+static int nreorders;
+static pthread_mutex_t reorder_mu = PTHREAD_MUTEX_INITIALIZER;
+
+bool eir_dnnl_reorder_f32(const float *x, int64_t xB, float *y, int64_t yB, int64_t N, int64_t C, int64_t H,
+                          int64_t W) {
+    if (!eir_dnnl_conv_enabled() || N <= 0 || C <= 0 || H <= 0 || W <= 0) return false;
+    if ((xB && C % xB) || (yB && C % yB)) return false;
+    int64_t key[6] = {N, C, H, W, xB, yB};
+    int was = omp_one(); /* oneDNN on one thread here, making the primitive as running it */
+    pthread_mutex_lock(&reorder_mu);
+    struct reorder_entry *e = NULL;
+    for (int i = 0; i < nreorders && !e; i++)
+        if (!memcmp(reorders[i].key, key, sizeof key)) e = &reorders[i];
+    if (!e && nreorders < MAX_REORDERS) {
+        e = &reorders[nreorders++];
+        memcpy(e->key, key, sizeof key);
+        if (!blocked_md(&e->from, N, C, H, W, xB) || !blocked_md(&e->to, N, C, H, W, yB) ||
+            !prim_make(&e->r, NULL, &e->from, &e->to, NULL))
+            e->r.p = NULL;
+        if (e->r.p && e->r.scratch_bytes) prim_free(&e->r); /* kept simple: reorders without a scratchpad */
+    }
+    pthread_mutex_unlock(&reorder_mu);
+    dnnl_stream_t s = e && e->r.p ? stream_here() : NULL;
+    dnnl_memory_t mf = NULL, mt = NULL;
+    bool done = s && dn.dnnl_memory_create(&mf, &e->from, engine, (void *)x) == dnnl_success &&
+                dn.dnnl_memory_create(&mt, &e->to, engine, y) == dnnl_success;
+    if (done) {
+        dnnl_exec_arg_t a[2] = {{DNNL_ARG_FROM, mf}, {DNNL_ARG_TO, mt}};
+        done = dn.dnnl_primitive_execute(e->r.p, s, 2, a) == dnnl_success && dn.dnnl_stream_wait(s) == dnnl_success;
+    }
+    if (mf) dn.dnnl_memory_destroy(mf);
+    if (mt) dn.dnnl_memory_destroy(mt);
     if (was != 1) dn.omp_set_num_threads(was);
     return done;
 }

@@ -43,6 +43,40 @@ bool eir_dnnl_conv2d_f32(const float *x, const float *w, const float *bias, floa
                          int64_t W, int64_t O, int64_t OH, int64_t OW, int64_t KH, int64_t KW, const int64_t *stride,
                          const int64_t *pad, const int64_t *dil, const eir_conv_epi *epi);
 
+/* The layout of convolution chains (docs/IR.md, Backend dialect): a tensor (N, C, H, W) kept
+ * as (N, ceil(C / B), H, W, B), channel c of pixel (h, w) at [n][c / B][h][w][c % B], the
+ * lanes past C zero. eir_dnnl_conv_layout() gives B: 8 or 16 (oneDNN's nChw8c / nChw16c),
+ * or EIR_DNNL_NHWC, B the tensor's channel count (one block: channels last, NHWC); 0: no
+ * chains (the primitive is off, or EIR_DNNL_BLOCKED=0). The layout is the one the primitive
+ * picks on this CPU for a 64-channel 3 x 3 convolution; EIR_DNNL_BLOCKED=8, 16 or nhwc sets
+ * it (measurements). */
+#define EIR_DNNL_NHWC (-1)
+int eir_dnnl_conv_layout(void);
+
+/* Applied to each piece of a blocked convolution's output as the primitive completes it:
+ * image n, channels [c0, c0 + nc), P pixels; the value of pixel p, channel c0 + j at
+ * src[p * sp + j * sj]; writes dst[p * dp + j] for j < nc and zeros for nc <= j < nz (the
+ * padding lanes). src and dst may be the same memory (sp == dp, sj == 1). */
+typedef struct eir_blk_epi {
+    void (*fn)(const void *ctx, int64_t n, int64_t c0, int64_t nc, int64_t nz, int64_t P, const float *src, int64_t sp,
+               int64_t sj, float *dst, int64_t dp);
+    const void *ctx;
+} eir_blk_epi;
+
+/* y blocked by yB (N, ceil(O / yB), OH, OW, yB) = epi(conv2d(x, w)), no bias, groups 1; x NCHW
+ * (xB 0) or blocked by xB; blocks 8, 16 or the tensor's channel count. Any kernel size. The
+ * output written through epi (required). Returns false (nothing written) as
+ * eir_dnnl_conv2d_f32 does, or for other blocks. The same bits at any thread count. */
+bool eir_dnnl_conv2d_blk_f32(const float *x, int64_t xB, const float *w, float *y, int64_t yB, int64_t N, int64_t C,
+                             int64_t H, int64_t W, int64_t O, int64_t OH, int64_t OW, int64_t KH, int64_t KW,
+                             const int64_t *stride, const int64_t *pad, const int64_t *dil, const eir_blk_epi *epi);
+
+/* y = x in another layout, (N, C, H, W): xB and yB 0 for NCHW, else the block (8, 16 or C,
+ * with C a multiple of it), on oneDNN's reorder primitive (kept per shape, at most 64). Returns
+ * false (nothing written) when it is off or has no primitive for it. */
+bool eir_dnnl_reorder_f32(const float *x, int64_t xB, float *y, int64_t yB, int64_t N, int64_t C, int64_t H,
+                          int64_t W);
+
 /* Convolutions run on the primitive, and weight bytes held in its layouts, all owners (tests). */
 uint64_t eir_dnnl_conv_calls(void);
 size_t eir_dnnl_conv_weight_bytes(void);

@@ -17,12 +17,17 @@
  * A linear on up to 4 rows of a row-major weight runs recurrent.c's
  * matrix-vector kernel instead of the GEMM. eir_cpu::attention is
  * nn.c's scaled_dot_product_attention without dropout or causal masking.
+ * eir_cpu::conv2d_blocked, to_blocked and from_blocked keep convolution
+ * chains in a blocked layout (dnnl_conv.c's primitive, the NCHW convolution
+ * when it has none), the epilogue adding bias and residual and applying the
+ * activation as the output is written.
  * Float32 only; other dtypes are refused (the pass to-backend makes these
  * operators only for float32 programs). */
 #include <math.h>
 #include <string.h>
 
 #include "../base/pool.h"
+#include "dnnl_conv.h"
 #include "fast.h"
 #include "fused.h"
 #include "kutil.h"
@@ -315,9 +320,313 @@ static int k_attention(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t 
     return eir_nn_sdpa(ctx, q, k, v, m, scale, y);
 }
 
+/* ---- the blocked layout: (N, C, H, W) kept as (N, ceil(C / B), H, W, B) ---- */
+
+/* whether t is a contiguous float32 tensor of rank r */
+static bool dense_f32(const eir_tview *t, int32_t r) {
+    return t->dtype == EIR_F32 && t->rank == r && eir_tview_is_contiguous(t);
+}
+
+/* Pixels per tile of the layout copies: a tile of every channel of a block stays in cache
+ * while it is transposed. */
+enum { PIX_TILE = 64 };
+
+/* y blocked = x (N, C, H, W, any strides), the lanes past C zero */
+static void pack_blocked(float *y, const eir_tview *x, int64_t B) {
+    int64_t N = x->sizes[0], C = x->sizes[1], H = x->sizes[2], W = x->sizes[3], CB = (C + B - 1) / B, P = H * W;
+    const float *xd = x->data;
+    const int64_t *xs = x->strides;
+    bool plane = xs[3] == 1 && xs[2] == W;   /* each channel's pixels contiguous */
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t cb = 0; cb < CB; cb++) {
+            float *yb = y + (n * CB + cb) * P * B;
+            int64_t nc = C - cb * B < B ? C - cb * B : B;
+            for (int64_t p0 = 0; p0 < P; p0 += PIX_TILE) {
+                int64_t p1 = p0 + PIX_TILE < P ? p0 + PIX_TILE : P;
+                for (int64_t j = 0; j < nc; j++) {
+                    const float *xc = xd + n * xs[0] + (cb * B + j) * xs[1];
+                    if (plane)
+                        for (int64_t p = p0; p < p1; p++) yb[p * B + j] = xc[p];
+                    else
+                        for (int64_t p = p0; p < p1; p++) yb[p * B + j] = xc[(p / W) * xs[2] + (p % W) * xs[3]];
+                }
+                for (int64_t p = p0; p < p1; p++)
+                    for (int64_t j = nc; j < B; j++) yb[p * B + j] = 0.f;
+            }
+        }
+}
+
+/* y (N, C, H, W, any strides) = x blocked, its first C channels */
+static void unpack_blocked(const eir_tview *y, const float *x, int64_t B) {
+    int64_t N = y->sizes[0], C = y->sizes[1], H = y->sizes[2], W = y->sizes[3], CB = (C + B - 1) / B, P = H * W;
+    float *yd = y->data;
+    const int64_t *ys = y->strides;
+    bool plane = ys[3] == 1 && ys[2] == W;
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t cb = 0; cb < CB; cb++) {
+            const float *xb = x + (n * CB + cb) * P * B;
+            int64_t nc = C - cb * B < B ? C - cb * B : B;
+            for (int64_t p0 = 0; p0 < P; p0 += PIX_TILE) {
+                int64_t p1 = p0 + PIX_TILE < P ? p0 + PIX_TILE : P;
+                for (int64_t j = 0; j < nc; j++) {
+                    float *yc = yd + n * ys[0] + (cb * B + j) * ys[1];
+                    if (plane)
+                        for (int64_t p = p0; p < p1; p++) yc[p] = xb[p * B + j];
+                    else
+                        for (int64_t p = p0; p < p1; p++) yc[(p / W) * ys[2] + (p % W) * ys[3]] = xb[p * B + j];
+                }
+            }
+        }
+}
+
+/* eir_cpu::to_blocked(input, block) */
+static int k_to_blocked(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    static const char *op = "eir_cpu::to_blocked";
+    if (na < 2 || no < 1 || a[0].kind != EIR_KA_TENSOR) return eir_kerr(ctx, "%s: expected a tensor and a block", op);
+    const eir_tview *x = a[0].t;
+    eir_tview *y = &out[0];
+    int64_t B = a[1].i;
+    if (x->dtype != EIR_F32 || x->rank != 4) return eir_kerr(ctx, "%s: expected a 4-d float32 input", op);
+    if (B < 1 || !dense_f32(y, 5) || y->sizes[0] != x->sizes[0] || y->sizes[1] != (x->sizes[1] + B - 1) / B ||
+        y->sizes[2] != x->sizes[2] || y->sizes[3] != x->sizes[3] || y->sizes[4] != B)
+        return eir_kerr(ctx, "%s: output must be contiguous float32 [N, ceil(C / %lld), H, W, %lld] for input "
+                        "[%lld, %lld, %lld, %lld]", op, (long long)B, (long long)B, (long long)x->sizes[0],
+                        (long long)x->sizes[1], (long long)x->sizes[2], (long long)x->sizes[3]);
+    if (!(eir_tview_is_contiguous(x) &&
+          eir_dnnl_reorder_f32(x->data, 0, y->data, B, x->sizes[0], x->sizes[1], x->sizes[2], x->sizes[3])))
+        pack_blocked(y->data, x, B);
+    return 0;
+}
+
+/* eir_cpu::from_blocked(input, channels) */
+static int k_from_blocked(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    static const char *op = "eir_cpu::from_blocked";
+    if (na < 2 || no < 1 || a[0].kind != EIR_KA_TENSOR) return eir_kerr(ctx, "%s: expected a tensor and a channel count", op);
+    const eir_tview *x = a[0].t;
+    eir_tview *y = &out[0];
+    if (!dense_f32(x, 5)) return eir_kerr(ctx, "%s: expected a contiguous 5-d float32 input", op);
+    int64_t B = x->sizes[4], C = a[1].i;
+    if (y->dtype != EIR_F32 || y->rank != 4 || C < 0 || y->sizes[1] != C || y->sizes[0] != x->sizes[0] ||
+        x->sizes[1] != (C + B - 1) / B || y->sizes[2] != x->sizes[2] || y->sizes[3] != x->sizes[3])
+        return eir_kerr(ctx, "%s: input [%lld, %lld, %lld, %lld, %lld] does not hold %lld channels of the output", op,
+                        (long long)x->sizes[0], (long long)x->sizes[1], (long long)x->sizes[2], (long long)x->sizes[3],
+                        (long long)B, (long long)C);
+    if (!(eir_tview_is_contiguous(y) &&
+          eir_dnnl_reorder_f32(x->data, B, y->data, 0, y->sizes[0], C, y->sizes[2], y->sizes[3])))
+        unpack_blocked(y, x->data, B);
+    return 0;
+}
+
+/* the blocked convolution's epilogue (eir_blk_epi): per channel c < O, v = y + bias[c] (no
+ * bias: y), then + residual, then the activation, each step what eir_cpu::conv2d's epilogue,
+ * aten.add and the activation make of it; the padding lanes zeroed */
+typedef struct blk_epi_ctx {
+    const float *bias;
+    const float *res;            /* the residual, blocked like y; NULL: none */
+    const epilogue *e;
+    float *y;
+} blk_epi_ctx;
+
+/* one pixel's channels, the lanes contiguous: y = x (+ bias) (+ r), then the activation (silu
+ * not here); x may be y */
+EPI_CLONES static void epi_px_copy(float *restrict y, const float *restrict x, int64_t n, const float *restrict b) {
+    if (b)
+        for (int64_t j = 0; j < n; j++) y[j] = x[j] + b[j];
+    else
+        for (int64_t j = 0; j < n; j++) y[j] = x[j];
+}
+EPI_CLONES static void epi_px_bias(float *restrict y, int64_t n, const float *restrict b) {
+    for (int64_t j = 0; j < n; j++) y[j] = y[j] + b[j];
+}
+EPI_CLONES static void epi_px_act(float *restrict y, int64_t n, const float *restrict r, int act, float lo, float hi) {
+    if (r)
+        for (int64_t j = 0; j < n; j++) y[j] = y[j] + r[j];
+    switch (act) {
+    case EIR_ACT_RELU:
+        for (int64_t j = 0; j < n; j++) y[j] = y[j] < 0.f ? 0.f : y[j];
+        break;
+    case EIR_ACT_HARDTANH:
+        for (int64_t j = 0; j < n; j++) {
+            float v = y[j] < lo ? lo : y[j];
+            y[j] = v > hi ? hi : v;
+        }
+        break;
+    case EIR_ACT_HARDSWISH:
+        for (int64_t j = 0; j < n; j++) {
+            float v = y[j], t = v + 3.0f;
+            t = t > 0.0f ? t : 0.0f;
+            t = t < 6.0f ? t : 6.0f;
+            y[j] = v * t / 6.0f;
+        }
+        break;
+    default: break;
+    }
+}
+
+static void blk_epi(const void *ctx, int64_t n, int64_t c0, int64_t nc, int64_t nz, int64_t P, const float *src,
+                    int64_t sp, int64_t sj, float *dst, int64_t dp) {
+    if (sj == 1) { /* the primitive's pieces: pixel rows of contiguous lanes */
+        const blk_epi_ctx *k = ctx;
+        const float *r = k->res ? k->res + (dst - k->y) : NULL, *bias = k->bias ? k->bias + c0 : NULL;
+        const epilogue *e = k->e;
+        static const int64_t s1[3] = {1, 0, 0};
+        pw_params pp;
+        memset(&pp, 0, sizeof pp);
+        pp.ct = EIR_F32;
+        pp.a = 1.0, pp.af = 1.0f;
+        for (int64_t p = 0; p < P; p++) {
+            float *yp = dst + p * dp;
+            const float *xp = src + p * sp;
+            if (xp != yp) epi_px_copy(yp, xp, nc, bias);
+            else if (bias) epi_px_bias(yp, nc, bias);
+            epi_px_act(yp, nc, r ? r + p * dp : NULL, e->act, e->lo, e->hi);
+            if (e->act == EIR_ACT_SILU) {
+                const float *xs[4] = {yp, NULL, NULL, NULL};
+                eir_pw_row_silu_f32(yp, xs, s1, nc, &pp);
+            }
+            for (int64_t j = nc; j < nz; j++) yp[j] = 0.f;
+        }
+        return;
+    }
+    const blk_epi_ctx *k = ctx;
+    const float *r = k->res ? k->res + (dst - k->y) : NULL;
+    const float *bias = k->bias ? k->bias + c0 : NULL;
+    const epilogue *e = k->e;
+    float lo = e->lo, hi = e->hi;
+    static const int64_t s1[3] = {1, 0, 0};
+    pw_params pp;
+    memset(&pp, 0, sizeof pp);
+    pp.ct = EIR_F32;
+    pp.a = 1.0, pp.af = 1.0f;
+    for (int64_t p = 0; p < P; p++) {
+        const float *sp_ = src + p * sp;
+        float *yp = dst + p * dp;
+        const float *rp = r ? r + p * dp : NULL;
+        for (int64_t j = 0; j < nc; j++) {
+            float v = sp_[j * sj];
+            if (bias) v = v + bias[j];
+            if (rp) v = v + rp[j];
+            switch (e->act) {
+            case EIR_ACT_RELU: v = v < 0.f ? 0.f : v; break;
+            case EIR_ACT_HARDTANH:
+                v = v < lo ? lo : v;
+                v = v > hi ? hi : v;
+                break;
+            case EIR_ACT_HARDSWISH: {
+                float t = v + 3.0f;
+                t = t > 0.0f ? t : 0.0f;
+                t = t < 6.0f ? t : 6.0f;
+                v = v * t / 6.0f;
+                break;
+            }
+            default: break;
+            }
+            yp[j] = v;
+        }
+        if (e->act == EIR_ACT_SILU) {
+            const float *xs[4] = {yp, NULL, NULL, NULL};
+            eir_pw_row_silu_f32(yp, xs, s1, nc, &pp);
+        }
+        for (int64_t j = nc; j < nz; j++) yp[j] = 0.f;
+    }
+    (void)n;
+}
+
+/* eir_cpu::conv2d_blocked(input, weight, bias, stride, padding, dilation, groups, block,
+ * activation, min, max, residual) */
+static int k_conv2d_blocked(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    static const char *op = "eir_cpu::conv2d_blocked";
+    if (na < 12 || no < 1 || a[0].kind != EIR_KA_TENSOR || a[1].kind != EIR_KA_TENSOR)
+        return eir_kerr(ctx, "%s: expected 12 arguments and one output", op);
+    const eir_tview *x = a[0].t, *w = a[1].t, *b = a[2].kind == EIR_KA_TENSOR ? a[2].t : NULL;
+    const eir_tview *r = a[11].kind == EIR_KA_TENSOR ? a[11].t : NULL;
+    eir_tview *y = &out[0];
+    int64_t B = a[7].i;
+    if (a[6].i != 1) return eir_kerr(ctx, "%s: groups must be 1, got %lld", op, (long long)a[6].i);
+    if (B < 1) return eir_kerr(ctx, "%s: block must be positive, got %lld", op, (long long)B);
+    bool xb = x->rank == 5;
+    if (!(xb ? dense_f32(x, 5) : x->dtype == EIR_F32 && x->rank == 4))
+        return eir_kerr(ctx, "%s: input must be float32 4-d, or contiguous 5-d (blocked)", op);
+    int64_t xB = xb ? x->sizes[4] : 0;
+    if (w->dtype != EIR_F32 || w->rank != 4 || (b && (b->dtype != EIR_F32 || b->rank != 1)))
+        return eir_kerr(ctx, "%s: expected a float32 4-d weight and 1-d bias", op);
+    int64_t N = x->sizes[0], C = w->sizes[1], H = x->sizes[2], W = x->sizes[3], O = w->sizes[0];
+    if (xb ? xB < 1 || x->sizes[1] != (C + xB - 1) / xB : x->sizes[1] != C)
+        return eir_kerr(ctx, "%s: input has %lld channels%s, the weight %lld", op, (long long)x->sizes[1],
+                        xb ? " blocks" : "", (long long)C);
+    if (!dense_f32(y, 5) || y->sizes[0] != N || y->sizes[1] != (O + B - 1) / B || y->sizes[4] != B)
+        return eir_kerr(ctx, "%s: output must be contiguous float32 [%lld, %lld, OH, OW, %lld]", op, (long long)N,
+                        (long long)((O + B - 1) / B), (long long)B);
+    if (b && b->sizes[0] != O) return eir_kerr(ctx, "%s: bias must have %lld elements", op, (long long)O);
+    if (r && (!dense_f32(r, 5) || memcmp(r->sizes, y->sizes, 5 * sizeof *r->sizes)))
+        return eir_kerr(ctx, "%s: residual must be contiguous float32 of the output's sizes", op);
+    int64_t st[2], pd[2], dl[2];
+    const eir_karg *lists[3] = {&a[3], &a[4], &a[5]};
+    int64_t *dst[3] = {st, pd, dl};
+    for (int k = 0; k < 3; k++) {
+        if (lists[k]->kind != EIR_KA_INTS || (lists[k]->n != 1 && lists[k]->n != 2))
+            return eir_kerr(ctx, "%s: %s must be a list of 1 or 2 ints", op, k == 0 ? "stride" : k == 1 ? "padding" : "dilation");
+        for (int i = 0; i < 2; i++) dst[k][i] = lists[k]->ints[lists[k]->n == 1 ? 0 : i];
+    }
+    for (int i = 0; i < 2; i++)
+        if (st[i] < 1 || pd[i] < 0 || dl[i] < 1)
+            return eir_kerr(ctx, "%s: stride and dilation must be positive and padding non-negative", op);
+    int64_t OH = y->sizes[2], OW = y->sizes[3];
+    if (OH != (H + 2 * pd[0] - dl[0] * (w->sizes[2] - 1) - 1) / st[0] + 1 ||
+        OW != (W + 2 * pd[1] - dl[1] * (w->sizes[3] - 1) - 1) / st[1] + 1)
+        return eir_kerr(ctx, "%s: output is %lld x %lld, the convolution makes %lld x %lld", op, (long long)OH,
+                        (long long)OW, (long long)((H + 2 * pd[0] - dl[0] * (w->sizes[2] - 1) - 1) / st[0] + 1),
+                        (long long)((W + 2 * pd[1] - dl[1] * (w->sizes[3] - 1) - 1) / st[1] + 1));
+    epilogue e;
+    if (read_epilogue(&a[8], &a[9], &a[10], &e, ctx, op)) return -1;
+    float *bias = NULL;
+    void *bias_buf = NULL;
+    if (b) {
+        if (b->strides[0] == 1) bias = b->data;
+        else {
+            if (!(bias = bias_buf = eir_kalloc((size_t)(O > 0 ? O : 1) * sizeof(float)))) return eir_kerr(ctx, "out of memory");
+            for (int64_t c = 0; c < O; c++) bias[c] = ((const float *)b->data)[c * b->strides[0]];
+        }
+    }
+    int64_t P = OH * OW, img = y->sizes[1] * B * P;
+    blk_epi_ctx ec = {bias, r ? r->data : NULL, &e, y->data};
+    eir_blk_epi epi = {blk_epi, &ec};
+    int rc = 0;
+    if (!(eir_tview_is_contiguous(w) &&
+          eir_dnnl_conv2d_blk_f32(x->data, xB, w->data, y->data, B, N, C, H, W, O, OH, OW, w->sizes[2], w->sizes[3], st,
+                                  pd, dl, &epi))) {
+        /* another path: the convolution on NCHW tensors, packed, then the same epilogue */
+        int64_t xn = xb ? N * C * H * W : 0, yn = N * O * P;
+        float *xbuf = xn ? eir_kalloc((size_t)xn * sizeof(float)) : NULL, *ybuf = eir_kalloc((size_t)(yn > 0 ? yn : 1) * sizeof(float));
+        if ((xn && !xbuf) || !ybuf) rc = eir_kerr(ctx, "out of memory");
+        else {
+            eir_tview xv = *x;
+            if (xb) {
+                xv = (eir_tview){xbuf, EIR_F32, 4, {N, C, H, W}, {C * H * W, H * W, W, 1}};
+                unpack_blocked(&xv, x->data, xB);
+            }
+            eir_tview yv = {ybuf, EIR_F32, 4, {N, O, OH, OW}, {O * P, P, OW, 1}};
+            rc = eir_nn_conv_epi(ctx, &xv, w, NULL, st, pd, dl, 1, &yv, NULL);
+            /* channel block by channel block: NCHW planes in, blocked pixels out */
+            for (int64_t n = 0; !rc && n < N; n++)
+                for (int64_t c = 0; c < O; c += B) {
+                    float *yb = (float *)y->data + n * img + c * P;
+                    blk_epi(&ec, n, c, O - c < B ? O - c : B, B, P, ybuf + (n * O + c) * P, 1, P, yb, B);
+                }
+        }
+        eir_kfree(xbuf);
+        eir_kfree(ybuf);
+    }
+    eir_kfree(bias_buf);
+    return rc;
+}
+
 const eir_kernel_entry eir_kernels_fused[] = {
     {"eir_cpu.attention.default", k_attention},
     {"eir_cpu.conv2d.default", k_conv2d},
+    {"eir_cpu.conv2d_blocked.default", k_conv2d_blocked},
+    {"eir_cpu.from_blocked.default", k_from_blocked},
     {"eir_cpu.linear.default", k_linear},
+    {"eir_cpu.to_blocked.default", k_to_blocked},
     {NULL, NULL},
 };

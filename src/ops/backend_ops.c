@@ -21,6 +21,26 @@ static const eir_schema_arg CONV2D[] = {
     {"min", EIR_ST_OPT_FLOAT, 0, "None"},    {"max", EIR_ST_OPT_FLOAT, 0, "None"},
 };
 
+/* eir_cpu::conv2d_blocked(Tensor input, Tensor weight, Tensor? bias, int[2] stride,
+ *                         int[2] padding, int[2] dilation, int groups, int block,
+ *                         str activation="none", float? min=None, float? max=None,
+ *                         Tensor? residual=None) -> Tensor
+ * input NCHW or blocked (N, ceil(C / block), H, W, block); the result blocked (docs/IR.md) */
+static const eir_schema_arg CONV2D_BLOCKED[] = {
+    {"input", EIR_ST_TENSOR, 0, NULL},       {"weight", EIR_ST_TENSOR, 0, NULL},
+    {"bias", EIR_ST_OPT_TENSOR, 0, NULL},    {"stride", EIR_ST_INTS, 0, NULL},
+    {"padding", EIR_ST_INTS, 0, NULL},       {"dilation", EIR_ST_INTS, 0, NULL},
+    {"groups", EIR_ST_INT, 0, NULL},         {"block", EIR_ST_INT, 0, NULL},
+    {"activation", EIR_ST_STR, 0, "none"},   {"min", EIR_ST_OPT_FLOAT, 0, "None"},
+    {"max", EIR_ST_OPT_FLOAT, 0, "None"},    {"residual", EIR_ST_OPT_TENSOR, 0, "None"},
+};
+
+/* eir_cpu::to_blocked(Tensor input, int block) -> Tensor: (N, C, H, W) to (N, ceil(C / block), H, W, block) */
+static const eir_schema_arg TO_BLOCKED[] = {{"input", EIR_ST_TENSOR, 0, NULL}, {"block", EIR_ST_INT, 0, NULL}};
+
+/* eir_cpu::from_blocked(Tensor input, int channels) -> Tensor: back to (N, channels, H, W) */
+static const eir_schema_arg FROM_BLOCKED[] = {{"input", EIR_ST_TENSOR, 0, NULL}, {"channels", EIR_ST_INT, 0, NULL}};
+
 /* eir_cpu::linear(Tensor input, Tensor weight, Tensor? bias, str activation="none",
  *                 float? min=None, float? max=None) -> Tensor */
 static const eir_schema_arg LINEAR[] = {
@@ -41,15 +61,23 @@ static const eir_schema_arg ATTENTION[] = {
 static const eir_op_schema BACKEND_OPS[] = {
     {"eir_cpu.attention.default", ATTENTION, sizeof ATTENTION / sizeof *ATTENTION, 1, 0},
     {"eir_cpu.conv2d.default", CONV2D, sizeof CONV2D / sizeof *CONV2D, 1, 0},
+    {"eir_cpu.conv2d_blocked.default", CONV2D_BLOCKED, sizeof CONV2D_BLOCKED / sizeof *CONV2D_BLOCKED, 1, 0},
+    {"eir_cpu.from_blocked.default", FROM_BLOCKED, 2, 1, 0},
     {"eir_cpu.linear.default", LINEAR, sizeof LINEAR / sizeof *LINEAR, 1, 0},
+    {"eir_cpu.to_blocked.default", TO_BLOCKED, 2, 1, 0},
 };
 
 static const char *const SCHEMA_TEXT[] = {
     "eir_cpu::attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask, float scale) -> Tensor",
     "eir_cpu::conv2d(Tensor input, Tensor weight, Tensor? bias, int[2] stride, int[2] padding, int[2] dilation, "
     "int groups, str activation=\"none\", float? min=None, float? max=None) -> Tensor",
+    "eir_cpu::conv2d_blocked(Tensor input, Tensor weight, Tensor? bias, int[2] stride, int[2] padding, "
+    "int[2] dilation, int groups, int block, str activation=\"none\", float? min=None, float? max=None, "
+    "Tensor? residual=None) -> Tensor",
+    "eir_cpu::from_blocked(Tensor input, int channels) -> Tensor",
     "eir_cpu::linear(Tensor input, Tensor weight, Tensor? bias, str activation=\"none\", float? min=None, "
     "float? max=None) -> Tensor",
+    "eir_cpu::to_blocked(Tensor input, int block) -> Tensor",
 };
 
 static int cmp(const void *key, const void *row) { return strcmp((const char *)key, ((const eir_op_schema *)row)->name); }

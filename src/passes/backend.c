@@ -26,6 +26,12 @@
  *  (d) the chain run_decompositions() writes for scaled_dot_product_attention
  *      (two bmm, _softmax and its -inf guard; see try_attention):
  *      eir_cpu::attention.
+ *  (e) then, on the root graph when oneDNN's convolution primitive is on, every
+ *      eir_cpu::conv2d with groups 1, a weight the program never writes and
+ *      literal sizes: eir_cpu::conv2d_blocked, its result in the layout the
+ *      primitive picks (eir_dnnl_conv_layout), a residual add (alpha 1) and the
+ *      activation after it taken in; to_blocked / from_blocked only where the
+ *      chain meets other operators (see try_blocked, blocked_chains).
  *
  * A pattern is rewritten only when every tensor in it is float32, the
  * convolution 2-d with literal stride, padding and dilation, the linear's
@@ -40,6 +46,7 @@
 #include "passes.h"
 #include "../ir/edit.h"
 #include "../ops/optable.h"
+#include "../kernels/dnnl_conv.h"
 
 #define T_CONV2D "torch.ops.aten.conv2d.default"
 #define T_CONVOLUTION "torch.ops.aten.convolution.default"
@@ -802,6 +809,257 @@ static eir_status try_attention(bctx *c, uint32_t n, bool *done, uint32_t *first
     return st;
 }
 
+/* ---- (e) convolution chains in the blocked layout ---- */
+
+#define T_CONV_FUSED "torch.ops.eir_cpu.conv2d.default"
+#define T_CONV_BLK "torch.ops.eir_cpu.conv2d_blocked.default"
+#define T_TO_BLK "torch.ops.eir_cpu.to_blocked.default"
+#define T_FROM_BLK "torch.ops.eir_cpu.from_blocked.default"
+
+/* a float32 tensor value of `rank` dims, every size a literal */
+static bool literal_f32(const bctx *c, uint32_t v, uint32_t rank) {
+    if (!is_f32(c, v, rank)) return false;
+    for (uint32_t d = 0; d < rank; d++)
+        if (c->g->values[v].meta.sizes[d].is_expr) return false;
+    return true;
+}
+
+static int64_t size_of(const bctx *c, uint32_t v, uint32_t d) { return c->g->values[v].meta.sizes[d].value; }
+
+/* A weight the program never writes: a parameter, buffer or tensor constant of the root graph
+ * that no output spec mutates and no in-place, out= or mutating call reads. */
+static bool const_weight(const bctx *c, uint32_t v) {
+    int32_t ii = input_index(c, v);
+    if (ii < 0) return false;
+    const eir_input_spec *s = &c->p->input_specs[ii];
+    if ((s->kind != EIR_IN_PARAMETER && s->kind != EIR_IN_BUFFER && s->kind != EIR_IN_CONSTANT_TENSOR) || !s->target)
+        return false;
+    for (uint32_t o = 0; o < c->p->num_output_specs; o++) {
+        const eir_output_spec *os = &c->p->output_specs[o];
+        if ((os->kind == EIR_OUT_BUFFER_MUTATION || os->kind == EIR_OUT_PARAMETER_MUTATION) && os->target &&
+            !strcmp(os->target, s->target))
+            return false;
+    }
+    for (uint32_t n = 0; n < c->g->num_nodes; n++) {
+        const eir_node *nd = &c->g->nodes[n];
+        bool reads = false;
+        for (uint32_t i = 0; i < nd->num_inputs && !reads; i++) reads = reads_value(&nd->inputs[i].arg, v);
+        if (!reads) continue;
+        const eir_op_schema *op = eir_op_find(nd->target);
+        if (!op || (op->flags & (EIR_OPF_INPLACE | EIR_OPF_OUT)) || eir_op_mutates_args(op)) return false;
+    }
+    return true;
+}
+
+/* The blocked form of NCHW value v available before node pos: the input of the from_blocked
+ * that made v, or the result of a to_blocked of v; EIR_NO_VALUE if none. */
+static uint32_t blocked_twin(const bctx *c, uint32_t v, uint32_t pos, int64_t B) {
+    int32_t pr = c->g->values[v].producer;
+    if (pr >= 0 && !strcmp(c->g->nodes[pr].target, T_FROM_BLK)) {
+        uint32_t z = tensor_of(arg_named(&c->g->nodes[pr], "input"));
+        if (z != EIR_NO_VALUE && is_f32(c, z, 5) && size_of(c, z, 4) == B) return z;
+    }
+    for (uint32_t n = 0; n < pos && n < c->g->num_nodes; n++) {
+        const eir_node *nd = &c->g->nodes[n];
+        int64_t b = 0;
+        if (!strcmp(nd->target, T_TO_BLK) && tensor_of(arg_named(nd, "input")) == v &&
+            int_of(arg_named(nd, "block"), 0, &b) && b == B)
+            return eir_node_output_value(nd, 0);
+    }
+    return EIR_NO_VALUE;
+}
+
+/* a new 5-d value: NCHW value v blocked by B */
+static uint32_t blocked_value(bctx *c, uint32_t v, int64_t B, const char *hint) {
+    const eir_value *val = &c->g->values[v];
+    int64_t sz[5] = {size_of(c, v, 0), (size_of(c, v, 1) + B - 1) / B, size_of(c, v, 2), size_of(c, v, 3), B};
+    eir_symint sizes[5], strides[5];
+    int64_t st = 1;
+    for (int d = 5; d-- > 0;) {
+        sizes[d] = (eir_symint){.value = sz[d]};
+        strides[d] = (eir_symint){.value = st};
+        st *= sz[d];
+    }
+    eir_tensor_meta m = val->meta;
+    m.rank = 5;
+    m.sizes = sizes;
+    m.strides = strides;
+    m.storage_offset = (eir_symint){.value = 0};
+    m.layout = EIR_LAYOUT_STRIDED;
+    m.requires_grad = false;
+    return eir_graph_add_value(c->p, c->g, EIR_VALUE_TENSOR, &m, hint);
+}
+
+/* Insert `target`(v, k) (to_blocked: k the block; from_blocked: k the channels) at pos, its result
+ * a new value with meta like `like` (from_blocked) or v blocked by k (to_blocked) */
+static eir_status insert_layout(bctx *c, uint32_t pos, bool to, uint32_t v, int64_t k, uint32_t like, uint32_t *out) {
+    uint32_t y = to ? blocked_value(c, v, k, "eir_cpu_to_blocked")
+                    : eir_graph_add_value(c->p, c->g, EIR_VALUE_TENSOR, &c->g->values[like].meta, "eir_cpu_from_blocked");
+    if (y == EIR_NO_VALUE) return EIR_ERR_NOMEM;
+    eir_named_arg in[2] = {tensor_arg(c, "input", v), {to ? "block" : "channels", {.kind = EIR_ARG_INT, .u.i = k}, 1}};
+    eir_arg o = {.kind = EIR_ARG_TENSOR, .value = y, .name = c->g->values[y].name};
+    *out = y;
+    return eir_graph_insert_node(c->p, c->g, pos, to ? T_TO_BLK : T_FROM_BLK, 2, in, 1, &o, NULL);
+}
+
+/* the block of an NCHW tensor of C channels in layout L (eir_dnnl_conv_layout) */
+static int64_t block_of(int64_t L, int64_t C) { return L == EIR_DNNL_NHWC ? C : L; }
+
+static void shift(uint32_t *idx, uint32_t n, uint32_t pos) {
+    for (uint32_t i = 0; i < n; i++)
+        if (idx[i] >= pos) idx[i]++;
+}
+
+/* eir_cpu::conv2d at node n (groups 1, a constant weight, literal sizes) and the residual add and
+ * activation after it, as eir_cpu::conv2d_blocked with a blocked result, read back to NCHW by a
+ * from_blocked for whatever is not a blocked convolution */
+static eir_status try_blocked(bctx *c, uint32_t n, int64_t L, bool *done) {
+    *done = false;
+    eir_graph *g = c->g;
+    const eir_node *nd = &g->nodes[n];
+    if (strcmp(nd->target, T_CONV_FUSED)) return EIR_OK;
+    uint32_t x = tensor_of(arg_named(nd, "input")), w = tensor_of(arg_named(nd, "weight"));
+    uint32_t y = eir_node_output_value(nd, 0);
+    const eir_arg *barg = arg_named(nd, "bias");
+    uint32_t b = is_none(barg) ? EIR_NO_VALUE : tensor_of(barg);
+    int64_t groups = 0, st[2], pd[2], dl[2];
+    if (!int_of(arg_named(nd, "groups"), 1, &groups) || groups != 1 || !ints2_of(arg_named(nd, "stride"), 1, st) ||
+        !ints2_of(arg_named(nd, "padding"), 0, pd) || !ints2_of(arg_named(nd, "dilation"), 1, dl))
+        return EIR_OK;
+    if (!literal_f32(c, x, 4) || !literal_f32(c, w, 4) || !literal_f32(c, y, 4) || !const_weight(c, w) ||
+        (!is_none(barg) && !is_f32(c, b, 1)))
+        return EIR_OK;
+    const eir_arg *aa = arg_named(nd, "activation");
+    const char *an = aa && aa->kind == EIR_ARG_STRING && aa->u.s ? aa->u.s : "none";
+    act a = {eir_backend_activation(an), 0, 0};
+    if (a.kind < 0) return EIR_OK;
+    if (a.kind == EIR_ACT_HARDTANH &&
+        (!number_of(arg_named(nd, "min"), &a.lo) || !number_of(arg_named(nd, "max"), &a.hi)))
+        return EIR_OK;
+    /* the residual add (alpha 1) of a same-sized float32 tensor, then an activation */
+    uint32_t idx[4] = {n, 0, 0, 0}, nidx = 1, result = y, r = EIR_NO_VALUE;
+    int32_t u = a.kind == EIR_ACT_NONE ? sole_user(c, y) : -1;
+    if (u >= 0 && !strcmp(g->nodes[u].target, "torch.ops.aten.add.Tensor")) {
+        const eir_node *ad = &g->nodes[u];
+        uint32_t s0 = tensor_of(arg_named(ad, "self")), s1 = tensor_of(arg_named(ad, "other"));
+        double alpha = 1;
+        const eir_arg *al = arg_named(ad, "alpha");
+        uint32_t o = eir_node_output_value(ad, 0), other = s0 == y ? s1 : s0;
+        if ((!al || (number_of(al, &alpha) && alpha == 1)) && (s0 == y) != (s1 == y) && literal_f32(c, other, 4) &&
+            literal_f32(c, o, 4)) {
+            bool same = true;
+            for (uint32_t d = 0; d < 4; d++)
+                same = same && size_of(c, other, d) == size_of(c, y, d) && size_of(c, o, d) == size_of(c, y, d);
+            if (same) {
+                r = other;
+                result = o;
+                idx[nidx++] = (uint32_t)u;
+                pattern pt = {{0}, 0, o, {EIR_ACT_NONE, 0, 0}};
+                take_act(c, &pt);
+                if (pt.nnodes) {
+                    a = pt.a;
+                    idx[nidx++] = pt.nodes[0];
+                    result = pt.result;
+                }
+            }
+        }
+    }
+    int64_t C = size_of(c, x, 1), O = size_of(c, y, 1), B = block_of(L, O);
+    /* a 1 x 1 convolution joins a chain, it does not start one (on NCHW it is a GEMM, no
+     * im2col: converting its input would cost more than it gains) */
+    if (size_of(c, w, 2) * size_of(c, w, 3) == 1 && blocked_twin(c, x, n, block_of(L, C)) == EIR_NO_VALUE)
+        return EIR_OK;
+    /* the input: its blocked twin, NCHW for fewer channels than a fixed block (the stem), or
+     * blocked here */
+    uint32_t xin = blocked_twin(c, x, n, block_of(L, C));
+    eir_status st_ = EIR_OK;
+    if (xin == EIR_NO_VALUE) {
+        if (L > 0 && C < L) xin = x;
+        else {
+            if ((st_ = insert_layout(c, n, true, x, block_of(L, C), 0, &xin))) return st_;
+            shift(idx, nidx, n);
+        }
+    }
+    uint32_t rin = EIR_NO_VALUE;
+    if (r != EIR_NO_VALUE) {
+        uint32_t at = idx[1];               /* the add: r is defined before it */
+        rin = blocked_twin(c, r, at, B);
+        if (rin == EIR_NO_VALUE) {
+            if ((st_ = insert_layout(c, at, true, r, B, 0, &rin))) return st_;
+            shift(idx, nidx, at);
+        }
+    }
+    uint32_t last = 0;
+    for (uint32_t i = 0; i < nidx; i++)
+        if (idx[i] > last) last = idx[i];
+    nd = &g->nodes[idx[0]];
+    uint32_t yb = blocked_value(c, y, B, "eir_cpu_conv2d_blocked");
+    if (yb == EIR_NO_VALUE) return EIR_ERR_NOMEM;
+    eir_arg ilist[3][2];
+    int64_t *vals[3] = {st, pd, dl};
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < 2; i++) ilist[k][i] = (eir_arg){.kind = EIR_ARG_INT, .u.i = vals[k][i]};
+    eir_named_arg in[12] = {
+        tensor_arg(c, "input", xin), tensor_arg(c, "weight", w),
+        b != EIR_NO_VALUE ? tensor_arg(c, "bias", b) : none_arg("bias"),
+        {"stride", {.kind = EIR_ARG_INTS, .u.list = {2, ilist[0], NULL}}, 1},
+        {"padding", {.kind = EIR_ARG_INTS, .u.list = {2, ilist[1], NULL}}, 1},
+        {"dilation", {.kind = EIR_ARG_INTS, .u.list = {2, ilist[2], NULL}}, 1},
+        {"groups", {.kind = EIR_ARG_INT, .u.i = 1}, 1},
+        {"block", {.kind = EIR_ARG_INT, .u.i = B}, 1},
+        {"activation", {.kind = EIR_ARG_STRING, .u.s = act_name(a.kind)}, 1},
+        a.kind == EIR_ACT_HARDTANH ? (eir_named_arg){"min", {.kind = EIR_ARG_FLOAT, .u.f = a.lo}, 1} : none_arg("min"),
+        a.kind == EIR_ACT_HARDTANH ? (eir_named_arg){"max", {.kind = EIR_ARG_FLOAT, .u.f = a.hi}, 1} : none_arg("max"),
+        rin != EIR_NO_VALUE ? tensor_arg(c, "residual", rin) : none_arg("residual"),
+    };
+    eir_arg out = {.kind = EIR_ARG_TENSOR, .value = yb, .name = g->values[yb].name};
+    if ((st_ = eir_graph_insert_node(c->p, g, last + 1, T_CONV_BLK, 12, in, 1, &out, NULL))) return st_;
+    uint32_t yn;
+    if ((st_ = insert_layout(c, last + 2, false, yb, O, result, &yn))) return st_;
+    if ((st_ = eir_graph_replace_uses(c->p, g, result, yn, NULL))) return st_;
+    bool *erase = calloc(g->num_nodes ? g->num_nodes : 1, sizeof *erase);
+    if (!erase) return eir_fail(c->p, EIR_ERR_NOMEM, "out of memory");
+    for (uint32_t i = 0; i < nidx; i++) erase[idx[i]] = true;
+    st_ = eir_graph_erase_nodes(c->p, g, erase);
+    free(erase);
+    if (!st_) *done = true;
+    return st_;
+}
+
+/* (e) on the root graph: every eligible convolution blocked, then to_blocked(from_blocked(z))
+ * read as z, and the layout calls nothing reads dropped */
+static eir_status blocked_chains(bctx *c, int64_t L, uint32_t *changed) {
+    eir_graph *g = c->g;
+    eir_status st = EIR_OK;
+    uint32_t made = 0;
+    for (uint32_t n = 0; n < g->num_nodes && !st; n++) {
+        bool done = false;
+        if ((st = try_blocked(c, n, L, &done))) return st;
+        if (done) made++, n--;   /* the convolution is gone: look at position n again */
+    }
+    if (!made) return EIR_OK;
+    for (uint32_t n = 0; n < g->num_nodes && !st; n++) {
+        const eir_node *nd = &g->nodes[n];
+        if (strcmp(nd->target, T_TO_BLK)) continue;
+        uint32_t v = tensor_of(arg_named(nd, "input")), o = eir_node_output_value(nd, 0);
+        uint32_t z = literal_f32(c, v, 4) ? blocked_twin(c, v, 0, block_of(L, size_of(c, v, 1))) : EIR_NO_VALUE;
+        if (z != EIR_NO_VALUE && z != o) st = eir_graph_replace_uses(c->p, g, o, z, NULL);
+    }
+    for (bool again = true; again && !st;) {
+        again = false;
+        for (uint32_t n = g->num_nodes; n-- > 0 && !st;) {
+            const eir_node *nd = &g->nodes[n];
+            if ((!strcmp(nd->target, T_TO_BLK) || !strcmp(nd->target, T_FROM_BLK)) &&
+                !eir_graph_num_uses(g, eir_node_output_value(nd, 0))) {
+                st = eir_graph_erase_node(c->p, g, n);
+                again = true;
+            }
+        }
+    }
+    (void)changed;               /* a layout of calls already fused: not counted again */
+    return st;
+}
+
 /* The rewrites on c->g, then on the graphs its higher-order calls hold
  * (cond branches, map / while_loop / scan bodies). Inside those the
  * weights are the body's inputs, operands of the call, not state: a
@@ -853,6 +1111,8 @@ static eir_status to_backend(eir_program *p, uint32_t *changed, bool drop_state)
     }
     eir_status st = fuse_graph(&c, changed);
     c.g = p->graph;
+    int64_t L = eir_dnnl_conv_layout();
+    if (!st && L) st = blocked_chains(&c, L, changed);
     for (uint32_t i = c.g->num_inputs; drop_state && !st && i-- > 0;) {
         if (i >= p->num_input_specs) continue;
         const eir_input_spec *s = &p->input_specs[i];

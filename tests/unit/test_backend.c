@@ -317,10 +317,69 @@ static void test_verifier(void) {
     eir_program_free(p);
 }
 
+/* the blocked layout's operators: a valid chain, then wrong block counts and channels */
+static const char *blocked_program(const char *yb_sizes, const char *channels) {
+    static char buf[2048];
+    snprintf(buf, sizeof buf,
+             "ExportedProgram:\n"
+             "    class GraphModule(torch.nn.Module):\n"
+             "        def forward(self, p_w: \"f32[16, 16, 3, 3]\", x: \"f32[1, 16, 8, 8]\"):\n"
+             "            xb: \"f32[1, 1, 8, 8, 16]\" = torch.ops.eir_cpu.to_blocked.default(x, 16)\n"
+             "            yb: \"f32[%s]\" = torch.ops.eir_cpu.conv2d_blocked.default(xb, p_w, None, [1, 1], [1, 1], "
+             "[1, 1], 1, 16, 'relu', None, None, xb)\n"
+             "            y: \"f32[1, 16, 8, 8]\" = torch.ops.eir_cpu.from_blocked.default(yb, %s)\n"
+             "            return (y,)\n"
+             "\n"
+             "Graph signature:\n"
+             "    # inputs\n"
+             "    p_w: PARAMETER target='w'\n"
+             "    x: USER_INPUT\n"
+             "\n"
+             "    # outputs\n"
+             "    y: USER_OUTPUT\n"
+             "\n"
+             "Range constraints: {}\n",
+             yb_sizes, channels);
+    return buf;
+}
+
+static void test_verifier_blocked(void) {
+    eir_program *p = parse(blocked_program("1, 1, 8, 8, 16", "16"));
+    CHECK(p != NULL);
+    if (p) CHECK(verifies(p, EIR_DIALECT_BACKEND));
+    eir_program_free(p);
+    static const struct { const char *sizes, *channels, *arg; } bad[] = {
+        {"1, 2, 8, 8, 16", "16", "residual"},   /* two blocks for 16 channels; the residual differs too */
+        {"1, 1, 8, 8, 16", "12", "channels"},   /* from_blocked names 12 channels of a 16-channel result */
+        {"1, 1, 8, 8, 8", "16", NULL},          /* blocked by 8, not the 16 it says */
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        p = parse(blocked_program(bad[k].sizes, bad[k].channels));
+        CHECK(p != NULL);
+        if (!p) continue;
+        eir_verify_report *r = NULL;
+        CHECK(eir_program_verify(p, EIR_DIALECT_BACKEND, &r) == EIR_ERR_INVALID);
+        bool found = false;
+        for (uint32_t i = 0; i < eir_verify_num_violations(r); i++) {
+            const eir_violation *v = eir_verify_violation(r, i);
+            found |= !strcmp(v->rule, "backend.blocked");
+        }
+        if (!found) fprintf(stderr, "test_verifier_blocked: case %zu has no backend.blocked violation\n", k);
+        CHECK(found);
+        eir_verify_report_free(r);
+        eir_program_free(p);
+    }
+}
+
 int main(void) {
+    /* rewrites (a)-(d) as they write them: the blocked chains of (e), which would take these
+     * convolutions on a machine with oneDNN, have their own tests (test_blocked_conv.c,
+     * python/tests/test_blocked_conv.py) */
+    setenv("EIR_DNNL_BLOCKED", "0", 1);
     test_conv_bn_relu();
     test_linear_hardtanh();
     test_refusals();
     test_verifier();
+    test_verifier_blocked();
     return check_summary("test_backend");
 }

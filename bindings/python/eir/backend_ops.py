@@ -2,7 +2,10 @@
 
 ``eir convert --to backend`` (and the pass ``to-backend``) writes programs that
 call ``torch.ops.eir_cpu.conv2d.default``, ``torch.ops.eir_cpu.linear.default`` and
-``torch.ops.eir_cpu.attention.default``.
+``torch.ops.eir_cpu.attention.default``, and for chains of convolutions kept in the
+blocked layout ``torch.ops.eir_cpu.conv2d_blocked.default``, ``to_blocked`` and
+``from_blocked``: a tensor (N, C, H, W) held as (N, ceil(C / B), H, W, B), channel c at
+[n, c // B, h, w, c % B], the lanes past C zero (docs/IR.md).
 torch can load and run such a program once the operators are registered::
 
     import eir.backend_ops          # or: eir.backend_ops.register()
@@ -24,6 +27,11 @@ SCHEMAS = {
     "attention": "(Tensor query, Tensor key, Tensor value, Tensor? attn_mask, float scale) -> Tensor",
     "conv2d": "(Tensor input, Tensor weight, Tensor? bias, int[2] stride, int[2] padding, int[2] dilation, "
               "int groups, str activation=\"none\", float? min=None, float? max=None) -> Tensor",
+    "conv2d_blocked": "(Tensor input, Tensor weight, Tensor? bias, int[2] stride, int[2] padding, "
+                      "int[2] dilation, int groups, int block, str activation=\"none\", float? min=None, "
+                      "float? max=None, Tensor? residual=None) -> Tensor",
+    "from_blocked": "(Tensor input, int channels) -> Tensor",
+    "to_blocked": "(Tensor input, int block) -> Tensor",
     "linear": "(Tensor input, Tensor weight, Tensor? bias, str activation=\"none\", float? min=None, "
               "float? max=None) -> Tensor",
 }
@@ -65,6 +73,28 @@ def _attention(query, key, value, attn_mask, scale):
                                                                scale=scale)
 
 
+def _to_blocked(input, block):
+    n, c, h, w = input.shape
+    cb = (c + block - 1) // block
+    x = torch.nn.functional.pad(input, (0, 0, 0, 0, 0, cb * block - c))
+    return x.reshape(n, cb, block, h, w).permute(0, 1, 3, 4, 2).contiguous()
+
+
+def _from_blocked(input, channels):
+    n, cb, h, w, b = input.shape
+    return input.permute(0, 1, 4, 2, 3).reshape(n, cb * b, h, w)[:, :channels].contiguous()
+
+
+def _conv2d_blocked(input, weight, bias, stride, padding, dilation, groups, block, activation="none", min=None,
+                    max=None, residual=None):
+    x = input if input.dim() == 4 else _from_blocked(input, weight.shape[1])
+    y = torch.ops.aten.convolution.default(x, weight, bias, list(stride), list(padding), list(dilation),
+                                           False, [0, 0], groups)
+    if residual is not None:
+        y = y + _from_blocked(residual, weight.shape[0])
+    return _to_blocked(_activation(y, activation, min, max), block)
+
+
 def _conv2d_fake(input, weight, bias, stride, padding, dilation, groups, activation="none", min=None, max=None):
     return torch.ops.aten.convolution.default(input, weight, bias, list(stride), list(padding), list(dilation),
                                               False, [0, 0], groups)
@@ -90,9 +120,14 @@ def register():
     lib.impl("conv2d", _conv2d, "CompositeExplicitAutograd")
     lib.impl("linear", _linear, "CompositeExplicitAutograd")
     lib.impl("attention", _attention, "CompositeExplicitAutograd")
+    lib.impl("conv2d_blocked", _conv2d_blocked, "CompositeExplicitAutograd")
+    lib.impl("to_blocked", _to_blocked, "CompositeExplicitAutograd")
+    lib.impl("from_blocked", _from_blocked, "CompositeExplicitAutograd")
     torch.library.register_fake(f"{NAMESPACE}::conv2d", _conv2d_fake, lib=lib)
     torch.library.register_fake(f"{NAMESPACE}::linear", _linear_fake, lib=lib)
     torch.library.register_fake(f"{NAMESPACE}::attention", _attention, lib=lib)
+    for name, fn in (("conv2d_blocked", _conv2d_blocked), ("to_blocked", _to_blocked), ("from_blocked", _from_blocked)):
+        torch.library.register_fake(f"{NAMESPACE}::{name}", fn, lib=lib)
     _lib = lib
 
 

@@ -1,0 +1,191 @@
+"""Convolution chains kept in the blocked layout (src/passes/backend.c, rewrite (e);
+src/kernels/fused.c, dnnl_conv.c): groups-1 convolutions with constant weights become
+eir_cpu::conv2d_blocked, their residual adds and activations fused, with
+eir_cpu::to_blocked / from_blocked only where the chain meets other operators.
+
+Programs exported strict and non-strict, as exported and after run_decompositions():
+  - `eir convert --to backend` writes the chain (`eir print` shows conv2d_blocked, the
+    residual adds gone, a from_blocked before the operators that are not in it) and
+    `eir verify --dialect backend` accepts it; torch runs the converted program (operators
+    registered by eir.backend_ops) to the module's outputs;
+  - `eir run` (the runtime makes the same chain at bind time) gives torch's outputs over
+    three runs, the same bits on 2 threads as on one, and torch's outputs with the chain in
+    each layout the kernels take (EIR_DNNL_BLOCKED=nhwc, 16, 8), with the chain off
+    (EIR_DNNL_BLOCKED=0), with the primitive off (EIR_DNNL_CONV=0) and with OpenBLAS;
+  - a weight the program writes in place is never cached: its convolution stays out of
+    the chain and later runs see the new values.
+"""
+from __future__ import annotations
+
+import copy
+import importlib.util
+import os
+import re
+import subprocess
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+nn = torch.nn
+F = torch.nn.functional
+
+from conftest import REPO, to_npy  # noqa: E402
+from tolerances import tolerance  # noqa: E402
+
+_spec = importlib.util.spec_from_file_location(
+    "eir_backend_ops", os.path.join(REPO, "bindings", "python", "eir", "backend_ops.py"))
+backend_ops = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(backend_ops)        # registers torch.ops.eir_cpu.*
+
+
+def _bn(c, g):
+    bn = nn.BatchNorm2d(c)
+    with torch.no_grad():
+        bn.running_mean.uniform_(-0.3, 0.3, generator=g)
+        bn.running_var.uniform_(0.5, 1.5, generator=g)
+        bn.weight.uniform_(0.5, 1.5, generator=g)
+        bn.bias.uniform_(-0.2, 0.2, generator=g)
+    return bn
+
+
+class Chain(nn.Module):
+    """A ResNet-shaped chain with odd channel counts: a stem, a basic block, a stride-2 block
+    with a 1 x 1 downsample, then a sigmoid gate (not blocked: the chain is broken there) and a
+    convolution with relu6 after it; a global average pool at the end."""
+
+    def __init__(self):
+        super().__init__()
+        g = torch.Generator().manual_seed(11)
+        self.stem, self.bn0 = nn.Conv2d(3, 24, 3, padding=1, bias=False), _bn(24, g)
+        self.c1, self.b1 = nn.Conv2d(24, 24, 3, padding=1, bias=False), _bn(24, g)
+        self.c2, self.b2 = nn.Conv2d(24, 24, 3, padding=1, bias=False), _bn(24, g)
+        self.c3, self.b3 = nn.Conv2d(24, 40, 3, stride=2, padding=1, bias=False), _bn(40, g)
+        self.c4, self.b4 = nn.Conv2d(40, 40, 3, padding=1, bias=False), _bn(40, g)
+        self.ds, self.bds = nn.Conv2d(24, 40, 1, stride=2, bias=False), _bn(40, g)
+        self.c5 = nn.Conv2d(40, 37, 3, padding=1)
+
+    def forward(self, x):
+        x = F.relu(self.bn0(self.stem(x)))
+        y = F.relu(self.b1(self.c1(x)))
+        x = F.relu(self.b2(self.c2(y)) + x)
+        y = F.relu(self.b3(self.c3(x)))
+        x = F.relu(self.b4(self.c4(y)) + self.bds(self.ds(x)))
+        x = x * torch.sigmoid(x)
+        x = F.hardtanh(self.c5(x), 0.0, 6.0)
+        return x.mean((2, 3))
+
+
+class Written(nn.Module):
+    """A buffer weight written in place after a chain's convolution reads the result."""
+
+    def __init__(self):
+        super().__init__()
+        g = torch.Generator().manual_seed(5)
+        self.c1, self.b1 = nn.Conv2d(8, 32, 3, padding=1, bias=False), _bn(32, g)
+        self.register_buffer("w", torch.randint(-4, 5, (32, 32, 3, 3), generator=g).float() / 8)
+
+    def forward(self, x):
+        y = F.relu(self.b1(self.c1(x)))
+        y = F.conv2d(y, self.w, padding=1)
+        self.w.add_(0.5)
+        return y
+
+
+def _export(module, x, strict, decomp, path):
+    ep = torch.export.export(module, (x,), strict=strict)
+    if decomp:
+        ep = ep.run_decompositions()
+    torch.export.save(ep, path)
+
+
+def _run(eir, path, x, out_dir, threads=1, runs=3, env=None):
+    f = os.path.join(os.path.dirname(out_dir), "x.npy")
+    np.save(f, to_npy(x))
+    r = subprocess.run([eir, "run", path, f, "--out", out_dir, "--threads", str(threads), "--runs", str(runs)],
+                       capture_output=True, text=True, timeout=300, env={**os.environ, **(env or {})})
+    assert r.returncode == 0, r.stderr
+    return [np.load(os.path.join(out_dir, f"run_{k}", "output_0.npy")) for k in range(1, runs + 1)]
+
+
+def _chains_here():
+    """whether eir makes chains here (oneDNN loads, nothing turned off)"""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libdnnl.so.2")
+    except OSError:
+        return False
+    return (os.environ.get("EIR_GEMM", "dnnl") == "dnnl" and os.environ.get("EIR_DNNL_CONV") != "0"
+            and os.environ.get("EIR_DNNL_BLOCKED") != "0")
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["nonstrict", "strict"])
+@pytest.mark.parametrize("decomp", [False, True], ids=["exported", "decomp"])
+def test_chain(eir, tmp_path, strict, decomp):
+    module = Chain().eval()
+    x = torch.randn(1, 3, 23, 21, generator=torch.Generator().manual_seed(1))
+    path = str(tmp_path / "chain.pt2")
+    _export(module, x, strict, decomp, path)
+    with torch.no_grad():
+        want = to_npy(module(x))
+    rtol, atol = tolerance(torch.float32)
+
+    # the converted program: printed, verified, run by torch
+    dst = str(tmp_path / "chain.backend.pt2")
+    r = subprocess.run([eir, "convert", "--to", "backend", "--verify-each", path, dst], capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    printed = subprocess.run([eir, "print", dst], capture_output=True, text=True, timeout=60).stdout
+    r = subprocess.run([eir, "verify", "--dialect", "backend", dst], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stdout + r.stderr
+    if _chains_here():
+        blocked = re.findall(r"torch\.ops\.eir_cpu\.conv2d_blocked\.default", printed)
+        assert len(blocked) == 7, printed
+        # the two residual adds are fused; the one left is nothing's (sigmoid gate is mul)
+        assert "aten.add.Tensor" not in printed, printed
+        # borders: out of the chain before the gate; into it after (c5), out before the mean
+        assert len(re.findall(r"eir_cpu\.from_blocked\.default", printed)) == 2, printed
+        assert len(re.findall(r"eir_cpu\.to_blocked\.default", printed)) == 2, printed
+    ep = torch.export.load(dst)
+    with torch.no_grad():
+        got = to_npy(ep.module()(x))
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg="torch on the converted program")
+
+    # eir run of the original (the chain made at bind time) and of the converted program
+    one = _run(eir, path, x, str(tmp_path / "t1"))
+    for k, g in enumerate(one):
+        np.testing.assert_allclose(g, want, rtol=rtol, atol=atol, err_msg=f"run {k + 1}")
+        assert g.tobytes() == one[0].tobytes(), f"run {k + 1} differs from the first"
+    two = _run(eir, path, x, str(tmp_path / "t2"), threads=2)
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(one, two)), "2 threads differ from one thread"
+    conv = _run(eir, dst, x, str(tmp_path / "conv"), runs=2)
+    np.testing.assert_allclose(conv[0], want, rtol=rtol, atol=atol, err_msg="eir run of the converted program")
+    for env in ({"EIR_DNNL_BLOCKED": "nhwc"}, {"EIR_DNNL_BLOCKED": "16"}, {"EIR_DNNL_BLOCKED": "8"},
+                {"EIR_DNNL_BLOCKED": "0"}, {"EIR_DNNL_CONV": "0"}, {"EIR_GEMM": "openblas"}):
+        tag = "".join(env.values())
+        got = _run(eir, path, x, str(tmp_path / ("e" + tag)), runs=2, env=env)
+        for k in range(2):
+            np.testing.assert_allclose(got[k], want, rtol=rtol, atol=atol, err_msg=f"{env}, run {k + 1}")
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["nonstrict", "strict"])
+def test_written_weight_not_in_chain(eir, tmp_path, strict):
+    x = torch.randn(1, 8, 12, 12, generator=torch.Generator().manual_seed(2))
+    path = str(tmp_path / "written.pt2")
+    module = Written().eval()
+    _export(copy.deepcopy(module), x, strict, False, path)
+    with torch.no_grad():
+        want = [to_npy(module(x)) for _ in range(3)]
+    rtol, atol = tolerance(torch.float32)
+    dst = str(tmp_path / "written.backend.pt2")
+    r = subprocess.run([eir, "convert", "--to", "backend", path, dst], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    printed = subprocess.run([eir, "print", dst], capture_output=True, text=True, timeout=60).stdout
+    # the written buffer's convolution stays an ATen call on NCHW
+    assert re.search(r"aten\.(conv2d|convolution)\.default\]\(args = \(%eir_cpu_from_blocked", printed) or \
+        not _chains_here(), printed
+    for threads in (1, 2):
+        got = _run(eir, path, x, str(tmp_path / f"t{threads}"), threads=threads)
+        for k in range(3):
+            np.testing.assert_allclose(got[k], want[k], rtol=rtol, atol=atol, err_msg=f"run {k + 1}, {threads} threads")

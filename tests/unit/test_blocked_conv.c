@@ -1,0 +1,281 @@
+/* test_blocked_conv.c — convolutions kept in oneDNN's blocked layout: the kernels of
+ * eir_cpu::to_blocked, eir_cpu::from_blocked and eir_cpu::conv2d_blocked (kernels/fused.c,
+ * kernels/dnnl_conv.c).
+ *
+ * In each layout the kernels take (channels last: one block of all channels; nChw16c; nChw8c),
+ * for shapes of ResNet-18 (a 3 x 3 layer, a stride-2 entry, its 1 x 1 downsample), the
+ * 3-channel stem read from NCHW, odd channel counts (not a multiple of the block, on both
+ * sides), two images and a dilated rectangular kernel, with and without bias, with and without
+ * a residual, with each activation:
+ *  - to_blocked / from_blocked round-trip NCHW exactly, the lanes past C zero;
+ *  - conv2d_blocked with the weight declared constant (oneDNN's primitive, when it is on)
+ *    against a float64 reference, its padding lanes zero, and read back to NCHW within the
+ *    reference's bound of what eir_cpu::conv2d (the NCHW path: on this CPU oneDNN picks
+ *    another kernel for it, brgconv on NHWC, so the sums are not the same bits), aten.add
+ *    and the activation give;
+ *  - the same bits on 2 and 3 threads as on one;
+ *  - the weight not declared (a weight the program writes is never declared): the NCHW
+ *    convolution, packed, within the reference's bound;
+ *  - bad arguments: a clear error naming the operator.
+ * The whole test runs twice: as started, and in a child with EIR_GEMM=openblas (no primitive). */
+#include <math.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/pool.h"
+#include "kernels/dnnl_conv.h"
+#include "kernels/gemm.h"
+#include "kernels/fast.h"
+#include "ktest.h"
+
+typedef struct cshape {
+    int64_t N, C, H, W, O, kh, kw, s, p, d;
+} cshape;
+
+static int L; /* the layout under test: EIR_DNNL_NHWC (a tensor's block is its channel count) or 8 / 16 */
+static int owner;
+
+static int run_fused(const char *op, const eir_karg *a, uint32_t na, eir_tview *out) {
+    eir_kctx ctx = {.err = errbuf, .errlen = sizeof errbuf, .nthreads = 1};
+    errbuf[0] = 0;
+    for (const eir_kernel_entry *e = eir_kernels_fused; e->op; e++)
+        if (!strcmp(e->op, op)) return e->fn(a, na, out, 1, &ctx);
+    return -2;
+}
+
+static double act_of(const char *act, double v) {
+    if (!strcmp(act, "relu")) return v < 0 ? 0 : v;
+    if (!strcmp(act, "hardtanh")) return v < 0 ? 0 : v > 6 ? 6 : v;
+    if (!strcmp(act, "hardswish")) return v * fmin(fmax(v + 3, 0), 6) / 6;
+    if (!strcmp(act, "silu")) return v / (1 + exp(-v));
+    return v;
+}
+
+static int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) { return (in + 2 * p - d * (k - 1) - 1) / s + 1; }
+
+/* act(conv(x, w) + b + r), in float64, NCHW */
+static double *reference(const cshape *c, const float *x, const float *w, const float *b, const float *r, const char *act) {
+    int64_t OH = out_size(c->H, c->kh, c->s, c->p, c->d), OW = out_size(c->W, c->kw, c->s, c->p, c->d);
+    double *y = malloc((size_t)(c->N * c->O * OH * OW) * sizeof *y);
+    for (int64_t n = 0; n < c->N; n++)
+        for (int64_t o = 0; o < c->O; o++)
+            for (int64_t oh = 0; oh < OH; oh++)
+                for (int64_t ow = 0; ow < OW; ow++) {
+                    double s = b ? b[o] : 0;
+                    for (int64_t ci = 0; ci < c->C; ci++)
+                        for (int64_t i = 0; i < c->kh; i++)
+                            for (int64_t j = 0; j < c->kw; j++) {
+                                int64_t ih = oh * c->s - c->p + i * c->d, iw = ow * c->s - c->p + j * c->d;
+                                if (ih < 0 || ih >= c->H || iw < 0 || iw >= c->W) continue;
+                                s += (double)x[((n * c->C + ci) * c->H + ih) * c->W + iw] *
+                                     (double)w[((o * c->C + ci) * c->kh + i) * c->kw + j];
+                            }
+                    int64_t k = ((n * c->O + o) * OH + oh) * OW + ow;
+                    y[k] = act_of(act, s + (r ? r[k] : 0));
+                }
+    return y;
+}
+
+static int64_t block_of(int64_t C) { return L == EIR_DNNL_NHWC ? C : L; }
+
+static tt blocked_like(int64_t N, int64_t C, int64_t H, int64_t W) {
+    int64_t B = block_of(C), s[5] = {N, (C + B - 1) / B, H, W, B};
+    return tnew(EIR_F32, 5, s, 0);
+}
+
+static int to_blocked(tt *X, tt *XB) {
+    eir_karg a[2] = {KT(&X->v), KI(block_of(X->v.sizes[1]))};
+    return run_fused("eir_cpu.to_blocked.default", a, 2, &XB->v);
+}
+
+static int from_blocked(tt *XB, int64_t C, tt *X) {
+    eir_karg a[2] = {KT(&XB->v), KI(C)};
+    return run_fused("eir_cpu.from_blocked.default", a, 2, &X->v);
+}
+
+static int conv_blocked(const cshape *c, const eir_tview *x, tt *Wt, tt *Bs, bool bias, const char *act, tt *RB,
+                        tt *YB) {
+    int64_t sv[2] = {c->s, c->s}, pv[2] = {c->p, c->p}, dv[2] = {c->d, c->d};
+    bool ht = !strcmp(act, "hardtanh");
+    eir_karg a[12] = {KT(x),        KT(&Wt->v), bias ? KT(&Bs->v) : KN(), KIS(2, sv), KIS(2, pv), KIS(2, dv), KI(1), KI(block_of(c->O)),
+                      KSTR(act),    ht ? KF(0) : KN(),    ht ? KF(6) : KN(),   RB ? KT(&RB->v) : KN()};
+    return run_fused("eir_cpu.conv2d_blocked.default", a, 12, &YB->v);
+}
+
+/* the lanes past C of a blocked tensor are zero */
+static bool pad_zero(const tt *XB, int64_t C) {
+    const float *p = XB->buf;
+    int64_t N = XB->v.sizes[0], CB = XB->v.sizes[1], P = XB->v.sizes[2] * XB->v.sizes[3], B = XB->v.sizes[4];
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t q = 0; q < P; q++)
+            for (int64_t j = C - (CB - 1) * B; j < B; j++)
+                if (p[((n * CB + CB - 1) * P + q) * B + j] != 0.f) return false;
+    return true;
+}
+
+static void one_case(const cshape *c, const char *act, bool bias, bool residual) {
+    char what[200];
+    int64_t OH = out_size(c->H, c->kh, c->s, c->p, c->d), OW = out_size(c->W, c->kw, c->s, c->p, c->d);
+    snprintf(what, sizeof what, "%s conv N%lld C%lld %lldx%lld -> %lld k%lldx%lld s%lld p%lld d%lld %s%s%s",
+             L == EIR_DNNL_NHWC ? "nhwc" : L == 8 ? "nChw8c" : "nChw16c", (long long)c->N, (long long)c->C, (long long)c->H, (long long)c->W, (long long)c->O, (long long)c->kh,
+             (long long)c->kw, (long long)c->s, (long long)c->p, (long long)c->d, act, bias ? " bias" : "",
+             residual ? " residual" : "");
+    int64_t xs[4] = {c->N, c->C, c->H, c->W}, ws[4] = {c->O, c->C, c->kh, c->kw}, ys[4] = {c->N, c->O, OH, OW};
+    tt X = tnew(EIR_F32, 4, xs, 0), Wt = tnew(EIR_F32, 4, ws, 0), Bs = tnew(EIR_F32, 1, &c->O, 0);
+    tt Rn = tnew(EIR_F32, 4, ys, 0), Y = tnew(EIR_F32, 4, ys, 0), Y2 = tnew(EIR_F32, 4, ys, 0);
+    tt XB = blocked_like(c->N, c->C, c->H, c->W), RB = blocked_like(c->N, c->O, OH, OW);
+    tt YB = blocked_like(c->N, c->O, OH, OW), GB = blocked_like(c->N, c->O, OH, OW);
+    fill_rand(&X.v); fill_rand(&Wt.v); fill_rand(&Bs.v); fill_rand(&Rn.v);
+    size_t wbytes = (size_t)numel(&Wt.v) * sizeof(float), nb = (size_t)numel(&YB.v) * sizeof(float);
+    double tol = 1e-5 + 1.2e-7 * (double)(c->C * c->kh * c->kw);
+    double *want = reference(c, X.buf, Wt.buf, bias ? Bs.buf : NULL, residual ? Rn.buf : NULL, act);
+
+    /* the layout round trip */
+    fill_poison(&XB.v);
+    CHECK(to_blocked(&X, &XB) == 0);
+    CHECK(pad_zero(&XB, c->C));
+    tt X2 = tnew(EIR_F32, 4, xs, 0);
+    fill_poison(&X2.v);
+    CHECK(from_blocked(&XB, c->C, &X2) == 0);
+    CHECK(memcmp(X.buf, X2.buf, (size_t)numel(&X.v) * sizeof(float)) == 0);
+    tfree(&X2);
+    CHECK(to_blocked(&Rn, &RB) == 0);
+
+    /* the input blocked, or NCHW for fewer channels than a block (the stem) */
+    const eir_tview *xin = L > 0 && c->C < L ? &X.v : &XB.v;
+    CHECK(eir_dnnl_conv_const_add(&owner, Wt.buf, wbytes, false) == 0);
+    uint64_t calls = eir_dnnl_conv_calls();
+    fill_poison(&YB.v);
+    CHECK(conv_blocked(c, xin, &Wt, &Bs, bias, act, residual ? &RB : NULL, &YB) == 0);
+    if (errbuf[0]) fprintf(stderr, "%s: %s\n", what, errbuf);
+    bool dnnl = eir_dnnl_conv_calls() == calls + 1;
+    CHECK(dnnl == eir_dnnl_conv_enabled());
+    CHECK(pad_zero(&YB, c->O));
+    fill_poison(&Y.v);
+    CHECK(from_blocked(&YB, c->O, &Y) == 0);
+    CHECK(close_to(&Y.v, want, tol, what));
+
+    /* the NCHW path on the same primitive: eir_cpu::conv2d, then aten.add and the activation */
+    {
+        int64_t sv[2] = {c->s, c->s}, pv[2] = {c->p, c->p}, dv[2] = {c->d, c->d};
+        bool ht = !strcmp(act, "hardtanh");
+        const char *a1 = residual ? "none" : act;
+        eir_karg a[10] = {KT(&X.v), KT(&Wt.v), bias ? KT(&Bs.v) : KN(), KIS(2, sv), KIS(2, pv), KIS(2, dv), KI(1),
+                          KSTR(a1), ht && !residual ? KF(0) : KN(), ht && !residual ? KF(6) : KN()};
+        fill_poison(&Y2.v);
+        CHECK(run_fused("eir_cpu.conv2d.default", a, 10, &Y2.v) == 0);
+        if (residual) {
+            float *y = Y2.buf;
+            const float *r = Rn.buf;
+            for (int64_t k = 0; k < numel(&Y2.v); k++) {
+                float v = y[k] + r[k];
+                if (!strcmp(act, "relu")) v = v < 0.f ? 0.f : v;
+                y[k] = v;
+            }
+        }
+        double *nchw = malloc((size_t)numel(&Y2.v) * sizeof *nchw);
+        for (int64_t k = 0; k < numel(&Y2.v); k++) nchw[k] = ((float *)Y2.buf)[k];
+        CHECK(close_to(&Y.v, nchw, 2 * tol, what));
+        free(nchw);
+        /* the layout the NCHW path's primitive picks itself, kernels of more than one tap: the same
+         * primitives on the same operands, so the same bits */
+        if (dnnl && L == eir_dnnl_conv_layout() && c->kh * c->kw > 1 && c->N == 1) {
+            bool same = memcmp(Y.buf, Y2.buf, (size_t)numel(&Y.v) * sizeof(float)) == 0;
+            if (!same) fprintf(stderr, "%s: not the NCHW path's bits\n", what);
+            CHECK(same);
+        }
+    }
+
+    /* 2 and 3 threads: the same bits */
+    for (int t = 2; t <= 3; t++) {
+        eir_pool *pool = eir_pool_create(t);
+        fill_poison(&GB.v);
+        eir_pool *prev = eir_pool_enter(pool);
+        CHECK(conv_blocked(c, xin, &Wt, &Bs, bias, act, residual ? &RB : NULL, &GB) == 0);
+        eir_pool_leave(prev);
+        eir_pool_free(pool);
+        bool same = memcmp(YB.buf, GB.buf, nb) == 0;
+        if (!same) fprintf(stderr, "%s: %d threads differ from one\n", what, t);
+        CHECK(same);
+    }
+    eir_dnnl_conv_const_drop(&owner);
+
+    /* not declared: the other path, within the bound */
+    calls = eir_dnnl_conv_calls();
+    fill_poison(&GB.v);
+    CHECK(conv_blocked(c, xin, &Wt, &Bs, bias, act, residual ? &RB : NULL, &GB) == 0);
+    CHECK(eir_dnnl_conv_calls() == calls);
+    CHECK(pad_zero(&GB, c->O));
+    fill_poison(&Y2.v);
+    CHECK(from_blocked(&GB, c->O, &Y2) == 0);
+    CHECK(close_to(&Y2.v, want, tol, what));
+    free(want);
+    tfree(&X); tfree(&Wt); tfree(&Bs); tfree(&Rn); tfree(&Y); tfree(&Y2);
+    tfree(&XB); tfree(&RB); tfree(&YB); tfree(&GB);
+}
+
+static void test_shapes(void) {
+    static const cshape shapes[] = {
+        {1, 64, 28, 28, 64, 3, 3, 1, 1, 1},      /* a ResNet-18 layer */
+        {1, 64, 28, 28, 128, 3, 3, 2, 1, 1},     /* a stride-2 entry */
+        {1, 64, 28, 28, 128, 1, 1, 2, 0, 1},     /* its 1 x 1 downsample */
+        {1, 3, 40, 40, 64, 7, 7, 2, 3, 1},       /* the stem (from NCHW with a block of 8 or 16) */
+        {1, 24, 13, 11, 37, 3, 3, 1, 1, 1},      /* odd channels both sides */
+        {2, 40, 9, 10, 20, 3, 2, 1, 2, 2},       /* two images, a dilated rectangular kernel */
+    };
+    static const char *acts[] = {"none", "relu", "hardtanh", "silu", "hardswish"};
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+        one_case(&shapes[i], "relu", true, true);
+        one_case(&shapes[i], "none", false, true);
+        for (size_t a = 0; a < sizeof acts / sizeof *acts; a++) one_case(&shapes[i], acts[a], a % 2 == 0, false);
+    }
+}
+
+static void test_errors(void) {
+    cshape c = {1, 16, 8, 8, 16, 3, 3, 1, 1, 1};
+    int64_t xs[4] = {1, 16, 8, 8}, ws[4] = {16, 16, 3, 3};
+    tt X = tnew(EIR_F32, 4, xs, 0), Wt = tnew(EIR_F32, 4, ws, 0), Bs = tnew(EIR_F32, 1, &c.O, 0);
+    tt XB = blocked_like(1, 16, 8, 8), YB = blocked_like(1, 16, 8, 8);
+    int64_t bad[5] = {1, 1, 8, 7, block_of(16)};
+    tt ZB = tnew(EIR_F32, 5, bad, 0);
+    CHECK(to_blocked(&X, &XB) == 0);
+    CHECK_FAILS(conv_blocked(&c, &XB.v, &Wt, &Bs, true, "relu", NULL, &ZB), "eir_cpu::conv2d_blocked");
+    CHECK_FAILS(conv_blocked(&c, &XB.v, &Wt, &Bs, true, "gelu", NULL, &YB), "unknown activation");
+    CHECK_FAILS(conv_blocked(&c, &XB.v, &Wt, &Bs, true, "relu", &ZB, &YB), "residual");
+    CHECK_FAILS(to_blocked(&X, &ZB), "eir_cpu::to_blocked");
+    CHECK_FAILS(from_blocked(&XB, 40, &X), "eir_cpu::from_blocked");
+    tfree(&X); tfree(&Wt); tfree(&Bs); tfree(&XB); tfree(&YB); tfree(&ZB);
+}
+
+static int run_all(const char *name) {
+    eir_blas_single_thread();
+    printf("%s: chains in layout %d on this CPU (-1: NHWC), primitive %s (products: %s)\n", name,
+           eir_dnnl_conv_layout(), eir_dnnl_conv_enabled() ? "on" : "off", eir_sgemm_library());
+    static const int layouts[] = {EIR_DNNL_NHWC, 16, 8};
+    for (size_t i = 0; i < sizeof layouts / sizeof *layouts; i++) {
+        L = layouts[i];
+        test_shapes();
+        test_errors();
+    }
+    print_worst(name);
+    return check_summary(name);
+}
+
+int main(int argc, char **argv) {
+    if (getenv("EIR_TEST_BLOCKED_CHILD")) return run_all("test_blocked_conv (EIR_GEMM=openblas)");
+    int rc = run_all("test_blocked_conv");
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        setenv("EIR_GEMM", "openblas", 1);
+        setenv("EIR_TEST_BLOCKED_CHILD", "1", 1);
+        execv("/proc/self/exe", argv);
+        _exit(127);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "test_blocked_conv: the EIR_GEMM=openblas run failed\n");
+        return 1;
+    }
+    return rc;
+}
