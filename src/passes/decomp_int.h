@@ -413,4 +413,8 @@ eir_status decomp_tensordot_single(dc *c, uint32_t a, uint32_t b, uint32_t out, 
 /* ---- end of ranges, batch / instance norm forms, quantiles, linear
  * algebra, padding ---- */
 
+/* ---- error checks through effect tokens (decomp_effects.c) ---- */
+
+eir_status decomp_checked_linalg(dc *c);
+
 #endif

@@ -1,0 +1,194 @@
+/* decomp_effects.c — to-core rules whose torch decomposition checks for
+ * errors through an effectful operator: linalg_inv, linalg_cholesky,
+ * linalg_solve, linalg_lu_factor, linalg_ldl_factor and linalg_tensorinv
+ * become their _ex forms (the result and an info tensor) followed by
+ * higher_order.with_effects(token, aten._linalg_check_errors, info, api,
+ * is_matrix=...), the effect token threaded through the program as torch's
+ * run_decompositions() threads it (a TOKEN input and a TOKEN output, added
+ * by eir_program_add_token). Also lu_solve -> linalg_lu_solve (no check). */
+#include <stdio.h>
+#include <string.h>
+
+#include "decomp_int.h"
+
+#define CHECK_ERRORS "torch.ops.aten._linalg_check_errors.default"
+#define WITH_EFFECTS "torch.ops.higher_order.with_effects"
+
+/* The value of the program's TOKEN output, or EIR_NO_VALUE. */
+static uint32_t token_output(const eir_program *p) {
+    for (uint32_t i = 0; i < p->num_output_specs; i++)
+        if (p->output_specs[i].kind == EIR_OUT_TOKEN) {
+            const eir_arg *a = &p->output_specs[i].arg;
+            return a->kind == EIR_ARG_TENSOR && a->value < p->graph->num_values ? a->value : EIR_NO_VALUE;
+        }
+    return EIR_NO_VALUE;
+}
+
+/* Whether an effectful node may go at the decomposed node's place: in the
+ * top-level graph (torch threads tokens through nested graphs too: not
+ * done), with no single token the program threads already defined after
+ * it. */
+static eir_status effects_check(dc *c) {
+    if (c->g != c->p->graph)
+        return dc_refuse(c, "its error check needs an effect token, which is only threaded through the top-level graph");
+    uint32_t ntok = 0;
+    for (uint32_t i = 0; i < c->p->num_output_specs; i++) ntok += c->p->output_specs[i].kind == EIR_OUT_TOKEN;
+    if (ntok > 1) return dc_refuse(c, "the program threads %u effect tokens (one is handled)", ntok);
+    uint32_t t = token_output(c->p);
+    if (ntok && t == EIR_NO_VALUE) return dc_refuse(c, "the program's TOKEN output names no value");
+    if (t != EIR_NO_VALUE && c->g->values[t].producer >= (int32_t)c->node)
+        return dc_refuse(c, "an effectful node after it already threads the effect token %s",
+                         c->g->values[t].name);
+    return EIR_OK;
+}
+
+/* with_effects(token, _linalg_check_errors, info, api, is_matrix=...) at
+ * the insertion point, its new token made the program's TOKEN output (the
+ * token input and output added first when the program has none). */
+static eir_status emit_check_errors(dc *c, uint32_t info, const char *api, bool is_matrix) {
+    eir_program *p = c->p;
+    eir_graph *g = c->g;
+    eir_status st;
+    uint32_t tok = token_output(p);
+    if (tok == EIR_NO_VALUE && (st = eir_program_add_token(p, &tok))) return st;
+    eir_tensor_meta tm_ = g->values[tok].meta;
+    uint32_t next = eir_graph_add_value(p, g, EIR_VALUE_TENSOR, &tm_, "getitem");
+    if (next == EIR_NO_VALUE) return eir_fail(p, EIR_ERR_NOMEM, "to-core: out of memory");
+    eir_arg op = {0}, name = {0};
+    op.kind = EIR_ARG_OPERATOR;
+    op.u.s = CHECK_ERRORS;
+    name.kind = EIR_ARG_STRING;
+    name.u.s = api;
+    eir_named_arg ins[5] = {pos_arg("", a_tensor(tok)), pos_arg("", op), pos_arg("", a_tensor(info)),
+                            pos_arg("", name), kw_arg("is_matrix", a_bool(is_matrix))};
+    eir_arg outs[2] = {a_tensor(next), a_none()};
+    if ((st = eir_graph_insert_node(p, g, c->pos, WITH_EFFECTS, 5, ins, 2, outs, NULL))) return st;
+    eir_node *nd = (eir_node *)&g->nodes[c->pos];
+    nd->is_hop_single_tensor_return = 0;
+    for (uint32_t i = 0; i < c->src.num_metadata; i++)
+        if ((st = eir_node_set_metadata(p, nd, c->src.metadata[i].key, c->src.metadata[i].value))) return st;
+    c->pos++;
+    c->node++;
+    /* the TOKEN output moves on to the new token */
+    return eir_graph_replace_uses(p, g, tok, next, NULL);
+}
+
+/* The node's tensor outputs, in order (at most max). */
+static bool ef_outputs(const dc *c, uint32_t *outs, uint32_t max, uint32_t *n) {
+    *n = 0;
+    for (uint32_t i = 0; i < c->src.num_outputs; i++) {
+        const eir_arg *o = &c->src.outputs[i];
+        if (o->kind != EIR_ARG_TENSOR || *n >= max || o->value >= c->g->num_values) return false;
+        outs[(*n)++] = o->value;
+    }
+    return true;
+}
+
+/* linalg_tensorinv(A, ind): A as a (p, p) matrix (p the product of its
+ * first ind sizes), inverted (errors checked as "inv"), the result
+ * reshaped to A's last sizes then its first ind ones */
+static eir_status tensorinv(dc *c, uint32_t a, uint32_t out) {
+    const eir_tensor_meta *am = meta_of(c, a);
+    int64_t ind = 2;
+    const eir_arg *ia = dc_arg_named(c, "ind");
+    if (ia && !is_none(ia) && !int_of(ia, &ind)) return dc_refuse(c, "argument 'ind': expected an int");
+    if (!dc_meta_concrete_sizes(am)) return dc_refuse(c, "an input of symbolic size");
+    if (ind <= 0 || ind > (int64_t)am->rank) return dc_refuse(c, "argument 'ind': %lld out of range", (long long)ind);
+    int64_t pa = 1, pr = 1;
+    for (uint32_t i = 0; i < am->rank; i++) {
+        if ((int64_t)i < ind) pa *= am->sizes[i].value;
+        else pr *= am->sizes[i].value;
+    }
+    if (pa != pr) return dc_refuse(c, "the first %lld sizes' product %lld is not the others' %lld", (long long)ind,
+                                  (long long)pa, (long long)pr);
+    int64_t sq[2] = {pa, pa};
+    tm sqm;
+    dc_tm_new(&sqm, am, am->dtype, sq, 2);
+    uint32_t m2 = EIR_NO_VALUE, r[2], res;
+    eir_status st;
+    if ((st = dc_emit_reshape(c, a, &sqm.m, "view", &m2))) return st;
+    if (c->dry) return EIR_OK;
+    eir_named_arg ii[1] = {pos_arg("A", a_tensor(m2))};
+    if ((st = sh_emit_n(c, "linalg_inv_ex.default", 1, ii, 2, false, NULL, r))) return st;
+    if ((st = emit_check_errors(c, r[1], "inv", true))) return st;
+    if ((st = dc_emit_reshape(c, r[0], meta_of(c, out), "view", &res))) return st;
+    return finish(c, out, res);
+}
+
+/* lu_solve(self=B, LU_data, LU_pivots) -> linalg_lu_solve(LU, pivots, B) */
+static eir_status lu_solve(dc *c) {
+    uint32_t b, out, lu = dc_tensor_of(c, "LU_data"), piv = dc_tensor_of(c, "LU_pivots"), res;
+    eir_status st = dc_need_io(c, "self", &b, &out);
+    if (st) return st;
+    if (lu == EIR_NO_VALUE || piv == EIR_NO_VALUE) return dc_refuse(c, "arguments 'LU_data', 'LU_pivots': expected tensors");
+    if (c->dry) return EIR_OK;
+    eir_named_arg li[3] = {pos_arg("LU", a_tensor(lu)), pos_arg("pivots", a_tensor(piv)), pos_arg("B", a_tensor(b))};
+    if ((st = sh_emit(c, "linalg_lu_solve.default", 3, li, meta_of(c, out), &res))) return st;
+    return finish(c, out, res);
+}
+
+/* linalg_inv(A) -> linalg_inv_ex(A); linalg_cholesky(A, upper) ->
+ * linalg_cholesky_ex(A, upper=); linalg_solve(A, B, left) ->
+ * _linalg_solve_ex(A, B, left=); linalg_lu_factor(A, pivot) ->
+ * linalg_lu_factor_ex(A, pivot=); linalg_ldl_factor(self, hermitian) ->
+ * linalg_ldl_factor_ex(self, hermitian=); each followed by the check of
+ * its info, is_matrix when the input is a single matrix (torch's
+ * A.dim() == 2) */
+eir_status decomp_checked_linalg(dc *c) {
+    const char *op = c->op;
+    if (!strcmp(op, "aten.lu_solve.default")) return lu_solve(c);
+    uint32_t outs[3], no;
+    if (!ef_outputs(c, outs, 3, &no) || no == 0) return dc_refuse(c, "expected tensor outputs");
+    eir_status st = effects_check(c);
+    if (st) return st;
+    const char *to, *api;
+    const char *self_name = "A", *flag = NULL;
+    bool flag_def = false, flag_v = false;
+    uint32_t nout, info, want_out;
+    if (!strcmp(op, "aten.linalg_inv.default")) {
+        to = "linalg_inv_ex.default", api = "linalg.inv", nout = 2, info = 1, want_out = 1;
+    } else if (!strcmp(op, "aten.linalg_tensorinv.default")) {
+        self_name = "self";
+        uint32_t a = dc_tensor_of(c, self_name);
+        if (a == EIR_NO_VALUE) return dc_refuse(c, "argument 'self': expected a tensor");
+        if (no != 1) return dc_refuse(c, "expected one output");
+        return tensorinv(c, a, outs[0]);
+    } else if (!strcmp(op, "aten.linalg_cholesky.default")) {
+        to = "linalg_cholesky_ex.default", api = "linalg.cholesky", nout = 2, info = 1, want_out = 1;
+        self_name = "self", flag = "upper";
+    } else if (!strcmp(op, "aten.linalg_solve.default")) {
+        to = "_linalg_solve_ex.default", api = "torch.linalg.solve", nout = 4, info = 3, want_out = 1;
+        flag = "left", flag_def = true;
+    } else if (!strcmp(op, "aten.linalg_lu_factor.default")) {
+        to = "linalg_lu_factor_ex.default", api = "torch.linalg.lu_factor", nout = 3, info = 2, want_out = 2;
+        flag = "pivot", flag_def = true;
+    } else if (!strcmp(op, "aten.linalg_ldl_factor.default")) {
+        to = "linalg_ldl_factor_ex.default", api = "torch.linalg.ldl_factor", nout = 3, info = 2, want_out = 2;
+        self_name = "self", flag = "hermitian";
+    } else
+        return dc_refuse(c, "no checked form of %s", op);
+    if (no != want_out) return dc_refuse(c, "expected %u outputs", want_out);
+    uint32_t a = dc_tensor_of(c, self_name);
+    if (a == EIR_NO_VALUE) return dc_refuse(c, "argument '%s': expected a tensor", self_name);
+    if (meta_of(c, a)->rank < 2) return dc_refuse(c, "argument '%s': a matrix or a batch of matrices expected", self_name);
+    bool is_matrix = meta_of(c, a)->rank == 2;
+    eir_named_arg ins[3];
+    uint32_t n = 0;
+    ins[n++] = pos_arg(self_name, a_tensor(a));
+    if (!strcmp(op, "aten.linalg_solve.default")) {
+        uint32_t b = dc_tensor_of(c, "B");
+        if (b == EIR_NO_VALUE) return dc_refuse(c, "argument 'B': expected a tensor");
+        ins[n++] = pos_arg("B", a_tensor(b));
+    }
+    if (flag) {
+        if (!dc_bool_arg(c, flag, flag_def, &flag_v)) return dc_refuse(c, "argument '%s': expected a bool", flag);
+        if (flag_v != flag_def) ins[n++] = kw_arg(flag, a_bool(flag_v));
+    }
+    if (c->dry) return EIR_OK;
+    uint32_t v[4];
+    if ((st = sh_emit_n(c, to, n, ins, nout, false, NULL, v))) return st;
+    if ((st = emit_check_errors(c, v[info], api, is_matrix))) return st;
+    for (uint32_t i = 0; i < no; i++)
+        if ((st = finish(c, outs[i], v[i]))) return st;
+    return EIR_OK;
+}
