@@ -566,6 +566,7 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.linalg_lu_factor.default", decomp_checked_linalg},
     {"aten.linalg_ldl_factor.default", decomp_checked_linalg},
     {"aten.lu_solve.default", decomp_checked_linalg},
+    {"aten._print.default", decomp_print},
     {"aten.linalg_solve_ex.default", decomp_keep_front},
     {"aten.qr.default", decomp_keep_front},
     {"aten._lu_with_info.default", decomp_keep_front},

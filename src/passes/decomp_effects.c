@@ -5,7 +5,8 @@
  * higher_order.with_effects(token, aten._linalg_check_errors, info, api,
  * is_matrix=...), the effect token threaded through the program as torch's
  * run_decompositions() threads it (a TOKEN input and a TOKEN output, added
- * by eir_program_add_token). Also lu_solve -> linalg_lu_solve (no check). */
+ * by eir_program_add_token); aten._print goes into with_effects the same
+ * way. Also lu_solve -> linalg_lu_solve (no check). */
 #include <stdio.h>
 #include <string.h>
 
@@ -42,27 +43,29 @@ static eir_status effects_check(dc *c) {
     return EIR_OK;
 }
 
-/* with_effects(token, _linalg_check_errors, info, api, is_matrix=...) at
- * the insertion point, its new token made the program's TOKEN output (the
+/* with_effects(token, op, *args) at the insertion point, with outputs the
+ * new token and None; the new token made the program's TOKEN output (the
  * token input and output added first when the program has none). */
-static eir_status emit_check_errors(dc *c, uint32_t info, const char *api, bool is_matrix) {
+static eir_status emit_with_effects(dc *c, const char *op, uint32_t nargs, const eir_named_arg *args) {
     eir_program *p = c->p;
     eir_graph *g = c->g;
     eir_status st;
+    if (nargs > 8) return dc_refuse(c, "too many arguments for with_effects");
     uint32_t tok = token_output(p);
     if (tok == EIR_NO_VALUE && (st = eir_program_add_token(p, &tok))) return st;
     eir_tensor_meta tm_ = g->values[tok].meta;
     uint32_t next = eir_graph_add_value(p, g, EIR_VALUE_TENSOR, &tm_, "getitem");
     if (next == EIR_NO_VALUE) return eir_fail(p, EIR_ERR_NOMEM, "to-core: out of memory");
-    eir_arg op = {0}, name = {0};
-    op.kind = EIR_ARG_OPERATOR;
-    op.u.s = CHECK_ERRORS;
-    name.kind = EIR_ARG_STRING;
-    name.u.s = api;
-    eir_named_arg ins[5] = {pos_arg("", a_tensor(tok)), pos_arg("", op), pos_arg("", a_tensor(info)),
-                            pos_arg("", name), kw_arg("is_matrix", a_bool(is_matrix))};
+    eir_arg opa = {0};
+    opa.kind = EIR_ARG_OPERATOR;
+    opa.u.s = op;
+    eir_named_arg ins[10] = {pos_arg("", a_tensor(tok)), pos_arg("", opa)};
+    for (uint32_t i = 0; i < nargs; i++) {
+        ins[2 + i] = args[i];
+        if (ins[2 + i].kind == 1) ins[2 + i].name = "";
+    }
     eir_arg outs[2] = {a_tensor(next), a_none()};
-    if ((st = eir_graph_insert_node(p, g, c->pos, WITH_EFFECTS, 5, ins, 2, outs, NULL))) return st;
+    if ((st = eir_graph_insert_node(p, g, c->pos, WITH_EFFECTS, 2 + nargs, ins, 2, outs, NULL))) return st;
     eir_node *nd = (eir_node *)&g->nodes[c->pos];
     nd->is_hop_single_tensor_return = 0;
     for (uint32_t i = 0; i < c->src.num_metadata; i++)
@@ -71,6 +74,29 @@ static eir_status emit_check_errors(dc *c, uint32_t info, const char *api, bool 
     c->node++;
     /* the TOKEN output moves on to the new token */
     return eir_graph_replace_uses(p, g, tok, next, NULL);
+}
+
+/* with_effects(token, _linalg_check_errors, info, api, is_matrix=...) */
+static eir_status emit_check_errors(dc *c, uint32_t info, const char *api, bool is_matrix) {
+    eir_arg name = {0};
+    name.kind = EIR_ARG_STRING;
+    name.u.s = api;
+    eir_named_arg args[3] = {pos_arg("info", a_tensor(info)), pos_arg("api_name", name),
+                             kw_arg("is_matrix", a_bool(is_matrix))};
+    return emit_with_effects(c, CHECK_ERRORS, 3, args);
+}
+
+/* aten._print(s) -> with_effects(token, aten._print, s), as torch's
+ * run_decompositions() threads it */
+eir_status decomp_print(dc *c) {
+    if (c->src.num_inputs != 1 || c->src.inputs[0].arg.kind != EIR_ARG_STRING)
+        return dc_refuse(c, "argument 's': expected a string");
+    for (uint32_t i = 0; i < c->src.num_outputs; i++)
+        if (c->src.outputs[i].kind != EIR_ARG_NONE) return dc_refuse(c, "expected no output");
+    eir_status st = effects_check(c);
+    if (st || c->dry) return st;
+    eir_named_arg a = c->src.inputs[0];
+    return emit_with_effects(c, "torch.ops.aten._print.default", 1, &a);
 }
 
 /* The node's tensor outputs, in order (at most max). */
@@ -127,8 +153,8 @@ static eir_status lu_solve(dc *c) {
     return finish(c, out, res);
 }
 
-/* linalg_inv(A) -> linalg_inv_ex(A); linalg_cholesky(A, upper) ->
- * linalg_cholesky_ex(A, upper=); linalg_solve(A, B, left) ->
+/* linalg_inv(A) -> linalg_inv_ex(A); linalg_cholesky(self, upper) ->
+ * linalg_cholesky_ex(self, upper=); linalg_solve(A, B, left) ->
  * _linalg_solve_ex(A, B, left=); linalg_lu_factor(A, pivot) ->
  * linalg_lu_factor_ex(A, pivot=); linalg_ldl_factor(self, hermitian) ->
  * linalg_ldl_factor_ex(self, hermitian=); each followed by the check of
