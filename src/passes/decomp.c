@@ -567,6 +567,8 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.linalg_ldl_factor.default", decomp_checked_linalg},
     {"aten.lu_solve.default", decomp_checked_linalg},
     {"aten._print.default", decomp_print},
+    {"aten._native_batch_norm_legit.default", decomp_bn_update},
+    {"aten._batch_norm_with_update.default", decomp_bn_update},
     {"aten.linalg_solve_ex.default", decomp_keep_front},
     {"aten.qr.default", decomp_keep_front},
     {"aten._lu_with_info.default", decomp_keep_front},

@@ -218,3 +218,159 @@ eir_status decomp_checked_linalg(dc *c) {
         if ((st = finish(c, outs[i], v[i]))) return st;
     return EIR_OK;
 }
+
+/* ---- running statistics written back ---- */
+
+/* The mutation record of graph input x (a buffer or a user input of the
+ * top-level graph), or of the input whose latest version x is; a new
+ * record when x is an input written for the first time. NULL (and a
+ * refusal) otherwise. */
+static mutation *input_written(dc *c, uint32_t x, eir_status *st) {
+    const eir_value *xv = &c->g->values[x];
+    *st = EIR_OK;
+    for (uint32_t i = 0; c->muts && i < c->muts->n; i++)
+        if (!strcmp(c->muts->m[i].latest, xv->name)) return &c->muts->m[i];
+    const eir_input_spec *spec = NULL;
+    for (uint32_t i = 0; c->g == c->p->graph && xv->producer < 0 && i < c->p->num_input_specs; i++)
+        if (c->p->input_specs[i].arg.kind == EIR_ARG_TENSOR && c->p->input_specs[i].arg.value == x)
+            spec = &c->p->input_specs[i];
+    if (!spec || (spec->kind != EIR_IN_BUFFER && spec->kind != EIR_IN_USER_INPUT)) {
+        *st = dc_refuse(c, "it writes %s, which is not a buffer or user input of the top-level graph (or an "
+                        "as_strided view of one)", xv->name);
+        return NULL;
+    }
+    if (!c->muts || c->muts->n == sizeof c->muts->m / sizeof *c->muts->m) {
+        *st = dc_refuse(c, "too many mutated inputs");
+        return NULL;
+    }
+    mutation *m = &c->muts->m[c->muts->n++];
+    m->input = m->latest = xv->name;
+    m->kind = spec->kind == EIR_IN_BUFFER ? EIR_OUT_BUFFER_MUTATION : EIR_OUT_USER_INPUT_MUTATION;
+    m->target = spec->kind == EIR_IN_BUFFER ? spec->target : xv->name;
+    return m;
+}
+
+/* Whether value v is read by a node after index `after` or by the graph's
+ * outputs. */
+static bool read_after(const dc *c, uint32_t v, uint32_t after) {
+    for (uint32_t i = after + 1; i < c->g->num_nodes; i++) {
+        const eir_node *n = &c->g->nodes[i];
+        for (uint32_t j = 0; j < n->num_inputs; j++) {
+            const eir_arg *a = &n->inputs[j].arg;
+            if ((a->kind == EIR_ARG_TENSOR || a->kind == EIR_ARG_OPTIONAL_TENSOR) && a->value == v) return true;
+            if (a->kind == EIR_ARG_TENSORS || a->kind == EIR_ARG_OPTIONAL_TENSORS)
+                for (uint32_t k = 0; k < a->u.list.n; k++)
+                    if (a->u.list.items[k].value == v) return true;
+        }
+    }
+    for (uint32_t i = 0; i < c->g->num_outputs; i++)
+        if (c->g->outputs[i].kind == EIR_ARG_TENSOR && c->g->outputs[i].value == v) return true;
+    return false;
+}
+
+/* x, which the decomposed node writes in place, takes the value nv: x is a
+ * graph input (or its latest version), whose mutation output becomes nv, or
+ * as_strided(base, ...) of one, written back by as_strided_scatter into
+ * base as torch's functionalization does. Later reads of x read nv. In a
+ * dry run only checked. */
+static eir_status write_back(dc *c, uint32_t x, uint32_t nv) {
+    const eir_value *xv = &c->g->values[x];
+    eir_status st;
+    uint32_t base = x;
+    const eir_node *pn = xv->producer >= 0 ? &c->g->nodes[xv->producer] : NULL;
+    bool mutated_before = false;
+    for (uint32_t i = 0; c->muts && i < c->muts->n; i++) mutated_before |= !strcmp(c->muts->m[i].latest, xv->name);
+    if (pn && !mutated_before) {
+        if (strcmp(pn->target, "torch.ops.aten.as_strided.default") || pn->num_inputs < 3 ||
+            pn->inputs[0].arg.kind != EIR_ARG_TENSOR)
+            return dc_refuse(c, "it writes %s, the result of %%%s (%s), in place", xv->name, pn->name ? pn->name : "?",
+                             pn->target);
+        base = pn->inputs[0].arg.value;
+        if (read_after(c, x, c->node))
+            return dc_refuse(c, "%s, which it writes, is an as_strided view read afterwards", xv->name);
+    }
+    mutation *m = input_written(c, base, &st);
+    if (!m) return st;
+    if (c->dry) return EIR_OK;
+    uint32_t res = nv;
+    if (base != x) {
+        eir_named_arg si_[5];
+        uint32_t n = 0;
+        si_[n++] = pos_arg("self", a_tensor(base));
+        si_[n++] = pos_arg("src", a_tensor(nv));
+        for (uint32_t i = 1; i < pn->num_inputs && n < 5; i++) si_[n++] = pn->inputs[i];
+        if ((st = sh_emit(c, "as_strided_scatter.default", n, si_, meta_of(c, base), &res))) return st;
+    }
+    m->latest = c->g->values[res].name;
+    return eir_graph_replace_uses(c->p, c->g, base, res, NULL);
+}
+
+/* The batch norms that update running statistics, as torch functionalizes
+ * them: _native_batch_norm_legit (either mode), native_batch_norm and
+ * batch_norm in training mode -> _native_batch_norm_legit_functional;
+ * _batch_norm_with_update -> _batch_norm_with_update_functional; the new
+ * running mean and variance written back to the inputs they came from
+ * (mutation outputs). batch_norm of an empty input is input.clone() (times
+ * weight[0], plus bias[0]) as torch's composite. */
+eir_status decomp_bn_update(dc *c) {
+    bool with_update = !strcmp(c->op, "aten._batch_norm_with_update.default");
+    bool composite = !strcmp(c->op, "aten.batch_norm.default");
+    uint32_t outs[4], no;
+    if (!ef_outputs(c, outs, 4, &no) || no == 0) return dc_refuse(c, "expected tensor outputs");
+    uint32_t want = with_update ? 4 : composite ? 1 : 3;
+    if (no != want) return dc_refuse(c, "expected %u outputs", want);
+    uint32_t x = dc_tensor_of(c, "input");
+    if (x == EIR_NO_VALUE) return dc_refuse(c, "argument 'input': expected a tensor");
+    uint32_t rm = dc_tensor_of(c, "running_mean"), rv = dc_tensor_of(c, "running_var");
+    if (rm == EIR_NO_VALUE || rv == EIR_NO_VALUE)
+        return dc_refuse(c, "training mode without running statistics (the no_stats form) is not decomposed here");
+    if (rm == rv) return dc_refuse(c, "running_mean and running_var are the same tensor");
+    const eir_arg *mom = dc_arg_named(c, "momentum"), *eps = dc_arg_named(c, "eps");
+    if (!mom || !eps) return dc_refuse(c, "arguments 'momentum', 'eps' missing");
+    const eir_arg *wa = dc_arg_named(c, "weight"), *ba = dc_arg_named(c, "bias");
+    const eir_tensor_meta *xm = meta_of(c, x);
+    if (!dc_meta_concrete_sizes(xm)) return dc_refuse(c, "an input of symbolic size");
+    int64_t numel = 1;
+    for (uint32_t i = 0; i < xm->rank; i++) numel *= xm->sizes[i].value;
+    eir_status st;
+    if (composite && numel == 0) {
+        if (!is_none(wa) || !is_none(ba)) return dc_refuse(c, "an empty input with weight or bias");
+        if (c->dry) return EIR_OK;
+        uint32_t res;
+        eir_named_arg ci[1] = {pos_arg("self", a_tensor(x))};
+        if ((st = sh_emit(c, "clone.default", 1, ci, meta_of(c, outs[0]), &res))) return st;
+        return finish(c, outs[0], res);
+    }
+    /* the statistics written: checked before anything is emitted */
+    bool dry = c->dry;
+    c->dry = true;
+    if ((st = write_back(c, rm, rm)) || (st = write_back(c, rv, rv))) {
+        c->dry = dry;
+        return st;
+    }
+    c->dry = dry;
+    if (c->dry) return EIR_OK;
+    eir_named_arg bi[8];
+    uint32_t n = 0;
+    bi[n++] = pos_arg("input", a_tensor(x));
+    bi[n++] = pos_arg("weight", is_none(wa) ? a_none() : *wa);
+    bi[n++] = pos_arg("bias", is_none(ba) ? a_none() : *ba);
+    bi[n++] = pos_arg("running_mean", a_tensor(rm));
+    bi[n++] = pos_arg("running_var", a_tensor(rv));
+    if (!with_update) {
+        bool training = true;
+        if (!dc_bool_arg(c, "training", true, &training)) return dc_refuse(c, "argument 'training': expected a bool");
+        bi[n++] = pos_arg("training", a_bool(training));
+    }
+    bi[n++] = pos_arg("momentum", *mom);
+    bi[n++] = pos_arg("eps", *eps);
+    uint32_t v[6], nout = with_update ? 6 : 5;
+    if ((st = sh_emit_n(c, with_update ? "_batch_norm_with_update_functional.default"
+                                       : "_native_batch_norm_legit_functional.default",
+                        n, bi, nout, false, NULL, v)))
+        return st;
+    for (uint32_t i = 0; i < no; i++)
+        if ((st = finish(c, outs[i], v[i]))) return st;
+    if ((st = write_back(c, rm, v[nout - 2]))) return st;
+    return write_back(c, rv, v[nout - 1]);
+}
