@@ -150,3 +150,129 @@ def test_print_and_checks_share_the_token(eir, tmp_path):
         inner = [str(n.args[1]) for n in got.graph.nodes if n.target is torch.ops.higher_order.with_effects]
         assert sorted(inner) == ["aten._linalg_check_errors.default", "aten._print.default"]
     dst, got = convert(eir, tmp_path, InvThenPrint(), (r(3, 3),), strict=True)
+
+
+# ---- running statistics written back --------------------------------------
+
+F = torch.nn.functional
+
+
+class BnStats(torch.nn.Module):
+    """the batch norm forms that write running statistics, on user inputs"""
+    def forward(self, x, w, b, rm, rv, rm2, rv2, base):
+        a = torch.ops.aten._native_batch_norm_legit(x, w, b, rm, rv, True, 0.1, 1e-5)
+        e = torch.ops.aten._native_batch_norm_legit(x, None, None, rm2, rv2, False, 0.2, 1e-3)
+        n = torch.ops.aten.native_batch_norm(x * 2, w, b, rm, rv, True, 0.3, 1e-5)
+        u = torch.ops.aten._batch_norm_with_update(x + 1, w, b, rm2, rv2, 0.5, 1e-4)
+        f = F.batch_norm(x - 1, rm, rv, w, b, training=True, momentum=0.25)
+        v = base.as_strided([3], [2])
+        g = torch.ops.aten._native_batch_norm_legit(x, w, b, v, base.as_strided([3], [2], 1), True, 0.1, 1e-5)
+        return a + e + n + u[:3] + (f, g[0])
+
+
+def bn_args(dtype=torch.float32):
+    return (r(4, 3, 5, dtype=dtype), r(3, dtype=dtype), r(3, dtype=dtype), r(3, dtype=dtype), r(3, dtype=dtype).abs(),
+            r(3, dtype=dtype), r(3, dtype=dtype).abs() + 1, r(6, dtype=dtype).abs())
+
+
+def same_state(mod, got, args, runs=3):
+    """mod and the program torch loads, run `runs` times on the same inputs (which they write): equal
+    outputs, written inputs and buffers after each run"""
+    a1, a2 = K.clone_args(args), K.clone_args(args)
+    m = got.module()
+    for k in range(runs):
+        want, res = K.flat(mod(*a1)), K.flat(m(*a2))
+        bufs = dict(m.named_buffers())
+        want += list(a1) + [b for _, b in sorted(mod.named_buffers())]
+        res += list(a2) + [bufs[n] for n, _ in sorted(mod.named_buffers())]
+        assert len(want) == len(res)
+        for i, (p, q) in enumerate(zip(want, res)):
+            assert torch.allclose(p, q, rtol=1e-4, atol=1e-5, equal_nan=True), (k, i)
+
+
+def test_bn_running_stats_of_inputs(eir, tmp_path):
+    mod = BnStats()
+    dst = K.convert_like_torch(eir, tmp_path, mod, bn_args(), getitems=False, same_nodes=False)
+    got = torch.export.load(str(dst))
+    dec = torch.export.export(mod, bn_args(), strict=False).run_decompositions()
+    # torch writes the scatters into as_strided bases at the end of the graph; eir after the batch norm
+    seq = lambda ep: sorted(n for n in K.node_seq(ep) if "getitem" not in n[0])
+    assert seq(got) == seq(dec)
+    assert signature(got) == signature(dec)
+    assert [s.target for s in got.graph_signature.output_specs if s.kind.name == "USER_INPUT_MUTATION"] == \
+        [s.target for s in dec.graph_signature.output_specs if s.kind.name == "USER_INPUT_MUTATION"]
+    same_state(mod, got, bn_args())
+
+
+def test_bn_running_stats_of_inputs_strict_double(eir, tmp_path):
+    mod = BnStats()
+    dst = K.convert_like_torch(eir, tmp_path, mod, bn_args(torch.float64), strict=True, getitems=False,
+                               same_nodes=False)
+    same_state(mod, torch.export.load(str(dst)), bn_args(torch.float64))
+
+
+class BnModule(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.bn = torch.nn.BatchNorm2d(3, momentum=0.3)
+        self.bn1 = torch.nn.BatchNorm1d(4, affine=False)
+        self.register_buffer("rm", torch.zeros(3))
+        self.register_buffer("rv", torch.ones(3))
+
+    def forward(self, x, y):
+        z = self.bn(x)
+        z = F.batch_norm(z, self.rm, self.rv, training=True) + F.batch_norm(z * 2, self.rm, self.rv, training=True)
+        return z, self.bn1(y), torch.ops.aten.native_batch_norm(x, None, None, self.rm, self.rv, True, 0.1, 1e-5)[1]
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_bn_module_training_buffers(eir, tmp_path, strict):
+    """nn.BatchNorm in training mode: the running statistics (and num_batches_tracked) are buffer
+    mutations; the same buffer written twice threads its versions"""
+    mod = BnModule().train()
+    args = (r(2, 3, 4, 5), r(5, 4))
+    dst = K.convert_like_torch(eir, tmp_path, mod, args, strict=strict, getitems=False)
+    got = torch.export.load(str(dst))
+    dec = torch.export.export(mod, args, strict=strict).run_decompositions()
+    assert signature(got) == signature(dec)
+    # in input order; torch's strict retrace puts the root module's own buffers (rm, rv) first
+    order = (lambda t: t) if not strict else sorted
+    assert order([s.target for s in got.graph_signature.output_specs if s.kind.name == "BUFFER_MUTATION"]) == \
+        order([s.target for s in dec.graph_signature.output_specs if s.kind.name == "BUFFER_MUTATION"])
+    same_state(BnModule().train(), got, args)
+
+
+def test_bn_module_runs_in_eir(eir, tmp_path):
+    """eir runs the converted program three times in a row with the buffers torch's module has"""
+    mod = BnModule().train()
+    args = (r(2, 3, 4, 5), r(5, 4))
+    dst = K.convert_like_torch(eir, tmp_path, mod, args, getitems=False)
+    ins = []
+    for i, a in enumerate(args):
+        f = tmp_path / f"in{i}.npy"
+        np.save(f, a.numpy())
+        ins.append(str(f))
+    out = tmp_path / "out"
+    res = subprocess.run([eir, "run", str(dst), *ins, "--out", str(out), "--runs", "3"], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    ref = BnModule().train()
+    for k in (1, 2, 3):
+        want = K.flat(ref(*args))
+        for i, w in enumerate(want):
+            np.testing.assert_allclose(np.load(out / f"run_{k}" / f"output_{i}.npy"), w.detach().numpy(),
+                                       rtol=1e-4, atol=1e-5)
+        for name, buf in ref.named_buffers():
+            np.testing.assert_allclose(np.load(out / f"run_{k}" / f"state.{name}.npy"), buf.numpy(), rtol=1e-4, atol=1e-5)
+
+
+class BnViewRead(torch.nn.Module):
+    def forward(self, x, base):
+        v = base.as_strided([3], [2])
+        out = torch.ops.aten._native_batch_norm_legit(x, None, None, v, base.as_strided([3], [2], 1), True, 0.1, 1e-5)
+        return out[0], v * 2
+
+
+def test_bn_refusals(eir, tmp_path):
+    msg = K.refused(eir, tmp_path, BnViewRead(), (r(4, 3), r(6).abs()))
+    assert "(aten._native_batch_norm_legit.default): cannot decompose: as_strided, which it writes, is an " \
+           "as_strided view read afterwards" in msg

@@ -222,14 +222,15 @@ eir_status decomp_checked_linalg(dc *c) {
 /* ---- running statistics written back ---- */
 
 /* The mutation record of graph input x (a buffer or a user input of the
- * top-level graph), or of the input whose latest version x is; a new
+ * top-level graph, written before or not), or of the input whose latest
+ * version x is; a new
  * record when x is an input written for the first time. NULL (and a
  * refusal) otherwise. */
 static mutation *input_written(dc *c, uint32_t x, eir_status *st) {
     const eir_value *xv = &c->g->values[x];
     *st = EIR_OK;
     for (uint32_t i = 0; c->muts && i < c->muts->n; i++)
-        if (!strcmp(c->muts->m[i].latest, xv->name)) return &c->muts->m[i];
+        if (!strcmp(c->muts->m[i].latest, xv->name) || !strcmp(c->muts->m[i].input, xv->name)) return &c->muts->m[i];
     const eir_input_spec *spec = NULL;
     for (uint32_t i = 0; c->g == c->p->graph && xv->producer < 0 && i < c->p->num_input_specs; i++)
         if (c->p->input_specs[i].arg.kind == EIR_ARG_TENSOR && c->p->input_specs[i].arg.value == x)
@@ -289,17 +290,34 @@ static eir_status write_back(dc *c, uint32_t x, uint32_t nv) {
         if (read_after(c, x, c->node))
             return dc_refuse(c, "%s, which it writes, is an as_strided view read afterwards", xv->name);
     }
+    /* another view of base, taken before and read after, would see the write */
+    for (uint32_t i = 0; i < c->node; i++) {
+        const eir_node *u = &c->g->nodes[i];
+        if (u == pn || u->num_inputs < 1 || u->inputs[0].arg.kind != EIR_ARG_TENSOR || u->inputs[0].arg.value != base ||
+            u->num_outputs != 1 || u->outputs[0].kind != EIR_ARG_TENSOR || strncmp(u->target, "torch.ops.", 10))
+            continue;
+        const eir_op_schema *us = eir_op_find(u->target + 10);
+        if (us && (us->flags & EIR_OPF_VIEW) && read_after(c, u->outputs[0].value, c->node))
+            return dc_refuse(c, "%s, which it writes, is aliased by %%%s (%s), read afterwards", c->g->values[base].name,
+                             u->name ? u->name : "?", u->target + 10);
+    }
     mutation *m = input_written(c, base, &st);
     if (!m) return st;
     if (c->dry) return EIR_OK;
     uint32_t res = nv;
     if (base != x) {
+        /* the scatter goes into the base's latest version */
+        uint32_t cur = base;
+        for (uint32_t i = 0; i < c->g->num_values; i++)
+            if (!strcmp(c->g->values[i].name, m->latest)) cur = i;
         eir_named_arg si_[5];
         uint32_t n = 0;
-        si_[n++] = pos_arg("self", a_tensor(base));
+        si_[n++] = pos_arg("self", a_tensor(cur));
         si_[n++] = pos_arg("src", a_tensor(nv));
         for (uint32_t i = 1; i < pn->num_inputs && n < 5; i++) si_[n++] = pn->inputs[i];
         if ((st = sh_emit(c, "as_strided_scatter.default", n, si_, meta_of(c, base), &res))) return st;
+        m->latest = c->g->values[res].name;
+        return eir_graph_replace_uses(c->p, c->g, cur, res, NULL);
     }
     m->latest = c->g->values[res].name;
     return eir_graph_replace_uses(c->p, c->g, base, res, NULL);
