@@ -392,3 +392,102 @@ eir_status decomp_bn_update(dc *c) {
     if ((st = write_back(c, rm, v[nout - 2]))) return st;
     return write_back(c, rv, v[nout - 1]);
 }
+
+/* instance_norm(input, weight, bias, running_mean, running_var,
+ * use_input_stats=True, momentum, eps) with weight, bias or running
+ * statistics, as torch's composite: each given one repeated N times, the
+ * input (made contiguous) viewed as [1, N * C, ...], _native_batch_norm_legit_functional
+ * (running statistics) or _native_batch_norm_legit.no_stats, each new
+ * running statistic averaged over the batch (view [N, C], mean over dim 0)
+ * and copied into an alias of the old (copy, alias) and written back, the
+ * result viewed back to the input's shape */
+eir_status decomp_instance_norm_stats(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "input", &x, &out);
+    if (st) return st;
+    const eir_tensor_meta *xm = meta_of(c, x);
+    bool use = false;
+    if (!dc_bool_arg(c, "use_input_stats", false, &use)) return dc_refuse(c, "argument 'use_input_stats': expected a bool");
+    if (!use) return dc_refuse(c, "use_input_stats false with weight, bias or running statistics");
+    const eir_arg *mom = dc_arg_named(c, "momentum"), *eps = dc_arg_named(c, "eps");
+    if (!mom || !eps) return dc_refuse(c, "arguments 'momentum', 'eps' missing");
+    if (xm->rank < 2 || !dc_meta_concrete_sizes(xm)) return dc_refuse(c, "an input of rank below 2 or of symbolic size");
+    const char *names[4] = {"weight", "bias", "running_mean", "running_var"};
+    uint32_t t[4];
+    for (int i = 0; i < 4; i++) {
+        const eir_arg *a = dc_arg_named(c, names[i]);
+        t[i] = is_none(a) ? EIR_NO_VALUE : dc_tensor_of(c, names[i]);
+        if (!is_none(a) && t[i] == EIR_NO_VALUE) return dc_refuse(c, "argument '%s': expected a tensor", names[i]);
+    }
+    bool stats = t[2] != EIR_NO_VALUE;
+    if (stats != (t[3] != EIR_NO_VALUE)) return dc_refuse(c, "only one of running_mean and running_var");
+    if (stats && t[2] == t[3]) return dc_refuse(c, "running_mean and running_var are the same tensor");
+    int64_t n = xm->sizes[0].value, ch = xm->sizes[1].value;
+    int64_t v[MAXR];
+    uint32_t rank = xm->rank;    /* xm moves when values are added */
+    bool contig = dc_meta_contiguous(xm);
+    v[0] = 1;
+    v[1] = n * ch;
+    for (uint32_t i = 2; i < rank; i++) v[i] = xm->sizes[i].value;
+    if (stats) {
+        bool dry = c->dry;
+        c->dry = true;
+        if ((st = write_back(c, t[2], t[2])) || (st = write_back(c, t[3], t[3]))) {
+            c->dry = dry;
+            return st;
+        }
+        c->dry = dry;
+    }
+    if (c->dry) return EIR_OK;
+    uint32_t rep[4] = {EIR_NO_VALUE, EIR_NO_VALUE, EIR_NO_VALUE, EIR_NO_VALUE};
+    for (int i = 0; i < 4; i++) {
+        if (t[i] == EIR_NO_VALUE) continue;
+        eir_named_arg ri[2] = {pos_arg("self", a_tensor(t[i])), pos_arg("repeats", dc_a_ints(c, &n, 1))};
+        if ((st = sh_emit(c, "repeat.default", 2, ri, NULL, &rep[i]))) return st;
+    }
+    uint32_t a, bn[5], res;
+    /* input.contiguous().view(...) */
+    if (!contig) {
+        eir_named_arg ci[2] = {pos_arg("self", a_tensor(x)), kw_arg("memory_format", sh_a_mf_contig())};
+        if ((st = sh_emit(c, "clone.default", 2, ci, NULL, &x))) return st;
+    }
+    if ((st = sh_reshape(c, x, v, rank, NULL, &a))) return st;
+    eir_named_arg bi[8];
+    uint32_t k = 0;
+    bi[k++] = pos_arg("input", a_tensor(a));
+    bi[k++] = pos_arg("weight", a_opt_tensor(rep[0]));
+    bi[k++] = pos_arg("bias", a_opt_tensor(rep[1]));
+    if (stats) {
+        bi[k++] = pos_arg("running_mean", a_tensor(rep[2]));
+        bi[k++] = pos_arg("running_var", a_tensor(rep[3]));
+    }
+    bi[k++] = pos_arg("training", a_bool(true));
+    bi[k++] = pos_arg("momentum", *mom);
+    bi[k++] = pos_arg("eps", *eps);
+    if ((st = sh_emit_n(c, stats ? "_native_batch_norm_legit_functional.default" : "_native_batch_norm_legit.no_stats", k,
+                        bi, stats ? 5 : 3, false, NULL, bn)))
+        return st;
+    for (int i = 0; stats && i < 2; i++) {
+        uint32_t al, vw, mn, cp, al2;
+        int64_t nc[2] = {n, ch}, d0 = 0;
+        /* torch's functionalization takes the alias of a statistic written
+         * before again when it copies into it: after the mean */
+        bool again = false;
+        for (uint32_t j = 0; c->muts && j < c->muts->n; j++)
+            again |= !strcmp(c->muts->m[j].latest, c->g->values[t[2 + i]].name) &&
+                     strcmp(c->muts->m[j].input, c->muts->m[j].latest);
+        eir_named_arg ai[1] = {pos_arg("self", a_tensor(t[2 + i]))};
+        if (!again && (st = sh_emit(c, "alias.default", 1, ai, NULL, &al))) return st;
+        if ((st = sh_view(c, bn[3 + i], nc, 2, NULL, &vw))) return st;
+        eir_named_arg mi[2] = {pos_arg("self", a_tensor(vw)), pos_arg("dim", dc_a_ints(c, &d0, 1))};
+        if ((st = sh_emit(c, "mean.dim", 2, mi, NULL, &mn))) return st;
+        if (again && (st = sh_emit(c, "alias.default", 1, ai, NULL, &al))) return st;
+        eir_named_arg ci[2] = {pos_arg("self", a_tensor(al)), pos_arg("src", a_tensor(mn))};
+        if ((st = sh_emit(c, "copy.default", 2, ci, NULL, &cp))) return st;
+        eir_named_arg a2[1] = {pos_arg("self", a_tensor(cp))};
+        if ((st = sh_emit(c, "alias.default", 1, a2, NULL, &al2))) return st;
+        if ((st = write_back(c, t[2 + i], al2))) return st;
+    }
+    if ((st = dc_emit_reshape(c, bn[0], meta_of(c, out), "view", &res))) return st;
+    return finish(c, out, res);
+}

@@ -418,5 +418,6 @@ eir_status decomp_tensordot_single(dc *c, uint32_t a, uint32_t b, uint32_t out, 
 eir_status decomp_checked_linalg(dc *c);
 eir_status decomp_print(dc *c);
 eir_status decomp_bn_update(dc *c);
+eir_status decomp_instance_norm_stats(dc *c);
 
 #endif
