@@ -152,6 +152,21 @@ def test_print_and_checks_share_the_token(eir, tmp_path):
     dst, got = convert(eir, tmp_path, InvThenPrint(), (r(3, 3),), strict=True)
 
 
+class TensorSolve(torch.nn.Module):
+    def forward(self, a, a2, b, c, d):
+        return (torch.linalg.tensorsolve(a, b, dims=(0,)), torch.linalg.tensorsolve(a2, b, dims=(2,)),
+                torch.linalg.tensorsolve(c, d), torch.linalg.tensorsolve(a2.transpose(0, 1), b.t()),
+                torch.linalg.tensorsolve(a.permute(1, 2, 0), b))
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_tensorsolve(eir, tmp_path, strict):
+    dt = torch.float64 if strict else torch.float32
+    m = r(6, 6, dtype=dt) + 6 * torch.eye(6, dtype=dt)
+    args = (m.reshape(6, 2, 3).clone(), m.t().reshape(2, 3, 6).clone(), r(2, 3, dtype=dt), m.clone(), r(6, dtype=dt))
+    convert(eir, tmp_path, TensorSolve(), args, strict=strict)
+
+
 # ---- running statistics written back --------------------------------------
 
 F = torch.nn.functional

@@ -561,6 +561,7 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     /* error checks through effect tokens */
     {"aten.linalg_inv.default", decomp_checked_linalg},
     {"aten.linalg_tensorinv.default", decomp_checked_linalg},
+    {"aten.linalg_tensorsolve.default", decomp_checked_linalg},
     {"aten.linalg_cholesky.default", decomp_checked_linalg},
     {"aten.linalg_solve.default", decomp_checked_linalg},
     {"aten.linalg_lu_factor.default", decomp_checked_linalg},

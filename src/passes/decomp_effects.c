@@ -1,12 +1,14 @@
-/* decomp_effects.c — to-core rules whose torch decomposition checks for
- * errors through an effectful operator: linalg_inv, linalg_cholesky,
- * linalg_solve, linalg_lu_factor, linalg_ldl_factor and linalg_tensorinv
- * become their _ex forms (the result and an info tensor) followed by
+/* decomp_effects.c — to-core rules with effects. Error checks through an
+ * effectful operator: linalg_inv, linalg_cholesky, linalg_solve,
+ * linalg_lu_factor, linalg_ldl_factor, linalg_tensorinv and
+ * linalg_tensorsolve become their _ex forms (the result and an info tensor) followed by
  * higher_order.with_effects(token, aten._linalg_check_errors, info, api,
  * is_matrix=...), the effect token threaded through the program as torch's
  * run_decompositions() threads it (a TOKEN input and a TOKEN output, added
  * by eir_program_add_token); aten._print goes into with_effects the same
- * way. Also lu_solve -> linalg_lu_solve (no check). */
+ * way. Also lu_solve -> linalg_lu_solve (no check). Running statistics
+ * written back: the batch norms that update them and instance_norm with
+ * them, as mutation outputs (decomp_bn_update, decomp_instance_norm_stats). */
 #include <stdio.h>
 #include <string.h>
 
@@ -141,6 +143,54 @@ static eir_status tensorinv(dc *c, uint32_t a, uint32_t out) {
     return finish(c, out, res);
 }
 
+/* linalg_tensorsolve(A, B, dims): A's dims moved to the end (permute,
+ * when dims are given), A as a (p, p) matrix and B flattened (reshape:
+ * view, or clone and view; a 1-d B as it is), _linalg_solve_ex and the
+ * check of its info ("torch.linalg.solve", a matrix), the result reshaped
+ * to A's sizes after B's rank */
+static eir_status tensorsolve(dc *c, uint32_t a, uint32_t b, uint32_t out) {
+    const eir_tensor_meta *am = meta_of(c, a), *bm = meta_of(c, b);
+    if (!dc_meta_concrete_sizes(am) || !dc_meta_concrete_sizes(bm)) return dc_refuse(c, "inputs of symbolic size");
+    uint32_t n = am->rank, nb = bm->rank;
+    if (n > MAXR || nb > n) return dc_refuse(c, "ranks %u and %u", n, nb);
+    int64_t perm[MAXR], dims[MAXR], sz[MAXR];
+    uint32_t nd = 0;
+    const eir_arg *da = dc_arg_named(c, "dims");
+    bool have_dims = !is_none(da);
+    if (have_dims && !dc_ints_of(da, dims, MAXR, &nd)) return dc_refuse(c, "argument 'dims': expected a list of ints");
+    bool used[MAXR] = {false};
+    for (uint32_t i = 0; i < nd; i++) {
+        dims[i] = wrap_dim(dims[i], n);
+        if (dims[i] < 0 || dims[i] >= (int64_t)n || used[dims[i]]) return dc_refuse(c, "argument 'dims': bad or repeated dim");
+        used[dims[i]] = true;
+    }
+    uint32_t k = 0;
+    for (uint32_t d = 0; d < n; d++)
+        if (!used[d]) perm[k++] = d;
+    for (uint32_t i = 0; i < nd; i++) perm[k++] = dims[i];
+    for (uint32_t i = 0; i < n; i++) sz[i] = am->sizes[perm[i]].value;
+    int64_t p = 1, nel = 1, pa = 1;
+    for (uint32_t i = nb; i < n; i++) p *= sz[i];
+    for (uint32_t i = 0; i < nb; i++) nel *= bm->sizes[i].value;
+    for (uint32_t i = 0; i < n; i++) pa *= sz[i];
+    if (p != nel || pa != p * p) return dc_refuse(c, "A's sizes do not make a square matrix for B's %lld elements", (long long)nel);
+    if (c->dry) return EIR_OK;
+    tm sq, fl;
+    int64_t sqs[2] = {p, p};
+    dc_tm_new(&sq, am, am->dtype, sqs, 2);
+    dc_tm_new(&fl, bm, bm->dtype, &nel, 1);
+    uint32_t a1 = a, a2, b1 = b, r[4], res;
+    eir_status st;
+    if (have_dims && (st = sh_permute(c, a, perm, n, NULL, &a1))) return st;
+    if ((st = dc_emit_reshape(c, a1, &sq.m, "view", &a2))) return st;
+    if (nb != 1 && (st = dc_emit_reshape(c, b, &fl.m, "view", &b1))) return st;
+    eir_named_arg si_[2] = {pos_arg("A", a_tensor(a2)), pos_arg("B", a_tensor(b1))};
+    if ((st = sh_emit_n(c, "_linalg_solve_ex.default", 2, si_, 4, false, NULL, r))) return st;
+    if ((st = emit_check_errors(c, r[3], "torch.linalg.solve", true))) return st;
+    if ((st = dc_emit_reshape(c, r[0], meta_of(c, out), "view", &res))) return st;
+    return finish(c, out, res);
+}
+
 /* lu_solve(self=B, LU_data, LU_pivots) -> linalg_lu_solve(LU, pivots, B) */
 static eir_status lu_solve(dc *c) {
     uint32_t b, out, lu = dc_tensor_of(c, "LU_data"), piv = dc_tensor_of(c, "LU_pivots"), res;
@@ -179,6 +229,11 @@ eir_status decomp_checked_linalg(dc *c) {
         if (a == EIR_NO_VALUE) return dc_refuse(c, "argument 'self': expected a tensor");
         if (no != 1) return dc_refuse(c, "expected one output");
         return tensorinv(c, a, outs[0]);
+    } else if (!strcmp(op, "aten.linalg_tensorsolve.default")) {
+        uint32_t a = dc_tensor_of(c, "self"), b = dc_tensor_of(c, "other");
+        if (a == EIR_NO_VALUE || b == EIR_NO_VALUE) return dc_refuse(c, "arguments 'self', 'other': expected tensors");
+        if (no != 1) return dc_refuse(c, "expected one output");
+        return tensorsolve(c, a, b, outs[0]);
     } else if (!strcmp(op, "aten.linalg_cholesky.default")) {
         to = "linalg_cholesky_ex.default", api = "linalg.cholesky", nout = 2, info = 1, want_out = 1;
         self_name = "self", flag = "upper";
