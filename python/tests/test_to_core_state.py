@@ -318,3 +318,25 @@ def test_instance_norm_stats(eir, tmp_path, strict):
     dec = torch.export.export(InstanceNorms().to(dt).train(), in_args(dt), strict=strict).run_decompositions()
     assert signature(got) == signature(dec)
     same_state(InstanceNorms().to(dt).train(), got, in_args(dt))
+
+
+# ---- linalg_matrix_rank -----------------------------------------------------
+
+class Rank(torch.nn.Module):
+    def forward(self, a, b, e, s):
+        return (torch.linalg.matrix_rank(a), torch.linalg.matrix_rank(b), torch.linalg.matrix_rank(e),
+                torch.linalg.matrix_rank(a, rtol=0.5), torch.linalg.matrix_rank(b, atol=1.0, rtol=0.1),
+                torch.linalg.matrix_rank(b, atol=0.5), torch.linalg.matrix_rank(s, hermitian=True),
+                torch.linalg.matrix_rank(s, atol=0.1, hermitian=True), torch.linalg.matrix_rank(a.mT))
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_matrix_rank(eir, tmp_path, strict):
+    """node for node as torch (not an effect: the rank is counted from singular / eigen values)"""
+    dt = torch.float64 if strict else torch.float32
+    low = r(5, 2, dtype=dt) @ r(2, 4, dtype=dt)
+    sym = r(3, 4, 4, dtype=dt)
+    args = (low, r(2, 3, 4, dtype=dt), torch.zeros(2, 0, 3, dtype=dt), sym + sym.mT)
+    dst = K.convert_like_torch(eir, tmp_path, Rank(), args, strict=strict, getitems=False)
+    got = torch.export.load(str(dst)).module()(*args)
+    assert [int(t.flatten()[0]) for t in (got[0], got[3])] == [2, int(torch.linalg.matrix_rank(low, rtol=0.5))]

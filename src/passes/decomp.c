@@ -570,6 +570,8 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten._print.default", decomp_print},
     {"aten._native_batch_norm_legit.default", decomp_bn_update},
     {"aten._batch_norm_with_update.default", decomp_bn_update},
+    {"aten.linalg_matrix_rank.atol_rtol_float", decomp_matrix_rank},
+    {"aten.linalg_matrix_rank.atol_rtol_tensor", decomp_matrix_rank},
     {"aten.linalg_solve_ex.default", decomp_keep_front},
     {"aten.qr.default", decomp_keep_front},
     {"aten._lu_with_info.default", decomp_keep_front},
