@@ -281,6 +281,20 @@ def test_bn_module_runs_in_eir(eir, tmp_path):
             np.testing.assert_allclose(np.load(out / f"run_{k}" / f"state.{name}.npy"), buf.numpy(), rtol=1e-4, atol=1e-5)
 
 
+class BnNoStats(torch.nn.Module):
+    def forward(self, x, w):
+        return (F.batch_norm(x, None, None, training=True), F.batch_norm(x, None, None, w, w, training=True, momentum=0.3,
+                                                                         eps=1e-3),
+                torch.ops.aten.native_batch_norm(x, w, None, None, None, True, 0.1, 1e-5),
+                F.batch_norm(x[:0], torch.zeros(3), torch.ones(3), training=True))
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_bn_training_without_stats(eir, tmp_path, strict):
+    """training without running statistics: _native_batch_norm_legit.no_stats; an empty input: clone"""
+    K.convert_like_torch(eir, tmp_path, BnNoStats(), (r(4, 3), r(3)), strict=strict, getitems=False)
+
+
 class BnViewRead(torch.nn.Module):
     def forward(self, x, base):
         v = base.as_strided([3], [2])

@@ -383,8 +383,9 @@ static eir_status write_back(dc *c, uint32_t x, uint32_t nv) {
  * batch_norm in training mode -> _native_batch_norm_legit_functional;
  * _batch_norm_with_update -> _batch_norm_with_update_functional; the new
  * running mean and variance written back to the inputs they came from
- * (mutation outputs). batch_norm of an empty input is input.clone() (times
- * weight[0], plus bias[0]) as torch's composite. */
+ * (mutation outputs); without running statistics (training)
+ * _native_batch_norm_legit.no_stats. batch_norm of an empty input is
+ * input.clone() as torch's composite (with weight or bias: refused). */
 eir_status decomp_bn_update(dc *c) {
     bool with_update = !strcmp(c->op, "aten._batch_norm_with_update.default");
     bool composite = !strcmp(c->op, "aten.batch_norm.default");
@@ -395,17 +396,14 @@ eir_status decomp_bn_update(dc *c) {
     uint32_t x = dc_tensor_of(c, "input");
     if (x == EIR_NO_VALUE) return dc_refuse(c, "argument 'input': expected a tensor");
     uint32_t rm = dc_tensor_of(c, "running_mean"), rv = dc_tensor_of(c, "running_var");
-    if (rm == EIR_NO_VALUE || rv == EIR_NO_VALUE)
-        return dc_refuse(c, "training mode without running statistics (the no_stats form) is not decomposed here");
-    if (rm == rv) return dc_refuse(c, "running_mean and running_var are the same tensor");
     const eir_arg *mom = dc_arg_named(c, "momentum"), *eps = dc_arg_named(c, "eps");
     if (!mom || !eps) return dc_refuse(c, "arguments 'momentum', 'eps' missing");
     const eir_arg *wa = dc_arg_named(c, "weight"), *ba = dc_arg_named(c, "bias");
-    const eir_tensor_meta *xm = meta_of(c, x);
-    if (!dc_meta_concrete_sizes(xm)) return dc_refuse(c, "an input of symbolic size");
-    int64_t numel = 1;
-    for (uint32_t i = 0; i < xm->rank; i++) numel *= xm->sizes[i].value;
     eir_status st;
+    const eir_tensor_meta *xm = meta_of(c, x);
+    int64_t numel = 1;
+    if (composite && !dc_meta_concrete_sizes(xm)) return dc_refuse(c, "an input of symbolic size");
+    for (uint32_t i = 0; composite && i < xm->rank; i++) numel *= xm->sizes[i].value;
     if (composite && numel == 0) {
         if (!is_none(wa) || !is_none(ba)) return dc_refuse(c, "an empty input with weight or bias");
         if (c->dry) return EIR_OK;
@@ -414,6 +412,23 @@ eir_status decomp_bn_update(dc *c) {
         if ((st = sh_emit(c, "clone.default", 1, ci, meta_of(c, outs[0]), &res))) return st;
         return finish(c, outs[0], res);
     }
+    if (rm == EIR_NO_VALUE && rv == EIR_NO_VALUE && !with_update) {
+        /* training without running statistics: _native_batch_norm_legit.no_stats */
+        bool training = true;
+        if (!dc_bool_arg(c, "training", true, &training) || !training)
+            return dc_refuse(c, "eval mode without running statistics");
+        if (c->dry) return EIR_OK;
+        eir_named_arg ni[6] = {pos_arg("input", a_tensor(x)), pos_arg("weight", is_none(wa) ? a_none() : *wa),
+                               pos_arg("bias", is_none(ba) ? a_none() : *ba), pos_arg("training", a_bool(true)),
+                               pos_arg("momentum", *mom), pos_arg("eps", *eps)};
+        uint32_t v[3];
+        if ((st = sh_emit_n(c, "_native_batch_norm_legit.no_stats", 6, ni, 3, false, NULL, v))) return st;
+        for (uint32_t i = 0; i < no; i++)
+            if ((st = finish(c, outs[i], v[i]))) return st;
+        return EIR_OK;
+    }
+    if (rm == EIR_NO_VALUE || rv == EIR_NO_VALUE) return dc_refuse(c, "only one of running_mean and running_var");
+    if (rm == rv) return dc_refuse(c, "running_mean and running_var are the same tensor");
     /* the statistics written: checked before anything is emitted */
     bool dry = c->dry;
     c->dry = true;
