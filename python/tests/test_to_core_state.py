@@ -295,6 +295,21 @@ def test_bn_training_without_stats(eir, tmp_path, strict):
     K.convert_like_torch(eir, tmp_path, BnNoStats(), (r(4, 3), r(3)), strict=strict, getitems=False)
 
 
+class BnLocalStats(torch.nn.Module):
+    def forward(self, x):
+        rm, rv = torch.zeros(3), x.var(0)
+        y = F.batch_norm(x, rm, rv, training=True, momentum=0.5)
+        return y, rm * 2, rv + 1
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_bn_stats_made_by_the_graph(eir, tmp_path, strict):
+    """running statistics the program makes: later reads see the new values, no mutation output"""
+    dst = K.convert_like_torch(eir, tmp_path, BnLocalStats(), (r(4, 3),), strict=strict, getitems=False)
+    got = torch.export.load(str(dst))
+    assert all(s.kind.name == "USER_OUTPUT" for s in got.graph_signature.output_specs)
+
+
 class BnViewRead(torch.nn.Module):
     def forward(self, x, base):
         v = base.as_strided([3], [2])

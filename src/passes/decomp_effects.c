@@ -325,10 +325,11 @@ static bool read_after(const dc *c, uint32_t v, uint32_t after) {
 }
 
 /* x, which the decomposed node writes in place, takes the value nv: x is a
- * graph input (or its latest version), whose mutation output becomes nv, or
+ * graph input (or its latest version), whose mutation output becomes nv;
  * as_strided(base, ...) of one, written back by as_strided_scatter into
- * base as torch's functionalization does. Later reads of x read nv. In a
- * dry run only checked. */
+ * base as torch's functionalization does; or a tensor the graph makes
+ * (no mutation output). Later reads of x read nv. In a dry run only
+ * checked. */
 static eir_status write_back(dc *c, uint32_t x, uint32_t nv) {
     const eir_value *xv = &c->g->values[x];
     eir_status st;
@@ -336,11 +337,18 @@ static eir_status write_back(dc *c, uint32_t x, uint32_t nv) {
     const eir_node *pn = xv->producer >= 0 ? &c->g->nodes[xv->producer] : NULL;
     bool mutated_before = false;
     for (uint32_t i = 0; c->muts && i < c->muts->n; i++) mutated_before |= !strcmp(c->muts->m[i].latest, xv->name);
-    if (pn && !mutated_before) {
-        if (strcmp(pn->target, "torch.ops.aten.as_strided.default") || pn->num_inputs < 3 ||
-            pn->inputs[0].arg.kind != EIR_ARG_TENSOR)
+    bool local = false;
+    if (pn && !mutated_before && strcmp(pn->target, "torch.ops.aten.as_strided.default")) {
+        /* a tensor the graph makes (not a view, not written in place): later
+         * reads take the new value, no mutation output */
+        const eir_op_schema *ps = strncmp(pn->target, "torch.ops.", 10) ? NULL : eir_op_find(pn->target + 10);
+        if (!ps || (ps->flags & (EIR_OPF_VIEW | EIR_OPF_INPLACE | EIR_OPF_OUT)) || eir_op_mutates_args(ps))
             return dc_refuse(c, "it writes %s, the result of %%%s (%s), in place", xv->name, pn->name ? pn->name : "?",
                              pn->target);
+        local = true;
+    } else if (pn && !mutated_before) {
+        if (pn->num_inputs < 3 || pn->inputs[0].arg.kind != EIR_ARG_TENSOR)
+            return dc_refuse(c, "it writes %s, an as_strided view without its arguments", xv->name);
         base = pn->inputs[0].arg.value;
         if (read_after(c, x, c->node))
             return dc_refuse(c, "%s, which it writes, is an as_strided view read afterwards", xv->name);
@@ -356,6 +364,7 @@ static eir_status write_back(dc *c, uint32_t x, uint32_t nv) {
             return dc_refuse(c, "%s, which it writes, is aliased by %%%s (%s), read afterwards", c->g->values[base].name,
                              u->name ? u->name : "?", u->target + 10);
     }
+    if (local) return c->dry ? EIR_OK : eir_graph_replace_uses(c->p, c->g, x, nv, NULL);
     mutation *m = input_written(c, base, &st);
     if (!m) return st;
     if (c->dry) return EIR_OK;
