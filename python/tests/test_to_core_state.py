@@ -369,3 +369,21 @@ def test_matrix_rank(eir, tmp_path, strict):
     dst = K.convert_like_torch(eir, tmp_path, Rank(), args, strict=strict, getitems=False)
     got = torch.export.load(str(dst)).module()(*args)
     assert [int(t.flatten()[0]) for t in (got[0], got[3])] == [2, int(torch.linalg.matrix_rank(low, rtol=0.5))]
+
+
+# ---- gradient -----------------------------------------------------------------
+
+class Gradient(torch.nn.Module):
+    def forward(self, x, v, c0, c2):
+        return (torch.gradient(v), torch.gradient(v, spacing=2.0), torch.gradient(x, edge_order=2),
+                torch.gradient(x, spacing=[2.0, 2.1], dim=[0, 1]), torch.gradient(x, spacing=[c0, c2], dim=[0, -1]),
+                torch.gradient(x, dim=1), torch.gradient(x, spacing=3, dim=[2], edge_order=2), torch.gradient(v[::2]))
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_gradient(eir, tmp_path, strict):
+    """scalar spacings (edge orders 1 and 2) and coordinates, node for node"""
+    dt = torch.float64 if strict else torch.float32
+    args = (r(3, 4, 5, dtype=dt), r(9, dtype=dt), torch.tensor([0.0, 0.5, 2.0], dtype=dt),
+            torch.tensor([1.0, 1.5, 3.0, 3.5, 5.0], dtype=dt))
+    K.convert_like_torch(eir, tmp_path, Gradient(), args, strict=strict, getitems=False)

@@ -420,8 +420,9 @@ eir_status decomp_print(dc *c);
 eir_status decomp_bn_update(dc *c);
 eir_status decomp_instance_norm_stats(dc *c);
 
-/* ---- linalg_matrix_rank (decomp_rank.c) ---- */
+/* ---- linalg_matrix_rank, gradient (decomp_rank.c) ---- */
 
 eir_status decomp_matrix_rank(dc *c);
+eir_status decomp_gradient(dc *c);
 
 #endif
