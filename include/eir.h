@@ -969,6 +969,16 @@ EIR_API eir_status eir_program_add_state(eir_program *p, eir_input_kind kind, co
  * other input names it. */
 EIR_API eir_status eir_program_drop_input(eir_program *p, uint32_t index);
 
+/* Add an effect token, as torch threads one through effectful operators
+ * (higher_order.with_effects): a graph input "token" (float32 of size 0)
+ * with a TOKEN input spec, placed after the tokens there are, and a TOKEN
+ * output spec and graph output naming that input (the token passes through
+ * until an effectful node is added). A new with_effects node reads the
+ * token the TOKEN output names and returns the next one first;
+ * eir_graph_replace_uses(old, next) then moves the TOKEN output on.
+ * *value_out (may be NULL) receives the input's value. */
+EIR_API eir_status eir_program_add_token(eir_program *p, uint32_t *value_out);
+
 /* ---- shape and dtype inference --------------------------------------------
  *
  * What torch 2.13's meta kernels give a node's outputs, from its arguments

@@ -954,6 +954,72 @@ eir_status eir_program_drop_input(eir_program *p, uint32_t index) {
     return EIR_OK;
 }
 
+eir_status eir_program_add_token(eir_program *p, uint32_t *value_out) {
+    if (!p) return EIR_ERR_ARG;
+    eir_graph *g = p->graph;
+    if (g->num_inputs != p->num_input_specs || g->num_outputs != p->num_output_specs)
+        return eir_fail(p, EIR_ERR_GRAPH, "eir_program_add_token: the graph's inputs and outputs do not match its "
+                        "signature (%u inputs, %u input specs; %u outputs, %u output specs)", g->num_inputs,
+                        p->num_input_specs, g->num_outputs, p->num_output_specs);
+    /* torch's token: torch.tensor([]), float32 of size 0 on the CPU */
+    eir_symint *sz = eir_arena_array(&p->arena, 2, sizeof *sz);
+    if (!sz) return eir_fail(p, EIR_ERR_NOMEM, "out of memory");
+    sz[0].value = 0;
+    sz[1].value = 1;
+    eir_tensor_meta m = {0};
+    m.dtype = EIR_F32;
+    m.layout = EIR_LAYOUT_STRIDED;
+    m.rank = 1;
+    m.sizes = &sz[0];
+    m.strides = &sz[1];
+    m.device.type = "cpu";
+    m.device.index = -1;
+    uint32_t in_pos = 0, out_pos = 0;
+    while (in_pos < p->num_input_specs && p->input_specs[in_pos].kind == EIR_IN_TOKEN) in_pos++;
+    while (out_pos < p->num_output_specs && p->output_specs[out_pos].kind == EIR_OUT_TOKEN) out_pos++;
+    graph_cap *c = cap_of(p, g);
+    eir_arg *ins = c ? grow(p, g->inputs, g->num_inputs, &c->inputs, sizeof *ins) : NULL;
+    eir_input_spec *ispecs = eir_arena_array(&p->arena, p->num_input_specs + 1, sizeof *ispecs);
+    eir_arg *outs = eir_arena_array(&p->arena, g->num_outputs + 1, sizeof *outs);
+    eir_output_spec *ospecs = eir_arena_array(&p->arena, p->num_output_specs + 1, sizeof *ospecs);
+    if (!ins || !ispecs || !outs || !ospecs) return eir_fail(p, EIR_ERR_NOMEM, "out of memory");
+    g->inputs = ins;     /* grown: the old array stays valid until replaced */
+    uint32_t v = eir_graph_add_value(p, g, EIR_VALUE_TENSOR, &m, "token");
+    if (v == EIR_NO_VALUE) return eir_fail(p, EIR_ERR_NOMEM, "out of memory");
+    eir_value *vals = (eir_value *)g->values;
+    vals[v].producer = -1;
+    eir_arg a = {0};
+    a.kind = EIR_ARG_TENSOR;
+    a.value = v;
+    a.name = vals[v].name;
+    memmove(&ins[in_pos + 1], &ins[in_pos], (g->num_inputs - in_pos) * sizeof *ins);
+    ins[in_pos] = a;
+    g->num_inputs++;
+    if (p->num_input_specs) memcpy(ispecs, p->input_specs, p->num_input_specs * sizeof *ispecs);
+    memmove(&ispecs[in_pos + 1], &ispecs[in_pos], (p->num_input_specs - in_pos) * sizeof *ispecs);
+    memset(&ispecs[in_pos], 0, sizeof *ispecs);
+    ispecs[in_pos].kind = EIR_IN_TOKEN;
+    ispecs[in_pos].arg = a;
+    ispecs[in_pos].persistent = -1;
+    p->input_specs = ispecs;
+    p->num_input_specs++;
+    if (g->num_outputs) memcpy(outs, g->outputs, g->num_outputs * sizeof *outs);
+    memmove(&outs[out_pos + 1], &outs[out_pos], (g->num_outputs - out_pos) * sizeof *outs);
+    outs[out_pos] = a;
+    if (p->num_output_specs) memcpy(ospecs, p->output_specs, p->num_output_specs * sizeof *ospecs);
+    memmove(&ospecs[out_pos + 1], &ospecs[out_pos], (p->num_output_specs - out_pos) * sizeof *ospecs);
+    memset(&ospecs[out_pos], 0, sizeof *ospecs);
+    ospecs[out_pos].kind = EIR_OUT_TOKEN;
+    ospecs[out_pos].arg = a;
+    g->outputs = outs;
+    g->num_outputs++;
+    g->is_single_tensor_return = false;
+    p->output_specs = ospecs;
+    p->num_output_specs++;
+    if (value_out) *value_out = v;
+    return EIR_OK;
+}
+
 /* ---- passes (listed in src/passes/passes.c) ---- */
 
 eir_status eir_ir_pass_dce(eir_program *p, uint32_t *changed) { return eir_graph_dce(p, p->graph, changed); }

@@ -558,6 +558,27 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.linalg_cond.default", decomp_cond},
     {"aten.linalg_pinv.atol_rtol_float", decomp_pinv_float},
     {"aten.pinverse.default", decomp_pinv_float},
+    /* error checks through effect tokens */
+    {"aten.linalg_inv.default", decomp_checked_linalg},
+    {"aten.linalg_tensorinv.default", decomp_checked_linalg},
+    {"aten.linalg_tensorsolve.default", decomp_checked_linalg},
+    {"aten.linalg_cholesky.default", decomp_checked_linalg},
+    {"aten.linalg_solve.default", decomp_checked_linalg},
+    {"aten.linalg_lu_factor.default", decomp_checked_linalg},
+    {"aten.linalg_ldl_factor.default", decomp_checked_linalg},
+    {"aten.lu_solve.default", decomp_checked_linalg},
+    {"aten._print.default", decomp_print},
+    {"aten._native_batch_norm_legit.default", decomp_bn_update},
+    {"aten._batch_norm_with_update.default", decomp_bn_update},
+    {"aten.linalg_matrix_rank.atol_rtol_float", decomp_matrix_rank},
+    {"aten.linalg_matrix_rank.atol_rtol_tensor", decomp_matrix_rank},
+    {"aten.gradient.scalarint", decomp_gradient},
+    {"aten.gradient.scalararray", decomp_gradient},
+    {"aten.gradient.scalarrayint", decomp_gradient},
+    {"aten.gradient.scalarrayarray", decomp_gradient},
+    {"aten.gradient.array", decomp_gradient},
+    {"aten.gradient.tensorarray", decomp_gradient},
+    {"aten.gradient.tensorarrayint", decomp_gradient},
     {"aten.linalg_solve_ex.default", decomp_keep_front},
     {"aten.qr.default", decomp_keep_front},
     {"aten._lu_with_info.default", decomp_keep_front},
@@ -698,5 +719,9 @@ eir_status eir_pass_to_core(eir_program *p, uint32_t *changed) {
     }
     if (!st) st = add_mutation_outputs(p, ms);
     free(ms);
+    /* run_decompositions() leaves a program of the ATEN dialect (which
+     * also makes torch's ep.module() take out the effect tokens) */
+    static const char *const aten[] = {"ATEN"};
+    if (!st && p->num_verifiers == 1 && !strcmp(p->verifiers[0], "TRAINING")) p->verifiers = (const char **)aten;
     return st;
 }

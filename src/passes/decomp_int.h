@@ -413,4 +413,16 @@ eir_status decomp_tensordot_single(dc *c, uint32_t a, uint32_t b, uint32_t out, 
 /* ---- end of ranges, batch / instance norm forms, quantiles, linear
  * algebra, padding ---- */
 
+/* ---- error checks through effect tokens (decomp_effects.c) ---- */
+
+eir_status decomp_checked_linalg(dc *c);
+eir_status decomp_print(dc *c);
+eir_status decomp_bn_update(dc *c);
+eir_status decomp_instance_norm_stats(dc *c);
+
+/* ---- linalg_matrix_rank, gradient (decomp_rank.c) ---- */
+
+eir_status decomp_matrix_rank(dc *c);
+eir_status decomp_gradient(dc *c);
+
 #endif

@@ -450,7 +450,7 @@ eir_status decomp_native_bn(dc *c) {
     if (x == EIR_NO_VALUE) return dc_refuse(c, "argument 'input': expected a tensor");
     bool training = true;
     if (!dc_bool_arg(c, "training", true, &training)) return dc_refuse(c, "argument 'training': expected a bool");
-    if (training) return dc_refuse(c, "training mode (running statistics updated): not decomposed");
+    if (training) return decomp_bn_update(c);
     uint32_t rm = dc_tensor_of(c, "running_mean"), rv = dc_tensor_of(c, "running_var");
     if (rm == EIR_NO_VALUE || rv == EIR_NO_VALUE) return dc_refuse(c, "eval mode without running statistics");
     const eir_arg *mom = dc_arg_named(c, "momentum"), *eps = dc_arg_named(c, "eps");

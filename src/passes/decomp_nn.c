@@ -236,9 +236,7 @@ eir_status decomp_batch_norm(dc *c) {
     bool training;
     double momentum, eps;
     if (!dc_bool_arg(c, "training", false, &training)) return dc_refuse(c, "argument 'training': expected a bool");
-    if (training)
-        return dc_refuse(c, "batch_norm in training mode updates its running statistics "
-                         "(_native_batch_norm_legit_functional and buffer mutations are not produced yet)");
+    if (training) return decomp_bn_update(c);
     if (!dc_float_arg(c, "momentum", 0.1, &momentum) || !dc_float_arg(c, "eps", 1e-5, &eps))
         return dc_refuse(c, "arguments 'momentum' and 'eps': expected floats");
     uint32_t w = dc_tensor_of(c, "weight"), b = dc_tensor_of(c, "bias");

@@ -1652,7 +1652,7 @@ eir_status decomp_chunk_cat(dc *c) {
 
 /* instance_norm without weight, bias or running statistics -> viewed as
  * [1, N * C, ...], _native_batch_norm_legit.no_stats (training), viewed
- * back */
+ * back (with them: decomp_instance_norm_stats) */
 eir_status decomp_instance_norm(dc *c) {
     uint32_t x, out;
     eir_status st = dc_need_io(c, "input", &x, &out);
@@ -1661,7 +1661,7 @@ eir_status decomp_instance_norm(dc *c) {
     bool use = false;
     if (!is_none(dc_arg_named(c, "weight")) || !is_none(dc_arg_named(c, "bias")) || !is_none(dc_arg_named(c, "running_mean")) ||
         !is_none(dc_arg_named(c, "running_var")))
-        return dc_refuse(c, "weight, bias or running statistics (only their absence is decomposed)");
+        return decomp_instance_norm_stats(c);
     if (!dc_bool_arg(c, "use_input_stats", false, &use) || !use) return dc_refuse(c, "use_input_stats false");
     const eir_arg *mom = dc_arg_named(c, "momentum"), *eps = dc_arg_named(c, "eps");
     int64_t sz[MAXR];

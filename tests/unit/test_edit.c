@@ -167,6 +167,51 @@ static void test_add_state(void) {
     eir_program_free(p);
 }
 
+/* an effect token: input and output specs, a with_effects node threading
+ * it; the program still prints, saves, loads and runs */
+static void test_add_token(void) {
+    eir_program *p = load_fixture("mlp");
+    if (!p) { CHECK(0); return; }
+    float *ref = NULL, *got = NULL;
+    int64_t n = 0, m = 0;
+    CHECK(run_mlp(p, &ref, &n));
+    eir_graph *g = eir_program_graph_mut(p);
+    uint32_t nin = g->num_inputs, nout = g->num_outputs, tok = EIR_NO_VALUE;
+    CHECK(eir_program_add_token(p, &tok) == EIR_OK);
+    CHECK(tok != EIR_NO_VALUE && !strcmp(g->values[tok].name, "token"));
+    CHECK(g->num_inputs == nin + 1 && g->inputs[0].value == tok && eir_program_input_spec(p, 0)->kind == EIR_IN_TOKEN);
+    CHECK(g->num_outputs == nout + 1 && g->outputs[0].value == tok);
+    CHECK(eir_program_output_spec(p, 0)->kind == EIR_OUT_TOKEN && eir_program_output_spec(p, 0)->arg.value == tok);
+    /* with_effects(token, aten._print, 'hi'): its first output is the next token */
+    uint32_t next = eir_graph_add_value(p, g, EIR_VALUE_TENSOR, &g->values[tok].meta, "getitem");
+    eir_arg op = {0}, msg = {0}, none = {0};
+    op.kind = EIR_ARG_OPERATOR;
+    op.u.s = "torch.ops.aten._print.default";
+    msg.kind = EIR_ARG_STRING;
+    msg.u.s = "hi";
+    none.kind = EIR_ARG_NONE;
+    none.value = EIR_NO_VALUE;
+    eir_named_arg ins[3] = {{"", tensor_arg(tok), 1}, {"", op, 1}, {"", msg, 1}};
+    eir_arg outs[2] = {tensor_arg(next), none};
+    CHECK(eir_graph_insert_node(p, g, 0, "torch.ops.higher_order.with_effects", 3, ins, 2, outs, NULL) == EIR_OK);
+    CHECK(eir_graph_replace_uses(p, g, tok, next, NULL) == EIR_OK);
+    CHECK(eir_program_output_spec(p, 0)->arg.value == next && g->outputs[0].value == next);
+    char *s = print_prog(p);
+    CHECK(s && strstr(s, "def forward(self, token: \"f32[0]\", p_fc1_weight"));
+    CHECK(s && strstr(s, "with_effects = torch.ops.higher_order.with_effects(token, torch.ops.aten._print.default, 'hi')"));
+    CHECK(s && strstr(s, "    # inputs\n    token: TOKEN\n") && strstr(s, "    # outputs\n    getitem: TOKEN\n"));
+    free(s);
+    eir_verify_report *rep = NULL;
+    CHECK(eir_program_verify(p, EIR_DIALECT_ATEN, &rep) == EIR_OK);
+    eir_verify_report_free(rep);
+    CHECK(run_mlp(p, &got, &m));
+    bool same = ref && got && n == m && n == 8;
+    for (int64_t i = 0; same && i < n; i++) same = got[i] == ref[i];
+    CHECK(same);
+    free(ref), free(got);
+    eir_program_free(p);
+}
+
 /* redirect the output past the last layer: dce removes the layer and the
  * parameters only it read */
 static void test_dce_drops_parameters(void) {
@@ -360,6 +405,7 @@ int main(void) {
     test_dead_insert_and_dce();
     test_rewrite_output();
     test_add_state();
+    test_add_token();
     test_dce_drops_parameters();
     test_errors();
     test_nested();
