@@ -3,7 +3,9 @@
  * shapes with and without a tail of rows (N % 8) and of the sum (K % 8),
  * strided x and y rows, a bias or none; then on a pool of 2 threads, with
  * and without every loop split (eir_pool_split_all), the same bits as one
- * thread. Also under the sanitizers. */
+ * thread; repeated products with the same W (which alternate the direction
+ * of their rows from 256 KiB of W on) the same bits as the first. Also under
+ * the sanitizers. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +43,17 @@ static void check_shape(int64_t M, int64_t N, int64_t K, int64_t ldx, int64_t ld
     for (int64_t m = 0; m < M; m++)
         for (int64_t n = N; n < ldy; n++) gaps = gaps && y[m * ldy + n] == -7.f;
     CHECK(gaps);
+    /* repeated products with the same W (from 256 KiB on they alternate the
+     * direction of their rows, as the recurrent steps do): the same bits at
+     * every call, and after a product with another W */
+    for (int rep = 0; rep < 3; rep++) {
+        if (rep == 2) eir_gemv_f32(b, 1, N, b, N, 1, NULL, y1, 1);
+        eir_gemv_f32(W, N, K, x, ldx, M, bias ? b : NULL, y1, ldy);
+        bool same = !memcmp(y, y1, (size_t)(M * ldy) * sizeof *y);
+        if (!same) fprintf(stderr, "M %lld N %lld K %lld: call %d differs from the first\n", (long long)M, (long long)N, (long long)K,
+                           rep + 2);
+        CHECK(same);
+    }
     for (int split = 0; split < 2; split++) {
         eir_pool_split_all = split;
         eir_pool *prev = eir_pool_enter(pool);
@@ -58,7 +71,8 @@ static void check_shape(int64_t M, int64_t N, int64_t K, int64_t ldx, int64_t ld
 int main(void) {
     eir_pool *pool = eir_pool_create(2);
     eir_pool_no_backoff = 1;
-    static const int64_t shapes[][3] = {{1, 1024, 256}, {3, 1024, 256}, {4, 37, 19}, {2, 8, 8}, {1, 5, 9}, {4, 250, 1024}, {1, 1, 8}};
+    static const int64_t shapes[][3] = {{1, 1024, 256}, {3, 1024, 256}, {4, 37, 19}, {2, 8, 8}, {1, 5, 9}, {4, 250, 1024}, {1, 1, 8},
+                                        {1, 1027, 67}, {3, 1029, 131}};
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
         int64_t M = shapes[i][0], N = shapes[i][1], K = shapes[i][2];
         check_shape(M, N, K, K, N, true, pool);
