@@ -311,21 +311,12 @@ typedef struct gemv_job {
     int64_t N, K, ldx, M;
     float *y;
     int64_t ldy;
-    bool rev;           /* each block's rows from the last (gemv_rows) */
 } gemv_job;
-
-/* W's bytes from which consecutive products with the same W alternate the
- * direction of their rows, as the recurrent steps do: a decomposed LSTM
- * (run_decompositions() unrolls the time loop into one addmm a step) runs
- * eir_gemv_f32 on the same 1 MiB W_hh step after step, and each product
- * then starts on the rows the one before left in L2. Smaller W stay in L2
- * whichever way they are read. The direction changes no bits. */
-enum { GEMV_ALT_MIN_BYTES = 256 << 10 };
 
 static void gemv_blocks(void *vj, int64_t b0, int64_t b1) {
     const gemv_job *j = vj;
     int64_t o0 = b0 * RNN_UB, o1 = b1 * RNN_UB < j->N ? b1 * RNN_UB : j->N;
-    gemv_rows(j->W + o0 * j->K, o1 - o0, j->K, j->x, j->ldx, j->M, j->y + o0, j->ldy, j->rev);
+    gemv_rows(j->W + o0 * j->K, o1 - o0, j->K, j->x, j->ldx, j->M, j->y + o0, j->ldy, false);
     if (j->bias)
         for (int64_t m = 0; m < j->M; m++)
             for (int64_t o = o0; o < o1; o++) j->y[m * j->ldy + o] += j->bias[o];
@@ -334,15 +325,6 @@ static void gemv_blocks(void *vj, int64_t b0, int64_t b1) {
 void eir_gemv_f32(const float *W, int64_t N, int64_t K, const float *x, int64_t ldx, int64_t M, const float *bias, float *y,
                   int64_t ldy) {
     if (M <= 0 || N <= 0) return; /* y is empty */
-    /* the calling thread's last large W and its direction */
-    static _Thread_local const float *last_w;
-    static _Thread_local bool last_rev;
-    bool rev = false;
-    if ((uint64_t)N * (uint64_t)(K > 0 ? K : 0) * sizeof(float) >= GEMV_ALT_MIN_BYTES) {
-        rev = W == last_w && !last_rev;
-        last_w = W;
-        last_rev = rev;
-    }
-    gemv_job j = {W, x, bias, N, K, ldx, M, y, ldy, rev};
+    gemv_job j = {W, x, bias, N, K, ldx, M, y, ldy};
     eir_parallel_for(eir_pool_current(), (N + RNN_UB - 1) / RNN_UB, grain_for(M * RNN_UB * K), gemv_blocks, &j);
 }
