@@ -37,8 +37,13 @@
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && !defined(EIR_NO_CLONES) && \
     !defined(__SANITIZE_THREAD__)
 #define FAST_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+/* the depthwise kernels' inner loops also get an AVX-512 clone: elementwise
+ * multiplies and adds in a fixed order (no contraction), the same bits as the
+ * other clones */
+#define DW_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define FAST_CLONES
+#define DW_CLONES
 #endif
 
 int eir_kernels_fast = 1;
@@ -373,7 +378,7 @@ FAST_CLONES static void dw_row5(const float *const *rows, const float *w, float 
  * Stride 1: r0..r2 are the padded input rows. Stride 2: e0..e2 hold each
  * padded row's even columns and o0..o2 its odd ones, so that every tap reads
  * unit-stride memory (input column 2 ow + k is e[ow + k / 2] or o[ow]). */
-FAST_CLONES static void dw_row33_s1(const float *restrict r0, const float *restrict r1, const float *restrict r2,
+DW_CLONES static void dw_row33_s1(const float *restrict r0, const float *restrict r1, const float *restrict r2,
                                     const float *w, float bias, float *restrict y, int64_t OW) {
     const float a0 = w[0], a1 = w[1], a2 = w[2], b0 = w[3], b1 = w[4], b2 = w[5], c0 = w[6], c1 = w[7], c2 = w[8];
     for (int64_t ow = 0; ow < OW; ow++) {
@@ -383,7 +388,7 @@ FAST_CLONES static void dw_row33_s1(const float *restrict r0, const float *restr
         y[ow] = t + bias;
     }
 }
-FAST_CLONES static void dw_row33_s2(const float *restrict e0, const float *restrict o0, const float *restrict e1,
+DW_CLONES static void dw_row33_s2(const float *restrict e0, const float *restrict o0, const float *restrict e1,
                                     const float *restrict o1, const float *restrict e2, const float *restrict o2,
                                     const float *w, float bias, float *restrict y, int64_t OW) {
     const float a0 = w[0], a1 = w[1], a2 = w[2], b0 = w[3], b1 = w[4], b2 = w[5], c0 = w[6], c1 = w[7], c2 = w[8];
@@ -420,7 +425,7 @@ static void split_columns(const float *restrict xp, float *restrict xs, int64_t 
  * (7 x 7, 14 x 14) vectorize as well as wide ones. */
 #define DW_TAP(t) const float *restrict p##t = p[t]; const float w##t = w[t];
 #define DW_TERM(t) + w##t * p##t[i]
-FAST_CLONES static void dw_flat9(const float *const *p, int64_t at, const float *w, float bias, float *restrict y,
+DW_CLONES static void dw_flat9(const float *const *p, int64_t at, const float *w, float bias, float *restrict y,
                                  int64_t n) {
     const float *const *q = p;
     const float *p_[9];
@@ -430,7 +435,7 @@ FAST_CLONES static void dw_flat9(const float *const *p, int64_t at, const float 
     for (int64_t i = 0; i < n; i++)
         y[i] = (w0 * p0[i] DW_TERM(1) DW_TERM(2) DW_TERM(3) DW_TERM(4) DW_TERM(5) DW_TERM(6) DW_TERM(7) DW_TERM(8)) + bias;
 }
-FAST_CLONES static void dw_flat25(const float *const *p, int64_t at, const float *w, float bias, float *restrict y,
+DW_CLONES static void dw_flat25(const float *const *p, int64_t at, const float *w, float bias, float *restrict y,
                                   int64_t n) {
     const float *const *q = p;
     const float *p_[25];
@@ -473,7 +478,7 @@ static bool dw_phases_of(int64_t OH, int64_t OW, int64_t KH, int64_t KW, const i
 }
 
 /* dst[k] = src[2 k] for k in [0, n) */
-FAST_CLONES static void dw_deinterleave(float *restrict dst, const float *restrict src, int64_t n) {
+DW_CLONES static void dw_deinterleave(float *restrict dst, const float *restrict src, int64_t n) {
     for (int64_t k = 0; k < n; k++) dst[k] = src[2 * k];
 }
 
