@@ -482,10 +482,11 @@ DW_CLONES static void dw_deinterleave(float *restrict dst, const float *restrict
     for (int64_t k = 0; k < n; k++) dst[k] = src[2 * k];
 }
 
-/* x's plane (H x W) into the phase planes at ph (zeros around it). */
+/* x's plane (H x W) into the phase planes at ph. Every plane of one
+ * convolution writes the same positions, so the zeros around them are set
+ * once (dw_planes clears ph before its first plane) and stay. */
 static void dw_fill_phases(const float *x, float *ph, const dw_phases *g, int64_t H, int64_t W, int64_t pt, int64_t pl) {
     int64_t sh = g->sh, sw = g->sw, WE = g->WE, HP = g->HE * sh, WP = WE * sw;
-    memset(ph, 0, (size_t)(sh * sw * g->PS) * sizeof(float));
     for (int64_t h = 0; h < H; h++) {
         int64_t r = h + pt;
         if (r >= HP) break;
@@ -522,6 +523,7 @@ static void dw_planes(void *ctx, int64_t b, int64_t e) {
     if (eir_kernels_fast && dw_phases_of(OH, OW, KH, KW, stride, pad, dil, &g) &&
         (phb = eir_kalloc((size_t)(g.sh * g.sw * g.PS + OH * g.WE) * sizeof(float))) != NULL) {
         float *acc = phb + g.sh * g.sw * g.PS;
+        memset(phb, 0, (size_t)(g.sh * g.sw * g.PS) * sizeof(float)); /* the padding, for all planes */
         const float *taps[25];
         for (int64_t kh = 0; kh < KH; kh++)
             for (int64_t kw = 0; kw < KW; kw++)
