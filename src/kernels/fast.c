@@ -480,9 +480,12 @@ static bool dw_phases_of(int64_t OH, int64_t OW, int64_t KH, int64_t KW, const i
     return true;
 }
 
-/* dst[k] = src[2 k] for k in [0, n) */
-DW_CLONES static void dw_deinterleave(float *restrict dst, const float *restrict src, int64_t n) {
-    for (int64_t k = 0; k < n; k++) dst[k] = src[2 * k];
+/* a[k] = src[2 k] and b[k] = src[2 k + 1] for k in [0, n): a row's even and odd columns in one pass */
+DW_CLONES static void dw_split2(float *restrict a, float *restrict b, const float *restrict src, int64_t n) {
+    for (int64_t k = 0; k < n; k++) {
+        a[k] = src[2 * k];
+        b[k] = src[2 * k + 1];
+    }
 }
 
 /* x's plane (H x W) into the phase planes at ph. Every plane of one
@@ -500,11 +503,12 @@ static void dw_fill_phases(const float *x, float *ph, const dw_phases *g, int64_
             if (wn > 0) memcpy(row + pl, xr, (size_t)wn * sizeof(float));
             continue;
         }
-        /* padded column c = w + pl goes to phase c % 2, column c / 2 */
-        for (int64_t par = 0; par < 2; par++) {
-            int64_t k0 = (pl - par + 1) / 2, t = wn - 1 + pl - par; /* k in [k0, t / 2]: 0 <= 2k+par-pl < wn */
-            if (t >= 0 && t / 2 >= k0) dw_deinterleave(row + par * g->PS + k0, xr + 2 * k0 + par - pl, t / 2 - k0 + 1);
-        }
+        /* padded column c = w + pl goes to phase c % 2, column c / 2: input columns 2k and 2k + 1 to
+         * column k + pl / 2 of phase pl % 2 and column k + (pl + 1) / 2 of the other phase */
+        if (wn <= 0) continue;
+        float *a = row + (pl & 1) * g->PS + pl / 2, *b = row + ((pl + 1) & 1) * g->PS + (pl + 1) / 2;
+        dw_split2(a, b, xr, wn / 2);
+        if (wn & 1) a[wn / 2] = xr[wn - 1];
     }
 }
 
