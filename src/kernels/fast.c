@@ -379,7 +379,7 @@ FAST_CLONES static void dw_row5(const float *const *rows, const float *w, float 
  * padded row's even columns and o0..o2 its odd ones, so that every tap reads
  * unit-stride memory (input column 2 ow + k is e[ow + k / 2] or o[ow]). */
 DW_CLONES static void dw_row33_s1(const float *restrict r0, const float *restrict r1, const float *restrict r2,
-                                    const float *w, float bias, float *restrict y, int64_t OW) {
+                                  const float *w, float bias, float *restrict y, int64_t OW) {
     const float a0 = w[0], a1 = w[1], a2 = w[2], b0 = w[3], b1 = w[4], b2 = w[5], c0 = w[6], c1 = w[7], c2 = w[8];
     for (int64_t ow = 0; ow < OW; ow++) {
         float t = a0 * r0[ow] + a1 * r0[ow + 1] + a2 * r0[ow + 2];
@@ -389,8 +389,8 @@ DW_CLONES static void dw_row33_s1(const float *restrict r0, const float *restric
     }
 }
 DW_CLONES static void dw_row33_s2(const float *restrict e0, const float *restrict o0, const float *restrict e1,
-                                    const float *restrict o1, const float *restrict e2, const float *restrict o2,
-                                    const float *w, float bias, float *restrict y, int64_t OW) {
+                                  const float *restrict o1, const float *restrict e2, const float *restrict o2,
+                                  const float *w, float bias, float *restrict y, int64_t OW) {
     const float a0 = w[0], a1 = w[1], a2 = w[2], b0 = w[3], b1 = w[4], b2 = w[5], c0 = w[6], c1 = w[7], c2 = w[8];
     for (int64_t ow = 0; ow < OW; ow++) {
         float t = a0 * e0[ow] + a1 * o0[ow] + a2 * e0[ow + 1];
@@ -426,7 +426,7 @@ static void split_columns(const float *restrict xp, float *restrict xs, int64_t 
 #define DW_TAP(t) const float *restrict p##t = p[t]; const float w##t = w[t];
 #define DW_TERM(t) + w##t * p##t[i]
 DW_CLONES static void dw_flat9(const float *const *p, int64_t at, const float *w, float bias, float *restrict y,
-                                 int64_t n) {
+                               int64_t n) {
     const float *const *q = p;
     const float *p_[9];
     for (int t = 0; t < 9; t++) p_[t] = q[t] + at;
@@ -436,7 +436,7 @@ DW_CLONES static void dw_flat9(const float *const *p, int64_t at, const float *w
         y[i] = (w0 * p0[i] DW_TERM(1) DW_TERM(2) DW_TERM(3) DW_TERM(4) DW_TERM(5) DW_TERM(6) DW_TERM(7) DW_TERM(8)) + bias;
 }
 DW_CLONES static void dw_flat25(const float *const *p, int64_t at, const float *w, float bias, float *restrict y,
-                                  int64_t n) {
+                                int64_t n) {
     const float *const *q = p;
     const float *p_[25];
     for (int t = 0; t < 25; t++) p_[t] = q[t] + at;
@@ -459,8 +459,8 @@ static void dw_compact(const float *restrict acc, float *restrict y, int64_t OH,
 
 /* Output rows at least this wide are computed row by row (no columns to drop).
  * Narrower planes go through one flat loop and a copy of their rows: for rows
- * of 28 and 56 (MobileNets) the flat loop's one vector tail per plane costs
- * less than a scalar tail per row plus the few dropped columns and the copy. */
+ * of 28 and 56 (MobileNets) the flat loop, with its one vector tail per plane,
+ * its few dropped columns and the copy, costs less than a scalar tail per row. */
 enum { DW_WIDE = 64 };
 
 /* The geometry of the phase planes; false when the flat kernels do not apply. */
