@@ -166,6 +166,27 @@ class Mixed(torch.nn.Module):
         return self.fc(z.mean((2, 3))), y
 
 
+class InvertedResidual(torch.nn.Module):
+    """A MobileNet block: 1 x 1 expansion, depthwise k x k, 1 x 1 projection (+ the input at stride 1)."""
+    def __init__(self, cin, hidden, k, stride, act):
+        super().__init__()
+        self.pw = torch.nn.Sequential(torch.nn.Conv2d(cin, hidden, 1, bias=False), torch.nn.BatchNorm2d(hidden), act())
+        self.dw = torch.nn.Sequential(torch.nn.Conv2d(hidden, hidden, k, stride, k // 2, groups=hidden, bias=False),
+                                      torch.nn.BatchNorm2d(hidden), act())
+        self.project = torch.nn.Sequential(torch.nn.Conv2d(hidden, cin, 1, bias=False), torch.nn.BatchNorm2d(cin))
+        self.residual = stride == 1
+        with torch.no_grad():
+            for bn in (self.pw[1], self.dw[1], self.project[1]):
+                bn.running_mean.uniform_(-0.5, 0.5)
+                bn.running_var.uniform_(0.5, 2.0)
+                bn.weight.uniform_(0.5, 1.5)
+                bn.bias.uniform_(-0.5, 0.5)
+
+    def forward(self, x):
+        y = self.project(self.dw(self.pw(x)))
+        return x + y if self.residual else y
+
+
 MODULES = {
     "conv_bn_relu": (lambda: ConvBnAct(torch.nn.ReLU(inplace=True)), (2, 4, 9, 9), 1),
     "conv_bn_relu6": (lambda: ConvBnAct(torch.nn.ReLU6()), (1, 4, 8, 8), 1),
@@ -174,9 +195,12 @@ MODULES = {
     "linear_relu": (lambda: LinearAct(torch.nn.ReLU()), (3, 6), 1),
     "linear_hardtanh_3d": (lambda: LinearAct(torch.nn.Hardtanh(-0.5, 0.5)), (2, 3, 6), 1),
     "mixed": (Mixed, (1, 3, 8, 8), 2),
+    # depthwise planes with rows of 70 (row by row) and 35 (one flat loop per plane), 3 x 3 and 5 x 5
+    "inverted_residual_s1": (lambda: InvertedResidual(8, 48, 3, 1, torch.nn.ReLU6), (1, 8, 12, 70), 3),
+    "inverted_residual_k5_s2": (lambda: InvertedResidual(8, 40, 5, 2, torch.nn.Hardswish), (1, 8, 57, 70), 3),
 }
 FORMS = [(s, dc) for s in (False, True) for dc in (False, True)]
-EVERY_FORM = ("conv_bn_relu", "linear_hardtanh_3d", "mixed")     # the others: strict=False only
+EVERY_FORM = ("conv_bn_relu", "linear_hardtanh_3d", "mixed", "inverted_residual_s1", "inverted_residual_k5_s2")     # the others: strict=False only
 CASES = [(n, f) for n in MODULES for f in FORMS if n in EVERY_FORM or not f[0]]
 
 

@@ -32,6 +32,7 @@ F = torch.nn.functional
 
 from conftest import REPO, to_npy  # noqa: E402
 from tolerances import tolerance  # noqa: E402
+from exporting import export_save  # noqa: E402
 
 _spec = importlib.util.spec_from_file_location(
     "eir_backend_ops", os.path.join(REPO, "bindings", "python", "eir", "backend_ops.py"))
@@ -92,13 +93,6 @@ class Written(nn.Module):
         return y
 
 
-def _export(module, x, strict, decomp, path):
-    ep = torch.export.export(module, (x,), strict=strict)
-    if decomp:
-        ep = ep.run_decompositions()
-    torch.export.save(ep, path)
-
-
 def _run(eir, path, x, out_dir, threads=1, runs=3, env=None):
     f = os.path.join(os.path.dirname(out_dir), "x.npy")
     np.save(f, to_npy(x))
@@ -126,7 +120,7 @@ def test_chain(eir, tmp_path, strict, decomp):
     module = Chain().eval()
     x = torch.randn(1, 3, 23, 21, generator=torch.Generator().manual_seed(1))
     path = str(tmp_path / "chain.pt2")
-    _export(module, x, strict, decomp, path)
+    export_save(module, x, strict, decomp, path)
     with torch.no_grad():
         want = to_npy(module(x))
     rtol, atol = tolerance(torch.float32)
@@ -174,7 +168,7 @@ def test_written_weight_not_in_chain(eir, tmp_path, strict):
     x = torch.randn(1, 8, 12, 12, generator=torch.Generator().manual_seed(2))
     path = str(tmp_path / "written.pt2")
     module = Written().eval()
-    _export(copy.deepcopy(module), x, strict, False, path)
+    export_save(copy.deepcopy(module), x, strict, False, path)
     with torch.no_grad():
         want = [to_npy(module(x)) for _ in range(3)]
     rtol, atol = tolerance(torch.float32)

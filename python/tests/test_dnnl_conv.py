@@ -27,6 +27,7 @@ F = torch.nn.functional
 
 from conftest import to_npy  # noqa: E402
 from tolerances import tolerance  # noqa: E402
+from exporting import export_save  # noqa: E402
 
 
 class Params(nn.Module):
@@ -78,13 +79,6 @@ class Written(nn.Module):
         return y
 
 
-def _export(module, x, strict, decomp, path):
-    ep = torch.export.export(module, (x,), strict=strict)
-    if decomp:
-        ep = ep.run_decompositions()
-    torch.export.save(ep, path)
-
-
 def _run(eir, path, x, out_dir, threads=1, runs=3, env=None):
     """outputs of each run, and how many convolutions oneDNN's verbose log shows"""
     f = os.path.join(os.path.dirname(out_dir), "x.npy")
@@ -114,7 +108,7 @@ def test_constant_weights(eir, tmp_path, strict, decomp):
     module = Params().eval()
     x = torch.randn(2, 3, 33, 31, generator=torch.Generator().manual_seed(1))
     path = str(tmp_path / "params.pt2")
-    _export(module, x, strict, decomp, path)
+    export_save(module, x, strict, decomp, path)
     with torch.no_grad():
         want = to_npy(module(x))
     rtol, atol = tolerance(torch.float32)
@@ -142,7 +136,7 @@ def test_computed_weight_is_not_cached(eir, tmp_path, strict, decomp):
     module = Computed().eval()
     x = torch.randn(1, 8, 20, 20, generator=torch.Generator().manual_seed(3))
     path = str(tmp_path / "computed.pt2")
-    _export(module, x, strict, decomp, path)
+    export_save(module, x, strict, decomp, path)
     with torch.no_grad():
         want = to_npy(module(x))
     rtol, atol = tolerance(torch.float32)
@@ -156,7 +150,7 @@ def test_computed_weight_is_not_cached(eir, tmp_path, strict, decomp):
 def test_written_buffer_is_not_cached(eir, tmp_path, strict):
     x = torch.randint(-3, 4, (1, 8, 12, 12), generator=torch.Generator().manual_seed(2)).float()
     path = str(tmp_path / "written.pt2")
-    _export(Written(), x, strict, False, path)
+    export_save(Written(), x, strict, False, path)
     module = Written()
     with torch.no_grad():
         want = [to_npy(module(x)) for _ in range(3)]

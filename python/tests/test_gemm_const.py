@@ -23,6 +23,7 @@ nn = torch.nn
 
 from conftest import to_npy  # noqa: E402
 from tolerances import tolerance  # noqa: E402
+from exporting import export_save  # noqa: E402
 
 
 class Layers(nn.Module):
@@ -54,13 +55,6 @@ class Accumulates(nn.Module):
         return y
 
 
-def _export(module, x, strict, decomp, path):
-    ep = torch.export.export(module, (x,), strict=strict)
-    if decomp:
-        ep = ep.run_decompositions()
-    torch.export.save(ep, path)
-
-
 def _run(eir, path, x, out_dir, threads=1, runs=3, env=None):
     f = os.path.join(os.path.dirname(out_dir), "x.npy")
     np.save(f, to_npy(x))
@@ -77,7 +71,7 @@ def test_constant_weights(eir, tmp_path, strict, decomp):
     module = Layers().eval()
     x = torch.randn(2, 64, 256, generator=torch.Generator().manual_seed(1))
     path = str(tmp_path / "layers.pt2")
-    _export(module, x, strict, decomp, path)
+    export_save(module, x, strict, decomp, path)
     with torch.no_grad():
         want = to_npy(module(x))
     rtol, atol = tolerance(torch.float32)
@@ -96,7 +90,7 @@ def test_constant_weights(eir, tmp_path, strict, decomp):
 def test_written_buffer_is_not_copied(eir, tmp_path, strict):
     x = torch.randint(-4, 5, (64, 256), generator=torch.Generator().manual_seed(2)).float()
     path = str(tmp_path / "acc.pt2")
-    _export(Accumulates(), x, strict, False, path)
+    export_save(Accumulates(), x, strict, False, path)
     module = Accumulates()
     with torch.no_grad():
         want = [to_npy(module(x)) for _ in range(3)]

@@ -37,8 +37,13 @@
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && !defined(EIR_NO_CLONES) && \
     !defined(__SANITIZE_THREAD__)
 #define FAST_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+/* the depthwise kernels' inner loops also get an AVX-512 clone: elementwise
+ * multiplies and adds in a fixed order (no contraction), the same bits as the
+ * other clones */
+#define DW_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define FAST_CLONES
+#define DW_CLONES
 #endif
 
 int eir_kernels_fast = 1;
@@ -373,8 +378,8 @@ FAST_CLONES static void dw_row5(const float *const *rows, const float *w, float 
  * Stride 1: r0..r2 are the padded input rows. Stride 2: e0..e2 hold each
  * padded row's even columns and o0..o2 its odd ones, so that every tap reads
  * unit-stride memory (input column 2 ow + k is e[ow + k / 2] or o[ow]). */
-FAST_CLONES static void dw_row33_s1(const float *restrict r0, const float *restrict r1, const float *restrict r2,
-                                    const float *w, float bias, float *restrict y, int64_t OW) {
+DW_CLONES static void dw_row33_s1(const float *restrict r0, const float *restrict r1, const float *restrict r2,
+                                  const float *w, float bias, float *restrict y, int64_t OW) {
     const float a0 = w[0], a1 = w[1], a2 = w[2], b0 = w[3], b1 = w[4], b2 = w[5], c0 = w[6], c1 = w[7], c2 = w[8];
     for (int64_t ow = 0; ow < OW; ow++) {
         float t = a0 * r0[ow] + a1 * r0[ow + 1] + a2 * r0[ow + 2];
@@ -383,9 +388,9 @@ FAST_CLONES static void dw_row33_s1(const float *restrict r0, const float *restr
         y[ow] = t + bias;
     }
 }
-FAST_CLONES static void dw_row33_s2(const float *restrict e0, const float *restrict o0, const float *restrict e1,
-                                    const float *restrict o1, const float *restrict e2, const float *restrict o2,
-                                    const float *w, float bias, float *restrict y, int64_t OW) {
+DW_CLONES static void dw_row33_s2(const float *restrict e0, const float *restrict o0, const float *restrict e1,
+                                  const float *restrict o1, const float *restrict e2, const float *restrict o2,
+                                  const float *w, float bias, float *restrict y, int64_t OW) {
     const float a0 = w[0], a1 = w[1], a2 = w[2], b0 = w[3], b1 = w[4], b2 = w[5], c0 = w[6], c1 = w[7], c2 = w[8];
     for (int64_t ow = 0; ow < OW; ow++) {
         float t = a0 * e0[ow] + a1 * o0[ow] + a2 * e0[ow + 1];
@@ -420,8 +425,8 @@ static void split_columns(const float *restrict xp, float *restrict xs, int64_t 
  * (7 x 7, 14 x 14) vectorize as well as wide ones. */
 #define DW_TAP(t) const float *restrict p##t = p[t]; const float w##t = w[t];
 #define DW_TERM(t) + w##t * p##t[i]
-FAST_CLONES static void dw_flat9(const float *const *p, int64_t at, const float *w, float bias, float *restrict y,
-                                 int64_t n) {
+DW_CLONES static void dw_flat9(const float *const *p, int64_t at, const float *w, float bias, float *restrict y,
+                               int64_t n) {
     const float *const *q = p;
     const float *p_[9];
     for (int t = 0; t < 9; t++) p_[t] = q[t] + at;
@@ -430,8 +435,8 @@ FAST_CLONES static void dw_flat9(const float *const *p, int64_t at, const float 
     for (int64_t i = 0; i < n; i++)
         y[i] = (w0 * p0[i] DW_TERM(1) DW_TERM(2) DW_TERM(3) DW_TERM(4) DW_TERM(5) DW_TERM(6) DW_TERM(7) DW_TERM(8)) + bias;
 }
-FAST_CLONES static void dw_flat25(const float *const *p, int64_t at, const float *w, float bias, float *restrict y,
-                                  int64_t n) {
+DW_CLONES static void dw_flat25(const float *const *p, int64_t at, const float *w, float bias, float *restrict y,
+                                int64_t n) {
     const float *const *q = p;
     const float *p_[25];
     for (int t = 0; t < 25; t++) p_[t] = q[t] + at;
@@ -452,8 +457,11 @@ static void dw_compact(const float *restrict acc, float *restrict y, int64_t OH,
     for (int64_t oh = 0; oh < OH; oh++) memcpy(y + oh * OW, acc + oh * WE, (size_t)OW * sizeof(float));
 }
 
-/* Output rows at least this wide are computed row by row (no columns to drop). */
-enum { DW_WIDE = 24 };
+/* Output rows at least this wide are computed row by row (no columns to drop).
+ * Narrower planes go through one flat loop and a copy of their rows: for rows
+ * of 28 and 56 (MobileNets) the flat loop, with its one vector tail per plane,
+ * its few dropped columns and the copy, costs less than a scalar tail per row. */
+enum { DW_WIDE = 64 };
 
 /* The geometry of the phase planes; false when the flat kernels do not apply. */
 typedef struct dw_phases {
@@ -472,15 +480,19 @@ static bool dw_phases_of(int64_t OH, int64_t OW, int64_t KH, int64_t KW, const i
     return true;
 }
 
-/* dst[k] = src[2 k] for k in [0, n) */
-FAST_CLONES static void dw_deinterleave(float *restrict dst, const float *restrict src, int64_t n) {
-    for (int64_t k = 0; k < n; k++) dst[k] = src[2 * k];
+/* a[k] = src[2 k] and b[k] = src[2 k + 1] for k in [0, n): a row's even and odd columns in one pass */
+DW_CLONES static void dw_split2(float *restrict a, float *restrict b, const float *restrict src, int64_t n) {
+    for (int64_t k = 0; k < n; k++) {
+        a[k] = src[2 * k];
+        b[k] = src[2 * k + 1];
+    }
 }
 
-/* x's plane (H x W) into the phase planes at ph (zeros around it). */
+/* x's plane (H x W) into the phase planes at ph. Every plane of one
+ * convolution writes the same positions, so the zeros around them are set
+ * once (dw_planes clears ph before its first plane) and stay. */
 static void dw_fill_phases(const float *x, float *ph, const dw_phases *g, int64_t H, int64_t W, int64_t pt, int64_t pl) {
     int64_t sh = g->sh, sw = g->sw, WE = g->WE, HP = g->HE * sh, WP = WE * sw;
-    memset(ph, 0, (size_t)(sh * sw * g->PS) * sizeof(float));
     for (int64_t h = 0; h < H; h++) {
         int64_t r = h + pt;
         if (r >= HP) break;
@@ -491,11 +503,12 @@ static void dw_fill_phases(const float *x, float *ph, const dw_phases *g, int64_
             if (wn > 0) memcpy(row + pl, xr, (size_t)wn * sizeof(float));
             continue;
         }
-        /* padded column c = w + pl goes to phase c % 2, column c / 2 */
-        for (int64_t par = 0; par < 2; par++) {
-            int64_t k0 = (pl - par + 1) / 2, t = wn - 1 + pl - par; /* k in [k0, t / 2]: 0 <= 2k+par-pl < wn */
-            if (t >= 0 && t / 2 >= k0) dw_deinterleave(row + par * g->PS + k0, xr + 2 * k0 + par - pl, t / 2 - k0 + 1);
-        }
+        /* padded column c = w + pl goes to phase c % 2, column c / 2: input columns 2k and 2k + 1 to
+         * column k + pl / 2 of phase pl % 2 and column k + (pl + 1) / 2 of the other phase */
+        if (wn <= 0) continue;
+        float *a = row + (pl & 1) * g->PS + pl / 2, *b = row + ((pl + 1) & 1) * g->PS + (pl + 1) / 2;
+        dw_split2(a, b, xr, wn / 2);
+        if (wn & 1) a[wn / 2] = xr[wn - 1];
     }
 }
 
@@ -517,6 +530,7 @@ static void dw_planes(void *ctx, int64_t b, int64_t e) {
     if (eir_kernels_fast && dw_phases_of(OH, OW, KH, KW, stride, pad, dil, &g) &&
         (phb = eir_kalloc((size_t)(g.sh * g.sw * g.PS + OH * g.WE) * sizeof(float))) != NULL) {
         float *acc = phb + g.sh * g.sw * g.PS;
+        memset(phb, 0, (size_t)(g.sh * g.sw * g.PS) * sizeof(float)); /* the padding, for all planes */
         const float *taps[25];
         for (int64_t kh = 0; kh < KH; kh++)
             for (int64_t kw = 0; kw < KW; kw++)

@@ -45,7 +45,7 @@ typedef struct epilogue {
  * in aten.relu and aten.hardtanh); the other activations use fast.c's rows */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && !defined(EIR_NO_CLONES) && \
     !defined(__SANITIZE_THREAD__)
-#define EPI_CLONES __attribute__((target_clones("arch=x86-64-v3", "default"), optimize("tree-vectorize")))
+#define EPI_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), optimize("tree-vectorize")))
 #else
 #define EPI_CLONES
 #endif

@@ -19,14 +19,13 @@
  *  - bad arguments: a clear error naming the operator.
  * The whole test runs twice: as started, and in a child with EIR_GEMM=openblas (no primitive). */
 #include <math.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "base/pool.h"
 #include "kernels/dnnl_conv.h"
 #include "kernels/gemm.h"
 #include "kernels/fast.h"
 #include "ktest.h"
+#include "rerun.h"
 
 typedef struct cshape {
     int64_t N, C, H, W, O, kh, kw, s, p, d;
@@ -264,18 +263,7 @@ static int run_all(const char *name) {
 int main(int argc, char **argv) {
     if (getenv("EIR_TEST_BLOCKED_CHILD")) return run_all("test_blocked_conv (EIR_GEMM=openblas)");
     int rc = run_all("test_blocked_conv");
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        setenv("EIR_GEMM", "openblas", 1);
-        setenv("EIR_TEST_BLOCKED_CHILD", "1", 1);
-        execv("/proc/self/exe", argv);
-        _exit(127);
-    }
-    int status = 0;
-    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        fprintf(stderr, "test_blocked_conv: the EIR_GEMM=openblas run failed\n");
-        return 1;
-    }
+    /* again with OpenBLAS: the primitive off, the same results within the bounds */
+    if (!rerun_with_env(argv, "EIR_GEMM", "openblas", "EIR_TEST_BLOCKED_CHILD")) return 1;
     return rc;
 }

@@ -103,8 +103,8 @@ static void test_depthwise(void) {
     for (int64_t k = 3; k <= 5; k += 2)
         for (int64_t s = 1; s <= 2; s++)
             for (int64_t p = 0; p < k; p++) {
-                /* narrow planes (one flat loop), wide ones (row by row), odd sizes */
-                static const int64_t sides[][2] = {{7, 7}, {14, 13}, {57, 50}, {5, 31}};
+                /* narrow planes (one flat loop), wide ones (row by row: output rows of 64 and more), odd sizes */
+                static const int64_t sides[][2] = {{7, 7}, {14, 13}, {57, 50}, {5, 31}, {6, 131}, {9, 67}};
                 for (size_t q = 0; q < sizeof sides / sizeof sides[0]; q++, i++) {
                     int64_t H = sides[q][0], W = sides[q][1];
                     if (H + 2 * p < k || W + 2 * p < k) continue;

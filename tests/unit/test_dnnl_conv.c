@@ -14,14 +14,13 @@
  * 8. The whole test runs twice: as started, and again in a
  * child process with EIR_GEMM=openblas, where the primitive is never used. */
 #include <math.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "base/pool.h"
 #include "kernels/dnnl_conv.h"
 #include "kernels/gemm.h"
 #include "kernels/fast.h"
 #include "ktest.h"
+#include "rerun.h"
 
 typedef struct cshape {
     int64_t N, C, H, W, O, kh, kw, s, p, d;
@@ -241,18 +240,6 @@ int main(int argc, char **argv) {
     if (getenv("EIR_TEST_DNNL_CONV_CHILD")) return run_all("test_dnnl_conv (EIR_GEMM=openblas)");
     int rc = run_all("test_dnnl_conv");
     /* again with OpenBLAS: the primitive off, the same results within the bounds */
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        setenv("EIR_GEMM", "openblas", 1);
-        setenv("EIR_TEST_DNNL_CONV_CHILD", "1", 1);
-        execv("/proc/self/exe", argv);
-        _exit(127);
-    }
-    int status = 0;
-    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        fprintf(stderr, "test_dnnl_conv: the EIR_GEMM=openblas run failed\n");
-        return 1;
-    }
+    if (!rerun_with_env(argv, "EIR_GEMM", "openblas", "EIR_TEST_DNNL_CONV_CHILD")) return 1;
     return rc;
 }
