@@ -141,6 +141,10 @@ RNN_CLONES static void gemv_rows(const float *W, int64_t n, int64_t K, const flo
             }
             rnn_v8 s;
             RNN_SUM8(s, a0, a1, a2, a3, a4, a5, a6, a7);
+            if (K8 == K) { /* no tail to add: the eight sums as they are */
+                memcpy(y + b * ldy + i, &s, sizeof s);
+                continue;
+            }
             float o[8];
             memcpy(o, &s, sizeof o);
             for (int r = 0; r < 8; r++) {

@@ -58,7 +58,8 @@ static void check_shape(int64_t M, int64_t N, int64_t K, int64_t ldx, int64_t ld
 int main(void) {
     eir_pool *pool = eir_pool_create(2);
     eir_pool_no_backoff = 1;
-    static const int64_t shapes[][3] = {{1, 1024, 256}, {3, 1024, 256}, {4, 37, 19}, {2, 8, 8}, {1, 5, 9}, {4, 250, 1024}, {1, 1, 8}};
+    static const int64_t shapes[][3] = {{1, 1024, 256}, {3, 1024, 256}, {4, 37, 19}, {2, 8, 8}, {1, 5, 9}, {4, 250, 1024}, {1, 1, 8},
+                                        {1, 1027, 67}, {3, 1029, 131}};
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
         int64_t M = shapes[i][0], N = shapes[i][1], K = shapes[i][2];
         check_shape(M, N, K, K, N, true, pool);
