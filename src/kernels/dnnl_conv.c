@@ -339,6 +339,25 @@ static void entry_free(conv_entry *e) {
     free(e);
 }
 
+/* The owner of a declared range holding [lo, hi), and whether that range is mapped; NULL: none.
+ * Called with conv_mu held. */
+static const void *range_owner(const char *lo, const char *hi, bool *mapped) {
+    for (uint32_t i = 0; i < nranges; i++)
+        if (lo >= ranges[i].lo && hi <= ranges[i].hi) {
+            if (mapped) *mapped = ranges[i].mapped;
+            return ranges[i].owner;
+        }
+    return NULL;
+}
+
+/* the end of an entry's weight: O x C x KH x KW floats */
+static const char *entry_wend(const conv_entry *e) {
+    return (const char *)(e->w + e->geo[4] * e->geo[1] * e->geo[7] * e->geo[8]);
+}
+
+/* Runtimes on one program declare the same weights and share an entry: a convolution may still
+ * be running from it on another runtime's thread when the runtime that made it is freed. So an
+ * entry lives while any declared range holds its weight, passing to the owner of one that does. */
 void eir_dnnl_conv_const_drop(const void *owner) {
     if (!eir_dnnl_conv_enabled()) return;
     pthread_mutex_lock(&conv_mu);
@@ -348,7 +367,9 @@ void eir_dnnl_conv_const_drop(const void *owner) {
     nranges = w;
     for (conv_entry **pp = &entries; *pp;) {
         conv_entry *e = *pp;
-        if (e->owner != owner) {
+        const void *heir = e->owner == owner ? range_owner((const char *)e->w, entry_wend(e), NULL) : e->owner;
+        if (heir) {
+            e->owner = heir;
             pp = &e->next;
             continue;
         }
@@ -521,14 +542,12 @@ static bool entry_build(conv_entry *e, const float *w, dnnl_stream_t s) {
  * not constant. Called with conv_mu held. */
 static conv_entry *entry_find(const float *w, const int64_t *geo, size_t wbytes, dnnl_stream_t s) {
     const char *lo = (const char *)w, *hi = lo + wbytes;
-    const void *owner = NULL;
     bool mapped = false;
-    for (uint32_t i = 0; i < nranges && !owner; i++)
-        if (lo >= ranges[i].lo && hi <= ranges[i].hi) owner = ranges[i].owner, mapped = ranges[i].mapped;
+    const void *owner = range_owner(lo, hi, &mapped);
     if (!owner) return NULL;
     int shapes = 0;
     for (conv_entry *e = entries; e; e = e->next)
-        if (e->w == w && e->owner == owner) {
+        if (e->w == w) {
             if (!memcmp(e->geo, geo, sizeof e->geo)) return e;
             shapes++;
         }

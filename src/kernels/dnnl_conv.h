@@ -6,10 +6,11 @@
  * its program never writes (eir_dnnl_conv_const_add, on behalf of owner); a
  * convolution whose weight lies wholly inside one of them runs on oneDNN's
  * primitive, its weight reordered once into the primitive's layout and kept,
- * with the primitives made for its shape, until eir_dnnl_conv_const_drop
- * (owner) frees them (at most 8 shapes per weight). Entries are found by the weight's address together
- * with the owner whose range holds it, so a freed runtime's addresses,
- * reused by another, never meet its cached weights. Nothing of this is on
+ * with the primitives made for its shape (at most 8 shapes per weight).
+ * Runtimes on one program declare the same bytes and share these entries;
+ * an entry is freed when eir_dnnl_conv_const_drop has dropped the last
+ * range holding its weight, so an address reused after that never meets a
+ * cached weight. Nothing of this is on
  * unless eir_sgemm runs oneDNN (EIR_GEMM, gemm.h) and EIR_DNNL_CONV is not
  * 0, and nothing when eir was built without oneDNN's header. */
 #ifndef EIR_KERNELS_DNNL_CONV_H

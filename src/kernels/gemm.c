@@ -160,6 +160,23 @@ int eir_sgemm_const_add(const void *owner, const void *p, size_t nbytes, bool ma
     return 0;
 }
 
+/* The owner of a declared range holding [lo, hi), and whether that range is mapped; NULL: none.
+ * Called with copy_mu held. */
+static const void *range_owner(const char *lo, const char *hi, bool *mapped) {
+    for (uint32_t i = 0; i < nranges; i++)
+        if (lo >= ranges[i].lo && hi <= ranges[i].hi) {
+            if (mapped) *mapped = ranges[i].mapped;
+            return ranges[i].owner;
+        }
+    return NULL;
+}
+
+/* the bytes a copy was made from: Fortran A, k x m with leading dimension ld */
+static const char *copy_end(const const_copy *e) { return (const char *)(e->src + (e->m - 1) * e->ld + e->k); }
+
+/* Runtimes on one program declare the same bytes, and a copy is shared by all of them: a product
+ * may still be reading it on another runtime's thread when the runtime that made it is freed. So a
+ * copy lives while any declared range holds its source, passing to the owner of one that does. */
 void eir_sgemm_const_drop(const void *owner) {
     pthread_mutex_lock(&copy_mu);
     uint32_t w = 0;
@@ -169,7 +186,9 @@ void eir_sgemm_const_drop(const void *owner) {
     for (int b = 0; b < COPY_BUCKETS; b++)
         for (const_copy **pp = &copies[b]; *pp;) {
             const_copy *e = *pp;
-            if (e->owner != owner) {
+            const void *heir = e->owner == owner ? range_owner((const char *)e->src, copy_end(e), NULL) : e->owner;
+            if (heir) {
+                e->owner = heir;
                 pp = &e->next;
                 continue;
             }
@@ -281,13 +300,8 @@ static const float *const_a(int64_t m, int64_t k, const float *A, int64_t lda) {
             out = e->data;
             goto done;
         }
-    const void *owner = NULL;
     bool mapped = false;
-    for (uint32_t i = 0; i < nranges && !owner; i++)
-        if (lo >= ranges[i].lo && hi <= ranges[i].hi) {
-            owner = ranges[i].owner;
-            mapped = ranges[i].mapped;
-        }
+    const void *owner = range_owner(lo, hi, &mapped);
     if (!owner) goto done;
     const_copy *e = calloc(1, sizeof *e);
     if (!e) goto done;

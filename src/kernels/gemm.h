@@ -28,8 +28,9 @@ const char *eir_sgemm_library(void);
  * whose right-hand operand (B of a row-major product, A of a column-major
  * one) is transposed and lies inside it copy that operand once, transposed,
  * and run from the copy after. The bytes must not change until
- * eir_sgemm_const_drop(owner), which forgets owner's ranges and frees its
- * copies. mapped: the range lies in a read-only private file mapping (an
+ * eir_sgemm_const_drop(owner), which forgets owner's ranges. A copy is
+ * shared by every owner that declared its source (runtimes on one program)
+ * and freed with the last of them. mapped: the range lies in a read-only private file mapping (an
  * archive eir mapped): once an operand in it is copied, the pages wholly
  * inside that operand are given back to the kernel (madvise MADV_DONTNEED),
  * so the copy takes their place in memory instead of adding to it; a later

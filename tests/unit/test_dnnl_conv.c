@@ -134,8 +134,20 @@ static void one_case(const cshape *c, const char *act, bool bias) {
         CHECK(same);
     }
 
-    /* the owner drops its constants; another declares the same address holding other values */
+    /* runtimes on one program declare the same weight and share its entry: it outlives the owner
+     * that made it while another still declares the weight (a convolution may be running from it
+     * on that runtime's thread) */
+    size_t held = eir_dnnl_conv_weight_bytes();
+    CHECK(eir_dnnl_conv_const_add(&owner_b, Wt.buf, wbytes, false) == 0);
     eir_dnnl_conv_const_drop(&owner_a);
+    CHECK(eir_dnnl_conv_weight_bytes() == held);
+    fill_poison(&G.v);
+    CHECK(conv(c, &X, &Wt, &B, bias, act, &G.v) == 0);
+    CHECK(memcmp(R.buf, G.buf, n) == 0);
+    CHECK(eir_dnnl_conv_weight_bytes() == held);
+
+    /* the last owner drops its constants; another declares the same address holding other values */
+    eir_dnnl_conv_const_drop(&owner_b);
     CHECK(eir_dnnl_conv_weight_bytes() == 0);
     for (int64_t k = 0; k < numel(&Wt.v); k++) ((float *)Wt.buf)[k] = -((float *)Wt.buf)[k] * 0.5f;
     double *want2 = reference(c, X.buf, Wt.buf, bias ? B.buf : NULL, act ? act : "none");

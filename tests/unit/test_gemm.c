@@ -177,8 +177,25 @@ static void test_constant_operands(void) {
     eir_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 2.f, A, K, B, K, 0.f, C, N);
     eir_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, M, K, 1.f, B, K, A, M, 0.f, C, M);
     CHECK(eir_sgemm_const_bytes() - before == copied);
+    /* runtimes on one program declare the same bytes and share the copy: it outlives the owner
+     * that made it while another still declares it (a product may be reading it on that
+     * runtime's thread), and goes with the last of them */
+    float *S1 = malloc(sizeof(float) * M * N), *S2 = malloc(sizeof(float) * M * N);
+    eir_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.f, A, K, B, K, 0.f, S1, N);
+    static int other;
+    CHECK(eir_sgemm_const_add(&other, B, sizeof(float) * N * K, false) == 0);
+    eir_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.f, A, K, B, K, 0.f, S2, N);
+    CHECK(eir_sgemm_const_bytes() - before == copied);
     eir_sgemm_const_drop(&owner);
+    CHECK(eir_sgemm_const_bytes() - before == copied);
+    memset(S2, 0, sizeof(float) * M * N);
+    eir_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.f, A, K, B, K, 0.f, S2, N);
+    CHECK(memcmp(S1, S2, sizeof(float) * M * N) == 0);
+    CHECK(eir_sgemm_const_bytes() - before == copied);
+    eir_sgemm_const_drop(&other);
     CHECK(eir_sgemm_const_bytes() == before);
+    free(S1);
+    free(S2);
 
     /* B read from a private read-only file mapping, declared mapped: once copied, its whole pages are
      * no longer resident (mincore), and the products from the copy and from the file's bytes mapped
