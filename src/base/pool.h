@@ -69,6 +69,11 @@ extern int eir_pool_split_all;
  * a loop inline for a while; eir_pool_split_all does the same). */
 extern int eir_pool_no_backoff;
 
+/* Called by a worker after a wake-up: when the calling thread runs on cpu
+ * (the waker's) and may run elsewhere, it moves to another CPU of its
+ * affinity mask, which is left as it was (pool.c says why). */
+void eir_pool_leave_cpu(int cpu);
+
 /* The number of CPUs this process may run on (sched_getaffinity), >= 1. */
 int eir_cpu_count(void);
 

@@ -9,6 +9,7 @@
  * threads with every loop split (eir_pool_split_all): the same bits. */
 #include <dirent.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
@@ -508,6 +509,30 @@ static void test_programs(void) {
     printf("  %d fixtures at 1, 2 and 3 threads\n", checked);
 }
 
+/* A worker woken on its waker's CPU moves to another CPU its mask allows, and its mask stays what
+ * it was; with one CPU allowed it stays where it is. */
+static void test_leave_cpu(void) {
+    cpu_set_t all;
+    if (sched_getaffinity(0, sizeof all, &all) != 0 || CPU_COUNT(&all) < 2) return; /* nowhere to go */
+    int first = -1;
+    for (int c = 0; c < CPU_SETSIZE && first < 0; c++)
+        if (CPU_ISSET(c, &all)) first = c;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(first, &one);
+    for (int round = 0; round < 3; round++) {
+        CHECK(sched_setaffinity(0, sizeof one, &one) == 0 && sched_getcpu() == first);
+        eir_pool_leave_cpu(first); /* only one CPU allowed: stays */
+        CHECK(sched_getcpu() == first);
+        CHECK(sched_setaffinity(0, sizeof all, &all) == 0);
+        if (sched_getcpu() != first) continue; /* moved by the scheduler already */
+        eir_pool_leave_cpu(first);
+        CHECK(sched_getcpu() != first);
+        cpu_set_t now;
+        CHECK(sched_getaffinity(0, sizeof now, &now) == 0 && CPU_EQUAL(&now, &all));
+    }
+}
+
 int main(void) {
     const char *dir = getenv("EIR_FIXTURES");
     if (dir) fixture_dir = dir;
@@ -516,6 +541,7 @@ int main(void) {
     test_pool_claims();
     test_kernels();
     test_set_threads();
+    test_leave_cpu();
     CHECK(eir_library_create(&ops_lib) == EIR_OK && eir_ops_init(ops_lib) == EIR_OK);
     test_programs();
     eir_library_free(ops_lib);
