@@ -17,16 +17,17 @@
  * it runs the unclaimed chunks itself.
  *
  * Waiting: workers spin on the word for a while (the loops of one run follow
- * each other within microseconds), then sleep on `wake`; the caller takes
+ * each other within microseconds; longer while a run is in progress, see
+ * SPIN_ACTIVE), then sleep on `wake`; the caller takes
  * the mutex to wake them only when some are asleep, and wakes only as many
  * as the loop has chunks for. The caller spins on `left` for a while after
  * its own chunks, then sleeps on `done`, which the thread finishing the last
  * chunk signals when the caller said it sleeps. Both sleep/wake pairs order
  * their flag and their condition with sequentially consistent atomics (each
  * side writes its own, then reads the other's), so no wake-up is lost.
- * Spinning is bounded (tens of microseconds, see below): cores are often
- * shared with other work, and an idle thread that kept spinning would take a
- * core from whoever needs it. */
+ * Spinning is bounded (tens of microseconds between runs, about 2 ms during
+ * one, see below): cores are often shared with other work, and an idle thread
+ * that kept spinning would take a core from whoever needs it. */
 #include "pool.h"
 
 #include <pthread.h>
@@ -54,6 +55,11 @@
  * CHUNKS_PER_THREAD chunks per thread, so that a thread slowed down by other
  * work on its core holds up a small piece of the loop only. */
 enum { SPIN_WORKER = 500, SPIN_CALLER = 2000, CHUNKS_PER_THREAD = 4 };
+/* While a run is in progress (eir_pool_enter .. eir_pool_leave), workers spin up to ~2 ms for
+ * the next loop instead of ~25 us: the loops of a run are often further apart than 25 us (a
+ * kernel that runs on one thread between them), and a worker woken from sleep for each loop
+ * pays the wake-up and, after an idle spell, is placed on its waker's CPU. */
+enum { SPIN_ACTIVE = 40000 };
 
 /* Starved workers. A loop in which the caller, done with every chunk it could
  * claim, then slept waiting for a worker's chunk for longer than it spent on
@@ -92,8 +98,9 @@ typedef struct worker {
  * each wake-up puts it back beside the caller and the two share one core for the whole run (BERT
  * encoder on 2 threads as slow as on 1). So a worker that finds itself there takes the caller's
  * CPU out of its affinity mask for a moment, which moves it to another allowed CPU, and then
- * restores the mask: the scheduler stays free to place it later, nothing is pinned. Two system
- * calls, only after a wake-up that landed on the caller's CPU. */
+ * restores the mask: the scheduler stays free to place it later, nothing is pinned. Workers check
+ * when they take a loop and every ~50 us while spinning (sched_getcpu, a few nanoseconds); the two
+ * system calls only when they share the caller's CPU. */
 void eir_pool_leave_cpu(int caller_cpu) {
 #ifdef CPU_COUNT
     if (caller_cpu < 0 || caller_cpu >= CPU_SETSIZE || sched_getcpu() != caller_cpu) return;
@@ -131,6 +138,7 @@ struct eir_pool {
     atomic_int caller_cpu;               /* the CPU the caller woke them from (-1: unknown) */
     atomic_bool waiting;                 /* the caller asleep on `done` */
     atomic_bool stop;
+    atomic_bool active;                  /* a run is in progress on the caller (eir_pool_enter) */
 };
 
 /* set on workers for their lifetime, and on a caller while it runs a loop:
@@ -168,10 +176,12 @@ static void *worker_main(void *arg) {
     uint32_t seen = 0;
     for (;;) {
         uint64_t c = atomic_load_explicit(&p->claim, memory_order_acquire);
-        for (int i = 0; i < SPIN_WORKER && CLAIM_GEN(c) == seen && !atomic_load_explicit(&p->stop, memory_order_relaxed);
+        int spin = atomic_load_explicit(&p->active, memory_order_relaxed) ? SPIN_ACTIVE : SPIN_WORKER;
+        for (int i = 0; i < spin && CLAIM_GEN(c) == seen && !atomic_load_explicit(&p->stop, memory_order_relaxed);
              i++) {
             cpu_relax();
             c = atomic_load_explicit(&p->claim, memory_order_acquire);
+            if ((i & 1023) == 1023) eir_pool_leave_cpu(atomic_load_explicit(&p->caller_cpu, memory_order_relaxed));
         }
         if (CLAIM_GEN(c) == seen && !atomic_load(&p->stop)) {
             pthread_mutex_lock(&p->mu);
@@ -180,8 +190,8 @@ static void *worker_main(void *arg) {
                 pthread_cond_wait(&p->wake, &p->mu);
             atomic_fetch_sub(&p->sleepers, 1);
             pthread_mutex_unlock(&p->mu);
-            if (!atomic_load(&p->stop)) eir_pool_leave_cpu(atomic_load_explicit(&p->caller_cpu, memory_order_relaxed));
         }
+        if (!atomic_load(&p->stop)) eir_pool_leave_cpu(atomic_load_explicit(&p->caller_cpu, memory_order_relaxed));
         if (atomic_load(&p->stop)) break;
         seen = CLAIM_GEN(c);
         run_claimed(p, seen, c);
@@ -204,6 +214,7 @@ eir_pool *eir_pool_create(int nthreads) {
     atomic_init(&p->caller_cpu, -1);
     atomic_init(&p->waiting, false);
     atomic_init(&p->stop, false);
+    atomic_init(&p->active, false);
     for (int i = 0; i < nthreads - 1; i++) {
         worker *w = &p->workers[i];
         w->pool = p;
@@ -256,10 +267,10 @@ void eir_parallel_for(eir_pool *p, int64_t n, int64_t grain, eir_pool_fn fn, voi
     p->n = n;
     uint32_t gen = ++p->gen;
     atomic_store_explicit(&p->left, chunks, memory_order_relaxed);
+    atomic_store_explicit(&p->caller_cpu, sched_getcpu(), memory_order_relaxed);
     atomic_store(&p->claim, CLAIM(gen, chunks, 1)); /* chunk 0 is the caller's */
     int sleeping = atomic_load(&p->sleepers);
     if (sleeping > 0) {
-        atomic_store_explicit(&p->caller_cpu, sched_getcpu(), memory_order_relaxed);
         pthread_mutex_lock(&p->mu);
         for (int i = 0; i < chunks - 1 && i < sleeping; i++) pthread_cond_signal(&p->wake);
         pthread_mutex_unlock(&p->mu);
@@ -294,10 +305,14 @@ eir_pool *eir_pool_current(void) { return in_parallel ? NULL : current; }
 eir_pool *eir_pool_enter(eir_pool *pool) {
     eir_pool *prev = current;
     current = pool;
+    if (pool && pool != prev) atomic_store_explicit(&pool->active, true, memory_order_relaxed);
     return prev;
 }
 
-void eir_pool_leave(eir_pool *prev) { current = prev; }
+void eir_pool_leave(eir_pool *prev) {
+    if (current && current != prev) atomic_store_explicit(&current->active, false, memory_order_relaxed);
+    current = prev;
+}
 
 int eir_cpu_count(void) {
 #ifdef CPU_COUNT

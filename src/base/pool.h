@@ -15,8 +15,10 @@
  * caller's own chunk): nested loops never deadlock and never oversubscribe.
  *
  * Idle workers spin for a while (consecutive kernels of a run follow each
- * other closely) and then sleep on a condition variable, so a pool between
- * runs costs no CPU; a loop wakes only the sleeping workers it has chunks
+ * other closely; longer while a pool is entered, eir_pool_enter) and then
+ * sleep on a condition variable, so a pool between runs costs no CPU; a
+ * worker that finds itself on the caller's CPU moves to another one it may
+ * run on (eir_pool_leave_cpu); a loop wakes only the sleeping workers it has chunks
  * for. After a loop whose caller waited longer for a worker's chunk than it
  * worked itself (the worker had no core: the machine is oversubscribed), the
  * next loops run inline for a while (pool.c, BACKOFF_LOOPS).
