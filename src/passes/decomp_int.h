@@ -418,6 +418,12 @@ eir_status decomp_tensordot_single(dc *c, uint32_t a, uint32_t b, uint32_t out, 
 eir_status decomp_checked_linalg(dc *c);
 eir_status decomp_print(dc *c);
 eir_status decomp_bn_update(dc *c);
+
+/* ---- random ops (decomp_random.c) ---- */
+
+eir_status decomp_dropout_train(dc *c, uint32_t x, uint32_t out, double p);
+eir_status decomp_bernoulli(dc *c);
+eir_status decomp_normal_inplace(dc *c);
 eir_status decomp_instance_norm_stats(dc *c);
 
 /* ---- linalg_matrix_rank, gradient (decomp_rank.c) ---- */

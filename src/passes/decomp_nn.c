@@ -288,14 +288,17 @@ eir_status decomp_layer_norm(dc *c) {
     return finish(c, out, vals[0]);
 }
 
-/* dropout and its variants in eval mode: a copy */
+/* dropout and its variants in eval mode (and dropout with p = 0): a copy;
+ * in training mode decomp_dropout_train (decomp_random.c) */
 eir_status decomp_dropout(dc *c) {
     uint32_t x, out;
     eir_status st = dc_need_io(c, "input", &x, &out);
     if (st) return st;
     bool train;
     if (!dc_bool_arg(c, "train", false, &train)) return dc_refuse(c, "argument 'train': expected a bool");
-    if (train) return dc_refuse(c, "dropout in training mode (random) is not decomposed");
+    double p;
+    if (!dc_float_arg(c, "p", 0.5, &p)) return dc_refuse(c, "argument 'p': expected a float");
+    if (train && (p != 0.0 || strcmp(c->op, "aten.dropout.default"))) return decomp_dropout_train(c, x, out, p);
     if (strcmp(c->op, "aten.dropout.default")) {
         /* the variants' CompositeImplicitAutograd kernels return the input */
         if (c->dry) return EIR_OK;
