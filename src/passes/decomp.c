@@ -194,19 +194,21 @@ static int32_t input_record(dc *c, uint32_t v) {
     return (int32_t)c->muts->n++;
 }
 
-/* An in-place op writing x = as_strided(base, size, stride[, offset]) of a
- * graph input (or its latest version), as torch's functionalization writes
- * it: the functional op on x, as_strided_scatter of its result into base's
- * latest version (the mutation output), and as_strided of that for the
- * node's result and later reads of x. */
-static eir_status inplace_as_strided(dc *c, const eir_op_schema *fn, uint32_t x, uint32_t out, const eir_node *pn) {
-    if (pn->num_inputs < 3 || pn->inputs[0].arg.kind != EIR_ARG_TENSOR)
-        return dc_refuse(c, "it writes %s, an as_strided view without its arguments", c->g->values[x].name);
+/* An in-place op writing x = as_strided(base, size, stride[, offset]),
+ * detach(base) or alias(base) of a graph input (or its latest version), as
+ * torch's functionalization writes it: the functional op on x; for
+ * as_strided, as_strided_scatter of its result into base's latest version
+ * (the mutation output) and as_strided of that for the node's result and
+ * later reads of x; for a whole-tensor alias the result itself. */
+static eir_status inplace_through_view(dc *c, const eir_op_schema *fn, uint32_t x, uint32_t out, const eir_node *pn) {
+    bool whole = strcmp(pn->target, "torch.ops.aten.as_strided.default") != 0;
+    if ((!whole && pn->num_inputs < 3) || pn->num_inputs < 1 || pn->inputs[0].arg.kind != EIR_ARG_TENSOR)
+        return dc_refuse(c, "it writes %s, a view without its arguments", c->g->values[x].name);
     uint32_t base = pn->inputs[0].arg.value;
     int32_t mi = input_record(c, base);
     if (mi < 0)
-        return dc_refuse(c, "it writes %s, an as_strided view of %s, which is not a buffer or user input of the "
-                         "top-level graph", c->g->values[x].name, c->g->values[base].name);
+        return dc_refuse(c, "it writes %s, a view (%s) of %s, which is not a buffer or user input of the "
+                         "top-level graph", c->g->values[x].name, short_op(pn->target), c->g->values[base].name);
     /* another view of base, taken before and read after, would see the write */
     const eir_value *bv = &c->g->values[base];
     for (uint32_t i = bv->producer >= 0 ? (uint32_t)bv->producer + 1 : 0; i < c->node; i++) {
@@ -230,6 +232,13 @@ static eir_status inplace_as_strided(dc *c, const eir_op_schema *fn, uint32_t x,
     uint32_t nv, sc, view;
     eir_status st;
     if ((st = sh_emit(c, fn->name + 5, n, ins, NULL, &nv))) return st;
+    if (whole) {
+        if ((st = finish(c, out, nv))) return st;
+        if ((st = eir_graph_replace_uses(c->p, c->g, x, nv, NULL))) return st;
+        if ((st = eir_graph_replace_uses(c->p, c->g, cur, nv, NULL))) return st;
+        c->muts->m[mi].latest = c->g->values[nv].name;
+        return EIR_OK;
+    }
     si_[ns++] = pos_arg("self", a_tensor(cur));
     si_[ns++] = pos_arg("src", a_tensor(nv));
     vi[nvw++] = pos_arg("self", a_tensor(EIR_NO_VALUE));
@@ -282,7 +291,9 @@ static eir_status r_inplace(dc *c, const eir_op_schema *fn) {
                           u->name ? u->name : "?", short_op(u->target));
     }
     if (!pn) return inplace_emit(c, fn, x, out, mi);
-    if (mi < 0 && !strcmp(pn->target, "torch.ops.aten.as_strided.default")) return inplace_as_strided(c, fn, x, out, pn);
+    if (mi < 0 && (!strcmp(pn->target, "torch.ops.aten.as_strided.default") ||
+                   !strcmp(pn->target, "torch.ops.aten.detach.default") || !strcmp(pn->target, "torch.ops.aten.alias.default")))
+        return inplace_through_view(c, fn, x, out, pn);
     const eir_op_schema *ps = eir_op_find(short_op(pn->target));
     /* an in-place producer is fine when it is itself rewritten (earlier) */
     bool chain = ps && (ps->flags & EIR_OPF_INPLACE) && (ps->flags & EIR_OPF_FUNCTIONAL) && !eir_op_mutates_args(ps);
