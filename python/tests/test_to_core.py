@@ -350,14 +350,19 @@ refused = K.refused
 
 
 def test_refuse_training_modes(eir, tmp_path):
-    # (batch_norm in training mode: test_to_core_state.py)
-    class Drop(nn.Module):
-        def forward(self, x):
-            return F.dropout(x, 0.5, training=True)
+    # (batch_norm in training mode: test_to_core_state.py; dropout in
+    # training mode converts: test_to_core_random.py)
+    class Lstm(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lstm = nn.LSTM(4, 4, num_layers=2, dropout=0.5)
 
-    err = refused(eir, tmp_path, Drop(), (r(4, 3),))
-    assert "node %dropout (aten.dropout.default): cannot decompose: dropout in training mode" in err
-    assert "code: return F.dropout(x, 0.5, training=True)" in err  # the user's source line
+        def forward(self, x):
+            return self.lstm(x)[0]
+
+    err = refused(eir, tmp_path, Lstm().train(), (r(3, 2, 4),))
+    assert "(aten.lstm.input): cannot decompose: dropout between layers in training mode" in err
+    assert "rnn.py" in err and "code: result = _VF.lstm(" in err  # the source line of the node
 
 
 class Mutations(nn.Module):

@@ -414,6 +414,74 @@ eir_status decomp_adaptive_avg_pool(dc *c) {
     return finish(c, out, res);
 }
 
+/* the causal mask [L, S]: arange(S)[None] - arange(L)[:, None] <= 0 and a
+ * full of True, as torch builds it */
+static eir_status sdpa_causal(dc *c, const eir_tensor_meta *qm, int64_t L, int64_t S, uint32_t *res) {
+    eir_status st;
+    tm t1;
+    int64_t ls[2] = {L, S}, l1[1] = {L}, s1[1] = {S}, r1s[2] = {1, S}, rl1[2] = {L, 1};
+    uint32_t full, ar_s, ar_l, us, ul, sub, le, land;
+    dc_tm_new(&t1, qm, EIR_BOOL, ls, 2);
+    eir_named_arg fi[6] = {pos_arg("size", dc_a_ints(c, ls, 2)), pos_arg("fill_value", a_bool(true)),
+                           kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, EIR_BOOL)),
+                           kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)),
+                           kw_arg("device", dc_a_device(qm)), kw_arg("pin_memory", a_bool(false))};
+    if ((st = dc_emit(c, "full.default", 6, fi, &t1.m, "full", &full))) return st;
+    dc_tm_new(&t1, qm, EIR_I64, s1, 1);
+    eir_named_arg ai[5] = {pos_arg("start", a_int(0)), pos_arg("end", a_int(S)),
+                           kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)),
+                           kw_arg("device", dc_a_device(qm)), kw_arg("pin_memory", a_bool(false))};
+    if ((st = dc_emit(c, "arange.start_step", 5, ai, &t1.m, "arange", &ar_s))) return st;
+    dc_tm_new(&t1, qm, EIR_I64, r1s, 2);
+    eir_named_arg u1[2] = {pos_arg("self", a_tensor(ar_s)), pos_arg("dim", a_int(-2))};
+    if ((st = dc_emit(c, "unsqueeze.default", 2, u1, &t1.m, "unsqueeze", &us))) return st;
+    dc_tm_new(&t1, qm, EIR_I64, l1, 1);
+    ai[1] = pos_arg("end", a_int(L));
+    if ((st = dc_emit(c, "arange.start_step", 5, ai, &t1.m, "arange", &ar_l))) return st;
+    dc_tm_new(&t1, qm, EIR_I64, rl1, 2);
+    eir_named_arg u2[2] = {pos_arg("self", a_tensor(ar_l)), pos_arg("dim", a_int(-1))};
+    if ((st = dc_emit(c, "unsqueeze.default", 2, u2, &t1.m, "unsqueeze", &ul))) return st;
+    dc_tm_new(&t1, qm, EIR_I64, ls, 2);
+    eir_named_arg sb_[2] = {pos_arg("self", a_tensor(us)), pos_arg("other", a_tensor(ul))};
+    if ((st = dc_emit(c, "sub.Tensor", 2, sb_, &t1.m, "sub", &sub))) return st;
+    dc_tm_new(&t1, qm, EIR_BOOL, ls, 2);
+    eir_named_arg li[2] = {pos_arg("self", a_tensor(sub)), pos_arg("other", a_int(0))};
+    if ((st = dc_emit(c, "le.Scalar", 2, li, &t1.m, "le", &le))) return st;
+    eir_named_arg la[2] = {pos_arg("self", a_tensor(le)), pos_arg("other", a_tensor(full))};
+    if ((st = dc_emit(c, "logical_and.default", 2, la, &t1.m, "logical_and", &land))) return st;
+    *res = land;
+    return EIR_OK;
+}
+
+/* a boolean mask as an additive bias (where(mask, 0, -inf)); another mask
+ * is the bias itself */
+static eir_status sdpa_bias(dc *c, const eir_tensor_meta *qm, uint32_t mask, uint32_t *bias) {
+    eir_status st;
+    tm t1;
+    eir_dtype dt = qm->dtype;
+    if (mask == EIR_NO_VALUE || meta_of(c, mask)->dtype != EIR_BOOL) {
+        *bias = mask;
+        return EIR_OK;
+    }
+    const eir_tensor_meta *mm = meta_of(c, mask);
+    uint32_t ninf, zero;
+    dc_tm_new(&t1, qm, dt, NULL, 0);
+    eir_named_arg n1[3] = {pos_arg("s", a_float(-INFINITY)), kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, dt)),
+                           kw_arg("device", dc_a_device(qm))};
+    if ((st = dc_emit(c, "scalar_tensor.default", 3, n1, &t1.m, "scalar_tensor", &ninf))) return st;
+    eir_named_arg n0[4] = {pos_arg("s", a_float(0.0)), kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, dt)),
+                           kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)),
+                           kw_arg("device", dc_a_device(qm))};
+    if ((st = dc_emit(c, "scalar_tensor.default", 4, n0, &t1.m, "scalar_tensor", &zero))) return st;
+    int64_t msz[4];
+    for (uint32_t i = 0; i < mm->rank; i++) msz[i] = mm->sizes[i].value;
+    dc_tm_new(&t1, qm, dt, msz, mm->rank);
+    eir_named_arg wi[3] = {pos_arg("condition", a_tensor(mask)), pos_arg("self", a_tensor(zero)),
+                           pos_arg("other", a_tensor(ninf))};
+    if ((st = dc_emit(c, "where.self", 3, wi, &t1.m, "where", bias))) return st;
+    return EIR_OK;
+}
+
 /* Whether torch's CPU dispatch of scaled_dot_product_attention takes the
  * flash kernel (whose decomposition lays the result out as [L, B, H, E]):
  * 4-d query, key and value of one batch and head count and one head size,
@@ -497,61 +565,12 @@ eir_status decomp_sdpa(dc *c) {
     eir_dtype dt = qm->dtype;
     tm t1, t2;
     uint32_t qs, kt, ks, s4, bias = EIR_NO_VALUE;
+    /* a boolean attn_mask becomes an additive bias before q is scaled (as
+     * torch converts it); the causal mask is built after */
+    if (!causal && (st = sdpa_bias(c, qm, mask, &bias))) return st;
     /* q * sqrt(scale) */
     if ((st = dc_emit_scalar_mul(c, q, sq, qm, &qs))) return st;
-    /* the causal mask as an additive bias */
-    if (causal) {
-        int64_t ls[2] = {L, S}, l1[1] = {L}, s1[1] = {S}, r1s[2] = {1, S}, rl1[2] = {L, 1};
-        uint32_t full, ar_s, ar_l, us, ul, sub, le, land;
-        dc_tm_new(&t1, qm, EIR_BOOL, ls, 2);
-        eir_named_arg fi[6] = {pos_arg("size", dc_a_ints(c, ls, 2)), pos_arg("fill_value", a_bool(true)),
-                               kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, EIR_BOOL)),
-                               kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)),
-                               kw_arg("device", dc_a_device(qm)), kw_arg("pin_memory", a_bool(false))};
-        if ((st = dc_emit(c, "full.default", 6, fi, &t1.m, "full", &full))) return st;
-        dc_tm_new(&t1, qm, EIR_I64, s1, 1);
-        eir_named_arg ai[5] = {pos_arg("start", a_int(0)), pos_arg("end", a_int(S)),
-                               kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)),
-                               kw_arg("device", dc_a_device(qm)), kw_arg("pin_memory", a_bool(false))};
-        if ((st = dc_emit(c, "arange.start_step", 5, ai, &t1.m, "arange", &ar_s))) return st;
-        dc_tm_new(&t1, qm, EIR_I64, r1s, 2);
-        eir_named_arg u1[2] = {pos_arg("self", a_tensor(ar_s)), pos_arg("dim", a_int(-2))};
-        if ((st = dc_emit(c, "unsqueeze.default", 2, u1, &t1.m, "unsqueeze", &us))) return st;
-        dc_tm_new(&t1, qm, EIR_I64, l1, 1);
-        ai[1] = pos_arg("end", a_int(L));
-        if ((st = dc_emit(c, "arange.start_step", 5, ai, &t1.m, "arange", &ar_l))) return st;
-        dc_tm_new(&t1, qm, EIR_I64, rl1, 2);
-        eir_named_arg u2[2] = {pos_arg("self", a_tensor(ar_l)), pos_arg("dim", a_int(-1))};
-        if ((st = dc_emit(c, "unsqueeze.default", 2, u2, &t1.m, "unsqueeze", &ul))) return st;
-        dc_tm_new(&t1, qm, EIR_I64, ls, 2);
-        eir_named_arg sb_[2] = {pos_arg("self", a_tensor(us)), pos_arg("other", a_tensor(ul))};
-        if ((st = dc_emit(c, "sub.Tensor", 2, sb_, &t1.m, "sub", &sub))) return st;
-        dc_tm_new(&t1, qm, EIR_BOOL, ls, 2);
-        eir_named_arg li[2] = {pos_arg("self", a_tensor(sub)), pos_arg("other", a_int(0))};
-        if ((st = dc_emit(c, "le.Scalar", 2, li, &t1.m, "le", &le))) return st;
-        eir_named_arg la[2] = {pos_arg("self", a_tensor(le)), pos_arg("other", a_tensor(full))};
-        if ((st = dc_emit(c, "logical_and.default", 2, la, &t1.m, "logical_and", &land))) return st;
-        mask = land;
-    }
-    if (mask != EIR_NO_VALUE && meta_of(c, mask)->dtype == EIR_BOOL) {
-        const eir_tensor_meta *mm = meta_of(c, mask);
-        uint32_t ninf, zero;
-        dc_tm_new(&t1, qm, dt, NULL, 0);
-        eir_named_arg n1[3] = {pos_arg("s", a_float(-INFINITY)), kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, dt)),
-                               kw_arg("device", dc_a_device(qm))};
-        if ((st = dc_emit(c, "scalar_tensor.default", 3, n1, &t1.m, "scalar_tensor", &ninf))) return st;
-        eir_named_arg n0[4] = {pos_arg("s", a_float(0.0)), kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, dt)),
-                               kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)),
-                               kw_arg("device", dc_a_device(qm))};
-        if ((st = dc_emit(c, "scalar_tensor.default", 4, n0, &t1.m, "scalar_tensor", &zero))) return st;
-        int64_t msz[4];
-        for (uint32_t i = 0; i < mm->rank; i++) msz[i] = mm->sizes[i].value;
-        dc_tm_new(&t1, qm, dt, msz, mm->rank);
-        eir_named_arg wi[3] = {pos_arg("condition", a_tensor(mask)), pos_arg("self", a_tensor(zero)),
-                               pos_arg("other", a_tensor(ninf))};
-        if ((st = dc_emit(c, "where.self", 3, wi, &t1.m, "where", &bias))) return st;
-    } else if (mask != EIR_NO_VALUE)
-        bias = mask;
+    if (causal && ((st = sdpa_causal(c, qm, L, S, &mask)) || (st = sdpa_bias(c, qm, mask, &bias)))) return st;
     /* k^T * sqrt(scale) */
     int64_t pk[4];
     for (uint32_t i = 0; i < rk; i++) pk[i] = i;
