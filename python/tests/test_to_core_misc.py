@@ -214,3 +214,19 @@ def test_adaptive_avg_pool1d_strided(eir, tmp_path):
     (tmp_path / "cl").mkdir()
     msg = K.refused(eir, tmp_path / "cl", AreaChannelsLast(), (r(2, 4, 3),))
     assert "of strides torch takes for channels-last once unsqueezed" in msg
+
+
+class Histogramdd(torch.nn.Module):
+    def forward(self, x, w, e0, e1):
+        h, edges = torch.histogramdd(x, bins=[3, 4], weight=w, density=True)
+        h2, edges2 = torch.histogramdd(x, bins=[e0, e1])
+        h3, edges3 = torch.histogramdd(x, bins=[2, 2], range=[-1.0, 1.0, -2.0, 2.0])
+        return h, *edges, h2, *edges2, h3, *edges3
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["nonstrict", "strict"])
+def test_histogramdd(eir, tmp_path, strict):
+    """histogramdd -> _histogramdd_bin_edges + _histogramdd_from_bin_cts, or _histogramdd_from_bin_tensors
+    with the bins as the edges, as torch's composite."""
+    args = (r(40, 2), r(40).abs(), torch.tensor([-2.0, 0.0, 2.0]), torch.tensor([-1.0, -0.5, 0.5, 1.0]))
+    convert_like_torch(eir, tmp_path, Histogramdd(), args, strict=strict)

@@ -333,6 +333,8 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.feature_alpha_dropout.default", decomp_dropout},
     {"aten.bernoulli.default", decomp_bernoulli},
     {"aten.normal_.default", decomp_normal_inplace},
+    {"aten.histogramdd.default", decomp_histogramdd},
+    {"aten.histogramdd.TensorList_bins", decomp_histogramdd},
     {"aten.sum.default", decomp_sum},
     {"aten.transpose.int", decomp_transpose},
     {"aten.t.default", decomp_transpose},
