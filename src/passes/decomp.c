@@ -335,6 +335,7 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.normal_.default", decomp_normal_inplace},
     {"aten.histogramdd.default", decomp_histogramdd},
     {"aten.histogramdd.TensorList_bins", decomp_histogramdd},
+    {"aten.multilabel_margin_loss.default", decomp_multilabel_margin},
     {"aten.sum.default", decomp_sum},
     {"aten.transpose.int", decomp_transpose},
     {"aten.t.default", decomp_transpose},

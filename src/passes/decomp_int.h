@@ -424,8 +424,9 @@ eir_status decomp_bn_update(dc *c);
 eir_status decomp_dropout_train(dc *c, uint32_t x, uint32_t out, double p);
 eir_status decomp_bernoulli(dc *c);
 eir_status decomp_normal_inplace(dc *c);
-/* decomp_hist.c */
+/* decomp_extra.c */
 eir_status decomp_histogramdd(dc *c);
+eir_status decomp_multilabel_margin(dc *c);
 eir_status decomp_instance_norm_stats(dc *c);
 
 /* ---- linalg_matrix_rank, gradient (decomp_rank.c) ---- */

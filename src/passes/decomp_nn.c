@@ -638,11 +638,27 @@ eir_status decomp_sdpa(dc *c) {
     (void)ob;
     dc_tm_new(&t2, qm, dt, osz, ro);
     if ((st = dc_emit_batched_mm(c, w, v, &t2.m, &o4))) return st;
-    /* the flash kernel's decomposition lays the result out as [L, B, H, E]
-     * (permute, contiguous copy, permute back); a recorded layout other than
-     * contiguous is kept the same way */
+    /* torch's decomposition of the flash kernel lays the result out as
+     * [L, B, H, E] (permute, contiguous copy, permute back). Later nodes
+     * were written for the layout the program recorded: that layout is kept
+     * (the same way) unless it is contiguous and only graph outputs read
+     * the result, or it is torch's. */
     int64_t p1[4] = {0, 1, 2, 3}, p2[4];
+    bool flash_layout = false;
     if (flash) {
+        int64_t B_ = om->sizes[0].value, H_ = om->sizes[1].value, E_ = om->sizes[3].value;
+        int64_t fs[4] = {H_ * E_, E_, B_ * H_ * E_, 1};
+        flash_layout = true;
+        for (uint32_t i = 0; i < 4 && flash_layout; i++)
+            flash_layout = (om->sizes[i].value <= 1 || om->strides[i].value == fs[i]);
+        if (!flash_layout && dc_meta_contiguous(om)) {
+            uint32_t outs = 0;
+            for (uint32_t i = 0; i < c->g->num_outputs; i++)
+                outs += c->g->outputs[i].kind == EIR_ARG_TENSOR && c->g->outputs[i].value == out;
+            flash_layout = eir_graph_num_uses(c->g, out) == outs;
+        }
+    }
+    if (flash_layout) {
         p1[0] = 2, p1[1] = 0, p1[2] = 1, p1[3] = 3;
     } else if (ro == 4 && !dc_meta_contiguous(om)) {
         for (uint32_t i = 1; i < 4; i++)

@@ -1,0 +1,168 @@
+/* decomp_extra.c — to-core rules for histogramdd and multilabel_margin_loss,
+ *   histogramdd(self, int[] bins, range, weight, density)
+ *       -> _histogramdd_bin_edges(self, bins, ...) (the edges) and
+ *          _histogramdd_from_bin_cts(self, bins, ...) (the histogram)
+ *   histogramdd.TensorList_bins(self, Tensor[] bins, range, weight, density)
+ *       -> _histogramdd_from_bin_tensors(self, bins, weight, density); the
+ *          edges are the bins tensors themselves
+ * range, weight and density passed as keywords where given (torch's
+ * printing);
+ *   multilabel_margin_loss(input, target, reduction) as torch's
+ *   decomposition of multilabel_margin_loss_forward: both made 2-d
+ *   (atleast_2d), the targets before the first -1 gathered, the hinge
+ *   max(0, 1 - x[target] + x) / dim summed where the class is no target,
+ *   then reduced (is_target, its second output, is not computed: unused). */
+#include <string.h>
+
+#include "decomp_int.h"
+
+eir_status decomp_histogramdd(dc *c) {
+    bool tensor_bins = !strcmp(c->op, "aten.histogramdd.TensorList_bins");
+    if (c->src.num_outputs != 2 || c->src.outputs[0].kind != EIR_ARG_TENSOR || c->src.outputs[1].kind != EIR_ARG_TENSORS)
+        return dc_refuse(c, "expected a histogram and a Tensor[] of edges as outputs");
+    const eir_arg *edges = &c->src.outputs[1];
+    uint32_t x = dc_tensor_of(c, "self");
+    const eir_arg *bins = dc_arg_named(c, "bins"), *range = dc_arg_named(c, "range");
+    if (x == EIR_NO_VALUE || !bins) return dc_refuse(c, "arguments 'self', 'bins' missing");
+    if (edges->u.list.n > MAXR) return dc_refuse(c, "more than %d dimensions", MAXR);
+    uint32_t w = dc_tensor_of(c, "weight");
+    bool density;
+    if (!dc_bool_arg(c, "density", false, &density)) return dc_refuse(c, "argument 'density': expected a bool");
+    if (tensor_bins) {
+        if (bins->kind != EIR_ARG_TENSORS || bins->u.list.n != edges->u.list.n)
+            return dc_refuse(c, "argument 'bins': expected one tensor per output edge");
+    } else if (bins->kind != EIR_ARG_INTS && bins->kind != EIR_ARG_SYM_INTS)
+        return dc_refuse(c, "argument 'bins': expected ints");
+    if (c->dry) return EIR_OK;
+    eir_named_arg ins[5];
+    uint32_t n = 0;
+    eir_arg b = *bins;
+    b.name = NULL;
+    ins[n++] = pos_arg("self", a_tensor(x));
+    ins[n++] = pos_arg("bins", b);
+    if (!tensor_bins && !is_none(range)) {
+        eir_arg ra = *range;
+        ra.name = NULL;
+        ins[n++] = kw_arg("range", ra);
+    }
+    if (w != EIR_NO_VALUE) ins[n++] = kw_arg("weight", a_tensor(w));
+    if (density) ins[n++] = kw_arg("density", a_bool(true));
+    uint32_t hist, ev[MAXR];
+    uint32_t out = c->src.outputs[0].value, ne = edges->u.list.n;
+    eir_status st;
+    if (tensor_bins) {
+        if ((st = dc_emit(c, "_histogramdd_from_bin_tensors.default", n, ins, meta_of(c, out), "_histogramdd_from_bin_tensors",
+                          &hist)))
+            return st;
+        for (uint32_t i = 0; i < ne; i++) ev[i] = bins->u.list.items[i].value;
+    } else {
+        const eir_tensor_meta *ms[MAXR];
+        for (uint32_t i = 0; i < ne; i++) ms[i] = meta_of(c, edges->u.list.items[i].value);
+        if ((st = dc_emit_n(c, "_histogramdd_bin_edges.default", n, ins, ne, ms, "_histogramdd_bin_edges", true, ev)))
+            return st;
+        if ((st = dc_emit(c, "_histogramdd_from_bin_cts.default", n, ins, meta_of(c, out), "_histogramdd_from_bin_cts",
+                          &hist)))
+            return st;
+    }
+    if ((st = finish(c, out, hist))) return st;
+    for (uint32_t i = 0; i < ne; i++)
+        if (edges->u.list.items[i].value != EIR_NO_VALUE && (st = finish(c, edges->u.list.items[i].value, ev[i]))) return st;
+    return EIR_OK;
+}
+
+/* scalar_tensor(v, dtype, layout, device) */
+static eir_status ex_scalar(dc *c, eir_arg v, eir_dtype dt, const eir_tensor_meta *like, uint32_t *res) {
+    eir_named_arg si_[4] = {pos_arg("s", v), kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, dt)),
+                            kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)), kw_arg("device", dc_a_device(like))};
+    return sh_emit(c, "scalar_tensor.default", 4, si_, NULL, res);
+}
+
+static eir_status ex_bin(dc *c, const char *target, eir_arg a, eir_arg b, uint32_t *res) {
+    eir_named_arg bi[2] = {pos_arg("self", a), pos_arg("other", b)};
+    return sh_emit(c, target, 2, bi, NULL, res);
+}
+
+static eir_status ex_where(dc *c, uint32_t cond, uint32_t a, uint32_t b, uint32_t *res) {
+    eir_named_arg wi[3] = {pos_arg("condition", a_tensor(cond)), pos_arg("self", a_tensor(a)), pos_arg("other", a_tensor(b))};
+    return sh_emit(c, "where.self", 3, wi, NULL, res);
+}
+
+/* atleast_2d: view [1, 1] of a 0-d tensor, unsqueeze(0) of a 1-d one */
+static eir_status ex_2d(dc *c, uint32_t x, uint32_t *res) {
+    const eir_tensor_meta *m = meta_of(c, x);
+    if (m->rank >= 2) {
+        *res = x;
+        return EIR_OK;
+    }
+    if (m->rank == 1) return sh_unsqueeze(c, x, 0, NULL, res);
+    int64_t one[2] = {1, 1};
+    return sh_view(c, x, one, 2, NULL, res);
+}
+
+eir_status decomp_multilabel_margin(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    uint32_t t = dc_tensor_of(c, "target");
+    int64_t red = 1;
+    const eir_arg *ra = dc_arg_named(c, "reduction");
+    if (t == EIR_NO_VALUE) return dc_refuse(c, "argument 'target': expected a tensor");
+    if (!is_none(ra) && !int_of(ra, &red)) return dc_refuse(c, "argument 'reduction': expected an int");
+    const eir_tensor_meta *xm = meta_of(c, x), *tmeta = meta_of(c, t);
+    if (!dc_meta_concrete_sizes(xm) || !dc_meta_concrete_sizes(tmeta)) return dc_refuse(c, "symbolic sizes");
+    if (xm->rank > 2 || tmeta->rank != xm->rank) return dc_refuse(c, "input and target of rank %u and %u (expected equal, at most 2)",
+                                                              xm->rank, tmeta->rank);
+    if (red < 0 || red > 2) return dc_refuse(c, "reduction %lld", (long long)red);
+    if (red == 0 && xm->rank < 2) return dc_refuse(c, "reduction 'none' of an input of rank %u", xm->rank);
+    if (xm->dtype != EIR_F32 && xm->dtype != EIR_F64) return dc_refuse(c, "an input of dtype other than float32 or float64");
+    if (c->dry) return EIR_OK;
+    uint32_t x2, t2, idx, end, stn, w, amin, lt, z0, w1, u, m1, w2, uq, eq1, is_t, pm, uq2, sub, add, cl, dv, zf, wz, res;
+    int64_t dim = xm->rank == 2 ? xm->sizes[1].value : xm->rank == 1 ? xm->sizes[0].value : 1;
+    if ((st = ex_2d(c, x, &x2)) || (st = ex_2d(c, t, &t2))) return st;
+    if ((st = sh_arange(c, 0, dim, EIR_DTYPE_UNKNOWN, tmeta, &idx))) return st;
+    if ((st = ex_bin(c, "eq.Scalar", a_tensor(t2), a_int(-1), &end))) return st;
+    if ((st = ex_scalar(c, a_int(dim), EIR_I64, tmeta, &stn))) return st;
+    if ((st = ex_where(c, end, idx, stn, &w))) return st;
+    int64_t last = -1;
+    eir_named_arg ai[3] = {pos_arg("self", a_tensor(w)), pos_arg("dim", dc_a_ints(c, &last, 1)), pos_arg("keepdim", a_bool(true))};
+    if ((st = sh_emit(c, "amin.default", 3, ai, NULL, &amin))) return st;
+    if ((st = ex_bin(c, "lt.Tensor", a_tensor(idx), a_tensor(amin), &lt))) return st;
+    if ((st = ex_scalar(c, a_int(0), EIR_I64, tmeta, &z0))) return st;
+    if ((st = ex_where(c, lt, t2, z0, &w1))) return st;
+    eir_named_arg gi[3] = {pos_arg("self", a_tensor(x2)), pos_arg("dim", a_int(-1)), pos_arg("index", a_tensor(w1))};
+    if ((st = sh_emit(c, "gather.default", 3, gi, NULL, &u))) return st;
+    if ((st = ex_scalar(c, a_int(-1), EIR_I64, tmeta, &m1))) return st;
+    if ((st = ex_where(c, lt, t2, m1, &w2))) return st;
+    if ((st = sh_unsqueeze(c, w2, -1, NULL, &uq))) return st;
+    if ((st = ex_bin(c, "eq.Tensor", a_tensor(idx), a_tensor(uq), &eq1))) return st;
+    eir_named_arg ni[2] = {pos_arg("self", a_tensor(eq1)), pos_arg("dim", a_int(1))};
+    if ((st = sh_emit(c, "any.dim", 2, ni, NULL, &is_t))) return st;
+    int64_t pr[2] = {1, 0};
+    if ((st = sh_permute(c, u, pr, 2, NULL, &pm))) return st;
+    if ((st = sh_unsqueeze(c, pm, -1, NULL, &uq2))) return st;
+    /* 1.0 - u^T[..., None]: sub.Tensor with a float self, as torch records it */
+    tm sm;
+    dc_tm_from(&sm, meta_of(c, uq2));
+    sm.m.dtype = xm->dtype;
+    dc_tm_contig(&sm);
+    eir_named_arg si_[2] = {pos_arg("self", a_float(1.0)), pos_arg("other", a_tensor(uq2))};
+    if ((st = dc_emit(c, "sub.Tensor", 2, si_, &sm.m, "sub", &sub))) return st;
+    if ((st = ex_bin(c, "add.Tensor", a_tensor(sub), a_tensor(x2), &add))) return st;
+    eir_named_arg ci[2] = {pos_arg("self", a_tensor(add)), pos_arg("min", a_int(0))};
+    if ((st = sh_emit(c, "clamp.default", 2, ci, NULL, &cl))) return st;
+    if ((st = ex_bin(c, "div.Tensor", a_tensor(cl), a_int(dim), &dv))) return st;
+    if ((st = ex_scalar(c, a_int(0), xm->dtype, xm, &zf))) return st;
+    if ((st = ex_where(c, is_t, zf, dv, &wz))) return st;
+    if (red == 2) {
+        eir_named_arg su[1] = {pos_arg("self", a_tensor(wz))};
+        if ((st = sh_emit(c, "sum.default", 1, su, NULL, &res))) return st;
+        return finish(c, out, res);
+    }
+    int64_t dims[2] = {0, -1};
+    uint32_t s2;
+    if ((st = sh_sum(c, wz, dims, 2, NULL, &s2))) return st;
+    if (red == 0) return finish(c, out, s2);
+    eir_named_arg mi[1] = {pos_arg("self", a_tensor(s2))};
+    if ((st = sh_emit(c, "mean.default", 1, mi, NULL, &res))) return st;
+    return finish(c, out, res);
+}
