@@ -230,3 +230,50 @@ def test_histogramdd(eir, tmp_path, strict):
     with the bins as the edges, as torch's composite."""
     args = (r(40, 2), r(40).abs(), torch.tensor([-2.0, 0.0, 2.0]), torch.tensor([-1.0, -0.5, 0.5, 1.0]))
     convert_like_torch(eir, tmp_path, Histogramdd(), args, strict=strict)
+
+
+class MultilabelMargin(torch.nn.Module):
+    def forward(self, x2, t2, x1, t1, x0, t0, xs, ts):
+        return (F.multilabel_margin_loss(x2, t2), F.multilabel_margin_loss(x2, t2, reduction="sum"),
+                F.multilabel_margin_loss(x2, t2, reduction="none"), F.multilabel_margin_loss(x1, t1),
+                F.multilabel_margin_loss(x0, t0), F.multilabel_margin_loss(xs.t(), ts.t()))
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["nonstrict", "strict"])
+def test_multilabel_margin_loss(eir, tmp_path, strict):
+    """multilabel_margin_loss as torch's decomposition of multilabel_margin_loss_forward (atleast_2d, the
+    targets before the first -1 gathered, the hinge summed over non-targets, reduced)."""
+    t2 = torch.tensor([[3, 0, -1, 1, 1], [4, 2, 1, 0, 3], [-1, 2, 0, 0, 0], [1, -1, 4, 4, 4]])
+    args = (r(4, 5), t2, r(6), torch.tensor([5, 2, -1, 0, 0, 0]), torch.tensor(0.3), torch.tensor(0),
+            r(5, 3), torch.tensor([[0, 1, 2], [2, -1, 0], [1, 1, 1], [-1, 0, 0], [3, 3, -1]]))
+    # torch 2.13's own decomposition gives other values than the op when a row has fewer targets than
+    # classes (it counts the slots after the first -1 as class 0); eir's adds the masking step it lacks,
+    # so the nodes are torch's plus permute, unsqueeze and where per loss, and the values are the op's
+    dst = K.convert_like_torch(eir, tmp_path, MultilabelMargin(), args, strict=strict, same_nodes=False)
+    got = [n[0] for n in K.node_seq(torch.export.load(str(dst)))]
+    ep = torch.export.export(MultilabelMargin(), args, strict=strict)
+    want = [n[0] for n in K.node_seq(ep.run_decompositions())]
+    extra = ["aten.permute.default", "aten.unsqueeze.default", "aten.where.self"]
+    assert len(got) == len(want) + 3 * 6
+    for i in range(6):
+        j = [k for k, t in enumerate(got) if t == "aten.where.self"][4 * i + 4]  # the masking step's where
+        assert got[j - 2:j + 1] == extra
+        del got[j - 2:j + 1]
+    assert got == want
+
+
+class MultilabelMarginOne(torch.nn.Module):
+    def forward(self, x, y):
+        return F.multilabel_margin_loss(x, y)
+
+
+def test_multilabel_margin_loss_documented_example(eir, tmp_path):
+    """torch's documented example: 0.85 (torch 2.13's run_decompositions() gives 2.05)."""
+    args = (torch.tensor([[0.1, 0.2, 0.4, 0.8]]), torch.tensor([[3, 0, -1, 1]]))
+    ep = torch.export.export(MultilabelMarginOne(), args)
+    src, dst = tmp_path / "in.pt2", tmp_path / "out.pt2"
+    torch.export.save(ep, str(src))
+    assert K.convert(eir, src, dst).returncode == 0
+    got = torch.export.load(str(dst)).module()(*args)
+    assert torch.isclose(got, torch.tensor(0.85)), got
+    assert torch.isclose(ep.module()(*args), torch.tensor(0.85))

@@ -337,3 +337,20 @@ def test_multi_head_attention_training(eir, tmp_path, strict):
         same_meta(got, want)
         # the averaged attention weights: dropped entries are 0, kept ones doubled
         assert bool(((got[1] >= 0) & (got[1] <= 2 + 1e-5)).all())
+
+
+class EmbeddingBags(torch.nn.Module):
+    def forward(self, w, idx, off, psw, w2, idx2):
+        return (F.embedding_bag(idx, w, off), F.embedding_bag(idx, w, off, mode="max"),
+                F.embedding_bag(idx, w, off, mode="sum", per_sample_weights=psw, padding_idx=2),
+                F.embedding_bag(idx[::2], w, off[:2], include_last_offset=True),
+                F.embedding_bag(idx2, w2, torch.tensor([0, 2]), max_norm=1.0))
+
+
+@STRICT
+def test_embedding_bag(eir, tmp_path, strict):
+    """embedding_bag -> _embedding_bag_forward_only on contiguous indices, default trailing arguments left
+    out; with max_norm the weight renormalized first (a user input mutation)."""
+    args = (r(10, 3), torch.tensor([1, 2, 4, 5, 4, 3, 2, 9]), torch.tensor([0, 3, 5]), r(8).abs(), r(6, 4) * 2,
+            torch.tensor([0, 5, 5, 1]))
+    K.convert_like_torch(eir, tmp_path, EmbeddingBags(), args, strict=strict, getitems=False)

@@ -336,6 +336,8 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.histogramdd.default", decomp_histogramdd},
     {"aten.histogramdd.TensorList_bins", decomp_histogramdd},
     {"aten.multilabel_margin_loss.default", decomp_multilabel_margin},
+    {"aten.embedding_bag.default", decomp_embedding_bag},
+    {"aten.embedding_bag.padding_idx", decomp_embedding_bag},
     {"aten.sum.default", decomp_sum},
     {"aten.transpose.int", decomp_transpose},
     {"aten.t.default", decomp_transpose},

@@ -10,8 +10,13 @@
  *   multilabel_margin_loss(input, target, reduction) as torch's
  *   decomposition of multilabel_margin_loss_forward: both made 2-d
  *   (atleast_2d), the targets before the first -1 gathered, the hinge
- *   max(0, 1 - x[target] + x) / dim summed where the class is no target,
- *   then reduced (is_target, its second output, is not computed: unused). */
+ *   max(0, 1 - x[target] + x) / dim summed where the class is no target
+ *   and the target slot comes before the first -1 (a step torch's
+ *   decomposition lacks, see below), then reduced (is_target, its second output, is not computed: unused);
+ *   embedding_bag (both overloads) -> _embedding_bag_forward_only on
+ *   contiguous indices and offsets (clone where they are not), the trailing
+ *   arguments that have their default values left out, as torch prints
+ *   them. */
 #include <string.h>
 
 #include "decomp_int.h"
@@ -153,16 +158,61 @@ eir_status decomp_multilabel_margin(dc *c) {
     if ((st = ex_bin(c, "div.Tensor", a_tensor(cl), a_int(dim), &dv))) return st;
     if ((st = ex_scalar(c, a_int(0), xm->dtype, xm, &zf))) return st;
     if ((st = ex_where(c, is_t, zf, dv, &wz))) return st;
-    if (red == 2) {
-        eir_named_arg su[1] = {pos_arg("self", a_tensor(wz))};
-        if ((st = sh_emit(c, "sum.default", 1, su, NULL, &res))) return st;
-        return finish(c, out, res);
-    }
+    /* torch 2.13's decomposition stops here and so counts the target slots
+     * after the first -1 (gathered at class 0) as targets: its values
+     * differ from the op's whenever a row has fewer than dim targets (the
+     * documented example gives 2.05 for 0.85). Those slots are zeroed too:
+     * where(target_mask^T[..., None], z, 0). */
+    uint32_t lt_t, lt_u, wz2;
+    if ((st = sh_permute(c, lt, pr, 2, NULL, &lt_t)) || (st = sh_unsqueeze(c, lt_t, -1, NULL, &lt_u)) ||
+        (st = ex_where(c, lt_u, wz, zf, &wz2)))
+        return st;
+    wz = wz2;
+    /* sum: over every dim (sum.dim_IntList with no dims, as torch's sum) */
     int64_t dims[2] = {0, -1};
     uint32_t s2;
-    if ((st = sh_sum(c, wz, dims, 2, NULL, &s2))) return st;
+    if ((st = sh_sum(c, wz, dims, red == 2 ? 0 : 2, NULL, &s2))) return st;
+    if (red == 2) return finish(c, out, s2);
     if (red == 0) return finish(c, out, s2);
     eir_named_arg mi[1] = {pos_arg("self", a_tensor(s2))};
     if ((st = sh_emit(c, "mean.default", 1, mi, NULL, &res))) return st;
     return finish(c, out, res);
+}
+
+eir_status decomp_embedding_bag(dc *c) {
+    if (c->src.num_outputs != 4) return dc_refuse(c, "expected 4 outputs");
+    for (uint32_t i = 0; i < 4; i++)
+        if (c->src.outputs[i].kind != EIR_ARG_TENSOR) return dc_refuse(c, "expected tensor outputs");
+    uint32_t w = dc_tensor_of(c, "weight"), ix = dc_tensor_of(c, "indices"), off = dc_tensor_of(c, "offsets");
+    if (w == EIR_NO_VALUE || ix == EIR_NO_VALUE || off == EIR_NO_VALUE)
+        return dc_refuse(c, "arguments 'weight', 'indices', 'offsets': expected tensors");
+    bool scale, sparse, ilo;
+    int64_t mode = 0, pad = -1;
+    const eir_arg *ma = dc_arg_named(c, "mode"), *pa = dc_arg_named(c, "padding_idx");
+    if (!dc_bool_arg(c, "scale_grad_by_freq", false, &scale) || !dc_bool_arg(c, "sparse", false, &sparse) ||
+        !dc_bool_arg(c, "include_last_offset", false, &ilo) || (!is_none(ma) && !int_of(ma, &mode)) ||
+        (!is_none(pa) && !int_of(pa, &pad)))
+        return dc_refuse(c, "arguments scale_grad_by_freq, mode, sparse, include_last_offset, padding_idx: expected "
+                         "bools and ints");
+    uint32_t psw = dc_tensor_of(c, "per_sample_weights");
+    if (c->dry) return EIR_OK;
+    eir_status st;
+    if (!dc_meta_contiguous(meta_of(c, ix)) && (st = sh_clone(c, ix, NULL, &ix))) return st;
+    if (!dc_meta_contiguous(meta_of(c, off)) && (st = sh_clone(c, off, NULL, &off))) return st;
+    eir_named_arg ins[9] = {pos_arg("weight", a_tensor(w)), pos_arg("indices", a_tensor(ix)), pos_arg("offsets", a_tensor(off)),
+                            pos_arg("scale_grad_by_freq", a_bool(scale)), pos_arg("mode", a_int(mode)),
+                            pos_arg("sparse", a_bool(sparse)), pos_arg("per_sample_weights", a_opt_tensor(psw)),
+                            pos_arg("include_last_offset", a_bool(ilo)), pos_arg("padding_idx", a_int(pad))};
+    bool set[6] = {scale, mode != 0, sparse, psw != EIR_NO_VALUE, ilo, pad != -1};
+    uint32_t n = 3;
+    for (uint32_t i = 0; i < 6; i++)
+        if (set[i]) n = 4 + i;
+    const eir_tensor_meta *ms[4];
+    for (uint32_t i = 0; i < 4; i++) ms[i] = meta_of(c, c->src.outputs[i].value);
+    uint32_t v[4];
+    if ((st = dc_emit_n(c, "_embedding_bag_forward_only.default", n, ins, 4, ms, "_embedding_bag_forward_only", false, v)))
+        return st;
+    for (uint32_t i = 0; i < 4; i++)
+        if ((st = finish(c, c->src.outputs[i].value, v[i]))) return st;
+    return EIR_OK;
 }
