@@ -16,7 +16,9 @@
  *   embedding_bag (both overloads) -> _embedding_bag_forward_only on
  *   contiguous indices and offsets (clone where they are not), the trailing
  *   arguments that have their default values left out, as torch prints
- *   them. */
+ *   them;
+ * and the ops torch decomposes that this pass does not (yet), each refused
+ * with what torch's decomposition needs. */
 #include <string.h>
 
 #include "decomp_int.h"
@@ -215,4 +217,26 @@ eir_status decomp_embedding_bag(dc *c) {
     for (uint32_t i = 0; i < 4; i++)
         if ((st = finish(c, c->src.outputs[i].value, v[i]))) return st;
     return EIR_OK;
+}
+
+/* ops torch's run_decompositions() rewrites that are refused, with why */
+static const struct { const char *op, *why; } NOT_YET[] = {
+    {"aten.tensor_split.tensor_indices_or_sections",
+     "split points given as a tensor: torch's decomposition reads them with _local_scalar_dense into unbacked "
+     "sizes (data-dependent slices with runtime assertions), which this pass does not create"},
+    {"aten.nonzero_numpy.default",
+     "torch's decomposition (nonzero, then unbind of its rows of data-dependent count) re-attaches the program's "
+     "runtime size assertions to the new nonzero, which this pass does not do"},
+    {"aten.combinations.default",
+     "torch's decomposition (masked_select of a triangular index mask) has a data-dependent size with runtime "
+     "assertions, which this pass does not create"},
+    {"aten.stft.default", "not decomposed yet (torch: reflect padding by index, unfold, _fft_r2c)"},
+    {"aten.upsample_bicubic2d.vec",
+     "not decomposed yet (torch: cubic weights and 16 clamped _unsafe_index reads per output)"},
+};
+
+eir_status decomp_not_yet(dc *c) {
+    for (uint32_t i = 0; i < sizeof NOT_YET / sizeof *NOT_YET; i++)
+        if (!strcmp(NOT_YET[i].op, c->op)) return dc_refuse(c, "%s", NOT_YET[i].why);
+    return dc_refuse(c, "not decomposed");
 }
