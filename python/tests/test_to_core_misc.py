@@ -277,3 +277,20 @@ def test_multilabel_margin_loss_documented_example(eir, tmp_path):
     got = torch.export.load(str(dst)).module()(*args)
     assert torch.isclose(got, torch.tensor(0.85)), got
     assert torch.isclose(ep.module()(*args), torch.tensor(0.85))
+
+
+class Bicubic(torch.nn.Module):
+    def forward(self, x, y, z):
+        return (F.interpolate(x, size=(7, 5), mode="bicubic", align_corners=True),
+                F.interpolate(x, size=(3, 9), mode="bicubic"),
+                F.interpolate(x, scale_factor=1.7, mode="bicubic"),
+                F.interpolate(x, size=(1, 1), mode="bicubic", align_corners=True),
+                F.interpolate(y.transpose(2, 3), scale_factor=(2.0, 0.5), mode="bicubic"),
+                F.interpolate(z, size=(6, 6), mode="bicubic", align_corners=False))
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["nonstrict", "strict"])
+def test_upsample_bicubic(eir, tmp_path, strict):
+    """upsample_bicubic2d.vec as torch's decomposition: cubic weights, 16 clamped index reads per output."""
+    args = (r(2, 3, 4, 6), r(1, 2, 6, 4), r(1, 1, 3, 3, dtype=torch.float64))
+    convert_like_torch(eir, tmp_path, Bicubic(), args, strict=strict)

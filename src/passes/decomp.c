@@ -342,7 +342,7 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.nonzero_numpy.default", decomp_not_yet},
     {"aten.combinations.default", decomp_not_yet},
     {"aten.stft.default", decomp_not_yet},
-    {"aten.upsample_bicubic2d.vec", decomp_not_yet},
+    {"aten.upsample_bicubic2d.vec", decomp_upsample_bicubic},
     {"aten.sum.default", decomp_sum},
     {"aten.transpose.int", decomp_transpose},
     {"aten.t.default", decomp_transpose},

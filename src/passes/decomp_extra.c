@@ -231,8 +231,6 @@ static const struct { const char *op, *why; } NOT_YET[] = {
      "torch's decomposition (masked_select of a triangular index mask) has a data-dependent size with runtime "
      "assertions, which this pass does not create"},
     {"aten.stft.default", "not decomposed yet (torch: reflect padding by index, unfold, _fft_r2c)"},
-    {"aten.upsample_bicubic2d.vec",
-     "not decomposed yet (torch: cubic weights and 16 clamped _unsafe_index reads per output)"},
 };
 
 eir_status decomp_not_yet(dc *c) {

@@ -372,6 +372,7 @@ eir_status decomp_linalg_front(dc *c);
 
 eir_status decomp_fft(dc *c);
 eir_status decomp_upsample_linear(dc *c);
+eir_status decomp_upsample_bicubic(dc *c);
 eir_status decomp_argsort(dc *c);
 eir_status decomp_conj_physical(dc *c);
 eir_status decomp_max_unpool(dc *c);
