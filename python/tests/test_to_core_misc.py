@@ -294,3 +294,18 @@ def test_upsample_bicubic(eir, tmp_path, strict):
     """upsample_bicubic2d.vec as torch's decomposition: cubic weights, 16 clamped index reads per output."""
     args = (r(2, 3, 4, 6), r(1, 2, 6, 4), r(1, 1, 3, 3, dtype=torch.float64))
     convert_like_torch(eir, tmp_path, Bicubic(), args, strict=strict)
+
+
+class Stft(torch.nn.Module):
+    def forward(self, x1, x2, w):
+        return (torch.stft(x1, 16, return_complex=True), torch.stft(x2, 16, 4, window=w, return_complex=True),
+                torch.stft(x2, 8, 3, normalized=True, onesided=False, return_complex=False, center=False),
+                torch.stft(x1, 10, window=w[:10], return_complex=False, pad_mode="constant"))
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["nonstrict", "strict"])
+def test_stft(eir, tmp_path, strict):
+    """stft of a real input as torch's composite: unfold, the window, _fft_r2c, permute, squeeze of a 1-d
+    input, view_as_real unless return_complex (center's padding: the pad rule)."""
+    args = (r(100), r(3, 90), torch.hann_window(16))
+    convert_like_torch(eir, tmp_path, Stft(), args, strict=strict)

@@ -30,7 +30,7 @@ CONVERTED = ["nn.functional.pad.reflect", "nn.functional.pad.replicate", "nn.fun
              "nn.functional.pad.circular",
              "nn.functional.group_norm", "repeat_interleave", "nn.functional.linear"]
 # (OpInfo, the node and reason eir's refusal names)
-REFUSED = [("stft", "node %stft (aten.stft.default): cannot decompose: not decomposed yet")]
+REFUSED = [("combinations", "node %combinations (aten.combinations.default): cannot decompose: torch's decomposition")]
 
 
 @pytest.mark.parametrize("key", CONVERTED)

@@ -17,6 +17,10 @@
  *   contiguous indices and offsets (clone where they are not), the trailing
  *   arguments that have their default values left out, as torch prints
  *   them;
+ *   stft of a real input (window of n_fft values or none) as torch's
+ *   composite: unsqueeze(0) of a 1-d input, unfold(-1, n_fft, hop), times
+ *   the window, _fft_r2c over the last dim, permute [0, 2, 1], squeeze(0)
+ *   of a 1-d input, view_as_real unless return_complex;
  * and the ops torch decomposes that this pass does not (yet), each refused
  * with what torch's decomposition needs. */
 #include <string.h>
@@ -219,6 +223,60 @@ eir_status decomp_embedding_bag(dc *c) {
     return EIR_OK;
 }
 
+eir_status decomp_stft(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    const eir_tensor_meta *xm = meta_of(c, x);
+    if (xm->rank != 1 && xm->rank != 2) return dc_refuse(c, "an input of rank %u (expected 1 or 2)", xm->rank);
+    if (xm->dtype != EIR_F32 && xm->dtype != EIR_F64) return dc_refuse(c, "an input of dtype other than float32 or float64");
+    if (!dc_meta_concrete_sizes(xm)) return dc_refuse(c, "symbolic sizes");
+    int64_t n_fft, hop, win;
+    const eir_arg *ha = dc_arg_named(c, "hop_length"), *wa = dc_arg_named(c, "win_length"), *oa = dc_arg_named(c, "onesided"),
+                  *ra = dc_arg_named(c, "return_complex");
+    if (!int_of(dc_arg_named(c, "n_fft"), &n_fft) || n_fft <= 0) return dc_refuse(c, "argument 'n_fft': expected a positive int");
+    hop = n_fft / 4;
+    win = n_fft;
+    if (!is_none(ha) && !int_of(ha, &hop)) return dc_refuse(c, "argument 'hop_length': expected an int");
+    if (!is_none(wa) && !int_of(wa, &win)) return dc_refuse(c, "argument 'win_length': expected an int");
+    if (win != n_fft) return dc_refuse(c, "win_length other than n_fft (torch pads the window: not decomposed)");
+    bool normalized, onesided = true, rc;
+    if (!dc_bool_arg(c, "normalized", false, &normalized)) return dc_refuse(c, "argument 'normalized': expected a bool");
+    if (!is_none(oa) && !dc_bool_arg(c, "onesided", true, &onesided)) return dc_refuse(c, "argument 'onesided': expected a bool");
+    if (is_none(ra) || !dc_bool_arg(c, "return_complex", false, &rc)) return dc_refuse(c, "argument 'return_complex': expected a bool");
+    uint32_t w = dc_tensor_of(c, "window");
+    if (w != EIR_NO_VALUE) {
+        const eir_tensor_meta *wm = meta_of(c, w);
+        if (wm->rank != 1 || wm->sizes[0].is_expr || wm->sizes[0].value != n_fft || (wm->dtype != EIR_F32 && wm->dtype != EIR_F64))
+            return dc_refuse(c, "a window other than n_fft real values");
+    }
+    if (hop <= 0 || n_fft > xm->sizes[xm->rank - 1].value) return dc_refuse(c, "hop_length or n_fft out of range");
+    if (c->dry) return EIR_OK;
+    uint32_t v = x, f, p, res;
+    if (xm->rank == 1 && (st = sh_unsqueeze(c, v, 0, NULL, &v))) return st;
+    eir_named_arg ui[4] = {pos_arg("self", a_tensor(v)), pos_arg("dimension", a_int(-1)), pos_arg("size", a_int(n_fft)),
+                           pos_arg("step", a_int(hop))};
+    if ((st = sh_emit(c, "unfold.default", 4, ui, NULL, &v))) return st;
+    if (w != EIR_NO_VALUE && (st = ex_bin(c, "mul.Tensor", a_tensor(v), a_tensor(w), &v))) return st;
+    int64_t two = 2;
+    eir_named_arg fi[4] = {pos_arg("self", a_tensor(v)), pos_arg("dim", dc_a_ints(c, &two, 1)),
+                           pos_arg("normalization", a_int(normalized ? 1 : 0)), pos_arg("onesided", a_bool(onesided))};
+    if ((st = sh_emit(c, "_fft_r2c.default", 4, fi, NULL, &f))) return st;
+    int64_t perm[3] = {0, 2, 1};
+    if ((st = sh_permute(c, f, perm, 3, NULL, &p))) return st;
+    res = p;
+    if (xm->rank == 1) {
+        int64_t d0 = 0;
+        eir_named_arg qi[2] = {pos_arg("self", a_tensor(p)), pos_arg("dim", dc_a_ints(c, &d0, 1))};
+        if ((st = sh_emit(c, "squeeze.dims", 2, qi, NULL, &res))) return st;
+    }
+    if (!rc) {
+        eir_named_arg vi[1] = {pos_arg("self", a_tensor(res))};
+        if ((st = sh_emit(c, "view_as_real.default", 1, vi, NULL, &res))) return st;
+    }
+    return finish(c, out, res);
+}
+
 /* ops torch's run_decompositions() rewrites that are refused, with why */
 static const struct { const char *op, *why; } NOT_YET[] = {
     {"aten.tensor_split.tensor_indices_or_sections",
@@ -230,7 +288,6 @@ static const struct { const char *op, *why; } NOT_YET[] = {
     {"aten.combinations.default",
      "torch's decomposition (masked_select of a triangular index mask) has a data-dependent size with runtime "
      "assertions, which this pass does not create"},
-    {"aten.stft.default", "not decomposed yet (torch: reflect padding by index, unfold, _fft_r2c)"},
 };
 
 eir_status decomp_not_yet(dc *c) {
