@@ -309,3 +309,19 @@ def test_stft(eir, tmp_path, strict):
     input, view_as_real unless return_complex (center's padding: the pad rule)."""
     args = (r(100), r(3, 90), torch.hann_window(16))
     convert_like_torch(eir, tmp_path, Stft(), args, strict=strict)
+
+
+class NonzeroTuple(torch.nn.Module):
+    def forward(self, x, s, z):
+        a = torch.nonzero(x, as_tuple=True)
+        b = torch.nonzero(s, as_tuple=True)
+        c = torch.nonzero(z.t(), as_tuple=True)
+        return (*a, *b, *c, a[0] * 2)
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["nonstrict", "strict"])
+def test_nonzero_numpy(eir, tmp_path, strict):
+    """nonzero(as_tuple=True) (nonzero_numpy) -> nonzero (of a 0-d input unsqueezed), the runtime assertions
+    on its row count moved onto it, then slice + squeeze per column, as torch's decomposition."""
+    args = (torch.tensor([[1.0, 0, 2], [0, 3, 0]]), torch.tensor(5.0), torch.tensor([[0, 1], [2, 0], [0, 0]]))
+    convert_like_torch(eir, tmp_path, NonzeroTuple(), args, strict=strict)

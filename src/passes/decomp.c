@@ -339,7 +339,7 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.embedding_bag.default", decomp_embedding_bag},
     {"aten.embedding_bag.padding_idx", decomp_embedding_bag},
     {"aten.tensor_split.tensor_indices_or_sections", decomp_not_yet},
-    {"aten.nonzero_numpy.default", decomp_not_yet},
+    {"aten.nonzero_numpy.default", decomp_nonzero_numpy},
     {"aten.combinations.default", decomp_not_yet},
     {"aten.stft.default", decomp_stft},
     {"aten.upsample_bicubic2d.vec", decomp_upsample_bicubic},

@@ -21,6 +21,9 @@
  *   composite: unsqueeze(0) of a 1-d input, unfold(-1, n_fft, hop), times
  *   the window, _fft_r2c over the last dim, permute [0, 2, 1], squeeze(0)
  *   of a 1-d input, view_as_real unless return_complex;
+ *   nonzero_numpy(x) -> nonzero (of x unsqueezed when 0-d), the runtime
+ *   size assertions on its row count moved onto it, then its columns by
+ *   slice + squeeze.dims (unbind(1));
  * and the ops torch decomposes that this pass does not (yet), each refused
  * with what torch's decomposition needs. */
 #include <string.h>
@@ -277,14 +280,102 @@ eir_status decomp_stft(dc *c) {
     return finish(c, out, res);
 }
 
+/* n's target is t (operator.x also as _operator.x, as pt2 files spell it) */
+static bool is_target(const eir_node *n, const char *t) {
+    if (!n->target) return false;
+    if (!strcmp(n->target, t)) return true;
+    return !strncmp(t, "operator.", 9) && n->target[0] == '_' && !strcmp(n->target + 1, t);
+}
+
+eir_status decomp_nonzero_numpy(dc *c) {
+    uint32_t x = dc_tensor_of(c, "self");
+    if (x == EIR_NO_VALUE) return dc_refuse(c, "argument 'self': expected a tensor");
+    const eir_tensor_meta *xm = meta_of(c, x);
+    uint32_t n = xm->rank ? xm->rank : 1;
+    if (c->src.num_outputs != 1 || c->src.outputs[0].kind != EIR_ARG_TENSORS || c->src.outputs[0].u.list.n != n || n > MAXR)
+        return dc_refuse(c, "expected %u tensors as output", n);
+    const eir_arg *ol = &c->src.outputs[0];
+    uint32_t items[MAXR], any = EIR_NO_VALUE;
+    for (uint32_t i = 0; i < n; i++) {
+        items[i] = ol->u.list.items[i].value;
+        if (items[i] != EIR_NO_VALUE && any == EIR_NO_VALUE) any = items[i];
+    }
+    if (any == EIR_NO_VALUE) return dc_refuse(c, "no output is used");
+    const eir_tensor_meta *im = meta_of(c, any);
+    if (im->rank != 1) return dc_refuse(c, "outputs of rank %u (expected 1)", im->rank);
+    eir_symint u = im->sizes[0];
+    /* the runtime assertions on the row count that follow the node:
+     * sym_size.int of an output, comparisons, _assert_scalar */
+    uint32_t end = c->node + 1;
+    while (end < c->g->num_nodes) {
+        const eir_node *nd = &c->g->nodes[end];
+        if (!is_target(nd, "torch.ops.aten.sym_size.int") && !is_target(nd, "torch.ops.aten._assert_scalar.default") &&
+            !is_target(nd, "operator.ge") && !is_target(nd, "operator.le") && !is_target(nd, "operator.eq"))
+            break;
+        end++;
+    }
+    uint32_t nblock = end - (c->node + 1);
+    if (c->dry) return EIR_OK;
+    eir_status st;
+    uint32_t v = x, nz;
+    if (xm->rank == 0 && (st = sh_unsqueeze(c, v, 0, NULL, &v))) return st;
+    tm nm;
+    dc_tm_from(&nm, im);
+    nm.m.rank = 2;
+    nm.sz[0] = u, nm.sz[1] = si(n);
+    nm.st[0] = si(1), nm.st[1] = u;
+    nm.m.storage_offset = si(0);
+    eir_named_arg ni[1] = {pos_arg("self", a_tensor(v))};
+    if ((st = dc_emit(c, "nonzero.default", 1, ni, &nm.m, "nonzero", &nz))) return st;
+    /* the assertions read the new nonzero's row count */
+    for (uint32_t i = c->node + 1; i < c->node + 1 + nblock; i++) {
+        eir_node *nd = (eir_node *)&c->g->nodes[i];
+        if (!is_target(nd, "torch.ops.aten.sym_size.int") || nd->num_inputs < 2) continue;
+        eir_arg *a = (eir_arg *)&nd->inputs[0].arg;
+        for (uint32_t k = 0; k < n; k++)
+            if (a->kind == EIR_ARG_TENSOR && items[k] != EIR_NO_VALUE && a->value == items[k]) {
+                a->value = nz;
+                a->name = c->g->values[nz].name;
+            }
+    }
+    /* the columns, after the assertions: new nodes go there (c->node stays
+     * where the decomposed node is) */
+    uint32_t node = c->node;
+    c->pos = c->node + 1 + nblock;
+    uint32_t sl[MAXR], sq[MAXR];
+    for (uint32_t k = 0; k < n; k++) {
+        tm sm;
+        const eir_tensor_meta *km = items[k] != EIR_NO_VALUE ? meta_of(c, items[k]) : im;
+        dc_tm_from(&sm, km);
+        sm.m.rank = 2;
+        sm.sz[0] = u, sm.sz[1] = si(1);
+        sm.st[0] = si(1), sm.st[1] = u;
+        eir_named_arg si_[4] = {pos_arg("self", a_tensor(nz)), pos_arg("dim", a_int(1)), pos_arg("start", a_int(k)),
+                                pos_arg("end", a_int(k + 1))};
+        if ((st = dc_emit(c, "slice.Tensor", 4, si_, &sm.m, "slice", &sl[k]))) return st;
+        c->node = node;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        tm qm;
+        dc_tm_from(&qm, meta_of(c, sl[k]));
+        qm.m.rank = 1;
+        int64_t one = 1;
+        eir_named_arg qi[2] = {pos_arg("self", a_tensor(sl[k])), pos_arg("dim", dc_a_ints(c, &one, 1))};
+        if ((st = dc_emit(c, "squeeze.dims", 2, qi, &qm.m, "squeeze", &sq[k]))) return st;
+        c->node = node;
+    }
+    for (uint32_t k = 0; k < n; k++)
+        if (items[k] != EIR_NO_VALUE && (st = finish(c, items[k], sq[k]))) return st;
+    /* the scan goes on after the decomposed node (erased) */
+    c->pos = c->node;
+    return EIR_OK;
+}
+
 /* ops torch's run_decompositions() rewrites that are refused, with why */
 static const struct { const char *op, *why; } NOT_YET[] = {
     {"aten.tensor_split.tensor_indices_or_sections",
      "split points given as a tensor: torch's decomposition reads them with _local_scalar_dense into unbacked "
      "sizes (data-dependent slices with runtime assertions), which this pass does not create"},
-    {"aten.nonzero_numpy.default",
-     "torch's decomposition (nonzero, then unbind of its rows of data-dependent count) re-attaches the program's "
-     "runtime size assertions to the new nonzero, which this pass does not do"},
     {"aten.combinations.default",
      "torch's decomposition (masked_select of a triangular index mask) has a data-dependent size with runtime "
      "assertions, which this pass does not create"},
