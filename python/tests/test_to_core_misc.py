@@ -325,3 +325,17 @@ def test_nonzero_numpy(eir, tmp_path, strict):
     on its row count moved onto it, then slice + squeeze per column, as torch's decomposition."""
     args = (torch.tensor([[1.0, 0, 2], [0, 3, 0]]), torch.tensor(5.0), torch.tensor([[0, 1], [2, 0], [0, 0]]))
     convert_like_torch(eir, tmp_path, NonzeroTuple(), args, strict=strict)
+
+
+class Combinations(torch.nn.Module):
+    def forward(self, x, y):
+        return torch.combinations(x, 1), torch.combinations(y[::2], 1, with_replacement=True) * 2
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["nonstrict", "strict"])
+def test_combinations_r1(eir, tmp_path, strict):
+    """combinations(x, 1): view + expand, a full mask, masked_select (the row count's assertions moved onto
+    it), stack, as torch's decomposition (torch 2.13 cannot export r >= 2: its fake kernel leaves an unbacked
+    symbol pending)."""
+    convert_like_torch(eir, tmp_path, Combinations(), (r(4), r(6)), strict=strict)
+

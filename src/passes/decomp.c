@@ -340,7 +340,7 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.embedding_bag.padding_idx", decomp_embedding_bag},
     {"aten.tensor_split.tensor_indices_or_sections", decomp_not_yet},
     {"aten.nonzero_numpy.default", decomp_nonzero_numpy},
-    {"aten.combinations.default", decomp_not_yet},
+    {"aten.combinations.default", decomp_combinations},
     {"aten.stft.default", decomp_stft},
     {"aten.upsample_bicubic2d.vec", decomp_upsample_bicubic},
     {"aten.sum.default", decomp_sum},

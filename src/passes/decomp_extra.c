@@ -24,6 +24,9 @@
  *   nonzero_numpy(x) -> nonzero (of x unsqueezed when 0-d), the runtime
  *   size assertions on its row count moved onto it, then its columns by
  *   slice + squeeze.dims (unbind(1));
+ *   combinations(x, r=1) -> view(-1) + expand (meshgrid of one), a full
+ *   mask of True, masked_select (the assertions on the row count moved
+ *   onto it), then stack (unsqueeze + cat); r >= 2 refused;
  * and the ops torch decomposes that this pass does not (yet), each refused
  * with what torch's decomposition needs. */
 #include <string.h>
@@ -287,6 +290,36 @@ static bool is_target(const eir_node *n, const char *t) {
     return !strncmp(t, "operator.", 9) && n->target[0] == '_' && !strcmp(n->target + 1, t);
 }
 
+/* The runtime assertions on a data-dependent size that follow the node
+ * being decomposed (sym_size.int of an output, comparisons,
+ * _assert_scalar): how many nodes. */
+static uint32_t assert_block(const dc *c) {
+    uint32_t end = c->node + 1;
+    while (end < c->g->num_nodes) {
+        const eir_node *nd = &c->g->nodes[end];
+        if (!is_target(nd, "torch.ops.aten.sym_size.int") && !is_target(nd, "torch.ops.aten._assert_scalar.default") &&
+            !is_target(nd, "operator.ge") && !is_target(nd, "operator.le") && !is_target(nd, "operator.eq"))
+            break;
+        end++;
+    }
+    return end - (c->node + 1);
+}
+
+/* In those nblock nodes, sym_size.int of one of olds[0..n) reads nv
+ * instead (a new node of the same size there) */
+static void reread_sizes(dc *c, uint32_t nblock, const uint32_t *olds, uint32_t n, uint32_t nv) {
+    for (uint32_t i = c->node + 1; i < c->node + 1 + nblock; i++) {
+        eir_node *nd = (eir_node *)&c->g->nodes[i];
+        if (!is_target(nd, "torch.ops.aten.sym_size.int") || nd->num_inputs < 2) continue;
+        eir_arg *a = (eir_arg *)&nd->inputs[0].arg;
+        for (uint32_t k = 0; k < n; k++)
+            if (a->kind == EIR_ARG_TENSOR && olds[k] != EIR_NO_VALUE && a->value == olds[k]) {
+                a->value = nv;
+                a->name = c->g->values[nv].name;
+            }
+    }
+}
+
 eir_status decomp_nonzero_numpy(dc *c) {
     uint32_t x = dc_tensor_of(c, "self");
     if (x == EIR_NO_VALUE) return dc_refuse(c, "argument 'self': expected a tensor");
@@ -304,17 +337,7 @@ eir_status decomp_nonzero_numpy(dc *c) {
     const eir_tensor_meta *im = meta_of(c, any);
     if (im->rank != 1) return dc_refuse(c, "outputs of rank %u (expected 1)", im->rank);
     eir_symint u = im->sizes[0];
-    /* the runtime assertions on the row count that follow the node:
-     * sym_size.int of an output, comparisons, _assert_scalar */
-    uint32_t end = c->node + 1;
-    while (end < c->g->num_nodes) {
-        const eir_node *nd = &c->g->nodes[end];
-        if (!is_target(nd, "torch.ops.aten.sym_size.int") && !is_target(nd, "torch.ops.aten._assert_scalar.default") &&
-            !is_target(nd, "operator.ge") && !is_target(nd, "operator.le") && !is_target(nd, "operator.eq"))
-            break;
-        end++;
-    }
-    uint32_t nblock = end - (c->node + 1);
+    uint32_t nblock = assert_block(c);
     if (c->dry) return EIR_OK;
     eir_status st;
     uint32_t v = x, nz;
@@ -328,16 +351,7 @@ eir_status decomp_nonzero_numpy(dc *c) {
     eir_named_arg ni[1] = {pos_arg("self", a_tensor(v))};
     if ((st = dc_emit(c, "nonzero.default", 1, ni, &nm.m, "nonzero", &nz))) return st;
     /* the assertions read the new nonzero's row count */
-    for (uint32_t i = c->node + 1; i < c->node + 1 + nblock; i++) {
-        eir_node *nd = (eir_node *)&c->g->nodes[i];
-        if (!is_target(nd, "torch.ops.aten.sym_size.int") || nd->num_inputs < 2) continue;
-        eir_arg *a = (eir_arg *)&nd->inputs[0].arg;
-        for (uint32_t k = 0; k < n; k++)
-            if (a->kind == EIR_ARG_TENSOR && items[k] != EIR_NO_VALUE && a->value == items[k]) {
-                a->value = nz;
-                a->name = c->g->values[nz].name;
-            }
-    }
+    reread_sizes(c, nblock, items, n, nz);
     /* the columns, after the assertions: new nodes go there (c->node stays
      * where the decomposed node is) */
     uint32_t node = c->node;
@@ -371,14 +385,65 @@ eir_status decomp_nonzero_numpy(dc *c) {
     return EIR_OK;
 }
 
+eir_status decomp_combinations(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    int64_t r = 2;
+    const eir_arg *ra = dc_arg_named(c, "r");
+    if (!is_none(ra) && !int_of(ra, &r)) return dc_refuse(c, "argument 'r': expected an int");
+    if (r != 1)
+        return dc_refuse(c, "r = %lld: torch's decomposition makes one masked_select per copy, each with a data-dependent "
+                         "size of its own and runtime assertions, which this pass does not create (r = 1 is decomposed)",
+                         (long long)r);
+    const eir_tensor_meta *xm = meta_of(c, x), *om = meta_of(c, out);
+    if (xm->rank != 1 || !dc_meta_concrete_sizes(xm) || xm->strides[0].is_expr)
+        return dc_refuse(c, "an input of rank other than 1 or of symbolic size");
+    if (om->rank != 2) return dc_refuse(c, "a result of rank %u (expected 2)", om->rank);
+    uint32_t nblock = assert_block(c);
+    if (c->dry) return EIR_OK;
+    int64_t n = xm->sizes[0].value, m1 = -1;
+    uint32_t vw, ex, full, ms, us, cat;
+    tm t;
+    dc_tm_from(&t, xm);
+    eir_named_arg vi[2] = {pos_arg("self", a_tensor(x)), pos_arg("size", dc_a_ints(c, &m1, 1))};
+    if ((st = dc_emit(c, "view.default", 2, vi, &t.m, "view", &vw))) return st;
+    eir_named_arg ei[2] = {pos_arg("self", a_tensor(vw)), pos_arg("size", dc_a_ints(c, &n, 1))};
+    if ((st = dc_emit(c, "expand.default", 2, ei, &t.m, "expand", &ex))) return st;
+    eir_named_arg fi[5] = {pos_arg("size", dc_a_ints(c, &n, 1)), pos_arg("fill_value", a_bool(true)),
+                           kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, EIR_BOOL)),
+                           kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)), kw_arg("device", dc_a_device(xm))};
+    if ((st = sh_emit(c, "full.default", 5, fi, NULL, &full))) return st;
+    tm mm;
+    dc_tm_from(&mm, om);
+    mm.m.rank = 1;
+    mm.st[0] = si(1);
+    mm.m.storage_offset = si(0);
+    eir_named_arg mi[2] = {pos_arg("self", a_tensor(ex)), pos_arg("mask", a_tensor(full))};
+    if ((st = dc_emit(c, "masked_select.default", 2, mi, &mm.m, "masked_select", &ms))) return st;
+    reread_sizes(c, nblock, &out, 1, ms);
+    /* stack([ms], 1) after the assertions */
+    uint32_t node = c->node;
+    c->pos = c->node + 1 + nblock;
+    tm um;
+    dc_tm_from(&um, om);
+    um.st[0] = si(1), um.st[1] = si(1);
+    eir_named_arg ui[2] = {pos_arg("self", a_tensor(ms)), pos_arg("dim", a_int(1))};
+    if ((st = dc_emit(c, "unsqueeze.default", 2, ui, &um.m, "unsqueeze", &us))) return st;
+    c->node = node;
+    eir_named_arg ci[2] = {pos_arg("tensors", sh_a_tensors(c, &us, 1)), pos_arg("dim", a_int(1))};
+    if ((st = dc_emit(c, "cat.default", 2, ci, om, "cat", &cat))) return st;
+    c->node = node;
+    if ((st = finish(c, out, cat))) return st;
+    c->pos = c->node;
+    return EIR_OK;
+}
+
 /* ops torch's run_decompositions() rewrites that are refused, with why */
 static const struct { const char *op, *why; } NOT_YET[] = {
     {"aten.tensor_split.tensor_indices_or_sections",
      "split points given as a tensor: torch's decomposition reads them with _local_scalar_dense into unbacked "
      "sizes (data-dependent slices with runtime assertions), which this pass does not create"},
-    {"aten.combinations.default",
-     "torch's decomposition (masked_select of a triangular index mask) has a data-dependent size with runtime "
-     "assertions, which this pass does not create"},
 };
 
 eir_status decomp_not_yet(dc *c) {

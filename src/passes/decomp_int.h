@@ -432,6 +432,7 @@ eir_status decomp_embedding_bag(dc *c);
 eir_status decomp_not_yet(dc *c);
 eir_status decomp_stft(dc *c);
 eir_status decomp_nonzero_numpy(dc *c);
+eir_status decomp_combinations(dc *c);
 eir_status decomp_instance_norm_stats(dc *c);
 
 /* ---- linalg_matrix_rank, gradient (decomp_rank.c) ---- */
