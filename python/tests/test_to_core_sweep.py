@@ -30,7 +30,8 @@ CONVERTED = ["nn.functional.pad.reflect", "nn.functional.pad.replicate", "nn.fun
              "nn.functional.pad.circular",
              "nn.functional.group_norm", "repeat_interleave", "nn.functional.linear"]
 # (OpInfo, the node and reason eir's refusal names)
-REFUSED = [("combinations", "node %combinations (aten.combinations.default): cannot decompose: torch's decomposition")]
+REFUSED = [("tensor_split", "node %tensor_split (aten.tensor_split.tensor_indices_or_sections): cannot decompose: "
+                            "split points given as a tensor")]
 
 
 @pytest.mark.parametrize("key", CONVERTED)
