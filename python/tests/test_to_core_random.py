@@ -354,3 +354,33 @@ def test_embedding_bag(eir, tmp_path, strict):
     args = (r(10, 3), torch.tensor([1, 2, 4, 5, 4, 3, 2, 9]), torch.tensor([0, 3, 5]), r(8).abs(), r(6, 4) * 2,
             torch.tensor([0, 5, 5, 1]))
     K.convert_like_torch(eir, tmp_path, EmbeddingBags(), args, strict=strict, getitems=False)
+
+
+class DropoutScaled(torch.nn.Module):
+    def forward(self, x):
+        return F.dropout(x, 0.3, True) * 2, F.dropout2d(x[None], 0.5, True)
+
+
+def test_dropout_dynamic_batch(eir, tmp_path):
+    """dropout in training mode of a dynamic batch -> native_dropout (symbolic sizes kept); feature dropout,
+    whose noise tensor needs concrete sizes, is refused naming why."""
+    b = torch.export.Dim("b", min=2, max=64)
+
+    class Only(torch.nn.Module):
+        def forward(self, x):
+            return F.dropout(x, 0.3, True) * 2
+
+    ep = torch.export.export(Only(), (r(4, 5),), dynamic_shapes=({0: b},))
+    src, dst = tmp_path / "in.pt2", tmp_path / "out.pt2"
+    torch.export.save(ep, str(src))
+    assert K.convert(eir, src, dst).returncode == 0
+    assert K.verify_core(eir, dst).returncode == 0
+    new = torch.export.load(str(dst))
+    got = [n for n in K.node_seq(new) if n[0] != "<built-in function getitem>"]
+    assert got == [n for n in K.node_seq(ep.run_decompositions()) if n[0] != "<built-in function getitem>"]
+    x = r(9, 5)
+    y = new.module()(x)
+    assert y.shape == (9, 5) and bool(((y == 0) | torch.isclose(y, x * 2 / 0.7)).all())
+    (tmp_path / "feature").mkdir()
+    err = K.refused(eir, tmp_path / "feature", DropoutScaled(), (r(4, 5),), dynamic_shapes=({0: b},))
+    assert "(aten.feature_dropout.default): cannot decompose: dropout in training mode of an input of symbolic size" in err

@@ -87,19 +87,20 @@ eir_status decomp_dropout_train(dc *c, uint32_t x, uint32_t out, double p) {
     bool feature = strstr(c->op, "feature_") != NULL, alpha = strstr(c->op, "alpha_dropout") != NULL;
     const eir_tensor_meta *xm = meta_of(c, x);
     eir_status st;
-    if (!dc_meta_concrete_sizes(xm)) return dc_refuse(c, "dropout in training mode of an input of symbolic size");
-    for (uint32_t i = 0; i < xm->rank; i++)
-        if (xm->strides[i].is_expr) return dc_refuse(c, "dropout in training mode of an input of symbolic strides");
     if (xm->dtype != EIR_F32 && xm->dtype != EIR_F64 && xm->dtype != EIR_F16 && xm->dtype != EIR_BF16)
         return dc_refuse(c, "dropout in training mode of a non-float input");
     if (p < 0.0 || p > 1.0) return dc_refuse(c, "dropout probability %g outside [0, 1]", p);
     if (!strcmp(c->op, "aten.dropout.default")) {
+        /* native_dropout keeps the input's sizes, symbolic ones too */
         if (c->dry) return EIR_OK;
         eir_named_arg ni[3] = {pos_arg("input", a_tensor(x)), pos_arg("p", a_float(p)), pos_arg("train", a_bool(true))};
         uint32_t v[2];
         if ((st = sh_emit_n(c, "native_dropout.default", 3, ni, 2, false, NULL, v))) return st;
         return finish(c, out, v[0]);
     }
+    if (!dc_meta_concrete_sizes(xm)) return dc_refuse(c, "dropout in training mode of an input of symbolic size");
+    for (uint32_t i = 0; i < xm->rank; i++)
+        if (xm->strides[i].is_expr) return dc_refuse(c, "dropout in training mode of an input of symbolic strides");
     int64_t numel = 1, sz[MAXR];
     for (uint32_t i = 0; i < xm->rank; i++) numel *= (sz[i] = xm->sizes[i].value);
     if (feature && xm->rank < 2) return dc_refuse(c, "feature dropout of an input of rank %u (torch needs 2 or more)", xm->rank);
