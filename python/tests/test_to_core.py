@@ -350,14 +350,19 @@ refused = K.refused
 
 
 def test_refuse_training_modes(eir, tmp_path):
-    # (batch_norm in training mode: test_to_core_state.py)
-    class Drop(nn.Module):
-        def forward(self, x):
-            return F.dropout(x, 0.5, training=True)
+    # (batch_norm in training mode: test_to_core_state.py; dropout in
+    # training mode converts: test_to_core_random.py)
+    class Lstm(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lstm = nn.LSTM(4, 4, num_layers=2, dropout=0.5)
 
-    err = refused(eir, tmp_path, Drop(), (r(4, 3),))
-    assert "node %dropout (aten.dropout.default): cannot decompose: dropout in training mode" in err
-    assert "code: return F.dropout(x, 0.5, training=True)" in err  # the user's source line
+        def forward(self, x):
+            return self.lstm(x)[0]
+
+    err = refused(eir, tmp_path, Lstm().train(), (r(3, 2, 4),))
+    assert "(aten.lstm.input): cannot decompose: dropout between layers in training mode" in err
+    assert "rnn.py" in err and "code: result = _VF.lstm(" in err  # the source line of the node
 
 
 class Mutations(nn.Module):
@@ -425,11 +430,11 @@ def test_left_undecomposed(eir, tmp_path):
     """An op torch would decompose and eir has no rule for: named, nothing written."""
     class Left(nn.Module):
         def forward(self, a, b):
-            return F.interpolate(a[None, None], scale_factor=2.0, mode="bicubic") + F.pad(b, (1, 1)).sum()
+            return F.affine_grid(a[None, :2], [1, 1, 3, 4], align_corners=False) + F.pad(b, (1, 1)).sum()
 
-    err = refused(eir, tmp_path, Left(), (r(3, 4), r(3, 4)))
+    err = refused(eir, tmp_path, Left(), (r(3, 3), r(3, 4)))
     assert "node(s) left that torch's run_decompositions() would rewrite" in err
-    assert "%upsample_bicubic2d (aten.upsample_bicubic2d.vec)" in err
+    assert "%affine_grid_generator (aten.affine_grid_generator.default)" in err
 
 
 def test_verify_each_and_print_after(eir, tmp_path):

@@ -30,8 +30,8 @@ CONVERTED = ["nn.functional.pad.reflect", "nn.functional.pad.replicate", "nn.fun
              "nn.functional.pad.circular",
              "nn.functional.group_norm", "repeat_interleave", "nn.functional.linear"]
 # (OpInfo, the node and reason eir's refusal names)
-REFUSED = [("nn.functional.dropout",
-            "node %dropout (aten.dropout.default): cannot decompose: dropout in training mode (random) is not decomposed")]
+REFUSED = [("tensor_split", "node %tensor_split (aten.tensor_split.tensor_indices_or_sections): cannot decompose: "
+                            "split points given as a tensor")]
 
 
 @pytest.mark.parametrize("key", CONVERTED)

@@ -3611,7 +3611,8 @@ static int k_nonzero_numpy(const eir_karg *a, uint32_t na, tv *out, uint32_t no,
     return 0;
 }
 
-/* embedding_renorm_(self, indices, max_norm, norm_type): each row the sorted
+/* embedding_renorm_(self, indices, max_norm, norm_type) (and its functional
+ * form embedding_renorm, into a copy of self): each row the sorted
  * indices name (once per distinct index) scaled by max_norm / (norm + 1e-7)
  * where its norm exceeds max_norm, as Embedding.cpp does it: norm(p) of the
  * row, read as a double, and row *= scale */
@@ -4008,6 +4009,7 @@ const eir_kernel_entry eir_kernels_compose[] = {
     {"aten.pad_sequence.default", k_pad_sequence},
     {"aten.affine_grid_generator.default", k_affine_grid_generator},
     {"aten.embedding_renorm_.default", k_embedding_renorm},
+    {"aten.embedding_renorm.default", k_embedding_renorm},
     {"aten.unique_consecutive.default", k_unique_consecutive},
     {"aten.one_hot.default", k_one_hot},
     /* reductions */

@@ -1316,6 +1316,7 @@ static const tail_row TAIL[] = {
     {"aten.einsum.default", meta_tail_einsum},
     {"aten.embedding_bag.default", t_embedding_bag},
     {"aten.embedding_bag.padding_idx", t_embedding_bag},
+    {"aten.embedding_renorm.default", t_like_self},
     {"aten.empty_permuted.default", t_empty_permuted},
     {"aten.exponential.default", t_like_self},
     {"aten.feature_alpha_dropout.default", t_dropout},

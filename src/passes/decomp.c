@@ -167,6 +167,92 @@ static eir_status inplace_emit(dc *c, const eir_op_schema *fn, uint32_t x, uint3
     return EIR_OK;
 }
 
+static uint32_t value_named(const eir_graph *g, const char *name) {
+    for (uint32_t i = 0; i < g->num_values; i++)
+        if (!strcmp(g->values[i].name, name)) return i;
+    return EIR_NO_VALUE;
+}
+
+/* The mutation record of graph input v (a buffer or user input of the
+ * top-level graph, a new record when first written) or of the input whose
+ * latest version v is; -1 when v is neither. */
+static int32_t input_record(dc *c, uint32_t v) {
+    const eir_value *xv = &c->g->values[v];
+    for (uint32_t i = 0; c->muts && i < c->muts->n; i++)
+        if (!strcmp(c->muts->m[i].latest, xv->name)) return (int32_t)i;
+    if (xv->producer >= 0) return -1;
+    const eir_input_spec *spec = NULL;
+    for (uint32_t i = 0; c->g == c->p->graph && i < c->p->num_input_specs; i++)
+        if (c->p->input_specs[i].arg.kind == EIR_ARG_TENSOR && c->p->input_specs[i].arg.value == v)
+            spec = &c->p->input_specs[i];
+    if (!spec || (spec->kind != EIR_IN_BUFFER && spec->kind != EIR_IN_USER_INPUT)) return -1;
+    if (!c->muts || c->muts->n == sizeof c->muts->m / sizeof *c->muts->m) return -1;
+    mutation *m = &c->muts->m[c->muts->n];
+    m->input = m->latest = xv->name;
+    m->kind = spec->kind == EIR_IN_BUFFER ? EIR_OUT_BUFFER_MUTATION : EIR_OUT_USER_INPUT_MUTATION;
+    m->target = spec->kind == EIR_IN_BUFFER ? spec->target : xv->name;
+    return (int32_t)c->muts->n++;
+}
+
+/* An in-place op writing x = as_strided(base, size, stride[, offset]),
+ * detach(base) or alias(base) of a graph input (or its latest version), as
+ * torch's functionalization writes it: the functional op on x; for
+ * as_strided, as_strided_scatter of its result into base's latest version
+ * (the mutation output) and as_strided of that for the node's result and
+ * later reads of x; for a whole-tensor alias the result itself. */
+static eir_status inplace_through_view(dc *c, const eir_op_schema *fn, uint32_t x, uint32_t out, const eir_node *pn) {
+    bool whole = strcmp(pn->target, "torch.ops.aten.as_strided.default") != 0;
+    if ((!whole && pn->num_inputs < 3) || pn->num_inputs < 1 || pn->inputs[0].arg.kind != EIR_ARG_TENSOR)
+        return dc_refuse(c, "it writes %s, a view without its arguments", c->g->values[x].name);
+    uint32_t base = pn->inputs[0].arg.value;
+    int32_t mi = input_record(c, base);
+    if (mi < 0)
+        return dc_refuse(c, "it writes %s, a view (%s) of %s, which is not a buffer or user input of the "
+                         "top-level graph", c->g->values[x].name, short_op(pn->target), c->g->values[base].name);
+    /* another view of base, taken before and read after, would see the write */
+    const eir_value *bv = &c->g->values[base];
+    for (uint32_t i = bv->producer >= 0 ? (uint32_t)bv->producer + 1 : 0; i < c->node; i++) {
+        const eir_node *u = &c->g->nodes[i];
+        if (u == pn) continue;
+        const eir_op_schema *us = eir_op_find(short_op(u->target));
+        if (us && !(us->flags & EIR_OPF_VIEW)) continue;
+        bool reads = false;
+        for (uint32_t j = 0; j < u->num_inputs; j++) reads = reads || arg_names(&u->inputs[j].arg, base);
+        if (reads && view_read_after(c->g, u, c->node))
+            return dc_refuse(c, "%s, which it writes through %s, is aliased by %%%s (%s), read afterwards", bv->name,
+                             c->g->values[x].name, u->name ? u->name : "?", short_op(u->target));
+    }
+    if (c->dry) return EIR_OK;
+    eir_named_arg ins[16], si_[5], vi[4];
+    uint32_t n = 0, ns = 0, nvw = 0;
+    for (uint32_t i = 0; i < c->src.num_inputs && n < 16; i++)
+        if (c->src.inputs[i].kind) ins[n++] = c->src.inputs[i];
+    uint32_t cur = value_named(c->g, c->muts->m[mi].latest);
+    if (cur == EIR_NO_VALUE) cur = base;
+    uint32_t nv, sc, view;
+    eir_status st;
+    if ((st = sh_emit(c, fn->name + 5, n, ins, NULL, &nv))) return st;
+    if (whole) {
+        if ((st = finish(c, out, nv))) return st;
+        if ((st = eir_graph_replace_uses(c->p, c->g, x, nv, NULL))) return st;
+        if ((st = eir_graph_replace_uses(c->p, c->g, cur, nv, NULL))) return st;
+        c->muts->m[mi].latest = c->g->values[nv].name;
+        return EIR_OK;
+    }
+    si_[ns++] = pos_arg("self", a_tensor(cur));
+    si_[ns++] = pos_arg("src", a_tensor(nv));
+    vi[nvw++] = pos_arg("self", a_tensor(EIR_NO_VALUE));
+    for (uint32_t i = 1; i < pn->num_inputs && ns < 5; i++) si_[ns++] = vi[nvw++] = pn->inputs[i];
+    if ((st = sh_emit(c, "as_strided_scatter.default", ns, si_, meta_of(c, cur), &sc))) return st;
+    vi[0] = pos_arg("self", a_tensor(sc));
+    if ((st = sh_emit(c, "as_strided.default", nvw, vi, meta_of(c, x), &view))) return st;
+    if ((st = finish(c, out, view))) return st;
+    if ((st = eir_graph_replace_uses(c->p, c->g, x, view, NULL))) return st;
+    if ((st = eir_graph_replace_uses(c->p, c->g, cur, sc, NULL))) return st;
+    c->muts->m[mi].latest = c->g->values[sc].name;
+    return EIR_OK;
+}
+
 static eir_status r_inplace(dc *c, const eir_op_schema *fn) {
     uint32_t x, out;
     eir_status st = dc_need_io(c, "self", &x, &out);
@@ -205,6 +291,9 @@ static eir_status r_inplace(dc *c, const eir_op_schema *fn) {
                           u->name ? u->name : "?", short_op(u->target));
     }
     if (!pn) return inplace_emit(c, fn, x, out, mi);
+    if (mi < 0 && (!strcmp(pn->target, "torch.ops.aten.as_strided.default") ||
+                   !strcmp(pn->target, "torch.ops.aten.detach.default") || !strcmp(pn->target, "torch.ops.aten.alias.default")))
+        return inplace_through_view(c, fn, x, out, pn);
     const eir_op_schema *ps = eir_op_find(short_op(pn->target));
     /* an in-place producer is fine when it is itself rewritten (earlier) */
     bool chain = ps && (ps->flags & EIR_OPF_INPLACE) && (ps->flags & EIR_OPF_FUNCTIONAL) && !eir_op_mutates_args(ps);
@@ -212,6 +301,15 @@ static eir_status r_inplace(dc *c, const eir_op_schema *fn) {
         return dc_refuse(c, "it writes %s, a view or an in-place result of %%%s (%s)", xv->name,
                       pn->name ? pn->name : "?", short_op(pn->target));
     return inplace_emit(c, fn, x, out, mi);
+}
+
+/* normal_(x, mean, std) -> normal_functional(x, mean, std), written back
+ * as the other in-place ops */
+eir_status decomp_normal_inplace(dc *c) {
+    const eir_op_schema *fn = eir_op_find("aten.normal_functional.default");
+    if (!fn) return dc_refuse(c, "no schema for aten.normal_functional.default");
+    if (!is_none(dc_arg_named(c, "generator"))) return dc_refuse(c, "argument 'generator' is not decomposed");
+    return r_inplace(c, fn);
 }
 
 /* ---- the table ---- */
@@ -233,6 +331,18 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.feature_dropout.default", decomp_dropout},
     {"aten.alpha_dropout.default", decomp_dropout},
     {"aten.feature_alpha_dropout.default", decomp_dropout},
+    {"aten.bernoulli.default", decomp_bernoulli},
+    {"aten.normal_.default", decomp_normal_inplace},
+    {"aten.histogramdd.default", decomp_histogramdd},
+    {"aten.histogramdd.TensorList_bins", decomp_histogramdd},
+    {"aten.multilabel_margin_loss.default", decomp_multilabel_margin},
+    {"aten.embedding_bag.default", decomp_embedding_bag},
+    {"aten.embedding_bag.padding_idx", decomp_embedding_bag},
+    {"aten.tensor_split.tensor_indices_or_sections", decomp_not_yet},
+    {"aten.nonzero_numpy.default", decomp_nonzero_numpy},
+    {"aten.combinations.default", decomp_combinations},
+    {"aten.stft.default", decomp_stft},
+    {"aten.upsample_bicubic2d.vec", decomp_upsample_bicubic},
     {"aten.sum.default", decomp_sum},
     {"aten.transpose.int", decomp_transpose},
     {"aten.t.default", decomp_transpose},

@@ -372,6 +372,7 @@ eir_status decomp_linalg_front(dc *c);
 
 eir_status decomp_fft(dc *c);
 eir_status decomp_upsample_linear(dc *c);
+eir_status decomp_upsample_bicubic(dc *c);
 eir_status decomp_argsort(dc *c);
 eir_status decomp_conj_physical(dc *c);
 eir_status decomp_max_unpool(dc *c);
@@ -418,6 +419,20 @@ eir_status decomp_tensordot_single(dc *c, uint32_t a, uint32_t b, uint32_t out, 
 eir_status decomp_checked_linalg(dc *c);
 eir_status decomp_print(dc *c);
 eir_status decomp_bn_update(dc *c);
+
+/* ---- random ops (decomp_random.c) ---- */
+
+eir_status decomp_dropout_train(dc *c, uint32_t x, uint32_t out, double p);
+eir_status decomp_bernoulli(dc *c);
+eir_status decomp_normal_inplace(dc *c);
+/* decomp_extra.c */
+eir_status decomp_histogramdd(dc *c);
+eir_status decomp_multilabel_margin(dc *c);
+eir_status decomp_embedding_bag(dc *c);
+eir_status decomp_not_yet(dc *c);
+eir_status decomp_stft(dc *c);
+eir_status decomp_nonzero_numpy(dc *c);
+eir_status decomp_combinations(dc *c);
 eir_status decomp_instance_norm_stats(dc *c);
 
 /* ---- linalg_matrix_rank, gradient (decomp_rank.c) ---- */

@@ -288,14 +288,17 @@ eir_status decomp_layer_norm(dc *c) {
     return finish(c, out, vals[0]);
 }
 
-/* dropout and its variants in eval mode: a copy */
+/* dropout and its variants in eval mode (and dropout with p = 0): a copy;
+ * in training mode decomp_dropout_train (decomp_random.c) */
 eir_status decomp_dropout(dc *c) {
     uint32_t x, out;
     eir_status st = dc_need_io(c, "input", &x, &out);
     if (st) return st;
     bool train;
     if (!dc_bool_arg(c, "train", false, &train)) return dc_refuse(c, "argument 'train': expected a bool");
-    if (train) return dc_refuse(c, "dropout in training mode (random) is not decomposed");
+    double p;
+    if (!dc_float_arg(c, "p", 0.5, &p)) return dc_refuse(c, "argument 'p': expected a float");
+    if (train && (p != 0.0 || strcmp(c->op, "aten.dropout.default"))) return decomp_dropout_train(c, x, out, p);
     if (strcmp(c->op, "aten.dropout.default")) {
         /* the variants' CompositeImplicitAutograd kernels return the input */
         if (c->dry) return EIR_OK;
@@ -411,24 +414,104 @@ eir_status decomp_adaptive_avg_pool(dc *c) {
     return finish(c, out, res);
 }
 
-/* expand x to sizes (concrete), then reshape to [prod(batch), r, c] */
-static eir_status emit_batch3(dc *c, uint32_t x, const int64_t *sz4, uint32_t *res) {
-    const eir_tensor_meta *xm = meta_of(c, x);
-    tm e, v;
-    dc_tm_from(&e, xm);
-    for (uint32_t i = 0; i < 4; i++) {
-        e.sz[i] = si(sz4[i]);
-        e.st[i] = xm->sizes[i].value == sz4[i] ? xm->strides[i] : si(0);
-    }
-    int64_t v3[3] = {sz4[0] * sz4[1], sz4[2], sz4[3]};
-    dc_tm_new(&v, xm, xm->dtype, v3, 3);
-    uint32_t ex;
-    eir_named_arg ei[2] = {pos_arg("self", a_tensor(x)), pos_arg("size", dc_a_ints(c, sz4, 4))};
-    eir_status st = dc_emit(c, "expand.default", 2, ei, &e.m, "expand", &ex);
-    if (st) return st;
-    return dc_emit_reshape(c, ex, &v.m, "view", res);
+/* the causal mask [L, S]: arange(S)[None] - arange(L)[:, None] <= 0 and a
+ * full of True, as torch builds it */
+static eir_status sdpa_causal(dc *c, const eir_tensor_meta *qm, int64_t L, int64_t S, uint32_t *res) {
+    eir_status st;
+    tm t1;
+    int64_t ls[2] = {L, S}, l1[1] = {L}, s1[1] = {S}, r1s[2] = {1, S}, rl1[2] = {L, 1};
+    uint32_t full, ar_s, ar_l, us, ul, sub, le, land;
+    dc_tm_new(&t1, qm, EIR_BOOL, ls, 2);
+    eir_named_arg fi[6] = {pos_arg("size", dc_a_ints(c, ls, 2)), pos_arg("fill_value", a_bool(true)),
+                           kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, EIR_BOOL)),
+                           kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)),
+                           kw_arg("device", dc_a_device(qm)), kw_arg("pin_memory", a_bool(false))};
+    if ((st = dc_emit(c, "full.default", 6, fi, &t1.m, "full", &full))) return st;
+    dc_tm_new(&t1, qm, EIR_I64, s1, 1);
+    eir_named_arg ai[5] = {pos_arg("start", a_int(0)), pos_arg("end", a_int(S)),
+                           kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)),
+                           kw_arg("device", dc_a_device(qm)), kw_arg("pin_memory", a_bool(false))};
+    if ((st = dc_emit(c, "arange.start_step", 5, ai, &t1.m, "arange", &ar_s))) return st;
+    dc_tm_new(&t1, qm, EIR_I64, r1s, 2);
+    eir_named_arg u1[2] = {pos_arg("self", a_tensor(ar_s)), pos_arg("dim", a_int(-2))};
+    if ((st = dc_emit(c, "unsqueeze.default", 2, u1, &t1.m, "unsqueeze", &us))) return st;
+    dc_tm_new(&t1, qm, EIR_I64, l1, 1);
+    ai[1] = pos_arg("end", a_int(L));
+    if ((st = dc_emit(c, "arange.start_step", 5, ai, &t1.m, "arange", &ar_l))) return st;
+    dc_tm_new(&t1, qm, EIR_I64, rl1, 2);
+    eir_named_arg u2[2] = {pos_arg("self", a_tensor(ar_l)), pos_arg("dim", a_int(-1))};
+    if ((st = dc_emit(c, "unsqueeze.default", 2, u2, &t1.m, "unsqueeze", &ul))) return st;
+    dc_tm_new(&t1, qm, EIR_I64, ls, 2);
+    eir_named_arg sb_[2] = {pos_arg("self", a_tensor(us)), pos_arg("other", a_tensor(ul))};
+    if ((st = dc_emit(c, "sub.Tensor", 2, sb_, &t1.m, "sub", &sub))) return st;
+    dc_tm_new(&t1, qm, EIR_BOOL, ls, 2);
+    eir_named_arg li[2] = {pos_arg("self", a_tensor(sub)), pos_arg("other", a_int(0))};
+    if ((st = dc_emit(c, "le.Scalar", 2, li, &t1.m, "le", &le))) return st;
+    eir_named_arg la[2] = {pos_arg("self", a_tensor(le)), pos_arg("other", a_tensor(full))};
+    if ((st = dc_emit(c, "logical_and.default", 2, la, &t1.m, "logical_and", &land))) return st;
+    *res = land;
+    return EIR_OK;
 }
 
+/* a boolean mask as an additive bias (where(mask, 0, -inf)); another mask
+ * is the bias itself */
+static eir_status sdpa_bias(dc *c, const eir_tensor_meta *qm, uint32_t mask, uint32_t *bias) {
+    eir_status st;
+    tm t1;
+    eir_dtype dt = qm->dtype;
+    if (mask == EIR_NO_VALUE || meta_of(c, mask)->dtype != EIR_BOOL) {
+        *bias = mask;
+        return EIR_OK;
+    }
+    const eir_tensor_meta *mm = meta_of(c, mask);
+    uint32_t ninf, zero;
+    dc_tm_new(&t1, qm, dt, NULL, 0);
+    eir_named_arg n1[3] = {pos_arg("s", a_float(-INFINITY)), kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, dt)),
+                           kw_arg("device", dc_a_device(qm))};
+    if ((st = dc_emit(c, "scalar_tensor.default", 3, n1, &t1.m, "scalar_tensor", &ninf))) return st;
+    eir_named_arg n0[4] = {pos_arg("s", a_float(0.0)), kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, dt)),
+                           kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)),
+                           kw_arg("device", dc_a_device(qm))};
+    if ((st = dc_emit(c, "scalar_tensor.default", 4, n0, &t1.m, "scalar_tensor", &zero))) return st;
+    int64_t msz[4];
+    for (uint32_t i = 0; i < mm->rank; i++) msz[i] = mm->sizes[i].value;
+    dc_tm_new(&t1, qm, dt, msz, mm->rank);
+    eir_named_arg wi[3] = {pos_arg("condition", a_tensor(mask)), pos_arg("self", a_tensor(zero)),
+                           pos_arg("other", a_tensor(ninf))};
+    if ((st = dc_emit(c, "where.self", 3, wi, &t1.m, "where", bias))) return st;
+    return EIR_OK;
+}
+
+/* Whether torch's CPU dispatch of scaled_dot_product_attention takes the
+ * flash kernel (whose decomposition lays the result out as [L, B, H, E]):
+ * 4-d query, key and value of one batch and head count and one head size,
+ * no dropout, unit last strides, non-empty sequences, and a mask of rank 2
+ * or a rank-4 one broadcasting over batch and heads. */
+static bool sdpa_flash(const dc *c, const eir_tensor_meta *qm, const eir_tensor_meta *km, const eir_tensor_meta *vm,
+                       uint32_t mask, double p_drop) {
+    if (qm->rank != 4 || km->rank != 4 || vm->rank != 4 || p_drop > 0.0) return false;
+    if (qm->dtype != EIR_F32 && qm->dtype != EIR_F64 && qm->dtype != EIR_F16 && qm->dtype != EIR_BF16) return false;
+    for (uint32_t i = 0; i < 2; i++)
+        if (km->sizes[i].value != qm->sizes[i].value || vm->sizes[i].value != qm->sizes[i].value) return false;
+    if (km->sizes[3].value != qm->sizes[3].value || vm->sizes[3].value != qm->sizes[3].value) return false;
+    if (qm->strides[3].value != 1 || km->strides[3].value != 1 || vm->strides[3].value != 1) return false;
+    if (qm->sizes[2].value == 0 || km->sizes[2].value == 0) return false;
+    if (mask == EIR_NO_VALUE) return true;
+    const eir_tensor_meta *mm = meta_of(c, mask);
+    if (mm->rank < 2) return false;
+    int64_t ml = mm->sizes[mm->rank - 2].value, ms = mm->sizes[mm->rank - 1].value;
+    if ((ml != qm->sizes[2].value && ml != 1) || (ms != km->sizes[2].value && ms != 1)) return false;
+    if (mm->rank == 2) return true;
+    return mm->rank == 4 && (mm->sizes[0].value == 1 || mm->sizes[0].value == qm->sizes[0].value) &&
+           (mm->sizes[1].value == 1 || mm->sizes[1].value == qm->sizes[1].value);
+}
+
+/* scaled_dot_product_attention on query [..., L, E], key [..., S, E] and
+ * value [..., S, Ev] of ranks 3 or 4 (batch dimensions broadcast as
+ * matmul's), torch's math path: q and k^T scaled by sqrt(scale), the
+ * causal or boolean mask as an additive bias, softmax with all -inf rows
+ * set to 0, native_dropout when dropout_p > 0, then @ v; the flash
+ * kernel's layout of the result when torch takes that kernel. */
 eir_status decomp_sdpa(dc *c) {
     uint32_t q, out;
     eir_status st = dc_need_io(c, "query", &q, &out);
@@ -436,117 +519,96 @@ eir_status decomp_sdpa(dc *c) {
     uint32_t k = dc_tensor_of(c, "key"), v = dc_tensor_of(c, "value"), mask = dc_tensor_of(c, "attn_mask");
     if (k == EIR_NO_VALUE || v == EIR_NO_VALUE) return dc_refuse(c, "arguments 'key', 'value': expected tensors");
     const eir_tensor_meta *qm = meta_of(c, q), *km = meta_of(c, k), *vm = meta_of(c, v), *om = meta_of(c, out);
-    if (qm->rank != 4 || km->rank != 4 || vm->rank != 4) return dc_refuse(c, "only 4-d query, key and value are decomposed");
-    if (!dc_meta_concrete_sizes(qm) || !dc_meta_concrete_sizes(km) || !dc_meta_concrete_sizes(vm))
-        return dc_refuse(c, "symbolic sizes");
-    for (uint32_t i = 0; i < 4; i++)
-        if (qm->strides[i].is_expr || km->strides[i].is_expr || vm->strides[i].is_expr)
-            return dc_refuse(c, "symbolic strides");
+    const eir_tensor_meta *all[3] = {qm, km, vm};
+    for (uint32_t j = 0; j < 3; j++) {
+        if (all[j]->rank != 3 && all[j]->rank != 4)
+            return dc_refuse(c, "query, key and value of rank 3 or 4 are decomposed (got %u, %u, %u)", qm->rank, km->rank,
+                             vm->rank);
+        if (!dc_meta_concrete_sizes(all[j])) return dc_refuse(c, "symbolic sizes");
+        for (uint32_t i = 0; i < all[j]->rank; i++)
+            if (all[j]->strides[i].is_expr) return dc_refuse(c, "symbolic strides");
+    }
     double p_drop, scale;
     bool causal, gqa;
-    if (!dc_float_arg(c, "dropout_p", 0.0, &p_drop) || p_drop != 0.0) return dc_refuse(c, "dropout_p other than 0.0");
+    if (!dc_float_arg(c, "dropout_p", 0.0, &p_drop) || p_drop < 0.0 || p_drop > 1.0)
+        return dc_refuse(c, "argument 'dropout_p': expected a float in [0, 1]");
     if (!dc_bool_arg(c, "is_causal", false, &causal) || !dc_bool_arg(c, "enable_gqa", false, &gqa) || gqa)
         return dc_refuse(c, "enable_gqa=True");
-    int64_t B = qm->sizes[0].value, H = qm->sizes[1].value, L = qm->sizes[2].value, E = qm->sizes[3].value;
-    int64_t S = km->sizes[2].value, Ev = vm->sizes[3].value;
-    if (km->sizes[0].value != B || km->sizes[1].value != H || vm->sizes[0].value != B || vm->sizes[1].value != H ||
-        km->sizes[3].value != E || vm->sizes[2].value != S)
-        return dc_refuse(c, "query, key and value with broadcast batch dimensions");
+    uint32_t rq = qm->rank, rk = km->rank, rv = vm->rank;
+    int64_t L = qm->sizes[rq - 2].value, E = qm->sizes[rq - 1].value;
+    int64_t S = km->sizes[rk - 2].value;
+    if (km->sizes[rk - 1].value != E || vm->sizes[rv - 2].value != S)
+        return dc_refuse(c, "key of head size other than the query's, or value of another sequence length");
+    /* batch dims: scores broadcast q and k, the result that and v */
+    uint32_t rs = rq > rk ? rq : rk, ro = rs > rv ? rs : rv;
+    int64_t sb[4], ob[4];
+    for (uint32_t i = 0; i + 2 < rs; i++) {
+        int64_t a = (int64_t)i - (int64_t)(rs - rq), b = (int64_t)i - (int64_t)(rs - rk);
+        int64_t x = a >= 0 ? qm->sizes[a].value : 1, y = b >= 0 ? km->sizes[b].value : 1;
+        if (x != y && x != 1 && y != 1) return dc_refuse(c, "query and key batch dimensions that do not broadcast");
+        sb[i] = x == 1 ? y : x;
+    }
+    for (uint32_t i = 0; i + 2 < ro; i++) {
+        int64_t a = (int64_t)i - (int64_t)(ro - rs), b = (int64_t)i - (int64_t)(ro - rv);
+        int64_t x = a >= 0 ? sb[a] : 1, y = b >= 0 ? vm->sizes[b].value : 1;
+        if (x != y && x != 1 && y != 1) return dc_refuse(c, "attention and value batch dimensions that do not broadcast");
+        ob[i] = x == 1 ? y : x;
+    }
+    if (om->rank != ro) return dc_refuse(c, "a result of rank %u (expected %u)", om->rank, ro);
     if (!dc_float_arg(c, "scale", 1.0 / sqrt((double)E), &scale)) return dc_refuse(c, "argument 'scale': expected a float");
     if (causal && mask != EIR_NO_VALUE) return dc_refuse(c, "both attn_mask and is_causal");
     if (mask != EIR_NO_VALUE && (meta_of(c, mask)->rank > 4 || !dc_meta_concrete_sizes(meta_of(c, mask))))
         return dc_refuse(c, "attn_mask of rank above 4 or symbolic sizes");
+    bool flash = sdpa_flash(c, qm, km, vm, mask, p_drop);
     if (c->dry) return EIR_OK;
     double sq = sqrt(scale);
     eir_dtype dt = qm->dtype;
     tm t1, t2;
-    uint32_t qs, kt, ks, q3, k3, bm, s4, bias = EIR_NO_VALUE;
+    uint32_t qs, kt, ks, s4, bias = EIR_NO_VALUE;
+    /* a boolean attn_mask becomes an additive bias before q is scaled (as
+     * torch converts it); the causal mask is built after */
+    if (!causal && (st = sdpa_bias(c, qm, mask, &bias))) return st;
     /* q * sqrt(scale) */
     if ((st = dc_emit_scalar_mul(c, q, sq, qm, &qs))) return st;
-    /* the causal mask as an additive bias */
-    if (causal) {
-        int64_t ls[2] = {L, S}, l1[1] = {L}, s1[1] = {S}, r1s[2] = {1, S}, rl1[2] = {L, 1};
-        uint32_t full, ar_s, ar_l, us, ul, sub, le, land, ninf, zero;
-        dc_tm_new(&t1, qm, EIR_BOOL, ls, 2);
-        eir_named_arg fi[6] = {pos_arg("size", dc_a_ints(c, ls, 2)), pos_arg("fill_value", a_bool(true)),
-                               kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, EIR_BOOL)),
-                               kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)),
-                               kw_arg("device", dc_a_device(qm)), kw_arg("pin_memory", a_bool(false))};
-        if ((st = dc_emit(c, "full.default", 6, fi, &t1.m, "full", &full))) return st;
-        dc_tm_new(&t1, qm, EIR_I64, s1, 1);
-        eir_named_arg ai[5] = {pos_arg("start", a_int(0)), pos_arg("end", a_int(S)),
-                               kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)),
-                               kw_arg("device", dc_a_device(qm)), kw_arg("pin_memory", a_bool(false))};
-        if ((st = dc_emit(c, "arange.start_step", 5, ai, &t1.m, "arange", &ar_s))) return st;
-        dc_tm_new(&t1, qm, EIR_I64, r1s, 2);
-        eir_named_arg u1[2] = {pos_arg("self", a_tensor(ar_s)), pos_arg("dim", a_int(-2))};
-        if ((st = dc_emit(c, "unsqueeze.default", 2, u1, &t1.m, "unsqueeze", &us))) return st;
-        dc_tm_new(&t1, qm, EIR_I64, l1, 1);
-        ai[1] = pos_arg("end", a_int(L));
-        if ((st = dc_emit(c, "arange.start_step", 5, ai, &t1.m, "arange", &ar_l))) return st;
-        dc_tm_new(&t1, qm, EIR_I64, rl1, 2);
-        eir_named_arg u2[2] = {pos_arg("self", a_tensor(ar_l)), pos_arg("dim", a_int(-1))};
-        if ((st = dc_emit(c, "unsqueeze.default", 2, u2, &t1.m, "unsqueeze", &ul))) return st;
-        dc_tm_new(&t1, qm, EIR_I64, ls, 2);
-        eir_named_arg sb[2] = {pos_arg("self", a_tensor(us)), pos_arg("other", a_tensor(ul))};
-        if ((st = dc_emit(c, "sub.Tensor", 2, sb, &t1.m, "sub", &sub))) return st;
-        dc_tm_new(&t1, qm, EIR_BOOL, ls, 2);
-        eir_named_arg li[2] = {pos_arg("self", a_tensor(sub)), pos_arg("other", a_int(0))};
-        if ((st = dc_emit(c, "le.Scalar", 2, li, &t1.m, "le", &le))) return st;
-        eir_named_arg la[2] = {pos_arg("self", a_tensor(le)), pos_arg("other", a_tensor(full))};
-        if ((st = dc_emit(c, "logical_and.default", 2, la, &t1.m, "logical_and", &land))) return st;
-        mask = land;
-        (void)ninf, (void)zero;
-    }
-    if (mask != EIR_NO_VALUE && meta_of(c, mask)->dtype == EIR_BOOL) {
-        const eir_tensor_meta *mm = meta_of(c, mask);
-        uint32_t ninf, zero;
-        dc_tm_new(&t1, qm, dt, NULL, 0);
-        eir_named_arg n1[3] = {pos_arg("s", a_float(-INFINITY)), kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, dt)),
-                               kw_arg("device", dc_a_device(qm))};
-        if ((st = dc_emit(c, "scalar_tensor.default", 3, n1, &t1.m, "scalar_tensor", &ninf))) return st;
-        eir_named_arg n0[4] = {pos_arg("s", a_float(0.0)), kw_arg("dtype", a_kind(EIR_ARG_SCALAR_TYPE, dt)),
-                               kw_arg("layout", a_kind(EIR_ARG_LAYOUT, EIR_LAYOUT_STRIDED)),
-                               kw_arg("device", dc_a_device(qm))};
-        if ((st = dc_emit(c, "scalar_tensor.default", 4, n0, &t1.m, "scalar_tensor", &zero))) return st;
-        int64_t msz[4];
-        for (uint32_t i = 0; i < mm->rank; i++) msz[i] = mm->sizes[i].value;
-        dc_tm_new(&t1, qm, dt, msz, mm->rank);
-        eir_named_arg wi[3] = {pos_arg("condition", a_tensor(mask)), pos_arg("self", a_tensor(zero)),
-                               pos_arg("other", a_tensor(ninf))};
-        if ((st = dc_emit(c, "where.self", 3, wi, &t1.m, "where", &bias))) return st;
-    } else if (mask != EIR_NO_VALUE)
-        bias = mask;
+    if (causal && ((st = sdpa_causal(c, qm, L, S, &mask)) || (st = sdpa_bias(c, qm, mask, &bias)))) return st;
     /* k^T * sqrt(scale) */
-    int64_t pk[4] = {0, 1, 3, 2};
+    int64_t pk[4];
+    for (uint32_t i = 0; i < rk; i++) pk[i] = i;
+    pk[rk - 2] = rk - 1, pk[rk - 1] = rk - 2;
     dc_tm_permute(&t1, km, pk);
-    eir_named_arg pi[2] = {pos_arg("self", a_tensor(k)), pos_arg("dims", dc_a_ints(c, pk, 4))};
+    eir_named_arg pi[2] = {pos_arg("self", a_tensor(k)), pos_arg("dims", dc_a_ints(c, pk, rk))};
     if ((st = dc_emit(c, "permute.default", 2, pi, &t1.m, "permute", &kt))) return st;
     if ((st = dc_emit_scalar_mul(c, kt, sq, &t1.m, &ks))) return st;
-    (void)t1;
     /* scores = q @ k^T */
-    int64_t qsz[4] = {B, H, L, E}, ksz[4] = {B, H, E, S}, ssz[4] = {B, H, L, S}, s3[3] = {B * H, L, S};
-    if ((st = emit_batch3(c, qs, qsz, &q3))) return st;
-    if ((st = emit_batch3(c, ks, ksz, &k3))) return st;
-    dc_tm_new(&t1, qm, dt, s3, 3);
-    eir_named_arg bi[2] = {pos_arg("self", a_tensor(q3)), pos_arg("mat2", a_tensor(k3))};
-    if ((st = dc_emit(c, "bmm.default", 2, bi, &t1.m, "bmm", &bm))) return st;
-    dc_tm_new(&t2, qm, dt, ssz, 4);
-    if ((st = dc_emit_reshape(c, bm, &t2.m, "view", &s4))) return st;
+    int64_t ssz[4];
+    for (uint32_t i = 0; i + 2 < rs; i++) ssz[i] = sb[i];
+    ssz[rs - 2] = L, ssz[rs - 1] = S;
+    dc_tm_new(&t2, qm, dt, ssz, rs);
+    if ((st = dc_emit_batched_mm(c, qs, ks, &t2.m, &s4))) return st;
     if (bias != EIR_NO_VALUE) {
         uint32_t added;
+        tm ta;
+        dc_tm_binary(&ta, &t2.m, meta_of(c, bias));
         eir_named_arg ad[2] = {pos_arg("self", a_tensor(s4)), pos_arg("other", a_tensor(bias))};
-        if ((st = dc_emit(c, "add.Tensor", 2, ad, &t2.m, "add", &added))) return st;
+        if ((st = dc_emit(c, "add.Tensor", 2, ad, &ta.m, "add", &added))) return st;
         s4 = added;
     }
+    /* the scores' sizes after the bias (a mask may broadcast them) */
+    const eir_tensor_meta *sm4 = meta_of(c, s4);
+    uint32_t rsb = sm4->rank;
+    int64_t ssz2[MAXR];
+    for (uint32_t i = 0; i < rsb; i++) ssz2[i] = sm4->sizes[i].value;
+    dc_tm_new(&t2, qm, dt, ssz2, rsb);
     /* softmax, with rows that are all -inf set to 0 */
     uint32_t sm, eq, ln1, any, ln2, fl, w;
     eir_named_arg so[3] = {pos_arg("self", a_tensor(s4)), pos_arg("dim", a_int(-1)), pos_arg("half_to_float", a_bool(false))};
     if ((st = dc_emit(c, "_softmax.default", 3, so, &t2.m, "_softmax", &sm))) return st;
     tm bs, bany;
-    dc_tm_new(&bs, qm, EIR_BOOL, ssz, 4);
-    int64_t asz[4] = {B, H, L, 1};
-    dc_tm_new(&bany, qm, EIR_BOOL, asz, 4);
+    dc_tm_new(&bs, qm, EIR_BOOL, ssz2, rsb);
+    int64_t asz[MAXR];
+    memcpy(asz, ssz2, sizeof(int64_t) * rsb);
+    asz[rsb - 1] = 1;
+    dc_tm_new(&bany, qm, EIR_BOOL, asz, rsb);
     eir_named_arg eqi[2] = {pos_arg("self", a_tensor(s4)), pos_arg("other", a_float(-INFINITY))};
     if ((st = dc_emit(c, "eq.Scalar", 2, eqi, &bs.m, "eq", &eq))) return st;
     eir_named_arg n1i[1] = {pos_arg("self", a_tensor(eq))};
@@ -561,27 +623,52 @@ eir_status decomp_sdpa(dc *c) {
     if ((st = dc_emit(c, "full_like.default", 4, fli, &t2.m, "full_like", &fl))) return st;
     eir_named_arg wi[3] = {pos_arg("condition", a_tensor(ln2)), pos_arg("self", a_tensor(fl)), pos_arg("other", a_tensor(sm))};
     if ((st = dc_emit(c, "where.self", 3, wi, &t2.m, "where", &w))) return st;
+    if (p_drop > 0.0) {
+        eir_named_arg di[3] = {pos_arg("input", a_tensor(w)), pos_arg("p", a_float(p_drop)), pos_arg("train", a_bool(true))};
+        uint32_t dv[2];
+        if ((st = sh_emit_n(c, "native_dropout.default", 3, di, 2, false, NULL, dv))) return st;
+        w = dv[0];
+    }
     /* @ v */
-    uint32_t p3, v3, b2, o4, pr, cl, res;
-    int64_t vsz[4] = {B, H, S, Ev}, o3[3] = {B * H, L, Ev}, osz[4] = {B, H, L, Ev};
-    if ((st = emit_batch3(c, w, ssz, &p3))) return st;
-    if ((st = emit_batch3(c, v, vsz, &v3))) return st;
-    dc_tm_new(&t1, qm, dt, o3, 3);
-    eir_named_arg b2i[2] = {pos_arg("self", a_tensor(p3)), pos_arg("mat2", a_tensor(v3))};
-    if ((st = dc_emit(c, "bmm.default", 2, b2i, &t1.m, "bmm", &b2))) return st;
-    dc_tm_new(&t2, qm, dt, osz, 4);
-    if ((st = dc_emit_reshape(c, b2, &t2.m, "view", &o4))) return st;
-    /* the result gets the layout the program recorded for it (torch's CPU
-     * kernel writes [B, L, H, Ev] in memory): permute to that memory order,
-     * copy contiguous, permute back */
-    if (dc_meta_contiguous(om)) return finish(c, out, o4);
+    uint32_t o4, pr, cl, res;
+    int64_t osz[MAXR];
+    uint32_t rfo = rsb > rv ? rsb : rv;
+    if (rfo != ro) return dc_refuse(c, "attn_mask of a rank above the scores'");
+    for (uint32_t i = 0; i < ro; i++) osz[i] = om->sizes[i].value;
+    (void)ob;
+    dc_tm_new(&t2, qm, dt, osz, ro);
+    if ((st = dc_emit_batched_mm(c, w, v, &t2.m, &o4))) return st;
+    /* torch's decomposition of the flash kernel lays the result out as
+     * [L, B, H, E] (permute, contiguous copy, permute back). Later nodes
+     * were written for the layout the program recorded: that layout is kept
+     * (the same way) unless it is contiguous and only graph outputs read
+     * the result, or it is torch's. */
     int64_t p1[4] = {0, 1, 2, 3}, p2[4];
-    for (uint32_t i = 1; i < 4; i++)
-        for (uint32_t j = i; j > 0 && om->strides[p1[j - 1]].value < om->strides[p1[j]].value; j--) {
-            int64_t tmp = p1[j - 1];
-            p1[j - 1] = p1[j];
-            p1[j] = tmp;
+    bool flash_layout = false;
+    if (flash) {
+        int64_t B_ = om->sizes[0].value, H_ = om->sizes[1].value, E_ = om->sizes[3].value;
+        int64_t fs[4] = {H_ * E_, E_, B_ * H_ * E_, 1};
+        flash_layout = true;
+        for (uint32_t i = 0; i < 4 && flash_layout; i++)
+            flash_layout = (om->sizes[i].value <= 1 || om->strides[i].value == fs[i]);
+        if (!flash_layout && dc_meta_contiguous(om)) {
+            uint32_t outs = 0;
+            for (uint32_t i = 0; i < c->g->num_outputs; i++)
+                outs += c->g->outputs[i].kind == EIR_ARG_TENSOR && c->g->outputs[i].value == out;
+            flash_layout = eir_graph_num_uses(c->g, out) == outs;
         }
+    }
+    if (flash_layout) {
+        p1[0] = 2, p1[1] = 0, p1[2] = 1, p1[3] = 3;
+    } else if (ro == 4 && !dc_meta_contiguous(om)) {
+        for (uint32_t i = 1; i < 4; i++)
+            for (uint32_t j = i; j > 0 && om->strides[p1[j - 1]].value < om->strides[p1[j]].value; j--) {
+                int64_t tmp = p1[j - 1];
+                p1[j - 1] = p1[j];
+                p1[j] = tmp;
+            }
+    } else
+        return finish(c, out, o4);
     for (uint32_t i = 0; i < 4; i++) p2[p1[i]] = i;
     dc_tm_permute(&t1, &t2.m, p1);
     eir_named_arg ppi[2] = {pos_arg("self", a_tensor(o4)), pos_arg("dims", dc_a_ints(c, p1, 4))};
@@ -589,8 +676,10 @@ eir_status decomp_sdpa(dc *c) {
     dc_tm_contig(&t1);
     eir_named_arg ci[2] = {pos_arg("self", a_tensor(pr)), kw_arg("memory_format", a_kind(EIR_ARG_MEMORY_FORMAT, EIR_MF_CONTIGUOUS))};
     if ((st = dc_emit(c, "clone.default", 2, ci, &t1.m, "clone", &cl))) return st;
+    tm t3;
+    dc_tm_permute(&t3, &t1.m, p2);
     eir_named_arg p2i[2] = {pos_arg("self", a_tensor(cl)), pos_arg("dims", dc_a_ints(c, p2, 4))};
-    if ((st = dc_emit(c, "permute.default", 2, p2i, om, "permute", &res))) return st;
+    if ((st = dc_emit(c, "permute.default", 2, p2i, &t3.m, "permute", &res))) return st;
     return finish(c, out, res);
 }
 

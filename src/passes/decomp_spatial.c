@@ -204,6 +204,192 @@ eir_status decomp_upsample_linear(dc *c) {
     return finish(c, out, res);
 }
 
+/* scalar first: sub.Tensor(s, t) / add with a float, as torch records
+ * `1.0 - t` (result metadata: t's, contiguous) */
+static eir_status sp_rsub(dc *c, double s, uint32_t t, uint32_t *res) {
+    tm m;
+    dc_tm_from(&m, meta_of(c, t));
+    dc_tm_contig(&m);
+    eir_named_arg si_[2] = {pos_arg("self", a_float(s)), pos_arg("other", a_tensor(t))};
+    return dc_emit(c, "sub.Tensor", 2, si_, &m.m, "sub", res);
+}
+
+/* torch.stack([a, b]) of two tensors of sizes sz[0..n): cat + view */
+static eir_status sp_stack2(dc *c, uint32_t a, uint32_t b, const int64_t *sz, uint32_t n, uint32_t *res) {
+    uint32_t v[2] = {a, b}, cat;
+    eir_named_arg ci[1] = {pos_arg("tensors", sh_a_tensors(c, v, 2))};
+    eir_status st = sh_emit(c, "cat.default", 1, ci, NULL, &cat);
+    if (st) return st;
+    int64_t vs[MAXR];
+    vs[0] = 2;
+    for (uint32_t i = 0; i < n; i++) vs[1 + i] = sz[i];
+    return sh_view(c, cat, vs, n + 1, NULL, res);
+}
+
+/* unbind(x, 0) of a [2, ...] tensor: two slices, then two squeezes */
+static eir_status sp_unbind2(dc *c, uint32_t x, uint32_t *a, uint32_t *b) {
+    uint32_t s0, s1;
+    eir_status st;
+    if ((st = sh_slice(c, x, 0, 0, 1, &s0)) || (st = sh_slice(c, x, 0, 1, 2, &s1))) return st;
+    int64_t d0 = 0;
+    eir_named_arg q0[2] = {pos_arg("self", a_tensor(s0)), pos_arg("dim", dc_a_ints(c, &d0, 1))};
+    if ((st = sh_emit(c, "squeeze.dims", 2, q0, NULL, a))) return st;
+    eir_named_arg q1[2] = {pos_arg("self", a_tensor(s1)), pos_arg("dim", dc_a_ints(c, &d0, 1))};
+    return sh_emit(c, "squeeze.dims", 2, q1, NULL, b);
+}
+
+/* torch's _upsample_get_cubic_coefficients on the CPU (A = -0.75): t of
+ * sizes sz[0..n) -> w[0..4) */
+static eir_status sp_cubic_weights(dc *c, uint32_t t, const int64_t *sz, uint32_t n, uint32_t *w) {
+    const double A = -0.75;
+    eir_status st;
+    uint32_t r1, tt1, p1, r2, tt2, v;
+    if ((st = sp_rsub(c, 1.0, t, &r1)) || (st = sp_stack2(c, t, r1, sz, n, &tt1))) return st;
+    if ((st = sh_binary(c, "add.Tensor", t, a_float(1.0), NULL, &p1)) || (st = sp_rsub(c, 2.0, t, &r2)) ||
+        (st = sp_stack2(c, p1, r2, sz, n, &tt2)))
+        return st;
+    /* w03 = ((A x - 5A) x + 8A) x - 4A on tt2 */
+    uint32_t w03, w12;
+    if ((st = sh_binary(c, "mul.Tensor", tt2, a_float(A), NULL, &v)) ||
+        (st = sh_binary(c, "sub.Tensor", v, a_float(5 * A), NULL, &v)) ||
+        (st = sh_binary(c, "mul.Tensor", v, a_tensor(tt2), NULL, &v)) ||
+        (st = sh_binary(c, "add.Tensor", v, a_float(8 * A), NULL, &v)) ||
+        (st = sh_binary(c, "mul.Tensor", v, a_tensor(tt2), NULL, &v)) ||
+        (st = sh_binary(c, "sub.Tensor", v, a_float(4 * A), NULL, &w03)))
+        return st;
+    /* w12 = ((A + 2) x - (A + 3)) x x + 1 on tt1 */
+    if ((st = sh_binary(c, "mul.Tensor", tt1, a_float(A + 2), NULL, &v)) ||
+        (st = sh_binary(c, "sub.Tensor", v, a_float(A + 3), NULL, &v)) ||
+        (st = sh_binary(c, "mul.Tensor", v, a_tensor(tt1), NULL, &v)) ||
+        (st = sh_binary(c, "mul.Tensor", v, a_tensor(tt1), NULL, &v)) ||
+        (st = sh_binary(c, "add.Tensor", v, a_int(1), NULL, &w12)))
+        return st;
+    if ((st = sp_unbind2(c, w03, &w[0], &w[3])) || (st = sp_unbind2(c, w12, &w[1], &w[2]))) return st;
+    return EIR_OK;
+}
+
+/* upsample_bicubic2d.vec -> torch's upsample_bicubic2d decomposition: the
+ * source coordinates of rows and columns (as _upsample_linear's), their
+ * floors and clamped fractions, cubic weights of both, then per row offset
+ * (-1..2) the four columns read by index.Tensor at clamped indices and
+ * summed with the column weights, and those four summed with the row
+ * weights. */
+eir_status decomp_upsample_bicubic(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "input", &x, &out);
+    if (st) return st;
+    const eir_tensor_meta *xm = meta_of(c, x), *om = meta_of(c, out);
+    int64_t xs[MAXR], os[MAXR];
+    if (xm->rank != 4 || om->rank != 4) return dc_refuse(c, "an input of rank %u (expected 4)", xm->rank);
+    if (!sp_concrete(xm, xs) || !sp_concrete(om, os)) return dc_refuse(c, "input of symbolic size (not decomposed)");
+    if (!sp_float_dtype(xm->dtype)) return dc_refuse(c, "an input of dtype other than float32 or float64");
+    if (sp_channels_last_like(xm)) return dc_refuse(c, "a channels-last input (not decomposed)");
+    bool align = false;
+    if (!dc_bool_arg(c, "align_corners", false, &align)) return dc_refuse(c, "argument 'align_corners': expected a bool");
+    const eir_arg *sf = dc_arg_named(c, "scale_factors"), *osz = dc_arg_named(c, "output_size");
+    bool have_sf = !is_none(sf);
+    if (have_sf && (sf->kind != EIR_ARG_FLOATS || sf->u.list.n != 2)) return dc_refuse(c, "argument 'scale_factors': expected 2 floats");
+    if (have_sf == !is_none(osz)) return dc_refuse(c, "expected exactly one of 'output_size' and 'scale_factors'");
+    eir_arg scale[2];
+    for (uint32_t d = 0; d < 2; d++) {
+        int64_t in = xs[2 + d], o = os[2 + d];
+        if (o < 1 || in < 1) return dc_refuse(c, "an empty input or result");
+        double f = 0;
+        if (have_sf) {
+            const eir_arg *fa = &sf->u.list.items[d];
+            f = fa->kind == EIR_ARG_FLOAT ? fa->u.f : (double)fa->u.i;
+            if ((int64_t)((double)in * f) != o)
+                return dc_refuse(c, "output size %lld of dim %u, expected %lld from the scale factor", (long long)o, 2 + d,
+                                 (long long)(int64_t)((double)in * f));
+        }
+        if (align) scale[d] = o > 1 ? a_float((in - 1.0) / (o - 1.0)) : a_int(0);
+        else scale[d] = a_float(have_sf && f > 0 ? 1.0 / f : (double)in / (double)o);
+    }
+    if (c->dry) return EIR_OK;
+    /* i (rows) and j (columns) as floats */
+    uint32_t ij[2], src[2];
+    for (uint32_t d = 0; d < 2; d++) {
+        if ((st = sh_arange(c, 0, os[2 + d], EIR_DTYPE_UNKNOWN, xm, &ij[d])) || (st = sp_to(c, ij[d], xm->dtype, &ij[d])))
+            return st;
+    }
+    /* x_float from j (scale_w), then y_float from i (scale_h) */
+    for (int d = 1; d >= 0; d--) {
+        uint32_t v = ij[d];
+        if (!align) {
+            if ((st = sh_binary(c, "add.Tensor", v, a_float(0.5), NULL, &v))) return st;
+            if ((st = sh_binary(c, "mul.Tensor", v, scale[d], NULL, &v))) return st;
+            if ((st = sh_binary(c, "sub.Tensor", v, a_float(0.5), NULL, &v))) return st;
+        } else if ((st = sh_binary(c, "mul.Tensor", v, scale[d], NULL, &v))) return st;
+        src[d] = v;
+    }
+    uint32_t yf, fx, fy, ys, xsc, xi, yi;
+    if ((st = sh_unsqueeze(c, src[0], -1, NULL, &yf))) return st;
+    eir_named_arg f1[1] = {pos_arg("self", a_tensor(src[1]))};
+    if ((st = sh_emit(c, "floor.default", 1, f1, NULL, &fx))) return st;
+    eir_named_arg f2[1] = {pos_arg("self", a_tensor(yf))};
+    if ((st = sh_emit(c, "floor.default", 1, f2, NULL, &fy))) return st;
+    uint32_t v;
+    if ((st = sh_binary(c, "sub.Tensor", yf, a_tensor(fy), NULL, &v)) ||
+        (st = sp_clamp(c, v, a_float(0.0), a_float(1.0), true, &ys)))
+        return st;
+    if ((st = sh_binary(c, "sub.Tensor", src[1], a_tensor(fx), NULL, &v)) ||
+        (st = sp_clamp(c, v, a_float(0.0), a_float(1.0), true, &xsc)))
+        return st;
+    if ((st = sp_to(c, fx, EIR_I64, &xi)) || (st = sp_to(c, fy, EIR_I64, &yi))) return st;
+    uint32_t yo[4], xo[4];
+    yo[1] = yi, xo[1] = xi;
+    if ((st = sh_binary(c, "sub.Tensor", yi, a_int(1), NULL, &yo[0])) ||
+        (st = sh_binary(c, "add.Tensor", yi, a_int(1), NULL, &yo[2])) ||
+        (st = sh_binary(c, "add.Tensor", yi, a_int(2), NULL, &yo[3])) ||
+        (st = sh_binary(c, "sub.Tensor", xi, a_int(1), NULL, &xo[0])) ||
+        (st = sh_binary(c, "add.Tensor", xi, a_int(1), NULL, &xo[2])) ||
+        (st = sh_binary(c, "add.Tensor", xi, a_int(2), NULL, &xo[3])))
+        return st;
+    uint32_t wx[4], wy[4];
+    int64_t xsz[1] = {os[3]}, ysz[2] = {os[2], 1};
+    if ((st = sp_cubic_weights(c, xsc, xsz, 1, wx)) || (st = sp_cubic_weights(c, ys, ysz, 2, wy))) return st;
+    /* index.Tensor's result metadata */
+    int64_t ist[MAXR];
+    sp_index_strides(xm, 2, os, 4, ist);
+    tm im;
+    dc_tm_new(&im, xm, xm->dtype, os, 4);
+    for (uint32_t d = 0; d < 4; d++) im.st[d] = si(ist[d]);
+    uint32_t rows[4];
+    for (uint32_t a = 0; a < 4; a++) {
+        uint32_t vals[4];
+        for (uint32_t b = 0; b < 4; b++) {
+            uint32_t cy, cx;
+            if ((st = sp_clamp(c, yo[a], a_int(0), a_int(xs[2] - 1), true, &cy)) ||
+                (st = sp_clamp(c, xo[b], a_int(0), a_int(xs[3] - 1), true, &cx)))
+                return st;
+            eir_arg l = {0};
+            l.kind = EIR_ARG_OPTIONAL_TENSORS;
+            l.u.list.n = 4;
+            l.u.list.items = &c->pool[c->npool];
+            c->pool[c->npool++] = a_none();
+            c->pool[c->npool++] = a_none();
+            c->pool[c->npool++] = a_tensor(cy);
+            c->pool[c->npool++] = a_tensor(cx);
+            eir_named_arg ii[2] = {pos_arg("self", a_tensor(x)), pos_arg("indices", l)};
+            if ((st = sh_emit(c, "index.Tensor", 2, ii, &im.m, &vals[b]))) return st;
+        }
+        uint32_t acc, m;
+        for (uint32_t b = 0; b < 4; b++) {
+            if ((st = sh_binary(c, "mul.Tensor", vals[b], a_tensor(wx[b]), NULL, &m))) return st;
+            if (b == 0) acc = m;
+            else if ((st = sh_binary(c, "add.Tensor", acc, a_tensor(m), NULL, &acc))) return st;
+        }
+        rows[a] = acc;
+    }
+    uint32_t res = EIR_NO_VALUE, m;
+    for (uint32_t a = 0; a < 4; a++) {
+        if ((st = sh_binary(c, "mul.Tensor", rows[a], a_tensor(wy[a]), NULL, &m))) return st;
+        if (a == 0) res = m;
+        else if ((st = sh_binary(c, "add.Tensor", res, a_tensor(m), NULL, &res))) return st;
+    }
+    return finish(c, out, res);
+}
+
 /* argsort.default / argsort.stable -> sort.default / sort.stable with the
  * same arguments, then its indices */
 eir_status decomp_argsort(dc *c) {
