@@ -84,6 +84,10 @@ size_t eir_dnnl_conv_weight_bytes(void) { return 0; }
  * (measurements; any value gives the same bits at every thread count). */
 enum { OC_BLOCK = 32 };
 
+/* Pixels per band of a channels-last 1 x 1 convolution (entry_build_band): a band's output of
+ * a few hundred channels stays in L2 for its epilogue. EIR_DNNL_BAND overrides it (0: off). */
+enum { PIX_BAND = 512 };
+
 /* Shapes cached per weight (each with its reordered copy of the weight). */
 enum { MAX_SHAPES = 8 };
 
@@ -125,6 +129,7 @@ static pthread_once_t conv_once = PTHREAD_ONCE_INIT;
 static bool conv_on;
 static bool conv_1x1; /* EIR_DNNL_CONV=all: 1 x 1 kernels too (measured slower: they need no im2col) */
 static int64_t oc_block = OC_BLOCK;
+static int64_t pix_band = PIX_BAND; /* EIR_DNNL_BAND: pixels per band (0: no bands) */
 static int chain_layout; /* eir_dnnl_conv_layout() */
 static dnnl_engine_t engine;
 static _Thread_local dnnl_stream_t thread_stream;
@@ -146,6 +151,8 @@ static void conv_init(void) {
     if (dn.dnnl_engine_create(&engine, dnnl_cpu, 0) != dnnl_success) return;
     const char *b = getenv("EIR_DNNL_CONV_OCB");
     if (b && atol(b) > 0) oc_block = atol(b);
+    const char *pb = getenv("EIR_DNNL_BAND");
+    if (pb && pb[0]) pix_band = atol(pb) > 0 ? atol(pb) : 0;
     conv_on = true;
     /* the layout of chains: what the primitive picks for a 64-channel 3 x 3 convolution */
     const char *bl = getenv("EIR_DNNL_BLOCKED");
@@ -234,7 +241,9 @@ typedef struct conv_entry {
     pthread_mutex_t mu;             /* one call at a time: the memory objects take the call's buffers */
     prim rin;                       /* NCHW input to the primitives' layout; p NULL: they read NCHW */
     dnnl_memory_t usrc, src;
-    dnnl_memory_t *srcs;            /* blocked mode: each image's input */
+    dnnl_memory_t *srcs;            /* blocked mode: each image's input (pixel bands: each band's) */
+    dnnl_memory_t *dsts;            /* pixel bands: each band's output */
+    int64_t nsrcs, band;            /* srcs' count; pixels per band (0: blocks of output channels) */
     size_t src_bytes, wbytes;
     int64_t nblk;
     conv_blk *blk;
@@ -327,9 +336,12 @@ static void entry_free(conv_entry *e) {
         if (k->udst) dn.dnnl_memory_destroy(k->udst);
     }
     prim_free(&e->rin);
-    for (int64_t n = 0; e->srcs && n < e->geo[0]; n++)
+    for (int64_t n = 0; e->srcs && n < e->nsrcs; n++) {
         if (e->srcs[n]) dn.dnnl_memory_destroy(e->srcs[n]);
+        if (e->dsts && e->dsts[n]) dn.dnnl_memory_destroy(e->dsts[n]);
+    }
     free(e->srcs);
+    free(e->dsts);
     if (e->usrc) dn.dnnl_memory_destroy(e->usrc);
     if (e->src) dn.dnnl_memory_destroy(e->src);
     weight_bytes -= e->wbytes;
@@ -419,6 +431,53 @@ static bool blocked_md(dnnl_memory_desc_t *md, int64_t N, int64_t C, int64_t H, 
     return tag != dnnl_format_tag_undef && dn.dnnl_memory_desc_init_by_tag(md, 4, d, dnnl_f32, tag) == dnnl_success;
 }
 
+/* Pixel bands: a 1 x 1 convolution, stride 1, no padding, channels last in and out, is a
+ * product of the (pixels x C) input and the weight; the N x H x W pixels are cut into bands of
+ * pix_band (a fixed count, whatever the thread count), each band one primitive run (one for
+ * the full bands, one for the last) writing all O channels straight into the output, where the
+ * epilogue then runs in place while the band is in cache. */
+static bool entry_build_band(conv_entry *e, const float *w, dnnl_stream_t s) {
+    const int64_t *g = e->geo;
+    int64_t N = g[0], C = g[1], O = g[4], P = N * g[5] * g[6];
+    int64_t band = P < pix_band ? P : pix_band, nb = (P + band - 1) / band, tail = P - (nb - 1) * band;
+    e->band = band;
+    e->nblk = tail == band ? 1 : 2;
+    if (!(e->blk = calloc((size_t)e->nblk, sizeof *e->blk))) return false;
+    if (!(e->srcs = calloc((size_t)nb, sizeof *e->srcs)) || !(e->dsts = calloc((size_t)nb, sizeof *e->dsts)))
+        return false;
+    e->nsrcs = nb;
+    dnnl_dims_t one = {1, 1}, zero = {0, 0};
+    e->total = 0;
+    for (int64_t b = 0; b < e->nblk; b++) {
+        conv_blk *k = &e->blk[b];
+        int64_t np = b ? tail : band;
+        k->c0 = 0;
+        k->n = O;
+        dnnl_memory_desc_t smd, wmd, dmd, uwmd;
+        dnnl_dims_t wd = {O, C, 1, 1};
+        if (!blocked_md(&smd, 1, C, 1, np, C) || !blocked_md(&dmd, 1, O, 1, np, O)) return false;
+        OK(dn.dnnl_memory_desc_init_by_tag(&wmd, 4, wd, dnnl_f32, dnnl_format_tag_any));
+        OK(dn.dnnl_memory_desc_init_by_tag(&uwmd, 4, wd, dnnl_f32, dnnl_oihw));
+        dnnl_convolution_desc_t cd;
+        OK(dn.dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, dnnl_convolution_direct, &smd,
+                                                         &wmd, NULL, &dmd, one, zero, zero, zero));
+        dnnl_primitive_desc_t pdesc;
+        if (!prim_make(&k->conv, &cd, NULL, NULL, &pdesc)) return false;
+        dnnl_memory_desc_t qw = *dn.dnnl_primitive_desc_query_md(pdesc, dnnl_query_weights_md, 0);
+        dn.dnnl_primitive_desc_destroy(pdesc);
+        OK(dn.dnnl_memory_create(&k->wei, &qw, engine, DNNL_MEMORY_ALLOCATE));
+        k->bytes = round64(k->conv.scratch_bytes);
+        if (k->bytes > e->total) e->total = k->bytes;
+        if (!reorder_weight(k, w, &uwmd, &qw, s)) return false;
+        e->wbytes += dn.dnnl_memory_desc_get_size(&qw);
+        for (int64_t i = b ? nb - 1 : 0; i < (b ? nb : nb - (e->nblk == 2)); i++) {
+            OK(dn.dnnl_memory_create(&e->srcs[i], &smd, engine, DNNL_MEMORY_NONE));
+            OK(dn.dnnl_memory_create(&e->dsts[i], &dmd, engine, DNNL_MEMORY_NONE));
+        }
+    }
+    return true;
+}
+
 /* Blocked mode (geo[16] the input's block + 1, 1 for NCHW; geo[17] the output's): primitives for
  * one image, one per block of output channels; the input read where the caller has it, one
  * memory object per image; each block's output into the call's buffer (channels last: its
@@ -435,11 +494,14 @@ static bool entry_build_blk(conv_entry *e, const float *w, dnnl_stream_t s) {
         pr[i] = (out - 1) * st[i] + (k - 1) * dl[i] + 1 - in - pd[i];
         if (pr[i] > pd[i] + st[i]) return false;
     }
+    if (pix_band > 0 && KH == 1 && KW == 1 && st[0] == 1 && st[1] == 1 && !pd[0] && !pd[1] && xB == C && yB == O)
+        return entry_build_band(e, w, s);
     dnnl_memory_desc_t src_md;
     if (!blocked_md(&src_md, 1, C, H, W, xB)) return false;
     e->nblk = (O + oc_block - 1) / oc_block;
     if (!(e->blk = calloc((size_t)e->nblk, sizeof *e->blk))) return false;
     if (!(e->srcs = calloc((size_t)N, sizeof *e->srcs))) return false;
+    e->nsrcs = N;
     for (int64_t n = 0; n < N; n++) OK(dn.dnnl_memory_create(&e->srcs[n], &src_md, engine, DNNL_MEMORY_NONE));
     if (!(e->off = malloc((size_t)e->nblk * sizeof *e->off))) return false;
     e->total = 0;
@@ -708,6 +770,39 @@ static void conv_blocks_blk(void *ctx, int64_t b0, int64_t b1) {
     eir_kfree(buf);
 }
 
+/* pixel bands [b0, b1) (entry_build_band) */
+static void conv_bands(void *ctx, int64_t b0, int64_t b1) {
+    blk_job *j = ctx;
+    conv_entry *e = j->e;
+    dnnl_stream_t s = stream_here();
+    char *buf = s ? eir_kalloc(e->total ? e->total : 64) : NULL;
+    if (!buf) {
+        atomic_store(&j->failed, 1);
+        return;
+    }
+    (void)omp_one();
+    int64_t O = e->geo[4], P = e->geo[0] * e->geo[5] * e->geo[6], HW = e->geo[5] * e->geo[6];
+    for (int64_t b = b0; b < b1; b++) {
+        conv_blk *k = &e->blk[b == e->nsrcs - 1 ? e->nblk - 1 : 0];
+        int64_t p0 = b * e->band, np = P - p0 < e->band ? P - p0 : e->band;
+        float *y = j->y + p0 * O;
+        dn.dnnl_memory_set_data_handle(e->dsts[b], y);
+        dnnl_exec_arg_t a[4] = {{DNNL_ARG_SRC, e->srcs[b]}, {DNNL_ARG_WEIGHTS, k->wei}, {DNNL_ARG_DST, e->dsts[b]}};
+        if (!prim_run(&k->conv, s, 3, a, buf) || dn.dnnl_stream_wait(s) != dnnl_success) {
+            atomic_store(&j->failed, 1);
+            break;
+        }
+        /* the epilogue image by image (a band may cross images: pixels are flat over N) */
+        for (int64_t q = p0; q < p0 + np;) {
+            int64_t n = q / HW, q1 = (n + 1) * HW < p0 + np ? (n + 1) * HW : p0 + np;
+            float *yq = j->y + q * O;
+            j->epi->fn(j->epi->ctx, n, 0, O, O, q1 - q, yq, O, 1, yq, O);
+            q = q1;
+        }
+    }
+    eir_kfree(buf);
+}
+
 bool eir_dnnl_conv2d_blk_f32(const float *x, int64_t xB, const float *w, float *y, int64_t yB, int64_t N, int64_t C,
                              int64_t H, int64_t W, int64_t O, int64_t OH, int64_t OW, int64_t KH, int64_t KW,
                              const int64_t *stride, const int64_t *pad, const int64_t *dil, const eir_blk_epi *epi) {
@@ -727,10 +822,16 @@ bool eir_dnnl_conv2d_blk_f32(const float *x, int64_t xB, const float *w, float *
     pthread_mutex_unlock(&conv_mu);
     bool done = false;
     if (!e || !e->ok) goto out;
-    int64_t per = (xB ? (C + xB - 1) / xB * xB : C) * H * W;
-    for (int64_t n = 0; n < N; n++) dn.dnnl_memory_set_data_handle(e->srcs[n], (void *)(x + n * per));
     blk_job j = {e, y, epi, 0};
-    eir_parallel_for(eir_pool_current(), e->nblk, 1, conv_blocks_blk, &j);
+    if (e->band) {
+        for (int64_t b = 0; b < e->nsrcs; b++)
+            dn.dnnl_memory_set_data_handle(e->srcs[b], (void *)(x + b * e->band * C));
+        eir_parallel_for(eir_pool_current(), e->nsrcs, 1, conv_bands, &j);
+    } else {
+        int64_t per = (xB ? (C + xB - 1) / xB * xB : C) * H * W;
+        for (int64_t n = 0; n < N; n++) dn.dnnl_memory_set_data_handle(e->srcs[n], (void *)(x + n * per));
+        eir_parallel_for(eir_pool_current(), e->nblk, 1, conv_blocks_blk, &j);
+    }
     done = !atomic_load(&j.failed);
     if (done) atomic_fetch_add(&ncalls, 1);
 out:

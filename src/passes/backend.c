@@ -910,7 +910,19 @@ static void shift(uint32_t *idx, uint32_t n, uint32_t pos) {
         if (idx[i] >= pos) idx[i]++;
 }
 
-/* eir_cpu::conv2d at node n (groups 1, a constant weight, literal sizes) and the residual add and
+/* a switch read from the environment: 1 when set and not "0", 0 when "0", dflt when unset */
+static bool env_switch(const char *name, bool dflt) {
+    const char *e = getenv(name);
+    return e && e[0] ? strcmp(e, "0") != 0 : dflt;
+}
+
+/* depthwise convolutions in chains (EIR_BLOCKED_DW=0: not) */
+static bool blocked_dw_on(void) { return env_switch("EIR_BLOCKED_DW", true); }
+
+/* a 1 x 1 convolution may start a chain (EIR_BLOCKED_1X1=1; measurements) */
+static bool blocked_1x1_starts(void) { return env_switch("EIR_BLOCKED_1X1", false); }
+
+/* eir_cpu::conv2d at node n (groups 1 or depthwise, a constant weight, literal sizes) and the residual add and
  * activation after it, as eir_cpu::conv2d_blocked with a blocked result, read back to NCHW by a
  * from_blocked for whatever is not a blocked convolution */
 static eir_status try_blocked(bctx *c, uint32_t n, int64_t L, bool *done) {
@@ -923,12 +935,16 @@ static eir_status try_blocked(bctx *c, uint32_t n, int64_t L, bool *done) {
     const eir_arg *barg = arg_named(nd, "bias");
     uint32_t b = is_none(barg) ? EIR_NO_VALUE : tensor_of(barg);
     int64_t groups = 0, st[2], pd[2], dl[2];
-    if (!int_of(arg_named(nd, "groups"), 1, &groups) || groups != 1 || !ints2_of(arg_named(nd, "stride"), 1, st) ||
+    if (!int_of(arg_named(nd, "groups"), 1, &groups) || !ints2_of(arg_named(nd, "stride"), 1, st) ||
         !ints2_of(arg_named(nd, "padding"), 0, pd) || !ints2_of(arg_named(nd, "dilation"), 1, dl))
         return EIR_OK;
     if (!literal_f32(c, x, 4) || !literal_f32(c, w, 4) || !literal_f32(c, y, 4) || !const_weight(c, w) ||
         (!is_none(barg) && !is_f32(c, b, 1)))
         return EIR_OK;
+    /* groups 1, or depthwise (groups == C == O, a (C, 1, KH, KW) weight: eir's kernel on the
+     * chain's layout, see fused.c) unless EIR_BLOCKED_DW=0 */
+    bool dw = groups != 1 && groups == size_of(c, x, 1) && groups == size_of(c, y, 1) && size_of(c, w, 1) == 1;
+    if (groups != 1 && (!dw || !blocked_dw_on())) return EIR_OK;
     const eir_arg *aa = arg_named(nd, "activation");
     const char *an = aa && aa->kind == EIR_ARG_STRING && aa->u.s ? aa->u.s : "none";
     act a = {eir_backend_activation(an), 0, 0};
@@ -967,14 +983,15 @@ static eir_status try_blocked(bctx *c, uint32_t n, int64_t L, bool *done) {
     int64_t C = size_of(c, x, 1), O = size_of(c, y, 1), B = block_of(L, O);
     /* a 1 x 1 convolution joins a chain, it does not start one (on NCHW it is a GEMM, no
      * im2col: converting its input would cost more than it gains) */
-    if (size_of(c, w, 2) * size_of(c, w, 3) == 1 && blocked_twin(c, x, n, block_of(L, C)) == EIR_NO_VALUE)
+    if (size_of(c, w, 2) * size_of(c, w, 3) == 1 && !blocked_1x1_starts() &&
+        blocked_twin(c, x, n, block_of(L, C)) == EIR_NO_VALUE)
         return EIR_OK;
     /* the input: its blocked twin, NCHW for fewer channels than a fixed block (the stem), or
      * blocked here */
     uint32_t xin = blocked_twin(c, x, n, block_of(L, C));
     eir_status st_ = EIR_OK;
     if (xin == EIR_NO_VALUE) {
-        if (L > 0 && C < L) xin = x;
+        if (L > 0 && C < L && !dw) xin = x;
         else {
             if ((st_ = insert_layout(c, n, true, x, block_of(L, C), 0, &xin))) return st_;
             shift(idx, nidx, n);
@@ -1005,7 +1022,7 @@ static eir_status try_blocked(bctx *c, uint32_t n, int64_t L, bool *done) {
         {"stride", {.kind = EIR_ARG_INTS, .u.list = {2, ilist[0], NULL}}, 1},
         {"padding", {.kind = EIR_ARG_INTS, .u.list = {2, ilist[1], NULL}}, 1},
         {"dilation", {.kind = EIR_ARG_INTS, .u.list = {2, ilist[2], NULL}}, 1},
-        {"groups", {.kind = EIR_ARG_INT, .u.i = 1}, 1},
+        {"groups", {.kind = EIR_ARG_INT, .u.i = groups}, 1},
         {"block", {.kind = EIR_ARG_INT, .u.i = B}, 1},
         {"activation", {.kind = EIR_ARG_STRING, .u.s = act_name(a.kind)}, 1},
         a.kind == EIR_ACT_HARDTANH ? (eir_named_arg){"min", {.kind = EIR_ARG_FLOAT, .u.f = a.lo}, 1} : none_arg("min"),
