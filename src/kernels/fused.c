@@ -543,38 +543,86 @@ static void blk_epi(const void *ctx, int64_t n, int64_t c0, int64_t nc, int64_t 
  * element is computed the same way at any thread count. */
 typedef struct dw_job {
     const float *x, *wt;         /* x blocked by B; wt (CB, KH, KW, B), lanes past C zero */
+    const float *bias;           /* (CB * B), lanes past C zero; NULL: none */
     float *y;
     int64_t C, CB, B, H, W, OH, OW, KH, KW, st[2], pd[2], dl[2];
+    int act;                     /* applied in registers (with the bias): relu, hardtanh, hardswish or none */
+    bool inreg;                  /* false: the row's epilogue is blk_epi (a residual, or silu) */
+    float lo, hi;
     const blk_epi_ctx *ec;
 } dw_job;
 
-/* acc[0..L) over the taps of output pixel (oh, ow) for lanes [j0, j0 + L) */
+/* y[0..L) = act(acc + bias) (inreg), else acc: each step as blk_epi's */
+#define DW_STORE(acc, yp, L)                                                                                           \
+    do {                                                                                                               \
+        if (inreg) {                                                                                                   \
+            if (bj)                                                                                                    \
+                for (int64_t l = 0; l < (L); l++) acc[l] = acc[l] + bj[l];                                             \
+            switch (act) {                                                                                             \
+            case EIR_ACT_RELU:                                                                                         \
+                for (int64_t l = 0; l < (L); l++) acc[l] = acc[l] < 0.f ? 0.f : acc[l];                                \
+                break;                                                                                                 \
+            case EIR_ACT_HARDTANH:                                                                                     \
+                for (int64_t l = 0; l < (L); l++) {                                                                    \
+                    float v_ = acc[l] < lo ? lo : acc[l];                                                              \
+                    acc[l] = v_ > hi ? hi : v_;                                                                        \
+                }                                                                                                      \
+                break;                                                                                                 \
+            case EIR_ACT_HARDSWISH:                                                                                    \
+                for (int64_t l = 0; l < (L); l++) {                                                                    \
+                    float v_ = acc[l], t_ = v_ + 3.0f;                                                                 \
+                    t_ = t_ > 0.0f ? t_ : 0.0f;                                                                        \
+                    t_ = t_ < 6.0f ? t_ : 6.0f;                                                                        \
+                    acc[l] = v_ * t_ / 6.0f;                                                                           \
+                }                                                                                                      \
+                break;                                                                                                 \
+            default: break;                                                                                            \
+            }                                                                                                          \
+        }                                                                                                              \
+        for (int64_t l = 0; l < (L); l++) (yp)[l] = acc[l];                                                            \
+    } while (0)
+
+/* lanes [j0, j0 + L) of output pixels ow and ow + 1 (np 2) or ow alone (np 1): taps in order
+ * kh, kw, those outside the input skipped */
 #define DW_CHUNK(L)                                                                                                    \
     do {                                                                                                               \
-        float acc[L];                                                                                                  \
-        for (int64_t l = 0; l < (L); l++) acc[l] = 0.f;                                                                \
+        float a0[L], a1[L];                                                                                            \
+        for (int64_t l = 0; l < (L); l++) a0[l] = 0.f, a1[l] = 0.f;                                                    \
         for (int64_t kh = 0; kh < KH; kh++) {                                                                          \
             int64_t ih = ih0 + kh * d0;                                                                                \
             if (ih < 0 || ih >= H) continue;                                                                           \
+            const float *restrict xr = xi + ih * W * B + j0;                                                           \
             for (int64_t kw = 0; kw < KW; kw++) {                                                                      \
-                int64_t iw = iw0 + kw * d1;                                                                            \
-                if (iw < 0 || iw >= W) continue;                                                                       \
-                const float *restrict xp = xi + (ih * W + iw) * B + j0, *restrict wp = wt + (kh * KW + kw) * B + j0;  \
-                for (int64_t l = 0; l < (L); l++) acc[l] += xp[l] * wp[l];                                             \
+                int64_t iw = iw0 + kw * d1, iw1 = iw + s1;                                                             \
+                const float *restrict wp = wt + (kh * KW + kw) * B + j0;                                               \
+                if (iw >= 0 && iw < W) {                                                                               \
+                    const float *restrict xp = xr + iw * B;                                                            \
+                    for (int64_t l = 0; l < (L); l++) a0[l] += xp[l] * wp[l];                                          \
+                }                                                                                                      \
+                if (np == 2 && iw1 >= 0 && iw1 < W) {                                                                  \
+                    const float *restrict xp = xr + iw1 * B;                                                           \
+                    for (int64_t l = 0; l < (L); l++) a1[l] += xp[l] * wp[l];                                          \
+                }                                                                                                      \
             }                                                                                                          \
         }                                                                                                              \
-        for (int64_t l = 0; l < (L); l++) yp[j0 + l] = acc[l];                                                         \
+        const float *restrict bj = bias ? bias + j0 : NULL;                                                            \
+        DW_STORE(a0, yp + j0, L);                                                                                      \
+        if (np == 2) DW_STORE(a1, yp + B + j0, L);                                                                     \
         j0 += (L);                                                                                                     \
     } while (0)
 
-/* output row oh of one image's channel block: xi that block of the input, wt its weight */
-EPI_CLONES static void dw_row(float *restrict yr, const float *restrict xi, const float *restrict wt, const dw_job *j,
-                              int64_t oh) {
-    const int64_t B = j->B, H = j->H, W = j->W, KH = j->KH, KW = j->KW, d0 = j->dl[0], d1 = j->dl[1];
+/* output row oh of one image's channel block: xi that block of the input, wt and bias its own */
+EPI_CLONES static void dw_row(float *restrict yr, const float *restrict xi, const float *restrict wt,
+                              const float *restrict bias, const dw_job *j, int64_t oh) {
+    const int64_t B = j->B, H = j->H, W = j->W, KH = j->KH, KW = j->KW, d0 = j->dl[0], d1 = j->dl[1], s1 = j->st[1];
     const int64_t ih0 = oh * j->st[0] - j->pd[0];
-    for (int64_t ow = 0; ow < j->OW; ow++) {
+    const bool inreg = j->inreg;
+    const int act = j->act;
+    const float lo = j->lo, hi = j->hi;
+    for (int64_t ow = 0; ow < j->OW; ow += 2) {
+        const int64_t np = j->OW - ow >= 2 ? 2 : 1;
         float *restrict yp = yr + ow * B;
-        const int64_t iw0 = ow * j->st[1] - j->pd[1];
+        const int64_t iw0 = ow * s1 - j->pd[1];
         int64_t j0 = 0;
         while (B - j0 >= 32) DW_CHUNK(32);
         if (B - j0 >= 16) DW_CHUNK(16);
@@ -583,6 +631,7 @@ EPI_CLONES static void dw_row(float *restrict yr, const float *restrict xi, cons
     }
 }
 #undef DW_CHUNK
+#undef DW_STORE
 
 /* rows [r0, r1) of all (image, channel block, output row) */
 static void dw_rows(void *ctx, int64_t r0, int64_t r1) {
@@ -590,9 +639,12 @@ static void dw_rows(void *ctx, int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; r++) {
         int64_t oh = r % j->OH, nb = r / j->OH, cb = nb % j->CB, n = nb / j->CB;
         float *yr = j->y + (nb * j->OH + oh) * j->OW * j->B;
-        dw_row(yr, j->x + nb * j->H * j->W * j->B, j->wt + cb * j->KH * j->KW * j->B, j, oh);
-        int64_t c0 = cb * j->B, nc = j->C - c0 < j->B ? j->C - c0 : j->B;
-        blk_epi(j->ec, n, c0, nc, j->B, j->OW, yr, j->B, 1, yr, j->B);
+        dw_row(yr, j->x + nb * j->H * j->W * j->B, j->wt + cb * j->KH * j->KW * j->B,
+               j->bias ? j->bias + cb * j->B : NULL, j, oh);
+        if (!j->inreg) {
+            int64_t c0 = cb * j->B, nc = j->C - c0 < j->B ? j->C - c0 : j->B;
+            blk_epi(j->ec, n, c0, nc, j->B, j->OW, yr, j->B, 1, yr, j->B);
+        }
     }
 }
 
@@ -602,14 +654,17 @@ static int conv_dw_blocked(eir_kctx *ctx, const eir_tview *x, int64_t xB, const 
                            int64_t N, int64_t C, int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t KH, int64_t KW,
                            const int64_t *st, const int64_t *pd, const int64_t *dl, const blk_epi_ctx *ec) {
     int64_t CB = (C + B - 1) / B, KK = KH * KW;
-    float *wt = eir_kalloc((size_t)(CB * KK * B) * sizeof(float)), *xbuf = NULL, *nchw = NULL;
+    /* the weight transposed, then the bias, lanes past C zero (padding lanes come out 0) */
+    float *wt = eir_kalloc((size_t)(CB * (KK + 1) * B) * sizeof(float)), *xbuf = NULL, *nchw = NULL;
     if (!wt) return eir_kerr(ctx, "out of memory");
+    float *bl = wt + CB * KK * B;
     for (int64_t cb = 0; cb < CB; cb++)
         for (int64_t t = 0; t < KK; t++)
             for (int64_t l = 0; l < B; l++) {
                 int64_t c = cb * B + l;
                 wt[(cb * KK + t) * B + l] = c < C ? w[c * KK + t] : 0.f;
             }
+    for (int64_t c = 0; c < CB * B; c++) bl[c] = ec->bias && c < C ? ec->bias[c] : 0.f;
     const float *xd = x->data;
     if (xB != B) { /* the input into this block first */
         xbuf = eir_kalloc((size_t)(N * CB * H * W * B) * sizeof(float));
@@ -628,7 +683,10 @@ static int conv_dw_blocked(eir_kctx *ctx, const eir_tview *x, int64_t xB, const 
         pack_blocked(xbuf, &xv, B);
         xd = xbuf;
     }
-    dw_job j = {xd, wt, y, C, CB, B, H, W, OH, OW, KH, KW, {st[0], st[1]}, {pd[0], pd[1]}, {dl[0], dl[1]}, ec};
+    const epilogue *e = ec->e;
+    bool inreg = !ec->res && e->act != EIR_ACT_SILU;
+    dw_job j = {xd,  wt, ec->bias ? bl : NULL, y, C, CB, B, H, W, OH, OW, KH, KW, {st[0], st[1]}, {pd[0], pd[1]},
+                {dl[0], dl[1]}, e->act, inreg, e->lo, e->hi, ec};
     eir_parallel_for(eir_pool_current(), N * CB * OH, 1, dw_rows, &j);
     eir_kfree(wt);
     eir_kfree(xbuf);
