@@ -546,44 +546,71 @@ typedef struct dw_job {
     const float *bias;           /* (CB * B), lanes past C zero; NULL: none */
     float *y;
     int64_t C, CB, B, H, W, OH, OW, KH, KW, st[2], pd[2], dl[2];
-    int act;                     /* applied in registers (with the bias): relu, hardtanh, hardswish or none */
+    int act;                     /* applied pixel by pixel (with the bias): relu, hardtanh, hardswish or none */
     bool inreg;                  /* false: the row's epilogue is blk_epi (a residual, or silu) */
     float lo, hi;
     const blk_epi_ctx *ec;
 } dw_job;
 
-/* y[0..L) = act(acc + bias) (inreg), else acc: each step as blk_epi's */
-#define DW_STORE(acc, yp, L)                                                                                           \
+/* yp[0..L) = act(yp + bias) in place (inreg): each step as blk_epi's */
+#define DW_EPI(yp, L)                                                                                                  \
     do {                                                                                                               \
-        if (inreg) {                                                                                                   \
-            if (bj)                                                                                                    \
-                for (int64_t l = 0; l < (L); l++) acc[l] = acc[l] + bj[l];                                             \
-            switch (act) {                                                                                             \
-            case EIR_ACT_RELU:                                                                                         \
-                for (int64_t l = 0; l < (L); l++) acc[l] = acc[l] < 0.f ? 0.f : acc[l];                                \
-                break;                                                                                                 \
-            case EIR_ACT_HARDTANH:                                                                                     \
-                for (int64_t l = 0; l < (L); l++) {                                                                    \
-                    float v_ = acc[l] < lo ? lo : acc[l];                                                              \
-                    acc[l] = v_ > hi ? hi : v_;                                                                        \
-                }                                                                                                      \
-                break;                                                                                                 \
-            case EIR_ACT_HARDSWISH:                                                                                    \
-                for (int64_t l = 0; l < (L); l++) {                                                                    \
-                    float v_ = acc[l], t_ = v_ + 3.0f;                                                                 \
-                    t_ = t_ > 0.0f ? t_ : 0.0f;                                                                        \
-                    t_ = t_ < 6.0f ? t_ : 6.0f;                                                                        \
-                    acc[l] = v_ * t_ / 6.0f;                                                                           \
-                }                                                                                                      \
-                break;                                                                                                 \
-            default: break;                                                                                            \
+        float *restrict y_ = (yp);                                                                                     \
+        if (bj)                                                                                                        \
+            for (int64_t l = 0; l < (L); l++) y_[l] = y_[l] + bj[l];                                                   \
+        switch (act) {                                                                                                 \
+        case EIR_ACT_RELU:                                                                                             \
+            for (int64_t l = 0; l < (L); l++) y_[l] = y_[l] < 0.f ? 0.f : y_[l];                                       \
+            break;                                                                                                     \
+        case EIR_ACT_HARDTANH:                                                                                         \
+            for (int64_t l = 0; l < (L); l++) {                                                                        \
+                float v_ = y_[l] < lo ? lo : y_[l];                                                                    \
+                y_[l] = v_ > hi ? hi : v_;                                                                             \
             }                                                                                                          \
+            break;                                                                                                     \
+        case EIR_ACT_HARDSWISH:                                                                                        \
+            for (int64_t l = 0; l < (L); l++) {                                                                        \
+                float v_ = y_[l], t_ = v_ + 3.0f;                                                                      \
+                t_ = t_ > 0.0f ? t_ : 0.0f;                                                                            \
+                t_ = t_ < 6.0f ? t_ : 6.0f;                                                                            \
+                y_[l] = v_ * t_ / 6.0f;                                                                                \
+            }                                                                                                          \
+            break;                                                                                                     \
+        default: break;                                                                                                \
         }                                                                                                              \
-        for (int64_t l = 0; l < (L); l++) (yp)[l] = acc[l];                                                            \
     } while (0)
 
-/* lanes [j0, j0 + L) of output pixels ow and ow + 1 (np 2) or ow alone (np 1): taps in order
- * kh, kw, those outside the input skipped */
+/* 16 lanes as one value (registers: one zmm, two ymm or four xmm, per clone) */
+typedef float dw_v16 __attribute__((vector_size(64), aligned(4)));
+
+/* lanes [j0, j0 + 16 V) of output pixels ow and ow + 1 (np 2) or ow alone (np 1) in V
+ * vectors each: taps in order kh, kw, those outside the input skipped */
+#define DW_VCHUNK(V)                                                                                                   \
+    do {                                                                                                               \
+        dw_v16 a0[V], a1[V];                                                                                           \
+        for (int v = 0; v < (V); v++) a0[v] = (dw_v16){0}, a1[v] = (dw_v16){0};                                        \
+        for (int64_t kh = 0; kh < KH; kh++) {                                                                          \
+            int64_t ih = ih0 + kh * d0;                                                                                \
+            if (ih < 0 || ih >= H) continue;                                                                           \
+            const float *xr = xi + ih * W * B + j0;                                                                    \
+            for (int64_t kw = 0; kw < KW; kw++) {                                                                      \
+                int64_t iw = iw0 + kw * d1, iw1 = iw + s1;                                                             \
+                const float *wp = wt + (kh * KW + kw) * B + j0;                                                        \
+                dw_v16 wv[V];                                                                                          \
+                for (int v = 0; v < (V); v++) wv[v] = *(const dw_v16 *)(wp + 16 * v);                                  \
+                if (iw >= 0 && iw < W)                                                                                 \
+                    for (int v = 0; v < (V); v++) a0[v] += *(const dw_v16 *)(xr + iw * B + 16 * v) * wv[v];            \
+                if (np == 2 && iw1 >= 0 && iw1 < W)                                                                    \
+                    for (int v = 0; v < (V); v++) a1[v] += *(const dw_v16 *)(xr + iw1 * B + 16 * v) * wv[v];           \
+            }                                                                                                          \
+        }                                                                                                              \
+        for (int v = 0; v < (V); v++) *(dw_v16 *)(yp + j0 + 16 * v) = a0[v];                                          \
+        if (np == 2)                                                                                                   \
+            for (int v = 0; v < (V); v++) *(dw_v16 *)(yp + B + j0 + 16 * v) = a1[v];                                   \
+        j0 += 16 * (V);                                                                                                \
+    } while (0)
+
+/* the same for the last L < 16 lanes, one at a time */
 #define DW_CHUNK(L)                                                                                                    \
     do {                                                                                                               \
         float a0[L], a1[L];                                                                                            \
@@ -591,23 +618,19 @@ typedef struct dw_job {
         for (int64_t kh = 0; kh < KH; kh++) {                                                                          \
             int64_t ih = ih0 + kh * d0;                                                                                \
             if (ih < 0 || ih >= H) continue;                                                                           \
-            const float *restrict xr = xi + ih * W * B + j0;                                                           \
+            const float *xr = xi + ih * W * B + j0;                                                                    \
             for (int64_t kw = 0; kw < KW; kw++) {                                                                      \
                 int64_t iw = iw0 + kw * d1, iw1 = iw + s1;                                                             \
-                const float *restrict wp = wt + (kh * KW + kw) * B + j0;                                               \
-                if (iw >= 0 && iw < W) {                                                                               \
-                    const float *restrict xp = xr + iw * B;                                                            \
-                    for (int64_t l = 0; l < (L); l++) a0[l] += xp[l] * wp[l];                                          \
-                }                                                                                                      \
-                if (np == 2 && iw1 >= 0 && iw1 < W) {                                                                  \
-                    const float *restrict xp = xr + iw1 * B;                                                           \
-                    for (int64_t l = 0; l < (L); l++) a1[l] += xp[l] * wp[l];                                          \
-                }                                                                                                      \
+                const float *wp = wt + (kh * KW + kw) * B + j0;                                                        \
+                if (iw >= 0 && iw < W)                                                                                 \
+                    for (int64_t l = 0; l < (L); l++) a0[l] += xr[iw * B + l] * wp[l];                                 \
+                if (np == 2 && iw1 >= 0 && iw1 < W)                                                                    \
+                    for (int64_t l = 0; l < (L); l++) a1[l] += xr[iw1 * B + l] * wp[l];                                \
             }                                                                                                          \
         }                                                                                                              \
-        const float *restrict bj = bias ? bias + j0 : NULL;                                                            \
-        DW_STORE(a0, yp + j0, L);                                                                                      \
-        if (np == 2) DW_STORE(a1, yp + B + j0, L);                                                                     \
+        for (int64_t l = 0; l < (L); l++) yp[j0 + l] = a0[l];                                                          \
+        if (np == 2)                                                                                                   \
+            for (int64_t l = 0; l < (L); l++) yp[B + j0 + l] = a1[l];                                                  \
         j0 += (L);                                                                                                     \
     } while (0)
 
@@ -624,14 +647,23 @@ EPI_CLONES static void dw_row(float *restrict yr, const float *restrict xi, cons
         float *restrict yp = yr + ow * B;
         const int64_t iw0 = ow * s1 - j->pd[1];
         int64_t j0 = 0;
-        while (B - j0 >= 32) DW_CHUNK(32);
-        if (B - j0 >= 16) DW_CHUNK(16);
-        if (B - j0 >= 8) DW_CHUNK(8);
+        while (B - j0 >= 32) DW_VCHUNK(2);
+        if (B - j0 >= 16) DW_VCHUNK(1);
+        if (j0 < B && B >= 16) { /* the last 16 lanes again: those already done get the same bits */
+            j0 = B - 16;
+            DW_VCHUNK(1);
+        }
         while (j0 < B) DW_CHUNK(1);
+        if (inreg) { /* the pixels' epilogue while they are in L1 */
+            const float *restrict bj = bias;
+            DW_EPI(yp, B);
+            if (np == 2) DW_EPI(yp + B, B);
+        }
     }
 }
+#undef DW_VCHUNK
 #undef DW_CHUNK
-#undef DW_STORE
+#undef DW_EPI
 
 /* rows [r0, r1) of all (image, channel block, output row) */
 static void dw_rows(void *ctx, int64_t r0, int64_t r1) {

@@ -986,6 +986,9 @@ static eir_status try_blocked(bctx *c, uint32_t n, int64_t L, bool *done) {
     if (size_of(c, w, 2) * size_of(c, w, 3) == 1 && !blocked_1x1_starts() &&
         blocked_twin(c, x, n, block_of(L, C)) == EIR_NO_VALUE)
         return EIR_OK;
+    /* nor does a depthwise one (eir's NCHW depthwise kernel is as fast; converting costs more) */
+    if (dw && !env_switch("EIR_BLOCKED_DW_STARTS", false) && blocked_twin(c, x, n, block_of(L, C)) == EIR_NO_VALUE)
+        return EIR_OK;
     /* the input: its blocked twin, NCHW for fewer channels than a fixed block (the stem), or
      * blocked here */
     uint32_t xin = blocked_twin(c, x, n, block_of(L, C));
