@@ -223,6 +223,7 @@ typedef struct prim {
     dnnl_primitive_t p;
     dnnl_memory_t scratch;          /* NULL: none needed */
     size_t scratch_bytes;
+    dnnl_memory_desc_t scratch_md;
 } prim;
 
 typedef struct conv_blk {
@@ -243,6 +244,7 @@ typedef struct conv_entry {
     dnnl_memory_t usrc, src;
     dnnl_memory_t *srcs;            /* blocked mode: each image's input (pixel bands: each band's) */
     dnnl_memory_t *dsts;            /* pixel bands: each band's output */
+    dnnl_memory_t *scrs;            /* pixel bands: each band's scratchpad (NULL entries: none) */
     int64_t nsrcs, band;            /* srcs' count; pixels per band (0: blocks of output channels) */
     size_t src_bytes, wbytes;
     int64_t nblk;
@@ -306,7 +308,10 @@ static bool prim_make(prim *q, const void *op_desc, const dnnl_memory_desc_t *fr
     if (rc != dnnl_success) return false;
     const dnnl_memory_desc_t *sm = dn.dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
     q->scratch_bytes = sm ? dn.dnnl_memory_desc_get_size(sm) : 0;
-    if (q->scratch_bytes) rc = dn.dnnl_memory_create(&q->scratch, sm, engine, DNNL_MEMORY_NONE);
+    if (q->scratch_bytes) {
+        q->scratch_md = *sm;
+        rc = dn.dnnl_memory_create(&q->scratch, sm, engine, DNNL_MEMORY_NONE);
+    }
     if (rc == dnnl_success) rc = dn.dnnl_primitive_create(&q->p, pd);
     if (rc != dnnl_success) q->p = NULL;
     if (keep && rc == dnnl_success) *keep = pd;
@@ -339,9 +344,11 @@ static void entry_free(conv_entry *e) {
     for (int64_t n = 0; e->srcs && n < e->nsrcs; n++) {
         if (e->srcs[n]) dn.dnnl_memory_destroy(e->srcs[n]);
         if (e->dsts && e->dsts[n]) dn.dnnl_memory_destroy(e->dsts[n]);
+        if (e->scrs && e->scrs[n]) dn.dnnl_memory_destroy(e->scrs[n]);
     }
     free(e->srcs);
     free(e->dsts);
+    free(e->scrs);
     if (e->usrc) dn.dnnl_memory_destroy(e->usrc);
     if (e->src) dn.dnnl_memory_destroy(e->src);
     weight_bytes -= e->wbytes;
@@ -443,7 +450,8 @@ static bool entry_build_band(conv_entry *e, const float *w, dnnl_stream_t s) {
     e->band = band;
     e->nblk = tail == band ? 1 : 2;
     if (!(e->blk = calloc((size_t)e->nblk, sizeof *e->blk))) return false;
-    if (!(e->srcs = calloc((size_t)nb, sizeof *e->srcs)) || !(e->dsts = calloc((size_t)nb, sizeof *e->dsts)))
+    if (!(e->srcs = calloc((size_t)nb, sizeof *e->srcs)) || !(e->dsts = calloc((size_t)nb, sizeof *e->dsts)) ||
+        !(e->scrs = calloc((size_t)nb, sizeof *e->scrs)))
         return false;
     e->nsrcs = nb;
     dnnl_dims_t one = {1, 1}, zero = {0, 0};
@@ -473,6 +481,9 @@ static bool entry_build_band(conv_entry *e, const float *w, dnnl_stream_t s) {
         for (int64_t i = b ? nb - 1 : 0; i < (b ? nb : nb - (e->nblk == 2)); i++) {
             OK(dn.dnnl_memory_create(&e->srcs[i], &smd, engine, DNNL_MEMORY_NONE));
             OK(dn.dnnl_memory_create(&e->dsts[i], &dmd, engine, DNNL_MEMORY_NONE));
+            /* bands run at once on the pool's threads: each its own scratchpad object (the
+             * primitive's one would take one thread's buffer while another runs) */
+            if (k->conv.scratch) OK(dn.dnnl_memory_create(&e->scrs[i], &k->conv.scratch_md, engine, DNNL_MEMORY_NONE));
         }
     }
     return true;
@@ -787,8 +798,11 @@ static void conv_bands(void *ctx, int64_t b0, int64_t b1) {
         int64_t p0 = b * e->band, np = P - p0 < e->band ? P - p0 : e->band;
         float *y = j->y + p0 * O;
         dn.dnnl_memory_set_data_handle(e->dsts[b], y);
-        dnnl_exec_arg_t a[4] = {{DNNL_ARG_SRC, e->srcs[b]}, {DNNL_ARG_WEIGHTS, k->wei}, {DNNL_ARG_DST, e->dsts[b]}};
-        if (!prim_run(&k->conv, s, 3, a, buf) || dn.dnnl_stream_wait(s) != dnnl_success) {
+        dnnl_exec_arg_t a[4] = {{DNNL_ARG_SRC, e->srcs[b]}, {DNNL_ARG_WEIGHTS, k->wei}, {DNNL_ARG_DST, e->dsts[b]},
+                                {DNNL_ARG_SCRATCHPAD, e->scrs[b]}};
+        if (e->scrs[b]) dn.dnnl_memory_set_data_handle(e->scrs[b], buf);
+        if (dn.dnnl_primitive_execute(k->conv.p, s, e->scrs[b] ? 4 : 3, a) != dnnl_success ||
+            dn.dnnl_stream_wait(s) != dnnl_success) {
             atomic_store(&j->failed, 1);
             break;
         }
