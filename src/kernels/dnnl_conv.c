@@ -59,7 +59,8 @@ bool eir_dnnl_conv2d_f32(const float *x, const float *w, const float *bias, floa
 int eir_dnnl_conv_layout(void) { return 0; }
 bool eir_dnnl_conv2d_blk_f32(const float *x, int64_t xB, const float *w, float *y, int64_t yB, int64_t N, int64_t C,
                              int64_t H, int64_t W, int64_t O, int64_t OH, int64_t OW, int64_t KH, int64_t KW,
-                             const int64_t *stride, const int64_t *pad, const int64_t *dil, const eir_blk_epi *epi) {
+                             const int64_t *stride, const int64_t *pad, const int64_t *dil, int64_t groups,
+                             const eir_blk_epi *epi) {
     return false;
 }
 bool eir_dnnl_reorder_f32(const float *x, int64_t xB, float *y, int64_t yB, int64_t N, int64_t C, int64_t H,
@@ -130,6 +131,7 @@ static bool conv_on;
 static bool conv_1x1; /* EIR_DNNL_CONV=all: 1 x 1 kernels too (measured slower: they need no im2col) */
 static int64_t oc_block = OC_BLOCK;
 static int64_t pix_band = PIX_BAND; /* EIR_DNNL_BAND: pixels per band (0: no bands) */
+static bool dw_on = true;           /* EIR_DNNL_DW=0: depthwise on eir's kernel (measurements) */
 static int chain_layout; /* eir_dnnl_conv_layout() */
 static dnnl_engine_t engine;
 static _Thread_local dnnl_stream_t thread_stream;
@@ -151,6 +153,8 @@ static void conv_init(void) {
     if (dn.dnnl_engine_create(&engine, dnnl_cpu, 0) != dnnl_success) return;
     const char *b = getenv("EIR_DNNL_CONV_OCB");
     if (b && atol(b) > 0) oc_block = atol(b);
+    const char *dw = getenv("EIR_DNNL_DW");
+    dw_on = !(dw && !strcmp(dw, "0"));
     const char *pb = getenv("EIR_DNNL_BAND");
     if (pb && pb[0]) pix_band = atol(pb) > 0 ? atol(pb) : 0;
     conv_on = true;
@@ -230,6 +234,8 @@ typedef struct conv_blk {
     int64_t c0, n;                  /* output channels [c0, c0 + n) */
     prim conv, rout;                /* the convolution, its output's reorder to NCHW */
     dnnl_memory_t wei, bias, dst, udst;
+    dnnl_memory_t src;              /* depthwise in 8 / 16 blocks: the block's input channels */
+    bool direct;                    /* depthwise channels last: the output written in place */
     size_t dst_bytes;               /* the block's output in the primitive's layout */
     size_t bytes;                   /* its share of a call's buffer: output and both scratchpads */
 } conv_blk;
@@ -237,7 +243,7 @@ typedef struct conv_blk {
 typedef struct conv_entry {
     const void *owner;
     const float *w;
-    int64_t geo[18];                /* N C H W O OH OW KH KW stride pad dil, bias; blocked: xB + 1, yB */
+    int64_t geo[18];                /* N C H W O OH OW KH KW stride pad dil, bias (blocked: groups), xB + 1, yB */
     bool ok;                        /* false: no primitive for it; the caller's path */
     pthread_mutex_t mu;             /* one call at a time: the memory objects take the call's buffers */
     prim rin;                       /* NCHW input to the primitives' layout; p NULL: they read NCHW */
@@ -339,6 +345,7 @@ static void entry_free(conv_entry *e) {
         if (k->bias) dn.dnnl_memory_destroy(k->bias);
         if (k->dst) dn.dnnl_memory_destroy(k->dst);
         if (k->udst) dn.dnnl_memory_destroy(k->udst);
+        if (k->src) dn.dnnl_memory_destroy(k->src);
     }
     prim_free(&e->rin);
     for (int64_t n = 0; e->srcs && n < e->nsrcs; n++) {
@@ -371,7 +378,8 @@ static const void *range_owner(const char *lo, const char *hi, bool *mapped) {
 
 /* the end of an entry's weight: O x C x KH x KW floats */
 static const char *entry_wend(const conv_entry *e) {
-    return (const char *)(e->w + e->geo[4] * e->geo[1] * e->geo[7] * e->geo[8]);
+    int64_t cg = e->geo[17] && e->geo[15] > 1 ? e->geo[1] / e->geo[15] : e->geo[1]; /* blocked: groups */
+    return (const char *)(e->w + e->geo[4] * cg * e->geo[7] * e->geo[8]);
 }
 
 /* Runtimes on one program declare the same weights and share an entry: a convolution may still
@@ -436,6 +444,68 @@ static bool blocked_md(dnnl_memory_desc_t *md, int64_t N, int64_t C, int64_t H, 
     dnnl_format_tag_t tag = B == 0 ? dnnl_nchw : B == C ? dnnl_nhwc : B == 16 ? dnnl_nChw16c : B == 8 ? dnnl_nChw8c
                                                                                                         : dnnl_format_tag_undef;
     return tag != dnnl_format_tag_undef && dn.dnnl_memory_desc_init_by_tag(md, 4, d, dnnl_f32, tag) == dnnl_success;
+}
+
+/* Depthwise (groups == C == O; the input in the output's layout): channels last, one primitive
+ * over all channels of an image, its output written straight into the result (the epilogue then
+ * in place); blocks of 8 or 16, one primitive per block of oc_block channels, its input those
+ * channels' blocks (contiguous in that layout). */
+static bool entry_build_dw(conv_entry *e, const float *w, dnnl_stream_t s) {
+    const int64_t *g = e->geo;
+    int64_t N = g[0], C = g[1], H = g[2], W = g[3], O = g[4], OH = g[5], OW = g[6], KH = g[7], KW = g[8];
+    const int64_t *st = &g[9], *pd = &g[11], *dl = &g[13];
+    int64_t xB = g[16] - 1, yB = g[17];
+    if (g[15] != C || C != O || xB != yB || (yB != O && oc_block % yB)) return false;
+    dnnl_dims_t strides = {st[0], st[1]}, dil = {dl[0] - 1, dl[1] - 1}, pl = {pd[0], pd[1]}, pr;
+    for (int i = 0; i < 2; i++) {
+        int64_t in = i ? W : H, out = i ? OW : OH, k = i ? KW : KH;
+        pr[i] = (out - 1) * st[i] + (k - 1) * dl[i] + 1 - in - pd[i];
+        if (pr[i] > pd[i] + st[i]) return false;
+    }
+    bool last = yB == O;
+    int64_t cb = last ? O : oc_block;
+    e->nblk = (O + cb - 1) / cb;
+    if (!(e->blk = calloc((size_t)e->nblk, sizeof *e->blk))) return false;
+    dnnl_memory_desc_t src_md;
+    if (last) {
+        if (!blocked_md(&src_md, 1, C, H, W, xB)) return false;
+        if (!(e->srcs = calloc((size_t)N, sizeof *e->srcs))) return false;
+        e->nsrcs = N;
+        for (int64_t n = 0; n < N; n++) OK(dn.dnnl_memory_create(&e->srcs[n], &src_md, engine, DNNL_MEMORY_NONE));
+    }
+    if (!(e->off = malloc((size_t)e->nblk * sizeof *e->off))) return false;
+    e->total = 0;
+    for (int64_t b = 0; b < e->nblk; b++) {
+        conv_blk *k = &e->blk[b];
+        k->c0 = b * cb;
+        k->n = O - k->c0 < cb ? O - k->c0 : cb;
+        k->direct = last;
+        dnnl_memory_desc_t wmd, dmd, uwmd, smd;
+        dnnl_dims_t wd = {k->n, 1, 1, KH, KW};
+        OK(dn.dnnl_memory_desc_init_by_tag(&wmd, 5, wd, dnnl_f32, dnnl_format_tag_any));
+        OK(dn.dnnl_memory_desc_init_by_tag(&uwmd, 5, wd, dnnl_f32, dnnl_goihw));
+        if (!blocked_md(&dmd, 1, k->n, OH, OW, last ? k->n : yB)) return false;
+        if (last) smd = src_md;
+        else {
+            if (!blocked_md(&smd, 1, k->n, H, W, xB)) return false;
+            OK(dn.dnnl_memory_create(&k->src, &smd, engine, DNNL_MEMORY_NONE));
+        }
+        dnnl_convolution_desc_t cd;
+        OK(dn.dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, dnnl_convolution_direct, &smd,
+                                                         &wmd, NULL, &dmd, strides, dil, pl, pr));
+        dnnl_primitive_desc_t pdesc;
+        if (!prim_make(&k->conv, &cd, NULL, NULL, &pdesc)) return false;
+        dnnl_memory_desc_t qw = *dn.dnnl_primitive_desc_query_md(pdesc, dnnl_query_weights_md, 0);
+        dn.dnnl_primitive_desc_destroy(pdesc);
+        OK(dn.dnnl_memory_create(&k->wei, &qw, engine, DNNL_MEMORY_ALLOCATE));
+        OK(dn.dnnl_memory_create(&k->dst, &dmd, engine, DNNL_MEMORY_NONE));
+        k->bytes = round64(k->conv.scratch_bytes);
+        e->off[b] = 0;
+        if (k->bytes > e->total) e->total = k->bytes;
+        if (!reorder_weight(k, w + k->c0 * KH * KW, &uwmd, &qw, s)) return false;
+        e->wbytes += dn.dnnl_memory_desc_get_size(&qw);
+    }
+    return true;
 }
 
 /* Pixel bands: a 1 x 1 convolution, stride 1, no padding, channels last in and out, is a
@@ -505,6 +575,7 @@ static bool entry_build_blk(conv_entry *e, const float *w, dnnl_stream_t s) {
         pr[i] = (out - 1) * st[i] + (k - 1) * dl[i] + 1 - in - pd[i];
         if (pr[i] > pd[i] + st[i]) return false;
     }
+    if (g[15] > 1) return entry_build_dw(e, w, s);
     if (pix_band > 0 && KH == 1 && KW == 1 && st[0] == 1 && st[1] == 1 && !pd[0] && !pd[1] && xB == C && yB == O)
         return entry_build_band(e, w, s);
     dnnl_memory_desc_t src_md;
@@ -732,6 +803,8 @@ out:
 /* blocked mode: blocks [b0, b1) of output channels, each over every image */
 typedef struct blk_job {
     conv_entry *e;
+    const float *x;
+    int64_t xper;                   /* floats per image of x */
     float *y;
     const eir_blk_epi *epi;
     _Atomic int failed;
@@ -760,14 +833,19 @@ static void conv_blocks_blk(void *ctx, int64_t b0, int64_t b1) {
         char *tmp = buf, *cs = tmp + round64(k->dst_bytes);
         for (int64_t n = 0; n < N; n++) {
             float *y = j->y + n * img;
-            dn.dnnl_memory_set_data_handle(k->dst, yB == O ? (void *)tmp : (void *)(y + k->c0 * P));
-            dnnl_exec_arg_t a[4] = {{DNNL_ARG_SRC, e->srcs[n]}, {DNNL_ARG_WEIGHTS, k->wei}, {DNNL_ARG_DST, k->dst}};
+            dn.dnnl_memory_set_data_handle(k->dst, yB == O && !k->direct ? (void *)tmp : (void *)(y + k->c0 * P));
+            if (k->src) /* depthwise in blocks: this block's input channels */
+                dn.dnnl_memory_set_data_handle(k->src, (void *)(j->x + n * j->xper + k->c0 * e->geo[2] * e->geo[3]));
+            dnnl_exec_arg_t a[4] = {{DNNL_ARG_SRC, k->src ? k->src : e->srcs[n]}, {DNNL_ARG_WEIGHTS, k->wei},
+                                    {DNNL_ARG_DST, k->dst}};
             if (!prim_run(&k->conv, s, 3, a, cs) || dn.dnnl_stream_wait(s) != dnnl_success) {
                 atomic_store(&j->failed, 1);
                 eir_kfree(buf);
                 return;
             }
-            if (yB == O) {
+            if (k->direct) {
+                j->epi->fn(j->epi->ctx, n, 0, O, O, P, y, O, 1, y, O);
+            } else if (yB == O) {
                 j->epi->fn(j->epi->ctx, n, k->c0, k->n, k->n, P, (const float *)tmp, k->n, 1, y + k->c0, O);
             } else {
                 for (int64_t c = k->c0; c < k->c0 + k->n; c += yB) {
@@ -819,9 +897,11 @@ static void conv_bands(void *ctx, int64_t b0, int64_t b1) {
 
 bool eir_dnnl_conv2d_blk_f32(const float *x, int64_t xB, const float *w, float *y, int64_t yB, int64_t N, int64_t C,
                              int64_t H, int64_t W, int64_t O, int64_t OH, int64_t OW, int64_t KH, int64_t KW,
-                             const int64_t *stride, const int64_t *pad, const int64_t *dil, const eir_blk_epi *epi) {
+                             const int64_t *stride, const int64_t *pad, const int64_t *dil, int64_t groups,
+                             const eir_blk_epi *epi) {
     if (!eir_dnnl_conv_enabled() || !epi || N <= 0 || C <= 0 || O <= 0 || OH <= 0 || OW <= 0) return false;
     if ((xB && xB != C && xB != 8 && xB != 16) || (yB != O && yB != 8 && yB != 16)) return false;
+    if (groups != 1 && (groups != C || groups != O || !dw_on)) return false;
     pthread_mutex_lock(&conv_mu);
     if (!nranges) {
         pthread_mutex_unlock(&conv_mu);
@@ -830,20 +910,20 @@ bool eir_dnnl_conv2d_blk_f32(const float *x, int64_t xB, const float *w, float *
     dnnl_stream_t s = stream_here();
     int was = omp_one();
     int64_t geo[18] = {N,         C,         H,      W,      O,      OH,     OW,     KH, KW,
-                       stride[0], stride[1], pad[0], pad[1], dil[0], dil[1], 0,      xB + 1, yB};
-    conv_entry *e = s ? entry_find(w, geo, (size_t)(O * C * KH * KW) * sizeof(float), s) : NULL;
+                       stride[0], stride[1], pad[0], pad[1], dil[0], dil[1], groups, xB + 1, yB};
+    conv_entry *e = s ? entry_find(w, geo, (size_t)(O * (C / groups) * KH * KW) * sizeof(float), s) : NULL;
     if (e) pthread_mutex_lock(&e->mu);
     pthread_mutex_unlock(&conv_mu);
     bool done = false;
     if (!e || !e->ok) goto out;
-    blk_job j = {e, y, epi, 0};
+    int64_t xper = (xB ? (C + xB - 1) / xB * xB : C) * H * W;
+    blk_job j = {e, x, xper, y, epi, 0};
     if (e->band) {
         for (int64_t b = 0; b < e->nsrcs; b++)
             dn.dnnl_memory_set_data_handle(e->srcs[b], (void *)(x + b * e->band * C));
         eir_parallel_for(eir_pool_current(), e->nsrcs, 1, conv_bands, &j);
     } else {
-        int64_t per = (xB ? (C + xB - 1) / xB * xB : C) * H * W;
-        for (int64_t n = 0; n < N; n++) dn.dnnl_memory_set_data_handle(e->srcs[n], (void *)(x + n * per));
+        for (int64_t n = 0; e->srcs && n < N; n++) dn.dnnl_memory_set_data_handle(e->srcs[n], (void *)(x + n * xper));
         eir_parallel_for(eir_pool_current(), e->nblk, 1, conv_blocks_blk, &j);
     }
     done = !atomic_load(&j.failed);

@@ -792,7 +792,11 @@ static int k_conv2d_blocked(const eir_karg *a, uint32_t na, eir_tview *out, uint
     blk_epi_ctx ec = {bias, r ? r->data : NULL, &e, y->data};
     eir_blk_epi epi = {blk_epi, &ec};
     int rc = 0;
-    if (dw) {
+    if (dw && eir_tview_is_contiguous(w) &&
+        eir_dnnl_conv2d_blk_f32(x->data, xB, w->data, y->data, B, N, C, H, W, O, OH, OW, w->sizes[2], w->sizes[3], st,
+                                pd, dl, groups, &epi)) {
+        /* oneDNN's depthwise primitive, on the chain's layout */
+    } else if (dw) {
         const float *wd = w->data;
         float *wbuf = NULL;
         if (!eir_tview_is_contiguous(w)) {
@@ -809,7 +813,7 @@ static int k_conv2d_blocked(const eir_karg *a, uint32_t na, eir_tview *out, uint
         eir_kfree(wbuf);
     } else if (!(eir_tview_is_contiguous(w) &&
           eir_dnnl_conv2d_blk_f32(x->data, xB, w->data, y->data, B, N, C, H, W, O, OH, OW, w->sizes[2], w->sizes[3], st,
-                                  pd, dl, &epi))) {
+                                  pd, dl, 1, &epi))) {
         /* another path: the convolution on NCHW tensors, packed, then the same epilogue */
         int64_t xn = xb ? N * C * H * W : 0, yn = N * O * P;
         float *xbuf = xn ? eir_kalloc((size_t)xn * sizeof(float)) : NULL, *ybuf = eir_kalloc((size_t)(yn > 0 ? yn : 1) * sizeof(float));
