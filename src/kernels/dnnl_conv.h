@@ -62,7 +62,17 @@ typedef struct eir_blk_epi {
     void (*fn)(const void *ctx, int64_t n, int64_t c0, int64_t nc, int64_t nz, int64_t P, const float *src, int64_t sp,
                int64_t sj, float *dst, int64_t dp);
     const void *ctx;
+    /* What fn computes, for the primitive to take it in instead (oneDNN post-ops) where it
+     * writes a channels-last output in place: y = act(conv + bias + res). act: EIR_BLK_*, or -1
+     * (fn only); lo, hi: EIR_BLK_CLIP's bounds; bias (O floats) and res (laid out as y) NULL
+     * when there are none. The results then differ from fn's in the last bits (oneDNN's sums
+     * and activation), the same at any thread count. */
+    int act;
+    float lo, hi;
+    const float *bias, *res;
 } eir_blk_epi;
+
+enum { EIR_BLK_NONE, EIR_BLK_RELU, EIR_BLK_CLIP, EIR_BLK_HARDSWISH, EIR_BLK_SILU };
 
 /* y blocked by yB (N, ceil(O / yB), OH, OW, yB) = epi(conv2d(x, w)), no bias, groups 1 (w (O, C,
  * KH, KW)) or depthwise (groups == C == O, w (C, 1, KH, KW), x blocked by yB); x NCHW (xB 0) or

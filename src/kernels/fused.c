@@ -790,7 +790,10 @@ static int k_conv2d_blocked(const eir_karg *a, uint32_t na, eir_tview *out, uint
     }
     int64_t P = OH * OW, img = y->sizes[1] * B * P;
     blk_epi_ctx ec = {bias, r ? r->data : NULL, &e, y->data};
-    eir_blk_epi epi = {blk_epi, &ec};
+    int bact = e.act == EIR_ACT_NONE ? EIR_BLK_NONE : e.act == EIR_ACT_RELU ? EIR_BLK_RELU
+             : e.act == EIR_ACT_HARDTANH ? EIR_BLK_CLIP : e.act == EIR_ACT_HARDSWISH ? EIR_BLK_HARDSWISH
+             : e.act == EIR_ACT_SILU ? EIR_BLK_SILU : -1;
+    eir_blk_epi epi = {blk_epi, &ec, bact, e.lo, e.hi, bias, r ? r->data : NULL};
     int rc = 0;
     if (dw && eir_tview_is_contiguous(w) &&
         eir_dnnl_conv2d_blk_f32(x->data, xB, w->data, y->data, B, N, C, H, W, O, OH, OW, w->sizes[2], w->sizes[3], st,

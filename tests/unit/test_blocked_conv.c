@@ -263,9 +263,10 @@ static int conv_dw(const cshape *c, const eir_tview *x, tt *Wt, tt *Bs, bool bia
     return run_fused("eir_cpu.conv2d_blocked.default", a, 12, &YB->v);
 }
 
-/* a depthwise convolution (groups == C == O) on the blocked layout: eir's kernel, from the
- * blocked input and from NCHW, against float64; its padding lanes zero; within the bound of
- * eir_cpu::conv2d's NCHW depthwise; the same bits on 2 and 3 threads */
+/* a depthwise convolution (groups == C == O) on the blocked layout: with the weight declared,
+ * oneDNN's depthwise primitive (when it is on); not declared, eir's kernel, from the blocked
+ * input and from NCHW (the same bits); each against float64, its padding lanes zero, within
+ * the bound of eir_cpu::conv2d's NCHW depthwise; the same bits on 2 and 3 threads */
 static void one_dw_case(const cshape *c, const char *act, bool bias, bool residual) {
     char what[200];
     int64_t OH = out_size(c->H, c->kh, c->s, c->p, c->d), OW = out_size(c->W, c->kw, c->s, c->p, c->d);
@@ -284,9 +285,34 @@ static void one_dw_case(const cshape *c, const char *act, bool bias, bool residu
     double *want = reference_dw(c, X.buf, Wt.buf, bias ? Bs.buf : NULL, residual ? Rn.buf : NULL, act);
     CHECK(to_blocked(&X, &XB) == 0);
     CHECK(to_blocked(&Rn, &RB) == 0);
+    /* the weight declared constant: oneDNN's depthwise primitive (when it is on) */
+    CHECK(eir_dnnl_conv_const_add(&owner, Wt.buf, (size_t)numel(&Wt.v) * sizeof(float), false) == 0);
+    uint64_t calls = eir_dnnl_conv_calls();
     fill_poison(&YB.v);
     CHECK(conv_dw(c, &XB.v, &Wt, &Bs, bias, act, residual ? &RB : NULL, &YB) == 0);
     if (errbuf[0]) fprintf(stderr, "%s: %s\n", what, errbuf);
+    CHECK((eir_dnnl_conv_calls() == calls + 1) == eir_dnnl_conv_enabled());
+    CHECK(pad_zero(&YB, c->C));
+    fill_poison(&Y.v);
+    CHECK(from_blocked(&YB, c->C, &Y) == 0);
+    CHECK(close_to(&Y.v, want, tol, what));
+    for (int t = 2; t <= 3; t++) {
+        eir_pool *pool = eir_pool_create(t);
+        fill_poison(&GB.v);
+        eir_pool *prev = eir_pool_enter(pool);
+        CHECK(conv_dw(c, &XB.v, &Wt, &Bs, bias, act, residual ? &RB : NULL, &GB) == 0);
+        eir_pool_leave(prev);
+        eir_pool_free(pool);
+        bool same = memcmp(YB.buf, GB.buf, nb) == 0;
+        if (!same) fprintf(stderr, "%s (primitive): %d threads differ from one\n", what, t);
+        CHECK(same);
+    }
+    eir_dnnl_conv_const_drop(&owner);
+    /* not declared: eir's kernel */
+    calls = eir_dnnl_conv_calls();
+    fill_poison(&YB.v);
+    CHECK(conv_dw(c, &XB.v, &Wt, &Bs, bias, act, residual ? &RB : NULL, &YB) == 0);
+    CHECK(eir_dnnl_conv_calls() == calls);
     CHECK(pad_zero(&YB, c->C));
     fill_poison(&Y.v);
     CHECK(from_blocked(&YB, c->C, &Y) == 0);
