@@ -239,10 +239,11 @@ def test_mobile_blocks(eir, tmp_path, strict, decomp):
     r = subprocess.run([eir, "verify", "--dialect", "backend", dst], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stdout + r.stderr
     if _chains_here():
-        # stem, 3 depthwise and 6 of the 1 x 1: export writes F.hardswish as add, clamp, mul and
-        # div, so the chain leaves after ex4 and dw4 (no chain to join) stays NCHW, as do
-        # squeeze-excite's convolutions and the projection after it
-        assert len(re.findall(r"eir_cpu\.conv2d_blocked\.default", printed)) == 10, printed
+        # stem, 4 depthwise and 6 of the 1 x 1 (export writes F.hardswish as add, clamp, mul and
+        # div: taken in as the activation); squeeze-excite's convolutions and the projection
+        # after it stay NCHW
+        assert len(re.findall(r"eir_cpu\.conv2d_blocked\.default", printed)) == 11, printed
+        assert "aten.div.Tensor" in printed and len(re.findall(r"aten\.div\.Tensor", printed)) == 1, printed
         assert len(re.findall(r"eir_cpu\.from_blocked\.default", printed)) == 1, printed
         assert len(re.findall(r"eir_cpu\.to_blocked\.default", printed)) == 1, printed
     ep = torch.export.load(dst)

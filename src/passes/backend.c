@@ -280,20 +280,112 @@ static const char *act_name(int kind) {
     return N[kind];
 }
 
+/* hardswish written out (add, clamp, mul, div) taken as the activation (EIR_FUSE_HARDSWISH=0: not) */
+static bool hardswish_decomposed_on(void) {
+    const char *e = getenv("EIR_FUSE_HARDSWISH");
+    return !(e && !strcmp(e, "0"));
+}
+
 /* ---- rewriting one pattern ---- */
 
 typedef struct pattern {
-    uint32_t nodes[4];           /* the calls it replaces, in graph order */
+    uint32_t nodes[8];           /* the calls it replaces */
     uint32_t nnodes;
     uint32_t result;             /* the value the fused call's result replaces */
     act a;
 } pattern;
 
+/* the node that is value v's only reader besides node `but`, reading it once; -1: none or more */
+static int32_t other_user(const bctx *c, uint32_t v, uint32_t but) {
+    for (uint32_t i = 0; i < c->g->num_outputs; i++)
+        if (reads_value(&c->g->outputs[i], v)) return -1;
+    int32_t user = -1;
+    for (uint32_t n = 0; n < c->g->num_nodes; n++) {
+        if (n == but) continue;
+        const eir_node *nd = &c->g->nodes[n];
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < nd->num_inputs; i++) k += reads_value(&nd->inputs[i].arg, v);
+        if (!k) continue;
+        if (user >= 0 || k > 1) return -1;
+        user = (int32_t)n;
+    }
+    return user;
+}
+
+/* a call of aten.<op> (".Tensor" or ".default") whose argument `name` is the number want */
+static bool is_call_num(const eir_node *nd, const char *target, const char *name, double want) {
+    double v;
+    return !strcmp(nd->target, target) && number_of(arg_named(nd, name), &v) && v == want;
+}
+
+/* Hardswish as torch.export and run_decompositions() write it: x * clamp(x + 3, 0, 6) / 6, as
+ * add(x, 3), clamp(min=0) then clamp(max=6) (or one clamp(0, 6)), mul(x, that), div(that, 6); x
+ * read by the add and the mul only, each step's result by the next only. eir's epilogue
+ * computes v * t / 6 in the same order (the same bits). On a match, the calls go to pt. */
+static bool take_hardswish(const bctx *c, pattern *pt) {
+    const eir_graph *g = c->g;
+    uint32_t x = pt->result, chain[5], k = 0;
+    int32_t ad = -1;
+    for (uint32_t n = 0; n < g->num_nodes && ad < 0; n++)
+        if (!strcmp(g->nodes[n].target, "torch.ops.aten.add.Tensor") &&
+            tensor_of(arg_named(&g->nodes[n], "self")) == x)
+            ad = (int32_t)n;
+    if (ad < 0) return false;
+    const eir_node *nd = &g->nodes[ad];
+    double alpha = 1;
+    const eir_arg *al = arg_named(nd, "alpha");
+    if (!is_call_num(nd, "torch.ops.aten.add.Tensor", "other", 3) || (al && (!number_of(al, &alpha) || alpha != 1)))
+        return false;
+    int32_t mu = other_user(c, x, (uint32_t)ad);
+    if (mu < 0 || strcmp(g->nodes[mu].target, "torch.ops.aten.mul.Tensor")) return false;
+    chain[k++] = (uint32_t)ad;
+    uint32_t v = eir_node_output_value(nd, 0);
+    /* clamp(min=0, max=6), or clamp(min=0) then clamp(min=None, max=6) */
+    bool lo = false, hi = false;
+    for (int step = 0; step < 2 && !(lo && hi); step++) {
+        int32_t u = sole_user(c, v);
+        if (u < 0 || strcmp(g->nodes[u].target, "torch.ops.aten.clamp.default")) return false;
+        const eir_node *cl = &g->nodes[u];
+        const eir_arg *mn = arg_named(cl, "min"), *mx = arg_named(cl, "max");
+        double a;
+        if (!lo && number_of(mn, &a) && a == 0) lo = true;
+        else if (!is_none(mn)) return false;
+        if (!hi && mx && !is_none(mx)) {
+            if (!number_of(mx, &a) || a != 6) return false;
+            hi = true;
+        }
+        chain[k++] = (uint32_t)u;
+        v = eir_node_output_value(cl, 0);
+    }
+    if (!lo || !hi || sole_user(c, v) != mu) return false;
+    const eir_node *m = &g->nodes[mu];
+    uint32_t s0 = tensor_of(arg_named(m, "self")), s1 = tensor_of(arg_named(m, "other"));
+    if (!((s0 == x && s1 == v) || (s0 == v && s1 == x))) return false;
+    /* (x * t) / 6: x first as torch writes it, so that the product is the epilogue's */
+    if (s0 != x) return false;
+    chain[k++] = (uint32_t)mu;
+    v = eir_node_output_value(m, 0);
+    int32_t dv = sole_user(c, v);
+    if (dv < 0 || !is_call_num(&g->nodes[dv], "torch.ops.aten.div.Tensor", "other", 6) ||
+        tensor_of(arg_named(&g->nodes[dv], "self")) != v)
+        return false;
+    chain[k++] = (uint32_t)dv;
+    uint32_t out = eir_node_output_value(&g->nodes[dv], 0);
+    if (!is_f32(c, out, 4) || pt->nnodes + k > sizeof pt->nodes / sizeof *pt->nodes) return false;
+    for (uint32_t i = 0; i < k; i++) pt->nodes[pt->nnodes++] = chain[i];
+    pt->a = (act){EIR_ACT_HARDSWISH, 0, 0};
+    pt->result = out;
+    return true;
+}
+
 /* Extend a pattern ending in value pt->result with an activation, if one follows. */
 static void take_act(const bctx *c, pattern *pt) {
     pt->a = (act){EIR_ACT_NONE, 0, 0};
     int32_t u = sole_user(c, pt->result);
-    if (u < 0) return;
+    if (u < 0) {
+        if (hardswish_decomposed_on()) (void)take_hardswish(c, pt);
+        return;
+    }
     act a;
     if (!match_act(c, &c->g->nodes[u], pt->result, &a)) return;
     pt->a = a;
@@ -953,7 +1045,7 @@ static eir_status try_blocked(bctx *c, uint32_t n, int64_t L, bool *done) {
         (!number_of(arg_named(nd, "min"), &a.lo) || !number_of(arg_named(nd, "max"), &a.hi)))
         return EIR_OK;
     /* the residual add (alpha 1) of a same-sized float32 tensor, then an activation */
-    uint32_t idx[4] = {n, 0, 0, 0}, nidx = 1, result = y, r = EIR_NO_VALUE;
+    uint32_t idx[8] = {n, 0, 0, 0, 0, 0, 0, 0}, nidx = 1, result = y, r = EIR_NO_VALUE;
     int32_t u = a.kind == EIR_ACT_NONE ? sole_user(c, y) : -1;
     if (u >= 0 && !strcmp(g->nodes[u].target, "torch.ops.aten.add.Tensor")) {
         const eir_node *ad = &g->nodes[u];
@@ -972,9 +1064,9 @@ static eir_status try_blocked(bctx *c, uint32_t n, int64_t L, bool *done) {
                 idx[nidx++] = (uint32_t)u;
                 pattern pt = {{0}, 0, o, {EIR_ACT_NONE, 0, 0}};
                 take_act(c, &pt);
-                if (pt.nnodes) {
+                if (pt.nnodes && nidx + pt.nnodes <= sizeof idx / sizeof *idx) {
                     a = pt.a;
-                    idx[nidx++] = pt.nodes[0];
+                    for (uint32_t i = 0; i < pt.nnodes; i++) idx[nidx++] = pt.nodes[i];
                     result = pt.result;
                 }
             }
