@@ -27,7 +27,8 @@
  *      (two bmm, _softmax and its -inf guard; see try_attention):
  *      eir_cpu::attention.
  *  (e) then, on the root graph when oneDNN's convolution primitive is on, every
- *      eir_cpu::conv2d with groups 1, a weight the program never writes and
+ *      eir_cpu::conv2d with groups 1 or depthwise (groups == C == O), a weight the
+ *      program never writes and
  *      literal sizes: eir_cpu::conv2d_blocked, its result in the layout the
  *      primitive picks (eir_dnnl_conv_layout), a residual add (alpha 1) and the
  *      activation after it taken in; to_blocked / from_blocked only where the

@@ -16,6 +16,9 @@
  *  - the same bits on 2 and 3 threads as on one;
  *  - the weight not declared (a weight the program writes is never declared): the NCHW
  *    convolution, packed, within the reference's bound;
+ *  - channels-last 1 x 1 convolutions with stride 1 (pixel bands, the epilogue taken in as
+ *    oneDNN post-ops), one band and several, a band across two images;
+ *  - depthwise convolutions (test_depthwise): oneDNN's primitive and eir's kernel;
  *  - bad arguments: a clear error naming the operator.
  * The whole test runs twice: as started, and in a child with EIR_GEMM=openblas (no primitive). */
 #include <math.h>
