@@ -192,7 +192,9 @@ MODULES = {
     "conv_bn_relu6": (lambda: ConvBnAct(torch.nn.ReLU6()), (1, 4, 8, 8), 1),
     "conv_bias_bn_noaffine_silu": (lambda: ConvBnAct(torch.nn.SiLU(), conv_bias=True, affine=False), (1, 4, 8, 8), 1),
     "conv_bn_hardswish_dw": (lambda: ConvBnAct(torch.nn.Hardswish(), groups=4), (1, 4, 8, 8), 1),
+    "conv_bn_hardswish": (lambda: ConvBnAct(torch.nn.Hardswish()), (1, 4, 8, 8), 1),
     "linear_relu": (lambda: LinearAct(torch.nn.ReLU()), (3, 6), 1),
+    "linear_hardswish": (lambda: LinearAct(torch.nn.Hardswish()), (3, 6), 1),
     "linear_hardtanh_3d": (lambda: LinearAct(torch.nn.Hardtanh(-0.5, 0.5)), (2, 3, 6), 1),
     "mixed": (Mixed, (1, 3, 8, 8), 2),
     # depthwise planes with rows of 70 (row by row) and 35 (one flat loop per plane), 3 x 3 and 5 x 5
@@ -200,7 +202,8 @@ MODULES = {
     "inverted_residual_k5_s2": (lambda: InvertedResidual(8, 40, 5, 2, torch.nn.Hardswish), (1, 8, 57, 70), 3),
 }
 FORMS = [(s, dc) for s in (False, True) for dc in (False, True)]
-EVERY_FORM = ("conv_bn_relu", "linear_hardtanh_3d", "mixed", "inverted_residual_s1", "inverted_residual_k5_s2")     # the others: strict=False only
+EVERY_FORM = ("conv_bn_relu", "linear_hardtanh_3d", "mixed", "inverted_residual_s1", "inverted_residual_k5_s2",
+              "conv_bn_hardswish", "linear_hardswish")     # the others: strict=False only
 CASES = [(n, f) for n in MODULES for f in FORMS if n in EVERY_FORM or not f[0]]
 
 
@@ -220,6 +223,9 @@ def test_module(eir, name, form, tmp_path):
     with torch.no_grad():
         want = [to_npy(t) for t in torch.utils._pytree.tree_leaves(m(x))]
     printed = check_program(eir, src, (x,), want, str(tmp_path), min_fused, left_ok=name == "mixed")
+    if "hardswish" in name:      # as exported (add, clamp, mul, div) or not: the fused call's activation
+        assert not re.search(r"aten\.(clamp|div|hardswish)", printed), printed
+        assert "'hardswish'" in printed, printed
     if name == "mixed":          # c0's result is read twice: it stays an ATen convolution
         assert "eir_cpu.conv2d" in printed and "eir_cpu.linear" in printed
         ep2 = torch.export.load(os.path.join(str(tmp_path), "backend.pt2"))

@@ -372,7 +372,8 @@ static bool take_hardswish(const bctx *c, pattern *pt) {
         return false;
     chain[k++] = (uint32_t)dv;
     uint32_t out = eir_node_output_value(&g->nodes[dv], 0);
-    if (!is_f32(c, out, 4) || pt->nnodes + k > sizeof pt->nodes / sizeof *pt->nodes) return false;
+    if (!is_f32(c, out, c->g->values[x].meta.rank) || pt->nnodes + k > sizeof pt->nodes / sizeof *pt->nodes)
+        return false;
     for (uint32_t i = 0; i < k; i++) pt->nodes[pt->nnodes++] = chain[i];
     pt->a = (act){EIR_ACT_HARDSWISH, 0, 0};
     pt->result = out;
