@@ -1013,8 +1013,22 @@ static bool env_switch(const char *name, bool dflt) {
 /* depthwise convolutions in chains (EIR_BLOCKED_DW=0: not) */
 static bool blocked_dw_on(void) { return env_switch("EIR_BLOCKED_DW", true); }
 
-/* a 1 x 1 convolution may start a chain (EIR_BLOCKED_1X1=1; measurements) */
-static bool blocked_1x1_starts(void) { return env_switch("EIR_BLOCKED_1X1", false); }
+/* whether value v is read by an eir_cpu::conv2d with groups 1 or depthwise and a constant
+ * weight (one the chain would take in) */
+static bool feeds_conv(const bctx *c, uint32_t v) {
+    for (uint32_t n = 0; n < c->g->num_nodes; n++) {
+        const eir_node *nd = &c->g->nodes[n];
+        if (strcmp(nd->target, T_CONV_FUSED) || tensor_of(arg_named(nd, "input")) != v) continue;
+        uint32_t w = tensor_of(arg_named(nd, "weight")), y = eir_node_output_value(nd, 0);
+        int64_t groups = 0;
+        if (!int_of(arg_named(nd, "groups"), 1, &groups) || !literal_f32(c, v, 4) || !literal_f32(c, w, 4) ||
+            !literal_f32(c, y, 4) || !const_weight(c, w))
+            continue;
+        if (groups == 1 || (groups == size_of(c, v, 1) && groups == size_of(c, y, 1) && size_of(c, w, 1) == 1))
+            return true;
+    }
+    return false;
+}
 
 /* eir_cpu::conv2d at node n (groups 1 or depthwise, a constant weight, literal sizes) and the residual add and
  * activation after it, as eir_cpu::conv2d_blocked with a blocked result, read back to NCHW by a
@@ -1075,12 +1089,16 @@ static eir_status try_blocked(bctx *c, uint32_t n, int64_t L, bool *done) {
         }
     }
     int64_t C = size_of(c, x, 1), O = size_of(c, y, 1), B = block_of(L, O);
-    /* a 1 x 1 convolution joins a chain, it does not start one (on NCHW it is a GEMM, no
-     * im2col: converting its input would cost more than it gains) */
-    if (size_of(c, w, 2) * size_of(c, w, 3) == 1 && !blocked_1x1_starts() &&
-        blocked_twin(c, x, n, block_of(L, C)) == EIR_NO_VALUE)
-        return EIR_OK;
-    /* nor does a depthwise one (eir's NCHW depthwise kernel is as fast; converting costs more) */
+    /* a 1 x 1 convolution starts a chain only when its result feeds another convolution of
+     * the chain (alone, on NCHW it is a GEMM with no im2col: converting its input and result
+     * would cost more than it gains; EIR_BLOCKED_1X1=0: never, 1: always) */
+    if (size_of(c, w, 2) * size_of(c, w, 3) == 1 && blocked_twin(c, x, n, block_of(L, C)) == EIR_NO_VALUE) {
+        const char *e = getenv("EIR_BLOCKED_1X1");
+        bool always = e && !strcmp(e, "1"), never = e && !strcmp(e, "0");
+        if (never || (!always && !feeds_conv(c, result))) return EIR_OK;
+    }
+    /* nor does a depthwise one (measured on MobileNetV3: the conversions around it cost more
+     * than oneDNN's depthwise saves; EIR_BLOCKED_DW_STARTS=1: it does) */
     if (dw && !env_switch("EIR_BLOCKED_DW_STARTS", false) && blocked_twin(c, x, n, block_of(L, C)) == EIR_NO_VALUE)
         return EIR_OK;
     /* the input: its blocked twin, NCHW for fewer channels than a fixed block (the stem), or
