@@ -258,7 +258,9 @@ def test_mobile_blocks(eir, tmp_path, strict, decomp):
     assert all(a.tobytes() == b.tobytes() for a, b in zip(one, two)), "2 threads differ from one thread"
     conv = _run(eir, dst, x, str(tmp_path / "conv"), runs=2)
     np.testing.assert_allclose(conv[0], want, rtol=rtol, atol=atol, err_msg="eir run of the converted program")
-    for env in ({"EIR_BLOCKED_DW": "0"}, {"EIR_BLOCKED_1X1": "1"}, {"EIR_BLOCKED_DW_STARTS": "1"},
+    for env in ({"EIR_BLOCKED_DW": "0"}, {"EIR_BLOCKED_1X1": "1"}, {"EIR_BLOCKED_1X1": "feeds"},
+                {"EIR_BLOCKED_DW_STARTS": "1"}, {"EIR_DNNL_DW": "0"}, {"EIR_DNNL_POSTOPS": "0"},
+                {"EIR_FUSE_HARDSWISH": "0"},
                 {"EIR_DNNL_BAND": "0"}, {"EIR_DNNL_BLOCKED": "16"}, {"EIR_DNNL_BLOCKED": "8"},
                 {"EIR_DNNL_BLOCKED": "0"}, {"EIR_DNNL_CONV": "0"}, {"EIR_GEMM": "openblas"}):
         tag = "".join(k + v for k, v in env.items())

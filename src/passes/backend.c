@@ -1024,7 +1024,8 @@ static bool feeds_conv(const bctx *c, uint32_t v) {
         if (!int_of(arg_named(nd, "groups"), 1, &groups) || !literal_f32(c, v, 4) || !literal_f32(c, w, 4) ||
             !literal_f32(c, y, 4) || !const_weight(c, w))
             continue;
-        if (groups == 1 || (groups == size_of(c, v, 1) && groups == size_of(c, y, 1) && size_of(c, w, 1) == 1))
+        if (groups == 1 || (blocked_dw_on() && groups == size_of(c, v, 1) && groups == size_of(c, y, 1) &&
+                            size_of(c, w, 1) == 1))
             return true;
     }
     return false;
@@ -1089,13 +1090,15 @@ static eir_status try_blocked(bctx *c, uint32_t n, int64_t L, bool *done) {
         }
     }
     int64_t C = size_of(c, x, 1), O = size_of(c, y, 1), B = block_of(L, O);
-    /* a 1 x 1 convolution starts a chain only when its result feeds another convolution of
-     * the chain (alone, on NCHW it is a GEMM with no im2col: converting its input and result
-     * would cost more than it gains; EIR_BLOCKED_1X1=0: never, 1: always) */
+    /* a 1 x 1 convolution joins a chain, it does not start one (on NCHW it is a GEMM with no
+     * im2col: converting its input and result costs more than it gains; measured on
+     * MobileNetV2 with the depthwise ones out of the chain, where each projection and
+     * expansion pair would start one: 1.27x slower). EIR_BLOCKED_1X1=1: it does;
+     * =feeds: when its result feeds another convolution the chain takes. */
     if (size_of(c, w, 2) * size_of(c, w, 3) == 1 && blocked_twin(c, x, n, block_of(L, C)) == EIR_NO_VALUE) {
         const char *e = getenv("EIR_BLOCKED_1X1");
-        bool always = e && !strcmp(e, "1"), never = e && !strcmp(e, "0");
-        if (never || (!always && !feeds_conv(c, result))) return EIR_OK;
+        bool always = e && !strcmp(e, "1"), feeds = e && !strcmp(e, "feeds");
+        if (!always && !(feeds && feeds_conv(c, result))) return EIR_OK;
     }
     /* nor does a depthwise one (measured on MobileNetV3: the conversions around it cost more
      * than oneDNN's depthwise saves; EIR_BLOCKED_DW_STARTS=1: it does) */
