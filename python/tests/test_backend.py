@@ -292,3 +292,50 @@ def test_runtime_fusion_keeps_output_names(eir, tmp_path):
     assert r.returncode == 0, r.stderr
     r = subprocess.run([eir, "run", out], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and re.findall(r"^output \d+ '(\w+)'", r.stdout, re.M) != unfused, r.stdout
+
+
+class NearHardswish(torch.nn.Module):
+    """Convolutions followed by what is not hardswish as export writes it: divided by 5, the
+    shifted value read twice, the clamp's bounds 0 and 5; then one that is (x * clamp(x + 3,
+    0, 6) / 6 written out by hand)."""
+    def __init__(self):
+        super().__init__()
+        self.c = torch.nn.ModuleList(torch.nn.Conv2d(4, 4, 3, padding=1) for _ in range(4))
+
+    def forward(self, x):
+        a = self.c[0](x)
+        a = a * torch.clamp(a + 3, 0, 6) / 5
+        b = self.c[1](a)
+        s = b + 3
+        b = b * torch.clamp(s, 0, 6) / 6 + s
+        c = self.c[2](b)
+        c = c * torch.clamp(c + 3, 0, 5) / 6
+        d = self.c[3](c)
+        return d * torch.clamp(d + 3, 0, 6) / 6
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["nonstrict", "strict"])
+@pytest.mark.parametrize("decomp", [False, True], ids=["exported", "decomp"])
+def test_hardswish_written_out(eir, tmp_path, strict, decomp):
+    torch.manual_seed(0)
+    m = NearHardswish().eval()
+    x = torch.randn(1, 4, 9, 9) * 3
+    ep = torch.export.export(m, (x,), strict=strict)
+    if decomp:
+        ep = ep.run_decompositions()
+    src = os.path.join(str(tmp_path), "model.pt2")
+    torch.export.save(ep, src)
+    with torch.no_grad():
+        want = [to_npy(m(x))]
+    dst = os.path.join(str(tmp_path), "backend.pt2")
+    _, printed = convert(eir, src, dst)
+    # only the last is taken in: three divisions stay (by 5, and two by 6), the last one goes
+    assert len(re.findall(r"aten\.div\.Tensor", printed)) == 3, printed
+    assert printed.count("'hardswish'") == 1, printed
+    ep2 = torch.export.load(dst)
+    close(to_npy(ep2.module()(x)), want[0], "torch running the Backend program")
+    for g, w in zip(run_eir(eir, dst, (x,), str(tmp_path)), want):
+        close(g, w, "eir running the Backend program")
+    for env in (None, {"EIR_NO_FUSION": "1"}, {"EIR_FUSE_HARDSWISH": "0"}):
+        for g, w in zip(run_eir(eir, src, (x,), str(tmp_path), env), want):
+            close(g, w, f"eir running the original program ({env})")
