@@ -141,6 +141,7 @@ def test_chain(eir, tmp_path, strict, decomp):
         # borders: out of the chain before the gate; into it after (c5), out before the mean
         assert len(re.findall(r"eir_cpu\.from_blocked\.default", printed)) == 2, printed
         assert len(re.findall(r"eir_cpu\.to_blocked\.default", printed)) == 2, printed
+        assert not re.search(r"aten\.add_?\.Tensor\]\(args = \(%eir", printed), printed   # residuals taken in
     ep = torch.export.load(dst)
     with torch.no_grad():
         got = to_npy(ep.module()(x))
@@ -190,7 +191,8 @@ class MobileBlocks(nn.Module):
     (1 x 1 expansion, 3 x 3 depthwise, 1 x 1 projection; relu6; one with a stride-2 depthwise,
     one with its residual add) and a MobileNetV3 block (hardswish, a 5 x 5 depthwise, then
     squeeze-excite: average pool, two 1 x 1 convolutions, hardsigmoid and mul, where the chain
-    ends), a 1 x 1 projection after it and a global average pool."""
+    ends), a 1 x 1 projection after it with a residual add written in place (add_, as
+    torchvision's blocks export) and a global average pool."""
 
     def __init__(self):
         super().__init__()
@@ -213,9 +215,11 @@ class MobileBlocks(nn.Module):
         x = self.pj1(r6(self.dw1(x)))
         x = self.pj2(r6(self.dw2(r6(self.ex2(x)))))
         x = self.pj3(r6(self.dw3(r6(self.ex3(x))))) + x
+        r = x
         y = F.hardswish(self.dw4(F.hardswish(self.ex4(x))))
         s = F.hardsigmoid(self.fc2(F.relu(self.fc1(F.adaptive_avg_pool2d(y, 1)))))
         x = self.pj4(y * s)
+        x += r
         return x.mean((2, 3))
 
 
@@ -239,13 +243,15 @@ def test_mobile_blocks(eir, tmp_path, strict, decomp):
     r = subprocess.run([eir, "verify", "--dialect", "backend", dst], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stdout + r.stderr
     if _chains_here():
-        # stem, 4 depthwise and 6 of the 1 x 1 (export writes F.hardswish as add, clamp, mul and
-        # div: taken in as the activation); squeeze-excite's convolutions and the projection
-        # after it stay NCHW
-        assert len(re.findall(r"eir_cpu\.conv2d_blocked\.default", printed)) == 11, printed
-        assert "aten.div.Tensor" in printed and len(re.findall(r"aten\.div\.Tensor", printed)) == 1, printed
-        assert len(re.findall(r"eir_cpu\.from_blocked\.default", printed)) == 1, printed
-        assert len(re.findall(r"eir_cpu\.to_blocked\.default", printed)) == 1, printed
+        # stem, 4 depthwise and 8 of the 1 x 1 (export writes F.hardswish as add, clamp, mul and
+        # div: taken in as the activation); squeeze-excite's pool and mul on the blocked
+        # layout, so the projection after it stays in the chain, and so does fc1 (on the
+        # pooled 1 x 1 map; fc2 has no activation to fuse and stays an ATen call)
+        assert len(re.findall(r"eir_cpu\.conv2d_blocked\.default", printed)) == 13, printed
+        assert len(re.findall(r"aten\.div\.Tensor", printed)) == 1, printed      # hardsigmoid's
+        # out: fc1's (N, 24, 1, 1) and before the final mean; in: the input and the scale
+        assert len(re.findall(r"eir_cpu\.from_blocked\.default", printed)) == 2, printed
+        assert len(re.findall(r"eir_cpu\.to_blocked\.default", printed)) == 2, printed
     ep = torch.export.load(dst)
     with torch.no_grad():
         got = to_npy(ep.module()(x))
@@ -260,7 +266,7 @@ def test_mobile_blocks(eir, tmp_path, strict, decomp):
     np.testing.assert_allclose(conv[0], want, rtol=rtol, atol=atol, err_msg="eir run of the converted program")
     for env in ({"EIR_BLOCKED_DW": "0"}, {"EIR_BLOCKED_1X1": "1"}, {"EIR_BLOCKED_1X1": "feeds"},
                 {"EIR_BLOCKED_DW_STARTS": "1"}, {"EIR_DNNL_DW": "0"}, {"EIR_DNNL_POSTOPS": "0"},
-                {"EIR_FUSE_HARDSWISH": "0"},
+                {"EIR_FUSE_HARDSWISH": "0"}, {"EIR_BLOCKED_SE": "0"},
                 {"EIR_DNNL_BAND": "0"}, {"EIR_DNNL_BLOCKED": "16"}, {"EIR_DNNL_BLOCKED": "8"},
                 {"EIR_DNNL_BLOCKED": "0"}, {"EIR_DNNL_CONV": "0"}, {"EIR_GEMM": "openblas"}):
         tag = "".join(k + v for k, v in env.items())

@@ -1064,7 +1064,10 @@ static eir_status try_blocked(bctx *c, uint32_t n, int64_t L, bool *done) {
     /* the residual add (alpha 1) of a same-sized float32 tensor, then an activation */
     uint32_t idx[8] = {n, 0, 0, 0, 0, 0, 0, 0}, nidx = 1, result = y, r = EIR_NO_VALUE;
     int32_t u = a.kind == EIR_ACT_NONE ? sole_user(c, y) : -1;
-    if (u >= 0 && !strcmp(g->nodes[u].target, "torch.ops.aten.add.Tensor")) {
+    /* add_ too when it writes into the convolution's result (which nothing else reads) */
+    bool add_ = u >= 0 && !strcmp(g->nodes[u].target, "torch.ops.aten.add_.Tensor") &&
+                tensor_of(arg_named(&g->nodes[u], "self")) == y;
+    if (u >= 0 && (add_ || !strcmp(g->nodes[u].target, "torch.ops.aten.add.Tensor"))) {
         const eir_node *ad = &g->nodes[u];
         uint32_t s0 = tensor_of(arg_named(ad, "self")), s1 = tensor_of(arg_named(ad, "other"));
         double alpha = 1;
@@ -1161,6 +1164,112 @@ static eir_status try_blocked(bctx *c, uint32_t n, int64_t L, bool *done) {
     return st_;
 }
 
+/* Squeeze-excite on the chain's layout (EIR_BLOCKED_SE=0: not): at node n,
+ *  - aten.mean.dim(v, [2, 3] or [-1, -2], keepdim=True) or aten.adaptive_avg_pool2d(v, [1, 1])
+ *    of a value v the chain has blocked (z):
+ *    the mean of z over its dims 2 and 3, (N, ceil(C / B), 1, 1, B), read back by a
+ *    from_blocked (C values: as cheap as NCHW);
+ *  - aten.mul.Tensor(v, s) (either order) with s (N, C, 1, 1): z times to_blocked(s), the
+ *    broadcast over the pixels the same in both layouts (padding lanes 0 x 0), its result
+ *    blocked, so that the convolution after it joins the chain.
+ * Each element is the same product; the mean's sums run in another order than on NCHW. */
+static eir_status try_blocked_se(bctx *c, uint32_t n, int64_t L, bool *done) {
+    *done = false;
+    eir_graph *g = c->g;
+    const eir_node *nd = &g->nodes[n];
+    bool pool = !strcmp(nd->target, "torch.ops.aten.adaptive_avg_pool2d.default");
+    bool mean = pool || !strcmp(nd->target, "torch.ops.aten.mean.dim");
+    bool mul = !strcmp(nd->target, "torch.ops.aten.mul.Tensor");
+    if ((!mean && !mul) || !env_switch("EIR_BLOCKED_SE", true)) return EIR_OK;
+    uint32_t y = eir_node_output_value(nd, 0);
+    if (!literal_f32(c, y, 4)) return EIR_OK;
+    int64_t N = size_of(c, y, 0), C = size_of(c, y, 1), B = block_of(L, C);
+    uint32_t v = EIR_NO_VALUE, sc = EIR_NO_VALUE, z = EIR_NO_VALUE;
+    if (pool) { /* adaptive_avg_pool2d(v, [1, 1]): the mean over H and W */
+        v = tensor_of(arg_named(nd, "self"));
+        int64_t os[2];
+        if (!literal_f32(c, v, 4) || !ints2_of(arg_named(nd, "output_size"), 0, os) || os[0] != 1 || os[1] != 1 ||
+            size_of(c, v, 0) != N || size_of(c, v, 1) != C)
+            return EIR_OK;
+    } else if (mean) {
+        v = tensor_of(arg_named(nd, "self"));
+        const eir_arg *dm = arg_named(nd, "dim");
+        bool keep = false;
+        if (!literal_f32(c, v, 4) || !dm || (dm->kind != EIR_ARG_INTS && dm->kind != EIR_ARG_SYM_INTS) ||
+            dm->u.list.n != 2 || !bool_of(arg_named(nd, "keepdim"), &keep) || !keep ||
+            !is_none(arg_named(nd, "dtype")))
+            return EIR_OK;
+        int64_t d[2];
+        for (int i = 0; i < 2; i++)
+            if (!int_of(&dm->u.list.items[i], 0, &d[i])) return EIR_OK;
+        for (int i = 0; i < 2; i++) d[i] = d[i] < 0 ? d[i] + 4 : d[i];
+        if (!((d[0] == 2 && d[1] == 3) || (d[0] == 3 && d[1] == 2))) return EIR_OK;
+        if (size_of(c, v, 0) != N || size_of(c, v, 1) != C || size_of(c, y, 2) != 1 || size_of(c, y, 3) != 1)
+            return EIR_OK;
+    } else {
+        uint32_t s0 = tensor_of(arg_named(nd, "self")), s1 = tensor_of(arg_named(nd, "other"));
+        for (int k = 0; k < 2 && z == EIR_NO_VALUE; k++) {
+            uint32_t a = k ? s1 : s0, b = k ? s0 : s1;
+            if (!literal_f32(c, a, 4) || !literal_f32(c, b, 4)) return EIR_OK;
+            bool full = true, vec = size_of(c, b, 0) == N && size_of(c, b, 1) == C && size_of(c, b, 2) == 1 &&
+                                    size_of(c, b, 3) == 1;
+            for (uint32_t dd = 0; dd < 4; dd++) full = full && size_of(c, a, dd) == size_of(c, y, dd);
+            if (full && vec && (z = blocked_twin(c, a, n, B)) != EIR_NO_VALUE) v = a, sc = b;
+        }
+    }
+    if (mean) z = blocked_twin(c, v, n, B);
+    if (z == EIR_NO_VALUE) return EIR_OK;
+    eir_status st = EIR_OK;
+    uint32_t pos = n, other = EIR_NO_VALUE;
+    if (mul) {
+        if ((st = insert_layout(c, pos, true, sc, B, 0, &other))) return st;
+        pos++;
+    }
+    /* the call on the blocked operands, its result blocked */
+    int64_t bs[5] = {N, (C + B - 1) / B, mean ? 1 : size_of(c, y, 2), mean ? 1 : size_of(c, y, 3), B};
+    eir_symint sizes[5], strides[5];
+    int64_t stp = 1;
+    for (int d = 5; d-- > 0;) {
+        sizes[d] = (eir_symint){.value = bs[d]};
+        strides[d] = (eir_symint){.value = stp};
+        stp *= bs[d];
+    }
+    eir_tensor_meta m = g->values[y].meta;
+    m.rank = 5;
+    m.sizes = sizes;
+    m.strides = strides;
+    m.storage_offset = (eir_symint){.value = 0};
+    m.layout = EIR_LAYOUT_STRIDED;
+    m.requires_grad = false;
+    uint32_t yb = eir_graph_add_value(c->p, g, EIR_VALUE_TENSOR, &m, mean ? "eir_cpu_mean_blocked" : "eir_cpu_mul_blocked");
+    if (yb == EIR_NO_VALUE) return EIR_ERR_NOMEM;
+    eir_arg dims[2] = {{.kind = EIR_ARG_INT, .u.i = 2}, {.kind = EIR_ARG_INT, .u.i = 3}};
+    eir_named_arg in[4];
+    uint32_t nin;
+    if (mean) {
+        in[0] = tensor_arg(c, "self", z);
+        in[1] = (eir_named_arg){"dim", {.kind = EIR_ARG_INTS, .u.list = {2, dims, NULL}}, 1};
+        in[2] = (eir_named_arg){"keepdim", {.kind = EIR_ARG_BOOL, .u.b = true}, 1};
+        nin = 3;
+    } else {
+        in[0] = tensor_arg(c, "self", z);
+        in[1] = tensor_arg(c, "other", other);
+        nin = 2;
+    }
+    eir_arg out = {.kind = EIR_ARG_TENSOR, .value = yb, .name = g->values[yb].name};
+    if ((st = eir_graph_insert_node(c->p, g, pos, mean ? "torch.ops.aten.mean.dim" : "torch.ops.aten.mul.Tensor", nin,
+                                    in, 1, &out, NULL)))
+        return st;
+    pos++;
+    uint32_t yn;
+    if ((st = insert_layout(c, pos, false, yb, C, y, &yn))) return st;
+    pos++;
+    if ((st = eir_graph_replace_uses(c->p, g, y, yn, NULL))) return st;
+    if ((st = eir_graph_erase_node(c->p, g, pos))) return st;   /* the NCHW call, now after them */
+    *done = true;
+    return EIR_OK;
+}
+
 /* (e) on the root graph: every eligible convolution blocked, then to_blocked(from_blocked(z))
  * read as z, and the layout calls nothing reads dropped */
 static eir_status blocked_chains(bctx *c, int64_t L, uint32_t *changed) {
@@ -1170,6 +1279,7 @@ static eir_status blocked_chains(bctx *c, int64_t L, uint32_t *changed) {
     for (uint32_t n = 0; n < g->num_nodes && !st; n++) {
         bool done = false;
         if ((st = try_blocked(c, n, L, &done))) return st;
+        if (!done && made && (st = try_blocked_se(c, n, L, &done))) return st;
         if (done) made++, n--;   /* the convolution is gone: look at position n again */
     }
     if (!made) return EIR_OK;
