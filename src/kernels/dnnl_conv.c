@@ -607,13 +607,18 @@ static bool entry_build_dw(conv_entry *e, const float *w, dnnl_stream_t s) {
 
 /* Pixel bands: a 1 x 1 convolution, stride 1, no padding, channels last in and out, is a
  * product of the (pixels x C) input and the weight; the N x H x W pixels are cut into bands of
- * pix_band (a fixed count, whatever the thread count), each band one primitive run (one for
- * the full bands, one for the last) writing all O channels straight into the output, where the
- * epilogue then runs in place while the band is in cache. */
+ * pix_band (fewer pixels than two bands: two halves; fewer than 32: one band), a function of
+ * the shape alone, whatever the thread count; each band one primitive run (one primitive for
+ * the full bands, one for the last) writing all O channels straight into the output, the
+ * epilogue taken in as post-ops or run in place while the band is in cache. */
 static bool entry_build_band(conv_entry *e, const float *w, dnnl_stream_t s) {
     const int64_t *g = e->geo;
     int64_t N = g[0], C = g[1], O = g[4], P = N * g[5] * g[6];
-    int64_t band = P < pix_band ? P : pix_band, nb = (P + band - 1) / band, tail = P - (nb - 1) * band;
+    /* at least two bands (two threads' work) when there are pixels enough: a function of the
+     * shape alone, so the same bits at any thread count */
+    int64_t band = P < 2 * pix_band ? (P + 1) / 2 : pix_band;
+    if (band < 16) band = P;
+    int64_t nb = (P + band - 1) / band, tail = P - (nb - 1) * band;
     e->band = band;
     e->nblk = tail == band ? 1 : 2;
     if (!(e->blk = calloc((size_t)e->nblk, sizeof *e->blk))) return false;

@@ -224,8 +224,10 @@ static void test_shapes(void) {
         {1, 3, 40, 40, 64, 7, 7, 2, 3, 1},       /* the stem (from NCHW with a block of 8 or 16) */
         {1, 24, 13, 11, 37, 3, 3, 1, 1, 1},      /* odd channels both sides */
         {2, 40, 9, 10, 20, 3, 2, 1, 2, 2},       /* two images, a dilated rectangular kernel */
-        {2, 24, 23, 17, 40, 1, 1, 1, 0, 1},      /* 1 x 1, stride 1: pixel bands (channels last), one across images */
-        {1, 96, 14, 14, 24, 1, 1, 1, 0, 1},      /* a MobileNetV2 projection: one band */
+        {2, 24, 23, 17, 40, 1, 1, 1, 0, 1},      /* 1 x 1, stride 1: pixel bands (channels last), across images */
+        {1, 96, 14, 14, 24, 1, 1, 1, 0, 1},      /* a MobileNetV2 projection: two bands of 98 */
+        {1, 32, 40, 40, 16, 1, 1, 1, 0, 1},      /* 1600 pixels: bands of 512 and a tail */
+        {1, 8, 3, 5, 8, 1, 1, 1, 0, 1},          /* 15 pixels: one band */
     };
     static const char *acts[] = {"none", "relu", "hardtanh", "silu", "hardswish"};
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
