@@ -192,7 +192,9 @@ MODULES = {
     "conv_bn_relu6": (lambda: ConvBnAct(torch.nn.ReLU6()), (1, 4, 8, 8), 1),
     "conv_bias_bn_noaffine_silu": (lambda: ConvBnAct(torch.nn.SiLU(), conv_bias=True, affine=False), (1, 4, 8, 8), 1),
     "conv_bn_hardswish_dw": (lambda: ConvBnAct(torch.nn.Hardswish(), groups=4), (1, 4, 8, 8), 1),
+    "conv_bn_hardswish": (lambda: ConvBnAct(torch.nn.Hardswish()), (1, 4, 8, 8), 1),
     "linear_relu": (lambda: LinearAct(torch.nn.ReLU()), (3, 6), 1),
+    "linear_hardswish": (lambda: LinearAct(torch.nn.Hardswish()), (3, 6), 1),
     "linear_hardtanh_3d": (lambda: LinearAct(torch.nn.Hardtanh(-0.5, 0.5)), (2, 3, 6), 1),
     "mixed": (Mixed, (1, 3, 8, 8), 2),
     # depthwise planes with rows of 70 (row by row) and 35 (one flat loop per plane), 3 x 3 and 5 x 5
@@ -200,7 +202,8 @@ MODULES = {
     "inverted_residual_k5_s2": (lambda: InvertedResidual(8, 40, 5, 2, torch.nn.Hardswish), (1, 8, 57, 70), 3),
 }
 FORMS = [(s, dc) for s in (False, True) for dc in (False, True)]
-EVERY_FORM = ("conv_bn_relu", "linear_hardtanh_3d", "mixed", "inverted_residual_s1", "inverted_residual_k5_s2")     # the others: strict=False only
+EVERY_FORM = ("conv_bn_relu", "linear_hardtanh_3d", "mixed", "inverted_residual_s1", "inverted_residual_k5_s2",
+              "conv_bn_hardswish", "linear_hardswish")     # the others: strict=False only
 CASES = [(n, f) for n in MODULES for f in FORMS if n in EVERY_FORM or not f[0]]
 
 
@@ -220,6 +223,9 @@ def test_module(eir, name, form, tmp_path):
     with torch.no_grad():
         want = [to_npy(t) for t in torch.utils._pytree.tree_leaves(m(x))]
     printed = check_program(eir, src, (x,), want, str(tmp_path), min_fused, left_ok=name == "mixed")
+    if "hardswish" in name:      # as exported (add, clamp, mul, div) or not: the fused call's activation
+        assert not re.search(r"aten\.(clamp|div|hardswish)", printed), printed
+        assert "'hardswish'" in printed, printed
     if name == "mixed":          # c0's result is read twice: it stays an ATen convolution
         assert "eir_cpu.conv2d" in printed and "eir_cpu.linear" in printed
         ep2 = torch.export.load(os.path.join(str(tmp_path), "backend.pt2"))
@@ -286,3 +292,50 @@ def test_runtime_fusion_keeps_output_names(eir, tmp_path):
     assert r.returncode == 0, r.stderr
     r = subprocess.run([eir, "run", out], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and re.findall(r"^output \d+ '(\w+)'", r.stdout, re.M) != unfused, r.stdout
+
+
+class NearHardswish(torch.nn.Module):
+    """Convolutions followed by what is not hardswish as export writes it: divided by 5, the
+    shifted value read twice, the clamp's bounds 0 and 5; then one that is (x * clamp(x + 3,
+    0, 6) / 6 written out by hand)."""
+    def __init__(self):
+        super().__init__()
+        self.c = torch.nn.ModuleList(torch.nn.Conv2d(4, 4, 3, padding=1) for _ in range(4))
+
+    def forward(self, x):
+        a = self.c[0](x)
+        a = a * torch.clamp(a + 3, 0, 6) / 5
+        b = self.c[1](a)
+        s = b + 3
+        b = b * torch.clamp(s, 0, 6) / 6 + s
+        c = self.c[2](b)
+        c = c * torch.clamp(c + 3, 0, 5) / 6
+        d = self.c[3](c)
+        return d * torch.clamp(d + 3, 0, 6) / 6
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["nonstrict", "strict"])
+@pytest.mark.parametrize("decomp", [False, True], ids=["exported", "decomp"])
+def test_hardswish_written_out(eir, tmp_path, strict, decomp):
+    torch.manual_seed(0)
+    m = NearHardswish().eval()
+    x = torch.randn(1, 4, 9, 9) * 3
+    ep = torch.export.export(m, (x,), strict=strict)
+    if decomp:
+        ep = ep.run_decompositions()
+    src = os.path.join(str(tmp_path), "model.pt2")
+    torch.export.save(ep, src)
+    with torch.no_grad():
+        want = [to_npy(m(x))]
+    dst = os.path.join(str(tmp_path), "backend.pt2")
+    _, printed = convert(eir, src, dst)
+    # only the last is taken in: three divisions stay (by 5, and two by 6), the last one goes
+    assert len(re.findall(r"aten\.div\.Tensor", printed)) == 3, printed
+    assert printed.count("'hardswish'") == 1, printed
+    ep2 = torch.export.load(dst)
+    close(to_npy(ep2.module()(x)), want[0], "torch running the Backend program")
+    for g, w in zip(run_eir(eir, dst, (x,), str(tmp_path)), want):
+        close(g, w, "eir running the Backend program")
+    for env in (None, {"EIR_NO_FUSION": "1"}, {"EIR_FUSE_HARDSWISH": "0"}):
+        for g, w in zip(run_eir(eir, src, (x,), str(tmp_path), env), want):
+            close(g, w, f"eir running the original program ({env})")

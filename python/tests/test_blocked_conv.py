@@ -141,6 +141,7 @@ def test_chain(eir, tmp_path, strict, decomp):
         # borders: out of the chain before the gate; into it after (c5), out before the mean
         assert len(re.findall(r"eir_cpu\.from_blocked\.default", printed)) == 2, printed
         assert len(re.findall(r"eir_cpu\.to_blocked\.default", printed)) == 2, printed
+        assert not re.search(r"aten\.add_?\.Tensor\]\(args = \(%eir", printed), printed   # residuals taken in
     ep = torch.export.load(dst)
     with torch.no_grad():
         got = to_npy(ep.module()(x))
@@ -183,3 +184,92 @@ def test_written_weight_not_in_chain(eir, tmp_path, strict):
         got = _run(eir, path, x, str(tmp_path / f"t{threads}"), threads=threads)
         for k in range(3):
             np.testing.assert_allclose(got[k], want[k], rtol=rtol, atol=atol, err_msg=f"run {k + 1}, {threads} threads")
+
+
+class MobileBlocks(nn.Module):
+    """MobileNet blocks with odd channel counts: a stride-2 stem, MobileNetV2's inverted residuals
+    (1 x 1 expansion, 3 x 3 depthwise, 1 x 1 projection; relu6; one with a stride-2 depthwise,
+    one with its residual add) and a MobileNetV3 block (hardswish, a 5 x 5 depthwise, then
+    squeeze-excite: average pool, two 1 x 1 convolutions, hardsigmoid and mul, where the chain
+    ends), a 1 x 1 projection after it with a residual add written in place (add_, as
+    torchvision's blocks export) and a global average pool."""
+
+    def __init__(self):
+        super().__init__()
+        g = torch.Generator().manual_seed(13)
+
+        def cb(i, o, k=1, s=1, groups=1):
+            return nn.Sequential(nn.Conv2d(i, o, k, s, k // 2, groups=groups, bias=False), _bn(o, g))
+
+        self.stem = cb(3, 16, 3, 2)
+        self.dw1, self.pj1 = cb(16, 16, 3, 1, 16), cb(16, 24)
+        self.ex2, self.dw2, self.pj2 = cb(24, 72), cb(72, 72, 3, 2, 72), cb(72, 40)
+        self.ex3, self.dw3, self.pj3 = cb(40, 120), cb(120, 120, 3, 1, 120), cb(120, 40)
+        self.ex4, self.dw4 = cb(40, 72), cb(72, 72, 5, 1, 72)
+        self.fc1, self.fc2 = nn.Conv2d(72, 24, 1), nn.Conv2d(24, 72, 1)
+        self.pj4 = cb(72, 40)
+
+    def forward(self, x):
+        r6 = F.relu6
+        x = r6(self.stem(x))
+        x = self.pj1(r6(self.dw1(x)))
+        x = self.pj2(r6(self.dw2(r6(self.ex2(x)))))
+        x = self.pj3(r6(self.dw3(r6(self.ex3(x))))) + x
+        r = x
+        y = F.hardswish(self.dw4(F.hardswish(self.ex4(x))))
+        s = F.hardsigmoid(self.fc2(F.relu(self.fc1(F.adaptive_avg_pool2d(y, 1)))))
+        x = self.pj4(y * s)
+        x += r
+        return x.mean((2, 3))
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["nonstrict", "strict"])
+@pytest.mark.parametrize("decomp", [False, True], ids=["exported", "decomp"])
+def test_mobile_blocks(eir, tmp_path, strict, decomp):
+    """depthwise convolutions in the chain (eir's channels-last kernel), 1 x 1 convolutions in
+    it as pixel bands, the chain leaving before squeeze-excite"""
+    module = MobileBlocks().eval()
+    x = torch.randn(1, 3, 45, 43, generator=torch.Generator().manual_seed(3))
+    path = str(tmp_path / "mobile.pt2")
+    export_save(module, x, strict, decomp, path)
+    with torch.no_grad():
+        want = to_npy(module(x))
+    rtol, atol = tolerance(torch.float32)
+    dst = str(tmp_path / "mobile.backend.pt2")
+    r = subprocess.run([eir, "convert", "--to", "backend", "--verify-each", path, dst], capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    printed = subprocess.run([eir, "print", dst], capture_output=True, text=True, timeout=60).stdout
+    r = subprocess.run([eir, "verify", "--dialect", "backend", dst], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stdout + r.stderr
+    if _chains_here():
+        # stem, 4 depthwise and 8 of the 1 x 1 (export writes F.hardswish as add, clamp, mul and
+        # div: taken in as the activation); squeeze-excite's pool and mul on the blocked
+        # layout, so the projection after it stays in the chain, and so does fc1 (on the
+        # pooled 1 x 1 map; fc2 has no activation to fuse and stays an ATen call)
+        assert len(re.findall(r"eir_cpu\.conv2d_blocked\.default", printed)) == 13, printed
+        assert len(re.findall(r"aten\.div\.Tensor", printed)) == 1, printed      # hardsigmoid's
+        # out: fc1's (N, 24, 1, 1) and before the final mean; in: the input and the scale
+        assert len(re.findall(r"eir_cpu\.from_blocked\.default", printed)) == 2, printed
+        assert len(re.findall(r"eir_cpu\.to_blocked\.default", printed)) == 2, printed
+    ep = torch.export.load(dst)
+    with torch.no_grad():
+        got = to_npy(ep.module()(x))
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg="torch on the converted program")
+    one = _run(eir, path, x, str(tmp_path / "t1"))
+    for k, g in enumerate(one):
+        np.testing.assert_allclose(g, want, rtol=rtol, atol=atol, err_msg=f"run {k + 1}")
+        assert g.tobytes() == one[0].tobytes(), f"run {k + 1} differs from the first"
+    two = _run(eir, path, x, str(tmp_path / "t2"), threads=2)
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(one, two)), "2 threads differ from one thread"
+    conv = _run(eir, dst, x, str(tmp_path / "conv"), runs=2)
+    np.testing.assert_allclose(conv[0], want, rtol=rtol, atol=atol, err_msg="eir run of the converted program")
+    for env in ({"EIR_BLOCKED_DW": "0"}, {"EIR_BLOCKED_1X1": "1"}, {"EIR_BLOCKED_1X1": "feeds"},
+                {"EIR_BLOCKED_DW_STARTS": "1"}, {"EIR_DNNL_DW": "0"}, {"EIR_DNNL_POSTOPS": "0"},
+                {"EIR_FUSE_HARDSWISH": "0"}, {"EIR_BLOCKED_SE": "0"},
+                {"EIR_DNNL_BAND": "0"}, {"EIR_DNNL_BLOCKED": "16"}, {"EIR_DNNL_BLOCKED": "8"},
+                {"EIR_DNNL_BLOCKED": "0"}, {"EIR_DNNL_CONV": "0"}, {"EIR_GEMM": "openblas"}):
+        tag = "".join(k + v for k, v in env.items())
+        got = _run(eir, path, x, str(tmp_path / ("e" + tag)), runs=2, env=env)
+        for k in range(2):
+            np.testing.assert_allclose(got[k], want, rtol=rtol, atol=atol, err_msg=f"{env}, run {k + 1}")

@@ -527,10 +527,12 @@ static void check_blocked(vctx *c, const eir_graph *g, const eir_node *nd, const
     if (!to && !conv && lit_dim(y, 1) >= 0 && C >= 0 && lit_dim(y, 1) != C)
         viol(c, "backend.blocked", nd, "channels", "output has %lld channels, 'channels' is %lld",
              (long long)lit_dim(y, 1), (long long)C);
-    if (conv && x->meta.rank == 5 && lit_dim(x, 1) >= 0 && lit_dim(x, 4) > 0 && lit_dim(w, 1) >= 0 &&
-        lit_dim(x, 1) != (lit_dim(w, 1) + lit_dim(x, 4) - 1) / lit_dim(x, 4))
+    /* input channels: the weight's per group times groups (depthwise: groups == C) */
+    int64_t grp = conv ? named_int(nd, "groups") : 1, wc = lit_dim(w, 1) >= 0 && grp > 0 ? lit_dim(w, 1) * grp : -1;
+    if (conv && x->meta.rank == 5 && lit_dim(x, 1) >= 0 && lit_dim(x, 4) > 0 && wc >= 0 &&
+        lit_dim(x, 1) != (wc + lit_dim(x, 4) - 1) / lit_dim(x, 4))
         viol(c, "backend.blocked", nd, "input", "input has %lld blocks of %lld, the weight %lld input channels",
-             (long long)lit_dim(x, 1), (long long)lit_dim(x, 4), (long long)lit_dim(w, 1));
+             (long long)lit_dim(x, 1), (long long)lit_dim(x, 4), (long long)wc);
     if (conv && r && r->kind == EIR_VALUE_TENSOR) {
         bool same = r->meta.rank == 5;
         for (uint32_t d = 0; same && d < 5; d++)

@@ -59,7 +59,8 @@ bool eir_dnnl_conv2d_f32(const float *x, const float *w, const float *bias, floa
 int eir_dnnl_conv_layout(void) { return 0; }
 bool eir_dnnl_conv2d_blk_f32(const float *x, int64_t xB, const float *w, float *y, int64_t yB, int64_t N, int64_t C,
                              int64_t H, int64_t W, int64_t O, int64_t OH, int64_t OW, int64_t KH, int64_t KW,
-                             const int64_t *stride, const int64_t *pad, const int64_t *dil, const eir_blk_epi *epi) {
+                             const int64_t *stride, const int64_t *pad, const int64_t *dil, int64_t groups,
+                             const eir_blk_epi *epi) {
     return false;
 }
 bool eir_dnnl_reorder_f32(const float *x, int64_t xB, float *y, int64_t yB, int64_t N, int64_t C, int64_t H,
@@ -83,6 +84,10 @@ size_t eir_dnnl_conv_weight_bytes(void) { return 0; }
  * kernels' register blocking (docs/GEMM.md). EIR_DNNL_CONV_OCB overrides it
  * (measurements; any value gives the same bits at every thread count). */
 enum { OC_BLOCK = 32 };
+
+/* Pixels per band of a channels-last 1 x 1 convolution (entry_build_band): a band's output of
+ * a few hundred channels stays in L2 for its epilogue. EIR_DNNL_BAND overrides it (0: off). */
+enum { PIX_BAND = 512 };
 
 /* Shapes cached per weight (each with its reordered copy of the weight). */
 enum { MAX_SHAPES = 8 };
@@ -111,7 +116,12 @@ enum { MAX_SHAPES = 8 };
     X(dnnl_primitive_destroy)                                                                                          \
     X(dnnl_primitive_attr_create)                                                                                      \
     X(dnnl_primitive_attr_set_scratchpad_mode)                                                                         \
-    X(dnnl_primitive_attr_destroy)
+    X(dnnl_primitive_attr_destroy)                                                                                     \
+    X(dnnl_primitive_attr_set_post_ops)                                                                                \
+    X(dnnl_post_ops_create)                                                                                            \
+    X(dnnl_post_ops_append_eltwise)                                                                                    \
+    X(dnnl_post_ops_append_binary)                                                                                     \
+    X(dnnl_post_ops_destroy)
 
 static struct {
 #define DECL(f) __typeof__(&f) f;
@@ -125,6 +135,9 @@ static pthread_once_t conv_once = PTHREAD_ONCE_INIT;
 static bool conv_on;
 static bool conv_1x1; /* EIR_DNNL_CONV=all: 1 x 1 kernels too (measured slower: they need no im2col) */
 static int64_t oc_block = OC_BLOCK;
+static int64_t pix_band = PIX_BAND; /* EIR_DNNL_BAND: pixels per band (0: no bands) */
+static bool dw_on = true;           /* EIR_DNNL_DW=0: depthwise on eir's kernel (measurements) */
+static bool post_on = true;         /* EIR_DNNL_POSTOPS=0: epilogues never taken in (measurements) */
 static int chain_layout; /* eir_dnnl_conv_layout() */
 static dnnl_engine_t engine;
 static _Thread_local dnnl_stream_t thread_stream;
@@ -146,6 +159,12 @@ static void conv_init(void) {
     if (dn.dnnl_engine_create(&engine, dnnl_cpu, 0) != dnnl_success) return;
     const char *b = getenv("EIR_DNNL_CONV_OCB");
     if (b && atol(b) > 0) oc_block = atol(b);
+    const char *po = getenv("EIR_DNNL_POSTOPS");
+    post_on = !(po && !strcmp(po, "0"));
+    const char *dw = getenv("EIR_DNNL_DW");
+    dw_on = !(dw && !strcmp(dw, "0"));
+    const char *pb = getenv("EIR_DNNL_BAND");
+    if (pb && pb[0]) pix_band = atol(pb) > 0 ? atol(pb) : 0;
     conv_on = true;
     /* the layout of chains: what the primitive picks for a 64-channel 3 x 3 convolution */
     const char *bl = getenv("EIR_DNNL_BLOCKED");
@@ -216,12 +235,16 @@ typedef struct prim {
     dnnl_primitive_t p;
     dnnl_memory_t scratch;          /* NULL: none needed */
     size_t scratch_bytes;
+    dnnl_memory_desc_t scratch_md;
 } prim;
 
 typedef struct conv_blk {
     int64_t c0, n;                  /* output channels [c0, c0 + n) */
     prim conv, rout;                /* the convolution, its output's reorder to NCHW */
     dnnl_memory_t wei, bias, dst, udst;
+    dnnl_memory_t src;              /* depthwise in 8 / 16 blocks: the block's input channels */
+    dnnl_memory_t res;              /* depthwise channels last, a residual taken in: each image's */
+    bool direct;                    /* depthwise channels last: the output written in place */
     size_t dst_bytes;               /* the block's output in the primitive's layout */
     size_t bytes;                   /* its share of a call's buffer: output and both scratchpads */
 } conv_blk;
@@ -229,12 +252,19 @@ typedef struct conv_blk {
 typedef struct conv_entry {
     const void *owner;
     const float *w;
-    int64_t geo[18];                /* N C H W O OH OW KH KW stride pad dil, bias; blocked: xB + 1, yB */
+    int64_t geo[21];                /* N C H W O OH OW KH KW stride pad dil, bias (blocked: groups), xB + 1, yB,
+                                     * the epilogue taken in (post_key) */
     bool ok;                        /* false: no primitive for it; the caller's path */
     pthread_mutex_t mu;             /* one call at a time: the memory objects take the call's buffers */
     prim rin;                       /* NCHW input to the primitives' layout; p NULL: they read NCHW */
     dnnl_memory_t usrc, src;
-    dnnl_memory_t *srcs;            /* blocked mode: each image's input */
+    dnnl_memory_t *srcs;            /* blocked mode: each image's input (pixel bands: each band's) */
+    dnnl_memory_t *dsts;            /* pixel bands: each band's output */
+    dnnl_memory_t *scrs;            /* pixel bands: each band's scratchpad (NULL entries: none) */
+    dnnl_memory_t *rsds;            /* pixel bands with a residual taken in: each band's */
+    dnnl_memory_t bias_m;           /* the bias taken in (fused) */
+    bool fused;                     /* the epilogue taken in as post-ops (post_key): no callback */
+    int64_t nsrcs, band;            /* srcs' count; pixels per band (0: blocks of output channels) */
     size_t src_bytes, wbytes;
     int64_t nblk;
     conv_blk *blk;
@@ -284,12 +314,13 @@ static void prim_free(prim *q) {
 }
 
 /* q from op_desc (a convolution's; NULL: a reorder from *from to *to), its scratchpad the caller's */
-static bool prim_make(prim *q, const void *op_desc, const dnnl_memory_desc_t *from, const dnnl_memory_desc_t *to,
-                      dnnl_primitive_desc_t *keep) {
+static bool prim_make_po(prim *q, const void *op_desc, const dnnl_memory_desc_t *from, const dnnl_memory_desc_t *to,
+                         dnnl_primitive_desc_t *keep, dnnl_post_ops_t po) {
     dnnl_primitive_attr_t attr;
     if (dn.dnnl_primitive_attr_create(&attr) != dnnl_success) return false;
     dnnl_primitive_desc_t pd = NULL;
     dnnl_status_t rc = dn.dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
+    if (rc == dnnl_success && po) rc = dn.dnnl_primitive_attr_set_post_ops(attr, po);
     if (rc == dnnl_success)
         rc = op_desc ? dn.dnnl_primitive_desc_create(&pd, op_desc, attr, engine, NULL)
                      : dn.dnnl_reorder_primitive_desc_create(&pd, from, engine, to, engine, attr);
@@ -297,12 +328,63 @@ static bool prim_make(prim *q, const void *op_desc, const dnnl_memory_desc_t *fr
     if (rc != dnnl_success) return false;
     const dnnl_memory_desc_t *sm = dn.dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
     q->scratch_bytes = sm ? dn.dnnl_memory_desc_get_size(sm) : 0;
-    if (q->scratch_bytes) rc = dn.dnnl_memory_create(&q->scratch, sm, engine, DNNL_MEMORY_NONE);
+    if (q->scratch_bytes) {
+        q->scratch_md = *sm;
+        rc = dn.dnnl_memory_create(&q->scratch, sm, engine, DNNL_MEMORY_NONE);
+    }
     if (rc == dnnl_success) rc = dn.dnnl_primitive_create(&q->p, pd);
     if (rc != dnnl_success) q->p = NULL;
     if (keep && rc == dnnl_success) *keep = pd;
     else dn.dnnl_primitive_desc_destroy(pd);
     return rc == dnnl_success;
+}
+
+static bool prim_make(prim *q, const void *op_desc, const dnnl_memory_desc_t *from, const dnnl_memory_desc_t *to,
+                      dnnl_primitive_desc_t *keep) {
+    return prim_make_po(q, op_desc, from, to, keep, NULL);
+}
+
+/* ---- an epilogue taken in by the primitive (post-ops) ----
+ * geo[18]: 0 none taken in, else 1 + the activation (EIR_BLK_*); geo[19]: 1 bias, + 2 residual;
+ * geo[20]: hardtanh's bounds (their float bits). Only for channels-last outputs (no padding
+ * lanes), in the modes that write the output in place (pixel bands, depthwise). */
+static void post_key(int64_t *geo, const eir_blk_epi *epi) {
+    geo[18] = geo[19] = geo[20] = 0;
+    if (!post_on || epi->act < 0 || geo[17] != geo[4]) return;
+    geo[18] = 1 + epi->act;
+    geo[19] = (epi->bias != NULL) + 2 * (epi->res != NULL);
+    uint32_t lo, hi;
+    memcpy(&lo, &epi->lo, 4);
+    memcpy(&hi, &epi->hi, 4);
+    geo[20] = epi->act == EIR_BLK_CLIP ? (int64_t)(((uint64_t)lo << 32) | hi) : 0;
+}
+
+/* the post-ops of geo (post_key) for an output described by dmd: the residual (binary add),
+ * then the activation; *po NULL when there are none. Returns false when oneDNN refuses. */
+static bool post_ops(const int64_t *geo, const dnnl_memory_desc_t *dmd, dnnl_post_ops_t *po) {
+    *po = NULL;
+    if (!geo[18] || (geo[18] == 1 + EIR_BLK_NONE && !(geo[19] & 2))) return true;
+    if (dn.dnnl_post_ops_create(po) != dnnl_success) return false;
+    bool ok = true;
+    if (geo[19] & 2) ok = dn.dnnl_post_ops_append_binary(*po, dnnl_binary_add, dmd) == dnnl_success;
+    float lo, hi;
+    uint32_t l = (uint32_t)((uint64_t)geo[20] >> 32), h = (uint32_t)geo[20];
+    memcpy(&lo, &l, 4);
+    memcpy(&hi, &h, 4);
+    switch (geo[18] - 1) {
+    case EIR_BLK_RELU: ok = ok && dn.dnnl_post_ops_append_eltwise(*po, 1.f, dnnl_eltwise_relu, 0.f, 0.f) == dnnl_success; break;
+    case EIR_BLK_CLIP: ok = ok && dn.dnnl_post_ops_append_eltwise(*po, 1.f, dnnl_eltwise_clip, lo, hi) == dnnl_success; break;
+    case EIR_BLK_HARDSWISH:
+        ok = ok && dn.dnnl_post_ops_append_eltwise(*po, 1.f, dnnl_eltwise_hardswish, 0.f, 0.f) == dnnl_success;
+        break;
+    case EIR_BLK_SILU: ok = ok && dn.dnnl_post_ops_append_eltwise(*po, 1.f, dnnl_eltwise_swish, 1.f, 0.f) == dnnl_success; break;
+    default: break;
+    }
+    if (!ok) {
+        dn.dnnl_post_ops_destroy(*po);
+        *po = NULL;
+    }
+    return ok;
 }
 
 /* run q with args (and its scratchpad at scratch) on stream s */
@@ -325,11 +407,21 @@ static void entry_free(conv_entry *e) {
         if (k->bias) dn.dnnl_memory_destroy(k->bias);
         if (k->dst) dn.dnnl_memory_destroy(k->dst);
         if (k->udst) dn.dnnl_memory_destroy(k->udst);
+        if (k->src) dn.dnnl_memory_destroy(k->src);
+        if (k->res) dn.dnnl_memory_destroy(k->res);
     }
+    if (e->bias_m) dn.dnnl_memory_destroy(e->bias_m);
     prim_free(&e->rin);
-    for (int64_t n = 0; e->srcs && n < e->geo[0]; n++)
+    for (int64_t n = 0; e->srcs && n < e->nsrcs; n++) {
         if (e->srcs[n]) dn.dnnl_memory_destroy(e->srcs[n]);
+        if (e->dsts && e->dsts[n]) dn.dnnl_memory_destroy(e->dsts[n]);
+        if (e->scrs && e->scrs[n]) dn.dnnl_memory_destroy(e->scrs[n]);
+        if (e->rsds && e->rsds[n]) dn.dnnl_memory_destroy(e->rsds[n]);
+    }
+    free(e->rsds);
     free(e->srcs);
+    free(e->dsts);
+    free(e->scrs);
     if (e->usrc) dn.dnnl_memory_destroy(e->usrc);
     if (e->src) dn.dnnl_memory_destroy(e->src);
     weight_bytes -= e->wbytes;
@@ -352,7 +444,8 @@ static const void *range_owner(const char *lo, const char *hi, bool *mapped) {
 
 /* the end of an entry's weight: O x C x KH x KW floats */
 static const char *entry_wend(const conv_entry *e) {
-    return (const char *)(e->w + e->geo[4] * e->geo[1] * e->geo[7] * e->geo[8]);
+    int64_t cg = e->geo[17] && e->geo[15] > 1 ? e->geo[1] / e->geo[15] : e->geo[1]; /* blocked: groups */
+    return (const char *)(e->w + e->geo[4] * cg * e->geo[7] * e->geo[8]);
 }
 
 /* Runtimes on one program declare the same weights and share an entry: a convolution may still
@@ -419,6 +512,153 @@ static bool blocked_md(dnnl_memory_desc_t *md, int64_t N, int64_t C, int64_t H, 
     return tag != dnnl_format_tag_undef && dn.dnnl_memory_desc_init_by_tag(md, 4, d, dnnl_f32, tag) == dnnl_success;
 }
 
+/* k->conv from the convolution (src smd, weights wmd, output dmd): with the epilogue of e->geo
+ * taken in (bias, residual, activation: e->fused) when the output is written in place and
+ * oneDNN takes it, else bare; *pdesc kept for the caller's queries */
+static bool conv_make(conv_entry *e, conv_blk *k, const dnnl_memory_desc_t *smd, const dnnl_memory_desc_t *wmd,
+                      const dnnl_memory_desc_t *dmd, const dnnl_dims_t strides, const dnnl_dims_t dil,
+                      const dnnl_dims_t pl, const dnnl_dims_t pr, bool in_place, dnnl_primitive_desc_t *pdesc) {
+    const int64_t *g = e->geo;
+    if (in_place && g[18] && (!e->nblk || k == &e->blk[0] || e->fused)) {
+        dnnl_memory_desc_t bmd;
+        dnnl_dims_t bd = {g[4]};
+        dnnl_post_ops_t po = NULL;
+        dnnl_convolution_desc_t cd;
+        bool bias = g[19] & 1;
+        if (dn.dnnl_memory_desc_init_by_tag(&bmd, 1, bd, dnnl_f32, dnnl_x) == dnnl_success && post_ops(g, dmd, &po) &&
+            dn.dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, dnnl_convolution_direct, smd, wmd,
+                                                          bias ? &bmd : NULL, dmd, strides, dil, pl,
+                                                          pr) == dnnl_success &&
+            prim_make_po(&k->conv, &cd, NULL, NULL, pdesc, po)) {
+            if (po) dn.dnnl_post_ops_destroy(po);
+            if (bias && !e->bias_m && dn.dnnl_memory_create(&e->bias_m, &bmd, engine, DNNL_MEMORY_NONE) != dnnl_success)
+                return false;
+            e->fused = true;
+            return true;
+        }
+        if (po) dn.dnnl_post_ops_destroy(po);
+        if (e->fused) return false; /* every piece takes it in, or none */
+    }
+    dnnl_convolution_desc_t cd;
+    OK(dn.dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, dnnl_convolution_direct, smd, wmd,
+                                                     NULL, dmd, strides, dil, pl, pr));
+    return prim_make(&k->conv, &cd, NULL, NULL, pdesc);
+}
+
+/* Depthwise (groups == C == O; the input in the output's layout): channels last, one primitive
+ * over all channels of an image, its output written straight into the result (the epilogue then
+ * in place); blocks of 8 or 16, one primitive per block of oc_block channels, its input those
+ * channels' blocks (contiguous in that layout). */
+static bool entry_build_dw(conv_entry *e, const float *w, dnnl_stream_t s) {
+    const int64_t *g = e->geo;
+    int64_t N = g[0], C = g[1], H = g[2], W = g[3], O = g[4], OH = g[5], OW = g[6], KH = g[7], KW = g[8];
+    const int64_t *st = &g[9], *pd = &g[11], *dl = &g[13];
+    int64_t xB = g[16] - 1, yB = g[17];
+    if (g[15] != C || C != O || xB != yB || (yB != O && oc_block % yB)) return false;
+    dnnl_dims_t strides = {st[0], st[1]}, dil = {dl[0] - 1, dl[1] - 1}, pl = {pd[0], pd[1]}, pr;
+    for (int i = 0; i < 2; i++) {
+        int64_t in = i ? W : H, out = i ? OW : OH, k = i ? KW : KH;
+        pr[i] = (out - 1) * st[i] + (k - 1) * dl[i] + 1 - in - pd[i];
+        if (pr[i] > pd[i] + st[i]) return false;
+    }
+    bool last = yB == O;
+    int64_t cb = last ? O : oc_block;
+    e->nblk = (O + cb - 1) / cb;
+    if (!(e->blk = calloc((size_t)e->nblk, sizeof *e->blk))) return false;
+    dnnl_memory_desc_t src_md;
+    if (last) {
+        if (!blocked_md(&src_md, 1, C, H, W, xB)) return false;
+        if (!(e->srcs = calloc((size_t)N, sizeof *e->srcs))) return false;
+        e->nsrcs = N;
+        for (int64_t n = 0; n < N; n++) OK(dn.dnnl_memory_create(&e->srcs[n], &src_md, engine, DNNL_MEMORY_NONE));
+    }
+    if (!(e->off = malloc((size_t)e->nblk * sizeof *e->off))) return false;
+    e->total = 0;
+    for (int64_t b = 0; b < e->nblk; b++) {
+        conv_blk *k = &e->blk[b];
+        k->c0 = b * cb;
+        k->n = O - k->c0 < cb ? O - k->c0 : cb;
+        k->direct = last;
+        dnnl_memory_desc_t wmd, dmd, uwmd, smd;
+        dnnl_dims_t wd = {k->n, 1, 1, KH, KW};
+        OK(dn.dnnl_memory_desc_init_by_tag(&wmd, 5, wd, dnnl_f32, dnnl_format_tag_any));
+        OK(dn.dnnl_memory_desc_init_by_tag(&uwmd, 5, wd, dnnl_f32, dnnl_goihw));
+        if (!blocked_md(&dmd, 1, k->n, OH, OW, last ? k->n : yB)) return false;
+        if (last) smd = src_md;
+        else {
+            if (!blocked_md(&smd, 1, k->n, H, W, xB)) return false;
+            OK(dn.dnnl_memory_create(&k->src, &smd, engine, DNNL_MEMORY_NONE));
+        }
+        dnnl_primitive_desc_t pdesc;
+        if (!conv_make(e, k, &smd, &wmd, &dmd, strides, dil, pl, pr, last, &pdesc)) return false;
+        dnnl_memory_desc_t qw = *dn.dnnl_primitive_desc_query_md(pdesc, dnnl_query_weights_md, 0);
+        dn.dnnl_primitive_desc_destroy(pdesc);
+        OK(dn.dnnl_memory_create(&k->wei, &qw, engine, DNNL_MEMORY_ALLOCATE));
+        OK(dn.dnnl_memory_create(&k->dst, &dmd, engine, DNNL_MEMORY_NONE));
+        if (e->fused && (e->geo[19] & 2)) OK(dn.dnnl_memory_create(&k->res, &dmd, engine, DNNL_MEMORY_NONE));
+        k->bytes = round64(k->conv.scratch_bytes);
+        e->off[b] = 0;
+        if (k->bytes > e->total) e->total = k->bytes;
+        if (!reorder_weight(k, w + k->c0 * KH * KW, &uwmd, &qw, s)) return false;
+        e->wbytes += dn.dnnl_memory_desc_get_size(&qw);
+    }
+    return true;
+}
+
+/* Pixel bands: a 1 x 1 convolution, stride 1, no padding, channels last in and out, is a
+ * product of the (pixels x C) input and the weight; the N x H x W pixels are cut into bands of
+ * pix_band (fewer pixels than two bands: two halves; fewer than 32: one band), a function of
+ * the shape alone, whatever the thread count; each band one primitive run (one primitive for
+ * the full bands, one for the last) writing all O channels straight into the output, the
+ * epilogue taken in as post-ops or run in place while the band is in cache. */
+static bool entry_build_band(conv_entry *e, const float *w, dnnl_stream_t s) {
+    const int64_t *g = e->geo;
+    int64_t N = g[0], C = g[1], O = g[4], P = N * g[5] * g[6];
+    /* at least two bands (two threads' work) when there are pixels enough: a function of the
+     * shape alone, so the same bits at any thread count */
+    int64_t band = P < 2 * pix_band ? (P + 1) / 2 : pix_band;
+    if (band < 16) band = P;
+    int64_t nb = (P + band - 1) / band, tail = P - (nb - 1) * band;
+    e->band = band;
+    e->nblk = tail == band ? 1 : 2;
+    if (!(e->blk = calloc((size_t)e->nblk, sizeof *e->blk))) return false;
+    if (!(e->srcs = calloc((size_t)nb, sizeof *e->srcs)) || !(e->dsts = calloc((size_t)nb, sizeof *e->dsts)) ||
+        !(e->scrs = calloc((size_t)nb, sizeof *e->scrs)) || !(e->rsds = calloc((size_t)nb, sizeof *e->rsds)))
+        return false;
+    e->nsrcs = nb;
+    dnnl_dims_t one = {1, 1}, zero = {0, 0};
+    e->total = 0;
+    for (int64_t b = 0; b < e->nblk; b++) {
+        conv_blk *k = &e->blk[b];
+        int64_t np = b ? tail : band;
+        k->c0 = 0;
+        k->n = O;
+        dnnl_memory_desc_t smd, wmd, dmd, uwmd;
+        dnnl_dims_t wd = {O, C, 1, 1};
+        if (!blocked_md(&smd, 1, C, 1, np, C) || !blocked_md(&dmd, 1, O, 1, np, O)) return false;
+        OK(dn.dnnl_memory_desc_init_by_tag(&wmd, 4, wd, dnnl_f32, dnnl_format_tag_any));
+        OK(dn.dnnl_memory_desc_init_by_tag(&uwmd, 4, wd, dnnl_f32, dnnl_oihw));
+        dnnl_primitive_desc_t pdesc;
+        if (!conv_make(e, k, &smd, &wmd, &dmd, one, zero, zero, zero, true, &pdesc)) return false;
+        dnnl_memory_desc_t qw = *dn.dnnl_primitive_desc_query_md(pdesc, dnnl_query_weights_md, 0);
+        dn.dnnl_primitive_desc_destroy(pdesc);
+        OK(dn.dnnl_memory_create(&k->wei, &qw, engine, DNNL_MEMORY_ALLOCATE));
+        k->bytes = round64(k->conv.scratch_bytes);
+        if (k->bytes > e->total) e->total = k->bytes;
+        if (!reorder_weight(k, w, &uwmd, &qw, s)) return false;
+        e->wbytes += dn.dnnl_memory_desc_get_size(&qw);
+        for (int64_t i = b ? nb - 1 : 0; i < (b ? nb : nb - (e->nblk == 2)); i++) {
+            OK(dn.dnnl_memory_create(&e->srcs[i], &smd, engine, DNNL_MEMORY_NONE));
+            OK(dn.dnnl_memory_create(&e->dsts[i], &dmd, engine, DNNL_MEMORY_NONE));
+            /* bands run at once on the pool's threads: each its own scratchpad object (the
+             * primitive's one would take one thread's buffer while another runs) */
+            if (k->conv.scratch) OK(dn.dnnl_memory_create(&e->scrs[i], &k->conv.scratch_md, engine, DNNL_MEMORY_NONE));
+            if (e->fused && (e->geo[19] & 2)) OK(dn.dnnl_memory_create(&e->rsds[i], &dmd, engine, DNNL_MEMORY_NONE));
+        }
+    }
+    return true;
+}
+
 /* Blocked mode (geo[16] the input's block + 1, 1 for NCHW; geo[17] the output's): primitives for
  * one image, one per block of output channels; the input read where the caller has it, one
  * memory object per image; each block's output into the call's buffer (channels last: its
@@ -435,11 +675,15 @@ static bool entry_build_blk(conv_entry *e, const float *w, dnnl_stream_t s) {
         pr[i] = (out - 1) * st[i] + (k - 1) * dl[i] + 1 - in - pd[i];
         if (pr[i] > pd[i] + st[i]) return false;
     }
+    if (g[15] > 1) return entry_build_dw(e, w, s);
+    if (pix_band > 0 && KH == 1 && KW == 1 && st[0] == 1 && st[1] == 1 && !pd[0] && !pd[1] && xB == C && yB == O)
+        return entry_build_band(e, w, s);
     dnnl_memory_desc_t src_md;
     if (!blocked_md(&src_md, 1, C, H, W, xB)) return false;
     e->nblk = (O + oc_block - 1) / oc_block;
     if (!(e->blk = calloc((size_t)e->nblk, sizeof *e->blk))) return false;
     if (!(e->srcs = calloc((size_t)N, sizeof *e->srcs))) return false;
+    e->nsrcs = N;
     for (int64_t n = 0; n < N; n++) OK(dn.dnnl_memory_create(&e->srcs[n], &src_md, engine, DNNL_MEMORY_NONE));
     if (!(e->off = malloc((size_t)e->nblk * sizeof *e->off))) return false;
     e->total = 0;
@@ -629,7 +873,7 @@ bool eir_dnnl_conv2d_f32(const float *x, const float *w, const float *bias, floa
     }
     dnnl_stream_t s = stream_here();
     int was = omp_one();
-    int64_t geo[18] = {N, C, H, W, O, OH, OW, KH, KW, stride[0], stride[1], pad[0], pad[1], dil[0], dil[1], bias != NULL};
+    int64_t geo[21] = {N, C, H, W, O, OH, OW, KH, KW, stride[0], stride[1], pad[0], pad[1], dil[0], dil[1], bias != NULL};
     conv_entry *e = s ? entry_find(w, geo, (size_t)(O * C * KH * KW) * sizeof(float), s) : NULL;
     if (e) pthread_mutex_lock(&e->mu);
     pthread_mutex_unlock(&conv_mu);
@@ -659,6 +903,8 @@ out:
 /* blocked mode: blocks [b0, b1) of output channels, each over every image */
 typedef struct blk_job {
     conv_entry *e;
+    const float *x;
+    int64_t xper;                   /* floats per image of x */
     float *y;
     const eir_blk_epi *epi;
     _Atomic int failed;
@@ -687,14 +933,26 @@ static void conv_blocks_blk(void *ctx, int64_t b0, int64_t b1) {
         char *tmp = buf, *cs = tmp + round64(k->dst_bytes);
         for (int64_t n = 0; n < N; n++) {
             float *y = j->y + n * img;
-            dn.dnnl_memory_set_data_handle(k->dst, yB == O ? (void *)tmp : (void *)(y + k->c0 * P));
-            dnnl_exec_arg_t a[4] = {{DNNL_ARG_SRC, e->srcs[n]}, {DNNL_ARG_WEIGHTS, k->wei}, {DNNL_ARG_DST, k->dst}};
-            if (!prim_run(&k->conv, s, 3, a, cs) || dn.dnnl_stream_wait(s) != dnnl_success) {
+            dn.dnnl_memory_set_data_handle(k->dst, yB == O && !k->direct ? (void *)tmp : (void *)(y + k->c0 * P));
+            if (k->src) /* depthwise in blocks: this block's input channels */
+                dn.dnnl_memory_set_data_handle(k->src, (void *)(j->x + n * j->xper + k->c0 * e->geo[2] * e->geo[3]));
+            dnnl_exec_arg_t a[6] = {{DNNL_ARG_SRC, k->src ? k->src : e->srcs[n]}, {DNNL_ARG_WEIGHTS, k->wei},
+                                    {DNNL_ARG_DST, k->dst}};
+            int na = 3;
+            if (e->fused && e->bias_m) a[na++] = (dnnl_exec_arg_t){DNNL_ARG_BIAS, e->bias_m};
+            if (e->fused && k->res) {
+                dn.dnnl_memory_set_data_handle(k->res, (void *)(j->epi->res + n * img));
+                a[na++] = (dnnl_exec_arg_t){DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, k->res};
+            }
+            if (!prim_run(&k->conv, s, na, a, cs) || dn.dnnl_stream_wait(s) != dnnl_success) {
                 atomic_store(&j->failed, 1);
                 eir_kfree(buf);
                 return;
             }
-            if (yB == O) {
+            if (e->fused) continue;
+            if (k->direct) {
+                j->epi->fn(j->epi->ctx, n, 0, O, O, P, y, O, 1, y, O);
+            } else if (yB == O) {
                 j->epi->fn(j->epi->ctx, n, k->c0, k->n, k->n, P, (const float *)tmp, k->n, 1, y + k->c0, O);
             } else {
                 for (int64_t c = k->c0; c < k->c0 + k->n; c += yB) {
@@ -708,11 +966,57 @@ static void conv_blocks_blk(void *ctx, int64_t b0, int64_t b1) {
     eir_kfree(buf);
 }
 
+/* pixel bands [b0, b1) (entry_build_band) */
+static void conv_bands(void *ctx, int64_t b0, int64_t b1) {
+    blk_job *j = ctx;
+    conv_entry *e = j->e;
+    dnnl_stream_t s = stream_here();
+    char *buf = s ? eir_kalloc(e->total ? e->total : 64) : NULL;
+    if (!buf) {
+        atomic_store(&j->failed, 1);
+        return;
+    }
+    (void)omp_one();
+    int64_t O = e->geo[4], P = e->geo[0] * e->geo[5] * e->geo[6], HW = e->geo[5] * e->geo[6];
+    for (int64_t b = b0; b < b1; b++) {
+        conv_blk *k = &e->blk[b == e->nsrcs - 1 ? e->nblk - 1 : 0];
+        int64_t p0 = b * e->band, np = P - p0 < e->band ? P - p0 : e->band;
+        float *y = j->y + p0 * O;
+        dn.dnnl_memory_set_data_handle(e->dsts[b], y);
+        dnnl_exec_arg_t a[6] = {{DNNL_ARG_SRC, e->srcs[b]}, {DNNL_ARG_WEIGHTS, k->wei}, {DNNL_ARG_DST, e->dsts[b]}};
+        int na = 3;
+        if (e->scrs[b]) {
+            dn.dnnl_memory_set_data_handle(e->scrs[b], buf);
+            a[na++] = (dnnl_exec_arg_t){DNNL_ARG_SCRATCHPAD, e->scrs[b]};
+        }
+        if (e->fused && e->bias_m) a[na++] = (dnnl_exec_arg_t){DNNL_ARG_BIAS, e->bias_m};
+        if (e->rsds[b]) {
+            dn.dnnl_memory_set_data_handle(e->rsds[b], (void *)(j->epi->res + p0 * O));
+            a[na++] = (dnnl_exec_arg_t){DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, e->rsds[b]};
+        }
+        if (dn.dnnl_primitive_execute(k->conv.p, s, na, a) != dnnl_success || dn.dnnl_stream_wait(s) != dnnl_success) {
+            atomic_store(&j->failed, 1);
+            break;
+        }
+        if (e->fused) continue;
+        /* the epilogue image by image (a band may cross images: pixels are flat over N) */
+        for (int64_t q = p0; q < p0 + np;) {
+            int64_t n = q / HW, q1 = (n + 1) * HW < p0 + np ? (n + 1) * HW : p0 + np;
+            float *yq = j->y + q * O;
+            j->epi->fn(j->epi->ctx, n, 0, O, O, q1 - q, yq, O, 1, yq, O);
+            q = q1;
+        }
+    }
+    eir_kfree(buf);
+}
+
 bool eir_dnnl_conv2d_blk_f32(const float *x, int64_t xB, const float *w, float *y, int64_t yB, int64_t N, int64_t C,
                              int64_t H, int64_t W, int64_t O, int64_t OH, int64_t OW, int64_t KH, int64_t KW,
-                             const int64_t *stride, const int64_t *pad, const int64_t *dil, const eir_blk_epi *epi) {
+                             const int64_t *stride, const int64_t *pad, const int64_t *dil, int64_t groups,
+                             const eir_blk_epi *epi) {
     if (!eir_dnnl_conv_enabled() || !epi || N <= 0 || C <= 0 || O <= 0 || OH <= 0 || OW <= 0) return false;
     if ((xB && xB != C && xB != 8 && xB != 16) || (yB != O && yB != 8 && yB != 16)) return false;
+    if (groups != 1 && (groups != C || groups != O || !dw_on)) return false;
     pthread_mutex_lock(&conv_mu);
     if (!nranges) {
         pthread_mutex_unlock(&conv_mu);
@@ -720,17 +1024,25 @@ bool eir_dnnl_conv2d_blk_f32(const float *x, int64_t xB, const float *w, float *
     }
     dnnl_stream_t s = stream_here();
     int was = omp_one();
-    int64_t geo[18] = {N,         C,         H,      W,      O,      OH,     OW,     KH, KW,
-                       stride[0], stride[1], pad[0], pad[1], dil[0], dil[1], 0,      xB + 1, yB};
-    conv_entry *e = s ? entry_find(w, geo, (size_t)(O * C * KH * KW) * sizeof(float), s) : NULL;
+    int64_t geo[21] = {N,         C,         H,      W,      O,      OH,     OW,     KH, KW,
+                       stride[0], stride[1], pad[0], pad[1], dil[0], dil[1], groups, xB + 1, yB};
+    post_key(geo, epi);
+    conv_entry *e = s ? entry_find(w, geo, (size_t)(O * (C / groups) * KH * KW) * sizeof(float), s) : NULL;
     if (e) pthread_mutex_lock(&e->mu);
     pthread_mutex_unlock(&conv_mu);
     bool done = false;
     if (!e || !e->ok) goto out;
-    int64_t per = (xB ? (C + xB - 1) / xB * xB : C) * H * W;
-    for (int64_t n = 0; n < N; n++) dn.dnnl_memory_set_data_handle(e->srcs[n], (void *)(x + n * per));
-    blk_job j = {e, y, epi, 0};
-    eir_parallel_for(eir_pool_current(), e->nblk, 1, conv_blocks_blk, &j);
+    int64_t xper = (xB ? (C + xB - 1) / xB * xB : C) * H * W;
+    blk_job j = {e, x, xper, y, epi, 0};
+    if (e->bias_m) dn.dnnl_memory_set_data_handle(e->bias_m, (void *)epi->bias);
+    if (e->band) {
+        for (int64_t b = 0; b < e->nsrcs; b++)
+            dn.dnnl_memory_set_data_handle(e->srcs[b], (void *)(x + b * e->band * C));
+        eir_parallel_for(eir_pool_current(), e->nsrcs, 1, conv_bands, &j);
+    } else {
+        for (int64_t n = 0; e->srcs && n < N; n++) dn.dnnl_memory_set_data_handle(e->srcs[n], (void *)(x + n * xper));
+        eir_parallel_for(eir_pool_current(), e->nblk, 1, conv_blocks_blk, &j);
+    }
     done = !atomic_load(&j.failed);
     if (done) atomic_fetch_add(&ncalls, 1);
 out:

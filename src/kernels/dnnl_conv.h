@@ -62,15 +62,28 @@ typedef struct eir_blk_epi {
     void (*fn)(const void *ctx, int64_t n, int64_t c0, int64_t nc, int64_t nz, int64_t P, const float *src, int64_t sp,
                int64_t sj, float *dst, int64_t dp);
     const void *ctx;
+    /* What fn computes, for the primitive to take it in instead (oneDNN post-ops) where it
+     * writes a channels-last output in place: y = act(conv + bias + res). act: EIR_BLK_*, or -1
+     * (fn only); lo, hi: EIR_BLK_CLIP's bounds; bias (O floats) and res (laid out as y) NULL
+     * when there are none. The results then differ from fn's in the last bits (oneDNN's sums
+     * and activation), the same at any thread count. */
+    int act;
+    float lo, hi;
+    const float *bias, *res;
 } eir_blk_epi;
 
-/* y blocked by yB (N, ceil(O / yB), OH, OW, yB) = epi(conv2d(x, w)), no bias, groups 1; x NCHW
- * (xB 0) or blocked by xB; blocks 8, 16 or the tensor's channel count. Any kernel size. The
- * output written through epi (required). Returns false (nothing written) as
- * eir_dnnl_conv2d_f32 does, or for other blocks. The same bits at any thread count. */
+enum { EIR_BLK_NONE, EIR_BLK_RELU, EIR_BLK_CLIP, EIR_BLK_HARDSWISH, EIR_BLK_SILU };
+
+/* y blocked by yB (N, ceil(O / yB), OH, OW, yB) = epi(conv2d(x, w)), no bias, groups 1 (w (O, C,
+ * KH, KW)) or depthwise (groups == C == O, w (C, 1, KH, KW), x blocked by yB); x NCHW (xB 0) or
+ * blocked by xB; blocks 8, 16 or the tensor's channel count. Any kernel size. The output
+ * written through epi (required). Returns false (nothing written) as eir_dnnl_conv2d_f32 does,
+ * or for other blocks and groups (EIR_DNNL_DW=0: for every depthwise one). The same bits at any
+ * thread count. */
 bool eir_dnnl_conv2d_blk_f32(const float *x, int64_t xB, const float *w, float *y, int64_t yB, int64_t N, int64_t C,
                              int64_t H, int64_t W, int64_t O, int64_t OH, int64_t OW, int64_t KH, int64_t KW,
-                             const int64_t *stride, const int64_t *pad, const int64_t *dil, const eir_blk_epi *epi);
+                             const int64_t *stride, const int64_t *pad, const int64_t *dil, int64_t groups,
+                             const eir_blk_epi *epi);
 
 /* y = x in another layout, (N, C, H, W): xB and yB 0 for NCHW, else the block (8, 16 or C,
  * with C a multiple of it), on oneDNN's reorder primitive (kept per shape, at most 64). Returns

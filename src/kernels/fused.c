@@ -427,39 +427,46 @@ typedef struct blk_epi_ctx {
     float *y;
 } blk_epi_ctx;
 
-/* one pixel's channels, the lanes contiguous: y = x (+ bias) (+ r), then the activation (silu
- * not here); x may be y */
-EPI_CLONES static void epi_px_copy(float *restrict y, const float *restrict x, int64_t n, const float *restrict b) {
-    if (b)
-        for (int64_t j = 0; j < n; j++) y[j] = x[j] + b[j];
-    else
-        for (int64_t j = 0; j < n; j++) y[j] = x[j];
-}
-EPI_CLONES static void epi_px_bias(float *restrict y, int64_t n, const float *restrict b) {
-    for (int64_t j = 0; j < n; j++) y[j] = y[j] + b[j];
-}
-EPI_CLONES static void epi_px_act(float *restrict y, int64_t n, const float *restrict r, int act, float lo, float hi) {
-    if (r)
-        for (int64_t j = 0; j < n; j++) y[j] = y[j] + r[j];
-    switch (act) {
-    case EIR_ACT_RELU:
-        for (int64_t j = 0; j < n; j++) y[j] = y[j] < 0.f ? 0.f : y[j];
-        break;
-    case EIR_ACT_HARDTANH:
-        for (int64_t j = 0; j < n; j++) {
-            float v = y[j] < lo ? lo : y[j];
-            y[j] = v > hi ? hi : v;
+/* P pixels of lanes [0, nc) contiguous: y = x (+ bias) (+ r), then the activation (silu not
+ * here), in one call for a whole piece; x may be y; lanes [nc, nz) zeroed */
+EPI_CLONES static void epi_pixels(float *dst, int64_t dp, const float *src, int64_t sp, int64_t P, int64_t nc,
+                                  int64_t nz, const float *restrict b, const float *restrict r, int act, float lo,
+                                  float hi) {
+    for (int64_t p = 0; p < P; p++) {
+        float *yp = dst + p * dp;
+        const float *xp = src + p * sp;
+        if (xp != yp) {
+            if (b)
+                for (int64_t j = 0; j < nc; j++) yp[j] = xp[j] + b[j];
+            else
+                for (int64_t j = 0; j < nc; j++) yp[j] = xp[j];
+        } else if (b)
+            for (int64_t j = 0; j < nc; j++) yp[j] = yp[j] + b[j];
+        if (r) {
+            const float *rp = r + p * dp;
+            for (int64_t j = 0; j < nc; j++) yp[j] = yp[j] + rp[j];
         }
-        break;
-    case EIR_ACT_HARDSWISH:
-        for (int64_t j = 0; j < n; j++) {
-            float v = y[j], t = v + 3.0f;
-            t = t > 0.0f ? t : 0.0f;
-            t = t < 6.0f ? t : 6.0f;
-            y[j] = v * t / 6.0f;
+        switch (act) {
+        case EIR_ACT_RELU:
+            for (int64_t j = 0; j < nc; j++) yp[j] = yp[j] < 0.f ? 0.f : yp[j];
+            break;
+        case EIR_ACT_HARDTANH:
+            for (int64_t j = 0; j < nc; j++) {
+                float v = yp[j] < lo ? lo : yp[j];
+                yp[j] = v > hi ? hi : v;
+            }
+            break;
+        case EIR_ACT_HARDSWISH:
+            for (int64_t j = 0; j < nc; j++) {
+                float v = yp[j], t = v + 3.0f;
+                t = t > 0.0f ? t : 0.0f;
+                t = t < 6.0f ? t : 6.0f;
+                yp[j] = v * t / 6.0f;
+            }
+            break;
+        default: break;
         }
-        break;
-    default: break;
+        for (int64_t j = nc; j < nz; j++) yp[j] = 0.f;
     }
 }
 
@@ -469,22 +476,18 @@ static void blk_epi(const void *ctx, int64_t n, int64_t c0, int64_t nc, int64_t 
         const blk_epi_ctx *k = ctx;
         const float *r = k->res ? k->res + (dst - k->y) : NULL, *bias = k->bias ? k->bias + c0 : NULL;
         const epilogue *e = k->e;
-        static const int64_t s1[3] = {1, 0, 0};
-        pw_params pp;
-        memset(&pp, 0, sizeof pp);
-        pp.ct = EIR_F32;
-        pp.a = 1.0, pp.af = 1.0f;
-        for (int64_t p = 0; p < P; p++) {
-            float *yp = dst + p * dp;
-            const float *xp = src + p * sp;
-            if (xp != yp) epi_px_copy(yp, xp, nc, bias);
-            else if (bias) epi_px_bias(yp, nc, bias);
-            epi_px_act(yp, nc, r ? r + p * dp : NULL, e->act, e->lo, e->hi);
-            if (e->act == EIR_ACT_SILU) {
+        epi_pixels(dst, dp, src, sp, P, nc, nz, bias, r, e->act, e->lo, e->hi);
+        if (e->act == EIR_ACT_SILU) {
+            static const int64_t s1[3] = {1, 0, 0};
+            pw_params pp;
+            memset(&pp, 0, sizeof pp);
+            pp.ct = EIR_F32;
+            pp.a = 1.0, pp.af = 1.0f;
+            for (int64_t p = 0; p < P; p++) {
+                float *yp = dst + p * dp;
                 const float *xs[4] = {yp, NULL, NULL, NULL};
                 eir_pw_row_silu_f32(yp, xs, s1, nc, &pp);
             }
-            for (int64_t j = nc; j < nz; j++) yp[j] = 0.f;
         }
         return;
     }
@@ -532,6 +535,197 @@ static void blk_epi(const void *ctx, int64_t n, int64_t c0, int64_t nc, int64_t 
     (void)n;
 }
 
+/* ---- depthwise convolution (groups == C == O) on the blocked layout ----
+ * Each output pixel's lanes are summed tap by tap (kh, then kw, taps outside the input
+ * skipped) in a few vector accumulators, from the input's pixel rows and the weight
+ * transposed to (ceil(C / B), KH, KW, B); a row of output pixels then gets the blocked
+ * epilogue (bias, residual, activation) while in cache. Rows are the unit of work: every
+ * element is computed the same way at any thread count. */
+typedef struct dw_job {
+    const float *x, *wt;         /* x blocked by B; wt (CB, KH, KW, B), lanes past C zero */
+    const float *bias;           /* (CB * B), lanes past C zero; NULL: none */
+    float *y;
+    int64_t C, CB, B, H, W, OH, OW, KH, KW, st[2], pd[2], dl[2];
+    int act;                     /* applied pixel by pixel (with the bias): relu, hardtanh, hardswish or none */
+    bool inreg;                  /* false: the row's epilogue is blk_epi (a residual, or silu) */
+    float lo, hi;
+    const blk_epi_ctx *ec;
+} dw_job;
+
+/* yp[0..L) = act(yp + bias) in place (inreg): each step as blk_epi's */
+#define DW_EPI(yp, L)                                                                                                  \
+    do {                                                                                                               \
+        float *restrict y_ = (yp);                                                                                     \
+        if (bj)                                                                                                        \
+            for (int64_t l = 0; l < (L); l++) y_[l] = y_[l] + bj[l];                                                   \
+        switch (act) {                                                                                                 \
+        case EIR_ACT_RELU:                                                                                             \
+            for (int64_t l = 0; l < (L); l++) y_[l] = y_[l] < 0.f ? 0.f : y_[l];                                       \
+            break;                                                                                                     \
+        case EIR_ACT_HARDTANH:                                                                                         \
+            for (int64_t l = 0; l < (L); l++) {                                                                        \
+                float v_ = y_[l] < lo ? lo : y_[l];                                                                    \
+                y_[l] = v_ > hi ? hi : v_;                                                                             \
+            }                                                                                                          \
+            break;                                                                                                     \
+        case EIR_ACT_HARDSWISH:                                                                                        \
+            for (int64_t l = 0; l < (L); l++) {                                                                        \
+                float v_ = y_[l], t_ = v_ + 3.0f;                                                                      \
+                t_ = t_ > 0.0f ? t_ : 0.0f;                                                                            \
+                t_ = t_ < 6.0f ? t_ : 6.0f;                                                                            \
+                y_[l] = v_ * t_ / 6.0f;                                                                                \
+            }                                                                                                          \
+            break;                                                                                                     \
+        default: break;                                                                                                \
+        }                                                                                                              \
+    } while (0)
+
+/* 16 lanes as one value (registers: one zmm, two ymm or four xmm, per clone) */
+typedef float dw_v16 __attribute__((vector_size(64), aligned(4)));
+
+/* lanes [j0, j0 + 16 V) of output pixels ow and ow + 1 (np 2) or ow alone (np 1) in V
+ * vectors each: taps in order kh, kw, those outside the input skipped */
+#define DW_VCHUNK(V)                                                                                                   \
+    do {                                                                                                               \
+        dw_v16 a0[V], a1[V];                                                                                           \
+        for (int v = 0; v < (V); v++) a0[v] = (dw_v16){0}, a1[v] = (dw_v16){0};                                        \
+        for (int64_t kh = 0; kh < KH; kh++) {                                                                          \
+            int64_t ih = ih0 + kh * d0;                                                                                \
+            if (ih < 0 || ih >= H) continue;                                                                           \
+            const float *xr = xi + ih * W * B + j0;                                                                    \
+            for (int64_t kw = 0; kw < KW; kw++) {                                                                      \
+                int64_t iw = iw0 + kw * d1, iw1 = iw + s1;                                                             \
+                const float *wp = wt + (kh * KW + kw) * B + j0;                                                        \
+                dw_v16 wv[V];                                                                                          \
+                for (int v = 0; v < (V); v++) wv[v] = *(const dw_v16 *)(wp + 16 * v);                                  \
+                if (iw >= 0 && iw < W)                                                                                 \
+                    for (int v = 0; v < (V); v++) a0[v] += *(const dw_v16 *)(xr + iw * B + 16 * v) * wv[v];            \
+                if (np == 2 && iw1 >= 0 && iw1 < W)                                                                    \
+                    for (int v = 0; v < (V); v++) a1[v] += *(const dw_v16 *)(xr + iw1 * B + 16 * v) * wv[v];           \
+            }                                                                                                          \
+        }                                                                                                              \
+        for (int v = 0; v < (V); v++) *(dw_v16 *)(yp + j0 + 16 * v) = a0[v];                                          \
+        if (np == 2)                                                                                                   \
+            for (int v = 0; v < (V); v++) *(dw_v16 *)(yp + B + j0 + 16 * v) = a1[v];                                   \
+        j0 += 16 * (V);                                                                                                \
+    } while (0)
+
+/* the same for the last L < 16 lanes, one at a time */
+#define DW_CHUNK(L)                                                                                                    \
+    do {                                                                                                               \
+        float a0[L], a1[L];                                                                                            \
+        for (int64_t l = 0; l < (L); l++) a0[l] = 0.f, a1[l] = 0.f;                                                    \
+        for (int64_t kh = 0; kh < KH; kh++) {                                                                          \
+            int64_t ih = ih0 + kh * d0;                                                                                \
+            if (ih < 0 || ih >= H) continue;                                                                           \
+            const float *xr = xi + ih * W * B + j0;                                                                    \
+            for (int64_t kw = 0; kw < KW; kw++) {                                                                      \
+                int64_t iw = iw0 + kw * d1, iw1 = iw + s1;                                                             \
+                const float *wp = wt + (kh * KW + kw) * B + j0;                                                        \
+                if (iw >= 0 && iw < W)                                                                                 \
+                    for (int64_t l = 0; l < (L); l++) a0[l] += xr[iw * B + l] * wp[l];                                 \
+                if (np == 2 && iw1 >= 0 && iw1 < W)                                                                    \
+                    for (int64_t l = 0; l < (L); l++) a1[l] += xr[iw1 * B + l] * wp[l];                                \
+            }                                                                                                          \
+        }                                                                                                              \
+        for (int64_t l = 0; l < (L); l++) yp[j0 + l] = a0[l];                                                          \
+        if (np == 2)                                                                                                   \
+            for (int64_t l = 0; l < (L); l++) yp[B + j0 + l] = a1[l];                                                  \
+        j0 += (L);                                                                                                     \
+    } while (0)
+
+/* output row oh of one image's channel block: xi that block of the input, wt and bias its own */
+EPI_CLONES static void dw_row(float *restrict yr, const float *restrict xi, const float *restrict wt,
+                              const float *restrict bias, const dw_job *j, int64_t oh) {
+    const int64_t B = j->B, H = j->H, W = j->W, KH = j->KH, KW = j->KW, d0 = j->dl[0], d1 = j->dl[1], s1 = j->st[1];
+    const int64_t ih0 = oh * j->st[0] - j->pd[0];
+    const bool inreg = j->inreg;
+    const int act = j->act;
+    const float lo = j->lo, hi = j->hi;
+    for (int64_t ow = 0; ow < j->OW; ow += 2) {
+        const int64_t np = j->OW - ow >= 2 ? 2 : 1;
+        float *restrict yp = yr + ow * B;
+        const int64_t iw0 = ow * s1 - j->pd[1];
+        int64_t j0 = 0;
+        while (B - j0 >= 32) DW_VCHUNK(2);
+        if (B - j0 >= 16) DW_VCHUNK(1);
+        if (j0 < B && B >= 16) { /* the last 16 lanes again: those already done get the same bits */
+            j0 = B - 16;
+            DW_VCHUNK(1);
+        }
+        while (j0 < B) DW_CHUNK(1);
+        if (inreg) { /* the pixels' epilogue while they are in L1 */
+            const float *restrict bj = bias;
+            DW_EPI(yp, B);
+            if (np == 2) DW_EPI(yp + B, B);
+        }
+    }
+}
+#undef DW_VCHUNK
+#undef DW_CHUNK
+#undef DW_EPI
+
+/* rows [r0, r1) of all (image, channel block, output row) */
+static void dw_rows(void *ctx, int64_t r0, int64_t r1) {
+    const dw_job *j = ctx;
+    for (int64_t r = r0; r < r1; r++) {
+        int64_t oh = r % j->OH, nb = r / j->OH, cb = nb % j->CB, n = nb / j->CB;
+        float *yr = j->y + (nb * j->OH + oh) * j->OW * j->B;
+        dw_row(yr, j->x + nb * j->H * j->W * j->B, j->wt + cb * j->KH * j->KW * j->B,
+               j->bias ? j->bias + cb * j->B : NULL, j, oh);
+        if (!j->inreg) {
+            int64_t c0 = cb * j->B, nc = j->C - c0 < j->B ? j->C - c0 : j->B;
+            blk_epi(j->ec, n, c0, nc, j->B, j->OW, yr, j->B, 1, yr, j->B);
+        }
+    }
+}
+
+/* y blocked by B = epi(depthwise(x, w)); x NCHW (xB 0) or blocked by xB; w (C, 1, KH, KW)
+ * contiguous. Returns 0, or -1 when out of memory. */
+static int conv_dw_blocked(eir_kctx *ctx, const eir_tview *x, int64_t xB, const float *w, float *y, int64_t B,
+                           int64_t N, int64_t C, int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t KH, int64_t KW,
+                           const int64_t *st, const int64_t *pd, const int64_t *dl, const blk_epi_ctx *ec) {
+    int64_t CB = (C + B - 1) / B, KK = KH * KW;
+    /* the weight transposed, then the bias, lanes past C zero (padding lanes come out 0) */
+    float *wt = eir_kalloc((size_t)(CB * (KK + 1) * B) * sizeof(float)), *xbuf = NULL, *nchw = NULL;
+    if (!wt) return eir_kerr(ctx, "out of memory");
+    float *bl = wt + CB * KK * B;
+    for (int64_t cb = 0; cb < CB; cb++)
+        for (int64_t t = 0; t < KK; t++)
+            for (int64_t l = 0; l < B; l++) {
+                int64_t c = cb * B + l;
+                wt[(cb * KK + t) * B + l] = c < C ? w[c * KK + t] : 0.f;
+            }
+    for (int64_t c = 0; c < CB * B; c++) bl[c] = ec->bias && c < C ? ec->bias[c] : 0.f;
+    const float *xd = x->data;
+    if (xB != B) { /* the input into this block first */
+        xbuf = eir_kalloc((size_t)(N * CB * H * W * B) * sizeof(float));
+        nchw = xB ? eir_kalloc((size_t)(N * C * H * W) * sizeof(float)) : NULL;
+        if (!xbuf || (xB && !nchw)) {
+            eir_kfree(wt);
+            eir_kfree(xbuf);
+            eir_kfree(nchw);
+            return eir_kerr(ctx, "out of memory");
+        }
+        eir_tview xv = *x;
+        if (xB) {
+            xv = (eir_tview){nchw, EIR_F32, 4, {N, C, H, W}, {C * H * W, H * W, W, 1}};
+            unpack_blocked(&xv, x->data, xB);
+        }
+        pack_blocked(xbuf, &xv, B);
+        xd = xbuf;
+    }
+    const epilogue *e = ec->e;
+    bool inreg = !ec->res && e->act != EIR_ACT_SILU;
+    dw_job j = {xd,  wt, ec->bias ? bl : NULL, y, C, CB, B, H, W, OH, OW, KH, KW, {st[0], st[1]}, {pd[0], pd[1]},
+                {dl[0], dl[1]}, e->act, inreg, e->lo, e->hi, ec};
+    eir_parallel_for(eir_pool_current(), N * CB * OH, 1, dw_rows, &j);
+    eir_kfree(wt);
+    eir_kfree(xbuf);
+    eir_kfree(nchw);
+    return 0;
+}
+
 /* eir_cpu::conv2d_blocked(input, weight, bias, stride, padding, dilation, groups, block,
  * activation, min, max, residual) */
 static int k_conv2d_blocked(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
@@ -542,7 +736,7 @@ static int k_conv2d_blocked(const eir_karg *a, uint32_t na, eir_tview *out, uint
     const eir_tview *r = a[11].kind == EIR_KA_TENSOR ? a[11].t : NULL;
     eir_tview *y = &out[0];
     int64_t B = a[7].i;
-    if (a[6].i != 1) return eir_kerr(ctx, "%s: groups must be 1, got %lld", op, (long long)a[6].i);
+    int64_t groups = a[6].i;
     if (B < 1) return eir_kerr(ctx, "%s: block must be positive, got %lld", op, (long long)B);
     bool xb = x->rank == 5;
     if (!(xb ? dense_f32(x, 5) : x->dtype == EIR_F32 && x->rank == 4))
@@ -550,7 +744,13 @@ static int k_conv2d_blocked(const eir_karg *a, uint32_t na, eir_tview *out, uint
     int64_t xB = xb ? x->sizes[4] : 0;
     if (w->dtype != EIR_F32 || w->rank != 4 || (b && (b->dtype != EIR_F32 || b->rank != 1)))
         return eir_kerr(ctx, "%s: expected a float32 4-d weight and 1-d bias", op);
-    int64_t N = x->sizes[0], C = w->sizes[1], H = x->sizes[2], W = x->sizes[3], O = w->sizes[0];
+    /* groups 1, or depthwise: one input channel per group and output channel */
+    bool dw = groups != 1 && w->sizes[1] == 1 && groups == w->sizes[0];
+    if (groups != 1 && !dw)
+        return eir_kerr(ctx, "%s: groups must be 1 or the output channels with a (C, 1, KH, KW) weight, got %lld "
+                        "groups for weight [%lld, %lld, %lld, %lld]", op, (long long)groups, (long long)w->sizes[0],
+                        (long long)w->sizes[1], (long long)w->sizes[2], (long long)w->sizes[3]);
+    int64_t N = x->sizes[0], C = w->sizes[1] * groups, H = x->sizes[2], W = x->sizes[3], O = w->sizes[0];
     if (xb ? xB < 1 || x->sizes[1] != (C + xB - 1) / xB : x->sizes[1] != C)
         return eir_kerr(ctx, "%s: input has %lld channels%s, the weight %lld", op, (long long)x->sizes[1],
                         xb ? " blocks" : "", (long long)C);
@@ -590,11 +790,33 @@ static int k_conv2d_blocked(const eir_karg *a, uint32_t na, eir_tview *out, uint
     }
     int64_t P = OH * OW, img = y->sizes[1] * B * P;
     blk_epi_ctx ec = {bias, r ? r->data : NULL, &e, y->data};
-    eir_blk_epi epi = {blk_epi, &ec};
+    int bact = e.act == EIR_ACT_NONE ? EIR_BLK_NONE : e.act == EIR_ACT_RELU ? EIR_BLK_RELU
+             : e.act == EIR_ACT_HARDTANH ? EIR_BLK_CLIP : e.act == EIR_ACT_HARDSWISH ? EIR_BLK_HARDSWISH
+             : e.act == EIR_ACT_SILU ? EIR_BLK_SILU : -1;
+    eir_blk_epi epi = {blk_epi, &ec, bact, e.lo, e.hi, bias, r ? r->data : NULL};
     int rc = 0;
-    if (!(eir_tview_is_contiguous(w) &&
+    if (dw && eir_tview_is_contiguous(w) &&
+        eir_dnnl_conv2d_blk_f32(x->data, xB, w->data, y->data, B, N, C, H, W, O, OH, OW, w->sizes[2], w->sizes[3], st,
+                                pd, dl, groups, &epi)) {
+        /* oneDNN's depthwise primitive, on the chain's layout */
+    } else if (dw) {
+        const float *wd = w->data;
+        float *wbuf = NULL;
+        if (!eir_tview_is_contiguous(w)) {
+            int64_t KK = w->sizes[2] * w->sizes[3];
+            if (!(wd = wbuf = eir_kalloc((size_t)(O * KK > 0 ? O * KK : 1) * sizeof(float)))) rc = eir_kerr(ctx, "out of memory");
+            for (int64_t c = 0; wbuf && c < O; c++)
+                for (int64_t t = 0; t < KK; t++)
+                    wbuf[c * KK + t] = ((const float *)w->data)[c * w->strides[0] + (t / w->sizes[3]) * w->strides[2] +
+                                                                (t % w->sizes[3]) * w->strides[3]];
+        }
+        if (!rc) /* an NCHW input (any strides) is packed into the block first */
+            rc = conv_dw_blocked(ctx, x, xB, wd, y->data, B, N, C, H, W, OH, OW, w->sizes[2], w->sizes[3], st, pd, dl,
+                                 &ec);
+        eir_kfree(wbuf);
+    } else if (!(eir_tview_is_contiguous(w) &&
           eir_dnnl_conv2d_blk_f32(x->data, xB, w->data, y->data, B, N, C, H, W, O, OH, OW, w->sizes[2], w->sizes[3], st,
-                                  pd, dl, &epi))) {
+                                  pd, dl, 1, &epi))) {
         /* another path: the convolution on NCHW tensors, packed, then the same epilogue */
         int64_t xn = xb ? N * C * H * W : 0, yn = N * O * P;
         float *xbuf = xn ? eir_kalloc((size_t)xn * sizeof(float)) : NULL, *ybuf = eir_kalloc((size_t)(yn > 0 ? yn : 1) * sizeof(float));

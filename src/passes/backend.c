@@ -27,7 +27,8 @@
  *      (two bmm, _softmax and its -inf guard; see try_attention):
  *      eir_cpu::attention.
  *  (e) then, on the root graph when oneDNN's convolution primitive is on, every
- *      eir_cpu::conv2d with groups 1, a weight the program never writes and
+ *      eir_cpu::conv2d with groups 1 or depthwise (groups == C == O), a weight the
+ *      program never writes and
  *      literal sizes: eir_cpu::conv2d_blocked, its result in the layout the
  *      primitive picks (eir_dnnl_conv_layout), a residual add (alpha 1) and the
  *      activation after it taken in; to_blocked / from_blocked only where the
@@ -280,20 +281,113 @@ static const char *act_name(int kind) {
     return N[kind];
 }
 
+/* hardswish written out (add, clamp, mul, div) taken as the activation (EIR_FUSE_HARDSWISH=0: not) */
+static bool hardswish_decomposed_on(void) {
+    const char *e = getenv("EIR_FUSE_HARDSWISH");
+    return !(e && !strcmp(e, "0"));
+}
+
 /* ---- rewriting one pattern ---- */
 
 typedef struct pattern {
-    uint32_t nodes[4];           /* the calls it replaces, in graph order */
+    uint32_t nodes[8];           /* the calls it replaces */
     uint32_t nnodes;
     uint32_t result;             /* the value the fused call's result replaces */
     act a;
 } pattern;
 
+/* the node that is value v's only reader besides node `but`, reading it once; -1: none or more */
+static int32_t other_user(const bctx *c, uint32_t v, uint32_t but) {
+    for (uint32_t i = 0; i < c->g->num_outputs; i++)
+        if (reads_value(&c->g->outputs[i], v)) return -1;
+    int32_t user = -1;
+    for (uint32_t n = 0; n < c->g->num_nodes; n++) {
+        if (n == but) continue;
+        const eir_node *nd = &c->g->nodes[n];
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < nd->num_inputs; i++) k += reads_value(&nd->inputs[i].arg, v);
+        if (!k) continue;
+        if (user >= 0 || k > 1) return -1;
+        user = (int32_t)n;
+    }
+    return user;
+}
+
+/* a call of aten.<op> (".Tensor" or ".default") whose argument `name` is the number want */
+static bool is_call_num(const eir_node *nd, const char *target, const char *name, double want) {
+    double v;
+    return !strcmp(nd->target, target) && number_of(arg_named(nd, name), &v) && v == want;
+}
+
+/* Hardswish as torch.export and run_decompositions() write it: x * clamp(x + 3, 0, 6) / 6, as
+ * add(x, 3), clamp(min=0) then clamp(max=6) (or one clamp(0, 6)), mul(x, that), div(that, 6); x
+ * read by the add and the mul only, each step's result by the next only. eir's epilogue
+ * computes v * t / 6 in the same order (the same bits). On a match, the calls go to pt. */
+static bool take_hardswish(const bctx *c, pattern *pt) {
+    const eir_graph *g = c->g;
+    uint32_t x = pt->result, chain[5], k = 0;
+    int32_t ad = -1;
+    for (uint32_t n = 0; n < g->num_nodes && ad < 0; n++)
+        if (!strcmp(g->nodes[n].target, "torch.ops.aten.add.Tensor") &&
+            tensor_of(arg_named(&g->nodes[n], "self")) == x)
+            ad = (int32_t)n;
+    if (ad < 0) return false;
+    const eir_node *nd = &g->nodes[ad];
+    double alpha = 1;
+    const eir_arg *al = arg_named(nd, "alpha");
+    if (!is_call_num(nd, "torch.ops.aten.add.Tensor", "other", 3) || (al && (!number_of(al, &alpha) || alpha != 1)))
+        return false;
+    int32_t mu = other_user(c, x, (uint32_t)ad);
+    if (mu < 0 || strcmp(g->nodes[mu].target, "torch.ops.aten.mul.Tensor")) return false;
+    chain[k++] = (uint32_t)ad;
+    uint32_t v = eir_node_output_value(nd, 0);
+    /* clamp(min=0, max=6), or clamp(min=0) then clamp(min=None, max=6) */
+    bool lo = false, hi = false;
+    for (int step = 0; step < 2 && !(lo && hi); step++) {
+        int32_t u = sole_user(c, v);
+        if (u < 0 || strcmp(g->nodes[u].target, "torch.ops.aten.clamp.default")) return false;
+        const eir_node *cl = &g->nodes[u];
+        const eir_arg *mn = arg_named(cl, "min"), *mx = arg_named(cl, "max");
+        double a;
+        if (!lo && number_of(mn, &a) && a == 0) lo = true;
+        else if (!is_none(mn)) return false;
+        if (!hi && mx && !is_none(mx)) {
+            if (!number_of(mx, &a) || a != 6) return false;
+            hi = true;
+        }
+        chain[k++] = (uint32_t)u;
+        v = eir_node_output_value(cl, 0);
+    }
+    if (!lo || !hi || sole_user(c, v) != mu) return false;
+    const eir_node *m = &g->nodes[mu];
+    uint32_t s0 = tensor_of(arg_named(m, "self")), s1 = tensor_of(arg_named(m, "other"));
+    if (!((s0 == x && s1 == v) || (s0 == v && s1 == x))) return false;
+    /* (x * t) / 6: x first as torch writes it, so that the product is the epilogue's */
+    if (s0 != x) return false;
+    chain[k++] = (uint32_t)mu;
+    v = eir_node_output_value(m, 0);
+    int32_t dv = sole_user(c, v);
+    if (dv < 0 || !is_call_num(&g->nodes[dv], "torch.ops.aten.div.Tensor", "other", 6) ||
+        tensor_of(arg_named(&g->nodes[dv], "self")) != v)
+        return false;
+    chain[k++] = (uint32_t)dv;
+    uint32_t out = eir_node_output_value(&g->nodes[dv], 0);
+    if (!is_f32(c, out, c->g->values[x].meta.rank) || pt->nnodes + k > sizeof pt->nodes / sizeof *pt->nodes)
+        return false;
+    for (uint32_t i = 0; i < k; i++) pt->nodes[pt->nnodes++] = chain[i];
+    pt->a = (act){EIR_ACT_HARDSWISH, 0, 0};
+    pt->result = out;
+    return true;
+}
+
 /* Extend a pattern ending in value pt->result with an activation, if one follows. */
 static void take_act(const bctx *c, pattern *pt) {
     pt->a = (act){EIR_ACT_NONE, 0, 0};
     int32_t u = sole_user(c, pt->result);
-    if (u < 0) return;
+    if (u < 0) {
+        if (hardswish_decomposed_on()) (void)take_hardswish(c, pt);
+        return;
+    }
     act a;
     if (!match_act(c, &c->g->nodes[u], pt->result, &a)) return;
     pt->a = a;
@@ -910,7 +1004,34 @@ static void shift(uint32_t *idx, uint32_t n, uint32_t pos) {
         if (idx[i] >= pos) idx[i]++;
 }
 
-/* eir_cpu::conv2d at node n (groups 1, a constant weight, literal sizes) and the residual add and
+/* a switch read from the environment: 1 when set and not "0", 0 when "0", dflt when unset */
+static bool env_switch(const char *name, bool dflt) {
+    const char *e = getenv(name);
+    return e && e[0] ? strcmp(e, "0") != 0 : dflt;
+}
+
+/* depthwise convolutions in chains (EIR_BLOCKED_DW=0: not) */
+static bool blocked_dw_on(void) { return env_switch("EIR_BLOCKED_DW", true); }
+
+/* whether value v is read by an eir_cpu::conv2d with groups 1 or depthwise and a constant
+ * weight (one the chain would take in) */
+static bool feeds_conv(const bctx *c, uint32_t v) {
+    for (uint32_t n = 0; n < c->g->num_nodes; n++) {
+        const eir_node *nd = &c->g->nodes[n];
+        if (strcmp(nd->target, T_CONV_FUSED) || tensor_of(arg_named(nd, "input")) != v) continue;
+        uint32_t w = tensor_of(arg_named(nd, "weight")), y = eir_node_output_value(nd, 0);
+        int64_t groups = 0;
+        if (!int_of(arg_named(nd, "groups"), 1, &groups) || !literal_f32(c, v, 4) || !literal_f32(c, w, 4) ||
+            !literal_f32(c, y, 4) || !const_weight(c, w))
+            continue;
+        if (groups == 1 || (blocked_dw_on() && groups == size_of(c, v, 1) && groups == size_of(c, y, 1) &&
+                            size_of(c, w, 1) == 1))
+            return true;
+    }
+    return false;
+}
+
+/* eir_cpu::conv2d at node n (groups 1 or depthwise, a constant weight, literal sizes) and the residual add and
  * activation after it, as eir_cpu::conv2d_blocked with a blocked result, read back to NCHW by a
  * from_blocked for whatever is not a blocked convolution */
 static eir_status try_blocked(bctx *c, uint32_t n, int64_t L, bool *done) {
@@ -923,12 +1044,16 @@ static eir_status try_blocked(bctx *c, uint32_t n, int64_t L, bool *done) {
     const eir_arg *barg = arg_named(nd, "bias");
     uint32_t b = is_none(barg) ? EIR_NO_VALUE : tensor_of(barg);
     int64_t groups = 0, st[2], pd[2], dl[2];
-    if (!int_of(arg_named(nd, "groups"), 1, &groups) || groups != 1 || !ints2_of(arg_named(nd, "stride"), 1, st) ||
+    if (!int_of(arg_named(nd, "groups"), 1, &groups) || !ints2_of(arg_named(nd, "stride"), 1, st) ||
         !ints2_of(arg_named(nd, "padding"), 0, pd) || !ints2_of(arg_named(nd, "dilation"), 1, dl))
         return EIR_OK;
     if (!literal_f32(c, x, 4) || !literal_f32(c, w, 4) || !literal_f32(c, y, 4) || !const_weight(c, w) ||
         (!is_none(barg) && !is_f32(c, b, 1)))
         return EIR_OK;
+    /* groups 1, or depthwise (groups == C == O, a (C, 1, KH, KW) weight: eir's kernel on the
+     * chain's layout, see fused.c) unless EIR_BLOCKED_DW=0 */
+    bool dw = groups != 1 && groups == size_of(c, x, 1) && groups == size_of(c, y, 1) && size_of(c, w, 1) == 1;
+    if (groups != 1 && (!dw || !blocked_dw_on())) return EIR_OK;
     const eir_arg *aa = arg_named(nd, "activation");
     const char *an = aa && aa->kind == EIR_ARG_STRING && aa->u.s ? aa->u.s : "none";
     act a = {eir_backend_activation(an), 0, 0};
@@ -937,9 +1062,12 @@ static eir_status try_blocked(bctx *c, uint32_t n, int64_t L, bool *done) {
         (!number_of(arg_named(nd, "min"), &a.lo) || !number_of(arg_named(nd, "max"), &a.hi)))
         return EIR_OK;
     /* the residual add (alpha 1) of a same-sized float32 tensor, then an activation */
-    uint32_t idx[4] = {n, 0, 0, 0}, nidx = 1, result = y, r = EIR_NO_VALUE;
+    uint32_t idx[8] = {n, 0, 0, 0, 0, 0, 0, 0}, nidx = 1, result = y, r = EIR_NO_VALUE;
     int32_t u = a.kind == EIR_ACT_NONE ? sole_user(c, y) : -1;
-    if (u >= 0 && !strcmp(g->nodes[u].target, "torch.ops.aten.add.Tensor")) {
+    /* add_ too when it writes into the convolution's result (which nothing else reads) */
+    bool add_ = u >= 0 && !strcmp(g->nodes[u].target, "torch.ops.aten.add_.Tensor") &&
+                tensor_of(arg_named(&g->nodes[u], "self")) == y;
+    if (u >= 0 && (add_ || !strcmp(g->nodes[u].target, "torch.ops.aten.add.Tensor"))) {
         const eir_node *ad = &g->nodes[u];
         uint32_t s0 = tensor_of(arg_named(ad, "self")), s1 = tensor_of(arg_named(ad, "other"));
         double alpha = 1;
@@ -956,25 +1084,35 @@ static eir_status try_blocked(bctx *c, uint32_t n, int64_t L, bool *done) {
                 idx[nidx++] = (uint32_t)u;
                 pattern pt = {{0}, 0, o, {EIR_ACT_NONE, 0, 0}};
                 take_act(c, &pt);
-                if (pt.nnodes) {
+                if (pt.nnodes && nidx + pt.nnodes <= sizeof idx / sizeof *idx) {
                     a = pt.a;
-                    idx[nidx++] = pt.nodes[0];
+                    for (uint32_t i = 0; i < pt.nnodes; i++) idx[nidx++] = pt.nodes[i];
                     result = pt.result;
                 }
             }
         }
     }
     int64_t C = size_of(c, x, 1), O = size_of(c, y, 1), B = block_of(L, O);
-    /* a 1 x 1 convolution joins a chain, it does not start one (on NCHW it is a GEMM, no
-     * im2col: converting its input would cost more than it gains) */
-    if (size_of(c, w, 2) * size_of(c, w, 3) == 1 && blocked_twin(c, x, n, block_of(L, C)) == EIR_NO_VALUE)
+    /* a 1 x 1 convolution joins a chain, it does not start one (on NCHW it is a GEMM with no
+     * im2col: converting its input and result costs more than it gains; measured on
+     * MobileNetV2 with the depthwise ones out of the chain, where each projection and
+     * expansion pair would start one: 1.27x slower). EIR_BLOCKED_1X1=1: it does;
+     * =feeds: when its result feeds another convolution the chain takes. */
+    if (size_of(c, w, 2) * size_of(c, w, 3) == 1 && blocked_twin(c, x, n, block_of(L, C)) == EIR_NO_VALUE) {
+        const char *e = getenv("EIR_BLOCKED_1X1");
+        bool always = e && !strcmp(e, "1"), feeds = e && !strcmp(e, "feeds");
+        if (!always && !(feeds && feeds_conv(c, result))) return EIR_OK;
+    }
+    /* nor does a depthwise one (measured on MobileNetV3: the conversions around it cost more
+     * than oneDNN's depthwise saves; EIR_BLOCKED_DW_STARTS=1: it does) */
+    if (dw && !env_switch("EIR_BLOCKED_DW_STARTS", false) && blocked_twin(c, x, n, block_of(L, C)) == EIR_NO_VALUE)
         return EIR_OK;
     /* the input: its blocked twin, NCHW for fewer channels than a fixed block (the stem), or
      * blocked here */
     uint32_t xin = blocked_twin(c, x, n, block_of(L, C));
     eir_status st_ = EIR_OK;
     if (xin == EIR_NO_VALUE) {
-        if (L > 0 && C < L) xin = x;
+        if (L > 0 && C < L && !dw) xin = x;
         else {
             if ((st_ = insert_layout(c, n, true, x, block_of(L, C), 0, &xin))) return st_;
             shift(idx, nidx, n);
@@ -1005,7 +1143,7 @@ static eir_status try_blocked(bctx *c, uint32_t n, int64_t L, bool *done) {
         {"stride", {.kind = EIR_ARG_INTS, .u.list = {2, ilist[0], NULL}}, 1},
         {"padding", {.kind = EIR_ARG_INTS, .u.list = {2, ilist[1], NULL}}, 1},
         {"dilation", {.kind = EIR_ARG_INTS, .u.list = {2, ilist[2], NULL}}, 1},
-        {"groups", {.kind = EIR_ARG_INT, .u.i = 1}, 1},
+        {"groups", {.kind = EIR_ARG_INT, .u.i = groups}, 1},
         {"block", {.kind = EIR_ARG_INT, .u.i = B}, 1},
         {"activation", {.kind = EIR_ARG_STRING, .u.s = act_name(a.kind)}, 1},
         a.kind == EIR_ACT_HARDTANH ? (eir_named_arg){"min", {.kind = EIR_ARG_FLOAT, .u.f = a.lo}, 1} : none_arg("min"),
@@ -1026,6 +1164,112 @@ static eir_status try_blocked(bctx *c, uint32_t n, int64_t L, bool *done) {
     return st_;
 }
 
+/* Squeeze-excite on the chain's layout (EIR_BLOCKED_SE=0: not): at node n,
+ *  - aten.mean.dim(v, [2, 3] or [-1, -2], keepdim=True) or aten.adaptive_avg_pool2d(v, [1, 1])
+ *    of a value v the chain has blocked (z):
+ *    the mean of z over its dims 2 and 3, (N, ceil(C / B), 1, 1, B), read back by a
+ *    from_blocked (C values: as cheap as NCHW);
+ *  - aten.mul.Tensor(v, s) (either order) with s (N, C, 1, 1): z times to_blocked(s), the
+ *    broadcast over the pixels the same in both layouts (padding lanes 0 x 0), its result
+ *    blocked, so that the convolution after it joins the chain.
+ * Each element is the same product; the mean's sums run in another order than on NCHW. */
+static eir_status try_blocked_se(bctx *c, uint32_t n, int64_t L, bool *done) {
+    *done = false;
+    eir_graph *g = c->g;
+    const eir_node *nd = &g->nodes[n];
+    bool pool = !strcmp(nd->target, "torch.ops.aten.adaptive_avg_pool2d.default");
+    bool mean = pool || !strcmp(nd->target, "torch.ops.aten.mean.dim");
+    bool mul = !strcmp(nd->target, "torch.ops.aten.mul.Tensor");
+    if ((!mean && !mul) || !env_switch("EIR_BLOCKED_SE", true)) return EIR_OK;
+    uint32_t y = eir_node_output_value(nd, 0);
+    if (!literal_f32(c, y, 4)) return EIR_OK;
+    int64_t N = size_of(c, y, 0), C = size_of(c, y, 1), B = block_of(L, C);
+    uint32_t v = EIR_NO_VALUE, sc = EIR_NO_VALUE, z = EIR_NO_VALUE;
+    if (pool) { /* adaptive_avg_pool2d(v, [1, 1]): the mean over H and W */
+        v = tensor_of(arg_named(nd, "self"));
+        int64_t os[2];
+        if (!literal_f32(c, v, 4) || !ints2_of(arg_named(nd, "output_size"), 0, os) || os[0] != 1 || os[1] != 1 ||
+            size_of(c, v, 0) != N || size_of(c, v, 1) != C)
+            return EIR_OK;
+    } else if (mean) {
+        v = tensor_of(arg_named(nd, "self"));
+        const eir_arg *dm = arg_named(nd, "dim");
+        bool keep = false;
+        if (!literal_f32(c, v, 4) || !dm || (dm->kind != EIR_ARG_INTS && dm->kind != EIR_ARG_SYM_INTS) ||
+            dm->u.list.n != 2 || !bool_of(arg_named(nd, "keepdim"), &keep) || !keep ||
+            !is_none(arg_named(nd, "dtype")))
+            return EIR_OK;
+        int64_t d[2];
+        for (int i = 0; i < 2; i++)
+            if (!int_of(&dm->u.list.items[i], 0, &d[i])) return EIR_OK;
+        for (int i = 0; i < 2; i++) d[i] = d[i] < 0 ? d[i] + 4 : d[i];
+        if (!((d[0] == 2 && d[1] == 3) || (d[0] == 3 && d[1] == 2))) return EIR_OK;
+        if (size_of(c, v, 0) != N || size_of(c, v, 1) != C || size_of(c, y, 2) != 1 || size_of(c, y, 3) != 1)
+            return EIR_OK;
+    } else {
+        uint32_t s0 = tensor_of(arg_named(nd, "self")), s1 = tensor_of(arg_named(nd, "other"));
+        for (int k = 0; k < 2 && z == EIR_NO_VALUE; k++) {
+            uint32_t a = k ? s1 : s0, b = k ? s0 : s1;
+            if (!literal_f32(c, a, 4) || !literal_f32(c, b, 4)) return EIR_OK;
+            bool full = true, vec = size_of(c, b, 0) == N && size_of(c, b, 1) == C && size_of(c, b, 2) == 1 &&
+                                    size_of(c, b, 3) == 1;
+            for (uint32_t dd = 0; dd < 4; dd++) full = full && size_of(c, a, dd) == size_of(c, y, dd);
+            if (full && vec && (z = blocked_twin(c, a, n, B)) != EIR_NO_VALUE) v = a, sc = b;
+        }
+    }
+    if (mean) z = blocked_twin(c, v, n, B);
+    if (z == EIR_NO_VALUE) return EIR_OK;
+    eir_status st = EIR_OK;
+    uint32_t pos = n, other = EIR_NO_VALUE;
+    if (mul) {
+        if ((st = insert_layout(c, pos, true, sc, B, 0, &other))) return st;
+        pos++;
+    }
+    /* the call on the blocked operands, its result blocked */
+    int64_t bs[5] = {N, (C + B - 1) / B, mean ? 1 : size_of(c, y, 2), mean ? 1 : size_of(c, y, 3), B};
+    eir_symint sizes[5], strides[5];
+    int64_t stp = 1;
+    for (int d = 5; d-- > 0;) {
+        sizes[d] = (eir_symint){.value = bs[d]};
+        strides[d] = (eir_symint){.value = stp};
+        stp *= bs[d];
+    }
+    eir_tensor_meta m = g->values[y].meta;
+    m.rank = 5;
+    m.sizes = sizes;
+    m.strides = strides;
+    m.storage_offset = (eir_symint){.value = 0};
+    m.layout = EIR_LAYOUT_STRIDED;
+    m.requires_grad = false;
+    uint32_t yb = eir_graph_add_value(c->p, g, EIR_VALUE_TENSOR, &m, mean ? "eir_cpu_mean_blocked" : "eir_cpu_mul_blocked");
+    if (yb == EIR_NO_VALUE) return EIR_ERR_NOMEM;
+    eir_arg dims[2] = {{.kind = EIR_ARG_INT, .u.i = 2}, {.kind = EIR_ARG_INT, .u.i = 3}};
+    eir_named_arg in[4];
+    uint32_t nin;
+    if (mean) {
+        in[0] = tensor_arg(c, "self", z);
+        in[1] = (eir_named_arg){"dim", {.kind = EIR_ARG_INTS, .u.list = {2, dims, NULL}}, 1};
+        in[2] = (eir_named_arg){"keepdim", {.kind = EIR_ARG_BOOL, .u.b = true}, 1};
+        nin = 3;
+    } else {
+        in[0] = tensor_arg(c, "self", z);
+        in[1] = tensor_arg(c, "other", other);
+        nin = 2;
+    }
+    eir_arg out = {.kind = EIR_ARG_TENSOR, .value = yb, .name = g->values[yb].name};
+    if ((st = eir_graph_insert_node(c->p, g, pos, mean ? "torch.ops.aten.mean.dim" : "torch.ops.aten.mul.Tensor", nin,
+                                    in, 1, &out, NULL)))
+        return st;
+    pos++;
+    uint32_t yn;
+    if ((st = insert_layout(c, pos, false, yb, C, y, &yn))) return st;
+    pos++;
+    if ((st = eir_graph_replace_uses(c->p, g, y, yn, NULL))) return st;
+    if ((st = eir_graph_erase_node(c->p, g, pos))) return st;   /* the NCHW call, now after them */
+    *done = true;
+    return EIR_OK;
+}
+
 /* (e) on the root graph: every eligible convolution blocked, then to_blocked(from_blocked(z))
  * read as z, and the layout calls nothing reads dropped */
 static eir_status blocked_chains(bctx *c, int64_t L, uint32_t *changed) {
@@ -1035,6 +1279,7 @@ static eir_status blocked_chains(bctx *c, int64_t L, uint32_t *changed) {
     for (uint32_t n = 0; n < g->num_nodes && !st; n++) {
         bool done = false;
         if ((st = try_blocked(c, n, L, &done))) return st;
+        if (!done && made && (st = try_blocked_se(c, n, L, &done))) return st;
         if (done) made++, n--;   /* the convolution is gone: look at position n again */
     }
     if (!made) return EIR_OK;

@@ -16,6 +16,9 @@
  *  - the same bits on 2 and 3 threads as on one;
  *  - the weight not declared (a weight the program writes is never declared): the NCHW
  *    convolution, packed, within the reference's bound;
+ *  - channels-last 1 x 1 convolutions with stride 1 (pixel bands, the epilogue taken in as
+ *    oneDNN post-ops), one band and several, a band across two images;
+ *  - depthwise convolutions (test_depthwise): oneDNN's primitive and eir's kernel;
  *  - bad arguments: a clear error naming the operator.
  * The whole test runs twice: as started, and in a child with EIR_GEMM=openblas (no primitive). */
 #include <math.h>
@@ -221,6 +224,10 @@ static void test_shapes(void) {
         {1, 3, 40, 40, 64, 7, 7, 2, 3, 1},       /* the stem (from NCHW with a block of 8 or 16) */
         {1, 24, 13, 11, 37, 3, 3, 1, 1, 1},      /* odd channels both sides */
         {2, 40, 9, 10, 20, 3, 2, 1, 2, 2},       /* two images, a dilated rectangular kernel */
+        {2, 24, 23, 17, 40, 1, 1, 1, 0, 1},      /* 1 x 1, stride 1: pixel bands (channels last), across images */
+        {1, 96, 14, 14, 24, 1, 1, 1, 0, 1},      /* a MobileNetV2 projection: two bands of 98 */
+        {1, 32, 40, 40, 16, 1, 1, 1, 0, 1},      /* 1600 pixels: bands of 512 and a tail */
+        {1, 8, 3, 5, 8, 1, 1, 1, 0, 1},          /* 15 pixels: one band */
     };
     static const char *acts[] = {"none", "relu", "hardtanh", "silu", "hardswish"};
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
@@ -228,6 +235,155 @@ static void test_shapes(void) {
         one_case(&shapes[i], "none", false, true);
         for (size_t a = 0; a < sizeof acts / sizeof *acts; a++) one_case(&shapes[i], acts[a], a % 2 == 0, false);
     }
+}
+
+/* act(depthwise(x, w) + b + r), in float64, NCHW: c->C == c->O, w (C, 1, kh, kw) */
+static double *reference_dw(const cshape *c, const float *x, const float *w, const float *b, const float *r,
+                            const char *act) {
+    int64_t OH = out_size(c->H, c->kh, c->s, c->p, c->d), OW = out_size(c->W, c->kw, c->s, c->p, c->d);
+    double *y = malloc((size_t)(c->N * c->C * OH * OW) * sizeof *y);
+    for (int64_t n = 0; n < c->N; n++)
+        for (int64_t o = 0; o < c->C; o++)
+            for (int64_t oh = 0; oh < OH; oh++)
+                for (int64_t ow = 0; ow < OW; ow++) {
+                    double s = b ? b[o] : 0;
+                    for (int64_t i = 0; i < c->kh; i++)
+                        for (int64_t j = 0; j < c->kw; j++) {
+                            int64_t ih = oh * c->s - c->p + i * c->d, iw = ow * c->s - c->p + j * c->d;
+                            if (ih < 0 || ih >= c->H || iw < 0 || iw >= c->W) continue;
+                            s += (double)x[((n * c->C + o) * c->H + ih) * c->W + iw] * (double)w[(o * c->kh + i) * c->kw + j];
+                        }
+                    int64_t k = ((n * c->C + o) * OH + oh) * OW + ow;
+                    y[k] = act_of(act, s + (r ? r[k] : 0));
+                }
+    return y;
+}
+
+static int conv_dw(const cshape *c, const eir_tview *x, tt *Wt, tt *Bs, bool bias, const char *act, tt *RB, tt *YB) {
+    int64_t sv[2] = {c->s, c->s}, pv[2] = {c->p, c->p}, dv[2] = {c->d, c->d};
+    bool ht = !strcmp(act, "hardtanh");
+    eir_karg a[12] = {KT(x),     KT(&Wt->v),        bias ? KT(&Bs->v) : KN(), KIS(2, sv), KIS(2, pv), KIS(2, dv),
+                      KI(c->C), KI(block_of(c->C)), KSTR(act), ht ? KF(0) : KN(), ht ? KF(6) : KN(),
+                      RB ? KT(&RB->v) : KN()};
+    return run_fused("eir_cpu.conv2d_blocked.default", a, 12, &YB->v);
+}
+
+/* a depthwise convolution (groups == C == O) on the blocked layout: with the weight declared,
+ * oneDNN's depthwise primitive (when it is on); not declared, eir's kernel, from the blocked
+ * input and from NCHW (the same bits); each against float64, its padding lanes zero, within
+ * the bound of eir_cpu::conv2d's NCHW depthwise; the same bits on 2 and 3 threads */
+static void one_dw_case(const cshape *c, const char *act, bool bias, bool residual) {
+    char what[200];
+    int64_t OH = out_size(c->H, c->kh, c->s, c->p, c->d), OW = out_size(c->W, c->kw, c->s, c->p, c->d);
+    snprintf(what, sizeof what, "%s depthwise N%lld C%lld %lldx%lld k%lldx%lld s%lld p%lld d%lld %s%s%s",
+             L == EIR_DNNL_NHWC ? "nhwc" : L == 8 ? "nChw8c" : "nChw16c", (long long)c->N, (long long)c->C,
+             (long long)c->H, (long long)c->W, (long long)c->kh, (long long)c->kw, (long long)c->s, (long long)c->p,
+             (long long)c->d, act, bias ? " bias" : "", residual ? " residual" : "");
+    int64_t xs[4] = {c->N, c->C, c->H, c->W}, ws[4] = {c->C, 1, c->kh, c->kw}, ys[4] = {c->N, c->C, OH, OW};
+    tt X = tnew(EIR_F32, 4, xs, 0), Wt = tnew(EIR_F32, 4, ws, 0), Bs = tnew(EIR_F32, 1, &c->C, 0);
+    tt Rn = tnew(EIR_F32, 4, ys, 0), Y = tnew(EIR_F32, 4, ys, 0), Y2 = tnew(EIR_F32, 4, ys, 0);
+    tt XB = blocked_like(c->N, c->C, c->H, c->W), RB = blocked_like(c->N, c->C, OH, OW);
+    tt YB = blocked_like(c->N, c->C, OH, OW), GB = blocked_like(c->N, c->C, OH, OW);
+    fill_rand(&X.v); fill_rand(&Wt.v); fill_rand(&Bs.v); fill_rand(&Rn.v);
+    size_t nb = (size_t)numel(&YB.v) * sizeof(float);
+    double tol = 1e-5 + 1.2e-7 * (double)(c->kh * c->kw);
+    double *want = reference_dw(c, X.buf, Wt.buf, bias ? Bs.buf : NULL, residual ? Rn.buf : NULL, act);
+    CHECK(to_blocked(&X, &XB) == 0);
+    CHECK(to_blocked(&Rn, &RB) == 0);
+    /* the weight declared constant: oneDNN's depthwise primitive (when it is on) */
+    CHECK(eir_dnnl_conv_const_add(&owner, Wt.buf, (size_t)numel(&Wt.v) * sizeof(float), false) == 0);
+    uint64_t calls = eir_dnnl_conv_calls();
+    fill_poison(&YB.v);
+    CHECK(conv_dw(c, &XB.v, &Wt, &Bs, bias, act, residual ? &RB : NULL, &YB) == 0);
+    if (errbuf[0]) fprintf(stderr, "%s: %s\n", what, errbuf);
+    CHECK((eir_dnnl_conv_calls() == calls + 1) == eir_dnnl_conv_enabled());
+    CHECK(pad_zero(&YB, c->C));
+    fill_poison(&Y.v);
+    CHECK(from_blocked(&YB, c->C, &Y) == 0);
+    CHECK(close_to(&Y.v, want, tol, what));
+    for (int t = 2; t <= 3; t++) {
+        eir_pool *pool = eir_pool_create(t);
+        fill_poison(&GB.v);
+        eir_pool *prev = eir_pool_enter(pool);
+        CHECK(conv_dw(c, &XB.v, &Wt, &Bs, bias, act, residual ? &RB : NULL, &GB) == 0);
+        eir_pool_leave(prev);
+        eir_pool_free(pool);
+        bool same = memcmp(YB.buf, GB.buf, nb) == 0;
+        if (!same) fprintf(stderr, "%s (primitive): %d threads differ from one\n", what, t);
+        CHECK(same);
+    }
+    eir_dnnl_conv_const_drop(&owner);
+    /* not declared: eir's kernel */
+    calls = eir_dnnl_conv_calls();
+    fill_poison(&YB.v);
+    CHECK(conv_dw(c, &XB.v, &Wt, &Bs, bias, act, residual ? &RB : NULL, &YB) == 0);
+    CHECK(eir_dnnl_conv_calls() == calls);
+    CHECK(pad_zero(&YB, c->C));
+    fill_poison(&Y.v);
+    CHECK(from_blocked(&YB, c->C, &Y) == 0);
+    CHECK(close_to(&Y.v, want, tol, what));
+    /* from NCHW: packed first, the same bits */
+    fill_poison(&GB.v);
+    CHECK(conv_dw(c, &X.v, &Wt, &Bs, bias, act, residual ? &RB : NULL, &GB) == 0);
+    CHECK(memcmp(YB.buf, GB.buf, nb) == 0);
+    /* eir_cpu::conv2d's NCHW depthwise, then aten.add and the activation */
+    {
+        int64_t sv[2] = {c->s, c->s}, pv[2] = {c->p, c->p}, dv[2] = {c->d, c->d};
+        bool ht = !strcmp(act, "hardtanh");
+        const char *a1 = residual ? "none" : act;
+        eir_karg a[10] = {KT(&X.v), KT(&Wt.v), bias ? KT(&Bs.v) : KN(), KIS(2, sv), KIS(2, pv), KIS(2, dv), KI(c->C),
+                          KSTR(a1), ht && !residual ? KF(0) : KN(), ht && !residual ? KF(6) : KN()};
+        fill_poison(&Y2.v);
+        CHECK(run_fused("eir_cpu.conv2d.default", a, 10, &Y2.v) == 0);
+        float *y = Y2.buf;
+        const float *r = Rn.buf;
+        for (int64_t k = 0; residual && k < numel(&Y2.v); k++) y[k] = (float)act_of(act, (double)(y[k] + r[k]));
+        double *nchw = malloc((size_t)numel(&Y2.v) * sizeof *nchw);
+        for (int64_t k = 0; k < numel(&Y2.v); k++) nchw[k] = y[k];
+        CHECK(close_to(&Y.v, nchw, 2 * tol, what));
+        free(nchw);
+    }
+    for (int t = 2; t <= 3; t++) {
+        eir_pool *pool = eir_pool_create(t);
+        fill_poison(&GB.v);
+        eir_pool *prev = eir_pool_enter(pool);
+        CHECK(conv_dw(c, &XB.v, &Wt, &Bs, bias, act, residual ? &RB : NULL, &GB) == 0);
+        eir_pool_leave(prev);
+        eir_pool_free(pool);
+        bool same = memcmp(YB.buf, GB.buf, nb) == 0;
+        if (!same) fprintf(stderr, "%s: %d threads differ from one\n", what, t);
+        CHECK(same);
+    }
+    free(want);
+    tfree(&X); tfree(&Wt); tfree(&Bs); tfree(&Rn); tfree(&Y); tfree(&Y2);
+    tfree(&XB); tfree(&RB); tfree(&YB); tfree(&GB);
+}
+
+static void test_depthwise(void) {
+    static const cshape shapes[] = {
+        {1, 32, 28, 28, 32, 3, 3, 1, 1, 1},      /* MobileNetV2's first (at 112 x 112 there) */
+        {1, 96, 27, 27, 96, 3, 3, 2, 1, 1},      /* a stride-2 entry, odd size */
+        {1, 72, 14, 14, 72, 5, 5, 2, 2, 1},      /* MobileNetV3's 5 x 5, 72 = 4 x 16 + 8 lanes */
+        {2, 37, 9, 10, 37, 3, 3, 1, 1, 1},       /* odd channels, two images */
+        {1, 7, 8, 9, 7, 3, 3, 1, 1, 1},          /* fewer channels than a vector */
+        {1, 40, 11, 9, 40, 3, 2, 1, 2, 2},       /* a dilated rectangular kernel */
+    };
+    static const char *acts[] = {"none", "relu", "hardtanh", "silu", "hardswish"};
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+        one_dw_case(&shapes[i], "relu", true, true);
+        for (size_t a = 0; a < sizeof acts / sizeof *acts; a++) one_dw_case(&shapes[i], acts[a], a % 2 == 0, false);
+    }
+    /* a grouped convolution that is not depthwise: refused by name */
+    cshape c = {1, 16, 8, 8, 16, 3, 3, 1, 1, 1};
+    int64_t ws[4] = {16, 2, 3, 3};
+    tt X = tnew(EIR_F32, 4, (int64_t[]){1, 16, 8, 8}, 0), Wt = tnew(EIR_F32, 4, ws, 0);
+    tt YB = blocked_like(1, 16, 8, 8);
+    int64_t sv[2] = {1, 1}, pv[2] = {1, 1}, dv[2] = {1, 1};
+    eir_karg a[12] = {KT(&X.v), KT(&Wt.v), KN(), KIS(2, sv), KIS(2, pv), KIS(2, dv), KI(8), KI(block_of(16)),
+                      KSTR("none"), KN(), KN(), KN()};
+    CHECK_FAILS(run_fused("eir_cpu.conv2d_blocked.default", a, 12, &YB.v), "groups must be 1 or");
+    (void)c;
+    tfree(&X); tfree(&Wt); tfree(&YB);
 }
 
 static void test_errors(void) {
@@ -254,6 +410,7 @@ static int run_all(const char *name) {
     for (size_t i = 0; i < sizeof layouts / sizeof *layouts; i++) {
         L = layouts[i];
         test_shapes();
+        test_depthwise();
         test_errors();
     }
     print_worst(name);

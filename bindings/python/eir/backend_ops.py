@@ -87,7 +87,7 @@ def _from_blocked(input, channels):
 
 def _conv2d_blocked(input, weight, bias, stride, padding, dilation, groups, block, activation="none", min=None,
                     max=None, residual=None):
-    x = input if input.dim() == 4 else _from_blocked(input, weight.shape[1])
+    x = input if input.dim() == 4 else _from_blocked(input, weight.shape[1] * groups)
     y = torch.ops.aten.convolution.default(x, weight, bias, list(stride), list(padding), list(dilation),
                                            False, [0, 0], groups)
     if residual is not None:
