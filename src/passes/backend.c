@@ -125,13 +125,15 @@ static bool reads_value(const eir_arg *a, uint32_t v) {
     return false;
 }
 
-/* The only node reading v (not a graph output either), or -1. */
-static int32_t sole_user(const bctx *c, uint32_t v) {
+/* the node that is value v's only reader besides node `but` (UINT32_MAX: none excepted), reading it
+ * once, v not a graph output either; -1: none or more */
+static int32_t other_user(const bctx *c, uint32_t v, uint32_t but) {
     if (v == EIR_NO_VALUE) return -1;
     for (uint32_t i = 0; i < c->g->num_outputs; i++)
         if (reads_value(&c->g->outputs[i], v)) return -1;
     int32_t user = -1;
     for (uint32_t n = 0; n < c->g->num_nodes; n++) {
+        if (n == but) continue;
         const eir_node *nd = &c->g->nodes[n];
         uint32_t k = 0;
         for (uint32_t i = 0; i < nd->num_inputs; i++) k += reads_value(&nd->inputs[i].arg, v);
@@ -141,6 +143,9 @@ static int32_t sole_user(const bctx *c, uint32_t v) {
     }
     return user;
 }
+
+/* The only node reading v (not a graph output either), or -1. */
+static int32_t sole_user(const bctx *c, uint32_t v) { return other_user(c, v, UINT32_MAX); }
 
 /* The graph input index of v, or -1. A nested graph's inputs are the
  * operands its higher-order call passes, not state: -1 there. */
@@ -296,22 +301,6 @@ typedef struct pattern {
     act a;
 } pattern;
 
-/* the node that is value v's only reader besides node `but`, reading it once; -1: none or more */
-static int32_t other_user(const bctx *c, uint32_t v, uint32_t but) {
-    for (uint32_t i = 0; i < c->g->num_outputs; i++)
-        if (reads_value(&c->g->outputs[i], v)) return -1;
-    int32_t user = -1;
-    for (uint32_t n = 0; n < c->g->num_nodes; n++) {
-        if (n == but) continue;
-        const eir_node *nd = &c->g->nodes[n];
-        uint32_t k = 0;
-        for (uint32_t i = 0; i < nd->num_inputs; i++) k += reads_value(&nd->inputs[i].arg, v);
-        if (!k) continue;
-        if (user >= 0 || k > 1) return -1;
-        user = (int32_t)n;
-    }
-    return user;
-}
 
 /* a call of aten.<op> (".Tensor" or ".default") whose argument `name` is the number want */
 static bool is_call_num(const eir_node *nd, const char *target, const char *name, double want) {
