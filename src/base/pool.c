@@ -70,8 +70,16 @@ enum { SPIN_ACTIVE = 40000 };
  * too, twice as many loops (up to BACKOFF_MAX), so that a machine that stays
  * oversubscribed costs one bad loop in thousands. On a machine with a core
  * free for the worker this does not happen (the caller waits for at most one
- * chunk, never longer than it worked). Results are the same bits either way. */
-enum { BACKOFF_LOOPS = 64, BACKOFF_MAX = 4096 };
+ * chunk, never longer than it worked). A loop that had to wake sleeping workers
+ * counts neither way: its wait may be the wake-up itself, and an idle virtual CPU
+ * was measured to take over a millisecond to come back (each such loop then
+ * sent the next 64, 128, ... 4096 loops inline: a two-thread run after a
+ * pause as slow as one thread). And it takes STARVED_LOOPS starved loops in a
+ * row: on an idle machine a single one happens too (one in ~150 loops of
+ * ResNet-18 here: the worker's virtual CPU held up by the host), and cost
+ * the next 64 loops at one thread's speed. Results are the same bits either
+ * way. */
+enum { BACKOFF_LOOPS = 64, BACKOFF_MAX = 4096, STARVED_LOOPS = 2 };
 /* A wait counts as starved only from this long on: a preempted worker holds
  * the caller for a scheduler time slice (2.5-4.7 ms measured at load average
  * 4), while waking a sleeping thread costs tens of microseconds, which a
@@ -128,6 +136,7 @@ struct eir_pool {
     uint32_t gen;               /* the caller's: the generation of the last loop */
     int backoff;                /* the caller's: loops left to run inline (starved workers) */
     int backoff_next;           /* the caller's: loops inline after the next starved loop */
+    int starved;                /* the caller's: starved loops in a row */
     /* the loop in progress: written by the caller before `claim` moves */
     eir_pool_fn fn;
     void *ctx;
@@ -246,6 +255,8 @@ void eir_pool_free(eir_pool *p) {
 
 int eir_pool_threads(const eir_pool *p) { return p ? p->nthreads : 1; }
 
+int eir_pool_sleeping(const eir_pool *p) { return p ? atomic_load((atomic_int *)&p->sleepers) : 0; }
+
 int eir_pool_chunks(const eir_pool *p, int64_t n, int64_t grain) {
     if (!p || in_parallel || n <= 0) return 1;
     if (p->backoff > 0 && !eir_pool_split_all && !eir_pool_no_backoff) return 1;
@@ -292,12 +303,18 @@ void eir_parallel_for(eir_pool *p, int64_t n, int64_t grain, eir_pool_fn fn, voi
         pthread_mutex_unlock(&p->mu);
         double waited = now_us() - t1;
         if (waited > t1 - t0 && waited > STARVED_US) {
+            if (sleeping > 0) return; /* perhaps only the wake-up: tells nothing */
+            if (++p->starved < STARVED_LOOPS) return;
+            p->starved = 0;
             p->backoff = p->backoff_next;
             p->backoff_next = p->backoff_next < BACKOFF_MAX / 2 ? 2 * p->backoff_next : BACKOFF_MAX;
             return;
         }
     }
-    p->backoff_next = BACKOFF_LOOPS;
+    if (sleeping == 0) {
+        p->backoff_next = BACKOFF_LOOPS;
+        p->starved = 0;
+    }
 }
 
 eir_pool *eir_pool_current(void) { return in_parallel ? NULL : current; }

@@ -76,6 +76,9 @@ extern int eir_pool_no_backoff;
  * affinity mask, which is left as it was (pool.c says why). */
 void eir_pool_leave_cpu(int cpu);
 
+/* Tests: the workers asleep now (waiting to be woken for a loop). */
+int eir_pool_sleeping(const eir_pool *pool);
+
 /* The number of CPUs this process may run on (sched_getaffinity), >= 1. */
 int eir_cpu_count(void);
 

@@ -149,8 +149,9 @@ static void test_pool_basics(void) {
 /* A worker that holds up its chunk does not hold up the others: the caller
  * claims them. Chunks run on other threads sleep 200 ms; the caller's take
  * no time, so it runs all but the one or two chunks a worker took. Then the
- * pool backs off: the loops that follow run inline for a while (64 loops,
- * 128 when the next try starves too). */
+ * pool backs off after two such loops in a row: the loops that follow run
+ * inline for a while (64 loops, 128 when the next try starves too); a loop
+ * that had to wake its worker counts neither way. */
 typedef struct stall {
     pthread_t caller;
     bool wait_worker;     /* the caller's chunk 0 waits (up to 2 s) for a worker to start one */
@@ -171,15 +172,56 @@ static void stall_fn(void *ctx, int64_t b, int64_t e) {
     }
 }
 
+/* a loop whose caller's chunk 0 waits (up to 2 s) for a worker to take one of the others: the
+ * workers are awake when it returns (and, the pool entered, spin ~2 ms for the next loop) */
+static void wake_fn(void *ctx, int64_t b, int64_t e) {
+    atomic_int *woke = ctx;
+    if (b > 0) {
+        atomic_store(woke, 1);
+        return;
+    }
+    struct timespec ts = {0, 100 * 1000};
+    for (int k = 0; k < 20000 && !atomic_load(woke); k++) nanosleep(&ts, NULL);
+}
+
+static void wake_workers(eir_pool *pool) {
+    atomic_int woke = 0;
+    eir_parallel_for(pool, 8, 1, wake_fn, &woke);
+}
+
+/* Stalled loops of stall_fn, each started while the worker is awake, until the pool backs off
+ * (two starved loops in a row; up to 24 loops, since the caller may be held up long enough for
+ * the worker to fall asleep before one). *s is the last loop's. */
+static void stall_awake(eir_pool *pool, stall *s) {
+    wake_workers(pool);
+    for (int k = 0; k < 24 && eir_pool_chunks(pool, 8, 1) == 8; k++) {
+        memset(s, 0, sizeof *s);
+        s->caller = pthread_self();
+        s->wait_worker = true;
+        eir_parallel_for(pool, 8, 1, stall_fn, s);
+    }
+    s->wait_worker = false;
+}
+
 static void test_pool_claims(void) {
     eir_pool_no_backoff = 0;
     eir_pool *pool = eir_pool_create(2);
     CHECK(pool != NULL);
+    eir_pool *prev = eir_pool_enter(pool); /* as in a run: workers spin longer between loops */
     CHECK(eir_pool_chunks(pool, 8, 1) == 8);
+    /* a loop that had to wake its worker does not count as starved, however long the wait (the
+     * wake-up of an idle CPU can take milliseconds) */
+    struct timespec ts = {0, 1000 * 1000};
+    for (int k = 0; k < 2000 && eir_pool_sleeping(pool) < 1; k++) nanosleep(&ts, NULL);
+    CHECK(eir_pool_sleeping(pool) == 1);
     stall *s = calloc(1, sizeof *s);
     s->caller = pthread_self();
     s->wait_worker = true;
     eir_parallel_for(pool, 8, 1, stall_fn, s);
+    CHECK(atomic_load(&s->by_others) >= 1);
+    CHECK(eir_pool_chunks(pool, 8, 1) == 8);
+    /* the same with the worker awake (spinning) when the loop starts */
+    stall_awake(pool, s);
     bool once = true;
     for (int i = 0; i < 8; i++) once &= atomic_load(&s->visits[i]) == 1;
     CHECK(once);
@@ -195,17 +237,16 @@ static void test_pool_claims(void) {
     for (int i = 1; i < 64; i++) eir_parallel_for(pool, 8, 1, stall_fn, s);
     CHECK(atomic_load(&s->by_others) == 0);
     CHECK(eir_pool_chunks(pool, 8, 1) == 8); /* and then it tries again */
-    /* starved again at once: twice as long inline */
-    memset(s, 0, sizeof *s);
-    s->caller = pthread_self();
-    s->wait_worker = true;
-    eir_parallel_for(pool, 8, 1, stall_fn, s);
+    /* starved again: inline again, for 64 loops or, when nothing but loops that woke the worker
+     * (which count neither way) came between, twice as many */
+    stall_awake(pool, s);
     CHECK(atomic_load(&s->by_others) >= 1);
-    s->wait_worker = false;
-    for (int i = 0; i < 64; i++) eir_parallel_for(pool, 8, 1, stall_fn, s);
     CHECK(eir_pool_chunks(pool, 8, 1) == 1);
-    for (int i = 0; i < 64; i++) eir_parallel_for(pool, 8, 1, stall_fn, s);
-    CHECK(eir_pool_chunks(pool, 8, 1) == 8);
+    int inline_loops = 0;
+    for (; inline_loops < 1000 && eir_pool_chunks(pool, 8, 1) == 1; inline_loops++)
+        eir_parallel_for(pool, 8, 1, stall_fn, s);
+    CHECK(inline_loops == 64 || inline_loops == 128);
+    eir_pool_leave(prev);
     eir_pool_no_backoff = 1;                 /* as the rest of this file: every loop split */
     free(s);
     eir_pool_free(pool);
