@@ -156,18 +156,16 @@ static int32_t input_index(const bctx *c, uint32_t v) {
     return -1;
 }
 
-/* A read-only float32 state tensor of `rank` dims: a parameter, tensor
- * constant or buffer with data, which no output spec writes and which no
- * node may write (every node reading it is a functional ATen call). */
-static const eir_tensor *state_of(const bctx *c, uint32_t v, uint32_t rank) {
-    if (!is_f32(c, v, rank)) return NULL;
+/* The input spec of v when v is a parameter, buffer or tensor constant of the root graph that no
+ * output spec mutates and no node reading it may write (no in-place, out= or mutating call);
+ * aten_only: every reader is an ATen call, batch norm in evaluation mode allowed (it writes its
+ * running statistics only in training). NULL otherwise. */
+static const eir_input_spec *unwritten_input(const bctx *c, uint32_t v, bool aten_only) {
     int32_t ii = input_index(c, v);
     if (ii < 0) return NULL;
     const eir_input_spec *s = &c->p->input_specs[ii];
     if ((s->kind != EIR_IN_PARAMETER && s->kind != EIR_IN_BUFFER && s->kind != EIR_IN_CONSTANT_TENSOR) || !s->target)
         return NULL;
-    const eir_tensor *t = eir_program_find_tensor(c->p, s->target);
-    if (!t || !t->data || t->subclass || t->is_custom_obj || t->dtype != EIR_F32 || t->rank != rank) return NULL;
     for (uint32_t o = 0; o < c->p->num_output_specs; o++) {
         const eir_output_spec *os = &c->p->output_specs[o];
         if ((os->kind == EIR_OUT_BUFFER_MUTATION || os->kind == EIR_OUT_PARAMETER_MUTATION) && os->target &&
@@ -179,13 +177,26 @@ static const eir_tensor *state_of(const bctx *c, uint32_t v, uint32_t rank) {
         bool reads = false;
         for (uint32_t i = 0; i < nd->num_inputs && !reads; i++) reads = reads_value(&nd->inputs[i].arg, v);
         if (!reads) continue;
-        if (strncmp(nd->target, "torch.ops.aten.", 15)) return NULL;
-        bool training = true;
-        if (!strcmp(nd->target, T_BN) && bool_of(arg_named(nd, "training"), &training) && !training)
-            continue;            /* its running stats are written only in training */
+        if (aten_only) {
+            if (strncmp(nd->target, "torch.ops.aten.", 15)) return NULL;
+            bool training = true;
+            if (!strcmp(nd->target, T_BN) && bool_of(arg_named(nd, "training"), &training) && !training) continue;
+        }
         const eir_op_schema *op = eir_op_find(nd->target);
         if (!op || (op->flags & (EIR_OPF_INPLACE | EIR_OPF_OUT)) || eir_op_mutates_args(op)) return NULL;
     }
+    return s;
+}
+
+/* A read-only float32 state tensor of `rank` dims: a parameter, tensor
+ * constant or buffer with data, which no output spec writes and which no
+ * node may write (every node reading it is a functional ATen call). */
+static const eir_tensor *state_of(const bctx *c, uint32_t v, uint32_t rank) {
+    if (!is_f32(c, v, rank)) return NULL;
+    const eir_input_spec *s = unwritten_input(c, v, true);
+    if (!s) return NULL;
+    const eir_tensor *t = eir_program_find_tensor(c->p, s->target);
+    if (!t || !t->data || t->subclass || t->is_custom_obj || t->dtype != EIR_F32 || t->rank != rank) return NULL;
     /* the payload holds every element */
     int64_t last = t->storage_offset;
     for (uint32_t d = 0; d < rank; d++) {
@@ -911,28 +922,7 @@ static int64_t size_of(const bctx *c, uint32_t v, uint32_t d) { return c->g->val
 
 /* A weight the program never writes: a parameter, buffer or tensor constant of the root graph
  * that no output spec mutates and no in-place, out= or mutating call reads. */
-static bool const_weight(const bctx *c, uint32_t v) {
-    int32_t ii = input_index(c, v);
-    if (ii < 0) return false;
-    const eir_input_spec *s = &c->p->input_specs[ii];
-    if ((s->kind != EIR_IN_PARAMETER && s->kind != EIR_IN_BUFFER && s->kind != EIR_IN_CONSTANT_TENSOR) || !s->target)
-        return false;
-    for (uint32_t o = 0; o < c->p->num_output_specs; o++) {
-        const eir_output_spec *os = &c->p->output_specs[o];
-        if ((os->kind == EIR_OUT_BUFFER_MUTATION || os->kind == EIR_OUT_PARAMETER_MUTATION) && os->target &&
-            !strcmp(os->target, s->target))
-            return false;
-    }
-    for (uint32_t n = 0; n < c->g->num_nodes; n++) {
-        const eir_node *nd = &c->g->nodes[n];
-        bool reads = false;
-        for (uint32_t i = 0; i < nd->num_inputs && !reads; i++) reads = reads_value(&nd->inputs[i].arg, v);
-        if (!reads) continue;
-        const eir_op_schema *op = eir_op_find(nd->target);
-        if (!op || (op->flags & (EIR_OPF_INPLACE | EIR_OPF_OUT)) || eir_op_mutates_args(op)) return false;
-    }
-    return true;
-}
+static bool const_weight(const bctx *c, uint32_t v) { return unwritten_input(c, v, false) != NULL; }
 
 /* The blocked form of NCHW value v available before node pos: the input of the from_blocked
  * that made v, or the result of a to_blocked of v; EIR_NO_VALUE if none. */
