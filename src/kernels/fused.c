@@ -129,6 +129,22 @@ static void apply_rows(float *y, int64_t rows, int64_t n, const float *bias, con
     eir_parallel_for(eir_pool_current(), rows, n >= EPI_GRAIN ? 1 : EPI_GRAIN / (n > 0 ? n : 1), epi_rows, &j);
 }
 
+/* a convolution's stride, padding and dilation (args[0..2]: lists of 1 or 2 ints) into st, pd, dl;
+ * -1 with the kernel's error set when malformed */
+static int read_geometry(const eir_karg *args, int64_t st[2], int64_t pd[2], int64_t dl[2], eir_kctx *ctx,
+                         const char *op) {
+    int64_t *dst[3] = {st, pd, dl};
+    for (int k = 0; k < 3; k++) {
+        if (args[k].kind != EIR_KA_INTS || (args[k].n != 1 && args[k].n != 2))
+            return eir_kerr(ctx, "%s: %s must be a list of 1 or 2 ints", op, k == 0 ? "stride" : k == 1 ? "padding" : "dilation");
+        for (int i = 0; i < 2; i++) dst[k][i] = args[k].ints[args[k].n == 1 ? 0 : i];
+    }
+    for (int i = 0; i < 2; i++)
+        if (st[i] < 1 || pd[i] < 0 || dl[i] < 1)
+            return eir_kerr(ctx, "%s: stride and dilation must be positive and padding non-negative", op);
+    return 0;
+}
+
 /* activation (and its bounds) from arguments 'activation', 'min', 'max' */
 static int read_epilogue(const eir_karg *act, const eir_karg *lo, const eir_karg *hi, epilogue *e, eir_kctx *ctx,
                          const char *op) {
@@ -184,16 +200,7 @@ static int k_conv2d(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no,
     if (x->rank != 4 || w->rank != 4 || y->rank != 4)
         return eir_kerr(ctx, "%s: expected a 4-d input and weight, got ranks %d and %d", op, (int)x->rank, (int)w->rank);
     int64_t st[2], pd[2], dl[2];
-    const eir_karg *lists[3] = {&a[3], &a[4], &a[5]};
-    int64_t *dst[3] = {st, pd, dl};
-    for (int k = 0; k < 3; k++) {
-        if (lists[k]->kind != EIR_KA_INTS || (lists[k]->n != 1 && lists[k]->n != 2))
-            return eir_kerr(ctx, "%s: %s must be a list of 1 or 2 ints", op, k == 0 ? "stride" : k == 1 ? "padding" : "dilation");
-        for (int i = 0; i < 2; i++) dst[k][i] = lists[k]->ints[lists[k]->n == 1 ? 0 : i];
-    }
-    for (int i = 0; i < 2; i++)
-        if (st[i] < 1 || pd[i] < 0 || dl[i] < 1)
-            return eir_kerr(ctx, "%s: stride and dilation must be positive and padding non-negative", op);
+    if (read_geometry(&a[3], st, pd, dl, ctx, op)) return -1;
     if (b && (b->rank != 1 || b->sizes[0] != y->sizes[1]))
         return eir_kerr(ctx, "%s: bias must be 1-d with %lld elements", op, (long long)y->sizes[1]);
     epilogue e;
@@ -761,16 +768,7 @@ static int k_conv2d_blocked(const eir_karg *a, uint32_t na, eir_tview *out, uint
     if (r && (!dense_f32(r, 5) || memcmp(r->sizes, y->sizes, 5 * sizeof *r->sizes)))
         return eir_kerr(ctx, "%s: residual must be contiguous float32 of the output's sizes", op);
     int64_t st[2], pd[2], dl[2];
-    const eir_karg *lists[3] = {&a[3], &a[4], &a[5]};
-    int64_t *dst[3] = {st, pd, dl};
-    for (int k = 0; k < 3; k++) {
-        if (lists[k]->kind != EIR_KA_INTS || (lists[k]->n != 1 && lists[k]->n != 2))
-            return eir_kerr(ctx, "%s: %s must be a list of 1 or 2 ints", op, k == 0 ? "stride" : k == 1 ? "padding" : "dilation");
-        for (int i = 0; i < 2; i++) dst[k][i] = lists[k]->ints[lists[k]->n == 1 ? 0 : i];
-    }
-    for (int i = 0; i < 2; i++)
-        if (st[i] < 1 || pd[i] < 0 || dl[i] < 1)
-            return eir_kerr(ctx, "%s: stride and dilation must be positive and padding non-negative", op);
+    if (read_geometry(&a[3], st, pd, dl, ctx, op)) return -1;
     int64_t OH = y->sizes[2], OW = y->sizes[3];
     if (OH != (H + 2 * pd[0] - dl[0] * (w->sizes[2] - 1) - 1) / st[0] + 1 ||
         OW != (W + 2 * pd[1] - dl[1] * (w->sizes[3] - 1) - 1) / st[1] + 1)
