@@ -710,6 +710,41 @@ EIR_API void eir_runtime_memory(const eir_runtime *rt, uint64_t *arena_bytes, ui
  * its overhead. Valid after a run or eir_runtime_plan_example. */
 EIR_API uint64_t eir_runtime_peak_live_bytes(const eir_runtime *rt);
 
+/* ---- profiling ----
+ * With profiling on, every run times each of its steps with the monotonic
+ * clock. A step is a node of the program the runtime runs: after the Backend
+ * rewrites made when the runtime is created, so fused operators show under
+ * their eir_cpu names (eir_cpu.conv2d_blocked.default); a higher-order op's
+ * step (cond, while_loop, map, ...) includes its subgraphs' time; a view is
+ * a step too. Off by default, and no clock is read when off. Times add up
+ * over the runs until eir_runtime_profile_reset (turning profiling on again
+ * keeps them; turning it off drops them). A failed run is not counted as a
+ * run, though the steps it ran are. */
+typedef struct eir_step_profile {
+    const char *node;            /* the node's name ("conv2d_3"); borrowed from the runtime's program */
+    const char *target;          /* its operator ("aten.relu.default", "_operator.getitem") */
+    uint64_t calls;              /* times it ran (inside a vmap region: once per element) */
+    double total_us;             /* its time over those calls, microseconds */
+    double last_start_us;        /* the last run: when the step's last call began, from the start of
+                                  * the run's steps (0 and 0 when it did not run) */
+    double last_us;              /* and how long that call took */
+} eir_step_profile;
+typedef struct eir_profile {
+    uint64_t runs;               /* runs counted */
+    double run_us;               /* their time, eir_runtime_run's call to its return (steps, the
+                                  * memory plan of a run with new shapes, input copies and the
+                                  * write-back of mutated state) */
+    double last_run_us;          /* the last run's */
+    uint32_t num_steps;
+    const eir_step_profile *steps; /* in execution order; borrowed until the next run, reset,
+                                    * eir_runtime_set_profiling(rt, 0) or free */
+} eir_profile;
+/* on != 0: profile the runs from now on; 0: stop and drop the counts */
+EIR_API eir_status eir_runtime_set_profiling(eir_runtime *rt, int on);
+/* the counts so far (all zero, steps NULL, when profiling is off) */
+EIR_API eir_status eir_runtime_profile(const eir_runtime *rt, eir_profile *out);
+EIR_API void eir_runtime_profile_reset(eir_runtime *rt);
+
 /* ---- threads ----
  * Threads a runtime runs on: n = 1 (the default) runs everything on the
  * calling thread, as ExecuTorch does unless told otherwise; n > 1 starts

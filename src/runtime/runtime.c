@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../base/pool.h"
 #include "../ir/program.h"
@@ -232,6 +233,10 @@ struct eir_runtime {
     const char *missing_msg;   /* and the whole message (errmsg holds what fits) */
     int nthreads;              /* eir_runtime_set_threads; 0 (unset) runs on 1 */
     eir_pool *pool;            /* its workers, when nthreads > 1 */
+    /* eir_runtime_set_profiling: per step, in step order (NULL: off) */
+    eir_step_profile *prof;
+    uint64_t prof_runs;
+    double prof_run_us, prof_last_run_us;
 };
 
 static eir_status rt_fail(eir_runtime *rt, eir_status st, const char *fmt, ...) EIR_PRINTF(3, 4);
@@ -2276,6 +2281,7 @@ void eir_runtime_free(eir_runtime *rt) {
     eir_strmap_free(&rt->sym_index);
     eir_arena_release(&rt->arena);
     eir_pool_free(rt->pool);
+    free(rt->prof);
     eir_program *fused = rt->fused;
     void *fused_buf = rt->fused_buf;
     free(rt);
@@ -4514,14 +4520,29 @@ static uint32_t next_step(eir_runtime *rt, uint32_t i) {
 
 static eir_status runtime_run(eir_runtime *rt);
 
+static double mono_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+
 /* A runtime with a pool installs it on this thread for the run (the kernels
  * find it with eir_pool_current); a subgraph's runtime has none and runs on
  * the pool of the run that calls it. */
 eir_status eir_runtime_run(eir_runtime *rt) {
-    if (!rt || !rt->pool) return runtime_run(rt);
-    eir_pool *prev = eir_pool_enter(rt->pool);
-    eir_status st = runtime_run(rt);
-    eir_pool_leave(prev);
+    double t0 = rt && rt->prof ? mono_us() : 0;
+    eir_status st;
+    if (!rt || !rt->pool) st = runtime_run(rt);
+    else {
+        eir_pool *prev = eir_pool_enter(rt->pool);
+        st = runtime_run(rt);
+        eir_pool_leave(prev);
+    }
+    if (rt && rt->prof && st == EIR_OK) {
+        rt->prof_last_run_us = mono_us() - t0;
+        rt->prof_run_us += rt->prof_last_run_us;
+        rt->prof_runs++;
+    }
     return st;
 }
 
@@ -4546,10 +4567,28 @@ static eir_status runtime_run(eir_runtime *rt) {
     refresh_pointers(rt);
     eir_kctx ctx = {.err = rt->kerr, .errlen = sizeof rt->kerr, .nthreads = eir_pool_threads(eir_pool_current()),
                     .rng = &rt->rng};
-    for (uint32_t i = 0; i < rt->nsteps;) {
-        rt_step *s = &rt->steps[i];
-        if ((st = run_step(rt, s, &ctx))) return step_failed(rt, s, st);
-        i = next_step(rt, i);
+    if (rt->prof) {
+        /* the same loop, each step timed (a separate loop: no clock read when off) */
+        double run0 = mono_us();
+        for (uint32_t i = 0; i < rt->nsteps; i++) rt->prof[i].last_start_us = rt->prof[i].last_us = 0;
+        for (uint32_t i = 0; i < rt->nsteps;) {
+            rt_step *s = &rt->steps[i];
+            double t0 = mono_us();
+            if ((st = run_step(rt, s, &ctx))) return step_failed(rt, s, st);
+            double t1 = mono_us();
+            eir_step_profile *sp = &rt->prof[i];
+            sp->calls++;
+            sp->total_us += t1 - t0;
+            sp->last_start_us = t0 - run0;
+            sp->last_us = t1 - t0;
+            i = next_step(rt, i);
+        }
+    } else {
+        for (uint32_t i = 0; i < rt->nsteps;) {
+            rt_step *s = &rt->steps[i];
+            if ((st = run_step(rt, s, &ctx))) return step_failed(rt, s, st);
+            i = next_step(rt, i);
+        }
     }
     /* write mutated state back (outputs are pinned, so they are still intact) */
     for (uint32_t k = 0; k < rt->nwrites; k++) {
@@ -4680,6 +4719,45 @@ int eir_op_runnable(const char *op) {
     if ((sc->flags & EIR_OPF_INPLACE) && functional_kernel(sc)) return 1;
     if ((sc->flags & EIR_OPF_OUT) && eir_op_functional(sc, NULL) && find_kernel(eir_op_functional(sc, NULL)->name)) return 1;
     return 0;
+}
+
+/* ---- profiling ---- */
+
+eir_status eir_runtime_set_profiling(eir_runtime *rt, int on) {
+    if (!rt || !rt->steps) return EIR_ERR_ARG;
+    if (!on) {
+        free(rt->prof);
+        rt->prof = NULL;
+        return EIR_OK;
+    }
+    if (rt->prof) return EIR_OK;
+    if (!(rt->prof = calloc(rt->nsteps ? rt->nsteps : 1, sizeof *rt->prof)))
+        return rt_fail(rt, EIR_ERR_NOMEM, "profiling: out of memory for %u steps", rt->nsteps);
+    eir_runtime_profile_reset(rt);
+    return EIR_OK;
+}
+
+void eir_runtime_profile_reset(eir_runtime *rt) {
+    if (!rt || !rt->prof) return;
+    for (uint32_t i = 0; i < rt->nsteps; i++) {
+        const eir_node *nd = rt->steps[i].node;
+        rt->prof[i] = (eir_step_profile){.node = nd && nd->name ? nd->name : "?",
+                                         .target = nd && nd->target ? short_target(nd->target) : "?"};
+    }
+    rt->prof_runs = 0;
+    rt->prof_run_us = rt->prof_last_run_us = 0;
+}
+
+eir_status eir_runtime_profile(const eir_runtime *rt, eir_profile *out) {
+    if (!rt || !out) return EIR_ERR_ARG;
+    memset(out, 0, sizeof *out);
+    if (!rt->prof) return EIR_OK;
+    out->runs = rt->prof_runs;
+    out->run_us = rt->prof_run_us;
+    out->last_run_us = rt->prof_last_run_us;
+    out->num_steps = rt->nsteps;
+    out->steps = rt->prof;
+    return EIR_OK;
 }
 
 /* ---- threads ----

@@ -6,6 +6,8 @@
  * here) and the example library's ops (arguments of every kind, a Tensor(a!)
  * argument through auto_functionalized_v2, with_effects) run on the committed
  * fixtures and match torch's recorded outputs. */
+#include <time.h>
+
 #include "check.h"
 #include "fixture.h"
 #include "../../examples/custom_ops.c" /* eir_ops_init: the example library's kernels */
@@ -24,6 +26,17 @@ static int t_sin(const eir_op_call *c) {
     for (int64_t k = 0, n = eir_tensor_numel(x); k < n; k++)
         ((float *)y->data)[offset_of(y, k)] = sinf(((const float *)x->data)[offset_of(x, k)]);
     return 0;
+}
+
+/* mylib::sin, 4 ms slower: the profile must put the time on its node; refuses an input
+ * whose first element is negative (a failed run) */
+static int t_slow_sin(const eir_op_call *c) {
+    if (c->num_args == 1 && c->args[0].kind == EIR_OP_TENSOR && c->args[0].tensor->dtype == EIR_F32 &&
+        *(const float *)c->args[0].tensor->data < 0)
+        return snprintf(c->err, c->errlen, "negative on purpose"), 1;
+    struct timespec ts = {0, 4000000};
+    while (nanosleep(&ts, &ts) != 0) {}
+    return t_sin(c);
 }
 
 static int t_fail(const eir_op_call *c) { return snprintf(c->err, c->errlen, "refusing on purpose"), 1; }
@@ -413,8 +426,68 @@ static void test_example_library(void) {
     eir_library_free(lib);
 }
 
+/* eir_runtime_set_profiling / eir_runtime_profile: sin(x) * 2 + 1 with a custom sin that
+ * sleeps 4 ms per call */
+static void test_profile(void) {
+    eir_program *p = load_fixture("custom_op");
+    eir_library *lib = NULL;
+    if (!p || eir_library_create(&lib) != EIR_OK) { CHECK(false); eir_program_free(p); return; }
+    CHECK(eir_library_define(lib, "mylib::sin", "(Tensor x) -> Tensor", NULL, t_slow_sin, NULL) == EIR_OK);
+    eir_runtime *rt = NULL;
+    CHECK(eir_runtime_create_with(p, lib, &rt) == EIR_OK);
+    if (!rt) { eir_library_free(lib); eir_program_free(p); return; }
+    float xs[9];
+    for (int i = 0; i < 9; i++) xs[i] = 0.25f * (float)i;
+    int64_t sz[2] = {3, 3};
+    eir_tensor_view x = {xs, EIR_F32, 2, sz, NULL};
+    CHECK(eir_runtime_set_input(rt, 0, &x) == EIR_OK);
+    eir_profile pr;
+    /* off: nothing, and a run is not counted */
+    CHECK(eir_runtime_run(rt) == EIR_OK);
+    CHECK(eir_runtime_profile(rt, &pr) == EIR_OK && pr.runs == 0 && pr.steps == NULL && pr.num_steps == 0);
+    CHECK(eir_runtime_profile(NULL, &pr) == EIR_ERR_ARG && eir_runtime_profile(rt, NULL) == EIR_ERR_ARG);
+    CHECK(eir_runtime_set_profiling(NULL, 1) == EIR_ERR_ARG);
+    CHECK(eir_runtime_set_profiling(rt, 1) == EIR_OK);
+    for (int r = 0; r < 3; r++) CHECK(eir_runtime_run(rt) == EIR_OK);
+    CHECK(eir_runtime_profile(rt, &pr) == EIR_OK && pr.runs == 3 && pr.num_steps >= 2 && pr.steps);
+    const eir_step_profile *sin = NULL;
+    double sum = 0, others = 0, prev_end = 0;
+    bool ordered = true, every = true;
+    for (uint32_t i = 0; pr.steps && i < pr.num_steps; i++) {
+        const eir_step_profile *sp = &pr.steps[i];
+        every = every && sp->calls == 3 && sp->node && sp->target;
+        sum += sp->total_us;
+        if (sp->node && !strcmp(sp->node, "sin")) sin = sp;
+        else others += sp->total_us;
+        /* the last run's calls, one after the other, inside the run */
+        ordered = ordered && sp->last_start_us >= prev_end - 1e-3 && sp->last_us >= 0;
+        prev_end = sp->last_start_us + sp->last_us;
+    }
+    CHECK(every && ordered);
+    CHECK(prev_end <= pr.last_run_us + 1e-3);
+    CHECK(sin && !strcmp(sin->target, "mylib.sin.default"));
+    CHECK(sin && sin->total_us >= 3 * 4000 && sin->last_us >= 4000 && sin->total_us > others);
+    CHECK(sum <= pr.run_us && pr.last_run_us >= 4000 && pr.last_run_us <= pr.run_us);
+    /* on again: the counts kept; reset: zero; a failed run counts no run */
+    CHECK(eir_runtime_set_profiling(rt, 1) == EIR_OK && eir_runtime_profile(rt, &pr) == EIR_OK && pr.runs == 3);
+    eir_runtime_profile_reset(rt);
+    CHECK(eir_runtime_profile(rt, &pr) == EIR_OK && pr.runs == 0 && pr.run_us == 0 && pr.steps &&
+          pr.steps[0].calls == 0 && pr.steps[0].total_us == 0);
+    CHECK(eir_runtime_run(rt) == EIR_OK);
+    CHECK(eir_runtime_profile(rt, &pr) == EIR_OK && pr.runs == 1 && pr.steps && pr.steps[0].calls == 1);
+    xs[0] = -1;
+    CHECK(eir_runtime_run(rt) != EIR_OK && strstr(eir_runtime_errmsg(rt), "negative on purpose"));
+    CHECK(eir_runtime_profile(rt, &pr) == EIR_OK && pr.runs == 1);
+    /* off: dropped */
+    CHECK(eir_runtime_set_profiling(rt, 0) == EIR_OK && eir_runtime_profile(rt, &pr) == EIR_OK && pr.steps == NULL);
+    eir_runtime_free(rt);
+    eir_library_free(lib);
+    eir_program_free(p);
+}
+
 int main(void) {
     if (getenv("EIR_FIXTURES")) fixture_dir = getenv("EIR_FIXTURES");
+    test_profile();
     test_schemas();
     test_schema_mutations();
     test_missing();

@@ -67,6 +67,12 @@ static const char USAGE[] =
     "      --seed S                seed of the random inputs and of random ops (default 0)\n"
     "      --threads N             run on N threads (default 1; 0: the machine's cores);\n"
     "                              outputs are the same, bit for bit, at any count\n"
+    "      --profile               time every node: print the time per run by operator and\n"
+    "                              the slowest nodes (the nodes the runtime runs, fused\n"
+    "                              eir_cpu operators included); with more than one run\n"
+    "                              (--repeat, --runs) the first is left out as warm-up\n"
+    "      --trace FILE            write the last run's nodes as a Chrome trace (JSON; open\n"
+    "                              it in https://ui.perfetto.dev or chrome://tracing)\n"
     "      --ops LIB.so            custom operators: a shared library whose function\n"
     "                              eir_ops_init(eir_library *) defines their kernels\n"
     "                              (include/eir.h; example: examples/custom_ops.c)\n"
@@ -462,7 +468,141 @@ typedef struct run_opts {
     int repeat, runs;
     uint64_t seed;
     int threads;
+    bool profile;            /* --profile: time per operator and per node */
+    const char *trace;       /* --trace FILE: the last run's steps as a Chrome trace */
 } run_opts;
+
+/* ---- run --profile / --trace ---- */
+
+typedef struct op_total {
+    const char *target;
+    double us;
+    uint32_t nodes;
+    uint64_t calls;
+} op_total;
+
+static int cmp_op_total(const void *a, const void *b) {
+    double x = ((const op_total *)a)->us, y = ((const op_total *)b)->us;
+    return x < y ? 1 : x > y ? -1 : strcmp(((const op_total *)a)->target, ((const op_total *)b)->target);
+}
+
+static int cmp_step_time(const void *a, const void *b) {
+    double x = (*(const eir_step_profile *const *)a)->total_us, y = (*(const eir_step_profile *const *)b)->total_us;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* the profile as two tables: time per run by operator, then the slowest nodes */
+static int print_profile(const eir_profile *pr, bool skipped_first) {
+    enum { TOP_OPS = 20, TOP_NODES = 15 };
+    if (!pr->runs) return 0;
+    double per = 1.0 / (double)pr->runs, steps_us = 0;
+    op_total *ops = calloc(pr->num_steps + 1, sizeof *ops);
+    const eir_step_profile **order = calloc(pr->num_steps + 1, sizeof *order);
+    if (!ops || !order) {
+        free(ops);
+        free(order);
+        fprintf(stderr, "eir: out of memory\n");
+        return 1;
+    }
+    uint32_t nops = 0, nran = 0;
+    for (uint32_t i = 0; i < pr->num_steps; i++) {
+        const eir_step_profile *s = &pr->steps[i];
+        if (!s->calls) continue;
+        order[nran++] = s;
+        steps_us += s->total_us;
+        uint32_t k = 0;
+        while (k < nops && strcmp(ops[k].target, s->target)) k++;
+        if (k == nops) ops[nops++] = (op_total){s->target, 0, 0, 0};
+        ops[k].us += s->total_us;
+        ops[k].nodes++;
+        ops[k].calls += s->calls;
+    }
+    qsort(ops, nops, sizeof *ops, cmp_op_total);
+    qsort(order, nran, sizeof *order, cmp_step_time);
+    double run = pr->run_us * per;
+    char line[512];
+    eir_snprintf(line, sizeof line,
+                 "profile: %llu run%s%s, %.3f ms per run: %.3f ms in %u steps, %.3f ms in the runtime around them\n",
+                 (unsigned long long)pr->runs, pr->runs == 1 ? "" : "s", skipped_first ? " (the first left out: warm-up)" : "",
+                 run * 1e-3, steps_us * per * 1e-3, nran, (pr->run_us - steps_us) * per * 1e-3);
+    fputs(line, stdout);
+    fputs("by operator (per run):\n        ms       %   nodes   calls  operator\n", stdout);
+    double rest = 0;
+    uint32_t nrest = 0;
+    for (uint32_t k = 0; k < nops; k++) {
+        if (k >= TOP_OPS) {
+            rest += ops[k].us;
+            nrest++;
+            continue;
+        }
+        eir_snprintf(line, sizeof line, "  %8.3f  %6.1f  %6u  %6.0f  %s\n", ops[k].us * per * 1e-3,
+                     pr->run_us > 0 ? 100.0 * ops[k].us / pr->run_us : 0.0, ops[k].nodes, (double)ops[k].calls * per,
+                     ops[k].target);
+        fputs(line, stdout);
+    }
+    if (nrest) {
+        eir_snprintf(line, sizeof line, "  %8.3f  %6.1f  (%u more operators)\n", rest * per * 1e-3,
+                     pr->run_us > 0 ? 100.0 * rest / pr->run_us : 0.0, nrest);
+        fputs(line, stdout);
+    }
+    fputs("slowest nodes (per run):\n        ms       %  node (operator)\n", stdout);
+    for (uint32_t k = 0; k < nran && k < TOP_NODES; k++) {
+        eir_snprintf(line, sizeof line, "  %8.3f  %6.1f  %s (%s)\n", order[k]->total_us * per * 1e-3,
+                     pr->run_us > 0 ? 100.0 * order[k]->total_us / pr->run_us : 0.0, order[k]->node, order[k]->target);
+        fputs(line, stdout);
+    }
+    free(ops);
+    free(order);
+    return 0;
+}
+
+static void json_str(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; s && *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
+        else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
+        else fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+/* the last run's steps in Chrome's trace event format (chrome://tracing, Perfetto): one
+ * complete event per step that ran, microseconds from the start of the run's steps */
+static int write_trace(const char *path, const eir_profile *pr, const char *model) {
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "eir: cannot write %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    char num[128];
+    fputs("{\"displayTimeUnit\": \"ms\", \"otherData\": {\"model\": ", f);
+    json_str(f, model);
+    eir_snprintf(num, sizeof num, ", \"run_us\": %.3f}, \"traceEvents\": [\n", pr->last_run_us);
+    fputs(num, f);
+    bool first = true;
+    for (uint32_t i = 0; i < pr->num_steps; i++) {
+        const eir_step_profile *s = &pr->steps[i];
+        if (s->last_us <= 0 && s->last_start_us <= 0) continue;
+        fputs(first ? "  {\"name\": " : ",\n  {\"name\": ", f);
+        first = false;
+        json_str(f, s->node);
+        fputs(", \"cat\": ", f);
+        json_str(f, s->target);
+        eir_snprintf(num, sizeof num, ", \"ph\": \"X\", \"ts\": %.3f, \"dur\": %.3f, \"pid\": 1, \"tid\": 1", s->last_start_us,
+                     s->last_us);
+        fputs(num, f);
+        fputs(", \"args\": {\"operator\": ", f);
+        json_str(f, s->target);
+        fputs("}}", f);
+    }
+    fputs("\n]}\n", f);
+    if (fclose(f) != 0) {
+        fprintf(stderr, "eir: cannot write %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    return 0;
+}
 
 static int cmd_run(const char *path, const char **in_paths, int nin, const run_opts *o) {
     eir_program *p;
@@ -610,6 +750,11 @@ static int cmd_run(const char *path, const char **in_paths, int nin, const run_o
     int nrep = o->repeat > 0 ? o->repeat : 1;
     times = calloc((size_t)nrep, sizeof *times);
     if (!times) goto out;
+    bool profiling = o->profile || o->trace, skipped_first = false;
+    if (profiling && eir_runtime_set_profiling(rt, 1) != EIR_OK) {
+        fprintf(stderr, "eir: %s\n", eir_runtime_errmsg(rt));
+        goto out;
+    }
     for (int run = 1; run <= o->runs; run++) {
         for (int r = 0; r < nrep; r++) {
             double t0 = now_sec();
@@ -618,6 +763,12 @@ static int cmd_run(const char *path, const char **in_paths, int nin, const run_o
                 goto out;
             }
             times[r] = now_sec() - t0;
+            /* more than one run: the first (memory plan, weights laid out for the kernels) is
+             * left out of the profile */
+            if (profiling && run == 1 && r == 0 && (nrep > 1 || o->runs > 1)) {
+                eir_runtime_profile_reset(rt);
+                skipped_first = true;
+            }
             if (nrep > 1) cli_progress_steps("running", (uint64_t)r + 1, (uint64_t)nrep);
         }
         char dir[4096];
@@ -642,6 +793,12 @@ static int cmd_run(const char *path, const char **in_paths, int nin, const run_o
         if (eir_runtime_mutated_state(rt, 0))
             printf("note: the program mutates its state ('%s'), so each of the %d runs saw the state the one before "
                    "left; the results shown are the last run's\n", eir_runtime_mutated_state(rt, 0), nrep);
+    }
+    if (profiling) {
+        eir_profile pr;
+        eir_runtime_profile(rt, &pr);
+        if (o->profile && print_profile(&pr, skipped_first)) goto out;
+        if (o->trace && write_trace(o->trace, &pr, path)) goto out;
     }
     uint64_t arena, sum;
     eir_runtime_memory(rt, &arena, &sum);
@@ -989,17 +1146,19 @@ int main(int argc, char **argv) {
         const char *model = NULL;
         const char **ins = calloc((size_t)argc, sizeof *ins);
         int nin = 0;
-        run_opts o = {NULL, NULL, NULL, 1, 1, 0, 1};
+        run_opts o = {NULL, NULL, NULL, 1, 1, 0, 1, false, NULL};
         if (!ins) return 1;
         for (int i = 2; i < argc; i++) {
             const char *a = argv[i];
             if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(USAGE, stdout); free(ins); return 0; }
-            if (!strcmp(a, "--out") || !strcmp(a, "--repeat") || !strcmp(a, "--seed") || !strcmp(a, "--runs") ||
-                !strcmp(a, "--ops") || !strcmp(a, "--inner") || !strcmp(a, "--threads")) {
+            if (!strcmp(a, "--profile")) o.profile = true;
+            else if (!strcmp(a, "--out") || !strcmp(a, "--repeat") || !strcmp(a, "--seed") || !strcmp(a, "--runs") ||
+                !strcmp(a, "--ops") || !strcmp(a, "--inner") || !strcmp(a, "--threads") || !strcmp(a, "--trace")) {
                 if (i + 1 >= argc) { free(ins); return usage_error("%s needs a value", a); }
                 const char *val = argv[++i];
                 long long x;
                 if (!strcmp(a, "--out")) o.out_dir = val;
+                else if (!strcmp(a, "--trace")) o.trace = val;
                 else if (!strcmp(a, "--threads")) {
                     if (!parse_count(val, 0, EIR_MAX_THREADS, &x)) {
                         free(ins);

@@ -523,6 +523,36 @@ class Program:
         """The threads runs use (eir_runtime_threads)."""
         return _lib.lib().eir_runtime_threads(self._runtime())
 
+    def set_profiling(self, on: bool = True) -> None:
+        """Time every node of the runs from now on (False: stop and drop the counts).
+        The nodes are those the runtime runs: fused eir_cpu operators under their own names."""
+        L = _lib.lib()
+        rt = self._runtime()
+        if L.eir_runtime_set_profiling(rt, 1 if on else 0) != 0:
+            raise EirError(L.eir_runtime_errmsg(rt).decode(errors="replace"))
+
+    def reset_profile(self) -> None:
+        """Zero the profile's counts (profiling stays on)."""
+        _lib.lib().eir_runtime_profile_reset(self._runtime())
+
+    def profile(self) -> Dict[str, Any]:
+        """The profile so far: ``runs``, ``run_us`` (their total time), ``last_run_us`` and
+        ``steps``, one dict per node in execution order with ``node``, ``target``, ``calls``,
+        ``total_us``, ``last_start_us`` and ``last_us`` (the last run's call). Empty (runs 0,
+        no steps) when profiling is off."""
+        L = _lib.lib()
+        pr = _lib.Profile()
+        if L.eir_runtime_profile(self._runtime(), ctypes.byref(pr)) != 0:
+            raise EirError("profile: no runtime")
+        steps = []
+        for i in range(pr.num_steps):
+            s = pr.steps[i]
+            steps.append({"node": s.node.decode(errors="replace"), "target": s.target.decode(errors="replace"),
+                          "calls": int(s.calls), "total_us": float(s.total_us),
+                          "last_start_us": float(s.last_start_us), "last_us": float(s.last_us)})
+        return {"runs": int(pr.runs), "run_us": float(pr.run_us), "last_run_us": float(pr.last_run_us),
+                "steps": steps}
+
     def close(self) -> None:
         """Free the runtime and the program (also done when the object is collected)."""
         L = _lib._LIB

@@ -60,6 +60,16 @@ class MissingOp(ctypes.Structure):
                 ("subgraph", ctypes.c_char_p), ("context", ctypes.c_char_p), ("custom", ctypes.c_bool)]
 
 
+class StepProfile(ctypes.Structure):
+    _fields_ = [("node", ctypes.c_char_p), ("target", ctypes.c_char_p), ("calls", ctypes.c_uint64),
+                ("total_us", ctypes.c_double), ("last_start_us", ctypes.c_double), ("last_us", ctypes.c_double)]
+
+
+class Profile(ctypes.Structure):
+    _fields_ = [("runs", ctypes.c_uint64), ("run_us", ctypes.c_double), ("last_run_us", ctypes.c_double),
+                ("num_steps", ctypes.c_uint32), ("steps", ctypes.POINTER(StepProfile))]
+
+
 def _declare(lib: ctypes.CDLL) -> None:
     vp, cp, st = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int
 
@@ -99,6 +109,9 @@ def _declare(lib: ctypes.CDLL) -> None:
     fn("eir_runtime_plan_example", st, vp)
     fn("eir_runtime_memory", None, vp, ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64))
     fn("eir_runtime_peak_live_bytes", ctypes.c_uint64, vp)
+    fn("eir_runtime_set_profiling", st, vp, ctypes.c_int)
+    fn("eir_runtime_profile", st, vp, ctypes.POINTER(Profile))
+    fn("eir_runtime_profile_reset", None, vp)
     fn("eir_library_create", st, ctypes.POINTER(vp))
     fn("eir_library_free", None, vp)
     fn("eir_library_errmsg", cp, vp)
