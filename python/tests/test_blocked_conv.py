@@ -273,3 +273,73 @@ def test_mobile_blocks(eir, tmp_path, strict, decomp):
         got = _run(eir, path, x, str(tmp_path / ("e" + tag)), runs=2, env=env)
         for k in range(2):
             np.testing.assert_allclose(got[k], want, rtol=rtol, atol=atol, err_msg=f"{env}, run {k + 1}")
+
+
+class PoolChain(nn.Module):
+    """ResNet's stem (convolution, batch norm, relu, 3 x 3 / 2 max pool) into a basic block whose
+    residual is the pool's result, a second pool with ceil_mode and dilation inside the chain,
+    and a last pool (stride []) at its end, before the mean; 20 channels (padding lanes in
+    blocks of 8 and 16)."""
+
+    def __init__(self):
+        super().__init__()
+        g = torch.Generator().manual_seed(13)
+        self.stem, self.bn0 = nn.Conv2d(3, 20, 5, stride=2, padding=2, bias=False), _bn(20, g)
+        self.c1, self.b1 = nn.Conv2d(20, 20, 3, padding=1, bias=False), _bn(20, g)
+        self.c2, self.b2 = nn.Conv2d(20, 20, 3, padding=1, bias=False), _bn(20, g)
+        self.c3 = nn.Conv2d(20, 28, 3, padding=1)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.bn0(self.stem(x))), 3, 2, 1)
+        y = F.relu(self.b1(self.c1(x)))
+        x = F.relu(self.b2(self.c2(y)) + x)
+        x = F.max_pool2d(x, 2, 1, 0, dilation=2, ceil_mode=True)
+        x = F.relu(self.c3(x))
+        return F.max_pool2d(x, 2).mean((2, 3))
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["nonstrict", "strict"])
+@pytest.mark.parametrize("decomp", [False, True], ids=["exported", "decomp"])
+def test_pool_chain(eir, tmp_path, strict, decomp):
+    """max pooling in the chain (eir_cpu::max_pool2d_blocked): the chain runs through the pools;
+    the same bits as with the pools on NCHW (EIR_BLOCKED_POOL=0), torch's outputs in every layout"""
+    module = PoolChain().eval()
+    x = torch.randn(1, 3, 47, 45, generator=torch.Generator().manual_seed(4))
+    path = str(tmp_path / "pool.pt2")
+    export_save(module, x, strict, decomp, path)
+    with torch.no_grad():
+        want = to_npy(module(x))
+    rtol, atol = tolerance(torch.float32)
+    dst = str(tmp_path / "pool.backend.pt2")
+    r = subprocess.run([eir, "convert", "--to", "backend", "--verify-each", path, dst], capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    printed = subprocess.run([eir, "print", dst], capture_output=True, text=True, timeout=60).stdout
+    r = subprocess.run([eir, "verify", "--dialect", "backend", dst], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stdout + r.stderr
+    if _chains_here():
+        assert len(re.findall(r"eir_cpu\.conv2d_blocked\.default", printed)) == 4, printed
+        assert len(re.findall(r"eir_cpu\.max_pool2d_blocked\.default", printed)) == 3, printed
+        assert "aten.max_pool2d" not in printed, printed
+        # one way in (the stem reads NCHW through a to_blocked or directly), one way out (the mean)
+        assert len(re.findall(r"eir_cpu\.from_blocked\.default", printed)) == 1, printed
+    ep = torch.export.load(dst)
+    with torch.no_grad():
+        got = to_npy(ep.module()(x))
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg="torch on the converted program")
+    one = _run(eir, path, x, str(tmp_path / "t1"))
+    for k, g in enumerate(one):
+        np.testing.assert_allclose(g, want, rtol=rtol, atol=atol, err_msg=f"run {k + 1}")
+        assert g.tobytes() == one[0].tobytes(), f"run {k + 1} differs from the first"
+    two = _run(eir, path, x, str(tmp_path / "t2"), threads=2)
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(one, two)), "2 threads differ from one thread"
+    nchw = _run(eir, path, x, str(tmp_path / "nchw"), runs=2, env={"EIR_BLOCKED_POOL": "0"})
+    assert nchw[0].tobytes() == one[0].tobytes(), "the pools on NCHW give other bits"
+    conv = _run(eir, dst, x, str(tmp_path / "conv"), runs=2)
+    np.testing.assert_allclose(conv[0], want, rtol=rtol, atol=atol, err_msg="eir run of the converted program")
+    for env in ({"EIR_DNNL_BLOCKED": "16"}, {"EIR_DNNL_BLOCKED": "8"}, {"EIR_DNNL_BLOCKED": "0"},
+                {"EIR_GEMM": "openblas"}):
+        tag = "".join(k + v for k, v in env.items())
+        got = _run(eir, path, x, str(tmp_path / ("e" + tag)), runs=2, env=env)
+        for k in range(2):
+            np.testing.assert_allclose(got[k], want, rtol=rtol, atol=atol, err_msg=f"{env}, run {k + 1}")

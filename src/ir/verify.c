@@ -542,12 +542,41 @@ static void check_blocked(vctx *c, const eir_graph *g, const eir_node *nd, const
     (void)name;
 }
 
+/* max_pool2d_blocked: a float32 blocked input (5-d), the result blocked alike: the same
+ * images, blocks and block, literal sizes compared */
+static void check_pool_blocked(vctx *c, const eir_graph *g, const eir_node *nd) {
+    const eir_value *x = named_tensor(g, nd, "input"), *y = nd->num_outputs ? value_of(g, &nd->outputs[0]) : NULL;
+    for (int k = 0; k < 2; k++) {
+        const eir_value *v = k ? y : x;
+        if (!v || v->kind != EIR_VALUE_TENSOR) continue;
+        if (v->meta.dtype != EIR_F32)
+            viol(c, "backend.dtype", nd, k ? NULL : "input", "%s (%%%s) is %s; eir_cpu.max_pool2d_blocked.default runs "
+                 "on float32 tensors", k ? "output 0" : "argument 'input'", v->name,
+                 eir_dtype_name(v->meta.dtype) ? eir_dtype_name(v->meta.dtype) : "?");
+        if (v->meta.rank != 5) {
+            viol(c, "backend.rank", nd, k ? NULL : "input", "%s (%%%s) has %u dims, expected 5 (blocked)",
+                 k ? "output 0" : "argument 'input'", v->name, v->meta.rank);
+            return;
+        }
+    }
+    if (!x || !y || x->kind != EIR_VALUE_TENSOR || y->kind != EIR_VALUE_TENSOR) return;
+    static const uint32_t dims[3] = {0, 1, 4};
+    for (int i = 0; i < 3; i++) {
+        int64_t a = lit_dim(x, dims[i]), b = lit_dim(y, dims[i]);
+        if (a >= 0 && b >= 0 && a != b) {
+            viol(c, "backend.blocked", nd, NULL, "%%%s is not blocked like the input %%%s: dim %u is %lld, the "
+                 "input's %lld", y->name, x->name, dims[i], (long long)b, (long long)a);
+            return;
+        }
+    }
+}
+
 static void check_backend(vctx *c, const eir_graph *g, const eir_node *nd, const char *name) {
     const eir_op_schema *s = eir_backend_op_find(name);
     if (!s) {
         viol(c, "backend.unknown", nd, NULL, "%s is not an operator of the Backend dialect (eir_cpu.attention.default, "
              "eir_cpu.conv2d.default, eir_cpu.conv2d_blocked.default, eir_cpu.from_blocked.default, "
-             "eir_cpu.linear.default, eir_cpu.to_blocked.default)", name);
+             "eir_cpu.linear.default, eir_cpu.max_pool2d_blocked.default, eir_cpu.to_blocked.default)", name);
         return;
     }
     int32_t map[64];
@@ -559,6 +588,10 @@ static void check_backend(vctx *c, const eir_graph *g, const eir_node *nd, const
     check_outputs(c, g, nd, s);
     bool conv = !strcmp(name, "eir_cpu.conv2d.default"), cblk = !strcmp(name, "eir_cpu.conv2d_blocked.default");
     bool tob = !strcmp(name, "eir_cpu.to_blocked.default"), fromb = !strcmp(name, "eir_cpu.from_blocked.default");
+    if (!strcmp(name, "eir_cpu.max_pool2d_blocked.default")) {
+        check_pool_blocked(c, g, nd);
+        return;
+    }
     if (cblk || tob || fromb) {
         check_blocked(c, g, nd, name, cblk, tob);
         if (!cblk) return;

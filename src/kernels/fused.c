@@ -841,12 +841,91 @@ static int k_conv2d_blocked(const eir_karg *a, uint32_t na, eir_tview *out, uint
     return rc;
 }
 
+/* ---- max pooling on the blocked layout ---- */
+
+typedef struct mp_job {
+    const float *x;
+    float *y;
+    int64_t H, W, B, OH, OW, k[2], st[2], pd[2], dl[2];
+} mp_job;
+
+/* output rows [r0, r1) (r = plane * OH + oh, a plane one image's block of channels): each
+ * output pixel's B lanes the maximum over its window's in-range pixels, NaN if any is NaN (as
+ * torch's max_pool2d); one contiguous run of B lanes per tap */
+EPI_CLONES static void mp_rows(void *ctx, int64_t r0, int64_t r1) {
+    const mp_job *j = ctx;
+    const int64_t B = j->B, W = j->W;
+    for (int64_t r = r0; r < r1; r++) {
+        int64_t plane = r / j->OH, oh = r % j->OH;
+        const float *xp = j->x + plane * j->H * W * B;
+        float *yrow = j->y + r * j->OW * B;
+        int64_t ih0 = oh * j->st[0] - j->pd[0];
+        for (int64_t ow = 0; ow < j->OW; ow++) {
+            float *restrict yp = yrow + ow * B;
+            for (int64_t q = 0; q < B; q++) yp[q] = -INFINITY;
+            int64_t iw0 = ow * j->st[1] - j->pd[1];
+            for (int64_t a = 0; a < j->k[0]; a++) {
+                int64_t ih = ih0 + a * j->dl[0];
+                if (ih < 0 || ih >= j->H) continue;
+                for (int64_t b = 0; b < j->k[1]; b++) {
+                    int64_t iw = iw0 + b * j->dl[1];
+                    if (iw < 0 || iw >= W) continue;
+                    const float *restrict xv = xp + (ih * W + iw) * B;
+                    for (int64_t q = 0; q < B; q++) {
+                        float v = xv[q], m = yp[q];
+                        yp[q] = (v > m || v != v) ? v : m;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* eir_cpu::max_pool2d_blocked(input, kernel_size, stride, padding, dilation, ceil_mode): max_pool2d
+ * of a blocked (N, CB, H, W, B) input, the result blocked alike; the lanes past C stay zero
+ * (the maximum of zeros) */
+static int k_max_pool2d_blocked(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    static const char *op = "eir_cpu::max_pool2d_blocked";
+    if (na < 6 || no < 1 || a[0].kind != EIR_KA_TENSOR || a[1].kind != EIR_KA_INTS)
+        return eir_kerr(ctx, "%s: expected a tensor, kernel_size, stride, padding, dilation and ceil_mode", op);
+    const eir_tview *x = a[0].t;
+    eir_tview *y = &out[0];
+    if (!dense_f32(x, 5) || !dense_f32(y, 5))
+        return eir_kerr(ctx, "%s: expected a contiguous 5-d (blocked) float32 input and output", op);
+    mp_job j = {x->data, y->data, x->sizes[2], x->sizes[3], x->sizes[4], y->sizes[2], y->sizes[3], {0}, {0}, {0}, {0}};
+    if (a[1].n != 1 && a[1].n != 2) return eir_kerr(ctx, "%s: kernel_size must be a list of 1 or 2 ints", op);
+    for (int i = 0; i < 2; i++) j.k[i] = a[1].ints[a[1].n == 1 ? 0 : i];
+    if (a[2].kind == EIR_KA_INTS && a[2].n == 0) { /* stride [] : the kernel size */
+        eir_karg g[3] = {{.kind = EIR_KA_INTS, .n = 2, .ints = j.k}, a[3], a[4]};
+        if (read_geometry(g, j.st, j.pd, j.dl, ctx, op)) return -1;
+    } else if (read_geometry(&a[2], j.st, j.pd, j.dl, ctx, op))
+        return -1;
+    bool ceil_mode = a[5].kind == EIR_KA_BOOL && a[5].i;
+    for (int i = 0; i < 2; i++) {
+        int64_t in = x->sizes[2 + i], span = j.dl[i] * (j.k[i] - 1) + 1, num = in + 2 * j.pd[i] - span;
+        int64_t o = (num < 0 ? -1 : (ceil_mode ? (num + j.st[i] - 1) / j.st[i] : num / j.st[i])) + 1;
+        if (ceil_mode && o > 0 && (o - 1) * j.st[i] >= in + j.pd[i]) o--;
+        if (j.k[i] < 1 || 2 * j.pd[i] > j.k[i] || o < 1 || y->sizes[2 + i] != o)
+            return eir_kerr(ctx, "%s: kernel %lld, stride %lld, padding %lld, dilation %lld over %lld gives no "
+                            "output of %lld (pad at most half the kernel)", op, (long long)j.k[i], (long long)j.st[i],
+                            (long long)j.pd[i], (long long)j.dl[i], (long long)in, (long long)y->sizes[2 + i]);
+    }
+    if (y->sizes[0] != x->sizes[0] || y->sizes[1] != x->sizes[1] || y->sizes[4] != x->sizes[4])
+        return eir_kerr(ctx, "%s: output [%lld, %lld, ., ., %lld] is not blocked like input [%lld, %lld, ., ., %lld]", op,
+                        (long long)y->sizes[0], (long long)y->sizes[1], (long long)y->sizes[4],
+                        (long long)x->sizes[0], (long long)x->sizes[1], (long long)x->sizes[4]);
+    int64_t rows = x->sizes[0] * x->sizes[1] * j.OH, per = j.OW * j.B * j.k[0] * j.k[1];
+    eir_parallel_for(eir_pool_current(), rows, per >= EPI_GRAIN ? 1 : EPI_GRAIN / (per > 0 ? per : 1), mp_rows, &j);
+    return 0;
+}
+
 const eir_kernel_entry eir_kernels_fused[] = {
     {"eir_cpu.attention.default", k_attention},
     {"eir_cpu.conv2d.default", k_conv2d},
     {"eir_cpu.conv2d_blocked.default", k_conv2d_blocked},
     {"eir_cpu.from_blocked.default", k_from_blocked},
     {"eir_cpu.linear.default", k_linear},
+    {"eir_cpu.max_pool2d_blocked.default", k_max_pool2d_blocked},
     {"eir_cpu.to_blocked.default", k_to_blocked},
     {NULL, NULL},
 };

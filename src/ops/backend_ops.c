@@ -41,6 +41,14 @@ static const eir_schema_arg TO_BLOCKED[] = {{"input", EIR_ST_TENSOR, 0, NULL}, {
 /* eir_cpu::from_blocked(Tensor input, int channels) -> Tensor: back to (N, channels, H, W) */
 static const eir_schema_arg FROM_BLOCKED[] = {{"input", EIR_ST_TENSOR, 0, NULL}, {"channels", EIR_ST_INT, 0, NULL}};
 
+/* eir_cpu::max_pool2d_blocked(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0,
+ *                             int[2] dilation=1, bool ceil_mode=False) -> Tensor:
+ * aten.max_pool2d of a blocked input, the result blocked alike (docs/IR.md) */
+static const eir_schema_arg MAX_POOL2D_BLOCKED[] = {
+    {"input", EIR_ST_TENSOR, 0, NULL},    {"kernel_size", EIR_ST_INTS, 0, NULL}, {"stride", EIR_ST_INTS, 0, "[]"},
+    {"padding", EIR_ST_INTS, 0, "0"},     {"dilation", EIR_ST_INTS, 0, "1"},     {"ceil_mode", EIR_ST_BOOL, 0, "False"},
+};
+
 /* eir_cpu::linear(Tensor input, Tensor weight, Tensor? bias, str activation="none",
  *                 float? min=None, float? max=None) -> Tensor */
 static const eir_schema_arg LINEAR[] = {
@@ -64,6 +72,7 @@ static const eir_op_schema BACKEND_OPS[] = {
     {"eir_cpu.conv2d_blocked.default", CONV2D_BLOCKED, sizeof CONV2D_BLOCKED / sizeof *CONV2D_BLOCKED, 1, 0},
     {"eir_cpu.from_blocked.default", FROM_BLOCKED, 2, 1, 0},
     {"eir_cpu.linear.default", LINEAR, sizeof LINEAR / sizeof *LINEAR, 1, 0},
+    {"eir_cpu.max_pool2d_blocked.default", MAX_POOL2D_BLOCKED, sizeof MAX_POOL2D_BLOCKED / sizeof *MAX_POOL2D_BLOCKED, 1, 0},
     {"eir_cpu.to_blocked.default", TO_BLOCKED, 2, 1, 0},
 };
 
@@ -77,6 +86,8 @@ static const char *const SCHEMA_TEXT[] = {
     "eir_cpu::from_blocked(Tensor input, int channels) -> Tensor",
     "eir_cpu::linear(Tensor input, Tensor weight, Tensor? bias, str activation=\"none\", float? min=None, "
     "float? max=None) -> Tensor",
+    "eir_cpu::max_pool2d_blocked(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
+    "int[2] dilation=1, bool ceil_mode=False) -> Tensor",
     "eir_cpu::to_blocked(Tensor input, int block) -> Tensor",
 };
 

@@ -909,6 +909,7 @@ static eir_status try_attention(bctx *c, uint32_t n, bool *done, uint32_t *first
 #define T_CONV_BLK "torch.ops.eir_cpu.conv2d_blocked.default"
 #define T_TO_BLK "torch.ops.eir_cpu.to_blocked.default"
 #define T_FROM_BLK "torch.ops.eir_cpu.from_blocked.default"
+#define T_POOL_BLK "torch.ops.eir_cpu.max_pool2d_blocked.default"
 
 /* a float32 tensor value of `rank` dims, every size a literal */
 static bool literal_f32(const bctx *c, uint32_t v, uint32_t rank) {
@@ -1249,6 +1250,65 @@ static eir_status try_blocked_se(bctx *c, uint32_t n, int64_t L, bool *done) {
     return EIR_OK;
 }
 
+/* Max pooling on the chain's layout: at node n, aten.max_pool2d (or max_pool2d_with_indices whose
+ * indices nothing reads) of a value v the chain has blocked (z), with literal sizes:
+ * eir_cpu::max_pool2d_blocked(z, ...), its result blocked, read back by a from_blocked for whatever
+ * is not in the chain; a convolution after it then takes the blocked result (ResNet's stem:
+ * convolution, max pool, convolution). Each element is the same maximum as on NCHW. */
+static eir_status try_blocked_pool(bctx *c, uint32_t n, int64_t L, bool *done) {
+    *done = false;
+    eir_graph *g = c->g;
+    const eir_node *nd = &g->nodes[n];
+    bool with_idx = !strcmp(nd->target, "torch.ops.aten.max_pool2d_with_indices.default");
+    if (!with_idx && strcmp(nd->target, "torch.ops.aten.max_pool2d.default")) return EIR_OK;
+    if (!env_switch("EIR_BLOCKED_POOL", true)) return EIR_OK;
+    uint32_t v = tensor_of(arg_named(nd, "self")), y = eir_node_output_value(nd, 0);
+    if (v == EIR_NO_VALUE || y == EIR_NO_VALUE || !literal_f32(c, v, 4) || !literal_f32(c, y, 4)) return EIR_OK;
+    if (with_idx) {
+        uint32_t idx = eir_node_output_value(nd, 1);
+        if (idx != EIR_NO_VALUE && eir_graph_num_uses(g, idx)) return EIR_OK;
+    }
+    int64_t ks[2], st[2], pd[2], dl[2];
+    bool ceil_mode = false;
+    const eir_arg *sa = arg_named(nd, "stride"), *ca = arg_named(nd, "ceil_mode");
+    if (!ints2_of(arg_named(nd, "kernel_size"), 0, ks) || !arg_named(nd, "kernel_size") ||
+        !ints2_of(arg_named(nd, "padding"), 0, pd) || !ints2_of(arg_named(nd, "dilation"), 1, dl) ||
+        (ca && !bool_of(ca, &ceil_mode)))
+        return EIR_OK;
+    if (sa && (sa->kind == EIR_ARG_INTS || sa->kind == EIR_ARG_SYM_INTS) && sa->u.list.n == 0) st[0] = ks[0], st[1] = ks[1];
+    else if (!ints2_of(sa, 0, st)) return EIR_OK;
+    else if (!sa) st[0] = ks[0], st[1] = ks[1];
+    for (int i = 0; i < 2; i++)
+        if (ks[i] < 1 || st[i] < 1 || pd[i] < 0 || dl[i] < 1 || 2 * pd[i] > ks[i]) return EIR_OK;
+    int64_t C = size_of(c, v, 1), B = block_of(L, C);
+    if (size_of(c, y, 0) != size_of(c, v, 0) || size_of(c, y, 1) != C) return EIR_OK;
+    uint32_t z = blocked_twin(c, v, n, B);
+    if (z == EIR_NO_VALUE) return EIR_OK;       /* a pool continues a chain, it does not start one */
+    uint32_t yb = blocked_value(c, y, B, "eir_cpu_max_pool2d_blocked");
+    if (yb == EIR_NO_VALUE) return EIR_ERR_NOMEM;
+    eir_arg il[4][2];
+    int64_t *vals[4] = {ks, st, pd, dl};
+    for (int k = 0; k < 4; k++)
+        for (int i = 0; i < 2; i++) il[k][i] = (eir_arg){.kind = EIR_ARG_INT, .u.i = vals[k][i]};
+    eir_named_arg in[6] = {
+        tensor_arg(c, "input", z),
+        {"kernel_size", {.kind = EIR_ARG_INTS, .u.list = {2, il[0], NULL}}, 1},
+        {"stride", {.kind = EIR_ARG_INTS, .u.list = {2, il[1], NULL}}, 1},
+        {"padding", {.kind = EIR_ARG_INTS, .u.list = {2, il[2], NULL}}, 1},
+        {"dilation", {.kind = EIR_ARG_INTS, .u.list = {2, il[3], NULL}}, 1},
+        {"ceil_mode", {.kind = EIR_ARG_BOOL, .u.b = ceil_mode}, 1},
+    };
+    eir_arg out = {.kind = EIR_ARG_TENSOR, .value = yb, .name = g->values[yb].name};
+    eir_status st_;
+    if ((st_ = eir_graph_insert_node(c->p, g, n, T_POOL_BLK, 6, in, 1, &out, NULL))) return st_;
+    uint32_t yn;
+    if ((st_ = insert_layout(c, n + 1, false, yb, C, y, &yn))) return st_;
+    if ((st_ = eir_graph_replace_uses(c->p, g, y, yn, NULL))) return st_;
+    if ((st_ = eir_graph_erase_node(c->p, g, n + 2))) return st_;   /* the NCHW pool, now after them */
+    *done = true;
+    return EIR_OK;
+}
+
 /* (e) on the root graph: every eligible convolution blocked, then to_blocked(from_blocked(z))
  * read as z, and the layout calls nothing reads dropped */
 static eir_status blocked_chains(bctx *c, int64_t L, uint32_t *changed) {
@@ -1259,6 +1319,7 @@ static eir_status blocked_chains(bctx *c, int64_t L, uint32_t *changed) {
         bool done = false;
         if ((st = try_blocked(c, n, L, &done))) return st;
         if (!done && made && (st = try_blocked_se(c, n, L, &done))) return st;
+        if (!done && made && (st = try_blocked_pool(c, n, L, &done))) return st;
         if (done) made++, n--;   /* the convolution is gone: look at position n again */
     }
     if (!made) return EIR_OK;

@@ -371,6 +371,58 @@ static void test_verifier_blocked(void) {
     }
 }
 
+/* max_pool2d_blocked: a valid call, then a result not blocked like its input, a 4-d input, a
+ * float64 input */
+static const char *pool_program(const char *x_sizes, const char *y_sizes, const char *dt) {
+    static char buf[2048];
+    snprintf(buf, sizeof buf,
+             "ExportedProgram:\n"
+             "    class GraphModule(torch.nn.Module):\n"
+             "        def forward(self, x: \"%s[%s]\"):\n"
+             "            y: \"%s[%s]\" = torch.ops.eir_cpu.max_pool2d_blocked.default(x, [3, 3], [2, 2], [1, 1])\n"
+             "            return (y,)\n"
+             "\n"
+             "Graph signature:\n"
+             "    # inputs\n"
+             "    x: USER_INPUT\n"
+             "\n"
+             "    # outputs\n"
+             "    y: USER_OUTPUT\n"
+             "\n"
+             "Range constraints: {}\n",
+             dt, x_sizes, dt, y_sizes);
+    return buf;
+}
+
+static void test_verifier_pool_blocked(void) {
+    eir_program *p = parse(pool_program("1, 2, 8, 8, 16", "1, 2, 4, 4, 16", "f32"));
+    CHECK(p != NULL);
+    if (p) CHECK(verifies(p, EIR_DIALECT_BACKEND));
+    eir_program_free(p);
+    static const struct { const char *x, *y, *dt, *rule, *needle; } bad[] = {
+        {"1, 2, 8, 8, 16", "1, 2, 4, 4, 8", "f32", "backend.blocked", "dim 4 is 8, the input's 16"},
+        {"1, 2, 8, 8, 16", "1, 1, 4, 4, 16", "f32", "backend.blocked", "dim 1 is 1, the input's 2"},
+        {"1, 32, 8, 8", "1, 32, 4, 4", "f32", "backend.rank", "has 4 dims, expected 5 (blocked)"},
+        {"1, 2, 8, 8, 16", "1, 2, 4, 4, 16", "f64", "backend.dtype", "runs on float32 tensors"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        p = parse(pool_program(bad[k].x, bad[k].y, bad[k].dt));
+        CHECK(p != NULL);
+        if (!p) continue;
+        eir_verify_report *r = NULL;
+        CHECK(eir_program_verify(p, EIR_DIALECT_BACKEND, &r) == EIR_ERR_INVALID);
+        bool found = false;
+        for (uint32_t i = 0; i < eir_verify_num_violations(r); i++) {
+            const eir_violation *v = eir_verify_violation(r, i);
+            found |= !strcmp(v->rule, bad[k].rule) && strstr(v->message, bad[k].needle) != NULL;
+        }
+        if (!found) fprintf(stderr, "test_verifier_pool_blocked: case %zu has no %s violation\n", k, bad[k].rule);
+        CHECK(found);
+        eir_verify_report_free(r);
+        eir_program_free(p);
+    }
+}
+
 int main(void) {
     /* rewrites (a)-(d) as they write them: the blocked chains of (e), which would take these
      * convolutions on a machine with oneDNN, have their own tests (test_blocked_conv.c,
@@ -381,5 +433,6 @@ int main(void) {
     test_refusals();
     test_verifier();
     test_verifier_blocked();
+    test_verifier_pool_blocked();
     return check_summary("test_backend");
 }

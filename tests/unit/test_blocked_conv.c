@@ -19,6 +19,9 @@
  *  - channels-last 1 x 1 convolutions with stride 1 (pixel bands, the epilogue taken in as
  *    oneDNN post-ops), one band and several, a band across two images;
  *  - depthwise convolutions (test_depthwise): oneDNN's primitive and eir's kernel;
+ *  - max pooling on the blocked layout (test_pool) against a direct NCHW maximum with NaN and
+ *    -inf planted: padding, ceil_mode, dilation, stride [], padding lanes zero, 2 threads the
+ *    same bits;
  *  - bad arguments: a clear error naming the operator.
  * The whole test runs twice: as started, and in a child with EIR_GEMM=openblas (no primitive). */
 #include <math.h>
@@ -402,6 +405,100 @@ static void test_errors(void) {
     tfree(&X); tfree(&Wt); tfree(&Bs); tfree(&XB); tfree(&YB); tfree(&ZB);
 }
 
+/* ---- eir_cpu::max_pool2d_blocked against a direct NCHW max pool ---- */
+
+typedef struct pshape {
+    int64_t N, C, H, W, k, s, p, d;
+    bool ceil;
+    uint32_t nstride;            /* 0: stride [] (the kernel size) */
+} pshape;
+
+static int64_t pool_out(int64_t in, const pshape *c) {
+    int64_t st = c->nstride ? c->s : c->k, num = in + 2 * c->p - c->d * (c->k - 1) - 1;
+    int64_t o = (c->ceil ? (num + st - 1) / st : num / st) + 1;
+    if (c->ceil && (o - 1) * st >= in + c->p) o--;
+    return o;
+}
+
+static int pool_blocked(const pshape *c, tt *XB, tt *YB) {
+    int64_t kv[2] = {c->k, c->k}, sv[2] = {c->s, c->s}, pv[2] = {c->p, c->p}, dv[2] = {c->d, c->d};
+    eir_karg a[6] = {KT(&XB->v), KIS(2, kv), KIS(c->nstride, sv), KIS(2, pv), KIS(2, dv), KB(c->ceil)};
+    return run_fused("eir_cpu.max_pool2d_blocked.default", a, 6, &YB->v);
+}
+
+static void one_pool(const pshape *c) {
+    char what[160];
+    snprintf(what, sizeof what, "%s max_pool N%lld C%lld %lldx%lld k%lld s%lld p%lld d%lld%s",
+             L == EIR_DNNL_NHWC ? "nhwc" : L == 8 ? "nChw8c" : "nChw16c", (long long)c->N, (long long)c->C,
+             (long long)c->H, (long long)c->W, (long long)c->k, (long long)(c->nstride ? c->s : c->k), (long long)c->p,
+             (long long)c->d, c->ceil ? " ceil" : "");
+    int64_t OH = pool_out(c->H, c), OW = pool_out(c->W, c), st = c->nstride ? c->s : c->k;
+    int64_t xs[4] = {c->N, c->C, c->H, c->W}, ys[4] = {c->N, c->C, OH, OW};
+    tt X = tnew(EIR_F32, 4, xs, 0), Y = tnew(EIR_F32, 4, ys, 0);
+    tt XB = blocked_like(c->N, c->C, c->H, c->W), YB = blocked_like(c->N, c->C, OH, OW), GB = blocked_like(c->N, c->C, OH, OW);
+    fill_rand(&X.v);
+    /* NaN and -inf here and there: NaN wins a window, -inf loses it */
+    float *xd = X.buf;
+    int64_t nx = numel(&X.v);
+    for (int64_t i = 0; i < nx; i += 97) xd[i] = NAN;
+    for (int64_t i = 13; i < nx; i += 41) xd[i] = -INFINITY;
+    CHECK(to_blocked(&X, &XB) == 0);
+    fill_poison(&YB.v);
+    CHECK(pool_blocked(c, &XB, &YB) == 0);
+    CHECK(pad_zero(&YB, c->C));
+    CHECK(from_blocked(&YB, c->C, &Y) == 0);
+    int64_t bad = 0;
+    for (int64_t n = 0; n < c->N; n++)
+        for (int64_t ch = 0; ch < c->C; ch++)
+            for (int64_t oh = 0; oh < OH; oh++)
+                for (int64_t ow = 0; ow < OW; ow++) {
+                    float m = -INFINITY;
+                    for (int64_t i = 0; i < c->k; i++)
+                        for (int64_t j = 0; j < c->k; j++) {
+                            int64_t ih = oh * st - c->p + i * c->d, iw = ow * st - c->p + j * c->d;
+                            if (ih < 0 || ih >= c->H || iw < 0 || iw >= c->W) continue;
+                            float v = xd[((n * c->C + ch) * c->H + ih) * c->W + iw];
+                            if (v > m || isnan(v)) m = v;
+                        }
+                    float g = ((float *)Y.buf)[((n * c->C + ch) * OH + oh) * OW + ow];
+                    if (!(g == m || (isnan(g) && isnan(m)))) bad++;
+                }
+    if (bad) fprintf(stderr, "%s: %lld outputs differ from the NCHW maximum\n", what, (long long)bad);
+    CHECK(bad == 0);
+    /* 2 threads: the same bits */
+    eir_pool *pool = eir_pool_create(2);
+    eir_pool *prev = eir_pool_enter(pool);
+    fill_poison(&GB.v);
+    CHECK(pool_blocked(c, &XB, &GB) == 0);
+    eir_pool_leave(prev);
+    eir_pool_free(pool);
+    CHECK(memcmp(YB.buf, GB.buf, (size_t)numel(&YB.v) * sizeof(float)) == 0);
+    tfree(&X); tfree(&Y); tfree(&XB); tfree(&YB); tfree(&GB);
+}
+
+static void test_pool(void) {
+    static const pshape shapes[] = {
+        {1, 64, 56, 56, 3, 2, 1, 1, false, 2},   /* ResNet-18's */
+        {2, 20, 13, 11, 3, 2, 1, 1, false, 2},   /* odd channels (padding lanes), two images */
+        {1, 24, 14, 15, 3, 2, 0, 1, true, 2},    /* ceil_mode, the last window clipped */
+        {1, 9, 10, 9, 2, 1, 0, 2, false, 2},     /* dilation */
+        {1, 16, 8, 8, 2, 2, 0, 1, false, 0},     /* stride [] */
+        {1, 40, 7, 7, 3, 1, 1, 1, true, 2},      /* stride 1, ceil_mode with nothing to clip */
+    };
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) one_pool(&shapes[i]);
+    /* bad arguments: named errors */
+    pshape c = {1, 16, 8, 8, 3, 2, 1, 1, false, 2};
+    int64_t xs[5] = {1, (16 + block_of(16) - 1) / block_of(16), 8, 8, block_of(16)}, wrong[5] = {1, xs[1], 5, 5, xs[4]};
+    tt XB = tnew(EIR_F32, 5, xs, 0), YB = tnew(EIR_F32, 5, wrong, 0);
+    CHECK_FAILS(pool_blocked(&c, &XB, &YB), "eir_cpu::max_pool2d_blocked: kernel 3, stride 2, padding 1");
+    pshape big = {1, 16, 8, 8, 3, 2, 2, 1, false, 2};
+    tfree(&YB);
+    int64_t ys[5] = {1, xs[1], 5, 5, xs[4]};
+    YB = tnew(EIR_F32, 5, ys, 0);
+    CHECK_FAILS(pool_blocked(&big, &XB, &YB), "pad at most half the kernel");
+    tfree(&XB); tfree(&YB);
+}
+
 static int run_all(const char *name) {
     eir_blas_single_thread();
     printf("%s: chains in layout %d on this CPU (-1: NHWC), primitive %s (products: %s)\n", name,
@@ -411,6 +508,7 @@ static int run_all(const char *name) {
         L = layouts[i];
         test_shapes();
         test_depthwise();
+        test_pool();
         test_errors();
     }
     print_worst(name);

@@ -3,8 +3,8 @@
 ``eir convert --to backend`` (and the pass ``to-backend``) writes programs that
 call ``torch.ops.eir_cpu.conv2d.default``, ``torch.ops.eir_cpu.linear.default`` and
 ``torch.ops.eir_cpu.attention.default``, and for chains of convolutions kept in the
-blocked layout ``torch.ops.eir_cpu.conv2d_blocked.default``, ``to_blocked`` and
-``from_blocked``: a tensor (N, C, H, W) held as (N, ceil(C / B), H, W, B), channel c at
+blocked layout ``torch.ops.eir_cpu.conv2d_blocked.default``, ``max_pool2d_blocked``,
+``to_blocked`` and ``from_blocked``: a tensor (N, C, H, W) held as (N, ceil(C / B), H, W, B), channel c at
 [n, c // B, h, w, c % B], the lanes past C zero (docs/IR.md).
 torch can load and run such a program once the operators are registered::
 
@@ -31,6 +31,8 @@ SCHEMAS = {
                       "int[2] dilation, int groups, int block, str activation=\"none\", float? min=None, "
                       "float? max=None, Tensor? residual=None) -> Tensor",
     "from_blocked": "(Tensor input, int channels) -> Tensor",
+    "max_pool2d_blocked": "(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
+                          "int[2] dilation=1, bool ceil_mode=False) -> Tensor",
     "to_blocked": "(Tensor input, int block) -> Tensor",
     "linear": "(Tensor input, Tensor weight, Tensor? bias, str activation=\"none\", float? min=None, "
               "float? max=None) -> Tensor",
@@ -95,6 +97,15 @@ def _conv2d_blocked(input, weight, bias, stride, padding, dilation, groups, bloc
     return _to_blocked(_activation(y, activation, min, max), block)
 
 
+def _max_pool2d_blocked(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    n, cb, h, w, b = input.shape
+    y = torch.ops.aten.max_pool2d.default(_from_blocked(input, cb * b), list(kernel_size), list(stride),
+                                          list(padding) if isinstance(padding, (list, tuple)) else [padding],
+                                          list(dilation) if isinstance(dilation, (list, tuple)) else [dilation],
+                                          ceil_mode)
+    return _to_blocked(y, b)
+
+
 def _conv2d_fake(input, weight, bias, stride, padding, dilation, groups, activation="none", min=None, max=None):
     return torch.ops.aten.convolution.default(input, weight, bias, list(stride), list(padding), list(dilation),
                                               False, [0, 0], groups)
@@ -123,10 +134,12 @@ def register():
     lib.impl("conv2d_blocked", _conv2d_blocked, "CompositeExplicitAutograd")
     lib.impl("to_blocked", _to_blocked, "CompositeExplicitAutograd")
     lib.impl("from_blocked", _from_blocked, "CompositeExplicitAutograd")
+    lib.impl("max_pool2d_blocked", _max_pool2d_blocked, "CompositeExplicitAutograd")
     torch.library.register_fake(f"{NAMESPACE}::conv2d", _conv2d_fake, lib=lib)
     torch.library.register_fake(f"{NAMESPACE}::linear", _linear_fake, lib=lib)
     torch.library.register_fake(f"{NAMESPACE}::attention", _attention, lib=lib)
-    for name, fn in (("conv2d_blocked", _conv2d_blocked), ("to_blocked", _to_blocked), ("from_blocked", _from_blocked)):
+    for name, fn in (("conv2d_blocked", _conv2d_blocked), ("to_blocked", _to_blocked), ("from_blocked", _from_blocked),
+                     ("max_pool2d_blocked", _max_pool2d_blocked)):
         torch.library.register_fake(f"{NAMESPACE}::{name}", fn, lib=lib)
     _lib = lib
 
