@@ -11,7 +11,8 @@ time must be refused by eir with torch's message.
 Families: writes through ops that return a view when they can (reshape,
 flatten, ravel, contiguous, to, type_as) into user inputs, intermediates,
 buffers and parameters (also under torch.no_grad()), copies that must not
-alias, in-place activations as torchvision exports them, geometry of saved-
+alias, in-place activations as torchvision exports them, writes through dropout in eval
+mode (or p = 0), which returns its input itself, geometry of saved-
 and-reloaded slices, data-dependent indices into views (select, narrow, slice,
 unfold, split) including negative and clamped ones, and cond returning ints.
 """
@@ -190,6 +191,15 @@ def _i(v):
 
 
 # name -> (module factory, [input tuples]); every input tuple is one run sequence
+class DropoutEvalWrite(nn.Module):  # dropout in eval returns its input itself: the write reaches x
+    def forward(self, x):
+        y = nn.functional.dropout(x, 0.5, training=False)
+        y.add_(1)
+        z = nn.functional.dropout(x, 0.0, training=True)   # p = 0: the input itself too
+        z.mul_(2)
+        return x * 2, y
+
+
 CASES = {
     "write_input_flatten": (WriteInputFlatten, [(torch.randn(2, 3),)]),
     "write_intermediate_reshape": (WriteIntermediateReshape, [(torch.randn(2, 3),)]),
@@ -211,6 +221,7 @@ CASES = {
                                (torch.randn(3, 2), _i(-1))]),
     "negative_item": (NegativeItem, [(torch.randn(5, 2), _i(v)) for v in (0, 1, 3)]),
     "cond_int": (CondInt, [(torch.ones(3, 4),), (torch.zeros(3, 4),)]),
+    "dropout_eval_write": (DropoutEvalWrite, [(torch.randn(2, 3),)]),
 }
 
 FORMS = ("nonstrict", "strict", "decomp", "resaved")

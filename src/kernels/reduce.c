@@ -1121,19 +1121,47 @@ typedef struct ln_job {
     _Atomic int oom;
 } ln_job;
 
-/* One contiguous float32 row of a layer norm: the generic row's arithmetic
- * (doubles, the same order), without its per-element typed loads and stores. */
-static void ln_row_f32(const float *restrict x, float *restrict y, const float *restrict w, const float *restrict b,
-                       int64_t n, double eps, double *restrict buf, double *mean_out, double *rstd_out) {
-    for (int64_t i = 0; i < n; i++) buf[i] = x[i];
-    double mean, var;
-    mean_var(buf, n, &mean, &var);
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && !defined(EIR_NO_CLONES) && \
+    !defined(__SANITIZE_THREAD__)
+#define LN_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), optimize("tree-vectorize")))
+#else
+#define LN_CLONES
+#endif
+
+enum { LN_LANES = 8 };
+
+/* One contiguous float32 row of a layer norm, in doubles as the generic row: the mean and
+ * the variance (two passes) each summed in LN_LANES interleaved partial sums, added
+ * pairwise at the end (a fixed order: the same bits at any thread count), then
+ * (x - mean) * rstd * w + b rounded once; no copy of the row, loops the compiler
+ * vectorizes. */
+LN_CLONES static void ln_row_f32(const float *restrict x, float *restrict y, const float *restrict w,
+                                 const float *restrict b, int64_t n, double eps, double *mean_out, double *rstd_out) {
+    double acc[LN_LANES] = {0};
+    int64_t m = n - n % LN_LANES;
+    for (int64_t i = 0; i < m; i += LN_LANES)
+        for (int k = 0; k < LN_LANES; k++) acc[k] += (double)x[i + k];
+    for (int64_t i = m; i < n; i++) acc[i - m] += (double)x[i];
+    double mean = n ? (((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))) / (double)n
+                    : 0;
+    for (int k = 0; k < LN_LANES; k++) acc[k] = 0;
+    for (int64_t i = 0; i < m; i += LN_LANES)
+        for (int k = 0; k < LN_LANES; k++) {
+            double d = (double)x[i + k] - mean;
+            acc[k] += d * d;
+        }
+    for (int64_t i = m; i < n; i++) acc[i - m] += ((double)x[i] - mean) * ((double)x[i] - mean);
+    double var = n ? (((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))) / (double)n
+                   : NAN;
     double rstd = rstd_of(var, eps, EIR_F32);
     if (w && b)
-        for (int64_t i = 0; i < n; i++) y[i] = (float)((buf[i] - mean) * rstd * (double)w[i] + (double)b[i]);
+        for (int64_t i = 0; i < n; i++) y[i] = (float)(((double)x[i] - mean) * rstd * (double)w[i] + (double)b[i]);
+    else if (w)
+        for (int64_t i = 0; i < n; i++) y[i] = (float)(((double)x[i] - mean) * rstd * (double)w[i]);
+    else if (b)
+        for (int64_t i = 0; i < n; i++) y[i] = (float)(((double)x[i] - mean) * rstd + (double)b[i]);
     else
-        for (int64_t i = 0; i < n; i++)
-            y[i] = (float)((buf[i] - mean) * rstd * (w ? (double)w[i] : 1.0) + (b ? (double)b[i] : 0.0));
+        for (int64_t i = 0; i < n; i++) y[i] = (float)(((double)x[i] - mean) * rstd);
     *mean_out = mean;
     *rstd_out = rstd;
 }
@@ -1154,7 +1182,7 @@ static void ln_rows(void *ctx, int64_t o0, int64_t o1) {
         double mean, var, rstd;
         if (j->f32rows) {
             ln_row_f32((const float *)xb, (float *)yb, w ? (const float *)w->data : NULL, b ? (const float *)b->data : NULL,
-                       p->nred, j->eps, buf, &mean, &rstd);
+                       p->nred, j->eps, &mean, &rstd);
         } else {
             for (int64_t i = 0; i < p->nred; i++) buf[i] = ld(xb + p->roff[i] * (int64_t)xes, x->dtype);
             mean_var(buf, p->nred, &mean, &var);

@@ -708,6 +708,12 @@ eir_view_result eir_view_compute(const char *op, const eir_karg *args, uint32_t 
         r = do_to(&c, &x, ARG(1)->t->dtype, false, EIR_MF_PRESERVE);
         goto counted;
     }
+    /* dropout with train=False or p=0 returns its input itself (_dropout_impl in Dropout.cpp); the
+     * runtime binds it as a view only then (eir_view_dropout_identity), a kernel otherwise */
+    if (is(op, "aten.dropout.default")) {
+        r = emit(&c, &x);
+        goto counted;
+    }
     if (is(op, "aten.alias.default") || is(op, "aten.detach.default") || is(op, "aten.detach_.default") ||
         is(op, "aten.lift_fresh.default") || is(op, "aten.resolve_conj.default") || is(op, "aten.resolve_neg.default") ||
         is(op, "aten.cpu.default") || is(op, "aten._conj.default") || is(op, "aten.conj.default")) {

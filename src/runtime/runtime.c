@@ -1560,6 +1560,16 @@ static eir_status bind_out_dtype(eir_runtime *rt, uint32_t si, rt_missing *missi
     return EIR_OK;
 }
 
+/* aten.dropout with a literal train=False or p=0: torch returns the input itself
+ * (_dropout_impl in Dropout.cpp), so the step is a view of it (no copy; a write through the
+ * result reaches the input, as in torch) */
+static bool dropout_identity(const eir_node *n, const char *op) {
+    if (strcmp(op, "aten.dropout.default")) return false;
+    const eir_arg *p = node_arg(n, "p", 1), *train = node_arg(n, "train", 2);
+    if (train && train->kind == EIR_ARG_BOOL && !train->u.b) return true;
+    return p && ((p->kind == EIR_ARG_FLOAT && p->u.f == 0) || (p->kind == EIR_ARG_INT && p->u.i == 0));
+}
+
 static eir_status bind_step(eir_runtime *rt, uint32_t si, rt_missing *missing) {
     rt_step *st = &rt->steps[si];
     const eir_node *n = st->node;
@@ -1640,7 +1650,8 @@ static eir_status bind_step(eir_runtime *rt, uint32_t si, rt_missing *missing) {
             complex_src = eir_is_complex(rt->g->values[n->inputs[i].arg.value].meta.dtype);
             break;
         }
-    bool view = sc && !maycopy && eir_view_op(op) && !(view_runs_as_copy(op) && complex_src);
+    bool view = sc && !maycopy &&
+                ((eir_view_op(op) && !(view_runs_as_copy(op) && complex_src)) || dropout_identity(n, op));
     eir_kernel_fn fn = NULL;
     if (sc && !view && !maycopy) fn = find_kernel(op);
     if (!fn && sc && (sc->flags & EIR_OPF_INPLACE) && (fn = functional_kernel(sc))) st->via_functional = true;

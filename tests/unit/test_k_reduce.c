@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "base/pool.h"
 #include "kernels/kutil.h"
 #include "kernels/tables.h"
 
@@ -433,6 +434,53 @@ static void random_layer_norm(int trial) {
     }
     CHECK(bad == 0);
     tfree(&x); tfree(&y); tfree(&m); tfree(&r); tfree(&w); tfree(&b);
+}
+
+/* float32 rows as transformers have them (contiguous, 768 and 1000 wide, and 13: a tail past
+ * the partial sums' lanes), with and without weight and bias: within float32 rounding of a
+ * float64 reference, mean and rstd too; the same bits when the rows split over 2 threads */
+static void long_layer_norm(void) {
+    static const int64_t widths[] = {768, 1000, 13};
+    for (size_t wi = 0; wi < sizeof widths / sizeof *widths; wi++)
+        for (int affine = 0; affine < 4; affine++) {
+            int64_t N = widths[wi], M = 37, sizes[2] = {M, N}, ms[2] = {M, 1};
+            tensor x = tnew(EIR_F32, 2, sizes, false), y = tnew(EIR_F32, 2, sizes, false), y2 = tnew(EIR_F32, 2, sizes, false);
+            tensor m = tnew(EIR_F32, 2, ms, false), r = tnew(EIR_F32, 2, ms, false);
+            tensor w = tnew(EIR_F32, 1, &N, false), b = tnew(EIR_F32, 1, &N, false);
+            fill_random(&x.v, -3, 5);
+            fill_random(&w.v, 0.5, 2);
+            fill_random(&b.v, -1, 1);
+            bool use_w = affine & 1, use_b = affine & 2;
+            eir_karg a[5] = {A_T(&x.v), A_INTS(&N, 1), use_w ? A_T(&w.v) : A_NONE(), use_b ? A_T(&b.v) : A_NONE(), A_F(1e-5)};
+            eir_tview outs[3] = {y.v, m.v, r.v};
+            CHECK(call("aten.native_layer_norm.default", a, 5, outs, 3) == 0);
+            const float *xf = x.buf, *yf = y.buf, *wf = w.buf, *bf = b.buf;
+            int bad = 0;
+            for (int64_t i = 0; i < M; i++) {
+                double s = 0, s2 = 0;
+                for (int64_t j = 0; j < N; j++) s += xf[i * N + j];
+                double mean = s / (double)N;
+                for (int64_t j = 0; j < N; j++) s2 += (xf[i * N + j] - mean) * (xf[i * N + j] - mean);
+                double rstd = 1 / sqrt(s2 / (double)N + 1e-5);
+                if (fabs(((float *)m.buf)[i] - mean) > 1e-6 * (1 + fabs(mean)) ||
+                    fabs(((float *)r.buf)[i] - rstd) > 2e-7 * rstd)
+                    bad++;
+                for (int64_t j = 0; j < N; j++) {
+                    double want = (xf[i * N + j] - mean) * rstd * (use_w ? wf[j] : 1) + (use_b ? bf[j] : 0);
+                    if (fabs(yf[i * N + j] - want) > 4e-7 * (1 + fabs(want))) bad++;
+                }
+            }
+            if (bad) fprintf(stderr, "  layer_norm width %lld affine %d: %d values off\n", (long long)N, affine, bad);
+            CHECK(bad == 0);
+            eir_pool *pool = eir_pool_create(2);
+            eir_pool *prev = eir_pool_enter(pool);
+            eir_tview outs2[3] = {y2.v, m.v, r.v};
+            CHECK(call("aten.native_layer_norm.default", a, 5, outs2, 3) == 0);
+            eir_pool_leave(prev);
+            eir_pool_free(pool);
+            CHECK(memcmp(y.buf, y2.buf, (size_t)(M * N) * sizeof(float)) == 0);
+            tfree(&x); tfree(&y); tfree(&y2); tfree(&m); tfree(&r); tfree(&w); tfree(&b);
+        }
 }
 
 static void random_group_norm(int trial) {
@@ -939,5 +987,6 @@ int main(void) {
     for (int t = 0; t < 1500; t++) random_reduction((op_t)(t % O_NOPS), t);
     for (int t = 0; t < 600; t++) random_lines(t % 6, t);
     for (int t = 0; t < 60; t++) { random_layer_norm(t); random_group_norm(t); random_batch_norm(t); }
+    long_layer_norm();
     return check_summary("test_k_reduce");
 }
