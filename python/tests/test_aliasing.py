@@ -197,6 +197,8 @@ class DropoutEvalWrite(nn.Module):  # dropout in eval returns its input itself: 
         y.add_(1)
         z = nn.functional.dropout(x, 0.0, training=True)   # p = 0: the input itself too
         z.mul_(2)
+        nn.functional.alpha_dropout(x, 0.3, training=False).sub_(0.5)
+        nn.functional.dropout1d(x.unsqueeze(0), 0.3, training=False).mul_(1.5)
         return x * 2, y
 
 

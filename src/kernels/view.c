@@ -710,7 +710,8 @@ eir_view_result eir_view_compute(const char *op, const eir_karg *args, uint32_t 
     }
     /* dropout with train=False or p=0 returns its input itself (_dropout_impl in Dropout.cpp); the
      * runtime binds it as a view only then (eir_view_dropout_identity), a kernel otherwise */
-    if (is(op, "aten.dropout.default")) {
+    if (is(op, "aten.dropout.default") || is(op, "aten.feature_dropout.default") || is(op, "aten.alpha_dropout.default") ||
+        is(op, "aten.feature_alpha_dropout.default")) {
         r = emit(&c, &x);
         goto counted;
     }

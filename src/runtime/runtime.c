@@ -1560,11 +1560,14 @@ static eir_status bind_out_dtype(eir_runtime *rt, uint32_t si, rt_missing *missi
     return EIR_OK;
 }
 
-/* aten.dropout with a literal train=False or p=0: torch returns the input itself
+/* aten.dropout (and feature_, alpha_, feature_alpha_dropout) with a literal train=False or
+ * p=0: torch returns the input itself
  * (_dropout_impl in Dropout.cpp), so the step is a view of it (no copy; a write through the
  * result reaches the input, as in torch) */
 static bool dropout_identity(const eir_node *n, const char *op) {
-    if (strcmp(op, "aten.dropout.default")) return false;
+    if (strcmp(op, "aten.dropout.default") && strcmp(op, "aten.feature_dropout.default") &&
+        strcmp(op, "aten.alpha_dropout.default") && strcmp(op, "aten.feature_alpha_dropout.default"))
+        return false;
     const eir_arg *p = node_arg(n, "p", 1), *train = node_arg(n, "train", 2);
     if (train && train->kind == EIR_ARG_BOOL && !train->u.b) return true;
     return p && ((p->kind == EIR_ARG_FLOAT && p->u.f == 0) || (p->kind == EIR_ARG_INT && p->u.i == 0));
