@@ -16,6 +16,8 @@
 #include <float.h>
 #include <stdio.h>
 
+#include "../base/pool.h"
+#include "fast.h"
 #include "kutil.h"
 #include "pw.h"
 #include "tables.h"
@@ -1689,8 +1691,76 @@ static int k_where(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_
 }
 
 /* masked_fill(self, mask, value) = where(mask, value, self) */
+/* masked_fill of a float32 tensor by a number, result and self contiguous and alike, a bool
+ * mask broadcast to them (attention's causal mask): rows of the last dim, the mask read with its
+ * broadcast strides, the value stored where it is true */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && !defined(EIR_NO_CLONES) && \
+    !defined(__SANITIZE_THREAD__)
+#define MF_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), optimize("tree-vectorize")))
+#else
+#define MF_CLONES
+#endif
+
+typedef struct mf_job {
+    const float *x;
+    float *y;
+    const uint8_t *m;
+    int64_t mst[EIR_MAX_RANK], sizes[EIR_MAX_RANK];
+    int32_t r;
+    int64_t len;                /* the last dim */
+    float v;
+} mf_job;
+
+MF_CLONES static void mf_rows(void *ctx, int64_t r0, int64_t r1) {
+    const mf_job *j = ctx;
+    const int64_t len = j->len, ms = j->mst[j->r - 1];
+    const float v = j->v;
+    for (int64_t row = r0; row < r1; row++) {
+        int64_t mo = 0, t = row;
+        for (int32_t d = j->r - 2; d >= 0; d--) {
+            mo += (t % j->sizes[d]) * j->mst[d];
+            t /= j->sizes[d];
+        }
+        const float *restrict x = j->x + row * len;
+        float *restrict y = j->y + row * len;
+        const uint8_t *restrict m = j->m + mo;
+        if (ms == 1)
+            for (int64_t i = 0; i < len; i++) y[i] = m[i] ? v : x[i];
+        else if (ms == 0 && m[0])
+            for (int64_t i = 0; i < len; i++) y[i] = v;
+        else if (ms == 0)
+            for (int64_t i = 0; i < len; i++) y[i] = x[i];
+        else
+            for (int64_t i = 0; i < len; i++) y[i] = m[i * ms] ? v : x[i];
+    }
+}
+
+static bool masked_fill_f32(const eir_tview *x, const eir_tview *mask, const eir_karg *val, eir_tview *y) {
+    if (x->dtype != EIR_F32 || y->dtype != EIR_F32 || mask->dtype != EIR_BOOL || val->kind == EIR_KA_TENSOR ||
+        x->rank != y->rank || y->rank < 1 || mask->rank > y->rank || !eir_tview_is_contiguous(x) ||
+        !eir_tview_is_contiguous(y) || x->data == y->data)
+        return false;
+    mf_job j = {x->data, y->data, mask->data, {0}, {0}, y->rank, y->sizes[y->rank - 1], (float)scalar_f(val)};
+    for (int32_t d = 0; d < y->rank; d++) {
+        if (x->sizes[d] != y->sizes[d]) return false;
+        j.sizes[d] = y->sizes[d];
+        int32_t md = d - (y->rank - mask->rank);
+        if (md < 0 || mask->sizes[md] == 1) j.mst[d] = 0;
+        else if (mask->sizes[md] == y->sizes[d]) j.mst[d] = mask->strides[md];
+        else return false;
+    }
+    int64_t n = eir_tview_numel(y);
+    if (n == 0) return true;
+    int64_t rows = n / j.len;
+    eir_parallel_for(eir_pool_current(), rows, j.len >= (1 << 14) ? 1 : (1 << 14) / j.len, mf_rows, &j);
+    return true;
+}
+
 static int k_masked_fill(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
     NEED(3);
+    if (eir_kernels_fast && args[0].kind == EIR_KA_TENSOR && args[1].kind == EIR_KA_TENSOR &&
+        masked_fill_f32(args[0].t, args[1].t, &args[2], out))
+        return 0;
     pw_params p = {0};
     scalar_buf sv;
     const eir_tview *v = arg_view(&args[2], &sv);

@@ -22,6 +22,7 @@
 #include "../base/pool.h"
 #include "fast.h"
 #include "kutil.h"
+#include "vmath.h"
 #include "tables.h"
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -844,17 +845,55 @@ static int k_cumprod(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, 
 
 /* Contiguous float32 line: float exponentials as torch does, the sum in
  * double. */
-static void softmax_f32(const float *x, float *y, int64_t n, bool lg) {
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && !defined(EIR_NO_CLONES) && \
+    !defined(__SANITIZE_THREAD__)
+#define SM_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), optimize("tree-vectorize")))
+#else
+#define SM_CLONES
+#endif
+
+enum { SM_LANES = 16 };
+
+/* A contiguous float32 softmax / log_softmax line: the maximum (NaN if any element is NaN),
+ * exp(x - max) with vmath's vectorisable exp (within 1.5 ulp of expf), its sum in SM_LANES
+ * interleaved double partial sums added in a fixed order (the same bits at any thread
+ * count), then the scale (or the log of the sum subtracted). */
+SM_CLONES static void softmax_f32(const float *restrict x, float *restrict y, int64_t n, bool lg) {
+    /* loops the vectoriser takes: lane-wise maxima and NaN flags, one exp per element, lane-wise
+     * double sums; each lane's order fixed, the lanes combined in a fixed order */
+    float mk[SM_LANES];
+    int nk[SM_LANES];
+    for (int k = 0; k < SM_LANES; k++) mk[k] = -INFINITY, nk[k] = 0;
+    int64_t full = n - n % SM_LANES;
+    for (int64_t i = 0; i < full; i += SM_LANES)
+        for (int k = 0; k < SM_LANES; k++) {
+            float v = x[i + k];
+            mk[k] = v > mk[k] ? v : mk[k];
+            nk[k] |= v != v;
+        }
+    for (int64_t i = full; i < n; i++) {
+        mk[i - full] = x[i] > mk[i - full] ? x[i] : mk[i - full];
+        nk[i - full] |= x[i] != x[i];
+    }
     float m = -INFINITY;
-    for (int64_t i = 0; i < n; i++) m = x[i] > m ? x[i] : m;
-    for (int64_t i = 0; i < n; i++) if (isnan(x[i])) m = NAN;
-    double s = 0;
+    int nan = 0;
+    for (int k = 0; k < SM_LANES; k++) {
+        m = mk[k] > m ? mk[k] : m;
+        nan |= nk[k];
+    }
+    if (nan) m = NAN;
+    for (int64_t i = 0; i < n; i++) y[i] = vm_expf(x[i] - m);
+    double acc[SM_LANES] = {0};
+    for (int64_t i = 0; i < full; i += SM_LANES)
+        for (int k = 0; k < SM_LANES; k++) acc[k] += (double)y[i + k];
+    for (int64_t i = full; i < n; i++) acc[i - full] += (double)y[i];
+    for (int w = SM_LANES / 2; w > 0; w /= 2)
+        for (int k = 0; k < w; k++) acc[k] += acc[k + w];
+    double s = acc[0];
     if (lg) {
-        for (int64_t i = 0; i < n; i++) s += expf(x[i] - m);
         float ls = (float)log(s);
         for (int64_t i = 0; i < n; i++) y[i] = x[i] - m - ls;
     } else {
-        for (int64_t i = 0; i < n; i++) { y[i] = expf(x[i] - m); s += y[i]; }
         float inv = (float)(1.0 / s);
         for (int64_t i = 0; i < n; i++) y[i] *= inv;
     }

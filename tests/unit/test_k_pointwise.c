@@ -11,6 +11,8 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "base/pool.h"
+#include "kernels/fast.h"
 #include "kernels/kutil.h"
 #include "kernels/tables.h"
 
@@ -1650,7 +1652,53 @@ static void test_table(void) {
     CHECK(n > 100);
 }
 
+/* masked_fill.Scalar on float32 with a broadcast bool mask (attention's causal mask
+ * [L, S] over [B, H, L, S], a [B, 1, 1, S] padding mask, a mask of the full shape, a scalar
+ * mask): the float32 rows give exactly what the generic path gives (value -inf, NaN in self
+ * kept where the mask is false), on 1 and 2 threads */
+static void test_masked_fill_f32(void) {
+    static const int64_t full[4] = {2, 3, 5, 37};
+    static const int64_t mshapes[4][4] = {{5, 37, 0, 0}, {2, 1, 1, 37}, {2, 3, 5, 37}, {0, 0, 0, 0}};
+    static const int mranks[4] = {2, 4, 4, 0};
+    for (int k = 0; k < 4; k++) {
+        T x = mk(EIR_F32, 4, full, 0), m = mk(EIR_BOOL, mranks[k], mshapes[k], 0);
+        T y = mk(EIR_F32, 4, full, 0), g = mk(EIR_F32, 4, full, 0), y2 = mk(EIR_F32, 4, full, 0);
+        fill(&x, 0);
+        ((float *)x.buf)[7] = NAN;
+        int64_t nm = 1;
+        for (int d = 0; d < mranks[k]; d++) nm *= mshapes[k][d];
+        for (int64_t i = 0; i < nm; i++) ((uint8_t *)m.buf)[i] = (uint8_t)((i * 7 + k) % 3 == 0);
+        eir_karg a[3] = {targ(&x), targ(&m), sarg_f(-INFINITY)};
+        CHECK(K("aten.masked_fill.Scalar")(a, 3, &y.v, 1, &CTX) == 0);
+        eir_kernels_fast = 0;
+        CHECK(K("aten.masked_fill.Scalar")(a, 3, &g.v, 1, &CTX) == 0);
+        eir_kernels_fast = 1;
+        CHECK(memcmp(y.buf, g.buf, 2 * 3 * 5 * 37 * sizeof(float)) == 0);
+        eir_pool *pool = eir_pool_create(2);
+        eir_pool *prev = eir_pool_enter(pool);
+        CHECK(K("aten.masked_fill.Scalar")(a, 3, &y2.v, 1, &CTX) == 0);
+        eir_pool_leave(prev);
+        eir_pool_free(pool);
+        CHECK(memcmp(y.buf, y2.buf, 2 * 3 * 5 * 37 * sizeof(float)) == 0);
+        /* the mask decides: -inf where true, self (NaN included) where false */
+        int bad = 0;
+        for (int64_t i = 0; i < 2 * 3 * 5 * 37; i++) {
+            int64_t idx[4] = {i / (3 * 5 * 37), i / (5 * 37) % 3, i / 37 % 5, i % 37}, mo = 0, st = 1;
+            for (int d = mranks[k] - 1; d >= 0; d--) {
+                int64_t id = idx[4 - mranks[k] + d];
+                mo += (mshapes[k][d] == 1 ? 0 : id) * st;
+                st *= mshapes[k][d];
+            }
+            float xv = ((float *)x.buf)[i], yv = ((float *)y.buf)[i];
+            bad += ((uint8_t *)m.buf)[mo] ? yv != -INFINITY : !(yv == xv || (isnan(xv) && isnan(yv)));
+        }
+        CHECK(bad == 0);
+        fr(&x); fr(&m); fr(&y); fr(&g); fr(&y2);
+    }
+}
+
 int main(void) {
+    test_masked_fill_f32();
     test_table();
     test_binary();
     test_unary();

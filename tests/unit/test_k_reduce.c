@@ -483,6 +483,60 @@ static void long_layer_norm(void) {
         }
 }
 
+/* float32 softmax / log_softmax lines as attention has them (64 and 1000 wide, and 7: a tail
+ * past the partial sums' lanes), with -inf (masked) entries, a line of large values, a line
+ * with a NaN (all NaN, as torch) and a line entirely -inf (NaN, as torch): within a few
+ * float32 ulps of a float64 reference, the same bits on 2 threads */
+static void long_softmax(void) {
+    static const int64_t widths[] = {64, 1000, 7};
+    for (size_t wi = 0; wi < sizeof widths / sizeof *widths; wi++)
+        for (int lg = 0; lg < 2; lg++) {
+            int64_t N = widths[wi], M = 11, sizes[2] = {M, N};
+            tensor x = tnew(EIR_F32, 2, sizes, false), y = tnew(EIR_F32, 2, sizes, false), y2 = tnew(EIR_F32, 2, sizes, false);
+            fill_random(&x.v, -6, 6);
+            float *xf = x.buf;
+            for (int64_t i = 0; i < M; i++)
+                for (int64_t j = 0; j < N; j++)
+                    if (j > i + 2) xf[i * N + j] = -INFINITY;          /* causal-style mask */
+            for (int64_t j = 0; j < N; j++) xf[5 * N + j] = 80.0f + (float)(j % 7);  /* large values */
+            xf[6 * N + N / 2] = NAN;
+            for (int64_t j = 0; j < N; j++) xf[7 * N + j] = -INFINITY;
+            eir_karg a[3] = {A_T(&x.v), A_INT(-1), A_BOOL(false)};
+            const char *op = lg ? "aten._log_softmax.default" : "aten._softmax.default";
+            CHECK(call(op, a, 3, &y.v, 1) == 0);
+            const float *yf = y.buf;
+            int bad = 0;
+            for (int64_t i = 0; i < M; i++) {
+                double m = -INFINITY, s = 0;
+                bool nan = false;
+                for (int64_t j = 0; j < N; j++) {
+                    m = fmax(m, xf[i * N + j]);
+                    nan |= isnan(xf[i * N + j]);
+                }
+                for (int64_t j = 0; j < N; j++) s += exp((double)xf[i * N + j] - m);
+                for (int64_t j = 0; j < N; j++) {
+                    double want = nan || isinf(m) ? NAN : lg ? (double)xf[i * N + j] - m - log(s) : exp((double)xf[i * N + j] - m) / s;
+                    double got = yf[i * N + j];
+                    /* x - max is rounded to float (as in torch): exp's relative error grows with it */
+                    double d = fabs((double)xf[i * N + j] - m), rel = 4e-7 + 6e-8 * (isinf(d) ? 0 : d);
+                    bool ok = isnan(want) ? isnan(got)
+                                          : (isinf(want) ? got == want : fabs(got - want) <= rel * fabs(want) + (lg ? 2e-6 : 1e-38));
+                    if (!ok && bad++ < 3)
+                        fprintf(stderr, "  %s width %lld line %lld col %lld: got %.9g want %.9g\n", op, (long long)N, (long long)i,
+                                (long long)j, got, want);
+                }
+            }
+            CHECK(bad == 0);
+            eir_pool *pool = eir_pool_create(2);
+            eir_pool *prev = eir_pool_enter(pool);
+            CHECK(call(op, a, 3, &y2.v, 1) == 0);
+            eir_pool_leave(prev);
+            eir_pool_free(pool);
+            CHECK(memcmp(y.buf, y2.buf, (size_t)(M * N) * sizeof(float)) == 0);
+            tfree(&x); tfree(&y); tfree(&y2);
+        }
+}
+
 static void random_group_norm(int trial) {
     eir_dtype xd = FLOATS[rnd() % 4];
     int32_t rank = (int32_t)rint_(2, 4);
@@ -988,5 +1042,6 @@ int main(void) {
     for (int t = 0; t < 600; t++) random_lines(t % 6, t);
     for (int t = 0; t < 60; t++) { random_layer_norm(t); random_group_norm(t); random_batch_norm(t); }
     long_layer_norm();
+    long_softmax();
     return check_summary("test_k_reduce");
 }
