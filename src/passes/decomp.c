@@ -832,6 +832,7 @@ eir_status eir_pass_to_core(eir_program *p, uint32_t *changed) {
         unb.base = eir_program_unbacked_base(p);
         st = eir_graph_unbacked_bindings(p, p->graph, p->graph->num_nodes, &unb.total);
         unb.total += unb.planned;
+        decomp_retrace_names(p, &unb);
     }
     if (!st) {
         ms->n = 0;

@@ -41,10 +41,12 @@ typedef struct mut_state {
  * (dc_new_unbacked): run_decompositions() traces the converted graph twice
  * with one counter, so the symbols the second trace allocates, the ones its
  * graph keeps, start `total` past the first free index */
+#define RETRACE_NAMES 10
 typedef struct unbacked_plan {
     uint32_t base;               /* the first free index (eir_program_unbacked_base) */
     uint32_t total;              /* the symbols one trace of the converted graph binds */
     uint32_t planned;            /* new ones the checking round counted (dc_plan_unbacked) */
+    uint32_t next_name[RETRACE_NAMES]; /* decomp_retrace_names */
 } unbacked_plan;
 
 typedef struct dc {
@@ -447,6 +449,11 @@ eir_status decomp_bernoulli(dc *c);
 eir_status decomp_normal_inplace(dc *c);
 /* decomp_unbacked.c */
 eir_status decomp_tensor_split_tensor(dc *c);
+/* The suffixes torch's retrace numbers the runtime assertion nodes it
+ * re-creates from (sym_size_int_<k>, ge_<k>, ...): past as many such names
+ * as the root graph has (and, for ge, one more per .item() read, new or
+ * not) */
+void decomp_retrace_names(const eir_program *p, unbacked_plan *u);
 /* decomp_extra.c */
 eir_status decomp_histogramdd(dc *c);
 eir_status decomp_multilabel_margin(dc *c);

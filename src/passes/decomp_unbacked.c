@@ -18,6 +18,7 @@
  * then end at sym_size of x and the assertions compare with it), the op
  * inside a nested graph (the numbering of new symbols there is not
  * modelled). */
+#include <stdio.h>
 #include <string.h>
 
 #include "decomp_int.h"
@@ -83,6 +84,100 @@ static eir_status assertion_block(dc *c, const uint32_t *outs, uint32_t nparts, 
                              nd->name ? nd->name : "?");
     }
     *nb = n;
+    return EIR_OK;
+}
+
+/* ---- the names torch's retrace gives the assertion nodes ---- */
+
+/* run_decompositions() traces the graph anew, naming every node afresh in
+ * trace order (the original's sym_size / comparison nodes among them), then
+ * the pass that re-inserts runtime assertions after the nodes that bind
+ * their symbols makes new ones, named past those: past as many of each
+ * name as the graph has, and for `ge` past one more per .item() read
+ * (made and dropped while tracing it); the _assert_scalar nodes keep their
+ * names. The rule renames the assertion nodes it moves so; the other
+ * assertion nodes of the graph keep theirs (torch renumbers those too). */
+static const char *const RETRACE_BASE[RETRACE_NAMES] = {
+    "sym_size_int", "sym_storage_offset_default", "sym_stride_int", "sym_numel_default", "ge", "le", "gt", "lt", "eq",
+    "ne"};
+
+/* index of name's base in RETRACE_BASE, *k its suffix (0 for none) */
+static int retrace_base(const char *name, uint32_t *k) {
+    for (int b = 0; b < RETRACE_NAMES; b++) {
+        size_t n = strlen(RETRACE_BASE[b]);
+        if (strncmp(name, RETRACE_BASE[b], n)) continue;
+        if (!name[n]) { *k = 0; return b; }
+        if (name[n] != '_' || !name[n + 1]) continue;
+        uint64_t v = 0;
+        const char *q = name + n + 1;
+        for (; *q >= '0' && *q <= '9' && v < UINT32_MAX; q++) v = v * 10 + (uint64_t)(*q - '0');
+        if (*q || v >= UINT32_MAX) continue;
+        *k = (uint32_t)v;
+        return b;
+    }
+    return -1;
+}
+
+void decomp_retrace_names(const eir_program *p, unbacked_plan *u) {
+    const eir_graph *g = p->graph;
+    for (int b = 0; b < RETRACE_NAMES; b++) u->next_name[b] = 0;
+    uint32_t reads = u->planned;
+    for (uint32_t i = 0; i < g->num_nodes; i++) {
+        uint32_t k;
+        int b = g->nodes[i].name ? retrace_base(g->nodes[i].name, &k) : -1;
+        if (b >= 0) u->next_name[b]++;
+        if (target_is(&g->nodes[i], "torch.ops.aten.item.default") ||
+            target_is(&g->nodes[i], "torch.ops.aten._local_scalar_dense.default"))
+            reads++;
+    }
+    u->next_name[4] += reads;
+}
+
+/* Rename node `at` (one output, a SymInt or SymBool) as the retrace would,
+ * with its readers' arguments, and the node named in the message of an
+ * _assert_scalar reading it. */
+static eir_status retrace_rename(dc *c, uint32_t at) {
+    eir_node *nd = (eir_node *)&c->g->nodes[at];
+    uint32_t k;
+    int b = nd->name ? retrace_base(nd->name, &k) : -1;
+    if (b < 0 || !c->unb || nd->num_outputs != 1 || nd->outputs[0].kind == EIR_ARG_TENSOR ||
+        !eir_arg_names_value(&nd->outputs[0]))
+        return EIR_OK;
+    uint32_t v = nd->outputs[0].value, n = c->unb->next_name[b]++;
+    char buf[64];
+    if (n) snprintf(buf, sizeof buf, "%s_%u", RETRACE_BASE[b], n);
+    else snprintf(buf, sizeof buf, "%s", RETRACE_BASE[b]);
+    for (uint32_t i = 0; i < c->g->num_nodes; i++)
+        if (c->g->nodes[i].name && !strcmp(c->g->nodes[i].name, buf)) return EIR_OK; /* taken: keep the name */
+    const char *old = nd->name, *name = eir_arena_strdup(&c->p->arena, buf);
+    if (!name) return eir_fail(c->p, EIR_ERR_NOMEM, "to-core: out of memory");
+    nd->name = name;
+    ((eir_arg *)&nd->outputs[0])->name = name;
+    ((eir_value *)&c->g->values[v])->name = name;
+    char was[80];
+    snprintf(was, sizeof was, "'%s'", old);
+    for (uint32_t i = at + 1; i < c->g->num_nodes; i++) {
+        eir_node *u = (eir_node *)&c->g->nodes[i];
+        bool reads = false;
+        for (uint32_t j = 0; j < u->num_inputs; j++) {
+            eir_arg *a = (eir_arg *)&u->inputs[j].arg;
+            if (eir_arg_names_value(a) && a->kind != EIR_ARG_TENSOR && a->value == v) a->name = name, reads = true;
+        }
+        /* "Runtime assertion failed for expression u3 >= 0 on node 'ge'" */
+        if (!reads || !target_is(u, "torch.ops.aten._assert_scalar.default") || u->num_inputs < 2 ||
+            u->inputs[1].arg.kind != EIR_ARG_STRING)
+            continue;
+        const char *msg = u->inputs[1].arg.u.s;
+        size_t lm = strlen(msg), lw = strlen(was);
+        if (lm < lw || strcmp(msg + lm - lw, was)) continue;
+        eir_buf nb;
+        eir_buf_init(&nb);
+        eir_buf_printf(&nb, "%.*s'%s'", (int)(lm - lw), msg, name);
+        const char *nm = nb.data ? eir_arena_strdup(&c->p->arena, nb.data) : NULL;
+        eir_buf_free(&nb);
+        if (!nm) return eir_fail(c->p, EIR_ERR_NOMEM, "to-core: out of memory");
+        ((eir_arg *)&u->inputs[1].arg)->u.s = nm;
+    }
     return EIR_OK;
 }
 
@@ -173,7 +268,7 @@ eir_status decomp_tensor_split_tensor(dc *c) {
                 a->value = res[i];
                 a->name = c->g->values[res[i]].name;
             }
-            if ((st = eir_graph_move_node(c->p, c->g, at, c->pos))) return st;
+            if ((st = eir_graph_move_node(c->p, c->g, at, c->pos)) || (st = retrace_rename(c, c->pos))) return st;
             c->pos++;
             c->node++;
         }
