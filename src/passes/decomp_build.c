@@ -404,6 +404,8 @@ static bool sym_size_list(dc *c, uint32_t src, const eir_symint *sz, uint32_t n,
 
 /* Whether x (all but its last dimension folded into one) can be viewed as
  * a matrix, so that torch's matmul folds it rather than broadcasting. */
+bool dc_contiguous(const dc *c, const eir_tensor_meta *m) { return dc_meta_contiguous(m) || sym_contiguous(c, m); }
+
 bool dc_can_view(const dc *c, const eir_tensor_meta *xm) {
     if (dc_meta_contiguous(xm) || sym_contiguous(c, xm)) return true;
     if (!dc_meta_concrete_sizes(xm) || xm->rank > MAXR) return false;

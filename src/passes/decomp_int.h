@@ -203,6 +203,8 @@ eir_status dc_need_io(dc *c, const char *self_name, uint32_t *self, uint32_t *ou
  * in a dry run only checked). False for other symbolic factors. */
 bool dc_sym_product(dc *c, const eir_symint *sz, uint32_t n, eir_symint *out);
 bool dc_can_view(const dc *c, const eir_tensor_meta *xm);
+/* contiguous strides, concrete or symbolic (products of the sizes) */
+bool dc_contiguous(const dc *c, const eir_tensor_meta *m);
 eir_status dc_emit_reshape(dc *c, uint32_t x, const eir_tensor_meta *m, const char *hint, uint32_t *res);
 eir_status dc_emit_t(dc *c, uint32_t w, uint32_t *res);
 eir_status dc_emit_permute(dc *c, uint32_t x, const int64_t *perm, uint32_t rank, const eir_tensor_meta *m,
