@@ -221,7 +221,7 @@ eir_status decomp_tensor_split_tensor(dc *c) {
             meta_of(c, outs[i])->rank != xm->rank)
             return dc_refuse(c, "output %lld: expected a tensor of the input's rank", (long long)i);
     }
-    static int32_t part[BLOCK_MAX];
+    int32_t part[BLOCK_MAX];
     uint32_t nb = 0;
     eir_status st = assertion_block(c, outs, (uint32_t)n + 1, part, &nb);
     if (st) return st;
