@@ -169,3 +169,34 @@ def test_zero_d_sections_cannot_be_exported():
     program has it; the rule refuses it with that reason)."""
     with pytest.raises(Exception, match="data-dependent"):
         torch.export.export(Dynamic(), (r(8, 3), torch.tensor(2)), strict=False)
+
+
+class Unused(torch.nn.Module):
+    def forward(self, x, idx):
+        a, b, c = torch.tensor_split(x, idx, 2)
+        return a.sin()
+
+
+class Many(torch.nn.Module):
+    def forward(self, x, idx):
+        return torch.tensor_split(x, idx.sort().values, -1)
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["nonstrict", "strict"])
+def test_tensor_split_unused_parts_and_many_points(eir, tmp_path, strict):
+    """parts the program does not use keep their slices and assertions (as torch's); twenty split points
+    computed in the graph (sort): node for node, and eir's runs give torch's parts."""
+    x = r(2, 3, 8)
+    (tmp_path / "a").mkdir()
+    src, dst = convert_print_like_torch(eir, tmp_path / "a", Unused(), (x, torch.tensor([3, 5])), strict)
+    orig = torch.export.load(str(src)).module()
+    for n, p in enumerate(([3, 5], [-2, 11], [7, 1], [0, 8])):
+        got = eir_run(eir, dst, (x, torch.tensor(p)), tmp_path, f"u{n}")
+        assert len(got) == 1 and np.allclose(got[0], orig(x, torch.tensor(p)).numpy(), rtol=1e-6, atol=1e-6)
+    (tmp_path / "b").mkdir()
+    g = torch.Generator().manual_seed(3)
+    y = torch.randn(2, 30, generator=g)
+    dst = K.convert_like_torch(eir, tmp_path / "b", Many(), (y, torch.randint(0, 30, (20,), generator=g)), strict=strict,
+                               assert_messages=False, getitems=False)
+    src = tmp_path / "b" / "in.pt2"
+    same_runs(eir, tmp_path, src, dst, [(y, torch.randint(-40, 40, (20,), generator=g)) for _ in range(3)])
