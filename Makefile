@@ -41,6 +41,7 @@ SRC = src/base/base.c src/base/dtype.c src/base/pool.c src/serde/archive.c src/b
       src/passes/decomp_rank.c \
       src/passes/decomp_random.c \
       src/passes/decomp_extra.c \
+      src/passes/decomp_unbacked.c \
       src/passes/backend.c
 HDR = $(wildcard include/*.h src/*/*.h src/*/*.inc)
 TESTS = $(basename $(wildcard tests/unit/test_*.c))

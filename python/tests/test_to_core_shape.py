@@ -218,3 +218,42 @@ def test_refusals(eir, tmp_path):
 
     err = refused(eir, tmp_path, ConjT(), (r(3, 4, 2),))
     assert "(aten.mH.default): cannot decompose: a complex input (its conjugate is not decomposed)" in err
+
+
+class Reshapes(torch.nn.Module):
+    def forward(self, x, y):
+        return (x.reshape(-1), x.reshape(2, -1), x.flatten(), x.flatten(1), x.view(-1), x.reshape(-1, 3),
+                y.t().reshape(-1), y.t().flatten(), x.reshape(x.shape[0], -1), torch.flatten(x, 0, 1),
+                x.reshape(-1, 1, 3), x.reshape(4, 6), y.reshape(5, -1), x.unflatten(0, (1, -1)), y.reshape_as(y),
+                x.view_as(x), x.flatten(1, 1), y.t().reshape(3, 2, -1))
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["nonstrict", "strict"])
+def test_reshape_keeps_the_shape_given(eir, tmp_path, strict):
+    """reshape -> view with its shape as given (view(x, [-1]), [2, -1]) where x can be viewed, else clone +
+    view with the inferred sizes ([30]); flatten / unflatten / view_as / reshape_as -> view with the result's
+    sizes (view_as and reshape_as to the same shape too); flatten of one dimension: x itself."""
+    convert_like_torch(eir, tmp_path, Reshapes(), (r(4, 2, 3), r(5, 6)), strict=strict)
+
+
+class SymReshapes(torch.nn.Module):
+    def forward(self, x, y):
+        return (x.reshape(-1), x.view(-1), x.reshape(-1, 3), x.reshape(x.shape[0], -1), x.reshape(-1, 1, 3),
+                y.reshape(5, -1), y.reshape(-1))
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["nonstrict", "strict"])
+def test_reshape_symbolic_keeps_the_shape_given(eir, tmp_path, strict):
+    """with symbolic sizes, reshape keeps -1 and the SymInts as the program gives them."""
+    ds = {"x": {0: torch.export.Dim("n")}, "y": {1: torch.export.Dim("m")}}
+    ep = torch.export.export(SymReshapes(), (r(4, 2, 3), r(5, 6)), dynamic_shapes=ds, strict=strict)
+    src, dst = tmp_path / "in.pt2", tmp_path / "out.pt2"
+    torch.export.save(ep, str(src))
+    dec = ep.run_decompositions()
+    res = K.check(eir, src, dst, (r(4, 2, 3), r(5, 6)), torch_core_ops=K.op_set(dec))
+    assert res["converted"] and res["verify"] and res["loads"] and res["ops"] and res["outputs"], res["why"]
+    assert K.node_seq(torch.export.load(str(dst))) == K.node_seq(dec)
+    # and on other sizes
+    got = torch.export.load(str(dst)).module()(r(6, 2, 3), r(5, 2))
+    want = SymReshapes()(r(6, 2, 3), r(5, 2))
+    assert all(torch.equal(a, b) for a, b in zip(got, want))

@@ -1,9 +1,9 @@
 """test_to_core_sweep.py — a sample of python/tools/conversion_sweep.py, the
 sweep behind docs/TO-CORE.md and docs/ROUNDTRIP.md: OpInfo programs that
 exercise to-core's rules (pad in its modes, circular included, group_norm, repeat_interleave,
-linear of a vector, activations) go through `eir convert --to core` and are
+linear of a vector, tensor_split by a tensor) go through `eir convert --to core` and are
 checked against torch (verify as Core ATen, torch loads, same outputs, no op
-torch's run_decompositions() leaves out), programs eir has no rule for are
+torch's run_decompositions() leaves out), a program eir cannot convert is
 refused naming the node; and OpInfo, Core ATen sweep and fixture programs go
 through `eir convert IN OUT` and must print and compute as the original.
 """
@@ -28,10 +28,7 @@ import conversion_sweep as C  # noqa: E402
 
 CONVERTED = ["nn.functional.pad.reflect", "nn.functional.pad.replicate", "nn.functional.pad.replicate_negative",
              "nn.functional.pad.circular",
-             "nn.functional.group_norm", "repeat_interleave", "nn.functional.linear"]
-# (OpInfo, the node and reason eir's refusal names)
-REFUSED = [("tensor_split", "node %tensor_split (aten.tensor_split.tensor_indices_or_sections): cannot decompose: "
-                            "split points given as a tensor")]
+             "nn.functional.group_norm", "repeat_interleave", "nn.functional.linear", "tensor_split"]
 
 
 @pytest.mark.parametrize("key", CONVERTED)
@@ -43,12 +40,23 @@ def test_opinfo_to_core(eir, tmp_path, key):
     assert r["rt"]["ok"], r["rt"]["why"]
 
 
-@pytest.mark.parametrize("key,why", REFUSED, ids=[k for k, _ in REFUSED])
-def test_opinfo_refused(eir, tmp_path, key, why):
-    r = C.opinfo_cell(key, "f32", eir, str(tmp_path), ["to-core"])
-    assert r["core"]["status"] == "refused"
-    assert why in r["core"]["why"]
-    assert not os.path.exists(os.path.join(tmp_path, "core.pt2"))
+class _SplitSymbolic(torch.nn.Module):
+    def forward(self, x, idx):
+        return torch.tensor_split(x, idx, 0)
+
+
+def test_refused(eir, tmp_path):
+    """a cell eir refuses (no OpInfo program is refused any more: tensor_split by a tensor of split points
+    along a dimension of symbolic size) is `refused`, naming the node and why, with nothing written."""
+    args = (torch.randn(8, 3), torch.tensor([2, 5]))
+    ep = torch.export.export(_SplitSymbolic(), args, dynamic_shapes={"x": {0: torch.export.Dim("n")}, "idx": None})
+    src, dst = tmp_path / "p.pt2", tmp_path / "core.pt2"
+    torch.export.save(ep, str(src))
+    r = C.to_core(eir, str(src), str(dst), list(args))
+    assert r["status"] == "refused"
+    assert ("node %tensor_split (aten.tensor_split.tensor_indices_or_sections): cannot decompose: "
+            "a split dimension of symbolic size") in r["why"]
+    assert not dst.exists()
 
 
 @pytest.mark.parametrize("op", ["convolution.default", "index_put.default"])

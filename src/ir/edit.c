@@ -170,7 +170,9 @@ static bool ident_char(char c) {
 
 /* A fresh name in g from a hint, as FX's namespace makes one: the hint made
  * an identifier, then `hint`, `hint_1`, `hint_2`, ... the first one free. A
- * hint that already ends in `_<n>` counts on from its base. */
+ * hint that already ends in `_<n>` counts on from its base. A builtin's
+ * name (`slice`) is not taken as it is: FX would rename such a node on
+ * loading, away from the signature that names it. */
 static const char *fresh_name(eir_program *p, const eir_graph *g, const char *hint) {
     char base[200];
     size_t n = 0;
@@ -181,8 +183,9 @@ static const char *fresh_name(eir_program *p, const eir_graph *g, const char *hi
     size_t k = n;
     while (k > 0 && base[k - 1] >= '0' && base[k - 1] <= '9') k--;
     if (k < n && k >= 2 && base[k - 1] == '_') base[k - 1] = 0;
-    if (!name_taken(g, hint) && !strcmp(hint, base)) return eir_arena_strdup(&p->arena, hint);
-    if (!name_taken(g, base)) return eir_arena_strdup(&p->arena, base);
+    bool illegal = eir_fx_illegal_name(base);
+    if (!illegal && !name_taken(g, hint) && !strcmp(hint, base)) return eir_arena_strdup(&p->arena, hint);
+    if (!illegal && !name_taken(g, base)) return eir_arena_strdup(&p->arena, base);
     char buf[240];
     for (unsigned long i = 1;; i++) {
         snprintf(buf, sizeof buf, "%s_%lu", base, i);
@@ -1017,6 +1020,155 @@ eir_status eir_program_add_token(eir_program *p, uint32_t *value_out) {
     p->output_specs = ospecs;
     p->num_output_specs++;
     if (value_out) *value_out = v;
+    return EIR_OK;
+}
+
+/* ---- moving a node ---- */
+
+eir_status eir_graph_move_node(eir_program *p, eir_graph *g, uint32_t from, uint32_t to) {
+    if (!p) return EIR_ERR_ARG;
+    if (!g || from >= g->num_nodes || to > from)
+        return eir_fail(p, EIR_ERR_ARG, "eir_graph_move_node: node %u cannot move to %u (earlier positions only)", from, to);
+    if (to == from) return EIR_OK;
+    eir_node *nodes = (eir_node *)g->nodes;
+    check_ctx cc = {g, (int32_t)to, NULL, 0};
+    for (uint32_t i = 0; i < nodes[from].num_inputs; i++) walk_arg((eir_arg *)&nodes[from].inputs[i].arg, check_use_fn, &cc);
+    if (cc.bad)
+        return eir_fail(p, EIR_ERR_GRAPH, "cannot move node %s to position %u: its argument %s %s",
+                        nodes[from].name ? nodes[from].name : "?", to,
+                        cc.bad_value < g->num_values ? g->values[cc.bad_value].name : "?", cc.bad);
+    eir_node moved = nodes[from];
+    memmove(&nodes[to + 1], &nodes[to], (size_t)(from - to) * sizeof *nodes);
+    nodes[to] = moved;
+    eir_value *vals = (eir_value *)g->values;
+    for (uint32_t i = 0; i < g->num_values; i++) {
+        if (vals[i].producer == (int32_t)from) vals[i].producer = (int32_t)to;
+        else if (vals[i].producer >= (int32_t)to && vals[i].producer < (int32_t)from) vals[i].producer++;
+    }
+    return EIR_OK;
+}
+
+/* ---- unbacked symbols ---- */
+
+/* n of a symbol named "u<n>" (torch's unbacked integers) */
+static bool unbacked_index(const char *name, uint32_t *n) {
+    if (!name || name[0] != 'u' || !name[1]) return false;
+    uint64_t v = 0;
+    for (const char *q = name + 1; *q; q++) {
+        if (*q < '0' || *q > '9' || v > UINT32_MAX / 10) return false;
+        v = v * 10 + (uint64_t)(*q - '0');
+    }
+    if (v >= UINT32_MAX) return false;
+    *n = (uint32_t)v;
+    return true;
+}
+
+/* The name of a symbol node (Symbol('u3', integer=True) parses to one), else NULL. */
+static const char *symbol_name(const eir_sym_node *t) {
+    return t->kind == EIR_SYM_SYMBOL && !t->quoted ? t->name : NULL;
+}
+
+/* fn on every symbol name of tree t, left to right; stops when fn returns false */
+typedef bool (*sym_fn)(const char *name, void *ctx);
+static bool walk_symbols(const eir_sym_node *t, sym_fn fn, void *ctx) {
+    if (!t) return true;
+    const char *nm = symbol_name(t);
+    if (nm) return fn(nm, ctx);
+    for (uint32_t i = 0; t->kind == EIR_SYM_CALL && i < t->nargs; i++)
+        if (!walk_symbols(t->args[i], fn, ctx)) return false;
+    return true;
+}
+
+static bool max_fn(const char *name, void *ctx) {
+    uint32_t n;
+    int64_t *m = ctx;
+    if (unbacked_index(name, &n) && (int64_t)n > *m) *m = n;
+    return true;
+}
+
+uint32_t eir_program_unbacked_base(const eir_program *p) {
+    int64_t m = -1;
+    for (uint32_t i = 0; i < p->num_ranges; i++) max_fn(p->ranges[i].symbol, &m);
+    for (uint32_t i = 0; i < p->num_exprs; i++) walk_symbols(p->exprs[i].tree, max_fn, &m);
+    return (uint32_t)(m + 1);
+}
+
+typedef struct bind_ctx {
+    eir_strmap seen;
+    uint32_t count;
+    bool count_new;              /* false while marking the graph inputs' symbols */
+    bool nomem;
+} bind_ctx;
+
+static bool bind_fn(const char *name, void *ctx) {
+    bind_ctx *b = ctx;
+    uint32_t n;
+    if (!unbacked_index(name, &n) || eir_strmap_get(&b->seen, name, NULL)) return true;
+    if (!eir_strmap_put(&b->seen, name, 0)) { b->nomem = true; return false; }
+    if (b->count_new) b->count++;
+    return true;
+}
+
+static void bind_symint(const eir_program *p, eir_symint s, bind_ctx *b) {
+    if (s.is_expr && s.expr < p->num_exprs) walk_symbols(p->exprs[s.expr].tree, bind_fn, b);
+}
+
+static void bind_value(const eir_program *p, const eir_value *v, bind_ctx *b) {
+    if (v->kind == EIR_VALUE_TENSOR) {
+        for (uint32_t d = 0; d < v->meta.rank; d++) bind_symint(p, v->meta.sizes[d], b);
+        for (uint32_t d = 0; d < v->meta.rank; d++) bind_symint(p, v->meta.strides[d], b);
+        bind_symint(p, v->meta.storage_offset, b);
+    } else if (v->kind == EIR_VALUE_SYM_INT || v->kind == EIR_VALUE_SYM_BOOL)
+        bind_symint(p, v->sym, b);
+}
+
+eir_status eir_graph_unbacked_bindings(eir_program *p, const eir_graph *g, uint32_t end, uint32_t *count) {
+    bind_ctx b = {0};
+    eir_strmap_init(&b.seen);
+    for (uint32_t i = 0; i < g->num_inputs; i++)
+        if (eir_arg_names_value(&g->inputs[i]) && g->inputs[i].value < g->num_values)
+            bind_value(p, &g->values[g->inputs[i].value], &b);
+    b.count_new = true;
+    for (uint32_t n = 0; n < end && n < g->num_nodes && !b.nomem; n++)
+        for (uint32_t k = 0;; k++) {
+            uint32_t v = eir_node_output_value(&g->nodes[n], k);
+            if (v == EIR_NO_VALUE) break;
+            if (v < g->num_values) bind_value(p, &g->values[v], &b);
+        }
+    eir_strmap_free(&b.seen);
+    if (b.nomem) return eir_fail(p, EIR_ERR_NOMEM, "out of memory");
+    *count = b.count;
+    return EIR_OK;
+}
+
+static bool names_fn(const char *name, void *ctx) { return strcmp(name, (const char *)ctx) != 0; }
+
+eir_status eir_program_add_unbacked(eir_program *p, uint32_t n, const eir_range *range, uint32_t *expr) {
+    if (!p) return EIR_ERR_ARG;
+    if (!range || !expr) return eir_fail(p, EIR_ERR_ARG, "eir_program_add_unbacked: NULL range or result");
+    if (range->has_min && range->has_max && range->min > range->max)
+        return eir_fail(p, EIR_ERR_ARG, "eir_program_add_unbacked: empty range [%lld, %lld]", (long long)range->min,
+                        (long long)range->max);
+    char name[24], srepr[64];
+    snprintf(name, sizeof name, "u%u", n);
+    for (uint32_t i = 0; i < p->num_ranges; i++)
+        if (!strcmp(p->ranges[i].symbol, name))
+            return eir_fail(p, EIR_ERR_GRAPH, "eir_program_add_unbacked: the program already has a symbol %s", name);
+    for (uint32_t i = 0; i < p->num_exprs; i++)
+        if (!walk_symbols(p->exprs[i].tree, names_fn, name))
+            return eir_fail(p, EIR_ERR_GRAPH, "eir_program_add_unbacked: the program already has a symbol %s", name);
+    snprintf(srepr, sizeof srepr, "Symbol('%s', integer=True)", name);
+    eir_range *r = eir_arena_array(&p->arena, p->num_ranges + 1, sizeof *r);
+    const char *sym = eir_arena_strdup(&p->arena, name);
+    if (!r || !sym) return eir_fail(p, EIR_ERR_NOMEM, "out of memory");
+    uint32_t id = eir_program_intern_expr(p, srepr, "unbacked symbol");
+    if (id == UINT32_MAX) return EIR_ERR_NOMEM;
+    if (p->num_ranges) memcpy(r, p->ranges, p->num_ranges * sizeof *r);
+    r[p->num_ranges] = *range;
+    r[p->num_ranges].symbol = sym;
+    p->ranges = r;
+    p->num_ranges++;
+    *expr = id;
     return EIR_OK;
 }
 

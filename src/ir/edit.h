@@ -32,4 +32,31 @@ bool eir_arg_kind_is_list(eir_arg_kind k);
  * EIR_NO_VALUE. */
 uint32_t eir_node_output_value(const eir_node *nd, uint32_t k);
 
+/* Move node `from` to position `to` (to <= from: earlier; the nodes in
+ * between move down one). Refused, changing nothing, when an argument of
+ * the node is not defined before `to`. Value indices stay. */
+eir_status eir_graph_move_node(eir_program *p, eir_graph *g, uint32_t from, uint32_t to);
+
+/* Unbacked integer symbols (u0, u1, ... : data-dependent sizes and
+ * values), numbered as torch numbers them.
+ *
+ * The first free index: one past the highest N of a symbol uN that a range
+ * constraint or an expression of p names (torch's deserializer starts its
+ * counter of unbacked symbols past the range constraints' uN the same way). */
+uint32_t eir_program_unbacked_base(const eir_program *p);
+
+/* How many unbacked symbols g's nodes [0, end) bind: symbols uN that a
+ * node's outputs (sizes, strides, storage offset; SymInt / SymBool values)
+ * name first, not named by a graph input or an earlier node. Each is one
+ * symbol torch's fake tensors allocate when they trace those nodes (the
+ * retrace of run_decompositions() allocates them in this order). */
+eir_status eir_graph_unbacked_bindings(eir_program *p, const eir_graph *g, uint32_t end, uint32_t *count);
+
+/* A new unbacked symbol u<n> (an integer, as torch writes it:
+ * Symbol('u<n>', integer=True)) with the bounds of `range` (its symbol
+ * field ignored; has_min / has_max false: unbounded), appended to p's range
+ * constraints. *expr receives its expression. Refused when p already names
+ * u<n>. */
+eir_status eir_program_add_unbacked(eir_program *p, uint32_t n, const eir_range *range, uint32_t *expr);
+
 #endif

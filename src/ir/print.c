@@ -59,7 +59,7 @@ static const char *const ILLEGAL_NAMES[] = {
 
 static int cmp_cstr(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
-static bool fx_illegal_name(const char *s) {
+bool eir_fx_illegal_name(const char *s) {
     return bsearch(&s, ILLEGAL_NAMES, sizeof ILLEGAL_NAMES / sizeof *ILLEGAL_NAMES, sizeof *ILLEGAL_NAMES,
                    cmp_cstr) != NULL;
 }
@@ -146,7 +146,7 @@ static const char *ns_create(fxns *ns, const char *candidate, bool is_builtin) {
         uint32_t bc = 0;
         eir_strmap_get(&ns->base_count, base, &bc);
         num = bc;
-        if (fx_illegal_name(cand) && !is_builtin) {
+        if (eir_fx_illegal_name(cand) && !is_builtin) {
             num++;
             snprintf(buf, sizeof buf, "%.300s_%llu", base, num);
             cand = eir_arena_strdup(ns->arena, buf);

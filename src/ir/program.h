@@ -80,6 +80,11 @@ bool eir_program_range_in_graph(const eir_program *p, uint32_t i);
 /* The schema name of an argument kind ("as_tensor"). */
 const char *eir_arg_kind_name(eir_arg_kind k);
 
+/* A name torch.fx's namespace refuses for a node (torch.fx.graph's
+ * _illegal_names: keywords, builtins such as `slice`, the code generator's
+ * globals); it names such a node `slice_1` instead. */
+bool eir_fx_illegal_name(const char *s);
+
 /* Python's str.isspace() for ASCII. */
 bool eir_is_pyspace(char c);
 

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "decomp_int.h"
+#include "../ir/edit.h"
 
 /* ---- in-place ops on intermediates ---- */
 
@@ -338,7 +339,7 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.multilabel_margin_loss.default", decomp_multilabel_margin},
     {"aten.embedding_bag.default", decomp_embedding_bag},
     {"aten.embedding_bag.padding_idx", decomp_embedding_bag},
-    {"aten.tensor_split.tensor_indices_or_sections", decomp_not_yet},
+    {"aten.tensor_split.tensor_indices_or_sections", decomp_tensor_split_tensor},
     {"aten.nonzero_numpy.default", decomp_nonzero_numpy},
     {"aten.combinations.default", decomp_combinations},
     {"aten.stft.default", decomp_stft},
@@ -719,7 +720,8 @@ static rule_fn rule_for(const char *op) {
     return NULL;
 }
 
-static eir_status run_graph(eir_program *p, eir_graph *g, bool dry, mut_state *muts, uint32_t *changed) {
+static eir_status run_graph(eir_program *p, eir_graph *g, bool dry, mut_state *muts, unbacked_plan *unb,
+                            uint32_t *changed) {
     dc *c = calloc(1, sizeof *c);
     if (!c) return eir_fail(p, EIR_ERR_NOMEM, "to-core: out of memory");
     eir_status st = EIR_OK;
@@ -728,7 +730,7 @@ static eir_status run_graph(eir_program *p, eir_graph *g, bool dry, mut_state *m
         /* nested graphs first (control flow bodies) */
         for (uint32_t j = 0; j < nd->num_inputs && !st; j++) {
             const eir_arg *a = &nd->inputs[j].arg;
-            if (a->kind == EIR_ARG_GRAPH && a->u.graph.graph) st = run_graph(p, a->u.graph.graph, dry, NULL, changed);
+            if (a->kind == EIR_ARG_GRAPH && a->u.graph.graph) st = run_graph(p, a->u.graph.graph, dry, NULL, unb, changed);
         }
         if (st) break;
         nd = &g->nodes[i];
@@ -747,6 +749,7 @@ static eir_status run_graph(eir_program *p, eir_graph *g, bool dry, mut_state *m
         c->dry = dry;
         c->muts = muts;
         c->size_src = EIR_NO_VALUE;
+        c->unb = unb;
         c->npool = 0;
         c->kept = false;
         st = fn ? fn(c) : r_inplace(c, fs);
@@ -822,10 +825,18 @@ eir_status eir_pass_to_core(eir_program *p, uint32_t *changed) {
     uint32_t n = 0;
     mut_state *ms = calloc(1, sizeof *ms);
     if (!ms) return eir_fail(p, EIR_ERR_NOMEM, "to-core: out of memory");
-    eir_status st = run_graph(p, p->graph, true, ms, &n);
+    unbacked_plan unb = {0};
+    eir_status st = run_graph(p, p->graph, true, ms, &unb, &n);
+    if (!st && unb.planned) {
+        /* the converted graph binds what the original does, and the new symbols */
+        unb.base = eir_program_unbacked_base(p);
+        st = eir_graph_unbacked_bindings(p, p->graph, p->graph->num_nodes, &unb.total);
+        unb.total += unb.planned;
+        decomp_retrace_names(p, &unb);
+    }
     if (!st) {
         ms->n = 0;
-        st = run_graph(p, p->graph, false, ms, changed);
+        st = run_graph(p, p->graph, false, ms, &unb, changed);
     }
     if (!st) st = add_mutation_outputs(p, ms);
     free(ms);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "decomp_int.h"
+#include "../ir/edit.h"
 
 /* ---- errors ---- */
 
@@ -403,6 +404,8 @@ static bool sym_size_list(dc *c, uint32_t src, const eir_symint *sz, uint32_t n,
 
 /* Whether x (all but its last dimension folded into one) can be viewed as
  * a matrix, so that torch's matmul folds it rather than broadcasting. */
+bool dc_contiguous(const dc *c, const eir_tensor_meta *m) { return dc_meta_contiguous(m) || sym_contiguous(c, m); }
+
 bool dc_can_view(const dc *c, const eir_tensor_meta *xm) {
     if (dc_meta_contiguous(xm) || sym_contiguous(c, xm)) return true;
     if (!dc_meta_concrete_sizes(xm) || xm->rank > MAXR) return false;
@@ -666,4 +669,47 @@ void dc_tm_binary(tm *t, const eir_tensor_meta *a, const eir_tensor_meta *b) {
         t->st[perm[i]] = si(e);
         e *= shape[perm[i]] > 1 ? shape[perm[i]] : 1;
     }
+}
+
+/* ---- new unbacked symbols ---- */
+
+void dc_plan_unbacked(dc *c, uint32_t n) {
+    if (c->unb) c->unb->planned += n;
+}
+
+eir_status dc_new_unbacked(dc *c, const eir_range *r, eir_symint *out) {
+    if (!c->unb) return eir_fail(c->p, EIR_ERR_GRAPH, "to-core: no numbering for a new unbacked symbol");
+    uint32_t k, expr;
+    eir_status st = eir_graph_unbacked_bindings(c->p, c->g, c->pos, &k);
+    if (st) return st;
+    if ((st = eir_program_add_unbacked(c->p, c->unb->base + c->unb->total + k, r, &expr))) return st;
+    memset(out, 0, sizeof *out);
+    out->is_expr = true;
+    out->expr = expr;
+    return EIR_OK;
+}
+
+eir_status dc_emit_local_scalar(dc *c, uint32_t x, uint32_t *val) {
+    eir_program *p = c->p;
+    eir_graph *g = c->g;
+    eir_range unbounded = {0};
+    eir_symint s;
+    eir_status st = dc_new_unbacked(c, &unbounded, &s);
+    if (st) return st;
+    uint32_t v = eir_graph_add_value(p, g, EIR_VALUE_SYM_INT, NULL, "_local_scalar_dense");
+    if (v == EIR_NO_VALUE) return eir_fail(p, EIR_ERR_NOMEM, "to-core: out of memory");
+    ((eir_value *)&g->values[v])->sym = s;
+    eir_arg o = {0};
+    o.kind = EIR_ARG_SYM_INT;
+    o.value = v;
+    eir_named_arg in = pos_arg("self", a_tensor(x));
+    if ((st = eir_graph_insert_node(p, g, c->pos, "torch.ops.aten._local_scalar_dense.default", 1, &in, 1, &o, NULL)))
+        return st;
+    eir_node *nd = (eir_node *)&g->nodes[c->pos];
+    for (uint32_t i = 0; i < c->src.num_metadata; i++)
+        if ((st = eir_node_set_metadata(p, nd, c->src.metadata[i].key, c->src.metadata[i].value))) return st;
+    c->pos++;
+    c->node++;
+    *val = v;
+    return EIR_OK;
 }

@@ -26,9 +26,7 @@
  *   slice + squeeze.dims (unbind(1));
  *   combinations(x, r=1) -> view(-1) + expand (meshgrid of one), a full
  *   mask of True, masked_select (the assertions on the row count moved
- *   onto it), then stack (unsqueeze + cat); r >= 2 refused;
- * and the ops torch decomposes that this pass does not (yet), each refused
- * with what torch's decomposition needs. */
+ *   onto it), then stack (unsqueeze + cat); r >= 2 refused. */
 #include <string.h>
 
 #include "decomp_int.h"
@@ -437,17 +435,4 @@ eir_status decomp_combinations(dc *c) {
     if ((st = finish(c, out, cat))) return st;
     c->pos = c->node;
     return EIR_OK;
-}
-
-/* ops torch's run_decompositions() rewrites that are refused, with why */
-static const struct { const char *op, *why; } NOT_YET[] = {
-    {"aten.tensor_split.tensor_indices_or_sections",
-     "split points given as a tensor: torch's decomposition reads them with _local_scalar_dense into unbacked "
-     "sizes (data-dependent slices with runtime assertions), which this pass does not create"},
-};
-
-eir_status decomp_not_yet(dc *c) {
-    for (uint32_t i = 0; i < sizeof NOT_YET / sizeof *NOT_YET; i++)
-        if (!strcmp(NOT_YET[i].op, c->op)) return dc_refuse(c, "%s", NOT_YET[i].why);
-    return dc_refuse(c, "not decomposed");
 }

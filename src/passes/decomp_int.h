@@ -37,6 +37,18 @@ typedef struct mut_state {
     uint32_t n;
 } mut_state;
 
+/* torch's numbering of the unbacked symbols the rules create
+ * (dc_new_unbacked): run_decompositions() traces the converted graph twice
+ * with one counter, so the symbols the second trace allocates, the ones its
+ * graph keeps, start `total` past the first free index */
+#define RETRACE_NAMES 10
+typedef struct unbacked_plan {
+    uint32_t base;               /* the first free index (eir_program_unbacked_base) */
+    uint32_t total;              /* the symbols one trace of the converted graph binds */
+    uint32_t planned;            /* new ones the checking round counted (dc_plan_unbacked) */
+    uint32_t next_name[RETRACE_NAMES]; /* decomp_retrace_names */
+} unbacked_plan;
+
 typedef struct dc {
     eir_program *p;
     eir_graph *g;
@@ -49,6 +61,7 @@ typedef struct dc {
     const eir_tensor_meta *pwm;  /* metadata of the steps of a pointwise chain */
     mut_state *muts;             /* the root graph's input mutations */
     uint32_t size_src;           /* a tensor whose sizes views may read (sym_size) */
+    unbacked_plan *unb;          /* numbering of new unbacked symbols */
     eir_arg pool[POOL];
     uint32_t npool;
 } dc;
@@ -190,6 +203,8 @@ eir_status dc_need_io(dc *c, const char *self_name, uint32_t *self, uint32_t *ou
  * in a dry run only checked). False for other symbolic factors. */
 bool dc_sym_product(dc *c, const eir_symint *sz, uint32_t n, eir_symint *out);
 bool dc_can_view(const dc *c, const eir_tensor_meta *xm);
+/* contiguous strides, concrete or symbolic (products of the sizes) */
+bool dc_contiguous(const dc *c, const eir_tensor_meta *m);
 eir_status dc_emit_reshape(dc *c, uint32_t x, const eir_tensor_meta *m, const char *hint, uint32_t *res);
 eir_status dc_emit_t(dc *c, uint32_t w, uint32_t *res);
 eir_status dc_emit_permute(dc *c, uint32_t x, const int64_t *perm, uint32_t rank, const eir_tensor_meta *m,
@@ -206,6 +221,15 @@ void dc_tm_pointwise(tm *t, const eir_tensor_meta *m);
  * on a and b (concrete sizes and strides; a's dtype). */
 void dc_tm_binary(tm *t, const eir_tensor_meta *a, const eir_tensor_meta *b);
 eir_status dc_emit_scalar_mul(dc *c, uint32_t x, double f, const eir_tensor_meta *m, uint32_t *res);
+/* New unbacked symbols: in the checking round a rule counts the ones it
+ * will create (dc_plan_unbacked); when rewriting, dc_new_unbacked makes
+ * one with the range r (symbol field ignored), named as torch's retrace
+ * names it: u<base + total + k>, k the symbols the nodes before c->pos
+ * bind. dc_emit_local_scalar emits _local_scalar_dense(x) at c->pos, its
+ * SymInt a new unbounded unbacked symbol (torch's .item()). */
+void dc_plan_unbacked(dc *c, uint32_t n);
+eir_status dc_new_unbacked(dc *c, const eir_range *r, eir_symint *out);
+eir_status dc_emit_local_scalar(dc *c, uint32_t x, uint32_t *val);
 
 /* ---- rules (decomp_nn.c, decomp_tensor.c) ---- */
 
@@ -425,11 +449,17 @@ eir_status decomp_bn_update(dc *c);
 eir_status decomp_dropout_train(dc *c, uint32_t x, uint32_t out, double p);
 eir_status decomp_bernoulli(dc *c);
 eir_status decomp_normal_inplace(dc *c);
+/* decomp_unbacked.c */
+eir_status decomp_tensor_split_tensor(dc *c);
+/* The suffixes torch's retrace numbers the runtime assertion nodes it
+ * re-creates from (sym_size_int_<k>, ge_<k>, ...): past as many such names
+ * as the root graph has (and, for ge, one more per .item() read, new or
+ * not) */
+void decomp_retrace_names(const eir_program *p, unbacked_plan *u);
 /* decomp_extra.c */
 eir_status decomp_histogramdd(dc *c);
 eir_status decomp_multilabel_margin(dc *c);
 eir_status decomp_embedding_bag(dc *c);
-eir_status decomp_not_yet(dc *c);
 eir_status decomp_stft(dc *c);
 eir_status decomp_nonzero_numpy(dc *c);
 eir_status decomp_combinations(dc *c);

@@ -93,16 +93,25 @@ eir_status decomp_contiguous(dc *c) {
 }
 
 /* reshape / flatten / unflatten / view_as / reshape_as -> view (a contiguous
- * clone first when no view exists) */
+ * clone first when no view exists), as torch's composites write it: reshape
+ * of a contiguous input views with its shape as given (-1 kept: view(x,
+ * [-1])), of another with the sizes it infers (through a clone when no view
+ * exists); the others with the result's sizes (view_as / reshape_as: read
+ * from `other`); flatten of one dimension is x itself */
 eir_status decomp_reshape(dc *c) {
     uint32_t x, out;
     eir_status st = dc_need_io(c, "self", &x, &out);
     if (st) return st;
     const eir_tensor_meta *om = meta_of(c, out);
-    if (dc_meta_same_geometry(meta_of(c, x), om) && strcmp(c->op, "aten.reshape.default")) {
+    if (dc_meta_same_geometry(meta_of(c, x), om) && !strcmp(c->op, "aten.flatten.using_ints")) {
         if (c->dry) return EIR_OK;
         return finish(c, out, x);
     }
+    bool as = !strcmp(c->op, "aten.view_as.default") || !strcmp(c->op, "aten.reshape_as.default");
+    if (as) c->size_src = dc_tensor_of(c, "other");
+    const eir_arg *shape = !strcmp(c->op, "aten.reshape.default") ? dc_arg_named(c, "shape") : NULL;
+    if (shape && shape->kind != EIR_ARG_INTS && shape->kind != EIR_ARG_SYM_INTS)
+        return dc_refuse(c, "argument 'shape': expected a list of ints");
     dc probe = *c;
     probe.dry = true;
     uint32_t res;
@@ -110,6 +119,14 @@ eir_status decomp_reshape(dc *c) {
     if (st || c->dry) return st;
     st = dc_emit_reshape(c, x, om, "view", &res);
     if (st) return st;
+    /* a view of a contiguous x: the shape as the program gives it */
+    eir_node *vn = (eir_node *)&c->g->nodes[c->pos - 1];
+    if (shape && dc_contiguous(c, meta_of(c, x)) && vn->num_inputs == 2 && vn->inputs[0].arg.kind == EIR_ARG_TENSOR &&
+        vn->inputs[0].arg.value == x) {
+        eir_arg given = *shape;
+        given.name = NULL;
+        ((eir_named_arg *)vn->inputs)[1].arg = given;
+    }
     return finish(c, out, res);
 }
 
