@@ -121,6 +121,17 @@ $(1)/tests/%: tests/unit/%.c $(1)/libeir_internal.a $(1)/libeir.a $$(UNIT_DEPS)
 	$(2) $$(CPPFLAGS) $(or $(4),$(3)) $$(call warn,$(2)) -std=c11 $$< $$(if $$(filter $$*,$$(PUBLIC_TESTS)),$(1)/libeir.a,$(1)/libeir_internal.a) \
 	    $$(LDLIBS) -o $$@
 endef
+# dnnl_conv.c compiles to a stub when oneDNN's header is absent (__has_include): it is rebuilt
+# when the header appears or goes (./scripts/setup.sh installs it), through a stamp that changes
+# only then
+DNNL_HEADER := $(if $(wildcard /usr/include/oneapi/dnnl/dnnl.h),present,absent)
+$(B)/.dnnl-header: FORCE
+	@mkdir -p $(@D)
+	@if [ "$$(cat $@ 2>/dev/null)" != "$(DNNL_HEADER)" ]; then echo "$(DNNL_HEADER)" > $@; fi
+FORCE:
+.PHONY: FORCE
+$(foreach t,$(B) $(BS) $(BT) $(BC) $(BF),$(t)/obj/src/kernels/dnnl_conv.o): $(B)/.dnnl-header
+
 $(eval $(call tree,$(B),$(CC),$(CFLAGS)))
 $(eval $(call tree,$(BS),$(CC),$(SANFLAGS),$(SANTESTFLAGS)))
 $(eval $(call tree,$(BT),$(CC),$(TSANFLAGS)))
