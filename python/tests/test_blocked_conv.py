@@ -102,6 +102,31 @@ def _run(eir, path, x, out_dir, threads=1, runs=3, env=None):
     return [np.load(os.path.join(out_dir, f"run_{k}", "output_0.npy")) for k in range(1, runs + 1)]
 
 
+def _convert_backend(eir, path, dst):
+    """`eir convert --to backend --verify-each` of path into dst, `eir verify --dialect backend`
+    of the result; its printed graph"""
+    r = subprocess.run([eir, "convert", "--to", "backend", "--verify-each", path, dst], capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    printed = subprocess.run([eir, "print", dst], capture_output=True, text=True, timeout=60).stdout
+    r = subprocess.run([eir, "verify", "--dialect", "backend", dst], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return printed
+
+
+def _runs_agree(eir, path, x, want, tmp_path):
+    """three runs of path give torch's outputs and the same bits, two threads the same bits as
+    one; the runs' outputs"""
+    rtol, atol = tolerance(torch.float32)
+    one = _run(eir, path, x, str(tmp_path / "t1"))
+    for k, g in enumerate(one):
+        np.testing.assert_allclose(g, want, rtol=rtol, atol=atol, err_msg=f"run {k + 1}")
+        assert g.tobytes() == one[0].tobytes(), f"run {k + 1} differs from the first"
+    two = _run(eir, path, x, str(tmp_path / "t2"), threads=2)
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(one, two)), "2 threads differ from one thread"
+    return one
+
+
 def _chains_here():
     """whether eir makes chains here (oneDNN loads, nothing turned off)"""
     try:
@@ -127,12 +152,7 @@ def test_chain(eir, tmp_path, strict, decomp):
 
     # the converted program: printed, verified, run by torch
     dst = str(tmp_path / "chain.backend.pt2")
-    r = subprocess.run([eir, "convert", "--to", "backend", "--verify-each", path, dst], capture_output=True,
-                       text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
-    printed = subprocess.run([eir, "print", dst], capture_output=True, text=True, timeout=60).stdout
-    r = subprocess.run([eir, "verify", "--dialect", "backend", dst], capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0, r.stdout + r.stderr
+    printed = _convert_backend(eir, path, dst)
     if _chains_here():
         blocked = re.findall(r"torch\.ops\.eir_cpu\.conv2d_blocked\.default", printed)
         assert len(blocked) == 7, printed
@@ -148,12 +168,7 @@ def test_chain(eir, tmp_path, strict, decomp):
     np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg="torch on the converted program")
 
     # eir run of the original (the chain made at bind time) and of the converted program
-    one = _run(eir, path, x, str(tmp_path / "t1"))
-    for k, g in enumerate(one):
-        np.testing.assert_allclose(g, want, rtol=rtol, atol=atol, err_msg=f"run {k + 1}")
-        assert g.tobytes() == one[0].tobytes(), f"run {k + 1} differs from the first"
-    two = _run(eir, path, x, str(tmp_path / "t2"), threads=2)
-    assert all(a.tobytes() == b.tobytes() for a, b in zip(one, two)), "2 threads differ from one thread"
+    one = _runs_agree(eir, path, x, want, tmp_path)
     conv = _run(eir, dst, x, str(tmp_path / "conv"), runs=2)
     np.testing.assert_allclose(conv[0], want, rtol=rtol, atol=atol, err_msg="eir run of the converted program")
     for env in ({"EIR_DNNL_BLOCKED": "nhwc"}, {"EIR_DNNL_BLOCKED": "16"}, {"EIR_DNNL_BLOCKED": "8"},
@@ -236,12 +251,7 @@ def test_mobile_blocks(eir, tmp_path, strict, decomp):
         want = to_npy(module(x))
     rtol, atol = tolerance(torch.float32)
     dst = str(tmp_path / "mobile.backend.pt2")
-    r = subprocess.run([eir, "convert", "--to", "backend", "--verify-each", path, dst], capture_output=True,
-                       text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
-    printed = subprocess.run([eir, "print", dst], capture_output=True, text=True, timeout=60).stdout
-    r = subprocess.run([eir, "verify", "--dialect", "backend", dst], capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0, r.stdout + r.stderr
+    printed = _convert_backend(eir, path, dst)
     if _chains_here():
         # stem, 4 depthwise and 8 of the 1 x 1 (export writes F.hardswish as add, clamp, mul and
         # div: taken in as the activation); squeeze-excite's pool and mul on the blocked
@@ -256,12 +266,7 @@ def test_mobile_blocks(eir, tmp_path, strict, decomp):
     with torch.no_grad():
         got = to_npy(ep.module()(x))
     np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg="torch on the converted program")
-    one = _run(eir, path, x, str(tmp_path / "t1"))
-    for k, g in enumerate(one):
-        np.testing.assert_allclose(g, want, rtol=rtol, atol=atol, err_msg=f"run {k + 1}")
-        assert g.tobytes() == one[0].tobytes(), f"run {k + 1} differs from the first"
-    two = _run(eir, path, x, str(tmp_path / "t2"), threads=2)
-    assert all(a.tobytes() == b.tobytes() for a, b in zip(one, two)), "2 threads differ from one thread"
+    one = _runs_agree(eir, path, x, want, tmp_path)
     conv = _run(eir, dst, x, str(tmp_path / "conv"), runs=2)
     np.testing.assert_allclose(conv[0], want, rtol=rtol, atol=atol, err_msg="eir run of the converted program")
     for env in ({"EIR_BLOCKED_DW": "0"}, {"EIR_BLOCKED_1X1": "1"}, {"EIR_BLOCKED_1X1": "feeds"},
@@ -311,12 +316,7 @@ def test_pool_chain(eir, tmp_path, strict, decomp):
         want = to_npy(module(x))
     rtol, atol = tolerance(torch.float32)
     dst = str(tmp_path / "pool.backend.pt2")
-    r = subprocess.run([eir, "convert", "--to", "backend", "--verify-each", path, dst], capture_output=True,
-                       text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
-    printed = subprocess.run([eir, "print", dst], capture_output=True, text=True, timeout=60).stdout
-    r = subprocess.run([eir, "verify", "--dialect", "backend", dst], capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0, r.stdout + r.stderr
+    printed = _convert_backend(eir, path, dst)
     if _chains_here():
         assert len(re.findall(r"eir_cpu\.conv2d_blocked\.default", printed)) == 4, printed
         assert len(re.findall(r"eir_cpu\.max_pool2d_blocked\.default", printed)) == 3, printed
@@ -327,12 +327,7 @@ def test_pool_chain(eir, tmp_path, strict, decomp):
     with torch.no_grad():
         got = to_npy(ep.module()(x))
     np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg="torch on the converted program")
-    one = _run(eir, path, x, str(tmp_path / "t1"))
-    for k, g in enumerate(one):
-        np.testing.assert_allclose(g, want, rtol=rtol, atol=atol, err_msg=f"run {k + 1}")
-        assert g.tobytes() == one[0].tobytes(), f"run {k + 1} differs from the first"
-    two = _run(eir, path, x, str(tmp_path / "t2"), threads=2)
-    assert all(a.tobytes() == b.tobytes() for a, b in zip(one, two)), "2 threads differ from one thread"
+    one = _runs_agree(eir, path, x, want, tmp_path)
     nchw = _run(eir, path, x, str(tmp_path / "nchw"), runs=2, env={"EIR_BLOCKED_POOL": "0"})
     assert nchw[0].tobytes() == one[0].tobytes(), "the pools on NCHW give other bits"
     conv = _run(eir, dst, x, str(tmp_path / "conv"), runs=2)
