@@ -343,6 +343,24 @@ static const char *blocked_program(const char *yb_sizes, const char *channels) {
     return buf;
 }
 
+/* the program of text fails the Backend dialect with a violation of rule whose message holds needle */
+static bool breaks(const char *text, const char *rule, const char *needle) {
+    eir_program *p = parse(text);
+    CHECK(p != NULL);
+    if (!p) return false;
+    eir_verify_report *r = NULL;
+    CHECK(eir_program_verify(p, EIR_DIALECT_BACKEND, &r) == EIR_ERR_INVALID);
+    bool found = false;
+    for (uint32_t i = 0; i < eir_verify_num_violations(r); i++) {
+        const eir_violation *v = eir_verify_violation(r, i);
+        found |= !strcmp(v->rule, rule) && strstr(v->message, needle) != NULL;
+    }
+    CHECK(found);
+    eir_verify_report_free(r);
+    eir_program_free(p);
+    return found;
+}
+
 static void test_verifier_blocked(void) {
     eir_program *p = parse(blocked_program("1, 1, 8, 8, 16", "16"));
     CHECK(p != NULL);
@@ -354,20 +372,8 @@ static void test_verifier_blocked(void) {
         {"1, 1, 8, 8, 8", "16", NULL},          /* blocked by 8, not the 16 it says */
     };
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
-        p = parse(blocked_program(bad[k].sizes, bad[k].channels));
-        CHECK(p != NULL);
-        if (!p) continue;
-        eir_verify_report *r = NULL;
-        CHECK(eir_program_verify(p, EIR_DIALECT_BACKEND, &r) == EIR_ERR_INVALID);
-        bool found = false;
-        for (uint32_t i = 0; i < eir_verify_num_violations(r); i++) {
-            const eir_violation *v = eir_verify_violation(r, i);
-            found |= !strcmp(v->rule, "backend.blocked");
-        }
-        if (!found) fprintf(stderr, "test_verifier_blocked: case %zu has no backend.blocked violation\n", k);
-        CHECK(found);
-        eir_verify_report_free(r);
-        eir_program_free(p);
+        if (!breaks(blocked_program(bad[k].sizes, bad[k].channels), "backend.blocked", ""))
+            fprintf(stderr, "test_verifier_blocked: case %zu has no backend.blocked violation\n", k);
     }
 }
 
@@ -406,20 +412,8 @@ static void test_verifier_pool_blocked(void) {
         {"1, 2, 8, 8, 16", "1, 2, 4, 4, 16", "f64", "backend.dtype", "runs on float32 tensors"},
     };
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
-        p = parse(pool_program(bad[k].x, bad[k].y, bad[k].dt));
-        CHECK(p != NULL);
-        if (!p) continue;
-        eir_verify_report *r = NULL;
-        CHECK(eir_program_verify(p, EIR_DIALECT_BACKEND, &r) == EIR_ERR_INVALID);
-        bool found = false;
-        for (uint32_t i = 0; i < eir_verify_num_violations(r); i++) {
-            const eir_violation *v = eir_verify_violation(r, i);
-            found |= !strcmp(v->rule, bad[k].rule) && strstr(v->message, bad[k].needle) != NULL;
-        }
-        if (!found) fprintf(stderr, "test_verifier_pool_blocked: case %zu has no %s violation\n", k, bad[k].rule);
-        CHECK(found);
-        eir_verify_report_free(r);
-        eir_program_free(p);
+        if (!breaks(pool_program(bad[k].x, bad[k].y, bad[k].dt), bad[k].rule, bad[k].needle))
+            fprintf(stderr, "test_verifier_pool_blocked: case %zu has no %s violation\n", k, bad[k].rule);
     }
 }
 
