@@ -72,7 +72,7 @@ def test_cli_profile_and_trace(tmp_path, strict, decomp):
         got = np.load(os.path.join(out, f"output_{i}.npy"))
         np.testing.assert_allclose(got, w, rtol=1e-4, atol=1e-5)
     text = r.stdout
-    m = re.search(r"profile: (\d+) runs \(the first left out: warm-up\), ([0-9.]+) ms per run: ([0-9.]+) ms in (\d+) steps", text)
+    m = re.search(r"profile: (\d+) runs \(the first left out: warm-up\), ([0-9.]+) ms per run: ([0-9.]+) ms in (\d+) steps?", text)
     assert m, text
     assert int(m.group(1)) == 3
     per_run, in_steps, nsteps = float(m.group(2)), float(m.group(3)), int(m.group(4))

@@ -522,9 +522,9 @@ static int print_profile(const eir_profile *pr, bool skipped_first) {
     double run = pr->run_us * per;
     char line[512];
     eir_snprintf(line, sizeof line,
-                 "profile: %llu run%s%s, %.3f ms per run: %.3f ms in %u steps, %.3f ms in the runtime around them\n",
+                 "profile: %llu run%s%s, %.3f ms per run: %.3f ms in %u step%s, %.3f ms in the runtime around them\n",
                  (unsigned long long)pr->runs, pr->runs == 1 ? "" : "s", skipped_first ? " (the first left out: warm-up)" : "",
-                 run * 1e-3, steps_us * per * 1e-3, nran, (pr->run_us - steps_us) * per * 1e-3);
+                 run * 1e-3, steps_us * per * 1e-3, nran, nran == 1 ? "" : "s", (pr->run_us - steps_us) * per * 1e-3);
     fputs(line, stdout);
     fputs("by operator (per run):\n        ms       %   nodes   calls  operator\n", stdout);
     double rest = 0;
