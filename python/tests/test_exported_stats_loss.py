@@ -38,9 +38,11 @@ def _check(eir, tmp_path, f, args, what, decompose=(False, True)):
         f(*args)
     except NotImplementedError as e:  # torch itself has no kernel for this dtype
         pytest.skip(str(e))
+    m = Fn(lambda *a: _plain(f(*a)))
+    ep = torch.export.export(m, tuple(args))  # one export for both forms (run_eir decomposes a copy)
     for d in decompose:
         try:
-            got, want = run_eir(eir, tmp_path, Fn(lambda *a: _plain(f(*a))), args, d)
+            got, want = run_eir(eir, tmp_path, m, args, d, ep)
         except AssertionError as e:
             lacking = re.findall(r"^\s+(aten\.\S+) \((?:node|\d+ nodes, first) %", str(e), re.M)
             if "cannot run yet" in str(e) and lacking and all(op in OTHER_FAMILIES for op in lacking):
