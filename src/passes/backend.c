@@ -1205,23 +1205,9 @@ static eir_status try_blocked_se(bctx *c, uint32_t n, int64_t L, bool *done) {
         if ((st = insert_layout(c, pos, true, sc, B, 0, &other))) return st;
         pos++;
     }
-    /* the call on the blocked operands, its result blocked */
-    int64_t bs[5] = {N, (C + B - 1) / B, mean ? 1 : size_of(c, y, 2), mean ? 1 : size_of(c, y, 3), B};
-    eir_symint sizes[5], strides[5];
-    int64_t stp = 1;
-    for (int d = 5; d-- > 0;) {
-        sizes[d] = (eir_symint){.value = bs[d]};
-        strides[d] = (eir_symint){.value = stp};
-        stp *= bs[d];
-    }
-    eir_tensor_meta m = g->values[y].meta;
-    m.rank = 5;
-    m.sizes = sizes;
-    m.strides = strides;
-    m.storage_offset = (eir_symint){.value = 0};
-    m.layout = EIR_LAYOUT_STRIDED;
-    m.requires_grad = false;
-    uint32_t yb = eir_graph_add_value(c->p, g, EIR_VALUE_TENSOR, &m, mean ? "eir_cpu_mean_blocked" : "eir_cpu_mul_blocked");
+    /* the call on the blocked operands, its result blocked (y is (N, C, 1, 1) for the mean, the
+     * pixels' shape for the product) */
+    uint32_t yb = blocked_value(c, y, B, mean ? "eir_cpu_mean_blocked" : "eir_cpu_mul_blocked");
     if (yb == EIR_NO_VALUE) return EIR_ERR_NOMEM;
     eir_arg dims[2] = {{.kind = EIR_ARG_INT, .u.i = 2}, {.kind = EIR_ARG_INT, .u.i = 3}};
     eir_named_arg in[4];
