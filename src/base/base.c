@@ -37,10 +37,29 @@ void eir_arena_release(eir_arena *a) {
     memset(a, 0, sizeof *a);
 }
 
+/* Allocations of at least this many bytes get a chunk of their own from calloc, behind the chunk
+ * the small ones come from: a large calloc is fresh zero pages from the kernel, so they are not
+ * cleared twice (a folded weight or a tensor added to a program is written right after). */
+enum { ARENA_OWN_CHUNK = 256 * 1024 };
+
 void *eir_arena_alloc(eir_arena *a, size_t size) {
     if (size > SIZE_MAX / 2) return NULL;
     size = (size + 15) & ~(size_t)15;
     if (size == 0) size = 16;
+    if (size >= ARENA_OWN_CHUNK) {
+        eir_arena_chunk *c = calloc(1, sizeof *c + size);
+        if (!c) return NULL;
+        c->cap = size;
+        if (a->head) {             /* the head keeps serving small allocations */
+            c->next = a->head->next;
+            a->head->next = c;
+        } else {
+            a->head = c;
+            a->used = a->cap = size;
+        }
+        a->total += size;
+        return c->data;
+    }
     if (!a->head || a->cap - a->used < size) {
         size_t cap = a->head ? a->head->cap * 2 : 64 * 1024;
         if (cap > 16u << 20) cap = 16u << 20;

@@ -797,6 +797,12 @@ static int spec_rank(eir_input_kind k) {
 eir_status eir_program_add_state(eir_program *p, eir_input_kind kind, const char *fqn, eir_dtype dtype,
                                  uint32_t rank, const int64_t *sizes, const void *data, bool persistent,
                                  uint32_t *value_out) {
+    return eir_program_add_state_buf(p, kind, fqn, dtype, rank, sizes, data, persistent, value_out, NULL);
+}
+
+eir_status eir_program_add_state_buf(eir_program *p, eir_input_kind kind, const char *fqn, eir_dtype dtype,
+                                     uint32_t rank, const int64_t *sizes, const void *data, bool persistent,
+                                     uint32_t *value_out, void **data_out) {
     if (!p) return EIR_ERR_ARG;
     if (kind != EIR_IN_PARAMETER && kind != EIR_IN_BUFFER && kind != EIR_IN_CONSTANT_TENSOR)
         return eir_fail(p, EIR_ERR_ARG, "eir_program_add_state: kind must be a parameter, buffer or constant");
@@ -812,7 +818,7 @@ eir_status eir_program_add_state(eir_program *p, eir_input_kind kind, const char
         numel *= (uint64_t)sizes[i];
     }
     eir_graph *g = p->graph;
-    if (numel && !data) return eir_fail(p, EIR_ERR_ARG, "eir_program_add_state(%s): NULL data", fqn);
+    if (numel && !data && !data_out) return eir_fail(p, EIR_ERR_ARG, "eir_program_add_state(%s): NULL data", fqn);
 
     /* the tensor: sizes, contiguous strides, a copy of the data */
     int64_t *sz = eir_arena_array(&p->arena, rank ? rank : 1, sizeof *sz);
@@ -839,7 +845,7 @@ eir_status eir_program_add_state(eir_program *p, eir_input_kind kind, const char
         sst[i].value = stride;
         stride *= sizes[i] ? sizes[i] : 1;
     }
-    if (numel) memcpy(copy, data, numel * es);
+    if (numel && data) memcpy(copy, data, numel * es);
     eir_tensor *t = &p->tensors[p->num_tensors];
     memset(t, 0, sizeof *t);
     t->fqn = name;
@@ -897,6 +903,7 @@ eir_status eir_program_add_state(eir_program *p, eir_input_kind kind, const char
     if (!eir_strmap_put(&p->tensor_by_fqn, name, p->num_tensors)) return eir_fail(p, EIR_ERR_NOMEM, "out of memory");
     p->num_tensors++;
     if (value_out) *value_out = v;
+    if (data_out) *data_out = copy;
     return EIR_OK;
 }
 

@@ -37,6 +37,14 @@ uint32_t eir_node_output_value(const eir_node *nd, uint32_t k);
  * the node is not defined before `to`. Value indices stay. */
 eir_status eir_graph_move_node(eir_program *p, eir_graph *g, uint32_t from, uint32_t to);
 
+/* eir_program_add_state, with data NULL allowed: *data_out (when given)
+ * is the new tensor's own storage, zeroed when data is NULL, for the caller
+ * to fill before anything reads it (a pass writing a folded weight there
+ * saves a second buffer of its size). */
+eir_status eir_program_add_state_buf(eir_program *p, eir_input_kind kind, const char *fqn, eir_dtype dtype,
+                                     uint32_t rank, const int64_t *sizes, const void *data, bool persistent,
+                                     uint32_t *value_out, void **data_out);
+
 /* Unbacked integer symbols (u0, u1, ... : data-dependent sizes and
  * values), numbered as torch numbers them.
  *

@@ -39,6 +39,31 @@ int main(void) {
     CHECK_STR(eir_arena_strdup(&a, "hello"), "hello");
     eir_arena_release(&a);
 
+    /* large allocations (a chunk of their own) mixed with small ones, the large first on an empty
+     * arena: every block zeroed, aligned and apart from the others (each filled with its own byte
+     * and read back after all are made) */
+    eir_arena_init(&a);
+    enum { NB = 40 };
+    unsigned char *blk[NB];
+    size_t len[NB];
+    for (int i = 0; i < NB; i++) {
+        len[i] = i % 4 == 0 ? (size_t)(256 * 1024 + 4096 * i + 3) : (size_t)(17 * i + 1);
+        blk[i] = eir_arena_alloc(&a, len[i]);
+        CHECK(blk[i] != NULL);
+        if (!blk[i]) continue;
+        CHECK(((uintptr_t)blk[i] & 15) == 0);
+        size_t nz = 0;
+        for (size_t k = 0; k < len[i]; k++) nz += blk[i][k] != 0;
+        CHECK(nz == 0);
+        memset(blk[i], i + 1, len[i]);
+    }
+    for (int i = 0; i < NB; i++) {
+        size_t bad = 0;
+        for (size_t k = 0; blk[i] && k < len[i]; k++) bad += blk[i][k] != (unsigned char)(i + 1);
+        CHECK(bad == 0);
+    }
+    eir_arena_release(&a);
+
     /* Python repr() of floats (values checked against CPython) */
     float_repr(1.0, "1.0");
     float_repr(0.5, "0.5");
