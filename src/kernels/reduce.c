@@ -308,10 +308,31 @@ static double sum_f32(const char *p, int64_t n) {
     return ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7]));
 }
 
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && !defined(EIR_NO_CLONES) && \
+    !defined(__SANITIZE_THREAD__)
+#define RUN_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), optimize("tree-vectorize")))
+#else
+#define RUN_CLONES
+#endif
+
+/* acc[b] += x[roff[i] + b] for b < R, i = 0, 1, ... nred - 1 in turn: R outputs whose input
+ * elements lie next to each other (the innermost kept dim, stride 1), each summed in double in
+ * the order of the reduced positions */
+RUN_CLONES static void sum_run_f32(double *restrict acc, const float *restrict x, const int64_t *roff, int64_t nred,
+                                   int64_t R) {
+    for (int64_t i = 0; i < nred; i++) {
+        const float *f = x + roff[i];
+        for (int64_t b = 0; b < R; b++) acc[b] += f[b];
+    }
+}
+
 /* Sum (or mean) when the kept dims are innermost in memory (e.g. a sum over
  * dim 0 of a row-major matrix): walk the reduced elements in the outer
  * loop and accumulate whole runs of outputs in double. false when the
- * layout does not fit (the caller takes the generic path). */
+ * layout does not fit (the caller takes the generic path). float32 with a
+ * run of 4 or more outputs (a blocked layout's channel lanes: the mean over
+ * the pixels of (N, C / 16, H, W, 16)) takes the runs one at a time, each
+ * element summed in the same order. */
 static bool sum_columns(const rplan *p, const eir_tview *x, eir_tview *o, bool mean) {
     if (p->orank == 0 || p->nout < 8 || p->nred < 2 || p->ist[p->orank - 1] != 1) return false;
     int64_t *xo = eir_kalloc((size_t)p->nout * sizeof *xo), *oo = eir_kalloc((size_t)p->nout * sizeof *oo);
@@ -319,6 +340,11 @@ static bool sum_columns(const rplan *p, const eir_tview *x, eir_tview *o, bool m
     if (!xo || !oo || !acc) { eir_kfree(xo); eir_kfree(oo); eir_kfree(acc); return false; }
     for (int64_t j = 0, dummy; j < p->nout; j++) plan_pos(p, j, &xo[j], &oo[j], &dummy);
     size_t oes = eir_elsize(o->dtype);
+    int64_t R = p->osz[p->orank - 1];
+    if (x->dtype == EIR_F32 && R >= 4) {
+        for (int64_t g = 0; g < p->nout; g += R)
+            sum_run_f32(acc + g, (const float *)x->data + xo[g], p->roff, p->nred, R);
+    } else
     for (int64_t i = 0; i < p->nred; i++) {
         int64_t r = p->roff[i];
         if (x->dtype == EIR_F32) {
