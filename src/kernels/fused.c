@@ -24,6 +24,8 @@
  * Float32 only; other dtypes are refused (the pass to-backend makes these
  * operators only for float32 programs). */
 #include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../base/pool.h"
@@ -46,8 +48,11 @@ typedef struct epilogue {
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && !defined(EIR_NO_CLONES) && \
     !defined(__SANITIZE_THREAD__)
 #define EPI_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), optimize("tree-vectorize")))
+#define SC_CLONES                                                                                                      \
+    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), optimize("tree-vectorize", "fp-contract=fast")))
 #else
 #define EPI_CLONES
+#define SC_CLONES
 #endif
 EPI_CLONES static void relu_row(float *restrict y, int64_t n, float b) {
     for (int64_t i = 0; i < n; i++) {
@@ -733,6 +738,130 @@ static int conv_dw_blocked(eir_kctx *ctx, const eir_tview *x, int64_t xB, const 
     return 0;
 }
 
+/* ---- convolution of few input channels (a network's stem on an RGB image) ----
+ * oneDNN's kernels reduce over the input channels inside their inner loop, which three channels
+ * leave mostly idle (ResNet-18's 7 x 7 stem at 66-78 GFLOP/s, MobileNetV3's 3 x 3 one at 45, on
+ * this machine's 112). Here the reduction runs over the taps (channel, row, column) instead: a
+ * tile of 64 output lanes by 6 output pixels stays in registers (24 vectors), each tap four
+ * weight loads and one input value per pixel; the input first zero-padded into NCHW planes so that no
+ * tap needs a bounds check. */
+
+typedef struct sc_job {
+    const float *xp;          /* the input, zero-padded NCHW: N x C x HP x WP */
+    const float *wt;          /* the weight as (C, KH, KW, CB * B): output lanes innermost, past O zero */
+    float *y;
+    const blk_epi_ctx *ec;
+    int64_t C, O, B, CB, HP, WP, OH, OW, KH, KW, st[2], dl[2];
+} sc_job;
+
+/* lanes [l0, l0 + 16 V) of output pixels [ow, ow + P) of row yr, the P x V accumulators in
+ * registers (loops unrolled) */
+#define SC_TILE(V, P)                                                                                                  \
+    do {                                                                                                               \
+        dw_v16 acc[P][V];                                                                                              \
+        _Pragma("GCC unroll 12") for (int p = 0; p < (P); p++)                                                         \
+            _Pragma("GCC unroll 4") for (int v = 0; v < (V); v++) acc[p][v] = (dw_v16){0};                             \
+        for (int64_t c = 0; c < C; c++)                                                                                \
+            for (int64_t kh = 0; kh < KH; kh++) {                                                                      \
+                const float *xr = j->xp + ((n * C + c) * j->HP + oh * j->st[0] + kh * j->dl[0]) * WP + ow * s1;       \
+                const float *wr = j->wt + (c * KH + kh) * KW * LB + cb * B + l0;                                       \
+                for (int64_t kw = 0; kw < KW; kw++) {                                                                  \
+                    dw_v16 wv[V];                                                                                      \
+                    _Pragma("GCC unroll 4") for (int v = 0; v < (V); v++) wv[v] = *(const dw_v16 *)(wr + kw * LB + 16 * v); \
+                    const float *xk = xr + kw * d1;                                                                    \
+                    _Pragma("GCC unroll 12") for (int p = 0; p < (P); p++)                                             \
+                        _Pragma("GCC unroll 4") for (int v = 0; v < (V); v++) acc[p][v] += xk[p * s1] * wv[v];         \
+                }                                                                                                      \
+            }                                                                                                          \
+        _Pragma("GCC unroll 12") for (int p = 0; p < (P); p++)                                                         \
+            _Pragma("GCC unroll 4") for (int v = 0; v < (V); v++) *(dw_v16 *)(yr + (ow + p) * B + l0 + 16 * v) = acc[p][v]; \
+    } while (0)
+
+/* lanes [l0, l0 + 16 V) of the whole row: tiles of P pixels, the last one moved back to end at
+ * the row's end (its pixels already done get the same values again); rows shorter than P pixel
+ * by pixel */
+#define SC_LANES(V, P)                                                                                                 \
+    do {                                                                                                               \
+        if (OW >= (P)) {                                                                                               \
+            for (int64_t ow0 = 0; ow0 < OW; ow0 += (P)) {                                                              \
+                const int64_t ow = ow0 + (P) <= OW ? ow0 : OW - (P);                                                   \
+                SC_TILE(V, P);                                                                                         \
+            }                                                                                                          \
+        } else                                                                                                         \
+            for (int64_t ow = 0; ow < OW; ow++) SC_TILE(V, 1);                                                         \
+        l0 += 16 * (V);                                                                                                \
+    } while (0)
+
+/* output row oh of image n's channel block cb, then its epilogue while it is in L1. The v4 and v3
+ * clones multiply-add in one rounding (FMA), the portable one in two. */
+SC_CLONES static void sc_row(const sc_job *j, int64_t n, int64_t cb, int64_t oh) {
+    const int64_t C = j->C, B = j->B, KH = j->KH, KW = j->KW, WP = j->WP, s1 = j->st[1], d1 = j->dl[1];
+    const int64_t LB = j->CB * B, OW = j->OW;
+    float *yr = j->y + ((n * j->CB + cb) * j->OH + oh) * OW * B;
+    for (int64_t l0 = 0; l0 < B;) SC_LANES(4, 6);
+    int64_t c0 = cb * B, nc = j->O - c0 < B ? j->O - c0 : B;
+    blk_epi(j->ec, n, c0, nc, B, OW, yr, B, 1, yr, B);
+}
+#undef SC_TILE
+#undef SC_LANES
+
+static void sc_rows(void *ctx, int64_t r0, int64_t r1) {
+    const sc_job *j = ctx;
+    for (int64_t r = r0; r < r1; r++) sc_row(j, r / (j->CB * j->OH), r / j->OH % j->CB, r % j->OH);
+}
+
+/* Input channels at most this many take conv_small_c when the output's block is a multiple of
+ * 64 (ResNet-18's stem: 2.91 -> 2.43 ms; with 16 or 32 lanes, MobileNets' stems, the tiles are
+ * bound by the input loads, and oneDNN is faster there: 290 against 364 us for MobileNetV3's);
+ * EIR_SMALL_C_CONV=0 sends them to oneDNN like the others (for measurements). */
+enum { SMALL_C = 4 };
+static bool small_c_on(void) {
+    static _Atomic int on = -1;
+    int v = atomic_load_explicit(&on, memory_order_relaxed);
+    if (v < 0) {
+        const char *e = getenv("EIR_SMALL_C_CONV");
+        v = !(e && !strcmp(e, "0"));
+        atomic_store_explicit(&on, v, memory_order_relaxed);
+    }
+    return v;
+}
+
+/* y blocked by B (a multiple of 64) = epi(conv(x, w)), groups 1, C <= SMALL_C; x NCHW (xB 0, any
+ * strides) or blocked by xB (contiguous); w (O, C, KH, KW) contiguous. 0, or -1 out of memory. */
+static int conv_small_c(eir_kctx *ctx, const eir_tview *x, int64_t xB, const float *w, float *y, int64_t B, int64_t N,
+                        int64_t C, int64_t H, int64_t W, int64_t O, int64_t OH, int64_t OW, int64_t KH, int64_t KW,
+                        const int64_t *st, const int64_t *pd, const int64_t *dl, const blk_epi_ctx *ec) {
+    int64_t CB = (O + B - 1) / B, HP = H + 2 * pd[0], WP = W + 2 * pd[1], KK = KH * KW;
+    float *xp = eir_kcalloc((size_t)(N * C * HP * WP), sizeof(float));
+    float *wt = eir_kcalloc((size_t)(C * KK * CB * B), sizeof(float));
+    if (!xp || !wt) {
+        eir_kfree(xp);
+        eir_kfree(wt);
+        return eir_kerr(ctx, "out of memory");
+    }
+    const float *xd = x->data;
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t c = 0; c < C; c++)
+            for (int64_t h = 0; h < H; h++) {
+                float *row = xp + ((n * C + c) * HP + h + pd[0]) * WP + pd[1];
+                if (xB) {
+                    const float *src = xd + (((n * ((C + xB - 1) / xB) + c / xB) * H + h) * W) * xB + c % xB;
+                    for (int64_t q = 0; q < W; q++) row[q] = src[q * xB];
+                } else {
+                    const float *src = xd + n * x->strides[0] + c * x->strides[1] + h * x->strides[2];
+                    for (int64_t q = 0; q < W; q++) row[q] = src[q * x->strides[3]];
+                }
+            }
+    for (int64_t o = 0; o < O; o++)
+        for (int64_t c = 0; c < C; c++)
+            for (int64_t t = 0; t < KK; t++) wt[(c * KK + t) * CB * B + o] = w[(o * C + c) * KK + t];
+    sc_job j = {xp, wt, y, ec, C, O, B, CB, HP, WP, OH, OW, KH, KW, {st[0], st[1]}, {dl[0], dl[1]}};
+    eir_parallel_for(eir_pool_current(), N * CB * OH, 1, sc_rows, &j);
+    eir_kfree(xp);
+    eir_kfree(wt);
+    return 0;
+}
+
 /* eir_cpu::conv2d_blocked(input, weight, bias, stride, padding, dilation, groups, block,
  * activation, min, max, residual) */
 static int k_conv2d_blocked(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
@@ -793,7 +922,11 @@ static int k_conv2d_blocked(const eir_karg *a, uint32_t na, eir_tview *out, uint
              : e.act == EIR_ACT_SILU ? EIR_BLK_SILU : -1;
     eir_blk_epi epi = {blk_epi, &ec, bact, e.lo, e.hi, bias, r ? r->data : NULL};
     int rc = 0;
-    if (dw && eir_tview_is_contiguous(w) &&
+    if (!dw && C <= SMALL_C && B % 64 == 0 && eir_tview_is_contiguous(w) && small_c_on() &&
+        (!xb || dense_f32(x, 5))) {
+        rc = conv_small_c(ctx, x, xB, w->data, y->data, B, N, C, H, W, O, OH, OW, w->sizes[2], w->sizes[3], st, pd, dl,
+                          &ec);
+    } else if (dw && eir_tview_is_contiguous(w) &&
         eir_dnnl_conv2d_blk_f32(x->data, xB, w->data, y->data, B, N, C, H, W, O, OH, OW, w->sizes[2], w->sizes[3], st,
                                 pd, dl, groups, &epi)) {
         /* oneDNN's depthwise primitive, on the chain's layout */

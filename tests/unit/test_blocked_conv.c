@@ -18,6 +18,8 @@
  *    convolution, packed, within the reference's bound;
  *  - channels-last 1 x 1 convolutions with stride 1 (pixel bands, the epilogue taken in as
  *    oneDNN post-ops), one band and several, a band across two images;
+ *  - at most 4 input channels into blocks of 64 lanes (channels last): eir's kernel, the same
+ *    bits from the blocked input, from NCHW and from a permuted NCHW view;
  *  - depthwise convolutions (test_depthwise): oneDNN's primitive and eir's kernel;
  *  - max pooling on the blocked layout (test_pool) against a direct NCHW maximum with NaN and
  *    -inf planted: padding, ceil_mode, dilation, stride [], padding lanes zero, 2 threads the
@@ -154,11 +156,35 @@ static void one_case(const cshape *c, const char *act, bool bias, bool residual)
     CHECK(conv_blocked(c, xin, &Wt, &Bs, bias, act, residual ? &RB : NULL, &YB) == 0);
     if (errbuf[0]) fprintf(stderr, "%s: %s\n", what, errbuf);
     bool dnnl = eir_dnnl_conv_calls() == calls + 1;
-    CHECK(dnnl == eir_dnnl_conv_enabled());
+    /* few input channels into blocks of 64 lanes: eir's own kernel (fused.c conv_small_c) */
+    const char *sc = getenv("EIR_SMALL_C_CONV");
+    bool small = c->C <= 4 && block_of(c->O) % 64 == 0 && !(sc && !strcmp(sc, "0"));
+    CHECK(dnnl == (eir_dnnl_conv_enabled() && !small));
     CHECK(pad_zero(&YB, c->O));
     fill_poison(&Y.v);
     CHECK(from_blocked(&YB, c->O, &Y) == 0);
     CHECK(close_to(&Y.v, want, tol, what));
+
+    /* eir's kernel for few channels reads NCHW (any strides) as it reads the blocked input: the same bits */
+    if (small) {
+        fill_poison(&GB.v);
+        CHECK(conv_blocked(c, &X.v, &Wt, &Bs, bias, act, residual ? &RB : NULL, &GB) == 0);
+        CHECK(memcmp(YB.buf, GB.buf, nb) == 0);
+        int64_t ts[4] = {c->N, c->H, c->W, c->C}; /* NCHW as a permuted view of an NHWC buffer */
+        tt T = tnew(EIR_F32, 4, ts, 0);
+        float *t = T.buf;
+        const float *xf = X.buf;
+        for (int64_t n = 0; n < c->N; n++)
+            for (int64_t ch = 0; ch < c->C; ch++)
+                for (int64_t h = 0; h < c->H; h++)
+                    for (int64_t w = 0; w < c->W; w++)
+                        t[((n * c->H + h) * c->W + w) * c->C + ch] = xf[((n * c->C + ch) * c->H + h) * c->W + w];
+        eir_tview tv = {T.buf, EIR_F32, 4, {c->N, c->C, c->H, c->W}, {c->H * c->W * c->C, 1, c->W * c->C, c->C}};
+        fill_poison(&GB.v);
+        CHECK(conv_blocked(c, &tv, &Wt, &Bs, bias, act, residual ? &RB : NULL, &GB) == 0);
+        CHECK(memcmp(YB.buf, GB.buf, nb) == 0);
+        tfree(&T);
+    }
 
     /* the NCHW path on the same primitive: eir_cpu::conv2d, then aten.add and the activation */
     {
@@ -231,6 +257,9 @@ static void test_shapes(void) {
         {1, 96, 14, 14, 24, 1, 1, 1, 0, 1},      /* a MobileNetV2 projection: two bands of 98 */
         {1, 32, 40, 40, 16, 1, 1, 1, 0, 1},      /* 1600 pixels: bands of 512 and a tail */
         {1, 8, 3, 5, 8, 1, 1, 1, 0, 1},          /* 15 pixels: one band */
+        {2, 4, 19, 23, 128, 5, 3, 2, 2, 1},      /* few channels (channels last: 128 lanes) */
+        {1, 1, 21, 30, 64, 3, 3, 1, 1, 2},       /* one channel, dilated */
+        {1, 2, 9, 9, 64, 3, 3, 2, 1, 1},         /* rows of 5 pixels, shorter than a tile */
     };
     static const char *acts[] = {"none", "relu", "hardtanh", "silu", "hardswish"};
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
