@@ -54,6 +54,11 @@ bool eir_dnnl_conv2d_f32(const float *x, const float *w, const float *bias, floa
 #define EIR_DNNL_NHWC (-1)
 int eir_dnnl_conv_layout(void);
 
+/* eir_cpu::conv2d_blocked with at most this many input channels and groups 1 (a network's stem)
+ * runs eir's own kernel when the output's block is a multiple of 16 (fused.c, conv_small_c); it
+ * reads an NCHW input as cheaply as a blocked one, so a chain starts there without a to_blocked. */
+#define EIR_CONV_SMALL_C 4
+
 /* Applied to each piece of a blocked convolution's output as the primitive completes it:
  * image n, channels [c0, c0 + nc), P pixels; the value of pixel p, channel c0 + j at
  * src[p * sp + j * sj]; writes dst[p * dp + j] for j < nc and zeros for nc <= j < nz (the

@@ -740,11 +740,14 @@ static int conv_dw_blocked(eir_kctx *ctx, const eir_tview *x, int64_t xB, const 
 
 /* ---- convolution of few input channels (a network's stem on an RGB image) ----
  * oneDNN's kernels reduce over the input channels inside their inner loop, which three channels
- * leave mostly idle (ResNet-18's 7 x 7 stem at 66-78 GFLOP/s, MobileNetV3's 3 x 3 one at 45, on
- * this machine's 112). Here the reduction runs over the taps (channel, row, column) instead: a
- * tile of 64 output lanes by 6 output pixels stays in registers (24 vectors), each tap four
- * weight loads and one input value per pixel; the input first zero-padded into NCHW planes so that no
- * tap needs a bounds check. */
+ * leave mostly idle (ResNet-18's 7 x 7 stem at 66-78 GFLOP/s on this machine's 112). Here the
+ * reduction runs over the taps (channel, row, column) instead: a tile of output lanes by output
+ * pixels stays in registers (64 x 6, 32 x 8 or 16 x 24: 24, 16 and 24 vectors), each tap one
+ * weight load per 16 lanes and one input value per pixel; the input is first copied into
+ * zero-padded NCHW planes (from NCHW rows, or gathered from a blocked input) so that no tap needs
+ * a bounds check. Per call, one thread, warm caches (eir's profiler, median of 30 runs): ResNet-18's
+ * stem 2.96 ms + 0.07 ms for its to_blocked -> 2.37 ms, MobileNetV2's 385 + 70 -> 380-417 us,
+ * MobileNetV3's 237 + 68 -> 247-324 us (the chain now reads the image as NCHW, backend.c). */
 
 typedef struct sc_job {
     const float *xp;          /* the input, zero-padded NCHW: N x C x HP x WP */
@@ -759,7 +762,7 @@ typedef struct sc_job {
 #define SC_TILE(V, P)                                                                                                  \
     do {                                                                                                               \
         dw_v16 acc[P][V];                                                                                              \
-        _Pragma("GCC unroll 12") for (int p = 0; p < (P); p++)                                                         \
+        _Pragma("GCC unroll 24") for (int p = 0; p < (P); p++)                                                         \
             _Pragma("GCC unroll 4") for (int v = 0; v < (V); v++) acc[p][v] = (dw_v16){0};                             \
         for (int64_t c = 0; c < C; c++)                                                                                \
             for (int64_t kh = 0; kh < KH; kh++) {                                                                      \
@@ -769,11 +772,11 @@ typedef struct sc_job {
                     dw_v16 wv[V];                                                                                      \
                     _Pragma("GCC unroll 4") for (int v = 0; v < (V); v++) wv[v] = *(const dw_v16 *)(wr + kw * LB + 16 * v); \
                     const float *xk = xr + kw * d1;                                                                    \
-                    _Pragma("GCC unroll 12") for (int p = 0; p < (P); p++)                                             \
+                    _Pragma("GCC unroll 24") for (int p = 0; p < (P); p++)                                             \
                         _Pragma("GCC unroll 4") for (int v = 0; v < (V); v++) acc[p][v] += xk[p * s1] * wv[v];         \
                 }                                                                                                      \
             }                                                                                                          \
-        _Pragma("GCC unroll 12") for (int p = 0; p < (P); p++)                                                         \
+        _Pragma("GCC unroll 24") for (int p = 0; p < (P); p++)                                                         \
             _Pragma("GCC unroll 4") for (int v = 0; v < (V); v++) *(dw_v16 *)(yr + (ow + p) * B + l0 + 16 * v) = acc[p][v]; \
     } while (0)
 
@@ -798,7 +801,11 @@ SC_CLONES static void sc_row(const sc_job *j, int64_t n, int64_t cb, int64_t oh)
     const int64_t C = j->C, B = j->B, KH = j->KH, KW = j->KW, WP = j->WP, s1 = j->st[1], d1 = j->dl[1];
     const int64_t LB = j->CB * B, OW = j->OW;
     float *yr = j->y + ((n * j->CB + cb) * j->OH + oh) * OW * B;
-    for (int64_t l0 = 0; l0 < B;) SC_LANES(4, 6);
+    for (int64_t l0 = 0; l0 < B;) {
+        if (B - l0 >= 64) SC_LANES(4, 6);
+        else if (B - l0 >= 32) SC_LANES(2, 8);
+        else SC_LANES(1, 24);
+    }
     int64_t c0 = cb * B, nc = j->O - c0 < B ? j->O - c0 : B;
     blk_epi(j->ec, n, c0, nc, B, OW, yr, B, 1, yr, B);
 }
@@ -811,10 +818,8 @@ static void sc_rows(void *ctx, int64_t r0, int64_t r1) {
 }
 
 /* Input channels at most this many take conv_small_c when the output's block is a multiple of
- * 64 (ResNet-18's stem: 2.91 -> 2.43 ms; with 16 or 32 lanes, MobileNets' stems, the tiles are
- * bound by the input loads, and oneDNN is faster there: 290 against 364 us for MobileNetV3's);
- * EIR_SMALL_C_CONV=0 sends them to oneDNN like the others (for measurements). */
-enum { SMALL_C = 4 };
+ * 16; EIR_SMALL_C_CONV=0 sends them to oneDNN like the others (for measurements). */
+enum { SMALL_C = EIR_CONV_SMALL_C };
 static bool small_c_on(void) {
     static _Atomic int on = -1;
     int v = atomic_load_explicit(&on, memory_order_relaxed);
@@ -826,13 +831,13 @@ static bool small_c_on(void) {
     return v;
 }
 
-/* y blocked by B (a multiple of 64) = epi(conv(x, w)), groups 1, C <= SMALL_C; x NCHW (xB 0, any
+/* y blocked by B (a multiple of 16) = epi(conv(x, w)), groups 1, C <= SMALL_C; x NCHW (xB 0, any
  * strides) or blocked by xB (contiguous); w (O, C, KH, KW) contiguous. 0, or -1 out of memory. */
 static int conv_small_c(eir_kctx *ctx, const eir_tview *x, int64_t xB, const float *w, float *y, int64_t B, int64_t N,
                         int64_t C, int64_t H, int64_t W, int64_t O, int64_t OH, int64_t OW, int64_t KH, int64_t KW,
                         const int64_t *st, const int64_t *pd, const int64_t *dl, const blk_epi_ctx *ec) {
     int64_t CB = (O + B - 1) / B, HP = H + 2 * pd[0], WP = W + 2 * pd[1], KK = KH * KW;
-    float *xp = eir_kcalloc((size_t)(N * C * HP * WP), sizeof(float));
+    float *xp = eir_kalloc((size_t)(N * C * HP * WP > 0 ? N * C * HP * WP : 1) * sizeof(float));
     float *wt = eir_kcalloc((size_t)(C * KK * CB * B), sizeof(float));
     if (!xp || !wt) {
         eir_kfree(xp);
@@ -841,17 +846,25 @@ static int conv_small_c(eir_kctx *ctx, const eir_tview *x, int64_t xB, const flo
     }
     const float *xd = x->data;
     for (int64_t n = 0; n < N; n++)
-        for (int64_t c = 0; c < C; c++)
+        for (int64_t c = 0; c < C; c++) {
+            float *plane = xp + (n * C + c) * HP * WP;
+            memset(plane, 0, (size_t)(pd[0] * WP) * sizeof(float));                   /* the rows above */
+            memset(plane + (pd[0] + H) * WP, 0, (size_t)(pd[0] * WP) * sizeof(float)); /* and below */
             for (int64_t h = 0; h < H; h++) {
-                float *row = xp + ((n * C + c) * HP + h + pd[0]) * WP + pd[1];
+                float *row = plane + (h + pd[0]) * WP;
+                for (int64_t q = 0; q < pd[1]; q++) row[q] = row[pd[1] + W + q] = 0.f;
+                row += pd[1];
                 if (xB) {
                     const float *src = xd + (((n * ((C + xB - 1) / xB) + c / xB) * H + h) * W) * xB + c % xB;
                     for (int64_t q = 0; q < W; q++) row[q] = src[q * xB];
                 } else {
                     const float *src = xd + n * x->strides[0] + c * x->strides[1] + h * x->strides[2];
-                    for (int64_t q = 0; q < W; q++) row[q] = src[q * x->strides[3]];
+                    if (x->strides[3] == 1) memcpy(row, src, (size_t)W * sizeof(float));
+                    else
+                        for (int64_t q = 0; q < W; q++) row[q] = src[q * x->strides[3]];
                 }
             }
+        }
     for (int64_t o = 0; o < O; o++)
         for (int64_t c = 0; c < C; c++)
             for (int64_t t = 0; t < KK; t++) wt[(c * KK + t) * CB * B + o] = w[(o * C + c) * KK + t];
@@ -922,7 +935,7 @@ static int k_conv2d_blocked(const eir_karg *a, uint32_t na, eir_tview *out, uint
              : e.act == EIR_ACT_SILU ? EIR_BLK_SILU : -1;
     eir_blk_epi epi = {blk_epi, &ec, bact, e.lo, e.hi, bias, r ? r->data : NULL};
     int rc = 0;
-    if (!dw && C <= SMALL_C && B % 64 == 0 && eir_tview_is_contiguous(w) && small_c_on() &&
+    if (!dw && C <= SMALL_C && B % 16 == 0 && eir_tview_is_contiguous(w) && small_c_on() &&
         (!xb || dense_f32(x, 5))) {
         rc = conv_small_c(ctx, x, xB, w->data, y->data, B, N, C, H, W, O, OH, OW, w->sizes[2], w->sizes[3], st, pd, dl,
                           &ec);

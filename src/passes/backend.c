@@ -1108,12 +1108,13 @@ static eir_status try_blocked(bctx *c, uint32_t n, int64_t L, bool *done) {
      * than oneDNN's depthwise saves; EIR_BLOCKED_DW_STARTS=1: it does) */
     if (dw && !env_switch("EIR_BLOCKED_DW_STARTS", false) && blocked_twin(c, x, n, block_of(L, C)) == EIR_NO_VALUE)
         return EIR_OK;
-    /* the input: its blocked twin, NCHW for fewer channels than a fixed block (the stem), or
-     * blocked here */
+    /* the input: its blocked twin, NCHW for fewer channels than a fixed block or at most
+     * EIR_CONV_SMALL_C of them (a stem, whose kernel reads NCHW as cheaply; EIR_SMALL_C_CONV=0:
+     * not), or blocked here */
     uint32_t xin = blocked_twin(c, x, n, block_of(L, C));
     eir_status st_ = EIR_OK;
     if (xin == EIR_NO_VALUE) {
-        if (L > 0 && C < L && !dw) xin = x;
+        if (((L > 0 && C < L) || (C <= EIR_CONV_SMALL_C && env_switch("EIR_SMALL_C_CONV", true))) && !dw) xin = x;
         else {
             if ((st_ = insert_layout(c, n, true, x, block_of(L, C), 0, &xin))) return st_;
             shift(idx, nidx, n);

@@ -18,7 +18,7 @@
  *    convolution, packed, within the reference's bound;
  *  - channels-last 1 x 1 convolutions with stride 1 (pixel bands, the epilogue taken in as
  *    oneDNN post-ops), one band and several, a band across two images;
- *  - at most 4 input channels into blocks of 64 lanes (channels last): eir's kernel, the same
+ *  - at most 4 input channels into blocks of a multiple of 16 lanes: eir's kernel, the same
  *    bits from the blocked input, from NCHW and from a permuted NCHW view;
  *  - depthwise convolutions (test_depthwise): oneDNN's primitive and eir's kernel;
  *  - max pooling on the blocked layout (test_pool) against a direct NCHW maximum with NaN and
@@ -156,9 +156,9 @@ static void one_case(const cshape *c, const char *act, bool bias, bool residual)
     CHECK(conv_blocked(c, xin, &Wt, &Bs, bias, act, residual ? &RB : NULL, &YB) == 0);
     if (errbuf[0]) fprintf(stderr, "%s: %s\n", what, errbuf);
     bool dnnl = eir_dnnl_conv_calls() == calls + 1;
-    /* few input channels into blocks of 64 lanes: eir's own kernel (fused.c conv_small_c) */
+    /* few input channels into blocks of a multiple of 16 lanes: eir's own kernel (fused.c conv_small_c) */
     const char *sc = getenv("EIR_SMALL_C_CONV");
-    bool small = c->C <= 4 && block_of(c->O) % 64 == 0 && !(sc && !strcmp(sc, "0"));
+    bool small = c->C <= 4 && block_of(c->O) % 16 == 0 && !(sc && !strcmp(sc, "0"));
     CHECK(dnnl == (eir_dnnl_conv_enabled() && !small));
     CHECK(pad_zero(&YB, c->O));
     fill_poison(&Y.v);
