@@ -98,6 +98,8 @@ bool eir_dnnl_reorder_f32(const float *x, int64_t xB, float *y, int64_t yB, int6
 
 /* Convolutions run on the primitive, and weight bytes held in its layouts, all owners (tests). */
 uint64_t eir_dnnl_conv_calls(void);
+/* Of those, the calls that ran as Winograd F(2 x 2, 3 x 3) (tests). */
+uint64_t eir_dnnl_conv_wino_calls(void);
 size_t eir_dnnl_conv_weight_bytes(void);
 
 #endif

@@ -18,6 +18,9 @@
  *    convolution, packed, within the reference's bound;
  *  - channels-last 1 x 1 convolutions with stride 1 (pixel bands, the epilogue taken in as
  *    oneDNN post-ops), one band and several, a band across two images;
+ *  - 3 x 3, stride 1, padding 1, channels last, 40 tiles or more: Winograd F(2 x 2, 3 x 3)
+ *    (dnnl_conv.c), against the reference, the same bits at 2 and 3 threads (blocks of tile
+ *    rows and halves of the output channels), not the direct primitive's bits;
  *  - at most 4 input channels into blocks of a multiple of 16 lanes: eir's kernel, the same
  *    bits from the blocked input, from NCHW and from a permuted NCHW view;
  *  - depthwise convolutions (test_depthwise): oneDNN's primitive and eir's kernel;
@@ -151,9 +154,14 @@ static void one_case(const cshape *c, const char *act, bool bias, bool residual)
     /* the input blocked, or NCHW for fewer channels than a block (the stem) */
     const eir_tview *xin = L > 0 && c->C < L ? &X.v : &XB.v;
     CHECK(eir_dnnl_conv_const_add(&owner, Wt.buf, wbytes, false) == 0);
-    uint64_t calls = eir_dnnl_conv_calls();
+    uint64_t calls = eir_dnnl_conv_calls(), wcalls = eir_dnnl_conv_wino_calls();
     fill_poison(&YB.v);
     CHECK(conv_blocked(c, xin, &Wt, &Bs, bias, act, residual ? &RB : NULL, &YB) == 0);
+    const char *wg = getenv("EIR_WINOGRAD");
+    bool wino = eir_dnnl_conv_enabled() && L == EIR_DNNL_NHWC && c->kh == 3 && c->kw == 3 && c->s == 1 && c->p == 1 &&
+                c->d == 1 && c->C % 16 == 0 && c->O % 16 == 0 && ((OH + 1) / 2) * ((OW + 1) / 2) >= 40 &&
+                !(wg && !strcmp(wg, "0"));
+    CHECK(eir_dnnl_conv_wino_calls() == wcalls + (wino ? 1 : 0));
     if (errbuf[0]) fprintf(stderr, "%s: %s\n", what, errbuf);
     bool dnnl = eir_dnnl_conv_calls() == calls + 1;
     /* few input channels into blocks of a multiple of 16 lanes: eir's own kernel (fused.c conv_small_c) */
@@ -210,7 +218,7 @@ static void one_case(const cshape *c, const char *act, bool bias, bool residual)
         free(nchw);
         /* the layout the NCHW path's primitive picks itself, kernels of more than one tap: the same
          * primitives on the same operands, so the same bits */
-        if (dnnl && L == eir_dnnl_conv_layout() && c->kh * c->kw > 1 && c->N == 1) {
+        if (dnnl && !wino && L == eir_dnnl_conv_layout() && c->kh * c->kw > 1 && c->N == 1) {
             bool same = memcmp(Y.buf, Y2.buf, (size_t)numel(&Y.v) * sizeof(float)) == 0;
             if (!same) fprintf(stderr, "%s: not the NCHW path's bits\n", what);
             CHECK(same);
@@ -259,6 +267,8 @@ static void test_shapes(void) {
         {1, 8, 3, 5, 8, 1, 1, 1, 0, 1},          /* 15 pixels: one band */
         {2, 4, 19, 23, 128, 5, 3, 2, 2, 1},      /* few channels (channels last: 128 lanes) */
         {1, 1, 21, 30, 64, 3, 3, 1, 1, 2},       /* one channel, dilated */
+        {2, 16, 40, 36, 32, 3, 3, 1, 1, 1},      /* Winograd (channels last): one block of tile rows, two halves of O */
+        {1, 64, 45, 51, 16, 3, 3, 1, 1, 1},      /* Winograd: three blocks of rows, odd sizes (partial tiles) */
         {1, 2, 9, 9, 64, 3, 3, 2, 1, 1},         /* rows of 5 pixels, shorter than a tile */
     };
     static const char *acts[] = {"none", "relu", "hardtanh", "silu", "hardswish"};
