@@ -122,8 +122,7 @@ enum { MAX_SHAPES = 8 };
     X(dnnl_post_ops_create)                                                                                            \
     X(dnnl_post_ops_append_eltwise)                                                                                    \
     X(dnnl_post_ops_append_binary)                                                                                     \
-    X(dnnl_post_ops_destroy)                                                                                           \
-    X(dnnl_sgemm)
+    X(dnnl_post_ops_destroy)
 
 static struct {
 #define DECL(f) __typeof__(&f) f;
@@ -677,14 +676,20 @@ static bool entry_build_band(conv_entry *e, const float *w, dnnl_stream_t s) {
  * A 3 x 3 convolution with stride 1, padding 1 and no dilation, channels last in and out (the
  * chains' layout here), as 16 products instead of 36 multiplies per 2 x 2 output tile: each 4 x 4
  * input tile d becomes V = B^T d B, the weight g of each (output, input) channel pair U = G g G^T
- * (once, kept with the entry), then M_k = V_k U_k for each of the 16 positions k (dnnl_sgemm:
- * tiles x C times C x O), and the tile's output A^T M A:
+ * (once, kept with the entry), then M_k = V_k U_k for each of the 16 positions k (tiles x C
+ * times C x O), and the tile's output A^T M A:
  *     B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1], G = [1 0 0; .5 .5 .5; .5 -.5 .5; 0 0 1],
  *     A^T = [1 1 1 0; 0 1 -1 -1].
- * 2.25x fewer multiplies; measured per layer on this machine (one thread, against the direct
- * primitive, brgconv, at 105-117 GFLOP/s): ResNet-18's 56 x 56 x 64 layer 2.16 -> 1.4-1.7 ms,
- * 28 x 28 x 128 2.0 -> 1.1-1.2 ms, 14 x 14 x 256 2.0 -> 1.05-1.15 ms; at 7 x 7 x 512 (16
- * tiles, the products too thin) 2.2 -> 2.5-3.8 ms, so it takes 40 tiles or more. The sums
+ * 2.25x fewer multiplies; measured on this machine (one thread, eir's profiler, against the
+ * direct primitive, brgconv, at 105-117 GFLOP/s): ResNet-18's four 56 x 56 x 64 layers 8.7 ->
+ * 5.1 ms, its three 28 x 28 x 128 ones 6.2 -> 4.2 ms, its three 14 x 14 x 256 ones 6.0 -> 4.9
+ * ms; a standalone 7 x 7 x 512 layer (16 tiles, the products too thin) 2.2 -> 2.5-3.8 ms, so
+ * it takes 40 tiles or more. The products
+ * run on OpenBLAS (one thread each): oneDNN's dnnl_sgemm is 1.2-1.5x faster on the 28 and
+ * 14-pixel layers' products, but its first call generates its kernels (40 ms here, the
+ * process's first run), which the direct primitive's convolutions never needed: ResNet-18 per
+ * run 27.0 ms with dnnl_sgemm, 28.5 with OpenBLAS (34.6 without Winograd); process start to
+ * first result 168 / 132 / 141 ms (9 alternating fresh processes). The sums
  * differ from the direct convolution's in the last bits (about 1e-6 of the values' size on
  * those layers, the transforms' additions); the work is cut into blocks of whole tile rows (a
  * function of the shape), each block's products one call on one thread, so the bits are the
@@ -702,19 +707,23 @@ static bool wino_fits(const int64_t *g) {
 static bool entry_build_wino(conv_entry *e, const float *w) {
     int64_t C = e->geo[1], O = e->geo[4], TW = (e->geo[6] + 1) / 2;
     if (!(e->wino = aligned_alloc(64, (size_t)(16 * C * O) * sizeof(float)))) return false;
-    for (int64_t o = 0; o < O; o++)
-        for (int64_t c = 0; c < C; c++) {
-            const float *g = w + (o * C + c) * 9;
-            float t[4][3]; /* G g */
-            for (int j = 0; j < 3; j++) {
-                float g0 = g[j], g1 = g[3 + j], g2 = g[6 + j];
-                t[0][j] = g0, t[1][j] = 0.5f * (g0 + g1 + g2), t[2][j] = 0.5f * (g0 - g1 + g2), t[3][j] = g2;
+    /* output channels in blocks of 64, so that the 16 rows written for one input channel are
+     * runs of 64 floats */
+    for (int64_t o0 = 0; o0 < O; o0 += 64)
+        for (int64_t c = 0; c < C; c++)
+            for (int64_t o = o0; o < O && o < o0 + 64; o++) {
+                const float *g = w + (o * C + c) * 9;
+                float t[4][3]; /* G g */
+                for (int j = 0; j < 3; j++) {
+                    float g0 = g[j], g1 = g[3 + j], g2 = g[6 + j];
+                    t[0][j] = g0, t[1][j] = 0.5f * (g0 + g1 + g2), t[2][j] = 0.5f * (g0 - g1 + g2), t[3][j] = g2;
+                }
+                for (int i = 0; i < 4; i++) { /* (G g) G^T */
+                    float a = t[i][0], b = t[i][1], cc = t[i][2];
+                    float u[4] = {a, 0.5f * (a + b + cc), 0.5f * (a - b + cc), cc};
+                    for (int j = 0; j < 4; j++) e->wino[((i * 4 + j) * C + c) * O + o] = u[j];
+                }
             }
-            for (int i = 0; i < 4; i++) { /* (G g) G^T */
-                float a = t[i][0], b = t[i][1], cc = t[i][2], u[4] = {a, 0.5f * (a + b + cc), 0.5f * (a - b + cc), cc};
-                for (int j = 0; j < 4; j++) e->wino[((i * 4 + j) * C + c) * O + o] = u[j];
-            }
-        }
     /* blocks of at most WINO_BLOCK tiles x channels, the tile rows shared out evenly; an image
      * that is one block is cut into two halves of the output channels instead (each half reads
      * half of the transformed weight: work for two threads without reading all of it twice) */
@@ -1148,7 +1157,6 @@ static void conv_wino(void *ctx, int64_t b0, int64_t b1) {
         return;
     }
     float *M = V + 16 * Tmax * C;
-    (void)omp_one();
     for (int64_t b = b0; b < b1; b++) {
         int64_t n = b / (per * parts), rb = b / parts % per, oc0 = b % parts * no;
         int64_t tr0 = rb * R, tr1 = tr0 + R < TH ? tr0 + R : TH, T = (tr1 - tr0) * TW;
@@ -1156,12 +1164,8 @@ static void conv_wino(void *ctx, int64_t b0, int64_t b1) {
         float *y = j->y + n * O * H * W;
         wino_in(V, x, H, W, C, tr0, tr1, T);
         for (int k = 0; k < 16; k++)
-            if (dn.dnnl_sgemm('N', 'N', T, no, C, 1.f, V + k * T * C, C, e->wino + k * C * O + oc0, O, 0.f,
-                              M + k * T * no, no) != dnnl_success) {
-                atomic_store(&j->failed, 1);
-                eir_kfree(V);
-                return;
-            }
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)T, (int)no, (int)C, 1.f, V + k * T * C, (int)C,
+                        e->wino + k * C * O + oc0, (int)O, 0.f, M + k * T * no, (int)no);
         wino_out(y, M, H, W, O, tr0, tr1, T, oc0, no);
         int64_t oh0 = 2 * tr0, oh1 = 2 * tr1 < H ? 2 * tr1 : H;
         float *yr = y + oh0 * W * O + oc0;
