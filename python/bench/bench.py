@@ -491,7 +491,7 @@ def write_doc(path, rows, args, models_desc):
              "(`--full` for 12). Time to first result is measured from the parent's spawn of a fresh process to "
              "the moment its first run returns: the C driver for eir, python with the contender's imports "
              "(`import torch` dominates torch's and ExecuTorch's) for the others; peak RSS is that process's "
-             "maximum resident set.", "",
+             "maximum resident set." + (f" {args.pinned}" if getattr(args, "pinned", None) else ""), "",
              "Models (seeded random weights, python/bench/models.py):", ""]
     text += [f"- {r['name']}: {models_desc[r['name'].split('.')[0]]}" for r in rows]
     text += ["", table(rows, args.contenders), ""]
@@ -611,6 +611,25 @@ def write_threads_doc(path, rows, args):
     write_section(path, THREADS_SECTION, "\n".join(text))
 
 
+def pin_one_cpu(args, log):
+    """At one thread, this process and the ones it starts (eir's run_bench, the fresh processes)
+    are pinned to one CPU, so that every contender runs where the others ran: torch, ONNX Runtime
+    and ExecuTorch run in this process's thread, eir in its child, which the scheduler otherwise
+    woke on whichever CPU (measured: eir on MobileNetV2 7.7 ms in one run and 10.1 ms in the next
+    unpinned, 7.6-7.7 ms in both pinned; the peers within 2% either way). --no-pin: not. Returns
+    the sentence the report says about it (None: not pinned)."""
+    if args.threads != 1 or args.no_pin or not hasattr(os, "sched_setaffinity"):
+        return None
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        return None
+    cpu = cpus[-1]
+    os.sched_setaffinity(0, {cpu})
+    log(f"pinned to CPU {cpu} (one thread; --no-pin: not)")
+    return (f"At one thread the harness and the processes it starts are pinned to one CPU (CPU {cpu}; "
+            "`--no-pin`: not), so that eir's driver process runs where the in-process contenders run.")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="smoke mode: 3 rounds, 1 warm-up")
@@ -629,6 +648,8 @@ def main(argv=None):
     ap.add_argument("--exe", default=os.path.join(ROOT, "build", "run_bench"))
     ap.add_argument("--corrupt-eir", action="store_true",
                     help="perturb eir's first output before the check (tests that the check fails the run)")
+    ap.add_argument("--no-pin", action="store_true",
+                    help="at one thread, do not pin the harness and its processes to one CPU")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args(argv)
     args.argv = list(argv if argv is not None else sys.argv[1:])
@@ -658,7 +679,13 @@ def main(argv=None):
             write_threads_doc(args.out, rows, args)
         return 1 if any(str(w).startswith("WRONG OUTPUT") for r in rows for w in r["fail"].values()) else 0
 
-    rows = [bench_model(n, args, log) for n in names]
+    before = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+    args.pinned = pin_one_cpu(args, log)
+    try:
+        rows = [bench_model(n, args, log) for n in names]
+    finally:
+        if args.pinned and before:
+            os.sched_setaffinity(0, before)  # the caller's, as it was (the tests call main in-process)
     print(table(rows, args.contenders))
     if args.json:
         with open(args.json, "w") as fh:

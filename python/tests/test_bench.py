@@ -44,10 +44,15 @@ def test_check_outputs_accepts_noise_and_rejects_wrong_values():
 def test_quick_mlp_table(run_bench, tmp_path, capsys):
     doc = tmp_path / "BENCH.md"
     doc.write_text("# Benchmarks\n\n## Load time\n\nkept\n")
+    before = os.sched_getaffinity(0)
     rc = bench.main(["--quick", "--models", "mlp", "--contenders", "eir,torch", "--no-fresh",
                      "--exe", run_bench, "--out", str(doc)])
     out = capsys.readouterr().out
     assert rc == 0
+    # one thread: pinned to one CPU while it ran (the report says so), the caller's CPUs given back
+    assert os.sched_getaffinity(0) == before
+    if len(before) > 1:
+        assert "pinned to one CPU" in doc.read_text()
     row = [ln for ln in out.splitlines() if ln.startswith("| mlp |")][0]
     cells = [c.strip() for c in row.strip("|").split("|")]
     # eir, torch eager medians in ms, then the ratio
