@@ -668,10 +668,6 @@ static bool entry_build_band(conv_entry *e, const float *w, dnnl_stream_t s) {
     return true;
 }
 
-/* Blocked mode (geo[16] the input's block + 1, 1 for NCHW; geo[17] the output's): primitives for
- * one image, one per block of output channels; the input read where the caller has it, one
- * memory object per image; each block's output into the call's buffer (channels last: its
- * channels are not contiguous in the output) or straight into the output (8 or 16). */
 /* ---- Winograd F(2 x 2, 3 x 3) ----
  * A 3 x 3 convolution with stride 1, padding 1 and no dilation, channels last in and out (the
  * chains' layout here), as 16 products instead of 36 multiplies per 2 x 2 output tile: each 4 x 4
@@ -684,14 +680,13 @@ static bool entry_build_band(conv_entry *e, const float *w, dnnl_stream_t s) {
  * direct primitive, brgconv, at 105-117 GFLOP/s): ResNet-18's four 56 x 56 x 64 layers 8.7 ->
  * 5.1 ms, its three 28 x 28 x 128 ones 6.2 -> 4.2 ms, its three 14 x 14 x 256 ones 6.0 -> 4.9
  * ms; a standalone 7 x 7 x 512 layer (16 tiles, the products too thin) 2.2 -> 2.5-3.8 ms, so
- * it takes 40 tiles or more. The products
- * run on OpenBLAS (one thread each): oneDNN's dnnl_sgemm is 1.2-1.5x faster on the 28 and
- * 14-pixel layers' products, but its first call generates its kernels (40 ms here, the
- * process's first run), which the direct primitive's convolutions never needed: ResNet-18 per
- * run 27.0 ms with dnnl_sgemm, 28.5 with OpenBLAS (34.6 without Winograd); process start to
- * first result 168 / 132 / 141 ms (9 alternating fresh processes). The sums
- * differ from the direct convolution's in the last bits (about 1e-6 of the values' size on
- * those layers, the transforms' additions); the work is cut into blocks of whole tile rows (a
+ * it takes 40 tiles or more. The products run on OpenBLAS (one thread each): oneDNN's
+ * dnnl_sgemm is 1.2-1.5x faster on the 28 and 14-pixel layers' products, but its first call
+ * generates its kernels (40 ms here, in the process's first run), which the direct primitive's
+ * convolutions never needed: ResNet-18 per run 27.0 ms with dnnl_sgemm, 28.5 with OpenBLAS
+ * (34.6 without Winograd); process start to first result 168 / 132 / 141 ms (9 alternating
+ * fresh processes). The sums differ from the direct convolution's in the last bits (about
+ * 1e-6 of the values' size on those layers, the transforms' additions); the work is cut into blocks of whole tile rows (a
  * function of the shape), each block's products one call on one thread, so the bits are the
  * same at any thread count. EIR_WINOGRAD=0: the direct primitive. */
 
@@ -796,6 +791,10 @@ WINO_CLONES static void wino_out(float *y, const float *M, int64_t OH, int64_t O
         }
 }
 
+/* Blocked mode (geo[16] the input's block + 1, 1 for NCHW; geo[17] the output's): primitives for
+ * one image, one per block of output channels; the input read where the caller has it, one
+ * memory object per image; each block's output into the call's buffer (channels last: its
+ * channels are not contiguous in the output) or straight into the output (8 or 16). */
 static bool entry_build_blk(conv_entry *e, const float *w, dnnl_stream_t s) {
     const int64_t *g = e->geo;
     int64_t N = g[0], C = g[1], H = g[2], W = g[3], O = g[4], OH = g[5], OW = g[6], KH = g[7], KW = g[8];
