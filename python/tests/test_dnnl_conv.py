@@ -87,8 +87,14 @@ def _run(eir, path, x, out_dir, threads=1, runs=3, env=None):
                        capture_output=True, text=True, timeout=300,
                        env={**os.environ, "DNNL_VERBOSE": "1", **(env or {})})
     assert r.returncode == 0, r.stderr
-    convs = sum(1 for line in (r.stdout + r.stderr).splitlines() if ",exec,cpu,convolution," in line)
-    return [np.load(os.path.join(out_dir, f"run_{k}", "output_0.npy")) for k in range(1, runs + 1)], convs
+    lines = [line for line in (r.stdout + r.stderr).splitlines() if ",exec,cpu,convolution," in line]
+    # oneDNN's reference loops (100-1000x slower) are never what eir runs a convolution on
+    assert not [line for line in lines if ",convolution,ref" in line], lines
+    # the chain's layout, from its per-image primitives' outputs
+    chain = [line for line in lines if ",mb1_" in line]
+    _run.lanes = ("16" if "dst_f32::blocked:aBcd16b" in chain[0] else "8" if "dst_f32::blocked:aBcd8b" in chain[0]
+                  else "nhwc") if chain else None
+    return [np.load(os.path.join(out_dir, f"run_{k}", "output_0.npy")) for k in range(1, runs + 1)], len(lines)
 
 
 def _dnnl_here():
@@ -117,11 +123,17 @@ def test_constant_weights(eir, tmp_path, strict, decomp):
         np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=f"run {k + 1}")
         assert got.tobytes() == one[0].tobytes(), f"run {k + 1} differs from the first"
     if _dnnl_here():
-        # three convolutions in 2 blocks of 32 output channels each (24 channels: one), three runs;
-        # the first two make a blocked chain (test_blocked_conv.py), whose primitives take one
-        # image at a time (two here)
-        per_image = 2 if os.environ.get("EIR_DNNL_BLOCKED") != "0" else 1
-        assert convs == 3 * (per_image * (1 + 2) + 2), f"{convs} primitive executions"
+        # three convolutions in 2 blocks of 32 output channels each (24 channels: one), three runs.
+        # Without chains (EIR_DNNL_BLOCKED=0): 1 + 2 + 2 primitive runs each. The first two make
+        # a blocked chain (test_blocked_conv.py) whose primitives take one image at a time (two
+        # here), except where oneDNN has only its reference loops for the chain's formats: then
+        # the convolution runs as an NCHW one (both images in one primitive per block).
+        # Channels last: the first convolution, from the NCHW input into 24 lanes, runs NCHW
+        # (1 + 2 x 2 + 2). 16 lanes: the first on eir's small-channel kernel (0 + 2 x 2 + 2).
+        # 8 lanes: the first per image, the dilated 5 x 5 NCHW (2 + 2 + 2).
+        lanes = _run.lanes if os.environ.get("EIR_DNNL_BLOCKED") != "0" else None
+        per_run = {None: 5, "nhwc": 7, "16": 6, "8": 6}[lanes]
+        assert convs == 3 * per_run, f"{convs} primitive executions ({lanes})"
     two, _ = _run(eir, path, x, str(tmp_path / "t2"), threads=2)
     assert all(a.tobytes() == b.tobytes() for a, b in zip(one, two)), "2 threads differ from one thread"
     for env in ({"EIR_DNNL_CONV": "0"}, {"EIR_GEMM": "openblas"}):

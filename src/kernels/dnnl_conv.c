@@ -336,6 +336,15 @@ static bool prim_make_po(prim *q, const void *op_desc, const dnnl_memory_desc_t 
                      : dn.dnnl_reorder_primitive_desc_create(&pd, from, engine, to, engine, attr);
     dn.dnnl_primitive_attr_destroy(attr);
     if (rc != dnnl_success) return false;
+    /* oneDNN's reference convolution (plain loops, 100-1000x slower than its kernels) is refused:
+     * the caller's own path is faster. It comes when the formats do not fit together. */
+    const char *impl = NULL;
+    if (op_desc && dn.dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success && impl &&
+        !strncmp(impl, "ref", 3)) {
+        atomic_fetch_add(&nref, 1);
+        dn.dnnl_primitive_desc_destroy(pd);
+        return false;
+    }
     const dnnl_memory_desc_t *sm = dn.dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
     q->scratch_bytes = sm ? dn.dnnl_memory_desc_get_size(sm) : 0;
     if (q->scratch_bytes) {
@@ -344,10 +353,6 @@ static bool prim_make_po(prim *q, const void *op_desc, const dnnl_memory_desc_t 
     }
     if (rc == dnnl_success) rc = dn.dnnl_primitive_create(&q->p, pd);
     if (rc != dnnl_success) q->p = NULL;
-    const char *impl = NULL;
-    if (rc == dnnl_success && op_desc && dn.dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success &&
-        impl && !strncmp(impl, "ref", 3))
-        atomic_fetch_add(&nref, 1);
     if (keep && rc == dnnl_success) *keep = pd;
     else dn.dnnl_primitive_desc_destroy(pd);
     return rc == dnnl_success;

@@ -100,8 +100,9 @@ bool eir_dnnl_reorder_f32(const float *x, int64_t xB, float *y, int64_t yB, int6
 uint64_t eir_dnnl_conv_calls(void);
 /* Of those, the calls that ran as Winograd F(2 x 2, 3 x 3) (tests). */
 uint64_t eir_dnnl_conv_wino_calls(void);
-/* Convolution primitives made on oneDNN's reference implementation (its slow, portable loops:
- * a sign that a convolution's formats do not fit together; tests). */
+/* Convolution primitives refused because oneDNN offered its reference implementation (its slow,
+ * portable loops: a sign that a convolution's formats do not fit together); the caller took its
+ * own path (tests). */
 uint64_t eir_dnnl_conv_ref_prims(void);
 size_t eir_dnnl_conv_weight_bytes(void);
 
