@@ -415,7 +415,7 @@ static void split_columns(const float *restrict xp, float *restrict xs, int64_t 
     }
 }
 
-/* Depthwise 3 x 3 and 5 x 5 at strides 1 and 2 over "phase planes": the
+/* Depthwise 3 x 3, 5 x 5 and 7 x 7 at strides 1 and 2 over "phase planes": the
  * zero-padded plane cut by row and column parity into sh * sw planes of
  * HE x WE (stride 1: the padded plane itself), so that tap (kh, kw) of every
  * output reads one phase plane at unit stride, at a fixed offset. Seen flat,
@@ -452,6 +452,29 @@ DW_CLONES static void dw_flat25(const float *const *p, int64_t at, const float *
 #undef DW_TAP
 #undef DW_TERM
 
+/* The same for 7 x 7 (49 taps), in blocks of 16 outputs held in registers while the taps go by:
+ * each output w[0] p[0] + w[1] p[1] + ... + w[48] p[48] in that order, then the bias. */
+enum { DW_LANES = 16 };
+DW_CLONES static void dw_flat49(const float *const *p, int64_t at, const float *w, float bias, float *restrict y,
+                                int64_t n) {
+    int64_t i = 0;
+    for (; i + DW_LANES <= n; i += DW_LANES) {
+        float acc[DW_LANES];
+        const float *restrict p0 = p[0] + at + i;
+        for (int l = 0; l < DW_LANES; l++) acc[l] = w[0] * p0[l];
+        for (int t = 1; t < 49; t++) {
+            const float wt = w[t], *restrict pt = p[t] + at + i;
+            for (int l = 0; l < DW_LANES; l++) acc[l] += wt * pt[l];
+        }
+        for (int l = 0; l < DW_LANES; l++) y[i + l] = acc[l] + bias;
+    }
+    for (; i < n; i++) {
+        float a = w[0] * p[0][at + i];
+        for (int t = 1; t < 49; t++) a += w[t] * p[t][at + i];
+        y[i] = a + bias;
+    }
+}
+
 /* out (OH x OW) = acc's rows (OH x WE, the first OW columns of each) */
 static void dw_compact(const float *restrict acc, float *restrict y, int64_t OH, int64_t OW, int64_t WE) {
     for (int64_t oh = 0; oh < OH; oh++) memcpy(y + oh * OW, acc + oh * WE, (size_t)OW * sizeof(float));
@@ -470,7 +493,8 @@ typedef struct dw_phases {
 
 static bool dw_phases_of(int64_t OH, int64_t OW, int64_t KH, int64_t KW, const int64_t *stride, const int64_t *pad,
                          const int64_t *dil, dw_phases *ph) {
-    if (!((KH == 3 && KW == 3) || (KH == 5 && KW == 5)) || dil[0] != 1 || dil[1] != 1) return false;
+    if (!((KH == 3 && KW == 3) || (KH == 5 && KW == 5) || (KH == 7 && KW == 7)) || dil[0] != 1 || dil[1] != 1)
+        return false;
     if (stride[0] < 1 || stride[0] > 2 || stride[1] < 1 || stride[1] > 2) return false;
     if (pad[0] < 0 || pad[1] < 0 || pad[0] >= KH || pad[1] >= KW || OH < 1 || OW < 1) return false;
     int64_t HP = (OH - 1) * stride[0] + KH, WP = (OW - 1) * stride[1] + KW;
@@ -531,7 +555,7 @@ static void dw_planes(void *ctx, int64_t b, int64_t e) {
         (phb = eir_kalloc((size_t)(g.sh * g.sw * g.PS + OH * g.WE) * sizeof(float))) != NULL) {
         float *acc = phb + g.sh * g.sw * g.PS;
         memset(phb, 0, (size_t)(g.sh * g.sw * g.PS) * sizeof(float)); /* the padding, for all planes */
-        const float *taps[25];
+        const float *taps[49];
         for (int64_t kh = 0; kh < KH; kh++)
             for (int64_t kw = 0; kw < KW; kw++)
                 taps[kh * KW + kw] = phb + ((kh % g.sh) * g.sw + kw % g.sw) * g.PS + (kh / g.sh) * g.WE + kw / g.sw;
@@ -544,11 +568,13 @@ static void dw_planes(void *ctx, int64_t b, int64_t e) {
             if (OW >= DW_WIDE)  /* row by row, straight into y */
                 for (int64_t oh = 0; oh < OH; oh++) {
                     if (KH == 3) dw_flat9(taps, oh * g.WE, wc, bv, yc + oh * OW, OW);
-                    else dw_flat25(taps, oh * g.WE, wc, bv, yc + oh * OW, OW);
+                    else if (KH == 5) dw_flat25(taps, oh * g.WE, wc, bv, yc + oh * OW, OW);
+                    else dw_flat49(taps, oh * g.WE, wc, bv, yc + oh * OW, OW);
                 }
             else {              /* narrow: the whole plane in one loop, then its first OW columns */
                 if (KH == 3) dw_flat9(taps, 0, wc, bv, acc, OH * g.WE);
-                else dw_flat25(taps, 0, wc, bv, acc, OH * g.WE);
+                else if (KH == 5) dw_flat25(taps, 0, wc, bv, acc, OH * g.WE);
+                else dw_flat49(taps, 0, wc, bv, acc, OH * g.WE);
                 dw_compact(acc, yc, OH, OW, g.WE);
             }
             if (j->epi) j->epi->fn(j->epi->ctx, c, yc, OH * OW);

@@ -768,6 +768,26 @@ done:
     return rc;
 }
 
+/* a 4-d tensor laid out channels last: (N, C, H, W) with strides (H W C, 1, W C, C) */
+static bool nhwc_dense(const eir_tview *t) {
+    if (t->rank != 4) return false;
+    int64_t C = t->sizes[1], H = t->sizes[2], W = t->sizes[3];
+    return t->strides[1] == 1 && (W == 1 || t->strides[3] == C) && (H == 1 || t->strides[2] == W * C) &&
+           (t->sizes[0] == 1 || t->strides[0] == H * W * C);
+}
+
+/* the bias of a channels-last depthwise convolution on the primitive (eir_blk_epi), when the
+ * primitive does not take it in */
+static void nhwc_bias_epi(const void *ctx, int64_t n, int64_t c0, int64_t nc, int64_t nz, int64_t P, const float *src,
+                          int64_t sp, int64_t sj, float *dst, int64_t dp) {
+    (void)n;
+    const float *b = ctx;
+    for (int64_t p = 0; p < P; p++) {
+        for (int64_t j = 0; j < nc; j++) dst[p * dp + j] = src[p * sp + j * sj] + (b ? b[c0 + j] : 0.0f);
+        for (int64_t j = nc; j < nz; j++) dst[p * dp + j] = 0.0f;
+    }
+}
+
 /* pad < 0 entries: "same" padding (left = total / 2). */
 /* epi (float32 only, NULL: none): applied to every output element after the bias. */
 static int conv_impl(eir_kctx *ctx, const eir_tview *x0, const eir_tview *w, const eir_tview *bias, const int64_t *stride,
@@ -805,6 +825,19 @@ static int conv_impl(eir_kctx *ctx, const eir_tview *x0, const eir_tview *w, con
     size_t es = eir_elsize(ct);
     void *xo = NULL, *wo = NULL, *col = NULL, *yb = NULL;
     int rc = 0;
+    /* a depthwise 2-d float32 convolution from channels last to channels last (as torch lays out
+     * the result of a channels-last input; ConvNeXt's 7 x 7 after its permuted blocks): oneDNN's
+     * depthwise primitive on the tensors where they lie, no copy to NCHW and back */
+    if (eir_kernels_fast && !transposed && !epi && dt == EIR_F32 && x.dtype == EIR_F32 && nsp == 2 &&
+        groups == Cin && Cout == Cin && Cig == 1 && nhwc_dense(&x) && nhwc_dense(&out) &&
+        eir_tview_is_contiguous(w) && (!bias || (bias->dtype == EIR_F32 && bias->rank == 1 && bias->strides[0] == 1))) {
+        const float *bv = bias ? (const float *)bias->data : NULL;
+        eir_blk_epi be = {nhwc_bias_epi, bv, EIR_BLK_NONE, 0.f, 0.f, bv, NULL};
+        if (eir_dnnl_conv2d_blk_f32((const float *)x.data, Cin, (const float *)w->data, (float *)out.data, Cout, Nb, Cin,
+                                    g.Ii[1], g.Ii[2], Cout, g.Oo[1], g.Oo[2], g.K[1], g.K[2], &g.S[1], &g.P[1], &g.D[1],
+                                    groups, &be))
+            return 0;
+    }
     const char *X = as_contig(&x, ct, &xo);
     const char *W = as_contig(w, ct, &wo);
     bool ydirect = dt == ct && eir_tview_is_contiguous(&out);

@@ -289,8 +289,42 @@ static int pw_run(const pw_op *op, pw_params *p, eir_dtype ct, const eir_tview *
             dt[k] = ct;
             ops[k + 1] = &sv[k];
         }
+    /* visit the elements in the output's memory order (innermost: its smallest stride), so that
+     * a channels-last output (and inputs laid out like it) runs in unit-stride rows; every
+     * element is computed the same way in any order */
+    eir_tview pv[5];
+    int32_t rank = out->rank;
+    int64_t psizes[EIR_MAX_RANK];
+    memcpy(psizes, out->sizes, sizeof psizes);
+    bool reorder = false, plain = true; /* plain: no negative or repeated (0) output strides */
+    for (int32_t d = 0, prev = -1; d < rank; d++) {
+        if (out->sizes[d] == 1) continue;
+        if (out->strides[d] <= 0) plain = false;
+        if (prev >= 0 && out->strides[prev] < out->strides[d]) reorder = true;
+        prev = d;
+    }
+    if (reorder && plain) {
+        int32_t perm[EIR_MAX_RANK], np = 0;
+        for (int32_t d = 0; d < rank; d++) perm[np++] = d;
+        for (int32_t i = 1; i < np; i++) /* stable insertion sort, strides descending; size-1 dims stay put */
+            for (int32_t j = i; j > 0; j--) {
+                int32_t a = perm[j - 1], b = perm[j];
+                if (out->sizes[a] == 1 || out->sizes[b] == 1 || out->strides[a] >= out->strides[b]) break;
+                perm[j - 1] = b;
+                perm[j] = a;
+            }
+        for (int k = 0; k <= nin; k++) {
+            pv[k] = *ops[k];
+            for (int32_t d = 0; d < rank; d++) {
+                pv[k].sizes[d] = ops[k]->sizes[perm[d]];
+                pv[k].strides[d] = ops[k]->strides[perm[d]];
+            }
+            ops[k] = &pv[k];
+        }
+        for (int32_t d = 0; d < rank; d++) psizes[d] = out->sizes[perm[d]];
+    }
     eir_iter it;
-    eir_iter_init(&it, out->rank, out->sizes, nin + 1, ops);
+    eir_iter_init(&it, rank, psizes, nin + 1, ops);
     char *ptr[5];
     int64_t len;
     int err = 0;

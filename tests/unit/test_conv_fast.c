@@ -1,6 +1,6 @@
 /* test_conv_fast.c — the float32 convolution paths of nn.c and fast.c that
  * eir_cpu::conv2d (fused.c) runs: the depthwise kernels over phase planes
- * (3 x 3 and 5 x 5, strides 1 and 2, narrow planes in one flat loop, wide
+ * (3 x 3, 5 x 5 and 7 x 7, strides 1 and 2, narrow planes in one flat loop, wide
  * ones row by row), the im2col GEMM cut into column blocks with each block's
  * columns built right before its product, and the bias + activation
  * epilogue applied inside both. Each is checked against a naive float64
@@ -100,7 +100,7 @@ static void one_case(const cshape *c, const char *act, bool bias) {
 static void test_depthwise(void) {
     static const char *acts[] = {"none", "relu", "hardtanh", "hardswish", "silu"};
     int i = 0;
-    for (int64_t k = 3; k <= 5; k += 2)
+    for (int64_t k = 3; k <= 7; k += 2) /* 3 x 3, 5 x 5, 7 x 7 (ConvNeXt's; dw_flat49) */
         for (int64_t s = 1; s <= 2; s++)
             for (int64_t p = 0; p < k; p++) {
                 /* narrow planes (one flat loop), wide ones (row by row: output rows of 64 and more), odd sizes */
