@@ -1,4 +1,5 @@
-"""Tensors laid out channels last inside a program, as ConvNeXt makes them: its blocks
+"""Tensors laid out channels last inside a program, as ConvNeXt makes them (and sequences kept
+transposed, as Whisper's encoder keeps them: test_transposed_sequence): ConvNeXt's blocks
 permute (N, C, H, W) to (N, H, W, C) for layer norm and the linear layers and back, so the
 block's result, and the next block's 7 x 7 depthwise convolution's input and output, are
 (N, C, H, W) tensors with channels-last strides (torch keeps that layout through pointwise
@@ -6,7 +7,8 @@ ops and convolutions).
 
 eir runs such a depthwise convolution on oneDNN's primitive where the tensors lie (no copy to
 NCHW and back; src/kernels/nn.c), its pointwise ops in the output's memory order (unit-stride
-rows; src/kernels/pointwise.c), and a 7 x 7 depthwise convolution on NCHW tensors in its own
+rows; src/kernels/pointwise.c), a layer norm of a transposed input from a contiguous copy of it
+(src/kernels/reduce.c), and a 7 x 7 depthwise convolution on NCHW tensors in its own
 register-blocked kernel (src/kernels/fast.c, dw_flat49). Programs exported strict and not, as
 exported and after run_decompositions(), saved and saved again after torch.export.load: torch's
 answers over three runs, the same bits on 1 and 2 threads.
@@ -123,3 +125,52 @@ def test_convnext_blocks(eir, tmp_path, strict, decomp, resave):
     two, _ = _run(eir, path, [xf], str(tmp_path / "t2"), 2)
     for a, b in zip(one, two):
         assert all(p.tobytes() == q.tobytes() for p, q in zip(a, b)), "2 threads differ from one thread"
+
+
+class Encoder(nn.Module):
+    """Whisper's encoder entry: convolutions over (N, C, T), the sequence transposed to
+    (N, T, C) as a view, a position embedding added (the sum keeps the transposed layout),
+    then pre-norm blocks whose layer norms and residual adds see that layout."""
+
+    def __init__(self, c=48, t=90):
+        super().__init__()
+        g = torch.Generator().manual_seed(4)
+        self.conv = nn.Conv1d(8, c, 3, padding=1)
+        self.pos = nn.Parameter(torch.randn(t, c, generator=g))
+        self.ln1, self.ln2 = nn.LayerNorm(c), nn.LayerNorm(c)
+        self.fc = nn.Linear(c, c)
+        with torch.no_grad():
+            for ln in (self.ln1, self.ln2):
+                ln.weight.uniform_(0.5, 1.5, generator=g)
+                ln.bias.uniform_(-0.5, 0.5, generator=g)
+
+    def forward(self, x):
+        h = F.gelu(self.conv(x)).permute(0, 2, 1) + self.pos
+        h = h + self.fc(self.ln1(h))
+        return self.ln2(h)
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["nonstrict", "strict"])
+@pytest.mark.parametrize("decomp", [False, True], ids=["exported", "decomp"])
+def test_transposed_sequence(eir, tmp_path, strict, decomp):
+    module = Encoder().eval()
+    x = torch.randn(2, 8, 90, generator=torch.Generator().manual_seed(2))
+    path = str(tmp_path / "enc.pt2")
+    export_save(module, x, strict, decomp, path)
+    with torch.no_grad():
+        want = to_npy(module(x))
+        h = F.gelu(module.conv(x)).permute(0, 2, 1) + module.pos
+    assert h.stride(1) == 1 and not h.is_contiguous(), h.stride()  # the layout under test
+    xf = str(tmp_path / "x.npy")
+    np.save(xf, to_npy(x))
+    rtol, atol = tolerance(torch.float32)
+    outs = {}
+    for threads in (1, 2):
+        d = str(tmp_path / f"t{threads}")
+        r = subprocess.run([eir, "run", path, xf, "--out", d, "--threads", str(threads), "--runs", "2"],
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        outs[threads] = [np.load(os.path.join(d, f"run_{k}", "output_0.npy")) for k in (1, 2)]
+        for got in outs[threads]:
+            np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
+    assert outs[1][0].tobytes() == outs[1][1].tobytes() == outs[2][0].tobytes()

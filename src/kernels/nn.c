@@ -1203,6 +1203,15 @@ static bool gemm_rows_ok(const eir_tview *m, eir_dtype ct) {
     return m->dtype == ct && m->sizes[1] > 0 && m->strides[1] == 1 && m->strides[0] >= m->sizes[1];
 }
 
+/* Query rows per block of the float32 path: the block's scores (rows x S floats) within 256 KiB,
+ * so that they stay in L2 from the first product through the softmax to the second; at least 16
+ * rows (a function of the shape only: the same bits at any thread count). */
+static int64_t sdpa_rows(int64_t L, int64_t S) {
+    int64_t rows = (256 << 10) / (4 * (S > 1 ? S : 1));
+    if (rows < 16) rows = 16;
+    return rows < L ? rows : (L > 0 ? L : 1);
+}
+
 static void sdpa_heads(void *jp, int64_t b0, int64_t b1) {
     sdpa_job *h = jp;
     eir_kctx *ctx = h->ctx;
@@ -1251,33 +1260,60 @@ static void sdpa_heads(void *jp, int64_t b0, int64_t b1) {
         else if (E > 0) copy_view(&kv, &ka);
         if (eir_kernels_fast && gemm_rows_ok(&va, ct)) { Vp = va.data; lv = va.strides[0]; }
         else if (Ev > 0 && S > 0) copy_view(&vv, &va);
-        blas_gemm(ct, false, false, true, L, S, E, scale, Qp, lq, Kp, lk, 0, P, S > 1 ? S : 1);
         eir_tview ma;
         memset(&ma, 0, sizeof ma);
         if (has_mask) ma = mat_at(&mask, bidx);
-        if (eir_kernels_fast && ct == EIR_F32 && dropout == 0 && (!has_mask || (ma.dtype == EIR_F32 && !causal))) {
-            /* vectorised rows (fast.c); a float mask added to each row first, in float as torch adds it */
-            for (int64_t i = 0; i < L; i++) {
-                float mxf;
-                double sum;
-                if (has_mask) {
-                    float *pr = (float *)P + i * S;
-                    const float *mr = (const float *)ma.data + i * ma.strides[0];
-                    int64_t ms = ma.strides[1];
-                    if (ms == 1)
-                        for (int64_t j = 0; j < S; j++) pr[j] += mr[j];
-                    else
-                        for (int64_t j = 0; j < S; j++) pr[j] += mr[j * ms];
+        if (eir_kernels_fast && ct == EIR_F32 && dropout == 0 &&
+            (!has_mask || ((ma.dtype == EIR_F32 || ma.dtype == EIR_BOOL) && !causal))) {
+            /* blocks of query rows, each block's scores (rows x S) kept in cache from its product
+             * through its softmax to its product with v; vectorised rows (fast.c); a float mask
+             * added to each row first, in float as torch adds it; a bool mask's false positions
+             * -inf, as torch's math attention makes them */
+            int64_t LB = sdpa_rows(L, S);
+            for (int64_t i0 = 0; i0 < L; i0 += LB) {
+                int64_t nr = L - i0 < LB ? L - i0 : LB;
+                blas_gemm(ct, false, false, true, nr, S, E, scale, (const char *)Qp + i0 * lq * (int64_t)es, lq, Kp, lk, 0,
+                          P, S > 1 ? S : 1);
+                for (int64_t i = i0; i < i0 + nr; i++) {
+                    float mxf;
+                    double sum;
+                    float *pr = (float *)P + (i - i0) * S;
+                    if (has_mask && ma.dtype == EIR_BOOL) {
+                        const uint8_t *mr = (const uint8_t *)ma.data + i * ma.strides[0];
+                        int64_t ms = ma.strides[1];
+                        for (int64_t j = 0; j < S; j++)
+                            if (!mr[j * ms]) pr[j] = -INFINITY;
+                    } else if (has_mask) {
+                        const float *mr = (const float *)ma.data + i * ma.strides[0];
+                        int64_t ms = ma.strides[1];
+                        if (ms == 1)
+                            for (int64_t j = 0; j < S; j++) pr[j] += mr[j];
+                        else
+                            for (int64_t j = 0; j < S; j++) pr[j] += mr[j * ms];
+                    }
+                    eir_softmax_row_f32(pr, causal ? (i + 1 < S ? i + 1 : S) : S, S, &mxf, &sum);
+                    if (lse) {
+                        int64_t li[EIR_MAX_RANK];
+                        for (int32_t d = 0; d < r - 2; d++) li[d] = bidx[d];
+                        li[r - 2] = i;
+                        eir_store_f64(eir_tview_at(lse, li), lse->dtype, mxf == -INFINITY ? 0.0 : (double)mxf + log(sum));
+                    }
                 }
-                eir_softmax_row_f32((float *)P + i * S, causal ? (i + 1 < S ? i + 1 : S) : S, S, &mxf, &sum);
-                if (lse) {
-                    int64_t li[EIR_MAX_RANK];
-                    for (int32_t d = 0; d < r - 2; d++) li[d] = bidx[d];
-                    li[r - 2] = i;
-                    eir_store_f64(eir_tview_at(lse, li), lse->dtype, mxf == -INFINITY ? 0.0 : (double)mxf + log(sum));
+                if (gemm_rows_ok(&oa, ct))
+                    blas_gemm(ct, false, false, false, nr, Ev, S, 1.0, P, S > 1 ? S : 1, Vp, lv, 0,
+                              (char *)oa.data + i0 * oa.strides[0] * (int64_t)es, oa.strides[0]);
+                else {
+                    blas_gemm(ct, false, false, false, nr, Ev, S, 1.0, P, S > 1 ? S : 1, Vp, lv, 0,
+                              (char *)O + i0 * Ev * (int64_t)es, Ev > 1 ? Ev : 1);
                 }
             }
-        } else
+            if (!gemm_rows_ok(&oa, ct) && Ev > 0) {
+                eir_tview ov = contig_view(O, ct, 2, oa.sizes);
+                copy_view(&oa, &ov);
+            }
+            continue;
+        }
+        blas_gemm(ct, false, false, true, L, S, E, scale, Qp, lq, Kp, lk, 0, P, S > 1 ? S : 1);
         for (int64_t i = 0; i < L; i++) {
             double mx = -INFINITY;
             if (ct == EIR_F32 && !causal && !has_mask) { /* plain float scores: the loop below without its branches */

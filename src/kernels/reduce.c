@@ -1263,9 +1263,51 @@ static void ln_rows(void *ctx, int64_t o0, int64_t o1) {
     eir_kfree(buf);
 }
 
+/* A contiguous float32 copy of x (rows of it gathered in x's order), or NULL when out of memory. */
+static float *contig_f32(const eir_tview *x, eir_tview *v) {
+    int64_t n = eir_tview_numel(x);
+    float *buf = eir_kalloc((size_t)(n > 0 ? n : 1) * sizeof(float));
+    if (!buf) return NULL;
+    *v = *x;
+    v->data = buf;
+    int64_t st = 1;
+    for (int32_t d = x->rank - 1; d >= 0; d--) {
+        v->strides[d] = st;
+        st *= x->sizes[d];
+    }
+    eir_iter it;
+    const eir_tview *ops[2] = {v, x};
+    eir_iter_init(&it, x->rank, x->sizes, 2, ops);
+    char *p[2];
+    int64_t len, ds = it.inner_stride[0] / 4, ss = it.inner_stride[1] / 4;
+    while (eir_iter_next(&it, p, &len)) {
+        float *d = (float *)p[0];
+        const float *s = (const float *)p[1];
+        for (int64_t k = 0; k < len; k++) d[k * ds] = s[k * ss];
+    }
+    return buf;
+}
+
+static int layer_norm_x(const eir_tview *x, const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, double eps,
+                        eir_kctx *ctx);
+
 /* native_layer_norm(input, normalized_shape, weight?, bias?, eps) -> (y, mean, rstd); nout 1: layer_norm */
 static int layer_norm_impl(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, double eps, eir_kctx *ctx) {
     const eir_tview *x = a[0].t;
+    /* a float32 input laid out otherwise (a transposed sequence, as Whisper's encoder keeps its
+     * activations) normalised from a contiguous copy of it, on the vectorised rows */
+    eir_tview xcv;
+    float *xc = NULL;
+    if (eir_kernels_fast && x->dtype == EIR_F32 && x->rank >= 1 && !eir_tview_is_contiguous(x) &&
+        eir_tview_numel(x) > 0 && (xc = contig_f32(x, &xcv)) != NULL)
+        x = &xcv;
+    int rc = layer_norm_x(x, a, na, out, no, eps, ctx);
+    eir_kfree(xc);
+    return rc;
+}
+
+static int layer_norm_x(const eir_tview *x, const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, double eps,
+                        eir_kctx *ctx) {
     if (a[1].kind != EIR_KA_INTS && a[1].kind != EIR_KA_INT) return eir_kerr(ctx, "layer_norm: normalized_shape must be a list of ints");
     uint32_t nn = a[1].kind == EIR_KA_INT ? 1 : a[1].n;
     const int64_t *ns = a[1].kind == EIR_KA_INT ? &a[1].i : a[1].ints;
