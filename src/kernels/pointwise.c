@@ -201,8 +201,16 @@ static bool fast_rows(const pw_op *op, const pw_params *p, eir_dtype ct, int nin
     int64_t es = (int64_t)eir_elsize(ct);
     const int64_t *is = it->inner_stride;
     if (it->rank == 0 || is[0] != es) return false;
+    /* an input whose rows are strided (a transposed operand) is gathered row by row into a
+     * buffer first */
+    bool gather[4] = {false};
+    int ngather = 0;
     for (int k = 0; k < nin; k++)
-        if (is[k + 1] != es && is[k + 1] != 0) return false;
+        if (is[k + 1] != es && is[k + 1] != 0) {
+            if (is[k + 1] % es) return false;
+            gather[k] = true;
+            ngather++;
+        }
     char *ptr[5];
     int64_t len, s[4] = {0};
     for (int k = 0; k < nin; k++) s[k] = is[k + 1] ? 1 : 0;
@@ -222,8 +230,21 @@ static bool fast_rows(const pw_op *op, const pw_params *p, eir_dtype ct, int nin
         }
         if (b + lo_k < o + hi_o + es && o + lo_o < b + hi_k + es) return false;
     }
+    int64_t row = it->sizes[it->rank - 1];
+    char *gbuf = ngather ? eir_kalloc((size_t)(ngather * row) * (size_t)es) : NULL;
+    if (ngather && !gbuf) return false;
     while (eir_iter_next(it, ptr, &len)) {
         bool done;
+        for (int k = 0, g = 0; k < nin; k++) {
+            if (!gather[k]) continue;
+            char *dst = gbuf + g++ * row * es;
+            int64_t st = is[k + 1] / es;
+            if (ct == EIR_F32)
+                for (int64_t j = 0; j < len; j++) ((float *)dst)[j] = ((const float *)ptr[k + 1])[j * st];
+            else
+                for (int64_t j = 0; j < len; j++) ((double *)dst)[j] = ((const double *)ptr[k + 1])[j * st];
+            ptr[k + 1] = dst;
+        }
         if (ct == EIR_F32) {
             const float *x[4] = {0};
             for (int k = 0; k < nin; k++) x[k] = (const float *)ptr[k + 1];
@@ -246,6 +267,7 @@ static bool fast_rows(const pw_op *op, const pw_params *p, eir_dtype ct, int nin
                 }
         }
     }
+    eir_kfree(gbuf);
     return true;
 }
 
