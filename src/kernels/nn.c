@@ -845,10 +845,9 @@ static int conv_impl(eir_kctx *ctx, const eir_tview *x0, const eir_tview *w, con
     bool trivial = !transposed && Kp == 1 && g.S[0] == 1 && g.S[1] == 1 && g.S[2] == 1 && g.P[0] == 0 && g.P[1] == 0 &&
                    g.P[2] == 0 && Pin == Pout;
     if (!X || !W || !Y) { rc = eir_kerr(ctx, "out of memory"); goto done; }
-    /* 2-d (or 1-d, as 2-d with one row: the same memory), groups 1, float32, weight a constant
-     * of the runtime as given (not a copy): oneDNN's convolution primitive on the weight
-     * reordered once (dnnl_conv.c) */
-    if (eir_kernels_fast && !transposed && dt == EIR_F32 && nsp <= 2 && groups == 1 && !wo &&
+    /* 2-d, groups 1, float32, weight a constant of the runtime as given (not a copy): oneDNN's
+     * convolution primitive on the weight reordered once (dnnl_conv.c) */
+    if (eir_kernels_fast && !transposed && dt == EIR_F32 && nsp == 2 && groups == 1 && !wo &&
         (!bias || (bias->dtype == EIR_F32 && bias->rank == 1 && bias->strides[0] == 1))) {
         if (eir_dnnl_conv2d_f32((const float *)X, (const float *)W, bias ? (const float *)bias->data : NULL, (float *)Y,
                                 Nb, Cin, g.Ii[1], g.Ii[2], Cout, g.Oo[1], g.Oo[2], g.K[1], g.K[2], &g.S[1], &g.P[1],
@@ -860,8 +859,8 @@ static int conv_impl(eir_kctx *ctx, const eir_tview *x0, const eir_tview *w, con
     int64_t colsz = transposed ? Cog * Kp * Pin : Cig * Kp * Pout;
     if (!trivial) col = eir_kalloc((size_t)(colsz > 0 ? colsz : 1) * es);
     if (!trivial && !col) { rc = eir_kerr(ctx, "out of memory"); goto done; }
-    /* depthwise 2-d (or 1-d, one row), float32: a direct kernel instead of one small GEMM per channel */
-    if (eir_kernels_fast && !transposed && dt == EIR_F32 && nsp <= 2 && groups == Cin && Cout == Cin && Cig == 1 &&
+    /* depthwise 2-d, float32: a direct kernel instead of one small GEMM per channel */
+    if (eir_kernels_fast && !transposed && dt == EIR_F32 && nsp == 2 && groups == Cin && Cout == Cin && Cig == 1 &&
         (!bias || bias->dtype == EIR_F32)) {
         void *bo = NULL;
         const float *Bv = bias ? (const float *)as_contig(bias, ct, &bo) : NULL;
