@@ -10,7 +10,8 @@ with --decomp); every contender runs that program on the same inputs: eir from
 the saved .pt2, torch eager as ep.module() under torch.inference_mode(), ONNX
 Runtime on torch.onnx.export(ep, dynamo=True), ExecuTorch on
 to_edge_transform_and_lower(ep, partitioner=[XnnpackPartitioner()]). After
-warm-up the contenders are timed round-robin, one run each per round, and the
+warm-up the contenders are timed round-robin, one run each per round (in an order
+shuffled per round, seeded), and the
 median of N rounds is reported. eir's outputs must match torch's within
 python/tests/tolerances.py, else the run fails (exit status 1). Then each
 contender is started once more as a fresh process that loads the model and
@@ -30,6 +31,7 @@ import datetime
 import json
 import os
 import platform
+import random
 import shlex
 import shutil
 import statistics
@@ -133,6 +135,16 @@ def prepare(name, work, decomp, full, contenders, log):
 def _short(e):
     s = f"{type(e).__name__}: {e}".strip().splitlines()
     return (s[0] if s else type(e).__name__)[:200]
+
+
+def rotated(order, rnd):
+    """the order of round rnd: the contenders shuffled, seeded by the round. A run right after
+    another contender's is slower by a few percent (its caches refilled, the other's threads
+    still spinning: measured 3% on MobileNetV3-Small), so no contender always takes the place
+    after the same one."""
+    out = list(order)
+    random.Random(rnd).shuffle(out)
+    return out
 
 
 # ---------------------------------------------------------------- contenders, in-process
@@ -357,8 +369,8 @@ def bench_model(name, args, log):
                 row["fail"][c] = _short(e)
                 runners.pop(c).close()
                 times.pop(c)
-        for _ in range(args.runs):
-            for c in list(runners):
+        for rnd in range(args.runs):
+            for c in rotated(list(runners), rnd):
                 try:
                     times[c].append(runners[c].run())
                 except Exception as e:  # noqa: BLE001
@@ -479,7 +491,7 @@ def write_doc(path, rows, args, models_desc):
     if args.note:
         text += [f"**{args.note}**", ""]
     text += [f"Median of {args.runs} rounds after {args.warmup} warm-up runs, the contenders alternating "
-             f"round-robin on the same inputs, {args.threads} thread(s) each: eir through its C API "
+             f"round-robin on the same inputs (the order shuffled per round, seeded), {args.threads} thread(s) each: eir through its C API "
              "(tools/bench/run_bench.c with `--threads`: eir_runtime_set_threads; OpenBLAS on one thread, "
              "eir splits the work itself), torch eager as `ep.module()` under "
              "`torch.inference_mode()` with `torch.set_num_threads`, ONNX Runtime on "
@@ -550,9 +562,9 @@ def bench_threads_model(name, args, log):
         for k, r in runners.items():
             for _ in range(args.warmup):
                 r.run()
-        for _ in range(args.runs):
-            for k, r in runners.items():
-                times[k].append(r.run())
+        for rnd in range(args.runs):
+            for k in rotated(list(runners), rnd):
+                times[k].append(runners[k].run())
         row["median"] = {k: statistics.median(ts) for k, ts in times.items()}
         log(f"[{name}] " + ", ".join(f"{c} x{t} {m * 1e3:.2f} ms" for (c, t), m in row["median"].items()))
     except Exception as e:  # noqa: BLE001

@@ -9,7 +9,8 @@ Each model of python/bench/models.py is exported once as exported and once after
 run_decompositions(); both builds' run_bench (--serve) load the same .pt2 and
 inputs, their outputs are checked against torch's (bench.check_outputs, deep
 tolerance) and then the three contenders (base eir, new eir, torch eager under
-inference_mode) are timed round-robin, one run each per round, one thread each.
+inference_mode) are timed round-robin, one run each per round in an order shuffled per
+round (bench.rotated, seeded), one thread each.
 The medians and ratios go to stdout as a markdown table and, with --out, into
 the file between the markers <!-- compare_builds --> ... <!-- /compare_builds -->
 (with --section TAG: <!-- compare_builds TAG --> ... <!-- /compare_builds TAG -->).
@@ -79,8 +80,9 @@ def measure(name, decomp, args, log):
                 r.run()
         times = {k: [] for k in runners}
         cpu = {k: [] for k in runners}
-        for _ in range(args.runs):
-            for k, r in runners.items():
+        for rnd in range(args.runs):
+            for k in bench.rotated(list(runners), rnd):
+                r = runners[k]
                 c0 = _cpu_s(r) if args.cpu else 0
                 times[k].append(r.run())
                 if args.cpu:
@@ -102,7 +104,7 @@ def report(rows, args):
            f"Measured by `python3 python/bench/compare_builds.py --base {args.base} --runs {args.runs}` "
            f"(before: {args.base_label}) on "
            f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC: median of {args.runs} rounds after "
-           f"{args.warmup} warm-up runs, the three contenders alternating round-robin on the same inputs, one thread "
+           f"{args.warmup} warm-up runs, the three contenders alternating round-robin on the same inputs (the order shuffled per round, seeded), one thread "
            "each. Both builds' outputs were checked against torch's first.", ""]
     if args.note:
         out += [f"**{args.note}**", ""]

@@ -41,6 +41,18 @@ def test_check_outputs_accepts_noise_and_rejects_wrong_values():
     assert not bench.check_outputs([big + 1.0], [big], deep=True)[0]
 
 
+def test_rounds_shuffle_the_contenders():
+    order = ["base", "new", "torch"]
+    rounds = [bench.rotated(order, r) for r in range(60)]
+    assert all(sorted(r) == sorted(order) for r in rounds)
+    assert rounds == [bench.rotated(order, r) for r in range(60)]  # seeded: the same every time
+    # in the stream of runs, each build follows torch in some rounds and not in others
+    stream = [c for r in rounds for c in r]
+    after_torch = [b for a, b in zip(stream, stream[1:]) if a == "torch"]
+    assert 10 < after_torch.count("base") < 30 and 10 < after_torch.count("new") < 30, after_torch
+    assert bench.rotated([], 3) == []
+
+
 def test_quick_mlp_table(run_bench, tmp_path, capsys):
     doc = tmp_path / "BENCH.md"
     doc.write_text("# Benchmarks\n\n## Load time\n\nkept\n")
