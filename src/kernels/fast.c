@@ -842,8 +842,82 @@ void eir_max_pool2d_f32(const float *x, float *y, int64_t *ind, int64_t planes, 
     eir_parallel_for(eir_pool_current(), planes, plane_grain(OH * OW * ks[0] * ks[1]), max_planes, &j);
 }
 
+/* Stride 1, padding within the window: sums over a zero-padded copy of the plane, in blocks of
+ * 8 outputs of a row held in registers while the taps go by (the whole plane in one call), then
+ * divided by the divisors of the plane's shape (div, OH x OW, the same for every plane). Every
+ * output adds its window's values in the order of the plain loop in avg_planes (rows, then
+ * columns, in double from 0), the padding's zeros included, which leave a sum of +0 or more
+ * unchanged: the same bits. */
+DW_CLONES static void avg_plane_s1(const float *restrict xp, int64_t WP, int64_t OH, int64_t OW, int64_t KH,
+                                   int64_t KW, const double *restrict div, float *restrict yp) {
+    for (int64_t oh = 0; oh < OH; oh++) {
+        const double *restrict dr = div + oh * OW;
+        float *restrict yr = yp + oh * OW;
+        int64_t ow = 0;
+        for (; ow + 8 <= OW; ow += 8) {
+            double a[8] = {0};
+            for (int64_t kh = 0; kh < KH; kh++)
+                for (int64_t kw = 0; kw < KW; kw++) {
+                    const float *restrict x = xp + (oh + kh) * WP + kw + ow;
+                    for (int l = 0; l < 8; l++) a[l] += (double)x[l];
+                }
+            for (int l = 0; l < 8; l++) yr[ow + l] = (float)(a[l] / dr[ow + l]);
+        }
+        for (; ow < OW; ow++) {
+            double a = 0;
+            for (int64_t kh = 0; kh < KH; kh++)
+                for (int64_t kw = 0; kw < KW; kw++) a += (double)xp[(oh + kh) * WP + kw + ow];
+            yr[ow] = (float)(a / dr[ow]);
+        }
+    }
+}
+
+static bool avg_planes_s1(const pool_job *j, int64_t b, int64_t e) {
+    int64_t H = j->H, W = j->W, OH = j->OH, OW = j->OW, dv = j->divisor_override;
+    const int64_t *ks = j->ks, *pd = j->pd;
+    if (j->st[0] != 1 || j->st[1] != 1 || pd[0] >= ks[0] || pd[1] >= ks[1] || pd[0] < 0 || pd[1] < 0) return false;
+    int64_t HP = OH + ks[0] - 1, WP = OW + ks[1] - 1;
+    float *xp = eir_kalloc((size_t)(HP * WP) * sizeof(float));
+    double *div = eir_kalloc((size_t)(OH * OW) * sizeof(double));
+    bool *empty = eir_kalloc((size_t)(OH * OW) * sizeof(bool));
+    if (!xp || !div || !empty) {
+        eir_kfree(xp);
+        eir_kfree(div);
+        eir_kfree(empty);
+        return false;
+    }
+    bool any_empty = false;
+    for (int64_t oh = 0; oh < OH; oh++) {
+        int64_t hs = oh - pd[0], he = hs + ks[0];
+        if (he > H + pd[0]) he = H + pd[0];
+        int64_t hs0 = hs < 0 ? 0 : hs, he0 = he > H ? H : he;
+        for (int64_t ow = 0; ow < OW; ow++) {
+            int64_t ws = ow - pd[1], we = ws + ks[1];
+            if (we > W + pd[1]) we = W + pd[1];
+            int64_t pool = (he - hs) * (we - ws), ws0 = ws < 0 ? 0 : ws, we0 = we > W ? W : we;
+            /* an empty window (past the input: ceil mode) gives 0, set after the division */
+            bool em = hs0 >= he0 || ws0 >= we0;
+            empty[oh * OW + ow] = em;
+            any_empty |= em;
+            div[oh * OW + ow] = em ? 1.0 : (double)(dv ? dv : j->count_include_pad ? pool : (he0 - hs0) * (we0 - ws0));
+        }
+    }
+    for (int64_t pl = b; pl < e; pl++) {
+        float *yp = j->y + pl * OH * OW;
+        pad_plane(j->x + pl * H * W, xp, H, W, HP, WP, pd[0], pd[1]);
+        avg_plane_s1(xp, WP, OH, OW, ks[0], ks[1], div, yp);
+        for (int64_t i = 0; any_empty && i < OH * OW; i++)
+            if (empty[i]) yp[i] = 0.0f;
+    }
+    eir_kfree(xp);
+    eir_kfree(div);
+    eir_kfree(empty);
+    return true;
+}
+
 static void avg_planes(void *ctx, int64_t b, int64_t e) {
     const pool_job *j = ctx;
+    if (eir_kernels_fast && avg_planes_s1(j, b, e)) return;
     const float *x = j->x;
     float *y = j->y;
     int64_t H = j->H, W = j->W, OH = j->OH, OW = j->OW, divisor_override = j->divisor_override;

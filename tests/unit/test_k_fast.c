@@ -295,6 +295,7 @@ static void test_pool(void) {
         int64_t Nb = irand(1, 2), C = irand(1, 4), H = irand(1, 24), W = irand(1, 24);
         int64_t k[2] = {irand(1, 4), irand(1, 4)}, s[2] = {irand(1, 3), irand(1, 3)}, d[2] = {1, 1}, p[2], o[2];
         if (it % 4 == 1) { d[0] = irand(1, 2); d[1] = irand(1, 2); }
+        if (it % 3 == 0) s[0] = s[1] = 1; /* stride 1: avg_pool2d's blocked sums (fast.c avg_plane_s1) */
         bool ceil_mode = it % 5 == 2;
         for (int i = 0; i < 2; i++) {
             p[i] = irand(0, k[i] / 2);
