@@ -182,6 +182,17 @@ def to_npy(t):
     return t.contiguous().numpy()
 
 
+def dnnl_here():
+    """whether eir runs oneDNN's convolution primitive here (libdnnl.so.2 loads, not turned off)"""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libdnnl.so.2")
+        return os.environ.get("EIR_GEMM", "dnnl") == "dnnl" and os.environ.get("EIR_DNNL_CONV") != "0"
+    except OSError:
+        return False
+
+
 def ops_lib():
     """The example library of custom-operator kernels, or None if it is not built."""
     p = os.environ.get("EIR_OPS") or os.path.join(REPO, "build", "libeir_example_ops.so")

@@ -25,7 +25,7 @@ np = pytest.importorskip("numpy")
 nn = torch.nn
 F = torch.nn.functional
 
-from conftest import to_npy  # noqa: E402
+from conftest import dnnl_here, to_npy  # noqa: E402
 from tolerances import tolerance  # noqa: E402
 from exporting import export_save  # noqa: E402
 
@@ -81,16 +81,6 @@ def _run(eir, path, xs, out_dir, threads, runs=3):
     return outs, r.stdout + r.stderr
 
 
-def _dnnl_here():
-    try:
-        import ctypes
-
-        ctypes.CDLL("libdnnl.so.2")
-        return os.environ.get("EIR_GEMM", "dnnl") == "dnnl" and os.environ.get("EIR_DNNL_CONV") != "0"
-    except OSError:
-        return False
-
-
 @pytest.mark.parametrize("resave", [False, True], ids=["saved", "resaved"])
 @pytest.mark.parametrize("strict", [False, True], ids=["nonstrict", "strict"])
 @pytest.mark.parametrize("decomp", [False, True], ids=["exported", "decomp"])
@@ -115,7 +105,7 @@ def test_convnext_blocks(eir, tmp_path, strict, decomp, resave):
         for i, (g, w) in enumerate(zip(got, want)):
             np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, err_msg=f"run {k + 1}, output {i}")
             assert g.tobytes() == one[0][i].tobytes(), f"run {k + 1} differs from the first"
-    if _dnnl_here():
+    if dnnl_here():
         # the second block's depthwise convolution (its input channels last) on the primitive,
         # one image at a time, three runs; the first block's (an NCHW input) and the two on
         # NCHW tensors run on eir's own kernel

@@ -25,7 +25,7 @@ np = pytest.importorskip("numpy")
 nn = torch.nn
 F = torch.nn.functional
 
-from conftest import to_npy  # noqa: E402
+from conftest import dnnl_here, to_npy  # noqa: E402
 from tolerances import tolerance  # noqa: E402
 from exporting import export_save  # noqa: E402
 
@@ -97,15 +97,12 @@ def _run(eir, path, x, out_dir, threads=1, runs=3, env=None):
     return [np.load(os.path.join(out_dir, f"run_{k}", "output_0.npy")) for k in range(1, runs + 1)], len(lines)
 
 
-def _dnnl_here():
-    """whether eir runs oneDNN here (libdnnl.so.2 loads, not turned off)"""
-    try:
-        import ctypes
-
-        ctypes.CDLL("libdnnl.so.2")
-        return os.environ.get("EIR_GEMM", "dnnl") == "dnnl" and os.environ.get("EIR_DNNL_CONV") != "0"
-    except OSError:
-        return False
+def _check_runs(one, want):
+    """each run's output torch's, and the same bits as the first run's"""
+    rtol, atol = tolerance(torch.float32)
+    for k, got in enumerate(one):
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=f"run {k + 1}")
+        assert got.tobytes() == one[0].tobytes(), f"run {k + 1} differs from the first"
 
 
 @pytest.mark.parametrize("strict", [False, True], ids=["nonstrict", "strict"])
@@ -117,12 +114,9 @@ def test_constant_weights(eir, tmp_path, strict, decomp):
     export_save(module, x, strict, decomp, path)
     with torch.no_grad():
         want = to_npy(module(x))
-    rtol, atol = tolerance(torch.float32)
     one, convs = _run(eir, path, x, str(tmp_path / "t1"))
-    for k, got in enumerate(one):
-        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=f"run {k + 1}")
-        assert got.tobytes() == one[0].tobytes(), f"run {k + 1} differs from the first"
-    if _dnnl_here():
+    _check_runs(one, want)
+    if dnnl_here():
         # three convolutions in 2 blocks of 32 output channels each (24 channels: one), three runs.
         # Without chains (EIR_DNNL_BLOCKED=0): 1 + 2 + 2 primitive runs each. The first two make
         # a blocked chain (test_blocked_conv.py) whose primitives take one image at a time (two
@@ -136,6 +130,7 @@ def test_constant_weights(eir, tmp_path, strict, decomp):
         assert convs == 3 * per_run, f"{convs} primitive executions ({lanes})"
     two, _ = _run(eir, path, x, str(tmp_path / "t2"), threads=2)
     assert all(a.tobytes() == b.tobytes() for a, b in zip(one, two)), "2 threads differ from one thread"
+    rtol, atol = tolerance(torch.float32)
     for env in ({"EIR_DNNL_CONV": "0"}, {"EIR_GEMM": "openblas"}):
         got, convs = _run(eir, path, x, str(tmp_path / ("p" + "".join(env.values()))), runs=2, env=env)
         assert convs == 0, env
@@ -203,12 +198,9 @@ def test_conv1d(eir, tmp_path, strict, decomp):
     export_save(module, x, strict, decomp, path)
     with torch.no_grad():
         want = to_npy(module(x))
-    rtol, atol = tolerance(torch.float32)
     one, convs = _run(eir, path, x, str(tmp_path / "t1"))
-    for k, got in enumerate(one):
-        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=f"run {k + 1}")
-        assert got.tobytes() == one[0].tobytes(), f"run {k + 1} differs from the first"
-    if _dnnl_here():
+    _check_runs(one, want)
+    if dnnl_here():
         assert convs == 0, f"{convs} primitive executions"
     two, _ = _run(eir, path, x, str(tmp_path / "t2"), threads=2)
     assert all(a.tobytes() == b.tobytes() for a, b in zip(one, two)), "2 threads differ from one thread"
