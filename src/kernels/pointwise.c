@@ -328,10 +328,12 @@ static int pw_run(const pw_op *op, pw_params *p, eir_dtype ct, const eir_tview *
     if (reorder && plain) {
         int32_t perm[EIR_MAX_RANK], np = 0;
         for (int32_t d = 0; d < rank; d++) perm[np++] = d;
-        for (int32_t i = 1; i < np; i++) /* stable insertion sort, strides descending; size-1 dims stay put */
+        /* stable insertion sort, strides descending; size-1 dims (any stride) first, where the
+         * iterator drops them */
+        for (int32_t i = 1; i < np; i++)
             for (int32_t j = i; j > 0; j--) {
                 int32_t a = perm[j - 1], b = perm[j];
-                if (out->sizes[a] == 1 || out->sizes[b] == 1 || out->strides[a] >= out->strides[b]) break;
+                if (out->sizes[a] == 1 || (out->sizes[b] != 1 && out->strides[a] >= out->strides[b])) break;
                 perm[j - 1] = b;
                 perm[j] = a;
             }
