@@ -571,12 +571,44 @@ static void check_pool_blocked(vctx *c, const eir_graph *g, const eir_node *nd) 
     }
 }
 
+/* eir_cpu.linear_packed: where the sizes are literal, the packed weight (P, K, W) multiplies the
+ * input's K and its panels hold out_features columns, (P - 1) W < out_features <= P W, the result's
+ * last size */
+static void check_packed(vctx *c, const eir_graph *g, const eir_node *nd) {
+    const eir_value *x = NULL, *w = NULL, *y = nd->num_outputs ? value_of(g, &nd->outputs[0]) : NULL;
+    int64_t n = -1;
+    for (uint32_t i = 0; i < nd->num_inputs; i++) {
+        const char *an = nd->inputs[i].name;
+        const eir_arg *a = &nd->inputs[i].arg;
+        if (!an) continue;
+        if (!strcmp(an, "input")) x = value_of(g, a);
+        else if (!strcmp(an, "packed_weight")) w = value_of(g, a);
+        else if (!strcmp(an, "out_features") && a->kind == EIR_ARG_INT) n = a->u.i;
+    }
+    if (!w || w->kind != EIR_VALUE_TENSOR || w->meta.rank != 3) return;
+    const eir_symint *ws = w->meta.sizes;
+    if (ws[0].is_expr || ws[1].is_expr || ws[2].is_expr) return;
+    int64_t P = ws[0].value, K = ws[1].value, W = ws[2].value;
+    if (n >= 0 && (W < 1 || n <= (P - 1) * W || n > P * W))
+        viol(c, "backend.packed", nd, "out_features", "out_features %lld does not fill the last of %lld panels of "
+             "%lld columns", (long long)n, (long long)P, (long long)W);
+    if (x && x->kind == EIR_VALUE_TENSOR && x->meta.rank >= 1 && !x->meta.sizes[x->meta.rank - 1].is_expr &&
+        x->meta.sizes[x->meta.rank - 1].value != K)
+        viol(c, "backend.packed", nd, "input", "input's last size %lld is not the packed weight's K (%lld)",
+             (long long)x->meta.sizes[x->meta.rank - 1].value, (long long)K);
+    if (n >= 0 && y && y->kind == EIR_VALUE_TENSOR && y->meta.rank >= 1 && !y->meta.sizes[y->meta.rank - 1].is_expr &&
+        y->meta.sizes[y->meta.rank - 1].value != n)
+        viol(c, "backend.packed", nd, NULL, "output %%%s's last size %lld is not out_features (%lld)", y->name,
+             (long long)y->meta.sizes[y->meta.rank - 1].value, (long long)n);
+}
+
 static void check_backend(vctx *c, const eir_graph *g, const eir_node *nd, const char *name) {
     const eir_op_schema *s = eir_backend_op_find(name);
     if (!s) {
         viol(c, "backend.unknown", nd, NULL, "%s is not an operator of the Backend dialect (eir_cpu.attention.default, "
              "eir_cpu.conv2d.default, eir_cpu.conv2d_blocked.default, eir_cpu.from_blocked.default, "
-             "eir_cpu.linear.default, eir_cpu.max_pool2d_blocked.default, eir_cpu.to_blocked.default)", name);
+             "eir_cpu.linear.default, eir_cpu.linear_packed.default, eir_cpu.max_pool2d_blocked.default, "
+             "eir_cpu.to_blocked.default)", name);
         return;
     }
     int32_t map[64];
@@ -596,6 +628,7 @@ static void check_backend(vctx *c, const eir_graph *g, const eir_node *nd, const
         check_blocked(c, g, nd, name, cblk, tob);
         if (!cblk) return;
     }
+    if (!strcmp(name, "eir_cpu.linear_packed.default")) check_packed(c, g, nd);
     const char *act = "none";
     bool has_lo = false, has_hi = false;
     for (uint32_t i = 0; i < nd->num_inputs; i++) {
@@ -604,7 +637,8 @@ static void check_backend(vctx *c, const eir_graph *g, const eir_node *nd, const
         const eir_arg *a = &nd->inputs[i].arg;
         if (a->kind == EIR_ARG_TENSOR) {
             const eir_value *v = value_of(g, a);
-            uint32_t want = !strcmp(sa->name, "bias") ? 1 : cblk ? 0 : conv ? 4 : !strcmp(sa->name, "weight") ? 2 : 0;
+            uint32_t want = !strcmp(sa->name, "bias") ? 1 : cblk ? 0 : conv ? 4 : !strcmp(sa->name, "weight") ? 2
+                            : !strcmp(sa->name, "packed_weight") ? 3 : 0;
             if (v && v->kind == EIR_VALUE_TENSOR && v->meta.dtype != EIR_F32)
                 viol(c, "backend.dtype", nd, sa->name, "argument '%s' (%%%s) is %s; %s runs on float32 tensors",
                      sa->name, v->name, eir_dtype_name(v->meta.dtype) ? eir_dtype_name(v->meta.dtype) : "?", name);

@@ -32,6 +32,7 @@
 #include "dnnl_conv.h"
 #include "fast.h"
 #include "fused.h"
+#include "gemm.h"
 #include "kutil.h"
 #include "pw.h"
 #include "recurrent.h"
@@ -299,6 +300,86 @@ static int k_linear(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no,
     eir_kfree(xbuf);
     eir_kfree(ybuf);
     return rc;
+}
+
+typedef struct panel_job {
+    const float *A, *B, *bias;
+    float *C;
+    int64_t M, N, K, W;
+} panel_job;
+
+static void panel_blocks(void *ctx, int64_t p0, int64_t p1) {
+    const panel_job *j = ctx;
+    for (int64_t p = p0; p < p1; p++) {
+        int64_t lo = p * j->W, n = j->N - lo < j->W ? j->N - lo : j->W;
+        float *C = j->C + lo;
+        if (j->bias)
+            for (int64_t r = 0; r < j->M; r++) memcpy(C + r * j->N, j->bias + lo, (size_t)n * sizeof *C);
+        eir_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)j->M, (int)n, (int)j->K, 1.0f, j->A, (int)j->K,
+                  j->B + p * j->K * j->W, (int)j->W, j->bias ? 1.0f : 0.0f, C, (int)j->N);
+    }
+}
+
+/* eir_cpu::linear_packed(input, packed_weight, bias, out_features, activation, min, max): input
+ * (.., K); packed_weight (P, K, W), panel p holding columns [p W, p W + W) of the K x N right-hand
+ * operand (weight^T; the last panel's columns past N = out_features unused); bias (N). One product
+ * per panel, on the pool's threads (the same calls at any thread count); the bias copied into the
+ * result first and accumulated into, as addmm does. */
+static int k_linear_packed(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
+    static const char *op = "eir_cpu::linear_packed";
+    if (na < 7 || no < 1) return eir_kerr(ctx, "%s: expected 7 arguments and one output", op);
+    const eir_tview *x = a[0].t, *w = a[1].t, *b = a[2].kind == EIR_KA_TENSOR ? a[2].t : NULL;
+    eir_tview *y = &out[0];
+    if (x->dtype != EIR_F32 || w->dtype != EIR_F32 || (b && b->dtype != EIR_F32) || y->dtype != EIR_F32)
+        return eir_kerr(ctx, "%s: expected float32 input, weight, bias and output, got %s, %s", op,
+                        eir_torch_dtype_name(x->dtype), eir_torch_dtype_name(w->dtype));
+    if (w->rank != 3) return eir_kerr(ctx, "%s: expected a 3-d packed_weight (panels, K, width), got rank %d", op, (int)w->rank);
+    int64_t P = w->sizes[0], K = w->sizes[1], W = w->sizes[2], N = a[3].i, M = 1;
+    if (x->rank < 1 || y->rank != x->rank || x->sizes[x->rank - 1] != K || y->sizes[y->rank - 1] != N || W < 1 ||
+        N <= (P - 1) * W || N > P * W)
+        return eir_kerr(ctx, "%s: input (.., %lld) and packed_weight [%lld, %lld, %lld] do not give %lld columns", op,
+                        (long long)x->sizes[x->rank - 1], (long long)P, (long long)K, (long long)W, (long long)N);
+    if (w->strides[2] != 1 || w->strides[1] != W || w->strides[0] != K * W)
+        return eir_kerr(ctx, "%s: weight panels must be contiguous", op);
+    if (b && (b->rank != 1 || b->sizes[0] != N))
+        return eir_kerr(ctx, "%s: bias must be 1-d with %lld elements", op, (long long)N);
+    epilogue e;
+    if (read_epilogue(&a[4], &a[5], &a[6], &e, ctx, op)) return -1;
+    for (int32_t d = 0; d + 1 < x->rank; d++) M *= x->sizes[d];
+    if (M == 0 || N == 0) return 0;
+    void *xbuf = NULL, *ybuf = NULL, *bbuf = NULL;
+    eir_tview xc = *x;
+    if (!eir_tview_is_contiguous(x)) {
+        if (!(xbuf = eir_kalloc((size_t)(M * K > 0 ? M * K : 1) * sizeof(float)))) return eir_kerr(ctx, "out of memory");
+        xc = contig_like(x, xbuf);
+        copy_f32(&xc, x);
+    }
+    bool direct = eir_tview_is_contiguous(y);
+    const float *bias = b ? b->data : NULL;
+    if ((!direct && !(ybuf = eir_kalloc((size_t)(M * N) * sizeof(float)))) ||
+        (b && b->strides[0] != 1 && !(bbuf = eir_kalloc((size_t)N * sizeof(float))))) {
+        eir_kfree(xbuf), eir_kfree(ybuf);
+        return eir_kerr(ctx, "out of memory");
+    }
+    if (bbuf) {
+        for (int64_t i = 0; i < N; i++) ((float *)bbuf)[i] = ((const float *)b->data)[i * b->strides[0]];
+        bias = bbuf;
+    }
+    float *C = direct ? y->data : ybuf;
+    if (K == 0) {
+        for (int64_t r = 0; r < M; r++)
+            for (int64_t i = 0; i < N; i++) C[r * N + i] = bias ? bias[i] : 0.0f;
+    } else {
+        panel_job j = {xc.data, w->data, bias, C, M, N, K, W};
+        eir_parallel_for(eir_pool_current(), (N + W - 1) / W, 1, panel_blocks, &j);
+    }
+    if (e.act != EIR_ACT_NONE) apply_rows(C, M, N, NULL, &e);
+    if (!direct) {
+        eir_tview yc = contig_like(y, ybuf);
+        copy_f32(y, &yc);
+    }
+    eir_kfree(xbuf), eir_kfree(ybuf), eir_kfree(bbuf);
+    return 0;
 }
 
 /* eir_cpu::attention(query, key, value, attn_mask, scale): query (.., L, E), key
@@ -1071,6 +1152,7 @@ const eir_kernel_entry eir_kernels_fused[] = {
     {"eir_cpu.conv2d_blocked.default", k_conv2d_blocked},
     {"eir_cpu.from_blocked.default", k_from_blocked},
     {"eir_cpu.linear.default", k_linear},
+    {"eir_cpu.linear_packed.default", k_linear_packed},
     {"eir_cpu.max_pool2d_blocked.default", k_max_pool2d_blocked},
     {"eir_cpu.to_blocked.default", k_to_blocked},
     {NULL, NULL},

@@ -23,6 +23,12 @@ int eir_nn_conv_epi(eir_kctx *ctx, const eir_tview *x, const eir_tview *w, const
  * C first and accumulated into, as addmm does. */
 int eir_nn_gemm(eir_kctx *ctx, const eir_tview *A, const eir_tview *B, const eir_tview *bias, const eir_tview *C);
 
+/* The width (a multiple of 16) of the column blocks a float32 product of
+ * M x K by K x N rows is cut into, so that each block of a weight stored
+ * ahead of time can lie contiguous (eir_cpu::linear's panels); 0 when the
+ * product runs as one call or is cut by rows. A function of the shape. */
+int64_t eir_nn_gemm_panel_width(int64_t M, int64_t N, int64_t K);
+
 /* Attention as aten.scaled_dot_product_attention computes it without
  * dropout, causal masking or GQA: out = softmax(q k^T * scale + mask) v, rows
  * whose scores are all -inf give 0; mask NULL or broadcast to the scores. */

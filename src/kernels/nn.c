@@ -224,6 +224,13 @@ static int64_t gemm_nblocks(int64_t M, int64_t N, int64_t K, bool *bycol_out) {
     return nb;
 }
 
+int64_t eir_nn_gemm_panel_width(int64_t M, int64_t N, int64_t K) {
+    bool bycol = false;
+    int64_t nb = gemm_nblocks(M, N, K, &bycol);
+    if (nb < 2 || !bycol) return 0;
+    return ((N + nb - 1) / nb + 15) / 16 * 16;
+}
+
 /* The product in blocks when it is large enough; false: do it in one call. */
 static bool gemm_split(CBLAS_ORDER ord, CBLAS_TRANSPOSE TA, CBLAS_TRANSPOSE TB, int64_t M, int64_t N, int64_t K,
                        double alpha, const void *A, int64_t lda, const void *B, int64_t ldb, double beta, void *C,

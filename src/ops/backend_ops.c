@@ -56,6 +56,17 @@ static const eir_schema_arg LINEAR[] = {
     {"activation", EIR_ST_STR, 0, "none"}, {"min", EIR_ST_OPT_FLOAT, 0, "None"}, {"max", EIR_ST_OPT_FLOAT, 0, "None"},
 };
 
+/* eir_cpu::linear_packed(Tensor input, Tensor packed_weight, Tensor? bias, int out_features,
+ *                        str activation="none", float? min=None, float? max=None) -> Tensor:
+ * eir_cpu::linear with the weight (out_features, K) stored for the product as panels (P, K, W),
+ * panel p holding columns [p W, p W + W) of weight^T, zeros past out_features (docs/IR.md) */
+static const eir_schema_arg LINEAR_PACKED[] = {
+    {"input", EIR_ST_TENSOR, 0, NULL},     {"packed_weight", EIR_ST_TENSOR, 0, NULL},
+    {"bias", EIR_ST_OPT_TENSOR, 0, NULL},  {"out_features", EIR_ST_INT, 0, NULL},
+    {"activation", EIR_ST_STR, 0, "none"}, {"min", EIR_ST_OPT_FLOAT, 0, "None"},
+    {"max", EIR_ST_OPT_FLOAT, 0, "None"},
+};
+
 /* eir_cpu::attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask,
  *                    float scale) -> Tensor: softmax(query key^T * scale + attn_mask) value,
  * rows whose scores are all -inf give 0 (torch's math attention) */
@@ -72,6 +83,7 @@ static const eir_op_schema BACKEND_OPS[] = {
     {"eir_cpu.conv2d_blocked.default", CONV2D_BLOCKED, sizeof CONV2D_BLOCKED / sizeof *CONV2D_BLOCKED, 1, 0},
     {"eir_cpu.from_blocked.default", FROM_BLOCKED, 2, 1, 0},
     {"eir_cpu.linear.default", LINEAR, sizeof LINEAR / sizeof *LINEAR, 1, 0},
+    {"eir_cpu.linear_packed.default", LINEAR_PACKED, sizeof LINEAR_PACKED / sizeof *LINEAR_PACKED, 1, 0},
     {"eir_cpu.max_pool2d_blocked.default", MAX_POOL2D_BLOCKED, sizeof MAX_POOL2D_BLOCKED / sizeof *MAX_POOL2D_BLOCKED, 1, 0},
     {"eir_cpu.to_blocked.default", TO_BLOCKED, 2, 1, 0},
 };
@@ -86,6 +98,8 @@ static const char *const SCHEMA_TEXT[] = {
     "eir_cpu::from_blocked(Tensor input, int channels) -> Tensor",
     "eir_cpu::linear(Tensor input, Tensor weight, Tensor? bias, str activation=\"none\", float? min=None, "
     "float? max=None) -> Tensor",
+    "eir_cpu::linear_packed(Tensor input, Tensor packed_weight, Tensor? bias, int out_features, "
+    "str activation=\"none\", float? min=None, float? max=None) -> Tensor",
     "eir_cpu::max_pool2d_blocked(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
     "int[2] dilation=1, bool ceil_mode=False) -> Tensor",
     "eir_cpu::to_blocked(Tensor input, int block) -> Tensor",

@@ -2881,6 +2881,12 @@ int eir_meta_check_node(const eir_program *p, const eir_graph *g, const eir_node
                     if (e == EIR_MCMP_UNKNOWN) o->strides = e;
                 }
                 o->offset = dcmp(p, t->offset, rec.offset);
+                /* torch.export.load makes every value's fake tensor with empty_strided (storage
+                 * offset 0), so a program saved again after loading records 0 for every view
+                 * (a slice's, a split's); a recorded 0 says nothing */
+                int64_t ro;
+                if (o->offset == EIR_MCMP_DIFFER && meta_dval(&c, rec.offset, &ro) && ro == 0)
+                    o->offset = EIR_MCMP_UNKNOWN;
             }
             describe(o->recorded, sizeof o->recorded, &rec);
             describe(o->inferred, sizeof o->inferred, t);

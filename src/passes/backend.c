@@ -48,6 +48,8 @@
 #include "../ir/edit.h"
 #include "../ops/optable.h"
 #include "../kernels/dnnl_conv.h"
+#include "../kernels/fused.h"
+#include "../kernels/recurrent.h"
 
 #define T_CONV2D "torch.ops.aten.conv2d.default"
 #define T_CONVOLUTION "torch.ops.aten.convolution.default"
@@ -109,6 +111,10 @@ static bool ints2_of(const eir_arg *a, int64_t dflt, int64_t out[2]) {
 typedef struct bctx {
     eir_program *p;
     eir_graph *g;
+    bool ahead;                  /* the program is written ahead (eir convert), not bound by a runtime */
+    char **wt_from, **wt_to;     /* weights packed (ahead): the weight's state name, its constant's, */
+    int64_t *wt_width;           /* its panels' width (names: value ids move as calls are rewritten) */
+    uint32_t nwt;
 } bctx;
 
 static bool is_f32(const bctx *c, uint32_t v, uint32_t rank) {
@@ -585,6 +591,83 @@ static uint32_t transposed_of(const bctx *c, uint32_t v, int32_t *node) {
     return w;
 }
 
+/* The rows of a product with input x when every size but the last is a literal; -1 otherwise. */
+static int64_t static_rows(const bctx *c, uint32_t x) {
+    const eir_tensor_meta *m = &c->g->values[x].meta;
+    int64_t rows = 1;
+    for (uint32_t d = 0; d + 1 < m->rank; d++) {
+        if (m->sizes[d].is_expr) return -1;
+        rows *= m->sizes[d].value;
+    }
+    return rows;
+}
+
+/* Ahead of time, a linear layer's constant weight w (N, K) packed for eir_cpu::linear_packed as the
+ * product reads it, for `rows` rows of input: what the runtime otherwise copies from w at its first
+ * run (src/kernels/gemm.c), so the written program starts without that copy. The constant is
+ * (P, K, W), panel p holding columns [p W, p W + W) of w^T (zeros past N): one panel per column
+ * block the runtime cuts the product into (eir_nn_gemm_panel_width), or one, (1, K, N). One
+ * constant per weight and layout (tied weights share it); *out the constant's value, or
+ * EIR_NO_VALUE when w is not a read-only float32 state tensor. */
+static eir_status packed_constant(bctx *c, uint32_t w, int64_t rows, uint32_t *out) {
+    *out = EIR_NO_VALUE;
+    if (!is_f32(c, w, 2)) return EIR_OK;
+    int64_t n = c->g->values[w].meta.sizes[0].value, k = c->g->values[w].meta.sizes[1].value;
+    int64_t W = eir_nn_gemm_panel_width(rows, n, k), P = W ? (n + W - 1) / W : 1;
+    if (P < 2) P = 1, W = n;
+    const eir_input_spec *ws = unwritten_input(c, w, true);
+    if (!ws) return EIR_OK;
+    for (uint32_t i = 0; i < c->nwt; i++)
+        if (!strcmp(c->wt_from[i], ws->target) && c->wt_width[i] == W) {
+            for (uint32_t j = 0; j < c->g->num_inputs && j < c->p->num_input_specs; j++)
+                if (c->p->input_specs[j].target && !strcmp(c->p->input_specs[j].target, c->wt_to[i]) &&
+                    eir_arg_names_value(&c->g->inputs[j]))
+                    *out = c->g->inputs[j].value;
+            return EIR_OK;
+        }
+    const eir_tensor *tp = state_of(c, w, 2);
+    if (!tp) return EIR_OK;
+    eir_tensor t = *tp; /* by value: adding the constant may move the program's tensors */
+    if (t.sizes[0] != n || t.sizes[1] != k) return EIR_OK;
+    char **from = realloc(c->wt_from, (c->nwt + 1) * sizeof *from);
+    if (!from) return eir_fail(c->p, EIR_ERR_NOMEM, "out of memory");
+    c->wt_from = from;
+    char **to = realloc(c->wt_to, (c->nwt + 1) * sizeof *to);
+    if (!to) return eir_fail(c->p, EIR_ERR_NOMEM, "out of memory");
+    c->wt_to = to;
+    int64_t *wd = realloc(c->wt_width, (c->nwt + 1) * sizeof *wd);
+    if (!wd) return eir_fail(c->p, EIR_ERR_NOMEM, "out of memory");
+    c->wt_width = wd;
+    char name[64];
+    uint32_t cv;
+    void *dst = NULL;
+    int64_t sizes[3] = {P, k, W};
+    char *fname = strdup(ws->target), *tname = NULL;
+    eir_status st = fname ? constant_name(c->p, name, sizeof name) : EIR_ERR_NOMEM;
+    if (!st && !(tname = strdup(name))) st = EIR_ERR_NOMEM;
+    if (!st) st = eir_program_add_state_buf(c->p, EIR_IN_CONSTANT_TENSOR, name, EIR_F32, 3, sizes, NULL, true, &cv, &dst);
+    if (st) {
+        free(fname), free(tname);
+        return st == EIR_ERR_NOMEM ? eir_fail(c->p, st, "out of memory") : st;
+    }
+    /* element (q, i) of w^T (i < n) at panel i / W, row q, column i % W (the new storage is zeroed,
+     * so are the columns past n); in 64 x 64 tiles so that both sides stay in cache */
+    const float *src = (const float *)t.data + t.storage_offset;
+    float *d = dst;
+    int64_t s0 = t.strides[0], s1 = t.strides[1];
+    for (int64_t i0 = 0; i0 < n; i0 += 64)
+        for (int64_t q0 = 0; q0 < k; q0 += 64)
+            for (int64_t i = i0; i < n && i < i0 + 64; i++) {
+                float *col = d + (i / W) * k * W + i % W;
+                for (int64_t q = q0; q < k && q < q0 + 64; q++) col[q * W] = src[i * s0 + q * s1];
+            }
+    c->wt_from[c->nwt] = fname;
+    c->wt_to[c->nwt] = tname;
+    c->wt_width[c->nwt++] = W;
+    *out = cv;
+    return EIR_OK;
+}
+
 /* (c): linear / addmm / mm at node n, with the activation after it. */
 static eir_status try_linear(bctx *c, uint32_t n, bool *done) {
     *done = false;
@@ -617,20 +700,34 @@ static eir_status try_linear(bctx *c, uint32_t n, bool *done) {
     if (g->values[x].meta.rank < 1 || g->values[x].meta.rank != g->values[y].meta.rank) return EIR_OK;
     pattern pt = {{n}, 1, y, {EIR_ACT_NONE, 0, 0}};
     take_act(c, &pt);
-    if (mm && pt.a.kind == EIR_ACT_NONE) return EIR_OK;
-    eir_named_arg in[6] = {
-        tensor_arg(c, "input", x), tensor_arg(c, "weight", w),
-        b != EIR_NO_VALUE ? tensor_arg(c, "bias", b) : none_arg("bias"),
-        {"activation", {.kind = EIR_ARG_STRING, .u.s = act_name(pt.a.kind)}, 1},
-        pt.a.kind == EIR_ACT_HARDTANH ? (eir_named_arg){"min", {.kind = EIR_ARG_FLOAT, .u.f = pt.a.lo}, 1} : none_arg("min"),
-        pt.a.kind == EIR_ACT_HARDTANH ? (eir_named_arg){"max", {.kind = EIR_ARG_FLOAT, .u.f = pt.a.hi}, 1} : none_arg("max"),
-    };
-    uint32_t nin = pt.a.kind == EIR_ACT_HARDTANH ? 6 : pt.a.kind != EIR_ACT_NONE ? 4 : 3;
+    /* written ahead: a constant weight packed for the product (eir_cpu::linear_packed), when every
+     * run has more rows than the matrix-vector kernel takes (it reads the weight as (N, K)); the
+     * same products, the same bits. A plain mm is fused for that alone. */
+    uint32_t wt = EIR_NO_VALUE;
+    eir_status st;
+    int64_t rows = static_rows(c, x);
+    if (c->ahead && rows > EIR_GEMV_MAX_M && (st = packed_constant(c, w, rows, &wt))) return st;
+    if (mm && pt.a.kind == EIR_ACT_NONE && wt == EIR_NO_VALUE) return EIR_OK;
+    g = c->g;
+    nd = &g->nodes[n];
+    bool packed = wt != EIR_NO_VALUE;
+    eir_named_arg in[7], *ip = in;
+    *ip++ = tensor_arg(c, "input", x);
+    *ip++ = packed ? tensor_arg(c, "packed_weight", wt) : tensor_arg(c, "weight", w);
+    *ip++ = b != EIR_NO_VALUE ? tensor_arg(c, "bias", b) : none_arg("bias");
+    if (packed) *ip++ = (eir_named_arg){"out_features", {.kind = EIR_ARG_INT, .u.i = g->values[w].meta.sizes[0].value}, 1};
+    if (pt.a.kind != EIR_ACT_NONE) *ip++ = (eir_named_arg){"activation", {.kind = EIR_ARG_STRING, .u.s = act_name(pt.a.kind)}, 1};
+    if (pt.a.kind == EIR_ACT_HARDTANH) {
+        *ip++ = (eir_named_arg){"min", {.kind = EIR_ARG_FLOAT, .u.f = pt.a.lo}, 1};
+        *ip++ = (eir_named_arg){"max", {.kind = EIR_ARG_FLOAT, .u.f = pt.a.hi}, 1};
+    }
+    uint32_t nin = (uint32_t)(ip - in);
     /* the transpose goes too when only this call read it */
     uint32_t tv = tnode >= 0 ? eir_node_output_value(&g->nodes[tnode], 0) : EIR_NO_VALUE;
     bool drop_t = tnode >= 0 && sole_user(c, tv) == (int32_t)n;
     const char *tname = drop_t ? g->nodes[tnode].name : NULL;
-    eir_status st = replace(c, &pt, "torch.ops.eir_cpu.linear.default", "eir_cpu_linear", in, nin);
+    st = packed ? replace(c, &pt, "torch.ops.eir_cpu.linear_packed.default", "eir_cpu_linear_packed", in, nin)
+                : replace(c, &pt, "torch.ops.eir_cpu.linear.default", "eir_cpu_linear", in, nin);
     if (st) return st;
     if (drop_t) {
         g = c->g;
@@ -1389,7 +1486,7 @@ static eir_status fuse_graph(bctx *c, uint32_t *changed) {
  * eir_runtime_state still finds every parameter). */
 static eir_status to_backend(eir_program *p, uint32_t *changed, bool drop_state) {
     *changed = 0;
-    bctx c = {p, p->graph};
+    bctx c = {p, p->graph, drop_state, NULL, NULL, NULL, 0};
     if (!c.g) return eir_fail(p, EIR_ERR_ARG, "to-backend: the program has no graph");
     /* parameters and constants read now, to drop those only rewritten calls read */
     uint32_t nin0 = c.g->num_inputs;
@@ -1416,6 +1513,10 @@ static eir_status to_backend(eir_program *p, uint32_t *changed, bool drop_state)
         if (was_used) st = eir_program_drop_input(p, i);
     }
     free(used);
+    for (uint32_t i = 0; i < c.nwt; i++) free(c.wt_from[i]), free(c.wt_to[i]);
+    free(c.wt_from);
+    free(c.wt_to);
+    free(c.wt_width);
     return st;
 }
 

@@ -190,12 +190,25 @@ static void test_linear_hardtanh(void) {
     if (!ref || !p) goto done;
     fill_state(ref), fill_state(p);
     CHECK(run_to_backend(p) == 1);
-    CHECK(count_prefix(p, "torch.ops.eir_cpu.linear.default") == 1 && count_prefix(p, "torch.ops.aten.") == 0);
+    /* 6 rows, more than the matrix-vector kernel takes: the weight is packed, (1, 7, 5) = w^T, and
+     * the parameter only the rewritten call read leaves the program */
+    CHECK(count_prefix(p, "torch.ops.eir_cpu.linear_packed.default") == 1 && count_prefix(p, "torch.ops.aten.") == 0);
     CHECK(verifies(p, EIR_DIALECT_BACKEND));
     char *text = NULL;
     CHECK(eir_program_print(p, EIR_PRINT_GRAPH, &text) == EIR_OK && text &&
-          strstr(text, "(args = (%x, %p_fc_weight, %p_fc_bias, hardtanh, 0.0, 6.0)"));
+          strstr(text, "(args = (%x, %c__eir_cpu_fused0, %p_fc_bias, 5, hardtanh, 0.0, 6.0)"));
     eir_free(text);
+    const eir_tensor *pw = eir_program_find_tensor(p, "_eir_cpu_fused0"), *w = eir_program_find_tensor(ref, "fc.weight");
+    CHECK(!eir_program_find_tensor(p, "fc.weight") && pw && w && pw->rank == 3 && pw->sizes[0] == 1 &&
+          pw->sizes[1] == 7 && pw->sizes[2] == 5);
+    if (pw && w && pw->rank == 3) {
+        bool same = true;
+        for (int i = 0; i < 5; i++)
+            for (int q = 0; q < 7; q++)
+                same &= ((const float *)pw->data)[pw->storage_offset + q * 5 + i] ==
+                        ((const float *)w->data)[w->storage_offset + i * 7 + q];
+        CHECK(same);
+    }
     float x[3 * 2 * 7], y0[3 * 2 * 5], y1[3 * 2 * 5];
     for (int i = 0; i < 42; i++) x[i] = 4.f * sinf(1.3f * (float)i);
     int64_t xs[3] = {3, 2, 7};
@@ -209,6 +222,84 @@ static void test_linear_hardtanh(void) {
     CHECK(lo > 0 && hi > 0);             /* both bounds were hit */
 done:
     eir_program_free(ref);
+    eir_program_free(p);
+}
+
+/* Two linear layers on one weight w (600 x 256, a product the runtime cuts into column blocks),
+ * summed, and w's sum when `also_sum`; rows of input: "16, 256", or "s0, 256" (symbolic). */
+static const char *tied_program(const char *rows, bool also_sum) {
+    static char buf[2048];
+    bool sym = rows[0] == 's';
+    snprintf(buf, sizeof buf,
+             "ExportedProgram:\n"
+             "    class GraphModule(torch.nn.Module):\n"
+             "        def forward(self, p_w: \"f32[600, 256]\", p_b: \"f32[600]\", x: \"f32[%s, 256]\"):\n"
+             "            l1: \"f32[%s, 600]\" = torch.ops.aten.linear.default(x, p_w, p_b)\n"
+             "            l2: \"f32[%s, 600]\" = torch.ops.aten.linear.default(x, p_w)\n"
+             "            s: \"f32[%s, 600]\" = torch.ops.aten.add.Tensor(l1, l2)\n"
+             "%s"
+             "            return (s%s)\n"
+             "\n"
+             "Graph signature:\n"
+             "    # inputs\n"
+             "    p_w: PARAMETER target='w'\n"
+             "    p_b: PARAMETER target='b'\n"
+             "    x: USER_INPUT\n"
+             "\n"
+             "    # outputs\n"
+             "    s: USER_OUTPUT\n"
+             "%s"
+             "\n"
+             "Range constraints: {%s}\n",
+             rows[0] == 's' ? "s0" : "16", sym ? "s0" : "16", sym ? "s0" : "16", sym ? "s0" : "16",
+             also_sum ? "            t: \"f32[256]\" = torch.ops.aten.sum.dim_IntList(p_w, [0])\n" : "", also_sum ? ", t" : ",",
+             also_sum ? "    t: USER_OUTPUT\n" : "", sym ? "s0: VR[2, 64]" : "");
+    return buf;
+}
+
+static void test_linear_packed_panels(void) {
+    eir_program *ref = parse(tied_program("16, 256", true)), *p = parse(tied_program("16, 256", true));
+    CHECK(ref && p);
+    if (!ref || !p) goto done;
+    fill_state(ref), fill_state(p);
+    CHECK(run_to_backend(p) == 2);
+    CHECK(count_prefix(p, "torch.ops.eir_cpu.linear_packed.default") == 2);
+    CHECK(verifies(p, EIR_DIALECT_BACKEND));
+    /* one packed constant for both calls: 2 panels of 304 columns (600 rounded up to 16 per block),
+     * the 8 past 600 zero; the weight stays (the sum reads it) */
+    const eir_tensor *pw = eir_program_find_tensor(p, "_eir_cpu_fused0"), *w = eir_program_find_tensor(ref, "w");
+    CHECK(!eir_program_find_tensor(p, "_eir_cpu_fused1") && eir_program_find_tensor(p, "w") != NULL);
+    CHECK(pw && w && pw->rank == 3 && pw->sizes[0] == 2 && pw->sizes[1] == 256 && pw->sizes[2] == 304);
+    if (pw && w && pw->rank == 3 && pw->sizes[2] == 304) {
+        const float *d = (const float *)pw->data + pw->storage_offset, *s = (const float *)w->data + w->storage_offset;
+        bool same = true;
+        for (int i = 0; i < 608; i++)
+            for (int q = 0; q < 256; q++)
+                same &= d[(i / 304) * 256 * 304 + q * 304 + i % 304] == (i < 600 ? s[i * 256 + q] : 0.f);
+        CHECK(same);
+    }
+    static float x[16 * 256], y0[16 * 600], y1[16 * 600];
+    for (int i = 0; i < 16 * 256; i++) x[i] = cosf(0.37f * (float)i);
+    int64_t xs[2] = {16, 256};
+    setenv("EIR_NO_FUSION", "1", 1);
+    CHECK(run(ref, x, xs, 2, y0, 16 * 600));
+    unsetenv("EIR_NO_FUSION");
+    CHECK(run(p, x, xs, 2, y1, 16 * 600));
+    float scale = 0;
+    for (int i = 0; i < 16 * 600; i++) scale = fmaxf(scale, fabsf(y0[i]));
+    CHECK(scale > 1.f && max_diff(y0, y1, 16 * 600) < 1e-5f * scale);
+    CHECK(run_to_backend(p) == 0);
+done:
+    eir_program_free(ref);
+    eir_program_free(p);
+    /* rows not known ahead: the weight stays (N, K) for the matrix-vector kernel a run may take */
+    p = parse(tied_program("s0, 256", false));
+    CHECK(p != NULL);
+    if (!p) return;
+    fill_state(p);
+    CHECK(run_to_backend(p) == 2);
+    CHECK(count_prefix(p, "torch.ops.eir_cpu.linear.default") == 2 && count_prefix(p, "torch.ops.eir_cpu.linear_packed") == 0);
+    CHECK(eir_program_find_tensor(p, "w") != NULL && !eir_program_find_tensor(p, "_eir_cpu_fused0"));
     eir_program_free(p);
 }
 
@@ -361,6 +452,40 @@ static bool breaks(const char *text, const char *rule, const char *needle) {
     return found;
 }
 
+/* eir_cpu.linear_packed: panels that hold out_features columns and multiply the input */
+static const char *packed_program(const char *x_sizes, const char *w_sizes, int out_features) {
+    static char buf[2048];
+    snprintf(buf, sizeof buf,
+             "ExportedProgram:\n"
+             "    class GraphModule(torch.nn.Module):\n"
+             "        def forward(self, c_w: \"f32[%s]\", x: \"f32[%s]\"):\n"
+             "            l: \"f32[8, %d]\" = torch.ops.eir_cpu.linear_packed.default(x, c_w, None, %d)\n"
+             "            return (l,)\n"
+             "\n"
+             "Graph signature:\n"
+             "    # inputs\n"
+             "    c_w: CONSTANT_TENSOR target='w'\n"
+             "    x: USER_INPUT\n"
+             "\n"
+             "    # outputs\n"
+             "    l: USER_OUTPUT\n"
+             "\n"
+             "Range constraints: {}\n",
+             w_sizes, x_sizes, out_features, out_features);
+    return buf;
+}
+
+static void test_verifier_packed(void) {
+    eir_program *p = parse(packed_program("8, 32", "3, 32, 48", 100));
+    CHECK(p != NULL);
+    if (p) CHECK(verifies(p, EIR_DIALECT_BACKEND));
+    eir_program_free(p);
+    breaks(packed_program("8, 32", "3, 32, 48", 96), "backend.packed", "does not fill the last of 3 panels");
+    breaks(packed_program("8, 32", "3, 32, 48", 145), "backend.packed", "does not fill the last of 3 panels");
+    breaks(packed_program("8, 31", "3, 32, 48", 100), "backend.packed", "is not the packed weight's K (32)");
+    breaks(packed_program("8, 32", "32, 100", 100), "backend.rank", "has 2 dims, expected 3");
+}
+
 static void test_verifier_blocked(void) {
     eir_program *p = parse(blocked_program("1, 1, 8, 8, 16", "16"));
     CHECK(p != NULL);
@@ -424,9 +549,11 @@ int main(void) {
     setenv("EIR_DNNL_BLOCKED", "0", 1);
     test_conv_bn_relu();
     test_linear_hardtanh();
+    test_linear_packed_panels();
     test_refusals();
     test_verifier();
     test_verifier_blocked();
     test_verifier_pool_blocked();
+    test_verifier_packed();
     return check_summary("test_backend");
 }

@@ -1,8 +1,10 @@
 """The Backend dialect's operators (namespace ``eir_cpu``) for torch.
 
 ``eir convert --to backend`` (and the pass ``to-backend``) writes programs that
-call ``torch.ops.eir_cpu.conv2d.default``, ``torch.ops.eir_cpu.linear.default`` and
-``torch.ops.eir_cpu.attention.default``, and for chains of convolutions kept in the
+call ``torch.ops.eir_cpu.conv2d.default``, ``torch.ops.eir_cpu.linear.default``,
+``torch.ops.eir_cpu.linear_packed.default`` (a linear layer whose constant weight is stored
+transposed, in panels: (P, K, W), panel p holding columns [p W, p W + W) of weight^T, zeros
+past out_features) and ``torch.ops.eir_cpu.attention.default``, and for chains of convolutions kept in the
 blocked layout ``torch.ops.eir_cpu.conv2d_blocked.default``, ``max_pool2d_blocked``,
 ``to_blocked`` and ``from_blocked``: a tensor (N, C, H, W) held as (N, ceil(C / B), H, W, B), channel c at
 [n, c // B, h, w, c % B], the lanes past C zero (docs/IR.md).
@@ -36,6 +38,8 @@ SCHEMAS = {
     "to_blocked": "(Tensor input, int block) -> Tensor",
     "linear": "(Tensor input, Tensor weight, Tensor? bias, str activation=\"none\", float? min=None, "
               "float? max=None) -> Tensor",
+    "linear_packed": "(Tensor input, Tensor packed_weight, Tensor? bias, int out_features, "
+                     "str activation=\"none\", float? min=None, float? max=None) -> Tensor",
 }
 
 ACTIVATIONS = ("none", "relu", "hardtanh", "silu", "hardswish")
@@ -68,6 +72,21 @@ def _conv2d(input, weight, bias, stride, padding, dilation, groups, activation="
 def _linear(input, weight, bias, activation="none", min=None, max=None):
     y = torch.ops.aten.linear.default(input, weight, bias)
     return _activation(y, activation, min, max)
+
+
+def unpack_weight(packed_weight, out_features):
+    """The (out_features, K) weight of an eir_cpu::linear_packed call from its (P, K, W) panels."""
+    p, k, w = packed_weight.shape
+    return packed_weight.permute(1, 0, 2).reshape(k, p * w)[:, :out_features].t()
+
+
+def _linear_packed(input, packed_weight, bias, out_features, activation="none", min=None, max=None):
+    y = torch.ops.aten.linear.default(input, unpack_weight(packed_weight, out_features), bias)
+    return _activation(y, activation, min, max)
+
+
+def _linear_packed_fake(input, packed_weight, bias, out_features, activation="none", min=None, max=None):
+    return input.new_empty((*input.shape[:-1], out_features))
 
 
 def _attention(query, key, value, attn_mask, scale):
@@ -130,6 +149,7 @@ def register():
         lib.define(name + schema)
     lib.impl("conv2d", _conv2d, "CompositeExplicitAutograd")
     lib.impl("linear", _linear, "CompositeExplicitAutograd")
+    lib.impl("linear_packed", _linear_packed, "CompositeExplicitAutograd")
     lib.impl("attention", _attention, "CompositeExplicitAutograd")
     lib.impl("conv2d_blocked", _conv2d_blocked, "CompositeExplicitAutograd")
     lib.impl("to_blocked", _to_blocked, "CompositeExplicitAutograd")
@@ -137,6 +157,7 @@ def register():
     lib.impl("max_pool2d_blocked", _max_pool2d_blocked, "CompositeExplicitAutograd")
     torch.library.register_fake(f"{NAMESPACE}::conv2d", _conv2d_fake, lib=lib)
     torch.library.register_fake(f"{NAMESPACE}::linear", _linear_fake, lib=lib)
+    torch.library.register_fake(f"{NAMESPACE}::linear_packed", _linear_packed_fake, lib=lib)
     torch.library.register_fake(f"{NAMESPACE}::attention", _attention, lib=lib)
     for name, fn in (("conv2d_blocked", _conv2d_blocked), ("to_blocked", _to_blocked), ("from_blocked", _from_blocked),
                      ("max_pool2d_blocked", _max_pool2d_blocked)):
