@@ -51,7 +51,8 @@ sys.path.insert(0, os.path.join(ROOT, "python", "tests"))
 from tolerances import tolerance  # noqa: E402
 
 CONTENDERS = ("eir", "torch", "ort", "et")
-LABEL = {"eir": "eir", "torch": "torch eager", "ort": "ONNX Runtime", "et": "ExecuTorch+XNNPACK"}
+LABEL = {"eir": "eir", "torch": "torch eager", "ort": "ONNX Runtime", "et": "ExecuTorch+XNNPACK",
+         "eir_be": "eir, Backend program"}
 SECTION = "<!-- make bench: inference -->"
 THREADS_SECTION = "<!-- make bench: threads -->"
 
@@ -88,10 +89,12 @@ def check_outputs(got, want, deep=False):
 
 # ---------------------------------------------------------------- preparing a model
 
-def prepare(name, work, decomp, full, contenders, log):
+def prepare(name, work, decomp, full, contenders, log, eir_cli=None):
     """Export the model into `work`: model.pt2, in<i>.npy, torch's outputs, and
-    the ONNX / .pte files for the contenders asked for (a failure is recorded
-    in the returned dict, not raised)."""
+    the ONNX / .pte files for the contenders asked for, and for eir the program
+    written ahead as a Backend program (`eir convert --to backend`, with eir_cli)
+    as a C developer would ship it; a failure is recorded in the returned dict,
+    not raised."""
     import torch
     import models
 
@@ -110,6 +113,16 @@ def prepare(name, work, decomp, full, contenders, log):
         want = ep.module()(*args)
     want = [t.numpy() for t in (want if isinstance(want, (tuple, list)) else (want,))]
     prep = {"pt2": pt2, "inputs": inputs, "args": args, "want": want, "errors": {}}
+    if "eir" in contenders and eir_cli:
+        backend = os.path.join(work, "model.backend.pt2")
+        try:
+            r = subprocess.run([eir_cli, "convert", "--to", "backend", pt2, backend], capture_output=True, text=True)
+            if r.returncode == 0:
+                prep["pt2_backend"] = backend
+            else:
+                prep["errors"]["eir_be"] = "convert: " + (r.stderr.strip().splitlines() or ["failed"])[-1][:200]
+        except OSError as e:
+            prep["errors"]["eir_be"] = "convert: " + _short(e)
     if "ort" in contenders:
         try:
             onnx_path = os.path.join(work, "model.onnx")
@@ -295,9 +308,11 @@ print("first_result_epoch_us %.0f" % (time.time() * 1e6))
 """
 
 
-def fresh_with_rss(c, prep, threads, exe):
+def fresh_with_rss(c, prep, threads, exe, out=None):
     """fresh(), run under a process of its own so that its peak RSS is the
-    child's own (getrusage of the children of a one-child helper)."""
+    child's own (getrusage of the children of a one-child helper). c "eir_be":
+    eir on the Backend program written ahead, its outputs written to `out`
+    (after the first result's time stamp)."""
     helper = (
         "import json, resource, subprocess, sys, time\n"
         "t0 = time.time()\n"
@@ -306,8 +321,9 @@ def fresh_with_rss(c, prep, threads, exe):
         "print(json.dumps({'rc': p.returncode, 't0': t0, 'out': p.stdout.decode(errors='replace'),"
         " 'err': p.stderr.decode(errors='replace')[-2000:], 'maxrss_kib': ru.ru_maxrss}))\n"
     )
-    if c == "eir":
-        cmd = [exe, prep["pt2"], "--warmup", "0", "--runs", "0", "--threads", str(threads), *prep["inputs"]]
+    if c in ("eir", "eir_be"):
+        cmd = [exe, prep["pt2" if c == "eir" else "pt2_backend"], "--warmup", "0", "--runs", "0", "--threads",
+               str(threads), *prep["inputs"]] + (["--out", out] if out else [])
     else:
         path = {"torch": prep["pt2"], "ort": prep.get("onnx"), "et": prep.get("pte")}[c]
         if not path:
@@ -337,7 +353,8 @@ def bench_model(name, args, log):
     runners = {}
     try:
         t0 = time.time()
-        prep = prepare(name, work, args.decomp, args.full, args.contenders, log)
+        prep = prepare(name, work, args.decomp, args.full, args.contenders, log,
+                       eir_cli=None if args.no_fresh else os.path.join(os.path.dirname(args.exe), "eir"))
         log(f"[{name}] exported in {time.time() - t0:.1f}s")
         for c in args.contenders:
             try:
@@ -392,6 +409,8 @@ def bench_model(name, args, log):
                 except Exception as e:  # noqa: BLE001
                     row["first"][c] = None
                     row["fail"].setdefault(c + " (fresh)", str(e))
+            if "eir" in args.contenders and "eir" not in row["fail"]:
+                fresh_backend(row, prep, args)
     except Exception as e:  # noqa: BLE001
         row["fail"]["export"] = _short(e)
         if args.verbose:
@@ -401,6 +420,27 @@ def bench_model(name, args, log):
             r.close()
         shutil.rmtree(work, ignore_errors=True)
     return row
+
+
+def fresh_backend(row, prep, args):
+    """First result and peak RSS of eir on the Backend program written ahead (its weights packed
+    for the products, convolutions fused: what `eir convert --to backend` writes), its outputs
+    checked against torch's like the exported program's."""
+    if "pt2_backend" not in prep:
+        row["fail"]["eir_be"] = prep["errors"].get("eir_be", "no Backend program")
+        return
+    out = os.path.join(os.path.dirname(prep["pt2"]), "backend-out")
+    os.makedirs(out, exist_ok=True)
+    try:
+        row["first"]["eir_be"], row["rss"]["eir_be"] = fresh_with_rss("eir_be", prep, args.threads, args.exe, out)
+        got = [np.load(os.path.join(out, f"out{i}.npy")) for i in range(len(prep["want"]))]
+        ok, msg = check_outputs(got, prep["want"], deep=True)
+        if not ok:
+            row["first"].pop("eir_be"), row["rss"].pop("eir_be")
+            row["fail"]["eir_be"] = "WRONG OUTPUT: " + msg
+    except Exception as e:  # noqa: BLE001
+        row["first"].pop("eir_be", None)
+        row["fail"]["eir_be"] = str(e) if isinstance(e, BenchError) else _short(e)
 
 
 # ---------------------------------------------------------------- report
@@ -429,12 +469,15 @@ def table(rows, contenders):
         rows = []
     else:
         out += ["", "Time from process start to first result (load + first run, fresh process) and peak RSS:", ""]
-    head = ["model"] + [f"{LABEL[c]} first result" for c in contenders] + [f"{LABEL[c]} peak RSS" for c in contenders]
+    fresh = list(contenders)
+    if any("eir_be" in r["first"] for r in rows):
+        fresh.insert(fresh.index("eir") + 1 if "eir" in fresh else 0, "eir_be")
+    head = ["model"] + [f"{LABEL[c]} first result" for c in fresh] + [f"{LABEL[c]} peak RSS" for c in fresh]
     if rows:
         out += ["| " + " | ".join(head) + " |", "|" + "---|" + "---:|" * (len(head) - 1)]
     for r in rows:
-        cells = [r["name"]] + [_ms(r["first"].get(c)) for c in contenders]
-        cells += [f"{r['rss'][c]:.0f} MiB" if r["rss"].get(c) else "—" for c in contenders]
+        cells = [r["name"]] + [_ms(r["first"].get(c)) for c in fresh]
+        cells += [f"{r['rss'][c]:.0f} MiB" if r["rss"].get(c) else "—" for c in fresh]
         out.append("| " + " | ".join(cells) + " |")
     if fails:
         out += ["", "Failures:", ""] + [f"- {n}, {LABEL.get(c, c)}: {why}" for n, c, why in fails]

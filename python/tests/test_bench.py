@@ -113,3 +113,16 @@ def test_torch_thread_count_restored(run_bench, capsys):
                 "--threads", "1" if before != 1 else "2"])
     capsys.readouterr()
     assert torch.get_num_threads() == before
+
+
+def test_fresh_backend_program(run_bench, capsys):
+    # the first-result table: eir on the exported program and on the Backend program written
+    # ahead (eir convert --to backend), both timed, their outputs checked
+    rc = bench.main(["--quick", "--models", "mlp", "--contenders", "eir", "--runs", "1", "--exe", run_bench])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    head = [ln for ln in out.splitlines() if ln.startswith("| model | eir first result")][0]
+    assert "| eir, Backend program first result |" in head and "| eir, Backend program peak RSS |" in head
+    row = [c.strip() for c in [ln for ln in out.splitlines() if ln.startswith("| mlp |")][-1].strip("|").split("|")]
+    assert row[1].endswith(" ms") and row[2].endswith(" ms") and row[3].endswith(" MiB") and row[4].endswith(" MiB")
+    assert "Failures" not in out

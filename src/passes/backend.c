@@ -22,7 +22,12 @@
  *      eir_cpu::conv2d with that activation.
  *  (c) aten.linear, aten.addmm(bias, x, w.t()) and aten.mm(x, w.t()) with
  *      w.t() a permute or t of a 2-d weight, followed by such an activation
- *      or not (mm only with one): eir_cpu::linear.
+ *      or not (mm only with one): eir_cpu::linear. Written ahead (eir
+ *      convert, not a runtime's copy), when w is a constant of the program
+ *      and the input has a known number of rows above EIR_GEMV_MAX_M:
+ *      eir_cpu::linear_packed, w packed into a new constant as the
+ *      runtime's product reads it (packed_constant), mm with no activation
+ *      included.
  *  (d) the chain run_decompositions() writes for scaled_dot_product_attention
  *      (two bmm, _softmax and its -inf guard; see try_attention):
  *      eir_cpu::attention.
