@@ -15,7 +15,10 @@ shuffled per round, seeded), and the
 median of N rounds is reported. eir's outputs must match torch's within
 python/tests/tolerances.py, else the run fails (exit status 1). Then each
 contender is started once more as a fresh process that loads the model and
-runs it once: the time from process start to first result, and the peak RSS.
+runs it once: the time from process start to first result, and the peak RSS;
+eir also on the program written ahead by `eir convert --to backend` (next to
+--exe), as ONNX Runtime and ExecuTorch run the files written for them (the
+"eir, Backend program" columns; its outputs checked like the others).
 A contender that fails on a model is reported with the reason.
 
 --threads-list 1,2 compares eir with torch eager at each of those thread
