@@ -15,6 +15,8 @@ saved and saved again after torch.export.load:
     with the same bits, and on two threads with the bits of one;
   - with oneDNN, eir gives the bits of the same program converted to Core ATen without packing
     (the runtime's own copies of the weights): the same products.
+Also: rows not known ahead keep eir_cpu::linear; an LSTM stays whole (eir_cpu::lstm, pass
+keep-lstm) and gives the exported program's bits.
 """
 from __future__ import annotations
 
@@ -175,3 +177,58 @@ def test_rows_not_known(eir, tmp_path):
         got = _run(eir, dst, xf, str(tmp_path / f"o{n}"), 1, runs=1)[0]
         with torch.no_grad():
             np.testing.assert_allclose(got, to_npy(module(xn)), rtol=rtol, atol=atol)
+
+
+class Recurrent(nn.Module):
+    """The LSTM benchmark's shape, smaller: two layers, batch first, a linear head on the last step."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(16, 32, num_layers=2, batch_first=True)
+        self.head = nn.Linear(32, 10)
+
+    def forward(self, x):
+        y, (h, c) = self.lstm(x)
+        return self.head(y[:, -1]), h, c
+
+
+@pytest.mark.parametrize("resave", [False, True], ids=["saved", "resaved"])
+@pytest.mark.parametrize("strict", [False, True], ids=["nonstrict", "strict"])
+@pytest.mark.parametrize("decomp", [False, True], ids=["exported", "decomp"])
+def test_lstm_kept_whole(eir, tmp_path, strict, decomp, resave):
+    """`--to backend` renames aten.lstm eir_cpu::lstm before to-core (keep-lstm), so the Backend
+    program runs eir's fused time loop as the exported program does: the same bits. torch's
+    run_decompositions() writes the time loop out itself, so its form has no aten.lstm to keep:
+    that Backend program is checked for its outputs only."""
+    torch.manual_seed(5)
+    module = Recurrent().eval()
+    x = torch.randn(3, 12, 16, generator=torch.Generator().manual_seed(6))
+    src, dst = str(tmp_path / "r.pt2"), str(tmp_path / "r.backend.pt2")
+    ep = export_save(module, x, strict, decomp, src)
+    if resave:
+        torch.export.save(torch.export.load(src), src)
+    assert ("torch.ops.aten.lstm.input" in str(ep.graph)) == (not decomp)
+    _convert(eir, src, dst, "--to", "backend", "--verify-each")
+    r = subprocess.run([eir, "verify", "--dialect", "backend", dst], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    printed = subprocess.run([eir, "print", dst], capture_output=True, text=True, timeout=120).stdout
+    assert printed.count("torch.ops.eir_cpu.lstm.default") == (0 if decomp else 1), printed
+    assert "aten.lstm" not in printed, printed
+    with torch.no_grad():
+        want = [to_npy(t) for t in module(x)]
+    got_torch = torch.export.load(dst).module()(x)
+    rtol, atol = tolerance(torch.float32)
+    for g, w in zip(got_torch, want):
+        np.testing.assert_allclose(to_npy(g), w, rtol=rtol, atol=atol)
+    xf = str(tmp_path / "x.npy")
+    np.save(xf, to_npy(x))
+    outs = {}
+    for name, path in (("exported", src), ("backend", dst)):
+        d = str(tmp_path / name)
+        r = subprocess.run([eir, "run", path, xf, "--out", d], capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        outs[name] = [np.load(os.path.join(d, f"output_{i}.npy")) for i in range(3)]
+    for g, w, e in zip(outs["backend"], want, outs["exported"]):
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
+        if not decomp:
+            assert g.tobytes() == e.tobytes(), "the Backend program's LSTM differs from the exported program's"

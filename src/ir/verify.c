@@ -607,7 +607,8 @@ static void check_backend(vctx *c, const eir_graph *g, const eir_node *nd, const
     if (!s) {
         viol(c, "backend.unknown", nd, NULL, "%s is not an operator of the Backend dialect (eir_cpu.attention.default, "
              "eir_cpu.conv2d.default, eir_cpu.conv2d_blocked.default, eir_cpu.from_blocked.default, "
-             "eir_cpu.linear.default, eir_cpu.linear_packed.default, eir_cpu.max_pool2d_blocked.default, "
+             "eir_cpu.linear.default, eir_cpu.linear_packed.default, eir_cpu.lstm.default, "
+             "eir_cpu.max_pool2d_blocked.default, "
              "eir_cpu.to_blocked.default)", name);
         return;
     }

@@ -1775,6 +1775,7 @@ const eir_kernel_entry eir_kernels_nn[] = {
     {"aten.scaled_dot_product_attention.default", k_sdpa},
     {"aten._scaled_dot_product_flash_attention_for_cpu.default", k_sdpa_flash_cpu},
     {"aten.lstm.input", k_lstm},
+    {"eir_cpu.lstm.default", k_lstm},      /* the Backend dialect's aten.lstm, kept whole */
     {"aten.gru.input", k_gru},
     {"aten.rnn_tanh.input", k_rnn_tanh},
     {"aten.rnn_relu.input", k_rnn_relu},

@@ -67,6 +67,18 @@ static const eir_schema_arg LINEAR_PACKED[] = {
     {"max", EIR_ST_OPT_FLOAT, 0, "None"},
 };
 
+/* eir_cpu::lstm(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers,
+ *               float dropout, bool train, bool bidirectional, bool batch_first)
+ *               -> (Tensor, Tensor, Tensor): aten.lstm.input, kept whole (to-core would write
+ *               it out as its time loop) and run on eir's fused time loop */
+static const eir_schema_arg LSTM[] = {
+    {"input", EIR_ST_TENSOR, 0, NULL},      {"hx", EIR_ST_TENSORS, 0, NULL},
+    {"params", EIR_ST_TENSORS, 0, NULL},    {"has_biases", EIR_ST_BOOL, 0, NULL},
+    {"num_layers", EIR_ST_INT, 0, NULL},    {"dropout", EIR_ST_FLOAT, 0, NULL},
+    {"train", EIR_ST_BOOL, 0, NULL},        {"bidirectional", EIR_ST_BOOL, 0, NULL},
+    {"batch_first", EIR_ST_BOOL, 0, NULL},
+};
+
 /* eir_cpu::attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask,
  *                    float scale) -> Tensor: softmax(query key^T * scale + attn_mask) value,
  * rows whose scores are all -inf give 0 (torch's math attention) */
@@ -84,6 +96,7 @@ static const eir_op_schema BACKEND_OPS[] = {
     {"eir_cpu.from_blocked.default", FROM_BLOCKED, 2, 1, 0},
     {"eir_cpu.linear.default", LINEAR, sizeof LINEAR / sizeof *LINEAR, 1, 0},
     {"eir_cpu.linear_packed.default", LINEAR_PACKED, sizeof LINEAR_PACKED / sizeof *LINEAR_PACKED, 1, 0},
+    {"eir_cpu.lstm.default", LSTM, sizeof LSTM / sizeof *LSTM, 3, 0},
     {"eir_cpu.max_pool2d_blocked.default", MAX_POOL2D_BLOCKED, sizeof MAX_POOL2D_BLOCKED / sizeof *MAX_POOL2D_BLOCKED, 1, 0},
     {"eir_cpu.to_blocked.default", TO_BLOCKED, 2, 1, 0},
 };
@@ -100,6 +113,8 @@ static const char *const SCHEMA_TEXT[] = {
     "float? max=None) -> Tensor",
     "eir_cpu::linear_packed(Tensor input, Tensor packed_weight, Tensor? bias, int out_features, "
     "str activation=\"none\", float? min=None, float? max=None) -> Tensor",
+    "eir_cpu::lstm(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, "
+    "bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor, Tensor)",
     "eir_cpu::max_pool2d_blocked(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
     "int[2] dilation=1, bool ceil_mode=False) -> Tensor",
     "eir_cpu::to_blocked(Tensor input, int block) -> Tensor",

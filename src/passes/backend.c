@@ -1527,6 +1527,40 @@ static eir_status to_backend(eir_program *p, uint32_t *changed, bool drop_state)
 
 eir_status eir_pass_to_backend(eir_program *p, uint32_t *changed) { return to_backend(p, changed, true); }
 
+/* ---- aten.lstm kept whole ----
+ *
+ * to-core writes aten.lstm.input out as its time loop of Core ATen calls
+ * (torch's run_decompositions() does the same), where eir runs the call
+ * itself on a fused float32 time loop (src/kernels/recurrent.c) 1.4x faster
+ * (docs/BENCHMARKS.md). Before to-core, `--to backend` renames each float32
+ * call eir_cpu::lstm: the same arguments and results, the same kernel. */
+static eir_status keep_lstm_graph(eir_program *p, eir_graph *g, uint32_t *changed) {
+    for (uint32_t n = 0; n < g->num_nodes; n++) {
+        eir_node *nd = (eir_node *)&g->nodes[n];   /* the program's own nodes, edited in place as to-edge does */
+        for (uint32_t i = 0; i < nd->num_inputs; i++) {
+            const eir_arg *a = &nd->inputs[i].arg;
+            eir_status st;
+            if (a->kind == EIR_ARG_GRAPH && a->u.graph.graph && (st = keep_lstm_graph(p, a->u.graph.graph, changed)))
+                return st;
+        }
+        if (strcmp(nd->target, "torch.ops.aten.lstm.input")) continue;
+        bctx c = {p, g, false, NULL, NULL, NULL, 0};
+        bool f32 = is_f32(&c, tensor_of(arg_named(nd, "input")), 0);
+        for (uint32_t k = 0; f32 && k < 3; k++) f32 = is_f32(&c, eir_node_output_value(nd, k), 0);
+        if (!f32) continue;
+        if (!(nd->target = eir_arena_strdup(&p->arena, "torch.ops.eir_cpu.lstm.default")))
+            return eir_fail(p, EIR_ERR_NOMEM, "out of memory");
+        (*changed)++;
+    }
+    return EIR_OK;
+}
+
+eir_status eir_pass_keep_lstm(eir_program *p, uint32_t *changed) {
+    *changed = 0;
+    if (!p->graph) return eir_fail(p, EIR_ERR_ARG, "keep-lstm: the program has no graph");
+    return keep_lstm_graph(p, p->graph, changed);
+}
+
 /* ---- at runtime creation ---- */
 
 static bool fusion_off(void) {

@@ -18,6 +18,8 @@ static const eir_pass PASSES[] = {
     {"to-edge", "lower Core ATen to ExecuTorch's Edge dialect, as exir.to_edge() does", eir_pass_to_edge},
     {"to-backend", "fuse convolution + batch norm + activation and linear + activation into eir_cpu operators",
      eir_pass_to_backend},
+    {"keep-lstm", "rename float32 aten.lstm calls eir_cpu::lstm (eir's fused time loop), which to-core keeps whole",
+     eir_pass_keep_lstm},
 };
 
 uint32_t eir_num_passes(void) { return sizeof PASSES / sizeof *PASSES; }

@@ -27,6 +27,11 @@ eir_status eir_pass_to_edge(eir_program *p, uint32_t *changed);
  * constants. Float32 patterns only; *changed counts the fused calls. */
 eir_status eir_pass_to_backend(eir_program *p, uint32_t *changed);
 
+/* Before to-core in `eir convert --to backend` (backend.c): float32
+ * aten.lstm.input calls become eir_cpu::lstm (the same arguments, results
+ * and kernel), which to-core leaves whole. *changed counts them. */
+eir_status eir_pass_keep_lstm(eir_program *p, uint32_t *changed);
+
 /* For eir_runtime_create: a private copy of p with to-backend applied, in
  * *out (its graph decoded anew from p's model.json, kept in *buf, which
  * must outlive it: free the program, then eir_free the buffer; its stored

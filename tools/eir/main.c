@@ -946,7 +946,7 @@ static void convert_help(void) {
     fputs("  --to core               to-core, then dce; fails, writing nothing, when a node is left\n"
           "                          that torch's run_decompositions() would rewrite\n"
           "  --to edge               to-edge: ExecuTorch's to_edge() (after to-core when needed)\n"
-          "  --to backend            to-core, dce, then to-backend: Core ATen with fused eir_cpu operators\n", stdout);
+          "  --to backend            keep-lstm, to-core, dce, then to-backend: Core ATen with fused eir_cpu operators\n", stdout);
     fputs("  --verify-each           run the verifier (ATen dialect) before the first pass and after\n"
           "                          each; stop at the first pass that leaves a violation\n"
           "  --print-after PASS      print the program (as `eir print --program`) after PASS\n"
@@ -1031,8 +1031,9 @@ static int cmd_convert(int argc, char **argv) {
             if (strcmp(d, "core") && strcmp(d, "edge") && strcmp(d, "backend"))
                 return usage_error("%s", "convert: --to needs a dialect: core, edge or backend");
             i++;
-            if (ntodo + 3 > (int)(sizeof todo / sizeof todo[0])) return usage_error("%s", "convert: too many passes");
+            if (ntodo + 4 > (int)(sizeof todo / sizeof todo[0])) return usage_error("%s", "convert: too many passes");
             if (!strcmp(d, "backend")) {
+                todo[ntodo++] = eir_pass_find("keep-lstm");
                 todo[ntodo++] = eir_pass_find("to-core");
                 todo[ntodo++] = eir_pass_find("dce");
                 todo[ntodo++] = eir_pass_find("to-backend");

@@ -4,7 +4,8 @@
 call ``torch.ops.eir_cpu.conv2d.default``, ``torch.ops.eir_cpu.linear.default``,
 ``torch.ops.eir_cpu.linear_packed.default`` (a linear layer whose constant weight is stored
 transposed, in panels: (P, K, W), panel p holding columns [p W, p W + W) of weight^T, zeros
-past out_features) and ``torch.ops.eir_cpu.attention.default``, and for chains of convolutions kept in the
+past out_features), ``torch.ops.eir_cpu.lstm.default`` (aten.lstm.input kept whole) and
+``torch.ops.eir_cpu.attention.default``, and for chains of convolutions kept in the
 blocked layout ``torch.ops.eir_cpu.conv2d_blocked.default``, ``max_pool2d_blocked``,
 ``to_blocked`` and ``from_blocked``: a tensor (N, C, H, W) held as (N, ceil(C / B), H, W, B), channel c at
 [n, c // B, h, w, c % B], the lanes past C zero (docs/IR.md).
@@ -40,6 +41,8 @@ SCHEMAS = {
               "float? max=None) -> Tensor",
     "linear_packed": "(Tensor input, Tensor packed_weight, Tensor? bias, int out_features, "
                      "str activation=\"none\", float? min=None, float? max=None) -> Tensor",
+    "lstm": "(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, "
+            "bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor, Tensor)",
 }
 
 ACTIVATIONS = ("none", "relu", "hardtanh", "silu", "hardswish")
@@ -87,6 +90,11 @@ def _linear_packed(input, packed_weight, bias, out_features, activation="none", 
 
 def _linear_packed_fake(input, packed_weight, bias, out_features, activation="none", min=None, max=None):
     return input.new_empty((*input.shape[:-1], out_features))
+
+
+def _lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    return torch.ops.aten.lstm.input(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
+                                     batch_first)
 
 
 def _attention(query, key, value, attn_mask, scale):
@@ -150,6 +158,7 @@ def register():
     lib.impl("conv2d", _conv2d, "CompositeExplicitAutograd")
     lib.impl("linear", _linear, "CompositeExplicitAutograd")
     lib.impl("linear_packed", _linear_packed, "CompositeExplicitAutograd")
+    lib.impl("lstm", _lstm, "CompositeExplicitAutograd")
     lib.impl("attention", _attention, "CompositeExplicitAutograd")
     lib.impl("conv2d_blocked", _conv2d_blocked, "CompositeExplicitAutograd")
     lib.impl("to_blocked", _to_blocked, "CompositeExplicitAutograd")
@@ -158,6 +167,7 @@ def register():
     torch.library.register_fake(f"{NAMESPACE}::conv2d", _conv2d_fake, lib=lib)
     torch.library.register_fake(f"{NAMESPACE}::linear", _linear_fake, lib=lib)
     torch.library.register_fake(f"{NAMESPACE}::linear_packed", _linear_packed_fake, lib=lib)
+    torch.library.register_fake(f"{NAMESPACE}::lstm", _lstm, lib=lib)
     torch.library.register_fake(f"{NAMESPACE}::attention", _attention, lib=lib)
     for name, fn in (("conv2d_blocked", _conv2d_blocked), ("to_blocked", _to_blocked), ("from_blocked", _from_blocked),
                      ("max_pool2d_blocked", _max_pool2d_blocked)):
