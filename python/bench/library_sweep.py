@@ -3,7 +3,7 @@ against torch eager: a sweep for performance cliffs (an operator on a slow path 
 network slower than torch), beside the benchmark models of bench.py.
 
     python3 python/bench/library_sweep.py [--models a,b,...] [--runs N] [--base OLD/run_bench]
-        [--work DIR] [--keep]
+        [--backend] [--work DIR] [--keep]
 
 Each model is built with random weights (seeded), exported with strict=False as users export
 them, saved, and its outputs from eir (run_bench --serve, one thread) checked against torch's
@@ -11,8 +11,10 @@ them, saved, and its outputs from eir (run_bench --serve, one thread) checked ag
 under inference_mode, one thread) run round-robin, one run each per round in an
 order shuffled per round (bench.rotated, seeded), and the medians and
 their ratio go to stdout as a markdown table. --base adds an older build of run_bench to the
-rounds (the before / after table of a change). Needs torchvision 0.28 and transformers; a model
-whose library is missing is skipped with a note.
+rounds (the before / after table of a change). --backend also converts each program with `eir
+convert --to backend` (the eir next to --exe), checks the Backend program's outputs against
+torch's and times it in the same rounds. Needs torchvision 0.28 and transformers; a model whose
+library is missing is skipped with a note.
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ import glob
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -153,9 +156,17 @@ def sweep_one(name, args, work):
     runners = {"eir": bench.Eir(prep, 1, args.exe)}
     if args.base:
         runners["base"] = bench.Eir(prep, 1, args.base)
+    if args.backend:
+        be = os.path.join(work, name + ".backend.pt2")
+        r = subprocess.run([os.path.join(os.path.dirname(args.exe), "eir"), "convert", "--to", "backend", pt2, be],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            runners.pop("eir").close()
+            raise bench.BenchError("convert --to backend: " + (r.stderr.strip().splitlines() or ["failed"])[-1][:200])
+        runners["backend"] = bench.Eir(dict(prep, pt2=be), 1, args.exe)
     runners["torch"] = _Torch(ep, kwargs)
     try:
-        for c in ("eir", "base"):
+        for c in ("eir", "base", "backend"):
             if c in runners:
                 ok, why = bench.check_outputs(runners[c].outputs(len(want)), want, deep=True)
                 if not ok:
@@ -180,6 +191,8 @@ def main(argv=None):
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--exe", default=os.path.join(ROOT, "build", "run_bench"))
     ap.add_argument("--base", help="an older build's run_bench, timed in the same rounds")
+    ap.add_argument("--backend", action="store_true",
+                    help="also time each program converted with eir convert --to backend (its outputs checked)")
     ap.add_argument("--work", help="directory for the exported programs (default: a temporary one)")
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
     args = ap.parse_args(argv)
@@ -195,6 +208,8 @@ def main(argv=None):
     os.makedirs(work, exist_ok=True)
     head = "| model | eir | torch eager | eir / torch |" if not args.base else \
         "| model | eir before | eir after | speed-up | torch eager | before / torch | after / torch |"
+    if args.backend and not args.base:
+        head = "| model | eir | eir, Backend program | Backend / exported | torch eager | eir / torch |"
     print(head)
     print("|---|" + "---:|" * (head.count("|") - 2))
     try:
@@ -208,7 +223,10 @@ def main(argv=None):
                 print(f"| {n} | {e} |")
                 continue
             ms = {c: v * 1e3 for c, v in t.items()}
-            if args.base:
+            if args.backend and not args.base:
+                print(f"| {n} | {ms['eir']:.2f} ms | {ms['backend']:.2f} ms | {ms['backend'] / ms['eir']:.2f}x | "
+                      f"{ms['torch']:.2f} ms | {ms['eir'] / ms['torch']:.2f}x |", flush=True)
+            elif args.base:
                 print(f"| {n} | {ms['base']:.2f} ms | {ms['eir']:.2f} ms | {ms['base'] / ms['eir']:.2f}x | "
                       f"{ms['torch']:.2f} ms | {ms['base'] / ms['torch']:.2f}x | {ms['eir'] / ms['torch']:.2f}x |", flush=True)
             else:

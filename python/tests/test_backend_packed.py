@@ -232,3 +232,53 @@ def test_lstm_kept_whole(eir, tmp_path, strict, decomp, resave):
         np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
         if not decomp:
             assert g.tobytes() == e.tobytes(), "the Backend program's LSTM differs from the exported program's"
+
+
+class ConvNet(nn.Module):
+    """What to-core writes out and the Backend program must take back: SiLU (mul(x, sigmoid(x))),
+    max pooling (max_pool2d_with_indices), an in-place dropout in eval mode."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1, self.bn1 = nn.Conv2d(3, 16, 3, padding=1), nn.BatchNorm2d(16)
+        self.conv2 = nn.Conv2d(16, 24, 3, padding=1)
+        self.pool = nn.MaxPool2d(3, 2, ceil_mode=True)
+        self.drop = nn.Dropout(0.2, inplace=True)
+        self.fc = nn.Linear(24, 10)
+        with torch.no_grad():
+            self.bn1.running_mean.uniform_(-0.5, 0.5)
+            self.bn1.running_var.uniform_(0.5, 2.0)
+
+    def forward(self, x):
+        y = self.pool(F.silu(self.bn1(self.conv1(x))))
+        y = F.silu(self.conv2(y))
+        return self.fc(self.drop(y.mean((2, 3))))
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["nonstrict", "strict"])
+@pytest.mark.parametrize("decomp", [False, True], ids=["exported", "decomp"])
+def test_decomposed_forms_fused(eir, tmp_path, strict, decomp):
+    """SiLU as its decomposition writes it fuses into the convolution's epilogue, a max pool whose
+    indices nothing reads runs without them (eir_cpu::max_pool2d, or max_pool2d_blocked in a chain),
+    an in-place dropout in eval mode leaves no call: the Backend program verifies and gives torch's
+    outputs."""
+    torch.manual_seed(3)
+    module = ConvNet().eval()
+    x = torch.randn(2, 3, 20, 20, generator=torch.Generator().manual_seed(4))
+    src, dst = str(tmp_path / "c.pt2"), str(tmp_path / "c.backend.pt2")
+    export_save(module, x, strict, decomp, src)
+    _convert(eir, src, dst, "--to", "backend", "--verify-each")
+    r = subprocess.run([eir, "verify", "--dialect", "backend", dst], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    printed = subprocess.run([eir, "print", dst], capture_output=True, text=True, timeout=120).stdout
+    for gone in ("aten.sigmoid", "aten.silu", "max_pool2d_with_indices", "dropout"):
+        assert gone not in printed, (gone, printed)
+    assert re.search(r"eir_cpu\.max_pool2d(_blocked)?\.default", printed), printed
+    with torch.no_grad():
+        want = to_npy(module(x))
+    rtol, atol = tolerance(torch.float32)
+    np.testing.assert_allclose(to_npy(torch.export.load(dst).module()(x)), want, rtol=rtol, atol=atol)
+    xf = str(tmp_path / "x.npy")
+    np.save(xf, to_npy(x))
+    got = _run(eir, dst, xf, str(tmp_path / "o"), 1, runs=1)[0]
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)

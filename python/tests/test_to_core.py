@@ -111,9 +111,11 @@ class Dropouts(nn.Module):
     def __init__(self):
         super().__init__()
         self.d = nn.Dropout(0.3)
+        self.di = nn.Dropout(0.2, inplace=True)     # aten.dropout_ in eval mode: the input itself
 
     def forward(self, x):
-        return self.d(x) * 2, F.dropout(x.t(), 0.5, training=False)
+        return self.d(x) * 2, F.dropout(x.t(), 0.5, training=False), self.di(x + 1) * 3, \
+            F.alpha_dropout(x - 1, 0.1, training=False, inplace=True)
 
 
 class Views(nn.Module):

@@ -608,7 +608,7 @@ static void check_backend(vctx *c, const eir_graph *g, const eir_node *nd, const
         viol(c, "backend.unknown", nd, NULL, "%s is not an operator of the Backend dialect (eir_cpu.attention.default, "
              "eir_cpu.conv2d.default, eir_cpu.conv2d_blocked.default, eir_cpu.from_blocked.default, "
              "eir_cpu.linear.default, eir_cpu.linear_packed.default, eir_cpu.lstm.default, "
-             "eir_cpu.max_pool2d_blocked.default, "
+             "eir_cpu.max_pool2d.default, eir_cpu.max_pool2d_blocked.default, "
              "eir_cpu.to_blocked.default)", name);
         return;
     }
@@ -623,6 +623,18 @@ static void check_backend(vctx *c, const eir_graph *g, const eir_node *nd, const
     bool tob = !strcmp(name, "eir_cpu.to_blocked.default"), fromb = !strcmp(name, "eir_cpu.from_blocked.default");
     if (!strcmp(name, "eir_cpu.max_pool2d_blocked.default")) {
         check_pool_blocked(c, g, nd);
+        return;
+    }
+    if (!strcmp(name, "eir_cpu.max_pool2d.default")) {  /* aten.max_pool2d's arguments, a float32 tensor */
+        const eir_value *x = nd->num_inputs ? value_of(g, &nd->inputs[0].arg) : NULL;
+        const eir_value *y = nd->num_outputs ? value_of(g, &nd->outputs[0]) : NULL;
+        for (int k = 0; k < 2; k++) {
+            const eir_value *v = k ? y : x;
+            if (v && v->kind == EIR_VALUE_TENSOR && v->meta.dtype != EIR_F32)
+                viol(c, "backend.dtype", nd, k ? NULL : "input", "%s (%%%s) is %s; %s runs on float32 tensors",
+                     k ? "the result" : "argument 'input'", v->name,
+                     eir_dtype_name(v->meta.dtype) ? eir_dtype_name(v->meta.dtype) : "?", name);
+        }
         return;
     }
     if (cblk || tob || fromb) {

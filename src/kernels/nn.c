@@ -1767,6 +1767,7 @@ const eir_kernel_entry eir_kernels_nn[] = {
     {"aten.conv_transpose3d.input", k_conv_transpose},
     {"aten.max_pool2d.default", k_max_pool2d},
     {"aten.max_pool2d_with_indices.default", k_max_pool2d_with_indices},
+    {"eir_cpu.max_pool2d.default", k_max_pool2d},      /* the Backend dialect's: values only */
     {"aten.avg_pool2d.default", k_avg_pool2d},
     {"aten.adaptive_avg_pool2d.default", k_adaptive_avg_pool2d},
     {"aten._adaptive_avg_pool2d.default", k_adaptive_avg_pool2d},

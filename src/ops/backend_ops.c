@@ -41,6 +41,14 @@ static const eir_schema_arg TO_BLOCKED[] = {{"input", EIR_ST_TENSOR, 0, NULL}, {
 /* eir_cpu::from_blocked(Tensor input, int channels) -> Tensor: back to (N, channels, H, W) */
 static const eir_schema_arg FROM_BLOCKED[] = {{"input", EIR_ST_TENSOR, 0, NULL}, {"channels", EIR_ST_INT, 0, NULL}};
 
+/* eir_cpu::max_pool2d(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0,
+ *                     int[2] dilation=1, bool ceil_mode=False) -> Tensor: aten.max_pool2d, the
+ * values of aten.max_pool2d_with_indices without its indices */
+static const eir_schema_arg MAX_POOL2D[] = {
+    {"input", EIR_ST_TENSOR, 0, NULL},    {"kernel_size", EIR_ST_INTS, 0, NULL}, {"stride", EIR_ST_INTS, 0, "[]"},
+    {"padding", EIR_ST_INTS, 0, "0"},     {"dilation", EIR_ST_INTS, 0, "1"},     {"ceil_mode", EIR_ST_BOOL, 0, "False"},
+};
+
 /* eir_cpu::max_pool2d_blocked(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0,
  *                             int[2] dilation=1, bool ceil_mode=False) -> Tensor:
  * aten.max_pool2d of a blocked input, the result blocked alike (docs/IR.md) */
@@ -97,6 +105,7 @@ static const eir_op_schema BACKEND_OPS[] = {
     {"eir_cpu.linear.default", LINEAR, sizeof LINEAR / sizeof *LINEAR, 1, 0},
     {"eir_cpu.linear_packed.default", LINEAR_PACKED, sizeof LINEAR_PACKED / sizeof *LINEAR_PACKED, 1, 0},
     {"eir_cpu.lstm.default", LSTM, sizeof LSTM / sizeof *LSTM, 3, 0},
+    {"eir_cpu.max_pool2d.default", MAX_POOL2D, sizeof MAX_POOL2D / sizeof *MAX_POOL2D, 1, 0},
     {"eir_cpu.max_pool2d_blocked.default", MAX_POOL2D_BLOCKED, sizeof MAX_POOL2D_BLOCKED / sizeof *MAX_POOL2D_BLOCKED, 1, 0},
     {"eir_cpu.to_blocked.default", TO_BLOCKED, 2, 1, 0},
 };
@@ -115,6 +124,8 @@ static const char *const SCHEMA_TEXT[] = {
     "str activation=\"none\", float? min=None, float? max=None) -> Tensor",
     "eir_cpu::lstm(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, "
     "bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor, Tensor)",
+    "eir_cpu::max_pool2d(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
+    "int[2] dilation=1, bool ceil_mode=False) -> Tensor",
     "eir_cpu::max_pool2d_blocked(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
     "int[2] dilation=1, bool ceil_mode=False) -> Tensor",
     "eir_cpu::to_blocked(Tensor input, int block) -> Tensor",

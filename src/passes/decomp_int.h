@@ -238,6 +238,7 @@ eir_status decomp_conv(dc *c);
 eir_status decomp_batch_norm(dc *c);
 eir_status decomp_layer_norm(dc *c);
 eir_status decomp_dropout(dc *c);
+eir_status decomp_dropout_inplace(dc *c);
 eir_status decomp_max_pool(dc *c);
 eir_status decomp_adaptive_avg_pool(dc *c);
 eir_status decomp_sdpa(dc *c);

@@ -288,6 +288,22 @@ eir_status decomp_layer_norm(dc *c) {
     return finish(c, out, vals[0]);
 }
 
+/* dropout_ and its in-place variants in eval mode (or with p = 0): the input itself, unchanged
+ * (torch's functionalization makes them dropout, whose eval form returns a copy that nothing
+ * writes; run_decompositions() then leaves no call). In training mode: refused. */
+eir_status decomp_dropout_inplace(dc *c) {
+    uint32_t x, out;
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    bool train;
+    if (!dc_bool_arg(c, "train", false, &train)) return dc_refuse(c, "argument 'train': expected a bool");
+    double p;
+    if (!dc_float_arg(c, "p", 0.5, &p)) return dc_refuse(c, "argument 'p': expected a float");
+    if (train && p != 0.0) return dc_refuse(c, "an in-place dropout in training mode is not decomposed");
+    if (c->dry) return EIR_OK;
+    return finish(c, out, x);
+}
+
 /* dropout and its variants in eval mode (and dropout with p = 0): a copy;
  * in training mode decomp_dropout_train (decomp_random.c) */
 eir_status decomp_dropout(dc *c) {

@@ -303,6 +303,42 @@ done:
     eir_program_free(p);
 }
 
+/* max_pool2d_with_indices whose indices nothing reads: eir_cpu::max_pool2d, the same values */
+static void test_pool_values(void) {
+    static const char *POOL =
+        "ExportedProgram:\n"
+        "    class GraphModule(torch.nn.Module):\n"
+        "        def forward(self, x: \"f32[1, 2, 8, 8]\"):\n"
+        "            max_pool2d_with_indices = torch.ops.aten.max_pool2d_with_indices.default(x, [3, 3], [2, 2], [1, 1])\n"
+        "            getitem: \"f32[1, 2, 4, 4]\" = max_pool2d_with_indices[0]\n"
+        "            getitem_1: \"i64[1, 2, 4, 4]\" = max_pool2d_with_indices[1];  max_pool2d_with_indices = None\n"
+        "            return (getitem,)\n"
+        "\n"
+        "Graph signature:\n"
+        "    # inputs\n"
+        "    x: USER_INPUT\n"
+        "\n"
+        "    # outputs\n"
+        "    getitem: USER_OUTPUT\n"
+        "\n"
+        "Range constraints: {}\n";
+    eir_program *ref = parse(POOL), *p = parse(POOL);
+    CHECK(ref && p);
+    if (!ref || !p) goto done;
+    CHECK(run_to_backend(p) == 1);
+    CHECK(count_prefix(p, "torch.ops.eir_cpu.max_pool2d.default") == 1 && count_prefix(p, "torch.ops.aten.") == 0);
+    CHECK(verifies(p, EIR_DIALECT_BACKEND));
+    float x[2 * 64], y0[2 * 16], y1[2 * 16];
+    for (int i = 0; i < 128; i++) x[i] = sinf(0.9f * (float)i) * (float)(i % 7);
+    int64_t xs[4] = {1, 2, 8, 8};
+    CHECK(run(ref, x, xs, 4, y0, 32) && run(p, x, xs, 4, y1, 32));
+    CHECK(memcmp(y0, y1, sizeof y0) == 0);
+    CHECK(run_to_backend(p) == 0);
+done:
+    eir_program_free(ref);
+    eir_program_free(p);
+}
+
 /* A program the pass must leave as it is (or, with folds_but_keeps, fold and keep that state). */
 static void refused(const char *what, const char *text, uint32_t want_changed) {
     eir_program *p = parse(text);
@@ -550,6 +586,7 @@ int main(void) {
     test_conv_bn_relu();
     test_linear_hardtanh();
     test_linear_packed_panels();
+    test_pool_values();
     test_refusals();
     test_verifier();
     test_verifier_blocked();

@@ -4,7 +4,8 @@
 call ``torch.ops.eir_cpu.conv2d.default``, ``torch.ops.eir_cpu.linear.default``,
 ``torch.ops.eir_cpu.linear_packed.default`` (a linear layer whose constant weight is stored
 transposed, in panels: (P, K, W), panel p holding columns [p W, p W + W) of weight^T, zeros
-past out_features), ``torch.ops.eir_cpu.lstm.default`` (aten.lstm.input kept whole) and
+past out_features), ``torch.ops.eir_cpu.lstm.default`` (aten.lstm.input kept whole),
+``torch.ops.eir_cpu.max_pool2d.default`` (max pooling without indices) and
 ``torch.ops.eir_cpu.attention.default``, and for chains of convolutions kept in the
 blocked layout ``torch.ops.eir_cpu.conv2d_blocked.default``, ``max_pool2d_blocked``,
 ``to_blocked`` and ``from_blocked``: a tensor (N, C, H, W) held as (N, ceil(C / B), H, W, B), channel c at
@@ -41,6 +42,8 @@ SCHEMAS = {
               "float? max=None) -> Tensor",
     "linear_packed": "(Tensor input, Tensor packed_weight, Tensor? bias, int out_features, "
                      "str activation=\"none\", float? min=None, float? max=None) -> Tensor",
+    "max_pool2d": "(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, "
+                  "bool ceil_mode=False) -> Tensor",
     "lstm": "(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, "
             "bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor, Tensor)",
 }
@@ -95,6 +98,13 @@ def _linear_packed_fake(input, packed_weight, bias, out_features, activation="no
 def _lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
     return torch.ops.aten.lstm.input(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
                                      batch_first)
+
+
+def _max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    return torch.ops.aten.max_pool2d.default(input, list(kernel_size), list(stride),
+                                             list(padding) if isinstance(padding, (list, tuple)) else [padding],
+                                             list(dilation) if isinstance(dilation, (list, tuple)) else [dilation],
+                                             ceil_mode)
 
 
 def _attention(query, key, value, attn_mask, scale):
@@ -159,6 +169,7 @@ def register():
     lib.impl("linear", _linear, "CompositeExplicitAutograd")
     lib.impl("linear_packed", _linear_packed, "CompositeExplicitAutograd")
     lib.impl("lstm", _lstm, "CompositeExplicitAutograd")
+    lib.impl("max_pool2d", _max_pool2d, "CompositeExplicitAutograd")
     lib.impl("attention", _attention, "CompositeExplicitAutograd")
     lib.impl("conv2d_blocked", _conv2d_blocked, "CompositeExplicitAutograd")
     lib.impl("to_blocked", _to_blocked, "CompositeExplicitAutograd")
@@ -168,6 +179,7 @@ def register():
     torch.library.register_fake(f"{NAMESPACE}::linear", _linear_fake, lib=lib)
     torch.library.register_fake(f"{NAMESPACE}::linear_packed", _linear_packed_fake, lib=lib)
     torch.library.register_fake(f"{NAMESPACE}::lstm", _lstm, lib=lib)
+    torch.library.register_fake(f"{NAMESPACE}::max_pool2d", _max_pool2d, lib=lib)
     torch.library.register_fake(f"{NAMESPACE}::attention", _attention, lib=lib)
     for name, fn in (("conv2d_blocked", _conv2d_blocked), ("to_blocked", _to_blocked), ("from_blocked", _from_blocked),
                      ("max_pool2d_blocked", _max_pool2d_blocked)):
