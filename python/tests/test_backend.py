@@ -42,7 +42,7 @@ _spec = importlib.util.spec_from_file_location(
 backend_ops = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(backend_ops)        # registers torch.ops.eir_cpu.*
 
-FUSED = re.compile(r"torch\.ops\.eir_cpu\.(conv2d|conv2d_blocked|linear|linear_packed)\.default")
+FUSED = re.compile(r"torch\.ops\.eir_cpu\.(conv2d|conv2d_blocked|linear|linear_packed|max_pool2d)\.default")
 LEFT = re.compile(r"torch\.ops\.aten\.(convolution|conv2d|batch_norm|_native_batch_norm_legit_no_training|linear|addmm)"
                   r"\.default")
 
