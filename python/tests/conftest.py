@@ -182,6 +182,22 @@ def to_npy(t):
     return t.contiguous().numpy()
 
 
+def load_backend_ops():
+    """bindings/python/eir/backend_ops.py, loaded once per process: it registers the Backend
+    dialect's operators (torch.ops.eir_cpu.*) so that torch loads and runs Backend programs."""
+    import importlib.util
+    import sys
+
+    mod = sys.modules.get("eir_backend_ops")
+    if mod is None:
+        spec = importlib.util.spec_from_file_location(
+            "eir_backend_ops", os.path.join(REPO, "bindings", "python", "eir", "backend_ops.py"))
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        sys.modules["eir_backend_ops"] = mod
+    return mod
+
+
 def dnnl_here():
     """whether eir runs oneDNN's convolution primitive here (libdnnl.so.2 loads, not turned off)"""
     try:

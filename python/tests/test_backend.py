@@ -31,16 +31,13 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from conftest import REPO, ZOO_SRC, to_npy  # noqa: E402
+from conftest import REPO, ZOO_SRC, load_backend_ops, to_npy  # noqa: E402
 from tolerances import tolerance  # noqa: E402
 
 if ZOO_SRC not in sys.path:
     sys.path.insert(0, ZOO_SRC)
 
-_spec = importlib.util.spec_from_file_location(
-    "eir_backend_ops", os.path.join(REPO, "bindings", "python", "eir", "backend_ops.py"))
-backend_ops = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(backend_ops)        # registers torch.ops.eir_cpu.*
+backend_ops = load_backend_ops()        # registers torch.ops.eir_cpu.*
 
 FUSED = re.compile(r"torch\.ops\.eir_cpu\.(conv2d|conv2d_blocked|linear|linear_packed|max_pool2d)\.default")
 LEFT = re.compile(r"torch\.ops\.aten\.(convolution|conv2d|batch_norm|_native_batch_norm_legit_no_training|linear|addmm)"

@@ -32,14 +32,11 @@ np = pytest.importorskip("numpy")
 nn = torch.nn
 F = torch.nn.functional
 
-from conftest import REPO, dnnl_here, to_npy  # noqa: E402
+from conftest import dnnl_here, load_backend_ops, to_npy  # noqa: E402
 from exporting import export_save  # noqa: E402
 from tolerances import tolerance  # noqa: E402
 
-_spec = importlib.util.spec_from_file_location(
-    "eir_backend_ops", os.path.join(REPO, "bindings", "python", "eir", "backend_ops.py"))
-backend_ops = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(backend_ops)        # registers torch.ops.eir_cpu.*
+backend_ops = load_backend_ops()        # registers torch.ops.eir_cpu.*
 
 VOCAB, DIM, SEQ = 4000, 64, 24
 

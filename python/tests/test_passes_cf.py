@@ -27,17 +27,14 @@ import sys
 import pytest
 import torch
 
-from conftest import REPO, ZOO_SRC
+from conftest import REPO, ZOO_SRC, load_backend_ops
 
 if ZOO_SRC not in sys.path:
     sys.path.insert(0, ZOO_SRC)
 import zoo  # noqa: E402  (the zoo's modules and inputs)
 
 EDGE_DIR = os.path.join(REPO, "tests", "edge")
-_spec = importlib.util.spec_from_file_location(
-    "eir_backend_ops", os.path.join(REPO, "bindings", "python", "eir", "backend_ops.py"))
-_backend_ops = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_backend_ops)        # registers torch.ops.eir_cpu.*
+_backend_ops = load_backend_ops()        # registers torch.ops.eir_cpu.*
 
 CF = ["cond", "cond_shapes", "cond_sym", "cond_unbacked", "map", "map_dyn", "nested_cond", "scan", "scan_dyn",
       "while_count", "while_loop", "while_nested"]

@@ -238,6 +238,46 @@ static int k_conv2d(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no,
     return rc;
 }
 
+/* A linear layer's input as an M x K matrix with contiguous rows (x itself, or a copy in xbuf) and
+ * where its M x N result is written (y itself when contiguous, else ybuf, copied into y by
+ * linear_end). */
+typedef struct linear_io {
+    eir_tview xc;
+    float *C;
+    void *xbuf, *ybuf;
+    bool direct;
+} linear_io;
+
+static int linear_begin(const eir_tview *x, const eir_tview *y, int64_t M, int64_t K, int64_t N, linear_io *io,
+                        eir_kctx *ctx) {
+    memset(io, 0, sizeof *io);
+    io->xc = *x;
+    if (!eir_tview_is_contiguous(x)) {
+        if (!(io->xbuf = eir_kalloc((size_t)(M * K > 0 ? M * K : 1) * sizeof(float)))) return eir_kerr(ctx, "out of memory");
+        io->xc = contig_like(x, io->xbuf);
+        copy_f32(&io->xc, x);
+    }
+    io->direct = eir_tview_is_contiguous(y);
+    if (!io->direct && !(io->ybuf = eir_kalloc((size_t)(M * N > 0 ? M * N : 1) * sizeof(float)))) {
+        eir_kfree(io->xbuf);
+        return eir_kerr(ctx, "out of memory");
+    }
+    io->C = io->direct ? y->data : io->ybuf;
+    return 0;
+}
+
+/* After the product (ok): the activation on its rows, the result copied into y when it went to a
+ * buffer; the buffers freed either way. */
+static void linear_end(eir_tview *y, int64_t M, int64_t N, const epilogue *e, linear_io *io, bool ok) {
+    if (ok && e->act != EIR_ACT_NONE) apply_rows(io->C, M, N, NULL, e);
+    if (ok && !io->direct) {
+        eir_tview yc = contig_like(y, io->ybuf);
+        copy_f32(y, &yc);
+    }
+    eir_kfree(io->xbuf);
+    eir_kfree(io->ybuf);
+}
+
 /* eir_cpu::linear(input, weight, bias, activation, min, max): input (.., K), weight (N, K), bias (N) */
 static int k_linear(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
     static const char *op = "eir_cpu::linear";
@@ -257,48 +297,23 @@ static int k_linear(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no,
     if (read_epilogue(&a[3], &a[4], &a[5], &e, ctx, op)) return -1;
     int64_t K = w->sizes[1], N = w->sizes[0], M = 1;
     for (int32_t d = 0; d + 1 < x->rank; d++) M *= x->sizes[d];
-    /* the input as an M x K matrix: contiguous rows, or a copy */
-    void *xbuf = NULL, *ybuf = NULL;
-    eir_tview xc = *x;
-    if (!eir_tview_is_contiguous(x)) {
-        if (!(xbuf = eir_kalloc((size_t)(M * K > 0 ? M * K : 1) * sizeof(float)))) return eir_kerr(ctx, "out of memory");
-        xc = contig_like(x, xbuf);
-        copy_f32(&xc, x);
-    }
-    bool direct = eir_tview_is_contiguous(y);
-    if (!direct && !(ybuf = eir_kalloc((size_t)(M * N > 0 ? M * N : 1) * sizeof(float)))) {
-        eir_kfree(xbuf);
-        return eir_kerr(ctx, "out of memory");
-    }
+    linear_io io;
+    if (linear_begin(x, y, M, K, N, &io, ctx)) return -1;
     /* a few rows against a row-major weight: the matrix-vector kernel
      * (recurrent.c) reads the weight once, without a GEMM call's set-up */
     if (eir_kernels_fast && M <= EIR_GEMV_MAX_M && K >= 8 && w->strides[1] == 1 && w->strides[0] == K &&
         (!b || b->strides[0] == 1 || N == 1)) {
-        float *yd = direct ? y->data : ybuf;
-        eir_gemv_f32(w->data, N, K, xc.data, K, M, b ? b->data : NULL, yd, N);
-        if (e.act != EIR_ACT_NONE) apply_rows(yd, M, N, NULL, &e);
-        if (!direct) {
-            eir_tview yc = contig_like(y, ybuf);
-            copy_f32(y, &yc);
-        }
-        eir_kfree(xbuf);
-        eir_kfree(ybuf);
+        eir_gemv_f32(w->data, N, K, io.xc.data, K, M, b ? b->data : NULL, io.C, N);
+        linear_end(y, M, N, &e, &io, true);
         return 0;
     }
-    eir_tview A = {xc.data, EIR_F32, 2, {M, K}, {K, 1}};
+    eir_tview A = {io.xc.data, EIR_F32, 2, {M, K}, {K, 1}};
     eir_tview B = {w->data, EIR_F32, 2, {K, N}, {w->strides[1], w->strides[0]}};   /* weight transposed */
-    eir_tview Cm = {direct ? y->data : ybuf, EIR_F32, 2, {M, N}, {N, 1}};
+    eir_tview Cm = {io.C, EIR_F32, 2, {M, N}, {N, 1}};
     eir_tview bias;
     if (b) bias = (eir_tview){b->data, EIR_F32, 2, {M, N}, {0, b->strides[0]}};
     int rc = eir_nn_gemm(ctx, &A, &B, b ? &bias : NULL, &Cm);
-    if (!rc && e.act != EIR_ACT_NONE)
-        apply_rows(Cm.data, M, N, NULL, &e);
-    if (!rc && !direct) {
-        eir_tview yc = contig_like(y, ybuf);
-        copy_f32(y, &yc);
-    }
-    eir_kfree(xbuf);
-    eir_kfree(ybuf);
+    linear_end(y, M, N, &e, &io, rc == 0);
     return rc;
 }
 
@@ -339,46 +354,36 @@ static int k_linear_packed(const eir_karg *a, uint32_t na, eir_tview *out, uint3
         N <= (P - 1) * W || N > P * W)
         return eir_kerr(ctx, "%s: input (.., %lld) and packed_weight [%lld, %lld, %lld] do not give %lld columns", op,
                         (long long)x->sizes[x->rank - 1], (long long)P, (long long)K, (long long)W, (long long)N);
-    if (w->strides[2] != 1 || w->strides[1] != W || w->strides[0] != K * W)
-        return eir_kerr(ctx, "%s: weight panels must be contiguous", op);
+    /* contiguous (a dim of size 1 may have any stride) */
+    if ((W > 1 && w->strides[2] != 1) || (K > 1 && w->strides[1] != W) || (P > 1 && w->strides[0] != K * W))
+        return eir_kerr(ctx, "%s: packed_weight must be contiguous", op);
     if (b && (b->rank != 1 || b->sizes[0] != N))
         return eir_kerr(ctx, "%s: bias must be 1-d with %lld elements", op, (long long)N);
     epilogue e;
     if (read_epilogue(&a[4], &a[5], &a[6], &e, ctx, op)) return -1;
     for (int32_t d = 0; d + 1 < x->rank; d++) M *= x->sizes[d];
     if (M == 0 || N == 0) return 0;
-    void *xbuf = NULL, *ybuf = NULL, *bbuf = NULL;
-    eir_tview xc = *x;
-    if (!eir_tview_is_contiguous(x)) {
-        if (!(xbuf = eir_kalloc((size_t)(M * K > 0 ? M * K : 1) * sizeof(float)))) return eir_kerr(ctx, "out of memory");
-        xc = contig_like(x, xbuf);
-        copy_f32(&xc, x);
-    }
-    bool direct = eir_tview_is_contiguous(y);
+    linear_io io;
+    if (linear_begin(x, y, M, K, N, &io, ctx)) return -1;
     const float *bias = b ? b->data : NULL;
-    if ((!direct && !(ybuf = eir_kalloc((size_t)(M * N) * sizeof(float)))) ||
-        (b && b->strides[0] != 1 && !(bbuf = eir_kalloc((size_t)N * sizeof(float))))) {
-        eir_kfree(xbuf), eir_kfree(ybuf);
-        return eir_kerr(ctx, "out of memory");
-    }
-    if (bbuf) {
-        for (int64_t i = 0; i < N; i++) ((float *)bbuf)[i] = ((const float *)b->data)[i * b->strides[0]];
+    float *bbuf = NULL;
+    if (b && b->strides[0] != 1) {
+        if (!(bbuf = eir_kalloc((size_t)N * sizeof(float)))) {
+            linear_end(y, M, N, &e, &io, false);
+            return eir_kerr(ctx, "out of memory");
+        }
+        for (int64_t i = 0; i < N; i++) bbuf[i] = ((const float *)b->data)[i * b->strides[0]];
         bias = bbuf;
     }
-    float *C = direct ? y->data : ybuf;
     if (K == 0) {
         for (int64_t r = 0; r < M; r++)
-            for (int64_t i = 0; i < N; i++) C[r * N + i] = bias ? bias[i] : 0.0f;
+            for (int64_t i = 0; i < N; i++) io.C[r * N + i] = bias ? bias[i] : 0.0f;
     } else {
-        panel_job j = {xc.data, w->data, bias, C, M, N, K, W};
+        panel_job j = {io.xc.data, w->data, bias, io.C, M, N, K, W};
         eir_parallel_for(eir_pool_current(), (N + W - 1) / W, 1, panel_blocks, &j);
     }
-    if (e.act != EIR_ACT_NONE) apply_rows(C, M, N, NULL, &e);
-    if (!direct) {
-        eir_tview yc = contig_like(y, ybuf);
-        copy_f32(y, &yc);
-    }
-    eir_kfree(xbuf), eir_kfree(ybuf), eir_kfree(bbuf);
+    linear_end(y, M, N, &e, &io, true);
+    eir_kfree(bbuf);
     return 0;
 }
 

@@ -120,22 +120,24 @@ static bool verifies(eir_program *p, eir_dialect d) {
     return st == EIR_OK;
 }
 
-/* Output 0 of p on input x (float32, nx elements), into y (ny elements). */
-static bool run(eir_program *p, const float *x, const int64_t *xs, uint32_t xr, float *y, int64_t ny) {
+/* Output 0 of p on input x (float32, nx elements), into y (ny elements); on failure the runtime's
+ * message into msg (cap bytes) when msg is not NULL, else on stderr. */
+static bool run_msg(eir_program *p, const float *x, const int64_t *xs, uint32_t xr, float *y, int64_t ny, char *msg,
+                    size_t cap) {
     eir_runtime *rt = NULL;
-    if (eir_runtime_create(p, &rt) != EIR_OK) {
-        fprintf(stderr, "runtime: %s\n", eir_runtime_errmsg(rt));
-        eir_runtime_free(rt);
-        return false;
-    }
     eir_tensor_view in = {(void *)x, EIR_F32, xr, xs, NULL}, out;
-    bool ok = eir_runtime_set_input(rt, 0, &in) == EIR_OK && eir_runtime_run(rt) == EIR_OK &&
-              eir_runtime_output(rt, 0, &out) == EIR_OK && eir_tensor_numel(&out) == ny && out.dtype == EIR_F32 &&
-              eir_tensor_is_contiguous(&out);
-    if (!ok) fprintf(stderr, "run: %s\n", eir_runtime_errmsg(rt));
+    bool ok = eir_runtime_create(p, &rt) == EIR_OK && eir_runtime_set_input(rt, 0, &in) == EIR_OK &&
+              eir_runtime_run(rt) == EIR_OK && eir_runtime_output(rt, 0, &out) == EIR_OK &&
+              eir_tensor_numel(&out) == ny && out.dtype == EIR_F32 && eir_tensor_is_contiguous(&out);
+    if (!ok && msg) snprintf(msg, cap, "%s", rt ? eir_runtime_errmsg(rt) : "no runtime");
+    else if (!ok) fprintf(stderr, "run: %s\n", rt ? eir_runtime_errmsg(rt) : "no runtime");
     if (ok) memcpy(y, out.data, (size_t)ny * sizeof *y);
     eir_runtime_free(rt);
     return ok;
+}
+
+static bool run(eir_program *p, const float *x, const int64_t *xs, uint32_t xr, float *y, int64_t ny) {
+    return run_msg(p, x, xs, xr, y, ny, NULL, 0);
 }
 
 static float max_diff(const float *a, const float *b, int64_t n) {
@@ -531,32 +533,24 @@ static void test_verifier_packed(void) {
         CHECK(p != NULL);
         if (!p) continue;
         fill_state(p);
-        eir_runtime *rt = NULL;
-        float x[8 * 32];
+        static float x[8 * 32], y[8 * 100];
         for (int i = 0; i < 8 * 32; i++) x[i] = cosf(0.5f * (float)i);
         int64_t xs[2] = {8, 32};
-        eir_tensor_view in = {x, EIR_F32, 2, xs, NULL}, out;
-        eir_status st = eir_runtime_create(p, &rt);
-        if (!st) st = eir_runtime_set_input(rt, 0, &in);
-        if (!st) st = eir_runtime_run(rt);
-        if (runs[k].msg) {
-            CHECK(st != EIR_OK && rt && strstr(eir_runtime_errmsg(rt), runs[k].msg));
-        } else {
-            CHECK(st == EIR_OK && eir_runtime_output(rt, 0, &out) == EIR_OK && eir_tensor_numel(&out) == 8 * 100);
-            if (st == EIR_OK) {
-                const eir_tensor *w = eir_program_find_tensor(p, "w");
-                const float *wd = (const float *)w->data + w->storage_offset, *y = out.data;
-                float worst = 0;
-                for (int r = 0; r < 8; r++)
-                    for (int n = 0; n < 100; n++) {
-                        double acc = 0;
-                        for (int q = 0; q < 32; q++) acc += (double)x[r * 32 + q] * wd[(n / 48) * 32 * 48 + q * 48 + n % 48];
-                        worst = fmaxf(worst, fabsf((float)acc - y[r * 100 + n]));
-                    }
-                CHECK(worst < 1e-4f);
-            }
+        char msg[512] = "";
+        bool ok = run_msg(p, x, xs, 2, y, 8 * runs[k].n, msg, sizeof msg);
+        CHECK(runs[k].msg ? !ok && strstr(msg, runs[k].msg) : ok);
+        if (!runs[k].msg && ok) {
+            const eir_tensor *w = eir_program_find_tensor(p, "w");
+            const float *wd = (const float *)w->data + w->storage_offset;
+            float worst = 0;
+            for (int r = 0; r < 8; r++)
+                for (int n = 0; n < 100; n++) {
+                    double acc = 0;
+                    for (int q = 0; q < 32; q++) acc += (double)x[r * 32 + q] * wd[(n / 48) * 32 * 48 + q * 48 + n % 48];
+                    worst = fmaxf(worst, fabsf((float)acc - y[r * 100 + n]));
+                }
+            CHECK(worst < 1e-4f);
         }
-        eir_runtime_free(rt);
         eir_program_free(p);
     }
 }
