@@ -69,6 +69,7 @@ bool eir_dnnl_reorder_f32(const float *x, int64_t xB, float *y, int64_t yB, int6
 }
 uint64_t eir_dnnl_conv_calls(void) { return 0; }
 uint64_t eir_dnnl_conv_wino_calls(void) { return 0; }
+uint64_t eir_dnnl_conv_dw_band_calls(void) { return 0; }
 uint64_t eir_dnnl_conv_ref_prims(void) { return 0; }
 size_t eir_dnnl_conv_weight_bytes(void) { return 0; }
 
@@ -90,6 +91,13 @@ enum { OC_BLOCK = 32 };
 /* Pixels per band of a channels-last 1 x 1 convolution (entry_build_band): a band's output of
  * a few hundred channels stays in L2 for its epilogue. EIR_DNNL_BAND overrides it (0: off). */
 enum { PIX_BAND = 512 };
+
+/* A channels-last depthwise convolution is cut into bands of output rows, one primitive run each
+ * (entry_build_dw_bands), so that two threads share an image: about one band per this many
+ * output values (pixels x channels), at most DW_BANDS per image, a function of the shape alone.
+ * EIR_DNNL_DW_BAND overrides it (0: one primitive per image). */
+enum { DW_BAND_WORK = 32768, DW_BANDS = 8 };
+static int64_t dw_band_work = DW_BAND_WORK;
 
 /* Shapes cached per weight (each with its reordered copy of the weight). */
 enum { MAX_SHAPES = 8 };
@@ -168,6 +176,8 @@ static void conv_init(void) {
     wino_on = !(wg && !strcmp(wg, "0"));
     const char *dw = getenv("EIR_DNNL_DW");
     dw_on = !(dw && !strcmp(dw, "0"));
+    const char *db = getenv("EIR_DNNL_DW_BAND");
+    if (db && db[0]) dw_band_work = atol(db) > 0 ? atol(db) : 0;
     const char *pb = getenv("EIR_DNNL_BAND");
     if (pb && pb[0]) pix_band = atol(pb) > 0 ? atol(pb) : 0;
     conv_on = true;
@@ -270,6 +280,10 @@ typedef struct conv_entry {
     dnnl_memory_t bias_m;           /* the bias taken in (fused) */
     bool fused;                     /* the epilogue taken in as post-ops (post_key): no callback */
     int64_t nsrcs, band;            /* srcs' count; pixels per band (0: blocks of output channels) */
+    int64_t dw_rows, dw_nb;         /* depthwise channels last in row bands: output rows per band, bands
+                                     * per image (0: one primitive per image) */
+    int64_t *dw_map;                /* band r of an image runs blk[dw_map[r]] */
+    int64_t dw_img;                 /* and blk[dw_img] is one primitive over a whole image (one thread) */
     size_t src_bytes, wbytes;
     int64_t nblk;
     conv_blk *blk;
@@ -285,10 +299,11 @@ static conv_range *ranges;
 static uint32_t nranges, capranges;
 static conv_entry *entries;
 static size_t weight_bytes;
-static atomic_uint_fast64_t ncalls, nwino, nref;
+static atomic_uint_fast64_t ncalls, nwino, nref, nbands;
 
 uint64_t eir_dnnl_conv_calls(void) { return (uint64_t)atomic_load(&ncalls); }
 uint64_t eir_dnnl_conv_wino_calls(void) { return (uint64_t)atomic_load(&nwino); }
+uint64_t eir_dnnl_conv_dw_band_calls(void) { return (uint64_t)atomic_load(&nbands); }
 uint64_t eir_dnnl_conv_ref_prims(void) { return (uint64_t)atomic_load(&nref); }
 
 size_t eir_dnnl_conv_weight_bytes(void) {
@@ -437,6 +452,7 @@ static void entry_free(conv_entry *e) {
         if (e->scrs && e->scrs[n]) dn.dnnl_memory_destroy(e->scrs[n]);
         if (e->rsds && e->rsds[n]) dn.dnnl_memory_destroy(e->rsds[n]);
     }
+    free(e->dw_map);
     free(e->rsds);
     free(e->srcs);
     free(e->dsts);
@@ -582,6 +598,98 @@ static bool conv_make(conv_entry *e, conv_blk *k, const dnnl_memory_desc_t *smd,
     return prim_make(&k->conv, &cd, NULL, NULL, pdesc);
 }
 
+/* Depthwise channels last in bands of output rows: band r of an image computes output rows
+ * [r R, min(OH, (r + 1) R)) from the input rows they read, the image's padding above the first
+ * band and below the last one given to it as the primitive's own; bands of one geometry (rows in,
+ * rows out, padding) share a primitive. Each band's output is written in place. Every output
+ * value is the same sum of the same products as in one primitive over the image. */
+static bool entry_build_dw_bands(conv_entry *e, const float *w, dnnl_stream_t s, int64_t nb) {
+    const int64_t *g = e->geo;
+    int64_t N = g[0], C = g[1], H = g[2], W = g[3], O = g[4], OH = g[5], OW = g[6], KH = g[7], KW = g[8];
+    const int64_t *st = &g[9], *pd = &g[11], *dl = &g[13];
+    int64_t R = (OH + nb - 1) / nb, keff = (KH - 1) * dl[0] + 1;
+    nb = (OH + R - 1) / R;
+    int64_t prw = (OW - 1) * st[1] + (KW - 1) * dl[1] + 1 - W - pd[1];
+    int64_t (*geo)[4] = calloc((size_t)nb + 1, sizeof *geo);
+    if (!(e->dw_map = calloc((size_t)nb, sizeof *e->dw_map)) || !geo) {
+        free(geo);
+        return false;
+    }
+    e->nblk = 0;
+    for (int64_t r = 0; r < nb; r++) { /* rows in, padding above, below, rows out */
+        int64_t r0 = r * R, r1 = r0 + R < OH ? r0 + R : OH;
+        int64_t i0 = r0 * st[0] - pd[0], i1 = (r1 - 1) * st[0] - pd[0] + keff;
+        int64_t top = i0 < 0 ? -i0 : 0, bot = i1 > H ? i1 - H : 0;
+        int64_t gr[4] = {(i1 < H ? i1 : H) - (i0 > 0 ? i0 : 0), top, bot, r1 - r0};
+        if (gr[0] < 1 || top > pd[0] || bot > pd[0] + st[0]) {
+            free(geo);
+            return false;
+        }
+        int64_t k = 0;
+        while (k < e->nblk && memcmp(geo[k], gr, sizeof gr)) k++;
+        if (k == e->nblk) memcpy(geo[e->nblk++], gr, sizeof gr);
+        e->dw_map[r] = k;
+    }
+    e->dw_rows = R;
+    e->dw_nb = nb;
+    e->nsrcs = N * nb;
+    e->dw_img = e->nblk++;
+    if (!(e->blk = calloc((size_t)e->nblk, sizeof *e->blk)) || !(e->srcs = calloc((size_t)e->nsrcs, sizeof *e->srcs)) ||
+        !(e->dsts = calloc((size_t)e->nsrcs, sizeof *e->dsts)) || !(e->scrs = calloc((size_t)e->nsrcs, sizeof *e->scrs)) ||
+        !(e->rsds = calloc((size_t)e->nsrcs, sizeof *e->rsds)) || !(e->off = calloc((size_t)e->nblk, sizeof *e->off))) {
+        free(geo);
+        return false;
+    }
+    int64_t ln = conv_lanes(C, C, O, O);
+    bool ok = true;
+    e->total = 0;
+    for (int64_t k = 0; ok && k < e->nblk; k++) {
+        conv_blk *q = &e->blk[k];
+        q->c0 = 0;
+        q->n = O;
+        q->direct = true;
+        bool img = k == e->dw_img;
+        int64_t prh = (OH - 1) * st[0] + keff - H - pd[0];
+        dnnl_memory_desc_t smd, wmd, dmd, uwmd;
+        dnnl_dims_t wd = {O, 1, 1, KH, KW}, strides = {st[0], st[1]}, dil = {dl[0] - 1, dl[1] - 1},
+                    pl = {img ? pd[0] : geo[k][1], pd[1]}, pr = {img ? prh : geo[k][2], prw};
+        ok = blocked_md(&smd, 1, C, img ? H : geo[k][0], W, C, ln) &&
+             blocked_md(&dmd, 1, O, img ? OH : geo[k][3], OW, O, ln) &&
+             dn.dnnl_memory_desc_init_by_tag(&wmd, 5, wd, dnnl_f32, dnnl_format_tag_any) == dnnl_success &&
+             dn.dnnl_memory_desc_init_by_tag(&uwmd, 5, wd, dnnl_f32, dnnl_goihw) == dnnl_success;
+        dnnl_primitive_desc_t pdesc;
+        ok = ok && conv_make(e, q, &smd, &wmd, &dmd, strides, dil, pl, pr, true, &pdesc);
+        if (!ok) break;
+        dnnl_memory_desc_t qw = *dn.dnnl_primitive_desc_query_md(pdesc, dnnl_query_weights_md, 0);
+        dn.dnnl_primitive_desc_destroy(pdesc);
+        ok = dn.dnnl_memory_create(&q->wei, &qw, engine, DNNL_MEMORY_ALLOCATE) == dnnl_success &&
+             reorder_weight(q, w, &uwmd, &qw, s);
+        if (!ok) break;
+        e->wbytes += dn.dnnl_memory_desc_get_size(&qw);
+        q->bytes = round64(q->conv.scratch_bytes);
+        if (q->bytes > e->total) e->total = q->bytes;
+        if (img) {
+            ok = dn.dnnl_memory_create(&q->src, &smd, engine, DNNL_MEMORY_NONE) == dnnl_success &&
+                 dn.dnnl_memory_create(&q->dst, &dmd, engine, DNNL_MEMORY_NONE) == dnnl_success &&
+                 (!(e->fused && (g[19] & 2)) ||
+                  dn.dnnl_memory_create(&q->res, &dmd, engine, DNNL_MEMORY_NONE) == dnnl_success);
+            continue;
+        }
+        /* the memory objects of every band of this geometry, each image's */
+        for (int64_t b = 0; ok && b < e->nsrcs; b++) {
+            if (e->dw_map[b % nb] != k) continue;
+            ok = dn.dnnl_memory_create(&e->srcs[b], &smd, engine, DNNL_MEMORY_NONE) == dnnl_success &&
+                 dn.dnnl_memory_create(&e->dsts[b], &dmd, engine, DNNL_MEMORY_NONE) == dnnl_success &&
+                 (!q->conv.scratch || dn.dnnl_memory_create(&e->scrs[b], &q->conv.scratch_md, engine,
+                                                           DNNL_MEMORY_NONE) == dnnl_success) &&
+                 (!(e->fused && (g[19] & 2)) ||
+                  dn.dnnl_memory_create(&e->rsds[b], &dmd, engine, DNNL_MEMORY_NONE) == dnnl_success);
+        }
+    }
+    free(geo);
+    return ok;
+}
+
 /* Depthwise (groups == C == O; the input in the output's layout): channels last, one primitive
  * over all channels of an image, its output written straight into the result (the epilogue then
  * in place); blocks of 8 or 16, one primitive per block of oc_block channels, its input those
@@ -600,6 +708,14 @@ static bool entry_build_dw(conv_entry *e, const float *w, dnnl_stream_t s) {
         if (pr[i] > pd[i] + st[i]) return false;
     }
     bool last = yB == O;
+    if (last && dw_band_work > 0) {
+        int64_t nb = OH * OW * O / dw_band_work;
+        if (nb > DW_BANDS) nb = DW_BANDS;
+        if (nb > OH) nb = OH;
+        if (nb >= 2) {
+            return entry_build_dw_bands(e, w, s, nb);
+        }
+    }
     int64_t cb = last ? O : oc_block;
     e->nblk = (O + cb - 1) / cb;
     if (!(e->blk = calloc((size_t)e->nblk, sizeof *e->blk))) return false;
@@ -1130,6 +1246,51 @@ static void conv_blocks_blk(void *ctx, int64_t b0, int64_t b1) {
     eir_kfree(buf);
 }
 
+/* depthwise row bands [b0, b1) (entry_build_dw_bands): item b is band b % dw_nb of image b / dw_nb */
+static void conv_dw_bands(void *ctx, int64_t b0, int64_t b1) {
+    blk_job *j = ctx;
+    conv_entry *e = j->e;
+    dnnl_stream_t s = stream_here();
+    char *buf = s ? eir_kalloc(e->total ? e->total : 64) : NULL;
+    if (!buf) {
+        atomic_store(&j->failed, 1);
+        return;
+    }
+    (void)omp_one();
+    const int64_t *g = e->geo;
+    int64_t W = g[3], O = g[4], OH = g[5], OW = g[6], C = g[1], st = g[9], pd = g[11], R = e->dw_rows;
+    for (int64_t b = b0; b < b1; b++) {
+        /* b < 0: image N + b whole, on blk[dw_img] */
+        bool img = b < 0;
+        int64_t n = img ? g[0] + b : b / e->dw_nb, r = img ? 0 : b % e->dw_nb;
+        int64_t r0 = r * R, r1 = img ? OH : r0 + R < OH ? r0 + R : OH;
+        int64_t i0 = r0 * st - pd > 0 ? r0 * st - pd : 0;
+        conv_blk *k = &e->blk[img ? e->dw_img : e->dw_map[r]];
+        dnnl_memory_t src = img ? k->src : e->srcs[b], dst = img ? k->dst : e->dsts[b];
+        dnnl_memory_t scr = img ? k->conv.scratch : e->scrs[b], res = img ? k->res : e->rsds[b];
+        float *y = j->y + n * O * OH * OW + r0 * OW * O;
+        dn.dnnl_memory_set_data_handle(src, (void *)(j->x + n * j->xper + i0 * W * C));
+        dn.dnnl_memory_set_data_handle(dst, y);
+        dnnl_exec_arg_t a[6] = {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, k->wei}, {DNNL_ARG_DST, dst}};
+        int na = 3;
+        if (scr) {
+            dn.dnnl_memory_set_data_handle(scr, buf);
+            a[na++] = (dnnl_exec_arg_t){DNNL_ARG_SCRATCHPAD, scr};
+        }
+        if (e->fused && e->bias_m) a[na++] = (dnnl_exec_arg_t){DNNL_ARG_BIAS, e->bias_m};
+        if (res) {
+            dn.dnnl_memory_set_data_handle(res, (void *)(j->epi->res + (y - j->y)));
+            a[na++] = (dnnl_exec_arg_t){DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, res};
+        }
+        if (dn.dnnl_primitive_execute(k->conv.p, s, na, a) != dnnl_success || dn.dnnl_stream_wait(s) != dnnl_success) {
+            atomic_store(&j->failed, 1);
+            break;
+        }
+        if (!e->fused) j->epi->fn(j->epi->ctx, n, 0, O, O, (r1 - r0) * OW, y, O, 1, y, O);
+    }
+    eir_kfree(buf);
+}
+
 /* pixel bands [b0, b1) (entry_build_band) */
 static void conv_bands(void *ctx, int64_t b0, int64_t b1) {
     blk_job *j = ctx;
@@ -1234,6 +1395,14 @@ bool eir_dnnl_conv2d_blk_f32(const float *x, int64_t xB, const float *w, float *
         eir_parallel_for(eir_pool_current(), N * ((TH + e->wino_rows - 1) / e->wino_rows) * e->wino_parts, 1,
                          conv_wino, &j);
         atomic_fetch_add(&nwino, 1);
+    } else if (e->dw_nb) {
+        eir_pool *pool = eir_pool_current();
+        if (eir_pool_threads(pool) > 1) {
+            eir_parallel_for(pool, e->nsrcs, 1, conv_dw_bands, &j);
+            atomic_fetch_add(&nbands, 1);
+        } else {
+            conv_dw_bands(&j, -N, 0); /* one thread: each image in one primitive run, the same bits */
+        }
     } else if (e->band) {
         for (int64_t b = 0; b < e->nsrcs; b++)
             dn.dnnl_memory_set_data_handle(e->srcs[b], (void *)(x + b * e->band * C));

@@ -84,7 +84,9 @@ enum { EIR_BLK_NONE, EIR_BLK_RELU, EIR_BLK_CLIP, EIR_BLK_HARDSWISH, EIR_BLK_SILU
  * blocked by xB; blocks 8, 16 or the tensor's channel count. Any kernel size. The output
  * written through epi (required). Returns false (nothing written) as eir_dnnl_conv2d_f32 does,
  * or for other blocks and groups (EIR_DNNL_DW=0: for every depthwise one). The same bits at any
- * thread count. */
+ * thread count: a large channels-last depthwise convolution runs on several threads in bands of
+ * output rows, each output the same sum as in the one primitive run over the image that one
+ * thread makes. */
 bool eir_dnnl_conv2d_blk_f32(const float *x, int64_t xB, const float *w, float *y, int64_t yB, int64_t N, int64_t C,
                              int64_t H, int64_t W, int64_t O, int64_t OH, int64_t OW, int64_t KH, int64_t KW,
                              const int64_t *stride, const int64_t *pad, const int64_t *dil, int64_t groups,
@@ -100,6 +102,8 @@ bool eir_dnnl_reorder_f32(const float *x, int64_t xB, float *y, int64_t yB, int6
 uint64_t eir_dnnl_conv_calls(void);
 /* Of those, the calls that ran as Winograd F(2 x 2, 3 x 3) (tests). */
 uint64_t eir_dnnl_conv_wino_calls(void);
+/* Of those, the depthwise calls that ran in bands of output rows on more than one thread (tests). */
+uint64_t eir_dnnl_conv_dw_band_calls(void);
 /* Convolution primitives refused because oneDNN offered its reference implementation (its slow,
  * portable loops: a sign that a convolution's formats do not fit together); the caller took its
  * own path (tests). */

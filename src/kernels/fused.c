@@ -1021,7 +1021,18 @@ static int k_conv2d_blocked(const eir_karg *a, uint32_t na, eir_tview *out, uint
              : e.act == EIR_ACT_SILU ? EIR_BLK_SILU : -1;
     eir_blk_epi epi = {blk_epi, &ec, bact, e.lo, e.hi, bias, r ? r->data : NULL};
     int rc = 0;
-    if (!dw && C <= SMALL_C && B % 16 == 0 && eir_tview_is_contiguous(w) && small_c_on() &&
+    /* a 1 x 1 convolution of a few channels-last pixels (squeeze-and-excitation on a pooled
+     * image): a matrix-vector product over the weight's rows, split over the pool, the same bits
+     * at any thread count */
+    if (!dw && (xB == C || (!xb && H * W == 1 && eir_tview_is_contiguous(x))) && B == O && w->sizes[2] == 1 &&
+        w->sizes[3] == 1 && st[0] == 1 && st[1] == 1 && !pd[0] && !pd[1] && N * P <= EIR_GEMV_MAX_M && C >= 8 &&
+        eir_tview_is_contiguous(w) && eir_kernels_fast) {
+        eir_gemv_f32(w->data, O, C, x->data, C, N * P, NULL, y->data, O);
+        for (int64_t n = 0; n < N; n++) {
+            float *yn = (float *)y->data + n * img;
+            blk_epi(&ec, n, 0, O, O, P, yn, O, 1, yn, O);
+        }
+    } else if (!dw && C <= SMALL_C && B % 16 == 0 && eir_tview_is_contiguous(w) && small_c_on() &&
         (!xb || dense_f32(x, 5))) {
         rc = conv_small_c(ctx, x, xB, w->data, y->data, B, N, C, H, W, O, OH, OW, w->sizes[2], w->sizes[3], st, pd, dl,
                           &ec);

@@ -852,6 +852,21 @@ static int conv_impl(eir_kctx *ctx, const eir_tview *x0, const eir_tview *w, con
     bool trivial = !transposed && Kp == 1 && g.S[0] == 1 && g.S[1] == 1 && g.S[2] == 1 && g.P[0] == 0 && g.P[1] == 0 &&
                    g.P[2] == 0 && Pin == Pout;
     if (!X || !W || !Y) { rc = eir_kerr(ctx, "out of memory"); goto done; }
+    /* a 1 x 1 kernel on a 1 x 1 image (squeeze-and-excitation after pooling), a few images: a
+     * matrix-vector product over the weight's rows, split over the pool, the same bits at any
+     * thread count */
+    if (eir_kernels_fast && !transposed && dt == EIR_F32 && groups == 1 && Kp == 1 && Pin == 1 && Pout == 1 &&
+        Nb <= EIR_GEMV_MAX_M && Cin >= 8 && (!bias || bias->dtype == EIR_F32)) {
+        void *bo = NULL;
+        const float *Bv = bias ? (const float *)as_contig(bias, ct, &bo) : NULL;
+        if (bias && !Bv) { rc = eir_kerr(ctx, "out of memory"); goto done; }
+        eir_gemv_f32((const float *)W, Cout, Cin, (const float *)X, Cin, Nb, Bv, (float *)Y, Cout);
+        eir_kfree(bo);
+        if (epi)
+            for (int64_t i = 0; i < Nb * Cout; i++) epi->fn(epi->ctx, i % Cout, (float *)Y + i, 1);
+        epi = NULL;
+        goto copy_out;
+    }
     /* 2-d, groups 1, float32, weight a constant of the runtime as given (not a copy): oneDNN's
      * convolution primitive on the weight reordered once (dnnl_conv.c) */
     if (eir_kernels_fast && !transposed && dt == EIR_F32 && nsp == 2 && groups == 1 && !wo &&

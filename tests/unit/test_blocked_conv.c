@@ -168,7 +168,10 @@ static void one_case(const cshape *c, const char *act, bool bias, bool residual)
     /* few input channels into blocks of a multiple of 16 lanes: eir's own kernel (fused.c conv_small_c) */
     const char *sc = getenv("EIR_SMALL_C_CONV");
     bool small = c->C <= 4 && block_of(c->O) % 16 == 0 && !(sc && !strcmp(sc, "0"));
-    CHECK(dnnl == (eir_dnnl_conv_enabled() && !small));
+    /* a 1 x 1 kernel on at most 4 channels-last pixels: the matrix-vector kernel (fused.c) */
+    bool gemv = L == EIR_DNNL_NHWC && c->kh == 1 && c->kw == 1 && c->s == 1 && c->p == 0 && c->N * OH * OW <= 4 &&
+                c->C >= 8;
+    CHECK(dnnl == (eir_dnnl_conv_enabled() && !small && !gemv));
     CHECK(pad_zero(&YB, c->O));
     fill_poison(&Y.v);
     CHECK(from_blocked(&YB, c->O, &Y) == 0);
@@ -271,6 +274,10 @@ static void test_shapes(void) {
         {2, 16, 40, 36, 32, 3, 3, 1, 1, 1},      /* Winograd (channels last): one block of tile rows, two halves of O */
         {1, 64, 45, 51, 16, 3, 3, 1, 1, 1},      /* Winograd: three blocks of rows, odd sizes (partial tiles) */
         {1, 2, 9, 9, 64, 3, 3, 2, 1, 1},         /* rows of 5 pixels, shorter than a tile */
+        {1, 240, 1, 1, 64, 1, 1, 1, 0, 1},       /* squeeze-and-excitation on a pooled image (channels
+                                                  * last: the matrix-vector kernel) */
+        {2, 40, 1, 2, 17, 1, 1, 1, 0, 1},        /* 4 pixels over two images: the same */
+        {1, 40, 1, 5, 17, 1, 1, 1, 0, 1},        /* 5 pixels: a product again */
     };
     static const char *acts[] = {"none", "relu", "hardtanh", "silu", "hardswish"};
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
@@ -344,13 +351,20 @@ static void one_dw_case(const cshape *c, const char *act, bool bias, bool residu
     fill_poison(&Y.v);
     CHECK(from_blocked(&YB, c->C, &Y) == 0);
     CHECK(close_to(&Y.v, want, tol, what));
+    /* on more threads, channels last (one block) and 64K output values or more: bands of output rows
+     * (dnnl_conv.c), the bits of the one primitive run over each image that one thread makes */
+    bool bands = eir_dnnl_conv_enabled() && block_of(c->C) == c->C && OH >= 2 && OH * OW * c->C >= 65536 &&
+                 !getenv("EIR_DNNL_DW_BAND");
     for (int t = 2; t <= 3; t++) {
         eir_pool *pool = eir_pool_create(t);
         fill_poison(&GB.v);
+        uint64_t bcalls = eir_dnnl_conv_dw_band_calls();
         eir_pool *prev = eir_pool_enter(pool);
         CHECK(conv_dw(c, &XB.v, &Wt, &Bs, bias, act, residual ? &RB : NULL, &GB) == 0);
         eir_pool_leave(prev);
         eir_pool_free(pool);
+        if (eir_dnnl_conv_dw_band_calls() != bcalls + (bands ? 1 : 0)) fprintf(stderr, "%s: bands %s\n", what, bands ? "not used" : "used");
+        CHECK(eir_dnnl_conv_dw_band_calls() == bcalls + (bands ? 1 : 0));
         bool same = memcmp(YB.buf, GB.buf, nb) == 0;
         if (!same) fprintf(stderr, "%s (primitive): %d threads differ from one\n", what, t);
         CHECK(same);
@@ -410,9 +424,17 @@ static void test_depthwise(void) {
         {2, 37, 9, 10, 37, 3, 3, 1, 1, 1},       /* odd channels, two images */
         {1, 7, 8, 9, 7, 3, 3, 1, 1, 1},          /* fewer channels than a vector */
         {1, 40, 11, 9, 40, 3, 2, 1, 2, 2},       /* a dilated rectangular kernel */
+        /* large enough for bands of rows on two threads (channels last; only with the primitive on:
+         * without it they would retest eir's kernel, slowly under the sanitizers) */
+        {1, 16, 112, 112, 16, 3, 3, 1, 1, 1},    /* MobileNetV3's first: 6 bands */
+        {1, 96, 113, 113, 96, 3, 3, 2, 1, 1},    /* stride 2, odd size: 8 bands, the last of one row */
+        {1, 120, 28, 28, 120, 5, 5, 1, 2, 1},    /* 5 x 5: two bands */
+        {2, 48, 48, 47, 48, 3, 3, 1, 1, 1},      /* two images of 3 bands */
+        {1, 40, 61, 45, 40, 3, 3, 1, 2, 2},      /* dilated: a band's rows reach 2 rows further */
     };
     static const char *acts[] = {"none", "relu", "hardtanh", "silu", "hardswish"};
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+        if (i >= 6 && !eir_dnnl_conv_enabled()) break;
         one_dw_case(&shapes[i], "relu", true, true);
         for (size_t a = 0; a < sizeof acts / sizeof *acts; a++) one_dw_case(&shapes[i], acts[a], a % 2 == 0, false);
     }

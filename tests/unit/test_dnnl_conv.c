@@ -187,6 +187,10 @@ static void test_shapes(void) {
         {2, 4, 16, 15, 70, 1, 3, 1, 1, 1},
         {1, 3, 11, 9, 19, 5, 2, 2, 1, 1},
         {1, 16, 9, 9, 24, 1, 1, 1, 0, 1},
+        /* squeeze-and-excitation on pooled images: the matrix-vector kernel for up to 4 images */
+        {1, 240, 1, 1, 960, 1, 1, 1, 0, 1},
+        {3, 72, 1, 1, 24, 1, 1, 1, 0, 1},
+        {5, 16, 1, 1, 12, 1, 1, 1, 0, 1},
     };
     static const char *acts[] = {"none", "relu", "hardtanh", "hardswish"};
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
