@@ -11,7 +11,8 @@ the saved .pt2, torch eager as ep.module() under torch.inference_mode(), ONNX
 Runtime on torch.onnx.export(ep, dynamo=True), ExecuTorch on
 to_edge_transform_and_lower(ep, partitioner=[XnnpackPartitioner()]). After
 warm-up the contenders are timed round-robin, one run each per round (in an order
-shuffled per round, seeded), and the
+shuffled per round, seeded; each run after --pause seconds of idleness, so that the
+previous contender's spinning threads have stopped), and the
 median of N rounds is reported. eir's outputs must match torch's within
 python/tests/tolerances.py, else the run fails (exit status 1). Then each
 contender is started once more as a fresh process that loads the model and
@@ -392,6 +393,8 @@ def bench_model(name, args, log):
         for rnd in range(args.runs):
             for c in rotated(list(runners), rnd):
                 try:
+                    if args.pause > 0:
+                        time.sleep(args.pause)
                     times[c].append(runners[c].run())
                 except Exception as e:  # noqa: BLE001
                     row["fail"][c] = _short(e)
@@ -537,7 +540,10 @@ def write_doc(path, rows, args, models_desc):
     if args.note:
         text += [f"**{args.note}**", ""]
     text += [f"Median of {args.runs} rounds after {args.warmup} warm-up runs, the contenders alternating "
-             f"round-robin on the same inputs (the order shuffled per round, seeded), {args.threads} thread(s) each: eir through its C API "
+             f"round-robin on the same inputs (the order shuffled per round, seeded"
+             + (f"; {args.pause * 1e3:g} ms of idleness before each timed run, so that no run shares the CPUs "
+                "with the previous contender's spinning threads" if args.pause > 0 else "")
+             + f"), {args.threads} thread(s) each: eir through its C API "
              "(tools/bench/run_bench.c with `--threads`: eir_runtime_set_threads; OpenBLAS on one thread, "
              "eir splits the work itself), torch eager as `ep.module()` under "
              "`torch.inference_mode()` with `torch.set_num_threads`, ONNX Runtime on "
@@ -696,6 +702,10 @@ def main(argv=None):
     ap.add_argument("--runs", type=int, help="timed rounds (default 15, 3 with --quick)")
     ap.add_argument("--warmup", type=int, help="untimed runs per contender (default 3, 1 with --quick)")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--pause", type=float,
+                    help="seconds of idleness before each timed run, so that the previous contender's "
+                         "threads have stopped spinning and no run shares the CPUs with them "
+                         "(default 0.05 with more than one thread, 0 with one: nothing spins there)")
     ap.add_argument("--threads-list", help="comma-separated thread counts: eir vs torch eager at each (Threads section)")
     ap.add_argument("--decomp", action="store_true", help="benchmark ep.run_decompositions()")
     ap.add_argument("--full", action="store_true", help="12-layer BERT and GPT-2 stacks (default 2 layers)")
@@ -713,6 +723,7 @@ def main(argv=None):
     args.argv = list(argv if argv is not None else sys.argv[1:])
     args.runs = args.runs if args.runs is not None else (3 if args.quick else 15)
     args.warmup = args.warmup if args.warmup is not None else (1 if args.quick else 3)
+    args.pause = args.pause if args.pause is not None else (0.05 if args.threads > 1 else 0.0)
     args.contenders = [c for c in args.contenders.split(",") if c]
     bad = [c for c in args.contenders if c not in CONTENDERS]
     if bad:
