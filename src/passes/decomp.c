@@ -254,6 +254,129 @@ static eir_status inplace_through_view(dc *c, const eir_op_schema *fn, uint32_t 
     return EIR_OK;
 }
 
+/* Whether value v is read by a node after index `after` or is a graph output. */
+static bool read_after(const eir_graph *g, uint32_t v, uint32_t after) {
+    for (uint32_t i = after + 1; i < g->num_nodes; i++)
+        for (uint32_t j = 0; j < g->nodes[i].num_inputs; j++)
+            if (arg_names(&g->nodes[i].inputs[j].arg, v)) return true;
+    for (uint32_t i = 0; i < g->num_outputs; i++)
+        if (arg_names(&g->outputs[i], v)) return true;
+    return false;
+}
+
+/* Whether v, or a view of it (of a view of it, ...), is read after node `after`. */
+static bool alias_read_after(const eir_graph *g, uint32_t v, uint32_t after, int depth) {
+    if (read_after(g, v, after)) return true;
+    if (depth > 8) return true;
+    for (uint32_t i = g->values[v].producer >= 0 ? (uint32_t)g->values[v].producer + 1 : 0; i <= after && i < g->num_nodes;
+         i++) {
+        const eir_node *u = &g->nodes[i];
+        const eir_op_schema *us = eir_op_find(short_op(u->target));
+        if (!us || !(us->flags & EIR_OPF_VIEW) || !u->num_inputs || !arg_names(&u->inputs[0].arg, v)) continue;
+        for (uint32_t o = 0; o < u->num_outputs; o++)
+            if (u->outputs[o].kind == EIR_ARG_TENSOR && alias_read_after(g, u->outputs[o].value, after, depth + 1))
+                return true;
+    }
+    return false;
+}
+
+/* An in-place op writing x, a chain of slices and selects of an intermediate tensor (not a graph
+ * input), as `m[:4, 2:6] = v` exports (torchvision's Swin Transformer builds its attention mask
+ * so): the functional op on x, then slice_scatter of the result into each view's base (a select's
+ * result unsqueezed first), outward to the intermediate, whose later reads take the scattered
+ * value. Refused when x,
+ * a view between it and the intermediate, or another view of them taken before is read after
+ * the write (those would see it). Returns 1 (nothing done) when x is not such a chain. */
+static int inplace_through_slices(dc *c, const eir_op_schema *fn, uint32_t x, uint32_t out, eir_status *st) {
+    const eir_graph *g = c->g;
+    int32_t chain[8];
+    uint32_t nchain = 0, v = x;
+    while (g->values[v].producer >= 0) {
+        const eir_node *pn = &g->nodes[g->values[v].producer];
+        bool sl = !strcmp(pn->target, "torch.ops.aten.slice.Tensor"), se = !strcmp(pn->target, "torch.ops.aten.select.int");
+        if (!sl && !se) break;
+        if (nchain == 8 || pn->num_inputs < 1 || pn->inputs[0].arg.kind != EIR_ARG_TENSOR) return 1;
+        if (se) { /* written back as a slice of one: its dim and index known, a negative index of a known size */
+            const eir_tensor_meta *bm = meta_of(c, pn->inputs[0].arg.value);
+            int64_t d, i;
+            if (pn->num_inputs < 3 || !int_of(&pn->inputs[1].arg, &d) || !int_of(&pn->inputs[2].arg, &i)) return 1;
+            d = wrap_dim(d, bm->rank);
+            if (d < 0 || d >= (int64_t)bm->rank || (i < 0 && bm->sizes[d].is_expr)) return 1;
+        }
+        chain[nchain++] = g->values[v].producer;
+        v = pn->inputs[0].arg.value;
+    }
+    if (!nchain || g->values[v].producer < 0) return 1;
+    const eir_op_schema *rs = eir_op_find(short_op(g->nodes[g->values[v].producer].target));
+    if (!rs || (rs->flags & EIR_OPF_VIEW) || eir_op_mutates_args(rs)) return 1;
+    uint32_t root = v;
+    /* x and the views between are not read after the write; nor is another view of any of them */
+    for (uint32_t k = 0; k <= nchain; k++) {
+        uint32_t w = k < nchain ? g->nodes[chain[k]].outputs[0].value : root;
+        if (k < nchain && read_after(g, w, c->node)) {
+            *st = dc_refuse(c, "it writes %s through %s, which is read afterwards", g->values[root].name,
+                            g->values[w].name);
+            return 0;
+        }
+        for (uint32_t i = (uint32_t)g->values[w].producer + 1; i < c->node; i++) {
+            const eir_node *u = &g->nodes[i];
+            bool in_chain = false;
+            for (uint32_t q = 0; q < nchain; q++) in_chain = in_chain || (int32_t)i == chain[q];
+            const eir_op_schema *us = eir_op_find(short_op(u->target));
+            if (in_chain || (us && !(us->flags & EIR_OPF_VIEW)) || !u->num_inputs ||
+                !arg_names(&u->inputs[0].arg, w))
+                continue;
+            bool later = false;
+            for (uint32_t o = 0; o < u->num_outputs; o++)
+                later = later || (u->outputs[o].kind == EIR_ARG_TENSOR && alias_read_after(g, u->outputs[o].value, c->node, 0));
+            if (later) {
+                *st = dc_refuse(c, "%s, which it writes through %s, is aliased by %%%s (%s), read afterwards",
+                                g->values[root].name, g->values[x].name, u->name ? u->name : "?", short_op(u->target));
+                return 0;
+            }
+        }
+    }
+    if (c->dry) {
+        *st = EIR_OK;
+        return 0;
+    }
+    eir_named_arg ins[16], sa[8];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < c->src.num_inputs && n < 16; i++)
+        if (c->src.inputs[i].kind) ins[n++] = c->src.inputs[i];
+    uint32_t nv, cur;
+    if ((*st = sh_emit(c, fn->name + 5, n, ins, NULL, &nv))) return 0; /* a fresh tensor: metadata inferred */
+    cur = nv;
+    for (uint32_t k = 0; k < nchain; k++) { /* innermost view first */
+        const eir_node *vn = &c->g->nodes[chain[k]];
+        bool sl = !strcmp(vn->target, "torch.ops.aten.slice.Tensor");
+        uint32_t base = vn->inputs[0].arg.value, ns = 0;
+        sa[ns++] = pos_arg("self", a_tensor(base));
+        if (sl) {
+            sa[ns++] = pos_arg("src", a_tensor(cur));
+            for (uint32_t i = 1; i < vn->num_inputs && ns < 8; i++) sa[ns++] = vn->inputs[i];
+        } else { /* select(b, d, i) is slice(b, d, i, i + 1) without dim d: torch's own select_scatter
+                  * decomposes (arange, eq, where); this stays two Core ATen ops */
+            const eir_tensor_meta *bm = meta_of(c, base);
+            int64_t d = 0, i = 0;
+            (void)int_of(&vn->inputs[1].arg, &d);
+            (void)int_of(&vn->inputs[2].arg, &i);
+            d = wrap_dim(d, bm->rank);
+            if (i < 0) i += bm->sizes[d].value;
+            uint32_t u;
+            if ((*st = sh_unsqueeze(c, cur, d, NULL, &u))) return 0;
+            sa[ns++] = pos_arg("src", a_tensor(u));
+            sa[ns++] = pos_arg("dim", a_int(d));
+            sa[ns++] = pos_arg("start", a_int(i));
+            sa[ns++] = pos_arg("end", a_int(i + 1));
+        }
+        if ((*st = sh_emit(c, "slice_scatter.default", ns, sa, NULL, &cur))) return 0;
+    }
+    if ((*st = finish(c, out, nv))) return 0;
+    *st = eir_graph_replace_uses(c->p, c->g, root, cur, NULL);
+    return 0;
+}
+
 static eir_status r_inplace(dc *c, const eir_op_schema *fn) {
     uint32_t x, out;
     eir_status st = dc_need_io(c, "self", &x, &out);
@@ -296,6 +419,10 @@ static eir_status r_inplace(dc *c, const eir_op_schema *fn) {
                    !strcmp(pn->target, "torch.ops.aten.detach.default") || !strcmp(pn->target, "torch.ops.aten.alias.default")))
         return inplace_through_view(c, fn, x, out, pn);
     const eir_op_schema *ps = eir_op_find(short_op(pn->target));
+    if (mi < 0 && ps && (ps->flags & EIR_OPF_VIEW)) {
+        eir_status vst = EIR_OK;
+        if (!inplace_through_slices(c, fn, x, out, &vst)) return vst;
+    }
     /* an in-place producer is fine when it is itself rewritten (earlier) */
     bool chain = ps && (ps->flags & EIR_OPF_INPLACE) && (ps->flags & EIR_OPF_FUNCTIONAL) && !eir_op_mutates_args(ps);
     if (!ps || (ps->flags & EIR_OPF_VIEW) || ((ps->flags & EIR_OPF_INPLACE) && !chain))
@@ -559,6 +686,7 @@ static const struct { const char *op; rule_fn fn; } RULES[] = {
     {"aten.new_empty.default", decomp_empty},
     {"aten.empty_like.default", decomp_empty},
     {"aten.zero.default", decomp_zero},
+    {"aten.fill.Tensor", decomp_fill_tensor},
     {"aten.resolve_conj.default", decomp_resolve},
     {"aten.resolve_neg.default", decomp_resolve},
     {"aten.pixel_shuffle.default", decomp_shuffle},

@@ -364,6 +364,7 @@ eir_status decomp_kron(dc *c);
 eir_status decomp_eye(dc *c);
 eir_status decomp_empty(dc *c);
 eir_status decomp_zero(dc *c);
+eir_status decomp_fill_tensor(dc *c);
 eir_status decomp_resolve(dc *c);
 eir_status decomp_shuffle(dc *c);
 eir_status decomp_diff(dc *c);

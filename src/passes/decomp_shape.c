@@ -998,6 +998,23 @@ eir_status decomp_zero(dc *c) {
     return finish(c, out, res);
 }
 
+/* fill.Tensor(x, value) (the functional form of fill_ with a 0-d tensor) -> copy(x, value), as
+ * torch's decomposition writes it: copy broadcasts the value to x's sizes and dtype */
+eir_status decomp_fill_tensor(dc *c) {
+    uint32_t x, out, res;
+    eir_status st = dc_need_io(c, "self", &x, &out);
+    if (st) return st;
+    uint32_t v = dc_tensor_of(c, "value");
+    if (v == EIR_NO_VALUE) return dc_refuse(c, "argument 'value' is not a tensor");
+    if (meta_of(c, v)->rank != 0)
+        return dc_refuse(c, "fill_ only supports 0-dimension value tensor but got tensor with %u dimensions",
+                         (unsigned)meta_of(c, v)->rank);
+    if (c->dry) return EIR_OK;
+    eir_named_arg ci[2] = {pos_arg("self", a_tensor(x)), pos_arg("src", a_tensor(v))};
+    if ((st = sh_emit(c, "copy.default", 2, ci, NULL, &res))) return st;
+    return finish(c, out, res);
+}
+
 /* resolve_conj / resolve_neg of a real tensor: the tensor itself */
 eir_status decomp_resolve(dc *c) {
     uint32_t x, out;
