@@ -110,8 +110,11 @@ void eir_softmax_row_f32(float *p, int64_t nv, int64_t n, float *mx_out, double 
 
 /* ---- copies ----
  * The elements of src in row-major (logical) order into dst, contiguous, of
- * src's dtype. Returns false, having copied nothing, when fast paths are off
- * or dst overlaps the span of src. Runs on the calling thread. */
+ * src's dtype (the runtime's view copies, aten.clone / copy / contiguous into
+ * a contiguous output): runs of the last dim, or, for 4-byte elements whose
+ * last dim is strided while another has stride 1 (a transposition), 16 x 16
+ * tiles. Returns false, having copied nothing, when fast paths are off or dst
+ * overlaps the span of src. Runs on the calling thread. */
 struct eir_tview;
 bool eir_copy_to_contig(void *dst, const struct eir_tview *src);
 

@@ -2111,6 +2111,7 @@ static int copy_into(const eir_tview *src, eir_tview *out, eir_kctx *ctx) {
     eir_tview b;
     if (!eir_tview_broadcast(src, out->rank, out->sizes, &b))
         return eir_kerr(ctx, "copy: source of rank %d does not broadcast to the destination", (int)src->rank);
+    if (src->dtype == out->dtype && eir_tview_is_contiguous(out) && eir_copy_to_contig(out->data, &b)) return 0;
     const eir_tview *ops[2] = {out, &b};
     eir_iter it;
     eir_iter_init(&it, out->rank, out->sizes, 2, ops);
