@@ -1739,8 +1739,20 @@ static int k_nan2num(const eir_karg *args, uint32_t nargs, eir_tview *out, uint3
 }
 
 /* where(cond, self, other): Tensor or Scalar self/other */
+static bool masked_fill_f32(const eir_tview *x, const eir_tview *mask, const eir_karg *val, eir_tview *y);
+
 static int k_where(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
     NEED(3);
+    /* where(mask, a 0-d float32 value, x), as torch decomposes masked_fill: masked_fill's rows */
+    if (eir_kernels_fast && out->dtype == EIR_F32 && args[0].kind == EIR_KA_TENSOR && args[0].t->dtype == EIR_BOOL &&
+        args[1].kind == EIR_KA_TENSOR && args[1].t->rank == 0 && args[1].t->dtype == EIR_F32 &&
+        args[2].kind == EIR_KA_TENSOR && args[2].t->dtype == EIR_F32) {
+        eir_karg v;
+        memset(&v, 0, sizeof v);
+        v.kind = EIR_KA_FLOAT;
+        v.f = *(const float *)args[1].t->data;
+        if (masked_fill_f32(args[2].t, args[0].t, &v, out)) return 0;
+    }
     pw_params p = {0};
     scalar_buf s1, s2;
     const eir_tview *in[3] = {args[0].t, arg_view(&args[1], &s1), arg_view(&args[2], &s2)};
