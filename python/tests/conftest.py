@@ -16,6 +16,7 @@ from __future__ import annotations
 import glob
 import os
 import re
+import subprocess
 import sys
 import zlib
 
@@ -180,6 +181,38 @@ def to_npy(t):
     elif t.dtype == torch.complex32:
         t = t.to(torch.complex64)
     return t.contiguous().numpy()
+
+
+def exported_and_eir(eir, module, args, strict, decomp, tmp_path, threads=(1, 2)):
+    """module exported (strict or not, decomposed or not), torch's outputs of the program and
+    eir's at each thread count: (want, {threads: [outputs as numpy]})."""
+    import torch
+    ep = torch.export.export(module, args, strict=strict)
+    if decomp:
+        ep = ep.run_decompositions()
+    with torch.no_grad():
+        want = [w.numpy() for w in ep.module()(*args)]
+    return want, eir_outputs_by_threads(eir, ep, args, tmp_path, threads)
+
+
+def eir_outputs_by_threads(eir, ep, args, tmp_path, threads=(1, 2)):
+    """Save ep, run it with eir on args at each thread count: {threads: [outputs as numpy]}."""
+    import numpy as np
+    import torch
+    pt2 = str(tmp_path / "program.pt2")
+    torch.export.save(ep, pt2)
+    ins = []
+    for i, a in enumerate(args):
+        ins.append(str(tmp_path / f"in{i}.npy"))
+        np.save(ins[-1], to_npy(a))
+    got = {}
+    for t in threads:
+        out = tmp_path / f"out{t}"
+        r = subprocess.run([eir, "run", pt2, *ins, "--out", str(out), "--threads", str(t)], capture_output=True,
+                           text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        got[t] = [np.load(p) for p in sorted(out.glob("output_*.npy"), key=lambda q: int(q.stem.split("_")[1]))]
+    return got
 
 
 def load_backend_ops():

@@ -4,15 +4,12 @@ with broadcast masks, in 4 export forms, at 1 and 2 threads; the value in the ot
 value of another dtype take the general path, also exact."""
 from __future__ import annotations
 
-import os
-import subprocess
-
 import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
 
-from conftest import to_npy  # noqa: E402
+from conftest import exported_and_eir  # noqa: E402
 
 
 class Masks(torch.nn.Module):
@@ -32,25 +29,7 @@ def inputs():
 @pytest.mark.parametrize("decomp", [False, True], ids=["exported", "decomp"])
 @pytest.mark.parametrize("strict", [False, True], ids=["nonstrict", "strict"])
 def test_where_fill(eir, strict, decomp, tmp_path):
-    args = inputs()
-    ep = torch.export.export(Masks(), args, strict=strict)
-    if decomp:
-        ep = ep.run_decompositions()
-    pt2 = str(tmp_path / "masks.pt2")
-    torch.export.save(ep, pt2)
-    with torch.no_grad():
-        want = [w.numpy() for w in ep.module()(*args)]
-    ins = []
-    for i, a in enumerate(args):
-        ins.append(str(tmp_path / f"in{i}.npy"))
-        np.save(ins[-1], to_npy(a))
-    got = {}
-    for t in (1, 2):
-        out = str(tmp_path / f"out{t}")
-        r = subprocess.run([eir, "run", pt2, *ins, "--out", out, "--threads", str(t)], capture_output=True, text=True,
-                           timeout=300)
-        assert r.returncode == 0, r.stderr
-        got[t] = [np.load(os.path.join(out, f"output_{i}.npy")) for i in range(len(want))]
+    want, got = exported_and_eir(eir, Masks(), inputs(), strict, decomp, tmp_path)
     for i, w in enumerate(want):
         assert got[1][i].dtype == w.dtype and np.array_equal(got[1][i], w), i
         assert np.array_equal(got[2][i], got[1][i]), f"output {i}: 2 threads differ from 1"

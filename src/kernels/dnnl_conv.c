@@ -1246,17 +1246,46 @@ static void conv_blocks_blk(void *ctx, int64_t b0, int64_t b1) {
     eir_kfree(buf);
 }
 
+/* A thread's start on bands: its stream, oneDNN on one thread, and its buffer for the
+ * scratchpads (NULL, the job marked failed, when it has none) */
+static char *band_begin(blk_job *j, dnnl_stream_t *s) {
+    *s = stream_here();
+    char *buf = *s ? eir_kalloc(j->e->total ? j->e->total : 64) : NULL;
+    if (!buf) {
+        atomic_store(&j->failed, 1);
+        return NULL;
+    }
+    (void)omp_one();
+    return buf;
+}
+
+/* One band's primitive run, its output written in place at y (and the residual taken in, at the
+ * same offset of the epilogue's): src and dst already pointed at the band; scr (NULL: none) gets
+ * buf as its scratchpad. Returns false when oneDNN fails. */
+static bool band_exec(const blk_job *j, const conv_blk *k, dnnl_stream_t s, dnnl_memory_t src, dnnl_memory_t dst,
+                      dnnl_memory_t scr, dnnl_memory_t res, const float *y, void *buf) {
+    const conv_entry *e = j->e;
+    dnnl_exec_arg_t a[6] = {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, k->wei}, {DNNL_ARG_DST, dst}};
+    int na = 3;
+    if (scr) {
+        dn.dnnl_memory_set_data_handle(scr, buf);
+        a[na++] = (dnnl_exec_arg_t){DNNL_ARG_SCRATCHPAD, scr};
+    }
+    if (e->fused && e->bias_m) a[na++] = (dnnl_exec_arg_t){DNNL_ARG_BIAS, e->bias_m};
+    if (res) {
+        dn.dnnl_memory_set_data_handle(res, (void *)(j->epi->res + (y - j->y)));
+        a[na++] = (dnnl_exec_arg_t){DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, res};
+    }
+    return dn.dnnl_primitive_execute(k->conv.p, s, na, a) == dnnl_success && dn.dnnl_stream_wait(s) == dnnl_success;
+}
+
 /* depthwise row bands [b0, b1) (entry_build_dw_bands): item b is band b % dw_nb of image b / dw_nb */
 static void conv_dw_bands(void *ctx, int64_t b0, int64_t b1) {
     blk_job *j = ctx;
     conv_entry *e = j->e;
-    dnnl_stream_t s = stream_here();
-    char *buf = s ? eir_kalloc(e->total ? e->total : 64) : NULL;
-    if (!buf) {
-        atomic_store(&j->failed, 1);
-        return;
-    }
-    (void)omp_one();
+    dnnl_stream_t s;
+    char *buf = band_begin(j, &s);
+    if (!buf) return;
     const int64_t *g = e->geo;
     int64_t W = g[3], O = g[4], OH = g[5], OW = g[6], C = g[1], st = g[9], pd = g[11], R = e->dw_rows;
     for (int64_t b = b0; b < b1; b++) {
@@ -1271,18 +1300,7 @@ static void conv_dw_bands(void *ctx, int64_t b0, int64_t b1) {
         float *y = j->y + n * O * OH * OW + r0 * OW * O;
         dn.dnnl_memory_set_data_handle(src, (void *)(j->x + n * j->xper + i0 * W * C));
         dn.dnnl_memory_set_data_handle(dst, y);
-        dnnl_exec_arg_t a[6] = {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, k->wei}, {DNNL_ARG_DST, dst}};
-        int na = 3;
-        if (scr) {
-            dn.dnnl_memory_set_data_handle(scr, buf);
-            a[na++] = (dnnl_exec_arg_t){DNNL_ARG_SCRATCHPAD, scr};
-        }
-        if (e->fused && e->bias_m) a[na++] = (dnnl_exec_arg_t){DNNL_ARG_BIAS, e->bias_m};
-        if (res) {
-            dn.dnnl_memory_set_data_handle(res, (void *)(j->epi->res + (y - j->y)));
-            a[na++] = (dnnl_exec_arg_t){DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, res};
-        }
-        if (dn.dnnl_primitive_execute(k->conv.p, s, na, a) != dnnl_success || dn.dnnl_stream_wait(s) != dnnl_success) {
+        if (!band_exec(j, k, s, src, dst, scr, res, y, buf)) {
             atomic_store(&j->failed, 1);
             break;
         }
@@ -1295,31 +1313,16 @@ static void conv_dw_bands(void *ctx, int64_t b0, int64_t b1) {
 static void conv_bands(void *ctx, int64_t b0, int64_t b1) {
     blk_job *j = ctx;
     conv_entry *e = j->e;
-    dnnl_stream_t s = stream_here();
-    char *buf = s ? eir_kalloc(e->total ? e->total : 64) : NULL;
-    if (!buf) {
-        atomic_store(&j->failed, 1);
-        return;
-    }
-    (void)omp_one();
+    dnnl_stream_t s;
+    char *buf = band_begin(j, &s);
+    if (!buf) return;
     int64_t O = e->geo[4], P = e->geo[0] * e->geo[5] * e->geo[6], HW = e->geo[5] * e->geo[6];
     for (int64_t b = b0; b < b1; b++) {
         conv_blk *k = &e->blk[b == e->nsrcs - 1 ? e->nblk - 1 : 0];
         int64_t p0 = b * e->band, np = P - p0 < e->band ? P - p0 : e->band;
         float *y = j->y + p0 * O;
         dn.dnnl_memory_set_data_handle(e->dsts[b], y);
-        dnnl_exec_arg_t a[6] = {{DNNL_ARG_SRC, e->srcs[b]}, {DNNL_ARG_WEIGHTS, k->wei}, {DNNL_ARG_DST, e->dsts[b]}};
-        int na = 3;
-        if (e->scrs[b]) {
-            dn.dnnl_memory_set_data_handle(e->scrs[b], buf);
-            a[na++] = (dnnl_exec_arg_t){DNNL_ARG_SCRATCHPAD, e->scrs[b]};
-        }
-        if (e->fused && e->bias_m) a[na++] = (dnnl_exec_arg_t){DNNL_ARG_BIAS, e->bias_m};
-        if (e->rsds[b]) {
-            dn.dnnl_memory_set_data_handle(e->rsds[b], (void *)(j->epi->res + p0 * O));
-            a[na++] = (dnnl_exec_arg_t){DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, e->rsds[b]};
-        }
-        if (dn.dnnl_primitive_execute(k->conv.p, s, na, a) != dnnl_success || dn.dnnl_stream_wait(s) != dnnl_success) {
+        if (!band_exec(j, k, s, e->srcs[b], e->dsts[b], e->scrs[b], e->rsds[b], y, buf)) {
             atomic_store(&j->failed, 1);
             break;
         }
