@@ -280,11 +280,12 @@ static bool alias_read_after(const eir_graph *g, uint32_t v, uint32_t after, int
     return false;
 }
 
-/* An in-place op writing x, a chain of slices and selects of an intermediate tensor (not a graph
- * input), as `m[:4, 2:6] = v` exports (torchvision's Swin Transformer builds its attention mask
+/* An in-place op writing x, a chain of slices and selects of an intermediate tensor or of a
+ * buffer or user input of the top-level graph (a KV cache's `self.k[:, a:b] = k`), as
+ * `m[:4, 2:6] = v` exports (torchvision's Swin Transformer builds its attention mask
  * so): the functional op on x, then slice_scatter of the result into each view's base (a select's
  * result unsqueezed first), outward to the intermediate, whose later reads take the scattered
- * value. Refused when x,
+ * value (for an input, its mutation output's value). Refused when x,
  * a view between it and the intermediate, or another view of them taken before is read after
  * the write (those would see it). Returns 1 (nothing done) when x is not such a chain. */
 static int inplace_through_slices(dc *c, const eir_op_schema *fn, uint32_t x, uint32_t out, eir_status *st) {
@@ -306,9 +307,13 @@ static int inplace_through_slices(dc *c, const eir_op_schema *fn, uint32_t x, ui
         chain[nchain++] = g->values[v].producer;
         v = pn->inputs[0].arg.value;
     }
-    if (!nchain || g->values[v].producer < 0) return 1;
-    const eir_op_schema *rs = eir_op_find(short_op(g->nodes[g->values[v].producer].target));
-    if (!rs || (rs->flags & EIR_OPF_VIEW) || eir_op_mutates_args(rs)) return 1;
+    if (!nchain) return 1;
+    if (g->values[v].producer >= 0) {
+        const eir_op_schema *rs = eir_op_find(short_op(g->nodes[g->values[v].producer].target));
+        if (!rs || (rs->flags & EIR_OPF_VIEW) || eir_op_mutates_args(rs)) return 1;
+    } else if (input_record(c, v) < 0) { /* a graph input: a buffer or user input of the top-level graph */
+        return 1;
+    }
     uint32_t root = v;
     /* x and the views between are not read after the write; nor is another view of any of them */
     for (uint32_t k = 0; k <= nchain; k++) {
@@ -373,6 +378,9 @@ static int inplace_through_slices(dc *c, const eir_op_schema *fn, uint32_t x, ui
         if ((*st = sh_emit(c, "slice_scatter.default", ns, sa, NULL, &cur))) return 0;
     }
     if ((*st = finish(c, out, nv))) return 0;
+    /* a buffer or user input written (or its latest version): its new value is the scattered one */
+    for (uint32_t i = 0; c->muts && i < c->muts->n; i++)
+        if (!strcmp(c->muts->m[i].latest, c->g->values[root].name)) c->muts->m[i].latest = c->g->values[cur].name;
     *st = eir_graph_replace_uses(c->p, c->g, root, cur, NULL);
     return 0;
 }
