@@ -500,7 +500,8 @@ def test_verify_each_and_print_after(eir, tmp_path):
 # result differs in a way that is not an error)
 ZOO_KNOWN = {
     "custom_mutation": "writes a buffer a slice of which is read afterwards (not functionalized yet)",
-    "input_mutation": "writes a user input through a view (select; not functionalized yet)",
+    "input_mutation": "writes a user input through a select: eir scatters it back with unsqueeze + slice_scatter "
+                      "(Core ATen), torch's decomposition with arange / eq / where (ops compared by name differ)",
     "effects": "torch wraps effectful ops in with_effects (ops compared by name differ)",
     "grad_autocast": "torch inlines wrap_with_autocast / wrap_with_set_grad_enabled; eir keeps them",
 }

@@ -87,9 +87,8 @@ int main(void) {
     CHECK(eir_pass_find("to-core") != NULL);
     converts("mlp", 3);
     converts("tied_weights", 1);
-    refuses("input_mutation",
-            "to-core: node %mul_ (aten.mul_.Tensor): cannot decompose: it writes select, a view or an in-place result "
-            "of %select (aten.select.int) [File: ");
+    /* a user input written through a select: slice_scatter into it, its USER_INPUT_MUTATION output */
+    converts("input_mutation", 2);
     refuses("custom_mutation", "node %add_ (aten.add_.Tensor): cannot decompose: b_acc, which it writes, is aliased "
                                "by %slice_1 (aten.slice.Tensor), read afterwards");
     /* buffer writes become BUFFER_MUTATION outputs ahead of the user outputs */
