@@ -20,7 +20,8 @@ run_bench process's threads from /proc/PID/task/*/schedstat, for torch
 time.process_time() of this process) and reports its medians beside the wall
 medians: on a machine shared with other jobs the CPU time of a one-thread run
 moves much less than its wall time. --no-decomp skips the run_decompositions()
-variants.
+variants. --dtype bfloat16 (or float16) casts each model and its floating
+inputs to that dtype before export.
 """
 from __future__ import annotations
 
@@ -64,14 +65,17 @@ def measure(name, decomp, args, log):
     work = tempfile.mkdtemp(prefix=f"eir-cmp-{name}-")
     runners = {}
     try:
-        prep = bench.prepare(name, work, decomp, False, ("torch",), log)
+        import torch
+        dtype = getattr(torch, args.dtype) if args.dtype else None
+        prep = bench.prepare(name, work, decomp, False, ("torch",), log, dtype=dtype)
         runners["base"] = bench.Eir(prep, 1, args.base)
         runners["new"] = bench.Eir(prep, 1, args.new)
         runners["torch"] = bench.TorchEager(prep, 1)
         checks = {}
         for k in ("base", "new"):
             runners[k].run()
-            ok, msg = bench.check_outputs(runners[k].outputs(len(prep["want"])), prep["want"], deep=True)
+            ok, msg = bench.check_outputs(runners[k].outputs(len(prep["want"])), prep["want"], deep=True,
+                                          dtype=prep["dtype"])
             if not ok:
                 raise bench.BenchError(f"{k} build: WRONG OUTPUT: {msg}")
             checks[k] = msg
@@ -101,7 +105,8 @@ def measure(name, decomp, args, log):
 def report(rows, args):
     begin, end = _markers(args)
     out = [begin, "",
-           f"Measured by `python3 python/bench/compare_builds.py --base {args.base} --runs {args.runs}` "
+           f"Measured by `python3 python/bench/compare_builds.py --base {args.base} --runs {args.runs}"
+           f"{' --dtype ' + args.dtype if args.dtype else ''}` "
            f"(before: {args.base_label}) on "
            f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC: median of {args.runs} rounds after "
            f"{args.warmup} warm-up runs, the three contenders alternating round-robin on the same inputs (the order shuffled per round, seeded), one thread "
@@ -145,6 +150,7 @@ def main():
     ap.add_argument("--note")
     ap.add_argument("--cpu", action="store_true", help="also report each run's CPU time (medians)")
     ap.add_argument("--no-decomp", action="store_true", help="skip the run_decompositions() variants")
+    ap.add_argument("--dtype", help="cast each model and its floating inputs to this torch dtype first (bfloat16, float16)")
     ap.add_argument("--section", help="write between <!-- compare_builds SECTION --> markers instead")
     ap.add_argument("--out", help="write the table into this markdown file, between its markers")
     args = ap.parse_args()

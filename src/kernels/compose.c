@@ -2009,6 +2009,10 @@ static int k_index_fill(const eir_karg *a, uint32_t na, tv *out, uint32_t no, ei
     const tv *vt = arg_t(a, na, 3);
     if (vt && vt->rank != 0)
         return eir_kerr(ctx, "index_fill_ only supports a 0-dimensional value tensor, but got tensor with %d dimension(s).", vt->rank);
+    if (!vt) {
+        eir_scalar v = arg_sc(a, na, 3, 0);
+        if (eir_scalar_fits(&v, x->dtype, ctx)) return -1;
+    }
     if (os.rank == 0) v_unsq(&os, 0);
     if ((rc = copy_self(out, x, ctx))) return rc;
     int64_t m = eir_tview_numel(ix), n = xs.sizes[dim];
@@ -2742,35 +2746,16 @@ static int k_renorm(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kc
 
 /* torch's Scalar::to<T>() for dtype dt: an error where the value overflows T */
 static int scalar_to(eir_scalar s, eir_dtype dt, double *f, int64_t *i, double *im, eir_kctx *ctx) {
-    static const struct { eir_dtype d; const char *name; double lo, hi; } lim[] = {
-        {EIR_U8, "uint8_t", 0, 255}, {EIR_I8, "int8_t", -128, 127}, {EIR_I16, "int16_t", -32768, 32767},
-        {EIR_I32, "int", -2147483648.0, 2147483647.0}, {EIR_I64, "int64_t", -9223372036854775808.0, 9223372036854775807.0},
-        {EIR_F16, "c10::Half", -65504.0, 65504.0}, {EIR_BF16, "c10::BFloat16", -3.3895313892515355e38, 3.3895313892515355e38},
-        {EIR_F32, "float", -3.4028234663852886e38, 3.4028234663852886e38}};
     *im = s.kind == EIR_SC_COMPLEX ? s.im : 0;
     double v = s.kind == EIR_SC_FLOAT || s.kind == EIR_SC_COMPLEX ? s.f : (double)s.i;
     *f = v;
     *i = s.kind == EIR_SC_FLOAT || s.kind == EIR_SC_COMPLEX ? (int64_t)v : s.i;
-    for (size_t k = 0; k < sizeof lim / sizeof lim[0]; k++) {
-        if (lim[k].d != dt) continue;
-        bool over;
-        if (s.kind == EIR_SC_FLOAT || s.kind == EIR_SC_COMPLEX) {
-            if (eir_is_floating(dt) && (isinf(v) || isnan(v))) over = false;
-            else over = isnan(v) || v < lim[k].lo || v > lim[k].hi;
-            if (!over && eir_is_integral(dt, false) && dt == EIR_I64 && v >= 9223372036854775807.0) over = true;
-        } else if (dt == EIR_U8) {
-            over = s.i > 255 || (s.i < 0 && -(uint64_t)s.i > 255);
-        } else {
-            over = (double)s.i < lim[k].lo || (double)s.i > lim[k].hi;
-        }
-        if (over) return eir_kerr(ctx, "value cannot be converted to type %s without overflow", lim[k].name);
-        if (eir_is_floating(dt)) *f = rnd(v, dt);
-        if (eir_is_integral(dt, false)) { /* negative ints wrap into uint8 (-3 is 253) */
-            unsigned char tmp[8];
-            eir_store_i64(tmp, dt, *i);
-            *i = eir_load_i64(tmp, dt);
-        }
-        return 0;
+    if (eir_scalar_fits(&s, dt, ctx)) return -1;
+    if (dt == EIR_F16 || dt == EIR_BF16 || dt == EIR_F32) *f = rnd(v, dt);
+    if (dt == EIR_U8 || dt == EIR_I8 || dt == EIR_I16 || dt == EIR_I32 || dt == EIR_I64) {
+        unsigned char tmp[8]; /* negative ints wrap into uint8 (-3 is 253) */
+        eir_store_i64(tmp, dt, *i);
+        *i = eir_load_i64(tmp, dt);
     }
     return 0;
 }

@@ -48,6 +48,38 @@
 
 int eir_kernels_fast = 1;
 
+/* ---- bfloat16 / float16 rows (fast.h) ---- */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && !defined(EIR_NO_CLONES) && \
+    !defined(__SANITIZE_THREAD__)
+#define CVT_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), optimize("tree-vectorize")))
+#else
+#define CVT_CLONES
+#endif
+
+CVT_CLONES void eir_bf16_to_f32_row(float *restrict d, const uint16_t *restrict s, int64_t n) {
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t u = (uint32_t)s[i] << 16;
+        memcpy(&d[i], &u, 4);
+    }
+}
+
+CVT_CLONES void eir_f32_to_bf16_row(uint16_t *restrict d, const float *restrict s, int64_t n) {
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, &s[i], 4);
+        uint32_t r = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16, q = (u >> 16) | 0x40u;
+        d[i] = (uint16_t)((u & 0x7fffffffu) > 0x7f800000u ? q : r);
+    }
+}
+
+void eir_f16_to_f32_row(float *d, const uint16_t *s, int64_t n) {
+    for (int64_t i = 0; i < n; i++) d[i] = eir_f16_to_f32(s[i]);
+}
+
+void eir_f32_to_f16_row(uint16_t *d, const float *s, int64_t n) {
+    for (int64_t i = 0; i < n; i++) d[i] = eir_f32_to_f16(s[i]);
+}
+
 /* ======================================================================
  * pointwise rows
  * The element expressions are the engine's float / double element
@@ -240,14 +272,17 @@ ENTRY_G(gelu, ROW_GRAIN_LIBM)
 
 /* pow with a scalar exponent (pointwise.c's pows element functions): the
  * exponents torch computes by products, a square root or a reciprocal; any
- * other exponent (pow per element) and the half types stay on the generic path */
-#define POWS_ROW(T, sfx, DT, E, SQRT)                                                                          \
+ * other exponent (pow per element) stays on the element function. bfloat16
+ * rows (converted to float, ALT) take the exponents torch computes in float
+ * there too (2, 0.5, -0.5, -1), not 3 and -2 (rounded between the products)
+ * nor float16's (plain pow). */
+#define POWS_ROW(T, sfx, DT, ALT, E, SQRT)                                                                     \
     FAST_CLONES static bool row_pows_##sfx(T *o_, const T *const *x, const int64_t *s, int64_t n,                \
                                            const struct pw_params *p) {                                          \
         T *restrict o = o_;                                                                                      \
         const T *restrict xa = x[0];                                                                             \
         const T e = (E);                                                                                         \
-        if (!s[0] || p->ct != DT) return false;                                                                  \
+        if (!s[0] || (p->ct != DT && (p->ct != ALT || e == 3 || e == -2))) return false;                         \
         if (e == 2) for (int64_t i = 0; i < n; i++) { T a = xa[i]; o[i] = a * a; }                               \
         else if (e == 3) for (int64_t i = 0; i < n; i++) { T a = xa[i]; o[i] = a * a * a; }                      \
         else if (e == -2) for (int64_t i = 0; i < n; i++) { T a = xa[i]; o[i] = (T)1 / (a * a); }                \
@@ -257,8 +292,8 @@ ENTRY_G(gelu, ROW_GRAIN_LIBM)
         else return false;                                                                                       \
         return true;                                                                                             \
     }
-POWS_ROW(float, f32, EIR_F32, p->af, sqrtf)
-POWS_ROW(double, f64, EIR_F64, p->a, sqrt)
+POWS_ROW(float, f32, EIR_F32, EIR_BF16, p->af, sqrtf)
+POWS_ROW(double, f64, EIR_F64, EIR_F64, p->a, sqrt)
 ENTRY(pows)
 
 /* clamp(self, lo, hi): x = (self, lo, hi), lo and hi scalars, either absent */

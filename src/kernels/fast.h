@@ -118,4 +118,14 @@ void eir_softmax_row_f32(float *p, int64_t nv, int64_t n, float *mx_out, double 
 struct eir_tview;
 bool eir_copy_to_contig(void *dst, const struct eir_tview *src);
 
+/* ---- bfloat16 / float16 rows ----
+ * n contiguous values converted to float32 (exact), or float32 values rounded
+ * to nearest even (a NaN stays a quiet NaN): kutil.h's eir_bf16_to_f32 /
+ * eir_f32_to_bf16 / eir_f16_to_f32 / eir_f32_to_f16, the same bits, in loops
+ * the compiler vectorises. */
+void eir_bf16_to_f32_row(float *d, const uint16_t *s, int64_t n);
+void eir_f32_to_bf16_row(uint16_t *d, const float *s, int64_t n);
+void eir_f16_to_f32_row(float *d, const uint16_t *s, int64_t n);
+void eir_f32_to_f16_row(uint16_t *d, const float *s, int64_t n);
+
 #endif

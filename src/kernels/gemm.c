@@ -46,6 +46,8 @@
 
 typedef int (*dnnl_sgemm_fn)(char, char, int64_t, int64_t, int64_t, float, const float *, int64_t, const float *, int64_t,
                              float, float *, int64_t);
+typedef int (*dnnl_gemm_bf16_fn)(char, char, int64_t, int64_t, int64_t, float, const uint16_t *, int64_t,
+                                 const uint16_t *, int64_t, float, float *, int64_t);
 typedef struct {
     int major, minor, patch;
     const char *hash;
@@ -69,6 +71,7 @@ typedef struct {
 static pthread_once_t gemm_once = PTHREAD_ONCE_INIT;
 static bool const_copies; /* constant transposed operands copied (oneDNN, EIR_GEMM_PACK not 0) */
 static dnnl_sgemm_fn dnnl_sgemm_p;
+static dnnl_gemm_bf16_fn dnnl_gemm_bf16_p;
 static void (*omp_set_num_threads_p)(int);
 static char gemm_lib_name[48] = "OpenBLAS";
 static _Thread_local int gemm_omp_threads; /* the count last given to OpenMP in this thread; 0: none */
@@ -90,6 +93,7 @@ static void gemm_choose(void) {
         snprintf(gemm_lib_name, sizeof gemm_lib_name, "oneDNN %d.%d.%d", v->major, v->minor, v->patch);
     } else snprintf(gemm_lib_name, sizeof gemm_lib_name, "oneDNN");
     dnnl_sgemm_p = f;
+    dnnl_gemm_bf16_p = (dnnl_gemm_bf16_fn)dlsym(h, "dnnl_gemm_bf16bf16f32");
     const char *pk = getenv("EIR_GEMM_PACK");
     const_copies = !(pk && !strcmp(pk, "0"));
 }
@@ -320,15 +324,32 @@ done:
     return out;
 }
 
+/* oneDNN's OpenMP threads in this thread follow OpenBLAS's count (the file comment). */
+static void omp_follow_openblas(void) {
+    int nt = openblas_get_num_threads();
+    if (nt != gemm_omp_threads && omp_set_num_threads_p) {
+        omp_set_num_threads_p(nt > 0 ? nt : 1);
+        gemm_omp_threads = nt;
+    }
+}
+
+bool eir_gemm_bf16_available(void) {
+    pthread_once(&gemm_once, gemm_choose);
+    return dnnl_gemm_bf16_p != NULL;
+}
+
+bool eir_gemm_bf16(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const uint16_t *A, int64_t lda,
+                   const uint16_t *B, int64_t ldb, float beta, float *C, int64_t ldc) {
+    if (!eir_gemm_bf16_available() || M <= 0 || N <= 0 || K <= 0) return false;
+    omp_follow_openblas();
+    return dnnl_gemm_bf16_p(ta ? 'T' : 'N', tb ? 'T' : 'N', M, N, K, alpha, A, lda, B, ldb, beta, C, ldc) == 0;
+}
+
 void eir_sgemm(CBLAS_ORDER order, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int M, int N, int K, float alpha, const float *A,
                int lda, const float *B, int ldb, float beta, float *C, int ldc) {
     pthread_once(&gemm_once, gemm_choose);
     if (dnnl_sgemm_p && M > 0 && N > 0 && K > 0) {
-        int nt = openblas_get_num_threads();
-        if (nt != gemm_omp_threads && omp_set_num_threads_p) {
-            omp_set_num_threads_p(nt > 0 ? nt : 1);
-            gemm_omp_threads = nt;
-        }
+        omp_follow_openblas();
         /* as Fortran's sgemm sees it: column-major C = op(FA) op(FB); a row-major C = op(A) op(B) is
          * the column-major C^T = op(B)^T op(A)^T. FA, the right-hand operand of the row-major product
          * (a linear layer's weight), is the one that may be constant. */

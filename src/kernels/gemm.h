@@ -14,11 +14,23 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <cblas.h>
 
 void eir_sgemm(CBLAS_ORDER order, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int M, int N, int K, float alpha, const float *A,
                int lda, const float *B, int ldb, float beta, float *C, int ldc);
+
+/* C (float32, row-major) = alpha op(A) op(B) + beta C with A and B bfloat16
+ * (their bits, row-major; ta / tb: stored transposed), products of bfloat16
+ * values summed in float32: oneDNN's dnnl_gemm_bf16bf16f32 (AVX512-BF16 dot
+ * products where the CPU has them). false, having written nothing, where it
+ * is not available (eir_gemm_bf16_available: no libdnnl, EIR_GEMM=openblas,
+ * sanitizer builds) or declines the call (a CPU without AVX-512): the caller
+ * then converts to float32 and calls eir_sgemm. */
+bool eir_gemm_bf16_available(void);
+bool eir_gemm_bf16(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const uint16_t *A, int64_t lda,
+                   const uint16_t *B, int64_t ldb, float beta, float *C, int64_t ldc);
 
 /* The library eir_sgemm uses: "oneDNN 2.6.3" or "OpenBLAS". */
 const char *eir_sgemm_library(void);

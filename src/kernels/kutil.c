@@ -475,3 +475,38 @@ const char *eir_sizes_str(const eir_tview *t, char *buf, size_t n) {
     snprintf(buf + k, n - k, "]");
     return buf;
 }
+
+int eir_scalar_fits(const eir_scalar *s, eir_dtype dt, eir_kctx *ctx) {
+    static const struct { eir_dtype d; const char *name; double lo, hi; } lim[] = {
+        {EIR_U8, "uint8_t", 0, 255}, {EIR_I8, "int8_t", -128, 127}, {EIR_I16, "int16_t", -32768, 32767},
+        {EIR_I32, "int", -2147483648.0, 2147483647.0}, {EIR_I64, "int64_t", -9223372036854775808.0, 9223372036854775807.0},
+        {EIR_F16, "c10::Half", -65504.0, 65504.0}, {EIR_BF16, "c10::BFloat16", -3.3895313892515355e38, 3.3895313892515355e38},
+        {EIR_F32, "float", -3.4028234663852886e38, 3.4028234663852886e38}};
+    bool fl = s->kind == EIR_SC_FLOAT || s->kind == EIR_SC_COMPLEX;
+    double v = fl ? s->f : (double)s->i;
+    for (size_t k = 0; k < sizeof lim / sizeof lim[0]; k++) {
+        if (lim[k].d != dt) continue;
+        bool over;
+        if (fl) {
+            if (eir_is_floating(dt) && (isinf(v) || isnan(v))) over = false;
+            else over = isnan(v) || v < lim[k].lo || v > lim[k].hi || (dt == EIR_I64 && v >= 9223372036854775807.0);
+        } else if (dt == EIR_U8) {
+            over = s->i > 255 || (s->i < 0 && -(uint64_t)s->i > 255);
+        } else {
+            over = (double)s->i < lim[k].lo || (double)s->i > lim[k].hi;
+        }
+        return over ? eir_kerr(ctx, "value cannot be converted to type %s without overflow", lim[k].name) : 0;
+    }
+    return 0;
+}
+
+int eir_scalar_arg_fits(const eir_karg *a, eir_dtype dt, eir_kctx *ctx) {
+    eir_scalar s = {EIR_SC_INT, 0, 0, 0};
+    switch (a->kind) {
+    case EIR_KA_SCALAR: s = a->s; break;
+    case EIR_KA_INT: s.i = a->i; s.f = (double)a->i; break;
+    case EIR_KA_FLOAT: s.kind = EIR_SC_FLOAT; s.f = a->f; break;
+    default: return 0; /* tensors, bools, None */
+    }
+    return eir_scalar_fits(&s, dt, ctx);
+}

@@ -29,6 +29,14 @@ static inline uint16_t eir_f32_to_bf16(float f) {
 /* torch's C++ ScalarType names as its error messages print them ("Float", "Long"). */
 const char *eir_torch_dtype_name(eir_dtype d);
 
+/* torch's Scalar::to<T>() (c10::checked_convert) of a scalar s into dtype dt: -1 with torch's
+ * "value cannot be converted to type T without overflow" where the value lies outside T's range
+ * (a finite float beyond a floating type's largest value too; infinities and NaN pass for
+ * floating types; uint8 takes -255..255, wrapping as torch does), else 0. bool, complex and the
+ * other dtypes: 0. eir_scalar_arg_fits does the same for a Scalar argument (0 for a tensor). */
+int eir_scalar_fits(const eir_scalar *s, eir_dtype dt, eir_kctx *ctx);
+int eir_scalar_arg_fits(const eir_karg *a, eir_dtype dt, eir_kctx *ctx);
+
 /* ---- dtype classes ---- */
 static inline bool eir_is_floating(eir_dtype d) {
     return d == EIR_F16 || d == EIR_F32 || d == EIR_F64 || d == EIR_BF16 || (d >= EIR_F8E4M3FN && d <= EIR_F8E8M0FNU);

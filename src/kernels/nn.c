@@ -4,7 +4,9 @@
  * gru, rnn_tanh, rnn_relu).
  *
  * Floating dtypes compute in a "compute type": f64 in f64, f32/f16/bf16 in
- * f32 (operands converted into f32 scratch, result rounded once). Products go
+ * f32 (operands converted into f32 scratch, result rounded once; bf16
+ * products take oneDNN's bf16 GEMM when there is one, eir_gemm_bf16: the
+ * same float32 sums of the same exact products, rounded once). Products go
  * to a BLAS (f32: eir_sgemm, gemm.h; f64 and complex: OpenBLAS) when an
  * operand's strides fit a leading dimension and a transpose flag, else
  * through a contiguous scratch copy. Integer
@@ -12,6 +14,7 @@
 #include <cblas.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "../base/pool.h"
@@ -43,6 +46,14 @@ static void run_convert(char *d, eir_dtype dd, int64_t ds, const char *s, eir_dt
         size_t es = eir_elsize(dd);
         if (ds == (int64_t)es && ss == (int64_t)es) { memcpy(d, s, (size_t)n * es); return; }
         for (int64_t k = 0; k < n; k++) memcpy(d + k * ds, s + k * ss, es);
+        return;
+    }
+    if (eir_kernels_fast && ds == 4 && ss == 2 && dd == EIR_F32 && (sd == EIR_BF16 || sd == EIR_F16)) {
+        (sd == EIR_BF16 ? eir_bf16_to_f32_row : eir_f16_to_f32_row)((float *)d, (const uint16_t *)s, n);
+        return;
+    }
+    if (eir_kernels_fast && ds == 2 && ss == 4 && sd == EIR_F32 && (dd == EIR_BF16 || dd == EIR_F16)) {
+        (dd == EIR_BF16 ? eir_f32_to_bf16_row : eir_f32_to_f16_row)((uint16_t *)d, (const float *)s, n);
         return;
     }
     if (dd == EIR_F32) {
@@ -176,13 +187,15 @@ typedef struct gemm_job {
     size_t es;
     const eir_conv_epi *epi; /* float32 row-major C only: applied to each block once computed, row r as channel c0 + r */
     int64_t c0;
+    bool bf16;               /* A and B bfloat16 (row-major, es is C's float32), eir_gemm_bf16 */
+    _Atomic bool failed;     /* bf16: a block the library declined (the caller recomputes in float32) */
 } gemm_job;
 
 /* Start of block b of nb over a dimension of n, on a multiple of 16 (the last ends at n). */
 static int64_t block_start(int64_t n, int64_t nb, int64_t b) { return b >= nb ? n : (n * b / nb) & ~(int64_t)15; }
 
 static void gemm_blocks(void *ctx, int64_t b0, int64_t b1) {
-    const gemm_job *j = ctx;
+    gemm_job *j = ctx; /* written: failed */
     bool row = j->ord == CblasRowMajor, ta = j->TA == CblasTrans, tb = j->TB == CblasTrans;
     for (int64_t b = b0; b < b1; b++) {
         int64_t dim = j->bycol ? j->N : j->M, lo = block_start(dim, j->nb, b), hi = block_start(dim, j->nb, b + 1);
@@ -190,16 +203,21 @@ static void gemm_blocks(void *ctx, int64_t b0, int64_t b1) {
         const char *A = j->A, *B = j->B;
         char *C = j->C;
         int64_t M = j->M, N = j->N;
+        size_t eab = j->bf16 ? sizeof(uint16_t) : j->es;
         if (j->bycol) {
-            B += (size_t)(row == tb ? lo * j->ldb : lo) * j->es;
+            B += (size_t)(row == tb ? lo * j->ldb : lo) * eab;
             C += (size_t)(row ? lo : lo * j->ldc) * j->es;
             N = hi - lo;
         } else {
-            A += (size_t)(row != ta ? lo * j->lda : lo) * j->es;
+            A += (size_t)(row != ta ? lo * j->lda : lo) * eab;
             C += (size_t)(row ? lo * j->ldc : lo) * j->es;
             M = hi - lo;
         }
-        if (j->es == sizeof(float))
+        if (j->bf16) {
+            if (!eir_gemm_bf16(ta, tb, M, N, j->K, (float)j->alpha, (const uint16_t *)A, j->lda, (const uint16_t *)B,
+                               j->ldb, (float)j->beta, (float *)C, j->ldc))
+                j->failed = true;
+        } else if (j->es == sizeof(float))
             eir_sgemm(j->ord, j->TA, j->TB, (int)M, (int)N, (int)j->K, (float)j->alpha, (const float *)A, (int)j->lda,
                       (const float *)B, (int)j->ldb, (float)j->beta, (float *)C, (int)j->ldc);
         else
@@ -238,8 +256,55 @@ static bool gemm_split(CBLAS_ORDER ord, CBLAS_TRANSPOSE TA, CBLAS_TRANSPOSE TB, 
     bool bycol = false;
     int64_t nb = gemm_nblocks(M, N, K, &bycol);
     if (nb < 2) return false;
-    gemm_job j = {ord, TA, TB, M, N, K, lda, ldb, ldc, nb, bycol, alpha, beta, A, B, C, eir_elsize(ct), epi, c0};
+    gemm_job j = {ord, TA, TB, M, N, K, lda, ldb, ldc, nb, bycol, alpha, beta, A, B, C, eir_elsize(ct), epi, c0, false, false};
     eir_parallel_for(eir_pool_current(), nb, 1, gemm_blocks, &j);
+    return true;
+}
+
+/* C (M x N float32, row-major ldc) = alpha op(A) op(B) + beta C for bfloat16 A and B in BLAS
+ * layouts, in the same blocks as a float32 product of its shape (gemm_split), so the bits do not
+ * depend on the thread count. false when the library declined (C then unspecified). */
+static bool gemm_bf16_blocks(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const uint16_t *A,
+                             int64_t lda, const uint16_t *B, int64_t ldb, float beta, float *C, int64_t ldc) {
+    bool bycol = false;
+    int64_t nb = gemm_nblocks(M, N, K, &bycol);
+    if (nb < 2) return eir_gemm_bf16(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    gemm_job j = {CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, M, N, K, lda, ldb, ldc, nb,
+                  bycol, alpha, beta, (const char *)A, (const char *)B, (char *)C, sizeof(float), NULL, 0, true, false};
+    eir_parallel_for(eir_pool_current(), nb, 1, gemm_blocks, &j);
+    return !j.failed;
+}
+
+/* One bfloat16 matrix of gemm_views as torch's CPU addmm computes it: products of bfloat16 values
+ * summed in float32 (with alpha, and beta times the bias when there is one), rounded to bfloat16
+ * once. a and b must be in BLAS layouts; sc holds M x N floats. false, having written nothing to
+ * c, when they are not or the library declines: the caller's float32 path. */
+static bool gemm_bf16_mat(const eir_tview *a, const eir_tview *b, const eir_tview *bias, eir_tview *c, int64_t M,
+                          int64_t N, int64_t K, double alpha, double beta, float *sc) {
+    bool ta, tb;
+    int64_t lda, ldb;
+    if (K <= 0 || !eir_gemm_bf16_available() || !blas_lay(M, K, a->strides[0], a->strides[1], &ta, &lda) ||
+        !blas_lay(K, N, b->strides[0], b->strides[1], &tb, &ldb))
+        return false;
+    if (bias) {
+        const uint16_t *bd = bias->data;
+        int64_t rs = bias->strides[0], cs = bias->strides[1];
+        for (int64_t i = 0; i < M; i++) {
+            float *row = sc + i * N;
+            if (i > 0 && rs == 0) memcpy(row, sc, (size_t)N * sizeof(float));
+            else if (cs == 1 || N == 1) eir_bf16_to_f32_row(row, bd + i * rs, N);
+            else
+                for (int64_t k = 0; k < N; k++) row[k] = eir_bf16_to_f32(bd[i * rs + k * cs]);
+        }
+    }
+    if (!gemm_bf16_blocks(ta, tb, M, N, K, (float)alpha, a->data, lda, b->data, ldb, bias ? (float)beta : 0.f, sc, N))
+        return false;
+    uint16_t *cd = c->data;
+    int64_t rs = c->strides[0], cs = c->strides[1];
+    for (int64_t i = 0; i < M; i++)
+        if (cs == 1 || N == 1) eir_f32_to_bf16_row(cd + i * rs, sc + i * N, N);
+        else
+            for (int64_t k = 0; k < N; k++) cd[i * rs + k * cs] = eir_f32_to_bf16(sc[i * N + k]);
     return true;
 }
 
@@ -380,6 +445,10 @@ static int gemm_views(eir_kctx *ctx, const eir_tview *A0, const eir_tview *B0, c
                     eir_store_i64((char *)c.data + (i * c.strides[0] + j * c.strides[1]) * (int64_t)eir_elsize(dt), dt, (int64_t)acc);
                 }
         } else {
+            if (dt == EIR_BF16 && eir_kernels_fast && eir_gemm_bf16_available()) {
+                if (!sc && !(sc = eir_kalloc((size_t)(M * N) * sizeof(float)))) { rc = eir_kerr(ctx, "out of memory"); break; }
+                if (gemm_bf16_mat(&a, &bm, bias0 ? &bi : NULL, &c, M, N, K, alpha, beta, sc)) goto next_matrix;
+            }
             bool ta, tb, tc;
             int64_t lda, ldb, ldc;
             const void *pa = a.data, *pb = bm.data;
@@ -411,6 +480,7 @@ static int gemm_views(eir_kctx *ctx, const eir_tview *A0, const eir_tview *B0, c
             blas_gemm(ct, tc, ta, tb, M, N, K, alpha, pa, lda, pb, ldb, bb, pc, ldc);
             if (!direct) copy_view(&c, &cv);
         }
+    next_matrix:
         for (int32_t d = r - 3; d >= 0; d--) {
             if (++bidx[d] < C.sizes[d]) break;
             bidx[d] = 0;
@@ -1032,6 +1102,29 @@ static int k_max_pool2d_common(const eir_karg *a, eir_tview *out, uint32_t no, e
         eir_max_pool2d_f32(p.x.data, p.y.data, p.has_ind ? p.ind.data : NULL, p.x.sizes[0] * p.x.sizes[1], H, W, OH, OW,
                            ks, st, pd, dl);
         return 0;
+    }
+    /* float16 / bfloat16: the maximum is one of the values, exact in float32: the float32 loops on
+     * a converted copy, each result converted back exactly (bfloat16 by its upper half, so a NaN
+     * keeps its bits) */
+    if (eir_kernels_fast && (dt == EIR_BF16 || dt == EIR_F16) && p.y.dtype == dt && eir_tview_is_contiguous(&p.x) &&
+        eir_tview_is_contiguous(&p.y) && (!p.has_ind || (p.ind.dtype == EIR_I64 && eir_tview_is_contiguous(&p.ind)))) {
+        int64_t nx = eir_tview_numel(&p.x), ny = eir_tview_numel(&p.y);
+        float *xf = eir_kalloc((size_t)(nx + ny > 0 ? nx + ny : 1) * sizeof(float));
+        if (xf) {
+            float *yf = xf + nx;
+            const uint16_t *xs = p.x.data;
+            uint16_t *ys = p.y.data;
+            (dt == EIR_BF16 ? eir_bf16_to_f32_row : eir_f16_to_f32_row)(xf, xs, nx);
+            eir_max_pool2d_f32(xf, yf, p.has_ind ? p.ind.data : NULL, p.x.sizes[0] * p.x.sizes[1], H, W, OH, OW, ks, st,
+                               pd, dl);
+            for (int64_t i = 0; i < ny; i++) {
+                uint32_t u;
+                memcpy(&u, &yf[i], 4);
+                ys[i] = dt == EIR_BF16 ? (uint16_t)(u >> 16) : eir_f32_to_f16(yf[i]);
+            }
+            eir_kfree(xf);
+            return 0;
+        }
     }
     for (int64_t n = 0; n < p.x.sizes[0]; n++)
         for (int64_t c = 0; c < p.x.sizes[1]; c++)

@@ -191,6 +191,30 @@ static void set_int_info(pw_params *p, eir_dtype ct) {
     p->is_signed = !(ct == EIR_U8 || ct == EIR_U16 || ct == EIR_U32 || ct == EIR_U64 || ct == EIR_BOOL);
 }
 
+/* Whether each input of the iteration (but those with skip[k]) is the output itself, element for
+ * element (an in-place op), or touches none of the output's bytes: comparing the address ranges
+ * the whole operation touches, elements of es bytes. An input overlapping the output otherwise
+ * goes to the element loop, which reads each element before writing it. */
+static bool inputs_apart(const eir_iter *it, int nin, const bool *skip, int64_t es) {
+    for (int k = 0; k < nin; k++) {
+        if (skip && skip[k]) continue;
+        const char *b = it->base[k + 1], *o = it->base[0];
+        if (b == o) {
+            for (int32_t d = 0; d < it->rank; d++)
+                if (it->bstrides[k + 1][d] != it->bstrides[0][d]) return false;
+            continue;
+        }
+        int64_t lo_k = 0, hi_k = 0, lo_o = 0, hi_o = 0;
+        for (int32_t d = 0; d < it->rank; d++) {
+            int64_t ek = (it->sizes[d] - 1) * it->bstrides[k + 1][d], eo = (it->sizes[d] - 1) * it->bstrides[0][d];
+            if (ek < 0) lo_k += ek; else hi_k += ek;
+            if (eo < 0) lo_o += eo; else hi_o += eo;
+        }
+        if (b + lo_k < o + hi_o + es && o + lo_o < b + hi_k + es) return false;
+    }
+    return true;
+}
+
 /* The row loops of fast.c, when every operand has dtype ct (f32 or f64),
  * the output's rows are unit-stride and each input's are unit-stride or a
  * broadcast scalar. An input that is the output itself (in-place ops) is
@@ -214,22 +238,7 @@ static bool fast_rows(const pw_op *op, const pw_params *p, eir_dtype ct, int nin
     char *ptr[5];
     int64_t len, s[4] = {0};
     for (int k = 0; k < nin; k++) s[k] = is[k + 1] ? 1 : 0;
-    /* overlap: compare the address ranges the whole operation touches */
-    for (int k = 0; k < nin; k++) {
-        const char *b = it->base[k + 1], *o = it->base[0];
-        if (b == o) {
-            for (int32_t d = 0; d < it->rank; d++)
-                if (it->bstrides[k + 1][d] != it->bstrides[0][d]) return false;
-            continue;
-        }
-        int64_t lo_k = 0, hi_k = 0, lo_o = 0, hi_o = 0;
-        for (int32_t d = 0; d < it->rank; d++) {
-            int64_t ek = (it->sizes[d] - 1) * it->bstrides[k + 1][d], eo = (it->sizes[d] - 1) * it->bstrides[0][d];
-            if (ek < 0) lo_k += ek; else hi_k += ek;
-            if (eo < 0) lo_o += eo; else hi_o += eo;
-        }
-        if (b + lo_k < o + hi_o + es && o + lo_o < b + hi_k + es) return false;
-    }
+    if (!inputs_apart(it, nin, NULL, es)) return false;
     int64_t row = it->sizes[it->rank - 1];
     char *gbuf = ngather ? eir_kalloc((size_t)(ngather * row) * (size_t)es) : NULL;
     if (ngather && !gbuf) return false;
@@ -268,6 +277,50 @@ static bool fast_rows(const pw_op *op, const pw_params *p, eir_dtype ct, int nin
         }
     }
     eir_kfree(gbuf);
+    return true;
+}
+
+/* float16 / bfloat16 rows on the float32 row loops (ops with reduced_rows): the output's rows
+ * unit-stride in ct, each input's unit-stride in ct or broadcast, or a one-element operand of any
+ * real dtype (a Python scalar: *one holds its float value, rounded to ct unless the op keeps it in
+ * float as torch's opmath does). Chunks of a row are converted to float32, computed by op->rf (op->f
+ * where it declines) and rounded to ct once: the values torch's reduced-float kernels compute.
+ * false, having written nothing, when the layout does not fit. */
+enum { RED_CHUNK = 512 };
+
+
+static bool reduced_rows(const pw_op *op, const pw_params *p, eir_dtype ct, int nin, eir_iter *it, const bool *one,
+                         const float *onev) {
+    const int64_t *is = it->inner_stride;
+    if (it->rank == 0 || is[0] != 2) return false;
+    for (int k = 0; k < nin; k++)
+        if (!one[k] && is[k + 1] != 2 && is[k + 1] != 0) return false;
+    if (!inputs_apart(it, nin, one, 2)) return false;
+    float buf[5][RED_CHUNK];
+    char *ptr[5];
+    int64_t len, s[4] = {0};
+    const float *x[4] = {0};
+    while (eir_iter_next(it, ptr, &len))
+        for (int64_t j0 = 0; j0 < len; j0 += RED_CHUNK) {
+            int64_t n = len - j0 < RED_CHUNK ? len - j0 : RED_CHUNK;
+            for (int k = 0; k < nin; k++) {
+                if (one[k]) { x[k] = &onev[k]; s[k] = 0; continue; }
+                if (is[k + 1] == 0) { buf[k + 1][0] = ct == EIR_BF16 ? eir_bf16_to_f32(*(const uint16_t *)ptr[k + 1]) : eir_f16_to_f32(*(const uint16_t *)ptr[k + 1]); s[k] = 0; }
+                else {
+                    (ct == EIR_BF16 ? eir_bf16_to_f32_row : eir_f16_to_f32_row)(buf[k + 1], (const uint16_t *)ptr[k + 1] + j0, n);
+                    s[k] = 1;
+                }
+                x[k] = buf[k + 1];
+            }
+            float *o = buf[0];
+            if (!op->rf(o, x, s, n, p))
+                for (int64_t j = 0; j < n; j++) {
+                    float v[4] = {0};
+                    for (int k = 0; k < nin; k++) v[k] = x[k][j * s[k]];
+                    o[j] = op->f(v, p);
+                }
+            (ct == EIR_BF16 ? eir_f32_to_bf16_row : eir_f32_to_f16_row)((uint16_t *)ptr[0] + j0, o, n);
+        }
     return true;
 }
 
@@ -358,6 +411,20 @@ static int pw_run(const pw_op *op, pw_params *p, eir_dtype ct, const eir_tview *
     if (same && eir_kernels_fast && ((ct == EIR_F32 && op->rf) || (ct == EIR_F64 && op->rd)) &&
         fast_rows(op, p, ct, nin, &it))
         return 0;
+    if (reduced(ct) && od == ct && eir_kernels_fast && op->rf && op->reduced_rows) {
+        bool one[4] = {false}, fits = true;
+        float onev[4] = {0};
+        for (int k = 0; k < nin && fits; k++) {
+            if (dt[k] == ct) continue;
+            if (eir_tview_numel(ins[k]) != 1 || domain_of(dt[k]) == DOM_C) fits = false;
+            else {
+                one[k] = true;
+                onev[k] = ld_f(ins[k]->data, dt[k]);
+                if (rnd[k]) onev[k] = round_to(onev[k], ct);
+            }
+        }
+        if (fits && reduced_rows(op, p, ct, nin, &it, one, onev)) return 0;
+    }
     switch (dom) {
     case DOM_F:
         if (same && ct == EIR_F32) {
@@ -1118,11 +1185,13 @@ FC(isreal, cimag(a) == 0)
 FD(ident, a, a)
 FD(one, 1.0f, 1.0)
 
-#define OP(var, nm, n, fF, fD, fI, fC, keep) static const pw_op var = {nm, n, fF, fD, fI, fC, keep, false, NULL, NULL};
+#define OP(var, nm, n, fF, fD, fI, fC, keep) static const pw_op var = {nm, n, fF, fD, fI, fC, keep, false, NULL, NULL, false};
 #define OPFD(var, nm, n, base, fI, fC) OP(var, nm, n, base##_f, base##_d, fI, fC, 0)
-/* ops with float32/float64 rows in fast.c */
+/* ops with float32/float64 rows in fast.c, which also run float16 / bfloat16 rows converted to
+ * float32 (pw_op.reduced_rows): each row function declines (returns false) where the reduced
+ * type computes otherwise than float32, and the element function runs that chunk */
 #define OPR(var, nm, n, fF, fD, fI, fC, keep, row) \
-    static const pw_op var = {nm, n, fF, fD, fI, fC, keep, false, eir_pw_row_##row##_f32, eir_pw_row_##row##_f64};
+    static const pw_op var = {nm, n, fF, fD, fI, fC, keep, false, eir_pw_row_##row##_f32, eir_pw_row_##row##_f64, true};
 #define OPFDR(var, nm, n, base, fI, fC) OPR(var, nm, n, base##_f, base##_d, fI, fC, 0, base)
 
 OPR(op_add, "add", 2, add_f, add_d, add_i, add_c, 0, add)
@@ -1133,7 +1202,7 @@ OPFD(op_divfloor, "div_floor", 2, divfloor, divfloor_i, NULL)
 OPFD(op_rem, "remainder", 2, rem, rem_i, NULL)
 OPFD(op_fmod, "fmod", 2, fmod, fmod_i, NULL)
 OPFD(op_pow, "pow", 2, pow, pow_i, pow_c)
-OPFDR(op_pows, "pow", 1, pows, NULL, pows_c)
+OPFDR(op_pows, "pow", 1, pows, NULL, pows_c) /* its rows decline the reduced-type steps (fast.c) */
 OPFDR(op_max, "maximum", 2, max, max_i, NULL)
 OPFDR(op_min, "minimum", 2, min, min_i, NULL)
 OPFD(op_atan2, "atan2", 2, atan2, NULL, NULL)
@@ -1285,7 +1354,10 @@ static int addsub(const eir_karg *self, const eir_karg *other, const eir_karg *a
     if (ct == EIR_BOOL && sign < 0)
         return eir_kerr(ctx, "Subtraction, the `-` operator, with two bool tensors is not supported. "
                              "Use the `^` or `logical_xor()` operator instead.");
-    if (alpha && alpha->kind != EIR_KA_NONE) param_a(&p, alpha, ct);
+    if (alpha && alpha->kind != EIR_KA_NONE) {
+        if (eir_scalar_arg_fits(alpha, ct, ctx)) return -1;
+        param_a(&p, alpha, ct);
+    }
     else { p.a = 1; p.af = 1; p.ai = 1; }
     p.a *= sign;
     p.af *= (float)sign;
@@ -1459,6 +1531,7 @@ static int clamp3(const eir_karg *self, const eir_karg *lo, const eir_karg *hi, 
     in[2] = p.has_hi ? arg_view(hi, &s2) : scalar_view(&zero, &s2);
     if (!in[0] || !in[1] || !in[2]) return eir_kerr(ctx, "clamp: bad arguments");
     if (!p.has_lo && !p.has_hi) return eir_kerr(ctx, "torch.clamp: At least one of 'min' or 'max' must not be None");
+    if ((p.has_lo && eir_scalar_arg_fits(lo, ct, ctx)) || (p.has_hi && eir_scalar_arg_fits(hi, ct, ctx))) return -1;
     return pw_run(&op_clamp, &p, ct, in, out, ctx);
 }
 
@@ -1772,45 +1845,64 @@ static int k_where(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_
 #endif
 
 typedef struct mf_job {
-    const float *x;
-    float *y;
+    const void *x;
+    void *y;
     const uint8_t *m;
     int64_t mst[EIR_MAX_RANK], sizes[EIR_MAX_RANK];
     int32_t r;
     int64_t len;                /* the last dim */
-    float v;
+    float v;                    /* float32 */
+    uint16_t vh;                /* float16 / bfloat16: the value's bits */
+    bool half;
 } mf_job;
+
+#define MF_ROW(T, x, y, m, ms, len, v)                                                                      \
+    do {                                                                                                    \
+        const T *restrict xr = (x);                                                                         \
+        T *restrict yr = (y);                                                                               \
+        if (ms == 1)                                                                                        \
+            for (int64_t i = 0; i < len; i++) yr[i] = m[i] ? v : xr[i];                                     \
+        else if (ms == 0 && m[0])                                                                           \
+            for (int64_t i = 0; i < len; i++) yr[i] = v;                                                    \
+        else if (ms == 0)                                                                                   \
+            for (int64_t i = 0; i < len; i++) yr[i] = xr[i];                                                \
+        else                                                                                                \
+            for (int64_t i = 0; i < len; i++) yr[i] = m[i * ms] ? v : xr[i];                                \
+    } while (0)
 
 MF_CLONES static void mf_rows(void *ctx, int64_t r0, int64_t r1) {
     const mf_job *j = ctx;
     const int64_t len = j->len, ms = j->mst[j->r - 1];
-    const float v = j->v;
     for (int64_t row = r0; row < r1; row++) {
         int64_t mo = 0, t = row;
         for (int32_t d = j->r - 2; d >= 0; d--) {
             mo += (t % j->sizes[d]) * j->mst[d];
             t /= j->sizes[d];
         }
-        const float *restrict x = j->x + row * len;
-        float *restrict y = j->y + row * len;
         const uint8_t *restrict m = j->m + mo;
-        if (ms == 1)
-            for (int64_t i = 0; i < len; i++) y[i] = m[i] ? v : x[i];
-        else if (ms == 0 && m[0])
-            for (int64_t i = 0; i < len; i++) y[i] = v;
-        else if (ms == 0)
-            for (int64_t i = 0; i < len; i++) y[i] = x[i];
-        else
-            for (int64_t i = 0; i < len; i++) y[i] = m[i * ms] ? v : x[i];
+        if (j->half) MF_ROW(uint16_t, (const uint16_t *)j->x + row * len, (uint16_t *)j->y + row * len, m, ms, len, j->vh);
+        else MF_ROW(float, (const float *)j->x + row * len, (float *)j->y + row * len, m, ms, len, j->v);
     }
 }
 
+/* float32, float16 or bfloat16 (the value rounded to the tensor's type, as torch converts it) */
 static bool masked_fill_f32(const eir_tview *x, const eir_tview *mask, const eir_karg *val, eir_tview *y) {
-    if (x->dtype != EIR_F32 || y->dtype != EIR_F32 || mask->dtype != EIR_BOOL || val->kind == EIR_KA_TENSOR ||
+    bool half = x->dtype == EIR_BF16 || x->dtype == EIR_F16;
+    if ((x->dtype != EIR_F32 && !half) || y->dtype != x->dtype || mask->dtype != EIR_BOOL || val->kind == EIR_KA_TENSOR ||
         x->rank != y->rank || y->rank < 1 || mask->rank > y->rank || !eir_tview_is_contiguous(x) ||
         !eir_tview_is_contiguous(y) || x->data == y->data)
         return false;
-    mf_job j = {x->data, y->data, mask->data, {0}, {0}, y->rank, y->sizes[y->rank - 1], (float)scalar_f(val)};
+    double vd = scalar_f(val);
+    mf_job j = {x->data, y->data, mask->data, {0}, {0}, y->rank, y->sizes[y->rank - 1], (float)vd, 0, half};
+    if (half) {
+        /* the value as torch's c10::BFloat16 / c10::Half constructors round it: from float */
+        j.vh = x->dtype == EIR_BF16 ? eir_f32_to_bf16((float)vd) : eir_f32_to_f16((float)vd);
+        if (val->kind == EIR_KA_SCALAR && val->s.kind != EIR_SC_FLOAT && val->s.kind != EIR_SC_INT &&
+            val->s.kind != EIR_SC_BOOL)
+            return false;
+        /* a finite value the type cannot hold: torch's overflow error, from the general path */
+        if (isfinite(vd) && (fabs(vd) > (x->dtype == EIR_F16 ? 65504.0 : 3.3895313892515355e+38))) return false;
+    }
     for (int32_t d = 0; d < y->rank; d++) {
         if (x->sizes[d] != y->sizes[d]) return false;
         j.sizes[d] = y->sizes[d];
@@ -1828,6 +1920,7 @@ static bool masked_fill_f32(const eir_tview *x, const eir_tview *mask, const eir
 
 static int k_masked_fill(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
     NEED(3);
+    if (eir_scalar_arg_fits(&args[2], out->dtype, ctx)) return -1;
     if (eir_kernels_fast && args[0].kind == EIR_KA_TENSOR && args[1].kind == EIR_KA_TENSOR &&
         masked_fill_f32(args[0].t, args[1].t, &args[2], out))
         return 0;
@@ -2201,6 +2294,7 @@ static int k_fill_arg(const eir_karg *a, eir_tview *out, eir_kctx *ctx) {
         return copy_into(a->t, out, ctx);
     }
     if (!is_scalar_arg(a)) return eir_kerr(ctx, "fill: expected a scalar value");
+    if (eir_scalar_arg_fits(a, out->dtype, ctx)) return -1;
     return fill_scalar(&a->s, out, ctx);
 }
 

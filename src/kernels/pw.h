@@ -51,6 +51,8 @@ typedef struct pw_op {
     bool f32_only;          /* F domain for float32 only: torch has no float16/bfloat16 kernel */
     pw_rowf rf;             /* float32 rows when every operand is float32 (fast.h), or NULL */
     pw_rowd rd;             /* float64 rows likewise */
+    bool reduced_rows;      /* rf also runs float16 / bfloat16 rows converted to float32 (f computes in float and
+                               rounds only on store, as torch's reduced-float kernels do for this op) */
 } pw_op;
 
 /* Run op on ins[0..op->nin) (each broadcastable to out) into out, computing

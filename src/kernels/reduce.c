@@ -955,6 +955,19 @@ static void softmax_lines(void *ctx, int64_t l0, int64_t l1) {
             softmax_f32((const float *)xb, (float *)ob, L->len, lg);
             continue;
         }
+        if ((x->dtype == EIR_BF16 || x->dtype == EIR_F16) && out->dtype == x->dtype && !cast && L->lst[0] == 1 &&
+            L->lst[1] == 1 && eir_kernels_fast) {
+            /* float16 / bfloat16 as torch's reduced-float softmax: the line in float32, its float32
+             * softmax, each value rounded once */
+            float *xf = (float *)buf, *yf = xf + L->len;
+            const uint16_t *xs = (const uint16_t *)xb;
+            uint16_t *ys = (uint16_t *)ob;
+            bool bf = x->dtype == EIR_BF16;
+            (bf ? eir_bf16_to_f32_row : eir_f16_to_f32_row)(xf, xs, L->len);
+            softmax_f32(xf, yf, L->len, lg);
+            (bf ? eir_f32_to_bf16_row : eir_f32_to_f16_row)(ys, yf, L->len);
+            continue;
+        }
         double m = -INFINITY;
         for (int64_t i = 0; i < L->len; i++) {
             double v = ld(xb + i * L->lst[0] * (int64_t)xes, x->dtype);
@@ -1183,6 +1196,8 @@ typedef struct ln_job {
     const int64_t *yoff, *woff, *boff, *yst;
     double eps;
     bool f32rows; /* float32 x, y, weight and bias, each row (and weight, bias) contiguous */
+    bool redrows; /* the same in float16 / bfloat16: rows converted to float32 for ln_row_f32 (wf, bf) */
+    const float *wf, *bf;
     _Atomic int oom;
 } ln_job;
 
@@ -1248,6 +1263,16 @@ static void ln_rows(void *ctx, int64_t o0, int64_t o1) {
         if (j->f32rows) {
             ln_row_f32((const float *)xb, (float *)yb, w ? (const float *)w->data : NULL, b ? (const float *)b->data : NULL,
                        p->nred, j->eps, &mean, &rstd);
+        } else if (j->redrows) {
+            /* the row exactly in float32, normalised as a float32 row, each value rounded once more to
+             * x's type: what the generic loop computes (it stores double -> float -> x's type) */
+            float *xf = (float *)buf, *yf = xf + p->nred;
+            const uint16_t *xs = (const uint16_t *)xb;
+            uint16_t *ys = (uint16_t *)yb;
+            bool bf = x->dtype == EIR_BF16;
+            (bf ? eir_bf16_to_f32_row : eir_f16_to_f32_row)(xf, xs, p->nred);
+            ln_row_f32(xf, yf, j->wf, j->bf, p->nred, j->eps, &mean, &rstd);
+            (bf ? eir_f32_to_bf16_row : eir_f32_to_f16_row)(ys, yf, p->nred);
         } else {
             for (int64_t i = 0; i < p->nred; i++) buf[i] = ld(xb + p->roff[i] * (int64_t)xes, x->dtype);
             mean_var(buf, p->nred, &mean, &var);
@@ -1344,9 +1369,24 @@ static int layer_norm_x(const eir_tview *x, const eir_karg *a, uint32_t na, eir_
                    (!b || b->dtype == EIR_F32);
     for (int64_t i = 0; f32rows && i < p.nred; i++)
         f32rows = p.roff[i] == i && yoff[i] == i && (!w || woff[i] == i) && (!b || boff[i] == i);
-    ln_job j = {x, &out[0], w, b, mo, ro, &p, yoff, woff, boff, yst, eps, f32rows, 0};
+    eir_dtype xd = x->dtype;
+    bool redrows = eir_kernels_fast && (xd == EIR_BF16 || xd == EIR_F16) && out[0].dtype == xd && (!w || w->dtype == xd) &&
+                   (!b || b->dtype == xd);
+    for (int64_t i = 0; redrows && i < p.nred; i++)
+        redrows = p.roff[i] == i && yoff[i] == i && (!w || woff[i] == i) && (!b || boff[i] == i);
+    float *wbf = NULL; /* weight and bias in float32 (exact), one after the other */
+    if (redrows && (w || b)) {
+        if (!(wbf = eir_kalloc((size_t)(2 * p.nred) * sizeof(float)))) redrows = false;
+        for (int64_t i = 0; redrows && i < p.nred; i++) {
+            if (w) wbf[i] = (float)ld((const char *)w->data + i * 2, xd);
+            if (b) wbf[p.nred + i] = (float)ld((const char *)b->data + i * 2, xd);
+        }
+    }
+    ln_job j = {x, &out[0], w, b, mo, ro, &p, yoff, woff, boff, yst, eps, f32rows, redrows,
+                redrows && w ? wbf : NULL, redrows && b ? wbf + p.nred : NULL, 0};
     eir_parallel_for(eir_pool_current(), p.nout, p.nred * 8 >= (1 << 15) ? 1 : (1 << 15) / (p.nred * 8 + 1),
                      ln_rows, &j);
+    eir_kfree(wbf);
     if (j.oom) rc = eir_kerr(ctx, "layer_norm: out of memory");
 done:
     eir_kfree(yoff); eir_kfree(woff); eir_kfree(boff); eir_kfree(p.roff);

@@ -335,7 +335,7 @@ ED(mvlgamma) {
 /* ---- ops ---- */
 
 #define OPX(var, nm, n, base, f32only) \
-    static const pw_op var = {nm, n, base##_F, base##_D, NULL, NULL, 0, f32only, NULL, NULL};
+    static const pw_op var = {nm, n, base##_F, base##_D, NULL, NULL, 0, f32only, NULL, NULL, false};
 
 OPX(op_i0, "i0_vml_cpu", 1, i0, false)
 OPX(op_i0e, "i0e_cpu", 1, i0e, false)

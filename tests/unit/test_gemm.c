@@ -5,7 +5,7 @@
  * when libdnnl.so.2 loads, OpenBLAS when EIR_GEMM=openblas); products whose
  * operands are declared constant (eir_sgemm_const_add: oneDNN packs the
  * right-hand operand, transposed, once), run twice, the second bit-identical
- * to the first. */
+ * to the first; the bfloat16 GEMM (eir_gemm_bf16) where oneDNN has one. */
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <float.h>
@@ -316,8 +316,56 @@ static void test_choice(void) {
     if (h) dlclose(h);
 }
 
+/* eir_gemm_bf16 (oneDNN's bfloat16 GEMM, where there is one) against float64 sums of the same
+ * bfloat16 values: every transpose pair, leading dimensions wider than the matrix, alpha and beta,
+ * a row and a column; each element within K float32 ulps of the sum of |terms| */
+static void test_bf16(void) {
+    if (!eir_gemm_bf16_available()) {
+        printf("test_gemm: no bfloat16 GEMM here (%s): skipped\n", eir_sgemm_library());
+        return;
+    }
+    static const int shapes[][3] = {{5, 7, 9}, {64, 200, 96}, {1, 300, 128}, {37, 1, 70}, {16, 16, 1}};
+    int bad = 0;
+    for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; c++)
+        for (int t = 0; t < 4; t++) {
+            int M = shapes[c][0], N = shapes[c][1], K = shapes[c][2];
+            bool ta = t & 1, tb = t & 2;
+            int lda = (ta ? M : K) + 3, ldb = (tb ? K : N) + 2, ldc = N + 1;
+            size_t na = (size_t)lda * (ta ? K : M), nb = (size_t)ldb * (tb ? N : K), nc = (size_t)ldc * M;
+            uint16_t *A = malloc(na * 2), *B = malloc(nb * 2);
+            float *C = malloc(nc * 4), *C0 = malloc(nc * 4);
+            for (size_t i = 0; i < na; i++) { float v = frand(); uint32_t u; memcpy(&u, &v, 4); A[i] = (uint16_t)(u >> 16); }
+            for (size_t i = 0; i < nb; i++) { float v = frand(); uint32_t u; memcpy(&u, &v, 4); B[i] = (uint16_t)(u >> 16); }
+            float alpha = t == 3 ? 0.5f : 1.f, beta = t >= 2 ? 1.f : 0.f;
+            for (size_t i = 0; i < nc; i++) C0[i] = C[i] = beta != 0 || i % (size_t)ldc == (size_t)N ? frand() : NAN; /* beta 0: C not read */
+            CHECK(eir_gemm_bf16(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc));
+            for (int i = 0; i < M; i++)
+                for (int j = 0; j < N; j++) {
+                    double sum = 0, mag = 0;
+                    for (int k = 0; k < K; k++) {
+                        uint32_t ua = (uint32_t)A[ta ? (size_t)k * lda + i : (size_t)i * lda + k] << 16;
+                        uint32_t ub = (uint32_t)B[tb ? (size_t)j * ldb + k : (size_t)k * ldb + j] << 16;
+                        float a, b;
+                        memcpy(&a, &ua, 4);
+                        memcpy(&b, &ub, 4);
+                        sum += (double)a * b;
+                        mag += fabs((double)a * b);
+                    }
+                    double c0 = beta != 0 ? C0[(size_t)i * ldc + j] : 0;
+                    double want = alpha * sum + beta * c0;
+                    double tol = (K + 2) * FLT_EPSILON * (fabs(alpha) * mag + fabs(beta * c0)) + 1e-30;
+                    if (!(fabs(C[(size_t)i * ldc + j] - want) <= tol)) bad++;
+                }
+            /* the padding between rows is not written */
+            for (int i = 0; i < M; i++) bad += C[(size_t)i * ldc + N] != C0[(size_t)i * ldc + N];
+            free(A); free(B); free(C); free(C0);
+        }
+    CHECK(bad == 0);
+}
+
 int main(void) {
     test_choice(); /* first: children must not inherit this process's choice */
+    test_bf16();
     test_products();
     test_empty_k();
     test_special_values();

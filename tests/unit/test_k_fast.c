@@ -5,7 +5,8 @@
  * tensors, NaN / inf / -0 among the values (pow with the exponents that
  * have rows among them); depthwise and im2col convolutions; max / avg /
  * adaptive-avg pooling; eval-mode batch norm; copies of strided views into
- * contiguous memory (eir_copy_to_contig, against an element loop).
+ * contiguous memory (eir_copy_to_contig, against an element loop); the
+ * bfloat16 / float16 row conversions against the element ones.
  * The pointwise rows, pooling and im2col must be bit-identical to the
  * generic path, except the float32 exp, tanh, sigmoid, silu and gelu rows
  * (vmath.h's polynomials instead of libm): within 1e-6 relative of it, as
@@ -395,7 +396,50 @@ static void test_copy(void) {
     }
 }
 
+/* the bfloat16 / float16 row conversions against the element ones, on every bfloat16 / half
+ * pattern and on float32 patterns around the rounding ties, NaN, infinities, subnormals */
+static void test_half_rows(void) {
+    enum { N = 1 << 16 };
+    static uint16_t h[N], back[N];
+    static float f[N], g[N];
+    for (int i = 0; i < N; i++) h[i] = (uint16_t)i;
+    eir_bf16_to_f32_row(f, h, N);
+    int bad = 0;
+    for (int i = 0; i < N; i++) {
+        float e = eir_bf16_to_f32(h[i]);
+        bad += memcmp(&e, &f[i], 4) != 0;
+    }
+    eir_f16_to_f32_row(g, h, N);
+    for (int i = 0; i < N; i++) {
+        float e = eir_f16_to_f32(h[i]);
+        bad += memcmp(&e, &g[i], 4) != 0 && !(isnan(e) && isnan(g[i]));
+    }
+    CHECK(bad == 0);
+    /* float32 bit patterns: each bfloat16 value with every low half near a tie, random ones, specials */
+    uint32_t seed = 7;
+    for (int round = 0; round < 8; round++) {
+        for (int i = 0; i < N; i++) {
+            seed = seed * 1664525u + 1013904223u;
+            uint32_t lo = round == 0 ? 0x8000u : round == 1 ? 0x7fffu : round == 2 ? 0x8001u : (seed >> 16);
+            uint32_t u = ((uint32_t)i << 16) | lo;
+            memcpy(&f[i], &u, 4);
+        }
+        eir_f32_to_bf16_row(back, f, N);
+        for (int i = 0; i < N; i++) bad += back[i] != eir_f32_to_bf16(f[i]);
+        eir_f32_to_f16_row(back, f, N);
+        for (int i = 0; i < N; i++) bad += back[i] != eir_f32_to_f16(f[i]);
+    }
+    CHECK(bad == 0);
+    /* lengths that leave a tail after the vector loop */
+    for (int n = 0; n < 40; n++) {
+        eir_f32_to_bf16_row(back, f, n);
+        for (int i = 0; i < n; i++) bad += back[i] != eir_f32_to_bf16(f[i]);
+    }
+    CHECK(bad == 0);
+}
+
 int main(void) {
+    test_half_rows();
     test_copy();
     test_unary();
     test_inplace();

@@ -13,6 +13,10 @@
  *       often each GEMM runs. --epi 1: linear layers add their bias and
  *       activation (GELU, SiLU), as post-ops for dnnl-mm, in a separate pass
  *       over C for the others
+ *   gemm_bench bf16 [--threads T] [--reps R]
+ *       bfloat16 linear layers (C = A W^T, W stored N x K) of the transformer
+ *       benchmarks: oneDNN's dnnl_gemm_bf16bf16f32 against dnnl_sgemm on the
+ *       same values in float32, taking turns; median ms and GFLOP/s per shape
  *   gemm_bench conv [--threads T] [--reps R] LIB...
  *       the 3x3 convolutions of ResNet-18 end to end: im2col + sgemm with each
  *       BLAS LIB, and the pseudo-libraries dnnl-conv (oneDNN's convolution on
@@ -766,8 +770,62 @@ static void bench_conv(char **names, int nl, int reps) {
     free(libs);
 }
 
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* bfloat16 products against float32 ones on the linear layers of BERT (seq 128), GPT-2 (64
+ * tokens, its LM head) and the Llama block (64 tokens), the weight transposed as linear stores it */
+static void bench_bf16(int reps) {
+    /* exported by libdnnl 2.6, not declared in its header */
+    typedef int (*gemm_bf16_fn)(char, char, int64_t, int64_t, int64_t, float, const uint16_t *, int64_t, const uint16_t *,
+                                int64_t, float, float *, int64_t);
+    gemm_bf16_fn gemm_bf16 = (gemm_bf16_fn)dlsym(RTLD_DEFAULT, "dnnl_gemm_bf16bf16f32");
+    if (!gemm_bf16) die("bf16: libdnnl has no dnnl_gemm_bf16bf16f32", NULL);
+    static const struct { const char *what; int64_t M, N, K; } S[] = {
+        {"bert qkv", 128, 2304, 768}, {"bert ff1", 128, 3072, 768}, {"bert ff2", 128, 768, 3072},
+        {"gpt2 ff1", 64, 3072, 768}, {"gpt2 lm head", 64, 50257, 768}, {"llama gate", 64, 5632, 2048},
+        {"llama down", 64, 2048, 5632}, {"one row", 1, 3072, 768},
+    };
+    printf("| shape | M x N x K | bf16 ms | bf16 GFLOP/s | f32 ms | f32 GFLOP/s | f32 / bf16 |\n|---|---|---:|---:|---:|---:|---:|\n");
+    for (size_t s = 0; s < sizeof S / sizeof S[0]; s++) {
+        int64_t M = S[s].M, N = S[s].N, K = S[s].K;
+        uint16_t *Ah = malloc((size_t)(M * K) * 2), *Wh = malloc((size_t)(N * K) * 2);
+        float *Af = malloc((size_t)(M * K) * 4), *Wf = malloc((size_t)(N * K) * 4), *C = malloc((size_t)(M * N) * 4);
+        double *tb = malloc((size_t)reps * sizeof *tb), *tf = malloc((size_t)reps * sizeof *tf);
+        if (!Ah || !Wh || !Af || !Wf || !C || !tb || !tf) die("bf16: out of memory", NULL);
+        uint32_t seed = 12345;
+        for (int64_t i = 0; i < M * K + N * K; i++) {
+            seed = seed * 1664525u + 1013904223u;
+            float v = ((float)(seed >> 8) / 16777216.0f - 0.5f);
+            uint32_t u;
+            memcpy(&u, &v, 4);
+            u &= 0xffff0000u; /* a bfloat16 value, exact in both */
+            memcpy(&v, &u, 4);
+            if (i < M * K) { Af[i] = v; Ah[i] = (uint16_t)(u >> 16); }
+            else { Wf[i - M * K] = v; Wh[i - M * K] = (uint16_t)(u >> 16); }
+        }
+        for (int r = -2; r < reps; r++) {
+            double t0 = now_s();
+            if (gemm_bf16('N', 'T', M, N, K, 1.f, Ah, K, Wh, K, 0.f, C, N) != dnnl_success)
+                die("dnnl_gemm_bf16bf16f32 failed", NULL);
+            double t1 = now_s();
+            if (dnnl_sgemm('N', 'T', M, N, K, 1.f, Af, K, Wf, K, 0.f, C, N) != dnnl_success) die("dnnl_sgemm failed", NULL);
+            double t2 = now_s();
+            if (r >= 0) { tb[r] = t1 - t0; tf[r] = t2 - t1; }
+        }
+        qsort(tb, (size_t)reps, sizeof *tb, cmp_double);
+        qsort(tf, (size_t)reps, sizeof *tf, cmp_double);
+        double b = tb[reps / 2], f = tf[reps / 2], fl = 2.0 * (double)M * (double)N * (double)K;
+        printf("| %s | %lld x %lld x %lld | %.3f | %.0f | %.3f | %.0f | %.2fx |\n", S[s].what, (long long)M, (long long)N,
+               (long long)K, b * 1e3, fl / b / 1e9, f * 1e3, fl / f / 1e9, f / b);
+        free(Ah); free(Wh); free(Af); free(Wf); free(C); free(tb); free(tf);
+    }
+}
+
 int main(int argc, char **argv) {
-    if (argc < 2) die("usage: gemm_bench peak | gemm [--threads T] [--reps R] [--set S] LIB... | conv [...] LIB...", NULL);
+    if (argc < 2) die("usage: gemm_bench peak | gemm [--threads T] [--reps R] [--set S] LIB... | bf16 [...] | conv [...] LIB...", NULL);
     const char *set = "all";
     int reps = 15, a = 2;
     for (; a < argc && argv[a][0] == '-'; a += 2) {
@@ -797,6 +855,8 @@ int main(int argc, char **argv) {
         for (int i = 0; i < nl; i++) lib_open(&libs[i], argv[a + i]);
         bench_gemm(libs, nl, set, reps);
         free(libs);
+    } else if (!strcmp(argv[1], "bf16")) {
+        bench_bf16(reps);
     } else if (!strcmp(argv[1], "conv")) {
         if (argc - a < 1 || argc - a > 16) die("conv: name 1 to 16 libraries", NULL);
         bench_conv(argv + a, argc - a, reps);

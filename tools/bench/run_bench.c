@@ -10,7 +10,10 @@
  *                    "run K" (K timed runs, one "run_us T" line each, then "ok"),
  *                    "out DIR" (write the outputs, then "ok"), "quit"
  *
- * Inputs are C-order .npy files of float32, float64, int64, int32 or bool.
+ * Inputs are C-order .npy files of float32, float64, int64, int32 or bool;
+ * a bfloat16 or float16 input of the program is read from float32 (rounded
+ * to nearest even; exact for values of that type). A bfloat16 output is
+ * written as float32 (exact), as `eir run` writes it.
  * Besides the run times it prints "load_us" (eir_program_load +
  * eir_runtime_create + reading the inputs), "first_us" (the first run), and
  * "first_result_epoch_us", the wall-clock time (CLOCK_REALTIME) at which the
@@ -45,8 +48,43 @@ typedef struct arr {
 } arr;
 
 static const struct { const char *descr; eir_dtype dt; } DESCRS[] = {
-    {"<f4", EIR_F32}, {"<f8", EIR_F64}, {"<i8", EIR_I64}, {"<i4", EIR_I32}, {"|b1", EIR_BOOL},
+    {"<f4", EIR_F32}, {"<f8", EIR_F64}, {"<i8", EIR_I64}, {"<i4", EIR_I32}, {"|b1", EIR_BOOL}, {"<f2", EIR_F16},
 };
+
+static uint16_t f32_to_bf16(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40);
+    return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+/* float32 to IEEE half, round to nearest even (the caller's values are halves already) */
+static uint16_t f32_to_f16(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    uint32_t sign = (u >> 16) & 0x8000u, a = u & 0x7fffffffu;
+    if (a > 0x7f800000u) return (uint16_t)(sign | 0x7e00u);
+    if (a >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u); /* overflow to infinity */
+    if (a < 0x38800000u) {                                    /* subnormal half */
+        float v;
+        memcpy(&v, &a, 4);
+        return (uint16_t)(sign | (uint32_t)__builtin_roundevenf(v * 16777216.0f));
+    }
+    uint32_t r = a - 0x38000000u;
+    r = (r + 0xfffu + ((r >> 13) & 1u)) >> 13;
+    return (uint16_t)(sign | r);
+}
+
+/* An input read from float32 for a bfloat16 / float16 input of the program: converted in place. */
+static void narrow_input(arr *a, eir_dtype want) {
+    if (a->dtype != EIR_F32 || (want != EIR_BF16 && want != EIR_F16)) return;
+    size_t n = 1;
+    for (uint32_t d = 0; d < a->rank; d++) n *= (size_t)a->sizes[d];
+    const float *f = a->data;
+    uint16_t *h = a->data;
+    for (size_t i = 0; i < n; i++) h[i] = want == EIR_BF16 ? f32_to_bf16(f[i]) : f32_to_f16(f[i]);
+    a->dtype = want;
+}
 
 /* A C-order .npy file (format 1.0 or 2.0) into a; exits on anything else. */
 static void npy_load(const char *path, arr *a) {
@@ -96,8 +134,9 @@ static void npy_load(const char *path, arr *a) {
 
 static void npy_save(const char *path, const eir_tensor_view *v) {
     const char *descr = NULL;
+    bool bf16 = v->dtype == EIR_BF16; /* written as float32 */
     for (size_t i = 0; i < sizeof DESCRS / sizeof DESCRS[0]; i++)
-        if (DESCRS[i].dt == v->dtype) descr = DESCRS[i].descr;
+        if (DESCRS[i].dt == (bf16 ? EIR_F32 : v->dtype)) descr = DESCRS[i].descr;
     if (!descr) die(path, "unsupported output dtype");
     char h[256];
     int k = snprintf(h, sizeof h, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
@@ -127,7 +166,12 @@ static void npy_save(const char *path, const eir_tensor_view *v) {
             off += idx[d] * (v->strides ? v->strides[d] : st);
             st *= v->sizes[d];
         }
-        fwrite((const char *)v->data + off * (int64_t)es, 1, es, f);
+        const char *src = (const char *)v->data + off * (int64_t)es;
+        if (bf16) {
+            uint32_t u = (uint32_t)(*(const uint16_t *)src) << 16;
+            fwrite(&u, 1, 4, f);
+        } else
+            fwrite(src, 1, es, f);
         for (int d = (int)v->rank - 1; d >= 0; d--) {
             if (++idx[d] < v->sizes[d]) break;
             idx[d] = 0;
@@ -189,6 +233,8 @@ int main(int argc, char **argv) {
     if (!a) die("inputs", "out of memory");
     for (int i = 0; i < nin; i++) {
         npy_load(inputs[i], &a[i]);
+        eir_io_info info;
+        if (eir_runtime_input_info(rt, (uint32_t)i, &info) == EIR_OK && info.is_tensor) narrow_input(&a[i], info.dtype);
         eir_tensor_view v = {a[i].data, a[i].dtype, a[i].rank, a[i].sizes, NULL};
         if (eir_runtime_set_input(rt, (uint32_t)i, &v) != EIR_OK) die(inputs[i], eir_runtime_errmsg(rt));
     }
