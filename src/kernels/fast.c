@@ -56,14 +56,15 @@ int eir_kernels_fast = 1;
 #define CVT_CLONES
 #endif
 
-CVT_CLONES void eir_bf16_to_f32_row(float *restrict d, const uint16_t *restrict s, int64_t n) {
+/* static: a cloned function's resolver would otherwise be exported from libeir.so */
+CVT_CLONES static void bf16_to_f32(float *restrict d, const uint16_t *restrict s, int64_t n) {
     for (int64_t i = 0; i < n; i++) {
         uint32_t u = (uint32_t)s[i] << 16;
         memcpy(&d[i], &u, 4);
     }
 }
 
-CVT_CLONES void eir_f32_to_bf16_row(uint16_t *restrict d, const float *restrict s, int64_t n) {
+CVT_CLONES static void f32_to_bf16(uint16_t *restrict d, const float *restrict s, int64_t n) {
     for (int64_t i = 0; i < n; i++) {
         uint32_t u;
         memcpy(&u, &s[i], 4);
@@ -71,6 +72,9 @@ CVT_CLONES void eir_f32_to_bf16_row(uint16_t *restrict d, const float *restrict 
         d[i] = (uint16_t)((u & 0x7fffffffu) > 0x7f800000u ? q : r);
     }
 }
+
+void eir_bf16_to_f32_row(float *d, const uint16_t *s, int64_t n) { bf16_to_f32(d, s, n); }
+void eir_f32_to_bf16_row(uint16_t *d, const float *s, int64_t n) { f32_to_bf16(d, s, n); }
 
 void eir_f16_to_f32_row(float *d, const uint16_t *s, int64_t n) {
     for (int64_t i = 0; i < n; i++) d[i] = eir_f16_to_f32(s[i]);
