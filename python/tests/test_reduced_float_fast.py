@@ -180,3 +180,45 @@ def test_max_pool_reduced(eir, dt, strict, decomp, tmp_path):
         else:
             g = as_dtype(got[1][i], dt)
             assert torch.equal(g.isnan(), w.isnan()) and bits_differ(g, w) == 0, f"output {i} differs from torch"
+
+
+class Convs(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Conv2d(8, 32, 3, padding=1, bias=False)
+        self.b = torch.nn.Conv2d(8, 24, 3, stride=2, padding=2, dilation=2)
+        self.c = torch.nn.Conv2d(8, 16, 1)
+        self.d = torch.nn.Conv2d(8, 8, 3, padding=1, groups=8)     # depthwise: the float32 copy path
+        self.bn = torch.nn.BatchNorm2d(8)
+        for t in (self.bn.weight, self.bn.bias, self.bn.running_mean):
+            torch.nn.init.normal_(t)
+        torch.nn.init.uniform_(self.bn.running_var, 0.5, 2.0)
+
+    def forward(self, x):
+        return self.a(x), self.b(x), self.c(x), self.d(x), self.bn(x)
+
+
+@pytest.mark.parametrize("strict,decomp", FORMS)
+def test_conv_bf16(eir, strict, decomp, tmp_path):
+    """bfloat16 convolutions (oneDNN's primitive on the weight converted once, where oneDNN is
+    used): torch's values within tolerance, and the exact products summed in float32 rounded
+    once, up to a handful of values the summation order rounds the other way; eval batch norm
+    on the float32 planes"""
+    dt = torch.bfloat16
+    torch.manual_seed(0)
+    m = Convs().to(dt).eval()
+    x = torch.randn(2, 8, 19, 21).to(dt)
+    want, got = torch_and_eir(m, (x,), strict, decomp, tmp_path)
+    with torch.no_grad():
+        exact = [t.to(dt) for t in Convs.forward(m.float(), x.float())]
+    rtol, atol = tolerance(dt)
+    for i, w in enumerate(want):
+        g = as_dtype(got[1][i], dt)
+        assert np.array_equal(got[2][i], got[1][i]), f"output {i}: 2 threads differ from 1"
+        torch.testing.assert_close(g.float(), w.float(), rtol=rtol, atol=atol)
+        if i < 4:  # the convolutions
+            n = bits_differ(g, exact[i])
+            assert n <= max(4, w.numel() // 200), f"output {i}: {n} of {w.numel()} differ from the float32 sums"
+        else:      # batch norm: x * alpha + beta in float as torch's kernel, its alpha and beta to the last bit
+            n = bits_differ(g, w)
+            assert n <= w.numel() // 100, f"output {i}: {n} of {w.numel()} differ from torch"

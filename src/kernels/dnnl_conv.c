@@ -8,7 +8,8 @@
  * caller's epilogue (bias and activation of eir_cpu::conv2d) to each block
  * while it is in cache. The weight is reordered into the primitive's layout
  * once, at the first call for the shape, and kept with the primitives until
- * its runtime drops its constants.
+ * its runtime drops its constants; a bfloat16 weight (a bfloat16 program,
+ * eir_dnnl_conv2d_wbf16) is converted to float32 by that same reorder.
  *
  * Blocked mode (eir_dnnl_conv2d_blk_f32, eir_cpu::conv2d_blocked): the input
  * and output are already in the chain's layout (channels last, or nChw8c /
@@ -54,6 +55,11 @@ bool eir_dnnl_conv_enabled(void) { return false; }
 bool eir_dnnl_conv2d_f32(const float *x, const float *w, const float *bias, float *y, int64_t N, int64_t C, int64_t H,
                          int64_t W, int64_t O, int64_t OH, int64_t OW, int64_t KH, int64_t KW, const int64_t *stride,
                          const int64_t *pad, const int64_t *dil, const eir_conv_epi *epi) {
+    return false;
+}
+bool eir_dnnl_conv2d_wbf16(const float *x, const uint16_t *w, const float *bias, float *y, int64_t N, int64_t C,
+                           int64_t H, int64_t W, int64_t O, int64_t OH, int64_t OW, int64_t KH, int64_t KW,
+                           const int64_t *stride, const int64_t *pad, const int64_t *dil) {
     return false;
 }
 int eir_dnnl_conv_layout(void) { return 0; }
@@ -478,10 +484,13 @@ static const void *range_owner(const char *lo, const char *hi, bool *mapped) {
     return NULL;
 }
 
-/* the end of an entry's weight: O x C x KH x KW floats */
+/* NCHW mode (geo[17] 0): geo[18] 1 when the weight is bfloat16 (eir_dnnl_conv2d_wbf16) */
+static bool entry_wbf16(const conv_entry *e) { return !e->geo[17] && e->geo[18] == 1; }
+
+/* the end of an entry's weight: O x C x KH x KW floats (bfloat16 values) */
 static const char *entry_wend(const conv_entry *e) {
     int64_t cg = e->geo[17] && e->geo[15] > 1 ? e->geo[1] / e->geo[15] : e->geo[1]; /* blocked: groups */
-    return (const char *)(e->w + e->geo[4] * cg * e->geo[7] * e->geo[8]);
+    return (const char *)e->w + e->geo[4] * cg * e->geo[7] * e->geo[8] * (entry_wbf16(e) ? 2 : 4);
 }
 
 /* Runtimes on one program declare the same weights and share an entry: a convolution may still
@@ -523,7 +532,7 @@ static void release_pages(const char *lo, const char *hi) {
     } while (0)
 
 /* The weight of block k, once: its OIHW rows (at w, in layout *uwmd) into the primitive's layout *qw */
-static bool reorder_weight(conv_blk *k, const float *w, const dnnl_memory_desc_t *uwmd, const dnnl_memory_desc_t *qw,
+static bool reorder_weight(conv_blk *k, const void *w, const dnnl_memory_desc_t *uwmd, const dnnl_memory_desc_t *qw,
                            dnnl_stream_t s) {
     dnnl_memory_t uw;
     OK(dn.dnnl_memory_create(&uw, uwmd, engine, (void *)w));
@@ -1014,6 +1023,10 @@ static bool entry_build(conv_entry *e, const float *w, dnnl_stream_t s) {
     OK(dn.dnnl_memory_desc_init_by_tag(&usrc_md, 4, sd, dnnl_f32, dnnl_nchw));
     e->nblk = (O + oc_block - 1) / oc_block;
     if (!(e->blk = calloc((size_t)e->nblk, sizeof *e->blk))) return false;
+    /* a bfloat16 weight is converted to float32 by its one reorder: the primitives are float32 */
+    bool wbf = entry_wbf16(e);
+    dnnl_data_type_t wdt = wbf ? dnnl_bf16 : dnnl_f32;
+    size_t wes = wbf ? 2 : 4;
     dnnl_memory_desc_t src_md; /* the layout the first block's primitive chose; every block reads it */
     for (int64_t b = 0; b < e->nblk; b++) {
         conv_blk *k = &e->blk[b];
@@ -1022,7 +1035,7 @@ static bool entry_build(conv_entry *e, const float *w, dnnl_stream_t s) {
         dnnl_memory_desc_t wmd, bmd, dmd, uwmd, udmd;
         dnnl_dims_t wd = {k->n, C, KH, KW}, bd = {k->n}, dd = {N, k->n, OH, OW}, uds = {O * OH * OW, OH * OW, OW, 1};
         OK(dn.dnnl_memory_desc_init_by_tag(&wmd, 4, wd, dnnl_f32, dnnl_format_tag_any));
-        OK(dn.dnnl_memory_desc_init_by_tag(&uwmd, 4, wd, dnnl_f32, dnnl_oihw));
+        OK(dn.dnnl_memory_desc_init_by_tag(&uwmd, 4, wd, wdt, dnnl_oihw));
         OK(dn.dnnl_memory_desc_init_by_tag(&bmd, 1, bd, dnnl_f32, dnnl_x));
         OK(dn.dnnl_memory_desc_init_by_tag(&dmd, 4, dd, dnnl_f32, dnnl_format_tag_any));
         OK(dn.dnnl_memory_desc_init_by_strides(&udmd, 4, dd, dnnl_f32, uds));
@@ -1043,7 +1056,7 @@ static bool entry_build(conv_entry *e, const float *w, dnnl_stream_t s) {
         k->dst_bytes = dn.dnnl_memory_desc_get_size(&qd);
         if (!prim_make(&k->rout, NULL, &qd, &udmd, NULL)) return false;
         k->bytes = round64(k->dst_bytes) + round64(k->conv.scratch_bytes) + round64(k->rout.scratch_bytes);
-        if (!reorder_weight(k, w + k->c0 * C * KH * KW, &uwmd, &qw, s)) return false;
+        if (!reorder_weight(k, (const char *)w + (size_t)(k->c0 * C * KH * KW) * wes, &uwmd, &qw, s)) return false;
         e->wbytes += dn.dnnl_memory_desc_get_size(&qw);
     }
     OK(dn.dnnl_memory_create(&e->usrc, &usrc_md, engine, DNNL_MEMORY_NONE));
@@ -1141,9 +1154,9 @@ static void conv_blocks(void *ctx, int64_t b0, int64_t b1) {
     }
 }
 
-bool eir_dnnl_conv2d_f32(const float *x, const float *w, const float *bias, float *y, int64_t N, int64_t C, int64_t H,
-                         int64_t W, int64_t O, int64_t OH, int64_t OW, int64_t KH, int64_t KW, const int64_t *stride,
-                         const int64_t *pad, const int64_t *dil, const eir_conv_epi *epi) {
+static bool conv2d_nchw(const float *x, const void *w, bool wbf16, const float *bias, float *y, int64_t N, int64_t C,
+                        int64_t H, int64_t W, int64_t O, int64_t OH, int64_t OW, int64_t KH, int64_t KW,
+                        const int64_t *stride, const int64_t *pad, const int64_t *dil, const eir_conv_epi *epi) {
     if (!eir_dnnl_conv_enabled() || N <= 0 || C <= 0 || O <= 0 || OH <= 0 || OW <= 0) return false;
     if (KH * KW == 1 && !conv_1x1) return false;
     pthread_mutex_lock(&conv_mu);
@@ -1153,8 +1166,9 @@ bool eir_dnnl_conv2d_f32(const float *x, const float *w, const float *bias, floa
     }
     dnnl_stream_t s = stream_here();
     int was = omp_one();
-    int64_t geo[21] = {N, C, H, W, O, OH, OW, KH, KW, stride[0], stride[1], pad[0], pad[1], dil[0], dil[1], bias != NULL};
-    conv_entry *e = s ? entry_find(w, geo, (size_t)(O * C * KH * KW) * sizeof(float), s) : NULL;
+    int64_t geo[21] = {N, C, H, W, O, OH, OW, KH, KW, stride[0], stride[1], pad[0], pad[1], dil[0], dil[1], bias != NULL,
+                       0, 0, wbf16};
+    conv_entry *e = s ? entry_find(w, geo, (size_t)(O * C * KH * KW) * (wbf16 ? 2 : 4), s) : NULL;
     if (e) pthread_mutex_lock(&e->mu);
     pthread_mutex_unlock(&conv_mu);
     bool done = false;
@@ -1178,6 +1192,18 @@ out:
     if (e) pthread_mutex_unlock(&e->mu);
     if (was != 1) dn.omp_set_num_threads(was);
     return done;
+}
+
+bool eir_dnnl_conv2d_f32(const float *x, const float *w, const float *bias, float *y, int64_t N, int64_t C, int64_t H,
+                         int64_t W, int64_t O, int64_t OH, int64_t OW, int64_t KH, int64_t KW, const int64_t *stride,
+                         const int64_t *pad, const int64_t *dil, const eir_conv_epi *epi) {
+    return conv2d_nchw(x, w, false, bias, y, N, C, H, W, O, OH, OW, KH, KW, stride, pad, dil, epi);
+}
+
+bool eir_dnnl_conv2d_wbf16(const float *x, const uint16_t *w, const float *bias, float *y, int64_t N, int64_t C,
+                           int64_t H, int64_t W, int64_t O, int64_t OH, int64_t OW, int64_t KH, int64_t KW,
+                           const int64_t *stride, const int64_t *pad, const int64_t *dil) {
+    return conv2d_nchw(x, w, true, bias, y, N, C, H, W, O, OH, OW, KH, KW, stride, pad, dil, NULL);
 }
 
 /* blocked mode: blocks [b0, b1) of output channels, each over every image */

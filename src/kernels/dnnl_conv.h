@@ -44,6 +44,14 @@ bool eir_dnnl_conv2d_f32(const float *x, const float *w, const float *bias, floa
                          int64_t W, int64_t O, int64_t OH, int64_t OW, int64_t KH, int64_t KW, const int64_t *stride,
                          const int64_t *pad, const int64_t *dil, const eir_conv_epi *epi);
 
+/* The same for a bfloat16 weight (a bfloat16 program's convolution; x, bias and y float32, no
+ * epilogue): the weight converted to float32 by the one reorder into the primitive's layout, kept
+ * as the float32 weights are; the products of bfloat16 values exact in float32, summed in
+ * float32 as torch's bfloat16 convolution sums them. */
+bool eir_dnnl_conv2d_wbf16(const float *x, const uint16_t *w, const float *bias, float *y, int64_t N, int64_t C,
+                           int64_t H, int64_t W, int64_t O, int64_t OH, int64_t OW, int64_t KH, int64_t KW,
+                           const int64_t *stride, const int64_t *pad, const int64_t *dil);
+
 /* The layout of convolution chains (docs/IR.md, Backend dialect): a tensor (N, C, H, W) kept
  * as (N, ceil(C / B), H, W, B), channel c of pixel (h, w) at [n][c / B][h][w][c % B], the
  * lanes past C zero. eir_dnnl_conv_layout() gives B: 8 or 16 (oneDNN's nChw8c / nChw16c),

@@ -1240,3 +1240,33 @@ void eir_batch_norm_apply_f32(const float *x, float *y, int64_t N, int64_t C, in
     bn_job j = {x, y, C, P, alpha, beta};
     eir_parallel_for(eir_pool_current(), N * C, 4 * plane_grain(P), bn_rows, &j);
 }
+
+/* float16 / bfloat16 planes: each converted to float32, the float32 row, rounded once */
+typedef struct bn_half_job {
+    const uint16_t *x;
+    uint16_t *y;
+    int64_t C, P;
+    const double *alpha, *beta;
+    bool bf16;
+    _Atomic int oom;
+} bn_half_job;
+
+static void bn_half_rows(void *ctx, int64_t b, int64_t e) {
+    bn_half_job *j = ctx;
+    float *buf = eir_kalloc((size_t)(j->P > 0 ? 2 * j->P : 1) * sizeof(float)), *out = buf + j->P;
+    if (!buf) { j->oom = 1; return; }
+    for (int64_t r = b; r < e; r++) {
+        int64_t c = r % j->C;
+        (j->bf16 ? eir_bf16_to_f32_row : eir_f16_to_f32_row)(buf, j->x + r * j->P, j->P);
+        bn_row(buf, out, j->P, (float)j->alpha[c], (float)j->beta[c]);
+        (j->bf16 ? eir_f32_to_bf16_row : eir_f32_to_f16_row)(j->y + r * j->P, out, j->P);
+    }
+    eir_kfree(buf);
+}
+
+bool eir_batch_norm_apply_half(const uint16_t *x, uint16_t *y, bool bf16, int64_t N, int64_t C, int64_t P,
+                               const double *alpha, const double *beta) {
+    bn_half_job j = {x, y, C, P, alpha, beta, bf16, 0};
+    eir_parallel_for(eir_pool_current(), N * C, 4 * plane_grain(P), bn_half_rows, &j);
+    return !j.oom;
+}

@@ -98,6 +98,11 @@ void eir_adaptive_avg_pool2d_f32(const float *x, float *y, int64_t planes, int64
  * it (the generic kernel computes in double: results differ by an ulp). */
 void eir_batch_norm_apply_f32(const float *x, float *y, int64_t N, int64_t C, int64_t P, const double *alpha,
                               const double *beta);
+/* The same for float16 / bfloat16 x and y (bf16: which): each plane converted to float32, the
+ * float32 row, rounded once, as torch's reduced-float kernel computes in float. false: out of
+ * memory (y partly written). */
+bool eir_batch_norm_apply_half(const uint16_t *x, uint16_t *y, bool bf16, int64_t N, int64_t C, int64_t P,
+                               const double *alpha, const double *beta);
 
 /* ---- attention ----
  * One row of attention weights in place, float32: p[j] = exp(p[j] - mx) / sum

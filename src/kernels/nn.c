@@ -916,9 +916,22 @@ static int conv_impl(eir_kctx *ctx, const eir_tview *x0, const eir_tview *w, con
             return 0;
     }
     const char *X = as_contig(&x, ct, &xo);
-    const char *W = as_contig(w, ct, &wo);
     bool ydirect = dt == ct && eir_tview_is_contiguous(&out);
     char *Y = ydirect ? out.data : (yb = eir_kalloc((size_t)eir_tview_numel(&out) * es));
+    /* 2-d, groups 1, bfloat16, weight a constant of the runtime: oneDNN's float32 primitive on the
+     * input converted to float32 and the weight converted once, by its reorder (no float32 copy
+     * of the weight per call); the output rounded once at copy_out */
+    if (eir_kernels_fast && X && Y && !transposed && !epi && dt == EIR_BF16 && w->dtype == EIR_BF16 && nsp == 2 &&
+        groups == 1 && eir_tview_is_contiguous(w) && (!bias || bias->dtype == EIR_BF16)) {
+        void *bo = NULL;
+        const float *Bv = bias ? (const float *)as_contig(bias, ct, &bo) : NULL;
+        bool done = (!bias || Bv) &&
+                    eir_dnnl_conv2d_wbf16((const float *)X, (const uint16_t *)w->data, Bv, (float *)Y, Nb, Cin, g.Ii[1],
+                                          g.Ii[2], Cout, g.Oo[1], g.Oo[2], g.K[1], g.K[2], &g.S[1], &g.P[1], &g.D[1]);
+        eir_kfree(bo);
+        if (done) goto copy_out;
+    }
+    const char *W = as_contig(w, ct, &wo);
     bool trivial = !transposed && Kp == 1 && g.S[0] == 1 && g.S[1] == 1 && g.S[2] == 1 && g.P[0] == 0 && g.P[1] == 0 &&
                    g.P[2] == 0 && Pin == Pout;
     if (!X || !W || !Y) { rc = eir_kerr(ctx, "out of memory"); goto done; }

@@ -1418,8 +1418,9 @@ static int batch_norm_eval(const char *op, const eir_tview *x, const eir_tview *
             return eir_kerr(ctx, "%s: per-channel tensors must have shape [%lld]", op, (long long)C);
     size_t xes = eir_elsize(x->dtype), yes = eir_elsize(out[0].dtype);
     /* float32, both contiguous: N planes of P elements per channel */
-    bool fast = eir_kernels_fast && x->dtype == EIR_F32 && out[0].dtype == EIR_F32 && eir_tview_is_contiguous(x) &&
-                eir_tview_is_contiguous(&out[0]);
+    bool half = x->dtype == EIR_BF16 || x->dtype == EIR_F16; /* float16 / bfloat16: the same on converted planes */
+    bool fast = eir_kernels_fast && (x->dtype == EIR_F32 || half) && out[0].dtype == x->dtype &&
+                eir_tview_is_contiguous(x) && eir_tview_is_contiguous(&out[0]);
     int64_t N = x->sizes[0], P = 1;
     for (int32_t d = 2; d < x->rank; d++) P *= x->sizes[d];
     /* the fast path: every channel's alpha and beta first, then one pass (on the run's threads) */
@@ -1458,9 +1459,13 @@ static int batch_norm_eval(const char *op, const eir_tview *x, const eir_tview *
                 eir_store_f64((char *)out[j].data + c * out[j].strides[0] * (int64_t)eir_elsize(out[j].dtype),
                               out[j].dtype, j == 1 ? mean : invstd);
     }
-    if (fast) eir_batch_norm_apply_f32((const float *)x->data, (float *)out[0].data, N, C, P, ab, ab + C);
+    int rc = 0;
+    if (fast && !half) eir_batch_norm_apply_f32((const float *)x->data, (float *)out[0].data, N, C, P, ab, ab + C);
+    if (fast && half && !eir_batch_norm_apply_half((const uint16_t *)x->data, (uint16_t *)out[0].data,
+                                                   x->dtype == EIR_BF16, N, C, P, ab, ab + C))
+        rc = eir_kerr(ctx, "%s: out of memory", op);
     eir_kfree(ab);
-    return 0;
+    return rc;
 }
 /* _native_batch_norm_legit_no_training(input, weight?, bias?, running_mean, running_var, momentum, eps) */
 static int k_bn_no_training(const eir_karg *a, uint32_t na, eir_tview *o, uint32_t no, eir_kctx *c) {
