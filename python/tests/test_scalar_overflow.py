@@ -87,3 +87,69 @@ def test_edges_accepted(eir, op, dt, v, tmp_path):
     ep, args, _, _ = save(tmp_path, f, v, dt)
     got = eir_outputs_by_threads(eir, ep, args, tmp_path, threads=(1,))[1][0]
     np.testing.assert_array_equal(got, to_npy(want))
+
+
+# Further ops taking a Python number: torch refuses some out-of-range values (threshold, hardtanh,
+# clamp_min, scatter's value, where on integers, constant_pad_nd, hardshrink, pow's exponent) and
+# wraps or saturates others (add, mul, rsub, remainder, bitwise ops, where on floats, leaky_relu's
+# slope); eir follows torch in each case: the same refusal, or the same values.
+MORE = {
+    "threshold_value": lambda x, m, v: torch.nn.functional.threshold(x, 0, v),
+    "threshold_thr": lambda x, m, v: torch.nn.functional.threshold(x, v, 1),
+    "hardtanh": lambda x, m, v: torch.ops.aten.hardtanh(x, -1, v),
+    "clamp_min": lambda x, m, v: torch.clamp_min(x, v),
+    "clamp_max": lambda x, m, v: torch.clamp_max(x, v),
+    "clamp_lo": lambda x, m, v: x.clamp(min=v),
+    "scatter_value": lambda x, m, v: x.scatter(0, torch.tensor([1, 2]), v),
+    "scatter_value_reduce": lambda x, m, v: x.scatter(0, torch.tensor([1, 2]), v, reduce="add"),
+    "where_other": lambda x, m, v: torch.where(m, x, v),
+    "where_self": lambda x, m, v: torch.where(m, v, x),
+    "pad": lambda x, m, v: torch.constant_pad_nd(x, [1, 2], v),
+    "hardshrink": lambda x, m, v: torch.nn.functional.hardshrink(x, v),
+    "pow": lambda x, m, v: torch.pow(x + 1, v),
+    "add": lambda x, m, v: x + v,
+    "mul": lambda x, m, v: (x + 1) * v,
+    "rsub": lambda x, m, v: v - x,
+    "remainder": lambda x, m, v: torch.remainder(x + 3, v),
+    "bitwise_and": lambda x, m, v: torch.bitwise_and(x, v),
+    "eq": lambda x, m, v: x == v,
+    "lt": lambda x, m, v: x < v,
+    "leaky_relu": lambda x, m, v: torch.nn.functional.leaky_relu(x - 1, v),
+    "elu": lambda x, m, v: torch.nn.functional.elu(x - 1, v),
+    "softplus": lambda x, m, v: torch.nn.functional.softplus(x - 1, v, v),
+    "lerp": lambda x, m, v: torch.lerp(x, x + 1, v),
+    "addcmul": lambda x, m, v: torch.addcmul(x, x + 1, x + 2, value=v),
+    "arange": lambda x, m, v: torch.arange(0, 3, dtype=x.dtype) * 0 + torch.arange(0, v, v / 3, dtype=x.dtype)[:3],
+}
+
+
+@pytest.mark.parametrize("op", list(MORE))
+@pytest.mark.parametrize("dt,v", [(torch.float16, -1e9), (torch.int8, 300), (torch.bfloat16, 1e39),
+                                  (torch.uint8, -256), (torch.int16, 40000), (torch.float16, 65504.0),
+                                  (torch.int8, -128), (torch.float32, 1e39)],
+                         ids=["f16", "i8", "bf16", "u8", "i16", "f16-max", "i8-min", "f32"])
+def test_more_ops_as_torch(eir, op, dt, v, tmp_path):
+    f = MORE[op]
+    try:
+        with torch.no_grad():
+            want = Op(f, v)(*inputs(dt))
+    except RuntimeError as e:
+        msg = str(e).splitlines()[0]
+        if "without overflow" not in msg:
+            pytest.skip(f"torch: {msg[:80]}")
+        try:
+            _, _, pt2, ins = save(tmp_path, f, v, dt)
+        except Exception as e2:  # noqa: BLE001 - export itself refuses: nothing for eir to run
+            pytest.skip(f"export: {str(e2).splitlines()[0][:80]}")
+        out = tmp_path / "out"
+        r = subprocess.run([eir, "run", pt2, *ins, "--out", str(out)], capture_output=True, text=True, timeout=120)
+        assert r.returncode != 0, "eir computed a value torch refuses"
+        assert msg in r.stderr, r.stderr
+        assert not (out.exists() and list(out.glob("*.npy"))), "outputs written for a refused run"
+        return
+    try:
+        ep = torch.export.export(Op(f, v), inputs(dt))
+    except Exception as e:  # noqa: BLE001
+        pytest.skip(f"export: {str(e).splitlines()[0][:80]}")
+    got = eir_outputs_by_threads(eir, ep, inputs(dt), tmp_path, threads=(1,))[1][0]
+    np.testing.assert_array_equal(got, to_npy(want))

@@ -1066,6 +1066,7 @@ static int k_scatter_src(const eir_karg *args, uint32_t nargs, eir_tview *out, u
 static int k_scatter_value(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
     NEED(4, 1, "scatter");
     NEED_T(0, "scatter"); NEED_T(2, "scatter");
+    if (eir_scalar_arg_fits(&args[3], args[0].t->dtype, ctx)) return -1;
     return scatter_impl(ctx, "scatter", args, out, NULL, &args[3].s, SC_SET, true);
 }
 
@@ -1095,6 +1096,7 @@ static int k_scatter_value_reduce(const eir_karg *args, uint32_t nargs, eir_tvie
     NEED_T(0, "scatter"); NEED_T(2, "scatter");
     int red = SC_ADD;
     if (old_reduce(ctx, args[4].str, &red)) return -1;
+    if (eir_scalar_arg_fits(&args[3], args[0].t->dtype, ctx)) return -1;
     return scatter_impl(ctx, "scatter", args, out, NULL, &args[3].s, red, true);
 }
 
@@ -1387,6 +1389,7 @@ static int k_constant_pad_nd(const eir_karg *args, uint32_t nargs, eir_tview *ou
     tv *o = &out[0];
     uint32_t n = args[1].n;
     if (n % 2) return eir_kerr(ctx, "Length of pad must be even but instead it equals %u", n);
+    if (nargs > 2 && eir_scalar_arg_fits(&args[2], x->dtype, ctx)) return -1;
     if ((int32_t)(n / 2) > x->rank)
         return eir_kerr(ctx, "Length of pad should be no more than twice the number of dimensions of the input. Pad length is %u while the input has %d dimensions.", n, x->rank);
     tv want = *x, src = *x, dst = *o;

@@ -1426,6 +1426,8 @@ static int k_pow_scalar_exp(const eir_karg *args, uint32_t nargs, eir_tview *out
     NEED(2);
     eir_dtype ct = rtype2(&args[0], &args[1]);
     pw_params p = {0};
+    /* the exponent converts checked to the tensor's type, but for float32 / float64 (read as double) */
+    if (ct != EIR_F32 && ct != EIR_F64 && eir_scalar_arg_fits(&args[1], ct, ctx)) return -1;
     if (domain_of(ct) == DOM_F || domain_of(ct) == DOM_D || domain_of(ct) == DOM_C) {
         /* the exponent as torch's kernels read it: float16/bfloat16 round it
          * to the tensor's dtype (exp_scalar.to<scalar_t>()), float32 keeps
@@ -1561,10 +1563,22 @@ static int k_hardtanh(const eir_karg *args, uint32_t nargs, eir_tview *out, uint
     return clamp3(&args[0], l, h, od, out, ctx);
 }
 
+/* The type torch's kernels read a Scalar parameter in (opmath: float for float16 / bfloat16), and
+ * the checked conversion into it (c10::checked_convert): 0, or -1 with torch's overflow error */
+static eir_dtype opmath_dt(eir_dtype dt) {
+    return dt == EIR_F16 || dt == EIR_BF16 ? EIR_F32 : dt;
+}
+static int scalars_fit(const eir_karg *args, uint32_t from, uint32_t to, uint32_t nargs, eir_dtype dt, eir_kctx *ctx) {
+    for (uint32_t k = from; k < to && k < nargs; k++)
+        if (eir_scalar_arg_fits(&args[k], dt, ctx)) return -1;
+    return 0;
+}
+
 static int k_elu(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
     NEED(4);
     pw_params p = {0};
     eir_dtype ct = out->dtype;
+    if (scalars_fit(args, 1, 4, nargs, opmath_dt(ct), ctx)) return -1;
     p.a = scalar_f(&args[1]); p.b = scalar_f(&args[2]); p.c = scalar_f(&args[3]);
     p.af = (float)p.a; p.bf = (float)p.b; p.cf = (float)p.c;
     return run1(&op_elu, &p, ct, &args[0], out, ctx);
@@ -1572,6 +1586,7 @@ static int k_elu(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t 
 static int k_leaky(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
     NEED(1);
     pw_params p = {0};
+    if (scalars_fit(args, 1, 2, nargs, opmath_dt(out->dtype), ctx)) return -1;
     p.a = nargs > 1 ? scalar_f(&args[1]) : 0.01;
     p.af = (float)p.a;
     return run1(&op_leaky, &p, out->dtype, &args[0], out, ctx);
@@ -1579,6 +1594,7 @@ static int k_leaky(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_
 static int k_softplus(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
     NEED(1);
     pw_params p = {0};
+    if (scalars_fit(args, 1, 3, nargs, opmath_dt(out->dtype), ctx)) return -1;
     p.a = nargs > 1 ? scalar_f(&args[1]) : 1;
     p.b = nargs > 2 ? scalar_f(&args[2]) : 20;
     p.af = (float)p.a; p.bf = (float)p.b;
@@ -1624,6 +1640,8 @@ static int k_threshold(const eir_karg *args, uint32_t nargs, eir_tview *out, uin
     pw_params p = {0};
     eir_dtype ct = out->dtype;
     if (ct == EIR_BOOL) return eir_kerr(ctx, "\"threshold_cpu\" not implemented for 'Bool'");
+    /* the threshold compared in opmath, the value stored in the tensor's dtype */
+    if (eir_scalar_arg_fits(&args[1], opmath_dt(ct), ctx) || eir_scalar_arg_fits(&args[2], ct, ctx)) return -1;
     p.a = scalar_f(&args[1]); p.b = scalar_f(&args[2]);
     p.af = (float)p.a; p.bf = round_to((float)p.b, ct);
     p.ai = scalar_i(&args[1]); p.bi = scalar_i(&args[2]);
@@ -1633,6 +1651,7 @@ static int k_threshold(const eir_karg *args, uint32_t nargs, eir_tview *out, uin
 static int k_hardshrink(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
     NEED(1);
     pw_params p = {0};
+    if (scalars_fit(args, 1, 2, nargs, out->dtype, ctx)) return -1;
     p.a = nargs > 1 ? scalar_f(&args[1]) : 0.5;
     p.af = round_to((float)p.a, out->dtype);
     return run1(&op_hardshrink, &p, out->dtype, &args[0], out, ctx);
@@ -1830,6 +1849,9 @@ static int k_where(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_
     scalar_buf s1, s2;
     const eir_tview *in[3] = {args[0].t, arg_view(&args[1], &s1), arg_view(&args[2], &s2)};
     if (args[0].kind != EIR_KA_TENSOR || !in[1] || !in[2]) return eir_kerr(ctx, "where: bad arguments");
+    /* a number converts checked to an integer or float32 result; to float16 / bfloat16 it rounds
+     * (to inf) unchecked, as in torch */
+    if (out->dtype != EIR_F16 && out->dtype != EIR_BF16 && scalars_fit(args, 1, 3, nargs, out->dtype, ctx)) return -1;
     return pw_run(&op_where, &p, out->dtype, in, out, ctx);
 }
 
@@ -1942,6 +1964,7 @@ static int k_lerp(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t
     scalar_buf s0, s1, s2;
     const eir_tview *in[3] = {arg_view(&args[0], &s0), arg_view(&args[1], &s1), arg_view(&args[2], &s2)};
     if (!in[0] || !in[1] || !in[2]) return eir_kerr(ctx, "lerp: bad arguments");
+    if (scalars_fit(args, 2, 3, nargs, opmath_dt(out->dtype), ctx)) return -1;
     return pw_run(&op_lerp, &p, out->dtype, in, out, ctx);
 }
 
@@ -1958,6 +1981,7 @@ static int addc(const pw_op *op, const eir_karg *args, uint32_t nargs, eir_tview
     eir_dtype ct = eir_result_type(v, 3);
     pw_params p = {0};
     if (nargs > 3 && args[3].kind != EIR_KA_NONE) {
+        if (eir_scalar_arg_fits(&args[3], opmath_dt(ct), ctx)) return -1;
         p.a = scalar_f(&args[3]);
         p.b = args[3].s.kind == EIR_SC_COMPLEX ? args[3].s.im : 0;
         p.ai = scalar_i(&args[3]);
