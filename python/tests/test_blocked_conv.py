@@ -339,3 +339,73 @@ def test_pool_chain(eir, tmp_path, strict, decomp):
         got = _run(eir, path, x, str(tmp_path / ("e" + tag)), runs=2, env=env)
         for k in range(2):
             np.testing.assert_allclose(got[k], want, rtol=rtol, atol=atol, err_msg=f"{env}, run {k + 1}")
+
+
+class SmallImage(nn.Module):
+    """The end of a MobileNet on a 7 x 7 image (fused.c, conv_1x1_gemm: 1 x 1 convolutions of at
+    most 64 pixels as matrix products): an inverted residual block (expansion with relu6, a
+    depthwise convolution, a projection whose residual add is taken in), 1 x 1 layers with
+    hardswish, silu and a bias, one wide enough to be cut into column blocks, output channels
+    not a multiple of 16."""
+
+    def __init__(self):
+        super().__init__()
+        g = torch.Generator().manual_seed(7)
+        self.c0, self.b0 = nn.Conv2d(3, 40, 3, stride=2, padding=1, bias=False), _bn(40, g)
+        self.e1, self.be1 = nn.Conv2d(40, 240, 1, bias=False), _bn(240, g)
+        self.d1, self.bd1 = nn.Conv2d(240, 240, 3, padding=1, groups=240, bias=False), _bn(240, g)
+        self.p1, self.bp1 = nn.Conv2d(240, 40, 1, bias=False), _bn(40, g)
+        self.e2, self.be2 = nn.Conv2d(40, 120, 1, bias=False), _bn(120, g)
+        self.w3 = nn.Conv2d(120, 1000, 1)
+        self.s4 = nn.Conv2d(1000, 37, 1)
+
+    def forward(self, x):
+        x = F.relu(self.b0(self.c0(x)))
+        y = F.relu6(self.be1(self.e1(x)))
+        y = F.relu6(self.bd1(self.d1(y)))
+        x = self.bp1(self.p1(y)) + x
+        x = F.hardswish(self.be2(self.e2(x)))
+        x = F.silu(self.w3(x))
+        return self.s4(x)
+
+
+def _dnnl_1x1(eir, path, x, out_dir, env):
+    """eir run of path with oneDNN's log on: the outputs, and how many 1 x 1 convolutions on
+    oneDNN's primitive it logged"""
+    f = os.path.join(os.path.dirname(out_dir), "x.npy")
+    np.save(f, to_npy(x))
+    r = subprocess.run([eir, "run", path, f, "--out", out_dir, "--runs", "2"], capture_output=True, text=True,
+                       timeout=300, env={**os.environ, "DNNL_VERBOSE": "1", **env})
+    assert r.returncode == 0, r.stderr
+    n = len(re.findall(r"exec,cpu,convolution,.*kh1sh1.*kw1sw1", r.stdout + r.stderr))
+    return [np.load(os.path.join(out_dir, f"run_{k}", "output_0.npy")) for k in (1, 2)], n
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["nonstrict", "strict"])
+@pytest.mark.parametrize("decomp", [False, True], ids=["exported", "decomp"])
+@pytest.mark.parametrize("shape", [(1, 3, 14, 14), (1, 3, 11, 13), (2, 3, 10, 9), (1, 3, 18, 18)],
+                         ids=["7x7", "6x7", "2x5x5", "9x9"])
+def test_small_image_1x1_products(eir, tmp_path, strict, decomp, shape):
+    module = SmallImage().eval()
+    x = torch.randn(*shape, generator=torch.Generator().manual_seed(3))
+    path = str(tmp_path / "small.pt2")
+    export_save(module, x, strict, decomp, path)
+    with torch.no_grad():
+        want = to_npy(module(x))
+    rtol, atol = tolerance(torch.float32)
+    one = _runs_agree(eir, path, x, want, tmp_path)
+    dst = str(tmp_path / "small.backend.pt2")
+    _convert_backend(eir, path, dst)
+    conv = _run(eir, dst, x, str(tmp_path / "conv"), runs=2)
+    np.testing.assert_allclose(conv[0], want, rtol=rtol, atol=atol, err_msg="eir run of the converted program")
+    on, n_on = _dnnl_1x1(eir, path, x, str(tmp_path / "on"), {})
+    off, n_off = _dnnl_1x1(eir, path, x, str(tmp_path / "off"), {"EIR_CONV_1X1_GEMM": "0"})
+    for k in range(2):
+        np.testing.assert_allclose(off[k], want, rtol=rtol, atol=atol, err_msg=f"path off, run {k + 1}")
+    assert on[0].tobytes() == one[0].tobytes()
+    if _chains_here() and os.environ.get("EIR_GEMM_PACK") != "0":
+        pixels = shape[0] * ((shape[2] + 1) // 2) * ((shape[3] + 1) // 2)
+        # the chain's four 1 x 1 layers run on oneDNN's primitive with the path off (in bands of
+        # pixels, several runs per layer), as matrix products with it on, up to 64 pixels
+        assert n_off >= 8, f"{n_off} 1 x 1 primitive runs with the path off"
+        assert n_on == (n_off if pixels > 64 else 0), f"{n_on} 1 x 1 primitive runs with the path on ({pixels} pixels)"

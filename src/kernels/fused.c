@@ -23,6 +23,7 @@
  * activation as the output is written.
  * Float32 only; other dtypes are refused (the pass to-backend makes these
  * operators only for float32 programs). */
+#include <limits.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -961,6 +962,65 @@ static int conv_small_c(eir_kctx *ctx, const eir_tview *x, int64_t xB, const flo
     return 0;
 }
 
+/* ---- 1 x 1 convolutions of few pixels on channels-last chains, as matrix products ----
+ * On the channels-last layout a 1 x 1 convolution of stride 1 is the product Y (pixels x O) =
+ * X (pixels x C) W^T, W the (O, C) weight as stored. eir_sgemm runs it from the copy of W^T it
+ * keeps for a constant weight (gemm.c), in blocks of at most PW_ROWS pixels by 1, 2 or 4 blocks
+ * of columns, the epilogue (bias, residual, activation) applied to each block while it is in
+ * cache. The blocks depend on the shape only, so the bits do not depend on the thread count.
+ * Taken for at most PW_MAX_PIXELS pixels (the 7 x 7 layers of the MobileNets), where oneDNN's
+ * 1 x 1 primitive ran at 75-94 GFLOP/s and dnnl_sgemm from W^T at 105-113 on this machine; on
+ * 14 x 14 and larger images the primitive is as fast or faster (docs/BENCHMARKS.md, "1 x 1
+ * convolutions of 7 x 7 images as matrix products"). EIR_CONV_1X1_GEMM=0 turns it off. */
+enum { PW_ROWS = 256, PW_BLOCK_FLOPS = 1 << 22, PW_MAX_COLS = 4, PW_MAX_PIXELS = 64 };
+
+typedef struct pw1_job {
+    const float *x, *w;
+    float *y;
+    const blk_epi_ctx *ec;
+    int64_t M, C, O, rb, cb;
+} pw1_job;
+
+/* start of column block b of nb over n columns, on a multiple of 16 (the last ends at n) */
+static int64_t pw1_start(int64_t n, int64_t nb, int64_t b) { return b >= nb ? n : (n * b / nb) & ~(int64_t)15; }
+
+static void pw1_blocks(void *ctx, int64_t b0, int64_t b1) {
+    const pw1_job *j = ctx;
+    for (int64_t b = b0; b < b1; b++) {
+        int64_t r0 = b / j->cb * PW_ROWS, r1 = r0 + PW_ROWS < j->M ? r0 + PW_ROWS : j->M;
+        int64_t o0 = pw1_start(j->O, j->cb, b % j->cb), o1 = pw1_start(j->O, j->cb, b % j->cb + 1);
+        if (o1 <= o0) continue;
+        float *yb = j->y + r0 * j->O + o0;
+        eir_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)(r1 - r0), (int)(o1 - o0), (int)j->C, 1.f,
+                  j->x + r0 * j->C, (int)j->C, j->w + o0 * j->C, (int)j->C, 0.f, yb, (int)j->O);
+        blk_epi(j->ec, 0, o0, o1 - o0, o1 - o0, r1 - r0, yb, j->O, 1, yb, j->O);
+    }
+}
+
+static bool pw1_on(void) {
+    static _Atomic int on = -1;
+    int v = atomic_load_explicit(&on, memory_order_relaxed);
+    if (v < 0) {
+        const char *e = getenv("EIR_CONV_1X1_GEMM");
+        v = !(e && !strcmp(e, "0"));
+        atomic_store_explicit(&on, v, memory_order_relaxed);
+    }
+    return v;
+}
+
+/* y (M pixels x O) = epi(x (M x C) w^T), both channels last */
+static void conv_1x1_gemm(const float *x, const float *w, float *y, int64_t M, int64_t C, int64_t O,
+                          const blk_epi_ctx *ec) {
+    int64_t rb = (M + PW_ROWS - 1) / PW_ROWS, cb = 1;
+    if (rb == 1) {
+        double flops = 2.0 * (double)M * (double)C * (double)O;
+        /* 1, 2 or 4 blocks of at least 64 columns: shares that two threads split evenly */
+        while (cb < PW_MAX_COLS && flops >= (double)PW_BLOCK_FLOPS * (double)(2 * cb) && O / (2 * cb) >= 64) cb *= 2;
+    }
+    pw1_job j = {x, w, y, ec, M, C, O, rb, cb};
+    eir_parallel_for(eir_pool_current(), rb * cb, 1, pw1_blocks, &j);
+}
+
 /* eir_cpu::conv2d_blocked(input, weight, bias, stride, padding, dilation, groups, block,
  * activation, min, max, residual) */
 static int k_conv2d_blocked(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
@@ -1032,6 +1092,10 @@ static int k_conv2d_blocked(const eir_karg *a, uint32_t na, eir_tview *out, uint
             float *yn = (float *)y->data + n * img;
             blk_epi(&ec, n, 0, O, O, P, yn, O, 1, yn, O);
         }
+    } else if (!dw && xb && xB == C && B == O && w->sizes[2] == 1 && w->sizes[3] == 1 && st[0] == 1 && st[1] == 1 &&
+               !pd[0] && !pd[1] && eir_tview_is_contiguous(w) && eir_kernels_fast && pw1_on() &&
+               eir_sgemm_const_copies() && N * P <= PW_MAX_PIXELS && O <= INT_MAX && C <= INT_MAX) {
+        conv_1x1_gemm(x->data, w->data, y->data, N * P, C, O, &ec);
     } else if (!dw && C <= SMALL_C && B % 16 == 0 && eir_tview_is_contiguous(w) && small_c_on() &&
         (!xb || dense_f32(x, 5))) {
         rc = conv_small_c(ctx, x, xB, w->data, y->data, B, N, C, H, W, O, OH, OW, w->sizes[2], w->sizes[3], st, pd, dl,

@@ -306,6 +306,10 @@ static bool match_act(const bctx *c, const eir_node *nd, uint32_t v, act *a) {
         *a = (act){EIR_ACT_HARDSWISH, 0, 0};
         return nd->num_inputs == 1;
     }
+    if (!strcmp(t, "relu6.default") || !strcmp(t, "relu6_.default")) { /* torch's relu6: hardtanh(0, 6) */
+        *a = (act){EIR_ACT_HARDTANH, 0, 6};
+        return nd->num_inputs == 1;
+    }
     if (!strcmp(t, "hardtanh.default") || !strcmp(t, "hardtanh_.default")) {
         const eir_arg *lo = arg_named(nd, "min_val"), *hi = arg_named(nd, "max_val");
         *a = (act){EIR_ACT_HARDTANH, -1, 1};

@@ -171,7 +171,13 @@ static void one_case(const cshape *c, const char *act, bool bias, bool residual)
     /* a 1 x 1 kernel on at most 4 channels-last pixels: the matrix-vector kernel (fused.c) */
     bool gemv = L == EIR_DNNL_NHWC && c->kh == 1 && c->kw == 1 && c->s == 1 && c->p == 0 && c->N * OH * OW <= 4 &&
                 c->C >= 8;
-    CHECK(dnnl == (eir_dnnl_conv_enabled() && !small && !gemv));
+    /* a 1 x 1 kernel on at most 64 channels-last pixels (one block each side: also 8 channels in
+     * nChw8c): matrix products (fused.c conv_1x1_gemm) */
+    const char *pg = getenv("EIR_CONV_1X1_GEMM");
+    bool pw1 = (L == EIR_DNNL_NHWC || (c->C == L && c->O == L)) && c->kh == 1 && c->kw == 1 && c->s == 1 && c->p == 0 && c->N * OH * OW <= 64 &&
+               !gemv && !small && eir_sgemm_const_copies() && eir_kernels_fast && !(pg && !strcmp(pg, "0"));
+    if (dnnl != (eir_dnnl_conv_enabled() && !small && !gemv && !pw1)) fprintf(stderr, "%s: primitive %s\n", what, dnnl ? "used" : "not used");
+    CHECK(dnnl == (eir_dnnl_conv_enabled() && !small && !gemv && !pw1));
     CHECK(pad_zero(&YB, c->O));
     fill_poison(&Y.v);
     CHECK(from_blocked(&YB, c->O, &Y) == 0);
@@ -268,7 +274,10 @@ static void test_shapes(void) {
         {2, 24, 23, 17, 40, 1, 1, 1, 0, 1},      /* 1 x 1, stride 1: pixel bands (channels last), across images */
         {1, 96, 14, 14, 24, 1, 1, 1, 0, 1},      /* a MobileNetV2 projection: two bands of 98 */
         {1, 32, 40, 40, 16, 1, 1, 1, 0, 1},      /* 1600 pixels: bands of 512 and a tail */
-        {1, 8, 3, 5, 8, 1, 1, 1, 0, 1},          /* 15 pixels: one band */
+        {1, 8, 3, 5, 8, 1, 1, 1, 0, 1},          /* 15 pixels: one band (channels last: a matrix product) */
+        {1, 160, 7, 7, 960, 1, 1, 1, 0, 1},      /* MobileNetV2's 7 x 7 expansion: products in 2 column blocks */
+        {2, 48, 4, 8, 1000, 1, 1, 1, 0, 1},      /* 64 pixels over two images, 4 column blocks, 1000 lanes */
+        {1, 320, 9, 9, 64, 1, 1, 1, 0, 1},       /* 81 pixels: the primitive again */
         {2, 4, 19, 23, 128, 5, 3, 2, 2, 1},      /* few channels (channels last: 128 lanes) */
         {1, 1, 21, 30, 64, 3, 3, 1, 1, 2},       /* one channel, dilated */
         {2, 16, 40, 36, 32, 3, 3, 1, 1, 1},      /* Winograd (channels last): one block of tile rows, two halves of O */
