@@ -119,6 +119,9 @@ MORE = {
     "softplus": lambda x, m, v: torch.nn.functional.softplus(x - 1, v, v),
     "lerp": lambda x, m, v: torch.lerp(x, x + 1, v),
     "addcmul": lambda x, m, v: torch.addcmul(x, x + 1, x + 2, value=v),
+    "fill_tensor": lambda x, m, v: x.clone().fill_(torch.tensor(v)),
+    "masked_fill_tensor": lambda x, m, v: x.masked_fill(m, torch.tensor(v)),
+    "index_fill_tensor": lambda x, m, v: x.index_fill(0, torch.tensor([1]), torch.tensor(v)),
     "arange": lambda x, m, v: torch.arange(0, 3, dtype=x.dtype) * 0 + torch.arange(0, v, v / 3, dtype=x.dtype)[:3],
 }
 

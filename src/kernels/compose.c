@@ -2012,6 +2012,8 @@ static int k_index_fill(const eir_karg *a, uint32_t na, tv *out, uint32_t no, ei
     if (!vt) {
         eir_scalar v = arg_sc(a, na, 3, 0);
         if (eir_scalar_fits(&v, x->dtype, ctx)) return -1;
+    } else if (eir_item_fits(vt, x->dtype, ctx)) {
+        return -1;
     }
     if (os.rank == 0) v_unsq(&os, 0);
     if ((rc = copy_self(out, x, ctx))) return rc;

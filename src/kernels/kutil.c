@@ -500,6 +500,19 @@ int eir_scalar_fits(const eir_scalar *s, eir_dtype dt, eir_kctx *ctx) {
     return 0;
 }
 
+int eir_item_fits(const eir_tview *t, eir_dtype dt, eir_kctx *ctx) {
+    if (!t || eir_tview_numel(t) != 1 || eir_is_complex(t->dtype)) return 0;
+    eir_scalar s = {EIR_SC_INT, 0, 0, 0};
+    if (eir_is_floating(t->dtype)) {
+        s.kind = EIR_SC_FLOAT;
+        s.f = eir_load_f64(t->data, t->dtype);
+    } else {
+        s.i = eir_load_i64(t->data, t->dtype);
+        s.f = (double)s.i;
+    }
+    return eir_scalar_fits(&s, dt, ctx);
+}
+
 int eir_scalar_arg_fits(const eir_karg *a, eir_dtype dt, eir_kctx *ctx) {
     eir_scalar s = {EIR_SC_INT, 0, 0, 0};
     switch (a->kind) {

@@ -36,6 +36,9 @@ const char *eir_torch_dtype_name(eir_dtype d);
  * other dtypes: 0. eir_scalar_arg_fits does the same for a Scalar argument (0 for a tensor). */
 int eir_scalar_fits(const eir_scalar *s, eir_dtype dt, eir_kctx *ctx);
 int eir_scalar_arg_fits(const eir_karg *a, eir_dtype dt, eir_kctx *ctx);
+/* The same for the value of a one-element tensor (masked_fill's and index_fill's 0-dim value:
+ * torch takes value.item() and converts it checked); 0 for other tensors. */
+int eir_item_fits(const eir_tview *t, eir_dtype dt, eir_kctx *ctx);
 
 /* ---- dtype classes ---- */
 static inline bool eir_is_floating(eir_dtype d) {

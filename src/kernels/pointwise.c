@@ -1943,6 +1943,7 @@ static bool masked_fill_f32(const eir_tview *x, const eir_tview *mask, const eir
 static int k_masked_fill(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
     NEED(3);
     if (eir_scalar_arg_fits(&args[2], out->dtype, ctx)) return -1;
+    if (args[2].kind == EIR_KA_TENSOR && args[2].t->rank == 0 && eir_item_fits(args[2].t, out->dtype, ctx)) return -1;
     if (eir_kernels_fast && args[0].kind == EIR_KA_TENSOR && args[1].kind == EIR_KA_TENSOR &&
         masked_fill_f32(args[0].t, args[1].t, &args[2], out))
         return 0;
