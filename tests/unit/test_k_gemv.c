@@ -1,5 +1,6 @@
 /* test_k_gemv.c — eir_gemv_f32 (recurrent.c), the few-row product behind
- * eir_cpu::linear for M <= 4: against a double-precision reference on
+ * eir_cpu::linear for M <= 4 (eight rows at a time, or one row streamed for weights of 2 MB and
+ * more): against a double-precision reference on
  * shapes with and without a tail of rows (N % 8) and of the sum (K % 8),
  * strided x and y rows, a bias or none; then on a pool of 2 threads, with
  * and without every loop split (eir_pool_split_all), the same bits as one
@@ -59,7 +60,9 @@ int main(void) {
     eir_pool *pool = eir_pool_create(2);
     eir_pool_no_backoff = 1;
     static const int64_t shapes[][3] = {{1, 1024, 256}, {3, 1024, 256}, {4, 37, 19}, {2, 8, 8}, {1, 5, 9}, {4, 250, 1024}, {1, 1, 8},
-                                        {1, 1027, 67}, {3, 1029, 131}};
+                                        {1, 1027, 67}, {3, 1029, 131},
+                                        /* 2 MB and more: the one-row streaming kernel, tails of 16 and fewer */
+                                        {1, 1000, 1280}, {4, 517, 1037}, {2, 403, 1330}};
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
         int64_t M = shapes[i][0], N = shapes[i][1], K = shapes[i][2];
         check_shape(M, N, K, K, N, true, pool);
