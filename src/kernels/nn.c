@@ -964,9 +964,11 @@ static int conv_impl(eir_kctx *ctx, const eir_tview *x0, const eir_tview *w, con
     int64_t colsz = transposed ? Cog * Kp * Pin : Cig * Kp * Pout;
     if (!trivial) col = eir_kalloc((size_t)(colsz > 0 ? colsz : 1) * es);
     if (!trivial && !col) { rc = eir_kerr(ctx, "out of memory"); goto done; }
-    /* depthwise 2-d, float32: a direct kernel instead of one small GEMM per channel */
-    if (eir_kernels_fast && !transposed && dt == EIR_F32 && nsp == 2 && groups == Cin && Cout == Cin && Cig == 1 &&
-        (!bias || bias->dtype == EIR_F32)) {
+    /* depthwise 2-d, float32: a direct kernel instead of one small GEMM per channel; bfloat16 too,
+     * on its float32 copies, the output rounded once at copy_out (torch's bfloat16 convolution
+     * sums in float32 and rounds once) */
+    if (eir_kernels_fast && !transposed && (dt == EIR_F32 || (dt == EIR_BF16 && ct == EIR_F32 && !epi)) && nsp == 2 &&
+        groups == Cin && Cout == Cin && Cig == 1 && (!bias || bias->dtype == dt)) {
         void *bo = NULL;
         const float *Bv = bias ? (const float *)as_contig(bias, ct, &bo) : NULL;
         if (bias && !Bv) { rc = eir_kerr(ctx, "out of memory"); goto done; }
