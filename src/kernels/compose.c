@@ -1069,6 +1069,8 @@ static int k_addr(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kctx
     if (out->rank != 2 || out->sizes[0] != v1->sizes[0] || out->sizes[1] != v2->sizes[0])
         return eir_kerr(ctx, "addr: output shape does not fit the vectors");
     eir_scalar beta = arg_sc(a, na, 3, 1), alpha = arg_sc(a, na, 4, 1);
+    /* beta and alpha convert checked to the tensor's type (addmm's and addbmm's: to opmath) */
+    if (eir_scalar_fits(&beta, out->dtype, ctx) || eir_scalar_fits(&alpha, out->dtype, ctx)) return -1;
     tv sb, x1 = *v1, x2 = *v2;
     if (!eir_tview_broadcast(self, 2, out->sizes, &sb)) {
         char b1[128], b2[128];
@@ -1159,6 +1161,9 @@ static int k_addbmm(const eir_karg *a, uint32_t na, tv *out, uint32_t no, eir_kc
     if (out->rank != 2 || out->sizes[0] != b1->sizes[1] || out->sizes[1] != b2->sizes[2])
         return eir_kerr(ctx, "addbmm: output shape does not fit the batches");
     eir_karg beta = na > 3 ? a[3] : A_i(1), alpha = na > 4 ? a[4] : A_i(1);
+    /* beta and alpha convert checked to opmath (float for float16 / bfloat16), as addmm's */
+    eir_dtype om = out->dtype == EIR_F16 || out->dtype == EIR_BF16 ? EIR_F32 : out->dtype;
+    if (eir_scalar_arg_fits(&beta, om, ctx) || eir_scalar_arg_fits(&alpha, om, ctx)) return -1;
     tv sb;
     if (!eir_tview_broadcast(self, 2, out->sizes, &sb)) return eir_kerr(ctx, "addbmm: self does not broadcast to the output");
     int64_t nb = b1->sizes[0];

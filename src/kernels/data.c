@@ -833,6 +833,7 @@ static int k_index_add(const eir_karg *args, uint32_t nargs, eir_tview *out, uin
     if (!index_dtype_ok(ix->dtype)) return eir_kerr(ctx, "index_add_(): Expected dtype int32/int64 for index");
     if (src->dtype != x->dtype)
         return eir_kerr(ctx, "index_add_(): self (%s) and source (%s) must have the same scalar type", dtype_name(x->dtype), dtype_name(src->dtype));
+    if (nargs > 4 && eir_scalar_arg_fits(&args[4], x->dtype, ctx)) return -1; /* alpha, in self's type */
     int32_t d;
     if (wrap_or_err(ctx, args[1].i, x->rank, &d)) return -1;
     if (!same_shape(o, x->rank, x->sizes)) return shape_err(ctx, "index_add", o, x);

@@ -503,11 +503,15 @@ static int k_bmm(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, ei
 }
 
 static int with_bias(eir_kctx *ctx, const eir_tview *self, const eir_tview *m1, const eir_tview *m2, const eir_tview *C,
-                     const eir_karg *beta, const eir_karg *alpha) {
+                     const eir_karg *beta, const eir_karg *alpha, bool opmath) {
     eir_tview bias;
     if (!eir_tview_broadcast(self, C->rank, C->sizes, &bias)) return eir_kerr(ctx, "bias does not broadcast to the output");
     if (self->dtype != m1->dtype)
         return eir_kerr(ctx, "self and mat2 must have the same dtype, but got %s and %s", dname(self->dtype), dname(m2->dtype));
+    /* beta and alpha convert checked: to opmath (float for float16 / bfloat16) for addmm and
+     * baddbmm, to the tensor's type for addmv, as torch */
+    eir_dtype om = opmath && (C->dtype == EIR_F16 || C->dtype == EIR_BF16) ? EIR_F32 : C->dtype;
+    if (eir_scalar_arg_fits(beta, om, ctx) || eir_scalar_arg_fits(alpha, om, ctx)) return -1;
     bool cplx = (alpha->kind == EIR_KA_SCALAR && alpha->s.kind == EIR_SC_COMPLEX) ||
                 (beta->kind == EIR_KA_SCALAR && beta->s.kind == EIR_SC_COMPLEX);
     if (!cplx) return gemm_views(ctx, m1, m2, &bias, C, scalar_f(alpha), scalar_f(beta), scalar_i(alpha), scalar_i(beta));
@@ -545,17 +549,17 @@ static int with_bias(eir_kctx *ctx, const eir_tview *self, const eir_tview *m1, 
 }
 
 static int k_addmm(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
-    return with_bias(ctx, a[0].t, a[1].t, a[2].t, &out[0], &a[3], &a[4]);
+    return with_bias(ctx, a[0].t, a[1].t, a[2].t, &out[0], &a[3], &a[4], true);
 }
 
 static int k_baddbmm(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
-    return with_bias(ctx, a[0].t, a[1].t, a[2].t, &out[0], &a[3], &a[4]);
+    return with_bias(ctx, a[0].t, a[1].t, a[2].t, &out[0], &a[3], &a[4], true);
 }
 
 static int k_addmv(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no, eir_kctx *ctx) {
     eir_tview v = unsqueeze(a[2].t, 1), c = unsqueeze(&out[0], 1), self = *a[0].t;
     if (self.rank == 1) self = unsqueeze(&self, 1);
-    return with_bias(ctx, &self, a[1].t, &v, &c, &a[3], &a[4]);
+    return with_bias(ctx, &self, a[1].t, &v, &c, &a[3], &a[4], false);
 }
 
 /* torch.matmul: 1-d operands get a dim that is dropped from the result;

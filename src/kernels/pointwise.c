@@ -1685,6 +1685,7 @@ static int k_logit(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_
     pw_params p = {0};
     eir_dtype ct = to_float_ct(args[0].kind == EIR_KA_TENSOR ? args[0].t->dtype : out->dtype, out);
     if (nargs > 1 && args[1].kind != EIR_KA_NONE) {
+        if (eir_scalar_arg_fits(&args[1], out->dtype, ctx)) return -1; /* eps, in the tensor's type */
         p.mode = 1;
         p.a = scalar_f(&args[1]);
         p.b = 1.0 - p.a;
@@ -2335,6 +2336,8 @@ static int k_fill2(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_
 }
 static int k_scalar_tensor(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
     NEED(1);
+    /* as torch: checked for integer and float32 tensors, rounded (to inf) for float16 / bfloat16 */
+    if ((out->dtype == EIR_F16 || out->dtype == EIR_BF16) && is_scalar_arg(&args[0])) return fill_scalar(&args[0].s, out, ctx);
     return k_fill_arg(&args[0], out, ctx);
 }
 static int k_zeros(const eir_karg *args, uint32_t nargs, eir_tview *out, uint32_t nout, eir_kctx *ctx) {
