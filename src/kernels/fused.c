@@ -907,15 +907,21 @@ static void sc_rows(void *ctx, int64_t r0, int64_t r1) {
 /* Input channels at most this many take conv_small_c when the output's block is a multiple of
  * 16; EIR_SMALL_C_CONV=0 sends them to oneDNN like the others (for measurements). */
 enum { SMALL_C = EIR_CONV_SMALL_C };
-static bool small_c_on(void) {
-    static _Atomic int on = -1;
-    int v = atomic_load_explicit(&on, memory_order_relaxed);
+
+/* A kernel choice on unless the environment variable name is "0", read once into *cache */
+static bool env_switch_on(const char *name, _Atomic int *cache) {
+    int v = atomic_load_explicit(cache, memory_order_relaxed);
     if (v < 0) {
-        const char *e = getenv("EIR_SMALL_C_CONV");
+        const char *e = getenv(name);
         v = !(e && !strcmp(e, "0"));
-        atomic_store_explicit(&on, v, memory_order_relaxed);
+        atomic_store_explicit(cache, v, memory_order_relaxed);
     }
     return v;
+}
+
+static bool small_c_on(void) {
+    static _Atomic int on = -1;
+    return env_switch_on("EIR_SMALL_C_CONV", &on);
 }
 
 /* y blocked by B (a multiple of 16) = epi(conv(x, w)), groups 1, C <= SMALL_C; x NCHW (xB 0, any
@@ -965,20 +971,19 @@ static int conv_small_c(eir_kctx *ctx, const eir_tview *x, int64_t xB, const flo
 /* ---- 1 x 1 convolutions of few pixels on channels-last chains, as matrix products ----
  * On the channels-last layout a 1 x 1 convolution of stride 1 is the product Y (pixels x O) =
  * X (pixels x C) W^T, W the (O, C) weight as stored. eir_sgemm runs it from the copy of W^T it
- * keeps for a constant weight (gemm.c), in blocks of at most PW_ROWS pixels by 1, 2 or 4 blocks
- * of columns, the epilogue (bias, residual, activation) applied to each block while it is in
- * cache. The blocks depend on the shape only, so the bits do not depend on the thread count.
+ * keeps for a constant weight (gemm.c), in 1, 2 or 4 blocks of columns, the epilogue (bias,
+ * residual, activation) applied to each block while it is in cache. The blocks depend on the shape only, so the bits do not depend on the thread count.
  * Taken for at most PW_MAX_PIXELS pixels (the 7 x 7 layers of the MobileNets), where oneDNN's
  * 1 x 1 primitive ran at 75-94 GFLOP/s and dnnl_sgemm from W^T at 105-113 on this machine; on
  * 14 x 14 and larger images the primitive is as fast or faster (docs/BENCHMARKS.md, "1 x 1
  * convolutions of 7 x 7 images as matrix products"). EIR_CONV_1X1_GEMM=0 turns it off. */
-enum { PW_ROWS = 256, PW_BLOCK_FLOPS = 1 << 22, PW_MAX_COLS = 4, PW_MAX_PIXELS = 64 };
+enum { PW_BLOCK_FLOPS = 1 << 22, PW_MAX_COLS = 4, PW_MAX_PIXELS = 64 };
 
 typedef struct pw1_job {
     const float *x, *w;
     float *y;
     const blk_epi_ctx *ec;
-    int64_t M, C, O, rb, cb;
+    int64_t M, C, O, cb;
 } pw1_job;
 
 /* start of column block b of nb over n columns, on a multiple of 16 (the last ends at n) */
@@ -987,38 +992,28 @@ static int64_t pw1_start(int64_t n, int64_t nb, int64_t b) { return b >= nb ? n 
 static void pw1_blocks(void *ctx, int64_t b0, int64_t b1) {
     const pw1_job *j = ctx;
     for (int64_t b = b0; b < b1; b++) {
-        int64_t r0 = b / j->cb * PW_ROWS, r1 = r0 + PW_ROWS < j->M ? r0 + PW_ROWS : j->M;
-        int64_t o0 = pw1_start(j->O, j->cb, b % j->cb), o1 = pw1_start(j->O, j->cb, b % j->cb + 1);
+        int64_t o0 = pw1_start(j->O, j->cb, b), o1 = pw1_start(j->O, j->cb, b + 1);
         if (o1 <= o0) continue;
-        float *yb = j->y + r0 * j->O + o0;
-        eir_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)(r1 - r0), (int)(o1 - o0), (int)j->C, 1.f,
-                  j->x + r0 * j->C, (int)j->C, j->w + o0 * j->C, (int)j->C, 0.f, yb, (int)j->O);
-        blk_epi(j->ec, 0, o0, o1 - o0, o1 - o0, r1 - r0, yb, j->O, 1, yb, j->O);
+        float *yb = j->y + o0;
+        eir_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)j->M, (int)(o1 - o0), (int)j->C, 1.f, j->x, (int)j->C,
+                  j->w + o0 * j->C, (int)j->C, 0.f, yb, (int)j->O);
+        blk_epi(j->ec, 0, o0, o1 - o0, o1 - o0, j->M, yb, j->O, 1, yb, j->O);
     }
 }
 
 static bool pw1_on(void) {
     static _Atomic int on = -1;
-    int v = atomic_load_explicit(&on, memory_order_relaxed);
-    if (v < 0) {
-        const char *e = getenv("EIR_CONV_1X1_GEMM");
-        v = !(e && !strcmp(e, "0"));
-        atomic_store_explicit(&on, v, memory_order_relaxed);
-    }
-    return v;
+    return env_switch_on("EIR_CONV_1X1_GEMM", &on);
 }
 
-/* y (M pixels x O) = epi(x (M x C) w^T), both channels last */
+/* y (M pixels x O) = epi(x (M x C) w^T), both channels last, M <= PW_MAX_PIXELS */
 static void conv_1x1_gemm(const float *x, const float *w, float *y, int64_t M, int64_t C, int64_t O,
                           const blk_epi_ctx *ec) {
-    int64_t rb = (M + PW_ROWS - 1) / PW_ROWS, cb = 1;
-    if (rb == 1) {
-        double flops = 2.0 * (double)M * (double)C * (double)O;
-        /* 1, 2 or 4 blocks of at least 64 columns: shares that two threads split evenly */
-        while (cb < PW_MAX_COLS && flops >= (double)PW_BLOCK_FLOPS * (double)(2 * cb) && O / (2 * cb) >= 64) cb *= 2;
-    }
-    pw1_job j = {x, w, y, ec, M, C, O, rb, cb};
-    eir_parallel_for(eir_pool_current(), rb * cb, 1, pw1_blocks, &j);
+    double flops = 2.0 * (double)M * (double)C * (double)O;
+    int64_t cb = 1; /* 1, 2 or 4 blocks of at least 64 columns: shares that two threads split evenly */
+    while (cb < PW_MAX_COLS && flops >= (double)PW_BLOCK_FLOPS * (double)(2 * cb) && O / (2 * cb) >= 64) cb *= 2;
+    pw1_job j = {x, w, y, ec, M, C, O, cb};
+    eir_parallel_for(eir_pool_current(), cb, 1, pw1_blocks, &j);
 }
 
 /* eir_cpu::conv2d_blocked(input, weight, bias, stride, padding, dilation, groups, block,
