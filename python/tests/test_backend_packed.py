@@ -146,6 +146,49 @@ def test_decoder(eir, tmp_path, strict, decomp, resave):
         assert plain[0].tobytes() == one[0].tobytes(), "packed weights changed the products"
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_first_run_bits(eir, tmp_path, threads):
+    """The exported program's first run reads each weight through a scratch transpose, the second
+    makes the runtime's copies, later runs read those (src/kernels/gemm.c): every run gives the same
+    bits. So does the program converted to Core ATen, run once, and its Backend form (weights packed
+    ahead; silu written out as Core ATen in both). K = 2048 and 5632, where oneDNN's product from
+    the weight as stored would sum in another order than from its transpose."""
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.up, self.down = nn.Linear(2048, 1024), nn.Linear(1024, 5632, bias=False)
+            self.out = nn.Linear(5632, 256)
+
+        def forward(self, x):
+            return self.out(F.silu(self.down(F.relu(self.up(x)))))
+
+    torch.manual_seed(11)
+    module = M().eval()
+    x = torch.randn(1, 64, 2048)
+    src, dst = str(tmp_path / "m.pt2"), str(tmp_path / "m.backend.pt2")
+    torch.export.save(torch.export.export(module, (x,)), src)
+    _convert(eir, src, dst, "--to", "backend")
+    xf = str(tmp_path / "x.npy")
+    np.save(xf, to_npy(x))
+    runs = _run(eir, src, xf, str(tmp_path / "o"), threads, runs=4)
+    with torch.no_grad():
+        want = to_npy(module(x))
+    rtol, atol = tolerance(torch.float32)
+    for k, g in enumerate(runs):
+        np.testing.assert_allclose(g, want, rtol=rtol, atol=atol, err_msg=f"run {k + 1}")
+        assert g.tobytes() == runs[0].tobytes(), f"run {k + 1} differs from the first"
+    if dnnl_here():
+        core = str(tmp_path / "m.core.pt2")
+        _convert(eir, src, core, "--to", "core")
+        first = _run(eir, core, xf, str(tmp_path / "c"), threads, runs=1)[0]
+        again = _run(eir, core, xf, str(tmp_path / "c3"), threads, runs=3)
+        packed = _run(eir, dst, xf, str(tmp_path / "b"), threads, runs=1)[0]
+        np.testing.assert_allclose(first, want, rtol=rtol, atol=atol, err_msg="Core ATen program")
+        assert all(g.tobytes() == first.tobytes() for g in again), "Core ATen program: runs differ"
+        assert packed.tobytes() == first.tobytes(), "the Backend program's products differ"
+
+
 def test_rows_not_known(eir, tmp_path):
     """A symbolic sequence length: the weights stay as they are (a run may have a few rows, which
     the matrix-vector kernel takes from the (N, K) weight), the program runs at two lengths."""

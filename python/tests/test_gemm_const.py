@@ -1,6 +1,7 @@
 """Products with a constant weight (src/kernels/gemm.c): a transposed
 right-hand operand that is a parameter, buffer or constant the program never
-writes is copied once per runtime and the product runs from the copy.
+writes is read from a scratch transpose at its first use, copied at its second
+(once per runtime), and later products run from the copy.
 
 Linear layers, addmm on a weight's t() (after run_decompositions()) and
 matmul with a buffer's transpose, exported strict and non-strict, large

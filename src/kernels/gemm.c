@@ -18,12 +18,14 @@
  * Products with a constant operand (a linear layer's weight: a parameter,
  * buffer or constant the program never writes) read it from a copy laid out
  * for oneDNN. A runtime declares its constant storages
- * (eir_sgemm_const_add); the first product whose right-hand operand lies in
- * one and is transposed (row-major C = A B^T with B N x K, as linear layers
- * store their weights) copies B^T (K x N) once and keeps the copy, keyed by
- * the operand's address and extent, until the runtime drops its storages
- * (eir_sgemm_const_drop); later products run dnnl_sgemm on the copy with B
- * not transposed. On this CPU's AVX2 kernels that layout is what counts: on
+ * (eir_sgemm_const_add); a product whose right-hand operand lies in one and
+ * is transposed (row-major C = A B^T with B N x K, as linear layers store
+ * their weights) runs dnnl_sgemm on B^T (K x N) with B not transposed. The
+ * first such product on an operand reads B^T from a scratch transpose; the
+ * second copies B^T and keeps the copy, keyed by the operand's address and
+ * extent, until the runtime drops its storages (eir_sgemm_const_drop), and
+ * later products run from the copy: a program run once never pays for copies
+ * (the scratch section below). On this CPU's AVX2 kernels that layout is what counts: on
  * the M = 64 and 128 transformer shapes, dnnl_sgemm from B^T is 1.05-1.23x
  * dnnl_sgemm from B (per model), as fast as oneDNN's packed sgemm on the
  * same weights and its matmul primitive with the weights in the format it
@@ -122,6 +124,7 @@ typedef struct const_copy {
     const void *owner;
     float *data;
     size_t bytes;
+    bool seen; /* used once, from a scratch transpose; the copy comes with the next use */
     struct const_copy *next;
 } const_copy;
 
@@ -131,6 +134,8 @@ static const_range *ranges;
 static uint32_t nranges, capranges;
 static const_copy *copies[COPY_BUCKETS];
 static size_t copied_total; /* bytes of copies held */
+
+static void scratch_release_idle(void);
 
 static uint32_t copy_bucket(const float *p) { return (uint32_t)(((uintptr_t)p >> 6) * 0x9E3779B1u >> 24) % COPY_BUCKETS; }
 
@@ -187,6 +192,7 @@ void eir_sgemm_const_drop(const void *owner) {
     for (uint32_t i = 0; i < nranges; i++)
         if (ranges[i].owner != owner) ranges[w++] = ranges[i];
     nranges = w;
+    if (!nranges) scratch_release_idle();
     for (int b = 0; b < COPY_BUCKETS; b++)
         for (const_copy **pp = &copies[b]; *pp;) {
             const_copy *e = *pp;
@@ -291,36 +297,116 @@ static void release_pages(const char *lo, const char *hi) {
     if (b > a) (void)madvise((void *)a, b - a, MADV_DONTNEED);
 }
 
-/* The copy of Fortran operand A (op T: stored k x m, leading dimension lda) as op(A), made on
- * first use when A lies in a constant range; NULL: take the plain path. */
-static const float *const_a(int64_t m, int64_t k, const float *A, int64_t lda) {
+/* ---- scratch transposes for first uses ----
+ * A process that runs a program once would pay for copies it never reads again (GPT-2's LM head:
+ * 154 MB of fresh pages to fault in, clear and fill, more than the product itself). So the first
+ * product on a constant operand transposes it into a scratch buffer that is reused from one product
+ * to the next (warm in cache, its pages faulted in once) and runs the same dnnl_sgemm call on it as
+ * later products run on the copy, so the bits are the same; the second product makes the copy. At
+ * most SCRATCH_KEEP buffers are kept between products; all go once a copy is made (later first
+ * uses allocate again) or the last range is dropped. */
+enum { SCRATCH_KEEP = 4 };
+typedef struct {
+    float *p;
+    size_t cap; /* floats */
+    bool busy;
+} scratch_buf;
+static scratch_buf scratch_pool[SCRATCH_KEEP];
+
+/* Called with copy_mu held: the idle buffers freed. */
+static void scratch_release_idle(void) {
+    for (int i = 0; i < SCRATCH_KEEP; i++)
+        if (!scratch_pool[i].busy) {
+            free(scratch_pool[i].p);
+            scratch_pool[i] = (scratch_buf){0};
+        }
+}
+
+/* A buffer of at least n floats (64-byte aligned) for this thread's product, or NULL when out of
+ * memory; *slot: its place in the pool, -1 when it is the caller's to free. Called with copy_mu held. */
+static float *scratch_get(size_t n, int *slot) {
+    int pick = -1;
+    for (int i = 0; i < SCRATCH_KEEP; i++)
+        if (!scratch_pool[i].busy && (pick < 0 || scratch_pool[i].cap > scratch_pool[pick].cap)) pick = i;
+    *slot = pick;
+    if (pick < 0) return aligned_alloc(64, (n * sizeof(float) + 63) / 64 * 64);
+    scratch_buf *b = &scratch_pool[pick];
+    if (b->cap < n) {
+        /* a quarter more than asked: the column blocks of one product differ a little in width, and
+         * a buffer that grows at each of them would be fresh pages every time */
+        size_t want = n + n / 4;
+        free(b->p);
+        b->p = aligned_alloc(64, (want * sizeof(float) + 63) / 64 * 64);
+        b->cap = b->p ? want : 0;
+        if (!b->p) return NULL;
+    }
+    b->busy = true;
+    return b->p;
+}
+
+static void scratch_put(float *p, int slot) {
+    if (slot < 0) {
+        free(p);
+        return;
+    }
+    pthread_mutex_lock(&copy_mu);
+    scratch_pool[slot].busy = false;
+    pthread_mutex_unlock(&copy_mu);
+}
+
+/* The copy of Fortran operand A (op T: stored k x m, leading dimension lda) as op(A) when A lies in a
+ * constant range: the kept copy, made at A's second use; at the first, a scratch transpose (*slot
+ * says where to give it back, scratch_put). NULL: take the plain path. */
+static const float *const_a(int64_t m, int64_t k, const float *A, int64_t lda, bool *scratch, int *slot) {
     const char *lo = (const char *)A, *hi = lo + ((m - 1) * lda + k) * (int64_t)sizeof(float);
     const float *out = NULL;
+    float *tmp = NULL;
+    bool release = false;
+    *scratch = false;
     pthread_mutex_lock(&copy_mu);
     if (!nranges) goto done;
     uint32_t b = copy_bucket(A);
-    for (const_copy *e = copies[b]; e; e = e->next)
-        if (e->src == A && e->m == m && e->k == k && e->ld == lda) {
-            out = e->data;
-            goto done;
+    const_copy *e = NULL;
+    for (const_copy *c = copies[b]; c; c = c->next)
+        if (c->src == A && c->m == m && c->k == k && c->ld == lda) {
+            e = c;
+            break;
         }
+    if (e && !e->seen) {
+        out = e->data;
+        goto done;
+    }
     bool mapped = false;
     const void *owner = range_owner(lo, hi, &mapped);
     if (!owner) goto done;
-    const_copy *e = calloc(1, sizeof *e);
-    if (!e) goto done;
-    size_t bytes = (size_t)m * (size_t)k * sizeof(float);
-    *e = (const_copy){A, m, k, lda, owner, aligned_alloc(64, (bytes + 63) / 64 * 64), 0, copies[b]};
-    copies[b] = e;
+    size_t n = (size_t)m * (size_t)k;
+    if (!e) {
+        e = calloc(1, sizeof *e);
+        if (!e) goto done;
+        *e = (const_copy){A, m, k, lda, owner, NULL, 0, true, copies[b]};
+        copies[b] = e;
+        tmp = scratch_get(n, slot);
+        release = mapped;
+        goto done;
+    }
+    e->seen = false;
+    e->data = aligned_alloc(64, (n * sizeof(float) + 63) / 64 * 64);
     if (e->data) {
         transpose_copy(e->data, A, m, k, lda);
-        e->bytes = bytes;
-        copied_total += bytes;
+        e->bytes = n * sizeof(float);
+        copied_total += e->bytes;
         if (mapped) release_pages(lo, hi);
     }
+    scratch_release_idle();
     out = e->data;
 done:
     pthread_mutex_unlock(&copy_mu);
+    if (tmp) {
+        transpose_copy(tmp, A, m, k, lda);
+        if (release) release_pages(lo, hi); /* read again from the file for the copy */
+        *scratch = true;
+        return tmp;
+    }
     return out;
 }
 
@@ -357,12 +443,17 @@ void eir_sgemm(CBLAS_ORDER order, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int M,
         CBLAS_TRANSPOSE fta = row ? tb : ta;
         if (const_copies && fta == CblasTrans && M > 1 && N > 1) {
             int64_t m = row ? N : M, n = row ? M : N;
-            const float *FA = row ? B : A, *FB = row ? A : B, *At = const_a(m, K, FA, row ? ldb : lda);
+            bool scratch = false;
+            int slot = -1;
+            const float *FA = row ? B : A, *FB = row ? A : B,
+                        *At = const_a(m, K, FA, row ? ldb : lda, &scratch, &slot);
             /* the column-major product C = At op(FB), At m x K (leading dimension m), as dnnl_sgemm's
              * row-major C^T = op(FB)^T At^T */
-            if (At && dnnl_sgemm_p(trans_char(row ? ta : tb), 'N', n, m, K, alpha, FB, row ? lda : ldb, At, m, beta, C,
-                                   ldc) == 0)
-                return;
+            int rc = At ? dnnl_sgemm_p(trans_char(row ? ta : tb), 'N', n, m, K, alpha, FB, row ? lda : ldb, At, m, beta,
+                                       C, ldc)
+                        : -1;
+            if (scratch) scratch_put((float *)At, slot);
+            if (rc == 0) return;
         }
         /* dnnl_sgemm is row-major; a column-major C = op(A) op(B) is the row-major C^T = op(B)^T op(A)^T */
         int rc = order == CblasRowMajor

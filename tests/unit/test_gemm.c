@@ -3,13 +3,15 @@
  * leading dimensions wider than the matrix, alpha and beta, vectors (M = 1,
  * N = 1) and the model shapes' corner cases; the library it picks (oneDNN
  * when libdnnl.so.2 loads, OpenBLAS when EIR_GEMM=openblas); products whose
- * operands are declared constant (eir_sgemm_const_add: oneDNN packs the
- * right-hand operand, transposed, once), run twice, the second bit-identical
- * to the first; the bfloat16 GEMM (eir_gemm_bf16) where oneDNN has one. */
+ * operands are declared constant (eir_sgemm_const_add: with oneDNN the
+ * right-hand operand transposed into scratch at its first use, copied at its
+ * second), run twice, the second bit-identical to the first, also when more
+ * threads make first uses at once than the scratch buffers kept; the bfloat16 GEMM (eir_gemm_bf16) where oneDNN has one. */
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,7 +33,8 @@ static float frand(void) {
 /* element (i, j) of a rows x cols view stored in `order` with leading dimension ld */
 static size_t at(CBLAS_ORDER order, int i, int j, int ld) { return order == CblasRowMajor ? (size_t)i * ld + j : (size_t)j * ld + i; }
 
-static bool konst; /* gemm_case declares its operands constant and runs the product twice */
+static bool konst; /* gemm_case declares its operands constant and runs the product twice (with oneDNN:
+                      * from a scratch transpose, then from the copy the second use makes) */
 static int owner; /* their owner */
 
 /* One product checked against float64: every element within K ulps of the sum of |terms|. */
@@ -51,11 +54,11 @@ static int gemm_case(CBLAS_ORDER order, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, 
     if (konst) {
         CHECK(eir_sgemm_const_add(&owner, A, na * sizeof *A, false) == 0);
         CHECK(eir_sgemm_const_add(&owner, B, nb * sizeof *B, false) == 0);
-        eir_sgemm(order, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc); /* copies B once */
+        eir_sgemm(order, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc); /* B transposed in scratch */
         float *C1 = malloc(nc * sizeof *C);
         memcpy(C1, C, nc * sizeof *C);
         memcpy(C, C0, nc * sizeof *C);
-        eir_sgemm(order, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc); /* from the copy */
+        eir_sgemm(order, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc); /* copies B, runs from it */
         if (memcmp(C1, C, nc * sizeof *C)) bad++;
         free(C1);
     } else eir_sgemm(order, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -157,8 +160,9 @@ static long mapping_rss_kb(const void *p) {
     return rss;
 }
 
-/* The products again with constant operands: with oneDNN, a transposed right-hand operand copied once
- * (eir_sgemm_const_bytes counts the copies) and dropped with its owner. */
+/* The products again with constant operands: with oneDNN, a transposed right-hand operand read from a
+ * scratch transpose at its first use and copied at its second (eir_sgemm_const_bytes counts the
+ * copies), the same bits both times, the copy dropped with its owner. */
 static void test_constant_operands(void) {
     konst = true;
     test_products();
@@ -170,11 +174,15 @@ static void test_constant_operands(void) {
     size_t before = eir_sgemm_const_bytes();
     CHECK(eir_sgemm_const_add(&owner, B, sizeof(float) * N * K, false) == 0);
     eir_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.f, A, K, B, K, 0.f, C, N);
+    CHECK(eir_sgemm_const_bytes() == before); /* the first use keeps nothing */
+    /* the second use, with another alpha, copies */
+    eir_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 2.f, A, K, B, K, 0.f, C, N);
     size_t copied = eir_sgemm_const_bytes() - before;
     if (eir_sgemm_const_copies()) CHECK(copied == sizeof(float) * N * K);
     else CHECK(copied == 0);
-    /* another alpha reuses the copy; a constant left-hand operand is not copied */
-    eir_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 2.f, A, K, B, K, 0.f, C, N);
+    /* later ones reuse the copy; a constant left-hand operand is not copied */
+    eir_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 3.f, A, K, B, K, 0.f, C, N);
+    eir_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, M, K, 1.f, B, K, A, M, 0.f, C, M);
     eir_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, M, K, 1.f, B, K, A, M, 0.f, C, M);
     CHECK(eir_sgemm_const_bytes() - before == copied);
     /* runtimes on one program declare the same bytes and share the copy: it outlives the owner
@@ -197,9 +205,10 @@ static void test_constant_operands(void) {
     free(S1);
     free(S2);
 
-    /* B read from a private read-only file mapping, declared mapped: once copied, its whole pages are
-     * no longer resident (mincore), and the products from the copy and from the file's bytes mapped
-     * again give what the plain product gave */
+    /* B read from a private read-only file mapping, declared mapped: once read for the scratch
+     * transpose, and again once copied, its whole pages are no longer resident, and the products from
+     * the scratch, from the copy and from the file's bytes mapped again give what the plain product
+     * gave */
     char path[] = "/tmp/eir_test_gemm_XXXXXX";
     int fd = mkstemp(path);
     CHECK(fd >= 0);
@@ -215,11 +224,19 @@ static void test_constant_operands(void) {
         float *C0 = malloc(sizeof(float) * M * N), *C1 = malloc(sizeof(float) * M * N);
         eir_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.f, A, K, Bm, K, 0.f, C0, N); /* plain */
         CHECK(eir_sgemm_const_add(&owner, Bm, nb, true) == 0);
-        eir_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.f, A, K, Bm, K, 0.f, C1, N); /* copies */
+        size_t held = eir_sgemm_const_bytes();
+        eir_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.f, A, K, Bm, K, 0.f, C1, N); /* scratch */
+        CHECK(eir_sgemm_const_bytes() == held);
         long rss = mapping_rss_kb(Bm);
         if (eir_sgemm_const_copies()) CHECK(rss >= 0 && rss <= sysconf(_SC_PAGESIZE) / 1024); /* the last page is partial */
         else CHECK(rss >= (long)(nb / 1024) - 8);
         float *C2 = malloc(sizeof(float) * M * N);
+        eir_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.f, A, K, Bm, K, 0.f, C2, N); /* copies */
+        CHECK(memcmp(C1, C2, sizeof(float) * M * N) == 0);
+        if (eir_sgemm_const_copies()) CHECK(eir_sgemm_const_bytes() - held == nb);
+        rss = mapping_rss_kb(Bm);
+        if (eir_sgemm_const_copies()) CHECK(rss >= 0 && rss <= sysconf(_SC_PAGESIZE) / 1024);
+        memset(C2, 0, sizeof(float) * M * N);
         eir_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.f, A, K, Bm, K, 0.f, C2, N); /* the copy */
         CHECK(memcmp(C1, C2, sizeof(float) * M * N) == 0);
         eir_sgemm_const_drop(&owner);
@@ -236,7 +253,8 @@ static void test_constant_operands(void) {
     free(C);
 }
 
-/* The copies made by the AVX2 transpose and by the portable one give the same products bit for bit:
+/* The scratch transposes and the copies made by the AVX2 transpose and by the portable one give the
+ * same products bit for bit:
  * shapes with partial 8 x 8 blocks and partial tiles (16 rows by 256 columns), a leading dimension
  * past the row, and an operand of more than 2 MiB. */
 static void test_transposes(void) {
@@ -245,7 +263,9 @@ static void test_transposes(void) {
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         int M = shapes[s][0], N = shapes[s][1], K = shapes[s][2], ldb = K + shapes[s][3];
         float *A = malloc(sizeof(float) * M * K), *B = malloc(sizeof(float) * N * ldb);
-        float *C[2] = {malloc(sizeof(float) * M * N), malloc(sizeof(float) * M * N)}, *R = malloc(sizeof(float) * M * N);
+        float *C[4] = {malloc(sizeof(float) * M * N), malloc(sizeof(float) * M * N), malloc(sizeof(float) * M * N),
+                       malloc(sizeof(float) * M * N)},
+              *R = malloc(sizeof(float) * M * N);
         for (int i = 0; i < M * K; i++) A[i] = frand();
         for (int i = 0; i < N * ldb; i++) B[i] = frand();
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.f, A, K, B, ldb, 0.f, R, N);
@@ -253,24 +273,89 @@ static void test_transposes(void) {
             eir_sgemm_transpose_portable(v == 1);
             size_t before = eir_sgemm_const_bytes();
             CHECK(eir_sgemm_const_add(&owner, B, sizeof(float) * N * ldb, false) == 0);
-            eir_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.f, A, K, B, ldb, 0.f, C[v], N);
+            eir_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.f, A, K, B, ldb, 0.f, C[v], N); /* scratch */
+            eir_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.f, A, K, B, ldb, 0.f, C[2 + v], N); /* copy */
             if (eir_sgemm_const_copies()) CHECK(eir_sgemm_const_bytes() - before == sizeof(float) * N * K);
             eir_sgemm_const_drop(&owner);
         }
         eir_sgemm_transpose_portable(false);
-        if (memcmp(C[0], C[1], sizeof(float) * M * N)) {
-            fprintf(stderr, "transposes differ: M=%d N=%d K=%d ldb=%d\n", M, N, K, ldb);
-            CHECK(0);
-        }
+        for (int v = 1; v < 4; v++)
+            if (memcmp(C[0], C[v], sizeof(float) * M * N)) {
+                fprintf(stderr, "transposes differ (%d): M=%d N=%d K=%d ldb=%d\n", v, M, N, K, ldb);
+                CHECK(0);
+            }
         int far = 0;
         for (int i = 0; i < M * N; i++) far += !(fabsf(C[0][i] - R[i]) <= 1e-4f * (1.f + fabsf(R[i])));
         CHECK(far == 0);
         free(A);
         free(B);
-        free(C[0]);
-        free(C[1]);
+        for (int v = 0; v < 4; v++) free(C[v]);
         free(R);
     }
+}
+
+/* First uses on several threads at once, more of them than the scratch buffers kept between
+ * products, each on its own constant operand of its own size: each thread's products from scratch
+ * and then from the copy give the same bits as a product of the same operands made on this thread
+ * after the others finished (from the copy). */
+enum { FIRST_THREADS = 6, FIRST_M = 24, FIRST_K = 80 };
+typedef struct {
+    const float *A, *B;
+    int N;
+    float *C[2];
+} first_use;
+
+static void *first_use_run(void *arg) {
+    first_use *f = arg;
+    for (int r = 0; r < 2; r++)
+        eir_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, FIRST_M, f->N, FIRST_K, 1.f, f->A, FIRST_K, f->B, FIRST_K, 0.f,
+                  f->C[r], f->N);
+    return NULL;
+}
+
+static void test_first_uses_at_once(void) {
+    first_use f[FIRST_THREADS];
+    pthread_t th[FIRST_THREADS];
+    float *A = malloc(sizeof(float) * FIRST_M * FIRST_K);
+    for (int i = 0; i < FIRST_M * FIRST_K; i++) A[i] = frand();
+    for (int t = 0; t < FIRST_THREADS; t++) {
+        int N = 96 + 40 * t;
+        float *B = malloc(sizeof(float) * N * FIRST_K);
+        for (int i = 0; i < N * FIRST_K; i++) B[i] = frand();
+        f[t] = (first_use){A, B, N, {malloc(sizeof(float) * FIRST_M * N), malloc(sizeof(float) * FIRST_M * N)}};
+        CHECK(eir_sgemm_const_add(&owner, B, sizeof(float) * N * FIRST_K, false) == 0);
+    }
+    size_t before = eir_sgemm_const_bytes(), want = 0;
+    int started = 0;
+    for (int t = 0; t < FIRST_THREADS; t++) started += pthread_create(&th[t], NULL, first_use_run, &f[t]) == 0;
+    CHECK(started == FIRST_THREADS);
+    for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
+    for (int t = 0; t < FIRST_THREADS; t++) {
+        int N = f[t].N;
+        want += sizeof(float) * N * FIRST_K;
+        float *R = malloc(sizeof(float) * FIRST_M * N);
+        eir_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, FIRST_M, N, FIRST_K, 1.f, A, FIRST_K, f[t].B, FIRST_K, 0.f, R, N);
+        CHECK(memcmp(R, f[t].C[0], sizeof(float) * FIRST_M * N) == 0);
+        CHECK(memcmp(R, f[t].C[1], sizeof(float) * FIRST_M * N) == 0);
+        int far = 0;
+        for (int i = 0; i < FIRST_M; i++)
+            for (int j = 0; j < N; j++) {
+                double s = 0;
+                for (int k = 0; k < FIRST_K; k++) s += (double)A[i * FIRST_K + k] * f[t].B[j * FIRST_K + k];
+                far += !(fabs(R[i * N + j] - s) <= 1e-4 * (1 + fabs(s)));
+            }
+        CHECK(far == 0);
+        free(R);
+    }
+    if (eir_sgemm_const_copies()) CHECK(eir_sgemm_const_bytes() - before == want);
+    eir_sgemm_const_drop(&owner);
+    CHECK(eir_sgemm_const_bytes() == before);
+    for (int t = 0; t < FIRST_THREADS; t++) {
+        free((void *)f[t].B);
+        free(f[t].C[0]);
+        free(f[t].C[1]);
+    }
+    free(A);
 }
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -292,6 +377,7 @@ static int child_run(const char *want, const char *lib_prefix) {
         test_special_values();
         test_constant_operands();
         test_transposes();
+        test_first_uses_at_once();
         const char *pk = getenv("EIR_GEMM_PACK"); /* copies with oneDNN unless EIR_GEMM_PACK=0 */
         bool copies = strncmp(lib_prefix, "OpenBLAS", 8) != 0 && !(pk && !strcmp(pk, "0"));
         if (eir_sgemm_const_copies() != copies) _exit(3);
@@ -371,6 +457,7 @@ int main(void) {
     test_special_values();
     test_constant_operands();
     test_transposes();
+    test_first_uses_at_once();
     printf("sgemm library: %s%s\n", eir_sgemm_library(), eir_sgemm_const_copies() ? ", constant operands copied" : "");
     return check_summary("test_gemm");
 }
