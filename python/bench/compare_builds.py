@@ -22,6 +22,12 @@ medians: on a machine shared with other jobs the CPU time of a one-thread run
 moves much less than its wall time. --no-decomp skips the run_decompositions()
 variants. --dtype bfloat16 (or float16) casts each model and its floating
 inputs to that dtype before export.
+
+--startup measures start-up instead: per round a fresh process each of base eir,
+new eir and torch eager (bench.fresh_with_rss, as `make bench` measures the first
+result: from the spawn to the end of the first run, with the process's peak RSS),
+in an order shuffled per round; the harness and the processes pinned to one CPU.
+Both builds' outputs of that first run are checked against torch's.
 """
 from __future__ import annotations
 
@@ -102,6 +108,58 @@ def measure(name, decomp, args, log):
         shutil.rmtree(work, ignore_errors=True)
 
 
+def measure_startup(name, decomp, args, log):
+    work = tempfile.mkdtemp(prefix=f"eir-cmp-{name}-")
+    try:
+        prep = bench.prepare(name, work, decomp, False, ("torch",), log)
+        first = {k: [] for k in ("base", "new", "torch")}
+        rss = {k: [] for k in first}
+        for k in ("base", "new"):
+            out = os.path.join(work, "out_" + k)
+            os.makedirs(out, exist_ok=True)
+            bench.fresh_with_rss("eir", prep, 1, getattr(args, k), out=out)
+            got = [bench.np.load(os.path.join(out, f"out{i}.npy")) for i in range(len(prep["want"]))]
+            ok, msg = bench.check_outputs(got, prep["want"], deep=True, dtype=prep["dtype"])
+            if not ok:
+                raise bench.BenchError(f"{k} build: WRONG OUTPUT: {msg}")
+        for rnd in range(args.runs):
+            for k in bench.rotated(list(first), rnd):
+                t, r = bench.fresh_with_rss("torch" if k == "torch" else "eir", prep, 1, getattr(args, k, None))
+                first[k].append(t)
+                rss[k].append(r)
+        med = {k: statistics.median(v) for k, v in first.items()}
+        med.update({k + "_rss": statistics.median(v) for k, v in rss.items()})
+        log(f"[{name}{'.decomp' if decomp else ''}] " + ", ".join(f"{k} {med[k] * 1e3:.1f} ms" for k in first))
+        return med
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def report_startup(rows, args):
+    begin, end = _markers(args)
+    out = [begin, "",
+           f"Measured by `python3 python/bench/compare_builds.py --startup --base {args.base} --runs {args.runs}` "
+           f"(before: {args.base_label}) on {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC: "
+           f"medians of {args.runs} rounds, each a fresh process of every contender (the order shuffled per "
+           "round, seeded), from the spawn to the end of the first run (load + first run; torch: python with "
+           "`import torch`, `torch.export.load`, the module's first call), and the process's peak RSS; one "
+           "thread, pinned to one CPU. Both builds' outputs were checked against torch's first.", ""]
+    if args.note:
+        out += [f"**{args.note}**", ""]
+    out += ["| model | eir before | eir after | speed-up | torch eager | torch / before | torch / after "
+            "| RSS before | RSS after | RSS torch |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for name, med in rows:
+        if isinstance(med, str):
+            out.append(f"| {name} | failed: {med} | | | | | | | | |")
+            continue
+        b, n, t = med["base"], med["new"], med["torch"]
+        out.append(f"| {name} | {bench._ms(b)} | {bench._ms(n)} | {b / n:.2f}x | {bench._ms(t)} | {t / b:.1f}x | "
+                   f"{t / n:.1f}x | {med['base_rss']:.0f} MiB | {med['new_rss']:.0f} MiB | {med['torch_rss']:.0f} MiB |")
+    out += ["", end]
+    return "\n".join(out)
+
+
 def report(rows, args):
     begin, end = _markers(args)
     out = [begin, "",
@@ -151,23 +209,27 @@ def main():
     ap.add_argument("--cpu", action="store_true", help="also report each run's CPU time (medians)")
     ap.add_argument("--no-decomp", action="store_true", help="skip the run_decompositions() variants")
     ap.add_argument("--dtype", help="cast each model and its floating inputs to this torch dtype first (bfloat16, float16)")
+    ap.add_argument("--startup", action="store_true",
+                    help="time fresh processes to their first result (and peak RSS) instead of warm runs")
     ap.add_argument("--section", help="write between <!-- compare_builds SECTION --> markers instead")
     ap.add_argument("--out", help="write the table into this markdown file, between its markers")
     args = ap.parse_args()
     args.base_label = args.base_label or args.base
     log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
+    if args.startup and hasattr(os, "sched_setaffinity") and len(os.sched_getaffinity(0)) > 1:
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[-1]})
     rows = []
     for name in args.models.split(","):
         for decomp in (False,) if args.no_decomp else (False, True):
             label = name + (".decomp" if decomp else "")
             t0 = time.time()
             try:
-                rows.append((label, measure(name, decomp, args, log)))
+                rows.append((label, (measure_startup if args.startup else measure)(name, decomp, args, log)))
             except Exception as e:  # noqa: BLE001
                 rows.append((label, bench._short(e) if not isinstance(e, bench.BenchError) else str(e)))
                 log(f"[{label}] FAILED: {rows[-1][1]}")
             log(f"[{label}] {time.time() - t0:.0f}s")
-    text = report(rows, args)
+    text = (report_startup if args.startup else report)(rows, args)
     print(text)
     if args.out:
         doc = open(args.out).read() if os.path.exists(args.out) else ""

@@ -304,7 +304,10 @@ static void release_pages(const char *lo, const char *hi) {
  * to the next (warm in cache, its pages faulted in once) and runs the same dnnl_sgemm call on it as
  * later products run on the copy, so the bits are the same; the second product makes the copy. At
  * most SCRATCH_KEEP buffers are kept between products; all go once a copy is made (later first
- * uses allocate again) or the last range is dropped. */
+ * uses allocate again) or the last range is dropped. A mapped operand keeps its pages after a
+ * scratch transpose: giving them back cost the GPT-2 decoder's and the Llama block's first runs 3-6%
+ * (madvise and the later copy mapping them again), for a resident set that only looked smaller (the
+ * file's pages stay in the page cache either way); the copy gives them back. */
 enum { SCRATCH_KEEP = 4 };
 typedef struct {
     float *p;
@@ -361,7 +364,6 @@ static const float *const_a(int64_t m, int64_t k, const float *A, int64_t lda, b
     const char *lo = (const char *)A, *hi = lo + ((m - 1) * lda + k) * (int64_t)sizeof(float);
     const float *out = NULL;
     float *tmp = NULL;
-    bool release = false;
     *scratch = false;
     pthread_mutex_lock(&copy_mu);
     if (!nranges) goto done;
@@ -386,7 +388,6 @@ static const float *const_a(int64_t m, int64_t k, const float *A, int64_t lda, b
         *e = (const_copy){A, m, k, lda, owner, NULL, 0, true, copies[b]};
         copies[b] = e;
         tmp = scratch_get(n, slot);
-        release = mapped;
         goto done;
     }
     e->seen = false;
@@ -403,7 +404,6 @@ done:
     pthread_mutex_unlock(&copy_mu);
     if (tmp) {
         transpose_copy(tmp, A, m, k, lda);
-        if (release) release_pages(lo, hi); /* read again from the file for the copy */
         *scratch = true;
         return tmp;
     }

@@ -44,8 +44,8 @@ const char *eir_sgemm_library(void);
  * eir_sgemm_const_drop(owner), which forgets owner's ranges. A copy is
  * shared by every owner that declared its source (runtimes on one program)
  * and freed with the last of them. mapped: the range lies in a read-only private file mapping (an
- * archive eir mapped): once an operand in it is transposed (scratch or
- * copy), the pages wholly inside that operand are given back to the kernel (madvise MADV_DONTNEED),
+ * archive eir mapped): once an operand in it is copied, the pages wholly
+ * inside that operand are given back to the kernel (madvise MADV_DONTNEED),
  * so the copy takes their place in memory instead of adding to it; a later
  * read of them maps the file's bytes again. Returns 0, or -1 when out of
  * memory (nothing declared). Both do nothing where this is off (OpenBLAS,
