@@ -10,7 +10,8 @@ run_decompositions(); both builds' run_bench (--serve) load the same .pt2 and
 inputs, their outputs are checked against torch's (bench.check_outputs, deep
 tolerance) and then the three contenders (base eir, new eir, torch eager under
 inference_mode) are timed round-robin, one run each per round in an order shuffled per
-round (bench.rotated, seeded), one thread each.
+round (bench.rotated, seeded), one thread each (--threads T: T each, with 50 ms of idleness
+before each timed run, as bench.py does on more than one thread).
 The medians and ratios go to stdout as a markdown table and, with --out, into
 the file between the markers <!-- compare_builds --> ... <!-- /compare_builds -->
 (with --section TAG: <!-- compare_builds TAG --> ... <!-- /compare_builds TAG -->).
@@ -74,9 +75,9 @@ def measure(name, decomp, args, log):
         import torch
         dtype = getattr(torch, args.dtype) if args.dtype else None
         prep = bench.prepare(name, work, decomp, False, ("torch",), log, dtype=dtype)
-        runners["base"] = bench.Eir(prep, 1, args.base)
-        runners["new"] = bench.Eir(prep, 1, args.new)
-        runners["torch"] = bench.TorchEager(prep, 1)
+        runners["base"] = bench.Eir(prep, args.threads, args.base)
+        runners["new"] = bench.Eir(prep, args.threads, args.new)
+        runners["torch"] = bench.TorchEager(prep, args.threads)
         checks = {}
         for k in ("base", "new"):
             runners[k].run()
@@ -93,6 +94,8 @@ def measure(name, decomp, args, log):
         for rnd in range(args.runs):
             for k in bench.rotated(list(runners), rnd):
                 r = runners[k]
+                if args.threads > 1:
+                    time.sleep(0.05)
                 c0 = _cpu_s(r) if args.cpu else 0
                 times[k].append(r.run())
                 if args.cpu:
@@ -164,11 +167,13 @@ def report(rows, args):
     begin, end = _markers(args)
     out = [begin, "",
            f"Measured by `python3 python/bench/compare_builds.py --base {args.base} --runs {args.runs}"
+           f"{' --threads ' + str(args.threads) if args.threads != 1 else ''}"
            f"{' --dtype ' + args.dtype if args.dtype else ''}` "
            f"(before: {args.base_label}) on "
            f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC: median of {args.runs} rounds after "
-           f"{args.warmup} warm-up runs, the three contenders alternating round-robin on the same inputs (the order shuffled per round, seeded), one thread "
-           "each. Both builds' outputs were checked against torch's first.", ""]
+           f"{args.warmup} warm-up runs, the three contenders alternating round-robin on the same inputs (the order shuffled per round, seeded), "
+           f"{'one thread' if args.threads == 1 else f'{args.threads} threads'} each"
+           f"{' (50 ms of idleness before each timed run)' if args.threads > 1 else ''}. Both builds' outputs were checked against torch's first.", ""]
     if args.note:
         out += [f"**{args.note}**", ""]
     head = "| model | eir before | eir after | speed-up | torch eager | before / torch | after / torch |"
@@ -209,6 +214,7 @@ def main():
     ap.add_argument("--cpu", action="store_true", help="also report each run's CPU time (medians)")
     ap.add_argument("--no-decomp", action="store_true", help="skip the run_decompositions() variants")
     ap.add_argument("--dtype", help="cast each model and its floating inputs to this torch dtype first (bfloat16, float16)")
+    ap.add_argument("--threads", type=int, default=1, help="threads of every contender (not with --startup)")
     ap.add_argument("--startup", action="store_true",
                     help="time fresh processes to their first result (and peak RSS) instead of warm runs")
     ap.add_argument("--section", help="write between <!-- compare_builds SECTION --> markers instead")

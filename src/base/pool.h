@@ -53,6 +53,10 @@ int eir_pool_chunks(const eir_pool *pool, int64_t n, int64_t grain);
 
 void eir_parallel_for(eir_pool *pool, int64_t n, int64_t grain, eir_pool_fn fn, void *ctx);
 
+/* eir_parallel_for of n coarse items of like work (grain 1): up to 4 items a thread, each item a
+ * chunk of its own, so that no chunk holds twice another's work. */
+void eir_parallel_items(eir_pool *pool, int64_t n, eir_pool_fn fn, void *ctx);
+
 /* The pool installed on this thread (NULL outside a run, and on workers). */
 eir_pool *eir_pool_current(void);
 /* Install pool on this thread; returns the one installed before, which

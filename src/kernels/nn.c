@@ -257,7 +257,7 @@ static bool gemm_split(CBLAS_ORDER ord, CBLAS_TRANSPOSE TA, CBLAS_TRANSPOSE TB, 
     int64_t nb = gemm_nblocks(M, N, K, &bycol);
     if (nb < 2) return false;
     gemm_job j = {ord, TA, TB, M, N, K, lda, ldb, ldc, nb, bycol, alpha, beta, A, B, C, eir_elsize(ct), epi, c0, false, false};
-    eir_parallel_for(eir_pool_current(), nb, 1, gemm_blocks, &j);
+    eir_parallel_items(eir_pool_current(), nb, gemm_blocks, &j);
     return true;
 }
 
@@ -271,7 +271,7 @@ static bool gemm_bf16_blocks(bool ta, bool tb, int64_t M, int64_t N, int64_t K, 
     if (nb < 2) return eir_gemm_bf16(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     gemm_job j = {CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, M, N, K, lda, ldb, ldc, nb,
                   bycol, alpha, beta, (const char *)A, (const char *)B, (char *)C, sizeof(float), NULL, 0, true, false};
-    eir_parallel_for(eir_pool_current(), nb, 1, gemm_blocks, &j);
+    eir_parallel_items(eir_pool_current(), nb, gemm_blocks, &j);
     return !j.failed;
 }
 

@@ -48,11 +48,16 @@ static void visit_fn(void *ctx, int64_t b, int64_t e) {
     pthread_mutex_unlock(&v->mu);
 }
 
+/* grain < 0: eir_parallel_items (grain 1, each item its own chunk up to 4 items a thread) */
 static void loop_once(eir_pool *pool, int64_t n, int64_t grain, int threads) {
     visit *v = calloc(1, sizeof *v);
     pthread_mutex_init(&v->mu, NULL);
-    int want = eir_pool_chunks(pool, n, grain);
-    eir_parallel_for(pool, n, grain, visit_fn, v);
+    bool items = grain < 0;
+    int most = threads > 1 ? 4 * threads : 1; /* up to 4 chunks a thread */
+    int want = eir_pool_chunks(pool, n, items ? 1 : grain);
+    if (items && want == most && n > most && n <= 4 * most) want = (int)n;
+    if (items) eir_parallel_items(pool, n, visit_fn, v);
+    else eir_parallel_for(pool, n, grain, visit_fn, v);
     bool once = true;
     for (int64_t i = 0; i < n; i++) once &= v->count[i] == 1;
     CHECK(once);
@@ -60,8 +65,8 @@ static void loop_once(eir_pool *pool, int64_t n, int64_t grain, int threads) {
         CHECK(v->nchunks == 0);
     } else {
         int64_t c = (n + (grain > 0 ? grain : 1) - 1) / (grain > 0 ? grain : 1);
-        int most = threads > 1 ? 4 * threads : 1; /* up to 4 chunks a thread */
-        CHECK(want == (c < most ? (int)c : most));
+        if (items) CHECK(want == (c <= 4 * most && threads > 1 ? (int)c : c < most ? (int)c : most));
+        else CHECK(want == (c < most ? (int)c : most));
         CHECK(v->nchunks == want);
         /* static chunks: chunk k is [n k / c, n (k + 1) / c); chunk 0 runs on the caller */
         for (int k = 0; k < v->nchunks; k++) {
@@ -115,6 +120,10 @@ static void test_pool_basics(void) {
         static const int64_t grains[] = {0, 1, 2, 7, 1000, 100000};
         for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
             for (size_t g = 0; g < sizeof grains / sizeof grains[0]; g++) loop_once(pool, ns[i], grains[g], t);
+        /* coarse items: one chunk each up to 4 a thread (12 of them at 2 threads: 12 chunks, not 8
+         * of 1 and 2 items), then 4 chunks a thread again */
+        static const int64_t items[] = {0, 1, 7, 8, 9, 12, 31, 32, 33, 40, 64, 65, 100};
+        for (size_t i = 0; i < sizeof items / sizeof items[0]; i++) loop_once(pool, items[i], -1, t);
         /* nested loops run inline */
         nest n = {pool, 0, 0, 0};
         eir_parallel_for(pool, 8, 1, outer_fn, &n);
