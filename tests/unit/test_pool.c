@@ -55,7 +55,7 @@ static void loop_once(eir_pool *pool, int64_t n, int64_t grain, int threads) {
     bool items = grain < 0;
     int most = threads > 1 ? 4 * threads : 1; /* up to 4 chunks a thread */
     int want = eir_pool_chunks(pool, n, items ? 1 : grain);
-    if (items && want == most && n > most && n <= 4 * most) want = (int)n;
+    if (items && pool && want == most && n > most && n <= 4 * most) want = (int)n;
     if (items) eir_parallel_items(pool, n, visit_fn, v);
     else eir_parallel_for(pool, n, grain, visit_fn, v);
     bool once = true;
@@ -65,7 +65,7 @@ static void loop_once(eir_pool *pool, int64_t n, int64_t grain, int threads) {
         CHECK(v->nchunks == 0);
     } else {
         int64_t c = (n + (grain > 0 ? grain : 1) - 1) / (grain > 0 ? grain : 1);
-        if (items) CHECK(want == (c <= 4 * most && threads > 1 ? (int)c : c < most ? (int)c : most));
+        if (items && pool) CHECK(want == (c <= 4 * most ? (int)c : c < most ? (int)c : most));
         else CHECK(want == (c < most ? (int)c : most));
         CHECK(v->nchunks == want);
         /* static chunks: chunk k is [n k / c, n (k + 1) / c); chunk 0 runs on the caller */
@@ -111,6 +111,8 @@ static void test_pool_basics(void) {
     /* no pool: inline */
     loop_once(NULL, 100, 1, 1);
     loop_once(NULL, 0, 1, 1);
+    loop_once(NULL, 3, -1, 1);
+    loop_once(NULL, 12, -1, 1);
     CHECK(eir_cpu_count() >= 1);
     for (int t = 2; t <= 4; t++) {
         eir_pool *pool = eir_pool_create(t);
