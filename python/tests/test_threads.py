@@ -108,3 +108,38 @@ def test_python_binding_threads(tmp_path):
     with pytest.raises(eirpy.EirError, match="threads: -1 is not a thread count"):
         p.set_threads(-1)
     p.close()
+
+
+class Heads(torch.nn.Module):
+    """Attention written out as matmuls (as a Llama block's is), a baddbmm and a batched product
+    with a broadcast right-hand side: batches of small products, which the pool runs one matrix
+    per item on more than one thread."""
+
+    def forward(self, q, k, v, bias, w):
+        s = torch.matmul(q, k.transpose(-1, -2)) * 0.125
+        o = torch.matmul(torch.softmax(s, dim=-1), v)
+        b = torch.baddbmm(bias, q.flatten(0, 1), k.flatten(0, 1).transpose(1, 2), beta=0.5, alpha=2.0)
+        return o, b, torch.matmul(v, w)
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["nonstrict", "strict"])
+def test_batched_matmuls_on_threads(eir, tmp_path, strict):
+    g = torch.Generator().manual_seed(4)
+    args = (torch.randn(2, 16, 64, 32, generator=g), torch.randn(2, 16, 64, 32, generator=g),
+            torch.randn(2, 16, 64, 32, generator=g), torch.randn(32, 64, 64, generator=g),
+            torch.randn(32, 48, generator=g))
+    path = str(tmp_path / "heads.pt2")
+    torch.export.save(torch.export.export(Heads(), args, strict=strict), path)
+    with torch.no_grad():
+        want = [to_npy(t) for t in Heads()(*args)]
+    rtol, atol = tolerance(torch.float32)
+    got = {}
+    for t in (1, 2, 3):
+        out = str(tmp_path / f"o{t}")
+        _run(eir, path, args, out, t)
+        got[t] = [np.load(os.path.join(out, f"output_{i}.npy")) for i in range(3)]
+        for i in range(3):
+            np.testing.assert_allclose(got[t][i], want[i], rtol=rtol, atol=atol, err_msg=f"{t} threads, output {i}")
+    for t in (2, 3):
+        for i in range(3):
+            assert got[t][i].tobytes() == got[1][i].tobytes(), f"output {i}: {t} threads differ from one"

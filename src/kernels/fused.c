@@ -381,7 +381,7 @@ static int k_linear_packed(const eir_karg *a, uint32_t na, eir_tview *out, uint3
             for (int64_t i = 0; i < N; i++) io.C[r * N + i] = bias ? bias[i] : 0.0f;
     } else {
         panel_job j = {io.xc.data, w->data, bias, io.C, M, N, K, W};
-        eir_parallel_for(eir_pool_current(), (N + W - 1) / W, 1, panel_blocks, &j);
+        eir_parallel_items(eir_pool_current(), (N + W - 1) / W, panel_blocks, &j); /* as gemm_split's blocks */
     }
     linear_end(y, M, N, &e, &io, true);
     eir_kfree(bbuf);

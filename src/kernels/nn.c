@@ -393,6 +393,63 @@ static eir_tview mat_at(const eir_tview *t, const int64_t *bidx) { /* the 2-d ma
 /* C = alpha A B + beta bias over batch dims. A (.., M, K), B (.., K, N),
  * bias (NULL or broadcast to C's shape) and C all have C's rank, batch dims
  * already broadcast to C's. beta == 0 ignores bias (as torch). */
+/* ---- a batch of real matrices in BLAS layouts, on the pool ----
+ * Attention written out as matmuls (a Llama block's 32 heads of 64 x 64 by 64 x 64) is many
+ * small products, each too small for gemm_split: on two threads they ran on one. When every
+ * matrix of the batch can go to BLAS as it lies (the same strides for all: checked on the
+ * first), the matrices are the pool's items, each the same call it is on one thread (a large
+ * one still cut into gemm_split's blocks, run inline inside the item), so the bits do not
+ * depend on the thread count. At least BATCH_PAR_FLOPS in all, and C's matrices apart from each
+ * other (batch_apart). */
+enum { BATCH_PAR_FLOPS = 1 << 20 };
+
+typedef struct batch_job {
+    const eir_tview *A, *B, *C, *bias; /* bias NULL: none */
+    int32_t r;
+    int64_t M, N, K, lda, ldb, ldc;
+    bool ta, tb, tc;
+    eir_dtype ct;
+    double alpha, beta;
+} batch_job;
+
+static void batch_matrices(void *vctx, int64_t b0, int64_t b1) {
+    const batch_job *j = vctx;
+    for (int64_t b = b0; b < b1; b++) {
+        int64_t bidx[EIR_MAX_RANK] = {0}, rest = b;
+        for (int32_t d = j->r - 3; d >= 0; d--) {
+            bidx[d] = rest % j->C->sizes[d];
+            rest /= j->C->sizes[d];
+        }
+        eir_tview a = mat_at(j->A, bidx), bm = mat_at(j->B, bidx), c = mat_at(j->C, bidx);
+        double bb = 0;
+        if (j->bias) {
+            eir_tview bi = mat_at(j->bias, bidx);
+            copy_view(&c, &bi);
+            bb = j->beta;
+        }
+        blas_gemm(j->ct, j->tc, j->ta, j->tb, j->M, j->N, j->K, j->alpha, a.data, j->lda, bm.data, j->ldb, bb, c.data,
+                  j->ldc);
+    }
+}
+
+/* No two batch indices of C (rank r, matrices M x N) reach the same element: its batch dims,
+ * innermost stride first, each step past everything inside it. */
+static bool batch_apart(const eir_tview *C, int32_t r, int64_t M, int64_t N) {
+    int64_t inner = (M - 1) * llabs(C->strides[r - 2]) + (N - 1) * llabs(C->strides[r - 1]) + 1;
+    bool used[EIR_MAX_RANK] = {false};
+    for (int32_t k = 0; k < r - 2; k++) {
+        int32_t pick = -1;
+        for (int32_t d = 0; d < r - 2; d++)
+            if (!used[d] && (pick < 0 || llabs(C->strides[d]) < llabs(C->strides[pick]))) pick = d;
+        used[pick] = true;
+        if (C->sizes[pick] <= 1) continue;
+        int64_t s = llabs(C->strides[pick]);
+        if (s < inner) return false;
+        inner += s * (C->sizes[pick] - 1);
+    }
+    return true;
+}
+
 static int gemm_views(eir_kctx *ctx, const eir_tview *A0, const eir_tview *B0, const eir_tview *bias0, const eir_tview *C0,
                       double alpha, double beta, int64_t ialpha, int64_t ibeta) {
     eir_dtype dt = C0->dtype, ct = ctype_of(dt);
@@ -428,6 +485,18 @@ static int gemm_views(eir_kctx *ctx, const eir_tview *A0, const eir_tview *B0, c
     void *sa = NULL, *sb = NULL, *sc = NULL;
     int rc = 0;
     int64_t bidx[EIR_MAX_RANK] = {0};
+    eir_pool *pool = eir_pool_current();
+    if (nb > 1 && pool && dt == ct && (ct == EIR_F32 || ct == EIR_F64) && K > 0 &&
+        2.0 * (double)nb * (double)M * (double)N * (double)K >= BATCH_PAR_FLOPS) {
+        eir_tview a = mat_at(&A, bidx), bm = mat_at(&B, bidx), c = mat_at(&C, bidx);
+        batch_job j = {&A, &B, &C, bias0 ? &bias : NULL, r, M, N, K, 0, 0, 0, false, false, false, ct, alpha, beta};
+        if (blas_lay(M, K, a.strides[0], a.strides[1], &j.ta, &j.lda) &&
+            blas_lay(K, N, bm.strides[0], bm.strides[1], &j.tb, &j.ldb) &&
+            blas_lay(M, N, c.strides[0], c.strides[1], &j.tc, &j.ldc) && batch_apart(&C, r, M, N)) {
+            eir_parallel_items(pool, nb, batch_matrices, &j);
+            return 0;
+        }
+    }
     for (int64_t b = 0; b < nb; b++) {
         eir_tview a = mat_at(&A, bidx), bm = mat_at(&B, bidx), c = mat_at(&C, bidx), bi;
         if (bias0) bi = mat_at(&bias, bidx);
@@ -1565,7 +1634,8 @@ static int sdpa_impl(eir_kctx *ctx, const eir_tview *q, const eir_tview *k, cons
     if (dropout > 0) sdpa_heads(&j, 0, nb);
     else {
         double per = 2.0 * (double)L * (double)S * (double)(E + Ev) + 20.0 * (double)L * (double)S;
-        eir_parallel_for(eir_pool_current(), nb, per >= (1 << 16) ? 1 : (int64_t)((1 << 16) / (per + 1)), sdpa_heads, &j);
+        if (per >= (1 << 16)) eir_parallel_items(eir_pool_current(), nb, sdpa_heads, &j); /* a head an item */
+        else eir_parallel_for(eir_pool_current(), nb, (int64_t)((1 << 16) / (per + 1)), sdpa_heads, &j);
     }
     if (j.oom) return eir_kerr(ctx, "out of memory");
     return 0;
