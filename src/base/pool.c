@@ -277,7 +277,8 @@ void eir_parallel_for(eir_pool *p, int64_t n, int64_t grain, eir_pool_fn fn, voi
  * chunks: 1, 2, 1, 2, ... blocks; the two threads of a linear layer ended with 5 and 7 of them,
  * the caller idle for two blocks' time). Up to CHUNKS_PER_THREAD items a chunk, each item is a
  * chunk of its own. Not for fine items: kernels that set something up per call (a weight tile
- * packed, a row's borders) ran ResNet-18 7% slower with one chunk per row. */
+ * packed, a row's borders) would pay for it per chunk (every loop cut this way measured
+ * ResNet-18 7-9% slower on two threads in two runs, within this machine's noise; not pursued). */
 void eir_parallel_items(eir_pool *p, int64_t n, eir_pool_fn fn, void *ctx) {
     if (n <= 0) return;
     int chunks = eir_pool_chunks(p, n, 1);

@@ -390,9 +390,6 @@ static eir_tview mat_at(const eir_tview *t, const int64_t *bidx) { /* the 2-d ma
     return v;
 }
 
-/* C = alpha A B + beta bias over batch dims. A (.., M, K), B (.., K, N),
- * bias (NULL or broadcast to C's shape) and C all have C's rank, batch dims
- * already broadcast to C's. beta == 0 ignores bias (as torch). */
 /* ---- a batch of real matrices in BLAS layouts, on the pool ----
  * Attention written out as matmuls (a Llama block's 32 heads of 64 x 64 by 64 x 64) is many
  * small products, each too small for gemm_split: on two threads they ran on one. When every
@@ -450,6 +447,9 @@ static bool batch_apart(const eir_tview *C, int32_t r, int64_t M, int64_t N) {
     return true;
 }
 
+/* C = alpha A B + beta bias over batch dims. A (.., M, K), B (.., K, N),
+ * bias (NULL or broadcast to C's shape) and C all have C's rank, batch dims
+ * already broadcast to C's. beta == 0 ignores bias (as torch). */
 static int gemm_views(eir_kctx *ctx, const eir_tview *A0, const eir_tview *B0, const eir_tview *bias0, const eir_tview *C0,
                       double alpha, double beta, int64_t ialpha, int64_t ibeta) {
     eir_dtype dt = C0->dtype, ct = ctype_of(dt);
