@@ -8,7 +8,9 @@
  * set to use, and OpenBLAS's cblas_sgemm otherwise. The environment variable
  * EIR_GEMM=openblas or EIR_GEMM=dnnl picks one (dnnl when it cannot be
  * loaded: OpenBLAS); it is read once, at the first product. Builds with
- * AddressSanitizer or ThreadSanitizer use OpenBLAS unless EIR_GEMM=dnnl. */
+ * AddressSanitizer or ThreadSanitizer use OpenBLAS unless EIR_GEMM=dnnl.
+ * Linear layers of at most 64 rows do not come here where wgemm.h's kernel
+ * runs (an Intel CPU with AVX-512): it reads their weights as stored. */
 #ifndef EIR_KERNELS_GEMM_H
 #define EIR_KERNELS_GEMM_H
 

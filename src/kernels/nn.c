@@ -21,6 +21,7 @@
 #include "dnnl_conv.h"
 #include "fast.h"
 #include "gemm.h"
+#include "wgemm.h"
 #include "fused.h"
 #include "kutil.h"
 #include "recurrent.h"
@@ -545,6 +546,14 @@ static int gemm_views(eir_kctx *ctx, const eir_tview *A0, const eir_tview *B0, c
             if (bias0) {
                 copy_view(&cv, &bi);
                 bb = beta;
+            }
+            /* X W^T with W a row-major weight (a linear layer without bias, as run_decompositions()
+             * writes it: mm(x, permute(w))): where wgemm.c runs, from the weight as stored */
+            if (ct == EIR_F32 && eir_kernels_fast && !bias0 && alpha == 1 && !tc && !ta && tb && M > EIR_GEMV_MAX_M && M <= EIR_WGEMM_MAX_M &&
+                eir_wgemm_enabled() &&
+                eir_wgemm_f32(M, N, K, pa, lda, pb, ldb, NULL, 0, pc, ldc) == 0) {
+                if (!direct) copy_view(&c, &cv);
+                goto next_matrix;
             }
             blas_gemm(ct, tc, ta, tb, M, N, K, alpha, pa, lda, pb, ldb, bb, pc, ldc);
             if (!direct) copy_view(&c, &cv);

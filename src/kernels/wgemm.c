@@ -1,0 +1,363 @@
+/* wgemm.c — C = X W^T (+ bias) for a linear layer of few rows, reading the weight W (N x K) as it
+ * is stored.
+ *
+ * The weight is the large operand (GPT-2's LM head: 50257 x 768, 154 MB) and X the small one (the
+ * tokens: 64 x 768 in the benchmarks). X is packed once per product, transposed into chunks of 64
+ * rows (xt[k][0..63], the rows past M zero), and the kernel walks W six rows at a time: for each
+ * k it broadcasts W[n][k] of its six rows and multiplies them into the chunk's 64 values of column
+ * k, 24 AVX-512 accumulators (6 rows x 4 vectors of 16). W is read once, row by row, where it lies
+ * (a mapped archive's pages included): no transposed copy, no packing of the weight, so a first run
+ * reads nothing a later run does not. Each row is prefetched 1 KiB ahead, and near a tile's end the
+ * next tile's rows (without it the LM head read its weight at 3.3 GB/s from memory, against the
+ * 11 GB/s one core reads). Past K = 512 a group of 8 tiles runs k-block by k-block, the accumulators
+ * kept between blocks. A weight packed in panels (eir_cpu::linear_packed: W^T in column panels) is
+ * read the same way, a tile's six columns side by side. Each element of C is the chain of FMAs over
+ * k in order, then the bias: the bits do not depend on the layout, on how the tiles are shared
+ * among threads, or on how M and K are cut.
+ *
+ * Measured on an Intel Xeon with AVX-512 (224 GFLOP/s float32 FMA a core): docs/GEMM.md, "Linear
+ * layers of few rows from the weight as stored". */
+#include "wgemm.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/pool.h"
+#include "kutil.h"
+
+enum {
+    WG_R = 6,          /* rows of W (columns of C) a tile */
+    WG_MC = 64,        /* rows of X a chunk: 4 vectors of 16 */
+    WG_BLOCK = 1 << 19, /* bytes of packed X a tile's rows are run against before the next tile */
+    WG_AHEAD = 256,     /* prefetch distance in k: 1 KiB of each row in flight */
+    WG_AHEAD_P = 16,    /* the same for panels (a line a k) */
+    WG_KB = 512,        /* k-block when K is larger (the packed X of a chunk's k-block: 128 KiB) */
+    WG_GROUP = 8        /* tiles run against one k-block before the next */
+};
+
+static pthread_once_t wg_once = PTHREAD_ONCE_INIT;
+static bool wg_default; /* the environment's choice, or the CPU's */
+static bool wg_cpu_ok;  /* AVX-512F */
+static int wg_mode = -1; /* eir_wgemm_set: -1 the default, 0 off, 1 on */
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define WGEMM_AVX512 1
+
+static void wg_read(void) {
+    __builtin_cpu_init();
+    wg_cpu_ok = __builtin_cpu_supports("avx512f");
+    const char *e = getenv("EIR_WGEMM");
+    if (e && e[0] == '0' && !e[1]) wg_default = false;
+    else if (e && e[0] == '1' && !e[1]) wg_default = true;
+    else wg_default = __builtin_cpu_is("intel");
+}
+
+/* The tile: a<r><j> = sum over k of w[r][k] * xt[k][16 j .. 16 j + 15] for the J vectors of the
+ * chunk; out[r] gets row r's sums (those past 16 J unset). pf: the next tile's rows, prefetched a
+ * line a row every 16 k, or NULL. Spelled out accumulator by accumulator (J a constant in each
+ * instance) so that all 24 stay in registers. */
+#define WG_ROW(r)                                                                                                   \
+    do {                                                                                                            \
+        __m512 b = _mm512_set1_ps(w##r[k * SK]);                                                                    \
+        a##r##0 = _mm512_fmadd_ps(x0, b, a##r##0);                                                                  \
+        if (J > 1) a##r##1 = _mm512_fmadd_ps(x1, b, a##r##1);                                                       \
+        if (J > 2) a##r##2 = _mm512_fmadd_ps(x2, b, a##r##2);                                                       \
+        if (J > 3) a##r##3 = _mm512_fmadd_ps(x3, b, a##r##3);                                                       \
+    } while (0)
+#define WG_OUT(r)                                                                                                   \
+    do {                                                                                                            \
+        _mm512_storeu_ps(&out[r][0], a##r##0);                                                                      \
+        if (J > 1) _mm512_storeu_ps(&out[r][16], a##r##1);                                                          \
+        if (J > 2) _mm512_storeu_ps(&out[r][32], a##r##2);                                                          \
+        if (J > 3) _mm512_storeu_ps(&out[r][48], a##r##3);                                                          \
+    } while (0)
+#define WG_ACC(r)                                                                                                   \
+    __m512 a##r##0 = in ? _mm512_loadu_ps(&in[r][0]) : z, a##r##1 = in && J > 1 ? _mm512_loadu_ps(&in[r][16]) : z,  \
+           a##r##2 = in && J > 2 ? _mm512_loadu_ps(&in[r][32]) : z, a##r##3 = in && J > 3 ? _mm512_loadu_ps(&in[r][48]) : z
+#define WG_TILE(JJ, P, NAME)                                                                                        \
+    __attribute__((target("avx512f"))) static void NAME(const float *xt, int64_t K, const float *const *w, int64_t sk, \
+                                                        const float *const *pf, const float (*in)[WG_MC],          \
+                                                        float out[WG_R][WG_MC]) {                                   \
+        enum { J = JJ };                                                                                            \
+        const int64_t SK = P ? sk : 1;                                                                              \
+        const __m512 z = _mm512_setzero_ps();                                                                       \
+        WG_ACC(0); WG_ACC(1); WG_ACC(2); WG_ACC(3); WG_ACC(4); WG_ACC(5);                                           \
+        const float *w0 = w[0], *w1 = w[1], *w2 = w[2], *w3 = w[3], *w4 = w[4], *w5 = w[5];                         \
+        for (int64_t k = 0; k < K; k++) {                                                                           \
+            if (P) { /* the six rows side by side: one line a k, WG_AHEAD_P k ahead */                              \
+                int64_t kk = k + WG_AHEAD_P;                                                                        \
+                if (kk < K) _mm_prefetch((const char *)(w0 + kk * SK), _MM_HINT_T0);                                \
+                else if (pf && kk - K < K) _mm_prefetch((const char *)(pf[0] + (kk - K) * SK), _MM_HINT_T0);        \
+            } else if ((k & 15) == 0) { /* a line of each row every 16 k, WG_AHEAD k ahead */                       \
+                int64_t kk = k + WG_AHEAD;                                                                          \
+                if (kk < K)                                                                                         \
+                    for (int r = 0; r < WG_R; r++) _mm_prefetch((const char *)(w[r] + kk), _MM_HINT_T0);           \
+                else if (pf && kk - K < K)                                                                          \
+                    for (int r = 0; r < WG_R; r++) _mm_prefetch((const char *)(pf[r] + (kk - K)), _MM_HINT_T0);    \
+            }                                                                                                       \
+            const float *xk = xt + k * WG_MC;                                                                       \
+            __m512 x0 = _mm512_loadu_ps(xk), x1 = J > 1 ? _mm512_loadu_ps(xk + 16) : z,                             \
+                   x2 = J > 2 ? _mm512_loadu_ps(xk + 32) : z, x3 = J > 3 ? _mm512_loadu_ps(xk + 48) : z;            \
+            WG_ROW(0); WG_ROW(1); WG_ROW(2); WG_ROW(3); WG_ROW(4); WG_ROW(5);                                       \
+        }                                                                                                           \
+        WG_OUT(0); WG_OUT(1); WG_OUT(2); WG_OUT(3); WG_OUT(4); WG_OUT(5);                                           \
+    }
+WG_TILE(1, 0, wg_tile1)
+WG_TILE(2, 0, wg_tile2)
+WG_TILE(3, 0, wg_tile3)
+WG_TILE(4, 0, wg_tile4)
+WG_TILE(1, 1, wg_ptile1)
+WG_TILE(2, 1, wg_ptile2)
+WG_TILE(3, 1, wg_ptile3)
+WG_TILE(4, 1, wg_ptile4)
+#undef WG_TILE
+#undef WG_ACC
+#undef WG_OUT
+#undef WG_ROW
+
+typedef struct wg_job {
+    int64_t M, N, K, ldw, ldc, bstride, tiles, items, chunks_per_block;
+    int64_t pw, tpp; /* panels: their width and tiles a panel (pw 0: W's rows as stored) */
+    const float *xt, *W, *bias;
+    float *C;
+} wg_job;
+
+/* The columns of C tile t covers: [*n0, *n0 + return value); 0 for a tile past the last panel's. */
+static int64_t wg_cols(const wg_job *j, int64_t t, int64_t *n0) {
+    int64_t end = j->N;
+    if (j->pw) {
+        int64_t p = t / j->tpp;
+        *n0 = p * j->pw + (t % j->tpp) * WG_R;
+        if ((p + 1) * j->pw < end) end = (p + 1) * j->pw;
+    } else
+        *n0 = t * WG_R;
+    return end - *n0 < WG_R ? (end - *n0 > 0 ? end - *n0 : 0) : WG_R;
+}
+
+/* The weight of tile t's rows (past its last column: the last again) from column k0: rows as stored,
+ * or a panel's six columns side by side (k pw apart). */
+static void wg_rows(const wg_job *j, int64_t t, int64_t k0, const float **w) {
+    int64_t n0, nr = wg_cols(j, t, &n0);
+    if (nr < 1) nr = 1;
+    for (int r = 0; r < WG_R; r++) {
+        int64_t n = n0 + (r < nr ? r : nr - 1);
+        if (j->pw) {
+            int64_t p = n / j->pw;
+            w[r] = j->W + (p * j->K + k0) * j->pw + (n - p * j->pw);
+        } else
+            w[r] = j->W + n * j->ldw + k0;
+    }
+}
+
+static void wg_run(const wg_job *j, const float *xt, int64_t K, const float *const *w, const float *const *pf,
+                   int64_t mc, const float (*in)[WG_MC], float out[WG_R][WG_MC]) {
+    int64_t sk = j->pw;
+    if (j->pw) switch ((mc + 15) / 16) {
+        case 1: wg_ptile1(xt, K, w, sk, pf, in, out); break;
+        case 2: wg_ptile2(xt, K, w, sk, pf, in, out); break;
+        case 3: wg_ptile3(xt, K, w, sk, pf, in, out); break;
+        default: wg_ptile4(xt, K, w, sk, pf, in, out); break;
+        }
+    else switch ((mc + 15) / 16) {
+        case 1: wg_tile1(xt, K, w, 1, pf, in, out); break;
+        case 2: wg_tile2(xt, K, w, 1, pf, in, out); break;
+        case 3: wg_tile3(xt, K, w, 1, pf, in, out); break;
+        default: wg_tile4(xt, K, w, 1, pf, in, out); break;
+        }
+}
+
+/* the 8 x 8 block at src (rows 64 apart) transposed into t (rows of 8) */
+__attribute__((target("avx2"))) static inline void wg_t8(float t[8][8], const float *src) {
+    __m256 r0 = _mm256_loadu_ps(src), r1 = _mm256_loadu_ps(src + WG_MC), r2 = _mm256_loadu_ps(src + 2 * WG_MC),
+           r3 = _mm256_loadu_ps(src + 3 * WG_MC), r4 = _mm256_loadu_ps(src + 4 * WG_MC),
+           r5 = _mm256_loadu_ps(src + 5 * WG_MC), r6 = _mm256_loadu_ps(src + 6 * WG_MC),
+           r7 = _mm256_loadu_ps(src + 7 * WG_MC);
+    __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1), t2 = _mm256_unpacklo_ps(r2, r3),
+           t3 = _mm256_unpackhi_ps(r2, r3), t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5),
+           t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+    __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE),
+           s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE),
+           s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE),
+           s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+    _mm256_storeu_ps(t[0], _mm256_permute2f128_ps(s0, s4, 0x20));
+    _mm256_storeu_ps(t[1], _mm256_permute2f128_ps(s1, s5, 0x20));
+    _mm256_storeu_ps(t[2], _mm256_permute2f128_ps(s2, s6, 0x20));
+    _mm256_storeu_ps(t[3], _mm256_permute2f128_ps(s3, s7, 0x20));
+    _mm256_storeu_ps(t[4], _mm256_permute2f128_ps(s0, s4, 0x31));
+    _mm256_storeu_ps(t[5], _mm256_permute2f128_ps(s1, s5, 0x31));
+    _mm256_storeu_ps(t[6], _mm256_permute2f128_ps(s2, s6, 0x31));
+    _mm256_storeu_ps(t[7], _mm256_permute2f128_ps(s3, s7, 0x31));
+}
+
+/* Tile t's sums for chunk c (out[r][m]: C's row m0 + m, column n0 + r; rows 6 and 7 of out are
+ * padding) into C, the bias added: 8 x 8 blocks of out transposed, then each row of C receives its
+ * nr values with one masked store. */
+__attribute__((target("avx512f,avx512vl"))) static void wg_store(const wg_job *j, int64_t t, int64_t c,
+                                                                  const float (*out)[WG_MC]) {
+    int64_t n0, nr = wg_cols(j, t, &n0);
+    int64_t m0 = c * WG_MC, mc = j->M - m0 < WG_MC ? j->M - m0 : WG_MC;
+    if (nr < 1) return;
+    __mmask8 k = (__mmask8)((1u << nr) - 1);
+    float bv[8] = {0};
+    if (j->bias)
+        for (int64_t r = 0; r < nr; r++) bv[r] = j->bias[(n0 + r) * j->bstride];
+    __m256 b = _mm256_loadu_ps(bv);
+    float tb[8][8] __attribute__((aligned(32)));
+    for (int64_t m = 0; m < mc; m += 8) {
+        wg_t8(tb, &out[0][m]);
+        int64_t e = mc - m < 8 ? mc - m : 8;
+        for (int64_t q = 0; q < e; q++) {
+            __m256 v = _mm256_loadu_ps(tb[q]);
+            if (j->bias) v = _mm256_add_ps(v, b);
+            _mm256_mask_storeu_ps(j->C + (m0 + m + q) * j->ldc + n0, k, v);
+        }
+    }
+}
+
+/* Tiles [t0, t1) of the item range. Per block of X chunks, per group of WG_GROUP tiles, per block of
+ * WG_KB columns of k: each chunk's k-block of packed X (32 KiB, in L1) against the group's tiles,
+ * their accumulators kept in acc between k-blocks (exact floats: the chain of FMAs goes on). */
+static void wg_items(void *ctx, int64_t i0, int64_t i1) {
+    const wg_job *j = ctx;
+    int64_t t0 = j->tiles * i0 / j->items, t1 = j->tiles * i1 / j->items;
+    int64_t nchunks = (j->M + WG_MC - 1) / WG_MC, cpb = j->chunks_per_block;
+    float out[8][WG_MC] __attribute__((aligned(64))); /* rows 6 and 7: wg_store's padding */
+    memset(out[WG_R], 0, sizeof out - sizeof out[0] * WG_R);
+    float (*acc)[WG_R][WG_MC] = NULL;
+    bool kblocks = j->K > WG_KB;
+    void *abuf = NULL;
+    if (kblocks && !(abuf = eir_kalloc(sizeof *acc * (size_t)(WG_GROUP * cpb) + 64))) kblocks = false;
+    if (abuf) acc = (float(*)[WG_R][WG_MC])(((uintptr_t)abuf + 63) & ~(uintptr_t)63);
+    const float *w[WG_R], *pf[WG_R];
+    for (int64_t c0 = 0; c0 < nchunks; c0 += cpb) {
+        int64_t c1 = c0 + cpb < nchunks ? c0 + cpb : nchunks;
+        if (!kblocks) {
+            for (int64_t t = t0; t < t1; t++) {
+                int64_t n0;
+                if (wg_cols(j, t, &n0) < 1) continue; /* past the last panel's columns */
+                wg_rows(j, t, 0, w);
+                if (t + 1 < t1) wg_rows(j, t + 1, 0, pf);
+                for (int64_t c = c0; c < c1; c++) {
+                    wg_run(j, j->xt + c * j->K * WG_MC, j->K, w, t + 1 < t1 && c == c0 ? pf : NULL, j->M - c * WG_MC, NULL,
+                           out);
+                    wg_store(j, t, c, (const float(*)[WG_MC])out);
+                }
+            }
+            continue;
+        }
+        for (int64_t g0 = t0; g0 < t1; g0 += WG_GROUP) {
+            int64_t g1 = g0 + WG_GROUP < t1 ? g0 + WG_GROUP : t1;
+            for (int64_t k0 = 0; k0 < j->K; k0 += WG_KB) {
+                int64_t kn = j->K - k0 < WG_KB ? j->K - k0 : WG_KB;
+                bool first = k0 == 0, last = k0 + kn == j->K;
+                for (int64_t c = c0; c < c1; c++) {
+                    const float *xt = j->xt + (c * j->K + k0) * WG_MC;
+                    for (int64_t t = g0; t < g1; t++) {
+                        int64_t n0;
+                        if (wg_cols(j, t, &n0) < 1) continue;
+                        wg_rows(j, t, k0, w);
+                        /* the next tile's segment of these columns; past the group's last tile, the
+                         * next group's first (its first k-block is at least as long as this one) */
+                        bool next = c == c0 && (t + 1 < g1 || (last && t + 1 < t1));
+                        if (next) wg_rows(j, t + 1, t + 1 < g1 ? k0 : 0, pf);
+                        float(*a)[WG_MC] = acc[(t - g0) * cpb + (c - c0)];
+                        wg_run(j, xt, kn, w, next ? pf : NULL, j->M - c * WG_MC, first ? NULL : (const float(*)[WG_MC])a,
+                               last ? out : a);
+                        if (last) wg_store(j, t, c, (const float(*)[WG_MC])out);
+                    }
+                }
+            }
+        }
+    }
+    eir_kfree(abuf);
+}
+
+typedef struct wg_pack_job {
+    const float *X;
+    int64_t ldx, M, K;
+    float *xt;
+} wg_pack_job;
+
+/* X^T by chunks of 64 rows (the rows past M zero), columns [64 b0, 64 b1) of k, in 64 x 64 tiles:
+ * row-contiguous reads, writes within 16 KiB */
+static void wg_pack(void *ctx, int64_t b0, int64_t b1) {
+    const wg_pack_job *p = ctx;
+    int64_t nchunks = (p->M + WG_MC - 1) / WG_MC;
+    for (int64_t c = 0; c < nchunks; c++) {
+        int64_t m0 = c * WG_MC, mc = p->M - m0 < WG_MC ? p->M - m0 : WG_MC;
+        float *dst = p->xt + c * p->K * WG_MC;
+        for (int64_t k0 = 64 * b0; k0 < 64 * b1 && k0 < p->K; k0 += 64) {
+            int64_t k1 = k0 + 64 < p->K ? k0 + 64 : p->K;
+            for (int64_t m = 0; m < mc; m++) {
+                const float *src = p->X + (m0 + m) * p->ldx;
+                for (int64_t k = k0; k < k1; k++) dst[k * WG_MC + m] = src[k];
+            }
+            for (int64_t m = mc; m < WG_MC; m++)
+                for (int64_t k = k0; k < k1; k++) dst[k * WG_MC + m] = 0.0f;
+        }
+    }
+}
+
+static int wgemm(int64_t M, int64_t N, int64_t K, const float *X, int64_t ldx, const float *W, int64_t ldw, int64_t pw,
+                 const float *bias, int64_t bstride, float *C, int64_t ldc) {
+    pthread_once(&wg_once, wg_read);
+    if (!wg_cpu_ok) return -1;
+    if (M <= 0 || N <= 0) return 0;
+    if (K <= 0) {
+        for (int64_t m = 0; m < M; m++)
+            for (int64_t n = 0; n < N; n++) C[m * ldc + n] = bias ? bias[n * bstride] : 0.0f;
+        return 0;
+    }
+    int64_t nchunks = (M + WG_MC - 1) / WG_MC;
+    size_t bytes = (size_t)nchunks * (size_t)K * WG_MC * sizeof(float);
+    /* eir_kalloc: the thread's cached scratch, so a run like the last takes nothing from the heap */
+    void *xbuf = eir_kalloc(bytes + 64);
+    if (!xbuf) return -1;
+    float *xt = (float *)(((uintptr_t)xbuf + 63) & ~(uintptr_t)63);
+    eir_pool *pool = eir_pool_current();
+    wg_pack_job pk = {X, ldx, M, K, xt};
+    eir_parallel_for(pool, (K + 63) / 64, 4, wg_pack, &pk);
+    int64_t tpp = pw ? (pw + WG_R - 1) / WG_R : 0;
+    int64_t tiles = pw ? (N + pw - 1) / pw * tpp : (N + WG_R - 1) / WG_R, items = 8 * (int64_t)eir_pool_threads(pool);
+    if (items > tiles) items = tiles;
+    int64_t per_block = (int64_t)(WG_BLOCK / ((size_t)(K < WG_KB ? K : WG_KB) * WG_MC * sizeof(float)));
+    wg_job j = {M, N, K, ldw, ldc, bstride, tiles, items, per_block > 0 ? per_block : 1, pw, tpp, xt, W, bias, C};
+    eir_parallel_items(pool, items, wg_items, &j);
+    eir_kfree(xbuf);
+    return 0;
+}
+
+int eir_wgemm_f32(int64_t M, int64_t N, int64_t K, const float *X, int64_t ldx, const float *W, int64_t ldw,
+                  const float *bias, int64_t bstride, float *C, int64_t ldc) {
+    return wgemm(M, N, K, X, ldx, W, ldw, 0, bias, bstride, C, ldc);
+}
+
+int eir_wgemm_f32_panels(int64_t M, int64_t N, int64_t K, const float *X, int64_t ldx, const float *B, int64_t pw,
+                         const float *bias, int64_t bstride, float *C, int64_t ldc) {
+    if (pw < 1) return -1;
+    return wgemm(M, N, K, X, ldx, B, 0, pw, bias, bstride, C, ldc);
+}
+
+#else /* no AVX-512 intrinsics: never on */
+
+static void wg_read(void) {}
+
+int eir_wgemm_f32(int64_t M, int64_t N, int64_t K, const float *X, int64_t ldx, const float *W, int64_t ldw,
+                  const float *bias, int64_t bstride, float *C, int64_t ldc) {
+    return -1;
+}
+
+int eir_wgemm_f32_panels(int64_t M, int64_t N, int64_t K, const float *X, int64_t ldx, const float *B, int64_t pw,
+                         const float *bias, int64_t bstride, float *C, int64_t ldc) {
+    return -1;
+}
+#endif
+
+bool eir_wgemm_enabled(void) {
+    pthread_once(&wg_once, wg_read);
+    return wg_cpu_ok && (wg_mode < 0 ? wg_default : wg_mode == 1);
+}
+
+void eir_wgemm_set(int mode) { wg_mode = mode < 0 ? -1 : mode ? 1 : 0; }

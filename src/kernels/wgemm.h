@@ -1,0 +1,42 @@
+/* wgemm.h — a linear layer's product read from its weight as stored (wgemm.c). Internal to
+ * src/kernels/.
+ *
+ * eir_wgemm_f32 computes C = X W^T (+ bias) in float32 for X (M x K, rows ldx apart), W (N x K,
+ * rows ldw apart, elements contiguous) and C (M x N, rows ldc apart), on the pool of the run in
+ * progress. Every element of C is one chain of fused multiply-adds over k = 0 .. K-1 in order,
+ * then the bias added: the result does not depend on the thread count, on how the work is cut,
+ * or on whether the program ran before. It reads W where it lies, with no copy (a mapped archive's
+ * pages included), so a first run costs what a later one does.
+ *
+ * It needs AVX-512F. eir_wgemm_enabled() says whether kernels should call it: by default on an
+ * Intel CPU with AVX-512F, where it was measured faster than oneDNN's sgemm on the benchmark
+ * models' linear layers (docs/GEMM.md, "Linear layers of few rows from the weight as stored"); off
+ * elsewhere. EIR_WGEMM=1 turns it on wherever AVX-512F is there, EIR_WGEMM=0 off; read once. */
+#ifndef EIR_KERNELS_WGEMM_H
+#define EIR_KERNELS_WGEMM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+bool eir_wgemm_enabled(void);
+
+/* Kernels call it for products of at most this many rows of X (and more than EIR_GEMV_MAX_M, the
+ * matrix-vector kernel's): with more, oneDNN's packed sgemm was faster (the BERT encoder's 128). */
+enum { EIR_WGEMM_MAX_M = 64 };
+
+/* Tests: 1 on (where the CPU has AVX-512F), 0 off, -1 back to the default (the environment, the
+ * CPU). Not thread-safe against products running. */
+void eir_wgemm_set(int mode);
+
+/* bias: N values bstride apart, or NULL. Returns 0, or -1 when out of memory or the CPU lacks
+ * AVX-512F (C untouched then: the caller takes another path). */
+int eir_wgemm_f32(int64_t M, int64_t N, int64_t K, const float *X, int64_t ldx, const float *W, int64_t ldw,
+                  const float *bias, int64_t bstride, float *C, int64_t ldc);
+
+/* The same product from a weight packed in panels (eir_cpu::linear_packed): B is (P, K, pw),
+ * panel p holding columns [p pw, p pw + pw) of W^T (K x N), the last panel's columns past N unused.
+ * The same values summed in the same order: the bits of eir_wgemm_f32 on W. */
+int eir_wgemm_f32_panels(int64_t M, int64_t N, int64_t K, const float *X, int64_t ldx, const float *B, int64_t pw,
+                         const float *bias, int64_t bstride, float *C, int64_t ldc);
+
+#endif
