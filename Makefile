@@ -324,9 +324,9 @@ bench: $(B)/run_bench
 # The float32 GEMM / convolution libraries compared on the models' shapes
 # (docs/GEMM.md). Not part of `make` or `make test`: it links oneDNN and XNNPACK
 # (libdnnl-dev, libxnnpack-dev) and loads OpenBLAS / BLIS variants with dlopen.
-$(B)/gemm_bench: tools/bench/gemm_bench.c
+$(B)/gemm_bench: tools/bench/gemm_bench.c $(B)/libeir_internal.a
 	@mkdir -p $(B)
-	$(CC) $(CFLAGS) $(call warn,$(CC)) -std=c11 $< -ldnnl -lXNNPACK -lpthreadpool -ldl -lm -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(call warn,$(CC)) -std=c11 $< $(B)/libeir_internal.a -ldnnl -lXNNPACK -lpthreadpool -lminizip -lz -lopenblas -lpthread -ldl -lm -o $@
 gemm-bench: $(B)/gemm_bench
 .PHONY: gemm-bench
 

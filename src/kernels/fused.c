@@ -309,9 +309,9 @@ static int k_linear(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no,
         linear_end(y, M, N, &e, &io, true);
         return 0;
     }
-    /* more rows, where wgemm.c runs (an Intel CPU with AVX-512): the product read from the weight
-     * as stored, without a transposed copy */
-    if (eir_kernels_fast && M <= EIR_WGEMM_MAX_M && w->strides[1] == 1 && eir_wgemm_enabled() &&
+    /* 48 to 64 rows, where wgemm.c runs (an Intel CPU with AVX-512): the product read from the
+     * weight as stored, without a transposed copy */
+    if (eir_kernels_fast && w->strides[1] == 1 && eir_wgemm_takes(M, K) &&
         eir_wgemm_f32(M, N, K, io.xc.data, K, w->data, w->strides[0], b ? b->data : NULL, b ? b->strides[0] : 0, io.C,
                       N) == 0) {
         linear_end(y, M, N, &e, &io, true);
@@ -388,7 +388,7 @@ static int k_linear_packed(const eir_karg *a, uint32_t na, eir_tview *out, uint3
     if (K == 0) {
         for (int64_t r = 0; r < M; r++)
             for (int64_t i = 0; i < N; i++) io.C[r * N + i] = bias ? bias[i] : 0.0f;
-    } else if (eir_kernels_fast && M <= EIR_WGEMM_MAX_M && eir_wgemm_enabled() &&
+    } else if (eir_kernels_fast && eir_wgemm_takes(M, K) &&
                eir_wgemm_f32_panels(M, N, K, io.xc.data, K, w->data, W, bias, 1, io.C, N) == 0) {
         /* where wgemm.c runs: the bits of eir_cpu::linear on the weight as stored */
     } else {

@@ -549,8 +549,8 @@ static int gemm_views(eir_kctx *ctx, const eir_tview *A0, const eir_tview *B0, c
             }
             /* X W^T with W a row-major weight (a linear layer without bias, as run_decompositions()
              * writes it: mm(x, permute(w))): where wgemm.c runs, from the weight as stored */
-            if (ct == EIR_F32 && eir_kernels_fast && !bias0 && alpha == 1 && !tc && !ta && tb && M > EIR_GEMV_MAX_M && M <= EIR_WGEMM_MAX_M &&
-                eir_wgemm_enabled() &&
+            if (ct == EIR_F32 && eir_kernels_fast && !bias0 && alpha == 1 && !tc && !ta && tb &&
+                eir_wgemm_takes(M, K) &&
                 eir_wgemm_f32(M, N, K, pa, lda, pb, ldb, NULL, 0, pc, ldc) == 0) {
                 if (!direct) copy_view(&c, &cv);
                 goto next_matrix;

@@ -20,9 +20,14 @@
 
 bool eir_wgemm_enabled(void);
 
-/* Kernels call it for products of at most this many rows of X (and more than EIR_GEMV_MAX_M, the
- * matrix-vector kernel's): with more, oneDNN's packed sgemm was faster (the BERT encoder's 128). */
-enum { EIR_WGEMM_MAX_M = 64 };
+/* Whether a kernel should hand it a product of M rows over K: where it is on, for 48 to 64 rows
+ * (one chunk of 3 or 4 vectors; fewer rows keep too few accumulators busy, and with more oneDNN's
+ * packed sgemm was faster: the BERT encoder's 128) and K of at least 256 (below, its per-tile work
+ * outweighs the products). Measurements: docs/GEMM.md. */
+enum { EIR_WGEMM_MIN_M = 48, EIR_WGEMM_MAX_M = 64, EIR_WGEMM_MIN_K = 256 };
+static inline bool eir_wgemm_takes(int64_t M, int64_t K) {
+    return M >= EIR_WGEMM_MIN_M && M <= EIR_WGEMM_MAX_M && K >= EIR_WGEMM_MIN_K && eir_wgemm_enabled();
+}
 
 /* Tests: 1 on (where the CPU has AVX-512F), 0 off, -1 back to the default (the environment, the
  * CPU). Not thread-safe against products running. */

@@ -3,8 +3,8 @@
  * (it links oneDNN and XNNPACK, optional Debian packages).
  *
  *   gemm_bench peak
- *       this core's float32 FMA throughput (12 independent AVX2 FMA chains)
- *       and its clock (a chain of dependent 1-cycle integer adds), thread CPU
+ *       this core's float32 FMA throughput (12 independent AVX2 FMA chains,
+ *       and 512-bit ones where the CPU has AVX-512F) and its clock (a chain of dependent 1-cycle integer adds), thread CPU
  *       time, so time slices lost to other jobs do not count
  *   gemm_bench gemm [--threads T] [--reps R] [--set resnet18|mobilenet_v2|bert|gpt2|llama|all] [--epi 1] LIB...
  *       sgemm on the GEMMs of the benchmark models, the libraries taking turns
@@ -30,7 +30,8 @@
  * connected operator: C^T = B^T A^T as an NHWC 1x1 convolution computes it),
  * and with the weight prepared once, outside the timing: dnnl-mm (oneDNN's
  * matmul primitive, weights in the format it picks), dnnl-pack (oneDNN 2.x's
- * internal sgemm_pack / sgemm_compute, B packed), dnnl-bt (dnnl_sgemm on a
+ * internal sgemm_pack / sgemm_compute, B packed), wgemm (eir's kernel for
+ * linear layers of few rows, src/kernels/wgemm.c, B as stored), dnnl-bt (dnnl_sgemm on a
  * B^T copy). NAME-blk runs NAME in the blocks eir's thread pool cuts a large
  * product into (src/kernels/nn.c, gemm_split), each prepared on its own.
  * OPENBLAS_CORETYPE and the like are read from the environment as usual;
@@ -38,7 +39,9 @@
  * library alone, so two OpenBLAS core types can take turns in one process.
  * --threads sets OPENBLAS_NUM_THREADS, BLIS_NUM_THREADS and OMP_NUM_THREADS
  * and runs the program again, so every library starts with that count. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <dlfcn.h>
 #include <math.h>
 #include <stdbool.h>
@@ -52,6 +55,7 @@
 #include <oneapi/dnnl/dnnl.h>
 #include <pthreadpool.h>
 #include <xnnpack.h>
+#include "kernels/wgemm.h"
 
 
 static double now_s(void) {
@@ -101,9 +105,33 @@ static void frand(float *p, size_t n, uint64_t seed) {
 
 /* ---------------------------------------------------------------- peak */
 
+/* 12 independent chains of 512-bit FMAs, n rounds: thread CPU seconds */
+__attribute__((target("avx512f"))) static double fma512_s(long n) {
+    double t0 = cpu_s();
+    __asm__ volatile("vxorps %%zmm0,%%zmm0,%%zmm0\n\tvxorps %%zmm1,%%zmm1,%%zmm1\n\tvxorps %%zmm2,%%zmm2,%%zmm2\n\t"
+                     "vxorps %%zmm3,%%zmm3,%%zmm3\n\tvxorps %%zmm4,%%zmm4,%%zmm4\n\tvxorps %%zmm5,%%zmm5,%%zmm5\n\t"
+                     "vxorps %%zmm6,%%zmm6,%%zmm6\n\tvxorps %%zmm7,%%zmm7,%%zmm7\n\tvxorps %%zmm8,%%zmm8,%%zmm8\n\t"
+                     "vxorps %%zmm9,%%zmm9,%%zmm9\n\tvxorps %%zmm10,%%zmm10,%%zmm10\n\tvxorps %%zmm11,%%zmm11,%%zmm11\n\t"
+                     "vxorps %%zmm14,%%zmm14,%%zmm14\n\tvxorps %%zmm15,%%zmm15,%%zmm15\n"
+                     "1:\n\t"
+                     "vfmadd231ps %%zmm14,%%zmm15,%%zmm0\n\tvfmadd231ps %%zmm14,%%zmm15,%%zmm1\n\t"
+                     "vfmadd231ps %%zmm14,%%zmm15,%%zmm2\n\tvfmadd231ps %%zmm14,%%zmm15,%%zmm3\n\t"
+                     "vfmadd231ps %%zmm14,%%zmm15,%%zmm4\n\tvfmadd231ps %%zmm14,%%zmm15,%%zmm5\n\t"
+                     "vfmadd231ps %%zmm14,%%zmm15,%%zmm6\n\tvfmadd231ps %%zmm14,%%zmm15,%%zmm7\n\t"
+                     "vfmadd231ps %%zmm14,%%zmm15,%%zmm8\n\tvfmadd231ps %%zmm14,%%zmm15,%%zmm9\n\t"
+                     "vfmadd231ps %%zmm14,%%zmm15,%%zmm10\n\tvfmadd231ps %%zmm14,%%zmm15,%%zmm11\n\t"
+                     "dec %0\n\tjnz 1b\n\tvzeroupper\n"
+                     : "+r"(n)
+                     :
+                     : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",
+                       "xmm14", "xmm15", "cc");
+    return cpu_s() - t0;
+}
+
 static void peak(void) {
-    printf("rep  fma_GFLOPs  clock_GHz  FLOP/cycle\n");
-    double g[9], c[9];
+    bool z = __builtin_cpu_supports("avx512f");
+    printf("rep  fma_GFLOPs  clock_GHz  FLOP/cycle%s\n", z ? "  fma512_GFLOPs  FLOP/cycle" : "");
+    double g[9], c[9], g5[9];
     for (int rep = 0; rep < 9; rep++) {
         long n = 100000000, m = 500000000;
         double t0 = cpu_s();
@@ -127,14 +155,25 @@ static void peak(void) {
         double tf = cpu_s() - t0;
         long x = 0;
         t0 = cpu_s();
-        __asm__ volatile("1:\n\tadd $1,%0\n\tadd $1,%0\n\tadd $1,%0\n\tadd $1,%0\n\tdec %1\n\tjnz 1b" : "+r"(x), "+r"(m) : : "cc");
+        long one = 1; /* a register operand: Intel cores since Alder Lake fold chains of add-immediate at rename */
+        __asm__ volatile("1:\n\tadd %2,%0\n\tadd %2,%0\n\tadd %2,%0\n\tadd %2,%0\n\tdec %1\n\tjnz 1b"
+                         : "+r"(x), "+r"(m)
+                         : "r"(one)
+                         : "cc");
         double tc = cpu_s() - t0;
         g[rep] = 1e8 * 12 * 16 / tf / 1e9;
         c[rep] = 4.0 * 5e8 / tc / 1e9;
-        printf("%3d  %10.1f  %9.2f  %10.1f\n", rep, g[rep], c[rep], g[rep] / c[rep]);
+        g5[rep] = z ? 1e8 * 12 * 32 / fma512_s(100000000) / 1e9 : 0;
+        printf("%3d  %10.1f  %9.2f  %10.1f", rep, g[rep], c[rep], g[rep] / c[rep]);
+        if (z) printf("  %13.1f  %10.1f", g5[rep], g5[rep] / c[rep]);
+        printf("\n");
     }
     double gm = median(g, 9), cm = median(c, 9);
     printf("median  %.1f GFLOP/s  %.2f GHz  %.1f FLOP/cycle\n", gm, cm, gm / cm);
+    if (z) {
+        double g5m = median(g5, 9);
+        printf("median AVX-512  %.1f GFLOP/s  %.1f FLOP/cycle\n", g5m, g5m / cm);
+    }
 }
 
 /* ---------------------------------------------------------------- libraries */
@@ -194,6 +233,13 @@ static void lib_open(lib *l, const char *name) {
         lib_open(l, base[nbase++]);
         l->name = name;
         l->blk = true;
+        return;
+    }
+    if (!strcmp(name, "wgemm")) {
+        l->kind = 6;
+        eir_wgemm_set(1);
+        if (!eir_wgemm_enabled()) die("wgemm needs AVX-512F", NULL);
+        snprintf(l->info, sizeof l->info, "eir's kernel for linear layers of few rows (src/kernels/wgemm.c), B as stored");
         return;
     }
     if (!strcmp(name, "dnnl-bt")) {
@@ -429,6 +475,11 @@ static void gemm_one(const lib *l, const shape *s, xfc *x, int bi, int M, int N,
     } else if (l->kind == 1) {
         if (dnnl_sgemm('N', s->tb ? 'T' : 'N', M, N, K, 1.f, A, lda, B, ldb, 0.f, C, ldc) != dnnl_success)
             die("dnnl_sgemm failed", NULL);
+    } else if (l->kind == 6) {
+        /* B transposed: W (N x K) as stored; B K x N: one panel of N columns */
+        int rc = s->tb ? eir_wgemm_f32(M, N, K, A, lda, B, ldb, NULL, 0, C, ldc)
+                       : eir_wgemm_f32_panels(M, N, K, A, lda, B, ldb, NULL, 0, C, ldc);
+        if (rc) die("eir_wgemm_f32 failed", NULL);
     } else if (l->kind == 5) {
         if (s->tb && !x->packed[bi]) { /* B^T (K x N) once */
             x->packed[bi] = falloc((size_t)K * N);
