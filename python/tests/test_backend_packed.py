@@ -77,9 +77,9 @@ class Decoder(nn.Module):
         return self.head(self.ln(x))
 
 
-def _run(eir, path, xf, out_dir, threads, runs=3):
+def _run(eir, path, xf, out_dir, threads, runs=3, env=None):
     r = subprocess.run([eir, "run", path, xf, "--out", out_dir, "--threads", str(threads), "--runs", str(runs)],
-                       capture_output=True, text=True, timeout=300)
+                       capture_output=True, text=True, timeout=300, env=dict(os.environ, **(env or {})))
     assert r.returncode == 0, r.stderr
     if runs == 1:
         return [np.load(os.path.join(out_dir, "output_0.npy"))]
@@ -150,8 +150,9 @@ def test_decoder(eir, tmp_path, strict, decomp, resave):
 def test_first_run_bits(eir, tmp_path, threads):
     """The exported program's first run reads each weight through a scratch transpose, the second
     makes the runtime's copies, later runs read those (src/kernels/gemm.c): every run gives the same
-    bits. So does the program converted to Core ATen, run once, and its Backend form (weights packed
-    ahead; silu written out as Core ATen in both). K = 2048 and 5632, where oneDNN's product from
+    bits (on an Intel CPU the weights are read as stored, src/kernels/wgemm.c: the same at every run
+    too). So does the program converted to Core ATen, run once, and its Backend form (weights packed
+    ahead; silu written out as Core ATen in both), both with oneDNN (EIR_WGEMM=0). K = 2048 and 5632, where oneDNN's product from
     the weight as stored would sum in another order than from its transpose."""
 
     class M(nn.Module):
@@ -181,9 +182,12 @@ def test_first_run_bits(eir, tmp_path, threads):
     if dnnl_here():
         core = str(tmp_path / "m.core.pt2")
         _convert(eir, src, core, "--to", "core")
-        first = _run(eir, core, xf, str(tmp_path / "c"), threads, runs=1)[0]
-        again = _run(eir, core, xf, str(tmp_path / "c3"), threads, runs=3)
-        packed = _run(eir, dst, xf, str(tmp_path / "b"), threads, runs=1)[0]
+        # oneDNN's products on both sides: on an Intel CPU these 64 rows would otherwise take the
+        # weight-as-stored kernel (src/kernels/wgemm.c), which packed panels do not
+        dn = {"EIR_WGEMM": "0"}
+        first = _run(eir, core, xf, str(tmp_path / "c"), threads, runs=1, env=dn)[0]
+        again = _run(eir, core, xf, str(tmp_path / "c3"), threads, runs=3, env=dn)
+        packed = _run(eir, dst, xf, str(tmp_path / "b"), threads, runs=1, env=dn)[0]
         np.testing.assert_allclose(first, want, rtol=rtol, atol=atol, err_msg="Core ATen program")
         assert all(g.tobytes() == first.tobytes() for g in again), "Core ATen program: runs differ"
         assert packed.tobytes() == first.tobytes(), "the Backend program's products differ"

@@ -8,8 +8,8 @@ run_decompositions(); K = 2100, in k-blocks): exported strict=False and strict=T
 exported and after run_decompositions(), saved and saved again after torch.export.load. eir's
 outputs are within tolerance of the module's, the same bytes over three runs (state: the first run
 reads the weights where the archive maps them, later runs too) and on 1 and 2 threads; the program
-converted to a Backend program (weights packed in panels, eir_cpu::linear_packed) gives the same
-bytes; with EIR_WGEMM=0 the oneDNN path gives the module's outputs too, in other bits where the
+converted to a Backend program (weights packed in panels, eir_cpu::linear_packed, which stays with
+oneDNN) is within tolerance too; with EIR_WGEMM=0 the oneDNN path gives the module's outputs too, in other bits where the
 kernel ran (so the test knows it did) and the same bits on 5 rows (which it never takes).
 """
 from __future__ import annotations
@@ -106,8 +106,8 @@ def test_wgemm_linear(eir, model, rows, strict, decomp, saved, tmp_path):
     backend = str(tmp_path / "m.backend.pt2")
     r = subprocess.run([eir, "convert", "--to", "backend", pt2, backend], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
-    packed = _run(eir, backend, inp, str(tmp_path / "wb"), 2, 1, "1")[0]
-    assert packed.tobytes() == runs[0].tobytes(), "the Backend program's products differ"
+    packed = _run(eir, backend, inp, str(tmp_path / "wb"), 2, 1, "1")[0]   # panels: oneDNN's products
+    np.testing.assert_allclose(packed, want, rtol=rtol, atol=atol)
     off = _run(eir, pt2, inp, str(tmp_path / "w0"), 1, 1, "0")[0]
     np.testing.assert_allclose(off, want, rtol=rtol, atol=atol)
     # the kernel sums in another order than oneDNN: its rows give other bits; 5 rows never take it

@@ -388,9 +388,6 @@ static int k_linear_packed(const eir_karg *a, uint32_t na, eir_tview *out, uint3
     if (K == 0) {
         for (int64_t r = 0; r < M; r++)
             for (int64_t i = 0; i < N; i++) io.C[r * N + i] = bias ? bias[i] : 0.0f;
-    } else if (eir_kernels_fast && eir_wgemm_takes(M, K) &&
-               eir_wgemm_f32_panels(M, N, K, io.xc.data, K, w->data, W, bias, 1, io.C, N) == 0) {
-        /* where wgemm.c runs: the bits of eir_cpu::linear on the weight as stored */
     } else {
         panel_job j = {io.xc.data, w->data, bias, io.C, M, N, K, W};
         eir_parallel_items(eir_pool_current(), (N + W - 1) / W, panel_blocks, &j); /* as gemm_split's blocks */

@@ -10,12 +10,12 @@
  * reads nothing a later run does not. Each row is prefetched 1 KiB ahead, and near a tile's end the
  * next tile's rows (without it the LM head read its weight at 3.3 GB/s from memory, against the
  * 11 GB/s one core reads). Past K = 512 a group of 8 tiles runs k-block by k-block, the accumulators
- * kept between blocks. A weight packed in panels (eir_cpu::linear_packed: W^T in column panels) is
- * read the same way, a tile's six columns side by side. Each element of C is the chain of FMAs over
- * k in order, then the bias: the bits do not depend on the layout, on how the tiles are shared
- * among threads, or on how M and K are cut.
+ * kept between blocks. Each element of C is the chain of FMAs over k in order, then the bias: the
+ * bits do not depend on how the tiles are shared among threads, or on how M and K are cut.
+ * A weight packed ahead in panels (eir_cpu::linear_packed) stays with oneDNN: read six columns side
+ * by side, K pages apart, the panels ran the GPT-2 decoder 2.3x slower.
  *
- * Measured on an Intel Xeon with AVX-512 (224 GFLOP/s float32 FMA a core): docs/GEMM.md, "Linear
+ * Measured on an Intel Xeon with AVX-512 (228 GFLOP/s float32 FMA a core): docs/GEMM.md, "Linear
  * layers of few rows from the weight as stored". */
 #include "wgemm.h"
 
@@ -31,7 +31,6 @@ enum {
     WG_MC = 64,        /* rows of X a chunk: 4 vectors of 16 */
     WG_BLOCK = 1 << 19, /* bytes of packed X a tile's rows are run against before the next tile */
     WG_AHEAD = 256,     /* prefetch distance in k: 1 KiB of each row in flight */
-    WG_AHEAD_P = 16,    /* the same for panels (a line a k) */
     WG_KB = 512,        /* k-block when K is larger (the packed X of a chunk's k-block: 128 KiB) */
     WG_GROUP = 8        /* tiles run against one k-block before the next */
 };
@@ -60,7 +59,7 @@ static void wg_read(void) {
  * instance) so that all 24 stay in registers. */
 #define WG_ROW(r)                                                                                                   \
     do {                                                                                                            \
-        __m512 b = _mm512_set1_ps(w##r[k * SK]);                                                                    \
+        __m512 b = _mm512_set1_ps(w##r[k]);                                                                         \
         a##r##0 = _mm512_fmadd_ps(x0, b, a##r##0);                                                                  \
         if (J > 1) a##r##1 = _mm512_fmadd_ps(x1, b, a##r##1);                                                       \
         if (J > 2) a##r##2 = _mm512_fmadd_ps(x2, b, a##r##2);                                                       \
@@ -76,21 +75,16 @@ static void wg_read(void) {
 #define WG_ACC(r)                                                                                                   \
     __m512 a##r##0 = in ? _mm512_loadu_ps(&in[r][0]) : z, a##r##1 = in && J > 1 ? _mm512_loadu_ps(&in[r][16]) : z,  \
            a##r##2 = in && J > 2 ? _mm512_loadu_ps(&in[r][32]) : z, a##r##3 = in && J > 3 ? _mm512_loadu_ps(&in[r][48]) : z
-#define WG_TILE(JJ, P, NAME)                                                                                        \
-    __attribute__((target("avx512f"))) static void NAME(const float *xt, int64_t K, const float *const *w, int64_t sk, \
+#define WG_TILE(JJ, NAME)                                                                                           \
+    __attribute__((target("avx512f"))) static void NAME(const float *xt, int64_t K, const float *const *w,            \
                                                         const float *const *pf, const float (*in)[WG_MC],          \
                                                         float out[WG_R][WG_MC]) {                                   \
         enum { J = JJ };                                                                                            \
-        const int64_t SK = P ? sk : 1;                                                                              \
         const __m512 z = _mm512_setzero_ps();                                                                       \
         WG_ACC(0); WG_ACC(1); WG_ACC(2); WG_ACC(3); WG_ACC(4); WG_ACC(5);                                           \
         const float *w0 = w[0], *w1 = w[1], *w2 = w[2], *w3 = w[3], *w4 = w[4], *w5 = w[5];                         \
         for (int64_t k = 0; k < K; k++) {                                                                           \
-            if (P) { /* the six rows side by side: one line a k, WG_AHEAD_P k ahead */                              \
-                int64_t kk = k + WG_AHEAD_P;                                                                        \
-                if (kk < K) _mm_prefetch((const char *)(w0 + kk * SK), _MM_HINT_T0);                                \
-                else if (pf && kk - K < K) _mm_prefetch((const char *)(pf[0] + (kk - K) * SK), _MM_HINT_T0);        \
-            } else if ((k & 15) == 0) { /* a line of each row every 16 k, WG_AHEAD k ahead */                       \
+            if ((k & 15) == 0) { /* a line of each row every 16 k, WG_AHEAD k ahead */                              \
                 int64_t kk = k + WG_AHEAD;                                                                          \
                 if (kk < K)                                                                                         \
                     for (int r = 0; r < WG_R; r++) _mm_prefetch((const char *)(w[r] + kk), _MM_HINT_T0);           \
@@ -104,14 +98,10 @@ static void wg_read(void) {
         }                                                                                                           \
         WG_OUT(0); WG_OUT(1); WG_OUT(2); WG_OUT(3); WG_OUT(4); WG_OUT(5);                                           \
     }
-WG_TILE(1, 0, wg_tile1)
-WG_TILE(2, 0, wg_tile2)
-WG_TILE(3, 0, wg_tile3)
-WG_TILE(4, 0, wg_tile4)
-WG_TILE(1, 1, wg_ptile1)
-WG_TILE(2, 1, wg_ptile2)
-WG_TILE(3, 1, wg_ptile3)
-WG_TILE(4, 1, wg_ptile4)
+WG_TILE(1, wg_tile1)
+WG_TILE(2, wg_tile2)
+WG_TILE(3, wg_tile3)
+WG_TILE(4, wg_tile4)
 #undef WG_TILE
 #undef WG_ACC
 #undef WG_OUT
@@ -119,53 +109,30 @@ WG_TILE(4, 1, wg_ptile4)
 
 typedef struct wg_job {
     int64_t M, N, K, ldw, ldc, bstride, tiles, items, chunks_per_block;
-    int64_t pw, tpp; /* panels: their width and tiles a panel (pw 0: W's rows as stored) */
     const float *xt, *W, *bias;
     float *C;
 } wg_job;
 
-/* The columns of C tile t covers: [*n0, *n0 + return value); 0 for a tile past the last panel's. */
+/* The columns of C tile t covers: [*n0, *n0 + return value). */
 static int64_t wg_cols(const wg_job *j, int64_t t, int64_t *n0) {
-    int64_t end = j->N;
-    if (j->pw) {
-        int64_t p = t / j->tpp;
-        *n0 = p * j->pw + (t % j->tpp) * WG_R;
-        if ((p + 1) * j->pw < end) end = (p + 1) * j->pw;
-    } else
-        *n0 = t * WG_R;
-    return end - *n0 < WG_R ? (end - *n0 > 0 ? end - *n0 : 0) : WG_R;
+    *n0 = t * WG_R;
+    return j->N - *n0 < WG_R ? j->N - *n0 : WG_R;
 }
 
-/* The weight of tile t's rows (past its last column: the last again) from column k0: rows as stored,
- * or a panel's six columns side by side (k pw apart). */
+/* The weight rows of tile t (past N: the last row again) from column k0. */
 static void wg_rows(const wg_job *j, int64_t t, int64_t k0, const float **w) {
     int64_t n0, nr = wg_cols(j, t, &n0);
-    if (nr < 1) nr = 1;
-    for (int r = 0; r < WG_R; r++) {
-        int64_t n = n0 + (r < nr ? r : nr - 1);
-        if (j->pw) {
-            int64_t p = n / j->pw;
-            w[r] = j->W + (p * j->K + k0) * j->pw + (n - p * j->pw);
-        } else
-            w[r] = j->W + n * j->ldw + k0;
-    }
+    for (int r = 0; r < WG_R; r++) w[r] = j->W + (n0 + (r < nr ? r : nr - 1)) * j->ldw + k0;
 }
 
-static void wg_run(const wg_job *j, const float *xt, int64_t K, const float *const *w, const float *const *pf,
-                   int64_t mc, const float (*in)[WG_MC], float out[WG_R][WG_MC]) {
-    int64_t sk = j->pw;
-    if (j->pw) switch ((mc + 15) / 16) {
-        case 1: wg_ptile1(xt, K, w, sk, pf, in, out); break;
-        case 2: wg_ptile2(xt, K, w, sk, pf, in, out); break;
-        case 3: wg_ptile3(xt, K, w, sk, pf, in, out); break;
-        default: wg_ptile4(xt, K, w, sk, pf, in, out); break;
-        }
-    else switch ((mc + 15) / 16) {
-        case 1: wg_tile1(xt, K, w, 1, pf, in, out); break;
-        case 2: wg_tile2(xt, K, w, 1, pf, in, out); break;
-        case 3: wg_tile3(xt, K, w, 1, pf, in, out); break;
-        default: wg_tile4(xt, K, w, 1, pf, in, out); break;
-        }
+static void wg_run(const float *xt, int64_t K, const float *const *w, const float *const *pf, int64_t mc,
+                   const float (*in)[WG_MC], float out[WG_R][WG_MC]) {
+    switch ((mc + 15) / 16) {
+    case 1: wg_tile1(xt, K, w, pf, in, out); break;
+    case 2: wg_tile2(xt, K, w, pf, in, out); break;
+    case 3: wg_tile3(xt, K, w, pf, in, out); break;
+    default: wg_tile4(xt, K, w, pf, in, out); break;
+    }
 }
 
 /* the 8 x 8 block at src (rows 64 apart) transposed into t (rows of 8) */
@@ -198,7 +165,6 @@ __attribute__((target("avx512f,avx512vl"))) static void wg_store(const wg_job *j
                                                                   const float (*out)[WG_MC]) {
     int64_t n0, nr = wg_cols(j, t, &n0);
     int64_t m0 = c * WG_MC, mc = j->M - m0 < WG_MC ? j->M - m0 : WG_MC;
-    if (nr < 1) return;
     __mmask8 k = (__mmask8)((1u << nr) - 1);
     float bv[8] = {0};
     if (j->bias)
@@ -235,12 +201,10 @@ static void wg_items(void *ctx, int64_t i0, int64_t i1) {
         int64_t c1 = c0 + cpb < nchunks ? c0 + cpb : nchunks;
         if (!kblocks) {
             for (int64_t t = t0; t < t1; t++) {
-                int64_t n0;
-                if (wg_cols(j, t, &n0) < 1) continue; /* past the last panel's columns */
                 wg_rows(j, t, 0, w);
                 if (t + 1 < t1) wg_rows(j, t + 1, 0, pf);
                 for (int64_t c = c0; c < c1; c++) {
-                    wg_run(j, j->xt + c * j->K * WG_MC, j->K, w, t + 1 < t1 && c == c0 ? pf : NULL, j->M - c * WG_MC, NULL,
+                    wg_run(j->xt + c * j->K * WG_MC, j->K, w, t + 1 < t1 && c == c0 ? pf : NULL, j->M - c * WG_MC, NULL,
                            out);
                     wg_store(j, t, c, (const float(*)[WG_MC])out);
                 }
@@ -255,15 +219,13 @@ static void wg_items(void *ctx, int64_t i0, int64_t i1) {
                 for (int64_t c = c0; c < c1; c++) {
                     const float *xt = j->xt + (c * j->K + k0) * WG_MC;
                     for (int64_t t = g0; t < g1; t++) {
-                        int64_t n0;
-                        if (wg_cols(j, t, &n0) < 1) continue;
                         wg_rows(j, t, k0, w);
                         /* the next tile's segment of these columns; past the group's last tile, the
                          * next group's first (its first k-block is at least as long as this one) */
                         bool next = c == c0 && (t + 1 < g1 || (last && t + 1 < t1));
                         if (next) wg_rows(j, t + 1, t + 1 < g1 ? k0 : 0, pf);
                         float(*a)[WG_MC] = acc[(t - g0) * cpb + (c - c0)];
-                        wg_run(j, xt, kn, w, next ? pf : NULL, j->M - c * WG_MC, first ? NULL : (const float(*)[WG_MC])a,
+                        wg_run(xt, kn, w, next ? pf : NULL, j->M - c * WG_MC, first ? NULL : (const float(*)[WG_MC])a,
                                last ? out : a);
                         if (last) wg_store(j, t, c, (const float(*)[WG_MC])out);
                     }
@@ -300,8 +262,8 @@ static void wg_pack(void *ctx, int64_t b0, int64_t b1) {
     }
 }
 
-static int wgemm(int64_t M, int64_t N, int64_t K, const float *X, int64_t ldx, const float *W, int64_t ldw, int64_t pw,
-                 const float *bias, int64_t bstride, float *C, int64_t ldc) {
+int eir_wgemm_f32(int64_t M, int64_t N, int64_t K, const float *X, int64_t ldx, const float *W, int64_t ldw,
+                  const float *bias, int64_t bstride, float *C, int64_t ldc) {
     pthread_once(&wg_once, wg_read);
     if (!wg_cpu_ok) return -1;
     if (M <= 0 || N <= 0) return 0;
@@ -319,25 +281,13 @@ static int wgemm(int64_t M, int64_t N, int64_t K, const float *X, int64_t ldx, c
     eir_pool *pool = eir_pool_current();
     wg_pack_job pk = {X, ldx, M, K, xt};
     eir_parallel_for(pool, (K + 63) / 64, 4, wg_pack, &pk);
-    int64_t tpp = pw ? (pw + WG_R - 1) / WG_R : 0;
-    int64_t tiles = pw ? (N + pw - 1) / pw * tpp : (N + WG_R - 1) / WG_R, items = 8 * (int64_t)eir_pool_threads(pool);
+    int64_t tiles = (N + WG_R - 1) / WG_R, items = 8 * (int64_t)eir_pool_threads(pool);
     if (items > tiles) items = tiles;
     int64_t per_block = (int64_t)(WG_BLOCK / ((size_t)(K < WG_KB ? K : WG_KB) * WG_MC * sizeof(float)));
-    wg_job j = {M, N, K, ldw, ldc, bstride, tiles, items, per_block > 0 ? per_block : 1, pw, tpp, xt, W, bias, C};
+    wg_job j = {M, N, K, ldw, ldc, bstride, tiles, items, per_block > 0 ? per_block : 1, xt, W, bias, C};
     eir_parallel_items(pool, items, wg_items, &j);
     eir_kfree(xbuf);
     return 0;
-}
-
-int eir_wgemm_f32(int64_t M, int64_t N, int64_t K, const float *X, int64_t ldx, const float *W, int64_t ldw,
-                  const float *bias, int64_t bstride, float *C, int64_t ldc) {
-    return wgemm(M, N, K, X, ldx, W, ldw, 0, bias, bstride, C, ldc);
-}
-
-int eir_wgemm_f32_panels(int64_t M, int64_t N, int64_t K, const float *X, int64_t ldx, const float *B, int64_t pw,
-                         const float *bias, int64_t bstride, float *C, int64_t ldc) {
-    if (pw < 1) return -1;
-    return wgemm(M, N, K, X, ldx, B, 0, pw, bias, bstride, C, ldc);
 }
 
 #else /* no AVX-512 intrinsics: never on */
@@ -346,11 +296,6 @@ static void wg_read(void) {}
 
 int eir_wgemm_f32(int64_t M, int64_t N, int64_t K, const float *X, int64_t ldx, const float *W, int64_t ldw,
                   const float *bias, int64_t bstride, float *C, int64_t ldc) {
-    return -1;
-}
-
-int eir_wgemm_f32_panels(int64_t M, int64_t N, int64_t K, const float *X, int64_t ldx, const float *B, int64_t pw,
-                         const float *bias, int64_t bstride, float *C, int64_t ldc) {
     return -1;
 }
 #endif

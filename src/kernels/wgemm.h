@@ -38,10 +38,4 @@ void eir_wgemm_set(int mode);
 int eir_wgemm_f32(int64_t M, int64_t N, int64_t K, const float *X, int64_t ldx, const float *W, int64_t ldw,
                   const float *bias, int64_t bstride, float *C, int64_t ldc);
 
-/* The same product from a weight packed in panels (eir_cpu::linear_packed): B is (P, K, pw),
- * panel p holding columns [p pw, p pw + pw) of W^T (K x N), the last panel's columns past N unused.
- * The same values summed in the same order: the bits of eir_wgemm_f32 on W. */
-int eir_wgemm_f32_panels(int64_t M, int64_t N, int64_t K, const float *X, int64_t ldx, const float *B, int64_t pw,
-                         const float *bias, int64_t bstride, float *C, int64_t ldc);
-
 #endif

@@ -239,7 +239,7 @@ static void lib_open(lib *l, const char *name) {
         l->kind = 6;
         eir_wgemm_set(1);
         if (!eir_wgemm_enabled()) die("wgemm needs AVX-512F", NULL);
-        snprintf(l->info, sizeof l->info, "eir's kernel for linear layers of few rows (src/kernels/wgemm.c), B as stored");
+        snprintf(l->info, sizeof l->info, "eir's kernel for linear layers of few rows (src/kernels/wgemm.c), B^T as stored");
         return;
     }
     if (!strcmp(name, "dnnl-bt")) {
@@ -476,9 +476,14 @@ static void gemm_one(const lib *l, const shape *s, xfc *x, int bi, int M, int N,
         if (dnnl_sgemm('N', s->tb ? 'T' : 'N', M, N, K, 1.f, A, lda, B, ldb, 0.f, C, ldc) != dnnl_success)
             die("dnnl_sgemm failed", NULL);
     } else if (l->kind == 6) {
-        /* B transposed: W (N x K) as stored; B K x N: one panel of N columns */
+        /* B transposed: W (N x K) as stored; a plain B (K x N): an N x K copy made once */
+        if (!s->tb && !x->packed[bi]) {
+            x->packed[bi] = falloc((size_t)K * N);
+            for (int q = 0; q < K; q++)
+                for (int j = 0; j < N; j++) x->packed[bi][(size_t)j * K + q] = B[(size_t)q * ldb + j];
+        }
         int rc = s->tb ? eir_wgemm_f32(M, N, K, A, lda, B, ldb, NULL, 0, C, ldc)
-                       : eir_wgemm_f32_panels(M, N, K, A, lda, B, ldb, NULL, 0, C, ldc);
+                       : eir_wgemm_f32(M, N, K, A, lda, x->packed[bi], K, NULL, 0, C, ldc);
         if (rc) die("eir_wgemm_f32 failed", NULL);
     } else if (l->kind == 5) {
         if (s->tb && !x->packed[bi]) { /* B^T (K x N) once */
