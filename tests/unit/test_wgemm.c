@@ -70,23 +70,6 @@ static void one(eir_pool **pools, int64_t M, int64_t N, int64_t K, int64_t xpad,
     for (int p = 1; ok && p < 3; p++) {
         ok = run(pools[p], M, N, K, X, ldx, W, ldw, b, bs, C2, ldc) == 0 && !memcmp(C, C2, sizeof(float) * (size_t)(M * ldc));
     }
-    /* W^T packed in panels of pw columns (the last one's columns past N left as garbage): the same bits */
-    int64_t pws[] = {16, 48, N + 5};
-    for (int q = 0; ok && q < 3; q++) {
-        int64_t pw = pws[q], P = (N + pw - 1) / pw;
-        float *B = malloc(sizeof(float) * (size_t)(P * K * pw + 1));
-        for (int64_t i = 0; i < P * K * pw; i++) B[i] = 1e30f;
-        for (int64_t n = 0; n < N; n++)
-            for (int64_t k = 0; k < K; k++) B[((n / pw) * K + k) * pw + n % pw] = W[n * ldw + k];
-        for (int p = 0; ok && p < 3; p++) {
-            for (int64_t i = 0; i < M * ldc; i++) C2[i] = -12345.f;
-            eir_pool *prev = eir_pool_enter(pools[p]);
-            ok = eir_wgemm_f32_panels(M, N, K, X, ldx, B, pw, b, bs, C2, ldc) == 0 &&
-                 !memcmp(C, C2, sizeof(float) * (size_t)(M * ldc));
-            eir_pool_leave(prev);
-        }
-        free(B);
-    }
     CHECK(ok);
     if (!ok && bad++ < 10)
         fprintf(stderr, "  wgemm case M %lld N %lld K %lld pads %lld/%lld/%lld bias %d\n", (long long)M, (long long)N,
