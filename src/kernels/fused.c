@@ -34,11 +34,11 @@
 #include "fast.h"
 #include "fused.h"
 #include "gemm.h"
-#include "wgemm.h"
 #include "kutil.h"
 #include "pw.h"
 #include "recurrent.h"
 #include "tables.h"
+#include "wgemm.h"
 #include "../ops/optable.h"
 
 typedef struct epilogue {

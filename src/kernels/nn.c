@@ -21,11 +21,11 @@
 #include "dnnl_conv.h"
 #include "fast.h"
 #include "gemm.h"
-#include "wgemm.h"
 #include "fused.h"
 #include "kutil.h"
 #include "recurrent.h"
 #include "tables.h"
+#include "wgemm.h"
 
 /* ======================================================================
  * helpers

@@ -183,8 +183,9 @@ __attribute__((target("avx512f,avx512vl"))) static void wg_store(const wg_job *j
 }
 
 /* Tiles [t0, t1) of the item range. Per block of X chunks, per group of WG_GROUP tiles, per block of
- * WG_KB columns of k: each chunk's k-block of packed X (32 KiB, in L1) against the group's tiles,
- * their accumulators kept in acc between k-blocks (exact floats: the chain of FMAs goes on). */
+ * WG_KB columns of k: each chunk's k-block of packed X (128 KiB, in L2) against the group's tiles,
+ * their accumulators kept in acc between k-blocks (exact floats: the chain of FMAs goes on). Up to
+ * K = WG_KB, each tile's rows against the block's chunks in turn. */
 static void wg_items(void *ctx, int64_t i0, int64_t i1) {
     const wg_job *j = ctx;
     int64_t t0 = j->tiles * i0 / j->items, t1 = j->tiles * i1 / j->items;
