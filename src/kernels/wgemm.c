@@ -42,6 +42,8 @@ static int wg_mode = -1; /* eir_wgemm_set: -1 the default, 0 off, 1 on */
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
+
+#include "transpose8.h"
 #define WGEMM_AVX512 1
 
 static void wg_read(void) {
@@ -135,29 +137,6 @@ static void wg_run(const float *xt, int64_t K, const float *const *w, const floa
     }
 }
 
-/* the 8 x 8 block at src (rows 64 apart) transposed into t (rows of 8) */
-__attribute__((target("avx2"))) static inline void wg_t8(float t[8][8], const float *src) {
-    __m256 r0 = _mm256_loadu_ps(src), r1 = _mm256_loadu_ps(src + WG_MC), r2 = _mm256_loadu_ps(src + 2 * WG_MC),
-           r3 = _mm256_loadu_ps(src + 3 * WG_MC), r4 = _mm256_loadu_ps(src + 4 * WG_MC),
-           r5 = _mm256_loadu_ps(src + 5 * WG_MC), r6 = _mm256_loadu_ps(src + 6 * WG_MC),
-           r7 = _mm256_loadu_ps(src + 7 * WG_MC);
-    __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1), t2 = _mm256_unpacklo_ps(r2, r3),
-           t3 = _mm256_unpackhi_ps(r2, r3), t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5),
-           t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
-    __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE),
-           s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE),
-           s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE),
-           s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-    _mm256_storeu_ps(t[0], _mm256_permute2f128_ps(s0, s4, 0x20));
-    _mm256_storeu_ps(t[1], _mm256_permute2f128_ps(s1, s5, 0x20));
-    _mm256_storeu_ps(t[2], _mm256_permute2f128_ps(s2, s6, 0x20));
-    _mm256_storeu_ps(t[3], _mm256_permute2f128_ps(s3, s7, 0x20));
-    _mm256_storeu_ps(t[4], _mm256_permute2f128_ps(s0, s4, 0x31));
-    _mm256_storeu_ps(t[5], _mm256_permute2f128_ps(s1, s5, 0x31));
-    _mm256_storeu_ps(t[6], _mm256_permute2f128_ps(s2, s6, 0x31));
-    _mm256_storeu_ps(t[7], _mm256_permute2f128_ps(s3, s7, 0x31));
-}
-
 /* Tile t's sums for chunk c (out[r][m]: C's row m0 + m, column n0 + r; rows 6 and 7 of out are
  * padding) into C, the bias added: 8 x 8 blocks of out transposed, then each row of C receives its
  * nr values with one masked store. */
@@ -172,7 +151,7 @@ __attribute__((target("avx512f,avx512vl"))) static void wg_store(const wg_job *j
     __m256 b = _mm256_loadu_ps(bv);
     float tb[8][8] __attribute__((aligned(32)));
     for (int64_t m = 0; m < mc; m += 8) {
-        wg_t8(tb, &out[0][m]);
+        eir_transpose8(&tb[0][0], 8, &out[0][m], WG_MC);
         int64_t e = mc - m < 8 ? mc - m : 8;
         for (int64_t q = 0; q < e; q++) {
             __m256 v = _mm256_loadu_ps(tb[q]);
