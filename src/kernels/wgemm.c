@@ -44,7 +44,6 @@ static int wg_mode = -1; /* eir_wgemm_set: -1 the default, 0 off, 1 on */
 #include <immintrin.h>
 
 #include "transpose8.h"
-#define WGEMM_AVX512 1
 
 static void wg_read(void) {
     __builtin_cpu_init();

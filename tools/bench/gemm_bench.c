@@ -4,8 +4,9 @@
  *
  *   gemm_bench peak
  *       this core's float32 FMA throughput (12 independent AVX2 FMA chains,
- *       and 512-bit ones where the CPU has AVX-512F) and its clock (a chain of dependent 1-cycle integer adds), thread CPU
- *       time, so time slices lost to other jobs do not count
+ *       and 512-bit ones where the CPU has AVX-512F) and its clock (a chain
+ *       of dependent 1-cycle register adds), thread CPU time, so time slices
+ *       lost to other jobs do not count
  *   gemm_bench gemm [--threads T] [--reps R] [--set resnet18|mobilenet_v2|bert|gpt2|llama|all] [--epi 1] LIB...
  *       sgemm on the GEMMs of the benchmark models, the libraries taking turns
  *       call by call (a busy machine slows them alike); per shape the median
