@@ -18,7 +18,7 @@
  *
  * Waiting: workers spin on the word for a while (the loops of one run follow
  * each other within microseconds; longer while a run is in progress, see
- * SPIN_ACTIVE), then sleep on `wake`; the caller takes
+ * SPIN_ACTIVE_US), then sleep on `wake`; the caller takes
  * the mutex to wake them only when some are asleep, and wakes only as many
  * as the loop has chunks for. The caller spins on `left` for a while after
  * its own chunks, then sleeps on `done`, which the thread finishing the last
@@ -45,21 +45,27 @@
 #define cpu_relax() ((void)0)
 #endif
 
-/* Pauses (~50 ns each here) before sleeping: a worker between loops
- * (SPIN_WORKER, ~25 us: a loop it misses costs nothing but its help, the
- * caller runs the chunks) and the caller waiting for the chunks others hold
- * (SPIN_CALLER, ~100 us: shorter than most chunks). Measured on MobileNetV2
- * on 2 threads of a loaded 2-core machine, 4000 pauses for workers was 1.3x
- * slower than 400: a spinning worker takes its time slice from the threads
- * that have work, the caller's included. A loop is cut into at most
- * CHUNKS_PER_THREAD chunks per thread, so that a thread slowed down by other
- * work on its core holds up a small piece of the loop only. */
-enum { SPIN_WORKER = 500, SPIN_CALLER = 2000, CHUNKS_PER_THREAD = 4 };
-/* While a run is in progress (eir_pool_enter .. eir_pool_leave), workers spin up to ~2 ms for
- * the next loop instead of ~25 us: the loops of a run are often further apart than 25 us (a
+/* How long a thread spins before it sleeps, in microseconds of the clock (the
+ * clock is read every 16 pauses: a pause takes ~10 ns on one x86 core and ~50 on
+ * another, so counts of pauses made these spans 5x shorter on the first): a worker
+ * between loops (SPIN_WORKER_US: a loop it misses costs nothing but its help,
+ * the caller runs the chunks) and the caller waiting for the chunks others hold
+ * (SPIN_CALLER_US: shorter than most chunks). Measured on MobileNetV2 on 2
+ * threads of a loaded 2-core machine, 200 us for workers was 1.3x slower than
+ * 20: a spinning worker takes its time slice from the threads that have work,
+ * the caller's included. A loop is cut into at most CHUNKS_PER_THREAD chunks
+ * per thread, so that a thread slowed down by other work on its core holds up
+ * a small piece of the loop only. */
+enum { SPIN_WORKER_US = 25, SPIN_CALLER_US = 100, CHUNKS_PER_THREAD = 4 };
+/* While a run is in progress (eir_pool_enter .. eir_pool_leave), workers spin up to 2 ms for
+ * the next loop instead of 25 us: the loops of a run are often further apart than 25 us (a
  * kernel that runs on one thread between them), and a worker woken from sleep for each loop
- * pays the wake-up and, after an idle spell, is placed on its waker's CPU. */
-enum { SPIN_ACTIVE = 40000 };
+ * pays the wake-up and, after an idle spell, is placed on its waker's CPU. With 0.4 ms (the
+ * span when it was counted in pauses, on a core whose pause takes 10 ns) ResNet-18 on two
+ * threads, each run after 50 ms of idleness, ran a third of its runs at one thread's speed:
+ * a worker whose virtual CPU the host held up past its spin went to sleep mid-run, and each
+ * wake-up from then on put it on the caller's CPU. */
+enum { SPIN_ACTIVE_US = 2000 };
 
 /* Starved workers. A loop in which the caller, done with every chunk it could
  * claim, then slept waiting for a worker's chunk for longer than it spent on
@@ -185,11 +191,11 @@ static void *worker_main(void *arg) {
     uint32_t seen = 0;
     for (;;) {
         uint64_t c = atomic_load_explicit(&p->claim, memory_order_acquire);
-        int spin = atomic_load_explicit(&p->active, memory_order_relaxed) ? SPIN_ACTIVE : SPIN_WORKER;
-        for (int i = 0; i < spin && CLAIM_GEN(c) == seen && !atomic_load_explicit(&p->stop, memory_order_relaxed);
-             i++) {
+        double until = now_us() + (atomic_load_explicit(&p->active, memory_order_relaxed) ? SPIN_ACTIVE_US : SPIN_WORKER_US);
+        for (int i = 0; CLAIM_GEN(c) == seen && !atomic_load_explicit(&p->stop, memory_order_relaxed); i++) {
             cpu_relax();
             c = atomic_load_explicit(&p->claim, memory_order_acquire);
+            if ((i & 15) == 15 && now_us() > until) break;
             if ((i & 1023) == 1023) eir_pool_leave_cpu(atomic_load_explicit(&p->caller_cpu, memory_order_relaxed));
         }
         if (CLAIM_GEN(c) == seen && !atomic_load(&p->stop)) {
@@ -313,7 +319,11 @@ static void parallel_run(eir_pool *p, int64_t n, int chunks, eir_pool_fn fn, voi
     finish_chunk(p);
     run_claimed(p, gen, atomic_load_explicit(&p->claim, memory_order_acquire));
     in_parallel = false;
-    for (int i = 0; i < SPIN_CALLER && atomic_load_explicit(&p->left, memory_order_acquire) > 0; i++) cpu_relax();
+    double until = now_us() + SPIN_CALLER_US;
+    for (int i = 0; atomic_load_explicit(&p->left, memory_order_acquire) > 0; i++) {
+        cpu_relax();
+        if ((i & 15) == 15 && now_us() > until) break;
+    }
     if (atomic_load_explicit(&p->left, memory_order_acquire) > 0) {
         double t1 = now_us();
         pthread_mutex_lock(&p->mu);
