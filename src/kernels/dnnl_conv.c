@@ -39,6 +39,7 @@
 #include "dnnl_conv.h"
 #include "gemm.h"
 #include "kutil.h"
+#include "nngemm.h"
 #include "../base/pool.h"
 
 #if defined(__has_include)
@@ -75,6 +76,7 @@ bool eir_dnnl_reorder_f32(const float *x, int64_t xB, float *y, int64_t yB, int6
 }
 uint64_t eir_dnnl_conv_calls(void) { return 0; }
 uint64_t eir_dnnl_conv_wino_calls(void) { return 0; }
+uint64_t eir_dnnl_conv_wino_nn_calls(void) { return 0; }
 uint64_t eir_dnnl_conv_dw_band_calls(void) { return 0; }
 uint64_t eir_dnnl_conv_ref_prims(void) { return 0; }
 size_t eir_dnnl_conv_weight_bytes(void) { return 0; }
@@ -294,7 +296,10 @@ typedef struct conv_entry {
     int64_t nblk;
     conv_blk *blk;
     size_t *off, total;             /* a call's buffer: the blocked input, then block b's share at off[b] */
-    float *wino;                    /* Winograd (entry_build_wino): the transformed weight, 16 x C x O */
+    float *wino;                    /* Winograd (entry_build_wino): the transformed weight, 16 x C x O,
+                                     * each position's C x O packed for eir_nngemm_f32 when wino_nn */
+    bool wino_nn;                   /* its products on eir_nngemm_f32 (else cblas_sgemm) */
+    int64_t wino_pos;               /* floats from one position's weight to the next */
     int64_t wino_rows, wino_parts;  /* its blocks: this many rows of 2 x 2 output tiles, by this many
                                      * parts of the output channels */
     struct conv_entry *next;
@@ -305,10 +310,11 @@ static conv_range *ranges;
 static uint32_t nranges, capranges;
 static conv_entry *entries;
 static size_t weight_bytes;
-static atomic_uint_fast64_t ncalls, nwino, nref, nbands;
+static atomic_uint_fast64_t ncalls, nwino, nwino_nn, nref, nbands;
 
 uint64_t eir_dnnl_conv_calls(void) { return (uint64_t)atomic_load(&ncalls); }
 uint64_t eir_dnnl_conv_wino_calls(void) { return (uint64_t)atomic_load(&nwino); }
+uint64_t eir_dnnl_conv_wino_nn_calls(void) { return (uint64_t)atomic_load(&nwino_nn); }
 uint64_t eir_dnnl_conv_dw_band_calls(void) { return (uint64_t)atomic_load(&nbands); }
 uint64_t eir_dnnl_conv_ref_prims(void) { return (uint64_t)atomic_load(&nref); }
 
@@ -835,12 +841,15 @@ static bool entry_build_band(conv_entry *e, const float *w, dnnl_stream_t s) {
  * direct primitive, brgconv, at 105-117 GFLOP/s): ResNet-18's four 56 x 56 x 64 layers 8.7 ->
  * 5.1 ms, its three 28 x 28 x 128 ones 6.2 -> 4.2 ms, its three 14 x 14 x 256 ones 6.0 -> 4.9
  * ms; a standalone 7 x 7 x 512 layer (16 tiles, the products too thin) 2.2 -> 2.5-3.8 ms, so
- * it takes 40 tiles or more. The products run on OpenBLAS (one thread each): oneDNN's
- * dnnl_sgemm is 1.2-1.5x faster on the 28 and 14-pixel layers' products, but its first call
- * generates its kernels (40 ms here, in the process's first run), which the direct primitive's
- * convolutions never needed: ResNet-18 per run 27.0 ms with dnnl_sgemm, 28.5 with OpenBLAS
- * (34.6 without Winograd); process start to first result 168 / 132 / 141 ms (9 alternating
- * fresh processes). The sums differ from the direct convolution's in the last bits (about
+ * it takes 40 tiles or more. The products run on eir_nngemm_f32 (nngemm.h) where the CPU has
+ * AVX-512F, each position's transformed weight packed for it once, else on OpenBLAS (one thread
+ * each). On the Intel Xeon of docs/GEMM.md ("The Winograd convolution's products") the kernel ran
+ * the 28 and 14-pixel layers' products 1.3-1.4x faster than OpenBLAS, which packed the weight at
+ * every call, and ResNet-18 1.16x faster at one thread. oneDNN's dnnl_sgemm was 1.2-1.5x faster
+ * than OpenBLAS on those products on the AMD EPYC, but its first call generates its kernels (40
+ * ms there, in the process's first run), which the direct primitive's convolutions never needed:
+ * ResNet-18 per run 27.0 ms with dnnl_sgemm, 28.5 with OpenBLAS (34.6 without Winograd); process
+ * start to first result 168 / 132 / 141 ms (9 alternating fresh processes). The sums differ from the direct convolution's in the last bits (about
  * 1e-6 of the values' size on those layers, the transforms' additions); the work is cut into blocks of whole tile rows (a
  * function of the shape), each block's products one call on one thread, so the bits are the
  * same at any thread count. EIR_WINOGRAD=0: the direct primitive. */
@@ -856,7 +865,8 @@ static bool wino_fits(const int64_t *g) {
 
 static bool entry_build_wino(conv_entry *e, const float *w) {
     int64_t C = e->geo[1], O = e->geo[4], TW = (e->geo[6] + 1) / 2;
-    if (!(e->wino = aligned_alloc(64, (size_t)(16 * C * O) * sizeof(float)))) return false;
+    float *u = aligned_alloc(64, (size_t)(16 * C * O) * sizeof(float));
+    if (!u) return false;
     /* output channels in blocks of 64, so that the 16 rows written for one input channel are
      * runs of 64 floats */
     for (int64_t o0 = 0; o0 < O; o0 += 64)
@@ -870,18 +880,30 @@ static bool entry_build_wino(conv_entry *e, const float *w) {
                 }
                 for (int i = 0; i < 4; i++) { /* (G g) G^T */
                     float a = t[i][0], b = t[i][1], cc = t[i][2];
-                    float u[4] = {a, 0.5f * (a + b + cc), 0.5f * (a - b + cc), cc};
-                    for (int j = 0; j < 4; j++) e->wino[((i * 4 + j) * C + c) * O + o] = u[j];
+                    float v[4] = {a, 0.5f * (a + b + cc), 0.5f * (a - b + cc), cc};
+                    for (int j = 0; j < 4; j++) u[((i * 4 + j) * C + c) * O + o] = v[j];
                 }
             }
+    /* each position's C x O packed for eir_nngemm_f32 where it runs, else kept for cblas_sgemm */
+    e->wino_nn = eir_nngemm_enabled();
+    e->wino_pos = e->wino_nn ? eir_nngemm_packed_floats(C, O) : C * O;
+    if (e->wino_nn) {
+        if (!(e->wino = aligned_alloc(64, (size_t)(16 * e->wino_pos) * sizeof(float)))) {
+            free(u);
+            return false;
+        }
+        for (int k = 0; k < 16; k++) eir_nngemm_pack(C, O, u + k * C * O, O, e->wino + k * e->wino_pos);
+        free(u);
+    } else
+        e->wino = u;
     /* blocks of at most WINO_BLOCK tiles x channels, the tile rows shared out evenly; an image
      * that is one block is cut into two halves of the output channels instead (each half reads
      * half of the transformed weight: work for two threads without reading all of it twice) */
     int64_t TH = (e->geo[5] + 1) / 2, most = WINO_BLOCK / (TW * C) > 1 ? WINO_BLOCK / (TW * C) : 1;
     int64_t nb = (TH + most - 1) / most;
     e->wino_rows = (TH + nb - 1) / nb;
-    e->wino_parts = nb == 1 && O % 32 == 0 ? 2 : 1;
-    e->wbytes = (size_t)(16 * C * O) * sizeof(float);
+    e->wino_parts = nb == 1 && O % (e->wino_nn ? 128 : 32) == 0 ? 2 : 1; /* eir_nngemm_f32: halves of whole strips */
+    e->wbytes = (size_t)(16 * e->wino_pos) * sizeof(float);
     return true;
 }
 
@@ -1384,8 +1406,11 @@ static void conv_wino(void *ctx, int64_t b0, int64_t b1) {
         float *y = j->y + n * O * H * W;
         wino_in(V, x, H, W, C, tr0, tr1, T);
         for (int k = 0; k < 16; k++)
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)T, (int)no, (int)C, 1.f, V + k * T * C, (int)C,
-                        e->wino + k * C * O + oc0, (int)O, 0.f, M + k * T * no, (int)no);
+            if (e->wino_nn)
+                eir_nngemm_f32(T, no, C, V + k * T * C, C, e->wino + k * e->wino_pos + oc0 * C, M + k * T * no, no);
+            else
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)T, (int)no, (int)C, 1.f, V + k * T * C,
+                            (int)C, e->wino + k * e->wino_pos + oc0, (int)O, 0.f, M + k * T * no, (int)no);
         wino_out(y, M, H, W, O, tr0, tr1, T, oc0, no);
         int64_t oh0 = 2 * tr0, oh1 = 2 * tr1 < H ? 2 * tr1 : H;
         float *yr = y + oh0 * W * O + oc0;
@@ -1424,6 +1449,7 @@ bool eir_dnnl_conv2d_blk_f32(const float *x, int64_t xB, const float *w, float *
         eir_parallel_for(eir_pool_current(), N * ((TH + e->wino_rows - 1) / e->wino_rows) * e->wino_parts, 1,
                          conv_wino, &j);
         atomic_fetch_add(&nwino, 1);
+        if (e->wino_nn) atomic_fetch_add(&nwino_nn, 1);
     } else if (e->dw_nb) {
         eir_pool *pool = eir_pool_current();
         if (eir_pool_threads(pool) > 1) {

@@ -110,6 +110,8 @@ bool eir_dnnl_reorder_f32(const float *x, int64_t xB, float *y, int64_t yB, int6
 uint64_t eir_dnnl_conv_calls(void);
 /* Of those, the calls that ran as Winograd F(2 x 2, 3 x 3) (tests). */
 uint64_t eir_dnnl_conv_wino_calls(void);
+/* Of those, the calls whose products ran on eir_nngemm_f32 (nngemm.h; else OpenBLAS) (tests). */
+uint64_t eir_dnnl_conv_wino_nn_calls(void);
 /* Of those, the depthwise calls that ran in bands of output rows on more than one thread (tests). */
 uint64_t eir_dnnl_conv_dw_band_calls(void);
 /* Convolution primitives refused because oneDNN offered its reference implementation (its slow,

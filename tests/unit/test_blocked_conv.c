@@ -34,6 +34,7 @@
 
 #include "base/pool.h"
 #include "kernels/dnnl_conv.h"
+#include "kernels/nngemm.h"
 #include "kernels/gemm.h"
 #include "kernels/fast.h"
 #include "ktest.h"
@@ -155,7 +156,7 @@ static void one_case(const cshape *c, const char *act, bool bias, bool residual)
     /* the input blocked, or NCHW for fewer channels than a block (the stem) */
     const eir_tview *xin = L > 0 && c->C < L ? &X.v : &XB.v;
     CHECK(eir_dnnl_conv_const_add(&owner, Wt.buf, wbytes, false) == 0);
-    uint64_t calls = eir_dnnl_conv_calls(), wcalls = eir_dnnl_conv_wino_calls();
+    uint64_t calls = eir_dnnl_conv_calls(), wcalls = eir_dnnl_conv_wino_calls(), ncalls = eir_dnnl_conv_wino_nn_calls();
     fill_poison(&YB.v);
     CHECK(conv_blocked(c, xin, &Wt, &Bs, bias, act, residual ? &RB : NULL, &YB) == 0);
     const char *wg = getenv("EIR_WINOGRAD");
@@ -163,6 +164,8 @@ static void one_case(const cshape *c, const char *act, bool bias, bool residual)
                 c->d == 1 && c->C % 16 == 0 && c->O % 16 == 0 && ((OH + 1) / 2) * ((OW + 1) / 2) >= 40 &&
                 !(wg && !strcmp(wg, "0"));
     CHECK(eir_dnnl_conv_wino_calls() == wcalls + (wino ? 1 : 0));
+    /* its products on eir's kernel wherever that is on (else OpenBLAS: the run with EIR_NNGEMM=0) */
+    CHECK(eir_dnnl_conv_wino_nn_calls() == ncalls + (wino && eir_nngemm_enabled() ? 1 : 0));
     if (errbuf[0]) fprintf(stderr, "%s: %s\n", what, errbuf);
     bool dnnl = eir_dnnl_conv_calls() == calls + 1;
     /* few input channels into blocks of a multiple of 16 lanes: eir's own kernel (fused.c conv_small_c) */
@@ -282,6 +285,8 @@ static void test_shapes(void) {
         {1, 1, 21, 30, 64, 3, 3, 1, 1, 2},       /* one channel, dilated */
         {2, 16, 40, 36, 32, 3, 3, 1, 1, 1},      /* Winograd (channels last): one block of tile rows, two halves of O */
         {1, 64, 45, 51, 16, 3, 3, 1, 1, 1},      /* Winograd: three blocks of rows, odd sizes (partial tiles) */
+        {1, 160, 14, 14, 128, 3, 3, 1, 1, 1},    /* Winograd: K past a k-block of eir_nngemm_f32, halves of O */
+        {1, 32, 12, 20, 80, 3, 3, 1, 1, 1},      /* Winograd: O a strip of 64 and one of 16 */
         {1, 2, 9, 9, 64, 3, 3, 2, 1, 1},         /* rows of 5 pixels, shorter than a tile */
         {1, 240, 1, 1, 64, 1, 1, 1, 0, 1},       /* squeeze-and-excitation on a pooled image (channels
                                                   * last: the matrix-vector kernel) */
@@ -592,7 +597,12 @@ static int run_all(const char *name) {
 
 int main(int argc, char **argv) {
     if (getenv("EIR_TEST_BLOCKED_CHILD")) return run_all("test_blocked_conv (EIR_GEMM=openblas)");
+    if (getenv("EIR_TEST_BLOCKED_NN_CHILD")) return run_all("test_blocked_conv (EIR_NNGEMM=0)");
     int rc = run_all("test_blocked_conv");
+    /* again with the Winograd products on OpenBLAS, where eir's kernel took them */
+    if (eir_dnnl_conv_enabled() && eir_nngemm_enabled() &&
+        !rerun_with_env(argv, "EIR_NNGEMM", "0", "EIR_TEST_BLOCKED_NN_CHILD"))
+        return 1;
     /* again with OpenBLAS: the primitive off, the same results within the bounds (unless it was
      * off already: no oneDNN, or a sanitizer build, which keeps to OpenBLAS by default) */
     if (!eir_dnnl_conv_enabled()) {

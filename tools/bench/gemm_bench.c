@@ -7,7 +7,7 @@
  *       and 512-bit ones where the CPU has AVX-512F) and its clock (a chain
  *       of dependent 1-cycle register adds), thread CPU time, so time slices
  *       lost to other jobs do not count
- *   gemm_bench gemm [--threads T] [--reps R] [--set resnet18|mobilenet_v2|bert|gpt2|llama|all] [--epi 1] LIB...
+ *   gemm_bench gemm [--threads T] [--reps R] [--set resnet18|winograd|mobilenet_v2|bert|gpt2|llama|all] [--epi 1] LIB...
  *       sgemm on the GEMMs of the benchmark models, the libraries taking turns
  *       call by call (a busy machine slows them alike); per shape the median
  *       GFLOP/s, then per model the sum of the median times weighted by how
@@ -32,7 +32,8 @@
  * and with the weight prepared once, outside the timing: dnnl-mm (oneDNN's
  * matmul primitive, weights in the format it picks), dnnl-pack (oneDNN 2.x's
  * internal sgemm_pack / sgemm_compute, B packed), wgemm (eir's kernel for
- * linear layers of few rows, src/kernels/wgemm.c, B as stored), dnnl-bt (dnnl_sgemm on a
+ * linear layers of few rows, src/kernels/wgemm.c, B as stored), nngemm (eir's kernel for the
+ * Winograd convolution's products, src/kernels/nngemm.c, B packed in strips), dnnl-bt (dnnl_sgemm on a
  * B^T copy). NAME-blk runs NAME in the blocks eir's thread pool cuts a large
  * product into (src/kernels/nn.c, gemm_split), each prepared on its own.
  * OPENBLAS_CORETYPE and the like are read from the environment as usual;
@@ -56,6 +57,7 @@
 #include <oneapi/dnnl/dnnl.h>
 #include <pthreadpool.h>
 #include <xnnpack.h>
+#include "kernels/nngemm.h"
 #include "kernels/wgemm.h"
 
 
@@ -243,6 +245,13 @@ static void lib_open(lib *l, const char *name) {
         snprintf(l->info, sizeof l->info, "eir's kernel for linear layers of few rows (src/kernels/wgemm.c), B^T as stored");
         return;
     }
+    if (!strcmp(name, "nngemm")) {
+        l->kind = 7;
+        eir_nngemm_set(1);
+        if (!eir_nngemm_enabled()) die("nngemm needs AVX-512F", NULL);
+        snprintf(l->info, sizeof l->info, "eir's kernel for the Winograd products (src/kernels/nngemm.c), B packed once");
+        return;
+    }
     if (!strcmp(name, "dnnl-bt")) {
         l->kind = 5;
         snprintf(l->info, sizeof l->info, "dnnl_sgemm on a K x N copy of a transposed B made once");
@@ -325,6 +334,11 @@ static const shape SHAPES[] = {
     {"resnet18", "layer4 3x3", 512, 49, 4608, false, 3, 0},
     {"resnet18", "layer4 down 1x1/2", 512, 49, 256, false, 1, 0},
     {"resnet18", "fc", 1, 1000, 512, true, 1, 0},
+    /* ResNet-18's Winograd F(2x2, 3x3) convolutions (src/kernels/dnnl_conv.c): per block of tile rows,
+     * 16 products tiles x C times C x O (M = tiles, N = O or half of it, K = C) */
+    {"winograd", "layer1 3x3 (4 blocks)", 196, 64, 64, false, 16 * 4 * 4, 0},
+    {"winograd", "layer2 3x3 (2 blocks)", 98, 128, 128, false, 16 * 2 * 3, 0},
+    {"winograd", "layer3 3x3 (halves of O)", 49, 128, 256, false, 16 * 2 * 3, 0},
     /* MobileNetV2, 224x224: the first conv and the 1x1 convs (expand / project); depthwise is not a GEMM */
     {"mobilenet_v2", "conv 3x3/2", 32, 12544, 27, false, 1, 0},
     {"mobilenet_v2", "b1 project", 16, 12544, 32, false, 1, 0},
@@ -486,6 +500,17 @@ static void gemm_one(const lib *l, const shape *s, xfc *x, int bi, int M, int N,
         int rc = s->tb ? eir_wgemm_f32(M, N, K, A, lda, B, ldb, NULL, 0, C, ldc)
                        : eir_wgemm_f32(M, N, K, A, lda, x->packed[bi], K, NULL, 0, C, ldc);
         if (rc) die("eir_wgemm_f32 failed", NULL);
+    } else if (l->kind == 7) {
+        /* B (K x N; a transposed B copied to K x N first) packed into strips once */
+        if (!x->packed[bi]) {
+            float *kn = falloc((size_t)K * N);
+            for (int q = 0; q < K; q++)
+                for (int j = 0; j < N; j++) kn[(size_t)q * N + j] = s->tb ? B[(size_t)j * ldb + q] : B[(size_t)q * ldb + j];
+            x->packed[bi] = falloc((size_t)eir_nngemm_packed_floats(K, N));
+            eir_nngemm_pack(K, N, kn, N, x->packed[bi]);
+            free(kn);
+        }
+        if (eir_nngemm_f32(M, N, K, A, lda, x->packed[bi], C, ldc)) die("eir_nngemm_f32 failed", NULL);
     } else if (l->kind == 5) {
         if (s->tb && !x->packed[bi]) { /* B^T (K x N) once */
             x->packed[bi] = falloc((size_t)K * N);
@@ -569,8 +594,8 @@ static void bench_gemm(lib *libs, int nl, const char *set, int reps) {
     for (int i = 0; i < nl; i++) printf("--:|");
     printf("\n");
     double tot[8][16] = {{0}};
-    const char *models[] = {"resnet18", "mobilenet_v2", "bert", "gpt2", "llama"};
-    enum { NMODELS = 5 };
+    const char *models[] = {"resnet18", "winograd", "mobilenet_v2", "bert", "gpt2", "llama"};
+    enum { NMODELS = 6 };
     double *t = malloc(sizeof(double) * (size_t)reps);
     double *med = malloc(sizeof(double) * (size_t)nl);
     for (int si = 0; si < NSHAPES; si++) {

@@ -1,0 +1,155 @@
+/* nngemm.c — C = A B for a few rows of A against B as stored, AVX-512 (nngemm.h).
+ *
+ * The columns of C go by strips of 32 (two vectors of 16; the strip's rows of B, 128 bytes
+ * each, stay in L1 from one tile of rows to the next: 32 KiB for K = 256), and within a strip the
+ * rows by tiles of at most 12, the tiles' sizes evened out (49 rows: 10, 10, 10, 10, 9, never 12
+ * rows and a tile of one). For each k the tile broadcasts its rows' A values against the strip's
+ * two vectors of B: up to 24 accumulators, 2 loads of B and 12 broadcasts per 24 FMAs. No
+ * packing: A's rows are read where they lie, and B too, which the Winograd convolution's
+ * products (its transformed weight, a few hundred KiB per position, the same at every call) would
+ * otherwise pack at every call (OpenBLAS's sgemm spent a third of its time there). Each element is
+ * one chain of FMAs over k in order, so a tile's size, the strip's width and the masked last
+ * vector do not change its bits. */
+#include "nngemm.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    NN_ROWS = 6,   /* rows of A a tile, at most */
+    NN_STRIP = 64, /* columns of a packed strip: 4 vectors of 16 */
+    NN_KB = 128    /* k-block: a strip's rows of it, 32 KiB, stay in L1 from tile to tile */
+};
+
+static pthread_once_t nn_once = PTHREAD_ONCE_INIT;
+static bool nn_default; /* the environment's choice, or the CPU's */
+static bool nn_cpu_ok;  /* AVX-512F */
+static int nn_mode = -1; /* eir_nngemm_set: -1 the default, 0 off, 1 on */
+
+int64_t eir_nngemm_packed_floats(int64_t K, int64_t N) { return (N + NN_STRIP - 1) / NN_STRIP * NN_STRIP * K; }
+
+void eir_nngemm_pack(int64_t K, int64_t N, const float *B, int64_t ldb, float *P) {
+    for (int64_t j0 = 0; j0 < N; j0 += NN_STRIP) {
+        float *s = P + j0 * K;
+        int64_t w = N - j0 < NN_STRIP ? N - j0 : NN_STRIP;
+        for (int64_t k = 0; k < K; k++) {
+            memcpy(s + k * NN_STRIP, B + k * ldb + j0, (size_t)w * sizeof *s);
+            memset(s + k * NN_STRIP + w, 0, (size_t)(NN_STRIP - w) * sizeof *s);
+        }
+    }
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+
+static void nn_read(void) {
+    __builtin_cpu_init();
+    nn_cpu_ok = __builtin_cpu_supports("avx512f");
+    const char *e = getenv("EIR_NNGEMM");
+    nn_default = !(e && e[0] == '0' && !e[1]);
+}
+
+/* One tile: R rows (a constant in each instance) by J vectors of 16 columns (1 to 4; a constant
+ * too), over kc values of k from p (a strip's k-block: rows of 64 floats); the last vector's
+ * columns those of mask m. first: the sums start from 0, else from C (the previous k-block's,
+ * stored exactly: the same chain of FMAs as in one block). Spelled out accumulator by
+ * accumulator, so that all 24 stay in registers (an array of them was written back to the stack
+ * at every k). */
+#define NN_ROW(r)                                                                                                    \
+    if (R > r) {                                                                                                     \
+        __m512 x = _mm512_set1_ps(A[r * lda + k]);                                                                   \
+        c##r = _mm512_fmadd_ps(x, b0, c##r);                                                                         \
+        if (J > 1) d##r = _mm512_fmadd_ps(x, b1, d##r);                                                              \
+        if (J > 2) e##r = _mm512_fmadd_ps(x, b2, e##r);                                                              \
+        if (J > 3) f##r = _mm512_fmadd_ps(x, b3, f##r);                                                              \
+    }
+#define NN_VEC(j) (j + 1 == J ? m : (__mmask16)0xffff)
+#define NN_IN(r)                                                                                                     \
+    if (R > r) {                                                                                                     \
+        c##r = _mm512_maskz_loadu_ps(NN_VEC(0), C + r * ldc);                                                        \
+        if (J > 1) d##r = _mm512_maskz_loadu_ps(NN_VEC(1), C + r * ldc + 16);                                        \
+        if (J > 2) e##r = _mm512_maskz_loadu_ps(NN_VEC(2), C + r * ldc + 32);                                        \
+        if (J > 3) f##r = _mm512_maskz_loadu_ps(NN_VEC(3), C + r * ldc + 48);                                        \
+    }
+#define NN_OUT(r)                                                                                                    \
+    if (R > r) {                                                                                                     \
+        _mm512_mask_storeu_ps(C + r * ldc, NN_VEC(0), c##r);                                                         \
+        if (J > 1) _mm512_mask_storeu_ps(C + r * ldc + 16, NN_VEC(1), d##r);                                         \
+        if (J > 2) _mm512_mask_storeu_ps(C + r * ldc + 32, NN_VEC(2), e##r);                                         \
+        if (J > 3) _mm512_mask_storeu_ps(C + r * ldc + 48, NN_VEC(3), f##r);                                         \
+    }
+#define NN_TILE(RR, JJ)                                                                                              \
+    __attribute__((target("avx512f"))) static void nn_tile_##RR##_##JJ(                                             \
+        bool first, int64_t kc, const float *A, int64_t lda, const float *p, float *C, int64_t ldc, __mmask16 m) {   \
+        enum { R = RR, J = JJ };                                                                                     \
+        __m512 c0, c1, c2, c3, c4, c5, d0, d1, d2, d3, d4, d5, e0, e1, e2, e3, e4, e5, f0, f1, f2, f3, f4, f5;       \
+        c0 = c1 = c2 = c3 = c4 = c5 = _mm512_setzero_ps();                                                           \
+        d0 = d1 = d2 = d3 = d4 = d5 = e0 = e1 = e2 = e3 = e4 = e5 = f0 = f1 = f2 = f3 = f4 = f5 = c0;                \
+        if (!first) {                                                                                                \
+            NN_IN(0) NN_IN(1) NN_IN(2) NN_IN(3) NN_IN(4) NN_IN(5)                                                    \
+        }                                                                                                            \
+        for (int64_t k = 0; k < kc; k++) {                                                                           \
+            const float *b = p + k * NN_STRIP;                                                                       \
+            __m512 b0 = _mm512_loadu_ps(b), b1 = b0, b2 = b0, b3 = b0;                                               \
+            if (J > 1) b1 = _mm512_loadu_ps(b + 16);                                                                 \
+            if (J > 2) b2 = _mm512_loadu_ps(b + 32);                                                                 \
+            if (J > 3) b3 = _mm512_loadu_ps(b + 48);                                                                 \
+            NN_ROW(0) NN_ROW(1) NN_ROW(2) NN_ROW(3) NN_ROW(4) NN_ROW(5)                                              \
+        }                                                                                                            \
+        NN_OUT(0) NN_OUT(1) NN_OUT(2) NN_OUT(3) NN_OUT(4) NN_OUT(5)                                                  \
+    }
+#define NN_TILES(J) NN_TILE(1, J) NN_TILE(2, J) NN_TILE(3, J) NN_TILE(4, J) NN_TILE(5, J) NN_TILE(6, J)
+NN_TILES(1)
+NN_TILES(2)
+NN_TILES(3)
+NN_TILES(4)
+
+typedef void (*nn_tile_fn)(bool, int64_t, const float *, int64_t, const float *, float *, int64_t, __mmask16);
+#define NN_ROWFNS(J) {nn_tile_1_##J, nn_tile_2_##J, nn_tile_3_##J, nn_tile_4_##J, nn_tile_5_##J, nn_tile_6_##J}
+static const nn_tile_fn nn_tiles[4][NN_ROWS] = {NN_ROWFNS(1), NN_ROWFNS(2), NN_ROWFNS(3), NN_ROWFNS(4)};
+
+int eir_nngemm_f32(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *P, float *C,
+                   int64_t ldc) {
+    pthread_once(&nn_once, nn_read);
+    if (!nn_cpu_ok) return -1;
+    if (M <= 0 || N <= 0) return 0;
+    if (K <= 0) {
+        for (int64_t i = 0; i < M; i++) memset(C + i * ldc, 0, (size_t)N * sizeof *C);
+        return 0;
+    }
+    int64_t tiles = (M + NN_ROWS - 1) / NN_ROWS;
+    for (int64_t k0 = 0; k0 < K; k0 += NN_KB) {
+        int64_t kc = K - k0 < NN_KB ? K - k0 : NN_KB;
+        for (int64_t j0 = 0; j0 < N; j0 += NN_STRIP) {
+            int64_t w = N - j0 < NN_STRIP ? N - j0 : NN_STRIP;
+            int J = (int)((w + 15) / 16);
+            __mmask16 m = (__mmask16)(w % 16 ? (1u << (w % 16)) - 1 : 0xffffu);
+            const float *p = P + j0 * K + k0 * NN_STRIP;
+            for (int64_t t = 0; t < tiles; t++) {
+                int64_t r0 = M * t / tiles, r1 = M * (t + 1) / tiles;
+                nn_tiles[J - 1][r1 - r0 - 1](k0 == 0, kc, A + r0 * lda + k0, lda, p, C + r0 * ldc + j0, ldc, m);
+            }
+        }
+    }
+    return 0;
+}
+
+#else
+
+static void nn_read(void) {}
+
+int eir_nngemm_f32(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *P, float *C,
+                   int64_t ldc) {
+    (void)M, (void)N, (void)K, (void)A, (void)lda, (void)P, (void)C, (void)ldc;
+    return -1;
+}
+
+#endif
+
+bool eir_nngemm_enabled(void) {
+    pthread_once(&nn_once, nn_read);
+    return nn_cpu_ok && (nn_mode < 0 ? nn_default : nn_mode == 1);
+}
+
+void eir_nngemm_set(int mode) { nn_mode = mode < 0 ? -1 : mode ? 1 : 0; }

@@ -1,0 +1,99 @@
+/* test_nngemm.c — eir_nngemm_f32 (src/kernels/nngemm.c, C = A B against B packed in strips of
+ * 64 columns) against a float64 reference and against its own rule for the bits: each element
+ * the chain of FMAs over k in order from 0, whatever the rows' tiles (every remainder of the
+ * tiles of at most 6 rows), the strip's width (every N mod 64, masked last vectors) and K's
+ * blocks of 128 (K from 1 to past three blocks). Rows of A and C wider than the matrices; C's
+ * padding untouched; the packed strips' tails zero. Skipped without AVX-512F. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "kernels/nngemm.h"
+
+static uint64_t rng = 4242;
+static float frand(void) {
+    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+    return (float)((rng >> 40) & 0xffff) / 32768.f - 1.f;
+}
+
+static int bad; /* cases with a failure, reported once each */
+
+static void one(int64_t M, int64_t N, int64_t K, int64_t apad, int64_t bpad, int64_t cpad) {
+    int64_t lda = K + apad, ldb = N + bpad, ldc = N + cpad, pf = eir_nngemm_packed_floats(K, N);
+    float *A = malloc(sizeof(float) * (size_t)(M * lda + 1)), *B = malloc(sizeof(float) * (size_t)(K * ldb + 1)),
+          *P = malloc(sizeof(float) * (size_t)(pf + 1)), *C = malloc(sizeof(float) * (size_t)(M * ldc + 1));
+    for (int64_t i = 0; i < M * lda; i++) A[i] = frand();
+    for (int64_t i = 0; i < K * ldb; i++) B[i] = frand();
+    bool ok = pf == (N + 63) / 64 * 64 * K;
+    for (int64_t i = 0; i < pf; i++) P[i] = -777.f;
+    eir_nngemm_pack(K, N, B, ldb, P);
+    /* the packed strips: B's columns in order, zeros past N */
+    for (int64_t j = 0; ok && j < (N + 63) / 64 * 64; j++)
+        for (int64_t k = 0; k < K; k++) {
+            float want = j < N ? B[k * ldb + j] : 0.f, got = P[j / 64 * 64 * K + k * 64 + j % 64];
+            if (memcmp(&want, &got, sizeof got)) ok = false;
+        }
+    for (int64_t i = 0; i < M * ldc; i++) C[i] = -12345.f;
+    ok = ok && eir_nngemm_f32(M, N, K, A, lda, P, C, ldc) == 0;
+    for (int64_t m = 0; ok && m < M; m++)
+        for (int64_t n = 0; n < ldc; n++) {
+            float got = C[m * ldc + n];
+            if (n >= N) {
+                if (memcmp(&got, &(float){-12345.f}, sizeof got)) ok = false; /* padding untouched */
+                continue;
+            }
+            float acc = 0.f;
+            double ref = 0, mag = 0;
+            for (int64_t k = 0; k < K; k++) {
+                acc = fmaf(A[m * lda + k], B[k * ldb + n], acc);
+                ref += (double)A[m * lda + k] * B[k * ldb + n];
+                mag += fabs((double)A[m * lda + k] * B[k * ldb + n]);
+            }
+            if (memcmp(&got, &acc, sizeof got)) ok = false;
+            if (fabs(got - ref) > 1e-6 * (mag + 1.0)) ok = false;
+        }
+    CHECK(ok);
+    if (!ok && bad++ < 5)
+        fprintf(stderr, "test_nngemm: M %lld N %lld K %lld (pads %lld %lld %lld) wrong\n", (long long)M, (long long)N,
+                (long long)K, (long long)apad, (long long)bpad, (long long)cpad);
+    free(A), free(B), free(P), free(C);
+}
+
+int main(void) {
+    eir_nngemm_set(1);
+    if (!eir_nngemm_enabled()) {
+        float a = 1.f, p[64] = {2.f}, c = 0.f;
+        CHECK(eir_nngemm_f32(1, 1, 1, &a, 1, p, &c, 1) == -1 && c == 0.f); /* refused, C untouched */
+        printf("test_nngemm: skipped (no AVX-512F)\n");
+        return check_summary("test_nngemm");
+    }
+    /* every tile remainder (1..6 rows, evened out over 2..4 tiles) and every vector count of a strip */
+    for (int64_t M = 1; M <= 25; M++)
+        for (int64_t N = 1; N <= 70; N += (N < 20 ? 1 : 3)) one(M, N, 9 + M % 5, 0, 0, 0);
+    /* K: one value, a block, blocks of 128 and a part (the sums carried through C between blocks) */
+    int64_t ks[] = {1, 2, 127, 128, 129, 256, 300, 513};
+    for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
+        one(49, 128, ks[i], 0, 0, 0);
+        one(13, 97, ks[i], 3, 5, 7);
+    }
+    /* the Winograd products of ResNet-18's stages: 196 x 64 x 64, 98 x 128 x 128, 49 x 256 x 256 */
+    one(196, 64, 64, 0, 0, 0);
+    one(98, 128, 128, 0, 0, 0);
+    one(49, 256, 256, 0, 0, 0);
+    /* K = 0: zeros; M or N = 0: nothing written */
+    {
+        float C[3 * 8], p[64] = {0};
+        for (int i = 0; i < 24; i++) C[i] = -1.f;
+        CHECK(eir_nngemm_f32(3, 5, 0, NULL, 1, p, C, 8) == 0);
+        CHECK(C[0] == 0.f && C[4] == 0.f && C[16 + 4] == 0.f && C[5] == -1.f && C[8 + 7] == -1.f);
+        CHECK(eir_nngemm_f32(0, 5, 4, NULL, 4, p, C, 8) == 0 && eir_nngemm_f32(3, 0, 4, NULL, 4, p, C, 8) == 0);
+        CHECK(C[5] == -1.f);
+    }
+    eir_nngemm_set(0);
+    CHECK(!eir_nngemm_enabled());
+    eir_nngemm_set(-1);
+    return check_summary("test_nngemm");
+}
