@@ -124,6 +124,14 @@ def _runs_agree(eir, path, x, want, tmp_path):
     return one
 
 
+def _avx512f():
+    try:
+        with open("/proc/cpuinfo") as f:
+            return any(line.startswith("flags") and " avx512f" in line for line in f)
+    except OSError:
+        return False
+
+
 def _chains_here():
     """whether eir makes chains here (oneDNN loads, nothing turned off)"""
     try:
@@ -399,13 +407,21 @@ def test_small_image_1x1_products(eir, tmp_path, strict, decomp, shape):
     conv = _run(eir, dst, x, str(tmp_path / "conv"), runs=2)
     np.testing.assert_allclose(conv[0], want, rtol=rtol, atol=atol, err_msg="eir run of the converted program")
     on, n_on = _dnnl_1x1(eir, path, x, str(tmp_path / "on"), {})
-    off, n_off = _dnnl_1x1(eir, path, x, str(tmp_path / "off"), {"EIR_CONV_1X1_GEMM": "0"})
+    # the path off: the pixel bands, on oneDNN's primitive (EIR_NNGEMM=0) and on eir's kernel
+    off, n_off = _dnnl_1x1(eir, path, x, str(tmp_path / "off"), {"EIR_CONV_1X1_GEMM": "0", "EIR_NNGEMM": "0"})
+    nnb, n_nnb = _dnnl_1x1(eir, path, x, str(tmp_path / "nnb"), {"EIR_CONV_1X1_GEMM": "0"})
     for k in range(2):
         np.testing.assert_allclose(off[k], want, rtol=rtol, atol=atol, err_msg=f"path off, run {k + 1}")
+        np.testing.assert_allclose(nnb[k], want, rtol=rtol, atol=atol, err_msg=f"path off, eir's bands, run {k + 1}")
     assert on[0].tobytes() == one[0].tobytes()
+    assert nnb[0].tobytes() == nnb[1].tobytes()
     if _chains_here() and os.environ.get("EIR_GEMM_PACK") != "0":
         pixels = shape[0] * ((shape[2] + 1) // 2) * ((shape[3] + 1) // 2)
         # the chain's four 1 x 1 layers run on oneDNN's primitive with the path off (in bands of
-        # pixels, several runs per layer), as matrix products with it on, up to 64 pixels
+        # pixels, several runs per layer), as matrix products with it on, up to 64 pixels; with
+        # AVX-512F the bands run on eir's kernel (src/kernels/nngemm.c) unless EIR_NNGEMM=0
+        nn = _avx512f() and os.environ.get("EIR_NNGEMM") != "0"
         assert n_off >= 8, f"{n_off} 1 x 1 primitive runs with the path off"
-        assert n_on == (n_off if pixels > 64 else 0), f"{n_on} 1 x 1 primitive runs with the path on ({pixels} pixels)"
+        assert n_nnb == (0 if nn else n_off), f"{n_nnb} 1 x 1 primitive runs with the path off, EIR_NNGEMM unset"
+        n_bands = 0 if nn else n_off
+        assert n_on == (n_bands if pixels > 64 else 0), f"{n_on} 1 x 1 primitive runs with the path on ({pixels} pixels)"

@@ -112,6 +112,8 @@ uint64_t eir_dnnl_conv_calls(void);
 uint64_t eir_dnnl_conv_wino_calls(void);
 /* Of those, the calls whose products ran on eir_nngemm_f32 (nngemm.h; else OpenBLAS) (tests). */
 uint64_t eir_dnnl_conv_wino_nn_calls(void);
+/* Of those, the 1 x 1 convolutions run in pixel bands on eir_nngemm_f32 (tests). */
+uint64_t eir_dnnl_conv_pw_nn_calls(void);
 /* Of those, the depthwise calls that ran in bands of output rows on more than one thread (tests). */
 uint64_t eir_dnnl_conv_dw_band_calls(void);
 /* Convolution primitives refused because oneDNN offered its reference implementation (its slow,

@@ -50,6 +50,30 @@ static void nn_read(void) {
     nn_default = !(e && e[0] == '0' && !e[1]);
 }
 
+/* The epilogue of the vector of sums v of row i, columns j .. j + 15 (those of m) */
+__attribute__((target("avx512f"), always_inline)) static inline __m512 nn_epi(__m512 v, const eir_nngemm_epi *ep,
+                                                                              int64_t i, int64_t j, __mmask16 m) {
+    if (ep->bias) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, ep->bias + j));
+    if (ep->res) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, ep->res + i * ep->ldr + j));
+    __m512 z = _mm512_setzero_ps();
+    switch (ep->act) {
+    case EIR_NNGEMM_RELU: /* v < 0 ? 0 : v */
+        return _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, z, _CMP_LT_OQ), z);
+    case EIR_NNGEMM_CLIP: {
+        __m512 lo = _mm512_set1_ps(ep->lo), hi = _mm512_set1_ps(ep->hi);
+        v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, lo, _CMP_LT_OQ), lo);
+        return _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, hi, _CMP_GT_OQ), hi);
+    }
+    case EIR_NNGEMM_HARDSWISH: {
+        __m512 six = _mm512_set1_ps(6.0f), t = _mm512_add_ps(v, _mm512_set1_ps(3.0f));
+        t = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(t, z, _CMP_GT_OQ), t);   /* t > 0 ? t : 0 */
+        t = _mm512_mask_mov_ps(six, _mm512_cmp_ps_mask(t, six, _CMP_LT_OQ), t); /* t < 6 ? t : 6 */
+        return _mm512_div_ps(_mm512_mul_ps(v, t), six);
+    }
+    default: return v;
+    }
+}
+
 /* One tile: R rows (a constant in each instance) by J vectors of 16 columns (1 to 4; a constant
  * too), over kc values of k from p (a strip's k-block: rows of 64 floats); the last vector's
  * columns those of mask m. first: the sums start from 0, else from C (the previous k-block's,
@@ -72,16 +96,18 @@ static void nn_read(void) {
         if (J > 2) e##r = _mm512_maskz_loadu_ps(NN_VEC(2), C + r * ldc + 32);                                        \
         if (J > 3) f##r = _mm512_maskz_loadu_ps(NN_VEC(3), C + r * ldc + 48);                                        \
     }
+#define NN_FIN(v, r, jv) (ep ? nn_epi(v, ep, i0 + r, j0 + 16 * jv, NN_VEC(jv)) : v)
 #define NN_OUT(r)                                                                                                    \
     if (R > r) {                                                                                                     \
-        _mm512_mask_storeu_ps(C + r * ldc, NN_VEC(0), c##r);                                                         \
-        if (J > 1) _mm512_mask_storeu_ps(C + r * ldc + 16, NN_VEC(1), d##r);                                         \
-        if (J > 2) _mm512_mask_storeu_ps(C + r * ldc + 32, NN_VEC(2), e##r);                                         \
-        if (J > 3) _mm512_mask_storeu_ps(C + r * ldc + 48, NN_VEC(3), f##r);                                         \
+        _mm512_mask_storeu_ps(C + r * ldc, NN_VEC(0), NN_FIN(c##r, r, 0));                                           \
+        if (J > 1) _mm512_mask_storeu_ps(C + r * ldc + 16, NN_VEC(1), NN_FIN(d##r, r, 1));                           \
+        if (J > 2) _mm512_mask_storeu_ps(C + r * ldc + 32, NN_VEC(2), NN_FIN(e##r, r, 2));                           \
+        if (J > 3) _mm512_mask_storeu_ps(C + r * ldc + 48, NN_VEC(3), NN_FIN(f##r, r, 3));                           \
     }
 #define NN_TILE(RR, JJ)                                                                                              \
     __attribute__((target("avx512f"))) static void nn_tile_##RR##_##JJ(                                             \
-        bool first, int64_t kc, const float *A, int64_t lda, const float *p, float *C, int64_t ldc, __mmask16 m) {   \
+        bool first, int64_t kc, const float *A, int64_t lda, const float *p, float *C, int64_t ldc, __mmask16 m,     \
+        const eir_nngemm_epi *ep, int64_t i0, int64_t j0) {                                                          \
         enum { R = RR, J = JJ };                                                                                     \
         __m512 c0, c1, c2, c3, c4, c5, d0, d1, d2, d3, d4, d5, e0, e1, e2, e3, e4, e5, f0, f1, f2, f3, f4, f5;       \
         c0 = c1 = c2 = c3 = c4 = c5 = _mm512_setzero_ps();                                                           \
@@ -105,17 +131,25 @@ NN_TILES(2)
 NN_TILES(3)
 NN_TILES(4)
 
-typedef void (*nn_tile_fn)(bool, int64_t, const float *, int64_t, const float *, float *, int64_t, __mmask16);
+typedef void (*nn_tile_fn)(bool, int64_t, const float *, int64_t, const float *, float *, int64_t, __mmask16,
+                           const eir_nngemm_epi *, int64_t, int64_t);
 #define NN_ROWFNS(J) {nn_tile_1_##J, nn_tile_2_##J, nn_tile_3_##J, nn_tile_4_##J, nn_tile_5_##J, nn_tile_6_##J}
 static const nn_tile_fn nn_tiles[4][NN_ROWS] = {NN_ROWFNS(1), NN_ROWFNS(2), NN_ROWFNS(3), NN_ROWFNS(4)};
 
 int eir_nngemm_f32(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *P, float *C,
-                   int64_t ldc) {
+                   int64_t ldc, const eir_nngemm_epi *epi) {
     pthread_once(&nn_once, nn_read);
     if (!nn_cpu_ok) return -1;
     if (M <= 0 || N <= 0) return 0;
-    if (K <= 0) {
-        for (int64_t i = 0; i < M; i++) memset(C + i * ldc, 0, (size_t)N * sizeof *C);
+    if (K <= 0) { /* the sums are 0: the epilogue of zeros */
+        static const float zeros[NN_STRIP];
+        for (int64_t i = 0; i < M; i++)
+            for (int64_t j0 = 0; j0 < N; j0 += NN_STRIP) {
+                int64_t w = N - j0 < NN_STRIP ? N - j0 : NN_STRIP;
+                int J = (int)((w + 15) / 16);
+                __mmask16 m = (__mmask16)(w % 16 ? (1u << (w % 16)) - 1 : 0xffffu);
+                nn_tiles[J - 1][0](true, 0, zeros, 0, zeros, C + i * ldc + j0, ldc, m, epi, i, j0);
+            }
         return 0;
     }
     int64_t tiles = (M + NN_ROWS - 1) / NN_ROWS;
@@ -128,7 +162,8 @@ int eir_nngemm_f32(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
             const float *p = P + j0 * K + k0 * NN_STRIP;
             for (int64_t t = 0; t < tiles; t++) {
                 int64_t r0 = M * t / tiles, r1 = M * (t + 1) / tiles;
-                nn_tiles[J - 1][r1 - r0 - 1](k0 == 0, kc, A + r0 * lda + k0, lda, p, C + r0 * ldc + j0, ldc, m);
+                nn_tiles[J - 1][r1 - r0 - 1](k0 == 0, kc, A + r0 * lda + k0, lda, p, C + r0 * ldc + j0, ldc, m,
+                                             k0 + kc == K ? epi : NULL, r0, j0);
             }
         }
     }
@@ -140,8 +175,8 @@ int eir_nngemm_f32(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
 static void nn_read(void) {}
 
 int eir_nngemm_f32(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *P, float *C,
-                   int64_t ldc) {
-    (void)M, (void)N, (void)K, (void)A, (void)lda, (void)P, (void)C, (void)ldc;
+                   int64_t ldc, const eir_nngemm_epi *epi) {
+    (void)M, (void)N, (void)K, (void)A, (void)lda, (void)P, (void)C, (void)ldc, (void)epi;
     return -1;
 }
 

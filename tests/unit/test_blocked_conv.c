@@ -156,7 +156,8 @@ static void one_case(const cshape *c, const char *act, bool bias, bool residual)
     /* the input blocked, or NCHW for fewer channels than a block (the stem) */
     const eir_tview *xin = L > 0 && c->C < L ? &X.v : &XB.v;
     CHECK(eir_dnnl_conv_const_add(&owner, Wt.buf, wbytes, false) == 0);
-    uint64_t calls = eir_dnnl_conv_calls(), wcalls = eir_dnnl_conv_wino_calls(), ncalls = eir_dnnl_conv_wino_nn_calls();
+    uint64_t calls = eir_dnnl_conv_calls(), wcalls = eir_dnnl_conv_wino_calls(), ncalls = eir_dnnl_conv_wino_nn_calls(),
+             pcalls = eir_dnnl_conv_pw_nn_calls();
     fill_poison(&YB.v);
     CHECK(conv_blocked(c, xin, &Wt, &Bs, bias, act, residual ? &RB : NULL, &YB) == 0);
     const char *wg = getenv("EIR_WINOGRAD");
@@ -181,6 +182,11 @@ static void one_case(const cshape *c, const char *act, bool bias, bool residual)
                !gemv && !small && eir_sgemm_const_copies() && eir_kernels_fast && !(pg && !strcmp(pg, "0"));
     if (dnnl != (eir_dnnl_conv_enabled() && !small && !gemv && !pw1)) fprintf(stderr, "%s: primitive %s\n", what, dnnl ? "used" : "not used");
     CHECK(dnnl == (eir_dnnl_conv_enabled() && !small && !gemv && !pw1));
+    /* a 1 x 1 kernel, stride 1, one block each side (channels last): pixel bands, on eir's
+     * kernel wherever that is on (else oneDNN's primitive: the run with EIR_NNGEMM=0) */
+    bool bands = dnnl && (L == EIR_DNNL_NHWC || (c->C == L && c->O == L)) && c->kh == 1 && c->kw == 1 && c->s == 1 &&
+                 c->p == 0;
+    CHECK(eir_dnnl_conv_pw_nn_calls() == pcalls + (bands && eir_nngemm_enabled() ? 1 : 0));
     CHECK(pad_zero(&YB, c->O));
     fill_poison(&Y.v);
     CHECK(from_blocked(&YB, c->O, &Y) == 0);
@@ -599,7 +605,8 @@ int main(int argc, char **argv) {
     if (getenv("EIR_TEST_BLOCKED_CHILD")) return run_all("test_blocked_conv (EIR_GEMM=openblas)");
     if (getenv("EIR_TEST_BLOCKED_NN_CHILD")) return run_all("test_blocked_conv (EIR_NNGEMM=0)");
     int rc = run_all("test_blocked_conv");
-    /* again with the Winograd products on OpenBLAS, where eir's kernel took them */
+    /* again with the Winograd products on OpenBLAS and the pixel bands on oneDNN's primitive,
+     * where eir's kernel took them */
     if (eir_dnnl_conv_enabled() && eir_nngemm_enabled() &&
         !rerun_with_env(argv, "EIR_NNGEMM", "0", "EIR_TEST_BLOCKED_NN_CHILD"))
         return 1;

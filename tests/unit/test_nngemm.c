@@ -3,7 +3,9 @@
  * the chain of FMAs over k in order from 0, whatever the rows' tiles (every remainder of the
  * tiles of at most 6 rows), the strip's width (every N mod 64, masked last vectors) and K's
  * blocks of 128 (K from 1 to past three blocks). Rows of A and C wider than the matrices; C's
- * padding untouched; the packed strips' tails zero. Skipped without AVX-512F. */
+ * padding untouched; the packed strips' tails zero. The epilogue (bias, residual, relu / clip /
+ * hardswish) bit for bit against scalar float32, NaN and infinities included. Skipped without
+ * AVX-512F. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,7 +39,7 @@ static void one(int64_t M, int64_t N, int64_t K, int64_t apad, int64_t bpad, int
             if (memcmp(&want, &got, sizeof got)) ok = false;
         }
     for (int64_t i = 0; i < M * ldc; i++) C[i] = -12345.f;
-    ok = ok && eir_nngemm_f32(M, N, K, A, lda, P, C, ldc) == 0;
+    ok = ok && eir_nngemm_f32(M, N, K, A, lda, P, C, ldc, NULL) == 0;
     for (int64_t m = 0; ok && m < M; m++)
         for (int64_t n = 0; n < ldc; n++) {
             float got = C[m * ldc + n];
@@ -62,11 +64,58 @@ static void one(int64_t M, int64_t N, int64_t K, int64_t apad, int64_t bpad, int
     free(A), free(B), free(P), free(C);
 }
 
+/* The epilogue, as dnnl_conv.h's epilogues compute it in scalar float32 (fused.c epi_pixels) */
+static float epi_ref(float v, const eir_nngemm_epi *ep, int64_t i, int64_t j) {
+    if (ep->bias) v = v + ep->bias[j];
+    if (ep->res) v = v + ep->res[i * ep->ldr + j];
+    switch (ep->act) {
+    case EIR_NNGEMM_RELU: return v < 0.f ? 0.f : v;
+    case EIR_NNGEMM_CLIP: v = v < ep->lo ? ep->lo : v; return v > ep->hi ? ep->hi : v;
+    case EIR_NNGEMM_HARDSWISH: {
+        float t = v + 3.0f;
+        t = t > 0.0f ? t : 0.0f;
+        t = t < 6.0f ? t : 6.0f;
+        return v * t / 6.0f;
+    }
+    default: return v;
+    }
+}
+
+/* C = A B then the epilogue (bias and residual each there or not, every activation), its bits
+ * against epi_ref over the FMA chain; the residual carries NaN, infinities and -0 so that the
+ * activations' treatment of them shows */
+static void one_epi(int64_t M, int64_t N, int64_t K, int act, bool bias, bool res) {
+    int64_t ldr = N + 3, pf = eir_nngemm_packed_floats(K, N);
+    float *A = malloc(sizeof(float) * (size_t)(M * K + 1)), *B = malloc(sizeof(float) * (size_t)(K * N + 1)),
+          *P = malloc(sizeof(float) * (size_t)(pf + 1)), *C = malloc(sizeof(float) * (size_t)(M * N + 1)),
+          *bv = malloc(sizeof(float) * (size_t)N), *R = malloc(sizeof(float) * (size_t)(M * ldr));
+    for (int64_t i = 0; i < M * K; i++) A[i] = 4.f * frand();
+    for (int64_t i = 0; i < K * N; i++) B[i] = frand();
+    for (int64_t i = 0; i < N; i++) bv[i] = 3.f * frand();
+    static const float special[] = {NAN, INFINITY, -INFINITY, -0.0f, -3.0f, 3.0f, 6.0f};
+    for (int64_t i = 0; i < M * ldr; i++) R[i] = i % 11 < 7 && i % 5 == 0 ? special[i % 7] : 4.f * frand();
+    eir_nngemm_pack(K, N, B, N, P);
+    eir_nngemm_epi ep = {bias ? bv : NULL, res ? R : NULL, ldr, act, -1.5f, 2.5f};
+    bool ok = eir_nngemm_f32(M, N, K, A, K, P, C, N, &ep) == 0;
+    for (int64_t m = 0; ok && m < M; m++)
+        for (int64_t n = 0; n < N; n++) {
+            float acc = 0.f;
+            for (int64_t k = 0; k < K; k++) acc = fmaf(A[m * K + k], B[k * N + n], acc);
+            float want = epi_ref(acc, &ep, m, n);
+            if (memcmp(&want, &C[m * N + n], sizeof want)) ok = false;
+        }
+    CHECK(ok);
+    if (!ok && bad++ < 5)
+        fprintf(stderr, "test_nngemm: epilogue act %d bias %d res %d, M %lld N %lld K %lld wrong\n", act, bias, res,
+                (long long)M, (long long)N, (long long)K);
+    free(A), free(B), free(P), free(C), free(bv), free(R);
+}
+
 int main(void) {
     eir_nngemm_set(1);
     if (!eir_nngemm_enabled()) {
         float a = 1.f, p[64] = {2.f}, c = 0.f;
-        CHECK(eir_nngemm_f32(1, 1, 1, &a, 1, p, &c, 1) == -1 && c == 0.f); /* refused, C untouched */
+        CHECK(eir_nngemm_f32(1, 1, 1, &a, 1, p, &c, 1, NULL) == -1 && c == 0.f); /* refused, C untouched */
         printf("test_nngemm: skipped (no AVX-512F)\n");
         return check_summary("test_nngemm");
     }
@@ -83,13 +132,26 @@ int main(void) {
     one(196, 64, 64, 0, 0, 0);
     one(98, 128, 128, 0, 0, 0);
     one(49, 256, 256, 0, 0, 0);
+    /* the epilogue: every activation, with and without bias and residual, one k-block and three */
+    for (int act = EIR_NNGEMM_NONE; act <= EIR_NNGEMM_HARDSWISH; act++)
+        for (int br = 0; br < 4; br++) {
+            one_epi(13, 70, 20, act, br & 1, br & 2);
+            one_epi(7, 130, 300, act, br & 1, br & 2);
+        }
+    /* K = 0 with an epilogue: the bias through the activation */
+    {
+        float C[2 * 3], p[64] = {0}, bv[3] = {-2.f, 0.5f, 9.f};
+        eir_nngemm_epi ep = {bv, NULL, 0, EIR_NNGEMM_RELU, 0.f, 0.f};
+        CHECK(eir_nngemm_f32(2, 3, 0, NULL, 1, p, C, 3, &ep) == 0);
+        CHECK(C[0] == 0.f && C[1] == 0.5f && C[2] == 9.f && C[3] == 0.f && C[5] == 9.f);
+    }
     /* K = 0: zeros; M or N = 0: nothing written */
     {
         float C[3 * 8], p[64] = {0};
         for (int i = 0; i < 24; i++) C[i] = -1.f;
-        CHECK(eir_nngemm_f32(3, 5, 0, NULL, 1, p, C, 8) == 0);
+        CHECK(eir_nngemm_f32(3, 5, 0, NULL, 1, p, C, 8, NULL) == 0);
         CHECK(C[0] == 0.f && C[4] == 0.f && C[16 + 4] == 0.f && C[5] == -1.f && C[8 + 7] == -1.f);
-        CHECK(eir_nngemm_f32(0, 5, 4, NULL, 4, p, C, 8) == 0 && eir_nngemm_f32(3, 0, 4, NULL, 4, p, C, 8) == 0);
+        CHECK(eir_nngemm_f32(0, 5, 4, NULL, 4, p, C, 8, NULL) == 0 && eir_nngemm_f32(3, 0, 4, NULL, 4, p, C, 8, NULL) == 0);
         CHECK(C[5] == -1.f);
     }
     eir_nngemm_set(0);

@@ -510,7 +510,7 @@ static void gemm_one(const lib *l, const shape *s, xfc *x, int bi, int M, int N,
             eir_nngemm_pack(K, N, kn, N, x->packed[bi]);
             free(kn);
         }
-        if (eir_nngemm_f32(M, N, K, A, lda, x->packed[bi], C, ldc)) die("eir_nngemm_f32 failed", NULL);
+        if (eir_nngemm_f32(M, N, K, A, lda, x->packed[bi], C, ldc, NULL)) die("eir_nngemm_f32 failed", NULL);
     } else if (l->kind == 5) {
         if (s->tb && !x->packed[bi]) { /* B^T (K x N) once */
             x->packed[bi] = falloc((size_t)K * N);
