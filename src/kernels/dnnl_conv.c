@@ -895,39 +895,61 @@ static bool wino_fits(const int64_t *g) {
            OW == W && ((OH + 1) / 2) * ((OW + 1) / 2) >= WINO_MIN_TILES;
 }
 
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && !defined(EIR_NO_CLONES) && \
+    !defined(__SANITIZE_THREAD__)
+#define WINO_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define WINO_CLONES
+#endif
+
+/* U = G g G^T of one (output, input) channel pair's 3 x 3 weight g: t = G g (4 x 3), then each
+ * row (a, b, c) of t gives (a, (a + b + c) / 2, (a - b + c) / 2, c); v[4 i + j] = U[i][j]. */
+static inline void wino_weight(const float *g, float *v) {
+    for (int j = 0; j < 3; j++) {
+        float g0 = g[j], g1 = g[3 + j], g2 = g[6 + j];
+        float t[4] = {g0, 0.5f * (g0 + g1 + g2), 0.5f * (g0 - g1 + g2), g2};
+        for (int i = 0; i < 4; i++) v[4 * i + j] = t[i]; /* column j of t, for now */
+    }
+    for (int i = 0; i < 4; i++) {
+        float a = v[4 * i], b = v[4 * i + 1], cc = v[4 * i + 2];
+        v[4 * i + 1] = 0.5f * (a + b + cc), v[4 * i + 2] = 0.5f * (a - b + cc), v[4 * i + 3] = cc;
+    }
+}
+
 static bool entry_build_wino(conv_entry *e, const float *w) {
     int64_t C = e->geo[1], O = e->geo[4], TW = (e->geo[6] + 1) / 2;
-    float *u = aligned_alloc(64, (size_t)(16 * C * O) * sizeof(float));
-    if (!u) return false;
-    /* output channels in blocks of 64, so that the 16 rows written for one input channel are
-     * runs of 64 floats */
-    for (int64_t o0 = 0; o0 < O; o0 += 64)
-        for (int64_t c = 0; c < C; c++)
-            for (int64_t o = o0; o < O && o < o0 + 64; o++) {
-                const float *g = w + (o * C + c) * 9;
-                float t[4][3]; /* G g */
-                for (int j = 0; j < 3; j++) {
-                    float g0 = g[j], g1 = g[3 + j], g2 = g[6 + j];
-                    t[0][j] = g0, t[1][j] = 0.5f * (g0 + g1 + g2), t[2][j] = 0.5f * (g0 - g1 + g2), t[3][j] = g2;
-                }
-                for (int i = 0; i < 4; i++) { /* (G g) G^T */
-                    float a = t[i][0], b = t[i][1], cc = t[i][2];
-                    float v[4] = {a, 0.5f * (a + b + cc), 0.5f * (a - b + cc), cc};
-                    for (int j = 0; j < 4; j++) u[((i * 4 + j) * C + c) * O + o] = v[j];
-                }
-            }
-    /* each position's C x O packed for eir_nngemm_f32 where it runs, else kept for cblas_sgemm */
+    /* each position's C x O packed for eir_nngemm_f32 where it runs, written in place (first
+     * transformed into C x O matrices and then packed, this took 28 ms of ResNet-18's 95 ms
+     * start-up), else C x O as cblas_sgemm reads it */
     e->wino_nn = eir_nngemm_enabled();
     e->wino_pos = e->wino_nn ? eir_nngemm_packed_floats(C, O) : C * O;
+    if (!(e->wino = aligned_alloc(64, (size_t)(16 * e->wino_pos) * sizeof(float)))) return false;
+    float v[16];
     if (e->wino_nn) {
-        if (!(e->wino = aligned_alloc(64, (size_t)(16 * e->wino_pos) * sizeof(float)))) {
-            free(u);
-            return false;
-        }
-        for (int k = 0; k < 16; k++) eir_nngemm_pack(C, O, u + k * C * O, O, e->wino + k * e->wino_pos);
-        free(u);
+        /* 16 output channels at a time: 16 rows of the weight read side by side, and for each
+         * input channel one run of 16 floats into each position's strip (one value at a time, the
+         * 16 positions' stores, 256 KiB apart for C = O = 256, fell in one cache set: 3.5 ms a
+         * layer) */
+        int64_t Op = (O + 63) / 64 * 64; /* the last strip's columns past O: zeros */
+        for (int64_t o0 = 0; o0 < Op; o0 += 16)
+            for (int64_t c = 0; c < C; c++) {
+                float blk[16][16]; /* [position][output channel - o0] */
+                for (int64_t o = o0; o < o0 + 16; o++) {
+                    if (o < O) wino_weight(w + (o * C + c) * 9, v);
+                    for (int k = 0; k < 16; k++) blk[k][o - o0] = o < O ? v[k] : 0.f;
+                }
+                float *d = e->wino + o0 / 64 * 64 * C + c * 64 + o0 % 64;
+                for (int k = 0; k < 16; k++) memcpy(d + k * e->wino_pos, blk[k], sizeof blk[k]);
+            }
     } else
-        e->wino = u;
+        /* output channels in blocks of 64, so that the 16 rows written for one input channel are
+         * runs of 64 floats */
+        for (int64_t o0 = 0; o0 < O; o0 += 64)
+            for (int64_t c = 0; c < C; c++)
+                for (int64_t o = o0; o < O && o < o0 + 64; o++) {
+                    wino_weight(w + (o * C + c) * 9, v);
+                    for (int k = 0; k < 16; k++) e->wino[(k * C + c) * O + o] = v[k];
+                }
     /* blocks of at most WINO_BLOCK tiles x channels, the tile rows shared out evenly; an image
      * that is one block is cut into two halves of the output channels instead (each half reads
      * half of the transformed weight: work for two threads without reading all of it twice) */
@@ -941,12 +963,6 @@ static bool entry_build_wino(conv_entry *e, const float *w) {
 
 typedef float wino_v16 __attribute__((vector_size(64), aligned(4)));
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && !defined(EIR_NO_CLONES) && \
-    !defined(__SANITIZE_THREAD__)
-#define WINO_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define WINO_CLONES
-#endif
 
 /* V[k][t][c] = (B^T d B)[k] for the tiles of rows [tr0, tr1) of image x (H x W x C), T tiles */
 WINO_CLONES static void wino_in(float *V, const float *x, int64_t H, int64_t W, int64_t C, int64_t tr0, int64_t tr1,
