@@ -124,12 +124,19 @@ def _runs_agree(eir, path, x, want, tmp_path):
     return one
 
 
-def _avx512f():
+def _nngemm_default():
+    """whether eir's kernel for 1 x 1 bands is on by default here (src/kernels/nngemm.h: an Intel
+    CPU with AVX-512F, or EIR_NNGEMM=1 on any CPU with AVX-512F; EIR_NNGEMM=0 off)"""
     try:
         with open("/proc/cpuinfo") as f:
-            return any(line.startswith("flags") and " avx512f" in line for line in f)
+            text = f.read()
     except OSError:
         return False
+    avx512f = any(line.startswith("flags") and " avx512f" in line for line in text.splitlines())
+    env = os.environ.get("EIR_NNGEMM")
+    if env in ("0", "1"):
+        return avx512f and env == "1"
+    return avx512f and "GenuineIntel" in text
 
 
 def _chains_here():
@@ -419,9 +426,9 @@ def test_small_image_1x1_products(eir, tmp_path, strict, decomp, shape):
         pixels = shape[0] * ((shape[2] + 1) // 2) * ((shape[3] + 1) // 2)
         # the chain's four 1 x 1 layers run on oneDNN's primitive with the path off (in bands of
         # pixels, several runs per layer), as matrix products with it on, up to 64 pixels; with
-        # AVX-512F the bands run on eir's kernel (src/kernels/nngemm.c) unless EIR_NNGEMM=0
-        nn = _avx512f() and os.environ.get("EIR_NNGEMM") != "0"
+        # eir's kernel on (src/kernels/nngemm.c) the bands run on it
+        nnk = _nngemm_default()
         assert n_off >= 8, f"{n_off} 1 x 1 primitive runs with the path off"
-        assert n_nnb == (0 if nn else n_off), f"{n_nnb} 1 x 1 primitive runs with the path off, EIR_NNGEMM unset"
-        n_bands = 0 if nn else n_off
+        assert n_nnb == (0 if nnk else n_off), f"{n_nnb} 1 x 1 primitive runs with the path off, EIR_NNGEMM unset"
+        n_bands = 0 if nnk else n_off
         assert n_on == (n_bands if pixels > 64 else 0), f"{n_on} 1 x 1 primitive runs with the path on ({pixels} pixels)"

@@ -1,15 +1,17 @@
-/* nngemm.c — C = A B for a few rows of A against B as stored, AVX-512 (nngemm.h).
+/* nngemm.c — C = A B (then an epilogue) for tens to hundreds of rows of A against a B packed once,
+ * AVX-512 (nngemm.h).
  *
- * The columns of C go by strips of 32 (two vectors of 16; the strip's rows of B, 128 bytes
- * each, stay in L1 from one tile of rows to the next: 32 KiB for K = 256), and within a strip the
- * rows by tiles of at most 12, the tiles' sizes evened out (49 rows: 10, 10, 10, 10, 9, never 12
- * rows and a tile of one). For each k the tile broadcasts its rows' A values against the strip's
- * two vectors of B: up to 24 accumulators, 2 loads of B and 12 broadcasts per 24 FMAs. No
- * packing: A's rows are read where they lie, and B too, which the Winograd convolution's
- * products (its transformed weight, a few hundred KiB per position, the same at every call) would
- * otherwise pack at every call (OpenBLAS's sgemm spent a third of its time there). Each element is
- * one chain of FMAs over k in order, so a tile's size, the strip's width and the masked last
- * vector do not change its bits. */
+ * B (K x N) is packed in strips of 64 columns, each strip K rows of 64 floats, contiguous: read
+ * as stored, a strip's rows would be N floats apart and fall in a few of L1's sets (for N = 256 the
+ * Winograd products ran at half the speed). The columns of C go strip by strip and K by blocks of
+ * 128, so that a strip's block (32 KiB) stays in L1 while every tile of rows runs against it; the
+ * rows go by tiles of at most 6, their sizes evened out (49 rows: 9 tiles of 5 or 6). For each k
+ * a tile broadcasts its rows' A values against the strip's 4 vectors: up to 24 accumulators, 4
+ * loads of B and 6 broadcasts per 24 FMAs. Between k-blocks the sums go through C, stored and
+ * loaded exactly. Each element is one chain of FMAs over k in order from 0, so the tiles' sizes,
+ * the k-blocks and the masked last vector do not change its bits; the epilogue is float32 steps
+ * in a fixed order, applied once, after the last k-block. Measurements: docs/GEMM.md, "The
+ * Winograd convolution's products". */
 #include "nngemm.h"
 
 #include <pthread.h>
@@ -47,7 +49,9 @@ static void nn_read(void) {
     __builtin_cpu_init();
     nn_cpu_ok = __builtin_cpu_supports("avx512f");
     const char *e = getenv("EIR_NNGEMM");
-    nn_default = !(e && e[0] == '0' && !e[1]);
+    if (e && e[0] == '0' && !e[1]) nn_default = false;
+    else if (e && e[0] == '1' && !e[1]) nn_default = true;
+    else nn_default = __builtin_cpu_is("intel");
 }
 
 /* The epilogue of the vector of sums v of row i, columns j .. j + 15 (those of m) */

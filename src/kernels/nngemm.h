@@ -1,17 +1,19 @@
-/* nngemm.h — C = A B in float32 for a few rows of A against a B read as stored (nngemm.c).
+/* nngemm.h — C = A B in float32 for tens to hundreds of rows of A against a B packed once (nngemm.c).
  * Internal to src/kernels/.
  *
- * eir_nngemm_f32 computes C (M x N, rows ldc apart) = A (M x K, rows lda apart) times B (K x N,
- * rows ldb apart), every matrix row-major with contiguous rows, on the calling thread. Every
- * element of C is one chain of fused multiply-adds over k = 0 .. K-1 in order, starting from 0:
- * the bits depend on the values only, not on M, N or how the caller cuts its work. B is read
- * where it lies, unpacked: the kernel broadcasts A's values against 32 columns of B at a time.
- * Made for the products of the Winograd convolution and of 1 x 1 convolutions on channels-last
- * pixel bands (dnnl_conv.c): tens to a few hundred rows against a weight packed once.
+ * eir_nngemm_f32 computes C (M x N, rows ldc apart) = A (M x K, rows lda apart) times B (K x N),
+ * B packed once by eir_nngemm_pack, on the calling thread, every matrix row-major with
+ * contiguous rows. Every element of C is one chain of fused multiply-adds over k = 0 .. K-1 in
+ * order, starting from 0, then the epilogue: the bits depend on the values only, not on M, N or
+ * how the caller cuts its work. Made for the products of the Winograd convolution and of 1 x 1
+ * convolutions on channels-last pixel bands (dnnl_conv.c): tens to a few hundred rows against a
+ * weight packed once.
  *
  * It needs AVX-512F: eir_nngemm_f32 returns -1 (C untouched) without it, and
- * eir_nngemm_enabled() says whether callers should use it: where the CPU has AVX-512F, unless
- * EIR_NNGEMM=0 (read once). */
+ * eir_nngemm_enabled() says whether callers should use it: by default on an Intel CPU with
+ * AVX-512F, where it was measured (docs/GEMM.md); off elsewhere (on the AMD EPYC, where its
+ * 512-bit operations run as two halves, it was not measured). EIR_NNGEMM=1 turns it on wherever
+ * AVX-512F is there, EIR_NNGEMM=0 off; read once. */
 #ifndef EIR_KERNELS_NNGEMM_H
 #define EIR_KERNELS_NNGEMM_H
 
