@@ -164,8 +164,16 @@ int eir_nngemm_f32(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
             int J = (int)((w + 15) / 16);
             __mmask16 m = (__mmask16)(w % 16 ? (1u << (w % 16)) - 1 : 0xffffu);
             const float *p = P + j0 * K + k0 * NN_STRIP;
+            /* the next block of B (the next strip's, or the next k-block's first strip), prefetched
+             * into L2 a share per tile while this one runs from L1 */
+            const float *q = k0 + kc >= K && j0 + NN_STRIP >= N ? NULL
+                           : j0 + NN_STRIP < N ? p + NN_STRIP * K
+                                               : P + (k0 + NN_KB) * NN_STRIP;
+            int64_t qn = q ? (j0 + NN_STRIP < N ? kc : (K - k0 - kc < NN_KB ? K - k0 - kc : NN_KB)) * NN_STRIP : 0;
             for (int64_t t = 0; t < tiles; t++) {
                 int64_t r0 = M * t / tiles, r1 = M * (t + 1) / tiles;
+                for (int64_t f = qn * t / tiles / 16 * 16; q && f < qn * (t + 1) / tiles; f += 16)
+                    _mm_prefetch((const char *)(q + f), _MM_HINT_T1);
                 nn_tiles[J - 1][r1 - r0 - 1](k0 == 0, kc, A + r0 * lda + k0, lda, p, C + r0 * ldc + j0, ldc, m,
                                              k0 + kc == K ? epi : NULL, r0, j0);
             }
