@@ -300,11 +300,11 @@ typedef struct conv_entry {
     float *wino;                    /* Winograd (entry_build_wino): the transformed weight, 16 x C x O,
                                      * each position's C x O packed for eir_nngemm_f32 when wino_nn */
     bool wino_nn;                   /* its products on eir_nngemm_f32 (else cblas_sgemm) */
-    float *pw;                      /* pixel bands on eir_nngemm_f32 (entry_build_pw): the 1 x 1 weight
-                                     * transposed (C x O) and packed */
     int64_t wino_pos;               /* floats from one position's weight to the next */
     int64_t wino_rows, wino_parts;  /* its blocks: this many rows of 2 x 2 output tiles, by this many
                                      * parts of the output channels */
+    float *pw;                      /* pixel bands on eir_nngemm_f32 (entry_build_pw): the 1 x 1 weight
+                                     * transposed (C x O) and packed */
     struct conv_entry *next;
 } conv_entry;
 
@@ -881,10 +881,11 @@ static bool entry_build_pw(conv_entry *e, const float *w) {
  * than OpenBLAS on those products on the AMD EPYC, but its first call generates its kernels (40
  * ms there, in the process's first run), which the direct primitive's convolutions never needed:
  * ResNet-18 per run 27.0 ms with dnnl_sgemm, 28.5 with OpenBLAS (34.6 without Winograd); process
- * start to first result 168 / 132 / 141 ms (9 alternating fresh processes). The sums differ from the direct convolution's in the last bits (about
- * 1e-6 of the values' size on those layers, the transforms' additions); the work is cut into blocks of whole tile rows (a
- * function of the shape), each block's products one call on one thread, so the bits are the
- * same at any thread count. EIR_WINOGRAD=0: the direct primitive. */
+ * start to first result 168 / 132 / 141 ms (9 alternating fresh processes). The sums differ from
+ * the direct convolution's in the last bits (about 1e-6 of the values' size on those layers, the
+ * transforms' additions); the work is cut into blocks of whole tile rows (a function of the
+ * shape), each block's products one call on one thread, so the bits are the same at any thread
+ * count. EIR_WINOGRAD=0: the direct primitive. */
 
 enum { WINO_MIN_TILES = 40, WINO_BLOCK = 16384 /* tiles x input channels per block: V within L2 */ };
 
@@ -962,7 +963,6 @@ static bool entry_build_wino(conv_entry *e, const float *w) {
 }
 
 typedef float wino_v16 __attribute__((vector_size(64), aligned(4)));
-
 
 /* V[k][t][c] = (B^T d B)[k] for the tiles of rows [tr0, tr1) of image x (H x W x C), T tiles */
 WINO_CLONES static void wino_in(float *V, const float *x, int64_t H, int64_t W, int64_t C, int64_t tr0, int64_t tr1,
