@@ -523,3 +523,18 @@ int eir_scalar_arg_fits(const eir_karg *a, eir_dtype dt, eir_kctx *ctx) {
     }
     return eir_scalar_fits(&s, dt, ctx);
 }
+
+bool eir_avx512_kernel_default(const char *env, bool *cpu_ok) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    __builtin_cpu_init();
+    *cpu_ok = __builtin_cpu_supports("avx512f");
+    const char *e = getenv(env);
+    if (e && e[0] == '0' && !e[1]) return false;
+    if (e && e[0] == '1' && !e[1]) return true;
+    return __builtin_cpu_is("intel");
+#else
+    (void)env;
+    *cpu_ok = false;
+    return false;
+#endif
+}

@@ -169,6 +169,12 @@ void *eir_kcalloc(size_t n, size_t elem);
 void eir_kfree(void *p);
 void eir_kscratch_release(void);
 
+/* ---- kernels of eir's own that need AVX-512F (wgemm.c, nngemm.c) ----
+ * Whether such a kernel runs by default: the environment variable env "0" no, "1" yes (where
+ * the CPU has AVX-512F), otherwise on Intel CPUs with AVX-512F, where they were measured.
+ * *cpu_ok: whether the CPU has AVX-512F (always false off x86-64). Callers read it once. */
+bool eir_avx512_kernel_default(const char *env, bool *cpu_ok);
+
 /* OpenBLAS on one thread, for the whole process, once (nn.c; the first
  * runtime created calls it): threads are the runtime's to give
  * (eir_runtime_set_threads), which cuts large products into blocks for them,

@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kutil.h"
+
 enum {
     NN_ROWS = 6,   /* rows of A a tile, at most */
     NN_STRIP = 64, /* columns of a packed strip: 4 vectors of 16 */
@@ -45,14 +47,7 @@ void eir_nngemm_pack(int64_t K, int64_t N, const float *B, int64_t ldb, float *P
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 
-static void nn_read(void) {
-    __builtin_cpu_init();
-    nn_cpu_ok = __builtin_cpu_supports("avx512f");
-    const char *e = getenv("EIR_NNGEMM");
-    if (e && e[0] == '0' && !e[1]) nn_default = false;
-    else if (e && e[0] == '1' && !e[1]) nn_default = true;
-    else nn_default = __builtin_cpu_is("intel");
-}
+static void nn_read(void) { nn_default = eir_avx512_kernel_default("EIR_NNGEMM", &nn_cpu_ok); }
 
 /* The epilogue of the vector of sums v of row i, columns j .. j + 15 (those of m) */
 __attribute__((target("avx512f"), always_inline)) static inline __m512 nn_epi(__m512 v, const eir_nngemm_epi *ep,

@@ -45,14 +45,7 @@ static int wg_mode = -1; /* eir_wgemm_set: -1 the default, 0 off, 1 on */
 
 #include "transpose8.h"
 
-static void wg_read(void) {
-    __builtin_cpu_init();
-    wg_cpu_ok = __builtin_cpu_supports("avx512f");
-    const char *e = getenv("EIR_WGEMM");
-    if (e && e[0] == '0' && !e[1]) wg_default = false;
-    else if (e && e[0] == '1' && !e[1]) wg_default = true;
-    else wg_default = __builtin_cpu_is("intel");
-}
+static void wg_read(void) { wg_default = eir_avx512_kernel_default("EIR_WGEMM", &wg_cpu_ok); }
 
 /* The tile: a<r><j> = sum over k of w[r][k] * xt[k][16 j .. 16 j + 15] for the J vectors of the
  * chunk; out[r] gets row r's sums (those past 16 J unset). pf: the next tile's rows, prefetched a
