@@ -22,7 +22,10 @@ time.process_time() of this process) and reports its medians beside the wall
 medians: on a machine shared with other jobs the CPU time of a one-thread run
 moves much less than its wall time. --no-decomp skips the run_decompositions()
 variants. --dtype bfloat16 (or float16) casts each model and its floating
-inputs to that dtype before export.
+inputs to that dtype before export. --peers ort,et puts ONNX Runtime and
+ExecuTorch+XNNPACK in the rotation too, as `make bench` runs them (their
+footprints in the caches change what eir's runs find there: a weight read once
+per run comes from memory rather than L3), with their medians and ratios.
 
 --startup measures start-up instead: per round a fresh process each of base eir,
 new eir and torch eager (bench.fresh_with_rss, as `make bench` measures the first
@@ -74,10 +77,12 @@ def measure(name, decomp, args, log):
     try:
         import torch
         dtype = getattr(torch, args.dtype) if args.dtype else None
-        prep = bench.prepare(name, work, decomp, False, ("torch",), log, dtype=dtype)
+        prep = bench.prepare(name, work, decomp, False, ("torch",) + args.peers, log, dtype=dtype)
         runners["base"] = bench.Eir(prep, args.threads, args.base)
         runners["new"] = bench.Eir(prep, args.threads, args.new)
         runners["torch"] = bench.TorchEager(prep, args.threads)
+        for k in args.peers:
+            runners[k] = bench.make(k, prep, args.threads, None)
         checks = {}
         for k in ("base", "new"):
             runners[k].run()
@@ -168,10 +173,11 @@ def report(rows, args):
     out = [begin, "",
            f"Measured by `python3 python/bench/compare_builds.py --base {args.base} --runs {args.runs}"
            f"{' --threads ' + str(args.threads) if args.threads != 1 else ''}"
-           f"{' --dtype ' + args.dtype if args.dtype else ''}` "
+           f"{' --dtype ' + args.dtype if args.dtype else ''}"
+           f"{' --peers ' + ','.join(args.peers) if args.peers else ''}` "
            f"(before: {args.base_label}) on "
            f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC: median of {args.runs} rounds after "
-           f"{args.warmup} warm-up runs, the three contenders alternating round-robin on the same inputs (the order shuffled per round, seeded), "
+           f"{args.warmup} warm-up runs, the {2 + 1 + len(args.peers)} contenders alternating round-robin on the same inputs (the order shuffled per round, seeded), "
            f"{'one thread' if args.threads == 1 else f'{args.threads} threads'} each"
            f"{' (50 ms of idleness before each timed run)' if args.threads > 1 else ''}. Both builds' outputs were checked against torch's first.", ""]
     if args.note:
@@ -181,6 +187,9 @@ def report(rows, args):
     if args.cpu:
         head += " eir before CPU | eir after CPU | CPU speed-up | torch CPU | after / torch CPU |"
         rule += "---:|---:|---:|---:|---:|"
+    for k in args.peers:
+        head += f" {bench.LABEL[k]} | before / {bench.LABEL[k]} | after / {bench.LABEL[k]} |"
+        rule += "---:|---:|---:|"
     out += [head, rule]
     for name, med in rows:
         if isinstance(med, str):
@@ -191,6 +200,8 @@ def report(rows, args):
         if args.cpu:
             bc, nc, tc = med["base_cpu"], med["new_cpu"], med["torch_cpu"]
             line += f" {bench._ms(bc)} | {bench._ms(nc)} | {bc / nc:.2f}x | {bench._ms(tc)} | {nc / tc:.2f}x |"
+        for k in args.peers:
+            line += f" {bench._ms(med[k])} | {b / med[k]:.2f}x | {n / med[k]:.2f}x |"
         out.append(line)
     out += ["", end]
     return "\n".join(out)
@@ -214,6 +225,9 @@ def main():
     ap.add_argument("--cpu", action="store_true", help="also report each run's CPU time (medians)")
     ap.add_argument("--no-decomp", action="store_true", help="skip the run_decompositions() variants")
     ap.add_argument("--dtype", help="cast each model and its floating inputs to this torch dtype first (bfloat16, float16)")
+    ap.add_argument("--peers", default="",
+                    help="also time these contenders in the rotation, comma-separated: ort (ONNX Runtime), "
+                         "et (ExecuTorch+XNNPACK); not with --startup")
     ap.add_argument("--threads", type=int, default=1, help="threads of every contender (not with --startup)")
     ap.add_argument("--startup", action="store_true",
                     help="time fresh processes to their first result (and peak RSS) instead of warm runs")
@@ -221,6 +235,10 @@ def main():
     ap.add_argument("--out", help="write the table into this markdown file, between its markers")
     args = ap.parse_args()
     args.base_label = args.base_label or args.base
+    args.peers = tuple(k for k in args.peers.split(",") if k)
+    for k in args.peers:
+        if k not in ("ort", "et"):
+            ap.error(f"--peers: unknown contender {k!r} (ort, et)")
     log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
     if args.startup and hasattr(os, "sched_setaffinity") and len(os.sched_getaffinity(0)) > 1:
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[-1]})

@@ -7,7 +7,7 @@
  *       and 512-bit ones where the CPU has AVX-512F) and its clock (a chain
  *       of dependent 1-cycle register adds), thread CPU time, so time slices
  *       lost to other jobs do not count
- *   gemm_bench gemm [--threads T] [--reps R] [--set resnet18|winograd|mobilenet_v2|bert|gpt2|llama|all] [--epi 1] LIB...
+ *   gemm_bench gemm [--threads T] [--reps R] [--set resnet18|winograd|mobilenet_v2|mobilenet_v3|bert|gpt2|llama|all] [--epi 1] LIB...
  *       sgemm on the GEMMs of the benchmark models, the libraries taking turns
  *       call by call (a busy machine slows them alike); per shape the median
  *       GFLOP/s, then per model the sum of the median times weighted by how
@@ -361,6 +361,14 @@ static const shape SHAPES[] = {
     {"mobilenet_v2", "b7 project", 320, 49, 960, false, 1, 0},
     {"mobilenet_v2", "last 1x1", 1280, 49, 320, false, 1, 0},
     {"mobilenet_v2", "classifier", 1, 1000, 1280, true, 1, 0},
+    /* MobileNetV3-Large, 224x224: its 1x1 convolutions at 14 x 14 and 7 x 7 as the chains' channels-last
+     * layout computes them (src/kernels/fused.c, conv_1x1_gemm): pixels x C times the O x C weight as stored */
+    {"mobilenet_v3", "expand 14 (80 -> 480)", 196, 480, 80, true, 1, 0},
+    {"mobilenet_v3", "expand 14 (112 -> 672)", 196, 672, 112, true, 2, 0},
+    {"mobilenet_v3", "project 14 (672 -> 112)", 196, 112, 672, true, 1, 0},
+    {"mobilenet_v3", "project 7 (672 -> 160)", 49, 160, 672, true, 1, 0},
+    {"mobilenet_v3", "expand 7 (160 -> 960)", 49, 960, 160, true, 3, 0},
+    {"mobilenet_v3", "project 7 (960 -> 160)", 49, 160, 960, true, 2, 0},
     /* nn.TransformerEncoder 768 wide, 12 heads, FF 3072, seq 128 (per layer) */
     {"bert", "in_proj", 128, 2304, 768, true, 1, 1},
     {"bert", "attn q k^T", 128, 128, 64, true, 12, 0},

@@ -8,7 +8,10 @@
  *                    default 1, 0 for the machine's cores)
  *     --serve        after loading, read commands from stdin, one a line:
  *                    "run K" (K timed runs, one "run_us T" line each, then "ok"),
- *                    "out DIR" (write the outputs, then "ok"), "quit"
+ *                    "out DIR" (write the outputs, then "ok"), "profile on"
+ *                    (time each step of the runs from now on), "profile FILE"
+ *                    (write the steps' times so far to FILE, one tab-separated
+ *                    line a step: node, operator, calls, total us), "quit"
  *
  * Inputs are C-order .npy files of float32, float64, int64, int32 or bool;
  * a bfloat16 or float16 input of the program is read from float32 (rounded
@@ -197,6 +200,18 @@ static void write_outputs(eir_runtime *rt, const char *dir) {
     }
 }
 
+static void write_profile(eir_runtime *rt, const char *path) {
+    eir_profile pr;
+    if (eir_runtime_profile(rt, &pr) != EIR_OK) die("profile", eir_runtime_errmsg(rt));
+    FILE *f = fopen(path, "w");
+    if (!f) die(path, "cannot create");
+    fprintf(f, "runs\t%llu\t%.1f\n", (unsigned long long)pr.runs, pr.run_us);
+    for (uint32_t i = 0; i < pr.num_steps; i++)
+        fprintf(f, "%s\t%s\t%llu\t%.1f\n", pr.steps[i].node, pr.steps[i].target,
+                (unsigned long long)pr.steps[i].calls, pr.steps[i].total_us);
+    if (fclose(f) != 0) die(path, "write failed");
+}
+
 int main(int argc, char **argv) {
     const char *model = NULL, *out = NULL;
     int warmup = 3, runs = 15, threads = 1;
@@ -255,6 +270,10 @@ int main(int argc, char **argv) {
                 for (int i = 0; i < k; i++) run_once(rt, true);
             } else if (!strncmp(line, "out ", 4)) {
                 write_outputs(rt, line + 4);
+            } else if (!strcmp(line, "profile on")) {
+                if (eir_runtime_set_profiling(rt, 1) != EIR_OK) die("profile", eir_runtime_errmsg(rt));
+            } else if (!strncmp(line, "profile ", 8)) {
+                write_profile(rt, line + 8);
             } else if (!strcmp(line, "quit")) {
                 break;
             } else {
