@@ -317,51 +317,61 @@ typedef struct gemv_job {
     int64_t ldy;
 } gemv_job;
 
-/* y[m * ldy + i] = sum_k W[i * K + k] x[m * ldx + k] for rows i < n, m < M: one weight row at a time,
- * read once as one sequential stream (the hardware prefetcher's best case), the row kept in L1 for
- * the M inputs. For a weight of GEMV_STREAM_BYTES or more, which does not stay in this core's L2
- * from one call to the next (a classifier read once per image): from memory 1.2-1.5x faster than
- * gemv_rows' eight interleaved rows with software prefetch (1000 x 1280: 243 against 315 us),
- * from cache as fast or faster; smaller ones, read again and again from cache (a recurrent step,
- * an MLP), are up to 1.3x faster on gemv_rows (1024 x 128: 6.3 against 7.9 us). Each
- * sum in a fixed order: two 16-lane partial sums over k in steps of 32 (lane l of the first
- * taking k = l mod 32 for l < 16, of the second the next 16), a last step of 16 into the first,
- * the two added, the 16 lanes folded in halves, then the K mod 16 tail in order. */
-typedef float gemv_v16 __attribute__((vector_size(64), aligned(4)));
-
-RNN_CLONES static void gemv_stream(const float *W, int64_t n, int64_t K, const float *x, int64_t ldx, int64_t M,
+/* y[m * ldy + i] = sum_k W[i * K + k] x[m * ldx + k] for rows i < n, m < M, for a weight that comes
+ * from memory at every call (a classifier or a squeeze-and-excitation layer, read once per image):
+ * the rows cut into eight equal runs and summed eight at a time, one row of each run, so that the
+ * weight is read as eight sequential streams at once. One core's reads from memory go faster with
+ * more streams in flight: on the Intel Xeon of docs/BENCHMARKS.md a 1280 x 960 weight read from
+ * memory takes 320 us this way, 405 us with gemv_rows' eight adjacent rows and 430 us as one
+ * stream (a row after the other); from L3 all three are within 5%. From L1 or L2 it is up to 1.3x
+ * slower than gemv_rows when K is short (960 x 240: 11 against 9 us), hence GEMV_SPREAD_BYTES.
+ * Each row's bits are gemv_row's, as in gemv_rows. */
+#ifdef RNN_VEC8
+RNN_CLONES static void gemv_spread(const float *W, int64_t n, int64_t K, const float *x, int64_t ldx, int64_t M,
                                    float *y, int64_t ldy) {
-    const int64_t K32 = K & ~(int64_t)31, K16 = K & ~(int64_t)15;
-    for (int64_t i = 0; i < n; i++) {
-        const float *w = W + i * K;
+    int64_t R = n / 8, K8 = K & ~(int64_t)7;
+    for (int64_t g = 0; g < R; g++) {
+        const float *w[8];
+        for (int r = 0; r < 8; r++) w[r] = W + (g + r * R) * K;
         for (int64_t m = 0; m < M; m++) {
             const float *xm = x + m * ldx;
-            gemv_v16 a = {0}, b = {0};
-            for (int64_t k = 0; k < K32; k += 32) {
-                a += *(const gemv_v16 *)(w + k) * *(const gemv_v16 *)(xm + k);
-                b += *(const gemv_v16 *)(w + k + 16) * *(const gemv_v16 *)(xm + k + 16);
+            rnn_v8 a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, a4 = {0}, a5 = {0}, a6 = {0}, a7 = {0}, xv, v;
+            for (int64_t k = 0; k < K8; k += 8) {
+                memcpy(&xv, xm + k, sizeof xv);
+#define RNN_RUN(r, acc) (memcpy(&v, w[r] + k, sizeof v), acc += v * xv)
+                RNN_RUN(0, a0); RNN_RUN(1, a1); RNN_RUN(2, a2); RNN_RUN(3, a3);
+                RNN_RUN(4, a4); RNN_RUN(5, a5); RNN_RUN(6, a6); RNN_RUN(7, a7);
+#undef RNN_RUN
             }
-            if (K16 > K32) a += *(const gemv_v16 *)(w + K32) * *(const gemv_v16 *)(xm + K32);
-            a += b;
-            float l[16];
-            memcpy(l, &a, sizeof l);
-            for (int h = 8; h >= 1; h /= 2)
-                for (int q = 0; q < h; q++) l[q] += l[q + h];
-            float t = l[0];
-            for (int64_t k = K16; k < K; k++) t += w[k] * xm[k];
-            y[m * ldy + i] = t;
+            rnn_v8 s;
+            float o[8];
+            RNN_SUM8(s, a0, a1, a2, a3, a4, a5, a6, a7);
+            memcpy(o, &s, sizeof o);
+            for (int r = 0; r < 8; r++) {
+                float t = o[r];
+                for (int64_t k = K8; k < K; k++) t += w[r][k] * xm[k];
+                y[m * ldy + g + r * R] = t;
+            }
         }
     }
+    for (int64_t i = 8 * R; i < n; i++) gemv_row(W + i * K, K, x, ldx, M, y + i, ldy);
 }
+#else
+/* without GCC's vector shuffles: gemv_rows, the same bits */
+static void gemv_spread(const float *W, int64_t n, int64_t K, const float *x, int64_t ldx, int64_t M, float *y,
+                        int64_t ldy) {
+    gemv_rows(W, n, K, x, ldx, M, y, ldy, false);
+}
+#endif
 
-enum { GEMV_STREAM_BYTES = 2 << 20 };
+enum { GEMV_SPREAD_BYTES = 256 << 10 };
 
 static void gemv_blocks(void *vj, int64_t b0, int64_t b1) {
     const gemv_job *j = vj;
     int64_t o0 = b0 * RNN_UB, o1 = b1 * RNN_UB < j->N ? b1 * RNN_UB : j->N;
     /* the kernel chosen by the whole weight's size: the same for every block */
-    if ((double)j->N * (double)j->K * sizeof(float) >= GEMV_STREAM_BYTES)
-        gemv_stream(j->W + o0 * j->K, o1 - o0, j->K, j->x, j->ldx, j->M, j->y + o0, j->ldy);
+    if ((double)j->N * (double)j->K * sizeof(float) >= GEMV_SPREAD_BYTES)
+        gemv_spread(j->W + o0 * j->K, o1 - o0, j->K, j->x, j->ldx, j->M, j->y + o0, j->ldy);
     else
         gemv_rows(j->W + o0 * j->K, o1 - o0, j->K, j->x, j->ldx, j->M, j->y + o0, j->ldy, false);
     if (j->bias)

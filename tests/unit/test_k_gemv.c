@@ -1,10 +1,11 @@
 /* test_k_gemv.c — eir_gemv_f32 (recurrent.c), the few-row product behind
- * eir_cpu::linear for M <= 4 (eight rows at a time, or one row streamed for weights of 2 MB and
- * more): against a double-precision reference on
+ * eir_cpu::linear for M <= 4 (eight adjacent rows at a time, or for weights of 256 KiB and more
+ * eight rows from eight runs of the rows): against a double-precision reference on
  * shapes with and without a tail of rows (N % 8) and of the sum (K % 8),
  * strided x and y rows, a bias or none; then on a pool of 2 threads, with
  * and without every loop split (eir_pool_split_all), the same bits as one
- * thread. Also under the sanitizers. */
+ * thread; a large weight's rows the bits of the same rows taken as a small
+ * weight. Also under the sanitizers. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +54,22 @@ static void check_shape(int64_t M, int64_t N, int64_t K, int64_t ldx, int64_t ld
                            split ? " (every loop split)" : "");
         CHECK(same);
     }
+    /* a row's bits do not depend on the kernel the weight's size picks: rows of a large weight
+     * against the same rows multiplied as a weight of 8 or 5 rows (eight adjacent rows, or one) */
+    if (N * K * (int64_t)sizeof(float) >= 256 << 10) {
+        float *ys = malloc((size_t)(M * 8) * sizeof *ys);
+        bool rows_same = true;
+        for (int64_t i0 = 0; i0 + 8 <= N; i0 += N / 5) {
+            int64_t nr = i0 % 2 ? 5 : 8;
+            eir_gemv_f32(W + i0 * K, nr, K, x, ldx, M, bias ? b + i0 : NULL, ys, 8);
+            for (int64_t m = 0; m < M; m++)
+                rows_same = rows_same && !memcmp(ys + m * 8, y + m * ldy + i0, (size_t)nr * sizeof *ys);
+        }
+        if (!rows_same) fprintf(stderr, "M %lld N %lld K %lld: rows differ from the same rows alone\n", (long long)M,
+                                (long long)N, (long long)K);
+        CHECK(rows_same);
+        free(ys);
+    }
     free(W); free(x); free(b); free(y); free(y1);
 }
 
@@ -61,8 +78,9 @@ int main(void) {
     eir_pool_no_backoff = 1;
     static const int64_t shapes[][3] = {{1, 1024, 256}, {3, 1024, 256}, {4, 37, 19}, {2, 8, 8}, {1, 5, 9}, {4, 250, 1024}, {1, 1, 8},
                                         {1, 1027, 67}, {3, 1029, 131},
-                                        /* 2 MB and more: the one-row streaming kernel, tails of 16 and fewer */
-                                        {1, 1000, 1280}, {4, 517, 1037}, {2, 403, 1330}};
+                                        /* 256 KiB and more (some above): rows from eight runs, tails of rows and of K */
+                                        {1, 1000, 1280}, {4, 517, 1037}, {2, 403, 1330}, {1, 240, 960}, {1, 1280, 960},
+                                        {3, 71, 1024}};
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
         int64_t M = shapes[i][0], N = shapes[i][1], K = shapes[i][2];
         check_shape(M, N, K, K, N, true, pool);
