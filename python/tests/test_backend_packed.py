@@ -151,8 +151,9 @@ def test_first_run_bits(eir, tmp_path, threads):
     """The exported program's first run reads each weight through a scratch transpose, the second
     makes the runtime's copies, later runs read those (src/kernels/gemm.c): every run gives the same
     bits (on an Intel CPU the weights are read as stored, src/kernels/wgemm.c: the same at every run
-    too). So does the program converted to Core ATen, run once, and its Backend form (weights packed
-    ahead; silu written out as Core ATen in both), both with oneDNN (EIR_WGEMM=0). K = 2048 and 5632, where oneDNN's product from
+    too, and from the second run eir's copies packed for src/kernels/nngemm.c, in the same bits). So
+    does the program converted to Core ATen, run once, and its Backend form (weights packed ahead;
+    silu written out as Core ATen in both), both with oneDNN (EIR_WGEMM=0, EIR_NNGEMM=0). K = 2048 and 5632, where oneDNN's product from
     the weight as stored would sum in another order than from its transpose."""
 
     class M(nn.Module):
@@ -182,9 +183,10 @@ def test_first_run_bits(eir, tmp_path, threads):
     if dnnl_here():
         core = str(tmp_path / "m.core.pt2")
         _convert(eir, src, core, "--to", "core")
-        # oneDNN's products on both sides: on an Intel CPU these 64 rows would otherwise take the
-        # weight-as-stored kernel (src/kernels/wgemm.c), which packed panels do not
-        dn = {"EIR_WGEMM": "0"}
+        # oneDNN's products on both sides: on an Intel CPU these 64 rows would otherwise take eir's
+        # kernels (src/kernels/nngemm.c on the weights' packed copies, wgemm.c on the weights as
+        # stored), which packed panels do not
+        dn = {"EIR_WGEMM": "0", "EIR_NNGEMM": "0"}
         first = _run(eir, core, xf, str(tmp_path / "c"), threads, runs=1, env=dn)[0]
         again = _run(eir, core, xf, str(tmp_path / "c3"), threads, runs=3, env=dn)
         packed = _run(eir, dst, xf, str(tmp_path / "b"), threads, runs=1, env=dn)[0]

@@ -1,5 +1,6 @@
 """Linear layers from the weight as stored (src/kernels/wgemm.c), forced on with EIR_WGEMM=1 so
-that it runs on any CPU with AVX-512F (by default only Intel CPUs take it), against torch.
+that it runs on any CPU with AVX-512F (by default only Intel CPUs take it; EIR_NNGEMM=0 keeps
+nngemm.c's linear path out of these runs), against torch.
 
 A GPT-2-like stack (biased and unbiased nn.Linear, an LM head tied to the embedding, widths that
 are not multiples of the kernel's six-row tiles) on 48 and 64 rows (the kernel's) and 5 (oneDNN's,
@@ -10,7 +11,11 @@ outputs are within tolerance of the module's, the same bytes over three runs (st
 reads the weights where the archive maps them, later runs too) and on 1 and 2 threads; the program
 converted to a Backend program (weights packed in panels, eir_cpu::linear_packed, which stays with
 oneDNN) is within tolerance too; with EIR_WGEMM=0 the oneDNN path gives the module's outputs too, in other bits where the
-kernel ran (so the test knows it did) and the same bits on 5 rows (which it never takes).
+kernel ran (so the test knows it did) and the same bits on 5 rows (which it never takes). With
+EIR_NNGEMM=1 as well, a linear layer of 16 to 256 rows on a constant weight runs on nngemm.c from
+a packed copy of the weight from its second use on, and on wgemm from the weight as stored at its
+first: three runs, on one thread and on two, give wgemm's bytes (both sum each element as one
+chain of FMAs over k in order, then add the bias).
 """
 from __future__ import annotations
 
@@ -65,8 +70,8 @@ class Transposed(nn.Module):
         return x @ self.w.t()
 
 
-def _run(eir, pt2, inp, out, threads, runs, wgemm):
-    env = dict(os.environ, EIR_WGEMM=wgemm)
+def _run(eir, pt2, inp, out, threads, runs, wgemm, nngemm="0"):
+    env = dict(os.environ, EIR_WGEMM=wgemm, EIR_NNGEMM=nngemm)
     r = subprocess.run([eir, "run", pt2, inp, "--out", out, "--threads", str(threads), "--runs", str(runs)],
                        capture_output=True, text=True, timeout=300, env=env)
     assert r.returncode == 0, r.stderr
@@ -103,6 +108,10 @@ def test_wgemm_linear(eir, model, rows, strict, decomp, saved, tmp_path):
         assert y.tobytes() == runs[0].tobytes(), f"run {k} differs from the first"
     two = _run(eir, pt2, inp, str(tmp_path / "w2"), 2, 1, "1")[0]
     assert two.tobytes() == runs[0].tobytes(), "1 and 2 threads differ"
+    for threads in (1, 2):
+        nn_runs = _run(eir, pt2, inp, str(tmp_path / f"n{threads}"), threads, 3, "1", "1")
+        for k, y in enumerate(nn_runs, 1):
+            assert y.tobytes() == runs[0].tobytes(), f"nngemm's path, run {k} on {threads} thread(s): not wgemm's bytes"
     backend = str(tmp_path / "m.backend.pt2")
     r = subprocess.run([eir, "convert", "--to", "backend", pt2, backend], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr

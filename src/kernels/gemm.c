@@ -33,7 +33,13 @@
  * other product, so the thread pool's blocks stay the same calls at any
  * thread count. An operand copied out of a read-only file mapping gives its
  * pages back, so the copy replaces it in memory. EIR_GEMM_PACK=0 turns it
- * off; with OpenBLAS it is off. */
+ * off; with OpenBLAS it is off.
+ *
+ * The same ranges serve eir's own kernel for linear layers (nngemm.c,
+ * eir_nngemm_linear_f32): eir_sgemm_const_packed gives it a copy of the
+ * weight packed in its strips, made at the second use like the transposed
+ * copies (at the first, wgemm.c reads the weight as stored, in the same
+ * bits); kept and released with them, and there without oneDNN too. */
 #include <dlfcn.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -45,6 +51,7 @@
 #include <string.h>
 
 #include "gemm.h"
+#include "nngemm.h"
 
 typedef int (*dnnl_sgemm_fn)(char, char, int64_t, int64_t, int64_t, float, const float *, int64_t, const float *, int64_t,
                              float, float *, int64_t);
@@ -72,6 +79,7 @@ typedef struct {
 
 static pthread_once_t gemm_once = PTHREAD_ONCE_INIT;
 static bool const_copies; /* constant transposed operands copied (oneDNN, EIR_GEMM_PACK not 0) */
+static bool pack_allowed; /* EIR_GEMM_PACK not 0: constant operands may be copied (for oneDNN or nngemm) */
 static dnnl_sgemm_fn dnnl_sgemm_p;
 static dnnl_gemm_bf16_fn dnnl_gemm_bf16_p;
 static void (*omp_set_num_threads_p)(int);
@@ -79,6 +87,8 @@ static char gemm_lib_name[48] = "OpenBLAS";
 static _Thread_local int gemm_omp_threads; /* the count last given to OpenMP in this thread; 0: none */
 
 static void gemm_choose(void) {
+    const char *pk = getenv("EIR_GEMM_PACK");
+    pack_allowed = !(pk && !strcmp(pk, "0"));
     const char *want = getenv("EIR_GEMM");
     if (want ? strcmp(want, "dnnl") != 0 : !GEMM_DNNL_BY_DEFAULT) return; /* EIR_GEMM=openblas (or anything but dnnl) */
     void *h = dlopen("libdnnl.so.2", RTLD_NOW | RTLD_LOCAL);
@@ -96,8 +106,7 @@ static void gemm_choose(void) {
     } else snprintf(gemm_lib_name, sizeof gemm_lib_name, "oneDNN");
     dnnl_sgemm_p = f;
     dnnl_gemm_bf16_p = (dnnl_gemm_bf16_fn)dlsym(h, "dnnl_gemm_bf16bf16f32");
-    const char *pk = getenv("EIR_GEMM_PACK");
-    const_copies = !(pk && !strcmp(pk, "0"));
+    const_copies = pack_allowed;
 }
 
 const char *eir_sgemm_library(void) {
@@ -125,6 +134,7 @@ typedef struct const_copy {
     float *data;
     size_t bytes;
     bool seen; /* used once, from a scratch transpose; the copy comes with the next use */
+    bool packed; /* laid out for nngemm (eir_sgemm_const_packed), not transposed for oneDNN */
     struct const_copy *next;
 } const_copy;
 
@@ -151,8 +161,15 @@ size_t eir_sgemm_const_bytes(void) {
     return n;
 }
 
+/* Constant ranges are kept where a product may copy from them: for oneDNN's transposed copies or
+ * nngemm's packed ones */
+static bool ranges_on(void) {
+    pthread_once(&gemm_once, gemm_choose);
+    return pack_allowed && (dnnl_sgemm_p || eir_nngemm_enabled());
+}
+
 int eir_sgemm_const_add(const void *owner, const void *p, size_t nbytes, bool mapped) {
-    if (!eir_sgemm_const_copies() || !p || !nbytes) return 0;
+    if (!ranges_on() || !p || !nbytes) return 0;
     pthread_mutex_lock(&copy_mu);
     if (nranges == capranges) {
         uint32_t cap = capranges ? capranges * 2 : 64;
@@ -346,7 +363,7 @@ static const float *const_a(int64_t m, int64_t k, const float *A, int64_t lda, b
     uint32_t b = copy_bucket(A);
     const_copy *e = NULL;
     for (const_copy *c = copies[b]; c; c = c->next)
-        if (c->src == A && c->m == m && c->k == k && c->ld == lda) {
+        if (c->src == A && c->m == m && c->k == k && c->ld == lda && !c->packed) {
             e = c;
             break;
         }
@@ -361,7 +378,7 @@ static const float *const_a(int64_t m, int64_t k, const float *A, int64_t lda, b
     if (!e) {
         e = calloc(1, sizeof *e);
         if (!e) goto done;
-        *e = (const_copy){A, m, k, lda, owner, NULL, 0, true, copies[b]};
+        *e = (const_copy){A, m, k, lda, owner, NULL, 0, true, false, copies[b]};
         copies[b] = e;
         tmp = scratch_get(n, slot);
         goto done;
@@ -384,6 +401,79 @@ done:
         return tmp;
     }
     return out;
+}
+
+/* W (n x k, rows ld apart) as eir_nngemm_pack lays out W^T (k x n): strips of 64 of W's rows, each
+ * k rows of 64 floats; a whole strip is one transpose, the last partial strip element by element
+ * (zeros past n) */
+static void pack_transposed(float *dst, const float *W, int64_t n, int64_t k, int64_t ld) {
+    for (int64_t j0 = 0; j0 < n; j0 += 64) {
+        float *s = dst + j0 * k;
+        int64_t w = n - j0 < 64 ? n - j0 : 64;
+        if (w == 64) {
+            transpose_copy(s, W + j0 * ld, 64, k, ld);
+            continue;
+        }
+        for (int64_t q = 0; q < k; q++) {
+            for (int64_t i = 0; i < w; i++) s[q * 64 + i] = W[(j0 + i) * ld + q];
+            memset(s + q * 64 + w, 0, (size_t)(64 - w) * sizeof *s);
+        }
+    }
+}
+
+bool eir_sgemm_is_const(const float *W, int64_t n, int64_t k, int64_t ld) {
+    if (n <= 0 || k <= 0 || !ranges_on()) return false;
+    const char *lo = (const char *)W, *hi = lo + ((n - 1) * ld + k) * (int64_t)sizeof(float);
+    pthread_mutex_lock(&copy_mu);
+    bool in = range_owner(lo, hi, NULL) != NULL;
+    pthread_mutex_unlock(&copy_mu);
+    return in;
+}
+
+eir_const_use eir_sgemm_const_packed(const float *W, int64_t n, int64_t k, int64_t ld, const float **P) {
+    *P = NULL;
+    if (n <= 0 || k <= 0 || !ranges_on()) return EIR_CONST_NONE;
+    const char *lo = (const char *)W, *hi = lo + ((n - 1) * ld + k) * (int64_t)sizeof(float);
+    eir_const_use use = EIR_CONST_NONE;
+    pthread_mutex_lock(&copy_mu);
+    if (!nranges) goto done;
+    uint32_t b = copy_bucket(W);
+    const_copy *e = NULL;
+    for (const_copy *c = copies[b]; c; c = c->next)
+        if (c->src == W && c->m == n && c->k == k && c->ld == ld && c->packed) {
+            e = c;
+            break;
+        }
+    if (e && !e->seen) { /* the copy, or NULL when it could not be made */
+        *P = e->data;
+        use = e->data ? EIR_CONST_PACKED : EIR_CONST_NONE;
+        goto done;
+    }
+    bool mapped = false;
+    const void *owner = range_owner(lo, hi, &mapped);
+    if (!owner) goto done;
+    if (!e) { /* the first use: nothing kept */
+        e = calloc(1, sizeof *e);
+        if (!e) goto done;
+        *e = (const_copy){W, n, k, ld, owner, NULL, 0, true, true, copies[b]};
+        copies[b] = e;
+        use = EIR_CONST_FIRST;
+        goto done;
+    }
+    e->seen = false;
+    size_t floats = (size_t)eir_nngemm_packed_floats(k, n);
+    e->data = aligned_alloc(64, (floats * sizeof(float) + 63) / 64 * 64);
+    if (e->data) {
+        pack_transposed(e->data, W, n, k, ld);
+        e->bytes = floats * sizeof(float);
+        copied_total += e->bytes;
+        if (mapped) release_pages(lo, hi);
+        *P = e->data;
+        use = EIR_CONST_PACKED;
+    }
+done:
+    pthread_mutex_unlock(&copy_mu);
+    return use;
 }
 
 /* oneDNN's OpenMP threads in this thread follow OpenBLAS's count (the file comment). */

@@ -50,11 +50,23 @@ const char *eir_sgemm_library(void);
  * inside that operand are given back to the kernel (madvise MADV_DONTNEED),
  * so the copy takes their place in memory instead of adding to it; a later
  * read of them maps the file's bytes again. Returns 0, or -1 when out of
- * memory (nothing declared). Both do nothing where this is off (OpenBLAS,
- * EIR_GEMM_PACK=0): eir_sgemm_const_copies() says whether it is on. */
+ * memory (nothing declared). Both do nothing where copies are off
+ * (EIR_GEMM_PACK=0, or neither oneDNN loaded nor nngemm.c enabled);
+ * eir_sgemm_const_copies() says whether oneDNN's transposed copies are on. */
 int eir_sgemm_const_add(const void *owner, const void *p, size_t nbytes, bool mapped);
 void eir_sgemm_const_drop(const void *owner);
 bool eir_sgemm_const_copies(void);
+/* The copy of a constant W (n x k, rows ld apart; a linear layer's weight) packed for nngemm as
+ * W^T (eir_nngemm_pack's layout, K = k, N = n), where W lies in a declared range and copies are on
+ * (EIR_GEMM_PACK not 0; oneDNN loaded or nngemm enabled): EIR_CONST_FIRST at W's first use, when
+ * nothing is kept (the caller reads W as stored, wgemm.c, which gives the same bits as nngemm on
+ * the copy); EIR_CONST_PACKED from the second, *P the copy (made then, kept as the transposed
+ * copies are, released with them); EIR_CONST_NONE when W is not constant, copies are off, or the
+ * copy could not be made. */
+typedef enum { EIR_CONST_NONE, EIR_CONST_FIRST, EIR_CONST_PACKED } eir_const_use;
+eir_const_use eir_sgemm_const_packed(const float *W, int64_t n, int64_t k, int64_t ld, const float **P);
+/* Whether W lies in a declared range (where eir_sgemm_const_packed could copy it); no copy made */
+bool eir_sgemm_is_const(const float *W, int64_t n, int64_t k, int64_t ld);
 /* Bytes of the copies held now, all owners. */
 size_t eir_sgemm_const_bytes(void);
 /* Copies made from now on use the portable transpose instead of the AVX2 one

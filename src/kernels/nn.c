@@ -25,6 +25,7 @@
 #include "kutil.h"
 #include "recurrent.h"
 #include "tables.h"
+#include "nngemm.h"
 #include "wgemm.h"
 
 /* ======================================================================
@@ -548,7 +549,14 @@ static int gemm_views(eir_kctx *ctx, const eir_tview *A0, const eir_tview *B0, c
                 bb = beta;
             }
             /* X W^T with W a row-major weight (a linear layer without bias, as run_decompositions()
-             * writes it: mm(x, permute(w))): where wgemm.c runs, from the weight as stored */
+             * writes it: mm(x, permute(w))): where nngemm.c runs and W is constant, from its packed
+             * copy (as stored at its first use); where wgemm.c runs, from the weight as stored */
+            if (ct == EIR_F32 && eir_kernels_fast && !bias0 && alpha == 1 && !tc && !ta && tb &&
+                eir_nngemm_linear_takes(M, K) &&
+                eir_nngemm_linear_f32(M, N, K, pa, lda, pb, ldb, NULL, pc, ldc, NULL) == 1) {
+                if (!direct) copy_view(&c, &cv);
+                goto next_matrix;
+            }
             if (ct == EIR_F32 && eir_kernels_fast && !bias0 && alpha == 1 && !tc && !ta && tb &&
                 eir_wgemm_takes(M, K) &&
                 eir_wgemm_f32(M, N, K, pa, lda, pb, ldb, NULL, 0, pc, ldc) == 0) {

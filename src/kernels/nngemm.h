@@ -6,8 +6,8 @@
  * contiguous rows. Every element of C is one chain of fused multiply-adds over k = 0 .. K-1 in
  * order, starting from 0, then the epilogue: the bits depend on the values only, not on M, N or
  * how the caller cuts its work. Made for the products of the Winograd convolution and of 1 x 1
- * convolutions on channels-last pixel bands (dnnl_conv.c): tens to a few hundred rows against a
- * weight packed once.
+ * convolutions on channels-last pixel bands (dnnl_conv.c), and linear layers on a constant weight
+ * (eir_nngemm_linear_f32 below): tens to a few hundred rows against a weight packed once.
  *
  * It needs AVX-512F: eir_nngemm_f32 returns -1 (C untouched) without it, and
  * eir_nngemm_enabled() says whether callers should use it: by default on an Intel CPU with
@@ -48,5 +48,30 @@ typedef struct eir_nngemm_epi {
  * -1 when the CPU lacks AVX-512F (C untouched then). */
 int eir_nngemm_f32(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *P, float *C,
                    int64_t ldc, const eir_nngemm_epi *epi);
+
+/* A linear layer's C = X W^T (+ bias, N values, or NULL) for a constant W (N x K, rows ldw apart;
+ * contiguous rows everywhere), on the pool of the run in progress: from W's copy packed for this
+ * kernel (gemm.c, eir_sgemm_const_packed, kept from W's second use), in blocks of whole strips;
+ * at W's first use, and on a pool of more than one thread, from W as stored with eir_wgemm_f32,
+ * whose bits are the same (each element the chain of FMAs over k in order, then the bias), so a
+ * first run reads no copy and every run, at any thread count, gives the same result. Returns 1 done; 0 not taken (the kernel off, W not a declared constant, copies
+ * off or the copy not possible) or -1 (out of memory): C untouched, the caller takes its own path.
+ * after (or NULL): called on the thread that computed them for each block of columns of C once it
+ * is done (an epilogue while the block is in cache).
+ * eir_nngemm_linear_takes says for which shapes kernels should call it. */
+/* 16 to 64 rows, K of at least 64: where it ran faster than dnnl_sgemm on the transposed copy
+ * (docs/GEMM.md, "Linear layers on eir's kernel"); with fewer rows too few accumulators are busy,
+ * with a shorter K the product is too small for a copy of the weight to pay. Up to 256 rows it was
+ * faster too on one thread, but on two wgemm (which must take them there, for the same bits) was
+ * slower than oneDNN on 128 rows. */
+static inline bool eir_nngemm_linear_takes(int64_t M, int64_t K) {
+    return M >= 16 && M <= 64 && K >= 64 && eir_nngemm_enabled();
+}
+typedef struct eir_nngemm_after {
+    void (*fn)(void *ctx, int64_t j0, int64_t j1); /* columns [j0, j1) of C are done */
+    void *ctx;
+} eir_nngemm_after;
+int eir_nngemm_linear_f32(int64_t M, int64_t N, int64_t K, const float *X, int64_t ldx, const float *W, int64_t ldw,
+                          const float *bias, float *C, int64_t ldc, const eir_nngemm_after *after);
 
 #endif
