@@ -314,7 +314,7 @@ static int k_linear(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no,
      * AVX-512): from the weight's packed copy, or as stored at its first use (the same bits) */
     if (eir_kernels_fast && w->strides[1] == 1 && (!b || b->strides[0] == 1 || N == 1) &&
         eir_nngemm_linear_takes(M, K) &&
-        eir_nngemm_linear_f32(M, N, K, io.xc.data, K, w->data, w->strides[0], b ? b->data : NULL, io.C, N, NULL) == 1) {
+        eir_nngemm_linear_f32(M, N, K, io.xc.data, K, w->data, w->strides[0], b ? b->data : NULL, io.C, N) == 1) {
         linear_end(y, M, N, &e, &io, true);
         return 0;
     }
@@ -994,9 +994,9 @@ static int conv_small_c(eir_kctx *ctx, const eir_tview *x, int64_t xB, const flo
  * Taken for at most PW_MAX_PIXELS pixels (the 7 x 7 layers of the MobileNets), where oneDNN's
  * 1 x 1 primitive ran at 75-94 GFLOP/s and dnnl_sgemm from W^T at 105-113 on this machine; on
  * 14 x 14 and larger images the primitive is as fast or faster (docs/BENCHMARKS.md, "1 x 1
- * convolutions of 7 x 7 images as matrix products"). Where nngemm.c runs (an Intel CPU with
- * AVX-512F) the product goes to eir_nngemm_linear_f32 instead, from the weight's copy packed for it
- * (docs/GEMM.md, "Linear layers on eir's kernel"). EIR_CONV_1X1_GEMM=0 turns it off. */
+ * convolutions of 7 x 7 images as matrix products"; eir_nngemm_linear_f32 ran them faster on one
+ * thread, but on two its wgemm is slower than oneDNN at K = 160: docs/GEMM.md, "Linear layers on
+ * eir's kernel"). EIR_CONV_1X1_GEMM=0 turns it off. */
 enum { PW_BLOCK_FLOPS = 1 << 22, PW_MAX_COLS = 4, PW_MAX_PIXELS = 64 };
 
 typedef struct pw1_job {
@@ -1021,12 +1021,6 @@ static void pw1_blocks(void *ctx, int64_t b0, int64_t b1) {
     }
 }
 
-/* the epilogue on output channels [o0, o1) */
-static void pw1_after(void *ctx, int64_t o0, int64_t o1) {
-    const pw1_job *j = ctx;
-    blk_epi(j->ec, 0, o0, o1 - o0, o1 - o0, j->M, j->y + o0, j->O, 1, j->y + o0, j->O);
-}
-
 static bool pw1_on(void) {
     static _Atomic int on = -1;
     return env_switch_on("EIR_CONV_1X1_GEMM", &on);
@@ -1039,10 +1033,6 @@ static void conv_1x1_gemm(const float *x, const float *w, float *y, int64_t M, i
     int64_t cb = 1; /* 1, 2 or 4 blocks of at least 64 columns: shares that two threads split evenly */
     while (cb < PW_MAX_COLS && flops >= (double)PW_BLOCK_FLOPS * (double)(2 * cb) && O / (2 * cb) >= 64) cb *= 2;
     pw1_job j = {x, w, y, ec, M, C, O, cb};
-    /* where nngemm.c runs: from the weight's packed copy (or as stored at its first use), the
-     * epilogue on each block of columns as it is done */
-    eir_nngemm_after after = {pw1_after, &j};
-    if (eir_nngemm_linear_takes(M, C) && eir_nngemm_linear_f32(M, O, C, x, C, w, C, NULL, y, O, &after) == 1) return;
     eir_parallel_for(eir_pool_current(), cb, 1, pw1_blocks, &j);
 }
 

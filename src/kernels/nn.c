@@ -553,7 +553,7 @@ static int gemm_views(eir_kctx *ctx, const eir_tview *A0, const eir_tview *B0, c
              * copy (as stored at its first use); where wgemm.c runs, from the weight as stored */
             if (ct == EIR_F32 && eir_kernels_fast && !bias0 && alpha == 1 && !tc && !ta && tb &&
                 eir_nngemm_linear_takes(M, K) &&
-                eir_nngemm_linear_f32(M, N, K, pa, lda, pb, ldb, NULL, pc, ldc, NULL) == 1) {
+                eir_nngemm_linear_f32(M, N, K, pa, lda, pb, ldb, NULL, pc, ldc) == 1) {
                 if (!direct) copy_view(&c, &cv);
                 goto next_matrix;
             }

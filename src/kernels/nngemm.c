@@ -209,7 +209,6 @@ typedef struct nn_lin_job {
     int64_t M, N, K, ldx, ldc, per; /* per: strips a block */
     const float *X, *P, *bias;
     float *C;
-    const eir_nngemm_after *after;
     _Atomic int failed;
 } nn_lin_job;
 
@@ -220,12 +219,10 @@ static void nn_lin_blocks(void *ctx, int64_t b0, int64_t b1) {
     eir_nngemm_epi ep = {j->bias ? j->bias + j0 : NULL, NULL, 0, EIR_NNGEMM_NONE, 0, 0};
     if (eir_nngemm_f32(j->M, j1 - j0, j->K, j->X, j->ldx, j->P + j0 * j->K, j->C + j0, j->ldc, j->bias ? &ep : NULL))
         j->failed = 1;
-    else if (j->after)
-        j->after->fn(j->after->ctx, j0, j1);
 }
 
 int eir_nngemm_linear_f32(int64_t M, int64_t N, int64_t K, const float *X, int64_t ldx, const float *W, int64_t ldw,
-                          const float *bias, float *C, int64_t ldc, const eir_nngemm_after *after) {
+                          const float *bias, float *C, int64_t ldc) {
     if (!eir_nngemm_enabled() || M <= 0 || N <= 0 || K <= 0) return 0;
     const float *P = NULL;
     /* on more than one thread, wgemm from the weight as stored, in the same bits (docs/GEMM.md, "Linear
@@ -237,16 +234,14 @@ int eir_nngemm_linear_f32(int64_t M, int64_t N, int64_t K, const float *X, int64
     switch (use) {
     case EIR_CONST_NONE: return 0;
     case EIR_CONST_FIRST:
-        if (eir_wgemm_f32(M, N, K, X, ldx, W, ldw, bias, 1, C, ldc)) return -1;
-        if (after) after->fn(after->ctx, 0, N);
-        return 1;
+        return eir_wgemm_f32(M, N, K, X, ldx, W, ldw, bias, 1, C, ldc) ? -1 : 1;
     case EIR_CONST_PACKED: break;
     }
     /* blocks of whole strips over the pool, at least NN_LIN_FLOPS each: the same bits at any count */
     int64_t strips = (N + NN_STRIP - 1) / NN_STRIP;
     double strip_flops = 2.0 * (double)M * NN_STRIP * (double)K;
     int64_t per = strip_flops >= NN_LIN_FLOPS ? 1 : (int64_t)(NN_LIN_FLOPS / strip_flops) + 1;
-    nn_lin_job j = {M, N, K, ldx, ldc, per, X, P, bias, C, after, 0};
+    nn_lin_job j = {M, N, K, ldx, ldc, per, X, P, bias, C, 0};
     eir_parallel_for(eir_pool_current(), (strips + per - 1) / per, 1, nn_lin_blocks, &j);
     return j.failed ? -1 : 1;
 }

@@ -56,8 +56,6 @@ int eir_nngemm_f32(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
  * whose bits are the same (each element the chain of FMAs over k in order, then the bias), so a
  * first run reads no copy and every run, at any thread count, gives the same result. Returns 1 done; 0 not taken (the kernel off, W not a declared constant, copies
  * off or the copy not possible) or -1 (out of memory): C untouched, the caller takes its own path.
- * after (or NULL): called on the thread that computed them for each block of columns of C once it
- * is done (an epilogue while the block is in cache).
  * eir_nngemm_linear_takes says for which shapes kernels should call it. */
 /* 16 to 64 rows, K of at least 64: where it ran faster than dnnl_sgemm on the transposed copy
  * (docs/GEMM.md, "Linear layers on eir's kernel"); with fewer rows too few accumulators are busy,
@@ -67,11 +65,7 @@ int eir_nngemm_f32(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
 static inline bool eir_nngemm_linear_takes(int64_t M, int64_t K) {
     return M >= 16 && M <= 64 && K >= 64 && eir_nngemm_enabled();
 }
-typedef struct eir_nngemm_after {
-    void (*fn)(void *ctx, int64_t j0, int64_t j1); /* columns [j0, j1) of C are done */
-    void *ctx;
-} eir_nngemm_after;
 int eir_nngemm_linear_f32(int64_t M, int64_t N, int64_t K, const float *X, int64_t ldx, const float *W, int64_t ldw,
-                          const float *bias, float *C, int64_t ldc, const eir_nngemm_after *after);
+                          const float *bias, float *C, int64_t ldc);
 
 #endif
