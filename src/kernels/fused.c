@@ -310,8 +310,9 @@ static int k_linear(const eir_karg *a, uint32_t na, eir_tview *out, uint32_t no,
         linear_end(y, M, N, &e, &io, true);
         return 0;
     }
-    /* tens to hundreds of rows against a constant weight, where nngemm.c runs (an Intel CPU with
-     * AVX-512): from the weight's packed copy, or as stored at its first use (the same bits) */
+    /* 16 to 64 rows against a constant weight, where nngemm.c runs (an Intel CPU with AVX-512):
+     * from the weight's packed copy on one thread; as stored at its first use and on more threads
+     * (wgemm.c, the same bits) */
     if (eir_kernels_fast && w->strides[1] == 1 && (!b || b->strides[0] == 1 || N == 1) &&
         eir_nngemm_linear_takes(M, K) &&
         eir_nngemm_linear_f32(M, N, K, io.xc.data, K, w->data, w->strides[0], b ? b->data : NULL, io.C, N) == 1) {

@@ -350,6 +350,14 @@ static void scratch_put(float *p, int slot) {
     pthread_mutex_unlock(&copy_mu);
 }
 
+/* The entry of bucket b for this operand and layout (transposed or packed), or NULL. Called with
+ * copy_mu held. */
+static const_copy *copy_find(uint32_t b, const float *src, int64_t m, int64_t k, int64_t ld, bool packed) {
+    for (const_copy *c = copies[b]; c; c = c->next)
+        if (c->src == src && c->m == m && c->k == k && c->ld == ld && c->packed == packed) return c;
+    return NULL;
+}
+
 /* The copy of Fortran operand A (op T: stored k x m, leading dimension lda) as op(A) when A lies in a
  * constant range: the kept copy, made at A's second use; at the first, a scratch transpose (*slot
  * says where to give it back, scratch_put). NULL: take the plain path. */
@@ -361,12 +369,7 @@ static const float *const_a(int64_t m, int64_t k, const float *A, int64_t lda, b
     pthread_mutex_lock(&copy_mu);
     if (!nranges) goto done;
     uint32_t b = copy_bucket(A);
-    const_copy *e = NULL;
-    for (const_copy *c = copies[b]; c; c = c->next)
-        if (c->src == A && c->m == m && c->k == k && c->ld == lda && !c->packed) {
-            e = c;
-            break;
-        }
+    const_copy *e = copy_find(b, A, m, k, lda, false);
     if (e && !e->seen) {
         out = e->data;
         goto done;
@@ -438,12 +441,7 @@ eir_const_use eir_sgemm_const_packed(const float *W, int64_t n, int64_t k, int64
     pthread_mutex_lock(&copy_mu);
     if (!nranges) goto done;
     uint32_t b = copy_bucket(W);
-    const_copy *e = NULL;
-    for (const_copy *c = copies[b]; c; c = c->next)
-        if (c->src == W && c->m == n && c->k == k && c->ld == ld && c->packed) {
-            e = c;
-            break;
-        }
+    const_copy *e = copy_find(b, W, n, k, ld, true);
     if (e && !e->seen) { /* the copy, or NULL when it could not be made */
         *P = e->data;
         use = e->data ? EIR_CONST_PACKED : EIR_CONST_NONE;

@@ -550,7 +550,8 @@ static int gemm_views(eir_kctx *ctx, const eir_tview *A0, const eir_tview *B0, c
             }
             /* X W^T with W a row-major weight (a linear layer without bias, as run_decompositions()
              * writes it: mm(x, permute(w))): where nngemm.c runs and W is constant, from its packed
-             * copy (as stored at its first use); where wgemm.c runs, from the weight as stored */
+             * copy (as stored at its first use and on more threads, in the same bits); else where
+             * wgemm.c runs, from the weight as stored */
             if (ct == EIR_F32 && eir_kernels_fast && !bias0 && alpha == 1 && !tc && !ta && tb &&
                 eir_nngemm_linear_takes(M, K) &&
                 eir_nngemm_linear_f32(M, N, K, pa, lda, pb, ldb, NULL, pc, ldc) == 1) {
